@@ -1,0 +1,73 @@
+# Ponto de entrada único do curso. Todo alvo prepara o ambiente (.venv) sozinho.
+SHELL := /bin/bash
+.DEFAULT_GOAL := ajuda
+
+# Python do sistema (Debian) de preferência: o usuário sem privilégios da caixa de areia
+# consegue executá-lo, ao contrário de um Python instalado no home do root (pyenv).
+PYTHON_BASE ?= $(firstword $(wildcard /usr/bin/python3.11) $(shell command -v python3.11 2>/dev/null) $(shell command -v python3 2>/dev/null))
+VENV := .venv
+PY := $(VENV)/bin/python
+CARIMBO := $(VENV)/.instalado
+
+SUBMISSIONS ?= autograder/exemplos
+OUT ?= build/notas
+JOBS ?=
+SLUGS := $(notdir $(wildcard source/[0-9]*))
+
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export PYTHONHASHSEED := 0
+export OMP_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
+export OPENBLAS_NUM_THREADS := 1
+export PYTHONDONTWRITEBYTECODE := 1
+export MPLBACKEND := Agg
+
+.PHONY: ajuda ambiente release grade test test-rapido mutacao adversarial lint formatar lab bench limpar travar
+
+ajuda: ## Lista os alvos
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
+
+$(CARIMBO): requirements.txt constraints.txt
+	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE)"
+	@test -n "$(PYTHON_BASE)" || { echo "Erro: nenhum python3.11 encontrado." >&2; exit 1; }
+	@test -x $(PY) || $(PYTHON_BASE) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt
+	@$(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
+	@touch $(CARIMBO)
+
+ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (idempotente)
+
+release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exemplos de submissão
+	@$(PY) -m autograder.release $(SLUGS)
+	@rm -rf autograder/exemplos && $(PY) -m autograder.variantes autograder/exemplos >/dev/null
+	@echo "autograder/exemplos/ regenerado a partir de release/ e das variantes."
+
+grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios em OUT
+	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
+
+test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
+	@$(PY) -m pytest tests -q
+
+mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas
+	@$(PY) -m autograder.mutacao
+
+adversarial: $(CARIMBO) ## Roda o corpus adversarial e imprime os números
+	@$(PY) -m autograder.adversarial
+
+lint: $(CARIMBO) ## ruff check + ruff format --check (código e notebooks)
+	@$(PY) -m ruff check .
+	@$(PY) -m ruff format --check .
+
+formatar: $(CARIMBO) ## Formata código e notebooks com ruff
+	@$(PY) -m ruff check --fix .
+	@$(PY) -m ruff format .
+
+lab: $(CARIMBO) ## Abre o JupyterLab (pt-BR) em release/, só em localhost
+	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release
+
+limpar: ## Apaga saídas geradas (não apaga o .venv)
+	rm -rf build submitted autograded feedback gradebook.db .pytest_cache
+
+travar: $(CARIMBO) ## Regrava constraints.txt com as versões instaladas
+	@{ echo "# Versões transitivas fixadas (gerado com pip freeze; regenere com 'make travar')."; \
+	  $(PY) -m pip freeze --exclude-editable | sed 's/+cpu//' | grep -viE '^($(shell sed -nE 's/^([A-Za-z0-9_.-]+)==.*/\1/p' requirements.txt | paste -sd'|'))=='; } > constraints.txt

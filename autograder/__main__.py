@@ -1,0 +1,222 @@
+"""Linha de comando do avaliador.
+
+    python -m autograder avaliar CAMINHO.ipynb [--slug S] [--saida PASTA] [--semente N]
+    python -m autograder lote PASTA_SUBMISSOES --saida PASTA [--slug S]
+    python -m autograder nota CAMINHO.ipynb --slug S      (usado pela ponte do nbgrader)
+
+``lote`` espera o layout do nbgrader: ``PASTA/<aluno>/<slug>/<notebook>.ipynb``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+NOME_VALIDO = re.compile(r"^[^\W][\w.@+-]{0,127}$")
+
+
+@dataclass
+class Tarefa:
+    aluno: str
+    slug: str
+    notebook: Path | None
+    problema: str | None = None
+
+
+def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tuple[list[Tarefa], list[str]]:
+    """Lista (aluno, slug, notebook) em ``pasta``; nunca segue links simbólicos."""
+    tarefas: list[Tarefa] = []
+    avisos: list[str] = []
+    if not pasta.is_dir():
+        raise SystemExit(f"Erro: a pasta de submissões {pasta} não existe.")
+    for dir_aluno in sorted(pasta.iterdir(), key=lambda p: p.name):
+        nome = dir_aluno.name
+        if nome.startswith("."):
+            continue
+        if dir_aluno.is_symlink() or not dir_aluno.is_dir():
+            avisos.append(f"'{nome}': ignorado (não é uma pasta comum).")
+            continue
+        if not NOME_VALIDO.match(nome) or nome in (".", ".."):
+            avisos.append(f"{nome!r}: nome de aluno inválido; a pasta não foi avaliada.")
+            continue
+        for dir_slug in sorted(dir_aluno.iterdir(), key=lambda p: p.name):
+            if dir_slug.is_symlink() or not dir_slug.is_dir():
+                continue
+            slug = dir_slug.name
+            if so_slug and slug != so_slug:
+                continue
+            if slug not in slugs:
+                avisos.append(f"{nome}/{slug}: atividade desconhecida; ignorada.")
+                continue
+            preferido = dir_slug / f"{slug}.ipynb"
+            candidatos = sorted(p for p in dir_slug.glob("*.ipynb") if not p.name.startswith("."))
+            if preferido in candidatos or preferido.is_symlink():
+                tarefas.append(Tarefa(nome, slug, preferido))
+            elif len(candidatos) == 1:
+                tarefas.append(Tarefa(nome, slug, candidatos[0]))
+            elif not candidatos:
+                tarefas.append(Tarefa(nome, slug, None, "nenhum notebook .ipynb na pasta da atividade."))
+            else:
+                tarefas.append(
+                    Tarefa(nome, slug, None, f"vários notebooks e nenhum chamado {slug}.ipynb; não sei qual avaliar.")
+                )
+    return tarefas, avisos
+
+
+def _avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
+    from autograder.avaliacao import ResultadoSubmissao, _zerar, avaliar
+    from autograder.notebooks import carregar_atividade
+
+    atividade = carregar_atividade(tarefa.slug)
+    if tarefa.notebook is None:
+        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, "", 0, erro=tarefa.problema)
+        res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
+        _zerar(res, atividade, f"Submissão sem notebook: {tarefa.problema}")
+        return res
+    try:
+        return avaliar(tarefa.notebook, tarefa.slug, zigoto, aluno=tarefa.aluno, semente=semente)
+    except Exception as exc:
+        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook), 0)
+        res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
+        res.erro = f"falha interna do avaliador ({type(exc).__name__}: {exc})"
+        _zerar(res, atividade, res.erro)
+        return res
+
+
+def _aviso_isolamento(zigoto) -> None:
+    for aviso in zigoto.avisos:
+        print(f"Aviso de segurança: {aviso}", flush=True)
+
+
+def cmd_lote(args) -> int:
+    from autograder.caixa.cliente import Zigoto
+    from autograder.notebooks import carregar_atividade, slugs
+    from autograder.relatorios import gravar_notas_csv, gravar_results, tabela
+
+    pasta = Path(args.pasta).resolve()
+    saida = Path(args.saida).resolve()
+    tarefas, avisos = descobrir(pasta, slugs(), args.slug)
+    for aviso in avisos:
+        print(f"Aviso: {aviso}")
+    if not tarefas:
+        print(f"Nenhuma submissão encontrada em {pasta} (layout esperado: <aluno>/<slug>/<notebook>.ipynb).")
+        return 1
+    print(f"Avaliando {len(tarefas)} submissões de {pasta}", flush=True)
+    zigoto = Zigoto(ocultar=[str(pasta), str(saida)])
+    _aviso_isolamento(zigoto)
+    resultados = []
+    inicio = time.monotonic()
+    try:
+        for i, tarefa in enumerate(tarefas, 1):
+            res = _avaliar_tarefa(tarefa, zigoto, args.semente)
+            gravar_results(res, saida / tarefa.aluno / tarefa.slug)
+            resultados.append(res)
+            if sys.stdout.isatty():
+                print(f"\r[{i}/{len(tarefas)}] {tarefa.aluno}/{tarefa.slug}", end="", flush=True)
+    finally:
+        zigoto.fechar()
+    if sys.stdout.isatty():
+        print()
+    itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
+    csv = gravar_notas_csv(resultados, saida / "notas.csv", itens)
+    print(tabela(resultados))
+    print(
+        f"\n{len(resultados)} submissões em {time.monotonic() - inicio:.1f} s. Relatórios em {saida}; notas em {csv}."
+    )
+    return 0
+
+
+def _slug_de(caminho: Path, informado: str | None) -> str:
+    from autograder.notebooks import slugs
+
+    if informado:
+        return informado
+    for candidato in (caminho.stem, caminho.parent.name):
+        if candidato in slugs():
+            return candidato
+    raise SystemExit(f"Erro: não consegui deduzir a atividade de {caminho}; use --slug.")
+
+
+def cmd_avaliar(args) -> int:
+    from autograder.caixa.cliente import Zigoto
+    from autograder.relatorios import gravar_results, results_json, tabela
+
+    caminho = Path(args.notebook)
+    slug = _slug_de(caminho, args.slug)
+    zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())] + ([args.saida] if args.saida else []))
+    _aviso_isolamento(zigoto)
+    try:
+        res = _avaliar_tarefa(Tarefa(args.aluno or caminho.parent.name, slug, caminho), zigoto, args.semente)
+    finally:
+        zigoto.fechar()
+    if args.saida:
+        gravar_results(res, Path(args.saida))
+    if args.json:
+        print(json.dumps(results_json(res), ensure_ascii=False, indent=2))
+    else:
+        print(tabela([res]))
+        print()
+        print(results_json(res)["output"])
+    return 0
+
+
+def cmd_nota(args) -> int:
+    """Saída de uma linha JSON para a ponte do nbgrader; nada em stderr."""
+    from autograder.caixa.cliente import Zigoto
+
+    caminho = Path(args.notebook)
+    slug = _slug_de(caminho, args.slug)
+    zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())])
+    try:
+        res = _avaliar_tarefa(Tarefa("aluno", slug, caminho), zigoto, args.semente)
+    finally:
+        zigoto.fechar()
+    saida = {
+        "pontos": res.pontos_por_item(),
+        "maximos": res.itens_max,
+        "mensagens": {gid: res.mensagens_do_item(gid) for gid in res.itens_max},
+        "erro": res.erro,
+        "semente": res.semente,
+    }
+    print(json.dumps(saida, ensure_ascii=False))
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m autograder", description="Avaliador do curso de Transformers.")
+    sub = p.add_subparsers(dest="comando", required=True)
+
+    a = sub.add_parser("avaliar", help="avalia um notebook")
+    a.add_argument("notebook")
+    a.add_argument("--slug")
+    a.add_argument("--aluno")
+    a.add_argument("--saida", help="pasta onde gravar results.json")
+    a.add_argument("--semente", type=int, help="reproduz uma avaliação (semente do results.json)")
+    a.add_argument("--json", action="store_true", help="imprime o results.json")
+    a.set_defaults(func=cmd_avaliar)
+
+    lote = sub.add_parser("lote", help="avalia uma pasta <aluno>/<slug>/<notebook>.ipynb")
+    lote.add_argument("pasta")
+    lote.add_argument("--saida", default="build/notas")
+    lote.add_argument("--slug")
+    lote.add_argument("--semente", type=int)
+    lote.add_argument("--jobs", type=int, default=None, help="trabalhadores em paralelo (padrão: núcleos)")
+    lote.set_defaults(func=cmd_lote)
+
+    n = sub.add_parser("nota", help="(interno) nota por item em JSON, para a ponte do nbgrader")
+    n.add_argument("notebook")
+    n.add_argument("--slug")
+    n.add_argument("--semente", type=int)
+    n.set_defaults(func=cmd_nota)
+
+    args = p.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

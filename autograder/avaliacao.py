@@ -1,0 +1,413 @@
+"""Avaliação de uma submissão: roda a suíte oculta (pytest) no processo confiável contra o
+código do aluno, que roda na caixa de areia.
+
+Fluxo: ler o notebook do aluno (só as células de solução) -> abrir uma caixa -> executar o
+preâmbulo do instrutor e as células do aluno -> rodar a suíte do slug com o plugin abaixo ->
+somar pontos por item. Se a caixa morre (laço infinito, ``os._exit``, falta de memória), ela
+é reaberta para o próximo teste, sem a célula culpada, e só o teste atingido perde pontos.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import time
+import types
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder.caixa.cliente import (
+    CaixaMorreu,
+    ErroCaixa,
+    ErroDoAluno,
+    RefRemota,
+    TempoEsgotado,
+    Zigoto,
+)
+from autograder.notebooks import RAIZ, Atividade, carregar_atividade, ler_submissao
+from autograder.suite import Reprovado, semente_do_teste
+
+PRAZO_CELULA = float(os.environ.get("AVALIADOR_PRAZO_CELULA", "10"))
+PRAZO_CHAMADA = float(os.environ.get("AVALIADOR_PRAZO_CHAMADA", "10"))
+ORCAMENTO_SUBMISSAO = float(os.environ.get("AVALIADOR_ORCAMENTO", "300"))
+
+
+# ------------------------------------------------------------------------ resultados
+@dataclass
+class ResultadoTeste:
+    item: str
+    nome: str
+    pontos: float
+    max_pontos: float
+    mensagem: str = ""
+    equivoco: str | None = None
+    situacao: str = "passou"  # passou | falhou | erro_aluno | tempo | caixa | interno
+
+
+@dataclass
+class ResultadoSubmissao:
+    aluno: str
+    slug: str
+    notebook: str
+    semente: int
+    testes: list[ResultadoTeste] = field(default_factory=list)
+    avisos: list[str] = field(default_factory=list)
+    erro: str | None = None
+    segundos: float = 0.0
+    itens_max: dict[str, float] = field(default_factory=dict)
+    interrompida: list[str] = field(default_factory=list)  # o que a caixa teve de parar
+
+    def pontos_por_item(self) -> dict[str, float]:
+        pontos = {gid: 0.0 for gid in self.itens_max}
+        for t in self.testes:
+            pontos[t.item] = pontos.get(t.item, 0.0) + t.pontos
+        return {gid: round(min(p, self.itens_max.get(gid, p)), 4) for gid, p in pontos.items()}
+
+    @property
+    def nota(self) -> float:
+        return round(sum(self.pontos_por_item().values()), 4)
+
+    @property
+    def nota_max(self) -> float:
+        return round(sum(self.itens_max.values()), 4)
+
+    def mensagens_do_item(self, gid: str) -> list[str]:
+        vistas = []
+        for t in self.testes:
+            if t.item == gid and t.mensagem and t.situacao != "passou" and t.mensagem not in vistas:
+                vistas.append(t.mensagem)
+        return vistas
+
+    def para_dict(self) -> dict:
+        d = asdict(self)
+        d["nota"] = self.nota
+        d["nota_max"] = self.nota_max
+        d["pontos_por_item"] = self.pontos_por_item()
+        return d
+
+
+# ------------------------------------------------------------------------ semente
+def _segredo() -> bytes:
+    if os.environ.get("AVALIADOR_SEGREDO"):
+        return os.environ["AVALIADOR_SEGREDO"].encode()
+    arquivo = RAIZ / ".segredo_avaliador"
+    try:
+        return arquivo.read_bytes().strip()
+    except FileNotFoundError:
+        valor = secrets.token_hex(32).encode()
+        fd = os.open(arquivo, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(valor)
+        return valor
+    except FileExistsError:  # pragma: no cover - corrida entre trabalhadores
+        return arquivo.read_bytes().strip()
+
+
+def semente_da_submissao(slug: str, codigo: dict[str, str]) -> int:
+    """Semente das entradas ocultas: imprevisível sem o segredo do instrutor, mas igual para
+    o mesmo código (a mesma submissão recebe sempre a mesma nota)."""
+    conteudo = slug + "\0" + "\0".join(f"{k}\0{codigo[k]}" for k in sorted(codigo))
+    digest = hmac.new(_segredo(), conteudo.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+# ------------------------------------------------------------------------ sessão
+class Sessao:
+    """O código de um aluno vivo numa caixa, reaberta quando preciso."""
+
+    def __init__(self, zigoto: Zigoto, atividade: Atividade, codigo: dict[str, str], limites=None):
+        self.zigoto = zigoto
+        self.atividade = atividade
+        self.codigo = codigo
+        self.limites = limites
+        self.caixa = None
+        self.erros_celulas: dict[str, str] = {}
+        self.celulas_fatais: set[str] = set()
+        self.travadas: dict[str, str] = {}
+        self.interrompida: list[str] = []
+        self.inicio = time.monotonic()
+
+    def restante(self) -> float:
+        return ORCAMENTO_SUBMISSAO - (time.monotonic() - self.inicio)
+
+    def garantir(self):
+        if self.caixa is not None and self.caixa.viva:
+            return self.caixa
+        if self.restante() <= 0:
+            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        self.caixa = self.zigoto.nova_caixa(self.limites)
+        for i, trecho in enumerate(self.atividade.preambulo):
+            self.caixa.executar(trecho, f"preambulo-{i}", prazo=60)
+        for gid in self.atividade.solucoes:
+            if gid not in self.codigo or gid in self.celulas_fatais:
+                continue
+            try:
+                self.caixa.executar(self.codigo[gid], gid, prazo=min(PRAZO_CELULA, max(1.0, self.restante())))
+            except ErroDoAluno as exc:
+                self.erros_celulas.setdefault(gid, f"{exc.tipo}: {exc.mensagem}")
+            except (TempoEsgotado, CaixaMorreu) as exc:
+                self.celulas_fatais.add(gid)
+                msg = f"a célula '{gid}' foi interrompida ao ser executada ({exc})"
+                self.erros_celulas[gid] = msg
+                self.interrompida.append(msg)
+                return self.garantir()
+        return self.caixa
+
+    def chamar(self, alvo, args=(), kwargs=None, *, caminho=(), guardar=False, ler=False, prazo=None, substituir=None):
+        chave = alvo if isinstance(alvo, str) else None
+        if chave and ".".join([chave, *caminho]) in self.travadas:
+            raise TempoEsgotado(self.travadas[".".join([chave, *caminho])])
+        caixa = self.garantir()
+        prazo = min(prazo or PRAZO_CHAMADA, max(0.5, self.restante()))
+        alvo_json = {"$ref": alvo.rid} if isinstance(alvo, RefRemota) else alvo
+        try:
+            return caixa.chamar(
+                alvo_json, args, kwargs, caminho=caminho, guardar=guardar, ler=ler, prazo=prazo, substituir=substituir
+            )
+        except TempoEsgotado as exc:
+            nome = ".".join([chave or "objeto", *caminho])
+            msg = f"'{nome}' passou do prazo de {prazo:g} s (laço infinito ou lento demais?)"
+            self.interrompida.append(msg)
+            if chave:
+                self.travadas[".".join([chave, *caminho])] = msg
+            raise TempoEsgotado(msg) from exc
+        except CaixaMorreu as exc:
+            self.interrompida.append(f"'{chave or 'objeto'}': {exc}")
+            raise
+
+    def fechar(self):
+        if self.caixa is not None:
+            self.caixa.matar()
+            self.caixa = None
+
+
+class ObjetoRemoto:
+    """Um objeto do aluno que ficou na caixa (ex.: um ``nn.Module``)."""
+
+    def __init__(self, sessao: Sessao, ref: RefRemota, substituir=None, prazo=None):
+        self._sessao, self._ref, self._substituir, self._prazo = sessao, ref, substituir, prazo
+
+    def __call__(self, *args, **kwargs):
+        return self._sessao.chamar(self._ref, args, kwargs, substituir=self._substituir, prazo=self._prazo)
+
+    def metodo(self, nome: str, *args, guardar: bool = False, **kwargs):
+        r = self._sessao.chamar(
+            self._ref,
+            args,
+            kwargs,
+            caminho=nome.split("."),
+            guardar=guardar,
+            substituir=self._substituir,
+            prazo=self._prazo,
+        )
+        return ObjetoRemoto(self._sessao, r, self._substituir, self._prazo) if guardar else r
+
+    def ler(self, nome: str):
+        return self._sessao.chamar(self._ref, caminho=nome.split("."), ler=True, prazo=self._prazo)
+
+
+class Aluno:
+    """O que a suíte enxerga do notebook do aluno: ``aluno.funcao(...)`` roda na caixa."""
+
+    def __init__(self, sessao: Sessao, substituir: dict | None, prazo: float | None):
+        self._sessao, self._substituir, self._prazo = sessao, substituir, prazo
+
+    def __getattr__(self, nome: str):
+        if nome.startswith("_"):
+            raise AttributeError(nome)
+        sessao, subst, prazo = self._sessao, self._substituir, self._prazo
+
+        def chamar(*args, **kwargs):
+            return sessao.chamar(nome, args, kwargs, substituir=subst, prazo=prazo)
+
+        chamar.__name__ = nome
+        return chamar
+
+    def criar(self, nome: str, *args, **kwargs) -> ObjetoRemoto:
+        """Instancia ``nome(*args, **kwargs)`` na caixa e devolve um objeto remoto."""
+        ref = self._sessao.chamar(nome, args, kwargs, guardar=True, substituir=self._substituir, prazo=self._prazo)
+        return ObjetoRemoto(self._sessao, ref, self._substituir, self._prazo)
+
+    def ler(self, nome: str):
+        return self._sessao.chamar(nome, ler=True, prazo=self._prazo)
+
+
+# ------------------------------------------------------------------------ referência
+_REFERENCIAS: dict[str, types.SimpleNamespace] = {}
+
+
+def referencia(atividade: Atividade) -> types.SimpleNamespace:
+    """A solução do instrutor (células de solução de source/), no processo confiável."""
+    if atividade.slug not in _REFERENCIAS:
+        ns: dict = {"__name__": f"referencia_{atividade.slug.replace('-', '_')}"}
+        for trecho in atividade.preambulo:
+            exec(compile(trecho, f"<preambulo {atividade.slug}>", "exec"), ns)
+        for gid in atividade.solucoes:
+            exec(compile(atividade.codigo_referencia[gid], f"<referencia {gid}>", "exec"), ns)
+        _REFERENCIAS[atividade.slug] = types.SimpleNamespace(**{k: v for k, v in ns.items() if not k.startswith("__")})
+    return _REFERENCIAS[atividade.slug]
+
+
+# ------------------------------------------------------------------------ plugin pytest
+def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | None]:
+    """(situação, mensagem para o aluno, código do equívoco)."""
+    if isinstance(exc, Reprovado):
+        return "falhou", exc.mensagem, exc.equivoco.codigo if exc.equivoco else None
+    if isinstance(exc, ErroDoAluno):
+        if exc.tipo == "NotImplementedError":
+            return "erro_aluno", "Ainda não implementado: a função levanta NotImplementedError.", None
+        if exc.tipo == "NameError":
+            extra = ""
+            celulas = "; ".join(f"{g}: {m}" for g, m in sessao.erros_celulas.items())
+            if celulas:
+                extra = f" Erros ao executar suas células: {celulas}"
+            return "erro_aluno", f"Seu código não define o que o teste procura ({exc.mensagem}).{extra}", None
+        if exc.tipo == "ValorRecusado":
+            return "erro_aluno", f"Valor devolvido recusado: {exc.mensagem}", None
+        trace = f"\n{exc.trace.strip()}" if exc.trace.strip() else ""
+        return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{trace}", None
+    if isinstance(exc, TempoEsgotado):
+        return "tempo", f"Tempo esgotado: {exc}", None
+    if isinstance(exc, CaixaMorreu):
+        return "caixa", f"A execução do seu código foi interrompida: {exc}", None
+    if isinstance(exc, ErroCaixa):
+        return "caixa", f"Falha na caixa de areia: {exc}", None
+    if isinstance(exc, AssertionError):
+        texto = str(exc).split("\nassert ")[0].strip() or "verificação falhou"
+        return "falhou", texto, None
+    return "interno", f"Erro interno do avaliador neste teste ({type(exc).__name__}: {exc}). Avise o instrutor.", None
+
+
+class PluginAvaliacao:
+    def __init__(self, sessao: Sessao, atividade: Atividade, semente: int):
+        self.sessao = sessao
+        self.atividade = atividade
+        self._semente = semente
+        self.resultados: list[ResultadoTeste] = []
+        self._coletados = 0
+
+    @staticmethod
+    def _marca(node):
+        m = node.get_closest_marker("item")
+        if m is None or not m.args:
+            raise pytest.UsageError(f"{node.nodeid}: teste sem @item(grade_id, pontos)")
+        return m.args[0], float(m.kwargs.get("pontos", 0))
+
+    @pytest.fixture
+    def aluno(self, request):
+        gid, _ = self._marca(request.node)
+        deps = getattr(request.module, "DEPENDENCIAS", {}).get(gid, [])
+        ref = referencia(self.atividade)
+        substituir = {nome: getattr(ref, nome) for nome in deps}
+        m = request.node.get_closest_marker("tempo_limite")
+        prazo = float(m.args[0]) if m else None
+        return Aluno(self.sessao, substituir, prazo)
+
+    @pytest.fixture
+    def ref(self):
+        return referencia(self.atividade)
+
+    @pytest.fixture
+    def rng(self, request):
+        return np.random.default_rng(semente_do_teste(self._semente, request.node.nodeid))
+
+    @pytest.fixture
+    def semente(self, request):
+        return semente_do_teste(self._semente, request.node.nodeid)
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
+        config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
+
+    def pytest_collection_modifyitems(self, items):
+        self._coletados = len(items)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        saida = yield
+        rep = saida.get_result()
+        if rep.when == "call" or (rep.when == "setup" and rep.failed):
+            gid, pontos = self._marca(item)
+            nome = (item.function.__doc__ or item.name).strip().splitlines()[0]
+            if rep.passed:
+                self.resultados.append(ResultadoTeste(gid, nome, pontos, pontos))
+            else:
+                exc = call.excinfo.value if call.excinfo else Exception("falha")
+                situacao, msg, equivoco = _mensagem_de(exc, self.sessao)
+                self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
+
+
+def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
+    args = [
+        str(atividade.pasta_suite),
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:terminal",
+        "-p",
+        "no:stepwise",
+        "--import-mode=importlib",
+        "--rootdir",
+        str(atividade.pasta_suite),
+        "-c",
+        os.devnull,
+        "-W",
+        "ignore",
+    ]
+    return pytest.main(args, plugins=[plugin])
+
+
+# ------------------------------------------------------------------------ submissão
+def avaliar(
+    caminho: Path,
+    slug: str,
+    zigoto: Zigoto,
+    *,
+    aluno: str = "",
+    semente: int | None = None,
+) -> ResultadoSubmissao:
+    """Avalia um notebook. Nunca levanta exceção por causa da submissão."""
+    inicio = time.monotonic()
+    atividade = carregar_atividade(slug)
+    sub = ler_submissao(Path(caminho), atividade)
+    if semente is None:
+        semente = semente_da_submissao(slug, sub.codigo)
+    res = ResultadoSubmissao(
+        aluno=aluno or Path(caminho).parent.parent.name,
+        slug=slug,
+        notebook=str(caminho),
+        semente=int(semente),
+        avisos=list(sub.avisos),
+        itens_max={i.grade_id: i.pontos for i in atividade.itens},
+    )
+    if sub.erro:
+        res.erro = sub.erro
+        _zerar(res, atividade, f"Notebook ilegível: {sub.erro}")
+        res.segundos = time.monotonic() - inicio
+        return res
+    sessao = Sessao(zigoto, atividade, sub.codigo)
+    plugin = PluginAvaliacao(sessao, atividade, semente)
+    try:
+        rodar_suite(atividade, plugin)
+    finally:
+        sessao.fechar()
+    res.testes = plugin.resultados
+    if not res.testes:
+        res.erro = "a suíte oculta não rodou nenhum teste (erro do instrutor)"
+        _zerar(res, atividade, res.erro)
+    for gid, msg in sessao.erros_celulas.items():
+        res.avisos.append(f"erro ao executar a célula '{gid}': {msg}")
+    res.interrompida = list(dict.fromkeys(sessao.interrompida))
+    res.segundos = time.monotonic() - inicio
+    return res
+
+
+def _zerar(res: ResultadoSubmissao, atividade: Atividade, mensagem: str) -> None:
+    res.testes = [
+        ResultadoTeste(i.grade_id, "item inteiro", 0.0, i.pontos, mensagem, None, "erro_aluno") for i in atividade.itens
+    ]

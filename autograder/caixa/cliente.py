@@ -1,0 +1,307 @@
+"""Lado confiável da caixa de areia: inicia o zigoto, pede caixas e conversa com elas.
+
+O código do aluno nunca roda neste processo. Tudo o que volta da caixa é dado (ver
+``protocolo``) e todo pedido tem prazo: estourado o prazo, a caixa inteira recebe SIGKILL
+(que não pode ser capturado nem ignorado) e o chamador recebe ``TempoEsgotado``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from autograder.caixa import protocolo
+
+RAIZ = Path(__file__).resolve().parents[2]
+
+LIMITES_PADRAO = {
+    "memoria_mb": 3072,  # acima da memória virtual que o processo já tem (NumPy + PyTorch)
+    "cpu_s": 900,
+    "processos": 32,
+    "arquivo_mb": 16,
+    "disco_mb": 64,
+}
+
+
+class ErroCaixa(Exception):
+    """Falha ao rodar o código do aluno; a mensagem é para o aluno (pt-BR)."""
+
+
+class TempoEsgotado(ErroCaixa):
+    pass
+
+
+class CaixaMorreu(ErroCaixa):
+    pass
+
+
+class ErroDoAluno(ErroCaixa):
+    """O código do aluno levantou uma exceção (ou devolveu algo que não atravessa)."""
+
+    def __init__(self, tipo: str, mensagem: str, trace: str = ""):
+        self.tipo, self.mensagem, self.trace = tipo, mensagem, trace
+        super().__init__(f"{tipo}: {mensagem}")
+
+
+class _Prazo:
+    """Um soquete cujo ``recv`` respeita um prazo absoluto (contra envio a conta-gotas)."""
+
+    def __init__(self, sock: socket.socket, limite: float):
+        self.sock, self.limite = sock, limite
+
+    def recv(self, n: int) -> bytes:
+        resta = self.limite - time.monotonic()
+        if resta <= 0:
+            raise TimeoutError
+        self.sock.settimeout(resta)
+        return self.sock.recv(n)
+
+    def sendall(self, dados) -> None:
+        self.sock.settimeout(max(0.1, self.limite - time.monotonic()))
+        self.sock.sendall(dados)
+
+
+def _uid_da_vaga(vaga: int) -> int:
+    return 61000 + vaga
+
+
+class Zigoto:
+    """Processo-matriz das caixas de um trabalhador (um por trabalhador em paralelo)."""
+
+    def __init__(self, ocultar: list[str] | None = None, vaga: int = 0, isolar: bool = True):
+        self.vaga = vaga
+        self.ocultar = [str(RAIZ)] + [str(Path(p).resolve()) for p in (ocultar or [])]
+        self.isolar = isolar
+        self.proc = None
+        self.controle = None
+        self.info: dict = {}
+        self._iniciar()
+
+    def _iniciar(self) -> None:
+        a, b = socket.socketpair()
+        config = {
+            "fd": b.fileno(),
+            "ocultar": self.ocultar,
+            "venv": sys.prefix if sys.prefix != sys.base_prefix else None,
+            "isolar": self.isolar,
+        }
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "MPLBACKEND": "Agg",
+        }
+        for chave in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+            if chave in os.environ:
+                env[chave] = os.environ[chave]
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "autograder.caixa.zigoto", json.dumps(config)],
+            pass_fds=[b.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env={**env, "PYTHONPATH": str(RAIZ)},
+        )
+        b.close()
+        self.controle = a
+        linha = b""
+        a.settimeout(120)
+        try:
+            while not linha.endswith(b"\n"):
+                bloco = a.recv(4096)
+                if not bloco:
+                    raise ErroCaixa("o zigoto da caixa de areia não iniciou")
+                linha += bloco
+        finally:
+            a.settimeout(None)
+        self.info = json.loads(linha)
+
+    @property
+    def isolado(self) -> bool:
+        return bool(self.info.get("isolado"))
+
+    @property
+    def avisos(self) -> list[str]:
+        return list(self.info.get("avisos", []))
+
+    def nova_caixa(self, limites: dict | None = None) -> Caixa:
+        if self.proc.poll() is not None:
+            self._iniciar()
+        pedido = {"uid": _uid_da_vaga(self.vaga), "limites": {**LIMITES_PADRAO, **(limites or {})}}
+        p, g = socket.socketpair()
+        try:
+            socket.send_fds(self.controle, [json.dumps(pedido).encode()], [g.fileno()])
+        except OSError:
+            g.close()
+            p.close()
+            self.fechar()
+            self._iniciar()
+            return self.nova_caixa(limites)
+        g.close()
+        try:
+            msg, _ = protocolo.receber(_Prazo(p, time.monotonic() + 30))
+        except (TimeoutError, EOFError, protocolo.ErroProtocolo) as exc:
+            p.close()
+            raise ErroCaixa(f"a caixa de areia não iniciou ({exc})") from None
+        return Caixa(p, int(msg["pid"]))
+
+    def fechar(self) -> None:
+        if self.controle is not None:
+            self.controle.close()
+            self.controle = None
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Caixa:
+    """Uma caixa de areia viva: um processo do aluno e o soquete até ele."""
+
+    def __init__(self, sock: socket.socket, pid: int):
+        self.sock = sock
+        self.pid = pid
+        self.viva = True
+        self.seq = 0
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except OSError:
+            self.pidfd = None
+            self.viva = False
+
+    def matar(self) -> None:
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+            os.close(self.pidfd)
+            self.pidfd = None
+        self.viva = False
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    encerrar = matar
+
+    def _pedir(self, cabecalho: dict, buffers=None, prazo: float = 10.0, callbacks=None):
+        if not self.viva:
+            raise CaixaMorreu("a caixa já tinha sido encerrada")
+        self.seq += 1
+        cabecalho = {**cabecalho, "seq": self.seq}
+        canal = _Prazo(self.sock, time.monotonic() + prazo)
+        try:
+            protocolo.enviar(canal, cabecalho, buffers)
+            while True:
+                resp, bufs = protocolo.receber(canal)
+                if resp.get("ev") == "callback":
+                    self._atender_callback(canal, resp, bufs, callbacks or {})
+                    continue
+                if resp.get("seq") != self.seq:
+                    raise protocolo.ErroProtocolo("resposta fora de ordem")
+                return resp, bufs
+        except TimeoutError:
+            self.matar()
+            raise TempoEsgotado(f"tempo esgotado ({prazo:g} s)") from None
+        except (EOFError, ConnectionError, BrokenPipeError, OSError) as exc:
+            self.matar()
+            raise CaixaMorreu(f"o processo do aluno terminou de forma inesperada ({type(exc).__name__})") from None
+        except protocolo.ErroProtocolo as exc:
+            self.matar()
+            raise CaixaMorreu(f"resposta inválida vinda do código do aluno: {exc}") from None
+
+    def _atender_callback(self, canal, resp, bufs, callbacks) -> None:
+        nome = resp.get("nome")
+        funcao = callbacks.get(nome)
+        if funcao is None or resp.get("seq") != self.seq:
+            protocolo.enviar(canal, {"op": "erro_callback", "mensagem": f"'{nome}' não pode ser chamada aqui"})
+            return
+        try:
+            args = protocolo.decodificar(resp.get("args"), bufs)
+            kwargs = protocolo.decodificar(resp.get("kwargs"), bufs)
+            if type(args) is not list or type(kwargs) is not dict:
+                raise TypeError("argumentos malformados")
+            valor = funcao(*args, **kwargs)
+            saida: list = []
+            protocolo.enviar(canal, {"op": "retorno", "valor": protocolo.codificar(valor, saida)}, saida)
+        except (protocolo.ErroProtocolo, protocolo.ValorRecusado):
+            raise
+        except Exception as exc:
+            protocolo.enviar(canal, {"op": "erro_callback", "mensagem": f"{type(exc).__name__}: {exc}"[:500]})
+
+    # ------------------------------------------------------------------ operações
+    def executar(self, codigo: str, nome: str, prazo: float = 10.0) -> None:
+        resp, _ = self._pedir({"op": "executar", "codigo": codigo, "nome": nome}, prazo=prazo)
+        if not resp.get("ok"):
+            raise _erro_do_aluno(resp)
+
+    def chamar(
+        self,
+        alvo,
+        args=(),
+        kwargs=None,
+        caminho=None,
+        guardar=False,
+        ler=False,
+        prazo: float = 10.0,
+        substituir: dict | None = None,
+    ):
+        buffers: list = []
+        cab = {
+            "op": "chamar",
+            "alvo": alvo,
+            "caminho": list(caminho or []),
+            "args": protocolo.codificar(list(args), buffers, _ref_de_saida),
+            "kwargs": protocolo.codificar(dict(kwargs or {}), buffers, _ref_de_saida),
+            "guardar": guardar,
+            "ler": ler,
+            "substituir": sorted(substituir or {}),
+        }
+        resp, bufs = self._pedir(cab, buffers, prazo=prazo, callbacks=substituir)
+        if not resp.get("ok"):
+            raise _erro_do_aluno(resp)
+        try:
+            return protocolo.decodificar(resp.get("valor"), bufs, fazer_ref=lambda rid: RefRemota(rid))
+        except protocolo.ErroProtocolo as exc:
+            raise ErroDoAluno("ValorRecusado", str(exc)) from None
+
+    def saida_do_aluno(self) -> str:
+        resp, _ = self._pedir({"op": "saida"}, prazo=5)
+        valor = resp.get("valor")
+        return valor if isinstance(valor, str) else ""
+
+
+class RefRemota:
+    """Identificador de um objeto que ficou do lado da caixa (ex.: um nn.Module do aluno)."""
+
+    def __init__(self, rid: int):
+        self.rid = rid
+
+    def __repr__(self):
+        return f"RefRemota({self.rid})"
+
+
+def _ref_de_saida(obj):
+    if isinstance(obj, RefRemota):
+        return obj.rid
+    raise protocolo.ValorRecusado(f"tipo não aceito: {type(obj).__name__}")
+
+
+def _erro_do_aluno(resp: dict) -> ErroDoAluno:
+    erro = resp.get("erro") if isinstance(resp.get("erro"), dict) else {}
+    return ErroDoAluno(
+        str(erro.get("tipo", "Erro"))[:100],
+        str(erro.get("mensagem", ""))[:2000],
+        str(erro.get("trace", ""))[:3000],
+    )

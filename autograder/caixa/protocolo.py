@@ -1,0 +1,244 @@
+"""Protocolo entre o avaliador (confiável) e a caixa de areia (não confiável).
+
+Só dados atravessam a fronteira: um cabeçalho JSON e buffers binários crus. Nada de pickle.
+Cada mensagem é: ``[u32 tamanho do cabeçalho][cabeçalho JSON][u32 nº de buffers]``
+seguido, para cada buffer, de ``[u64 tamanho][bytes]``.
+
+Valores (argumentos e retornos) são codificados assim:
+
+* ``None``, ``bool``, ``int``, ``float``, ``str``: o próprio valor JSON;
+* ``list``: lista JSON; ``tuple``: ``{"$t": [...]}``; ``dict``: ``{"$d": [[chave, valor], ...]}``;
+* ``numpy.ndarray``: ``{"$a": índice do buffer, "dtype": ..., "shape": [...]}``;
+* ``torch.Tensor``: ``{"$tensor": índice, "dtype": ..., "shape": [...]}``;
+* objeto guardado do lado da caixa: ``{"$ref": id}``.
+
+O lado confiável decodifica com limites de tamanho, profundidade e tipos (``decodificar``).
+O lado da caixa codifica recusando subclasses, proxies e tipos desconhecidos
+(``codificar``), para que o aluno receba uma mensagem clara em vez de um erro obscuro.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+import struct
+
+LIMITE_CABECALHO = 8 * 1024 * 1024
+LIMITE_BUFFERS = 512 * 1024 * 1024
+LIMITE_ELEMENTOS = 64 * 1024 * 1024
+LIMITE_PROFUNDIDADE = 32
+LIMITE_TEXTO = 1024 * 1024
+
+# dtype aceito -> dtype do NumPy usado na reconstrução
+DTYPES = {
+    "bool": "bool",
+    "uint8": "uint8",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "float16": "float16",
+    "float32": "float32",
+    "float64": "float64",
+}
+
+
+class ErroProtocolo(Exception):
+    """A outra ponta mandou algo fora do protocolo (mensagem em pt-BR)."""
+
+
+class ValorRecusado(Exception):
+    """Um valor devolvido pelo aluno não pode atravessar a fronteira."""
+
+
+# --------------------------------------------------------------------- enquadramento
+def _ler_exato(sock: socket.socket, n: int) -> bytes:
+    partes = []
+    falta = n
+    while falta:
+        bloco = sock.recv(min(falta, 1 << 20))
+        if not bloco:
+            raise EOFError("conexão encerrada")
+        partes.append(bloco)
+        falta -= len(bloco)
+    return b"".join(partes)
+
+
+def enviar(sock: socket.socket, cabecalho: dict, buffers: list | None = None) -> None:
+    buffers = buffers or []
+    dados = json.dumps(cabecalho, ensure_ascii=False, allow_nan=True).encode("utf-8")
+    partes = [struct.pack("<I", len(dados)), dados, struct.pack("<I", len(buffers))]
+    for buf in buffers:
+        mv = memoryview(buf).cast("B")
+        partes.append(struct.pack("<Q", mv.nbytes))
+        partes.append(mv)
+    for parte in partes:
+        sock.sendall(parte)
+
+
+def receber(sock: socket.socket) -> tuple[dict, list[bytes]]:
+    (n,) = struct.unpack("<I", _ler_exato(sock, 4))
+    if n > LIMITE_CABECALHO:
+        raise ErroProtocolo(f"cabeçalho grande demais ({n} bytes)")
+    try:
+        cabecalho = json.loads(_ler_exato(sock, n).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ErroProtocolo(f"cabeçalho inválido: {exc}") from None
+    if not isinstance(cabecalho, dict):
+        raise ErroProtocolo("cabeçalho não é um objeto JSON")
+    (nbuf,) = struct.unpack("<I", _ler_exato(sock, 4))
+    if nbuf > 100_000:
+        raise ErroProtocolo("buffers demais")
+    buffers = []
+    total = 0
+    for _ in range(nbuf):
+        (tam,) = struct.unpack("<Q", _ler_exato(sock, 8))
+        total += tam
+        if total > LIMITE_BUFFERS:
+            raise ErroProtocolo("dados grandes demais atravessando a fronteira")
+        buffers.append(_ler_exato(sock, tam))
+    return cabecalho, buffers
+
+
+# --------------------------------------------------------------------- lado da caixa
+def codificar(valor, buffers: list, guardar_ref=None, _prof: int = 0):
+    """Transforma ``valor`` em JSON + buffers (roda do lado não confiável).
+
+    ``guardar_ref`` é chamado para objetos que só podem voltar como referência
+    (módulos do PyTorch, por exemplo); sem ele, esses objetos são recusados.
+    """
+    import numpy as np
+
+    if _prof > LIMITE_PROFUNDIDADE:
+        raise ValorRecusado("estrutura aninhada demais")
+    tipo = type(valor)
+    if valor is None or tipo is bool or tipo is str:
+        if tipo is str and len(valor) > LIMITE_TEXTO:
+            raise ValorRecusado("texto longo demais")
+        return valor
+    if tipo is int:
+        if abs(valor) > 2**63:
+            raise ValorRecusado("inteiro grande demais")
+        return valor
+    if tipo is float:
+        return valor
+    if tipo is list or tipo is tuple:
+        itens = [codificar(v, buffers, guardar_ref, _prof + 1) for v in valor]
+        return itens if tipo is list else {"$t": itens}
+    if tipo is dict:
+        pares = []
+        for k, v in valor.items():
+            if type(k) is not str:
+                raise ValorRecusado("dicionários só podem ter chaves do tipo str")
+            pares.append([k, codificar(v, buffers, guardar_ref, _prof + 1)])
+        return {"$d": pares}
+    if isinstance(valor, np.generic) and tipo.__module__ == "numpy":
+        return codificar(valor.item(), buffers, guardar_ref, _prof + 1)
+    if tipo is np.ndarray:
+        return _codificar_array(valor, buffers, "$a")
+    if isinstance(valor, np.ndarray):
+        raise ValorRecusado(
+            f"o valor devolvido é uma subclasse de numpy.ndarray ({tipo.__name__}); devolva um numpy.ndarray comum"
+        )
+    torch = _torch_se_carregado()
+    if torch is not None:
+        if tipo is torch.Tensor or tipo is torch.nn.Parameter:
+            if tipo is torch.Tensor and _tem_torch_function_proprio(valor, torch):
+                raise ValorRecusado("o tensor devolvido redefine __torch_function__")
+            t = valor.detach()
+            if t.dtype == torch.bfloat16:
+                t = t.float()
+            arr = t.cpu().contiguous().numpy()
+            return _codificar_array(arr, buffers, "$tensor")
+        if isinstance(valor, torch.Tensor):
+            raise ValorRecusado(
+                f"o valor devolvido é uma subclasse de torch.Tensor ({tipo.__name__}); devolva um torch.Tensor comum"
+            )
+    if guardar_ref is not None:
+        return {"$ref": guardar_ref(valor)}
+    raise ValorRecusado(
+        f"tipo não aceito na fronteira do avaliador: {tipo.__module__}.{tipo.__qualname__}. "
+        "Devolva arrays do NumPy, tensores do PyTorch, números, listas, tuplas ou dicionários."
+    )
+
+
+def _torch_se_carregado():
+    import sys
+
+    return sys.modules.get("torch")
+
+
+def _tem_torch_function_proprio(valor, torch) -> bool:
+    return type(valor).__torch_function__ is not torch.Tensor.__torch_function__
+
+
+def _codificar_array(arr, buffers: list, marca: str):
+    import numpy as np
+
+    if arr.dtype.name not in DTYPES:
+        raise ValorRecusado(f"dtype não aceito: {arr.dtype}")
+    if arr.size > LIMITE_ELEMENTOS:
+        raise ValorRecusado(f"array grande demais ({arr.size} elementos)")
+    arr = np.ascontiguousarray(arr)
+    buffers.append(arr.tobytes())
+    return {marca: len(buffers) - 1, "dtype": arr.dtype.name, "shape": list(arr.shape)}
+
+
+# --------------------------------------------------------------------- lado confiável
+def decodificar(obj, buffers: list[bytes], fazer_ref=None, _prof: int = 0):
+    """Reconstrói um valor recebido da caixa, conferindo tipos e tamanhos."""
+    if _prof > LIMITE_PROFUNDIDADE:
+        raise ErroProtocolo("estrutura aninhada demais")
+    if obj is None or type(obj) in (bool, str):
+        return obj
+    if type(obj) is int:
+        return obj
+    if type(obj) is float:
+        return obj
+    if type(obj) is list:
+        return [decodificar(v, buffers, fazer_ref, _prof + 1) for v in obj]
+    if type(obj) is not dict or len(obj) not in (1, 3):
+        raise ErroProtocolo("valor malformado")
+    if "$t" in obj and type(obj["$t"]) is list:
+        return tuple(decodificar(v, buffers, fazer_ref, _prof + 1) for v in obj["$t"])
+    if "$d" in obj and type(obj["$d"]) is list:
+        saida = {}
+        for par in obj["$d"]:
+            if type(par) is not list or len(par) != 2 or type(par[0]) is not str:
+                raise ErroProtocolo("dicionário malformado")
+            saida[par[0]] = decodificar(par[1], buffers, fazer_ref, _prof + 1)
+        return saida
+    if "$ref" in obj:
+        if fazer_ref is None or type(obj["$ref"]) is not int:
+            raise ErroProtocolo("referência inesperada")
+        return fazer_ref(obj["$ref"])
+    for marca in ("$a", "$tensor"):
+        if marca in obj:
+            arr = _decodificar_array(obj, marca, buffers)
+            if marca == "$tensor":
+                import torch
+
+                return torch.from_numpy(arr)
+            return arr
+    raise ErroProtocolo("valor malformado")
+
+
+def _decodificar_array(obj: dict, marca: str, buffers: list[bytes]):
+    import numpy as np
+
+    idx, dtype, shape = obj.get(marca), obj.get("dtype"), obj.get("shape")
+    if type(idx) is not int or not 0 <= idx < len(buffers):
+        raise ErroProtocolo("índice de buffer inválido")
+    if dtype not in DTYPES:
+        raise ErroProtocolo(f"dtype não aceito: {dtype!r}")
+    if type(shape) is not list or len(shape) > 16 or any(type(s) is not int or s < 0 for s in shape):
+        raise ErroProtocolo("shape inválido")
+    n = math.prod(shape)
+    if n > LIMITE_ELEMENTOS:
+        raise ErroProtocolo("array grande demais")
+    dt = np.dtype(DTYPES[dtype])
+    dados = buffers[idx]
+    if len(dados) != n * dt.itemsize:
+        raise ErroProtocolo("tamanho do buffer não confere com dtype e shape")
+    return np.frombuffer(dados, dtype=dt).reshape(shape).copy()

@@ -1,0 +1,199 @@
+"""Laço que roda DENTRO da caixa de areia, já sem privilégios.
+
+Recebe pedidos do avaliador (executar uma célula, chamar uma função ou método, ler um
+atributo, liberar um objeto) e responde só com dados. Nada aqui é confiável do ponto de vista
+do avaliador: o código do aluno roda neste processo e pode alterar qualquer coisa; por isso o
+avaliador trata cada resposta como dado a conferir.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import traceback
+
+from autograder.caixa.protocolo import ValorRecusado, codificar, decodificar, enviar, receber
+
+LIMITE_SAIDA = 20_000
+
+
+class SaidaLimitada(io.TextIOBase):
+    """Guarda só o começo do que o aluno imprime; o resto é descartado."""
+
+    def __init__(self):
+        self.partes: list[str] = []
+        self.tamanho = 0
+
+    def write(self, texto):
+        texto = str(texto)
+        if self.tamanho < LIMITE_SAIDA:
+            self.partes.append(texto[: LIMITE_SAIDA - self.tamanho])
+            self.tamanho += len(self.partes[-1])
+        return len(texto)
+
+    def writable(self):
+        return True
+
+    def flush(self):
+        pass
+
+
+class ErroCallback(RuntimeError):
+    pass
+
+
+def _descrever_erro(exc: BaseException) -> dict:
+    try:
+        tipo = type(exc).__name__
+    except Exception:
+        tipo = "Exception"
+    try:
+        mensagem = str(exc)[:2000]
+    except BaseException:
+        mensagem = "(mensagem ilegível)"
+    if isinstance(exc, SystemExit):
+        mensagem = f"o código chamou sys.exit({mensagem})"
+    elif isinstance(exc, KeyboardInterrupt):
+        mensagem = "o código levantou KeyboardInterrupt"
+    try:
+        quadros = [q for q in traceback.extract_tb(exc.__traceback__) if q.filename.startswith("<celula")]
+        trace = "".join(traceback.format_list(quadros[-4:]))[-3000:]
+    except BaseException:
+        trace = ""
+    return {"tipo": tipo, "mensagem": mensagem, "trace": trace}
+
+
+class Servidor:
+    def __init__(self, sock):
+        self.sock = sock
+        self.ns: dict = {"__name__": "__main__", "__builtins__": __builtins__}
+        self.refs: dict[int, object] = {}
+        self.proximo_ref = 1
+        self.saida = SaidaLimitada()
+
+    # ------------------------------------------------------------ utilitários
+    def _guardar(self, obj) -> int:
+        rid = self.proximo_ref
+        self.proximo_ref += 1
+        self.refs[rid] = obj
+        return rid
+
+    def _ref(self, rid: int):
+        if rid not in self.refs:
+            raise KeyError(f"referência {rid} desconhecida")
+        return self.refs[rid]
+
+    def _responder(self, cabecalho: dict, buffers=None):
+        enviar(self.sock, cabecalho, buffers)
+
+    def _resolver(self, alvo, caminho):
+        if isinstance(alvo, dict):
+            obj = self._ref(alvo.get("$ref"))
+        else:
+            if alvo not in self.ns:
+                raise NameError(f"nome '{alvo}' não está definido no seu notebook")
+            obj = self.ns[alvo]
+        for parte in caminho or []:
+            obj = getattr(obj, parte)
+        return obj
+
+    def _callback(self, seq: int, nome: str):
+        servidor = self
+
+        def substituto(*args, **kwargs):
+            buffers: list = []
+            cab = {
+                "ev": "callback",
+                "seq": seq,
+                "nome": nome,
+                "args": codificar(list(args), buffers),
+                "kwargs": codificar(dict(kwargs), buffers),
+            }
+            enviar(servidor.sock, cab, buffers)
+            resp, bufs = receber(servidor.sock)
+            if resp.get("op") != "retorno":
+                raise ErroCallback(resp.get("mensagem", "falha na função de referência"))
+            return decodificar(resp.get("valor"), bufs, self._ref)
+
+        substituto.__name__ = nome
+        return substituto
+
+    # ------------------------------------------------------------ operações
+    def op_executar(self, msg, _bufs):
+        codigo = msg.get("codigo", "")
+        nome = msg.get("nome", "?")
+        try:
+            exec(compile(codigo, f"<celula {nome}>", "exec"), self.ns)
+        except BaseException as exc:
+            return {"ok": False, "erro": _descrever_erro(exc)}, []
+        return {"ok": True}, []
+
+    def op_chamar(self, msg, bufs):
+        seq = msg.get("seq", 0)
+        originais = {}
+        try:
+            alvo = self._resolver(msg.get("alvo"), msg.get("caminho"))
+            if msg.get("ler"):
+                resultado = alvo
+            else:
+                args = decodificar(msg.get("args", []), bufs, self._ref)
+                kwargs = decodificar(msg.get("kwargs", {"$d": []}), bufs, self._ref)
+                for nome in msg.get("substituir", []):
+                    originais[nome] = self.ns.get(nome, _AUSENTE)
+                    self.ns[nome] = self._callback(seq, nome)
+                resultado = alvo(*args, **kwargs)
+        except BaseException as exc:
+            return {"ok": False, "erro": _descrever_erro(exc)}, []
+        finally:
+            for nome, valor in originais.items():
+                if valor is _AUSENTE:
+                    self.ns.pop(nome, None)
+                else:
+                    self.ns[nome] = valor
+        buffers: list = []
+        try:
+            if msg.get("guardar"):
+                valor = {"$ref": self._guardar(resultado)}
+            else:
+                valor = codificar(resultado, buffers)
+        except ValorRecusado as exc:
+            return {"ok": False, "erro": {"tipo": "ValorRecusado", "mensagem": str(exc), "trace": ""}}, []
+        except BaseException as exc:
+            return {"ok": False, "erro": _descrever_erro(exc)}, []
+        return {"ok": True, "valor": valor}, buffers
+
+    def op_liberar(self, msg, _bufs):
+        self.refs.pop(msg.get("ref"), None)
+        return {"ok": True}, []
+
+    def op_saida(self, _msg, _bufs):
+        return {"ok": True, "valor": "".join(self.saida.partes)}, []
+
+    def rodar(self):
+        sys.stdout = self.saida
+        sys.stderr = self.saida
+        operacoes = {
+            "executar": self.op_executar,
+            "chamar": self.op_chamar,
+            "liberar": self.op_liberar,
+            "saida": self.op_saida,
+        }
+        while True:
+            try:
+                msg, bufs = receber(self.sock)
+            except EOFError:
+                return
+            op = operacoes.get(msg.get("op"))
+            if op is None:
+                if msg.get("op") == "sair":
+                    return
+                self._responder(
+                    {"ok": False, "erro": {"tipo": "Protocolo", "mensagem": "operação desconhecida", "trace": ""}}
+                )
+                continue
+            cabecalho, buffers = op(msg, bufs)
+            cabecalho["seq"] = msg.get("seq", 0)
+            self._responder(cabecalho, buffers)
+
+
+_AUSENTE = object()

@@ -1,0 +1,296 @@
+"""Zigoto: processo "quente" que cria caixas de areia por fork.
+
+Roda como processo separado do avaliador. Ao iniciar (como root, quando possível):
+
+1. entra em namespaces próprios de montagem e de rede (sem interface de rede: não há rede);
+2. importa NumPy e PyTorch uma vez só (o custo dominante de cada submissão);
+3. esconde o repositório do curso (fica só o ``.venv``, somente leitura), as submissões e a
+   pasta de saída, montando tmpfs vazios por cima.
+
+Depois espera pedidos no soquete de controle. Cada pedido traz um soquete novo, ligado ao
+avaliador, e vira um processo ``C`` (fork). ``C`` cria namespaces de PID e de montagem e faz
+outro fork: o neto ``G`` é o PID 1 do seu namespace, de modo que, quando o avaliador o mata
+(SIGKILL, que não pode ser capturado), o kernel mata junto tudo o que o aluno criou. ``G``
+monta /proc, /tmp, /var/tmp, /dev/shm e /run vazios, aplica limites (memória, CPU, processos,
+arquivos), troca para um usuário sem privilégios e só então atende o aluno.
+
+Sem root o isolamento é parcial (só limites de recursos e pasta de trabalho própria): o
+avaliador avisa uma vez e continua avaliando.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+import tempfile
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _checar(ret: int, oque: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{oque}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _checar(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def montar(origem, alvo, tipo, flags=0, dados=None) -> None:
+    def b(x):
+        return None if x is None else os.fsencode(x)
+
+    _checar(
+        _libc.mount(b(origem), b(alvo), b(tipo), ctypes.c_ulong(flags), b(dados)),
+        f"mount {alvo}",
+    )
+
+
+def desmontar(alvo) -> None:
+    _checar(_libc.umount2(os.fsencode(alvo), ctypes.c_int(MNT_DETACH)), f"umount {alvo}")
+
+
+def prctl(opcao: int, valor: int) -> None:
+    _libc.prctl(ctypes.c_int(opcao), ctypes.c_ulong(valor), 0, 0, 0)
+
+
+def _tmpfs(alvo: str, tamanho: str = "1m", modo: str = "0755", flags: int = 0) -> None:
+    montar("tmpfs", alvo, "tmpfs", MS_NOSUID | MS_NODEV | flags, f"size={tamanho},mode={modo}")
+
+
+class Zigoto:
+    def __init__(self, config: dict):
+        self.config = config
+        self.isolado = False
+        self.avisos: list[str] = []
+        self.venv = config.get("venv")
+        self.guarda_venv = None  # cópia (bind) do .venv fora das áreas escondidas
+
+    # ----------------------------------------------------------------- preparo
+    def preparar(self) -> None:
+        if os.geteuid() == 0 and self.config.get("isolar", True):
+            try:
+                unshare(CLONE_NEWNS | CLONE_NEWNET)
+                montar(None, "/", None, MS_REC | MS_PRIVATE)
+                self.isolado = True
+            except OSError as exc:
+                self.avisos.append(f"namespaces indisponíveis ({exc}); isolamento parcial")
+        elif os.geteuid() != 0:
+            self.avisos.append(
+                "o avaliador não roda como root: sem namespaces nem troca de usuário; "
+                "o código do aluno roda com o seu usuário (isolamento parcial)"
+            )
+        import numpy  # noqa: F401  (pré-carga: é o que torna cada caixa barata)
+
+        try:
+            import torch
+
+            torch.set_num_threads(1)
+            torch.set_num_interop_threads(1)
+            torch.set_flush_denormal(True)
+        except ImportError:
+            pass
+        import autograder.caixa.servidor  # noqa: F401
+
+        if self.isolado:
+            try:
+                self._esconder()
+            except OSError as exc:
+                self.avisos.append(f"não foi possível esconder pastas ({exc})")
+
+    def _esconder(self) -> None:
+        # /mnt vira um tmpfs privado onde guardamos um bind do .venv, para poder
+        # remontá-lo no lugar original depois de esconder o repositório ou /tmp.
+        _tmpfs("/mnt", "1m")
+        if self.venv and os.path.isdir(self.venv):
+            self.guarda_venv = "/mnt/venv"
+            os.mkdir(self.guarda_venv)
+            montar(self.venv, self.guarda_venv, None, MS_BIND | MS_REC)
+        for pasta in self.config.get("ocultar", []):
+            if os.path.isdir(pasta) and not os.path.islink(pasta):
+                _tmpfs(pasta, "1m", "0755", MS_NOEXEC)
+        self._recolocar_venv()
+
+    def _recolocar_venv(self) -> None:
+        if not self.guarda_venv:
+            return
+        if os.path.isdir(os.path.join(self.venv, "lib")):
+            return  # continua visível
+        os.makedirs(self.venv, exist_ok=True)
+        montar(self.guarda_venv, self.venv, None, MS_BIND | MS_REC)
+        montar(None, self.venv, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+
+    # ----------------------------------------------------------------- caixas
+    def atender(self, controle: socket.socket) -> None:
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # o kernel recolhe os filhos
+        info = {"ev": "pronto", "isolado": self.isolado, "avisos": self.avisos}
+        controle.sendall((json.dumps(info) + "\n").encode())
+        while True:
+            try:
+                msg, fds, _flags, _addr = socket.recv_fds(controle, 4096, 2)
+            except OSError:
+                return
+            if not msg:
+                return
+            if not fds:
+                continue
+            pedido = json.loads(msg.decode() or "{}")
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    controle.close()
+                    self._filho(fds[0], pedido)
+                finally:
+                    os._exit(0)
+            for fd in fds:
+                os.close(fd)
+
+    def _filho(self, fd: int, pedido: dict) -> None:
+        """Processo C: cria namespaces de PID/montagem e o neto G, que vira PID 1."""
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        sock = socket.socket(fileno=fd)
+        novo_pid = False
+        if self.isolado:
+            try:
+                unshare(CLONE_NEWPID | CLONE_NEWNS)
+                novo_pid = True
+            except OSError:
+                pass
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self._neto(sock, pedido, novo_pid)
+            except BaseException:
+                pass
+            os._exit(0)
+        from autograder.caixa.protocolo import enviar
+
+        enviar(sock, {"ev": "pid", "pid": pid})
+        sock.close()
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+    def _neto(self, sock: socket.socket, pedido: dict, novo_pid: bool) -> None:
+        """Processo G: prepara o ambiente, aplica limites, perde privilégios e atende."""
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.setsid()
+        limites = pedido.get("limites", {})
+        if self.isolado:
+            if novo_pid:
+                montar("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            for pasta in ("/tmp", "/var/tmp", "/dev/shm", "/run"):
+                if os.path.isdir(pasta) and not os.path.islink(pasta):
+                    tam = f"{limites.get('disco_mb', 64)}m" if pasta == "/tmp" else "1m"
+                    _tmpfs(pasta, tam, "1777")
+            self._recolocar_venv()
+            trabalho = tempfile.mkdtemp(prefix="aluno-", dir="/tmp")
+        else:
+            trabalho = tempfile.mkdtemp(prefix="caixa-aluno-")
+        uid = int(pedido.get("uid", 65534))
+        if os.geteuid() == 0:
+            os.chown(trabalho, uid, uid)
+        os.chdir(trabalho)
+        _aplicar_limites(limites)
+        if os.geteuid() == 0:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        _fechar_fds(sock.fileno())
+        os.environ.clear()
+        os.environ.update(
+            {
+                "HOME": trabalho,
+                "TMPDIR": trabalho,
+                "PATH": "/usr/bin:/bin",
+                "LANG": "C.UTF-8",
+                "MPLBACKEND": "Agg",
+                "MPLCONFIGDIR": trabalho,
+                "OMP_NUM_THREADS": "1",
+            }
+        )
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # estourar o limite de arquivo vira OSError
+        from autograder.caixa.servidor import Servidor
+
+        Servidor(sock).rodar()
+
+
+def _aplicar_limites(lim: dict) -> None:
+    def fixar(recurso, valor):
+        try:
+            resource.setrlimit(recurso, (valor, valor))
+        except (ValueError, OSError):
+            pass
+
+    vm_atual = _memoria_virtual()
+    fixar(resource.RLIMIT_AS, vm_atual + int(lim.get("memoria_mb", 3072)) * 1024 * 1024)
+    cpu = int(lim.get("cpu_s", 600))
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, depois SIGKILL
+    except (ValueError, OSError):
+        pass
+    fixar(resource.RLIMIT_NPROC, int(lim.get("processos", 32)))
+    fixar(resource.RLIMIT_FSIZE, int(lim.get("arquivo_mb", 16)) * 1024 * 1024)
+    fixar(resource.RLIMIT_NOFILE, 64)
+    fixar(resource.RLIMIT_CORE, 0)
+
+
+def _memoria_virtual() -> int:
+    with open("/proc/self/status") as f:
+        for linha in f:
+            if linha.startswith("VmSize:"):
+                return int(linha.split()[1]) * 1024
+    return 0
+
+
+def _fechar_fds(manter: int) -> None:
+    try:
+        fds = [int(x) for x in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd > 2 and fd != manter:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    nulo = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(nulo, fd)
+    os.close(nulo)
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    controle = socket.socket(fileno=int(config["fd"]))
+    zig = Zigoto(config)
+    zig.preparar()
+    zig.atender(controle)
+
+
+if __name__ == "__main__":
+    main()

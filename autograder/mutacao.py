@@ -1,0 +1,143 @@
+"""Rodada de mutação: as suítes pegam cada erro semeado e aceitam cada variante correta?
+
+    python -m autograder.mutacao [slug ...]
+
+Para cada atividade com ``variantes.py``, avalia cada mutante e cada variante correta (além
+da solução do instrutor e do stub) e imprime, por item e no total:
+
+* taxa de morte: mutantes que perdem pontos no(s) próprio(s) item(ns) (meta: 100%);
+* vazamento: mutantes que perdem pontos em item que não declararam (meta: 0);
+* mensagem: mutantes que recebem a mensagem do próprio equívoco (meta: >= 80%);
+* falsa rejeição: variantes corretas que perdem qualquer ponto (meta: 0%).
+
+Sai com código 1 se alguma meta não foi atingida.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.notebooks import carregar_atividade, slugs
+from autograder.variantes import carregar_variantes, gravar, notebook_com, notebook_liberado
+
+META_MENSAGEM = 0.80
+
+
+@dataclass
+class Relatorio:
+    linhas: list[str] = field(default_factory=list)
+    falhas: list[str] = field(default_factory=list)
+    mutantes: int = 0
+    mortos: int = 0
+    com_mensagem: int = 0
+    corretas: int = 0
+    rejeitadas: int = 0
+    vazamentos: int = 0
+
+
+def rodar(lista: list[str], saida=print) -> Relatorio:
+    from autograder.__main__ import Tarefa, _avaliar_tarefa
+    from autograder.caixa.cliente import Zigoto
+
+    rel = Relatorio()
+    with tempfile.TemporaryDirectory(prefix="mutacao-") as tmp:
+        pasta = Path(tmp)
+        zigoto = Zigoto(ocultar=[tmp])
+        try:
+            for slug in lista:
+                _rodar_slug(slug, pasta, zigoto, rel, _avaliar_tarefa, Tarefa, saida)
+        finally:
+            zigoto.fechar()
+    total_m = max(rel.mutantes, 1)
+    saida(
+        f"TOTAL: {rel.mutantes} mutantes, mortos {rel.mortos}/{rel.mutantes} ({100 * rel.mortos / total_m:.0f}%), "
+        f"com a mensagem do próprio equívoco {rel.com_mensagem}/{rel.mutantes} ({100 * rel.com_mensagem / total_m:.0f}%), "
+        f"vazamentos para outros itens {rel.vazamentos}; variantes corretas {rel.corretas}, "
+        f"falsas rejeições {rel.rejeitadas} ({100 * rel.rejeitadas / max(rel.corretas, 1):.0f}%)"
+    )
+    if rel.mutantes and rel.com_mensagem / rel.mutantes < META_MENSAGEM:
+        rel.falhas.append(f"só {rel.com_mensagem}/{rel.mutantes} mutantes receberam a mensagem do próprio equívoco")
+    for f in rel.falhas:
+        saida(f"FALHA: {f}")
+    return rel
+
+
+def _rodar_slug(slug, pasta, zigoto, rel, avaliar_tarefa, Tarefa, saida):
+    atividade = carregar_atividade(slug)
+    mutantes, corretas = carregar_variantes(slug)
+    if not mutantes and not corretas:
+        saida(f"{slug}: sem variantes.py; nada a verificar.")
+        return
+    itens = [i.grade_id for i in atividade.itens]
+    inicio = time.monotonic()
+
+    def nota(nome, nb):
+        caminho = gravar(nb, pasta, nome, slug)
+        return avaliar_tarefa(Tarefa(nome, slug, caminho), zigoto)
+
+    ref = nota("referencia", notebook_com(slug, {}))
+    if ref.nota != ref.nota_max:
+        rel.falhas.append(f"{slug}: a solução do instrutor tirou {ref.nota}/{ref.nota_max}")
+    stub = nota("stub", notebook_liberado(slug))
+    if stub.nota != 0:
+        rel.falhas.append(f"{slug}: o stub tirou {stub.nota} (deveria ser 0)")
+
+    por_item = {gid: [0, 0, 0] for gid in itens}  # mutantes, mortos, com mensagem
+    for m in mutantes:
+        res = nota(m.nome, notebook_com(slug, m.celulas))
+        pontos = res.pontos_por_item()
+        perdeu = {gid for gid in itens if pontos[gid] < res.itens_max[gid]}
+        alvo = set(m.itens)
+        morto = alvo <= perdeu and bool(alvo)
+        equivocos = {t.equivoco for t in res.testes if t.equivoco}
+        com_msg = m.equivoco is not None and m.equivoco in equivocos
+        rel.mutantes += 1
+        rel.mortos += morto
+        rel.com_mensagem += com_msg
+        for gid in alvo:
+            if gid in por_item:
+                por_item[gid][0] += 1
+                por_item[gid][1] += morto
+                por_item[gid][2] += com_msg
+        extra = perdeu - alvo
+        if not morto:
+            rel.falhas.append(
+                f"{slug}: mutante {m.nome} sobreviveu em {sorted(alvo - perdeu)} (perdeu em {sorted(perdeu)})"
+            )
+        if extra:
+            rel.vazamentos += 1
+            rel.falhas.append(f"{slug}: mutante {m.nome} perdeu pontos também em {sorted(extra)}")
+        if m.equivoco and not com_msg:
+            saida(f"  aviso: {m.nome} não recebeu a mensagem '{m.equivoco}' (recebeu {sorted(equivocos) or 'nenhuma'})")
+    for c in corretas:
+        res = nota(c.nome, notebook_com(slug, c.celulas))
+        rel.corretas += 1
+        if res.nota < res.nota_max:
+            rel.rejeitadas += 1
+            perdidos = {gid: p for gid, p in res.pontos_por_item().items() if p < res.itens_max[gid]}
+            msgs = [t.mensagem for t in res.testes if t.situacao != "passou"][:2]
+            rel.falhas.append(f"{slug}: variante correta {c.nome} perdeu pontos em {perdidos}: {msgs}")
+    saida(f"{slug} ({time.monotonic() - inicio:.1f} s): referência {ref.nota:g}/{ref.nota_max:g}, stub {stub.nota:g}")
+    for gid, (n, mortos, msg) in por_item.items():
+        n_corretas = len(corretas)
+        saida(
+            f"  {gid:<22} mutantes {n:>2}  mortos {mortos:>2} ({100 * mortos / max(n, 1):3.0f}%)  "
+            f"mensagem certa {msg:>2} ({100 * msg / max(n, 1):3.0f}%)  variantes corretas {n_corretas}"
+        )
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m autograder.mutacao")
+    p.add_argument("slugs", nargs="*")
+    args = p.parse_args(argv)
+    rel = rodar(args.slugs or slugs())
+    return 1 if rel.falhas else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

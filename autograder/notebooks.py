@@ -1,0 +1,224 @@
+"""Leitura dos notebooks: o do instrutor (``source/``, confiável) e o do aluno (não confiável).
+
+Do notebook do instrutor saem as regras: quais células são de solução, quais são itens
+avaliados e quantos pontos cada item vale, e o preâmbulo (células marcadas com a tag
+``preambulo``, como os ``import``). Do notebook do aluno sai apenas o código das células de
+solução, localizadas pelo ``grade_id`` do nbgrader; pontos, ids e testes da submissão são
+ignorados.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RAIZ = Path(__file__).resolve().parents[1]
+SOURCE = RAIZ / "source"
+SUITES = RAIZ / "autograder" / "suites"
+
+LIMITE_NOTEBOOK = 300 * 1024 * 1024
+LIMITE_CELULA = 512 * 1024
+TAG_PREAMBULO = "preambulo"
+
+
+class NotebookInvalido(Exception):
+    """O arquivo do aluno não pôde ser lido como notebook (mensagem em pt-BR)."""
+
+
+@dataclass
+class Item:
+    grade_id: str
+    pontos: float
+    titulo: str = ""
+
+
+@dataclass
+class Atividade:
+    slug: str
+    caminho: Path
+    preambulo: list[str]
+    solucoes: list[str]  # grade_ids das células de solução de código, em ordem
+    codigo_referencia: dict[str, str]
+    itens: list[Item]
+    manuais: list[Item]
+    pasta_suite: Path
+
+    @property
+    def total(self) -> float:
+        return sum(i.pontos for i in self.itens)
+
+    def item(self, grade_id: str) -> Item | None:
+        return next((i for i in self.itens if i.grade_id == grade_id), None)
+
+
+def _texto(celula) -> str:
+    fonte = celula.get("source", "")
+    if isinstance(fonte, list):
+        fonte = "".join(x for x in fonte if isinstance(x, str))
+    return fonte if isinstance(fonte, str) else ""
+
+
+def _meta_nbgrader(celula) -> dict:
+    meta = celula.get("metadata")
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def slugs() -> list[str]:
+    return sorted(p.name for p in SOURCE.iterdir() if p.is_dir() and re.match(r"^\d\d-", p.name))
+
+
+def notebook_fonte(slug: str) -> Path:
+    return SOURCE / slug / f"{slug}.ipynb"
+
+
+@functools.cache
+def carregar_atividade(slug: str) -> Atividade:
+    if slug not in slugs():
+        raise KeyError(f"atividade desconhecida: {slug!r}")
+    caminho = notebook_fonte(slug)
+    nb = json.loads(caminho.read_text(encoding="utf-8"))
+    preambulo, solucoes, itens, manuais = [], [], [], []
+    referencia: dict[str, str] = {}
+    titulo = ""
+    for celula in nb["cells"]:
+        meta = _meta_nbgrader(celula)
+        texto = _texto(celula)
+        if celula["cell_type"] == "markdown" and texto.lstrip().startswith("#"):
+            titulo = texto.strip().splitlines()[0].lstrip("# ").strip()
+        if celula["cell_type"] == "code" and TAG_PREAMBULO in celula.get("metadata", {}).get("tags", []):
+            preambulo.append(texto)
+        if not meta:
+            continue
+        gid = meta.get("grade_id")
+        if meta.get("solution") and not meta.get("grade") and celula["cell_type"] == "code":
+            solucoes.append(gid)
+            referencia[gid] = texto
+        elif meta.get("grade") and not meta.get("solution") and celula["cell_type"] == "code":
+            itens.append(Item(gid, float(meta.get("points", 0)), titulo))
+        elif meta.get("grade") and meta.get("solution"):
+            manuais.append(Item(gid, float(meta.get("points", 0)), titulo))
+    return Atividade(
+        slug=slug,
+        caminho=caminho,
+        preambulo=preambulo,
+        solucoes=solucoes,
+        codigo_referencia=referencia,
+        itens=itens,
+        manuais=manuais,
+        pasta_suite=SUITES / slug,
+    )
+
+
+@dataclass
+class Submissao:
+    caminho: Path
+    codigo: dict[str, str] = field(default_factory=dict)  # grade_id -> código do aluno
+    avisos: list[str] = field(default_factory=list)
+    erro: str | None = None  # preenchido quando o arquivo inteiro não pôde ser lido
+
+
+def ler_submissao(caminho: Path, atividade: Atividade) -> Submissao:
+    """Lê o notebook do aluno de forma defensiva; nunca levanta exceção."""
+    sub = Submissao(Path(caminho))
+    try:
+        nb = _ler_json(Path(caminho))
+    except NotebookInvalido as exc:
+        sub.erro = str(exc)
+        return sub
+    celulas = nb.get("cells")
+    if nb.get("nbformat") == 3 or (celulas is None and isinstance(nb.get("worksheets"), list)):
+        celulas = _celulas_v3(nb)
+        sub.avisos.append("notebook no formato antigo (nbformat 3): convertido na leitura.")
+    if not isinstance(celulas, list):
+        sub.erro = "o arquivo é JSON, mas não tem a lista de células de um notebook."
+        return sub
+    esperadas = set(atividade.solucoes)
+    pontos_fonte = {i.grade_id: i.pontos for i in atividade.itens}
+    vistos: dict[str, int] = {}
+    adulterados = []
+    for celula in celulas:
+        if not isinstance(celula, dict):
+            continue
+        meta = _meta_nbgrader(celula)
+        gid = meta.get("grade_id")
+        if not isinstance(gid, str):
+            continue
+        if gid in pontos_fonte and meta.get("points") not in (None, pontos_fonte[gid]):
+            adulterados.append(gid)
+        if gid not in esperadas:
+            continue
+        vistos[gid] = vistos.get(gid, 0) + 1
+        if vistos[gid] > 1:
+            continue
+        if celula.get("cell_type") != "code":
+            sub.avisos.append(
+                f"a célula de solução '{gid}' virou {celula.get('cell_type')!s}: o código dela não foi avaliado."
+            )
+            continue
+        codigo = _texto(celula)
+        if len(codigo) > LIMITE_CELULA:
+            sub.avisos.append(f"a célula '{gid}' passa de {LIMITE_CELULA // 1024} KiB e foi ignorada.")
+            continue
+        sub.codigo[gid] = codigo
+    for gid, n in vistos.items():
+        if n > 1:
+            sub.avisos.append(f"grade_id '{gid}' aparece {n} vezes: só a primeira célula foi avaliada.")
+    for gid in atividade.solucoes:
+        if gid not in vistos:
+            sub.avisos.append(f"a célula de solução '{gid}' não foi encontrada (apagada ou sem metadados).")
+    if adulterados:
+        sub.avisos.append(
+            "pontos alterados nos metadados de "
+            + ", ".join(sorted(set(adulterados)))
+            + ": ignorados, valem os pontos do instrutor."
+        )
+    return sub
+
+
+def _ler_json(caminho: Path) -> dict:
+    try:
+        info = os.lstat(caminho)
+    except OSError as exc:
+        raise NotebookInvalido(f"não foi possível abrir o arquivo ({exc.strerror}).") from None
+    if os.path.islink(caminho):
+        raise NotebookInvalido("o notebook é um link simbólico; por segurança, não é lido.")
+    if not os.path.isfile(caminho):
+        raise NotebookInvalido("o caminho não é um arquivo comum.")
+    if info.st_size == 0:
+        raise NotebookInvalido("o arquivo está vazio.")
+    if info.st_size > LIMITE_NOTEBOOK:
+        raise NotebookInvalido(
+            f"o arquivo tem {info.st_size // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
+        )
+    dados = caminho.read_bytes()
+    try:
+        texto = dados.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotebookInvalido("o arquivo não está em UTF-8; salve o notebook de novo pelo Jupyter.") from None
+    try:
+        nb = json.loads(texto)
+    except (ValueError, RecursionError) as exc:
+        raise NotebookInvalido(f"o arquivo não é JSON válido ({str(exc)[:120]}).") from None
+    if not isinstance(nb, dict):
+        raise NotebookInvalido("o arquivo é JSON, mas não é um notebook.")
+    return nb
+
+
+def _celulas_v3(nb: dict) -> list:
+    celulas = []
+    for folha in nb.get("worksheets") or []:
+        if not isinstance(folha, dict):
+            continue
+        for celula in folha.get("cells") or []:
+            if not isinstance(celula, dict):
+                continue
+            c = dict(celula)
+            if c.get("cell_type") == "code" and "input" in c:
+                c["source"] = c.get("input")
+            celulas.append(c)
+    return celulas

@@ -1,0 +1,102 @@
+"""Ponte entre a parte oculta das células de teste e o avaliador.
+
+Em ``source/``, cada célula de teste começa com::
+
+    ### BEGIN HIDDEN TESTS
+    from autograder.ponte import nota_do_item
+    nota_do_item("01-atencao", "teste_softmax")
+    ### END HIDDEN TESTS
+
+Dentro do ``nbgrader autograde`` (ou ao rodar o notebook do instrutor), ``nota_do_item``
+avalia o notebook inteiro num processo separado (``python -m autograder nota``), que por sua
+vez roda o código na caixa de areia, e publica a nota do item como **primeiro resultado** da
+célula (``execute_result``). O nbgrader lê esse valor como crédito parcial; como ele é o
+primeiro resultado, uma verificação visível que falhe depois não zera o item. Assim o
+``nbgrader autograde`` e o ``make grade`` dão os mesmos pontos. Nada é escrito em stderr.
+
+O notebook avaliado é procurado nesta ordem: variável ``CURSO_NOTEBOOK``; ``<slug>.ipynb`` na
+pasta atual; o único ``.ipynb`` da pasta atual; ``submitted/<aluno>/<slug>/`` quando a pasta
+atual é ``autograded/<aluno>/<slug>/`` (o layout do nbgrader).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_CACHE: dict[tuple[str, float, int], dict] = {}
+
+
+def localizar_notebook(slug: str) -> Path | None:
+    if os.environ.get("CURSO_NOTEBOOK"):
+        return Path(os.environ["CURSO_NOTEBOOK"])
+    aqui = Path.cwd()
+    candidato = aqui / f"{slug}.ipynb"
+    if candidato.is_file():
+        return candidato
+    notebooks = sorted(p for p in aqui.glob("*.ipynb") if p.is_file())
+    if len(notebooks) == 1:
+        return notebooks[0]
+    partes = aqui.parts
+    if len(partes) >= 3 and partes[-3] == "autograded":
+        enviado = Path(*partes[:-3], "submitted", partes[-2], partes[-1])
+        candidatos = sorted(enviado.glob("*.ipynb"))
+        preferido = enviado / f"{slug}.ipynb"
+        if preferido.is_file():
+            return preferido
+        if len(candidatos) == 1:
+            return candidatos[0]
+    return None
+
+
+def _avaliar(caminho: Path, slug: str) -> dict:
+    info = caminho.stat()
+    chave = (str(caminho.resolve()), info.st_mtime, info.st_size)
+    if chave not in _CACHE:
+        raiz = Path(__file__).resolve().parents[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug],
+            capture_output=True,
+            text=True,
+            cwd=raiz,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+            timeout=3600,
+        )
+        try:
+            _CACHE[chave] = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            _CACHE[chave] = {"erro": "o avaliador falhou: " + proc.stderr.strip()[-800:]}
+    return _CACHE[chave]
+
+
+def _publicar(valor: float) -> None:
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover
+        shell = None
+    if shell is not None:
+        sys.displayhook(valor)  # vira o execute_result (a nota) da célula
+    else:
+        print(valor)
+
+
+def nota_do_item(slug: str, item: str) -> None:
+    caminho = localizar_notebook(slug)
+    if caminho is None:
+        print(f"[avaliador] não encontrei o notebook de {slug}; item {item} fica com 0.")
+        _publicar(0.0)
+        return
+    resultado = _avaliar(caminho, slug)
+    if resultado.get("erro"):
+        print(f"[avaliador] {resultado['erro']}")
+    pontos = float(resultado.get("pontos", {}).get(item, 0.0))
+    maximo = float(resultado.get("maximos", {}).get(item, 0.0))
+    print(f"[avaliador] {item}: {pontos:g} de {maximo:g} pontos")
+    for msg in resultado.get("mensagens", {}).get(item, []):
+        print(f"  - {msg}")
+    _publicar(pontos)

@@ -1,0 +1,124 @@
+"""Ferramentas para escrever as suítes ocultas (``autograder/suites/<slug>/test_*.py``).
+
+Uma suíte é pytest comum. Cada teste:
+
+* marca o item (grade_id da célula de teste no notebook do instrutor) e quantos pontos vale,
+  com ``@item("teste_softmax", pontos=1)``; a soma por item tem de bater com os pontos da
+  célula em ``source/``;
+* tem uma docstring curta em pt-BR: é o nome que o aluno lê no relatório;
+* recebe o código do aluno pela fixture ``aluno`` (``aluno.softmax(z)`` roda a função do
+  aluno na caixa de areia e devolve só dados), a solução do instrutor pela fixture ``ref``
+  e entradas aleatórias pela fixture ``rng`` (semente imprevisível para o aluno, registrada
+  no relatório);
+* reprova com ``verificar``/``comparar``, cujas mensagens (pt-BR) vão para o aluno.
+  ``comparar`` aceita ``equivocos``: saídas de versões erradas conhecidas; se a saída do
+  aluno bate com uma delas, a mensagem nomeia o equívoco.
+
+Um módulo de suíte pode declarar ``DEPENDENCIAS = {"teste_atencao": ["softmax"]}``: ao testar
+esse item, as funções listadas são trocadas pela versão do instrutor, que roda no processo
+confiável (o aluno recebe só o resultado). Assim um erro em ``softmax`` tira pontos só do item
+de ``softmax``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+
+def item(grade_id: str, pontos: float):
+    """Marca um teste como parte do item ``grade_id``, valendo ``pontos``."""
+    return pytest.mark.item(grade_id, pontos=pontos)
+
+
+def tempo_limite(segundos: float):
+    """Prazo de cada chamada ao código do aluno neste teste (padrão: 10 s)."""
+    return pytest.mark.tempo_limite(segundos)
+
+
+@dataclass(frozen=True)
+class Equivoco:
+    """Um erro de concepção conhecido, com a mensagem que o aluno recebe."""
+
+    codigo: str
+    mensagem: str
+
+
+class Reprovado(AssertionError):
+    """Falha de um teste com mensagem para o aluno (e, se identificado, o equívoco)."""
+
+    def __init__(self, mensagem: str, equivoco: Equivoco | None = None):
+        super().__init__(mensagem)
+        self.mensagem = mensagem
+        self.equivoco = equivoco
+
+
+def verificar(condicao, mensagem: str, equivoco: Equivoco | None = None) -> None:
+    if not bool(condicao):
+        raise Reprovado(equivoco.mensagem if equivoco else mensagem, equivoco)
+
+
+def como_array(valor, nome: str = "o resultado") -> np.ndarray:
+    """Converte o retorno do aluno em ndarray (aceita tensor do PyTorch) ou reprova."""
+    try:
+        import torch
+
+        if isinstance(valor, torch.Tensor):
+            valor = valor.numpy()
+    except ImportError:  # pragma: no cover
+        pass
+    if not isinstance(valor, np.ndarray):
+        raise Reprovado(f"{nome} deveria ser um array do NumPy, mas veio {type(valor).__name__}.")
+    return valor
+
+
+def comparar(
+    obtido,
+    esperado,
+    nome: str = "o resultado",
+    *,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    equivocos: list[tuple[Equivoco, object]] | None = None,
+    dica: str = "",
+) -> None:
+    """Reprova se ``obtido`` não coincide com ``esperado`` (forma e valores).
+
+    ``equivocos`` é uma lista de pares (Equivoco, saída que aquele erro produziria): se a
+    saída do aluno coincide com uma delas, a mensagem nomeia o equívoco.
+    """
+    obtido = como_array(obtido, nome)
+    esperado = np.asarray(esperado)
+    if obtido.shape != esperado.shape:
+        _diagnosticar(obtido, equivocos, atol, rtol)
+        raise Reprovado(f"{nome} tem shape {tuple(obtido.shape)}, mas o esperado é {tuple(esperado.shape)}.")
+    if obtido.dtype.kind not in "biuf":
+        raise Reprovado(f"{nome} tem dtype {obtido.dtype}, que não é numérico.")
+    if not np.all(np.isfinite(obtido[np.isfinite(esperado)])):
+        _diagnosticar(obtido, equivocos, atol, rtol)
+        raise Reprovado(f"{nome} tem NaN ou infinito onde o esperado é um número finito.")
+    if not np.allclose(obtido, esperado, atol=atol, rtol=rtol, equal_nan=True):
+        _diagnosticar(obtido, equivocos, atol, rtol)
+        dif = np.nanmax(np.abs(obtido.astype(np.float64) - esperado.astype(np.float64)))
+        raise Reprovado(f"{nome} não confere com o esperado (maior diferença: {dif:.3g}). {dica}".strip())
+
+
+def _diagnosticar(obtido, equivocos, atol, rtol) -> None:
+    for equivoco, saida in equivocos or []:
+        try:
+            saida = np.asarray(saida)
+            if saida.shape == obtido.shape and np.allclose(
+                obtido, saida, atol=atol * 10, rtol=rtol * 10, equal_nan=True
+            ):
+                raise Reprovado(equivoco.mensagem, equivoco)
+        except Reprovado:
+            raise
+        except Exception:
+            continue
+
+
+def semente_do_teste(semente: int, nodeid: str) -> int:
+    return (int(semente) * 1_000_003 + zlib.crc32(nodeid.encode())) % 2**63

@@ -1,0 +1,380 @@
+"""Suíte oculta da atividade 01-atencao: softmax, atenção escalonada e máscaras.
+
+Oráculos: a solução do instrutor (fixture ``ref``), ``torch.nn.functional.scaled_dot_product_attention``
+(com máscaras booleanas e aditivas) e propriedades (distribuição sobre as chaves, chaves
+mascaradas com peso 0, equivariância a permutações, logits de 1e4 sem estouro).
+"""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from autograder.caixa.cliente import ErroDoAluno
+from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+
+# Ao testar a atenção e as máscaras, a softmax do aluno é trocada pela de referência:
+# um erro na softmax tira pontos só do item da softmax.
+DEPENDENCIAS = {"teste_atencao": ["softmax"], "teste_mascara": ["softmax"]}
+
+SEM_MAXIMO = Equivoco(
+    "softmax-sem-maximo",
+    "Softmax instável: com logits grandes (1e4) o resultado virou nan/inf. "
+    "Subtraia o máximo de cada fatia antes de exponenciar; isso não muda o resultado.",
+)
+MAXIMO_GLOBAL = Equivoco(
+    "softmax-maximo-global",
+    "A softmax subtrai o máximo do array inteiro, não o de cada fatia: fatias com valores bem menores "
+    "que o máximo global viram 0/0. Use np.max(z, axis=eixo, keepdims=True).",
+)
+SOFTMAX_EIXO = Equivoco(
+    "softmax-eixo-errado",
+    "A softmax foi normalizada no eixo errado (ou no array inteiro): cada fatia ao longo de `eixo` "
+    "deve somar 1. Use axis=eixo e keepdims=True na soma.",
+)
+SEM_ESCALA = Equivoco(
+    "atencao-sem-escala",
+    "Faltou dividir as pontuações por √d_k: é a atenção por produto escalar *escalonado*.",
+)
+ESCALA_DK = Equivoco(
+    "atencao-escala-dk",
+    "As pontuações foram divididas por d_k; o certo é dividir pela raiz quadrada, √d_k.",
+)
+ESCALA_DV = Equivoco(
+    "atencao-escala-dv",
+    "A escala usou a dimensão errada: divida por √d_k (dimensão das chaves), não por √d_v nem por √n.",
+)
+ATENCAO_EIXO = Equivoco(
+    "atencao-softmax-eixo",
+    "A softmax da atenção foi aplicada sobre as consultas (eixo -2), não sobre as chaves (eixo -1): "
+    "cada linha de `pesos` deve somar 1.",
+)
+SAIDA_TROCADA = Equivoco(
+    "atencao-ordem-retorno",
+    "A função deve devolver a tupla (saida, pesos), nessa ordem.",
+)
+MASCARA_INVERTIDA = Equivoco(
+    "mascara-invertida",
+    "Máscara invertida: True significa 'pode atender' (a convenção de "
+    "torch.nn.functional.scaled_dot_product_attention); você bloqueou justamente as posições permitidas.",
+)
+MASCARA_DEPOIS = Equivoco(
+    "mascara-depois-softmax",
+    "A máscara foi aplicada depois da softmax sem renormalizar: as linhas deixam de somar 1. "
+    "Aplique -inf nas pontuações antes da softmax.",
+)
+MASCARA_ZERO = Equivoco(
+    "mascara-zera-pontuacao",
+    "A máscara zerou as pontuações em vez de torná-las -inf: pontuação 0 ainda dá peso positivo. "
+    "Use -inf (ou um número muito negativo) onde a máscara é False.",
+)
+SEM_KEEPDIMS = Equivoco(
+    "softmax-sem-keepdims",
+    "A softmax quebrou no broadcast: o máximo e a soma perderam o eixo reduzido. "
+    "Use keepdims=True em np.max e np.sum para que z - max e e / soma alinhem as fatias.",
+)
+TRANSPOSTA_TOTAL = Equivoco(
+    "atencao-transposta-total",
+    "Com dimensões de lote a multiplicação falhou: K.T (ou np.transpose(K)) inverte todos os eixos. "
+    "Transponha só os dois últimos: np.swapaxes(K, -1, -2).",
+)
+BOOLEANA_SOMADA = Equivoco(
+    "mascara-booleana-somada",
+    "A máscara booleana foi somada às pontuações como 0/1: isso não bloqueia nada. "
+    "Onde a máscara é False a pontuação deve virar -inf.",
+)
+ADITIVA_IGNORADA = Equivoco(
+    "mascara-aditiva-ignorada",
+    "A máscara aditiva (float) não foi somada às pontuações: só a booleana é tratada.",
+)
+
+
+# ----------------------------------------------------------------------- oráculos
+def softmax_np(z, eixo=-1):
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=eixo, keepdims=True))
+    return e / e.sum(axis=eixo, keepdims=True)
+
+
+def sdpa(Q, K, V, mascara=None, escala=None):
+    """Atenção do PyTorch em float64; devolve (saida, pesos)."""
+    q, k, v = (torch.as_tensor(np.asarray(x, dtype=np.float64)) for x in (Q, K, V))
+    m = None if mascara is None else torch.as_tensor(np.asarray(mascara))
+    if m is not None and m.dtype != torch.bool:
+        m = m.to(torch.float64)
+    saida = F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=escala)
+    # os pesos: a mesma atenção aplicada à identidade no lugar de V
+    ident = torch.eye(k.shape[-2], dtype=torch.float64).expand(*k.shape[:-1], k.shape[-2])
+    pesos = F.scaled_dot_product_attention(q, k, ident, attn_mask=m, scale=escala)
+    return saida.numpy(), pesos.numpy()
+
+
+def atencao_np(Q, K, V, escala, eixo=-1, mascara=None, modo="certo"):
+    """Versões (certas e erradas) da atenção para diagnóstico."""
+    s = Q @ np.swapaxes(K, -1, -2) * escala
+    if mascara is not None:
+        m = np.asarray(mascara)
+        if m.dtype == bool:
+            if modo == "invertida":
+                s = np.where(m, -np.inf, s)
+            elif modo == "zero":
+                s = np.where(m, s, 0.0)
+            elif modo != "depois":
+                s = np.where(m, s, -np.inf)
+        elif modo != "ignora_aditiva":
+            s = s + m
+    p = softmax_np(s, eixo)
+    if mascara is not None and modo == "depois":
+        p = p * np.broadcast_to(np.asarray(mascara), p.shape)
+    return p @ V, p
+
+
+def par(resultado, nome="a função"):
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(f"{nome} deve devolver a tupla (saida, pesos); veio {type(resultado).__name__}.")
+    return como_array(resultado[0], "saida"), como_array(resultado[1], "pesos")
+
+
+def diagnosticar_erro(chamada, equivoco, palavras):
+    """Roda ``chamada``; se o código do aluno quebra com um erro típico de um equívoco, nomeia-o."""
+    try:
+        return chamada()
+    except ErroDoAluno as exc:
+        if exc.tipo in ("ValueError", "IndexError") and any(p in exc.mensagem for p in palavras):
+            raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
+        raise
+
+
+def softmax_do_aluno(aluno, z, **kw):
+    return diagnosticar_erro(lambda: aluno.softmax(z, **kw), SEM_KEEPDIMS, ["broadcast"])
+
+
+def atencao_do_aluno(aluno, *args, **kw):
+    return diagnosticar_erro(
+        lambda: aluno.atencao_produto_escalar(*args, **kw), TRANSPOSTA_TOTAL, ["matmul", "mismatch", "broadcast"]
+    )
+
+
+# ======================================================================= softmax
+@item("teste_softmax", pontos=0.5)
+def test_softmax_ultimo_eixo(aluno, rng):
+    """softmax: confere com a referência no último eixo (1-D e 2-D)"""
+    for forma in [(7,), (5, 9)]:
+        z = rng.normal(scale=3.0, size=forma)
+        comparar(
+            softmax_do_aluno(aluno, z),
+            softmax_np(z),
+            f"softmax de um array {forma}",
+            equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0)), (SOFTMAX_EIXO, np.exp(z) / np.exp(z).sum())],
+        )
+
+
+@item("teste_softmax", pontos=0.5)
+def test_softmax_outros_eixos(aluno, rng):
+    """softmax: respeita o argumento eixo (0, 1 e negativo) num array 3-D"""
+    z = rng.normal(scale=2.0, size=(3, 4, 5))
+    for eixo in (0, 1, -2):
+        obtido = softmax_do_aluno(aluno, z, eixo=eixo)
+        erradas = [(SOFTMAX_EIXO, softmax_np(z, e)) for e in (0, 1, 2) if e % 3 != eixo % 3]
+        erradas.append((SOFTMAX_EIXO, np.exp(z) / np.exp(z).sum()))
+        comparar(obtido, softmax_np(z, eixo), f"softmax com eixo={eixo}", equivocos=erradas)
+
+
+@item("teste_softmax", pontos=0.5)
+def test_softmax_logits_grandes(aluno, rng):
+    """softmax: logits de 1e4 não estouram, e cada fatia usa o próprio máximo"""
+    z = rng.normal(size=(4, 6))
+    z[0] += 1e4
+    z[1] -= 1e3
+    z[2] += 50.0
+    obtido = como_array(softmax_do_aluno(aluno, z), "softmax de logits grandes")
+    if obtido.shape == z.shape and not np.all(np.isfinite(obtido)):
+        linhas_ruins = ~np.all(np.isfinite(obtido), axis=-1)
+        if linhas_ruins[0]:  # a linha que contém o máximo global estourou: não há subtração
+            raise Reprovado(SEM_MAXIMO.mensagem, SEM_MAXIMO)
+        raise Reprovado(MAXIMO_GLOBAL.mensagem, MAXIMO_GLOBAL)
+    comparar(obtido, softmax_np(z), "softmax de logits grandes", equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0))])
+
+
+@item("teste_softmax", pontos=0.5)
+def test_softmax_propriedades(aluno, rng):
+    """softmax: não negativa, soma 1, invariante a somar uma constante, aceita float32"""
+    z = rng.normal(scale=4.0, size=(6, 8)).astype(np.float32)
+    p = como_array(softmax_do_aluno(aluno, z), "softmax de float32")
+    verificar(p.shape == z.shape, f"a softmax deve preservar a forma {z.shape}; veio {p.shape}.")
+    verificar(np.all(p >= 0), "a softmax devolveu valores negativos.")
+    verificar(np.allclose(p.sum(axis=-1), 1.0, atol=1e-5), "cada linha da softmax deve somar 1.", SOFTMAX_EIXO)
+    deslocado = como_array(softmax_do_aluno(aluno, z + np.float32(7.5)), "softmax deslocada")
+    comparar(deslocado, p, "softmax(z + c) comparada com softmax(z)", atol=1e-5, rtol=1e-4)
+    comparar(p, softmax_np(z), "softmax de float32", atol=1e-5, rtol=1e-4)
+
+
+# ======================================================================= atenção
+def _qkv(rng, lote=(), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.0, dtype=np.float64):
+    Q = rng.normal(scale=escala_dados, size=(*lote, n_q, d_k)).astype(dtype)
+    K = rng.normal(scale=escala_dados, size=(*lote, n_k, d_k)).astype(dtype)
+    V = rng.normal(size=(*lote, n_k, d_v)).astype(dtype)
+    return Q, K, V
+
+
+def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
+    diag = []
+    for eq, escala, eixo in [
+        (SEM_ESCALA, 1.0, -1),
+        (ESCALA_DK, 1.0 / d_k, -1),
+        (ESCALA_DV, 1.0 / np.sqrt(d_v), -1),
+        (ESCALA_DV, 1.0 / np.sqrt(n_k), -1),
+        (ATENCAO_EIXO, 1.0 / np.sqrt(d_k), -2),
+    ]:
+        diag.append((eq, atencao_np(Q, K, V, escala, eixo)))
+    return diag
+
+
+def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
+    if isinstance(resultado, tuple | list) and len(resultado) == 2:
+        a, b = (np.asarray(x) if isinstance(x, np.ndarray) else x for x in resultado)
+        if (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == esperado[1].shape
+            and b.shape == esperado[0].shape
+            and a.shape != b.shape
+        ):
+            raise Reprovado(SAIDA_TROCADA.mensagem, SAIDA_TROCADA)
+    saida, pesos = par(resultado)
+    comparar(pesos, esperado[1], f"pesos ({nome})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag])
+    comparar(saida, esperado[0], f"saida ({nome})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag])
+
+
+@item("teste_atencao", pontos=1.0)
+def test_atencao_confere_com_pytorch(aluno, rng):
+    """atenção: confere com torch scaled_dot_product_attention, com dimensões de lote"""
+    Q, K, V = _qkv(rng, lote=(2, 3), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.5)
+    esperado = sdpa(Q, K, V)
+    diag = _equivocos_atencao(Q, K, V, 8, 3, 6)
+    _comparar_atencao(atencao_do_aluno(aluno, Q, K, V), esperado, diag, "lote 2×3")
+
+
+@item("teste_atencao", pontos=1.0)
+def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
+    """atenção: confere com a solução de referência em 2-D e em float32"""
+    Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=16, d_v=4, escala_dados=1.2, dtype=np.float32)
+    esperado = ref.atencao_produto_escalar(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64))
+    diag = _equivocos_atencao(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64), 16, 4, 7)
+    _comparar_atencao(atencao_do_aluno(aluno, Q, K, V), esperado, diag, "2-D, float32", atol=2e-5, rtol=2e-4)
+
+
+@item("teste_atencao", pontos=0.5)
+def test_atencao_pesos_sao_distribuicao(aluno, rng):
+    """atenção: cada linha de pesos é uma distribuição sobre as chaves"""
+    Q, K, V = _qkv(rng, lote=(3,), n_q=5, n_k=4, d_k=6, d_v=6)
+    saida, pesos = par(atencao_do_aluno(aluno, Q, K, V))
+    verificar(pesos.shape == (3, 5, 4), f"pesos deveria ter forma (3, 5, 4); veio {pesos.shape}.")
+    verificar(saida.shape == (3, 5, 6), f"saida deveria ter forma (3, 5, 6); veio {saida.shape}.")
+    verificar(np.all(pesos >= 0), "há pesos negativos.")
+    verificar(np.allclose(pesos.sum(axis=-1), 1.0), ATENCAO_EIXO.mensagem, ATENCAO_EIXO)
+    comparar(saida, pesos @ V, "saida comparada com pesos @ V")
+
+
+@item("teste_atencao", pontos=0.5)
+def test_atencao_permutar_chaves_e_valores(aluno, rng):
+    """atenção: permutar chaves e valores juntos não muda a saída"""
+    Q, K, V = _qkv(rng, n_q=3, n_k=8, d_k=4, d_v=5)
+    perm = rng.permutation(8)
+    s1, p1 = par(atencao_do_aluno(aluno, Q, K, V))
+    s2, p2 = par(atencao_do_aluno(aluno, Q, K[perm], V[perm]))
+    comparar(s2, s1, "saida com chaves e valores permutados")
+    comparar(p2, p1[:, perm], "pesos com chaves permutadas")
+
+
+@item("teste_atencao", pontos=1.0)
+def test_atencao_logits_grandes(aluno, rng):
+    """atenção: pontuações da ordem de 1e4 não estouram"""
+    Q, K, V = _qkv(rng, n_q=3, n_k=5, d_k=4, d_v=2)
+    Q = Q * 100.0
+    K = K * 100.0
+    esperado = sdpa(Q, K, V)
+    saida, pesos = par(atencao_do_aluno(aluno, Q, K, V))
+    verificar(
+        np.all(np.isfinite(pesos)) and np.all(np.isfinite(saida)),
+        "Com pontuações da ordem de 1e4 a atenção virou nan/inf: a softmax precisa subtrair o máximo.",
+    )
+    _comparar_atencao((saida, pesos), esperado, _equivocos_atencao(Q, K, V, 4, 2, 5), "pontuações grandes", atol=1e-5)
+
+
+# ======================================================================= máscaras
+def _mascara_aleatoria(rng, forma):
+    m = rng.random(forma) < 0.6
+    m[..., 0] = True  # nenhuma linha totalmente mascarada
+    return m
+
+
+def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
+    diag = []
+    if not aditiva:
+        for eq, modo in [(MASCARA_INVERTIDA, "invertida"), (MASCARA_DEPOIS, "depois"), (MASCARA_ZERO, "zero")]:
+            diag.append((eq, atencao_np(Q, K, V, escala, mascara=m, modo=modo)))
+        diag.append((BOOLEANA_SOMADA, atencao_np(Q, K, V, escala, mascara=m.astype(np.float64))))
+    else:
+        diag.append((ADITIVA_IGNORADA, atencao_np(Q, K, V, escala, mascara=m, modo="ignora_aditiva")))
+        diag.append((ADITIVA_IGNORADA, atencao_np(Q, K, V, escala, mascara=-m)))
+    return diag
+
+
+@item("teste_mascara", pontos=0.5)
+def test_mascara_booleana_confere_com_pytorch(aluno, rng):
+    """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
+    # Q = 0 deixa todas as pontuações iguais: o teste não depende da escala usada.
+    _, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=6, d_k=4, d_v=3)
+    Q = np.zeros((2, 5, 4))
+    m = _mascara_aleatoria(rng, (2, 5, 6))
+    esperado = sdpa(Q, K, V, m)
+    diag = _equivocos_mascara(Q, K, V, 0.5, m)
+    _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara booleana")
+
+
+@item("teste_mascara", pontos=0.5)
+def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
+    """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
+    _, K, V = _qkv(rng, n_q=4, n_k=5, d_k=4, d_v=2)
+    Q = np.zeros((4, 4))
+    m = rng.normal(size=(4, 5))
+    m[rng.random((4, 5)) < 0.3] = -np.inf
+    m[:, 0] = 0.0
+    esperado = sdpa(Q, K, V, m)
+    diag = _equivocos_mascara(Q, K, V, 0.5, m, aditiva=True)
+    _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara aditiva")
+
+
+@item("teste_mascara", pontos=0.5)
+def test_mascara_zera_pesos_mascarados(aluno, rng):
+    """máscara: chaves mascaradas recebem peso exatamente 0 e as linhas somam 1 (máscara com broadcast)"""
+    Q, K, V = _qkv(rng, lote=(3,), n_q=6, n_k=6, d_k=8, d_v=4, escala_dados=2.0)
+    causal = np.tril(np.ones((6, 6), dtype=bool))  # broadcast sobre o lote
+    _saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=causal))
+    verificar(pesos.shape == (3, 6, 6), f"pesos deveria ter forma (3, 6, 6); veio {pesos.shape}.")
+    mascarados = pesos[np.broadcast_to(~causal, pesos.shape)]
+    permitidos = pesos[np.broadcast_to(causal, pesos.shape)]
+    if np.all((np.abs(permitidos) < 1e-12) | np.isnan(permitidos)):
+        raise Reprovado(MASCARA_INVERTIDA.mensagem, MASCARA_INVERTIDA)
+    if not np.all(np.abs(mascarados) <= 1e-12):
+        raise Reprovado(
+            "Chaves mascaradas (False) receberam peso diferente de zero: use -inf antes da softmax.", MASCARA_ZERO
+        )
+    verificar(np.allclose(pesos.sum(axis=-1), 1.0), MASCARA_DEPOIS.mensagem, MASCARA_DEPOIS)
+
+
+@item("teste_mascara", pontos=0.5)
+def test_mascara_equivale_a_renormalizar(aluno, rng):
+    """máscara: pesos mascarados = pesos sem máscara restritos às chaves permitidas e renormalizados"""
+    Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=6, d_v=3, escala_dados=1.3)
+    m = _mascara_aleatoria(rng, (5, 7))
+    _, livres = par(atencao_do_aluno(aluno, Q, K, V))
+    saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=m))
+    restritos = np.where(m, livres, 0.0)
+    esperado = restritos / restritos.sum(axis=-1, keepdims=True)
+    invertidos = np.where(m, 0.0, livres)
+    invertidos = invertidos / np.maximum(invertidos.sum(axis=-1, keepdims=True), 1e-300)
+    comparar(
+        pesos, esperado, "pesos com máscara", equivocos=[(MASCARA_INVERTIDA, invertidos), (MASCARA_DEPOIS, restritos)]
+    )
+    comparar(saida, esperado @ V, "saida com máscara")
