@@ -1,0 +1,23 @@
+"""Configuração comum dos testes do projeto."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parents[1]
+if str(RAIZ) not in sys.path:
+    sys.path.insert(0, str(RAIZ))
+
+os.environ.setdefault("PYTHONHASHSEED", "0")
+
+
+@pytest.fixture(scope="session")
+def zigoto():
+    """Um zigoto da caixa de areia para a sessão de testes inteira."""
+    from autograder.caixa.cliente import Zigoto
+
+    z = Zigoto()
+    yield z
+    z.fechar()

@@ -1,0 +1,148 @@
+"""O avaliador de ponta a ponta: solução 100%, stub 0, exemplos com as notas e mensagens
+esperadas, relatórios no esquema do Gradescope, notas reprodutíveis."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from autograder.avaliacao import avaliar
+from autograder.notebooks import RAIZ, carregar_atividade, slugs
+from autograder.variantes import exemplos, gravar, notebook_com, notebook_liberado
+
+ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
+
+
+@pytest.mark.parametrize("slug", slugs())
+def test_solucao_do_instrutor_tira_nota_maxima(slug, zigoto):
+    res = avaliar(RAIZ / "source" / slug / f"{slug}.ipynb", slug, zigoto, aluno="instrutor")
+    falhas = [(t.item, t.nome, t.mensagem) for t in res.testes if t.situacao != "passou"]
+    assert res.nota == res.nota_max > 0, falhas
+
+
+@pytest.mark.parametrize("slug", slugs())
+def test_stub_liberado_tira_zero_em_todo_item(slug, zigoto, tmp_path):
+    caminho = gravar(notebook_liberado(slug), tmp_path, "stub", slug)
+    res = avaliar(caminho, slug, zigoto)
+    assert all(p == 0 for p in res.pontos_por_item().values()), res.pontos_por_item()
+    mensagens = {t.mensagem for t in res.testes}
+    assert any("Ainda não implementado" in m for m in mensagens), mensagens
+
+
+@pytest.fixture(scope="module")
+def lote_exemplos(tmp_path_factory):
+    """Roda o contrato do README: python -m autograder lote SUBMISSIONS --saida OUT."""
+    saida = tmp_path_factory.mktemp("notas")
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "lote", str(RAIZ / "autograder" / "exemplos"), "--saida", str(saida)],
+        capture_output=True,
+        text=True,
+        cwd=RAIZ,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return saida, proc.stdout
+
+
+def _casos_de_exemplo():
+    for slug in slugs():
+        for aluno, variante in exemplos(slug).items():
+            yield pytest.param(slug, aluno, variante, id=f"{slug}/{aluno}")
+
+
+@pytest.mark.parametrize("slug,aluno,variante", list(_casos_de_exemplo()))
+def test_exemplo_tem_a_nota_e_a_mensagem_esperadas(lote_exemplos, slug, aluno, variante):
+    saida, _ = lote_exemplos
+    resultado = json.loads((saida / aluno / slug / "results.json").read_text(encoding="utf-8"))
+    jsonschema.validate(resultado, ESQUEMA)
+    pontos = resultado["extra_data"]["pontos_por_item"]
+    maximos = {i.grade_id: i.pontos for i in carregar_atividade(slug).itens}
+    if variante is None:  # o stub
+        assert all(p == 0 for p in pontos.values()), pontos
+        return
+    for gid, maximo in maximos.items():
+        if gid in variante.itens:
+            assert pontos[gid] < maximo, f"{aluno}: deveria perder pontos em {gid}"
+        else:
+            assert pontos[gid] == maximo, f"{aluno}: não deveria perder pontos em {gid}"
+    if variante.equivoco:
+        assert variante.equivoco in resultado["extra_data"]["equivocos"]
+        textos = " ".join(t["output"] for t in resultado["tests"])
+        assert textos.strip() and "OK" != textos.strip()
+
+
+def test_lote_imprime_tabela_e_grava_notas_csv(lote_exemplos):
+    saida, stdout = lote_exemplos
+    assert "aluno" in stdout and "nota" in stdout
+    with open(saida / "notas.csv", encoding="utf-8") as f:
+        linhas = list(csv.DictReader(f))
+    alunos = {aluno for slug in slugs() for aluno in exemplos(slug)}
+    assert {linha["aluno"] for linha in linhas} == alunos
+    for linha in linhas:
+        itens = [float(v) for k, v in linha.items() if k not in ("aluno", "total")]
+        assert float(linha["total"]) == pytest.approx(sum(itens))
+
+
+def test_mensagens_em_portugues_nomeiam_o_equivoco(lote_exemplos):
+    saida, _ = lote_exemplos
+    resultado = json.loads((saida / "bruno-sem-escala" / "01-atencao" / "results.json").read_text())
+    textos = [t["output"] for t in resultado["tests"] if t["status"] == "failed"]
+    assert any("√d_k" in t for t in textos), textos
+
+
+def test_mesma_submissao_mesma_nota_e_semente_registrada(zigoto, tmp_path):
+    slug = slugs()[0]
+    _, corretas = None, exemplos(slug)
+    variante = next(v for v in corretas.values() if v is not None and v.itens)
+    caminho = gravar(notebook_com(slug, variante.celulas), tmp_path, "x", slug)
+    a = avaliar(caminho, slug, zigoto)
+    b = avaliar(caminho, slug, zigoto)
+    assert a.pontos_por_item() == b.pontos_por_item()
+    assert a.semente == b.semente
+    c = avaliar(caminho, slug, zigoto, semente=a.semente + 1)
+    assert c.semente == a.semente + 1
+
+
+def test_semente_depende_do_segredo(tmp_path, monkeypatch):
+    from autograder import avaliacao
+
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "um")
+    s1 = avaliacao.semente_da_submissao("01-atencao", {"softmax": "x"})
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "dois")
+    s2 = avaliacao.semente_da_submissao("01-atencao", {"softmax": "x"})
+    assert s1 != s2
+
+
+def test_um_notebook_pela_linha_de_comando(tmp_path):
+    slug = slugs()[0]
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "avaliar", str(RAIZ / "source" / slug / f"{slug}.ipynb"), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=RAIZ,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    resultado = json.loads(proc.stdout[proc.stdout.index("{") :])
+    jsonschema.validate(resultado, ESQUEMA)
+    assert resultado["score"] == resultado["extra_data"]["nota_max"]
+
+
+def test_ponte_do_nbgrader_nao_escreve_em_stderr(tmp_path):
+    """O comando usado pela parte oculta das células imprime uma linha JSON e nada em stderr."""
+    slug = slugs()[0]
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "nota", str(RAIZ / "source" / slug / f"{slug}.ipynb"), "--slug", slug],
+        capture_output=True,
+        text=True,
+        cwd=RAIZ,
+        timeout=300,
+        env={**os.environ},
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    dados = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert dados["pontos"] == dados["maximos"]

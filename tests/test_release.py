@@ -1,0 +1,44 @@
+"""release/ em dia com source/ e sem vazar solução nem teste oculto."""
+
+import json
+import tempfile
+from pathlib import Path
+
+from autograder.notebooks import RAIZ, slugs
+from autograder.release import RELEASE, diferencas, gerar, vazamentos
+from autograder.variantes import gerar_exemplos
+
+
+def test_release_esta_em_dia_com_source():
+    with tempfile.TemporaryDirectory() as tmp:
+        gerar(slugs(), Path(tmp))
+        difs = diferencas(Path(tmp), RELEASE)
+    assert not difs, f"release/ desatualizado (rode make release): {difs}"
+
+
+def test_release_nao_vaza_solucao_nem_teste_oculto():
+    assert vazamentos(RELEASE) == []
+
+
+def test_detector_de_vazamento_funciona(tmp_path):
+    """O detector acusa um notebook liberado que carregue uma linha da solução."""
+    slug = slugs()[0]
+    nb = json.loads((RAIZ / "source" / slug / f"{slug}.ipynb").read_text(encoding="utf-8"))
+    (tmp_path / "vazado.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    assert vazamentos(tmp_path), "o notebook do instrutor deveria ser acusado como vazamento"
+
+
+def test_stubs_em_portugues():
+    for slug in slugs():
+        texto = (RELEASE / slug / f"{slug}.ipynb").read_text(encoding="utf-8")
+        assert "# SEU CÓDIGO AQUI" in texto
+        assert "raise NotImplementedError(" in texto
+
+
+def test_exemplos_em_dia(tmp_path):
+    gerados = gerar_exemplos(tmp_path)
+    for caminho in gerados:
+        relativo = caminho.relative_to(tmp_path)
+        atual = RAIZ / "autograder" / "exemplos" / relativo
+        assert atual.is_file(), f"falta o exemplo {relativo} (rode make release)"
+        assert atual.read_bytes() == caminho.read_bytes(), f"exemplo {relativo} desatualizado (rode make release)"
