@@ -23,3 +23,10 @@ c.Execute.interrupt_on_timeout = True
 
 # Células de solução ou de teste apagadas pelo aluno voltam da versão do instrutor.
 c.OverwriteCells.add_missing_cells = True
+
+# O feedback mostra as mensagens do avaliador, nunca o código oculto das células de teste.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
