@@ -31,7 +31,8 @@ $(CARIMBO): requirements.txt constraints.txt
 	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE)"
 	@test -n "$(PYTHON_BASE)" || { echo "Erro: nenhum python3.11 encontrado." >&2; exit 1; }
 	@test -x $(PY) || $(PYTHON_BASE) -m venv $(VENV)
-	@$(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt
+	@set -o pipefail; $(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt 2>&1 \
+	  | { grep -v 'is neither a file nor a directory' || true; }
 	@$(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
 	@touch $(CARIMBO)
 
