@@ -11,7 +11,6 @@ CARIMBO := $(VENV)/.instalado
 
 SUBMISSIONS ?= autograder/exemplos
 OUT ?= build/notas
-JOBS ?=
 SLUGS := $(notdir $(wildcard source/[0-9]*))
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
@@ -22,7 +21,7 @@ export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: ajuda ambiente release grade test test-rapido mutacao adversarial lint formatar lab bench limpar travar
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -44,7 +43,7 @@ release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exe
 	@echo "autograder/exemplos/ regenerado a partir de release/ e das variantes."
 
 grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios em OUT
-	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
+	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)"
 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q

@@ -151,7 +151,8 @@ def cmd_avaliar(args) -> int:
     zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())] + ([args.saida] if args.saida else []))
     _aviso_isolamento(zigoto)
     try:
-        res = _avaliar_tarefa(Tarefa(args.aluno or caminho.parent.name, slug, caminho), zigoto, args.semente)
+        aluno = args.aluno or (caminho.parent.parent.name if caminho.parent.name == slug else caminho.parent.name)
+        res = _avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
     finally:
         zigoto.fechar()
     if args.saida:
@@ -205,7 +206,6 @@ def main(argv=None) -> int:
     lote.add_argument("--saida", default="build/notas")
     lote.add_argument("--slug")
     lote.add_argument("--semente", type=int)
-    lote.add_argument("--jobs", type=int, default=None, help="trabalhadores em paralelo (padrão: núcleos)")
     lote.set_defaults(func=cmd_lote)
 
     n = sub.add_parser("nota", help="(interno) nota por item em JSON, para a ponte do nbgrader")

@@ -127,10 +127,30 @@ class Zigoto:
             self.guarda_venv = "/mnt/venv"
             os.mkdir(self.guarda_venv)
             montar(self.venv, self.guarda_venv, None, MS_BIND | MS_REC)
-        for pasta in self.config.get("ocultar", []):
+            montar(None, self.guarda_venv, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+        for pasta in self.config.get("ocultar", []) + self._ancestrais_fechados():
             if os.path.isdir(pasta) and not os.path.islink(pasta):
                 _tmpfs(pasta, "1m", "0755", MS_NOEXEC)
         self._recolocar_venv()
+
+    def _ancestrais_fechados(self) -> list[str]:
+        """Pastas acima do .venv que o usuário sem privilégio não atravessa (ex.: /root).
+
+        São escondidas também; o .venv é remontado no mesmo caminho, dentro de um tmpfs
+        atravessável, para que as importações tardias continuem funcionando na caixa.
+        """
+        if not self.venv:
+            return []
+        atual = os.path.dirname(os.path.abspath(self.venv))
+        fechadas = []
+        while atual not in ("/", ""):
+            try:
+                if not os.stat(atual).st_mode & 0o001:
+                    fechadas.append(atual)
+            except OSError:
+                pass
+            atual = os.path.dirname(atual)
+        return fechadas[-1:]  # a mais alta basta
 
     def _recolocar_venv(self) -> None:
         if not self.guarda_venv:

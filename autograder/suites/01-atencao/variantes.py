@@ -306,7 +306,7 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (``make exemplos``):
+# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-einsum-logsumexp-1e9",
