@@ -19,7 +19,6 @@ export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
-export MPLBACKEND := Agg
 
 .PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar
 

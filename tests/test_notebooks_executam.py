@@ -25,6 +25,12 @@ def _executar(nb_dict, pasta, permitir_erros):
     return nb
 
 
+@pytest.fixture(autouse=True)
+def _backend_do_jupyter(monkeypatch):
+    """O kernel usa o backend inline do Jupyter, como no JupyterLab do aluno."""
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+
+
 @pytest.mark.parametrize("slug", slugs())
 def test_notebook_resolvido_roda_e_desenha(slug, tmp_path):
     nb = _executar(notebook_com(slug, {}), tmp_path, permitir_erros=False)
