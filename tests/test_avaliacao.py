@@ -146,3 +146,31 @@ def test_ponte_do_nbgrader_nao_escreve_em_stderr(tmp_path):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     dados = json.loads(proc.stdout.strip().splitlines()[-1])
     assert dados["pontos"] == dados["maximos"]
+
+
+FALHAS = {
+    "levanta": ("raise RuntimeError('quebrei de propósito')", ("RuntimeError",)),
+    "laco-infinito": ("def softmax(z, eixo=-1):\n    while True:\n        pass", ("Tempo esgotado",)),
+    "memoria-sem-fim": (
+        "def softmax(z, eixo=-1):\n    blocos = []\n    while True:\n        blocos.append(np.ones(3 * 10**8))",
+        ("MemoryError", "Tempo esgotado"),  # o teto de memória ou o prazo, o que vier primeiro
+    ),
+    "sys-exit": ("import sys\nsys.exit(0)", ("sys.exit",)),
+}
+
+
+@pytest.mark.parametrize("nome", sorted(FALHAS))
+def test_item_quebrado_nao_zera_os_outros(nome, zigoto, tmp_path, monkeypatch):
+    """Uma célula que levanta, trava, esgota a memória ou chama sys.exit() perde só o próprio item."""
+    from autograder import avaliacao
+
+    monkeypatch.setattr(avaliacao, "PRAZO_CHAMADA", 3.0)
+    monkeypatch.setattr(avaliacao, "PRAZO_CELULA", 3.0)
+    codigo, esperado = FALHAS[nome]
+    caminho = gravar(notebook_com("01-atencao", {"softmax": codigo}), tmp_path, nome, "01-atencao")
+    res = avaliar(caminho, "01-atencao", zigoto)
+    pontos = res.pontos_por_item()
+    assert pontos["teste_softmax"] == 0
+    assert pontos["teste_atencao"] == 4 and pontos["teste_mascara"] == 2, pontos
+    relatorio = " ".join([*res.avisos, *(t.mensagem for t in res.testes)])
+    assert any(e in relatorio for e in esperado), relatorio
