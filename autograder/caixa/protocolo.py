@@ -19,6 +19,7 @@ O lado da caixa codifica recusando subclasses, proxies e tipos desconhecidos
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import socket
@@ -126,7 +127,7 @@ def codificar(valor, buffers: list, guardar_ref=None, _prof: int = 0):
     if tipo is list or tipo is tuple:
         itens = [codificar(v, buffers, guardar_ref, _prof + 1) for v in valor]
         return itens if tipo is list else {"$t": itens}
-    if tipo is dict:
+    if tipo is dict or tipo is collections.OrderedDict:  # state_dict() devolve OrderedDict
         pares = []
         for k, v in valor.items():
             if type(k) is not str:
@@ -144,8 +145,7 @@ def codificar(valor, buffers: list, guardar_ref=None, _prof: int = 0):
     torch = _torch_se_carregado()
     if torch is not None:
         if tipo is torch.Tensor or tipo is torch.nn.Parameter:
-            if tipo is torch.Tensor and _tem_torch_function_proprio(valor, torch):
-                raise ValorRecusado("o tensor devolvido redefine __torch_function__")
+            # tipo exato: subclasses (que podem redefinir __torch_function__) caem abaixo
             t = valor.detach()
             if t.dtype == torch.bfloat16:
                 t = t.float()
@@ -167,10 +167,6 @@ def _torch_se_carregado():
     import sys
 
     return sys.modules.get("torch")
-
-
-def _tem_torch_function_proprio(valor, torch) -> bool:
-    return type(valor).__torch_function__ is not torch.Tensor.__torch_function__
 
 
 def _codificar_array(arr, buffers: list, marca: str):
