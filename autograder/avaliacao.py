@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import time
 import types
@@ -83,12 +84,32 @@ class ResultadoSubmissao:
                 vistas.append(t.mensagem)
         return vistas
 
+    def limpar_textos(self) -> ResultadoSubmissao:
+        """Garante que todo texto vire UTF-8: surrogates soltos (que o aluno consegue mandar em
+        JSON, como "\\ud800") viram U+FFFD, em vez de derrubar a gravação do relatório."""
+        self.aluno, self.notebook = _texto_utf8(self.aluno), _texto_utf8(self.notebook)
+        self.erro = None if self.erro is None else _texto_utf8(self.erro)
+        self.avisos = [_texto_utf8(a) for a in self.avisos]
+        self.interrompida = [_texto_utf8(a) for a in self.interrompida]
+        for t in self.testes:
+            t.nome, t.mensagem = _texto_utf8(t.nome), _texto_utf8(t.mensagem)
+            t.equivoco = None if t.equivoco is None else _texto_utf8(t.equivoco)
+        return self
+
     def para_dict(self) -> dict:
         d = asdict(self)
         d["nota"] = self.nota
         d["nota_max"] = self.nota_max
         d["pontos_por_item"] = self.pontos_por_item()
         return d
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _texto_utf8(texto) -> str:
+    texto = str(texto)
+    return _SURROGATE.sub("\ufffd", texto) if _SURROGATE.search(texto) else texto
 
 
 # ------------------------------------------------------------------------ semente
@@ -209,6 +230,14 @@ class ObjetoRemoto:
 
     def ler(self, nome: str):
         return self._sessao.chamar(self._ref, caminho=nome.split("."), ler=True, prazo=self._prazo)
+
+    def carregar_pesos(self, state_dict: dict, strict: bool = True) -> None:
+        """``load_state_dict`` do lado da caixa (o retorno, um namedtuple, fica por lá)."""
+        self.metodo("load_state_dict", state_dict, strict=strict, guardar=True)
+
+    def pesos(self) -> dict:
+        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores."""
+        return self.metodo("state_dict")
 
 
 class Aluno:
@@ -389,7 +418,7 @@ def avaliar(
         res.erro = sub.erro
         _zerar(res, atividade, f"Notebook ilegível: {sub.erro}")
         res.segundos = time.monotonic() - inicio
-        return res
+        return res.limpar_textos()
     sessao = Sessao(zigoto, atividade, sub.codigo)
     plugin = PluginAvaliacao(sessao, atividade, semente)
     try:
@@ -404,7 +433,7 @@ def avaliar(
         res.avisos.append(f"erro ao executar a célula '{gid}': {msg}")
     res.interrompida = list(dict.fromkeys(sessao.interrompida))
     res.segundos = time.monotonic() - inicio
-    return res
+    return res.limpar_textos()
 
 
 def _zerar(res: ResultadoSubmissao, atividade: Atividade, mensagem: str) -> None:
