@@ -20,7 +20,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -52,6 +52,9 @@ mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas
 
 adversarial: $(CARIMBO) ## Roda o corpus adversarial e imprime os números
 	@$(PY) -m autograder.adversarial
+
+relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
+	@$(PY) -m autograder.relatorio_html "$(OUT)"
 
 gradescope: $(CARIMBO) ## Gera build/gradescope/<slug>.zip (autograder do Gradescope) por atividade
 	@$(PY) -m autograder.gradescope empacotar

@@ -174,3 +174,13 @@ def test_item_quebrado_nao_zera_os_outros(nome, zigoto, tmp_path, monkeypatch):
     assert pontos["teste_atencao"] == 4 and pontos["teste_mascara"] == 2, pontos
     relatorio = " ".join([*res.avisos, *(t.mensagem for t in res.testes)])
     assert any(e in relatorio for e in esperado), relatorio
+
+
+def test_relatorio_html_do_instrutor(lote_exemplos, tmp_path):
+    from autograder.relatorio_html import carregar, gerar
+
+    saida, _ = lote_exemplos
+    pagina = gerar(carregar(saida))
+    for trecho in ("Relatório da turma", "Equívocos mais frequentes", "Submissões mais lentas", "data:image/png"):
+        assert trecho in pagina
+    assert "atencao-sem-escala" in pagina
