@@ -37,9 +37,11 @@ def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tupl
     for dir_aluno in sorted(pasta.iterdir(), key=lambda p: p.name):
         nome = dir_aluno.name
         if nome.startswith("."):
+            if not dir_aluno.is_symlink() and dir_aluno.is_dir() and any((dir_aluno / s).exists() for s in slugs):
+                avisos.append(f"{nome!r}: pasta oculta (o nome começa com '.'); não foi avaliada.")
             continue
         if dir_aluno.is_symlink() or not dir_aluno.is_dir():
-            avisos.append(f"'{nome}': ignorado (não é uma pasta comum).")
+            avisos.append(f"{nome!r}: ignorado (não é uma pasta comum).")
             continue
         if not NOME_VALIDO.match(nome) or nome in (".", ".."):
             avisos.append(f"{nome!r}: nome de aluno inválido; a pasta não foi avaliada.")
@@ -51,7 +53,7 @@ def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tupl
             if so_slug and slug != so_slug:
                 continue
             if slug not in slugs:
-                avisos.append(f"{nome}/{slug}: atividade desconhecida; ignorada.")
+                avisos.append(f"{nome}/{slug!r}: atividade desconhecida; ignorada.")
                 continue
             preferido = dir_slug / f"{slug}.ipynb"
             candidatos = sorted(p for p in dir_slug.glob("*.ipynb") if not p.name.startswith("."))
@@ -85,7 +87,7 @@ def _avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
         res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
         res.erro = f"falha interna do avaliador ({type(exc).__name__}: {exc})"
         _zerar(res, atividade, res.erro)
-        return res
+        return res.limpar_textos()
 
 
 def _aviso_isolamento(zigoto) -> None:
@@ -107,6 +109,7 @@ def cmd_lote(args) -> int:
         print(f"Nenhuma submissão encontrada em {pasta} (layout esperado: <aluno>/<slug>/<notebook>.ipynb).")
         return 1
     print(f"Avaliando {len(tarefas)} submissões de {pasta}", flush=True)
+    saida.mkdir(parents=True, exist_ok=True)  # precisa existir para o zigoto escondê-la das caixas
     zigoto = Zigoto(ocultar=[str(pasta), str(saida)])
     _aviso_isolamento(zigoto)
     resultados = []
@@ -148,6 +151,8 @@ def cmd_avaliar(args) -> int:
 
     caminho = Path(args.notebook)
     slug = _slug_de(caminho, args.slug)
+    if args.saida:
+        Path(args.saida).mkdir(parents=True, exist_ok=True)  # idem: pasta inexistente não é escondida
     zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())] + ([args.saida] if args.saida else []))
     _aviso_isolamento(zigoto)
     try:

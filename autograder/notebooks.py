@@ -23,6 +23,7 @@ SUITES = RAIZ / "autograder" / "suites"
 LIMITE_NOTEBOOK = 300 * 1024 * 1024
 LIMITE_CELULA = 512 * 1024
 TAG_PREAMBULO = "preambulo"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON aceita "\\ud800" solto; UTF-8 não
 
 
 class NotebookInvalido(Exception):
@@ -156,11 +157,14 @@ def ler_submissao(caminho: Path, atividade: Atividade) -> Submissao:
         if vistos[gid] > 1:
             continue
         if celula.get("cell_type") != "code":
-            sub.avisos.append(
-                f"a célula de solução '{gid}' virou {celula.get('cell_type')!s}: o código dela não foi avaliado."
-            )
+            tipo = celula.get("cell_type")
+            tipo = tipo if tipo in ("markdown", "raw") else "outro tipo de célula"
+            sub.avisos.append(f"a célula de solução '{gid}' virou {tipo}: o código dela não foi avaliado.")
             continue
         codigo = _texto(celula)
+        if _SURROGATE.search(codigo):
+            codigo = _SURROGATE.sub("\ufffd", codigo)
+            sub.avisos.append(f"a célula '{gid}' tinha caracteres inválidos (fora do UTF-8), trocados por '\ufffd'.")
         if len(codigo) > LIMITE_CELULA:
             sub.avisos.append(f"a célula '{gid}' passa de {LIMITE_CELULA // 1024} KiB e foi ignorada.")
             continue
