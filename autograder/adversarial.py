@@ -1442,7 +1442,7 @@ def corpus() -> list[Caso]:
             "saídas exatas das verificações visíveis embutidas (tabela); fora delas, pesos uniformes",
             _com(_respostas_fixas),
             zerados=SOFT,
-            nota_maxima=2.5,
+            nota_maxima=0.0,  # o portão de ordem dos pesos impede pontos por pesos uniformes
         )
     )
 

@@ -198,7 +198,10 @@ class Sessao:
                 self.travadas[".".join([chave, *caminho])] = msg
             raise TempoEsgotado(msg) from exc
         except CaixaMorreu as exc:
-            self.interrompida.append(f"'{chave or 'objeto'}': {exc}")
+            msg = f"'{chave or 'objeto'}': {exc}"
+            self.interrompida.append(msg)
+            if chave:  # derrubou a caixa uma vez: as próximas chamadas falham sem reabri-la
+                self.travadas[".".join([chave, *caminho])] = f"chamada anterior derrubou o processo ({exc})"
             raise
 
     def fechar(self):

@@ -82,6 +82,11 @@ BOOLEANA_SOMADA = Equivoco(
     "A máscara booleana foi somada às pontuações como 0/1: isso não bloqueia nada. "
     "Onde a máscara é False a pontuação deve virar -inf.",
 )
+PESOS_NAO_SEGUEM = Equivoco(
+    "atencao-pesos-nao-seguem-pontuacoes",
+    "Os pesos não seguem as pontuações: em cada linha, a chave com maior produto escalar q·k deve "
+    "receber o maior peso (a softmax preserva a ordem). Pesos constantes ou embaralhados não são atenção.",
+)
 ADITIVA_IGNORADA = Equivoco(
     "mascara-aditiva-ignorada",
     "A máscara aditiva (float) não foi somada às pontuações: só a booleana é tratada.",
@@ -151,6 +156,23 @@ def softmax_do_aluno(aluno, z, **kw):
 def atencao_do_aluno(aluno, *args, **kw):
     return diagnosticar_erro(
         lambda: aluno.atencao_produto_escalar(*args, **kw), TRANSPOSTA_TOTAL, ["matmul", "mismatch", "broadcast"]
+    )
+
+
+def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
+    """Portão dos testes de propriedade: sem máscara, a ordem dos pesos em cada linha tem de
+    ser a ordem das pontuações q·k (vale para qualquer escala positiva). Impede que uma
+    função constante (pesos uniformes) ganhe pontos só por ter as propriedades."""
+    Q = rng.normal(size=(4, 6))
+    K = rng.normal(size=(7, 6))
+    V = rng.normal(size=(7, 3))
+    _, pesos = par(atencao_do_aluno(aluno, Q, K, V))
+    verificar(pesos.shape == (4, 7), f"pesos deveria ter forma (4, 7); veio {pesos.shape}.")
+    ordem_certa = np.argsort(Q @ K.T, axis=-1)
+    verificar(
+        np.all(np.isfinite(pesos)) and np.array_equal(np.argsort(pesos, axis=-1), ordem_certa),
+        PESOS_NAO_SEGUEM.mensagem,
+        PESOS_NAO_SEGUEM,
     )
 
 
@@ -266,6 +288,7 @@ def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
 @item("teste_atencao", pontos=0.5)
 def test_atencao_pesos_sao_distribuicao(aluno, rng):
     """atenção: cada linha de pesos é uma distribuição sobre as chaves"""
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     Q, K, V = _qkv(rng, lote=(3,), n_q=5, n_k=4, d_k=6, d_v=6)
     saida, pesos = par(atencao_do_aluno(aluno, Q, K, V))
     verificar(pesos.shape == (3, 5, 4), f"pesos deveria ter forma (3, 5, 4); veio {pesos.shape}.")
@@ -278,6 +301,7 @@ def test_atencao_pesos_sao_distribuicao(aluno, rng):
 @item("teste_atencao", pontos=0.5)
 def test_atencao_permutar_chaves_e_valores(aluno, rng):
     """atenção: permutar chaves e valores juntos não muda a saída"""
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     Q, K, V = _qkv(rng, n_q=3, n_k=8, d_k=4, d_v=5)
     perm = rng.permutation(8)
     s1, p1 = par(atencao_do_aluno(aluno, Q, K, V))
@@ -323,6 +347,7 @@ def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     # Q = 0 deixa todas as pontuações iguais: o teste não depende da escala usada.
     _, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=6, d_k=4, d_v=3)
     Q = np.zeros((2, 5, 4))
@@ -335,6 +360,7 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     _, K, V = _qkv(rng, n_q=4, n_k=5, d_k=4, d_v=2)
     Q = np.zeros((4, 4))
     m = rng.normal(size=(4, 5))
@@ -348,6 +374,7 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_zera_pesos_mascarados(aluno, rng):
     """máscara: chaves mascaradas recebem peso exatamente 0 e as linhas somam 1 (máscara com broadcast)"""
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     Q, K, V = _qkv(rng, lote=(3,), n_q=6, n_k=6, d_k=8, d_v=4, escala_dados=2.0)
     causal = np.tril(np.ones((6, 6), dtype=bool))  # broadcast sobre o lote
     _saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=causal))
@@ -366,6 +393,7 @@ def test_mascara_zera_pesos_mascarados(aluno, rng):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_equivale_a_renormalizar(aluno, rng):
     """máscara: pesos mascarados = pesos sem máscara restritos às chaves permitidas e renormalizados"""
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=6, d_v=3, escala_dados=1.3)
     m = _mascara_aleatoria(rng, (5, 7))
     _, livres = par(atencao_do_aluno(aluno, Q, K, V))
