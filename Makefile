@@ -11,6 +11,7 @@ CARIMBO := $(VENV)/.instalado
 
 SUBMISSIONS ?= autograder/exemplos
 OUT ?= build/notas
+JOBS ?=
 SLUGS := $(notdir $(wildcard source/[0-9]*))
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
@@ -42,7 +43,7 @@ release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exe
 	@echo "autograder/exemplos/ regenerado a partir de release/ e das variantes."
 
 grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios em OUT
-	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)"
+	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q

@@ -11,21 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.lote import Tarefa
+
 NOME_VALIDO = re.compile(r"^[^\W][\w.@+-]{0,127}$")
-
-
-@dataclass
-class Tarefa:
-    aluno: str
-    slug: str
-    notebook: Path | None
-    problema: str | None = None
 
 
 def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tuple[list[Tarefa], list[str]]:
@@ -96,9 +90,9 @@ def _aviso_isolamento(zigoto) -> None:
 
 
 def cmd_lote(args) -> int:
-    from autograder.caixa.cliente import Zigoto
+    from autograder.lote import avaliar_lote
     from autograder.notebooks import carregar_atividade, slugs
-    from autograder.relatorios import gravar_notas_csv, gravar_results, tabela
+    from autograder.relatorios import gravar_notas_csv, tabela
 
     pasta = Path(args.pasta).resolve()
     saida = Path(args.saida).resolve()
@@ -108,23 +102,13 @@ def cmd_lote(args) -> int:
     if not tarefas:
         print(f"Nenhuma submissão encontrada em {pasta} (layout esperado: <aluno>/<slug>/<notebook>.ipynb).")
         return 1
-    print(f"Avaliando {len(tarefas)} submissões de {pasta}", flush=True)
+    jobs = args.jobs or os.cpu_count() or 1
+    print(f"Avaliando {len(tarefas)} submissões de {pasta} com {min(jobs, len(tarefas))} trabalhador(es)", flush=True)
     saida.mkdir(parents=True, exist_ok=True)  # precisa existir para o zigoto escondê-la das caixas
-    zigoto = Zigoto(ocultar=[str(pasta), str(saida)])
-    _aviso_isolamento(zigoto)
-    resultados = []
     inicio = time.monotonic()
-    try:
-        for i, tarefa in enumerate(tarefas, 1):
-            res = _avaliar_tarefa(tarefa, zigoto, args.semente)
-            gravar_results(res, saida / tarefa.aluno / tarefa.slug)
-            resultados.append(res)
-            if sys.stdout.isatty():
-                print(f"\r[{i}/{len(tarefas)}] {tarefa.aluno}/{tarefa.slug}", end="", flush=True)
-    finally:
-        zigoto.fechar()
-    if sys.stdout.isatty():
-        print()
+    resultados = avaliar_lote(
+        tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente, retomar=not args.refazer
+    )
     itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
     csv = gravar_notas_csv(resultados, saida / "notas.csv", itens)
     print(tabela(resultados))
@@ -211,6 +195,8 @@ def main(argv=None) -> int:
     lote.add_argument("--saida", default="build/notas")
     lote.add_argument("--slug")
     lote.add_argument("--semente", type=int)
+    lote.add_argument("--jobs", type=int, help="trabalhadores em paralelo (padrão: número de núcleos)")
+    lote.add_argument("--refazer", action="store_true", help="reavalia tudo, mesmo o que não mudou")
     lote.set_defaults(func=cmd_lote)
 
     n = sub.add_parser("nota", help="(interno) nota por item em JSON, para a ponte do nbgrader")

@@ -62,6 +62,38 @@ class ResultadoSubmissao:
     segundos: float = 0.0
     itens_max: dict[str, float] = field(default_factory=dict)
     interrompida: list[str] = field(default_factory=list)  # o que a caixa teve de parar
+    impressao: str = ""  # hash do notebook + atividade: permite retomar um lote sem reavaliar
+
+    @classmethod
+    def de_results_json(cls, dados: dict, itens_max: dict[str, float]) -> ResultadoSubmissao:
+        """Reconstrói um resultado gravado (para retomar um lote interrompido)."""
+        extra = dados.get("extra_data", {})
+        res = cls(
+            aluno=extra.get("aluno", ""),
+            slug=extra.get("slug", ""),
+            notebook="",
+            semente=int(extra.get("semente", 0)),
+            avisos=list(extra.get("avisos", [])),
+            erro=extra.get("erro"),
+            segundos=float(dados.get("execution_time", 0.0)),
+            itens_max=dict(itens_max),
+            interrompida=list(extra.get("interrompida", [])),
+            impressao=extra.get("impressao", ""),
+        )
+        for t in dados.get("tests", []):
+            item, _, nome = t["name"].partition("] ")
+            res.testes.append(
+                ResultadoTeste(
+                    item.lstrip("["),
+                    nome,
+                    float(t["score"]),
+                    float(t["max_score"]),
+                    "" if t.get("status") == "passed" else t.get("output", ""),
+                    (t.get("extra_data") or {}).get("equivoco"),
+                    "passou" if t.get("status") == "passed" else "falhou",
+                )
+            )
+        return res
 
     def pontos_por_item(self) -> dict[str, float]:
         pontos = {gid: 0.0 for gid in self.itens_max}

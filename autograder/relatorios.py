@@ -23,6 +23,7 @@ def results_json(res: ResultadoSubmissao) -> dict:
                 "status": "passed" if t.situacao == "passou" else "failed",
                 "output": "OK" if t.situacao == "passou" else t.mensagem,
                 "visibility": "visible",
+                "extra_data": {"equivoco": t.equivoco} if t.equivoco else {},
             }
         )
     linhas = [f"Atividade {res.slug}: {res.nota:g} de {res.nota_max:g} pontos."]
@@ -53,6 +54,7 @@ def results_json(res: ResultadoSubmissao) -> dict:
             "avisos": res.avisos,
             "interrompida": res.interrompida,
             "erro": res.erro,
+            "impressao": res.impressao,
         },
     }
 

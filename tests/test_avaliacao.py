@@ -184,3 +184,35 @@ def test_relatorio_html_do_instrutor(lote_exemplos, tmp_path):
     for trecho in ("Relatório da turma", "Equívocos mais frequentes", "Submissões mais lentas", "data:image/png"):
         assert trecho in pagina
     assert "atencao-sem-escala" in pagina
+
+
+def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
+    """Dois trabalhadores dão as mesmas notas que um; a segunda rodada não reavalia nada."""
+
+    def rodar(saida, *extra):
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "lote",
+                str(RAIZ / "autograder" / "exemplos"),
+                "--saida",
+                str(saida),
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=RAIZ,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    rodar(tmp_path / "serie", "--jobs", "1")
+    rodar(tmp_path / "paralelo", "--jobs", "2")
+    serie = (tmp_path / "serie" / "notas.csv").read_text(encoding="utf-8")
+    assert serie == (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8")
+    segunda = rodar(tmp_path / "paralelo", "--jobs", "2")
+    assert "Retomando" in segunda
+    assert (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8") == serie

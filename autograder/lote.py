@@ -1,0 +1,188 @@
+"""Avaliação de uma turma inteira: trabalhadores em paralelo, retomada e progresso.
+
+Cada trabalhador é um processo com o seu próprio zigoto (NumPy e PyTorch importados uma vez)
+e a sua própria "vaga" (um uid sem privilégio diferente), então as caixas de trabalhadores
+diferentes não se enxergam nem disputam o limite de processos. As notas não dependem da
+ordem nem do número de trabalhadores: a semente de cada submissão vem do seu próprio código.
+
+Retomada: ao lado de cada ``results.json`` fica a impressão digital (hash do notebook, do
+notebook do instrutor e da suíte). Se nada mudou, a submissão não é reavaliada.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.notebooks import carregar_atividade
+
+_ZIGOTO = None
+
+
+@dataclass
+class Tarefa:
+    """Uma submissão a avaliar: aluno, atividade e o notebook (ou o problema que impediu achá-lo)."""
+
+    aluno: str
+    slug: str
+    notebook: Path | None
+    problema: str | None = None
+
+
+def impressao(tarefa, semente) -> str:
+    """Hash do que determina a nota: notebook do aluno, atividade (source + suíte) e semente."""
+    h = hashlib.sha256()
+    atividade = carregar_atividade(tarefa.slug)
+    for arquivo in [atividade.caminho, *sorted(atividade.pasta_suite.rglob("*.py"))]:
+        h.update(arquivo.read_bytes())
+    if tarefa.notebook is not None:
+        try:
+            if not os.path.islink(tarefa.notebook):
+                h.update(Path(tarefa.notebook).read_bytes())
+        except OSError:
+            h.update(b"ilegivel")
+    h.update(repr((tarefa.problema, semente)).encode())
+    return h.hexdigest()
+
+
+def ja_avaliada(tarefa, saida: Path, semente):
+    """O resultado gravado, se ainda vale para esta submissão; senão None."""
+    from autograder.avaliacao import ResultadoSubmissao
+
+    arquivo = saida / tarefa.aluno / tarefa.slug / "results.json"
+    try:
+        dados = json.loads(arquivo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if dados.get("extra_data", {}).get("impressao") != impressao(tarefa, semente):
+        return None
+    itens_max = {i.grade_id: i.pontos for i in carregar_atividade(tarefa.slug).itens}
+    return ResultadoSubmissao.de_results_json(dados, itens_max)
+
+
+def _iniciar_trabalhador(vagas, ocultar) -> None:
+    global _ZIGOTO
+    from autograder.caixa.cliente import Zigoto
+
+    _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vagas.get())
+
+
+def _no_trabalhador(tarefa, semente):
+    from autograder.__main__ import _avaliar_tarefa
+
+    res = _avaliar_tarefa(tarefa, _ZIGOTO, semente)
+    res.impressao = impressao(tarefa, semente)
+    return res
+
+
+class Progresso:
+    """Barra de progresso com ETA (só redesenha quando a saída é um terminal)."""
+
+    def __init__(self, total: int):
+        self.total, self.feitos, self.inicio = total, 0, time.monotonic()
+        self.tty = sys.stdout.isatty()
+        self.ultimo = 0.0
+
+    def avancar(self, rotulo: str) -> None:
+        self.feitos += 1
+        agora = time.monotonic()
+        decorrido = agora - self.inicio
+        eta = decorrido / self.feitos * (self.total - self.feitos)
+        largura = 30
+        cheio = int(largura * self.feitos / max(self.total, 1))
+        linha = f"[{'#' * cheio}{'.' * (largura - cheio)}] {self.feitos}/{self.total}  ETA {eta:5.0f} s  {rotulo[:40]}"
+        if self.tty:
+            print(f"\r{linha:<100}", end="", flush=True)
+        elif agora - self.ultimo > 10 or self.feitos == self.total:
+            print(linha, flush=True)
+            self.ultimo = agora
+
+    def fechar(self) -> None:
+        if self.tty:
+            print()
+
+
+def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=None, retomar=True, aviso=print):
+    """Avalia ``tarefas`` e grava cada ``results.json`` assim que fica pronto."""
+    from autograder.__main__ import _avaliar_tarefa
+    from autograder.caixa.cliente import Zigoto
+    from autograder.relatorios import gravar_results
+
+    resultados = {}
+    pendentes = []
+    for tarefa in tarefas:
+        anterior = ja_avaliada(tarefa, saida, semente) if retomar else None
+        if anterior is not None:
+            resultados[(tarefa.aluno, tarefa.slug)] = anterior
+        else:
+            pendentes.append(tarefa)
+    if resultados:
+        aviso(f"Retomando: {len(resultados)} submissões sem mudança desde a última avaliação não serão refeitas.")
+    progresso = Progresso(len(pendentes))
+    jobs = max(1, min(jobs, len(pendentes) or 1))
+
+    def concluir(tarefa, res):
+        gravar_results(res, saida / tarefa.aluno / tarefa.slug)
+        resultados[(tarefa.aluno, tarefa.slug)] = res
+        progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
+
+    def em_serie(lista):
+        zigoto = Zigoto(ocultar=ocultar)
+        for a in zigoto.avisos:
+            aviso(f"Aviso de segurança: {a}")
+        try:
+            for tarefa in lista:
+                res = _avaliar_tarefa(tarefa, zigoto, semente)
+                res.impressao = impressao(tarefa, semente)
+                concluir(tarefa, res)
+        finally:
+            zigoto.fechar()
+
+    restantes = []
+    if jobs == 1:
+        em_serie(pendentes)
+    elif pendentes:
+        contexto = mp.get_context("spawn")
+        vagas = contexto.Manager().Queue()
+        for v in range(jobs):
+            vagas.put(v)
+        with ProcessPoolExecutor(
+            jobs, mp_context=contexto, initializer=_iniciar_trabalhador, initargs=(vagas, ocultar)
+        ) as ex:
+            futuros = {ex.submit(_no_trabalhador, t, semente): t for t in pendentes}
+            while futuros:
+                prontos, _ = wait(futuros, return_when=FIRST_COMPLETED)
+                for f in prontos:
+                    tarefa = futuros.pop(f)
+                    try:
+                        res = f.result()
+                    except BrokenProcessPool:
+                        restantes.append(tarefa)  # o grupo de trabalhadores caiu: termina em série
+                        continue
+                    except Exception as exc:
+                        res = _falha(tarefa, exc)
+                    concluir(tarefa, res)
+    if restantes:
+        aviso(f"Aviso: os trabalhadores em paralelo caíram; {len(restantes)} submissões terminam em série.")
+        em_serie(restantes)
+    progresso.fechar()
+    return [resultados[(t.aluno, t.slug)] for t in tarefas]
+
+
+def _falha(tarefa, exc):
+    from autograder.avaliacao import ResultadoSubmissao, _zerar
+
+    atividade = carregar_atividade(tarefa.slug)
+    res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook or ""), 0)
+    res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
+    res.erro = f"o trabalhador que avaliava esta submissão falhou ({type(exc).__name__}: {exc})"
+    _zerar(res, atividade, res.erro)
+    return res
