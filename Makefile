@@ -33,6 +33,8 @@ $(CARIMBO): requirements.txt constraints.txt
 	@set -o pipefail; $(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt 2>&1 \
 	  | { grep -v 'is neither a file nor a directory' || true; }
 	@$(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
+	@mkdir -p $(VENV)/share/jupyter/lab/settings && printf '%s\n' \
+	  '{"@jupyterlab/translation-extension:plugin": {"locale": "pt_BR"}}' > $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $(CARIMBO)
 
 ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (idempotente)
@@ -69,7 +71,7 @@ formatar: $(CARIMBO) ## Formata código e notebooks com ruff
 	@$(PY) -m ruff format .
 
 lab: $(CARIMBO) ## Abre o JupyterLab (pt-BR) em release/, só em localhost
-	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release
+	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release --no-browser $(if $(filter 0,$(shell id -u)),--allow-root)
 
 limpar: ## Apaga saídas geradas (não apaga o .venv)
 	rm -rf build submitted autograded feedback gradebook.db .pytest_cache

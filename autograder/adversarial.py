@@ -2,7 +2,7 @@
 
     python -m autograder.adversarial [--casos TRECHO ...] [--manter PASTA] [--base PASTA] [--listar]
 
-Variáveis: ``ADVERSARIAL_PRAZO`` (prazo por chamada/célula no lote, padrão 3 s),
+Variáveis: ``ADVERSARIAL_PRAZO`` (prazo por chamada/célula no lote, padrão 5 s),
 ``ADVERSARIAL_ORCAMENTO`` (por submissão, 60 s), ``ADVERSARIAL_LIMITE_LOTE`` (o lote inteiro,
 600 s) e ``ADVERSARIAL_BASE`` (onde criar a pasta temporária, padrão /tmp). Dentro de /tmp as
 submissões e a saída já somem da caixa, que monta o seu próprio /tmp; numa base que a caixa
@@ -57,7 +57,7 @@ from autograder.notebooks import RAIZ, carregar_atividade, notebook_fonte
 from autograder.variantes import codigo_de_referencia, notebook_com
 
 SLUG = "01-atencao"
-PRAZO = os.environ.get("ADVERSARIAL_PRAZO", "3")  # s por chamada/célula, no lote do corpus
+PRAZO = os.environ.get("ADVERSARIAL_PRAZO", "5")  # s por chamada/célula, no lote do corpus
 ORCAMENTO = os.environ.get("ADVERSARIAL_ORCAMENTO", "60")  # s por submissão
 LIMITE_LOTE = float(os.environ.get("ADVERSARIAL_LIMITE_LOTE", "600"))  # o lote inteiro
 UID_CAIXA = 61000  # uid da vaga 0 (ver caixa/cliente.py); as vagas usam 61000 + n
@@ -270,7 +270,7 @@ _pastas = [".", "/tmp", "/var/tmp", "/dev/shm", "/run", "/run/lock", _ADV["saida
            _ADV["raiz"], _ADV["apoio"], os.path.expanduser("~"), "/"]
 try:
     with open("grande-" + _ADV["marca"], "wb") as _f:
-        _f.write(b"0" * (1 << 30))  # 1 GiB num arquivo só
+        _f.write(b"0" * (256 << 20))  # 256 MiB num arquivo só (o teto de arquivo é 16 MiB)
 except (OSError, MemoryError):
     pass
 for _pasta in _pastas:

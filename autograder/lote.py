@@ -15,6 +15,7 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import stat
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -22,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.notebooks import carregar_atividade
+from autograder.notebooks import LIMITE_NOTEBOOK, carregar_atividade
 
 _ZIGOTO = None
 
@@ -45,8 +46,11 @@ def impressao(tarefa, semente) -> str:
         h.update(arquivo.read_bytes())
     if tarefa.notebook is not None:
         try:
-            if not os.path.islink(tarefa.notebook):
+            info = os.lstat(tarefa.notebook)
+            if stat.S_ISREG(info.st_mode) and info.st_size <= LIMITE_NOTEBOOK:
                 h.update(Path(tarefa.notebook).read_bytes())
+            else:  # link, FIFO (abrir travaria), grande demais: basta o que o stat diz
+                h.update(repr((info.st_mode, info.st_size, info.st_mtime_ns)).encode())
         except OSError:
             h.update(b"ilegivel")
     h.update(repr((tarefa.problema, semente)).encode())
