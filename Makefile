@@ -21,7 +21,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio bench
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -58,6 +58,9 @@ adversarial: $(CARIMBO) ## Roda o corpus adversarial e imprime os números
 
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
 	@$(PY) -m autograder.relatorio_html "$(OUT)"
+
+bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos) pelo nosso lote e pelo nbgrader, com a razão
+	@$(PY) -m autograder.bench.turma $(if $(JOBS),--jobs $(JOBS))
 
 gradescope: $(CARIMBO) ## Gera build/gradescope/<slug>.zip (autograder do Gradescope) por atividade
 	@$(PY) -m autograder.gradescope empacotar
