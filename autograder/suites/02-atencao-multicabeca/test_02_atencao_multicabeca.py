@@ -1,0 +1,737 @@
+"""Suíte oculta da atividade 02-atencao-multicabeca: dividir e juntar cabeças, a camada em NumPy
+e o módulo ``AtencaoMultiCabeca`` do PyTorch.
+
+Oráculos: a solução do instrutor (fixture ``ref``); ``torch.nn.MultiheadAttention`` com os pesos
+copiados (``in_proj_weight`` = concatenação de W_q, W_k e W_v; ``attn_mask``/``key_padding_mask``
+com a convenção oposta, True = bloqueado; ``average_attn_weights=False``); uma implementação
+independente em NumPy (float64) que também produz as saídas dos equívocos conhecidos; e
+propriedades (h = 1 é a atenção de uma cabeça; com projeções bloco-diagonais, h cabeças são h
+atenções independentes, uma por fatia de colunas; ida e volta dividir/juntar; formas).
+"""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from autograder.caixa.cliente import ErroDoAluno
+from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+
+# Ao testar a camada em NumPy, dividir_cabecas e juntar_cabecas do aluno são trocadas pelas de
+# referência: um erro nelas tira pontos só dos próprios itens.
+DEPENDENCIAS = {"teste_multicabeca_numpy": ["dividir_cabecas", "juntar_cabecas"]}
+
+SEM_TRANSPOSTA = Equivoco(
+    "cabecas-sem-transposta",
+    "Faltou a transposição entre o eixo das posições e o das cabeças: um reshape direto entre "
+    "(..., n, d_model) e (..., h, n, d_k) tem a forma certa, mas mistura posições diferentes numa mesma "
+    "cabeça (e sem trocar os eixos a atenção corre entre as cabeças, não entre as posições). Para separar, "
+    "faça reshape para (..., n, h, d_k) e troque os eixos -3 e -2 (no PyTorch, .transpose(1, 2)); para "
+    "juntar, transponha de volta antes do reshape.",
+)
+ESCALA_D_MODEL = Equivoco(
+    "escala-d-model",
+    "A escala usou d_model: cada cabeça compara vetores de d_k = d_model // h dimensões, então as "
+    "pontuações se dividem por √d_k, não por √d_model. (Na versão NumPy, a `atencao` dada já usa √d_k "
+    "quando recebe as cabeças separadas: não passe `escala`.)",
+)
+ORDEM_CABECAS = Equivoco(
+    "ordem-das-cabecas",
+    "As cabeças ficaram na ordem errada dentro de d_model: a cabeça i corresponde às colunas contíguas "
+    "i·d_k até (i+1)·d_k − 1 (blocos, não colunas intercaladas). Separe com reshape para (..., n, h, d_k) "
+    "e, ao juntar, volte para (..., n, h, d_k) antes do reshape final para (..., n, d_model).",
+)
+SEM_W_O = Equivoco(
+    "sem-projecao-saida",
+    "Faltou a projeção de saída: depois de concatenar as cabeças, multiplique por W_o (no módulo, aplique "
+    "self.w_o). É ela que mistura o que as cabeças encontraram.",
+)
+SEM_DIVIDIR = Equivoco(
+    "sem-dividir-cabecas",
+    "Você calculou uma única atenção com as projeções inteiras (d_model dimensões): isso é atenção de uma "
+    "cabeça só. Separe Q, K e V em h cabeças (dividir_cabecas) antes de chamar a atenção.",
+)
+KV_DE_X_Q = Equivoco(
+    "kv-de-x-q",
+    "Chaves e valores devem vir de X_kv (X_kv @ W_k e X_kv @ W_v); você usou X_q. Na autoatenção os dois "
+    "são o mesmo array, mas na atenção cruzada não.",
+)
+W_TRANSPOSTA = Equivoco(
+    "projecao-transposta",
+    "As projeções usaram W.T: nesta função os pesos têm forma (entrada, saída) e a projeção é X @ W. "
+    "(Guardar o peso como (saída, entrada) e calcular x @ W.T é a convenção do nn.Linear.)",
+)
+PESOS_MEDIA = Equivoco(
+    "pesos-media-cabecas",
+    "Os pesos devem vir por cabeça, com forma (..., h, n_q, n_k); você devolveu a média (ou a soma) sobre "
+    "as cabeças, como o nn.MultiheadAttention faz por padrão.",
+)
+MASCARA_IGNORADA = Equivoco(
+    "mascara-ignorada",
+    "A máscara não teve efeito: repasse `mascara` para a atenção; ela faz broadcast sobre o eixo das cabeças.",
+)
+MASCARA_INVERTIDA = Equivoco(
+    "mascara-invertida",
+    "Máscara invertida: aqui True significa 'pode atender'. O attn_mask booleano do nn.MultiheadAttention "
+    "usa a convenção oposta (True = bloqueado); no seu módulo, bloqueie onde a máscara é False "
+    "(masked_fill(~mascara, float('-inf'))).",
+)
+SEM_VALUEERROR = Equivoco(
+    "sem-valueerror",
+    "Com d_model não divisível por h, o construtor deve levantar ValueError com uma mensagem clara "
+    "(raise ValueError(...)), e não usar assert nem deixar o erro estourar mais adiante.",
+)
+DIMENSOES_LOTE = Equivoco(
+    "dimensoes-de-lote",
+    "Sua função só funciona com um número fixo de dimensões. Conte os eixos a partir do fim "
+    "(X.shape[:-2], eixos -3 e -2) para aceitar zero, uma ou mais dimensões de lote.",
+)
+TROCA_H_DK = Equivoco(
+    "troca-h-dk",
+    "h e d_k trocaram de lugar: o reshape é para (..., n, h, d_k), com h = número de cabeças e "
+    "d_k = d_model // h, e o resultado final tem forma (..., h, n, d_k).",
+)
+D_K_FLOAT = Equivoco(
+    "d-k-float",
+    "d_k saiu como float: use divisão inteira, d_k = d_model // h (o reshape não aceita tamanhos float).",
+)
+JUNTAR_EIXO = Equivoco(
+    "juntar-eixo-errado",
+    "As cabeças foram concatenadas no eixo das posições: o resultado deve ter forma (..., n, h·d_k), com as "
+    "cabeças lado a lado nas características de cada posição.",
+)
+CABECAS_SOMADAS = Equivoco(
+    "cabecas-somadas",
+    "Você somou (ou tirou a média de) as cabeças em vez de concatená-las: o resultado tem d_k colunas, mas "
+    "deve ter h·d_k = d_model.",
+)
+SUBMODULOS = Equivoco(
+    "submodulos",
+    "O módulo deve ter exatamente os submódulos w_q, w_k, w_v e w_o, cada um nn.Linear(d_model, d_model) "
+    "com viés (bias=True): o avaliador carrega os pesos por esses nomes.",
+)
+VIEW_SEM_CONTIGUOUS = Equivoco(
+    "view-sem-contiguous",
+    "Depois de .transpose(1, 2) o tensor não é contíguo na memória e .view falha. "
+    "Use .contiguous().view(...) ou .reshape(...).",
+)
+
+
+# ======================================================================= oráculo NumPy
+def dividir_np(X, h, modo="certo"):
+    """Versões certa e erradas de dividir_cabecas: (..., n, d) -> (..., h, n, d_k)."""
+    *lote, n, d = X.shape
+    dk = d // h
+    if modo == "certo":
+        return np.swapaxes(X.reshape(*lote, n, h, dk), -3, -2)
+    if modo == "reshape_direto":
+        return X.reshape(*lote, h, n, dk)
+    if modo == "sem_trocar":
+        return X.reshape(*lote, n, h, dk)
+    if modo == "intercalado":
+        return np.moveaxis(X.reshape(*lote, n, dk, h), -1, -3)
+    if modo == "troca_h_dk":
+        return np.swapaxes(X.reshape(*lote, n, dk, h), -3, -2)
+    raise ValueError(modo)
+
+
+def juntar_np(X, modo="certo"):
+    """Versões certa e erradas de juntar_cabecas: (..., h, n, d_k) -> (..., n, h*d_k)."""
+    *lote, h, n, dk = X.shape
+    if modo == "certo":
+        return np.swapaxes(X, -3, -2).reshape(*lote, n, h * dk)
+    if modo == "reshape_direto":
+        return X.reshape(*lote, n, h * dk)
+    if modo == "intercalado":
+        return np.moveaxis(X, -3, -1).reshape(*lote, n, h * dk)
+    if modo == "posicoes":
+        return X.reshape(*lote, h * n, dk)
+    if modo == "soma":
+        return X.sum(axis=-3)
+    if modo == "media":
+        return X.mean(axis=-3)
+    raise ValueError(modo)
+
+
+def _softmax(s):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = s - s.max(axis=-1, keepdims=True)
+        e = np.exp(s)
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def _atencao(Q, K, V, escala, mascara=None):
+    s = Q @ np.swapaxes(K, -1, -2) * escala
+    if mascara is not None:
+        s = np.where(mascara, s, -np.inf)
+    p = _softmax(s)
+    with np.errstate(invalid="ignore"):
+        return p @ V, p
+
+
+def mha(
+    Xq,
+    Xkv,
+    Wq,
+    Wk,
+    Wv,
+    Wo,
+    h,
+    mascara=None,
+    vieses=(0.0, 0.0, 0.0, 0.0),
+    dividir="certo",
+    juntar="certo",
+    escala_d_model=False,
+    usar_wo=True,
+    media=False,
+    kv_de_q=False,
+    Xv=None,
+):
+    """Atenção de múltiplas cabeças em float64 (projeções X @ W + b), certa ou com um equívoco.
+
+    As chaves vêm de ``Xkv`` e os valores de ``Xv`` (padrão: também ``Xkv``).
+    """
+    Xq, Xkv = np.asarray(Xq, np.float64), np.asarray(Xkv, np.float64)
+    Xv = Xkv if Xv is None else np.asarray(Xv, np.float64)
+    d = Wq.shape[1]
+    dk = d // h
+    escala = 1.0 / np.sqrt(d if escala_d_model else dk)
+    fonte_k, fonte_v = (Xq, Xq) if kv_de_q else (Xkv, Xv)
+    Q, K, V = Xq @ Wq + vieses[0], fonte_k @ Wk + vieses[1], fonte_v @ Wv + vieses[2]
+    if dividir == "sobre_cabecas":  # (..., n, h, d_k) sem trocar eixos: atenção entre as cabeças
+        Qh, Kh, Vh = (x.reshape(*x.shape[:-1], h, dk) for x in (Q, K, V))
+        saida, p = _atencao(Qh, Kh, Vh, escala)
+        junta = saida.reshape(*saida.shape[:-2], d)
+    else:
+        Qh, Kh, Vh = (dividir_np(x, h, dividir) for x in (Q, K, V))
+        saida, p = _atencao(Qh, Kh, Vh, escala, mascara)
+        junta = juntar_np(saida, juntar)
+    out = junta @ Wo + vieses[3] if usar_wo else junta
+    if media:
+        p = p.mean(axis=-3)
+    return out, p
+
+
+def equivocos_mha(Xq, Xkv, Wq, Wk, Wv, Wo, h, mascara=None, vieses=(0.0, 0.0, 0.0, 0.0), Xv=None):
+    """Pares (Equivoco, (saida, pesos)) que cada erro conhecido produziria com estas entradas."""
+    args = (Xq, Xkv, Wq, Wk, Wv, Wo)
+    kw = {"mascara": mascara, "vieses": vieses, "Xv": Xv}
+    diag = [
+        (ESCALA_D_MODEL, mha(*args, h, escala_d_model=True, **kw)),
+        (SEM_W_O, mha(*args, h, usar_wo=False, **kw)),
+        (SEM_DIVIDIR, mha(*args, 1, **kw)),
+        (SEM_TRANSPOSTA, mha(*args, h, dividir="reshape_direto", juntar="reshape_direto", **kw)),
+        (SEM_TRANSPOSTA, mha(*args, h, dividir="reshape_direto", **kw)),
+        (SEM_TRANSPOSTA, mha(*args, h, juntar="reshape_direto", **kw)),
+        (ORDEM_CABECAS, mha(*args, h, juntar="intercalado", **kw)),
+        (ORDEM_CABECAS, mha(*args, h, dividir="intercalado", **kw)),
+        (ORDEM_CABECAS, mha(*args, h, dividir="intercalado", juntar="intercalado", **kw)),
+        (PESOS_MEDIA, mha(*args, h, media=True, **kw)),
+    ]
+    if np.shape(Xq)[-2] == np.shape(Xkv)[-2] and mascara is None:
+        diag.append((SEM_TRANSPOSTA, mha(*args, h, dividir="sobre_cabecas", **kw)))
+    if not np.array_equal(Xq, Xkv):
+        with np.errstate(all="ignore"):
+            try:
+                diag.append((KV_DE_X_Q, mha(*args, h, kv_de_q=True, **kw)))
+            except ValueError:  # máscara que não faz broadcast com n_q x n_q
+                pass
+    if mascara is not None:
+        diag.append((MASCARA_IGNORADA, mha(*args, h, vieses=vieses, Xv=Xv)))
+        diag.append((MASCARA_INVERTIDA, mha(*args, h, mascara=~np.asarray(mascara, bool), vieses=vieses, Xv=Xv)))
+    return diag
+
+
+def par(resultado, nome="a função"):
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(f"{nome} deve devolver a tupla (saida, pesos); veio {type(resultado).__name__}.")
+    return como_array(resultado[0], "saida"), como_array(resultado[1], "pesos")
+
+
+def comparar_par(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5, funcao="a função"):
+    """Compara (saida, pesos) com o esperado; a saída primeiro, depois os pesos, nomeando equívocos."""
+    saida, pesos = par(resultado, funcao)
+    comparar(saida, esperado[0], f"saida ({nome})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag])
+    comparar(pesos, esperado[1], f"pesos ({nome})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag])
+
+
+def _pesos_aleatorios(rng, d, n=4, escala=1.0):
+    return [rng.normal(scale=escala / np.sqrt(d), size=(d, d)) for _ in range(n)]
+
+
+def _erro_tipico(exc, equivoco, tipos, palavras):
+    if exc.tipo in tipos and any(p in exc.mensagem for p in palavras):
+        raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
+
+
+def chamar_dividir(aluno, X, h):
+    try:
+        return aluno.dividir_cabecas(X, h)
+    except ErroDoAluno as exc:
+        _erro_tipico(exc, D_K_FLOAT, ("TypeError",), ["float"])
+        raise
+
+
+def chamar_juntar(aluno, X):
+    return aluno.juntar_cabecas(X)
+
+
+def _lote_variavel(chamada, formas, nome):
+    """Roda ``chamada`` em cada forma; um erro ou forma errada só aqui indica dimensões de lote fixas."""
+    resultados = []
+    for forma in formas:
+        try:
+            resultados.append(chamada(forma))
+        except ErroDoAluno as exc:
+            if exc.tipo in ("ValueError", "IndexError", "TypeError", "AxisError"):
+                raise Reprovado(
+                    f"{DIMENSOES_LOTE.mensagem} ({nome} com entrada de forma {forma} levantou {exc.tipo}: "
+                    f"{exc.mensagem})",
+                    DIMENSOES_LOTE,
+                ) from None
+            raise
+    return resultados
+
+
+# ======================================================================= dividir_cabecas
+def _equivocos_dividir(X, h):
+    return [
+        (SEM_TRANSPOSTA, dividir_np(X, h, "reshape_direto")),
+        (SEM_TRANSPOSTA, dividir_np(X, h, "sem_trocar")),
+        (ORDEM_CABECAS, dividir_np(X, h, "intercalado")),
+        (TROCA_H_DK, dividir_np(X, h, "troca_h_dk")),
+    ]
+
+
+@item("teste_dividir_cabecas", pontos=0.4)
+def test_dividir_confere_com_referencia(aluno, rng, ref):
+    """dividir_cabecas: forma (..., h, n, d_k) e valores conferem com a referência, com lote"""
+    X = rng.normal(size=(2, 5, 12))
+    esperado = ref.dividir_cabecas(X, 3)
+    comparar(
+        chamar_dividir(aluno, X, 3), esperado, "dividir_cabecas(X (2, 5, 12), h=3)", equivocos=_equivocos_dividir(X, 3)
+    )
+
+
+@item("teste_dividir_cabecas", pontos=0.3)
+def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
+    """dividir_cabecas: aceita zero, uma e duas dimensões de lote"""
+    canonico = rng.normal(size=(2, 4, 6))
+    comparar(
+        chamar_dividir(aluno, canonico, 2),
+        dividir_np(canonico, 2),
+        "dividir_cabecas(X (2, 4, 6), h=2)",
+        equivocos=_equivocos_dividir(canonico, 2),
+    )
+    entradas = {(7, 8): 4, (2, 3, 5, 6): 3}
+    dados = {forma: rng.normal(size=forma) for forma in entradas}
+    obtidos = _lote_variavel(lambda f: chamar_dividir(aluno, dados[f], entradas[f]), list(entradas), "dividir_cabecas")
+    for (forma, h), obtido in zip(entradas.items(), obtidos):
+        esperado = dividir_np(dados[forma], h)
+        obtido = como_array(obtido, f"dividir_cabecas de uma entrada {forma}")
+        if obtido.shape != esperado.shape and obtido.ndim != esperado.ndim:
+            raise Reprovado(DIMENSOES_LOTE.mensagem, DIMENSOES_LOTE)
+        comparar(obtido, esperado, f"dividir_cabecas(X {forma}, h={h})", equivocos=_equivocos_dividir(dados[forma], h))
+
+
+@item("teste_dividir_cabecas", pontos=0.3)
+def test_dividir_cabeca_recebe_bloco_contiguo(aluno, rng):
+    """dividir_cabecas: a cabeça i recebe as colunas contíguas i·d_k … (i+1)·d_k − 1 de cada posição"""
+    h, dk, n = 4, 3, 5
+    etiquetas = 100.0 * np.arange(n)[:, None] + np.arange(h * dk)[None, :]  # posição*100 + coluna
+    etiquetas = etiquetas + rng.integers(0, 5) * 1000.0
+    obtido = como_array(chamar_dividir(aluno, etiquetas, h), "dividir_cabecas")
+    esperado = np.stack([etiquetas[:, i * dk : (i + 1) * dk] for i in range(h)])
+    comparar(
+        obtido,
+        esperado,
+        "cabeças de uma matriz etiquetada (valor = 100·posição + coluna)",
+        equivocos=_equivocos_dividir(etiquetas, h),
+    )
+
+
+# ======================================================================= juntar_cabecas
+def _equivocos_juntar(Y):
+    return [
+        (SEM_TRANSPOSTA, juntar_np(Y, "reshape_direto")),
+        (ORDEM_CABECAS, juntar_np(Y, "intercalado")),
+        (JUNTAR_EIXO, juntar_np(Y, "posicoes")),
+        (CABECAS_SOMADAS, juntar_np(Y, "soma")),
+        (CABECAS_SOMADAS, juntar_np(Y, "media")),
+    ]
+
+
+@item("teste_juntar_cabecas", pontos=0.4)
+def test_juntar_confere_com_referencia(aluno, rng, ref):
+    """juntar_cabecas: forma (..., n, h·d_k) e valores conferem com a referência, com lote"""
+    Y = rng.normal(size=(2, 3, 5, 4))
+    comparar(
+        chamar_juntar(aluno, Y), ref.juntar_cabecas(Y), "juntar_cabecas(Y (2, 3, 5, 4))", equivocos=_equivocos_juntar(Y)
+    )
+
+
+@item("teste_juntar_cabecas", pontos=0.3)
+def test_juntar_desfaz_dividir(aluno, rng):
+    """juntar_cabecas: desfaz dividir_cabecas (ida e volta) com zero, uma e duas dimensões de lote"""
+    canonico = rng.normal(size=(3, 4, 2, 5))
+    comparar(
+        chamar_juntar(aluno, canonico),
+        juntar_np(canonico),
+        "juntar_cabecas(Y (3, 4, 2, 5))",
+        equivocos=_equivocos_juntar(canonico),
+    )
+    casos = {(6, 12): 3, (2, 2, 5, 8): 2}
+    separados = {forma: dividir_np(rng.normal(size=forma), h) for forma, h in casos.items()}
+    obtidos = _lote_variavel(lambda f: chamar_juntar(aluno, separados[f]), list(casos), "juntar_cabecas")
+    for forma, obtido in zip(casos, obtidos):
+        Y = separados[forma]
+        obtido = como_array(obtido, f"juntar_cabecas de uma entrada {Y.shape}")
+        if obtido.shape != forma and obtido.ndim != len(forma):
+            raise Reprovado(DIMENSOES_LOTE.mensagem, DIMENSOES_LOTE)
+        comparar(obtido, juntar_np(Y), f"juntar_cabecas(dividir_cabecas(X {forma}))", equivocos=_equivocos_juntar(Y))
+
+
+@item("teste_juntar_cabecas", pontos=0.3)
+def test_juntar_cabeca_ocupa_bloco_contiguo(aluno, rng):
+    """juntar_cabecas: a cabeça i ocupa as colunas contíguas i·d_k … (i+1)·d_k − 1"""
+    h, n, dk = 3, 4, 2
+    Y = 100.0 * np.arange(h)[:, None, None] + 10.0 * np.arange(n)[None, :, None] + np.arange(dk)
+    Y = Y + rng.integers(0, 5) * 1000.0
+    esperado = np.concatenate([Y[i] for i in range(h)], axis=-1)
+    comparar(
+        chamar_juntar(aluno, Y),
+        esperado,
+        "junção de cabeças etiquetadas (valor = 100·cabeça + 10·posição + coluna)",
+        equivocos=_equivocos_juntar(Y),
+    )
+
+
+# ======================================================================= camada em NumPy
+def _mh_aluno(aluno, *args, **kw):
+    return aluno.atencao_multicabeca(*args, **kw)
+
+
+@item("teste_multicabeca_numpy", pontos=1.0)
+def test_multicabeca_confere_com_pytorch(aluno, rng):
+    """atenção multicabeça (NumPy): confere com torch.nn.MultiheadAttention, atenção cruzada com lote"""
+    d, h, B, nq, nk = 16, 4, 2, 3, 5
+    Xq, Xkv = rng.normal(size=(B, nq, d)), rng.normal(size=(B, nk, d))
+    W = _pesos_aleatorios(rng, d, escala=1.3)
+    oficial = torch.nn.MultiheadAttention(d, h, batch_first=True, bias=False).double()
+    with torch.no_grad():
+        oficial.in_proj_weight.copy_(torch.from_numpy(np.concatenate([W[0].T, W[1].T, W[2].T])))
+        oficial.out_proj.weight.copy_(torch.from_numpy(W[3].T.copy()))
+        saida, pesos = oficial(
+            torch.from_numpy(Xq), torch.from_numpy(Xkv), torch.from_numpy(Xkv), average_attn_weights=False
+        )
+    esperado = (saida.numpy(), pesos.numpy())
+    diag = equivocos_mha(Xq, Xkv, *W, h)
+    diag.append((W_TRANSPOSTA, mha(Xq, Xkv, *(w.T for w in W), h)))
+    comparar_par(
+        _mh_aluno(aluno, Xq, Xkv, *W, h), esperado, diag, "atenção cruzada, lote 2", funcao="atencao_multicabeca"
+    )
+
+
+@item("teste_multicabeca_numpy", pontos=0.5)
+def test_multicabeca_uma_cabeca(aluno, rng):
+    """atenção multicabeça (NumPy): com h = 1, é a atenção de uma cabeça seguida de W_o (sem lote)"""
+    d, nq, nk = 8, 4, 6
+    Xq, Xkv = rng.normal(size=(nq, d)), rng.normal(size=(nk, d))
+    W = _pesos_aleatorios(rng, d, escala=1.3)
+    saida, pesos = _atencao(Xq @ W[0], Xkv @ W[1], Xkv @ W[2], 1.0 / np.sqrt(d))
+    esperado = (saida @ W[3], pesos[None])
+    diag = equivocos_mha(Xq, Xkv, *W, 1)
+    diag.append((W_TRANSPOSTA, mha(Xq, Xkv, *(w.T for w in W), 1)))
+    comparar_par(_mh_aluno(aluno, Xq, Xkv, *W, 1), esperado, diag, "h = 1, sem lote", funcao="atencao_multicabeca")
+
+
+def _bloco_diagonal(blocos):
+    dk = blocos[0].shape[0]
+    d = dk * len(blocos)
+    W = np.zeros((d, d))
+    for i, A in enumerate(blocos):
+        W[i * dk : (i + 1) * dk, i * dk : (i + 1) * dk] = A
+    return W
+
+
+@item("teste_multicabeca_numpy", pontos=0.75)
+def test_multicabeca_cabecas_independentes(aluno, rng):
+    """atenção multicabeça (NumPy): com projeções bloco-diagonais, h cabeças = h chamadas com h = 1, uma por fatia de colunas"""
+    h, dk, B, n = 3, 4, 2, 5
+    d = h * dk
+    X = rng.normal(size=(B, n, d))
+    blocos = {nome: [rng.normal(scale=1.5 / np.sqrt(dk), size=(dk, dk)) for _ in range(h)] for nome in "qkv"}
+    W_q, W_k, W_v = (_bloco_diagonal(blocos[nome]) for nome in "qkv")
+    W_o = np.eye(d)
+    saida, pesos = par(_mh_aluno(aluno, X, X, W_q, W_k, W_v, W_o, h), "atencao_multicabeca")
+    partes, pesos_partes = [], []
+    for i in range(h):
+        fatia = X[..., i * dk : (i + 1) * dk]
+        s_i, p_i = par(
+            _mh_aluno(aluno, fatia, fatia, blocos["q"][i], blocos["k"][i], blocos["v"][i], np.eye(dk), 1),
+            "atencao_multicabeca",
+        )
+        partes.append(s_i)
+        pesos_partes.append(p_i[..., 0, :, :] if p_i.ndim == 4 else p_i)
+    concatenado = np.concatenate(partes, axis=-1)
+    diag = equivocos_mha(X, X, W_q, W_k, W_v, W_o, h)
+    comparar(
+        saida,
+        concatenado,
+        "saida com h cabeças comparada com as h chamadas de uma cabeça concatenadas",
+        equivocos=[(e, s) for e, (s, _) in diag],
+    )
+    comparar(
+        pesos,
+        np.stack(pesos_partes, axis=-3),
+        "pesos da cabeça i comparados com os da fatia i",
+        equivocos=[(e, p) for e, (_, p) in diag],
+    )
+
+
+@item("teste_multicabeca_numpy", pontos=0.5)
+def test_multicabeca_mascara(aluno, rng, ref):
+    """atenção multicabeça (NumPy): máscara booleana (True = pode atender) vale para todas as cabeças"""
+    d, h, B, n = 12, 3, 2, 5
+    X = rng.normal(size=(B, n, d))
+    W = _pesos_aleatorios(rng, d, escala=1.3)
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    comparar_par(
+        _mh_aluno(aluno, X, X, *W, h, mascara=causal),
+        mha(X, X, *W, h, mascara=causal),
+        equivocos_mha(X, X, *W, h, mascara=causal),
+        "máscara causal (n, n)",
+        funcao="atencao_multicabeca",
+    )
+    por_exemplo = rng.random((B, 1, n, n)) < 0.6
+    por_exemplo[..., 0] = True
+    saida, pesos = par(_mh_aluno(aluno, X, X, *W, h, mascara=por_exemplo), "atencao_multicabeca")
+    verificar(pesos.shape == (B, h, n, n), f"pesos deveria ter forma {(B, h, n, n)}; veio {pesos.shape}.")
+    bloqueados = pesos[np.broadcast_to(~por_exemplo, pesos.shape)]
+    verificar(np.all(np.abs(bloqueados) <= 1e-12), MASCARA_IGNORADA.mensagem, MASCARA_IGNORADA)
+    comparar_par(
+        (saida, pesos),
+        ref.atencao_multicabeca(X, X, *W, h, mascara=por_exemplo),
+        equivocos_mha(X, X, *W, h, mascara=por_exemplo),
+        "máscara por exemplo (B, 1, n, n)",
+    )
+
+
+@item("teste_multicabeca_numpy", pontos=0.25)
+def test_multicabeca_formas(aluno, rng):
+    """atenção multicabeça (NumPy): formas (..., n_q, d_model) e (..., h, n_q, n_k) com duas dimensões de lote"""
+    d, h = 12, 6
+    Xq, Xkv = rng.normal(size=(2, 3, 4, d)), rng.normal(size=(2, 3, 7, d))
+    W = _pesos_aleatorios(rng, d)
+    saida, pesos = par(_mh_aluno(aluno, Xq, Xkv, *W, h), "atencao_multicabeca")
+    verificar(saida.shape == (2, 3, 4, d), f"saida deveria ter forma (2, 3, 4, {d}); veio {saida.shape}.")
+    if pesos.shape == (2, 3, 4, 7):
+        raise Reprovado(PESOS_MEDIA.mensagem, PESOS_MEDIA)
+    verificar(pesos.shape == (2, 3, h, 4, 7), f"pesos deveria ter forma (2, 3, {h}, 4, 7); veio {pesos.shape}.")
+    verificar(np.allclose(pesos.sum(axis=-1), 1.0), "os pesos de cada cabeça devem somar 1 sobre as chaves.")
+    comparar_par((saida, pesos), mha(Xq, Xkv, *W, h), equivocos_mha(Xq, Xkv, *W, h), "duas dimensões de lote")
+
+
+# ======================================================================= módulo do PyTorch
+NOMES = ["w_q", "w_k", "w_v", "w_o"]
+
+
+def _gerador(rng):
+    return torch.Generator().manual_seed(int(rng.integers(2**31)))
+
+
+def _state_dict(rng, d, escala=1.4):
+    g = _gerador(rng)
+    sd = {}
+    for nome in NOMES:
+        sd[f"{nome}.weight"] = torch.randn(d, d, generator=g) * (escala / d**0.5)
+        sd[f"{nome}.bias"] = torch.randn(d, generator=g) * 0.1
+    return sd
+
+
+def _em_numpy(sd):
+    """(W_q, W_k, W_v, W_o) na convenção X @ W e os vieses, em float64."""
+    W = [sd[f"{n}.weight"].double().numpy().T for n in NOMES]
+    b = tuple(sd[f"{n}.bias"].double().numpy() for n in NOMES)
+    return W, b
+
+
+def _oficial(sd, d, h):
+    m = torch.nn.MultiheadAttention(d, h, batch_first=True)
+    with torch.no_grad():
+        m.in_proj_weight.copy_(torch.cat([sd["w_q.weight"], sd["w_k.weight"], sd["w_v.weight"]]))
+        m.in_proj_bias.copy_(torch.cat([sd["w_q.bias"], sd["w_k.bias"], sd["w_v.bias"]]))
+        m.out_proj.weight.copy_(sd["w_o.weight"])
+        m.out_proj.bias.copy_(sd["w_o.bias"])
+    return m
+
+
+def _conferir_chaves(sd_aluno, d):
+    """As 8 entradas de w_q, w_k, w_v e w_o, com as formas certas (outras entradas, como buffers, são toleradas)."""
+    if not isinstance(sd_aluno, dict):
+        raise Reprovado("state_dict() do módulo deveria ser um dicionário.")
+    esperadas = {f"{n}.{p}": (d, d) if p == "weight" else (d,) for n in NOMES for p in ("weight", "bias")}
+    faltam = sorted(set(esperadas) - set(sd_aluno))
+    if faltam:
+        raise Reprovado(f"{SUBMODULOS.mensagem} Faltam no state_dict: {faltam}.", SUBMODULOS)
+    for chave, forma in esperadas.items():
+        obtida = tuple(getattr(sd_aluno[chave], "shape", ()))
+        verificar(
+            obtida == forma, f"{SUBMODULOS.mensagem} ({chave} tem forma {obtida}; o esperado é {forma}.)", SUBMODULOS
+        )
+
+
+def _criar(aluno, d, h, sd=None):
+    modulo = aluno.criar("AtencaoMultiCabeca", d, h)
+    if sd is not None:
+        _conferir_chaves(modulo.pesos(), d)
+        modulo.carregar_pesos(sd, strict=False)
+    return modulo
+
+
+def _rodar(modulo, *args, **kw):
+    try:
+        return modulo(*args, **kw)
+    except ErroDoAluno as exc:
+        _erro_tipico(exc, VIEW_SEM_CONTIGUOUS, ("RuntimeError",), ["view size is not compatible", "contiguous"])
+        raise
+
+
+def _equivocos_modulo(sd, q, k, h, mascara=None, v=None):
+    W, b = _em_numpy(sd)
+    Xv = None if v is None else v.double().numpy()
+    m = None if mascara is None else mascara.numpy()
+    return equivocos_mha(q.double().numpy(), k.double().numpy(), *W, h, mascara=m, vieses=b, Xv=Xv)
+
+
+@item("teste_modulo_pytorch", pontos=0.25)
+def test_modulo_submodulos(aluno):
+    """módulo: submódulos w_q, w_k, w_v, w_o, cada um nn.Linear(d_model, d_model) com viés"""
+    modulo = _criar(aluno, 12, 3)
+    _conferir_chaves(modulo.pesos(), 12)
+    modulo = _criar(aluno, 20, 4)
+    _conferir_chaves(modulo.pesos(), 20)
+
+
+@item("teste_modulo_pytorch", pontos=1.0)
+def test_modulo_confere_com_pytorch(aluno, rng):
+    """módulo: confere com torch.nn.MultiheadAttention (pesos copiados), atenção cruzada com lote"""
+    d, h, B, nq, nk = 16, 4, 2, 3, 5
+    sd = _state_dict(rng, d)
+    g = _gerador(rng)
+    q, k, v = torch.randn(B, nq, d, generator=g), torch.randn(B, nk, d, generator=g), torch.randn(B, nk, d, generator=g)
+    with torch.no_grad():
+        saida, pesos = _oficial(sd, d, h)(q, k, v, average_attn_weights=False)
+    modulo = _criar(aluno, d, h, sd)
+    comparar_par(
+        _rodar(modulo, q, k, v),
+        (saida.numpy(), pesos.numpy()),
+        _equivocos_modulo(sd, q, k, h, v=v),
+        "atenção cruzada com k ≠ v, lote 2",
+        atol=1e-5,
+        rtol=1e-4,
+        funcao="forward",
+    )
+
+
+@item("teste_modulo_pytorch", pontos=0.5)
+def test_modulo_mascaras(aluno, rng):
+    """módulo: máscara booleana True = pode atender (causal (n, n) e de padding (B, 1, 1, n_k)), igual para todas as cabeças"""
+    d, h, B, n, nk = 12, 3, 2, 4, 6
+    sd = _state_dict(rng, d)
+    g = _gerador(rng)
+    x = torch.randn(B, n, d, generator=g)
+    modulo = _criar(aluno, d, h, sd)
+    oficial = _oficial(sd, d, h)
+    causal = torch.ones(n, n, dtype=torch.bool).tril()
+    with torch.no_grad():
+        esperado = oficial(x, x, x, attn_mask=~causal, average_attn_weights=False)
+    comparar_par(
+        _rodar(modulo, x, x, x, mascara=causal),
+        tuple(t.numpy() for t in esperado),
+        _equivocos_modulo(sd, x, x, h, causal),
+        "máscara causal",
+        atol=1e-5,
+        rtol=1e-4,
+        funcao="forward",
+    )
+    kv = torch.randn(B, nk, d, generator=g)
+    validos = torch.ones(B, nk, dtype=torch.bool)
+    validos[0, -2:] = False
+    validos[1, -1:] = False
+    padding = validos[:, None, None, :]
+    with torch.no_grad():
+        esperado = oficial(x, kv, kv, key_padding_mask=~validos, average_attn_weights=False)
+    comparar_par(
+        _rodar(modulo, x, kv, kv, mascara=padding),
+        tuple(t.numpy() for t in esperado),
+        _equivocos_modulo(sd, x, kv, h, padding),
+        "máscara de padding",
+        atol=1e-5,
+        rtol=1e-4,
+        funcao="forward",
+    )
+
+
+@item("teste_modulo_pytorch", pontos=0.5)
+def test_modulo_valueerror(aluno):
+    """módulo: d_model não divisível por h levanta ValueError com mensagem; valores válidos não"""
+    for d, h in ((10, 3), (16, 5)):
+        try:
+            aluno.criar("AtencaoMultiCabeca", d, h)
+        except ErroDoAluno as exc:
+            if exc.tipo == "NotImplementedError":
+                raise
+            if exc.tipo == "ValueError":
+                verificar(exc.mensagem.strip(), "O ValueError deveria trazer uma mensagem explicando o problema.")
+                continue
+            raise Reprovado(
+                f"{SEM_VALUEERROR.mensagem} (AtencaoMultiCabeca({d}, {h}) levantou {exc.tipo}: {exc.mensagem})",
+                SEM_VALUEERROR,
+            ) from None
+        raise Reprovado(f"{SEM_VALUEERROR.mensagem} (AtencaoMultiCabeca({d}, {h}) não levantou nada.)", SEM_VALUEERROR)
+    for d, h in ((12, 3), (8, 8), (7, 1)):
+        _criar(aluno, d, h)
+
+
+@item("teste_modulo_pytorch", pontos=0.5)
+def test_modulo_uma_cabeca_e_formas(aluno, rng):
+    """módulo: com h = 1 é a atenção de uma cabeça; a saída preserva a forma (B, n_q, d_model)"""
+    d, B, nq, nk = 8, 3, 2, 5
+    sd = _state_dict(rng, d)
+    g = _gerador(rng)
+    q, kv = torch.randn(B, nq, d, generator=g), torch.randn(B, nk, d, generator=g)
+    Q, K, V = (F.linear(x, sd[f"{n}.weight"], sd[f"{n}.bias"]) for x, n in ((q, "w_q"), (kv, "w_k"), (kv, "w_v")))
+    pesos = torch.softmax(Q @ K.transpose(-2, -1) / d**0.5, dim=-1)
+    saida = F.linear(F.scaled_dot_product_attention(Q, K, V), sd["w_o.weight"], sd["w_o.bias"])
+    modulo = _criar(aluno, d, 1, sd)
+    comparar_par(
+        _rodar(modulo, q, kv, kv),
+        (saida.numpy(), pesos[:, None].numpy()),
+        _equivocos_modulo(sd, q, kv, 1),
+        "h = 1",
+        atol=1e-5,
+        rtol=1e-4,
+        funcao="forward",
+    )
+    d, h = 20, 5
+    modulo = _criar(aluno, d, h)
+    q, kv = torch.randn(4, 1, d, generator=g), torch.randn(4, 9, d, generator=g)
+    saida, pesos = par(_rodar(modulo, q, kv, kv), "forward")
+    verificar(saida.shape == (4, 1, d), f"saida deveria ter forma (4, 1, {d}); veio {saida.shape}.")
+    verificar(pesos.shape != (4, 1, 9), PESOS_MEDIA.mensagem, PESOS_MEDIA)
+    verificar(pesos.shape == (4, h, 1, 9), f"pesos deveria ter forma (4, {h}, 1, 9); veio {pesos.shape}.")
+
+
+@item("teste_modulo_pytorch", pontos=0.25)
+def test_modulo_pesos_por_cabeca(aluno, rng):
+    """módulo: devolve os pesos de cada cabeça, forma (B, h, n_q, n_k), sem tirar a média"""
+    d, h, B, nq, nk = 12, 4, 2, 3, 5
+    sd = _state_dict(rng, d)
+    g = _gerador(rng)
+    q, kv = torch.randn(B, nq, d, generator=g), torch.randn(B, nk, d, generator=g)
+    modulo = _criar(aluno, d, h, sd)
+    _, pesos = par(_rodar(modulo, q, kv, kv), "forward")
+    if pesos.shape == (B, nq, nk):
+        raise Reprovado(PESOS_MEDIA.mensagem, PESOS_MEDIA)
+    verificar(pesos.shape == (B, h, nq, nk), f"pesos deveria ter forma {(B, h, nq, nk)}; veio {pesos.shape}.")
+    verificar(np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-5), "os pesos de cada cabeça devem somar 1 sobre as chaves.")

@@ -1,0 +1,502 @@
+"""Mutantes e variantes corretas da atividade 02-atencao-multicabeca (ver ``autograder/mutacao.py``).
+
+Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
+células ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos
+e o equívoco cuja mensagem o aluno deve receber.
+"""
+
+from autograder.variantes import Variante
+
+# ---------------------------------------------------------------------- dividir_cabecas
+_DIVIDIR_OK = """
+def dividir_cabecas(X, h):
+    *lote, n, d_model = X.shape
+    return np.swapaxes(X.reshape(*lote, n, h, d_model // h), -3, -2)
+"""
+
+
+def _dividir(corpo: str) -> dict:
+    return {"dividir_cabecas": "def dividir_cabecas(X, h):\n" + corpo}
+
+
+# ---------------------------------------------------------------------- juntar_cabecas
+def _juntar(corpo: str) -> dict:
+    return {"juntar_cabecas": "def juntar_cabecas(X):\n" + corpo}
+
+
+# ---------------------------------------------------------------------- camada em NumPy
+def _multicabeca(corpo: str) -> dict:
+    return {"multicabeca": "def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):\n" + corpo}
+
+
+_MH_PROJ = """    Q = dividir_cabecas(X_q @ W_q, h)
+    K = dividir_cabecas(X_kv @ W_k, h)
+    V = dividir_cabecas(X_kv @ W_v, h)
+"""
+
+
+# ---------------------------------------------------------------------- módulo do PyTorch
+_INIT_OK = """        if d_model % h != 0:
+            raise ValueError(f"d_model={d_model} não é divisível por h={h}")
+        self.h, self.d_k = h, d_model // h
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+"""
+_SEPARAR_OK = "x.view(B, x.shape[1], self.h, self.d_k).transpose(1, 2)"
+_ESCALA_OK = "self.d_k ** 0.5"
+_MASCARA_OK = "notas = notas.masked_fill(~mascara, float('-inf'))"
+_JUNTAR_OK = "(pesos @ V).transpose(1, 2).reshape(B, q.shape[1], -1)"
+_SAIDA_OK = "self.w_o(juntas), pesos"
+
+
+def _modulo(
+    init=_INIT_OK,
+    separar=_SEPARAR_OK,
+    escala=_ESCALA_OK,
+    mascara=_MASCARA_OK,
+    juntar=_JUNTAR_OK,
+    saida=_SAIDA_OK,
+) -> dict:
+    codigo = f"""
+class AtencaoMultiCabeca(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+{init}
+    def forward(self, q, k, v, mascara=None):
+        B = q.shape[0]
+
+        def separar(x):
+            return {separar}
+
+        Q, K, V = separar(self.w_q(q)), separar(self.w_k(k)), separar(self.w_v(v))
+        notas = Q @ K.transpose(-2, -1) / {escala}
+        if mascara is not None:
+            {mascara}
+        pesos = torch.softmax(notas, dim=-1)
+        juntas = {juntar}
+        return {saida}
+"""
+    return {"modulo": codigo}
+
+
+MUTANTES = [
+    # ------------------------------------------------------------------ dividir_cabecas
+    Variante(
+        "dividir-reshape-direto",
+        _dividir("    *lote, n, d = X.shape\n    return X.reshape(*lote, h, n, d // h)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="cabecas-sem-transposta",
+    ),
+    Variante(
+        "dividir-sem-trocar-eixos",
+        _dividir("    *lote, n, d = X.shape\n    return X.reshape(*lote, n, h, d // h)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="cabecas-sem-transposta",
+    ),
+    Variante(
+        "dividir-intercalado",
+        _dividir("    *lote, n, d = X.shape\n    return np.moveaxis(X.reshape(*lote, n, d // h, h), -1, -3)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="ordem-das-cabecas",
+    ),
+    Variante(
+        "dividir-lote-fixo",
+        _dividir("    B, n, d = X.shape\n    return X.reshape(B, n, h, d // h).transpose(0, 2, 1, 3)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="dimensoes-de-lote",
+    ),
+    Variante(
+        "dividir-troca-h-dk",
+        _dividir("    *lote, n, d = X.shape\n    return np.swapaxes(X.reshape(*lote, n, d // h, h), -3, -2)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="troca-h-dk",
+    ),
+    Variante(
+        "dividir-d-k-float",
+        _dividir("    d_k = X.shape[-1] / h\n    return np.swapaxes(X.reshape(*X.shape[:-1], h, d_k), -3, -2)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="d-k-float",
+    ),
+    # ------------------------------------------------------------------ juntar_cabecas
+    Variante(
+        "juntar-reshape-direto",
+        _juntar("    *lote, h, n, d_k = X.shape\n    return X.reshape(*lote, n, h * d_k)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="cabecas-sem-transposta",
+    ),
+    Variante(
+        "juntar-intercalado",
+        _juntar("    *lote, h, n, d_k = X.shape\n    return np.moveaxis(X, -3, -1).reshape(*lote, n, h * d_k)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="ordem-das-cabecas",
+    ),
+    Variante(
+        "juntar-no-eixo-das-posicoes",
+        _juntar("    return np.concatenate([X[..., i, :, :] for i in range(X.shape[-3])], axis=-2)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-eixo-errado",
+    ),
+    Variante(
+        "juntar-soma-cabecas",
+        _juntar("    return X.sum(axis=-3)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="cabecas-somadas",
+    ),
+    Variante(
+        "juntar-lote-fixo",
+        _juntar("    B, h, n, d_k = X.shape\n    return X.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="dimensoes-de-lote",
+    ),
+    # ------------------------------------------------------------------ camada em NumPy
+    Variante(
+        "mh-sem-projecao-saida",
+        _multicabeca(
+            _MH_PROJ + "    saida, pesos = atencao(Q, K, V, mascara)\n    return juntar_cabecas(saida), pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="sem-projecao-saida",
+    ),
+    Variante(
+        "mh-escala-d-model",
+        _multicabeca(
+            _MH_PROJ
+            + "    saida, pesos = atencao(Q, K, V, mascara, escala=1 / np.sqrt(W_q.shape[0]))\n"
+            + "    return juntar_cabecas(saida) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="escala-d-model",
+    ),
+    Variante(
+        "mh-escala-d-model-a-mao",
+        _multicabeca(
+            _MH_PROJ
+            + """    d_model = X_q.shape[-1]
+    notas = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_model)
+    if mascara is not None:
+        notas = np.where(mascara, notas, -np.inf)
+    pesos = np.exp(notas - notas.max(axis=-1, keepdims=True))
+    pesos = pesos / pesos.sum(axis=-1, keepdims=True)
+    return juntar_cabecas(pesos @ V) @ W_o, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="escala-d-model",
+    ),
+    Variante(
+        "mh-sem-dividir",
+        _multicabeca(
+            "    saida, pesos = atencao(X_q @ W_q, X_kv @ W_k, X_kv @ W_v, mascara)\n    return saida @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="sem-dividir-cabecas",
+    ),
+    Variante(
+        "mh-kv-de-x-q",
+        _multicabeca(
+            """    Q = dividir_cabecas(X_q @ W_q, h)
+    K = dividir_cabecas(X_q @ W_k, h)
+    V = dividir_cabecas(X_q @ W_v, h)
+    saida, pesos = atencao(Q, K, V, mascara)
+    return juntar_cabecas(saida) @ W_o, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="kv-de-x-q",
+    ),
+    Variante(
+        "mh-projecao-transposta",
+        _multicabeca(
+            """    Q = dividir_cabecas(X_q @ W_q.T, h)
+    K = dividir_cabecas(X_kv @ W_k.T, h)
+    V = dividir_cabecas(X_kv @ W_v.T, h)
+    saida, pesos = atencao(Q, K, V, mascara)
+    return juntar_cabecas(saida) @ W_o.T, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="projecao-transposta",
+    ),
+    Variante(
+        "mh-mascara-ignorada",
+        _multicabeca(_MH_PROJ + "    saida, pesos = atencao(Q, K, V)\n    return juntar_cabecas(saida) @ W_o, pesos\n"),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="mascara-ignorada",
+    ),
+    Variante(
+        "mh-pesos-media",
+        _multicabeca(
+            _MH_PROJ
+            + "    saida, pesos = atencao(Q, K, V, mascara)\n    return juntar_cabecas(saida) @ W_o, pesos.mean(axis=-3)\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="pesos-media-cabecas",
+    ),
+    Variante(
+        "mh-juntar-sem-transposta-na-mao",
+        _multicabeca(
+            _MH_PROJ
+            + """    saida, pesos = atencao(Q, K, V, mascara)
+    juntas = saida.reshape(*saida.shape[:-3], saida.shape[-2], -1)
+    return juntas @ W_o, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="cabecas-sem-transposta",
+    ),
+    Variante(
+        "mh-juntar-intercalado-na-mao",
+        _multicabeca(
+            _MH_PROJ
+            + """    saida, pesos = atencao(Q, K, V, mascara)
+    juntas = np.moveaxis(saida, -3, -1)
+    return juntas.reshape(*juntas.shape[:-2], -1) @ W_o, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="ordem-das-cabecas",
+    ),
+    # ------------------------------------------------------------------ módulo do PyTorch
+    Variante(
+        "modulo-view-sem-transposta",
+        _modulo(separar="x.view(B, self.h, x.shape[1], self.d_k)", juntar="(pesos @ V).reshape(B, q.shape[1], -1)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="cabecas-sem-transposta",
+    ),
+    Variante(
+        "modulo-escala-d-model",
+        _modulo(escala="(self.h * self.d_k) ** 0.5"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="escala-d-model",
+    ),
+    Variante(
+        "modulo-ordem-das-cabecas",
+        _modulo(juntar="(pesos @ V).permute(0, 2, 3, 1).reshape(B, q.shape[1], -1)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="ordem-das-cabecas",
+    ),
+    Variante(
+        "modulo-sem-w-o",
+        _modulo(saida="juntas, pesos"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="sem-projecao-saida",
+    ),
+    Variante(
+        "modulo-mascara-invertida",
+        _modulo(mascara="notas = notas.masked_fill(mascara, float('-inf'))"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="mascara-invertida",
+    ),
+    Variante(
+        "modulo-sem-valueerror",
+        _modulo(
+            init=_INIT_OK.replace(
+                '        if d_model % h != 0:\n            raise ValueError(f"d_model={d_model} não é divisível por h={h}")\n',
+                "",
+            )
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="sem-valueerror",
+    ),
+    Variante(
+        "modulo-assert",
+        _modulo(
+            init=_INIT_OK.replace(
+                '        if d_model % h != 0:\n            raise ValueError(f"d_model={d_model} não é divisível por h={h}")\n',
+                "        assert d_model % h == 0, 'd_model deve ser divisível por h'\n",
+            )
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="sem-valueerror",
+    ),
+    Variante(
+        "modulo-pesos-media",
+        _modulo(saida="self.w_o(juntas), pesos.mean(dim=1)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="pesos-media-cabecas",
+    ),
+    Variante(
+        "modulo-sem-vies",
+        _modulo(init=_INIT_OK.replace("nn.Linear(d_model, d_model)", "nn.Linear(d_model, d_model, bias=False)")),
+        itens=["teste_modulo_pytorch"],
+        equivoco="submodulos",
+    ),
+    Variante(
+        "modulo-view-sem-contiguous",
+        _modulo(juntar="(pesos @ V).transpose(1, 2).view(B, q.shape[1], -1)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="view-sem-contiguous",
+    ),
+]
+
+CORRETAS = [
+    Variante(
+        "correta-transpose-einsum-lacos",
+        {
+            "dividir_cabecas": """
+def dividir_cabecas(X, h):
+    d_k = X.shape[-1] // h
+    novo = X.reshape(X.shape[:-1] + (h, d_k))
+    eixos = list(range(novo.ndim))
+    eixos[-3], eixos[-2] = eixos[-2], eixos[-3]
+    return novo.transpose(eixos)
+""",
+            "juntar_cabecas": """
+def juntar_cabecas(X):
+    return np.concatenate([X[..., i, :, :] for i in range(X.shape[-3])], axis=-1)
+""",
+            "multicabeca": """
+def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
+    d_k = W_q.shape[1] // h
+    forma = np.broadcast_shapes(X_q.shape[:-2], X_kv.shape[:-2]) + (h, X_q.shape[-2], X_kv.shape[-2])
+    saidas, todos = [], []
+    for i in range(h):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        m = None if mascara is None else np.broadcast_to(mascara, forma)[..., i, :, :]
+        s, p = atencao(X_q @ W_q[:, cols], X_kv @ W_k[:, cols], X_kv @ W_v[:, cols], m)
+        saidas.append(s)
+        todos.append(p)
+    return np.concatenate(saidas, axis=-1) @ W_o, np.stack(todos, axis=-3)
+""",
+            "modulo": """
+class AtencaoMultiCabeca(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        if d_model % h:
+            raise ValueError("o número de cabeças h=%d precisa dividir d_model=%d" % (h, d_model))
+        self.h = h
+        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(d_model, d_model) for _ in range(4))
+
+    def forward(self, q, k, v, mascara=None):
+        B, n_q, d = q.shape
+        d_k = d // self.h
+        Q = self.w_q(q).reshape(B, n_q, self.h, d_k)
+        K = self.w_k(k).reshape(B, k.shape[1], self.h, d_k)
+        V = self.w_v(v).reshape(B, v.shape[1], self.h, d_k)
+        notas = torch.einsum("bqhd,bkhd->bhqk", Q, K) * d_k ** -0.5
+        if mascara is not None:
+            notas = torch.where(mascara, notas, torch.full_like(notas, float("-inf")))
+        pesos = notas.softmax(dim=-1)
+        saida = torch.einsum("bhqk,bkhd->bqhd", pesos, V).reshape(B, n_q, d)
+        return self.w_o(saida), pesos
+""",
+        },
+    ),
+    Variante(
+        "correta-einsum-sdpa-aditiva",
+        {
+            "dividir_cabecas": """
+def dividir_cabecas(X, h):
+    X = np.asarray(X)
+    n, d = X.shape[-2:]
+    return np.moveaxis(X.reshape(*X.shape[:-2], n, h, d // h), -2, -3)
+""",
+            "juntar_cabecas": """
+def juntar_cabecas(X):
+    Y = np.moveaxis(X, -3, -2)
+    return Y.reshape(Y.shape[:-2] + (-1,))
+""",
+            "multicabeca": """
+def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
+    Q = dividir_cabecas(np.einsum("...nd,de->...ne", X_q, W_q), h)
+    K = dividir_cabecas(np.einsum("...nd,de->...ne", X_kv, W_k), h)
+    V = dividir_cabecas(np.einsum("...nd,de->...ne", X_kv, W_v), h)
+    d_k = Q.shape[-1]
+    saida, pesos = atencao(Q, K, V, mascara=mascara, escala=1.0 / np.sqrt(d_k))
+    return np.einsum("...ne,ef->...nf", juntar_cabecas(saida), W_o), pesos
+""",
+            "modulo": """
+import math
+
+import torch.nn.functional as F
+
+
+class AtencaoMultiCabeca(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        if not isinstance(h, int) or h <= 0 or d_model % h != 0:
+            raise ValueError(f"d_model ({d_model}) deve ser múltiplo de h ({h})")
+        self.h = h
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def _cabecas(self, x):
+        B, n, d = x.shape
+        return x.unflatten(-1, (self.h, d // self.h)).permute(0, 2, 1, 3)
+
+    def forward(self, q, k, v, mascara=None):
+        Q, K, V = self._cabecas(self.w_q(q)), self._cabecas(self.w_k(k)), self._cabecas(self.w_v(v))
+        aditiva = None
+        if mascara is not None:
+            aditiva = torch.zeros(mascara.shape, dtype=Q.dtype).masked_fill(~mascara, float("-inf"))
+        notas = Q @ K.transpose(-1, -2) / math.sqrt(Q.shape[-1])
+        if aditiva is not None:
+            notas = notas + aditiva
+        pesos = F.softmax(notas, dim=-1)
+        saida = F.scaled_dot_product_attention(Q, K, V, attn_mask=mascara)
+        saida = saida.permute(0, 2, 1, 3).flatten(2)
+        return self.w_o(saida), pesos
+""",
+        },
+    ),
+    Variante(
+        "correta-split-buffer-dropout",
+        {
+            "dividir_cabecas": """
+def dividir_cabecas(X, h):
+    return np.stack(np.split(X, h, axis=-1), axis=-3)
+""",
+            "juntar_cabecas": """
+def juntar_cabecas(X):
+    return np.concatenate(list(np.moveaxis(X, -3, 0)), axis=-1)
+""",
+            "multicabeca": """
+def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
+    consultas, chaves, valores = (dividir_cabecas(A @ W, h) for A, W in ((X_q, W_q), (X_kv, W_k), (X_kv, W_v)))
+    saida, pesos = atencao(consultas, chaves, valores, mascara=mascara)
+    return juntar_cabecas(saida) @ W_o, pesos
+""",
+            "modulo": """
+class AtencaoMultiCabeca(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        if d_model % h != 0:
+            raise ValueError(f"h={h} cabeças não dividem d_model={d_model}")
+        self.h = h
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.abandono = nn.Dropout(0.0)
+        self.register_buffer("escala", torch.tensor((d_model // h) ** -0.5))
+
+    def forward(self, q, k, v, mascara=None):
+        def cabecas(x):
+            return torch.stack(x.chunk(self.h, dim=-1), dim=1)  # (B, h, n, d_k)
+
+        Q, K, V = cabecas(self.w_q(q)), cabecas(self.w_k(k)), cabecas(self.w_v(v))
+        notas = torch.matmul(Q, K.transpose(2, 3)) * self.escala
+        if mascara is not None:
+            notas = notas.masked_fill(mascara == 0, -1e9)
+        pesos = self.abandono(torch.softmax(notas, dim=-1))
+        saida = torch.cat((pesos @ V).unbind(dim=1), dim=-1)
+        return self.w_o(saida), pesos
+""",
+        },
+    ),
+]
+
+# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# aluno -> nome da variante (None = notebook liberado, sem fazer nada).
+EXEMPLOS = {
+    "ana-correta": "correta-transpose-einsum-lacos",
+    "gabriel-cabecas-sem-transposta": "modulo-view-sem-transposta",
+    "helena-escala-d-model": "mh-escala-d-model",
+    "igor-ordem-das-cabecas": "juntar-intercalado",
+    "julia-sem-projecao-saida": "modulo-sem-w-o",
+    "fabio-nao-fez": None,
+}
