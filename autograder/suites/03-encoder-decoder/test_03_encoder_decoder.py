@@ -1,0 +1,743 @@
+"""Suíte oculta da atividade 03-encoder-decoder: codificador de posição, normalização de camada,
+feed-forward, bloco de encoder post-norm e mini encoder.
+
+Oráculos: a fórmula do codificador de posição reescrita aqui (independente da referência) e suas
+propriedades (PE[0] = [0, 1, 0, 1, ...], valores em [-1, 1], PE[pos + k] como rotação fixa de
+PE[pos] em cada par de dimensões, d ímpar); ``torch.nn.LayerNorm``; ``torch.nn.Linear`` + ReLU;
+``torch.nn.TransformerEncoderLayer`` (post-norm, dropout 0) com os pesos copiados do dicionário
+``pesos``; e a solução do instrutor (fixture ``ref``).
+"""
+
+import numpy as np
+import torch
+
+from autograder.caixa.cliente import ErroDoAluno
+from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+
+# Ao testar o bloco, a normalização, a feed-forward e a atenção dada são as de referência; ao
+# testar o mini encoder, o codificador de posição e o bloco são os de referência. Um erro numa
+# peça tira pontos só do item daquela peça.
+DEPENDENCIAS = {
+    "teste_bloco_encoder": ["layernorm", "feed_forward", "atencao_multicabeca"],
+    "teste_mini_encoder": ["positional_encoding", "bloco_encoder"],
+}
+
+# ----------------------------------------------------------------------- equívocos
+PE_TROCADOS = Equivoco(
+    "pe-seno-cosseno-trocados",
+    "Seno e cosseno trocados no codificador de posição: o seno vai nas colunas pares (0, 2, 4, ...) e o "
+    "cosseno nas ímpares. A posição 0 deve ser [0, 1, 0, 1, ...].",
+)
+PE_EXPOENTE_I = Equivoco(
+    "pe-expoente-i",
+    "O expoente da frequência usa i (o número do par: 0, 1, 2, ...) em vez de 2i: o ângulo é "
+    "pos / 10000**(2i/d), com 2i = 0, 2, 4, ... o índice da coluna par do par.",
+)
+PE_POR_COLUNA = Equivoco(
+    "pe-frequencia-por-coluna",
+    "A frequência foi calculada com o índice j de cada coluna: as colunas 2i (seno) e 2i + 1 (cosseno) "
+    "devem compartilhar a MESMA frequência, com expoente 2·(j // 2) / d (não j/d nem 2j/d).",
+)
+PE_POSICAO_1 = Equivoco(
+    "pe-posicao-comeca-em-1",
+    "As posições começam em 0, não em 1: a primeira linha do codificador é [0, 1, 0, 1, ...].",
+)
+PE_METADES = Equivoco(
+    "pe-metades-concatenadas",
+    "Os senos e os cossenos foram postos em metades separadas ([sen...sen | cos...cos]); no artigo eles se "
+    "alternam: seno na coluna 2i e cosseno na coluna 2i + 1.",
+)
+PE_IMPAR = Equivoco(
+    "pe-d-impar",
+    "Com d ímpar há um seno a mais que cossenos: as colunas pares são ceil(d/2) e as ímpares d // 2. "
+    "Use só as d // 2 primeiras frequências nos cossenos.",
+)
+LN_DDOF = Equivoco(
+    "ln-variancia-nao-viesada",
+    "A normalização de camada usa a variância com viés, dividida por d (np.var com ddof=0), não por d - 1.",
+)
+LN_EPS_FORA = Equivoco(
+    "ln-eps-fora-da-raiz",
+    "O eps vai dentro da raiz, somado à variância: (x - média) / sqrt(variância + eps), não / (sqrt(variância) + eps).",
+)
+LN_EPS_FIXO = Equivoco(
+    "ln-eps-ignorado",
+    "O argumento eps foi ignorado (um valor fixo foi usado no lugar): use o eps recebido.",
+)
+LN_EIXO = Equivoco(
+    "ln-eixo-errado",
+    "A normalização de camada age em cada vetor, ao longo do ÚLTIMO eixo (axis=-1, keepdims=True), "
+    "não ao longo do lote nem do array inteiro.",
+)
+LN_VARIANCIA = Equivoco(
+    "ln-divide-pela-variancia",
+    "Faltou a raiz: divida pelo desvio padrão, sqrt(variância + eps), não pela variância.",
+)
+LN_AFIM = Equivoco(
+    "ln-gama-beta",
+    "gama e beta não foram aplicados como pedido: depois de normalizar, multiplique por gama e some beta "
+    "(quando não forem None).",
+)
+LN_ZERO = Equivoco(
+    "ln-divisao-por-zero",
+    "Com um vetor constante a variância é 0 e o resultado virou nan/inf: some eps à variância antes da raiz.",
+)
+FFN_SEM_RELU = Equivoco(
+    "ffn-sem-relu",
+    "Faltou a ReLU entre as duas camadas da feed-forward: FFN(x) = max(0, x W1 + b1) W2 + b2. Sem ela, as duas "
+    "camadas lineares equivalem a uma só.",
+)
+FFN_RELU_FIM = Equivoco(
+    "ffn-relu-no-lugar-errado",
+    "A ReLU está no lugar errado: ela vai entre as duas camadas, aplicada a x W1 + b1 (depois do viés b1), "
+    "não na saída nem antes de somar b1.",
+)
+FFN_SEM_VIES = Equivoco(
+    "ffn-sem-vies",
+    "Faltou somar um dos vieses da feed-forward (b1 antes da ReLU, b2 no fim).",
+)
+FFN_ATIVACAO = Equivoco(
+    "ffn-ativacao-errada",
+    "A ativação da feed-forward do artigo é a ReLU, max(0, ·) elemento a elemento (np.maximum), não tanh, "
+    "sigmoide nem GELU.",
+)
+FFN_TRANSPOSTOS = Equivoco(
+    "ffn-pesos-transpostos",
+    "Os pesos já vêm na forma de x @ W: W1 é (d_model, d_ff) e W2 é (d_ff, d_model). Não transponha "
+    "(é o torch.nn.Linear que guarda a transposta).",
+)
+PRE_NORM = Equivoco(
+    "bloco-pre-norm",
+    "O bloco pedido é post-norm (o do artigo): Z = LayerNorm(X + MultiHead(X)) e saída = LayerNorm(Z + FFN(Z)). "
+    "Você normalizou ANTES da subcamada (pre-norm, X + MultiHead(LayerNorm(X))).",
+)
+SEM_RESIDUAL = Equivoco(
+    "bloco-sem-residual",
+    "Faltou uma conexão residual: cada subcamada soma a própria entrada à saída antes de normalizar, "
+    "LayerNorm(X + MultiHead(X)) e LayerNorm(Z + FFN(Z)).",
+)
+RESIDUAL_DA_ENTRADA = Equivoco(
+    "bloco-residual-da-entrada",
+    "A segunda residual soma Z, a entrada da feed-forward (a saída da primeira subcamada), não o X original: "
+    "saída = LayerNorm(Z + FFN(Z)).",
+)
+SEM_MASCARA = Equivoco(
+    "bloco-ignora-mascara",
+    "A máscara não chegou à atenção: repasse mascara=mascara para atencao_multicabeca.",
+)
+NORMAS_TROCADAS = Equivoco(
+    "bloco-normas-trocadas",
+    "Os parâmetros das normalizações se misturaram: gama1/beta1 na primeira (depois da atenção) e "
+    "gama2/beta2 na segunda (depois da feed-forward).",
+)
+MINI_SEM_POSICAO = Equivoco(
+    "mini-sem-posicao",
+    "O mini encoder não somou o codificador de posição: H0 = X + positional_encoding(n, d_model), antes do 1º bloco.",
+)
+MINI_POSICAO_REPETIDA = Equivoco(
+    "mini-posicao-em-todo-bloco",
+    "O codificador de posição entra uma vez só, antes do primeiro bloco, não antes de cada bloco.",
+)
+MINI_POSICAO_NO_FIM = Equivoco(
+    "mini-posicao-no-fim",
+    "O codificador de posição é somado à ENTRADA (antes do primeiro bloco), não à saída do encoder.",
+)
+MINI_MESMOS_PESOS = Equivoco(
+    "mini-mesmos-pesos",
+    "Cada bloco usa os próprios pesos: o bloco l recebe lista_de_pesos[l], não sempre os mesmos.",
+)
+MINI_NAO_ENCADEIA = Equivoco(
+    "mini-blocos-nao-encadeados",
+    "Os blocos devem ser encadeados: cada um recebe a saída do anterior (H = bloco_encoder(H, ...)), e a "
+    "função devolve a saída do ÚLTIMO bloco.",
+)
+MINI_EIXO = Equivoco(
+    "mini-posicao-eixo-errado",
+    "Com dimensões de lote, X tem forma (..., n, d_model): o comprimento é X.shape[-2] e a dimensão "
+    "X.shape[-1] (X.shape[0] é o tamanho do lote).",
+)
+
+
+# ----------------------------------------------------------------------- utilidades
+def _t(a):
+    return torch.as_tensor(np.asarray(a, dtype=np.float64))
+
+
+def _erro_tipico(chamada, equivoco, palavras, quando=True):
+    """Roda ``chamada``; se o código do aluno quebra com um erro típico de um equívoco, nomeia-o."""
+    try:
+        return chamada()
+    except ErroDoAluno as exc:
+        if quando and exc.tipo in ("ValueError", "IndexError") and any(p in exc.mensagem for p in palavras):
+            raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
+        raise
+
+
+# ======================================================================= codificador de posição
+def pe_np(n, d, modo="certo"):
+    """O codificador de posição (e versões erradas conhecidas), escrito coluna a coluna."""
+    pos = np.arange(n, dtype=np.float64)[:, None]
+    col = np.arange(d)
+    expoente = {
+        "sem_2": (col // 2) / d,
+        "coluna": col / d,
+        "coluna_dobrada": 2 * col / d,
+    }.get(modo, 2 * (col // 2) / d)
+    if modo == "posicao_1":
+        pos = pos + 1
+    angulo = pos / 10000.0**expoente
+    par = col % 2 == 0
+    if modo == "trocados":
+        return np.where(par, np.cos(angulo), np.sin(angulo))
+    if modo == "metades":
+        a = pos / 10000.0 ** (np.arange(0, d, 2) / d)
+        return np.concatenate([np.sin(a), np.cos(a)], axis=1)[:, :d]
+    return np.where(par, np.sin(angulo), np.cos(angulo))
+
+
+def _equivocos_pe(n, d):
+    return [
+        (PE_TROCADOS, pe_np(n, d, "trocados")),
+        (PE_EXPOENTE_I, pe_np(n, d, "sem_2")),
+        (PE_POR_COLUNA, pe_np(n, d, "coluna")),
+        (PE_POR_COLUNA, pe_np(n, d, "coluna_dobrada")),
+        (PE_POSICAO_1, pe_np(n, d, "posicao_1")),
+        (PE_METADES, pe_np(n, d, "metades")),
+    ]
+
+
+def _pe_do_aluno(aluno, n, d):
+    obtido = _erro_tipico(
+        lambda: aluno.positional_encoding(n, d), PE_IMPAR, ["broadcast", "shape", "could not"], quando=d % 2 == 1
+    )
+    return como_array(obtido, f"positional_encoding({n}, {d})")
+
+
+@item("teste_positional_encoding", pontos=1.0)
+def test_pe_confere_com_a_formula(aluno, rng):
+    """codificador de posição: confere com a fórmula do artigo (sen nas pares, cos nas ímpares)"""
+    for n, d in [(int(rng.integers(10, 40)), 2 * int(rng.integers(4, 16))), (50, 512)]:
+        obtido = _pe_do_aluno(aluno, n, d)
+        comparar(obtido, pe_np(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+
+
+@item("teste_positional_encoding", pontos=0.5)
+def test_pe_posicao_zero_e_faixa(aluno, rng):
+    """codificador de posição: forma (seq_len, d), PE[0] = [0, 1, 0, 1, ...] e valores em [-1, 1]"""
+    n, d = int(rng.integers(60, 120)), 2 * int(rng.integers(5, 20))
+    obtido = _pe_do_aluno(aluno, n, d)
+    verificar(obtido.shape == (n, d), f"positional_encoding({n}, {d}) deveria ter forma {(n, d)}; veio {obtido.shape}.")
+    verificar(obtido.dtype.kind == "f", f"o codificador de posição deve ser de ponto flutuante; veio {obtido.dtype}.")
+    esperado0 = np.tile([0.0, 1.0], d // 2)
+    comparar(
+        obtido[0],
+        esperado0,
+        "a linha da posição 0",
+        equivocos=[(PE_TROCADOS, np.tile([1.0, 0.0], d // 2)), (PE_POSICAO_1, pe_np(n, d, "posicao_1")[0])],
+    )
+    verificar(np.all(np.abs(obtido) <= 1.0 + 1e-12), "senos e cossenos ficam em [-1, 1]; há valores fora dessa faixa.")
+    comparar(obtido, pe_np(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+
+
+@item("teste_positional_encoding", pontos=1.0)
+def test_pe_deslocamento_e_rotacao(aluno, rng):
+    """codificador de posição: PE[pos + k] é uma rotação fixa de PE[pos] em cada par (sen, cos)"""
+    n, d = int(rng.integers(40, 70)), 2 * int(rng.integers(6, 12))
+    obtido = _pe_do_aluno(aluno, n, d)
+    verificar(obtido.shape == (n, d), f"positional_encoding({n}, {d}) deveria ter forma {(n, d)}; veio {obtido.shape}.")
+    verificar(
+        obtido.dtype.kind in "biuf" and np.all(np.isfinite(obtido)),
+        f"positional_encoding({n}, {d}) tem valores não numéricos, NaN ou infinitos.",
+    )
+    for k in (1, int(rng.integers(2, 9))):
+        for i in range(d // 2):
+            antes, depois = obtido[: n - k, 2 * i : 2 * i + 2], obtido[k:, 2 * i : 2 * i + 2]
+            # o mapa linear (2×2) que melhor leva PE[pos] a PE[pos + k], o mesmo para toda posição
+            mapa, *_ = np.linalg.lstsq(antes, depois, rcond=None)
+            w = 10000.0 ** (-2 * i / d)
+            c, s = np.cos(k * w), np.sin(k * w)
+            rotacao = np.array([[c, -s], [s, c]])  # linhas-vetor: [sen, cos] @ rotacao
+            ok = np.allclose(antes @ mapa, depois, atol=1e-8) and np.allclose(mapa, rotacao, atol=1e-6)
+            if not ok:
+                comparar(obtido, pe_np(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+                raise Reprovado(
+                    f"No par de colunas ({2 * i}, {2 * i + 1}), PE[pos + {k}] deveria ser a rotação de PE[pos] pelo "
+                    f"ângulo {k}·10000^(-{2 * i}/{d}), igual para toda posição; não é o que acontece."
+                )
+
+
+@item("teste_positional_encoding", pontos=0.5)
+def test_pe_d_impar(aluno, ref, rng):
+    """codificador de posição: funciona com d ímpar (a última coluna é um seno)"""
+    for d in (int(2 * rng.integers(2, 10) + 1), 1):
+        n = int(rng.integers(5, 30))
+        obtido = _pe_do_aluno(aluno, n, d)
+        comparar(obtido, ref.positional_encoding(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+        comparar(obtido[:, -1], np.sin(np.arange(n) / 10000.0 ** ((d - 1) / d)), f"a última coluna com d = {d}")
+
+
+# ======================================================================= normalização de camada
+def ln_np(x, gama=None, beta=None, eps=1e-5, modo="certo"):
+    x = np.asarray(x, dtype=np.float64)
+    eixo = {"eixo0": 0, "tudo": None}.get(modo, -1)
+    media = x.mean(axis=eixo, keepdims=True)
+    var = x.var(axis=eixo, keepdims=True, ddof=1 if modo == "ddof1" else 0)
+    if modo == "eps_fora":
+        y = (x - media) / (np.sqrt(var) + eps)
+    elif modo == "variancia":
+        y = (x - media) / (var + eps)
+    elif modo == "eps_fixo":
+        y = (x - media) / np.sqrt(var + 1e-5)
+    else:
+        y = (x - media) / np.sqrt(var + eps)
+    g = 1.0 if gama is None else gama
+    b = 0.0 if beta is None else beta
+    if modo == "sem_afim":
+        return y
+    if modo == "afim_trocado":
+        return y * b + g
+    return y * g + b
+
+
+def ln_torch(x, gama=None, beta=None, eps=1e-5):
+    d = x.shape[-1]
+    camada = torch.nn.LayerNorm(d, eps=eps, elementwise_affine=gama is not None, dtype=torch.float64)
+    with torch.no_grad():
+        if gama is not None:
+            camada.weight.copy_(_t(gama))
+            camada.bias.copy_(_t(beta))
+        return camada(_t(x)).numpy()
+
+
+def _equivocos_ln(x, gama=None, beta=None, eps=1e-5):
+    diag = [
+        (LN_DDOF, ln_np(x, gama, beta, eps, "ddof1")),
+        (LN_EPS_FORA, ln_np(x, gama, beta, eps, "eps_fora")),
+        (LN_EIXO, ln_np(x, gama, beta, eps, "eixo0")),
+        (LN_EIXO, ln_np(x, gama, beta, eps, "tudo")),
+        (LN_VARIANCIA, ln_np(x, gama, beta, eps, "variancia")),
+    ]
+    if gama is not None:
+        diag += [(LN_AFIM, ln_np(x, gama, beta, eps, "sem_afim")), (LN_AFIM, ln_np(x, gama, beta, eps, "afim_trocado"))]
+    if eps != 1e-5:
+        diag.append((LN_EPS_FIXO, ln_np(x, gama, beta, eps, "eps_fixo")))
+    return diag
+
+
+def _ln_do_aluno(aluno, *args, **kw):
+    return _erro_tipico(lambda: aluno.layernorm(*args, **kw), LN_EIXO, ["broadcast"])
+
+
+# Tolerâncias apertadas: tudo é float64, e o eps fora da raiz muda o resultado em ~1e-5.
+_LN_TOL = {"atol": 1e-9, "rtol": 1e-8}
+
+
+@item("teste_layernorm", pontos=1.0)
+def test_ln_confere_com_torch(aluno, rng):
+    """normalização de camada: confere com torch.nn.LayerNorm (com gama e beta, em lote)"""
+    d = int(rng.integers(6, 17))
+    x = rng.normal(loc=rng.normal(size=d), scale=rng.uniform(0.5, 3.0), size=(2, int(rng.integers(3, 7)), d))
+    gama, beta = rng.normal(1.0, 0.5, size=d), rng.normal(0.0, 0.5, size=d)
+    obtido = _ln_do_aluno(aluno, x, gama, beta)
+    comparar(
+        obtido, ln_torch(x, gama, beta), "layernorm(x, gama, beta)", equivocos=_equivocos_ln(x, gama, beta), **_LN_TOL
+    )
+
+
+@item("teste_layernorm", pontos=0.75)
+def test_ln_sem_gama_beta(aluno, rng):
+    """normalização de camada: sem gama e beta, média 0 e variância ~1 em cada vetor (1-D e 3-D)"""
+    d = int(rng.integers(5, 13))
+    for forma in [(d,), (3, 2, d)]:
+        x = rng.normal(loc=2.0, scale=1.5, size=forma)
+        obtido = como_array(_ln_do_aluno(aluno, x), f"layernorm de um array {forma}")
+        verificar(obtido.shape == x.shape, f"layernorm deve preservar a forma {forma}; veio {obtido.shape}.")
+        verificar(
+            np.allclose(obtido.mean(axis=-1), 0.0, atol=1e-9),
+            "cada vetor normalizado (último eixo) deve ter média 0.",
+            LN_EIXO,
+        )
+        comparar(obtido, ln_torch(x), f"layernorm de um array {forma}", equivocos=_equivocos_ln(x), **_LN_TOL)
+
+
+@item("teste_layernorm", pontos=0.75)
+def test_ln_eps_dentro_da_raiz(aluno, rng):
+    """normalização de camada: eps dentro da raiz, o argumento eps respeitado e vetor constante sem nan"""
+    d = int(rng.integers(4, 10))
+    x = rng.normal(scale=2e-3, size=(4, d)) + rng.normal(size=(4, 1))  # variância ~1e-6, da ordem de eps
+    x[-1] = 3.25  # um vetor constante: variância 0
+    for eps in (1e-5, 1e-2):
+        kw = {} if eps == 1e-5 else {"eps": eps}
+        obtido = como_array(_ln_do_aluno(aluno, x, **kw), f"layernorm com eps={eps:g}")
+        if obtido.shape == x.shape and not np.all(np.isfinite(obtido[-1])):
+            raise Reprovado(LN_ZERO.mensagem, LN_ZERO)
+        comparar(
+            obtido,
+            ln_torch(x, eps=eps),
+            f"layernorm de vetores com variância pequena (eps={eps:g})",
+            equivocos=_equivocos_ln(x, eps=eps),
+            **_LN_TOL,
+        )
+
+
+@item("teste_layernorm", pontos=0.5)
+def test_ln_variancia_com_vies(aluno, rng):
+    """normalização de camada: variância com viés (divide por d), visível com d pequeno"""
+    for d in (2, 3):
+        x = rng.normal(scale=3.0, size=(5, d))
+        gama, beta = rng.normal(1.0, 0.3, size=d), rng.normal(0.0, 0.3, size=d)
+        obtido = _ln_do_aluno(aluno, x, gama=gama, beta=beta)
+        comparar(
+            obtido, ln_torch(x, gama, beta), f"layernorm com d = {d}", equivocos=_equivocos_ln(x, gama, beta), **_LN_TOL
+        )
+
+
+# ======================================================================= feed-forward
+def ffn_np(x, W1, b1, W2, b2, modo="certo"):
+    pre = x @ W1 + (0.0 if modo == "sem_b1" else b1)
+    fim = 0.0 if modo == "sem_b2" else b2
+    if modo == "sem_relu":
+        return pre @ W2 + fim
+    if modo == "relu_fim":
+        return np.maximum(0.0, pre @ W2 + fim)
+    if modo == "relu_antes_vies":
+        return (np.maximum(0.0, x @ W1) + b1) @ W2 + fim
+    if modo == "tanh":
+        return np.tanh(pre) @ W2 + fim
+    if modo == "sigmoide":
+        return (1 / (1 + np.exp(-pre))) @ W2 + fim
+    if modo == "gelu":
+        return (0.5 * pre * (1 + np.tanh(np.sqrt(2 / np.pi) * (pre + 0.044715 * pre**3)))) @ W2 + fim
+    return np.maximum(0.0, pre) @ W2 + fim
+
+
+def ffn_torch(x, W1, b1, W2, b2):
+    d_model, d_ff = W1.shape
+    rede = torch.nn.Sequential(
+        torch.nn.Linear(d_model, d_ff, dtype=torch.float64),
+        torch.nn.ReLU(),
+        torch.nn.Linear(d_ff, d_model, dtype=torch.float64),
+    )
+    with torch.no_grad():
+        rede[0].weight.copy_(_t(W1.T))  # o Linear guarda a transposta: y = x @ W.T + b
+        rede[0].bias.copy_(_t(b1))
+        rede[2].weight.copy_(_t(W2.T))
+        rede[2].bias.copy_(_t(b2))
+        return rede(_t(x)).numpy()
+
+
+def _equivocos_ffn(x, W1, b1, W2, b2):
+    return [
+        (FFN_SEM_RELU, ffn_np(x, W1, b1, W2, b2, "sem_relu")),
+        (FFN_RELU_FIM, ffn_np(x, W1, b1, W2, b2, "relu_fim")),
+        (FFN_RELU_FIM, ffn_np(x, W1, b1, W2, b2, "relu_antes_vies")),
+        (FFN_SEM_VIES, ffn_np(x, W1, b1, W2, b2, "sem_b1")),
+        (FFN_SEM_VIES, ffn_np(x, W1, b1, W2, b2, "sem_b2")),
+        (FFN_SEM_VIES, ffn_np(x, W1, 0.0, W2, 0.0)),
+        (FFN_ATIVACAO, ffn_np(x, W1, b1, W2, b2, "tanh")),
+        (FFN_ATIVACAO, ffn_np(x, W1, b1, W2, b2, "sigmoide")),
+        (FFN_ATIVACAO, ffn_np(x, W1, b1, W2, b2, "gelu")),
+    ]
+
+
+def _pesos_ffn(rng, d_model, d_ff, escala_vies=0.5):
+    return (
+        rng.normal(scale=d_model**-0.5, size=(d_model, d_ff)),
+        rng.normal(scale=escala_vies, size=d_ff),
+        rng.normal(scale=d_ff**-0.5, size=(d_ff, d_model)),
+        rng.normal(scale=escala_vies, size=d_model),
+    )
+
+
+def _ffn_do_aluno(aluno, *args):
+    return _erro_tipico(lambda: aluno.feed_forward(*args), FFN_TRANSPOSTOS, ["matmul", "mismatch", "aligned"])
+
+
+@item("teste_feed_forward", pontos=1.0)
+def test_ffn_confere_com_torch(aluno, rng):
+    """feed-forward: confere com Linear → ReLU → Linear do PyTorch, com dimensões de lote"""
+    d_model = int(rng.integers(4, 10))
+    d_ff = 4 * d_model
+    W1, b1, W2, b2 = _pesos_ffn(rng, d_model, d_ff)
+    x = rng.normal(size=(2, int(rng.integers(3, 7)), d_model))
+    comparar(
+        _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
+        ffn_torch(x, W1, b1, W2, b2),
+        "feed_forward(x, W1, b1, W2, b2)",
+        equivocos=_equivocos_ffn(x, W1, b1, W2, b2),
+    )
+
+
+@item("teste_feed_forward", pontos=0.5)
+def test_ffn_confere_com_referencia_2d(aluno, ref, rng):
+    """feed-forward: confere com a referência em 2-D, com d_ff menor que d_model"""
+    d_model, d_ff = int(rng.integers(6, 10)), 3
+    W1, b1, W2, b2 = _pesos_ffn(rng, d_model, d_ff, escala_vies=1.0)
+    x = rng.normal(scale=2.0, size=(7, d_model))
+    comparar(
+        _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
+        ref.feed_forward(x, W1, b1, W2, b2),
+        "feed_forward em 2-D",
+        equivocos=_equivocos_ffn(x, W1, b1, W2, b2),
+    )
+
+
+@item("teste_feed_forward", pontos=0.5)
+def test_ffn_relu_corta_e_deixa_passar(aluno, rng):
+    """feed-forward: a ReLU zera a camada do meio quando x W1 + b1 < 0 e deixa passar quando > 0"""
+    d_model, d_ff = 5, 12
+    W1, _, W2, b2 = _pesos_ffn(rng, d_model, d_ff)
+    x = rng.normal(size=(4, d_model))
+    for b1, caso in [(np.full(d_ff, -100.0), "negativa"), (np.full(d_ff, 100.0), "positiva")]:
+        esperado = b2 + 0.0 * x[:, :1] if caso == "negativa" else (x @ W1 + b1) @ W2 + b2
+        comparar(
+            _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
+            esperado,
+            f"feed_forward com a camada do meio toda {caso}",
+            equivocos=_equivocos_ffn(x, W1, b1, W2, b2),
+        )
+
+
+# ======================================================================= bloco de encoder
+_CHAVES = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
+
+
+def _pesos_bloco(rng, d_model, d_ff, normas_aleatorias=True):
+    p = {}
+    for nome in ("W_q", "W_k", "W_v", "W_o"):
+        p[nome] = rng.normal(scale=d_model**-0.5, size=(d_model, d_model))
+    for nome in ("b_q", "b_k", "b_v", "b_o"):
+        p[nome] = rng.normal(scale=0.2, size=d_model)
+    p["W1"], p["b1"], p["W2"], p["b2"] = _pesos_ffn(rng, d_model, d_ff, escala_vies=0.2)
+    for j in ("1", "2"):
+        p["gama" + j] = rng.normal(1.0, 0.3, size=d_model) if normas_aleatorias else np.ones(d_model)
+        p["beta" + j] = rng.normal(0.0, 0.3, size=d_model) if normas_aleatorias else np.zeros(d_model)
+    return p
+
+
+def camada_torch(p, h):
+    """Um torch.nn.TransformerEncoderLayer post-norm (dropout 0) com os pesos do dicionário ``p``."""
+    d_model, d_ff = p["W1"].shape
+    camada = torch.nn.TransformerEncoderLayer(
+        d_model, h, d_ff, dropout=0.0, activation="relu", batch_first=True, norm_first=False, dtype=torch.float64
+    )
+    estado = {
+        "self_attn.in_proj_weight": _t(np.concatenate([p["W_q"].T, p["W_k"].T, p["W_v"].T])),
+        "self_attn.in_proj_bias": _t(np.concatenate([p["b_q"], p["b_k"], p["b_v"]])),
+        "self_attn.out_proj.weight": _t(p["W_o"].T),
+        "self_attn.out_proj.bias": _t(p["b_o"]),
+        "linear1.weight": _t(p["W1"].T),
+        "linear1.bias": _t(p["b1"]),
+        "linear2.weight": _t(p["W2"].T),
+        "linear2.bias": _t(p["b2"]),
+        "norm1.weight": _t(p["gama1"]),
+        "norm1.bias": _t(p["beta1"]),
+        "norm2.weight": _t(p["gama2"]),
+        "norm2.bias": _t(p["beta2"]),
+    }
+    camada.load_state_dict(estado)
+    return camada.eval()
+
+
+def bloco_torch(X, p, h, mascara=None):
+    camada = camada_torch(p, h)
+    with torch.no_grad():
+        # no PyTorch, True na src_mask significa NÃO pode atender: o contrário da nossa convenção
+        proibido = None if mascara is None else torch.as_tensor(~np.asarray(mascara, dtype=bool))
+        return camada(_t(X), src_mask=proibido).numpy()
+
+
+def bloco_np(ref, X, p, h, mascara=None, modo="certo"):
+    """O bloco (e versões erradas conhecidas), montado com as peças de referência."""
+
+    def atn(entrada, m=mascara):
+        return ref.atencao_multicabeca(entrada, *[p[k] for k in _CHAVES], h, mascara=m)
+
+    def ln(v, j):
+        return ref.layernorm(v, p["gama" + j], p["beta" + j])
+
+    def ffn(v):
+        if modo == "sem_relu":
+            return (v @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+        return ref.feed_forward(v, p["W1"], p["b1"], p["W2"], p["b2"])
+
+    if modo == "pre_norm":
+        Z = X + atn(ln(X, "1"))
+        return Z + ffn(ln(Z, "2"))
+    if modo == "sem_mascara":
+        Z = ln(X + atn(X, None), "1")
+        return ln(Z + ffn(Z), "2")
+    if modo in ("normas_trocadas", "normas_iguais"):
+        Z = ln(X + atn(X), "2" if modo == "normas_trocadas" else "1")
+        return ln(Z + ffn(Z), "1")
+    Z = ln((0.0 if modo == "sem_res_atn" else X) + atn(X), "1")
+    if modo == "sem_res_ffn":
+        return ln(ffn(Z), "2")
+    if modo == "residual_entrada":
+        return ln(X + ffn(Z), "2")
+    return ln(Z + ffn(Z), "2")
+
+
+def _equivocos_bloco(ref, X, p, h, mascara=None):
+    modos = [
+        (PRE_NORM, "pre_norm"),
+        (SEM_RESIDUAL, "sem_res_atn"),
+        (SEM_RESIDUAL, "sem_res_ffn"),
+        (RESIDUAL_DA_ENTRADA, "residual_entrada"),
+        (NORMAS_TROCADAS, "normas_trocadas"),
+        (NORMAS_TROCADAS, "normas_iguais"),
+        (FFN_SEM_RELU, "sem_relu"),
+    ]
+    if mascara is not None:
+        modos.append((SEM_MASCARA, "sem_mascara"))
+    return [(eq, bloco_np(ref, X, p, h, mascara, modo)) for eq, modo in modos]
+
+
+@item("teste_bloco_encoder", pontos=1.5)
+def test_bloco_confere_com_torch(aluno, ref, rng):
+    """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote"""
+    h = int(rng.choice([2, 4]))
+    d_model = h * int(rng.integers(2, 5))
+    p = _pesos_bloco(rng, d_model, 2 * d_model + 2)
+    X = rng.normal(size=(2, int(rng.integers(4, 8)), d_model))
+    comparar(
+        aluno.bloco_encoder(X, p, h),
+        bloco_torch(X, p, h),
+        "bloco_encoder(X, pesos, h) com X em lote",
+        equivocos=_equivocos_bloco(ref, X, p, h),
+    )
+
+
+@item("teste_bloco_encoder", pontos=1.0)
+def test_bloco_com_mascara_causal(aluno, ref, rng):
+    """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
+    h, d_model, n = 2, 8, int(rng.integers(4, 8))
+    p = _pesos_bloco(rng, d_model, 16)
+    X = rng.normal(size=(3, n, d_model))
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    comparar(
+        aluno.bloco_encoder(X, p, h, mascara=causal),
+        bloco_torch(X, p, h, causal),
+        "bloco_encoder com máscara causal",
+        equivocos=_equivocos_bloco(ref, X, p, h, causal),
+    )
+
+
+@item("teste_bloco_encoder", pontos=0.75)
+def test_bloco_2d_uma_cabeca(aluno, ref, rng):
+    """bloco de encoder: confere com a referência sem lote, com uma cabeça e d_ff diferente de d_model"""
+    d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
+    p = _pesos_bloco(rng, d_model, int(rng.integers(2, 12)))
+    X = rng.normal(scale=1.5, size=(n, d_model))
+    comparar(
+        aluno.bloco_encoder(X, p, 1),
+        ref.bloco_encoder(X, p, 1),
+        "bloco_encoder(X, pesos, h=1) em 2-D",
+        equivocos=_equivocos_bloco(ref, X, p, 1),
+    )
+
+
+@item("teste_bloco_encoder", pontos=0.75)
+def test_bloco_saida_normalizada_e_equivariante(aluno, ref, rng):
+    """bloco de encoder: com gama2 = 1 e beta2 = 0 cada posição sai normalizada; permutar tokens permuta a saída"""
+    h, d_model, n = 2, 6, 7
+    p = _pesos_bloco(rng, d_model, 12)
+    p["gama2"], p["beta2"] = np.ones(d_model), np.zeros(d_model)
+    X = rng.normal(loc=1.0, scale=2.0, size=(n, d_model))
+    Y = como_array(aluno.bloco_encoder(X, p, h), "bloco_encoder(X, pesos, h)")
+    verificar(Y.shape == X.shape, f"a saída do bloco deveria ter a forma da entrada, {X.shape}; veio {Y.shape}.")
+    diag = _equivocos_bloco(ref, X, p, h)
+    normalizada = np.allclose(Y.mean(axis=-1), 0.0, atol=1e-8) and np.allclose(Y.var(axis=-1), 1.0, atol=1e-3)
+    if not normalizada:
+        comparar(Y, ref.bloco_encoder(X, p, h), "bloco_encoder(X, pesos, h)", equivocos=diag)
+        raise Reprovado(
+            "No bloco post-norm a última operação é LayerNorm(Z + FFN(Z)) com gama2 e beta2: com gama2 = 1 e "
+            "beta2 = 0, cada posição da saída deveria ter média 0 e variância ~1.",
+            PRE_NORM,
+        )
+    perm = rng.permutation(n)
+    Yp = aluno.bloco_encoder(X[perm], p, h)
+    comparar(Yp, Y[perm], "a saída com os tokens permutados (sem máscara, o bloco não vê a ordem)")
+    comparar(Y, ref.bloco_encoder(X, p, h), "bloco_encoder(X, pesos, h)", equivocos=diag)
+
+
+# ======================================================================= mini encoder
+def mini_np(ref, X, lista, h, modo="certo"):
+    """O mini encoder (e versões erradas conhecidas), montado com as peças de referência."""
+    pe = ref.positional_encoding(X.shape[-2], X.shape[-1])
+    if modo == "nao_encadeia":  # cada bloco recebe X + PE; sobra a saída do último
+        return ref.bloco_encoder(X + pe, lista[-1], h) if lista else X + pe
+    if modo == "retorna_cedo":  # return dentro do laço: sobra a saída do primeiro
+        return ref.bloco_encoder(X + pe, lista[0], h) if lista else X + pe
+    H = X if modo in ("sem_posicao", "em_todo_bloco", "posicao_no_fim") else X + pe
+    for p in lista:
+        if modo == "em_todo_bloco":
+            H = H + pe
+        H = ref.bloco_encoder(H, lista[0] if modo == "mesmos_pesos" else p, h)
+    return H + pe if modo == "posicao_no_fim" else H
+
+
+def _equivocos_mini(ref, X, lista, h):
+    return [
+        (MINI_SEM_POSICAO, mini_np(ref, X, lista, h, "sem_posicao")),
+        (MINI_POSICAO_REPETIDA, mini_np(ref, X, lista, h, "em_todo_bloco")),
+        (MINI_POSICAO_NO_FIM, mini_np(ref, X, lista, h, "posicao_no_fim")),
+        (MINI_MESMOS_PESOS, mini_np(ref, X, lista, h, "mesmos_pesos")),
+        (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "nao_encadeia")),
+        (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "retorna_cedo")),
+    ]
+
+
+def _mini_do_aluno(aluno, X, lista, h):
+    return _erro_tipico(lambda: aluno.mini_encoder(X, lista, h), MINI_EIXO, ["broadcast"], quando=X.ndim > 2)
+
+
+@item("teste_mini_encoder", pontos=1.0)
+def test_mini_confere_com_referencia(aluno, ref, rng):
+    """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote)"""
+    h, d_model, n = 2, 8, int(rng.integers(4, 8))
+    lista = [_pesos_bloco(rng, d_model, 16) for _ in range(2)]
+    X = rng.normal(size=(3, n, d_model))
+    comparar(
+        _mini_do_aluno(aluno, X, lista, h),
+        ref.mini_encoder(X, lista, h),
+        "mini_encoder com dois blocos",
+        equivocos=_equivocos_mini(ref, X, lista, h),
+    )
+
+
+@item("teste_mini_encoder", pontos=0.5)
+def test_mini_confere_com_torch(aluno, ref, rng):
+    """mini encoder: três blocos sobre X + PE conferem com três TransformerEncoderLayer do PyTorch"""
+    h, d_model, n = 4, 8, int(rng.integers(3, 7))
+    lista = [_pesos_bloco(rng, d_model, 12) for _ in range(3)]
+    X = rng.normal(size=(n, d_model))
+    esperado = X + pe_np(n, d_model)
+    for p in lista:
+        esperado = bloco_torch(esperado, p, h)
+    comparar(
+        _mini_do_aluno(aluno, X, lista, h),
+        esperado,
+        "mini_encoder com três blocos",
+        equivocos=_equivocos_mini(ref, X, lista, h),
+    )
+
+
+@item("teste_mini_encoder", pontos=0.5)
+def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
+    """mini encoder: sem blocos devolve X + PE; com um bloco, bloco(X + PE)"""
+    h, d_model, n = 2, 6, 5
+    X = rng.normal(size=(2, n, d_model))
+    comparar(
+        _mini_do_aluno(aluno, X, [], h),
+        X + pe_np(n, d_model),
+        "mini_encoder com a lista de pesos vazia",
+        equivocos=[(MINI_SEM_POSICAO, X)],
+    )
+    lista = [_pesos_bloco(rng, d_model, 10)]
+    comparar(
+        _mini_do_aluno(aluno, X, lista, h),
+        ref.bloco_encoder(X + pe_np(n, d_model), lista[0], h),
+        "mini_encoder com um bloco",
+        equivocos=_equivocos_mini(ref, X, lista, h),
+    )
