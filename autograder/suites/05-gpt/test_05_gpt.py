@@ -1,0 +1,830 @@
+"""Suíte oculta da atividade 05-gpt: máscara causal, padding, atenção causal, bloco do decoder e
+decodificação gulosa.
+
+Oráculos: ``nn.Transformer.generate_square_subsequent_mask`` (convertida para a convenção do curso),
+``F.scaled_dot_product_attention(is_causal=True)`` e ``nn.MultiheadAttention`` com os pesos do aluno
+copiados, a invariância "não espia o futuro" (a saída da posição t não muda quando só tokens depois
+de t mudam), pesos acima da diagonal exatamente zero, padding sem ``nan`` e um laço guloso de
+referência rodando no processo confiável com os mesmos pesos do modelo do aluno.
+
+Tudo em float64 e com modelos minúsculos. Os pesos vêm do ``rng`` do teste (nada depende do
+gerador global do PyTorch), então a nota é determinística.
+"""
+
+import math
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from autograder.caixa.cliente import ErroDoAluno
+from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+
+# Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
+# um erro na máscara causal tira pontos só do item da máscara.
+_MASCARAS = ["mascara_causal", "combinar_mascaras"]
+DEPENDENCIAS = {
+    "teste_combinar_mascaras": ["mascara_causal"],
+    "teste_atencao_causal": _MASCARAS,
+    "teste_bloco_decoder": _MASCARAS,
+    "teste_gerar_guloso": _MASCARAS,
+}
+
+# ----------------------------------------------------------------------- equívocos: máscara causal
+MASCARA_INVERTIDA = Equivoco(
+    "mascara-invertida",
+    "Máscara causal invertida: ela libera o futuro e esconde o passado (triangular superior). "
+    "A consulta i (linha) pode atender às chaves j <= i (colunas): use a triangular inferior, torch.tril.",
+)
+MASCARA_CONVENCAO_MHA = Equivoco(
+    "mascara-convencao-mha",
+    "A máscara segue a convenção do nn.MultiheadAttention (True = NÃO pode atender), que é o contrário "
+    "da do curso e do F.scaled_dot_product_attention (True = pode atender). Devolva True em j <= i.",
+)
+MASCARA_SEM_DIAGONAL = Equivoco(
+    "mascara-sem-diagonal",
+    "Máscara causal deslocada de um: a diagonal ficou False, então um token não vê a si mesmo "
+    "(e a primeira linha fica toda bloqueada, o que dá nan). A diagonal deve ser True: j <= i, não j < i.",
+)
+MASCARA_VE_PROXIMO = Equivoco(
+    "mascara-ve-proximo",
+    "Máscara causal deslocada de um: cada posição enxerga também o token seguinte (j <= i + 1), "
+    "justamente o que ela deveria prever. Use j <= i (torch.tril com diagonal=0).",
+)
+MASCARA_ADITIVA = Equivoco(
+    "mascara-aditiva",
+    "Você devolveu a máscara aditiva de nn.Transformer.generate_square_subsequent_mask (0.0 e -inf). "
+    "O curso usa a máscara booleana, True = pode atender; converta com (aditiva == 0).",
+)
+MASCARA_NAO_BOOLEANA = Equivoco(
+    "mascara-nao-booleana",
+    "A máscara tem o desenho certo, mas não é booleana (veio com 0/1 numéricos). Devolva dtype torch.bool: "
+    "com números, ~mascara e masked_fill não fazem o que se espera.",
+)
+
+# ----------------------------------------------------------------------- equívocos: padding
+PADDING_CONSULTAS = Equivoco(
+    "padding-nas-consultas",
+    "O padding bloqueou as consultas (linhas) em vez das chaves (colunas). Nenhum token deve atender "
+    "a uma CHAVE de padding: use padding[:, None, None, :], que varia ao longo do último eixo.",
+)
+PADDING_LINHA_VAZIA = Equivoco(
+    "padding-linha-vazia",
+    "Há linhas da máscara combinada inteiramente False (a consulta de um pad, com padding à esquerda): "
+    "na softmax isso vira 0/0 = nan. Pela regra da atividade, a diagonal nunca é bloqueada.",
+)
+PADDING_INVERTIDO = Equivoco(
+    "padding-invertido",
+    "O padding foi lido ao contrário: no tensor padding, True marca os tokens REAIS (que podem ser "
+    "atendidos) e False marca o padding.",
+)
+PADDING_UNIAO = Equivoco(
+    "padding-uniao",
+    "As máscaras foram combinadas com OU: assim o padding reabre o futuro. Uma chave só é permitida "
+    "se as duas máscaras permitirem (E lógico, &), com a exceção da diagonal.",
+)
+PADDING_SEM_EIXO = Equivoco(
+    "padding-sem-eixo-cabecas",
+    "A máscara combinada deve ter forma (B, 1, n, n): o eixo 1, de tamanho 1, faz broadcast sobre as "
+    "cabeças das pontuações (B, h, n, n). Use padding[:, None, None, :].",
+)
+
+# ----------------------------------------------------------------------- equívocos: atenção
+ATENCAO_CONVENCAO_MHA = Equivoco(
+    "atencao-convencao-mha",
+    "A semântica da máscara booleana foi trocada: a atenção bloqueou onde a máscara é True (a convenção "
+    "do nn.MultiheadAttention, ou o resultado de generate_square_subsequent_mask(n).bool()). No curso, "
+    "True = pode atender: faça masked_fill(~mascara, -inf). Com a troca, o token vê só o futuro e a "
+    "última linha vira nan.",
+)
+ATENCAO_DEPOIS = Equivoco(
+    "atencao-mascara-depois-softmax",
+    "A máscara foi aplicada depois da softmax (os pesos do futuro foram zerados, mas as linhas não "
+    "somam mais 1). Aplique -inf nas pontuações ANTES da softmax.",
+)
+ATENCAO_SEM_MASCARA = Equivoco(
+    "atencao-sem-mascara",
+    "A atenção não aplicou a máscara causal: cada posição atende ao futuro.",
+)
+ATENCAO_ZERO = Equivoco(
+    "atencao-mascara-zero",
+    "A máscara zerou as pontuações bloqueadas em vez de torná-las -inf: pontuação 0 ainda dá peso "
+    "positivo ao futuro. Use masked_fill(~mascara, float('-inf')).",
+)
+ATENCAO_SOMADA = Equivoco(
+    "atencao-mascara-somada",
+    "A máscara booleana foi somada às pontuações como 0/1 (por exemplo, mascara.float() passada como "
+    "máscara aditiva): isso não bloqueia nada. A máscara aditiva usa 0 e -inf.",
+)
+ATENCAO_NAN_PADDING = Equivoco(
+    "atencao-nan-padding",
+    "Com padding à esquerda a saída ficou com nan: a consulta de um pad ficou com todas as chaves "
+    "bloqueadas e a softmax calculou 0/0. Use combinar_mascaras (a diagonal nunca é bloqueada).",
+)
+ATENCAO_IGNORA_PADDING = Equivoco(
+    "atencao-ignora-padding",
+    "A atenção ignorou o argumento padding: tokens reais continuaram atendendo a chaves de padding. "
+    "Com padding, use combinar_mascaras(mascara_causal(n), padding).",
+)
+ATENCAO_SEM_ESCALA = Equivoco(
+    "atencao-sem-escala",
+    "Faltou dividir as pontuações por √d_k, com d_k = d_model / h (a dimensão de cada cabeça).",
+)
+ATENCAO_CABECAS = Equivoco(
+    "atencao-divisao-cabecas",
+    "As cabeças foram separadas do jeito errado: (B, n, d_model) deve virar (B, n, h, d_k) e só então "
+    "(B, h, n, d_k) com transpose(1, 2); um view direto para (B, h, n, d_k) mistura posições entre cabeças.",
+)
+ATENCAO_ESPIA = Equivoco(
+    "atencao-espia-futuro",
+    "A saída de uma posição mudou quando só tokens POSTERIORES a ela mudaram: a atenção está espiando o "
+    "futuro. A posição t só pode depender das posições 0..t.",
+)
+
+# ----------------------------------------------------------------------- equívocos: bloco
+BLOCO_POS_NORMA = Equivoco(
+    "bloco-pos-norma",
+    "O bloco usa pós-normalização, LN(x + subcamada(x)). A atividade pede a pré-normalização do GPT-2: "
+    "x = x + atencao(norm1(x)); depois x + ff(norm2(x)).",
+)
+BLOCO_SEM_RESIDUO = Equivoco(
+    "bloco-sem-residuo",
+    "Falta uma conexão residual: a saída de cada subcamada deve ser SOMADA à entrada dela "
+    "(x = x + atencao(norm1(x)); y = x + ff(norm2(x))).",
+)
+BLOCO_RESIDUO_NORMALIZADO = Equivoco(
+    "bloco-residuo-normalizado",
+    "A conexão residual somou a entrada já normalizada. Na pré-normalização, o caminho residual leva o "
+    "x original: x + atencao(norm1(x)), não norm1(x) + atencao(norm1(x)).",
+)
+BLOCO_NORMA_TROCADA = Equivoco(
+    "bloco-norma-trocada",
+    "As normalizações foram trocadas ou reaproveitadas: norm1 vem antes da atenção e norm2 antes da "
+    "feed-forward, cada uma com os próprios parâmetros.",
+)
+BLOCO_PARALELO = Equivoco(
+    "bloco-paralelo",
+    "A feed-forward recebeu a entrada do bloco, em paralelo com a atenção. No GPT as subcamadas são "
+    "sequenciais: a feed-forward atua sobre x + atencao(norm1(x)).",
+)
+BLOCO_ATIVACAO = Equivoco(
+    "bloco-ativacao",
+    "A feed-forward usa outra ativação: a atividade (como o GPT) usa GELU, nn.GELU(), entre as duas lineares.",
+)
+BLOCO_IGNORA_PADDING = Equivoco(
+    "bloco-ignora-padding",
+    "O bloco não repassou o argumento padding para a atenção: self.atencao(norm1(x), padding).",
+)
+
+# ----------------------------------------------------------------------- equívocos: geração
+GULOSO_PRIMEIRA = Equivoco(
+    "guloso-primeira-posicao",
+    "O token novo saiu dos logits da PRIMEIRA posição. O próximo token é previsto pela última posição: "
+    "logits[:, -1, :].argmax(dim=-1).",
+)
+GULOSO_SEM_CONTEXTO = Equivoco(
+    "guloso-sem-contexto",
+    "A cada passo o modelo recebeu só o último token, sem o contexto. Alimente o modelo com a sequência "
+    "inteira gerada até ali (respeitando a janela de n_max tokens).",
+)
+GULOSO_SEM_JANELA = Equivoco(
+    "guloso-sem-janela",
+    "Quando a sequência passa de modelo.n_max tokens o modelo não tem mais posições: alimente-o só com "
+    "os últimos modelo.n_max tokens (ids[:, -modelo.n_max:]), mas devolva a sequência inteira.",
+)
+GULOSO_SO_NOVOS = Equivoco(
+    "guloso-so-novos",
+    "A função devolveu só os tokens novos. Ela deve devolver (B, n + n_novos): os ids originais seguidos dos gerados.",
+)
+GULOSO_PASSOS = Equivoco(
+    "guloso-numero-de-passos",
+    "O número de tokens gerados está errado: são exatamente n_novos passos, um token novo por passo.",
+)
+GULOSO_SEM_REALIMENTAR = Equivoco(
+    "guloso-sem-realimentar",
+    "Os tokens novos foram tirados todos de uma única passada (por exemplo, os n_novos maiores logits da "
+    "última posição). A geração é autorregressiva: cada token escolhido volta para a entrada do passo seguinte.",
+)
+GULOSO_NAO_ARGMAX = Equivoco(
+    "guloso-nao-argmax",
+    "Em algum passo o token escolhido não foi o de maior logit na última posição: a decodificação gulosa "
+    "é determinística, sem sorteio (nada de torch.multinomial) e sem temperatura.",
+)
+
+EPS_LN = 1e-5
+DT = torch.float64
+
+
+# ======================================================================= utilidades
+def _tensor(valor, nome):
+    if not isinstance(valor, torch.Tensor):
+        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
+    return valor
+
+
+def _par(resultado, nome="AtencaoCausal.forward"):
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(f"{nome} deve devolver a tupla (saida, pesos); veio {type(resultado).__name__}.")
+    return _tensor(resultado[0], "saida"), _tensor(resultado[1], "pesos")
+
+
+def _aleatorizar(modulo, rng, escala=0.5):
+    """Sorteia todos os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
+    novo = {}
+    for nome, valor in modulo.state_dict().items():
+        forma = tuple(valor.shape)
+        if "norm" in nome and nome.endswith("weight"):
+            dados = 1.0 + 0.3 * rng.standard_normal(forma)
+        elif "norm" in nome:
+            dados = 0.3 * rng.standard_normal(forma)
+        elif nome.startswith(("emb", "pos")):
+            dados = rng.standard_normal(forma)
+        else:
+            dados = escala * rng.standard_normal(forma)
+        novo[nome] = torch.from_numpy(np.asarray(dados, dtype=np.float64))
+    modulo.load_state_dict(novo)
+    return novo
+
+
+def _remoto(aluno, classe, args, sd):
+    """Cria ``classe(*args)`` do aluno, passa para float64, confere os nomes e carrega ``sd``.
+
+    Chaves a mais no state_dict do aluno (por exemplo, um buffer com a máscara, como no nanoGPT)
+    são toleradas e mantêm o próprio valor; faltar um parâmetro pedido, não.
+    """
+    obj = aluno.criar(classe, *args)
+    obj.metodo("double", guardar=True)
+    chaves = obj.pesos()
+    if not isinstance(chaves, dict):
+        raise Reprovado(f"{classe}.state_dict() não devolveu um dicionário.")
+    faltando = sorted(set(sd) - set(chaves))
+    if faltando:
+        raise Reprovado(
+            f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando} "
+            f"(o seu state_dict tem {sorted(chaves)[:12]}). Confira os nomes dos submódulos no enunciado."
+        )
+    for nome, valor in sd.items():
+        forma = tuple(getattr(chaves[nome], "shape", ()))
+        if forma != tuple(valor.shape):
+            raise Reprovado(f"O parâmetro {nome} de {classe} tem forma {forma}; o esperado é {tuple(valor.shape)}.")
+    obj.carregar_pesos(sd, strict=False)
+    return obj
+
+
+def _x(rng, *forma):
+    return torch.from_numpy(rng.standard_normal(forma))
+
+
+# ======================================================================= máscara causal
+def _causal(n):
+    return torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def _mascara_do_aluno(aluno, n):
+    """Devolve a máscara do aluno como ndarray booleano; diagnostica tipo e convenção."""
+    m = _tensor(aluno.mascara_causal(n), f"mascara_causal({n})")
+    arr = m.numpy()
+    certa = _causal(n).numpy()
+    if arr.shape != (n, n):
+        raise Reprovado(f"mascara_causal({n}) deveria ter forma ({n}, {n}); veio {arr.shape}.")
+    if m.dtype != torch.bool:
+        if arr.dtype.kind == "f" and np.array_equal(np.isneginf(arr), ~certa) and np.all(arr[certa] == 0):
+            raise Reprovado(MASCARA_ADITIVA.mensagem, MASCARA_ADITIVA)
+        if np.array_equal(arr != 0, certa):
+            raise Reprovado(MASCARA_NAO_BOOLEANA.mensagem, MASCARA_NAO_BOOLEANA)
+        raise Reprovado(f"mascara_causal deve devolver um tensor torch.bool; veio {m.dtype}.")
+    return arr
+
+
+def _diagnosticar_mascara(arr, n, nome):
+    uns = np.ones((n, n), dtype=bool)
+    erradas = [
+        (MASCARA_INVERTIDA, np.triu(uns)),
+        (MASCARA_CONVENCAO_MHA, np.triu(uns, 1)),
+        (MASCARA_SEM_DIAGONAL, np.tril(uns, -1)),
+        (MASCARA_VE_PROXIMO, np.tril(uns, 1)),
+    ]
+    esperado = np.tril(uns)
+    if not np.array_equal(arr, esperado):
+        for eq, m in erradas:
+            if np.array_equal(arr, m):
+                raise Reprovado(eq.mensagem, eq)
+        errados = int((arr != esperado).sum())
+        raise Reprovado(f"{nome} não confere com a máscara causal: {errados} posições erradas.")
+
+
+@item("teste_mascara_causal", pontos=0.5)
+def test_mascara_confere_com_generate_square_subsequent_mask(aluno):
+    """máscara causal: confere com nn.Transformer.generate_square_subsequent_mask convertida (0 -> True)"""
+    for n in (5, 2, 9, 1):  # n = 1 por último: ali várias máscaras erradas coincidem
+        arr = _mascara_do_aluno(aluno, n)
+        oraculo = (nn.Transformer.generate_square_subsequent_mask(n) == 0).numpy()
+        _diagnosticar_mascara(arr, n, f"mascara_causal({n})")
+        verificar(np.array_equal(arr, oraculo), f"mascara_causal({n}) não confere com generate_square_subsequent_mask.")
+
+
+@item("teste_mascara_causal", pontos=0.5)
+def test_mascara_propriedades(aluno, rng):
+    """máscara causal: booleana (n, n), diagonal liberada, passado liberado e futuro bloqueado"""
+    n = int(rng.integers(10, 40))
+    arr = _mascara_do_aluno(aluno, n)
+    linhas, colunas = np.indices((n, n))
+    if not arr[linhas == colunas].all():
+        raise Reprovado(MASCARA_SEM_DIAGONAL.mensagem, MASCARA_SEM_DIAGONAL)
+    if arr[colunas > linhas].any():
+        if arr[colunas < linhas].any():
+            raise Reprovado(MASCARA_VE_PROXIMO.mensagem, MASCARA_VE_PROXIMO)
+        raise Reprovado(MASCARA_INVERTIDA.mensagem, MASCARA_INVERTIDA)
+    verificar(arr[colunas < linhas].all(), "A máscara bloqueou posições do passado (j < i), que devem ser True.")
+
+
+# ======================================================================= combinar máscaras
+def _combinada(causal, padding, modo="certo"):
+    n = causal.shape[-1]
+    olho = torch.eye(n, dtype=torch.bool)
+    chaves = padding[:, None, None, :]
+    consultas = padding[:, None, :, None]
+    if modo == "consultas":
+        return causal & (consultas | olho)
+    if modo == "sem_diagonal":
+        return causal & chaves
+    if modo == "quadrada":
+        return causal & chaves & consultas
+    if modo == "invertido":
+        return causal & (~chaves | olho)
+    if modo == "uniao":
+        return causal | chaves
+    return causal & (chaves | olho)
+
+
+def _padding_aleatorio(rng, B, n, tipos=("cheio", "esquerda", "direita", "vazio")):
+    linhas = []
+    for b in range(B):
+        tipo = tipos[b % len(tipos)]
+        k = int(rng.integers(1, n - 1))
+        if tipo == "cheio":
+            linha = np.ones(n, dtype=bool)
+        elif tipo == "esquerda":
+            linha = np.arange(n) >= k
+        elif tipo == "direita":
+            linha = np.arange(n) < n - k
+        else:
+            linha = np.zeros(n, dtype=bool)
+        linhas.append(linha)
+    linhas = np.stack(linhas)
+    return torch.from_numpy(linhas[rng.permutation(B)])
+
+
+def _combinar_do_aluno(aluno, causal, padding):
+    m = _tensor(aluno.combinar_mascaras(causal, padding), "combinar_mascaras(...)")
+    B, n = padding.shape
+    esperado = _combinada(causal, padding).numpy()
+    arr = m.numpy()
+    if arr.shape == (B, n, n) and np.array_equal(arr != 0, esperado[:, 0]):
+        raise Reprovado(PADDING_SEM_EIXO.mensagem, PADDING_SEM_EIXO)
+    verificar(
+        arr.shape == (B, 1, n, n), f"a máscara combinada deveria ter forma {(B, 1, n, n)}; veio {arr.shape}.", None
+    )
+    verificar(m.dtype == torch.bool, f"a máscara combinada deve ser booleana (torch.bool); veio {m.dtype}.")
+    return arr
+
+
+@item("teste_combinar_mascaras", pontos=1.0)
+def test_combinar_confere_com_a_regra(aluno, rng):
+    """combinar máscaras: chaves de padding bloqueadas, diagonal liberada, forma (B, 1, n, n)"""
+    n = int(rng.integers(5, 9))
+    causal = _causal(n)
+    padding = _padding_aleatorio(rng, 6, n)
+    arr = _combinar_do_aluno(aluno, causal, padding)
+    esperado = _combinada(causal, padding).numpy()
+    if not np.array_equal(arr, esperado):
+        for eq, modo in [
+            (PADDING_CONSULTAS, "consultas"),
+            (PADDING_LINHA_VAZIA, "sem_diagonal"),
+            (PADDING_LINHA_VAZIA, "quadrada"),
+            (PADDING_INVERTIDO, "invertido"),
+            (PADDING_UNIAO, "uniao"),
+        ]:
+            if np.array_equal(arr, _combinada(causal, padding, modo).numpy()):
+                raise Reprovado(eq.mensagem, eq)
+        errados = int((arr != esperado).sum())
+        raise Reprovado(
+            f"A máscara combinada tem {errados} posições erradas. Regra: causal[i, j] e (padding[b, j] ou i == j)."
+        )
+
+
+@item("teste_combinar_mascaras", pontos=0.5)
+def test_combinar_sem_linha_vazia(aluno, rng):
+    """combinar máscaras: com padding à esquerda nenhuma linha fica toda bloqueada (sem nan na softmax)"""
+    n = int(rng.integers(5, 9))
+    padding = _padding_aleatorio(rng, 3, n, tipos=("esquerda", "vazio", "esquerda"))
+    arr = _combinar_do_aluno(aluno, _causal(n), padding)
+    if not arr.any(axis=-1).all():
+        raise Reprovado(PADDING_LINHA_VAZIA.mensagem, PADDING_LINHA_VAZIA)
+    pontuacoes = torch.from_numpy(rng.standard_normal((3, 2, n, n)))
+    pesos = torch.softmax(pontuacoes.masked_fill(~torch.from_numpy(arr), float("-inf")), dim=-1)
+    verificar(torch.isfinite(pesos).all(), PADDING_LINHA_VAZIA.mensagem, PADDING_LINHA_VAZIA)
+
+
+@item("teste_combinar_mascaras", pontos=0.5)
+def test_combinar_sem_padding_e_a_causal(aluno, rng):
+    """combinar máscaras: sem nenhum pad, a máscara combinada é a causal repetida no lote"""
+    n = int(rng.integers(4, 10))
+    B = int(rng.integers(2, 5))
+    causal = _causal(n)
+    arr = _combinar_do_aluno(aluno, causal, torch.ones(B, n, dtype=torch.bool))
+    esperado = np.broadcast_to(causal.numpy(), (B, 1, n, n))
+    if not np.array_equal(arr, esperado):
+        if np.array_equal(arr, np.zeros_like(esperado) | np.eye(n, dtype=bool)):
+            raise Reprovado(PADDING_INVERTIDO.mensagem, PADDING_INVERTIDO)
+        raise Reprovado("Com padding todo True, a máscara combinada deve ser a própria máscara causal.")
+
+
+# ======================================================================= atenção causal
+def _qkv(sd, x, h, modo="certo"):
+    B, n, d = x.shape
+    d_k = d // h
+    qkv = x @ sd["w_qkv.weight"].T + sd["w_qkv.bias"]
+    partes = qkv.split(d, dim=-1)
+    if modo == "cabecas":
+        return [t.reshape(B, h, n, d_k) for t in partes]
+    return [t.view(B, n, h, d_k).transpose(1, 2) for t in partes]
+
+
+def _juntar(sd, o, modo="certo"):
+    B, h, n, d_k = o.shape
+    juntas = o.reshape(B, n, h * d_k) if modo == "cabecas" else o.transpose(1, 2).reshape(B, n, h * d_k)
+    return juntas @ sd["w_o.weight"].T + sd["w_o.bias"]
+
+
+def _oraculo_sdpa(sd, x, h, mascara=None):
+    """(saida, pesos) com F.scaled_dot_product_attention: is_causal=True, ou a máscara booleana dada."""
+    q, k, v = _qkv(sd, x, h)
+    n = x.shape[1]
+    ident = torch.eye(n, dtype=x.dtype).expand(*q.shape[:2], n, n)
+    if mascara is None:
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        p = F.scaled_dot_product_attention(q, k, ident, is_causal=True)
+    else:
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=mascara)
+        p = F.scaled_dot_product_attention(q, k, ident, attn_mask=mascara)
+    return _juntar(sd, o), p
+
+
+def _variante(sd, x, h, modo, mascara):
+    """Saída e pesos de versões (certas e erradas) da atenção, para diagnóstico."""
+    q, k, v = _qkv(sd, x, h, modo)
+    d_k = q.shape[-1]
+    s = q @ k.transpose(-2, -1)
+    if modo != "sem_escala":
+        s = s / math.sqrt(d_k)
+    inf = float("-inf")
+    if modo == "mha":
+        p = torch.softmax(s.masked_fill(mascara, inf), dim=-1)
+    elif modo == "depois":
+        p = torch.softmax(s, dim=-1) * mascara
+    elif modo == "sem_mascara":
+        p = torch.softmax(s, dim=-1)
+    elif modo == "zero":
+        p = torch.softmax(s.masked_fill(~mascara, 0.0), dim=-1)
+    elif modo == "somada":
+        p = torch.softmax(s + mascara.to(s.dtype), dim=-1)
+    else:
+        p = torch.softmax(s.masked_fill(~mascara, inf), dim=-1)
+    return _juntar(sd, p @ v, modo), p
+
+
+_MODOS = [
+    (ATENCAO_CONVENCAO_MHA, "mha"),
+    (ATENCAO_DEPOIS, "depois"),
+    (ATENCAO_SEM_MASCARA, "sem_mascara"),
+    (ATENCAO_ZERO, "zero"),
+    (ATENCAO_SOMADA, "somada"),
+    (ATENCAO_SEM_ESCALA, "sem_escala"),
+    (ATENCAO_CABECAS, "cabecas"),
+]
+
+
+def _comparar_atencao(resultado, esperado, diag, nome):
+    saida, pesos = _par(resultado)
+    comparar(pesos, esperado[1], f"pesos ({nome})", equivocos=[(e, p) for e, (_, p) in diag])
+    comparar(saida, esperado[0], f"saida ({nome})", equivocos=[(e, s) for e, (s, _) in diag])
+
+
+def _atencao(aluno, rng, d, h):
+    modelo = nn.Module()
+    modelo.w_qkv = nn.Linear(d, 3 * d, dtype=DT)
+    modelo.w_o = nn.Linear(d, d, dtype=DT)
+    sd = _aleatorizar(modelo, rng, escala=0.6)
+    return _remoto(aluno, "AtencaoCausal", (d, h), sd), sd
+
+
+@item("teste_atencao_causal", pontos=1.0)
+def test_atencao_confere_com_sdpa_causal(aluno, rng):
+    """atenção causal: confere com F.scaled_dot_product_attention(is_causal=True), pesos copiados"""
+    d, h, n = 12, 3, 6
+    att, sd = _atencao(aluno, rng, d, h)
+    x = _x(rng, 2, n, d)
+    esperado = _oraculo_sdpa(sd, x, h)
+    diag = [(eq, _variante(sd, x, h, modo, _causal(n))) for eq, modo in _MODOS]
+    _comparar_atencao(att(x), esperado, diag, "sem padding")
+
+
+@item("teste_atencao_causal", pontos=0.5)
+def test_atencao_confere_com_multihead_attention(aluno, rng):
+    """atenção causal: confere com nn.MultiheadAttention (mesmos pesos, máscara convertida)"""
+    d, h, n = 8, 2, 5
+    att, sd = _atencao(aluno, rng, d, h)
+    x = _x(rng, 3, n, d)
+    mha = nn.MultiheadAttention(d, h, batch_first=True, dtype=DT)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(sd["w_qkv.weight"])
+        mha.in_proj_bias.copy_(sd["w_qkv.bias"])
+        mha.out_proj.weight.copy_(sd["w_o.weight"])
+        mha.out_proj.bias.copy_(sd["w_o.bias"])
+    mha.eval()
+    aditiva = nn.Transformer.generate_square_subsequent_mask(n, dtype=DT)  # 0 = pode, -inf = não pode
+    with torch.no_grad():
+        saida, pesos = mha(x, x, x, attn_mask=aditiva, need_weights=True, average_attn_weights=False)
+        saida_b, _ = mha(x, x, x, attn_mask=~_causal(n), need_weights=False)  # bool: True = NÃO pode
+    assert torch.allclose(saida, saida_b), "oráculo inconsistente"
+    diag = [(eq, _variante(sd, x, h, modo, _causal(n))) for eq, modo in _MODOS]
+    _comparar_atencao(att(x), (saida, pesos), diag, "comparada com nn.MultiheadAttention")
+
+
+@item("teste_atencao_causal", pontos=0.5)
+def test_atencao_nao_espia_o_futuro(aluno, rng):
+    """atenção causal: a saída da posição t não muda quando os tokens depois de t mudam (todo t)"""
+    d, h, n = 8, 2, 7
+    att, _ = _atencao(aluno, rng, d, h)
+    base = rng.standard_normal((1, n, d))
+    lote = np.repeat(base, n, axis=0)
+    for t in range(n - 1):  # a cópia t troca tudo depois da posição t; a última cópia é a original
+        lote[t, t + 1 :] = rng.standard_normal((n - t - 1, d)) * 2.0
+    saida, pesos = _par(att(torch.from_numpy(lote)))
+    saida, pesos = saida.numpy(), pesos.numpy()
+    verificar(saida.shape == (n, n, d), f"saida deveria ter forma {(n, n, d)}; veio {saida.shape}.")
+    futuro = np.triu(np.ones((n, n), dtype=bool), 1)
+    for t in range(n - 1):
+        if not np.allclose(saida[t, : t + 1], saida[n - 1, : t + 1], atol=1e-9, equal_nan=True):
+            if pesos.shape[-2:] == (n, n) and np.all(pesos[..., futuro] == 0):
+                raise Reprovado(
+                    f"{ATENCAO_DEPOIS.mensagem} Os pesos do futuro saíram zero, mas o denominador da softmax "
+                    f"ainda somou as chaves futuras: a saída da posição {t} mudou quando só tokens depois dela mudaram.",
+                    ATENCAO_DEPOIS,
+                )
+            raise Reprovado(f"{ATENCAO_ESPIA.mensagem} (Primeira violação: posição {t}.)", ATENCAO_ESPIA)
+
+
+@item("teste_atencao_causal", pontos=0.5)
+def test_atencao_pesos_do_futuro_sao_zero(aluno, rng):
+    """atenção causal: pesos acima da diagonal exatamente 0, linhas somando 1, sem nan"""
+    d, h, n = 12, 4, 8
+    att, _ = _atencao(aluno, rng, d, h)
+    x = _x(rng, 2, n, d) * 3.0
+    _, pesos = _par(att(x))
+    pesos = como_array(pesos, "pesos")
+    verificar(pesos.shape == (2, h, n, n), f"pesos deveria ter forma {(2, h, n, n)}; veio {pesos.shape}.")
+    futuro = np.triu(np.ones((n, n), dtype=bool), 1)
+    if not np.all(np.isfinite(pesos)):
+        linhas_nan = ~np.all(np.isfinite(pesos), axis=-1)
+        if linhas_nan[..., -1].all() and np.any(pesos[..., 0, 1:] > 0):
+            raise Reprovado(ATENCAO_CONVENCAO_MHA.mensagem, ATENCAO_CONVENCAO_MHA)
+        raise Reprovado("Os pesos têm nan ou infinito: alguma linha ficou com todas as chaves bloqueadas.")
+    if np.any(pesos[..., futuro] != 0):
+        raise Reprovado(
+            "Há peso diferente de zero acima da diagonal: posições futuras devem receber peso exatamente 0 "
+            "(pontuação -inf antes da softmax).",
+            ATENCAO_ESPIA,
+        )
+    verificar(np.allclose(pesos.sum(axis=-1), 1.0), ATENCAO_DEPOIS.mensagem, ATENCAO_DEPOIS)
+
+
+@item("teste_atencao_causal", pontos=0.5)
+def test_atencao_com_padding(aluno, rng):
+    """atenção causal com padding: sem nan (nem com pads à esquerda) e tokens reais ignoram chaves de padding"""
+    d, h, n = 8, 2, 7
+    att, sd = _atencao(aluno, rng, d, h)
+    padding = _padding_aleatorio(rng, 4, n, tipos=("cheio", "esquerda", "direita", "esquerda"))
+    x = _x(rng, 4, n, d)
+    saida, pesos = _par(att(x, padding))
+    saida, pesos = saida.numpy(), pesos.numpy()
+    verificar(saida.shape == (4, n, d), f"saida deveria ter forma {(4, n, d)}; veio {saida.shape}.")
+    verificar(pesos.shape == (4, h, n, n), f"pesos deveria ter forma {(4, h, n, n)}; veio {pesos.shape}.")
+    reais = padding.numpy()
+    finitos = np.isfinite(saida).all(axis=-1) & np.isfinite(pesos).all(axis=(1, 3))
+    if not finitos.all():
+        if finitos[reais].all():
+            raise Reprovado(ATENCAO_NAN_PADDING.mensagem, ATENCAO_NAN_PADDING)
+    mascara = _combinada(_causal(n), padding)
+    esp_saida, esp_pesos = _oraculo_sdpa(sd, x, h, mascara)
+    diag = [(eq, _variante(sd, x, h, modo, mascara)) for eq, modo in _MODOS]
+    diag.append((ATENCAO_IGNORA_PADDING, _variante(sd, x, h, "certo", _causal(n))))
+
+    def reais_de(s, p):
+        s, p = np.asarray(s), np.asarray(p)
+        return s[reais], np.transpose(p, (0, 2, 1, 3))[reais]
+
+    obtido = reais_de(saida, pesos)
+    esperado = reais_de(esp_saida, esp_pesos)
+    comparar(obtido[1], esperado[1], "pesos das consultas reais", equivocos=[(e, reais_de(*r)[1]) for e, r in diag])
+    comparar(obtido[0], esperado[0], "saida das posições reais", equivocos=[(e, reais_de(*r)[0]) for e, r in diag])
+    verificar(finitos.all(), ATENCAO_NAN_PADDING.mensagem, ATENCAO_NAN_PADDING)
+
+
+# ======================================================================= bloco do decoder
+def _bloco(aluno, ref, rng, d, h, d_ff):
+    modelo = ref.BlocoDecoder(d, h, d_ff).double()
+    sd = _aleatorizar(modelo, rng, escala=0.4)
+    return _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd), sd
+
+
+def _funcoes_do_bloco(sd, bloco, padding=None):
+    d = sd["norm1.weight"].shape[0]
+
+    def ln(z, nome):
+        return F.layer_norm(z, (d,), sd[f"{nome}.weight"], sd[f"{nome}.bias"], EPS_LN)
+
+    def ff(z, ativacao=F.gelu):
+        meio = ativacao(z @ sd["ff.0.weight"].T + sd["ff.0.bias"])
+        return meio @ sd["ff.2.weight"].T + sd["ff.2.bias"]
+
+    def atencao(z, pad=padding):
+        """A atenção DO ALUNO (roda na caixa): o bloco é avaliado só pela forma de compor as peças."""
+        resultado = bloco.metodo("atencao", z) if pad is None else bloco.metodo("atencao", z, pad)
+        return _par(resultado, "BlocoDecoder.atencao")[0]
+
+    return ln, ff, atencao
+
+
+def _variantes_bloco(sd, bloco, x, padding=None):
+    ln, ff, att = _funcoes_do_bloco(sd, bloco, padding)
+    a1 = att(ln(x, "norm1"))
+    x1 = x + a1
+    certo = x1 + ff(ln(x1, "norm2"))
+    z = ln(x + att(x), "norm1")
+    u = ln(x, "norm1")
+    diag = [
+        (BLOCO_POS_NORMA, ln(z + ff(z), "norm2")),
+        (BLOCO_SEM_RESIDUO, a1 + ff(ln(a1, "norm2"))),
+        (BLOCO_SEM_RESIDUO, ff(ln(x1, "norm2"))),
+        (BLOCO_RESIDUO_NORMALIZADO, u + a1 + ff(ln(u + a1, "norm2"))),
+        (BLOCO_NORMA_TROCADA, x1 + ff(ln(x1, "norm1"))),
+        (BLOCO_PARALELO, x + a1 + ff(ln(x, "norm2"))),
+        (BLOCO_ATIVACAO, x1 + ff(ln(x1, "norm2"), F.relu)),
+    ]
+    return certo, diag
+
+
+@item("teste_bloco_decoder", pontos=1.0)
+def test_bloco_pre_norma(aluno, ref, rng):
+    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), com a sua própria atenção"""
+    d, h, d_ff = 8, 2, 16
+    bloco, sd = _bloco(aluno, ref, rng, d, h, d_ff)
+    x = _x(rng, 2, 6, d)
+    obtido = _tensor(bloco(x), "a saída do bloco")
+    certo, diag = _variantes_bloco(sd, bloco, x)
+    comparar(obtido, certo, "saída do bloco", equivocos=diag)
+
+
+@item("teste_bloco_decoder", pontos=0.5)
+def test_bloco_repassa_padding(aluno, ref, rng):
+    """bloco do decoder: repassa o padding para a atenção"""
+    d, h, d_ff = 8, 2, 16
+    bloco, sd = _bloco(aluno, ref, rng, d, h, d_ff)
+    n = 6
+    padding = _padding_aleatorio(rng, 3, n, tipos=("esquerda", "cheio", "direita"))
+    x = _x(rng, 3, n, d)
+    obtido = _tensor(bloco(x, padding), "a saída do bloco com padding")
+    certo, diag = _variantes_bloco(sd, bloco, x, padding)
+    ignora, _ = _variantes_bloco(sd, bloco, x, None)
+    comparar(obtido, certo, "saída do bloco com padding", equivocos=[(BLOCO_IGNORA_PADDING, ignora), *diag])
+
+
+@item("teste_bloco_decoder", pontos=0.5)
+def test_bloco_estrutura(aluno, ref, rng):
+    """bloco do decoder: submódulos com os nomes e formas pedidos; devolve um tensor (B, n, d_model)"""
+    d, h, d_ff = 12, 3, 20
+    bloco, _ = _bloco(aluno, ref, rng, d, h, d_ff)
+    x = _x(rng, 2, 4, d)
+    y = bloco(x)
+    if isinstance(y, tuple | list):
+        raise Reprovado("BlocoDecoder.forward deve devolver só a saída (um tensor), não uma tupla.")
+    y = _tensor(y, "a saída do bloco")
+    verificar(tuple(y.shape) == (2, 4, d), f"a saída do bloco deveria ter forma {(2, 4, d)}; veio {tuple(y.shape)}.")
+
+
+# ======================================================================= geração gulosa
+VOCAB = 13
+
+
+def _minigpt(aluno, ref, rng, n_max, d=8, h=2):
+    """Um MiniGPT sem blocos (embedding + posição + norma + cabeça): não depende do bloco do aluno."""
+    modelo = ref.MiniGPT(VOCAB, d, h, 0, n_max).double()
+    sd = _aleatorizar(modelo, rng, escala=1.0)
+    modelo.eval()
+    return _remoto(aluno, "MiniGPT", (VOCAB, d, h, 0, n_max), sd), modelo
+
+
+@torch.no_grad()
+def _gerar_ref(modelo, ids, n_novos, modo="certo"):
+    passos = n_novos - 1 if modo == "passos" else n_novos
+    if modo == "sem_realimentar":
+        ultimos = modelo(ids[:, -modelo.n_max :])[:, -1, :]
+        return torch.cat([ids, ultimos.topk(n_novos, dim=-1).indices], dim=1)
+    inicio = ids.shape[1]
+    for _ in range(passos):
+        if modo == "sem_contexto":
+            contexto = ids[:, -1:]
+        else:
+            contexto = ids[:, -modelo.n_max :]
+        logits = modelo(contexto)
+        posicao = 0 if modo == "primeira" else -1
+        proximo = logits[:, posicao, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+    return ids[:, inicio:] if modo == "so_novos" else ids
+
+
+def _gerar_do_aluno(aluno, remoto, ids, n_novos):
+    try:
+        saida = aluno.gerar_guloso(remoto._ref, ids, n_novos)
+    except ErroDoAluno as exc:
+        if "n_max" in exc.mensagem or "index out of range" in exc.mensagem:
+            raise Reprovado(
+                f"{GULOSO_SEM_JANELA.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", GULOSO_SEM_JANELA
+            ) from None
+        raise
+    saida = _tensor(saida, "gerar_guloso(...)")
+    verificar(
+        saida.dtype in (torch.int64, torch.int32),
+        f"gerar_guloso deve devolver ids inteiros (torch.long); veio {saida.dtype}.",
+    )
+    return saida
+
+
+def _conferir_geracao(obtido, modelo, ids, n_novos):
+    esperado = _gerar_ref(modelo, ids, n_novos)
+    if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido.long(), esperado):
+        return
+    for eq, modo in [
+        (GULOSO_SO_NOVOS, "so_novos"),
+        (GULOSO_PASSOS, "passos"),
+        (GULOSO_PRIMEIRA, "primeira"),
+        (GULOSO_SEM_CONTEXTO, "sem_contexto"),
+        (GULOSO_SEM_REALIMENTAR, "sem_realimentar"),
+    ]:
+        variante = _gerar_ref(modelo, ids, n_novos, modo)
+        if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido.long(), variante):
+            raise Reprovado(eq.mensagem, eq)
+    B, n = ids.shape
+    if tuple(obtido.shape) != (B, n + n_novos):
+        raise Reprovado(
+            f"gerar_guloso devolveu forma {tuple(obtido.shape)}; com ids {tuple(ids.shape)} e n_novos = {n_novos} "
+            f"o esperado é {(B, n + n_novos)}."
+        )
+    obtido = obtido.long()
+    if not torch.equal(obtido[:, :n], ids):
+        raise Reprovado("Os ids originais devem ficar no começo da sequência devolvida, sem alteração.")
+    with torch.no_grad():  # confere passo a passo, a partir do prefixo que o próprio aluno gerou
+        for t in range(n, n + n_novos):
+            contexto = obtido[:, max(0, t - modelo.n_max) : t]
+            melhor = modelo(contexto)[:, -1, :].argmax(dim=-1)
+            if not torch.equal(obtido[:, t], melhor):
+                raise Reprovado(
+                    f"{GULOSO_NAO_ARGMAX.mensagem} (Primeiro passo errado: o token {t}.)", GULOSO_NAO_ARGMAX
+                )
+    raise Reprovado("A sequência gerada não confere com a decodificação gulosa de referência.")
+
+
+def _ids(rng, B, n):
+    return torch.from_numpy(rng.integers(0, VOCAB, size=(B, n)).astype(np.int64))
+
+
+@item("teste_gerar_guloso", pontos=1.0)
+def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
+    """geração gulosa: confere com um laço guloso de referência (mesmo modelo, mesmos pesos)"""
+    remoto, modelo = _minigpt(aluno, ref, rng, n_max=16)
+    ids = _ids(rng, 3, 4)
+    _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 6), modelo, ids, 6)
+
+
+@item("teste_gerar_guloso", pontos=0.5)
+def test_gerar_respeita_a_janela(aluno, ref, rng):
+    """geração gulosa: passando de n_max tokens, o modelo vê só os últimos n_max"""
+    remoto, modelo = _minigpt(aluno, ref, rng, n_max=7)
+    ids = _ids(rng, 2, 5)
+    _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 8), modelo, ids, 8)
+
+
+@item("teste_gerar_guloso", pontos=0.5)
+def test_gerar_casos_pequenos(aluno, ref, rng):
+    """geração gulosa: n_novos = 0 devolve os ids; n_novos = 1 anexa o argmax da última posição"""
+    remoto, modelo = _minigpt(aluno, ref, rng, n_max=10)
+    ids = _ids(rng, 4, 3)
+    zero = _gerar_do_aluno(aluno, remoto, ids, 0)
+    verificar(
+        tuple(zero.shape) == (4, 3) and torch.equal(zero.long(), ids),
+        f"com n_novos = 0, gerar_guloso deve devolver os próprios ids; veio forma {tuple(zero.shape)}.",
+    )
+    _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 1), modelo, ids, 1)

@@ -1,0 +1,636 @@
+"""Mutantes e variantes corretas da atividade 05-gpt (ver ``autograder/mutacao.py``).
+
+Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
+ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos e o
+equívoco cuja mensagem o aluno deve receber.
+"""
+
+from autograder.variantes import Variante
+
+# ----------------------------------------------------------------------- peças da atenção
+_ATENCAO = """
+class AtencaoCausal(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.d_model = d_model
+        self.h = h
+        self.d_k = d_model // h
+        self.w_qkv = nn.Linear(d_model, 3 * d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, x, padding=None):
+        B, n, _ = x.shape
+        q, k, v = self.w_qkv(x).split(self.d_model, dim=-1)
+@SEPARAR@
+        s = q @ k.transpose(-2, -1) / @ESCALA@
+@MASCARA@
+@PESOS@
+@JUNTAR@
+        return self.w_o(juntas), pesos
+"""
+_SEPARAR = "        q, k, v = (t.view(B, n, self.h, self.d_k).transpose(1, 2) for t in (q, k, v))"
+_ESCALA = "self.d_k**0.5"
+_MASCARA = """        mascara = mascara_causal(n)
+        if padding is not None:
+            mascara = combinar_mascaras(mascara, padding)"""
+_PESOS = "        pesos = torch.softmax(s.masked_fill(~mascara, float('-inf')), dim=-1)"
+_JUNTAR = "        juntas = (pesos @ v).transpose(1, 2).reshape(B, n, self.d_model)"
+
+
+def _atencao(separar=_SEPARAR, escala=_ESCALA, mascara=_MASCARA, pesos=_PESOS, juntar=_JUNTAR):
+    codigo = _ATENCAO
+    for marca, trecho in [
+        ("@SEPARAR@", separar),
+        ("@ESCALA@", escala),
+        ("@MASCARA@", mascara),
+        ("@PESOS@", pesos),
+        ("@JUNTAR@", juntar),
+    ]:
+        codigo = codigo.replace(marca, trecho)
+    return codigo
+
+
+# ----------------------------------------------------------------------- peças do bloco
+_BLOCO = """
+class BlocoDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.atencao = AtencaoCausal(d_model, h)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), @ATIVACAO@, nn.Linear(d_ff, d_model))
+
+    def forward(self, x, padding=None):
+@CORPO@
+"""
+_CORPO = """        x = x + self.atencao(self.norm1(x), padding)[0]
+        return x + self.ff(self.norm2(x))"""
+
+
+def _bloco(corpo=_CORPO, ativacao="nn.GELU()"):
+    return _BLOCO.replace("@CORPO@", corpo).replace("@ATIVACAO@", ativacao)
+
+
+# ----------------------------------------------------------------------- peças da geração
+def _gerar(corpo):
+    return f"""
+@torch.no_grad()
+def gerar_guloso(modelo, ids, n_novos):
+{corpo}
+"""
+
+
+def _laco(contexto="ids[:, -modelo.n_max :]", posicao="-1", passos="n_novos"):
+    return _gerar(f"""    for _ in range({passos}):
+        logits = modelo({contexto})
+        proximo = logits[:, {posicao}, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+    return ids""")
+
+
+def _mascara(expr):
+    return f"\ndef mascara_causal(n):\n    return {expr}\n"
+
+
+def _combinar(expr):
+    return f"""
+def combinar_mascaras(causal, padding):
+    n = causal.shape[-1]
+    olho = torch.eye(n, dtype=torch.bool)
+    chaves = padding[:, None, None, :]
+    consultas = padding[:, None, :, None]
+    return {expr}
+"""
+
+
+MUTANTES = [
+    # ------------------------------------------------------------------ máscara causal
+    Variante(
+        "mascara-invertida",
+        {"mascara_causal": _mascara("torch.triu(torch.ones(n, n, dtype=torch.bool))")},
+        itens=["teste_mascara_causal"],
+        equivoco="mascara-invertida",
+    ),
+    Variante(
+        "mascara-convencao-mha",
+        {"mascara_causal": _mascara("~torch.tril(torch.ones(n, n, dtype=torch.bool))")},
+        itens=["teste_mascara_causal"],
+        equivoco="mascara-convencao-mha",
+    ),
+    Variante(
+        "mascara-sem-diagonal",
+        {"mascara_causal": _mascara("torch.tril(torch.ones(n, n, dtype=torch.bool), diagonal=-1)")},
+        itens=["teste_mascara_causal"],
+        equivoco="mascara-sem-diagonal",
+    ),
+    Variante(
+        "mascara-ve-proximo",
+        {"mascara_causal": _mascara("torch.tril(torch.ones(n, n, dtype=torch.bool), diagonal=1)")},
+        itens=["teste_mascara_causal"],
+        equivoco="mascara-ve-proximo",
+    ),
+    Variante(
+        "mascara-aditiva",
+        {"mascara_causal": _mascara("nn.Transformer.generate_square_subsequent_mask(n)")},
+        itens=["teste_mascara_causal"],
+        equivoco="mascara-aditiva",
+    ),
+    Variante(
+        "mascara-nao-booleana",
+        {"mascara_causal": _mascara("torch.tril(torch.ones(n, n))")},
+        itens=["teste_mascara_causal"],
+        equivoco="mascara-nao-booleana",
+    ),
+    # ------------------------------------------------------------------ combinar máscaras
+    Variante(
+        "padding-nas-consultas",
+        {"combinar_mascaras": _combinar("causal & (consultas | olho)")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="padding-nas-consultas",
+    ),
+    Variante(
+        "padding-sem-diagonal",
+        {"combinar_mascaras": _combinar("causal & chaves")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="padding-linha-vazia",
+    ),
+    Variante(
+        "padding-quadrado",
+        {"combinar_mascaras": _combinar("causal & chaves & consultas")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="padding-linha-vazia",
+    ),
+    Variante(
+        "padding-invertido",
+        {"combinar_mascaras": _combinar("causal & (~chaves | olho)")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="padding-invertido",
+    ),
+    Variante(
+        "padding-uniao",
+        {"combinar_mascaras": _combinar("causal | chaves")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="padding-uniao",
+    ),
+    Variante(
+        "padding-sem-eixo-cabecas",
+        {"combinar_mascaras": _combinar("causal & (padding[:, None, :] | olho)")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="padding-sem-eixo-cabecas",
+    ),
+    # ------------------------------------------------------------------ atenção causal
+    Variante(
+        "atencao-convencao-mha",
+        {
+            "atencao_causal": _atencao(
+                pesos="        pesos = torch.softmax(s.masked_fill(mascara, float('-inf')), dim=-1)"
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-convencao-mha",
+    ),
+    Variante(
+        "atencao-generate-square-bool",
+        {
+            "atencao_causal": _atencao(
+                mascara="""        mascara = nn.Transformer.generate_square_subsequent_mask(n).bool()
+        if padding is not None:
+            mascara = combinar_mascaras(mascara_causal(n), padding)"""
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-convencao-mha",
+    ),
+    Variante(
+        "atencao-mascara-depois-softmax",
+        {"atencao_causal": _atencao(pesos="        pesos = torch.softmax(s, dim=-1) * mascara")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-mascara-depois-softmax",
+    ),
+    Variante(
+        "atencao-sem-mascara",
+        {"atencao_causal": _atencao(pesos="        pesos = torch.softmax(s, dim=-1)")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-sem-mascara",
+    ),
+    Variante(
+        "atencao-mascara-zero",
+        {"atencao_causal": _atencao(pesos="        pesos = torch.softmax(s.masked_fill(~mascara, 0.0), dim=-1)")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-mascara-zero",
+    ),
+    Variante(
+        "atencao-mascara-somada",
+        {"atencao_causal": _atencao(pesos="        pesos = torch.softmax(s + mascara.to(s.dtype), dim=-1)")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-mascara-somada",
+    ),
+    Variante(
+        "atencao-nan-padding",
+        {
+            "atencao_causal": _atencao(
+                mascara="""        mascara = mascara_causal(n)
+        if padding is not None:
+            mascara = mascara & padding[:, None, None, :]"""
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-nan-padding",
+    ),
+    Variante(
+        "atencao-ignora-padding",
+        {"atencao_causal": _atencao(mascara="        mascara = mascara_causal(n)")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-ignora-padding",
+    ),
+    Variante(
+        "atencao-sem-escala",
+        {"atencao_causal": _atencao(escala="1.0")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-sem-escala",
+    ),
+    Variante(
+        "atencao-divisao-cabecas",
+        {
+            "atencao_causal": _atencao(
+                separar="        q, k, v = (t.reshape(B, self.h, n, self.d_k) for t in (q, k, v))",
+                juntar="        juntas = (pesos @ v).reshape(B, n, self.d_model)",
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-divisao-cabecas",
+    ),
+    # ------------------------------------------------------------------ bloco do decoder
+    Variante(
+        "bloco-pos-norma",
+        {
+            "bloco_decoder": _bloco(
+                """        x = self.norm1(x + self.atencao(x, padding)[0])
+        return self.norm2(x + self.ff(x))"""
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-pos-norma",
+    ),
+    Variante(
+        "bloco-sem-residuo",
+        {
+            "bloco_decoder": _bloco(
+                """        x = self.atencao(self.norm1(x), padding)[0]
+        return x + self.ff(self.norm2(x))"""
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-sem-residuo",
+    ),
+    Variante(
+        "bloco-residuo-normalizado",
+        {
+            "bloco_decoder": _bloco(
+                """        x = self.norm1(x)
+        x = x + self.atencao(x, padding)[0]
+        return x + self.ff(self.norm2(x))"""
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-residuo-normalizado",
+    ),
+    Variante(
+        "bloco-norma-trocada",
+        {
+            "bloco_decoder": _bloco(
+                """        x = x + self.atencao(self.norm1(x), padding)[0]
+        return x + self.ff(self.norm1(x))"""
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-norma-trocada",
+    ),
+    Variante(
+        "bloco-paralelo",
+        {
+            "bloco_decoder": _bloco(
+                "        return x + self.atencao(self.norm1(x), padding)[0] + self.ff(self.norm2(x))"
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-paralelo",
+    ),
+    Variante(
+        "bloco-relu",
+        {"bloco_decoder": _bloco(ativacao="nn.ReLU()")},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-ativacao",
+    ),
+    Variante(
+        "bloco-ignora-padding",
+        {
+            "bloco_decoder": _bloco(
+                """        x = x + self.atencao(self.norm1(x))[0]
+        return x + self.ff(self.norm2(x))"""
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-ignora-padding",
+    ),
+    # ------------------------------------------------------------------ decodificação gulosa
+    Variante(
+        "guloso-primeira-posicao",
+        {"gerar_guloso": _laco(posicao="0")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-primeira-posicao",
+    ),
+    Variante(
+        "guloso-sem-contexto",
+        {"gerar_guloso": _laco(contexto="ids[:, -1:]")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-sem-contexto",
+    ),
+    Variante(
+        "guloso-sem-janela",
+        {"gerar_guloso": _laco(contexto="ids")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-sem-janela",
+    ),
+    Variante(
+        "guloso-numero-de-passos",
+        {"gerar_guloso": _laco(passos="n_novos - 1")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-numero-de-passos",
+    ),
+    Variante(
+        "guloso-so-novos",
+        {
+            "gerar_guloso": _gerar("""    novos = []
+    for _ in range(n_novos):
+        logits = modelo(ids[:, -modelo.n_max :])
+        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        novos.append(proximo)
+        ids = torch.cat([ids, proximo], dim=1)
+    return torch.cat(novos, dim=1) if novos else ids[:, :0]""")
+        },
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-so-novos",
+    ),
+    Variante(
+        "guloso-sem-realimentar",
+        {
+            "gerar_guloso": _gerar("""    logits = modelo(ids[:, -modelo.n_max :])
+    novos = logits[:, -1, :].topk(n_novos, dim=-1).indices
+    return torch.cat([ids, novos], dim=1)""")
+        },
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-sem-realimentar",
+    ),
+    Variante(
+        "guloso-amostragem",
+        {
+            "gerar_guloso": _gerar("""    for _ in range(n_novos):
+        logits = modelo(ids[:, -modelo.n_max :])
+        probs = torch.softmax(logits[:, -1, :], dim=-1)
+        ids = torch.cat([ids, torch.multinomial(probs, 1)], dim=1)
+    return ids""")
+        },
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-nao-argmax",
+    ),
+]
+
+# ----------------------------------------------------------------------- variantes corretas
+CORRETAS = [
+    Variante(
+        "correta-arange-sdpa",
+        {
+            "mascara_causal": """
+def mascara_causal(n):
+    i = torch.arange(n)
+    return i[:, None] >= i[None, :]
+""",
+            "combinar_mascaras": """
+def combinar_mascaras(causal, padding):
+    n = padding.shape[1]
+    pode = causal.unsqueeze(0) & padding.unsqueeze(1)  # (B, n, n): a chave j é real
+    pode = pode | torch.eye(n, dtype=torch.bool)
+    return pode.unsqueeze(1)
+""",
+            "atencao_causal": """
+import math
+
+
+class AtencaoCausal(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.h = h
+        self.w_qkv = nn.Linear(d_model, 3 * d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, x, padding=None):
+        B, n, d = x.shape
+        cabecas = self.w_qkv(x).reshape(B, n, 3, self.h, d // self.h).permute(2, 0, 3, 1, 4)
+        q, k, v = cabecas[0], cabecas[1], cabecas[2]
+        mascara = mascara_causal(n)
+        if padding is not None:
+            mascara = combinar_mascaras(mascara, padding)
+        saida = F.scaled_dot_product_attention(q, k, v, attn_mask=mascara)
+        s = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(d // self.h)
+        pesos = torch.where(mascara, s, torch.tensor(float("-inf"), dtype=s.dtype)).softmax(-1)
+        return self.w_o(saida.transpose(1, 2).reshape(B, n, d)), pesos
+""",
+            "bloco_decoder": """
+class BlocoDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.atencao = AtencaoCausal(d_model, h)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(approximate="none"), nn.Linear(d_ff, d_model))
+        self.norm1 = nn.LayerNorm(d_model, eps=1e-5)
+        self.norm2 = nn.LayerNorm(d_model, eps=1e-5)
+
+    def forward(self, x, padding=None):
+        residuo = x
+        atendido, _pesos = self.atencao(self.norm1(x), padding=padding)
+        meio = residuo + atendido
+        return meio + self.ff(self.norm2(meio))
+""",
+            "gerar_guloso": """
+@torch.no_grad()
+def gerar_guloso(modelo, ids, n_novos):
+    B, n = ids.shape
+    saida = torch.empty(B, n + n_novos, dtype=torch.long)
+    saida[:, :n] = ids
+    for t in range(n, n + n_novos):
+        inicio = max(0, t - modelo.n_max)
+        logits = modelo(saida[:, inicio:t])
+        saida[:, t] = logits[:, -1].argmax(-1)
+    return saida
+""",
+        },
+    ),
+    Variante(
+        "correta-aditiva-1e9-lacos",
+        {
+            "mascara_causal": """
+def mascara_causal(n):
+    return nn.Transformer.generate_square_subsequent_mask(n) == 0
+""",
+            "combinar_mascaras": """
+def combinar_mascaras(causal, padding):
+    B, n = padding.shape
+    saida = torch.zeros(B, 1, n, n, dtype=torch.bool)
+    for b in range(B):
+        for i in range(n):
+            for j in range(n):
+                saida[b, 0, i, j] = bool(causal[i, j]) and (bool(padding[b, j]) or i == j)
+    return saida
+""",
+            "atencao_causal": """
+class AtencaoCausal(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.h = h
+        self.w_qkv = nn.Linear(d_model, 3 * d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, x, padding=None):
+        B, n, d = x.shape
+        dk = d // self.h
+        q, k, v = torch.chunk(self.w_qkv(x), 3, dim=-1)
+        q, k, v = (t.reshape(B, n, self.h, dk).permute(0, 2, 1, 3) for t in (q, k, v))
+        pode = mascara_causal(n)[None, None]
+        if padding is not None:  # só o padding das chaves; uma linha vazia fica uniforme (sem nan) com -1e9
+            pode = pode & padding[:, None, None, :]
+        aditiva = torch.zeros(pode.shape, dtype=x.dtype).masked_fill(~pode, -1e9)
+        pesos = F.softmax(torch.matmul(q, k.transpose(2, 3)) / dk**0.5 + aditiva, dim=-1)
+        juntas = torch.matmul(pesos, v).permute(0, 2, 1, 3).reshape(B, n, d)
+        return self.w_o(juntas), pesos
+""",
+            "bloco_decoder": """
+class BlocoDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.atencao = AtencaoCausal(d_model, h)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model))
+
+    def forward(self, x, padding=None):
+        x = x + self.atencao(self.norm1(x), padding)[0]
+        h = self.norm2(x)
+        return x + self.ff[2](F.gelu(self.ff[0](h)))
+""",
+            "gerar_guloso": """
+def gerar_guloso(modelo, ids, n_novos):
+    with torch.no_grad():
+        for _ in range(n_novos):
+            inicio = max(0, ids.shape[1] - modelo.n_max)
+            probs = F.softmax(modelo(ids[:, inicio:])[:, -1, :], dim=-1)
+            ids = torch.cat([ids, probs.argmax(dim=-1).unsqueeze(1)], dim=1)
+    return ids
+""",
+        },
+    ),
+    Variante(
+        "correta-multi-head-forward",
+        {
+            "mascara_causal": """
+def mascara_causal(n):
+    return torch.ones(n, n).tril().bool()
+""",
+            "combinar_mascaras": """
+def combinar_mascaras(causal, padding):
+    n = causal.shape[0]
+    chave_ok = padding.bool().unsqueeze(1).unsqueeze(2)
+    return torch.logical_and(causal, torch.logical_or(chave_ok, torch.eye(n, dtype=torch.bool)))
+""",
+            "atencao_causal": """
+class AtencaoCausal(nn.Module):
+    # usa a atenção de múltiplas cabeças do PyTorch, que quer a convenção oposta (True = NÃO pode)
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.d_model, self.h = d_model, h
+        self.w_qkv = nn.Linear(d_model, 3 * d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, x, padding=None):
+        B, n, d = x.shape
+        pode = mascara_causal(n)
+        if padding is not None:
+            pode = combinar_mascaras(pode, padding).expand(B, self.h, n, n).reshape(B * self.h, n, n)
+        xt = x.transpose(0, 1)
+        saida, pesos = F.multi_head_attention_forward(
+            xt, xt, xt, d, self.h, self.w_qkv.weight, self.w_qkv.bias, None, None, False, 0.0,
+            self.w_o.weight, self.w_o.bias, training=False, need_weights=True, attn_mask=~pode,
+            average_attn_weights=False,
+        )
+        return saida.transpose(0, 1), pesos
+""",
+            "bloco_decoder": """
+class BlocoDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.atencao = AtencaoCausal(d_model, h)
+        camadas = [nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model)]
+        self.ff = nn.Sequential(*camadas)
+
+    def forward(self, x, padding=None):
+        for subcamada, norma in ((lambda z: self.atencao(z, padding)[0], self.norm1), (self.ff, self.norm2)):
+            x = x + subcamada(norma(x))
+        return x
+""",
+            "gerar_guloso": """
+@torch.no_grad()
+def gerar_guloso(modelo, ids, n_novos):
+    tokens = list(ids.unbind(dim=1))
+    while len(tokens) < ids.shape[1] + n_novos:
+        janela = torch.stack(tokens[-modelo.n_max :], dim=1)
+        tokens.append(modelo(janela)[:, -1].argmax(dim=-1))
+    return torch.stack(tokens, dim=1) if tokens else ids
+""",
+        },
+    ),
+]
+
+CORRETAS.append(
+    Variante(
+        "correta-buffer-nanogpt",
+        {
+            "atencao_causal": """
+import math
+
+
+class AtencaoCausal(nn.Module):
+    # como no nanoGPT: a máscara fica num buffer (que aparece no state_dict) e a escala em 1/sqrt(d_k)
+    def __init__(self, d_model, h, n_max=64):
+        super().__init__()
+        self.d_model, self.h = d_model, h
+        self.w_qkv = nn.Linear(d_model, 3 * d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.register_buffer("vies", torch.tril(torch.ones(n_max, n_max)).view(1, 1, n_max, n_max))
+
+    def forward(self, x, padding=None):
+        B, n, d = x.shape
+        q, k, v = self.w_qkv(x).split(self.d_model, dim=2)
+        q, k, v = (t.view(B, n, self.h, d // self.h).transpose(1, 2) for t in (q, k, v))
+        pode = self.vies[:, :, :n, :n] == 1
+        if padding is not None:
+            pode = combinar_mascaras(pode[0, 0], padding)
+        s = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        pesos = F.softmax(s.masked_fill(~pode, torch.finfo(s.dtype).min), dim=-1)
+        y = (pesos @ v).transpose(1, 2).contiguous().view(B, n, d)
+        return self.w_o(y), pesos
+""",
+        },
+    )
+)
+
+# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# aluno -> nome da variante (None = notebook liberado, sem fazer nada).
+EXEMPLOS = {
+    "ana-correta": "correta-arange-sdpa",
+    "bruno-mascara-invertida": "mascara-invertida",
+    "carla-mascara-sem-diagonal": "mascara-sem-diagonal",
+    "davi-mascara-depois-da-softmax": "atencao-mascara-depois-softmax",
+    "elisa-nan-no-padding": "atencao-nan-padding",
+    "fabio-convencao-mha": "atencao-convencao-mha",
+    "gabi-nao-fez": None,
+}
