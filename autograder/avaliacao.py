@@ -300,6 +300,10 @@ class Aluno:
     def ler(self, nome: str):
         return self._sessao.chamar(nome, ler=True, prazo=self._prazo)
 
+    def saida(self) -> str:
+        """O que o código do aluno imprimiu até agora nesta caixa (os primeiros 20 mil caracteres)."""
+        return self._sessao.garantir().saida_do_aluno()
+
 
 # ------------------------------------------------------------------------ referência
 _REFERENCIAS: dict[str, types.SimpleNamespace] = {}

@@ -126,7 +126,10 @@ def main(argv=None) -> int:
     if args.verificar:
         with tempfile.TemporaryDirectory() as tmp:
             gerar(lista, Path(tmp))
-            difs = diferencas(Path(tmp), RELEASE)
+            if args.slugs:  # só as atividades pedidas
+                difs = [d for slug in lista for d in diferencas(Path(tmp) / slug, RELEASE / slug)]
+            else:
+                difs = diferencas(Path(tmp), RELEASE)
         for d in difs:
             print(d)
         print("release/ em dia com source/." if not difs else "release/ está desatualizado: rode 'make release'.")
