@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +31,20 @@ pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
     reason="Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala",
 )
+
+
+@pytest.fixture(autouse=True)
+def _sem_travar():
+    """Um navegador ou kernel travado vira falha em 6 minutos, nunca um CI parado."""
+
+    def estourou(*_):
+        raise TimeoutError("o teste de navegador passou de 6 minutos")
+
+    anterior = signal.signal(signal.SIGALRM, estourou)
+    signal.alarm(360)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, anterior)
 
 
 def _porta_livre() -> int:

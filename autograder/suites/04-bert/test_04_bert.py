@@ -1,0 +1,592 @@
+"""Suíte oculta da atividade 04-bert: máscara de padding, EncoderBERT e corrupção do MLM.
+
+Oráculos: ``ids != pad_id`` para a máscara; ``torch.nn.TransformerEncoder`` em float64, com os mesmos
+pesos carregados no modelo do aluno e ``src_key_padding_mask`` (a convenção do PyTorch, True = ignorar,
+é a negação da do curso); invariância da saída dos tokens reais ao padding; e, para o MLM, propriedades
+exatas (rótulos, especiais, semente) e estatísticas do sorteio em amostras de dezenas de milhares de
+tokens, com tolerâncias de mais de 5 desvios padrão.
+"""
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+
+# Ao testar o encoder, a mascara_de_padding do aluno é trocada pela de referência:
+# um erro na máscara tira pontos só do item da máscara.
+DEPENDENCIAS = {"teste_encoder_bert": ["mascara_de_padding"]}
+
+# ----------------------------------------------------------------------- equívocos: máscara
+MASCARA_INVERTIDA = Equivoco(
+    "padding-mascara-invertida",
+    "Máscara invertida: na convenção do curso True significa 'pode atender', isto é, True nos tokens reais "
+    "e False no [PAD]. (Quem usa True = ignorar é o src_key_padding_mask do PyTorch.)",
+)
+MASCARA_NAO_BOOL = Equivoco(
+    "padding-mascara-nao-booleana",
+    "A máscara deve ser um tensor booleano (torch.bool), não 0/1 inteiro ou float: o PyTorch trata uma "
+    "máscara float como aditiva (somada às pontuações), e ela deixa de bloquear o padding.",
+)
+MASCARA_PAD_FIXO = Equivoco(
+    "padding-pad-fixo",
+    "A máscara ignorou o argumento pad_id (usou 0 fixo?): compare ids com o pad_id recebido; o id 0 pode "
+    "ser um token comum.",
+)
+MASCARA_FORMA = Equivoco(
+    "padding-mascara-forma",
+    "A máscara deve ter a forma (B, n) de ids, sem eixos extras de broadcast: o src_key_padding_mask "
+    "do PyTorch também é (B, n).",
+)
+MASCARA_SO_NO_FIM = Equivoco(
+    "padding-so-no-fim",
+    "A máscara supôs que o padding fica sempre no fim (contou os tokens reais e marcou os primeiros). "
+    "Compare cada posição com pad_id: o padding pode estar no começo ou no meio.",
+)
+
+# ----------------------------------------------------------------------- equívocos: encoder
+ENC_SEM_MASCARA = Equivoco(
+    "encoder-sem-mascara",
+    "O encoder não usa a máscara de padding: os tokens reais estão olhando para os [PAD]. Passe "
+    "src_key_padding_mask a cada camada, derivado de mascara_de_padding(ids, pad_id) e negado.",
+)
+ENC_MASCARA_INVERTIDA = Equivoco(
+    "encoder-mascara-invertida",
+    "A máscara chegou invertida às camadas: o src_key_padding_mask do PyTorch usa True = ignorar, o oposto "
+    "da convenção do curso, e os tokens reais passaram a olhar só para o padding. Passe "
+    "~mascara_de_padding(ids, pad_id).",
+)
+ENC_SEM_ESCALA = Equivoco(
+    "encoder-sem-escala",
+    "Faltou multiplicar os embeddings por √d_model antes de somar a codificação posicional: X = E[ids]·√d_model + PE.",
+)
+ENC_SEM_POSICAO = Equivoco(
+    "encoder-sem-posicao",
+    "A codificação posicional (o buffer pe) não foi somada aos embeddings: sem ela o encoder não distingue "
+    "a ordem dos tokens. Some self.pe nas n primeiras posições.",
+)
+ENC_ESCALA_NA_SOMA = Equivoco(
+    "encoder-escala-na-soma",
+    "A escala √d_model foi aplicada depois de somar a posição; multiplique só os embeddings: E[ids]·√d_model + PE.",
+)
+ENC_NORM_FIRST = Equivoco(
+    "encoder-norm-first",
+    "As camadas usam norm_first=True (pré-normalização); o pedido é a pós-normalização do Transformer "
+    "original e do BERT: norm_first=False.",
+)
+ENC_PADDING_IDX = Equivoco(
+    "encoder-padding-idx",
+    "O nn.Embedding precisa de padding_idx=pad_id: a linha do [PAD] começa zerada e não recebe gradiente.",
+)
+ENC_N_CAMADAS = Equivoco(
+    "encoder-n-camadas",
+    "self.camadas deve ter exatamente n_camadas camadas nn.TransformerEncoderLayer, uma instância por camada.",
+)
+
+# ----------------------------------------------------------------------- equívocos: MLM
+MLM_ESPECIAIS = Equivoco(
+    "mlm-escolhe-especiais",
+    "Tokens especiais ([CLS], [SEP], [PAD], [MASK]...) foram escolhidos pelo MLM: sorteie só entre os tokens "
+    "comuns e deixe os especiais intactos, com rótulo -100.",
+)
+MLM_SO_MASK = Equivoco(
+    "mlm-sem-80-10-10",
+    "Todos os tokens escolhidos viraram [MASK]: faltou a regra 80/10/10 (80% [MASK], 10% um token comum "
+    "aleatório, 10% inalterados).",
+)
+MLM_ROTULOS_FORA = Equivoco(
+    "mlm-rotulos-fora",
+    "Os rótulos devem valer -100 em toda posição não escolhida (é o ignore_index da cross_entropy); só as "
+    "posições escolhidas recebem o id original.",
+)
+MLM_ROTULOS_CORROMPIDOS = Equivoco(
+    "mlm-rotulos-corrompidos",
+    "Os rótulos das posições escolhidas devem ser os ids ORIGINAIS, não os da entrada corrompida (com [MASK] "
+    "e tokens aleatórios): o modelo aprende a recuperar o que foi escondido.",
+)
+MLM_SEMENTE = Equivoco(
+    "mlm-semente",
+    "O sorteio não segue o argumento semente: a mesma semente deve dar sempre o mesmo resultado e sementes "
+    "diferentes, sorteios diferentes. Crie torch.Generator().manual_seed(semente) e passe generator=... "
+    "a cada sorteio.",
+)
+MLM_ALEATORIO_ESPECIAL = Equivoco(
+    "mlm-aleatorio-especial",
+    "Os 10% de tokens aleatórios devem vir só do vocabulário comum: apareceu um id especial (ou fora de "
+    "0..vocab-1) como substituto.",
+)
+MLM_PROPORCOES = Equivoco(
+    "mlm-proporcoes",
+    "Entre os tokens escolhidos, as proporções de [MASK], token aleatório e inalterado não batem com 80/10/10.",
+)
+MLM_PROB = Equivoco(
+    "mlm-prob",
+    "A fração de tokens comuns escolhidos não acompanha o argumento prob: cada token comum deve ser escolhido "
+    "com probabilidade prob.",
+)
+
+
+# ======================================================================= máscara de padding
+def _mascara_do_aluno(aluno, ids, pad_id):
+    return aluno.mascara_de_padding(torch.from_numpy(ids), pad_id)
+
+
+def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
+    """Confere tipo, dtype, forma e valores da máscara; nomeia o equívoco quando reconhece a saída."""
+    esperado = ids != pad_id
+    if not isinstance(obtido, torch.Tensor):
+        raise Reprovado(f"mascara_de_padding deve devolver um tensor do PyTorch; veio {type(obtido).__name__}.")
+    arr = como_array(obtido, "a máscara")
+    if arr.shape != esperado.shape:
+        if arr.size == esperado.size and arr.ndim > 2:
+            raise Reprovado(MASCARA_FORMA.mensagem, MASCARA_FORMA)
+        raise Reprovado(f"a máscara tem forma {arr.shape}; o esperado é {esperado.shape}, a forma de ids.")
+    if arr.dtype != np.bool_:
+        raise Reprovado(MASCARA_NAO_BOOL.mensagem, MASCARA_NAO_BOOL)
+    if np.array_equal(arr, esperado):
+        return
+    if np.array_equal(arr, ~esperado):
+        raise Reprovado(MASCARA_INVERTIDA.mensagem, MASCARA_INVERTIDA)
+    for equivoco, saida in equivocos:
+        if np.array_equal(arr, saida):
+            raise Reprovado(equivoco.mensagem, equivoco)
+    erradas = int((arr != esperado).sum())
+    raise Reprovado(f"a máscara erra {erradas} de {arr.size} posições: True nos tokens reais, False no [PAD].")
+
+
+def _lote_com_padding(rng, B, n, pad_id, vocab=30, onde="fim"):
+    comuns = np.array([t for t in range(vocab) if t != pad_id])
+    ids = rng.choice(comuns, size=(B, n)).astype(np.int64)
+    for b in range(B):
+        k = int(rng.integers(1, n - 1))  # quantos [PAD] nesta linha
+        if onde == "fim":
+            ids[b, n - k :] = pad_id
+        elif onde == "comeco":
+            ids[b, :k] = pad_id
+        else:  # posições quaisquer
+            ids[b, rng.choice(n, size=k, replace=False)] = pad_id
+    return ids
+
+
+@item("teste_mascara_padding", pontos=0.25)
+def test_mascara_padding_no_fim(aluno, rng):
+    """máscara de padding: True nos tokens reais e False no [PAD] no fim das sequências"""
+    ids = _lote_com_padding(rng, 4, 10, 0, onde="fim")
+    _conferir_mascara(_mascara_do_aluno(aluno, ids, 0), ids, 0)
+
+
+@item("teste_mascara_padding", pontos=0.25)
+def test_mascara_padding_outro_pad_id(aluno, rng):
+    """máscara de padding: usa o pad_id recebido (o id 0 pode ser um token comum)"""
+    pad_id = int(rng.integers(3, 20))
+    ids = _lote_com_padding(rng, 5, 9, pad_id, onde="fim")
+    ids[:, 0] = 0  # o id 0 aparece como token real
+    _conferir_mascara(_mascara_do_aluno(aluno, ids, pad_id), ids, pad_id, [(MASCARA_PAD_FIXO, ids != 0)])
+
+
+@item("teste_mascara_padding", pontos=0.25)
+def test_mascara_padding_no_comeco_e_no_meio(aluno, rng):
+    """máscara de padding: padding no começo ou no meio da sequência"""
+    ids = np.concatenate([_lote_com_padding(rng, 3, 8, 0, onde="comeco"), _lote_com_padding(rng, 3, 8, 0, onde="meio")])
+    reais = (ids != 0).sum(axis=1, keepdims=True)
+    prefixo = np.arange(ids.shape[1])[None, :] < reais
+    _conferir_mascara(_mascara_do_aluno(aluno, ids, 0), ids, 0, [(MASCARA_SO_NO_FIM, prefixo)])
+
+
+@item("teste_mascara_padding", pontos=0.25)
+def test_mascara_padding_lote_sem_padding(aluno, rng):
+    """máscara de padding: lote de uma sequência sem [PAD] dá tudo True, com forma (1, n)"""
+    ids = rng.integers(1, 30, size=(1, 7)).astype(np.int64)
+    _conferir_mascara(_mascara_do_aluno(aluno, ids, 0), ids, 0)
+    ids2 = _lote_com_padding(rng, 2, 6, 1, onde="fim")
+    _conferir_mascara(_mascara_do_aluno(aluno, ids2, 1), ids2, 1, [(MASCARA_PAD_FIXO, ids2 != 0)])
+
+
+# ======================================================================= EncoderBERT
+class Config:
+    def __init__(self, vocab, d, h, d_ff, n_camadas, max_len, pad):
+        self.vocab, self.d, self.h, self.d_ff = vocab, d, h, d_ff
+        self.n_camadas, self.max_len, self.pad = n_camadas, max_len, pad
+
+    def args(self):
+        return (self.vocab, self.d, self.h, self.d_ff, self.n_camadas, self.max_len, self.pad)
+
+
+def _oraculo(cfg, norm_first=False):
+    camada = nn.TransformerEncoderLayer(
+        cfg.d, cfg.h, cfg.d_ff, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=torch.float64
+    )
+    return nn.TransformerEncoder(camada, cfg.n_camadas, enable_nested_tensor=False)
+
+
+def _chaves_esperadas(cfg):
+    return {"embedding.weight"} | {"camadas." + k.removeprefix("layers.") for k in _oraculo(cfg).state_dict()}
+
+
+def _pesos_aleatorios(cfg, rng):
+    """Pesos sorteados (float64) com os nomes do modelo do aluno; a linha do [PAD] fica zerada."""
+    g = torch.Generator().manual_seed(int(rng.integers(2**62)))
+    estado = {}
+    for k, v in _oraculo(cfg).state_dict().items():
+        if "norm" in k and k.endswith("weight"):
+            novo = 1.0 + 0.2 * torch.randn(v.shape, generator=g, dtype=torch.float64)
+        elif v.dim() == 2:
+            novo = torch.randn(v.shape, generator=g, dtype=torch.float64) / math.sqrt(v.shape[1])
+        else:
+            novo = 0.1 * torch.randn(v.shape, generator=g, dtype=torch.float64)
+        estado["camadas." + k.removeprefix("layers.")] = novo
+    emb = torch.randn(cfg.vocab, cfg.d, generator=g, dtype=torch.float64) / math.sqrt(cfg.d)
+    emb[cfg.pad] = 0.0
+    estado["embedding.weight"] = emb
+    return estado
+
+
+def _saida_oraculo(ref, estado, cfg, ids, modo="certo"):
+    """Saída esperada (modo='certo') ou a de um equívoco conhecido, em float64."""
+    enc = _oraculo(cfg, norm_first=modo == "norm_first")
+    enc.load_state_dict(
+        {"layers." + k.removeprefix("camadas."): v for k, v in estado.items() if k != "embedding.weight"}
+    )
+    ids_t = torch.from_numpy(ids)
+    n = ids.shape[1]
+    pe = ref.codificacao_posicional(cfg.max_len, cfg.d).to(torch.float64)[:n]
+    emb = estado["embedding.weight"][ids_t]
+    escala = math.sqrt(cfg.d)
+    if modo == "sem_escala":
+        x = emb + pe
+    elif modo == "sem_posicao":
+        x = emb * escala
+    elif modo == "escala_na_soma":
+        x = (emb + pe) * escala
+    else:
+        x = emb * escala + pe
+    reais = ids_t != cfg.pad
+    mascara = {"sem_mascara": None, "invertida": reais}.get(modo, ~reais)
+    with torch.no_grad():
+        return enc(x, src_key_padding_mask=mascara).numpy()
+
+
+def _equivocos_encoder(ref, estado, cfg, ids):
+    modos = [
+        (ENC_SEM_MASCARA, "sem_mascara"),
+        (ENC_MASCARA_INVERTIDA, "invertida"),
+        (ENC_SEM_ESCALA, "sem_escala"),
+        (ENC_SEM_POSICAO, "sem_posicao"),
+        (ENC_ESCALA_NA_SOMA, "escala_na_soma"),
+        (ENC_NORM_FIRST, "norm_first"),
+    ]
+    return [(eq, _saida_oraculo(ref, estado, cfg, ids, modo)) for eq, modo in modos]
+
+
+def _criar_encoder(aluno, cfg):
+    """Instancia o EncoderBERT do aluno, confere os nomes dos pesos e o converte para float64."""
+    modelo = aluno.criar("EncoderBERT", *cfg.args())
+    modelo.metodo("double", guardar=True)
+    chaves = set(modelo.pesos()) - {"pe"}
+    esperadas = _chaves_esperadas(cfg)
+    if chaves != esperadas:
+        camadas = {int(k.split(".")[1]) for k in chaves if k.startswith("camadas.") and k.split(".")[1].isdigit()}
+        if camadas and len(camadas) != cfg.n_camadas:
+            raise Reprovado(
+                f"{ENC_N_CAMADAS.mensagem} (pedidas {cfg.n_camadas}, encontradas {len(camadas)})", ENC_N_CAMADAS
+            )
+        faltam = sorted(esperadas - chaves)[:4]
+        sobram = sorted(chaves - esperadas)[:4]
+        raise Reprovado(
+            "Os pesos do modelo (state_dict) não têm os nomes esperados: use exatamente self.embedding "
+            "(nn.Embedding) e self.camadas (nn.ModuleList de nn.TransformerEncoderLayer com d_model, h e d_ff "
+            f"pedidos), sem outros parâmetros. Faltam {faltam or 'nenhum'}; sobram {sobram or 'nenhum'}."
+        )
+    return modelo
+
+
+def _ids_encoder(rng, cfg, B, n, onde="fim", sem_padding_em=()):
+    comuns = np.array([t for t in range(cfg.vocab) if t != cfg.pad])
+    ids = rng.choice(comuns, size=(B, n)).astype(np.int64)
+    for b in range(B):
+        if b in sem_padding_em:
+            continue
+        k = int(rng.integers(1, n - 1))
+        if onde == "fim":
+            ids[b, n - k :] = cfg.pad
+        else:
+            ids[b, :k] = cfg.pad
+    return ids
+
+
+def _rodar(modelo, ids):
+    return como_array(modelo(torch.from_numpy(ids)), "a saída do EncoderBERT")
+
+
+@item("teste_encoder_bert", pontos=0.5)
+def test_encoder_estrutura(aluno, ref, rng):
+    """EncoderBERT: submódulos embedding e camadas com a configuração pedida e buffer pe"""
+    cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
+    modelo = _criar_encoder(aluno, cfg)
+    verificar(
+        modelo.ler("embedding.padding_idx") == cfg.pad and modelo.ler("embedding.num_embeddings") == cfg.vocab,
+        ENC_PADDING_IDX.mensagem,
+        ENC_PADDING_IDX,
+    )
+    for i in range(cfg.n_camadas):
+        verificar(modelo.ler(f"camadas.{i}.norm_first") is False, ENC_NORM_FIRST.mensagem, ENC_NORM_FIRST)
+        verificar(
+            modelo.ler(f"camadas.{i}.self_attn.batch_first") is True,
+            "As camadas devem usar batch_first=True: ids e a saída têm forma (B, n, ...).",
+        )
+        verificar(modelo.ler(f"camadas.{i}.self_attn.num_heads") == cfg.h, "As camadas devem ter h cabeças de atenção.")
+        verificar(
+            modelo.ler(f"camadas.{i}.dropout1.p") == 0.0 and modelo.ler(f"camadas.{i}.dropout.p") == 0.0,
+            "As camadas devem usar dropout=0.0 (o avaliador compara as saídas exatamente).",
+        )
+    buffers = modelo.ler("_buffers")
+    verificar(
+        isinstance(buffers, dict) and "pe" in buffers and buffers["pe"] is not None,
+        "Registre a codificação posicional como buffer: self.register_buffer('pe', codificacao_posicional(...)).",
+    )
+    pe = como_array(buffers["pe"], "o buffer pe")
+    esperado = ref.codificacao_posicional(cfg.max_len, cfg.d).double().numpy()
+    verificar(pe.size == esperado.size, f"o buffer pe deveria ter forma {esperado.shape}; veio {pe.shape}.")
+    comparar(pe.reshape(esperado.shape), esperado, "o buffer pe", atol=1e-6)
+
+
+@item("teste_encoder_bert", pontos=1.5)
+def test_encoder_confere_com_pytorch(aluno, ref, rng):
+    """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
+    vocab = int(rng.integers(30, 50))
+    cfg = Config(vocab, d=16, h=2, d_ff=32, n_camadas=2, max_len=14, pad=int(rng.integers(0, vocab)))
+    modelo = _criar_encoder(aluno, cfg)
+    estado = _pesos_aleatorios(cfg, rng)
+    modelo.carregar_pesos(estado, strict=False)
+    ids = _ids_encoder(rng, cfg, B=3, n=10)
+    comparar(
+        _rodar(modelo, ids),
+        _saida_oraculo(ref, estado, cfg, ids),
+        "a saída do EncoderBERT",
+        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+    )
+
+
+@item("teste_encoder_bert", pontos=1.0)
+def test_encoder_invariante_ao_padding(aluno, ref, rng):
+    """EncoderBERT: trocar o embedding do [PAD] ou acrescentar [PAD] não muda a saída dos tokens reais"""
+    cfg = Config(vocab=30, d=16, h=4, d_ff=32, n_camadas=2, max_len=16, pad=0)
+    modelo = _criar_encoder(aluno, cfg)
+    estado = _pesos_aleatorios(cfg, rng)
+    ids = _ids_encoder(rng, cfg, B=3, n=9)
+    reais = ids != cfg.pad
+    saidas = []
+    for _ in range(2):
+        estado["embedding.weight"] = estado["embedding.weight"].clone()
+        estado["embedding.weight"][cfg.pad] = torch.from_numpy(3.0 * rng.normal(size=cfg.d))
+        modelo.carregar_pesos(estado, strict=False)
+        saidas.append(_rodar(modelo, ids))
+    if saidas[0].shape != (*ids.shape, cfg.d):
+        raise Reprovado(f"a saída deveria ter forma {(*ids.shape, cfg.d)}; veio {saidas[0].shape}.")
+    if not np.allclose(saidas[0][reais], saidas[1][reais], atol=1e-8, rtol=1e-7):
+        for equivoco, modo in [(ENC_SEM_MASCARA, "sem_mascara"), (ENC_MASCARA_INVERTIDA, "invertida")]:
+            if np.allclose(saidas[1], _saida_oraculo(ref, estado, cfg, ids, modo), atol=1e-6, rtol=1e-5):
+                raise Reprovado(equivoco.mensagem, equivoco)
+        raise Reprovado(
+            "Mudar o embedding do [PAD] mudou a saída dos tokens reais: as chaves de padding não estão sendo "
+            "ignoradas (src_key_padding_mask = ~mascara_de_padding(ids, pad_id))."
+        )
+    extra = int(rng.integers(2, 6))
+    ids_longos = np.concatenate([ids, np.full((ids.shape[0], extra), cfg.pad, dtype=np.int64)], axis=1)
+    longa = _rodar(modelo, ids_longos)
+    verificar(
+        longa.shape == (*ids_longos.shape, cfg.d),
+        f"a saída deveria ter forma {(*ids_longos.shape, cfg.d)}; veio {longa.shape}.",
+    )
+    if not np.allclose(longa[:, : ids.shape[1]][reais], saidas[1][reais], atol=1e-8, rtol=1e-7):
+        if np.allclose(longa, _saida_oraculo(ref, estado, cfg, ids_longos, "sem_mascara"), atol=1e-6, rtol=1e-5):
+            raise Reprovado(ENC_SEM_MASCARA.mensagem, ENC_SEM_MASCARA)
+        raise Reprovado(
+            "Acrescentar [PAD] no fim mudou a saída dos tokens reais: o padding deve ser invisível para eles."
+        )
+
+
+@item("teste_encoder_bert", pontos=1.0)
+def test_encoder_outra_configuracao(aluno, ref, rng):
+    """EncoderBERT: outra configuração (3 camadas, 3 cabeças, pad_id no fim do vocabulário, n = max_len)"""
+    cfg = Config(vocab=25, d=12, h=3, d_ff=20, n_camadas=3, max_len=8, pad=24)
+    modelo = _criar_encoder(aluno, cfg)
+    estado = _pesos_aleatorios(cfg, rng)
+    modelo.carregar_pesos(estado, strict=False)
+    ids = _ids_encoder(rng, cfg, B=3, n=8, onde="comeco", sem_padding_em=(2,))
+    comparar(
+        _rodar(modelo, ids),
+        _saida_oraculo(ref, estado, cfg, ids),
+        "a saída do EncoderBERT (padding no começo, uma sequência sem padding)",
+        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+    )
+    curto = ids[:1, 3:]  # lote de 1, n < max_len
+    comparar(
+        _rodar(modelo, curto),
+        _saida_oraculo(ref, estado, cfg, curto),
+        "a saída do EncoderBERT (lote de 1, n < max_len)",
+        equivocos=_equivocos_encoder(ref, estado, cfg, curto),
+    )
+
+
+# ======================================================================= MLM
+def _amostra_mlm(rng, B, n, vocab, especiais, cls, sep, pad, outros_especiais=(), taxa_outros=0.0):
+    """Lote realista: [CLS] frase [SEP] (às vezes um par de frases) e [PAD] no fim."""
+    comuns = np.array([t for t in range(vocab) if t not in set(especiais)])
+    ids = rng.choice(comuns, size=(B, n)).astype(np.int64)
+    if outros_especiais:
+        salpico = rng.random((B, n)) < taxa_outros
+        ids[salpico] = rng.choice(np.array(outros_especiais), size=int(salpico.sum()))
+    ids[:, 0] = cls
+    comprimentos = rng.integers(int(0.6 * n), n + 1, size=B)
+    for b, c in enumerate(comprimentos):
+        if b % 2:
+            ids[b, c // 2] = sep  # par de frases: [CLS] A [SEP] B [SEP]
+        ids[b, c - 1] = sep
+        ids[b, c:] = pad
+    return ids
+
+
+def _chamar_mlm(aluno, ids, vocab, id_mask, especiais, semente, prob=None):
+    kwargs = {} if prob is None else {"prob": prob}
+    resultado = aluno.mascarar_tokens(torch.from_numpy(ids), vocab, id_mask, list(especiais), semente, **kwargs)
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(f"mascarar_tokens deve devolver a tupla (entrada, rotulos); veio {type(resultado).__name__}.")
+    entrada = como_array(resultado[0], "entrada")
+    rotulos = como_array(resultado[1], "rotulos")
+    for nome, arr in (("entrada", entrada), ("rotulos", rotulos)):
+        verificar(arr.shape == ids.shape, f"{nome} deveria ter a forma de ids, {ids.shape}; veio {arr.shape}.")
+        verificar(arr.dtype.kind in "iu", f"{nome} deve ser um tensor de inteiros (torch.long); veio {arr.dtype}.")
+    return entrada.astype(np.int64), rotulos.astype(np.int64)
+
+
+def _conferir_rotulos(ids, entrada, rotulos):
+    """Rótulos -100 fora das escolhidas, id original nas escolhidas; posições não escolhidas intactas."""
+    if not np.any(rotulos == -100):
+        raise Reprovado(MLM_ROTULOS_FORA.mensagem, MLM_ROTULOS_FORA)
+    escolhidos = rotulos != -100
+    if not np.array_equal(rotulos[escolhidos], ids[escolhidos]):
+        if np.array_equal(rotulos[escolhidos], entrada[escolhidos]):
+            raise Reprovado(MLM_ROTULOS_CORROMPIDOS.mensagem, MLM_ROTULOS_CORROMPIDOS)
+        if np.mean(escolhidos) > 0.5:
+            raise Reprovado(MLM_ROTULOS_FORA.mensagem, MLM_ROTULOS_FORA)
+        raise Reprovado("Nas posições escolhidas (rótulo diferente de -100), o rótulo deve ser o id original.")
+    alteradas = entrada != ids
+    if np.any(alteradas & ~escolhidos):
+        raise Reprovado(
+            "Há posições alteradas na entrada com rótulo -100: toda posição escolhida (trocada ou não) recebe "
+            "como rótulo o id original, e as não escolhidas ficam iguais a ids."
+        )
+    return escolhidos
+
+
+def _conferir_especiais(ids, entrada, rotulos, especiais):
+    eh_especial = np.isin(ids, np.array(list(especiais)))
+    if np.any(rotulos[eh_especial] != -100) or np.any(entrada[eh_especial] != ids[eh_especial]):
+        raise Reprovado(MLM_ESPECIAIS.mensagem, MLM_ESPECIAIS)
+    return eh_especial
+
+
+def _conferir_aleatorios(ids, entrada, escolhidos, vocab, especiais, id_mask):
+    trocados = escolhidos & (entrada != ids) & (entrada != id_mask)
+    substitutos = entrada[trocados]
+    if np.any(np.isin(substitutos, np.array(list(especiais)))) or np.any((substitutos < 0) | (substitutos >= vocab)):
+        raise Reprovado(MLM_ALEATORIO_ESPECIAL.mensagem, MLM_ALEATORIO_ESPECIAL)
+    return trocados
+
+
+def _proporcoes(ids, entrada, escolhidos, id_mask):
+    n = max(int(escolhidos.sum()), 1)
+    p_mask = float(np.sum(escolhidos & (entrada == id_mask)) / n)
+    p_igual = float(np.sum(escolhidos & (entrada == ids)) / n)
+    return p_mask, 1.0 - p_mask - p_igual, p_igual
+
+
+def _conferir_80_10_10(p_mask, p_aleatorio, p_igual):
+    if p_mask > 0.97:
+        raise Reprovado(MLM_SO_MASK.mensagem, MLM_SO_MASK)
+    ok = abs(p_mask - 0.8) <= 0.03 and abs(p_aleatorio - 0.1) <= 0.025 and abs(p_igual - 0.1) <= 0.025
+    if not ok:
+        raise Reprovado(
+            f"{MLM_PROPORCOES.mensagem} Veio {p_mask:.1%} [MASK], {p_aleatorio:.1%} aleatórios e "
+            f"{p_igual:.1%} inalterados (tolerância: ±3 pontos para 80% e ±2,5 para 10%).",
+            MLM_PROPORCOES,
+        )
+
+
+@item("teste_mascarar_tokens", pontos=0.5)
+def test_mlm_rotulos(aluno, rng):
+    """mascarar_tokens: devolve (entrada, rotulos); rótulo = id original nas escolhidas e -100 no resto"""
+    ids = _amostra_mlm(rng, 24, 48, vocab=64, especiais=[0, 1, 2, 3], cls=1, sep=2, pad=0)
+    entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, [0, 1, 2, 3], int(rng.integers(2**31)))
+    escolhidos = _conferir_rotulos(ids, entrada, rotulos)
+    verificar(escolhidos.any(), "Nenhum token foi escolhido: cerca de 15% dos tokens comuns devem ser escolhidos.")
+
+
+@item("teste_mascarar_tokens", pontos=0.5)
+def test_mlm_especiais_nunca_escolhidos(aluno, rng):
+    """mascarar_tokens: especiais e [PAD] nunca são escolhidos; os aleatórios vêm só do vocabulário comum"""
+    # Ids no estilo do BERT: especiais espalhados pelo vocabulário, [UNK] e [MASK] também no texto.
+    pad, unk, cls, sep, msk = 0, 20, 21, 22, 23
+    especiais = [pad, unk, cls, sep, msk]
+    ids = _amostra_mlm(rng, 96, 128, 48, especiais, cls, sep, pad, outros_especiais=(unk, msk), taxa_outros=0.03)
+    entrada, rotulos = _chamar_mlm(aluno, ids, 48, msk, especiais, int(rng.integers(2**31)))
+    escolhidos = _conferir_rotulos(ids, entrada, rotulos)
+    _conferir_especiais(ids, entrada, rotulos, especiais)
+    trocados = _conferir_aleatorios(ids, entrada, escolhidos, 48, especiais, msk)
+    if len(np.unique(entrada[trocados])) < 10:
+        if _proporcoes(ids, entrada, escolhidos, msk)[0] > 0.97:
+            raise Reprovado(MLM_SO_MASK.mensagem, MLM_SO_MASK)
+        raise Reprovado("Os tokens aleatórios deveriam variar (sorteados uniformemente entre os tokens comuns).")
+
+
+@item("teste_mascarar_tokens", pontos=1.0)
+def test_mlm_proporcoes(aluno, rng):
+    """mascarar_tokens: ~15% dos tokens comuns escolhidos e, deles, 80% [MASK], 10% aleatórios, 10% iguais"""
+    especiais = [0, 1, 2, 3]
+    ids = _amostra_mlm(rng, 200, 256, 64, especiais, cls=1, sep=2, pad=0)
+    entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, especiais, int(rng.integers(2**31)))
+    escolhidos = _conferir_rotulos(ids, entrada, rotulos)
+    comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
+    _conferir_aleatorios(ids, entrada, escolhidos, 64, especiais, 3)
+    fracao = float(escolhidos.sum() / comuns.sum())
+    if abs(fracao - 0.15) > 0.01:
+        raise Reprovado(
+            f"{MLM_PROB.mensagem} Com prob=0.15 (o padrão), vieram {fracao:.1%} dos {int(comuns.sum())} "
+            "tokens comuns (tolerância: ±1 ponto).",
+            MLM_PROB,
+        )
+    _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
+
+
+@item("teste_mascarar_tokens", pontos=0.5)
+def test_mlm_respeita_prob(aluno, rng):
+    """mascarar_tokens: respeita o argumento prob (outra probabilidade de escolha)"""
+    prob = float(rng.choice([0.25, 0.3, 0.4]))
+    especiais = [0, 1, 2, 3]
+    ids = _amostra_mlm(rng, 120, 200, 64, especiais, cls=1, sep=2, pad=0)
+    entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, especiais, int(rng.integers(2**31)), prob=prob)
+    escolhidos = _conferir_rotulos(ids, entrada, rotulos)
+    comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
+    fracao = float(escolhidos.sum() / comuns.sum())
+    if abs(fracao - prob) > 0.015:
+        raise Reprovado(
+            f"{MLM_PROB.mensagem} Com prob={prob}, vieram {fracao:.1%} dos tokens comuns (tolerância: ±1,5 ponto).",
+            MLM_PROB,
+        )
+    _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
+
+
+@item("teste_mascarar_tokens", pontos=0.5)
+def test_mlm_semente(aluno, rng):
+    """mascarar_tokens: mesma semente, mesmo sorteio; sementes diferentes, sorteios diferentes"""
+    especiais = [0, 1, 2, 3]
+    ids = _amostra_mlm(rng, 16, 64, 64, especiais, cls=1, sep=2, pad=0)
+    semente = int(rng.integers(2**31))
+    e1, r1 = _chamar_mlm(aluno, ids, 64, 3, especiais, semente)
+    e2, r2 = _chamar_mlm(aluno, ids, 64, 3, especiais, semente)
+    verificar(np.array_equal(e1, e2) and np.array_equal(r1, r2), MLM_SEMENTE.mensagem, MLM_SEMENTE)
+    e3, r3 = _chamar_mlm(aluno, ids, 64, 3, especiais, semente + 1)
+    verificar(not (np.array_equal(e1, e3) and np.array_equal(r1, r3)), MLM_SEMENTE.mensagem, MLM_SEMENTE)

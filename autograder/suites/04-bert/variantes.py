@@ -1,0 +1,422 @@
+"""Mutantes e variantes corretas da atividade 04-bert (ver ``autograder/mutacao.py``).
+
+Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as
+demais células ficam com a solução do instrutor. Um mutante declara os itens em que deve
+perder pontos e o equívoco cuja mensagem o aluno deve receber.
+"""
+
+from autograder.variantes import Variante
+
+# ---------------------------------------------------------------------------- EncoderBERT
+_INIT_OK = """
+        self.d_model = d_model
+        self.pad_id = pad_id
+        self.embedding = nn.Embedding(vocab, d_model, padding_idx=pad_id)
+        self.register_buffer("pe", codificacao_posicional(max_len, d_model))
+        self.camadas = nn.ModuleList(
+            [
+                nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True, norm_first=False)
+                for _ in range(n_camadas)
+            ]
+        )
+"""
+
+_ENTRADA_OK = "        x = self.embedding(ids) * math.sqrt(self.d_model) + self.pe[: ids.shape[1]]"
+_MASCARA_OK = "        m = ~mascara_de_padding(ids, self.pad_id)"
+_CAMADA_OK = "            x = camada(x, src_key_padding_mask=m)"
+
+
+def _encoder(init=_INIT_OK, entrada=_ENTRADA_OK, mascara=_MASCARA_OK, camada=_CAMADA_OK) -> str:
+    return f"""
+class EncoderBERT(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, max_len, pad_id):
+        super().__init__()
+{init.strip(chr(10))}
+
+    def forward(self, ids):
+{entrada}
+{mascara}
+        for camada in self.camadas:
+{camada}
+        return x
+"""
+
+
+# ---------------------------------------------------------------------------- MLM
+def _mlm(escolha: str, destino: str, rotulos: str = "torch.where(escolhidos, ids, torch.full_like(ids, -100))") -> str:
+    return f"""
+def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
+    g = torch.Generator().manual_seed(semente)
+    esp = torch.tensor(list(especiais))
+    comuns = torch.tensor([t for t in range(vocab) if t not in set(especiais)])
+{escolha}
+    u = torch.rand(ids.shape, generator=g)
+    aleatorios = comuns[torch.randint(len(comuns), ids.shape, generator=g)]
+    entrada = ids.clone()
+{destino}
+    rotulos = {rotulos}
+    return entrada, rotulos
+"""
+
+
+_ESCOLHA_OK = "    escolhidos = (torch.rand(ids.shape, generator=g) < prob) & ~torch.isin(ids, esp)"
+_DESTINO_OK = """    entrada[escolhidos & (u < 0.8)] = id_mask
+    troca = escolhidos & (u >= 0.8) & (u < 0.9)
+    entrada[troca] = aleatorios[troca]"""
+
+MUTANTES = [
+    # ------------------------------------------------------------------ máscara de padding
+    Variante(
+        "mascara-invertida",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return ids == pad_id\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-mascara-invertida",
+    ),
+    Variante(
+        "mascara-inteira",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return (ids != pad_id).long()\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-mascara-nao-booleana",
+    ),
+    Variante(
+        "mascara-pad-zero-fixo",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return ids != 0\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-pad-fixo",
+    ),
+    Variante(
+        "mascara-forma-4d",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return (ids != pad_id)[:, None, None, :]\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-mascara-forma",
+    ),
+    Variante(
+        "mascara-so-no-fim",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    n_reais = (ids != pad_id).sum(dim=1, keepdim=True)
+    return torch.arange(ids.shape[1]) < n_reais
+"""
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-so-no-fim",
+    ),
+    # ------------------------------------------------------------------ EncoderBERT
+    Variante(
+        "encoder-sem-mascara",
+        {"encoder_bert": _encoder(camada="            x = camada(x)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-sem-mascara",
+    ),
+    Variante(
+        "encoder-mascara-sem-negar",
+        {"encoder_bert": _encoder(mascara="        m = mascara_de_padding(ids, self.pad_id)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mascara-invertida",
+    ),
+    Variante(
+        "encoder-sem-escala",
+        {"encoder_bert": _encoder(entrada="        x = self.embedding(ids) + self.pe[: ids.shape[1]]")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-sem-escala",
+    ),
+    Variante(
+        "encoder-sem-posicao",
+        {"encoder_bert": _encoder(entrada="        x = self.embedding(ids) * math.sqrt(self.d_model)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-sem-posicao",
+    ),
+    Variante(
+        "encoder-escala-na-soma",
+        {
+            "encoder_bert": _encoder(
+                entrada="        x = (self.embedding(ids) + self.pe[: ids.shape[1]]) * math.sqrt(self.d_model)"
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-escala-na-soma",
+    ),
+    Variante(
+        "encoder-norm-first",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("norm_first=False", "norm_first=True"))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-norm-first",
+    ),
+    Variante(
+        "encoder-sem-padding-idx",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace(", padding_idx=pad_id", ""))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-padding-idx",
+    ),
+    Variante(
+        "encoder-uma-camada-so",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("for _ in range(n_camadas)", "for _ in range(1)"))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-n-camadas",
+    ),
+    # ------------------------------------------------------------------ MLM
+    Variante(
+        "mlm-escolhe-especiais",
+        {"mascarar_tokens": _mlm("    escolhidos = torch.rand(ids.shape, generator=g) < prob", _DESTINO_OK)},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-escolhe-especiais",
+    ),
+    Variante(
+        "mlm-tudo-mask",
+        {"mascarar_tokens": _mlm(_ESCOLHA_OK, "    entrada[escolhidos] = id_mask")},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-sem-80-10-10",
+    ),
+    Variante(
+        "mlm-rotulos-em-toda-parte",
+        {"mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK, rotulos="ids.clone()")},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-rotulos-fora",
+    ),
+    Variante(
+        "mlm-rotulos-zero-fora",
+        {"mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK, rotulos="torch.where(escolhidos, ids, 0)")},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-rotulos-fora",
+    ),
+    Variante(
+        "mlm-rotulos-da-entrada",
+        {
+            "mascarar_tokens": _mlm(
+                _ESCOLHA_OK, _DESTINO_OK, rotulos="torch.where(escolhidos, entrada, torch.full_like(ids, -100))"
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-rotulos-corrompidos",
+    ),
+    Variante(
+        "mlm-gerador-global",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = (torch.rand(ids.shape) < prob) & ~torch.isin(ids, esp)", _DESTINO_OK
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-semente",
+    ),
+    Variante(
+        "mlm-semente-fixa",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "torch.Generator().manual_seed(semente)", "torch.Generator().manual_seed(1234)"
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-semente",
+    ),
+    Variante(
+        "mlm-aleatorio-do-vocabulario-todo",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "comuns[torch.randint(len(comuns), ids.shape, generator=g)]",
+                "torch.randint(vocab, ids.shape, generator=g)",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-aleatorio-especial",
+    ),
+    Variante(
+        "mlm-80-20-0",
+        {
+            "mascarar_tokens": _mlm(
+                _ESCOLHA_OK,
+                """    entrada[escolhidos & (u < 0.8)] = id_mask
+    troca = escolhidos & (u >= 0.8)
+    entrada[troca] = aleatorios[troca]""",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-proporcoes",
+    ),
+    Variante(
+        "mlm-prob-fixa",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = (torch.rand(ids.shape, generator=g) < 0.15) & ~torch.isin(ids, esp)", _DESTINO_OK
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-prob",
+    ),
+]
+
+CORRETAS = [
+    Variante(
+        "correta-estilo-hugging-face",
+        {
+            "mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return torch.ne(ids, pad_id)\n",
+            "encoder_bert": """
+import copy
+
+
+class EncoderBERT(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, max_len, pad_id):
+        super().__init__()
+        self.pad_id = pad_id
+        self.escala = d_model**0.5
+        self.embedding = nn.Embedding(vocab, d_model, padding_idx=pad_id)
+        self.register_buffer("pe", codificacao_posicional(max_len, d_model).unsqueeze(0))
+        modelo_de_camada = nn.TransformerEncoderLayer(
+            d_model, h, dim_feedforward=d_ff, dropout=0.0, batch_first=True, norm_first=False
+        )
+        self.camadas = nn.ModuleList([copy.deepcopy(modelo_de_camada) for _ in range(n_camadas)])
+
+    def forward(self, ids):
+        n = ids.size(1)
+        x = self.escala * self.embedding(ids)
+        x = x + self.pe[:, :n, :]
+        ignorar = ids == self.pad_id
+        for camada in self.camadas:
+            x = camada(x, src_key_padding_mask=ignorar)
+        return x
+""",
+            "mascarar_tokens": """
+def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
+    g = torch.Generator().manual_seed(semente)
+    ids = ids.clone()
+    rotulos = ids.clone()
+    especial = torch.zeros_like(ids, dtype=torch.bool)
+    for e in especiais:
+        especial |= ids == e
+    probs = torch.full(ids.shape, prob)
+    probs.masked_fill_(especial, 0.0)
+    escolhidos = torch.bernoulli(probs, generator=g).bool()
+    rotulos[~escolhidos] = -100
+    vira_mask = torch.bernoulli(torch.full(ids.shape, 0.8), generator=g).bool() & escolhidos
+    ids[vira_mask] = id_mask
+    vira_aleatorio = torch.bernoulli(torch.full(ids.shape, 0.5), generator=g).bool() & escolhidos & ~vira_mask
+    comuns = torch.tensor([t for t in range(vocab) if t not in especiais])
+    sorteio = torch.randint(len(comuns), (int(vira_aleatorio.sum()),), generator=g)
+    ids[vira_aleatorio] = comuns[sorteio]
+    return ids, rotulos
+""",
+        },
+    ),
+    Variante(
+        "correta-contagens-exatas",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    return torch.logical_not(torch.eq(ids, pad_id))
+""",
+            "encoder_bert": """
+class EncoderBERT(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, max_len, pad_id):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d_model, pad_id)
+        self.camadas = nn.ModuleList()
+        for _ in range(n_camadas):
+            self.camadas.append(
+                nn.TransformerEncoderLayer(
+                    d_model=d_model,
+                    nhead=h,
+                    dim_feedforward=d_ff,
+                    dropout=0.0,
+                    activation="relu",
+                    batch_first=True,
+                    norm_first=False,
+                )
+            )
+        self.register_buffer("pe", codificacao_posicional(max_len, d_model), persistent=False)
+        self.info = (d_model, pad_id)
+
+    def forward(self, ids):
+        d_model, pad_id = self.info
+        pode = mascara_de_padding(ids, pad_id)
+        x = self.embedding(ids).mul(math.sqrt(d_model)).add(self.pe[: ids.shape[-1]])
+        for i, camada in enumerate(self.camadas):
+            x = camada(x, src_key_padding_mask=pode.logical_not())
+        return x
+""",
+            "mascarar_tokens": """
+def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
+    # contagens exatas: round(prob * comuns) posições, e 80/10/10 exatos entre elas
+    g = torch.Generator()
+    g.manual_seed(semente)
+    planos = ids.reshape(-1)
+    candidatos = torch.nonzero(~torch.isin(planos, torch.tensor(especiais))).flatten()
+    k = int(round(prob * len(candidatos)))
+    escolhidas = candidatos[torch.randperm(len(candidatos), generator=g)[:k]]
+    n_mask, n_aleat = int(round(0.8 * k)), int(round(0.1 * k))
+    entrada = planos.clone()
+    rotulos = torch.full_like(planos, -100)
+    rotulos[escolhidas] = planos[escolhidas]
+    entrada[escolhidas[:n_mask]] = id_mask
+    comuns = torch.tensor(sorted(set(range(vocab)) - set(especiais)))
+    alvo = escolhidas[n_mask : n_mask + n_aleat]
+    entrada[alvo] = comuns[torch.randint(0, len(comuns), (len(alvo),), generator=g)]
+    return entrada.reshape(ids.shape), rotulos.reshape(ids.shape)
+""",
+        },
+    ),
+    Variante(
+        "correta-numpy-por-sequencia",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    ids = torch.as_tensor(ids)
+    return (ids - pad_id) != 0
+""",
+            "encoder_bert": """
+class EncoderBERT(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, max_len, pad_id):
+        super().__init__()
+        self.pad_id = pad_id
+        self.raiz_d = math.sqrt(d_model)
+        self.embedding = nn.Embedding(num_embeddings=vocab, embedding_dim=d_model, padding_idx=pad_id)
+        pe = codificacao_posicional(max_len, d_model)
+        self.register_buffer("pe", pe)
+        self.camadas = nn.ModuleList(
+            nn.TransformerEncoderLayer(d_model, h, d_ff, 0.0, batch_first=True) for _ in range(n_camadas)
+        )
+
+    def forward(self, ids):
+        B, n = ids.shape
+        pos = self.pe[torch.arange(n)].unsqueeze(0).expand(B, n, -1)
+        saida = self.embedding(ids) * self.raiz_d + pos
+        padding = torch.logical_not(mascara_de_padding(ids, self.pad_id))
+        for camada in self.camadas:
+            saida = camada(src=saida, src_key_padding_mask=padding)
+        return saida
+""",
+            "mascarar_tokens": """
+def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
+    # um gerador do NumPy com a semente também é determinístico; contagem arredondada por sequência
+    r = np.random.default_rng(semente)
+    x = ids.numpy().copy()
+    rot = np.full_like(x, -100)
+    comuns = np.setdiff1d(np.arange(vocab), np.array(especiais))
+    for b in range(x.shape[0]):
+        pos = np.flatnonzero(~np.isin(x[b], especiais))
+        k = int(round(prob * len(pos)))
+        esc = r.choice(pos, size=k, replace=False)
+        rot[b, esc] = x[b, esc]
+        u = r.random(k)
+        x[b, esc[u < 0.8]] = id_mask
+        troca = esc[(u >= 0.8) & (u < 0.9)]
+        x[b, troca] = r.choice(comuns, size=len(troca))
+    return torch.from_numpy(x), torch.from_numpy(rot)
+""",
+        },
+    ),
+]
+
+# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# aluno -> nome da variante (None = notebook liberado, sem fazer nada).
+EXEMPLOS = {
+    "ana-correta": "correta-estilo-hugging-face",
+    "bia-mascara-invertida": "mascara-invertida",
+    "caio-encoder-sem-mascara": "encoder-sem-mascara",
+    "dora-encoder-sem-escala": "encoder-sem-escala",
+    "enzo-encoder-sem-posicao": "encoder-sem-posicao",
+    "flora-mlm-escolhe-especiais": "mlm-escolhe-especiais",
+    "gael-mlm-tudo-mask": "mlm-tudo-mask",
+    "heitor-rotulos-sem-menos-100": "mlm-rotulos-em-toda-parte",
+    "fabio-nao-fez": None,
+}
