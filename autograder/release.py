@@ -26,6 +26,18 @@ RELEASE = RAIZ / "release"
 MARCAS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 
+def nbgrader(curso: Path, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Roda ``nbgrader <args>`` no diretório de curso ``curso`` (com o .venv no PATH)."""
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],
+        cwd=curso,
+        env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def gerar(lista: list[str], destino: Path) -> None:
     """Gera a versão do aluno de cada slug em ``destino/<slug>/``."""
     with tempfile.TemporaryDirectory(prefix="curso-release-") as tmp:
@@ -33,21 +45,12 @@ def gerar(lista: list[str], destino: Path) -> None:
         shutil.copy(RAIZ / "nbgrader_config.py", curso / "nbgrader_config.py")
         for slug in lista:
             shutil.copytree(SOURCE / slug, curso / "source" / slug, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "nbgrader",
-                    "generate_assignment",
-                    slug,
-                    "--force",
-                    f"--CourseDirectory.root={curso}",
-                    f"--CourseDirectory.db_url=sqlite:///{curso}/gradebook.db",
-                ],
-                cwd=curso,
-                env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"},
-                capture_output=True,
-                text=True,
+            proc = nbgrader(
+                curso,
+                "generate_assignment",
+                slug,
+                "--force",
+                f"--CourseDirectory.db_url=sqlite:///{curso}/gradebook.db",
             )
             if proc.returncode != 0:
                 raise SystemExit(

@@ -18,6 +18,16 @@ ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.sch
 SLUG = "01-atencao"
 
 
+def _run_autograder(raiz):
+    return subprocess.run(
+        ["bash", str(raiz / "source" / "run_autograder")],
+        env={**os.environ, "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 @pytest.fixture(scope="module")
 def autograder_simulado(tmp_path_factory):
     base = tmp_path_factory.mktemp("gradescope")
@@ -51,13 +61,7 @@ def test_run_autograder_grava_results_json(autograder_simulado, aluno, nota):
     shutil.rmtree(raiz / "results", ignore_errors=True)
     submissao.mkdir()
     shutil.copy(RAIZ / "autograder" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", submissao / f"{SLUG}.ipynb")
-    proc = subprocess.run(
-        ["bash", str(raiz / "source" / "run_autograder")],
-        env={**os.environ, "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = _run_autograder(raiz)
     assert proc.returncode == 0, proc.stderr[-2000:]
     resultado = json.loads((raiz / "results" / "results.json").read_text(encoding="utf-8"))
     jsonschema.validate(resultado, ESQUEMA)
@@ -70,13 +74,7 @@ def test_submissao_sem_notebook_ainda_gera_results(autograder_simulado):
     shutil.rmtree(raiz / "submission", ignore_errors=True)
     (raiz / "submission").mkdir()
     (raiz / "submission" / "leia-me.txt").write_text("esqueci o notebook")
-    proc = subprocess.run(
-        ["bash", str(raiz / "source" / "run_autograder")],
-        env={**os.environ, "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = _run_autograder(raiz)
     assert proc.returncode == 0
     resultado = json.loads((raiz / "results" / "results.json").read_text(encoding="utf-8"))
     jsonschema.validate(resultado, ESQUEMA)

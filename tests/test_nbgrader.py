@@ -3,7 +3,6 @@ cópia do curso dão os mesmos pontos por item que ``make grade``, e o feedback 
 mensagens em pt-BR sem o código oculto."""
 
 import csv
-import os
 import shutil
 import subprocess
 import sys
@@ -12,21 +11,14 @@ from pathlib import Path
 import pytest
 
 from autograder.notebooks import RAIZ
+from autograder.release import nbgrader
 
 ALUNOS = ["ana-correta", "bruno-sem-escala", "fabio-nao-fez"]
 SLUG = "01-atencao"
 
 
 def _nbgrader(curso: Path, *args):
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],
-        cwd=curso,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    proc = nbgrader(curso, *args, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
 

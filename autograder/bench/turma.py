@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.notebooks import RAIZ, slugs
+from autograder.release import nbgrader
 from autograder.variantes import carregar_variantes, gravar, notebook_com, notebook_liberado
 
 
@@ -113,40 +114,19 @@ def nbgrader_amostra(pasta: Path, amostra: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-nbgrader-") as tmp:
         curso = Path(tmp)
         shutil.copy(RAIZ / "nbgrader_config.py", curso)
-        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         n = 0
         alunos = sorted(p.name for p in pasta.iterdir())[:amostra]
         inicio = time.perf_counter()
         for slug in slugs():
             shutil.copytree(RAIZ / "source" / slug, curso / "source" / slug)
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "nbgrader",
-                    "generate_assignment",
-                    slug,
-                    "--force",
-                    f"--CourseDirectory.root={curso}",
-                ],
-                cwd=curso,
-                env=env,
-                capture_output=True,
-                check=True,
-            )
+            nbgrader(curso, "generate_assignment", slug, "--force").check_returncode()
             for aluno in alunos:
                 shutil.copytree(pasta / aluno / slug, curso / "submitted" / aluno / slug)
                 n += 1
         preparo = time.perf_counter() - inicio
         inicio = time.perf_counter()
         for slug in slugs():
-            subprocess.run(
-                [sys.executable, "-m", "nbgrader", "autograde", slug, "--force", f"--CourseDirectory.root={curso}"],
-                cwd=curso,
-                env=env,
-                capture_output=True,
-                check=True,
-            )
+            nbgrader(curso, "autograde", slug, "--force").check_returncode()
         parede = time.perf_counter() - inicio
     return {"n": n, "parede": parede, "preparo": preparo}
 
