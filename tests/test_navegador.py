@@ -138,7 +138,11 @@ def _rodar_tudo(navegador, base, token, arquivo, captura):
     n_codigo = pagina.evaluate(f"Array.from({modelo}.cells).filter(c => c.type === 'code').length")
     for i in range(n_celulas):
         comando = "notebook:run-cell-and-select-next" if i < n_celulas - 1 else "notebook:run-cell"
-        pagina.evaluate(f"window.jupyterapp.commands.execute('{comando}')")
+        # espera a célula terminar, mas nunca mais que 60 s (uma promessa presa não trava o teste)
+        pagina.evaluate(
+            f"() => Promise.race([window.jupyterapp.commands.execute('{comando}'),"
+            " new Promise(r => setTimeout(r, 60000))])"
+        )
         pagina.wait_for_timeout(150)
     pagina.wait_for_function(
         f"""() => {{
