@@ -21,7 +21,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio bench
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio bench bench-copia
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -61,6 +61,9 @@ relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OU
 
 bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos) pelo nosso lote e pelo nbgrader, com a razão
 	@$(PY) -m autograder.bench.turma $(if $(JOBS),--jobs $(JOBS))
+
+bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (tempo, acerto exato, determinismo) e a margem das faixas
+	@$(PY) -m autograder.bench.copia
 
 gradescope: $(CARIMBO) ## Gera build/gradescope/<slug>.zip (autograder do Gradescope) por atividade
 	@$(PY) -m autograder.gradescope empacotar

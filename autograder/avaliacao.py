@@ -183,6 +183,8 @@ class Sessao:
         self.celulas_fatais: set[str] = set()
         self.travadas: dict[str, str] = {}
         self.interrompida: list[str] = []
+        self.auxiliares: list[str] = []  # código do avaliador (dublês, espiões) que a suíte pôs na caixa
+        self._auxiliares_na_caixa: set[str] = set()
         self.inicio = time.monotonic()
 
     def restante(self) -> float:
@@ -209,7 +211,24 @@ class Sessao:
                 self.erros_celulas[gid] = msg
                 self.interrompida.append(msg)
                 return self.garantir()
+        self._auxiliares_na_caixa = set()
+        for codigo in self.auxiliares:
+            self._executar_auxiliar(codigo)
         return self.caixa
+
+    def _executar_auxiliar(self, codigo: str) -> None:
+        self.caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
+        self._auxiliares_na_caixa.add(codigo)
+
+    def injetar(self, codigo: str) -> None:
+        """Executa código do avaliador na caixa, depois das células do aluno (e de novo a cada
+        caixa reaberta). Serve para dublês de teste: modelos espiões, substitutos de referência.
+        O código roda ao lado do código do aluno, sem privilégio nenhum: não ponha segredos nele."""
+        if codigo not in self.auxiliares:
+            self.auxiliares.append(codigo)
+        caixa = self.garantir()
+        if codigo not in self._auxiliares_na_caixa and caixa is self.caixa:
+            self._executar_auxiliar(codigo)
 
     def chamar(self, alvo, args=(), kwargs=None, *, caminho=(), guardar=False, ler=False, prazo=None, substituir=None):
         chave = alvo if isinstance(alvo, str) else None
@@ -299,6 +318,23 @@ class Aluno:
 
     def ler(self, nome: str):
         return self._sessao.chamar(nome, ler=True, prazo=self._prazo)
+
+    def chamar(self, nome: str, *args, **kwargs):
+        """``aluno.chamar("f", x)`` é ``aluno.f(x)``; serve também para nomes com ``_`` (dublês injetados)."""
+        return self._sessao.chamar(nome, args, kwargs, substituir=self._substituir, prazo=self._prazo)
+
+    def injetar(self, codigo: str) -> None:
+        """Põe código do avaliador (um dublê de teste) no espaço de nomes do aluno, na caixa."""
+        self._sessao.injetar(codigo)
+
+    def com_substitutos(self, **funcoes) -> Aluno:
+        """O mesmo aluno, com mais funções trocadas por versões do processo confiável."""
+        return Aluno(self._sessao, {**(self._substituir or {}), **funcoes}, self._prazo)
+
+    @property
+    def codigo(self) -> dict[str, str]:
+        """O código de cada célula de solução do aluno (grade_id -> texto)."""
+        return dict(self._sessao.codigo)
 
     def saida(self) -> str:
         """O que o código do aluno imprimiu até agora nesta caixa (os primeiros 20 mil caracteres)."""

@@ -16,6 +16,7 @@ Sai com código 1 se alguma meta não foi atingida.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -40,22 +41,39 @@ class Relatorio:
     vazamentos: int = 0
 
 
-def rodar(lista: list[str], saida=print) -> Relatorio:
-    from autograder.__main__ import Tarefa, _avaliar_tarefa
-    from autograder.caixa.cliente import Zigoto
+def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
+    """Avalia referência, stub, mutantes e variantes corretas de cada atividade num lote só, em
+    paralelo (``jobs`` trabalhadores, padrão: um por núcleo), e confere as metas."""
+    from autograder.lote import Tarefa, avaliar_lote
 
     rel = Relatorio()
+    # Treinos inteiros (06-transformer-copia) são reaproveitados entre mutantes cujo código relevante
+    # ao treino é o mesmo da referência: os mutantes de outras células não mexem nele.
+    os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
+    jobs = jobs or int(os.environ.get("JOBS") or 0) or os.cpu_count() or 1
+    inicio = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutacao-") as tmp:
-        pasta = Path(tmp)
-        zigoto = Zigoto(ocultar=[tmp])
-        try:
-            for slug in lista:
-                _rodar_slug(slug, pasta, zigoto, rel, _avaliar_tarefa, Tarefa, saida)
-        finally:
-            zigoto.fechar()
+        pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
+        planos = {}  # slug -> (mutantes, corretas)
+        tarefas = []
+        for slug in lista:
+            mutantes, corretas = carregar_variantes(slug)
+            if not mutantes and not corretas:
+                saida(f"{slug}: sem variantes.py; nada a verificar.")
+                continue
+            planos[slug] = (mutantes, corretas)
+            nbs = [("referencia", notebook_com(slug, {})), ("stub", notebook_liberado(slug))]
+            nbs += [(v.nome, notebook_com(slug, v.celulas)) for v in [*mutantes, *corretas]]
+            for nome, nb in nbs:
+                tarefas.append(Tarefa(nome, slug, gravar(nb, pasta, nome, slug)))
+        resultados = avaliar_lote(tarefas, notas, ocultar=[tmp], jobs=jobs, retomar=False, aviso=lambda *_: None)
+        por_chave = {(t.slug, t.aluno): r for t, r in zip(tarefas, resultados, strict=True)}
+        for slug, (mutantes, corretas) in planos.items():
+            _relatar_slug(slug, mutantes, corretas, por_chave, rel, saida)
     total_m = max(rel.mutantes, 1)
     saida(
-        f"TOTAL: {rel.mutantes} mutantes, mortos {rel.mortos}/{rel.mutantes} ({100 * rel.mortos / total_m:.0f}%), "
+        f"TOTAL ({time.monotonic() - inicio:.1f} s, {jobs} trabalhadores): {rel.mutantes} mutantes, "
+        f"mortos {rel.mortos}/{rel.mutantes} ({100 * rel.mortos / total_m:.0f}%), "
         f"com a mensagem do próprio equívoco {rel.com_mensagem}/{rel.mutantes} ({100 * rel.com_mensagem / total_m:.0f}%), "
         f"vazamentos para outros itens {rel.vazamentos}; variantes corretas {rel.corretas}, "
         f"falsas rejeições {rel.rejeitadas} ({100 * rel.rejeitadas / max(rel.corretas, 1):.0f}%)"
@@ -67,29 +85,18 @@ def rodar(lista: list[str], saida=print) -> Relatorio:
     return rel
 
 
-def _rodar_slug(slug, pasta, zigoto, rel, avaliar_tarefa, Tarefa, saida):
+def _relatar_slug(slug, mutantes, corretas, por_chave, rel, saida):
     atividade = carregar_atividade(slug)
-    mutantes, corretas = carregar_variantes(slug)
-    if not mutantes and not corretas:
-        saida(f"{slug}: sem variantes.py; nada a verificar.")
-        return
     itens = [i.grade_id for i in atividade.itens]
-    inicio = time.monotonic()
-
-    def nota(nome, nb):
-        caminho = gravar(nb, pasta, nome, slug)
-        return avaliar_tarefa(Tarefa(nome, slug, caminho), zigoto)
-
-    ref = nota("referencia", notebook_com(slug, {}))
+    ref, stub = por_chave[(slug, "referencia")], por_chave[(slug, "stub")]
     if ref.nota != ref.nota_max:
         rel.falhas.append(f"{slug}: a solução do instrutor tirou {ref.nota}/{ref.nota_max}")
-    stub = nota("stub", notebook_liberado(slug))
     if stub.nota != 0:
         rel.falhas.append(f"{slug}: o stub tirou {stub.nota} (deveria ser 0)")
 
     por_item = {gid: [0, 0, 0] for gid in itens}  # mutantes, mortos, com mensagem
     for m in mutantes:
-        res = nota(m.nome, notebook_com(slug, m.celulas))
+        res = por_chave[(slug, m.nome)]
         pontos = res.pontos_por_item()
         perdeu = {gid for gid in itens if pontos[gid] < res.itens_max[gid]}
         alvo = set(m.itens)
@@ -115,14 +122,14 @@ def _rodar_slug(slug, pasta, zigoto, rel, avaliar_tarefa, Tarefa, saida):
         if m.equivoco and not com_msg:
             saida(f"  aviso: {m.nome} não recebeu a mensagem '{m.equivoco}' (recebeu {sorted(equivocos) or 'nenhuma'})")
     for c in corretas:
-        res = nota(c.nome, notebook_com(slug, c.celulas))
+        res = por_chave[(slug, c.nome)]
         rel.corretas += 1
         if res.nota < res.nota_max:
             rel.rejeitadas += 1
             perdidos = {gid: p for gid, p in res.pontos_por_item().items() if p < res.itens_max[gid]}
             msgs = [t.mensagem for t in res.testes if t.situacao != "passou"][:2]
             rel.falhas.append(f"{slug}: variante correta {c.nome} perdeu pontos em {perdidos}: {msgs}")
-    saida(f"{slug} ({time.monotonic() - inicio:.1f} s): referência {ref.nota:g}/{ref.nota_max:g}, stub {stub.nota:g}")
+    saida(f"{slug}: referência {ref.nota:g}/{ref.nota_max:g}, stub {stub.nota:g}")
     for gid, (n, mortos, msg) in por_item.items():
         n_corretas = len(corretas)
         saida(

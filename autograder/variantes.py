@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,17 @@ def notebook_com(slug: str, celulas: dict[str, str] | None, completar: bool = Tr
             celula["source"] = celulas[gid].strip("\n") + "\n"
         elif completar:
             celula["source"] = codigo_de_referencia(slug, gid).strip("\n") + "\n"
+    return nb
+
+
+def encurtar_treino(nb: dict, passos: int = 150) -> dict:
+    """Troca ``PASSOS = N`` das células marcadas com a tag ``parametros`` (o treino completo de um
+    notebook) por um número menor: os testes do curso rodam o notebook inteiro sem esperar o treino
+    de verdade, que fica para o benchmark."""
+    for celula in nb["cells"]:
+        if "parametros" in celula.get("metadata", {}).get("tags", []):
+            fonte = "".join(celula["source"]) if isinstance(celula["source"], list) else celula["source"]
+            celula["source"] = re.sub(r"^PASSOS = \d+", f"PASSOS = {int(passos)}", fonte, flags=re.M)
     return nb
 
 

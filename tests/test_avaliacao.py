@@ -216,3 +216,19 @@ def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
     segunda = rodar(tmp_path / "paralelo", "--jobs", "2")
     assert "Retomando" in segunda
     assert (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8") == serie
+
+
+def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):
+    """Dublês de teste (Aluno.injetar) rodam na caixa e são reexecutados numa caixa nova."""
+    from autograder.avaliacao import Aluno, Sessao
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar("def _avaliador_dobro(x):\n    return 2 * x\n")
+        assert aluno.chamar("_avaliador_dobro", 21) == 42
+        sessao.caixa.matar()
+        assert aluno.chamar("_avaliador_dobro", 4) == 8
+        assert aluno.com_substitutos(softmax=lambda z: z)._substituir["softmax"](3) == 3
+    finally:
+        sessao.fechar()

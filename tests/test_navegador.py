@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.notebooks import RAIZ, slugs
-from autograder.variantes import notebook_com, notebook_liberado
+from autograder.variantes import encurtar_treino, notebook_com, notebook_liberado
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CAPTURAS = RAIZ / "build" / "navegador"
@@ -58,7 +58,9 @@ def jupyterlab(tmp_path_factory):
     pasta = tmp_path_factory.mktemp("lab")
     for slug in slugs():
         (pasta / f"{slug}.ipynb").write_text(json.dumps(notebook_liberado(slug)), encoding="utf-8")
-        (pasta / f"{slug}-resolvido.ipynb").write_text(json.dumps(notebook_com(slug, {})), encoding="utf-8")
+        (pasta / f"{slug}-resolvido.ipynb").write_text(
+            json.dumps(encurtar_treino(notebook_com(slug, {}))), encoding="utf-8"
+        )
     porta, token = _porta_livre(), secrets.token_hex(16)
     ajustes = tmp_path_factory.mktemp("ajustes-lab")
     for plugin, valor in {

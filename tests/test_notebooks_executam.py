@@ -9,7 +9,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.notebooks import slugs
-from autograder.variantes import notebook_com, notebook_liberado
+from autograder.variantes import encurtar_treino, notebook_com, notebook_liberado
 
 
 def _executar(nb_dict, pasta, permitir_erros):
@@ -33,7 +33,7 @@ def _backend_do_jupyter(monkeypatch):
 
 @pytest.mark.parametrize("slug", slugs())
 def test_notebook_resolvido_roda_e_desenha(slug, tmp_path):
-    nb = _executar(notebook_com(slug, {}), tmp_path, permitir_erros=False)
+    nb = _executar(encurtar_treino(notebook_com(slug, {})), tmp_path, permitir_erros=False)
     saidas = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert any("image/png" in o.get("data", {}) for o in saidas), "a figura não foi desenhada"
     textos = "".join(o.get("text", "") for o in saidas if o.get("output_type") == "stream")

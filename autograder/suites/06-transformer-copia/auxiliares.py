@@ -1,0 +1,206 @@
+"""Dublês de teste da atividade 06-transformer-copia.
+
+``CODIGO`` é executado duas vezes: no processo confiável (para os oráculos) e na caixa do aluno,
+depois das células dele (pela ``Aluno.injetar``). Nada aqui é segredo: são peças montadas com a
+biblioteca (``nn.TransformerDecoderLayer``) e modelos de mentira que registram como são chamados.
+Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
+"""
+
+CODIGO = r'''
+import math as _avaliador_math
+from collections import OrderedDict as _avaliador_OrderedDict
+
+import torch as _avaliador_torch
+from torch import nn as _avaliador_nn
+
+
+def _avaliador_mascara_alvo(tgt):
+    T = tgt.shape[1]
+    causal = _avaliador_torch.tril(_avaliador_torch.ones(T, T, dtype=_avaliador_torch.bool))
+    return (tgt != 0)[:, None, None, :] & causal
+
+
+class _avaliador_CamadaBiblioteca(_avaliador_nn.TransformerDecoderLayer):
+    """nn.TransformerDecoderLayer com os nomes do curso e as máscaras na convenção do curso."""
+
+    def __init__(self, d_model, h, d_ff):
+        super().__init__(d_model, h, d_ff, dropout=0.0, batch_first=True, norm_first=False)
+        self.h = h
+        nomes = {"self_attn": "auto_atencao", "multihead_attn": "atencao_cruzada"}
+        self._modules = _avaliador_OrderedDict((nomes.get(k, k), v) for k, v in self._modules.items())
+
+    @property
+    def self_attn(self):
+        return self._modules["auto_atencao"]
+
+    @property
+    def multihead_attn(self):
+        return self._modules["atencao_cruzada"]
+
+    def forward(self, x, memoria, m_origem, m_alvo):
+        B, T, _ = x.shape
+        bloqueio = ~m_alvo.expand(B, self.h, T, T).reshape(B * self.h, T, T)
+        return super().forward(x, memoria, tgt_mask=bloqueio, memory_key_padding_mask=~m_origem[:, 0, 0, :])
+
+
+class _avaliador_TransformerBiblioteca(_avaliador_nn.Module):
+    """Substituto do Transformer do aluno (mesmos nomes de parâmetros), para treinar quando o dele falha."""
+
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, n_max):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding_origem = _avaliador_nn.Embedding(vocab, d_model)
+        self.embedding_alvo = _avaliador_nn.Embedding(vocab, d_model)
+        pos = _avaliador_torch.arange(n_max, dtype=_avaliador_torch.float64)[:, None]
+        pares = _avaliador_torch.arange(0, d_model, 2, dtype=_avaliador_torch.float64)
+        ang = pos * _avaliador_torch.exp(-_avaliador_math.log(10000.0) * pares / d_model)
+        pe = _avaliador_torch.zeros(n_max, d_model, dtype=_avaliador_torch.float64)
+        pe[:, 0::2] = _avaliador_torch.sin(ang)
+        pe[:, 1::2] = _avaliador_torch.cos(ang[:, : d_model // 2])
+        self.register_buffer("pe", pe.to(_avaliador_torch.get_default_dtype()))
+        self.encoder = _avaliador_nn.ModuleList(
+            _avaliador_nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True)
+            for _ in range(n_camadas)
+        )
+        self.decoder = _avaliador_nn.ModuleList(_avaliador_CamadaBiblioteca(d_model, h, d_ff) for _ in range(n_camadas))
+        self.saida = _avaliador_nn.Linear(d_model, vocab)
+
+    def codificar(self, src, m_origem):
+        x = self.embedding_origem(src) * _avaliador_math.sqrt(self.d_model) + self.pe[: src.shape[1]]
+        for camada in self.encoder:
+            x = camada(x, src_key_padding_mask=~m_origem[:, 0, 0, :])
+        return x
+
+    def decodificar(self, memoria, m_origem, tgt, m_alvo):
+        y = self.embedding_alvo(tgt) * _avaliador_math.sqrt(self.d_model) + self.pe[: tgt.shape[1]]
+        for camada in self.decoder:
+            y = camada(y, memoria, m_origem, m_alvo)
+        return self.saida(y)
+
+    def forward(self, src, tgt, m_origem, m_alvo):
+        return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
+
+
+def _avaliador_copia(valor):
+    if isinstance(valor, _avaliador_torch.Tensor):
+        return valor.detach().clone()
+    return None
+
+
+class _avaliador_Espiao(_avaliador_nn.Module):
+    """Modelo espião para o laço de treino: logits = escala * tabela[tgt]; registra cada chamada."""
+
+    def __init__(self, vocab, escala=200.0):
+        super().__init__()
+        gerador = _avaliador_torch.Generator().manual_seed(0)
+        self.tabela = _avaliador_nn.Parameter(0.1 * _avaliador_torch.randn(vocab, vocab, generator=gerador))
+        self.escala = escala
+        self.d_model = vocab
+        self.chamadas = []
+        self.normas = []
+        self.tabela.register_hook(self._anotar_norma)
+
+    def _anotar_norma(self, grad):
+        self.normas.append(float(grad.norm()))
+
+    def forward(self, src, tgt, m_origem, m_alvo):
+        self.chamadas.append(
+            {
+                "src": _avaliador_copia(src),
+                "tgt": _avaliador_copia(tgt),
+                "m_origem": _avaliador_copia(m_origem),
+                "m_alvo": _avaliador_copia(m_alvo),
+                "tabela": self.tabela.detach().clone(),
+                "treino": bool(self.training),
+            }
+        )
+        return self.escala * self.tabela[tgt]
+
+    def norma_final(self):
+        return None if self.tabela.grad is None else float(self.tabela.grad.norm())
+
+
+def _avaliador_perda_de_referencia(logits, alvo):
+    plano = logits.reshape(-1, logits.shape[-1])
+    return _avaliador_torch.nn.functional.cross_entropy(plano, alvo.reshape(-1), ignore_index=0)
+
+
+def _avaliador_treinar(*args, **kwargs):
+    """Chama o treinar do aluno com a perda de referência no lugar de perda_copia: um erro na perda
+    tira pontos só do item da perda (a perda precisa de gradiente, então não pode vir de fora da caixa)."""
+    espaco = globals()
+    if "treinar" not in espaco:
+        raise NameError("nome 'treinar' não está definido no seu notebook")
+    original = espaco.get("perda_copia")
+    espaco["perda_copia"] = _avaliador_perda_de_referencia
+    try:
+        return espaco["treinar"](*args, **kwargs)
+    finally:
+        if original is None:
+            espaco.pop("perda_copia", None)
+        else:
+            espaco["perda_copia"] = original
+
+
+_avaliador_recortes = []
+
+
+def _avaliador_instalar_registro_de_recorte():
+    utils = _avaliador_nn.utils
+    if getattr(utils.clip_grad_norm_, "_avaliador", False):
+        return
+    original = utils.clip_grad_norm_
+
+    def registrado(parameters, max_norm, *args, **kwargs):
+        _avaliador_recortes.append(float(max_norm))
+        return original(parameters, max_norm, *args, **kwargs)
+
+    registrado._avaliador = True
+    utils.clip_grad_norm_ = registrado
+
+
+_avaliador_instalar_registro_de_recorte()
+
+
+class _avaliador_ModeloRoteiro(_avaliador_nn.Module):
+    """Modelo de roteiro para a decodificação: o próximo token é uma conta exata sobre a origem,
+    o último token de entrada e a posição, com EOS depois do último símbolo da origem. Máscaras
+    erradas mudam a conta (de propósito)."""
+
+    def __init__(self, vocab):
+        super().__init__()
+        self.vocab = vocab
+        self.codificacoes = 0
+
+    def codificar(self, src, m_origem):
+        self.codificacoes += 1
+        return _avaliador_torch.stack([src.double(), m_origem[:, 0, 0, :].double()], dim=-1)
+
+    def decodificar(self, memoria, m_origem, tgt, m_alvo):
+        B, T = tgt.shape
+        src = memoria[..., 0].long()
+        reais = memoria[..., 1].bool() & m_origem[:, 0, 0, :]
+        n_simbolos = reais.sum(dim=1) - 1  # sem o EOS
+        certa = _avaliador_mascara_alvo(tgt)
+        mascara_ok = (
+            isinstance(m_alvo, _avaliador_torch.Tensor)
+            and m_alvo.dtype == _avaliador_torch.bool
+            and tuple(m_alvo.shape) == (B, 1, T, T)
+            and bool((m_alvo == certa).all())
+        )
+        logits = _avaliador_torch.zeros(B, T, self.vocab, dtype=_avaliador_torch.float64)
+        S = src.shape[1]
+        n_sim = self.vocab - 3
+        for t in range(T):
+            pos_origem = min(t, S - 1)
+            base = (src[:, pos_origem] - 3 + tgt[:, t] + t) % n_sim + 3
+            proximo = _avaliador_torch.where(t < n_simbolos, base, _avaliador_torch.full_like(base, 3 + (t % n_sim)))
+            proximo = _avaliador_torch.where(t == n_simbolos, _avaliador_torch.full_like(base, 2), proximo)
+            if not mascara_ok:
+                proximo = (proximo - 3 + 1) % n_sim + 3
+            logits[_avaliador_torch.arange(B), t, proximo] = 5.0
+        return logits
+
+    def forward(self, src, tgt, m_origem, m_alvo):
+        return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
+'''

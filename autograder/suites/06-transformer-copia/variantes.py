@@ -1,0 +1,562 @@
+"""Mutantes e variantes corretas da atividade 06-transformer-copia (ver ``autograder/mutacao.py``).
+
+Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
+ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos e o
+equívoco cuja mensagem o aluno deve receber.
+"""
+
+from autograder.variantes import Variante
+
+# ----------------------------------------------------------------------- máscaras
+_ORIGEM = """
+def mascara_origem(src):
+    return {expr}
+"""
+_ALVO = """
+def mascara_alvo(tgt):
+    B, T = tgt.shape
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    return {expr}
+"""
+
+
+def _origem(expr):
+    return {"mascara_origem": _ORIGEM.format(expr=expr)}
+
+
+def _alvo(expr):
+    return {"mascara_alvo": _ALVO.format(expr=expr)}
+
+
+# ----------------------------------------------------------------------- camada do decoder
+_CAMADA = """
+class CamadaDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.h = h
+        self.auto_atencao = nn.MultiheadAttention(d_model, h, dropout=0.0, batch_first=True)
+        self.atencao_cruzada = nn.MultiheadAttention(d_model, h, dropout=0.0, batch_first=True)
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+
+    def forward(self, x, memoria, m_origem, m_alvo):
+        B, T, _ = x.shape
+        bloqueio = @BLOQUEIO@
+        kpm = @KPM@
+@CORPO@
+"""
+_BLOQUEIO = "~m_alvo.expand(B, self.h, T, T).reshape(B * self.h, T, T)"
+_KPM = "~m_origem[:, 0, 0, :]"
+_CORPO = """        a = self.auto_atencao(x, x, x, attn_mask=bloqueio, need_weights=False)[0]
+        x = self.norm1(x + a)
+        c = self.atencao_cruzada(x, memoria, memoria, key_padding_mask=kpm, need_weights=False)[0]
+        x = self.norm2(x + c)
+        return self.norm3(x + self.linear2(torch.relu(self.linear1(x))))"""
+
+
+def _camada(corpo=_CORPO, bloqueio=_BLOQUEIO, kpm=_KPM):
+    codigo = _CAMADA.replace("@BLOQUEIO@", bloqueio).replace("@KPM@", kpm).replace("@CORPO@", corpo)
+    return {"camada_decoder": codigo}
+
+
+# ----------------------------------------------------------------------- Transformer
+_MODELO = """
+class Transformer(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, n_max):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding_origem = nn.Embedding(vocab, d_model)
+        self.embedding_alvo = nn.Embedding(vocab, d_model)
+        self.register_buffer("pe", codificacao_posicional(n_max, d_model))
+        self.encoder = nn.ModuleList(
+            [nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True) for _ in range(n_camadas)]
+        )
+        self.decoder = nn.ModuleList([CamadaDecoder(d_model, h, d_ff) for _ in range(n_camadas)])
+        self.saida = nn.Linear(d_model, vocab)
+
+    def codificar(self, src, m_origem):
+        x = @EMB_SRC@
+        for camada in self.encoder:
+            x = camada(x, src_key_padding_mask=@KPM_ENC@)
+        return x
+
+    def decodificar(self, memoria, m_origem, tgt, m_alvo):
+        y = @EMB_TGT@
+        for camada in self.decoder:
+            y = camada(y, memoria, m_origem, m_alvo)
+        return self.saida(y)
+
+    def forward(self, src, tgt, m_origem, m_alvo):
+        return self.decodificar(@MEMORIA@, m_origem, tgt, m_alvo)
+"""
+_EMB_SRC = "self.embedding_origem(src) * math.sqrt(self.d_model) + self.pe[: src.shape[1]]"
+_EMB_TGT = "self.embedding_alvo(tgt) * math.sqrt(self.d_model) + self.pe[: tgt.shape[1]]"
+
+
+def _modelo(emb_src=_EMB_SRC, emb_tgt=_EMB_TGT, kpm="~m_origem[:, 0, 0, :]", memoria="self.codificar(src, m_origem)"):
+    codigo = (
+        _MODELO.replace("@EMB_SRC@", emb_src)
+        .replace("@EMB_TGT@", emb_tgt)
+        .replace("@KPM_ENC@", kpm)
+        .replace("@MEMORIA@", memoria)
+    )
+    return {"transformer": codigo}
+
+
+# ----------------------------------------------------------------------- dados
+_DADOS = """
+def gerar_lote_copia(n, comp_min, comp_max, gerador):
+    comprimentos = @COMPS@
+    L = int(comprimentos.max())
+    simbolos = torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, L), generator=@GER@)
+    reais = torch.arange(L)[None, :] < comprimentos[:, None]
+    src = torch.full((n, L + 1), PAD, dtype=torch.long)
+    src[:, :L] = torch.where(reais, simbolos, torch.full_like(simbolos, PAD))
+@EOS@
+    tgt = @TGT@
+    return src, tgt
+"""
+
+
+def _dados(
+    comps="torch.randint(comp_min, comp_max + 1, (n,), generator=gerador)",
+    ger="gerador",
+    eos="    src[torch.arange(n), comprimentos] = EOS",
+    tgt="torch.cat([torch.full((n, 1), BOS, dtype=torch.long), src], dim=1)",
+):
+    codigo = _DADOS.replace("@COMPS@", comps).replace("@GER@", ger).replace("@EOS@", eos).replace("@TGT@", tgt)
+    return {"gerar_lote_copia": codigo}
+
+
+# ----------------------------------------------------------------------- perda e taxa
+def _perda(corpo):
+    return {"perda_copia": f"\ndef perda_copia(logits, alvo):\n{corpo}\n"}
+
+
+def _taxa(corpo):
+    return {"taxa_aprendizado": f"\ndef taxa_aprendizado(passo, pico, aquecimento, total):\n{corpo}\n"}
+
+
+# ----------------------------------------------------------------------- treino
+_TREINO = """
+def treinar(modelo, lotes, passos, pico=2e-2, aquecimento=200, max_norma=1.0, mostrar_progresso=True):
+    otimizador = torch.optim.Adam(modelo.parameters(), lr=pico, betas=(0.9, 0.98), eps=1e-9)
+    historico = {"perda": [], "taxa": []}
+    modelo.train()
+    for passo, (src, tgt) in zip(range(passos), lotes):
+        taxa = @TAXA@
+        for grupo in otimizador.param_groups:
+            grupo["lr"] = taxa
+        @ENTRADA@
+        logits = modelo(src, entrada, mascara_origem(src), @MASCARA@)
+        perda = perda_copia(logits, alvo)
+        otimizador.zero_grad()
+        perda.backward()
+@RECORTE@
+        otimizador.step()
+        historico["perda"].append(perda.item())
+        historico["taxa"].append(taxa)
+    modelo.eval()
+    return historico
+"""
+
+
+def _treino(
+    taxa="taxa_aprendizado(passo, pico, aquecimento, passos)",
+    entrada="entrada, alvo = tgt[:, :-1], tgt[:, 1:]",
+    mascara="mascara_alvo(entrada)",
+    recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), max_norma)",
+):
+    codigo = (
+        _TREINO.replace("@TAXA@", taxa)
+        .replace("@ENTRADA@", entrada)
+        .replace("@MASCARA@", mascara)
+        .replace("@RECORTE@", recorte)
+    )
+    return {"treinar": codigo}
+
+
+# ----------------------------------------------------------------------- decodificação
+_DECODIFICAR = """
+@torch.no_grad()
+def decodificar_guloso(modelo, src, passos_max):
+    m_origem = mascara_origem(src)
+    memoria = modelo.codificar(src, m_origem)
+    B = src.shape[0]
+    gerados = torch.full((B, 1), BOS, dtype=torch.long)
+    terminou = torch.zeros(B, dtype=torch.bool)
+    for _ in range(passos_max):
+        entrada = @ENTRADA@
+        logits = modelo.decodificar(memoria, m_origem, entrada, mascara_alvo(entrada))
+        proximo = logits[:, @POS@, :].argmax(dim=-1)
+@PAD@
+        gerados = torch.cat([gerados, proximo[:, None]], dim=1)
+        terminou = terminou | (proximo == EOS)
+@PARA@
+    return @RETORNO@
+"""
+
+
+def _decodificar(
+    entrada="gerados",
+    pos="-1",
+    pad="        proximo = proximo.masked_fill(terminou, PAD)",
+    para="        if bool(terminou.all()):\n            break",
+    retorno="gerados[:, 1:]",
+):
+    codigo = (
+        _DECODIFICAR.replace("@ENTRADA@", entrada)
+        .replace("@POS@", pos)
+        .replace("@PAD@", pad)
+        .replace("@PARA@", para)
+        .replace("@RETORNO@", retorno)
+    )
+    return {"decodificar_guloso": codigo}
+
+
+M, C, T, D, P, X, R, G = (
+    "teste_mascaras",
+    "teste_camada_decoder",
+    "teste_transformer",
+    "teste_dados_copia",
+    "teste_perda",
+    "teste_taxa",
+    "teste_treino",
+    "teste_decodificacao",
+)
+
+MUTANTES = [
+    # ------------------------------------------------------------------ máscaras
+    Variante("origem-invertida", _origem("(src == PAD)[:, None, None, :]"), [M], "origem-invertida"),
+    Variante("origem-sem-eixos", _origem("src != PAD"), [M], "origem-sem-eixos"),
+    Variante("alvo-sem-causal", _alvo("(tgt != PAD)[:, None, None, :].expand(B, 1, T, T)"), [M], "alvo-sem-causal"),
+    Variante("alvo-sem-padding", _alvo("causal.expand(B, 1, T, T)"), [M], "alvo-sem-padding"),
+    Variante(
+        "alvo-padding-nas-consultas",
+        _alvo("(tgt != PAD)[:, None, :, None] & causal"),
+        [M],
+        "alvo-padding-nas-consultas",
+    ),
+    Variante("alvo-convencao-mha", _alvo("~((tgt != PAD)[:, None, None, :] & causal)"), [M], "alvo-convencao-mha"),
+    Variante(
+        "alvo-sem-diagonal",
+        _alvo("(tgt != PAD)[:, None, None, :] & torch.tril(causal, diagonal=-1)"),
+        [M],
+        "alvo-sem-diagonal",
+    ),
+    # ------------------------------------------------------------------ camada do decoder
+    Variante(
+        "cruzada-kv-do-decoder",
+        _camada(
+            _CORPO.replace(
+                "self.atencao_cruzada(x, memoria, memoria, key_padding_mask=kpm,", "self.atencao_cruzada(x, x, x,"
+            )
+        ),
+        [C],
+        "cruzada-kv-do-decoder",
+    ),
+    Variante(
+        "camada-pre-norma",
+        _camada(
+            """        z = self.norm1(x)
+        x = x + self.auto_atencao(z, z, z, attn_mask=bloqueio, need_weights=False)[0]
+        z = self.norm2(x)
+        x = x + self.atencao_cruzada(z, memoria, memoria, key_padding_mask=kpm, need_weights=False)[0]
+        return x + self.linear2(torch.relu(self.linear1(self.norm3(x))))"""
+        ),
+        [C],
+        "camada-pre-norma",
+    ),
+    Variante(
+        "camada-sem-residuo",
+        _camada(
+            _CORPO.replace("self.norm1(x + a)", "self.norm1(a)")
+            .replace("self.norm2(x + c)", "self.norm2(c)")
+            .replace("self.norm3(x + self.linear2", "self.norm3(self.linear2")
+        ),
+        [C],
+        "camada-sem-residuo",
+    ),
+    Variante(
+        "camada-sem-mascara-causal",
+        _camada(bloqueio="(~m_alvo[:, :, -1:, :]).expand(B, self.h, T, T).reshape(B * self.h, T, T)"),
+        [C],
+        "camada-sem-mascara-causal",
+    ),
+    Variante(
+        "camada-convencao-mha",
+        _camada(bloqueio="m_alvo.expand(B, self.h, T, T).reshape(B * self.h, T, T)", kpm="m_origem[:, 0, 0, :]"),
+        [C],
+        "camada-convencao-mha",
+    ),
+    Variante("cruzada-sem-padding", _camada(kpm="None"), [C], "cruzada-sem-padding"),
+    Variante(
+        "cruzada-com-entrada-original",
+        _camada(
+            """        a = self.auto_atencao(x, x, x, attn_mask=bloqueio, need_weights=False)[0]
+        x1 = self.norm1(x + a)
+        c = self.atencao_cruzada(x, memoria, memoria, key_padding_mask=kpm, need_weights=False)[0]
+        x2 = self.norm2(x1 + c)
+        return self.norm3(x2 + self.linear2(torch.relu(self.linear1(x2))))"""
+        ),
+        [C],
+        "cruzada-com-entrada-original",
+    ),
+    Variante("camada-ativacao-gelu", _camada(_CORPO.replace("torch.relu", "F.gelu")), [C], "camada-ativacao"),
+    Variante(
+        "camada-normas-trocadas",
+        _camada(_CORPO.replace("self.norm2(x + c)", "self.norm1(x + c)").replace("self.norm3(", "self.norm2(")),
+        [C],
+        "camada-normas-trocadas",
+    ),
+    # ------------------------------------------------------------------ Transformer
+    Variante(
+        "modelo-sem-raiz-dmodel",
+        _modelo(
+            emb_src="self.embedding_origem(src) + self.pe[: src.shape[1]]",
+            emb_tgt="self.embedding_alvo(tgt) + self.pe[: tgt.shape[1]]",
+        ),
+        [T],
+        "modelo-sem-raiz-dmodel",
+    ),
+    Variante(
+        "modelo-escala-dividida",
+        _modelo(
+            emb_src="self.embedding_origem(src) / math.sqrt(self.d_model) + self.pe[: src.shape[1]]",
+            emb_tgt="self.embedding_alvo(tgt) / math.sqrt(self.d_model) + self.pe[: tgt.shape[1]]",
+        ),
+        [T],
+        "modelo-escala-dividida",
+    ),
+    Variante(
+        "modelo-sem-posicao-no-alvo",
+        _modelo(emb_tgt="self.embedding_alvo(tgt) * math.sqrt(self.d_model)"),
+        [T],
+        "modelo-sem-posicao",
+    ),
+    Variante(
+        "modelo-embedding-trocado",
+        _modelo(emb_tgt="self.embedding_origem(tgt) * math.sqrt(self.d_model) + self.pe[: tgt.shape[1]]"),
+        [T],
+        "modelo-embedding-trocado",
+    ),
+    Variante("modelo-encoder-sem-mascara", _modelo(kpm="None"), [T], "modelo-encoder-sem-mascara"),
+    Variante(
+        "modelo-memoria-embeddings",
+        _modelo(memoria="self.embedding_origem(src) * math.sqrt(self.d_model) + self.pe[: src.shape[1]]"),
+        [T],
+        "modelo-memoria-errada",
+    ),
+    # ------------------------------------------------------------------ dados
+    Variante(
+        "dados-comprimento-fixo",
+        _dados(comps="torch.full((n,), comp_max)"),
+        [D],
+        "dados-comprimento-fixo",
+    ),
+    Variante("dados-sem-eos", _dados(eos="    pass"), [D], "dados-sem-eos"),
+    Variante(
+        "dados-comp-max-exclusivo",
+        _dados(comps="torch.randint(comp_min, comp_max, (n,), generator=gerador)"),
+        [D],
+        "dados-comp-max-exclusivo",
+    ),
+    Variante(
+        "dados-sem-gerador",
+        _dados(comps="torch.randint(comp_min, comp_max + 1, (n,))", ger="None"),
+        [D],
+        "dados-sem-gerador",
+    ),
+    Variante(
+        "dados-sem-bos",
+        _dados(tgt="torch.cat([src, torch.full((n, 1), PAD, dtype=torch.long)], dim=1)"),
+        [D],
+        "dados-sem-bos",
+    ),
+    # ------------------------------------------------------------------ perda
+    Variante(
+        "perda-conta-pad",
+        _perda("    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1))"),
+        [P],
+        "perda-conta-pad",
+    ),
+    Variante(
+        "perda-soma",
+        _perda(
+            "    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1), "
+            "ignore_index=PAD, reduction='sum')"
+        ),
+        [P],
+        "perda-soma",
+    ),
+    Variante(
+        "perda-softmax-dupla",
+        _perda(
+            "    return F.cross_entropy(logits.softmax(-1).reshape(-1, logits.shape[-1]), alvo.reshape(-1), "
+            "ignore_index=PAD)"
+        ),
+        [P],
+        "perda-softmax-dupla",
+    ),
+    # ------------------------------------------------------------------ taxa
+    Variante(
+        "taxa-sem-aquecimento",
+        _taxa(
+            "    if passo < aquecimento:\n        return pico\n    return pico * (total - passo) / (total - aquecimento)"
+        ),
+        [X],
+        "taxa-sem-aquecimento",
+    ),
+    Variante(
+        "taxa-deslocada",
+        _taxa(
+            "    if passo < aquecimento:\n        return pico * passo / aquecimento\n"
+            "    return pico * (total - passo) / (total - aquecimento)"
+        ),
+        [X],
+        "taxa-deslocada",
+    ),
+    Variante(
+        "taxa-sem-queda",
+        _taxa("    return pico * min(1.0, (passo + 1) / aquecimento)"),
+        [X],
+        "taxa-sem-queda",
+    ),
+    # ------------------------------------------------------------------ treino
+    Variante(
+        "treino-sem-deslocar",
+        _treino(entrada="entrada, alvo = tgt, tgt"),
+        [R],
+        "treino-sem-deslocar",
+    ),
+    Variante(
+        "treino-sem-mascara-causal",
+        _treino(mascara="mascara_origem(entrada)"),
+        [R],
+        "treino-sem-mascara-causal",
+    ),
+    Variante("treino-sem-aquecimento", _treino(taxa="pico"), [R], "treino-sem-aquecimento"),
+    Variante("treino-sem-recorte", _treino(recorte="        pass"), [R], "treino-sem-recorte"),
+    # ------------------------------------------------------------------ decodificação
+    Variante("decodificacao-com-bos", _decodificar(retorno="gerados"), [G], "decodificacao-com-bos"),
+    Variante("decodificacao-sem-pad", _decodificar(pad="        pass"), [G], "decodificacao-sem-pad"),
+    Variante("decodificacao-nao-para", _decodificar(para="        pass"), [G], "decodificacao-nao-para"),
+    Variante("decodificacao-primeira-posicao", _decodificar(pos="0"), [G], "decodificacao-primeira-posicao"),
+    Variante(
+        "decodificacao-sem-realimentar",
+        _decodificar(entrada="torch.full_like(gerados, BOS)"),
+        [G],
+        "decodificacao-sem-realimentar",
+    ),
+]
+
+CORRETAS = [
+    Variante(
+        "correta-alternativa",
+        {
+            **_origem("src.ne(PAD).unsqueeze(1).unsqueeze(1)"),
+            **_alvo("torch.ones(T, T).tril().bool()[None, None] & (tgt != PAD)[:, None, None, :]"),
+            **_perda(
+                "    logp = torch.log_softmax(logits, dim=-1)\n"
+                "    nll = -logp.gather(-1, alvo.unsqueeze(-1)).squeeze(-1)\n"
+                "    reais = alvo != PAD\n"
+                "    return nll[reais].mean()"
+            ),
+            **_taxa(
+                "    aquecendo = pico * (passo + 1) / aquecimento\n"
+                "    caindo = pico * (total - passo) / (total - aquecimento)\n"
+                "    return aquecendo if passo < aquecimento else caindo"
+            ),
+            "treinar": """
+def treinar(modelo, lotes, passos, pico=2e-2, aquecimento=200, max_norma=1.0, mostrar_progresso=True):
+    otimizador = torch.optim.Adam(modelo.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    agenda = torch.optim.lr_scheduler.LambdaLR(otimizador, lambda p: taxa_aprendizado(p, pico, aquecimento, passos))
+    historico = {"perda": [], "taxa": []}
+    modelo.train()
+    iterador = iter(lotes)
+    for _ in tqdm(range(passos), file=sys.stdout, disable=not mostrar_progresso):
+        src, tgt = next(iterador)
+        entrada = tgt[:, :-1]
+        perda = perda_copia(modelo(src, entrada, mascara_origem(src), mascara_alvo(entrada)), tgt[:, 1:])
+        otimizador.zero_grad(set_to_none=True)
+        perda.backward()
+        torch.nn.utils.clip_grad_norm_(modelo.parameters(), max_norm=max_norma)
+        historico["taxa"].append(otimizador.param_groups[0]["lr"])
+        otimizador.step()
+        agenda.step()
+        historico["perda"].append(float(perda))
+    modelo.eval()
+    return historico
+""",
+            "decodificar_guloso": """
+def decodificar_guloso(modelo, src, passos_max):
+    with torch.no_grad():
+        m = mascara_origem(src)
+        memoria = modelo.codificar(src, m)
+        sequencias = [torch.full((src.shape[0],), BOS, dtype=torch.long)]
+        vivo = torch.ones(src.shape[0], dtype=torch.bool)
+        for _ in range(passos_max):
+            atual = torch.stack(sequencias, dim=1)
+            ultimo = modelo.decodificar(memoria, m, atual, mascara_alvo(atual))[:, -1]
+            escolhido = torch.where(vivo, ultimo.argmax(-1), torch.zeros_like(vivo, dtype=torch.long) + PAD)
+            sequencias.append(escolhido)
+            vivo = vivo & (escolhido != EOS)
+            if not vivo.any():
+                break
+        return torch.stack(sequencias[1:], dim=1)
+""",
+        },
+    ),
+    Variante(
+        "correta-laco-por-sequencia",
+        {
+            "gerar_lote_copia": """
+def gerar_lote_copia(n, comp_min, comp_max, gerador):
+    comprimentos = [int(torch.randint(comp_min, comp_max + 1, (1,), generator=gerador)) for _ in range(n)]
+    L = max(comprimentos)
+    src = torch.zeros(n, L + 1, dtype=torch.long)
+    for i, c in enumerate(comprimentos):
+        src[i, :c] = torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (c,), generator=gerador)
+        src[i, c] = EOS
+    tgt = torch.zeros(n, L + 2, dtype=torch.long)
+    tgt[:, 0] = BOS
+    tgt[:, 1:] = src
+    return src, tgt
+""",
+            "camada_decoder": """
+class CamadaDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.h = h
+        self.auto_atencao = nn.MultiheadAttention(d_model, h, batch_first=True, dropout=0.0)
+        self.atencao_cruzada = nn.MultiheadAttention(d_model, h, batch_first=True, dropout=0.0)
+        self.linear1, self.linear2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(d_model), nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+
+    def forward(self, x, memoria, m_origem, m_alvo):
+        B, T, _ = x.shape
+        mascara = torch.repeat_interleave(~m_alvo.expand(B, 1, T, T)[:, 0], self.h, dim=0)
+        x = self.norm1(x + self.auto_atencao(x, x, x, attn_mask=mascara)[0])
+        pad = m_origem.reshape(B, -1).logical_not()
+        x = self.norm2(x + self.atencao_cruzada(x, memoria, memoria, key_padding_mask=pad)[0])
+        return self.norm3(x + self.linear2(F.relu(self.linear1(x))))
+""",
+        },
+    ),
+]
+
+# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# aluno -> nome da variante (None = notebook liberado, sem fazer nada).
+EXEMPLOS = {
+    "ana-correta": "correta-alternativa",
+    "bruno-treino-sem-mascara-causal": "treino-sem-mascara-causal",
+    "carla-treino-sem-deslocar": "treino-sem-deslocar",
+    "davi-perda-conta-pad": "perda-conta-pad",
+    "elisa-cruzada-do-decoder": "cruzada-kv-do-decoder",
+    "fabio-sem-raiz-dmodel": "modelo-sem-raiz-dmodel",
+    "gabi-sem-aquecimento": "treino-sem-aquecimento",
+    "heitor-nao-fez": None,
+}
