@@ -610,11 +610,15 @@ def test_camada_nao_espia_o_futuro(aluno, ref, rng):
         outro = x.clone()
         outro[:, t + 1 :] += 2.0 * _x(rng, B, T - t - 1, d)
         z = _saida_camada(camada, outro, mem, mo, ma)
-        verificar(
-            torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8),
-            CAMADA_SEM_CAUSAL.mensagem,
-            CAMADA_SEM_CAUSAL,
-        )
+        if not torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8):
+            # Uma "atenção cruzada" sobre o próprio decoder (sem máscara) também espia o futuro:
+            # se a saída nem depende da memória, o equívoco é esse.
+            verificar(
+                not torch.allclose(_saida_camada(camada, x, mem + 3.0, mo, ma), y, atol=1e-6),
+                CAMADA_KV_DO_DECODER.mensagem,
+                CAMADA_KV_DO_DECODER,
+            )
+            raise Reprovado(CAMADA_SEM_CAUSAL.mensagem, CAMADA_SEM_CAUSAL)
 
 
 @item("teste_camada_decoder", pontos=0.5)
