@@ -389,6 +389,10 @@ class PluginAvaliacao:
         return semente_do_teste(self._semente, request.node.nodeid)
 
     def pytest_configure(self, config):
+        # O relatório de falha do pytest (trecho do código-fonte, argumentos, variáveis locais)
+        # não é usado: a mensagem para o aluno sai da exceção (_mensagem_de). O estilo "value"
+        # só guarda str(exceção), em vez de reanalisar o código da suíte a cada falha.
+        config.option.tbstyle = "value"
         config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
 
@@ -410,15 +414,40 @@ class PluginAvaliacao:
                 self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
 
 
+# Plugins padrão do pytest que a avaliação não usa. Cada um custa tempo em toda submissão (o
+# pytest.main roda uma vez por notebook): ``unraisableexception`` e ``threadexception`` chamam
+# gc.collect() ao fechar a sessão (~0,1 s com NumPy e PyTorch carregados, e os avisos que
+# produziriam já são ignorados por ``-W ignore``); ``logging`` e a captura de saída instalam e
+# removem handlers em cada fase de cada teste; a captura fica só no nível de sys.stdout (a
+# solução de referência imprime), sem trocar descritores a cada teste. As suítes só usam as fixtures
+# ``aluno``, ``ref``, ``rng`` e ``semente`` do plugin abaixo.
+PLUGINS_DESLIGADOS = (
+    "cacheprovider",
+    "terminal",
+    "stepwise",
+    "unraisableexception",
+    "threadexception",
+    "logging",
+    "faulthandler",
+    "junitxml",
+    "pastebin",
+    "doctest",
+    "setuponly",
+    "setupplan",
+    "legacypath",
+    "tmpdir",
+    "monkeypatch",
+    "recwarn",
+    "debugging",
+)
+
+
 def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
-    args = [
-        str(atividade.pasta_suite),
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:terminal",
-        "-p",
-        "no:stepwise",
+    args = [str(atividade.pasta_suite)]
+    for nome in PLUGINS_DESLIGADOS:
+        args += ["-p", f"no:{nome}"]
+    args += [
+        "--capture=sys",
         "--import-mode=importlib",
         "--rootdir",
         str(atividade.pasta_suite),
