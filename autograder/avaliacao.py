@@ -352,12 +352,17 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
 
 
 class PluginAvaliacao:
-    def __init__(self, sessao: Sessao, atividade: Atividade, semente: int):
-        self.sessao = sessao
+    """Fixtures e coleta de resultados. Numa sessão pytest que dura o processo inteiro, o mesmo
+    plugin atende uma submissão por vez: ``preparar`` troca a sessão, a semente e os resultados."""
+
+    def __init__(self, sessao: Sessao | None, atividade: Atividade, semente: int):
         self.atividade = atividade
+        self.preparar(sessao, semente)
+
+    def preparar(self, sessao: Sessao | None, semente: int) -> None:
+        self.sessao = sessao
         self._semente = semente
         self.resultados: list[ResultadoTeste] = []
-        self._coletados = 0
 
     @staticmethod
     def _marca(node):
@@ -395,9 +400,6 @@ class PluginAvaliacao:
         config.option.tbstyle = "value"
         config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
-
-    def pytest_collection_modifyitems(self, items):
-        self._coletados = len(items)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -442,7 +444,7 @@ PLUGINS_DESLIGADOS = (
 )
 
 
-def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
+def _argumentos_pytest(atividade: Atividade) -> list[str]:
     args = [str(atividade.pasta_suite)]
     for nome in PLUGINS_DESLIGADOS:
         args += ["-p", f"no:{nome}"]
@@ -456,7 +458,80 @@ def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
         "-W",
         "ignore",
     ]
-    return pytest.main(args, plugins=[plugin])
+    return args
+
+
+def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
+    """Uma sessão pytest completa (configurar, coletar, rodar, fechar) para uma submissão."""
+    return pytest.main(_argumentos_pytest(atividade), plugins=[plugin])
+
+
+class SuiteColetada:
+    """A suíte de uma atividade configurada e coletada uma vez por processo.
+
+    Configurar o pytest e coletar a suíte custa dezenas de milissegundos por sessão, e não
+    depende da submissão. Aqui isso é feito uma vez; cada submissão roda de novo os mesmos
+    itens, na mesma ordem e com os mesmos nodeids (as sementes dos testes não mudam), pelo
+    mesmo protocolo do ``pytest.main`` (``pytest_runtest_protocol``, com o teardown completo
+    no último item). Os módulos da suíte já eram importados uma vez por processo (o modo
+    ``importlib`` do pytest reaproveita ``sys.modules``), então o estado deles não muda.
+    """
+
+    def __init__(self, atividade: Atividade):
+        from _pytest.config import _prepareconfig
+        from _pytest.main import Session
+
+        self.atividade = atividade
+        self.plugin = PluginAvaliacao(None, atividade, 0)
+        self.config = _prepareconfig(_argumentos_pytest(atividade), plugins=[self.plugin])
+        self.sessao_pytest = None
+        try:
+            self.config._do_configure()
+            self.sessao_pytest = Session.from_config(self.config)
+            self.config.hook.pytest_sessionstart(session=self.sessao_pytest)
+            self.sessao_pytest.perform_collect()
+        except BaseException:
+            self.fechar()
+            raise
+        # Erro de coleta (suíte quebrada): como no pytest.main, nenhum teste roda.
+        self.itens = [] if self.sessao_pytest.testsfailed else list(self.sessao_pytest.items)
+
+    def rodar(self, sessao: Sessao, semente: int) -> list[ResultadoTeste]:
+        self.plugin.preparar(sessao, semente)
+        hook = self.config.hook
+        for i, item in enumerate(self.itens):
+            item._report_sections = []  # o que a referência imprimiu na submissão anterior
+            proximo = self.itens[i + 1] if i + 1 < len(self.itens) else None
+            hook.pytest_runtest_protocol(item=item, nextitem=proximo)
+        resultados = self.plugin.resultados
+        self.plugin.preparar(None, 0)
+        return resultados
+
+    def fechar(self) -> None:
+        try:
+            if self.sessao_pytest is not None:
+                self.config.hook.pytest_sessionfinish(session=self.sessao_pytest, exitstatus=0)
+        finally:
+            self.config._ensure_unconfigure()
+
+
+_SUITES: dict[str, SuiteColetada] = {}
+
+
+def suite_coletada(atividade: Atividade) -> SuiteColetada:
+    if atividade.slug not in _SUITES:
+        _SUITES[atividade.slug] = SuiteColetada(atividade)
+    return _SUITES[atividade.slug]
+
+
+def descartar_suite(slug: str) -> None:
+    """Fecha a sessão pytest guardada de ``slug`` (a próxima submissão configura e coleta de novo)."""
+    suite = _SUITES.pop(slug, None)
+    if suite is not None:
+        try:
+            suite.fechar()
+        except Exception:
+            pass
 
 
 # ------------------------------------------------------------------------ submissão
@@ -488,12 +563,10 @@ def avaliar(
         res.segundos = time.monotonic() - inicio
         return res.limpar_textos()
     sessao = Sessao(zigoto, atividade, sub.codigo)
-    plugin = PluginAvaliacao(sessao, atividade, semente)
     try:
-        rodar_suite(atividade, plugin)
+        res.testes = _rodar_na_suite_coletada(atividade, sessao, int(semente))
     finally:
         sessao.fechar()
-    res.testes = plugin.resultados
     if not res.testes:
         res.erro = "a suíte oculta não rodou nenhum teste (erro do instrutor)"
         _zerar(res, atividade, res.erro)
@@ -502,6 +575,17 @@ def avaliar(
     res.interrompida = list(dict.fromkeys(sessao.interrompida))
     res.segundos = time.monotonic() - inicio
     return res.limpar_textos()
+
+
+def _rodar_na_suite_coletada(atividade: Atividade, sessao: Sessao, semente: int) -> list[ResultadoTeste]:
+    suite = suite_coletada(atividade)
+    try:
+        return suite.rodar(sessao, semente)
+    except BaseException:
+        # Falha do próprio pytest no meio da rodada: a sessão pode ter ficado pela metade
+        # (fixtures sem teardown). Ela é descartada; a próxima submissão começa do zero.
+        descartar_suite(atividade.slug)
+        raise
 
 
 def _zerar(res: ResultadoSubmissao, atividade: Atividade, mensagem: str) -> None:
