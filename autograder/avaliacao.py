@@ -63,6 +63,9 @@ class ResultadoSubmissao:
     itens_max: dict[str, float] = field(default_factory=dict)
     interrompida: list[str] = field(default_factory=list)  # o que a caixa teve de parar
     impressao: str = ""  # hash do notebook + atividade: permite retomar um lote sem reavaliar
+    # Onde o tempo foi (segundos; só para o make bench, não vai para os relatórios): ver
+    # Sessao.tempos e PluginAvaliacao.pytest_pyfunc_call.
+    tempos: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def de_results_json(cls, dados: dict, itens_max: dict[str, float]) -> ResultadoSubmissao:
@@ -184,6 +187,15 @@ class Sessao:
         self.travadas: dict[str, str] = {}
         self.interrompida: list[str] = []
         self.inicio = time.monotonic()
+        # abrir: criar caixas; celulas: preâmbulo + células do aluno; chamadas/remoto/callbacks:
+        # somados das caixas (ver Caixa.tempos); testes: dentro das funções de teste.
+        self.tempos = dict.fromkeys(("abrir", "celulas", "chamadas", "remoto", "callbacks", "testes"), 0.0)
+
+    def _somar_tempos_da_caixa(self) -> None:
+        if self.caixa is not None:
+            for chave, valor in self.caixa.tempos.items():
+                self.tempos[chave] += valor
+            self.caixa.tempos = dict.fromkeys(self.caixa.tempos, 0.0)
 
     def restante(self) -> float:
         return ORCAMENTO_SUBMISSAO - (time.monotonic() - self.inicio)
@@ -193,7 +205,11 @@ class Sessao:
             return self.caixa
         if self.restante() <= 0:
             raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        self._somar_tempos_da_caixa()
+        t0 = time.perf_counter()
         self.caixa = self.zigoto.nova_caixa(self.limites)
+        t1 = time.perf_counter()
+        self.tempos["abrir"] += t1 - t0
         for i, trecho in enumerate(self.atividade.preambulo):
             self.caixa.executar(trecho, f"preambulo-{i}", prazo=60)
         for gid in self.atividade.solucoes:
@@ -208,7 +224,9 @@ class Sessao:
                 msg = f"a célula '{gid}' foi interrompida ao ser executada ({exc})"
                 self.erros_celulas[gid] = msg
                 self.interrompida.append(msg)
+                self.tempos["celulas"] += time.perf_counter() - t1
                 return self.garantir()
+        self.tempos["celulas"] += time.perf_counter() - t1
         return self.caixa
 
     def chamar(self, alvo, args=(), kwargs=None, *, caminho=(), guardar=False, ler=False, prazo=None, substituir=None):
@@ -239,6 +257,7 @@ class Sessao:
     def fechar(self):
         if self.caixa is not None:
             self.caixa.matar()
+            self._somar_tempos_da_caixa()
             self.caixa = None
 
 
@@ -400,6 +419,13 @@ class PluginAvaliacao:
         config.option.tbstyle = "value"
         config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem):
+        inicio = time.perf_counter()
+        yield
+        if self.sessao is not None:
+            self.sessao.tempos["testes"] += time.perf_counter() - inicio
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -567,6 +593,7 @@ def avaliar(
         res.testes = _rodar_na_suite_coletada(atividade, sessao, int(semente))
     finally:
         sessao.fechar()
+    res.tempos = dict(sessao.tempos)
     if not res.testes:
         res.erro = "a suíte oculta não rodou nenhum teste (erro do instrutor)"
         _zerar(res, atividade, res.erro)
