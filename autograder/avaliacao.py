@@ -9,6 +9,7 @@ somar pontos por item. Se a caixa morre (laço infinito, ``os._exit``, falta de 
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import hmac
 import os
@@ -546,8 +547,16 @@ _SUITES: dict[str, SuiteColetada] = {}
 
 def suite_coletada(atividade: Atividade) -> SuiteColetada:
     if atividade.slug not in _SUITES:
+        if not _SUITES:
+            atexit.register(fechar_suites)
         _SUITES[atividade.slug] = SuiteColetada(atividade)
     return _SUITES[atividade.slug]
+
+
+def fechar_suites() -> None:
+    """Fecha as sessões pytest guardadas (pytest_sessionfinish e unconfigure de cada uma)."""
+    for slug in list(_SUITES):
+        descartar_suite(slug)
 
 
 def descartar_suite(slug: str) -> None:
