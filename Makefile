@@ -12,6 +12,7 @@ CARIMBO := $(VENV)/.instalado
 SUBMISSIONS ?= autograder/exemplos
 OUT ?= build/notas
 JOBS ?=
+ATIVIDADES ?=
 SLUGS := $(notdir $(wildcard source/[0-9]*))
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
@@ -59,8 +60,8 @@ adversarial: $(CARIMBO) ## Roda o corpus adversarial e imprime os números
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
 	@$(PY) -m autograder.relatorio_html "$(OUT)"
 
-bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos) pelo nosso lote e pelo nbgrader, com a razão
-	@$(PY) -m autograder.bench.turma $(if $(JOBS),--jobs $(JOBS))
+bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos, aulas sem PESADA) pelo nosso lote e pelo nbgrader, com a razão
+	@$(PY) -m autograder.bench.turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES))
 
 bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (tempo, acerto exato, determinismo) e a margem das faixas
 	@$(PY) -m autograder.bench.copia

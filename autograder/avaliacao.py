@@ -9,8 +9,10 @@ somar pontos por item. Se a caixa morre (laço infinito, ``os._exit``, falta de 
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import hmac
+import itertools
 import os
 import re
 import secrets
@@ -63,6 +65,9 @@ class ResultadoSubmissao:
     itens_max: dict[str, float] = field(default_factory=dict)
     interrompida: list[str] = field(default_factory=list)  # o que a caixa teve de parar
     impressao: str = ""  # hash do notebook + atividade: permite retomar um lote sem reavaliar
+    # Onde o tempo foi (segundos; só para o make bench, não vai para os relatórios): ver
+    # Sessao.tempos e PluginAvaliacao.pytest_pyfunc_call.
+    tempos: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def de_results_json(cls, dados: dict, itens_max: dict[str, float]) -> ResultadoSubmissao:
@@ -170,6 +175,9 @@ def semente_da_submissao(slug: str, codigo: dict[str, str]) -> int:
 
 
 # ------------------------------------------------------------------------ sessão
+_IDENTIDADES = itertools.count(1)
+
+
 class Sessao:
     """O código de um aluno vivo numa caixa, reaberta quando preciso."""
 
@@ -183,9 +191,19 @@ class Sessao:
         self.celulas_fatais: set[str] = set()
         self.travadas: dict[str, str] = {}
         self.interrompida: list[str] = []
+        self.ident = next(_IDENTIDADES)  # único no processo (id() de objetos mortos é reaproveitado)
         self.auxiliares: list[str] = []  # código do avaliador (dublês, espiões) que a suíte pôs na caixa
         self._auxiliares_na_caixa: set[str] = set()
         self.inicio = time.monotonic()
+        # abrir: criar caixas; celulas: preâmbulo + células do aluno; chamadas/remoto/callbacks:
+        # somados das caixas (ver Caixa.tempos); testes: dentro das funções de teste.
+        self.tempos = dict.fromkeys(("abrir", "celulas", "chamadas", "remoto", "callbacks", "testes"), 0.0)
+
+    def _somar_tempos_da_caixa(self) -> None:
+        if self.caixa is not None:
+            for chave, valor in self.caixa.tempos.items():
+                self.tempos[chave] += valor
+            self.caixa.tempos = dict.fromkeys(self.caixa.tempos, 0.0)
 
     def restante(self) -> float:
         return ORCAMENTO_SUBMISSAO - (time.monotonic() - self.inicio)
@@ -195,7 +213,11 @@ class Sessao:
             return self.caixa
         if self.restante() <= 0:
             raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        self._somar_tempos_da_caixa()
+        t0 = time.perf_counter()
         self.caixa = self.zigoto.nova_caixa(self.limites)
+        t1 = time.perf_counter()
+        self.tempos["abrir"] += t1 - t0
         for i, trecho in enumerate(self.atividade.preambulo):
             self.caixa.executar(trecho, f"preambulo-{i}", prazo=60)
         for gid in self.atividade.solucoes:
@@ -210,10 +232,12 @@ class Sessao:
                 msg = f"a célula '{gid}' foi interrompida ao ser executada ({exc})"
                 self.erros_celulas[gid] = msg
                 self.interrompida.append(msg)
+                self.tempos["celulas"] += time.perf_counter() - t1
                 return self.garantir()
         self._auxiliares_na_caixa = set()
         for codigo in self.auxiliares:
             self._executar_auxiliar(codigo)
+        self.tempos["celulas"] += time.perf_counter() - t1
         return self.caixa
 
     def _executar_auxiliar(self, codigo: str) -> None:
@@ -258,6 +282,7 @@ class Sessao:
     def fechar(self):
         if self.caixa is not None:
             self.caixa.matar()
+            self._somar_tempos_da_caixa()
             self.caixa = None
 
 
@@ -388,12 +413,17 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
 
 
 class PluginAvaliacao:
-    def __init__(self, sessao: Sessao, atividade: Atividade, semente: int):
-        self.sessao = sessao
+    """Fixtures e coleta de resultados. Numa sessão pytest que dura o processo inteiro, o mesmo
+    plugin atende uma submissão por vez: ``preparar`` troca a sessão, a semente e os resultados."""
+
+    def __init__(self, sessao: Sessao | None, atividade: Atividade, semente: int):
         self.atividade = atividade
+        self.preparar(sessao, semente)
+
+    def preparar(self, sessao: Sessao | None, semente: int) -> None:
+        self.sessao = sessao
         self._semente = semente
         self.resultados: list[ResultadoTeste] = []
-        self._coletados = 0
 
     @staticmethod
     def _marca(node):
@@ -425,11 +455,19 @@ class PluginAvaliacao:
         return semente_do_teste(self._semente, request.node.nodeid)
 
     def pytest_configure(self, config):
+        # O relatório de falha do pytest (trecho do código-fonte, argumentos, variáveis locais)
+        # não é usado: a mensagem para o aluno sai da exceção (_mensagem_de). O estilo "value"
+        # só guarda str(exceção), em vez de reanalisar o código da suíte a cada falha.
+        config.option.tbstyle = "value"
         config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
 
-    def pytest_collection_modifyitems(self, items):
-        self._coletados = len(items)
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem):
+        inicio = time.perf_counter()
+        yield
+        if self.sessao is not None:
+            self.sessao.tempos["testes"] += time.perf_counter() - inicio
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -446,15 +484,40 @@ class PluginAvaliacao:
                 self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
 
 
-def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
-    args = [
-        str(atividade.pasta_suite),
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:terminal",
-        "-p",
-        "no:stepwise",
+# Plugins padrão do pytest que a avaliação não usa. Cada um custa tempo em toda submissão (o
+# pytest.main roda uma vez por notebook): ``unraisableexception`` e ``threadexception`` chamam
+# gc.collect() ao fechar a sessão (~0,1 s com NumPy e PyTorch carregados, e os avisos que
+# produziriam já são ignorados por ``-W ignore``); ``logging`` e a captura de saída instalam e
+# removem handlers em cada fase de cada teste; a captura fica só no nível de sys.stdout (a
+# solução de referência imprime), sem trocar descritores a cada teste. As suítes só usam as fixtures
+# ``aluno``, ``ref``, ``rng`` e ``semente`` do plugin abaixo.
+PLUGINS_DESLIGADOS = (
+    "cacheprovider",
+    "terminal",
+    "stepwise",
+    "unraisableexception",
+    "threadexception",
+    "logging",
+    "faulthandler",
+    "junitxml",
+    "pastebin",
+    "doctest",
+    "setuponly",
+    "setupplan",
+    "legacypath",
+    "tmpdir",
+    "monkeypatch",
+    "recwarn",
+    "debugging",
+)
+
+
+def _argumentos_pytest(atividade: Atividade) -> list[str]:
+    args = [str(atividade.pasta_suite)]
+    for nome in PLUGINS_DESLIGADOS:
+        args += ["-p", f"no:{nome}"]
+    args += [
+        "--capture=sys",
         "--import-mode=importlib",
         "--rootdir",
         str(atividade.pasta_suite),
@@ -463,7 +526,88 @@ def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
         "-W",
         "ignore",
     ]
-    return pytest.main(args, plugins=[plugin])
+    return args
+
+
+def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
+    """Uma sessão pytest completa (configurar, coletar, rodar, fechar) para uma submissão."""
+    return pytest.main(_argumentos_pytest(atividade), plugins=[plugin])
+
+
+class SuiteColetada:
+    """A suíte de uma atividade configurada e coletada uma vez por processo.
+
+    Configurar o pytest e coletar a suíte custa dezenas de milissegundos por sessão, e não
+    depende da submissão. Aqui isso é feito uma vez; cada submissão roda de novo os mesmos
+    itens, na mesma ordem e com os mesmos nodeids (as sementes dos testes não mudam), pelo
+    mesmo protocolo do ``pytest.main`` (``pytest_runtest_protocol``, com o teardown completo
+    no último item). Os módulos da suíte já eram importados uma vez por processo (o modo
+    ``importlib`` do pytest reaproveita ``sys.modules``), então o estado deles não muda.
+    """
+
+    def __init__(self, atividade: Atividade):
+        from _pytest.config import _prepareconfig
+        from _pytest.main import Session
+
+        self.atividade = atividade
+        self.plugin = PluginAvaliacao(None, atividade, 0)
+        self.config = _prepareconfig(_argumentos_pytest(atividade), plugins=[self.plugin])
+        self.sessao_pytest = None
+        try:
+            self.config._do_configure()
+            self.sessao_pytest = Session.from_config(self.config)
+            self.config.hook.pytest_sessionstart(session=self.sessao_pytest)
+            self.sessao_pytest.perform_collect()
+        except BaseException:
+            self.fechar()
+            raise
+        # Erro de coleta (suíte quebrada): como no pytest.main, nenhum teste roda.
+        self.itens = [] if self.sessao_pytest.testsfailed else list(self.sessao_pytest.items)
+
+    def rodar(self, sessao: Sessao, semente: int) -> list[ResultadoTeste]:
+        self.plugin.preparar(sessao, semente)
+        hook = self.config.hook
+        for i, item in enumerate(self.itens):
+            item._report_sections = []  # o que a referência imprimiu na submissão anterior
+            proximo = self.itens[i + 1] if i + 1 < len(self.itens) else None
+            hook.pytest_runtest_protocol(item=item, nextitem=proximo)
+        resultados = self.plugin.resultados
+        self.plugin.preparar(None, 0)
+        return resultados
+
+    def fechar(self) -> None:
+        try:
+            if self.sessao_pytest is not None:
+                self.config.hook.pytest_sessionfinish(session=self.sessao_pytest, exitstatus=0)
+        finally:
+            self.config._ensure_unconfigure()
+
+
+_SUITES: dict[str, SuiteColetada] = {}
+
+
+def suite_coletada(atividade: Atividade) -> SuiteColetada:
+    if atividade.slug not in _SUITES:
+        if not _SUITES:
+            atexit.register(fechar_suites)
+        _SUITES[atividade.slug] = SuiteColetada(atividade)
+    return _SUITES[atividade.slug]
+
+
+def fechar_suites() -> None:
+    """Fecha as sessões pytest guardadas (pytest_sessionfinish e unconfigure de cada uma)."""
+    for slug in list(_SUITES):
+        descartar_suite(slug)
+
+
+def descartar_suite(slug: str) -> None:
+    """Fecha a sessão pytest guardada de ``slug`` (a próxima submissão configura e coleta de novo)."""
+    suite = _SUITES.pop(slug, None)
+    if suite is not None:
+        try:
+            suite.fechar()
+        except Exception:
+            pass
 
 
 # ------------------------------------------------------------------------ submissão
@@ -495,12 +639,11 @@ def avaliar(
         res.segundos = time.monotonic() - inicio
         return res.limpar_textos()
     sessao = Sessao(zigoto, atividade, sub.codigo)
-    plugin = PluginAvaliacao(sessao, atividade, semente)
     try:
-        rodar_suite(atividade, plugin)
+        res.testes = _rodar_na_suite_coletada(atividade, sessao, int(semente))
     finally:
         sessao.fechar()
-    res.testes = plugin.resultados
+    res.tempos = dict(sessao.tempos)
     if not res.testes:
         res.erro = "a suíte oculta não rodou nenhum teste (erro do instrutor)"
         _zerar(res, atividade, res.erro)
@@ -509,6 +652,17 @@ def avaliar(
     res.interrompida = list(dict.fromkeys(sessao.interrompida))
     res.segundos = time.monotonic() - inicio
     return res.limpar_textos()
+
+
+def _rodar_na_suite_coletada(atividade: Atividade, sessao: Sessao, semente: int) -> list[ResultadoTeste]:
+    suite = suite_coletada(atividade)
+    try:
+        return suite.rodar(sessao, semente)
+    except BaseException:
+        # Falha do próprio pytest no meio da rodada: a sessão pode ter ficado pela metade
+        # (fixtures sem teardown). Ela é descartada; a próxima submissão começa do zero.
+        descartar_suite(atividade.slug)
+        raise
 
 
 def _zerar(res: ResultadoSubmissao, atividade: Atividade, mensagem: str) -> None:

@@ -72,10 +72,23 @@ def ja_avaliada(tarefa, saida: Path, semente):
     return ResultadoSubmissao.de_results_json(dados, itens_max)
 
 
+def _um_thread_no_torch() -> None:
+    """Um trabalhador por núcleo já ocupa a máquina: threads do PyTorch dentro de cada um só
+    disputam os mesmos núcleos (com tensores pequenos, uma layer_norm chega a ficar 10× mais
+    lenta). É o que o Makefile já faz com OMP_NUM_THREADS=1; aqui vale também fora do make."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover
+        pass
+
+
 def _iniciar_trabalhador(vagas, ocultar) -> None:
     global _ZIGOTO
     from autograder.caixa.cliente import Zigoto
 
+    _um_thread_no_torch()
     _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vagas.get())
 
 
@@ -139,6 +152,7 @@ def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=No
         progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
 
     def em_serie(lista):
+        _um_thread_no_torch()
         zigoto = Zigoto(ocultar=ocultar)
         for a in zigoto.avisos:
             aviso(f"Aviso de segurança: {a}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 import traceback
 
 from autograder.caixa.protocolo import ValorRecusado, codificar, decodificar, enviar, receber
@@ -70,6 +71,7 @@ class Servidor:
         self.refs: dict[int, object] = {}
         self.proximo_ref = 1
         self.saida = SaidaLimitada()
+        self.dt = 0.0  # segundos dentro da função do aluno no último pedido (só estatística)
 
     # ------------------------------------------------------------ utilitários
     def _guardar(self, obj) -> int:
@@ -141,7 +143,11 @@ class Servidor:
                 for nome in msg.get("substituir", []):
                     originais[nome] = self.ns.get(nome, _AUSENTE)
                     self.ns[nome] = self._callback(seq, nome)
-                resultado = alvo(*args, **kwargs)
+                inicio = time.perf_counter()
+                try:
+                    resultado = alvo(*args, **kwargs)
+                finally:
+                    self.dt = time.perf_counter() - inicio
         except BaseException as exc:
             return {"ok": False, "erro": _descrever_erro(exc)}, []
         finally:
@@ -191,7 +197,9 @@ class Servidor:
                     {"ok": False, "erro": {"tipo": "Protocolo", "mensagem": "operação desconhecida", "trace": ""}}
                 )
                 continue
+            self.dt = 0.0
             cabecalho, buffers = op(msg, bufs)
+            cabecalho["dt"] = self.dt
             cabecalho["seq"] = msg.get("seq", 0)
             self._responder(cabecalho, buffers)
 

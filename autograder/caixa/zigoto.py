@@ -109,6 +109,7 @@ class Zigoto:
             torch.set_num_threads(1)
             torch.set_num_interop_threads(1)
             torch.set_flush_denormal(True)
+            _aquecer_torch(torch)
         except ImportError:
             pass
         import autograder.caixa.servidor  # noqa: F401
@@ -257,6 +258,48 @@ class Zigoto:
         from autograder.caixa.servidor import Servidor
 
         Servidor(sock).rodar()
+
+
+def _aquecer_torch(torch) -> None:
+    """Roda uma vez, no zigoto, as operações do PyTorch que inicializam coisas na primeira vez.
+
+    Sem isso cada caixa (um fork novo) paga de novo essa inicialização: o primeiro forward de
+    um ``nn.TransformerEncoder``, por exemplo, importa ``torch.fx`` e o SymPy (~0,3 s). Só
+    código genérico do PyTorch roda aqui (nada das soluções do instrutor entra no zigoto), e
+    o estado do gerador aleatório é restaurado: a caixa começa com a mesma semente de antes.
+    """
+    import torch.nn.functional as F
+    from torch import nn
+
+    try:
+        with torch.random.fork_rng(devices=[]):
+            for dtype in (torch.float32, torch.float64):
+                x = torch.ones(2, 3, 8, dtype=dtype)
+                pad = torch.zeros(2, 3, dtype=torch.bool)
+                causal = torch.triu(torch.ones(3, 3, dtype=torch.bool), diagonal=1)
+                enc = nn.TransformerEncoder(
+                    nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, dtype=dtype),
+                    1,
+                    enable_nested_tensor=False,
+                )
+                dec = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True, dtype=dtype)
+                mha = nn.MultiheadAttention(8, 2, batch_first=True, dtype=dtype)
+                with torch.no_grad():
+                    memoria = enc(x, src_key_padding_mask=pad)
+                    dec(x, memoria, tgt_mask=causal)
+                    mha(x, x, x, key_padding_mask=pad, attn_mask=causal, need_weights=True)
+                    F.scaled_dot_product_attention(x, x, x, is_causal=True)
+                # treino: autograd e otimizador (aulas que treinam um modelo na caixa)
+                emb = nn.Embedding(5, 8, dtype=dtype)
+                modelo = nn.Sequential(nn.Linear(8, 8, dtype=dtype), nn.GELU(), nn.LayerNorm(8, dtype=dtype))
+                otimizador = torch.optim.Adam([*emb.parameters(), *modelo.parameters()], lr=1e-3)
+                saida = modelo(emb(torch.tensor([[1, 2, 3]])))
+                perda = F.cross_entropy(saida.reshape(-1, 8), torch.tensor([0, 1, 2]))
+                perda.backward()
+                otimizador.step()
+                torch.softmax(saida.detach(), dim=-1).masked_fill(causal[:1], float("-inf"))
+    except Exception:  # aquecer é só otimização: se falhar, a caixa funciona do mesmo jeito
+        pass
 
 
 def _aplicar_limites(lim: dict) -> None:

@@ -984,7 +984,7 @@ ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0}
 
 def _espiar(aluno, rng):
     """Roda o treinar do aluno com o modelo espião (uma vez por submissão; os três testes leem)."""
-    chave = ("06-transformer-copia", "espiao", id(aluno._sessao))
+    chave = ("06-transformer-copia", "espiao", aluno._sessao.ident)
     if chave not in suite.CACHE_PESADO:
         for velha in [k for k in suite.CACHE_PESADO if k[:2] == chave[:2]]:
             del suite.CACHE_PESADO[velha]
@@ -1192,7 +1192,7 @@ def _treino_avaliado(aluno, ref):
     ``AVALIADOR_CACHE_TREINO=1`` (só na rodada de mutação), o resultado é reaproveitado entre
     submissões cujo código relevante ao treino é idêntico."""
     entre_submissoes = os.environ.get("AVALIADOR_CACHE_TREINO") == "1"
-    local = ("06-transformer-copia", "sessao", id(aluno._sessao))
+    local = ("06-transformer-copia", "sessao", aluno._sessao.ident)
     if local in suite.CACHE_PESADO:
         resultado = suite.CACHE_PESADO[local]
     else:
