@@ -49,7 +49,7 @@ grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios 
 	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
-	@$(PY) -m pytest tests -q
+	@$(PY) -m pytest tests -q --durations=12
 
 mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas
 	@$(PY) -m autograder.mutacao

@@ -6,7 +6,7 @@ Imprime, para a configuração do notebook (comprimentos 3 a 10, d_model 32, 1 c
 2000 passos, 2 threads, ``torch.set_flush_denormal(True)``): o tempo de treino, o acerto exato
 por decodificação gulosa em 1000 sequências novas e se duas execuções com a mesma semente dão o
 mesmo resultado até o último dígito. Depois, para a configuração que o avaliador usa em cada
-submissão (comprimentos 3 a 6, 700 passos, 1 thread, como na caixa de areia), o acerto e o tempo
+submissão (comprimentos 3 a 6, 900 passos, 1 thread, como na caixa de areia), o acerto e o tempo
 para várias sementes: é a margem das faixas de nota (30%, 60%, 90%).
 
 Não é um teste cronometrado: só imprime números.
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
         f"determinismo (mesma semente, mesmo acerto e mesma perda final até o último dígito): {'sim' if iguais else 'NÃO'}"
     )
 
-    print("\n== Configuração do avaliador: 1 thread, comprimentos 3-6, 700 passos ==")
+    print("\n== Configuração do avaliador: 1 thread, comprimentos 3-6, 900 passos ==")
     torch.set_num_threads(1)
     tempos, acertos = [], []
     for semente in range(args.sementes_avaliador):

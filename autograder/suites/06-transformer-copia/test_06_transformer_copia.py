@@ -49,9 +49,9 @@ exec(compile(AUXILIAR, "<auxiliares 06>", "exec"), AUX)
 TREINO = {"d_model": 32, "h": 4, "d_ff": 64, "n_camadas": 1, "n_max": 16}
 TREINO_COMP = (3, 6)
 TREINO_LOTE = 128
-TREINO_PASSOS = 700
+TREINO_PASSOS = 900
 TREINO_PICO = 2e-2
-TREINO_AQUECIMENTO = 70
+TREINO_AQUECIMENTO = 90
 TREINO_PRAZO = 180.0
 TREINO_AVALIACAO = 500
 FAIXAS = (0.30, 0.60, 0.90)
