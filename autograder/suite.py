@@ -120,6 +120,23 @@ def _diagnosticar(obtido, equivocos, atol, rtol) -> None:
             continue
 
 
+def conferir_state_dict(chaves, esperado: dict, classe: str) -> None:
+    """Reprova se o ``state_dict()`` do aluno (``chaves``: nome -> tensor) não tem os nomes e as
+    formas de ``esperado``. Chaves a mais são toleradas (um buffer extra não muda o modelo)."""
+    if not isinstance(chaves, dict):
+        raise Reprovado(f"{classe}.state_dict() não devolveu um dicionário.")
+    faltando = sorted(set(esperado) - set(chaves))
+    if faltando:
+        raise Reprovado(
+            f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando[:8]} "
+            f"(o seu state_dict tem {sorted(chaves)[:12]}). Confira os nomes dos submódulos no enunciado."
+        )
+    for nome, valor in esperado.items():
+        forma = tuple(getattr(chaves[nome], "shape", ()))
+        if forma != tuple(valor.shape):
+            raise Reprovado(f"O parâmetro {nome} de {classe} tem forma {forma}; o esperado é {tuple(valor.shape)}.")
+
+
 def semente_do_teste(semente: int, nodeid: str) -> int:
     return (int(semente) * 1_000_003 + zlib.crc32(nodeid.encode())) % 2**63
 

@@ -19,7 +19,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder.caixa.cliente import ErroDoAluno
-from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+from autograder.suite import Equivoco, Reprovado, como_array, comparar, conferir_state_dict, item, verificar
 
 # Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
 # um erro na máscara causal tira pontos só do item da máscara.
@@ -255,19 +255,7 @@ def _remoto(aluno, classe, args, sd):
     """
     obj = aluno.criar(classe, *args)
     obj.metodo("double", guardar=True)
-    chaves = obj.pesos()
-    if not isinstance(chaves, dict):
-        raise Reprovado(f"{classe}.state_dict() não devolveu um dicionário.")
-    faltando = sorted(set(sd) - set(chaves))
-    if faltando:
-        raise Reprovado(
-            f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando} "
-            f"(o seu state_dict tem {sorted(chaves)[:12]}). Confira os nomes dos submódulos no enunciado."
-        )
-    for nome, valor in sd.items():
-        forma = tuple(getattr(chaves[nome], "shape", ()))
-        if forma != tuple(valor.shape):
-            raise Reprovado(f"O parâmetro {nome} de {classe} tem forma {forma}; o esperado é {tuple(valor.shape)}.")
+    conferir_state_dict(obj.pesos(), sd, classe)
     obj.carregar_pesos(sd, strict=False)
     return obj
 

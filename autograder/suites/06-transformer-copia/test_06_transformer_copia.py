@@ -24,7 +24,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Equivoco, Reprovado, comparar, item, tempo_limite, verificar
+from autograder.suite import Equivoco, Reprovado, comparar, conferir_state_dict, item, tempo_limite, verificar
 
 PESADA = True  # treina um modelo por submissão: fora do benchmark de vazão (make bench)
 
@@ -329,26 +329,11 @@ def _aleatorizar(modulo, rng, escala=0.4):
     return novo
 
 
-def _conferir_chaves(chaves, sd, classe):
-    if not isinstance(chaves, dict):
-        raise Reprovado(f"{classe}.state_dict() não devolveu um dicionário.")
-    faltando = sorted(set(sd) - set(chaves))
-    if faltando:
-        raise Reprovado(
-            f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando[:8]} "
-            f"(o seu state_dict tem {sorted(chaves)[:10]}). Confira os nomes dos submódulos no enunciado."
-        )
-    for nome, valor in sd.items():
-        forma = tuple(getattr(chaves[nome], "shape", ()))
-        if forma != tuple(valor.shape):
-            raise Reprovado(f"O parâmetro {nome} de {classe} tem forma {forma}; o esperado é {tuple(valor.shape)}.")
-
-
 def _remoto(aluno, classe, args, sd):
     obj = aluno.criar(classe, *args)
     obj.metodo("double", guardar=True)
     obj.metodo("eval", guardar=True)
-    _conferir_chaves(obj.pesos(), sd, classe)
+    conferir_state_dict(obj.pesos(), sd, classe)
     obj.carregar_pesos(sd, strict=False)
     return obj
 
@@ -626,7 +611,7 @@ def test_camada_estrutura(aluno, ref):
     """camada do decoder: submódulos com os nomes e formas pedidos"""
     camada = aluno.criar("CamadaDecoder", 12, 3, 20)
     esperado = ref.CamadaDecoder(12, 3, 20).state_dict()
-    _conferir_chaves(camada.pesos(), esperado, "CamadaDecoder")
+    conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
     extras = sorted(set(camada.pesos()) - set(esperado))
     verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
 
@@ -714,7 +699,7 @@ def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
         ) from None
     remoto.metodo("double", guardar=True)
     remoto.metodo("eval", guardar=True)
-    _conferir_chaves(remoto.pesos(), sd, "Transformer")
+    conferir_state_dict(remoto.pesos(), sd, "Transformer")
     remoto.carregar_pesos(sd, strict=False)
     return remoto, modelo, sd
 
@@ -1140,7 +1125,7 @@ def _modelo_para_treinar(aluno, ref):
         esperado = confiavel(src, entrada, _m_origem(src), _m_alvo(entrada))
     try:
         modelo = aluno.criar("Transformer", *_args_treino())
-        _conferir_chaves(modelo.pesos(), sd, "Transformer")
+        conferir_state_dict(modelo.pesos(), sd, "Transformer")
         modelo.metodo("double", guardar=True)
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("eval", guardar=True)
@@ -1232,7 +1217,7 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         )
         perdas = np.array(hist.get("perda", []) if isinstance(hist, dict) else [], dtype=np.float64)
         pesos = modelo.pesos()
-        _conferir_chaves(pesos, sd, "o modelo treinado")
+        conferir_state_dict(pesos, sd, "o modelo treinado")
         treinados = {k: torch.as_tensor(pesos[k]).float() for k in sd}
         qual = _DE_QUEM[qual]
         if not all(torch.isfinite(v).all() for v in treinados.values()):
