@@ -969,18 +969,7 @@ ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0}
 
 def _espiar(aluno, rng):
     """Roda o treinar do aluno com o modelo espião (uma vez por submissão; os três testes leem)."""
-    chave = ("06-transformer-copia", "espiao", aluno._sessao.ident)
-    if chave not in suite.CACHE_PESADO:
-        for velha in [k for k in suite.CACHE_PESADO if k[:2] == chave[:2]]:
-            del suite.CACHE_PESADO[velha]
-        try:
-            suite.CACHE_PESADO[chave] = _rodar_espiao(aluno, rng)
-        except BaseException as exc:
-            suite.CACHE_PESADO[chave] = exc
-    resultado = suite.CACHE_PESADO[chave]
-    if isinstance(resultado, BaseException):
-        raise resultado
-    return resultado
+    return suite.uma_vez_por_submissao(aluno, "06-transformer-copia:espiao", lambda: _rodar_espiao(aluno, rng))
 
 
 def _rodar_espiao(aluno, rng):
@@ -1176,29 +1165,21 @@ def _treino_avaliado(aluno, ref):
     """Treina uma vez por submissão (os três testes de faixa usam o mesmo resultado). Com
     ``AVALIADOR_CACHE_TREINO=1`` (só na rodada de mutação), o resultado é reaproveitado entre
     submissões cujo código relevante ao treino é idêntico."""
-    entre_submissoes = os.environ.get("AVALIADOR_CACHE_TREINO") == "1"
-    local = ("06-transformer-copia", "sessao", aluno._sessao.ident)
-    if local in suite.CACHE_PESADO:
-        resultado = suite.CACHE_PESADO[local]
-    else:
-        for velha in [k for k in suite.CACHE_PESADO if k[:2] == local[:2]]:
-            del suite.CACHE_PESADO[velha]  # não acumula resultados de submissões passadas
-        try:
-            modelo, qual = _modelo_para_treinar(aluno, ref)
-            semente = _semente_do_treino(aluno, qual)
-            chave = ("06-transformer-copia", "codigo", semente)
-            if entre_submissoes and chave in suite.CACHE_PESADO:
-                resultado = suite.CACHE_PESADO[chave]
-            else:
-                resultado = _treinar_e_medir(aluno, ref, modelo, qual, semente)
-                if entre_submissoes:
-                    suite.CACHE_PESADO[chave] = resultado
-        except BaseException as exc:  # o erro vira a falha dos três testes do treino
-            resultado = exc
-        suite.CACHE_PESADO[local] = resultado
-    if isinstance(resultado, BaseException):
+    resultado = suite.uma_vez_por_submissao(aluno, "06-transformer-copia:treino", lambda: _treinar(aluno, ref))
+    if isinstance(resultado, BaseException):  # _treinar_e_medir devolve a falha em vez de levantar
         raise resultado
     return resultado
+
+
+def _treinar(aluno, ref):
+    modelo, qual = _modelo_para_treinar(aluno, ref)
+    semente = _semente_do_treino(aluno, qual)
+    if os.environ.get("AVALIADOR_CACHE_TREINO") != "1":
+        return _treinar_e_medir(aluno, ref, modelo, qual, semente)
+    chave = ("06-transformer-copia", "codigo", semente)
+    if chave not in suite.CACHE_PESADO:
+        suite.CACHE_PESADO[chave] = _treinar_e_medir(aluno, ref, modelo, qual, semente)
+    return suite.CACHE_PESADO[chave]
 
 
 def _treinar_e_medir(aluno, ref, modelo, qual, semente):
