@@ -44,12 +44,21 @@ class Relatorio:
 def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
     """Avalia referência, stub, mutantes e variantes corretas de cada atividade num lote só, em
     paralelo (``jobs`` trabalhadores, padrão: um por núcleo), e confere as metas."""
+    # Treinos inteiros (06-transformer-copia) são reaproveitados entre mutantes cujo código relevante
+    # ao treino é o mesmo da referência: os mutantes de outras células não mexem nele.
+    anterior = os.environ.get("AVALIADOR_CACHE_TREINO")
+    os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
+    try:
+        return _rodar(lista, saida, jobs)
+    finally:
+        if anterior is None:
+            os.environ.pop("AVALIADOR_CACHE_TREINO", None)
+
+
+def _rodar(lista, saida, jobs) -> Relatorio:
     from autograder.lote import Tarefa, avaliar_lote
 
     rel = Relatorio()
-    # Treinos inteiros (06-transformer-copia) são reaproveitados entre mutantes cujo código relevante
-    # ao treino é o mesmo da referência: os mutantes de outras células não mexem nele.
-    os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
     jobs = jobs or int(os.environ.get("JOBS") or 0) or os.cpu_count() or 1
     inicio = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutacao-") as tmp:
