@@ -1,5 +1,5 @@
-"""references/referencias.bib é BibTeX válido, com entradas reais (DOI, arXiv ou URL), e toda
-chave citada numa lição ou notebook existe nele."""
+"""references/referencias.bib é BibTeX válido, com entradas reais (DOI, arXiv ou URL), toda chave
+citada numa lição ou notebook existe nele e toda entrada dele é citada em alguma lição ou notebook."""
 
 import json
 import re
@@ -7,7 +7,17 @@ import re
 from autograder.notebooks import RAIZ
 
 BIB = RAIZ / "references" / "referencias.bib"
-CHAVE_CITADA = re.compile(r"\(([a-z]+\d{4}[a-z0-9]+)\)")
+# Uma citação é uma chave entre parênteses, sozinha ou ao lado de outras chaves ou de texto:
+# "(vaswani2017attention)", "(a2019x; b2020y)", "(o pre-norm da aula 3, xiong2020layer)".
+PARENTESES = re.compile(r"\(([^()]*)\)")
+CHAVE = re.compile(r"[a-z]+\d{4}[a-z0-9]+")
+
+
+def chaves_citadas(texto: str) -> list[str]:
+    achadas = []
+    for grupo in PARENTESES.findall(texto):
+        achadas += [parte.strip() for parte in re.split(r"[;,]", grupo) if CHAVE.fullmatch(parte.strip())]
+    return achadas
 
 
 def entradas() -> dict[str, str]:
@@ -46,13 +56,18 @@ def test_cada_entrada_tem_titulo_ano_e_identificador():
 
 def _citacoes():
     for md in sorted((RAIZ / "course").glob("*.md")):
-        for chave in CHAVE_CITADA.findall(md.read_text(encoding="utf-8")):
+        for chave in chaves_citadas(md.read_text(encoding="utf-8")):
             yield md.name, chave
     for nb in sorted((RAIZ / "source").rglob("*.ipynb")):
         dados = json.loads(nb.read_text(encoding="utf-8"))
         for celula in dados["cells"]:
-            for chave in CHAVE_CITADA.findall("".join(celula["source"])):
+            for chave in chaves_citadas("".join(celula["source"])):
                 yield nb.name, chave
+
+
+def test_reconhece_as_formas_de_citar():
+    texto = "(vaswani2017attention) e (a2019x; b2020y), (o pre-norm da aula 3, xiong2020layer), (d = 512)"
+    assert chaves_citadas(texto) == ["vaswani2017attention", "a2019x", "b2020y", "xiong2020layer"]
 
 
 def test_toda_chave_citada_existe_no_bib():
@@ -65,3 +80,21 @@ def test_licoes_citam_alguma_referencia():
     citadas = {onde for onde, _ in _citacoes() if onde.endswith(".md")}
     licoes = {p.name for p in (RAIZ / "course").glob("[0-9]*.md")}
     assert licoes <= citadas, f"lições sem referências: {licoes - citadas}"
+
+
+def test_toda_entrada_do_bib_e_citada():
+    """Nenhuma referência sobra: cada entrada é citada numa lição (course/) ou num notebook (source/)."""
+    citadas = {chave for _, chave in _citacoes()}
+    sobrando = sorted(set(entradas()) - citadas)
+    assert not sobrando, f"entradas de referencias.bib que nenhuma lição ou notebook cita: {sobrando}"
+
+
+def test_artigos_de_periodico_tem_volume_e_paginas():
+    """Artigo publicado em periódico (não preprint do arXiv) traz volume e páginas."""
+    incompletas = []
+    for chave, corpo in entradas().items():
+        periodico = re.search(r"\bjournal\s*=\s*\{([^}]*)\}", corpo)
+        if periodico and "arXiv" not in periodico.group(1):
+            if not (re.search(r"\bvolume\s*=", corpo) and re.search(r"\bpages\s*=", corpo)):
+                incompletas.append(chave)
+    assert not incompletas, f"artigos de periódico sem volume ou páginas: {incompletas}"
