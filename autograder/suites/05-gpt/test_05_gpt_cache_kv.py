@@ -101,8 +101,11 @@ def _remoto(aluno, classe, args, sd):
 
 
 def _diagnosticar_erro(exc):
-    """Troca um erro do código do aluno pela mensagem do equívoco que ele revela, quando revela."""
+    """Troca um erro do código do aluno pela mensagem do equívoco que ele revela, quando revela (só erros
+    levantados dentro da atencao_com_cache: um cat errado dos ids no laço não é o cache)."""
     msg = exc.mensagem
+    if "atencao_com_cache" not in (exc.trace or ""):
+        return None
     if "Sizes of tensors must match except in dimension" in msg:
         return Reprovado(f"{CACHE_EIXO_ERRADO.mensagem} (Seu código levantou {exc.tipo}: {msg})", CACHE_EIXO_ERRADO)
     if "must match the size of tensor b" in msg and "non-singleton dimension 3" in msg:
