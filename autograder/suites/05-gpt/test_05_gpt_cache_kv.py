@@ -210,7 +210,7 @@ def _conferir_cache(cache, esperado, t, m, nome):
                     f"é {certa}, com t + m = {t} + {m} posições.)",
                     CACHE_NAO_ATUALIZADO,
                 )
-            if obtido.numel() == certo.numel() and len(forma) == 4:
+            if obtido.numel() == certo.numel() and len(forma) == 4 and forma[2] in (t, m):  # cresceu outro eixo
                 raise Reprovado(
                     f"{CACHE_EIXO_ERRADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
                     CACHE_EIXO_ERRADO,
