@@ -66,6 +66,9 @@ bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos, aulas sem PESADA) pelo
 bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (tempo, acerto exato, determinismo) e a margem das faixas
 	@$(PY) -m autograder.bench.copia
 
+bench-kv: $(CARIMBO) ## Benchmark da aula 05: geração de 256 tokens com e sem cache KV (tempos, tamanho do modelo, threads, tokens idênticos)
+	@$(PY) -m autograder.bench.kv_cache $(if $(THREADS),--threads $(THREADS))
+
 gradescope: $(CARIMBO) ## Gera build/gradescope/<slug>.zip (autograder do Gradescope) por atividade
 	@$(PY) -m autograder.gradescope empacotar
 

@@ -103,6 +103,59 @@ def combinar_mascaras(causal, padding):
 """
 
 
+# ----------------------------------------------------------------------- peças do cache KV
+_ATENCAO_CACHE = """
+def atencao_com_cache(atencao, x, cache=None):
+    B, m, _ = x.shape
+    q, k_novo, v_novo = atencao.w_qkv(x).split(atencao.d_model, dim=-1)
+    q, k_novo, v_novo = (z.view(B, m, atencao.h, atencao.d_k).transpose(1, 2) for z in (q, k_novo, v_novo))
+    k, v = k_novo, v_novo
+    if cache is not None:
+        k = torch.cat([cache[0], k_novo], dim=@EIXO@)
+        v = torch.cat([cache[1], v_novo], dim=@EIXO@)
+    t = k.shape[2] - m
+    s = q @ k.transpose(-2, -1) / atencao.d_k**0.5
+    mascara = @MASCARA@
+    pesos = torch.softmax(s.masked_fill(~mascara, float("-inf")), dim=-1)
+    saida = atencao.w_o((pesos @ v).transpose(1, 2).reshape(B, m, atencao.d_model))
+    return saida, @DEVOLVE@
+"""
+
+
+def _atencao_cache(eixo="2", mascara="mascara_causal(t + m)[t:]", devolve="(k, v)"):
+    return _ATENCAO_CACHE.replace("@EIXO@", eixo).replace("@MASCARA@", mascara).replace("@DEVOLVE@", devolve)
+
+
+_MINIGPT_CACHE = """
+def minigpt_com_cache(modelo, ids, caches=None):
+    t = 0 if caches is None else caches[0][0].shape[2]
+    m = ids.shape[1]
+    x = modelo.emb(ids) + modelo.pos(@POSICOES@)
+    novos = []
+    for i, bloco in enumerate(modelo.blocos):
+        a, c = atencao_com_cache(bloco.atencao, bloco.norm1(x), None if caches is None else caches[i])
+        x = x + a
+        x = x + bloco.ff(bloco.norm2(x))
+        novos.append(c)
+    return modelo.cabeca(modelo.norm_final(x)), novos
+"""
+
+
+def _minigpt_cache(posicoes="torch.arange(t, t + m)"):
+    return _MINIGPT_CACHE.replace("@POSICOES@", posicoes)
+
+
+def _gerar_cache(corpo):
+    return f"""
+@torch.no_grad()
+def gerar_com_cache(modelo, ids, n_novos):
+    if ids.shape[1] + n_novos > modelo.n_max:
+        raise ValueError("n + n_novos passa de n_max")
+{corpo}
+    return ids
+"""
+
+
 MUTANTES = [
     # ------------------------------------------------------------------ máscara causal
     Variante(
@@ -394,6 +447,71 @@ MUTANTES = [
         itens=["teste_gerar_guloso"],
         equivoco="guloso-nao-argmax",
     ),
+    # ------------------------------------------------------------------ cache KV
+    Variante(
+        "cache-devolve-o-antigo",
+        {"atencao_com_cache": _atencao_cache(devolve="cache if cache is not None else (k, v)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-nao-atualizado",
+    ),
+    Variante(
+        "cache-so-os-novos",
+        {"atencao_com_cache": _atencao_cache(devolve="(k_novo, v_novo)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-nao-atualizado",
+    ),
+    Variante(
+        "cache-laco-nao-guarda",
+        {
+            "gerar_com_cache": _gerar_cache("""    logits, caches = minigpt_com_cache(modelo, ids)
+    for passo in range(n_novos):
+        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+        logits, _ = minigpt_com_cache(modelo, proximo, caches)""")
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-nao-atualizado",
+    ),
+    Variante(
+        "cache-eixo-das-cabecas",
+        {"atencao_com_cache": _atencao_cache(eixo="1")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-eixo-errado",
+    ),
+    Variante(
+        "cache-eixo-ultimo",
+        {"atencao_com_cache": _atencao_cache(eixo="-1")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-eixo-errado",
+    ),
+    Variante(
+        "cache-posicao-zero",
+        {"minigpt_com_cache": _minigpt_cache(posicoes="torch.arange(m)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-posicao-zero",
+    ),
+    Variante(
+        "cache-mascara-primeiras-linhas",
+        {"atencao_com_cache": _atencao_cache(mascara="mascara_causal(t + m)[:m]")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-mascara-consulta",
+    ),
+    Variante(
+        "cache-mascara-quadrada",
+        {"atencao_com_cache": _atencao_cache(mascara="mascara_causal(m)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-mascara-consulta",
+    ),
+    Variante(
+        "cache-recalcula-tudo",
+        {
+            "gerar_com_cache": _gerar_cache("""    for _ in range(n_novos):
+        logits, _ = minigpt_com_cache(modelo, ids)
+        ids = torch.cat([ids, logits[:, -1, :].argmax(dim=-1, keepdim=True)], dim=1)""")
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-sem-uso",
+    ),
 ]
 
 # ----------------------------------------------------------------------- variantes corretas
@@ -623,6 +741,112 @@ class AtencaoCausal(nn.Module):
     )
 )
 
+CORRETAS.append(
+    Variante(
+        "correta-cache-sdpa-prefixo-um-a-um",
+        {
+            "atencao_com_cache": """
+def atencao_com_cache(atencao, x, cache=None):
+    B, m, d = x.shape
+    q, k, v = (
+        z.reshape(B, m, atencao.h, d // atencao.h).permute(0, 2, 1, 3) for z in atencao.w_qkv(x).chunk(3, dim=-1)
+    )
+    if cache:
+        k, v = torch.cat((cache[0], k), -2), torch.cat((cache[1], v), -2)
+    total = k.size(-2)
+    i = torch.arange(total - m, total)[:, None]  # posição absoluta de cada consulta
+    pode = i >= torch.arange(total)[None, :]
+    saida = F.scaled_dot_product_attention(q, k, v, attn_mask=pode)
+    return atencao.w_o(saida.permute(0, 2, 1, 3).reshape(B, m, d)), (k, v)
+""",
+            "minigpt_com_cache": """
+def minigpt_com_cache(modelo, ids, caches=None):
+    inicio = caches[0][1].size(-2) if caches else 0
+    x = modelo.emb(ids) + modelo.pos(torch.arange(ids.shape[1])[None, :] + inicio)
+    caches = caches or [None] * len(modelo.blocos)
+    saida = []
+    for bloco, cache in zip(modelo.blocos, caches):
+        atendido, cache = atencao_com_cache(bloco.atencao, bloco.norm1(x), cache)
+        x = x + atendido
+        x = x + bloco.ff(bloco.norm2(x))
+        saida.append(cache)
+    return modelo.cabeca(modelo.norm_final(x)), saida
+""",
+            "gerar_com_cache": """
+def gerar_com_cache(modelo, ids, n_novos):
+    # o prompt entra um token por vez (também vale) e o último token gerado também passa pelo modelo
+    if ids.size(1) + n_novos > modelo.n_max:
+        raise ValueError(f"{ids.size(1)} + {n_novos} tokens não cabem em n_max = {modelo.n_max}")
+    with torch.no_grad():
+        caches = None
+        for j in range(ids.size(1)):
+            logits, caches = minigpt_com_cache(modelo, ids[:, j : j + 1], caches)
+        gerados = [ids]
+        for _ in range(n_novos):
+            proximo = logits[:, -1].argmax(-1, keepdim=True)
+            gerados.append(proximo)
+            logits, caches = minigpt_com_cache(modelo, proximo, caches)
+    return torch.cat(gerados, dim=1)
+""",
+        },
+    )
+)
+
+CORRETAS.append(
+    Variante(
+        "correta-cache-einsum-aditiva",
+        {
+            "atencao_com_cache": """
+import math
+
+
+def atencao_com_cache(atencao, x, cache=None):
+    B, m, _ = x.shape
+    qkv = atencao.w_qkv(x).view(B, m, 3, atencao.h, atencao.d_k)
+    q, k, v = (qkv[:, :, j].transpose(1, 2) for j in range(3))
+    if cache is not None:
+        K, V = cache
+        k, v = torch.cat([K, k], dim=2), torch.cat([V, v], dim=2)
+    t = k.shape[2] - m
+    s = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(atencao.d_k)
+    aditiva = torch.zeros(m, t + m, dtype=s.dtype).masked_fill(~mascara_causal(t + m)[-m:], -1e9)
+    pesos = torch.softmax(s + aditiva, dim=-1)
+    juntas = torch.einsum("bhqk,bhkd->bhqd", pesos, v).transpose(1, 2).reshape(B, m, atencao.d_model)
+    return atencao.w_o(juntas), [k, v]
+""",
+            "minigpt_com_cache": """
+def minigpt_com_cache(modelo, ids, caches=None):
+    B, m = ids.shape
+    t = 0 if caches is None else caches[0][0].shape[-2]
+    x = modelo.emb(ids) + modelo.pos.weight[t : t + m]  # a tabela de posições fatiada direto
+    novos = []
+    for i, bloco in enumerate(modelo.blocos):
+        h = bloco.norm1(x)
+        a, c = atencao_com_cache(bloco.atencao, h, caches[i] if caches else None)
+        x = x + a
+        x = x + bloco.ff[2](F.gelu(bloco.ff[0](bloco.norm2(x))))
+        novos.append(c)
+    return modelo.cabeca(modelo.norm_final(x)), novos
+""",
+            "gerar_com_cache": """
+@torch.no_grad()
+def gerar_com_cache(modelo, ids, n_novos):
+    B, n = ids.shape
+    if n + n_novos > modelo.n_max:
+        raise ValueError("a sequência passaria de n_max")
+    saida = torch.zeros(B, n + n_novos, dtype=torch.long)
+    saida[:, :n] = ids
+    caches, entrada = None, ids
+    for t in range(n, n + n_novos):
+        logits, caches = minigpt_com_cache(modelo, entrada, caches)
+        saida[:, t] = logits[:, -1].argmax(-1)
+        entrada = saida[:, t : t + 1]
+    return saida
+""",
+        },
+    )
+)
+
 # Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
@@ -633,4 +857,5 @@ EXEMPLOS = {
     "elisa-nan-no-padding": "atencao-nan-padding",
     "fabio-convencao-mha": "atencao-convencao-mha",
     "gabi-nao-fez": None,
+    "heitor-cache-posicao-zero": "cache-posicao-zero",
 }

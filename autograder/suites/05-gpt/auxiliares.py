@@ -1,0 +1,72 @@
+"""Dublês de teste da atividade 05-gpt (item do cache KV).
+
+``CODIGO`` é executado na caixa do aluno, depois das células dele (pela ``Aluno.injetar``). Nada aqui
+é segredo: é um ``MiniGPT`` montado com as camadas da biblioteca, com os mesmos nomes de submódulos
+do notebook, cujos embeddings anotam as posições que cada chamada processa (o espião que conta os
+tokens de cada passo). Ele não tem a passada sem cache: o item avalia as funções de cache do aluno.
+Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
+"""
+
+CODIGO = r'''
+from torch import nn as _avaliador_nn
+
+_avaliador_SEM_PASSADA = (
+    "No item do cache KV o avaliador usa um MiniGPT próprio, sem a passada comum: use os submódulos "
+    "(atencao.w_qkv, atencao.w_o, modelo.emb, modelo.pos, bloco.norm1, ...) nas suas funções de cache, "
+    "sem chamar atencao(x), bloco(x) ou modelo(ids)."
+)
+
+
+class _avaliador_EmbeddingEspiao(_avaliador_nn.Embedding):
+    """nn.Embedding que anota, a cada chamada, os índices consultados (os da primeira linha do lote)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.chamadas = []
+
+    def forward(self, indices):
+        linha = indices.reshape(-1) if indices.dim() <= 1 else indices.reshape(-1, indices.shape[-1])[0]
+        self.chamadas.append([int(i) for i in linha])
+        return super().forward(indices)
+
+
+class _avaliador_Atencao(_avaliador_nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.d_model, self.h, self.d_k = d_model, h, d_model // h
+        self.w_qkv = _avaliador_nn.Linear(d_model, 3 * d_model)
+        self.w_o = _avaliador_nn.Linear(d_model, d_model)
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(_avaliador_SEM_PASSADA)
+
+
+class _avaliador_Bloco(_avaliador_nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.norm1 = _avaliador_nn.LayerNorm(d_model)
+        self.atencao = _avaliador_Atencao(d_model, h)
+        self.norm2 = _avaliador_nn.LayerNorm(d_model)
+        self.ff = _avaliador_nn.Sequential(
+            _avaliador_nn.Linear(d_model, d_ff), _avaliador_nn.GELU(), _avaliador_nn.Linear(d_ff, d_model)
+        )
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(_avaliador_SEM_PASSADA)
+
+
+class _avaliador_MiniGPT(_avaliador_nn.Module):
+    def __init__(self, vocab, d_model, h, n_camadas, n_max, d_ff=None):
+        super().__init__()
+        self.n_max = n_max
+        self.emb = _avaliador_EmbeddingEspiao(vocab, d_model)
+        self.pos = _avaliador_EmbeddingEspiao(n_max, d_model)
+        self.blocos = _avaliador_nn.ModuleList(
+            [_avaliador_Bloco(d_model, h, d_ff or 4 * d_model) for _ in range(n_camadas)]
+        )
+        self.norm_final = _avaliador_nn.LayerNorm(d_model)
+        self.cabeca = _avaliador_nn.Linear(d_model, vocab, bias=False)
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(_avaliador_SEM_PASSADA)
+'''

@@ -1,0 +1,417 @@
+"""Suíte oculta da atividade 05-gpt, item do cache KV: ``atencao_com_cache``, ``minigpt_com_cache`` e
+``gerar_com_cache``.
+
+Oráculos: a atenção causal comum (``F.scaled_dot_product_attention(is_causal=True)``) sobre a sequência
+inteira, da qual a atenção com cache tem de dar as últimas linhas; o ``MiniGPT`` de referência sem cache,
+cujos logits a passada com cache tem de reproduzir posição a posição; e o ``gerar_guloso`` de referência,
+cujos tokens a geração com cache tem de repetir **exatamente** (empates de logits à parte). Um espião conta
+as posições que cada passo processa: depois do prompt, exatamente uma, a seguinte à anterior.
+
+As funções do aluno rodam sobre um ``MiniGPT`` do avaliador (``auxiliares.py``, posto na caixa), com os
+mesmos nomes de submódulos: o item não depende da ``AtencaoCausal``, do ``BlocoDecoder`` nem das máscaras
+do aluno (``DEPENDENCIAS``). Tudo em float64, com pesos sorteados pelo ``rng`` do teste.
+"""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from autograder.caixa.cliente import ErroDoAluno
+from autograder.suite import Equivoco, Reprovado, comparar, item, verificar
+
+DEPENDENCIAS = {"teste_cache_kv": ["mascara_causal", "combinar_mascaras"]}
+
+_spec = importlib.util.spec_from_file_location("auxiliares_05", Path(__file__).with_name("auxiliares.py"))
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+AUXILIAR = _mod.CODIGO
+
+# ----------------------------------------------------------------------- equívocos: cache KV
+CACHE_NAO_ATUALIZADO = Equivoco(
+    "cache-nao-atualizado",
+    "O cache não foi atualizado: depois de cada passo ele deve ter as chaves e os valores de TODAS as posições "
+    "processadas até ali, as do cache recebido seguidas das novas (torch.cat([K_cache, k_novo], dim=2)), e o "
+    "laço deve passar adiante o cache que a função devolveu. Guardar só as posições novas, devolver o cache "
+    "antigo ou reaproveitar o do prompt faz o token novo atender a um passado incompleto.",
+)
+CACHE_EIXO_ERRADO = Equivoco(
+    "cache-eixo-errado",
+    "As chaves e os valores novos foram concatenados ao cache no eixo errado. Com a forma (B, h, posições, d_k), "
+    "as posições são o eixo 2: torch.cat([K_cache, k_novo], dim=2). O cache deve ter forma (B, h, t + m, d_k).",
+)
+CACHE_POSICAO_ZERO = Equivoco(
+    "cache-posicao-zero",
+    "O índice de posição não avançou: os tokens novos receberam o embedding de posição 0 (torch.arange(m)), "
+    "como se cada passo começasse uma sequência. Com t posições no cache, os tokens novos estão nas posições "
+    "t, ..., t + m - 1: modelo.pos(torch.arange(t, t + m)), com t = caches[0][0].shape[2].",
+)
+CACHE_MASCARA_CONSULTA = Equivoco(
+    "cache-mascara-consulta",
+    "A máscara causal foi montada como se as consultas novas fossem a sequência inteira (começando na posição 0). "
+    "Com t posições no cache, a consulta nova i está na posição t + i e vê as chaves 0..t + i: a máscara é "
+    "formada pelas ÚLTIMAS m linhas de mascara_causal(t + m), isto é, mascara_causal(t + m)[t:], de forma (m, t + m).",
+)
+CACHE_SEM_USO = Equivoco(
+    "cache-sem-uso",
+    "Os tokens estão certos, mas o cache não foi usado: a cada passo o modelo processou de novo a sequência "
+    "inteira (ou boa parte dela). Depois do prompt, passe ao modelo só o token novo, com os caches devolvidos "
+    "pelo passo anterior: cada posição é processada uma única vez.",
+)
+
+DT = torch.float64
+VOCAB = 13
+
+
+# ======================================================================= utilidades
+def _tensor(valor, nome):
+    if not isinstance(valor, torch.Tensor):
+        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
+    return valor
+
+
+def _aleatorizar(modulo, rng, escala=0.5):
+    """Sorteia todos os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
+    novo = {}
+    for nome, valor in modulo.state_dict().items():
+        forma = tuple(valor.shape)
+        if "norm" in nome and nome.endswith("weight"):
+            dados = 1.0 + 0.3 * rng.standard_normal(forma)
+        elif "norm" in nome:
+            dados = 0.3 * rng.standard_normal(forma)
+        elif nome.startswith(("emb", "pos")):
+            dados = rng.standard_normal(forma)
+        else:
+            dados = escala * rng.standard_normal(forma)
+        novo[nome] = torch.from_numpy(np.asarray(dados, dtype=np.float64))
+    modulo.load_state_dict(novo)
+    return novo
+
+
+def _remoto(aluno, classe, args, sd):
+    """O dublê ``classe(*args)`` na caixa, em float64 e com os pesos ``sd``."""
+    aluno.injetar(AUXILIAR)
+    obj = aluno.criar(classe, *args)
+    obj.metodo("double", guardar=True)
+    obj.carregar_pesos(sd)
+    return obj
+
+
+def _diagnosticar_erro(exc):
+    """Troca um erro do código do aluno pela mensagem do equívoco que ele revela, quando revela (só erros
+    levantados dentro da atencao_com_cache: um cat errado dos ids no laço não é o cache)."""
+    msg = exc.mensagem
+    if "atencao_com_cache" not in (exc.trace or ""):
+        return None
+    if "Sizes of tensors must match except in dimension" in msg:
+        return Reprovado(f"{CACHE_EIXO_ERRADO.mensagem} (Seu código levantou {exc.tipo}: {msg})", CACHE_EIXO_ERRADO)
+    if "must match the size of tensor b" in msg and "non-singleton dimension 3" in msg:
+        return Reprovado(
+            f"{CACHE_MASCARA_CONSULTA.mensagem} (Seu código levantou {exc.tipo}: {msg})", CACHE_MASCARA_CONSULTA
+        )
+    return None
+
+
+def _chamar(funcao, *args):
+    try:
+        return funcao(*args)
+    except ErroDoAluno as exc:
+        diagnostico = _diagnosticar_erro(exc)
+        if diagnostico is not None:
+            raise diagnostico from None
+        raise
+
+
+# ======================================================================= oráculos (processo confiável)
+def _causal(n):
+    return torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def _atencao_ref(sd, p, x, cache, h, modo="certo"):
+    """Uma chamada de atencao_com_cache, certa ou com um erro conhecido, com os pesos ``sd[p + ...]``."""
+    B, m, d = x.shape
+    d_k = d // h
+    qkv = x @ sd[p + "w_qkv.weight"].T + sd[p + "w_qkv.bias"]
+    q, k_novo, v_novo = (z.view(B, m, h, d_k).transpose(1, 2) for z in qkv.split(d, dim=-1))
+    k, v = k_novo, v_novo
+    if cache is not None:
+        k, v = torch.cat([cache[0], k_novo], dim=2), torch.cat([cache[1], v_novo], dim=2)
+    t = k.shape[2] - m
+    mascara = _causal(t + m)[:m] if modo == "mascara_primeiras" else _causal(t + m)[t:]
+    s = (q @ k.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mascara, float("-inf"))
+    juntas = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, m, d)
+    saida = juntas @ sd[p + "w_o.weight"].T + sd[p + "w_o.bias"]
+    if modo == "so_novos":
+        return saida, (k_novo, v_novo)
+    if modo == "congelado" and cache is not None:
+        return saida, cache
+    return saida, (k, v)
+
+
+def _passada_ref(sd, h, n_camadas, ids, caches, modo="certo"):
+    """Uma chamada de minigpt_com_cache (certa ou com um erro conhecido)."""
+    t = 0 if caches is None else caches[0][0].shape[2]
+    m = ids.shape[1]
+    posicoes = torch.arange(m) if modo == "posicao_zero" else torch.arange(t, t + m)
+    x = sd["emb.weight"][ids] + sd["pos.weight"][posicoes]
+    d = x.shape[-1]
+
+    def ln(z, nome):
+        return F.layer_norm(z, (d,), sd[f"{nome}.weight"], sd[f"{nome}.bias"], 1e-5)
+
+    novos = []
+    for i in range(n_camadas):
+        p = f"blocos.{i}."
+        atendido, cache = _atencao_ref(
+            sd, p + "atencao.", ln(x, p + "norm1"), None if caches is None else caches[i], h, modo
+        )
+        x = x + atendido
+        z = F.gelu(ln(x, p + "norm2") @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
+        x = x + z @ sd[p + "ff.2.weight"].T + sd[p + "ff.2.bias"]
+        novos.append(cache)
+    return ln(x, "norm_final") @ sd["cabeca.weight"].T, novos
+
+
+@torch.no_grad()
+def _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo):
+    """Uma geração com cache (com um erro conhecido), para nomear o equívoco de quem diverge. O modo
+    "congelado" (a atenção devolve o cache recebido) equivale ao laço que não guarda o cache novo."""
+    if n_novos == 0:
+        return ids
+    logits, caches = _passada_ref(sd, h, n_camadas, ids, None, modo)
+    for passo in range(n_novos):
+        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+        if passo < n_novos - 1:
+            logits, caches = _passada_ref(sd, h, n_camadas, proximo, caches, modo)
+    return ids
+
+
+def _conferir_cache(cache, esperado, t, m, nome):
+    """O cache devolvido: a tupla (K, V), de forma (B, h, t + m, d_k), com os valores da sequência inteira."""
+    if cache is None:
+        raise Reprovado(
+            f"{CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu None no lugar de (K, V).)", CACHE_NAO_ATUALIZADO
+        )
+    if not isinstance(cache, tuple | list) or len(cache) != 2:
+        raise Reprovado(f"{nome}: o cache devolvido deve ser a tupla (K, V); veio {type(cache).__name__}.")
+    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
+        obtido = _tensor(obtido, f"{letra} do cache")
+        forma, certa = tuple(obtido.shape), tuple(certo.shape)
+        if forma != certa:
+            B, h, _, d_k = certa
+            if t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
+                velho = "só as posições antigas" if forma == (B, h, t, d_k) else "só as posições novas"
+                raise Reprovado(
+                    f"{CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}, {velho}; o esperado "
+                    f"é {certa}, com t + m = {t} + {m} posições.)",
+                    CACHE_NAO_ATUALIZADO,
+                )
+            if obtido.numel() == certo.numel() and len(forma) == 4 and forma[2] in (t, m):  # cresceu outro eixo
+                raise Reprovado(
+                    f"{CACHE_EIXO_ERRADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
+                    CACHE_EIXO_ERRADO,
+                )
+            raise Reprovado(f"{nome}: {letra} do cache tem forma {forma}; o esperado é (B, h, t + m, d_k) = {certa}.")
+        comparar(obtido, certo, f"{letra} do cache ({nome})")
+
+
+# ======================================================================= atenção com cache
+def _atencao(aluno, rng, d, h):
+    modelo = torch.nn.Module()
+    modelo.w_qkv = torch.nn.Linear(d, 3 * d, dtype=DT)
+    modelo.w_o = torch.nn.Linear(d, d, dtype=DT)
+    sd = _aleatorizar(modelo, rng, escala=0.6)
+    return _remoto(aluno, "_avaliador_Atencao", (d, h), sd), sd
+
+
+def _x(rng, *forma):
+    return torch.from_numpy(rng.standard_normal(forma))
+
+
+def _conferir_atencao(aluno, rng, t, m):
+    """Chama atencao_com_cache com t posições no cache e m novas e confere a saída e o cache."""
+    d, h = 12, 3
+    att, sd = _atencao(aluno, rng, d, h)
+    x = _x(rng, 2, t + m, d)
+    saida_toda, cache_todo = _atencao_ref(sd, "", x, None, h)  # a atenção causal comum, sobre tudo
+    esperado = (saida_toda[:, t:], cache_todo)
+    cache = None
+    if t > 0:
+        _, cache = _atencao_ref(sd, "", x[:, :t], None, h)
+    nome = "atencao_com_cache" + (f" (t = {t} posições no cache, m = {m} novas)" if t else f" (sem cache, m = {m})")
+    resultado = _chamar(aluno.atencao_com_cache, att._ref, x[:, t:], cache)
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {type(resultado).__name__}.")
+    saida = _tensor(resultado[0], "saida")
+    diag = []
+    if t > 0:
+        diag.append((CACHE_MASCARA_CONSULTA, _atencao_ref(sd, "", x[:, t:], cache, h, "mascara_primeiras")[0]))
+    comparar(saida, esperado[0], f"saida de {nome}", equivocos=diag)
+    _conferir_cache(resultado[1], esperado[1], t, m, nome)
+
+
+@item("teste_cache_kv", pontos=0.5)
+def test_cache_atencao_do_prompt(aluno, rng):
+    """cache KV, atenção: sem cache, a saída é a da atenção causal e o cache guarda K e V do prompt"""
+    _conferir_atencao(aluno, rng, 0, int(rng.integers(3, 7)))
+
+
+@item("teste_cache_kv", pontos=0.5)
+def test_cache_atencao_um_token(aluno, rng):
+    """cache KV, atenção: um token novo vê o cache e a si mesmo; o cache cresce uma posição"""
+    _conferir_atencao(aluno, rng, int(rng.integers(3, 7)), 1)
+
+
+@item("teste_cache_kv", pontos=0.25)
+def test_cache_atencao_varios_tokens(aluno, rng):
+    """cache KV, atenção: m tokens novos de uma vez usam as últimas m linhas da máscara causal"""
+    _conferir_atencao(aluno, rng, int(rng.integers(4, 8)), 3)  # t != m: um cat no eixo errado falha no próprio cat
+
+
+# ======================================================================= passada do modelo com cache
+def _minigpt(aluno, ref, rng, n_camadas, n_max, d=8, h=2):
+    modelo = ref.MiniGPT(VOCAB, d, h, n_camadas, n_max).double()
+    sd = _aleatorizar(modelo, rng, escala=0.5)
+    modelo.eval()
+    return _remoto(aluno, "_avaliador_MiniGPT", (VOCAB, d, h, n_camadas, n_max), sd), modelo, sd
+
+
+def _ids(rng, B, n):
+    return torch.from_numpy(rng.integers(0, VOCAB, size=(B, n)).astype(np.int64))
+
+
+@item("teste_cache_kv", pontos=0.5)
+def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
+    """cache KV, modelo: prompt e depois um token por vez dão os logits da passada comum; o cache cresce"""
+    n_camadas, h = 2, 2
+    remoto, modelo, sd = _minigpt(aluno, ref, rng, n_camadas, n_max=12, h=h)
+    ids = _ids(rng, 3, 7)
+    with torch.no_grad():
+        completos = modelo(ids)
+    prompt = int(rng.integers(2, 5))
+    caches = None
+    t = 0
+    for m in [prompt] + [1] * (ids.shape[1] - prompt):
+        novos = ids[:, t : t + m]
+        nome = f"minigpt_com_cache, tokens {t}..{t + m - 1}" + (" (o prompt)" if t == 0 else "")
+        resultado = _chamar(aluno.minigpt_com_cache, remoto._ref, novos, caches)
+        if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+            raise Reprovado(f"minigpt_com_cache deve devolver (logits, caches); veio {type(resultado).__name__}.")
+        logits, caches_aluno = _tensor(resultado[0], "logits"), resultado[1]
+        certos, caches_certos = _passada_ref(sd, h, n_camadas, novos, caches)
+        assert torch.allclose(certos, completos[:, t : t + m]), "oráculo inconsistente"
+        diag = []
+        if t > 0:
+            diag = [
+                (CACHE_POSICAO_ZERO, _passada_ref(sd, h, n_camadas, novos, caches, "posicao_zero")[0]),
+                (CACHE_MASCARA_CONSULTA, _passada_ref(sd, h, n_camadas, novos, caches, "mascara_primeiras")[0]),
+            ]
+        comparar(logits, completos[:, t : t + m], f"logits de {nome}", equivocos=diag)
+        if not isinstance(caches_aluno, tuple | list) or len(caches_aluno) != n_camadas:
+            raise Reprovado(f"{nome}: devolva uma lista com um cache (K, V) por bloco ({n_camadas} blocos).")
+        for i in range(n_camadas):
+            _conferir_cache(caches_aluno[i], caches_certos[i], t, m, f"{nome}, bloco {i}")
+        caches = caches_certos
+        t += m
+
+
+# ======================================================================= geração com cache
+def _gerar_do_aluno(aluno, remoto, ids, n_novos):
+    saida = _tensor(_chamar(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
+    verificar(
+        saida.dtype in (torch.int64, torch.int32),
+        f"gerar_com_cache deve devolver ids inteiros (torch.long); veio {saida.dtype}.",
+    )
+    return saida.long()
+
+
+def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
+    """Os tokens de gerar_com_cache são os de gerar_guloso (sem cache), salvo empates exatos de logits."""
+    esperado = ref.gerar_guloso(modelo, ids, n_novos)
+    if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido, esperado):
+        return
+    B, n = ids.shape
+    if tuple(obtido.shape) != (B, n + n_novos):
+        raise Reprovado(
+            f"gerar_com_cache devolveu forma {tuple(obtido.shape)}; com ids {tuple(ids.shape)} e n_novos = {n_novos} "
+            f"o esperado é {(B, n + n_novos)}."
+        )
+    if not torch.equal(obtido[:, :n], ids):
+        raise Reprovado("Os ids originais devem ficar no começo da sequência devolvida, sem alteração.")
+    with torch.no_grad():  # um empate de logits (diferença de arredondamento) pode trocar o argmax: é aceito
+        empate = True
+        for t in range(n, n + n_novos):
+            logits = modelo(obtido[:, :t])[:, -1, :]
+            escolhido = logits.gather(1, obtido[:, t : t + 1])[:, 0]
+            if torch.any(escolhido < logits.max(dim=-1).values - 1e-9):
+                empate = False
+                break
+    if empate:
+        return
+    for eq, modo in [
+        (CACHE_POSICAO_ZERO, "posicao_zero"),
+        (CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
+        (CACHE_NAO_ATUALIZADO, "congelado"),
+        (CACHE_NAO_ATUALIZADO, "so_novos"),
+    ]:
+        if torch.equal(obtido, _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo)):
+            raise Reprovado(eq.mensagem, eq)
+    raise Reprovado(
+        f"Os tokens gerados com cache diferem dos de gerar_guloso (sem cache) a partir do token {t}: com o "
+        "cache, a geração tem de ser exatamente a mesma."
+    )
+
+
+@item("teste_cache_kv", pontos=0.75)
+def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
+    """cache KV, geração: os mesmos tokens de gerar_guloso sem cache, em modelos e prompts sorteados"""
+    for B, n, n_novos, n_camadas in [(3, 4, 8, 2), (2, 1, 5, 1), (2, 3, 0, 1)]:
+        h = 2
+        remoto, modelo, sd = _minigpt(aluno, ref, rng, n_camadas, n_max=n + n_novos + int(rng.integers(0, 3)), h=h)
+        ids = _ids(rng, B, n)
+        obtido = _gerar_do_aluno(aluno, remoto, ids, n_novos)
+        _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos)
+
+
+@item("teste_cache_kv", pontos=0.5)
+def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
+    """cache KV, geração: depois do prompt, cada passo processa exatamente uma posição nova (espião)"""
+    n, n_novos = int(rng.integers(2, 5)), 6
+    remoto, _, _ = _minigpt(aluno, ref, rng, 1, n_max=n + n_novos)
+    _gerar_do_aluno(aluno, remoto, _ids(rng, 2, n), n_novos)
+    posicoes = remoto.ler("pos.chamadas")
+    tamanhos = [len(c) for c in remoto.ler("emb.chamadas")]
+    if not tamanhos:
+        raise Reprovado(
+            "O espião não viu nenhuma chamada a modelo.emb: em minigpt_com_cache, chame os submódulos como o "
+            "MiniGPT.forward chama (modelo.emb(ids), modelo.pos(posicoes), ...)."
+        )
+    total, possiveis = sum(tamanhos), (n + n_novos - 1, n + n_novos)  # o último token não precisa ser processado
+    if total > n + n_novos:
+        raise Reprovado(
+            f"{CACHE_SEM_USO.mensagem} (O espião contou {total} posições processadas em {len(tamanhos)} chamadas, "
+            f"{tamanhos}; com o cache são no máximo n + n_novos = {n + n_novos}.)",
+            CACHE_SEM_USO,
+        )
+    vistas = [p for c in posicoes for p in c]
+    if posicoes and (vistas != list(range(len(vistas))) or len(vistas) not in possiveis):
+        depois = posicoes[1:]
+        if depois and all(c == [0] for c in depois):
+            raise Reprovado(
+                f"{CACHE_POSICAO_ZERO.mensagem} (Posições vistas pelo modelo depois do prompt: {depois}.)",
+                CACHE_POSICAO_ZERO,
+            )
+        raise Reprovado(
+            f"{CACHE_NAO_ATUALIZADO.mensagem} (Posições vistas pelo modelo em cada passo: {posicoes}; com o cache, "
+            f"o prompt ocupa as posições 0..{n - 1} e cada passo seguinte processa só a posição seguinte.)",
+            CACHE_NAO_ATUALIZADO,
+        )
+    verificar(
+        total in possiveis and all(m == 1 for m in tamanhos[len(tamanhos) - (n_novos - 1) :]),
+        f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {tamanhos} posições.)",
+        CACHE_SEM_USO,
+    )
