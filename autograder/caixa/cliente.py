@@ -8,6 +8,7 @@ O código do aluno nunca roda neste processo. Tudo o que volta da caixa é dado 
 from __future__ import annotations
 
 import json
+import multiprocessing.util
 import os
 import signal
 import socket
@@ -149,6 +150,9 @@ class Zigoto:
         self.info: dict = {}
         verificar_isolamento(self.aceitar_parcial, isolar)  # barato: recusa antes de abrir o zigoto
         self._iniciar()
+        # Na saída do processo (inclusive de um trabalhador do multiprocessing, que não roda
+        # atexit), fecha o zigoto e ESPERA por ele: o lote só termina sem zigotos vivos.
+        multiprocessing.util.Finalize(self, self.fechar, exitpriority=10)
         if self.isolamento["faltando"] and not self.aceitar_parcial:
             self.fechar()
             raise IsolamentoInsuficiente(self.isolamento["faltando"], self.isolamento["modo"])
