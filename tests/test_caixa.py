@@ -307,3 +307,39 @@ def test_results_json_registra_o_isolamento():
     assert dados["extra_data"]["isolamento"] == iso
     assert "isolamento parcial" in dados["output"]
     assert ResultadoSubmissao.de_results_json(dados, {}).isolamento == iso
+
+
+def test_seccomp_nega_chamadas_perigosas(caixa):
+    """io_uring, ptrace, bpf, unshare e soquetes de pacote dão erro na caixa (seccomp)."""
+    codigo = (
+        "import ctypes, errno, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def erro(nr, *args):\n"
+        "    ret = libc.syscall(nr, *args)\n"
+        "    return errno.errorcode.get(ctypes.get_errno(), '?') if ret < 0 else 'PERMITIU'\n"
+        "def pacote():\n"
+        "    try:\n"
+        "        socket.socket(17, socket.SOCK_RAW)\n"
+        "        return 'PERMITIU'\n"
+        "    except OSError as e:\n"
+        "        return errno.errorcode[e.errno]\n"
+        "r = {'io_uring_setup': erro(425, 1, None), 'ptrace': erro(101, 0, 0, 0, 0),\n"
+        "     'bpf': erro(321, 0, None, 0), 'unshare': erro(272, 0x10000000), 'af_packet': pacote()}\n"
+    )
+    caixa.executar(codigo, "c")
+    r = caixa.chamar("r", ler=True)
+    assert "PERMITIU" not in r.values(), r
+    assert r["io_uring_setup"] == "EPERM" and r["unshare"] == "EPERM" and r["af_packet"] == "EACCES"
+
+
+def test_garantias_por_modo_nomeiam_o_que_falta():
+    from autograder.caixa.restricoes import garantias
+
+    assert garantias("namespaces", 0, False)["faltando"] == []
+    assert garantias("root-sem-namespaces", 7, True)["faltando"] == []
+    assert garantias("nao-root", 7, True)["faltando"] == []
+    sem_escopo = garantias("nao-root", 5, True)
+    assert sem_escopo["garantido"]["sinais"] is False and sem_escopo["garantido"]["leitura"] is True
+    assert any("sinalizar" in f for f in sem_escopo["faltando"])
+    assert any("Landlock indisponível" in f for f in garantias("root-sem-namespaces", 0, True)["faltando"])
+    assert any("soquetes" in f for f in garantias("nao-root", 7, False)["faltando"])

@@ -389,15 +389,15 @@ def garantias(modo: str, abi: int, seccomp: bool) -> dict:
     uid_proprio = modo in ("namespaces", "root-sem-namespaces")
     g = {
         "leitura": ns or abi >= 1,
-        "rede": ns or seccomp or abi >= 4,
+        "rede": ns or seccomp,  # o Landlock (ABI >= 4) só barra TCP: UDP e soquetes crus passariam
         "sinais": uid_proprio or abi >= 6,
         "processos": uid_proprio or abi >= 6,
     }
     faltas = {
         "leitura": "Landlock indisponível: o aluno poderia ler source/ (soluções), as suítes ocultas, "
         "o segredo, outras submissões e a pasta de saída",
-        "rede": "sem namespace de rede, sem seccomp (libseccomp) e sem Landlock de rede (ABI >= 4): "
-        "o aluno poderia abrir soquetes de rede",
+        "rede": "sem namespace de rede e sem seccomp (libseccomp.so.2): o aluno poderia abrir soquetes "
+        "de rede (o Landlock barra só TCP)",
         "sinais": "sem usuário próprio por caixa e sem escopo de sinais do Landlock (ABI >= 6): o aluno "
         "poderia sinalizar (matar) o avaliador, o zigoto e caixas irmãs",
         "processos": "sem usuário próprio por caixa e sem escopo do Landlock: processos que o aluno "
