@@ -510,6 +510,7 @@ def main() -> None:
     zig = Zigoto(config)
     zig.preparar()
     zig.atender(controle)
+    os._exit(0)  # caixas já colhidas; sair sem a finalização lenta do interpretador (PyTorch)
 
 
 if __name__ == "__main__":
