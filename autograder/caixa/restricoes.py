@@ -483,6 +483,8 @@ def sondar(zigoto, arquivos: list[str] | None = None, pastas: list[str] | None =
         arquivos += [str(p) for p in sorted((raiz / "autograder" / "suites").glob("*/test_*.py"))[:1]]
         if (raiz / ".segredo_avaliador").exists():
             arquivos.append(str(raiz / ".segredo_avaliador"))
+        # o ambiente do avaliador (pode ter AVALIADOR_SEGREDO): ptrace do Landlock / PID ns
+        arquivos += [f"/proc/{os.getpid()}/environ", f"/proc/{zigoto.proc.pid}/environ"]
     if pastas is None:
         pastas = [str(raiz), str(raiz / "source")]
     caixa = zigoto.nova_caixa()
