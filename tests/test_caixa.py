@@ -343,3 +343,29 @@ def test_garantias_por_modo_nomeiam_o_que_falta():
     assert any("sinalizar" in f for f in sem_escopo["faltando"])
     assert any("Landlock indisponível" in f for f in garantias("root-sem-namespaces", 0, True)["faltando"])
     assert any("soquetes" in f for f in garantias("nao-root", 7, False)["faltando"])
+
+
+def _trabalhador_que_esquece_de_fechar(fila):
+    from autograder.caixa.cliente import Zigoto
+
+    z = Zigoto()
+    c = z.nova_caixa()
+    c.executar("import os, time\nif os.fork() == 0:\n    while True:\n        time.sleep(1)\n", "c")
+    fila.put((z.proc.pid, c.pid))
+    # sai sem z.fechar(): como um trabalhador do lote ao fim do ProcessPoolExecutor
+
+
+def test_processo_que_sai_fecha_e_espera_o_zigoto():
+    """Item 6, lado do zigoto: quando o processo dono (ex.: trabalhador do lote) termina, o
+    zigoto, a caixa e o que o aluno criou já saíram: `make grade` não deixa processos."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    fila = ctx.Queue()
+    p = ctx.Process(target=_trabalhador_que_esquece_de_fechar, args=(fila,))
+    p.start()
+    zig, g = fila.get(timeout=120)
+    p.join(60)
+    assert p.exitcode == 0
+    assert not _existe(zig), "o zigoto sobreviveu ao processo dono"
+    assert not _existe(g), "a caixa sobreviveu ao processo dono"
