@@ -369,3 +369,20 @@ def test_processo_que_sai_fecha_e_espera_o_zigoto():
     assert p.exitcode == 0
     assert not _existe(zig), "o zigoto sobreviveu ao processo dono"
     assert not _existe(g), "a caixa sobreviveu ao processo dono"
+
+
+def test_pastas_escondidas_ficam_so_para_root(tmp_path):
+    """Segunda camada além do Landlock: como root, submissões e saída perdem grupo/outros."""
+    from autograder.caixa.cliente import fechar_permissoes
+
+    if os.geteuid() != 0:
+        pytest.skip("só como root")
+    pasta = tmp_path / "notas"
+    pasta.mkdir(mode=0o755)
+    os.chmod(pasta, 0o755)
+    link = tmp_path / "link"
+    link.symlink_to(pasta)
+    assert fechar_permissoes([str(link)]) == []  # link simbólico não é seguido
+    assert fechar_permissoes(["/tmp", "/srv", str(RAIZ / "autograder")]) == []  # nunca o sistema nem o repositório
+    assert fechar_permissoes([str(pasta)]) == [str(pasta)]
+    assert (pasta.stat().st_mode & 0o777) == 0o700

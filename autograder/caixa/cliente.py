@@ -12,6 +12,7 @@ import multiprocessing.util
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -93,6 +94,30 @@ def verificar_isolamento(aceitar_parcial: bool | None = None, isolar: bool = Tru
     return g
 
 
+def fechar_permissoes(pastas: list[str]) -> list[str]:
+    """Segunda camada, por dono/permissão: como root, tira de grupo e outros o acesso às pastas
+    escondidas (submissões, saída) que são de root. O usuário da caixa (``61000 + vaga``) não
+    as atravessa nem se o Landlock faltar. Pastas dentro do repositório ficam como estão (o
+    Landlock e os namespaces já as escondem). Devolve as pastas alteradas."""
+    alteradas = []
+    if os.geteuid() != 0:
+        return alteradas
+    for pasta in pastas:
+        real = Path(pasta).resolve()
+        if real.is_relative_to(RAIZ) or len(real.parts) < 3:
+            continue  # dentro do repositório (ex.: autograder/exemplos) ou do sistema (/srv): não mexe
+        try:
+            st = os.lstat(pasta)
+        except OSError:
+            continue
+        if st.st_mode & stat.S_ISVTX:
+            continue  # pasta compartilhada (como /tmp): nunca
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == 0 and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(pasta, stat.S_IMODE(st.st_mode) & 0o700)
+            alteradas.append(pasta)
+    return alteradas
+
+
 class TempoEsgotado(ErroCaixa):
     pass
 
@@ -149,6 +174,7 @@ class Zigoto:
         self.controle = None
         self.info: dict = {}
         verificar_isolamento(self.aceitar_parcial, isolar)  # barato: recusa antes de abrir o zigoto
+        fechar_permissoes(self.ocultar[1:])
         self._iniciar()
         # Na saída do processo (inclusive de um trabalhador do multiprocessing, que não roda
         # atexit), fecha o zigoto e ESPERA por ele: o lote só termina sem zigotos vivos.
