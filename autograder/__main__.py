@@ -85,14 +85,17 @@ def _avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
 
 
 def _aviso_isolamento(zigoto) -> None:
-    for aviso in zigoto.avisos:
-        print(f"Aviso de segurança: {aviso}", flush=True)
+    for aviso in zigoto.avisos:  # em stderr: com --json, stdout é só o results.json
+        print(f"Aviso de segurança: {aviso}", file=sys.stderr, flush=True)
 
 
 def cmd_lote(args) -> int:
+    from autograder.caixa.cliente import verificar_isolamento
     from autograder.lote import avaliar_lote
     from autograder.notebooks import carregar_atividade, slugs
     from autograder.relatorios import gravar_notas_csv, tabela
+
+    verificar_isolamento()  # falha fechado antes de abrir trabalhadores
 
     pasta = Path(args.pasta).resolve()
     saida = Path(args.saida).resolve()
@@ -130,11 +133,12 @@ def _slug_de(caminho: Path, informado: str | None) -> str:
 
 
 def cmd_avaliar(args) -> int:
-    from autograder.caixa.cliente import Zigoto
+    from autograder.caixa.cliente import Zigoto, verificar_isolamento
     from autograder.relatorios import gravar_results, results_json, tabela
 
     caminho = Path(args.notebook)
     slug = _slug_de(caminho, args.slug)
+    verificar_isolamento()  # falha fechado antes de iniciar o zigoto
     if args.saida:
         Path(args.saida).mkdir(parents=True, exist_ok=True)  # idem: pasta inexistente não é escondida
     zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())] + ([args.saida] if args.saida else []))
@@ -188,6 +192,7 @@ def main(argv=None) -> int:
     a.add_argument("--saida", help="pasta onde gravar results.json")
     a.add_argument("--semente", type=int, help="reproduz uma avaliação (semente do results.json)")
     a.add_argument("--json", action="store_true", help="imprime o results.json")
+    a.add_argument("--aceitar-isolamento-parcial", action="store_true", help=_AJUDA_PARCIAL)
     a.set_defaults(func=cmd_avaliar)
 
     lote = sub.add_parser("lote", help="avalia uma pasta <aluno>/<slug>/<notebook>.ipynb")
@@ -197,6 +202,7 @@ def main(argv=None) -> int:
     lote.add_argument("--semente", type=int)
     lote.add_argument("--jobs", type=int, help="trabalhadores em paralelo (padrão: número de núcleos)")
     lote.add_argument("--refazer", action="store_true", help="reavalia tudo, mesmo o que não mudou")
+    lote.add_argument("--aceitar-isolamento-parcial", action="store_true", help=_AJUDA_PARCIAL)
     lote.set_defaults(func=cmd_lote)
 
     n = sub.add_parser("nota", help="(interno) nota por item em JSON, para a ponte do nbgrader")
@@ -206,7 +212,21 @@ def main(argv=None) -> int:
     n.set_defaults(func=cmd_nota)
 
     args = p.parse_args(argv)
-    return args.func(args)
+    from autograder.caixa.cliente import VAR_ACEITAR, IsolamentoInsuficiente
+
+    if getattr(args, "aceitar_isolamento_parcial", False):
+        os.environ[VAR_ACEITAR] = "1"  # vale também para os trabalhadores do lote
+    try:
+        return args.func(args)
+    except IsolamentoInsuficiente as exc:
+        print(f"Erro: {exc}", file=sys.stderr, flush=True)
+        return 3
+
+
+_AJUDA_PARCIAL = (
+    "corrige mesmo sem isolamento completo (sem Landlock etc.); o results.json registra isso "
+    "(equivale a ACEITAR_ISOLAMENTO_PARCIAL=1)"
+)
 
 
 if __name__ == "__main__":

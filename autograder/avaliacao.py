@@ -64,6 +64,7 @@ class ResultadoSubmissao:
     segundos: float = 0.0
     itens_max: dict[str, float] = field(default_factory=dict)
     interrompida: list[str] = field(default_factory=list)  # o que a caixa teve de parar
+    isolamento: dict = field(default_factory=dict)  # modo, garantias, bandeira de parcial (cliente.Zigoto)
     impressao: str = ""  # hash do notebook + atividade: permite retomar um lote sem reavaliar
     # Onde o tempo foi (segundos; só para o make bench, não vai para os relatórios): ver
     # Sessao.tempos e PluginAvaliacao.pytest_pyfunc_call.
@@ -84,6 +85,7 @@ class ResultadoSubmissao:
             itens_max=dict(itens_max),
             interrompida=list(extra.get("interrompida", [])),
             impressao=extra.get("impressao", ""),
+            isolamento=dict(extra.get("isolamento") or {}),
         )
         for t in dados.get("tests", []):
             item, _, nome = t["name"].partition("] ")
@@ -632,6 +634,7 @@ def avaliar(
         semente=int(semente),
         avisos=list(sub.avisos),
         itens_max={i.grade_id: i.pontos for i in atividade.itens},
+        isolamento=dict(getattr(zigoto, "isolamento", None) or {}),
     )
     if sub.erro:
         res.erro = sub.erro

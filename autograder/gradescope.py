@@ -102,7 +102,7 @@ def _notebook_da_submissao(pasta: Path, slug: str) -> Path | None:
 
 def avaliar_no_gradescope(slug: str, raiz: Path) -> dict:
     from autograder.__main__ import Tarefa, _avaliar_tarefa
-    from autograder.caixa.cliente import Zigoto
+    from autograder.caixa.cliente import IsolamentoInsuficiente, Zigoto
     from autograder.relatorios import results_json
 
     submissao = raiz / "submission"
@@ -110,7 +110,21 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> dict:
     resultados.mkdir(parents=True, exist_ok=True)
     notebook = _notebook_da_submissao(submissao, slug) if submissao.is_dir() else None
     problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
-    zigoto = Zigoto(ocultar=[str(submissao), str(resultados)])
+    try:
+        zigoto = Zigoto(ocultar=[str(submissao), str(resultados)])
+    except IsolamentoInsuficiente as exc:
+        # Falha fechada: nada do aluno roda. O results.json explica (o instrutor decide se
+        # aceita isolamento parcial, com ACEITAR_ISOLAMENTO_PARCIAL=1 no run_autograder).
+        saida = {
+            "score": 0,
+            "output": "A correção automática não rodou: o ambiente de correção não isola o código "
+            "do aluno o bastante. Avise o instrutor.\n\n" + str(exc),
+            "visibility": "visible",
+            "tests": [],
+            "extra_data": {"isolamento": {"modo": exc.modo, "faltando": exc.faltando, "recusado": True}},
+        }
+        (resultados / "results.json").write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
+        return saida
     try:
         res = _avaliar_tarefa(Tarefa("aluno", slug, notebook, problema), zigoto)
     finally:

@@ -33,6 +33,8 @@ def results_json(res: ResultadoSubmissao) -> dict:
         linhas.append(f"Aviso: {aviso}")
     for msg in res.interrompida:
         linhas.append(f"Interrompido pela caixa de areia: {msg}")
+    if res.isolamento.get("parcial_aceito"):
+        linhas.append("Aviso de segurança: corrigido com isolamento parcial (aceito pelo instrutor).")
     for gid, pontos in res.pontos_por_item().items():
         linhas.append(f"- {gid}: {pontos:g}/{res.itens_max.get(gid, 0):g}")
         for msg in res.mensagens_do_item(gid):
@@ -55,6 +57,7 @@ def results_json(res: ResultadoSubmissao) -> dict:
             "interrompida": res.interrompida,
             "erro": res.erro,
             "impressao": res.impressao,
+            "isolamento": res.isolamento,
         },
     }
 

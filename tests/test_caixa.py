@@ -32,8 +32,10 @@ def test_nao_enxerga_o_repositorio_alem_do_venv(zigoto, caixa):
     _isolado(zigoto)
     from autograder.notebooks import RAIZ
 
-    caixa.executar(f"import os\nconteudo = sorted(os.listdir({str(RAIZ)!r}))", "c")
-    assert caixa.chamar("conteudo", ler=True) in ([".venv"], [])
+    codigo = f"import os\ntry:\n    conteudo = sorted(os.listdir({str(RAIZ)!r}))\nexcept PermissionError:\n    conteudo = 'negado'"
+    caixa.executar(codigo, "c")
+    # tmpfs por cima do repositório (namespaces) e, além disso, Landlock nega listar
+    assert caixa.chamar("conteudo", ler=True) in ([".venv"], [], "negado")
 
 
 def test_sem_rede(zigoto, caixa):
@@ -99,3 +101,288 @@ def test_decodificador_recusa_buffer_incoerente():
         protocolo.decodificar({"$a": 0, "dtype": "float64", "shape": [10]}, [b"\0" * 8])
     with pytest.raises(protocolo.ErroProtocolo):
         protocolo.decodificar({"$a": 0, "dtype": "object", "shape": [1]}, [b"\0" * 8])
+
+
+# --------------------------------------------------------------------------------------------
+# Isolamento sem namespaces (Landlock + seccomp), em cada modo: root com namespaces (a sessão),
+# root sem CAP_SYS_ADMIN (contêiner; simulado com setpriv) e não-root (nobody).
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+RAIZ = Path(__file__).resolve().parents[1]
+SETPRIV = shutil.which("setpriv")
+SEM_SYS_ADMIN = ["--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
+COMO_NOBODY = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+_BOMBA = """
+import os, time
+def bomba():
+    filhos = []
+    while len(filhos) < 500:
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            while True:
+                time.sleep(1)
+        filhos.append(pid)
+    return filhos
+def mata_todos():
+    import signal
+    os.kill(-1, signal.SIGKILL)
+    return "sobrevivi"
+"""
+
+
+def ataques(zigoto) -> dict:
+    """Roda o proibido numa caixa de verdade e diz o que aconteceu (também usado pelos modos
+    simulados, num subprocesso). Nada aqui pode derrubar a caixa irmã honesta."""
+    from autograder.caixa.restricoes import sondar
+
+    r = {"sondagem": sondar(zigoto)}
+    irma = zigoto.nova_caixa()
+    irma.executar("def f(x):\n    return x + 1\n", "c")
+    # mata-todos: kill(-1, SIGKILL) só alcança o próprio domínio Landlock
+    b = zigoto.nova_caixa()
+    b.executar(_BOMBA, "c")
+    try:
+        r["mata_todos"] = b.chamar("mata_todos", prazo=5)
+    except Exception as exc:  # a própria caixa pode morrer: tudo bem
+        r["mata_todos"] = type(exc).__name__
+    b.matar()
+    r["irma_apos_mata_todos"] = irma.chamar("f", [1])
+    r["zigoto_vivo"] = zigoto.proc.poll() is None
+    # bomba de fork: para no limite de processos da caixa, e morre com ela
+    b = zigoto.nova_caixa()
+    b.executar(_BOMBA, "c")
+    filhos = b.chamar("bomba", prazo=20)
+    r["bomba_filhos"] = len(filhos)
+    r["irma_durante_bomba"] = irma.chamar("f", [2])
+    outra = zigoto.nova_caixa()  # o zigoto ainda cria caixas
+    outra.executar("y = 7", "c")
+    r["nova_caixa_durante_bomba"] = outra.chamar("y", ler=True)
+    outra.matar()
+    b.matar()
+    vivos = []
+    for _ in range(40):
+        vivos = [p for p in filhos if _existe(p)]
+        if not vivos:
+            break
+        time.sleep(0.05)
+    r["bomba_vivos_apos_matar"] = len(vivos)
+    irma.matar()
+    return r
+
+
+def _existe(pid: int) -> bool:
+    # com namespace de PID os números são do namespace da caixa: aí a conferência não se aplica
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def _conferir(r: dict, pid_ns: bool = False) -> None:
+    vazou = {k: v for k, v in r["sondagem"].items() if v == "VAZOU"}
+    assert not vazou, vazou
+    assert any(k.startswith("ler ") and "01-atencao.ipynb" in k for k in r["sondagem"])
+    assert r["irma_apos_mata_todos"] == 2 and r["zigoto_vivo"]
+    assert 0 < r["bomba_filhos"] < 500, "a bomba de fork não parou no limite de processos"
+    assert r["irma_durante_bomba"] == 3 and r["nova_caixa_durante_bomba"] == 7
+    if not pid_ns:
+        assert r["bomba_vivos_apos_matar"] == 0, "processos da bomba sobreviveram à caixa"
+
+
+def test_sondagem_e_ataques_no_modo_da_sessao(zigoto):
+    """No modo em que os testes rodam (aqui: root com namespaces), nada vaza."""
+    r = ataques(zigoto)
+    _conferir(r, pid_ns=zigoto.isolado)
+
+
+_SCRIPT_MODO = """
+import json, sys
+sys.path[:0] = [{raiz!r}, {testes!r}]
+from autograder.caixa.cliente import IsolamentoInsuficiente, Zigoto
+from test_caixa import ataques
+saida = {{}}
+try:
+    z = Zigoto()
+except IsolamentoInsuficiente as exc:
+    saida["recusa"] = str(exc)
+    z = Zigoto(aceitar_parcial=True)
+saida["isolamento"] = z.isolamento
+saida["avisos"] = z.avisos
+try:
+    if not saida["isolamento"]["faltando"]:
+        saida.update(ataques(z))
+finally:
+    pid = z.proc.pid
+    z.fechar()
+import os
+saida["zigoto_saiu"] = z.proc.poll() is not None
+print("JSON" + json.dumps(saida))
+"""
+
+
+def _rodar_modo(opcoes_setpriv: list[str], env_extra: dict | None = None) -> dict:
+    if os.geteuid() != 0 or not SETPRIV:
+        pytest.skip("simular os modos exige root e setpriv")
+    python = RAIZ / ".venv" / "bin" / "python"
+    if not python.exists():
+        python = Path(sys.executable)
+    codigo = _SCRIPT_MODO.format(raiz=str(RAIZ), testes=str(RAIZ / "tests"))
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", **(env_extra or {})}
+    proc = subprocess.run(
+        [SETPRIV, *opcoes_setpriv, str(python), "-c", codigo],
+        capture_output=True,
+        text=True,
+        cwd="/tmp",
+        env=env,
+        timeout=180,
+    )
+    linhas = [linha for linha in proc.stdout.splitlines() if linha.startswith("JSON")]
+    assert proc.returncode == 0 and linhas, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return json.loads(linhas[-1][4:])
+
+
+@pytest.mark.parametrize(
+    "modo,opcoes",
+    [("root-sem-namespaces", SEM_SYS_ADMIN), ("nao-root", COMO_NOBODY)],
+    ids=["root-sem-CAP_SYS_ADMIN", "nao-root-nobody"],
+)
+def test_sem_namespaces_landlock_e_seccomp_contem_o_aluno(modo, opcoes):
+    """Sem namespaces: ler source/, abrir soquete inet, sinalizar o zigoto ou o pai falham;
+    kill(-1) e bomba de fork não derrubam a caixa irmã; fechar() não deixa processo."""
+    r = _rodar_modo(opcoes)
+    assert r["isolamento"]["modo"] == modo
+    assert r["isolamento"]["faltando"] == [] and "recusa" not in r
+    _conferir(r)
+    assert r["zigoto_saiu"]
+
+
+def test_sem_landlock_recusa_com_codigo_3_e_mensagem_em_portugues():
+    if os.geteuid() != 0 or not SETPRIV:
+        pytest.skip("simular o contêiner exige root e setpriv")
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "AVALIADOR_LANDLOCK_ABI_FALSA": "0"}
+    nb = RAIZ / "release" / "01-atencao" / "01-atencao.ipynb"
+    python = RAIZ / ".venv" / "bin" / "python"
+    python = str(python if python.exists() else sys.executable)
+    proc = subprocess.run(
+        [SETPRIV, *SEM_SYS_ADMIN, python, "-m", "autograder", "avaliar", str(nb)],
+        capture_output=True,
+        text=True,
+        cwd=str(RAIZ),
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "Landlock indisponível: o aluno poderia ler source/" in proc.stderr
+    assert "--aceitar-isolamento-parcial" in proc.stderr
+
+
+def test_sem_landlock_aceita_com_a_bandeira_e_registra():
+    r = _rodar_modo(SEM_SYS_ADMIN, {"AVALIADOR_LANDLOCK_ABI_FALSA": "0"})
+    assert "Landlock indisponível" in r["recusa"]
+    iso = r["isolamento"]
+    assert iso["parcial_aceito"] is True and iso["garantido"]["leitura"] is False
+    assert iso["landlock_abi"] == 0 and iso["modo"] == "root-sem-namespaces"
+    assert any("isolamento parcial aceito" in a for a in r["avisos"])
+    assert r["zigoto_saiu"]
+
+
+def test_results_json_registra_o_isolamento():
+    from autograder.avaliacao import ResultadoSubmissao
+    from autograder.relatorios import results_json
+
+    iso = {"modo": "nao-root", "garantido": {"leitura": False}, "faltando": ["x"], "parcial_aceito": True}
+    res = ResultadoSubmissao("ana", "01-atencao", "", 0, isolamento=iso)
+    dados = results_json(res)
+    assert dados["extra_data"]["isolamento"] == iso
+    assert "isolamento parcial" in dados["output"]
+    assert ResultadoSubmissao.de_results_json(dados, {}).isolamento == iso
+
+
+def test_seccomp_nega_chamadas_perigosas(caixa):
+    """io_uring, ptrace, bpf, unshare e soquetes de pacote dão erro na caixa (seccomp)."""
+    codigo = (
+        "import ctypes, errno, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def erro(nr, *args):\n"
+        "    ret = libc.syscall(nr, *args)\n"
+        "    return errno.errorcode.get(ctypes.get_errno(), '?') if ret < 0 else 'PERMITIU'\n"
+        "def pacote():\n"
+        "    try:\n"
+        "        socket.socket(17, socket.SOCK_RAW)\n"
+        "        return 'PERMITIU'\n"
+        "    except OSError as e:\n"
+        "        return errno.errorcode[e.errno]\n"
+        "r = {'io_uring_setup': erro(425, 1, None), 'ptrace': erro(101, 0, 0, 0, 0),\n"
+        "     'bpf': erro(321, 0, None, 0), 'unshare': erro(272, 0x10000000), 'af_packet': pacote()}\n"
+    )
+    caixa.executar(codigo, "c")
+    r = caixa.chamar("r", ler=True)
+    assert "PERMITIU" not in r.values(), r
+    assert r["io_uring_setup"] == "EPERM" and r["unshare"] == "EPERM" and r["af_packet"] == "EACCES"
+
+
+def test_garantias_por_modo_nomeiam_o_que_falta():
+    from autograder.caixa.restricoes import garantias
+
+    assert garantias("namespaces", 0, False)["faltando"] == []
+    assert garantias("root-sem-namespaces", 7, True)["faltando"] == []
+    assert garantias("nao-root", 7, True)["faltando"] == []
+    sem_escopo = garantias("nao-root", 5, True)
+    assert sem_escopo["garantido"]["sinais"] is False and sem_escopo["garantido"]["leitura"] is True
+    assert any("sinalizar" in f for f in sem_escopo["faltando"])
+    assert any("Landlock indisponível" in f for f in garantias("root-sem-namespaces", 0, True)["faltando"])
+    assert any("soquetes" in f for f in garantias("nao-root", 7, False)["faltando"])
+
+
+def _trabalhador_que_esquece_de_fechar(fila):
+    from autograder.caixa.cliente import Zigoto
+
+    z = Zigoto()
+    c = z.nova_caixa()
+    c.executar("import os, time\nif os.fork() == 0:\n    while True:\n        time.sleep(1)\n", "c")
+    fila.put((z.proc.pid, c.pid))
+    # sai sem z.fechar(): como um trabalhador do lote ao fim do ProcessPoolExecutor
+
+
+def test_processo_que_sai_fecha_e_espera_o_zigoto():
+    """Item 6, lado do zigoto: quando o processo dono (ex.: trabalhador do lote) termina, o
+    zigoto, a caixa e o que o aluno criou já saíram: `make grade` não deixa processos."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    fila = ctx.Queue()
+    p = ctx.Process(target=_trabalhador_que_esquece_de_fechar, args=(fila,))
+    p.start()
+    zig, g = fila.get(timeout=120)
+    p.join(60)
+    assert p.exitcode == 0
+    assert not _existe(zig), "o zigoto sobreviveu ao processo dono"
+    assert not _existe(g), "a caixa sobreviveu ao processo dono"
+
+
+def test_pastas_escondidas_ficam_so_para_root(tmp_path):
+    """Segunda camada além do Landlock: como root, submissões e saída perdem grupo/outros."""
+    from autograder.caixa.cliente import fechar_permissoes
+
+    if os.geteuid() != 0:
+        pytest.skip("só como root")
+    pasta = tmp_path / "notas"
+    pasta.mkdir(mode=0o755)
+    os.chmod(pasta, 0o755)
+    link = tmp_path / "link"
+    link.symlink_to(pasta)
+    assert fechar_permissoes([str(link)]) == []  # link simbólico não é seguido
+    assert fechar_permissoes(["/tmp", "/srv", str(RAIZ / "autograder")]) == []  # nunca o sistema nem o repositório
+    assert fechar_permissoes([str(pasta)]) == [str(pasta)]
+    assert (pasta.stat().st_mode & 0o777) == 0o700

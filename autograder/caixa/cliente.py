@@ -8,15 +8,17 @@ O código do aluno nunca roda neste processo. Tudo o que volta da caixa é dado 
 from __future__ import annotations
 
 import json
+import multiprocessing.util
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from autograder.caixa import protocolo
+from autograder.caixa import protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
 
@@ -31,6 +33,89 @@ LIMITES_PADRAO = {
 
 class ErroCaixa(Exception):
     """Falha ao rodar o código do aluno; a mensagem é para o aluno (pt-BR)."""
+
+
+class IsolamentoInsuficiente(Exception):
+    """A máquina não isola o código do aluno o bastante e o instrutor não aceitou isolamento
+    parcial. A mensagem (pt-BR) diz o que falta e como aceitar mesmo assim."""
+
+    def __init__(self, faltando: list[str], modo: str):
+        self.faltando, self.modo = list(faltando), modo
+        itens = "\n".join(f"  - {f}" for f in self.faltando)
+        super().__init__(
+            f"Isolamento insuficiente para corrigir com segurança (modo: {DESCRICAO_MODO.get(modo, modo)}):\n"
+            f"{itens}\n"
+            "Corrija numa máquina com Landlock (Linux >= 6.12 para a ABI 6) ou como root com namespaces. "
+            "Para corrigir mesmo assim, sabendo que as notas não são confiáveis, use "
+            f"--aceitar-isolamento-parcial (ou {VAR_ACEITAR}=1)."
+        )
+
+
+VAR_ACEITAR = "ACEITAR_ISOLAMENTO_PARCIAL"
+DESCRICAO_MODO = {
+    "namespaces": "root com namespaces",
+    "root-sem-namespaces": "root sem CAP_SYS_ADMIN (contêiner)",
+    "nao-root": "não-root",
+}
+
+
+def aceitar_parcial_do_ambiente() -> bool:
+    return os.environ.get(VAR_ACEITAR, "").strip().lower() in ("1", "sim", "true", "yes")
+
+
+def verificar_isolamento(aceitar_parcial: bool | None = None, isolar: bool = True) -> dict:
+    """Confere, sem iniciar um zigoto (barato), o que esta máquina isola; levanta
+    ``IsolamentoInsuficiente`` se falta algo e o isolamento parcial não foi aceito.
+
+    O modo é o mesmo que o zigoto vai encontrar: root que consegue criar namespaces de
+    montagem e rede, root sem CAP_SYS_ADMIN, ou não-root.
+    """
+    aceitar = aceitar_parcial_do_ambiente() if aceitar_parcial is None else bool(aceitar_parcial)
+    modo = "nao-root"
+    if os.geteuid() == 0:
+        modo = "root-sem-namespaces"
+        if isolar:
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    from autograder.caixa.zigoto import CLONE_NEWNET, CLONE_NEWNS, unshare
+
+                    unshare(CLONE_NEWNS | CLONE_NEWNET)
+                    os._exit(0)
+                except BaseException:
+                    os._exit(1)
+            _, status = os.waitpid(pid, 0)
+            if os.waitstatus_to_exitcode(status) == 0:
+                modo = "namespaces"
+    g = restricoes.garantias(modo, restricoes.abi_landlock(), restricoes.seccomp_disponivel())
+    g["parcial_aceito"] = bool(g["faltando"]) and aceitar
+    if g["faltando"] and not aceitar:
+        raise IsolamentoInsuficiente(g["faltando"], modo)
+    return g
+
+
+def fechar_permissoes(pastas: list[str]) -> list[str]:
+    """Segunda camada, por dono/permissão: como root, tira de grupo e outros o acesso às pastas
+    escondidas (submissões, saída) que são de root. O usuário da caixa (``61000 + vaga``) não
+    as atravessa nem se o Landlock faltar. Pastas dentro do repositório ficam como estão (o
+    Landlock e os namespaces já as escondem). Devolve as pastas alteradas."""
+    alteradas = []
+    if os.geteuid() != 0:
+        return alteradas
+    for pasta in pastas:
+        real = Path(pasta).resolve()
+        if real.is_relative_to(RAIZ) or len(real.parts) < 3:
+            continue  # dentro do repositório (ex.: autograder/exemplos) ou do sistema (/srv): não mexe
+        try:
+            st = os.lstat(pasta)
+        except OSError:
+            continue
+        if st.st_mode & stat.S_ISVTX:
+            continue  # pasta compartilhada (como /tmp): nunca
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == 0 and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(pasta, stat.S_IMODE(st.st_mode) & 0o700)
+            alteradas.append(pasta)
+    return alteradas
 
 
 class TempoEsgotado(ErroCaixa):
@@ -74,14 +159,29 @@ def _uid_da_vaga(vaga: int) -> int:
 class Zigoto:
     """Processo-matriz das caixas de um trabalhador (um por trabalhador em paralelo)."""
 
-    def __init__(self, ocultar: list[str] | None = None, vaga: int = 0, isolar: bool = True):
+    def __init__(
+        self,
+        ocultar: list[str] | None = None,
+        vaga: int = 0,
+        isolar: bool = True,
+        aceitar_parcial: bool | None = None,
+    ):
         self.vaga = vaga
         self.ocultar = [str(RAIZ)] + [str(Path(p).resolve()) for p in (ocultar or [])]
         self.isolar = isolar
+        self.aceitar_parcial = aceitar_parcial_do_ambiente() if aceitar_parcial is None else bool(aceitar_parcial)
         self.proc = None
         self.controle = None
         self.info: dict = {}
+        verificar_isolamento(self.aceitar_parcial, isolar)  # barato: recusa antes de abrir o zigoto
+        fechar_permissoes(self.ocultar[1:])
         self._iniciar()
+        # Na saída do processo (inclusive de um trabalhador do multiprocessing, que não roda
+        # atexit), fecha o zigoto e ESPERA por ele: o lote só termina sem zigotos vivos.
+        multiprocessing.util.Finalize(self, self.fechar, exitpriority=10)
+        if self.isolamento["faltando"] and not self.aceitar_parcial:
+            self.fechar()
+            raise IsolamentoInsuficiente(self.isolamento["faltando"], self.isolamento["modo"])
 
     def _iniciar(self) -> None:
         a, b = socket.socketpair()
@@ -90,6 +190,7 @@ class Zigoto:
             "ocultar": self.ocultar,
             "venv": sys.prefix if sys.prefix != sys.base_prefix else None,
             "isolar": self.isolar,
+            "exigir": not self.aceitar_parcial,
         }
         env = {
             "PATH": "/usr/bin:/bin",
@@ -101,7 +202,7 @@ class Zigoto:
             "PYTHONDONTWRITEBYTECODE": "1",
             "MPLBACKEND": "Agg",
         }
-        for chave in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        for chave in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", restricoes.VAR_ABI_FALSA):
             if chave in os.environ:
                 env[chave] = os.environ[chave]
         self.proc = subprocess.Popen(
@@ -132,8 +233,24 @@ class Zigoto:
         return bool(self.info.get("isolado"))
 
     @property
+    def isolamento(self) -> dict:
+        """Modo, o que está garantido, o que falta e se o isolamento parcial foi aceito
+        (vai para os relatórios: ``extra_data.isolamento`` do results.json)."""
+        g = restricoes.garantias(
+            self.info.get("modo", "nao-root"),
+            int(self.info.get("landlock_abi", 0)),
+            bool(self.info.get("seccomp", False)),
+        )
+        g["parcial_aceito"] = bool(g["faltando"]) and self.aceitar_parcial
+        return g
+
+    @property
     def avisos(self) -> list[str]:
-        return list(self.info.get("avisos", []))
+        avisos = list(self.info.get("avisos", []))
+        iso = self.isolamento
+        if iso["faltando"]:
+            avisos.append("isolamento parcial aceito (--aceitar-isolamento-parcial): " + "; ".join(iso["faltando"]))
+        return avisos
 
     def nova_caixa(self, limites: dict | None = None) -> Caixa:
         if self.proc.poll() is not None:
@@ -156,13 +273,19 @@ class Zigoto:
             raise ErroCaixa(f"a caixa de areia não iniciou ({exc})") from None
         return Caixa(p, int(msg["pid"]))
 
-    def fechar(self) -> None:
+    def fechar(self, espera: float = 15.0) -> None:
+        """Fecha o zigoto e ESPERA: ao ver o soquete fechado ele mata e colhe todas as caixas
+        (e o que o aluno criou nelas) e sai. Passado ``espera`` segundos, SIGKILL. Quando
+        ``fechar()`` volta, não sobra processo deste zigoto."""
         if self.controle is not None:
             self.controle.close()
             self.controle = None
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            try:
+                self.proc.wait(timeout=espera)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 class Caixa:

@@ -14,8 +14,17 @@ outro fork: o neto ``G`` é o PID 1 do seu namespace, de modo que, quando o aval
 monta /proc, /tmp, /var/tmp, /dev/shm e /run vazios, aplica limites (memória, CPU, processos,
 arquivos), troca para um usuário sem privilégios e só então atende o aluno.
 
-Sem root o isolamento é parcial (só limites de recursos e pasta de trabalho própria): o
-avaliador avisa uma vez e continua avaliando.
+Em TODOS os modos (root com namespaces, root sem CAP_SYS_ADMIN, não-root), ``G`` põe em si
+mesmo, depois da troca de usuário e de ``PR_SET_NO_NEW_PRIVS``, as travas de ``restricoes``
+(Landlock: só lê o ``.venv``/sistema e só escreve na pasta de trabalho, sem TCP, sinais só no
+próprio domínio; seccomp: soquetes só ``AF_UNIX``). Sem namespace de PID quem contém o que o
+aluno criar é ``C``: ele é *subreaper* (os órfãos da caixa viram filhos dele) e está num
+domínio Landlock só de sinais, criado antes do ``fork`` de ``G``; quando ``G`` termina, ``C``
+faz ``kill(-1, SIGKILL)``, que só alcança o próprio domínio (a caixa), e colhe tudo. O zigoto
+faz o mesmo com todas as caixas quando o avaliador fecha o soquete de controle.
+
+Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
+``IsolamentoInsuficiente``), a menos que o instrutor aceite isolamento parcial.
 """
 
 from __future__ import annotations
@@ -24,10 +33,13 @@ import ctypes
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import sys
 import tempfile
+
+from autograder.caixa import restricoes
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
@@ -43,6 +55,7 @@ MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -83,24 +96,25 @@ class Zigoto:
     def __init__(self, config: dict):
         self.config = config
         self.isolado = False
+        self.modo = "nao-root"
+        self.escopo = False  # o zigoto está num domínio Landlock de sinais (kill(-1) seguro)
+        self.exigir = bool(config.get("exigir", True))
         self.avisos: list[str] = []
         self.venv = config.get("venv")
         self.guarda_venv = None  # cópia (bind) do .venv fora das áreas escondidas
 
     # ----------------------------------------------------------------- preparo
     def preparar(self) -> None:
-        if os.geteuid() == 0 and self.config.get("isolar", True):
-            try:
-                unshare(CLONE_NEWNS | CLONE_NEWNET)
-                montar(None, "/", None, MS_REC | MS_PRIVATE)
-                self.isolado = True
-            except OSError as exc:
-                self.avisos.append(f"namespaces indisponíveis ({exc}); isolamento parcial")
-        elif os.geteuid() != 0:
-            self.avisos.append(
-                "o avaliador não roda como root: sem namespaces nem troca de usuário; "
-                "o código do aluno roda com o seu usuário (isolamento parcial)"
-            )
+        if os.geteuid() == 0:
+            self.modo = "root-sem-namespaces"
+            if self.config.get("isolar", True):
+                try:
+                    unshare(CLONE_NEWNS | CLONE_NEWNET)
+                    montar(None, "/", None, MS_REC | MS_PRIVATE)
+                    self.isolado = True
+                    self.modo = "namespaces"
+                except OSError:
+                    pass
         import numpy  # noqa: F401  (pré-carga: é o que torna cada caixa barata)
 
         try:
@@ -119,6 +133,12 @@ class Zigoto:
                 self._esconder()
             except OSError as exc:
                 self.avisos.append(f"não foi possível esconder pastas ({exc})")
+        # Órfãos das caixas viram filhos do zigoto (não do init), e o zigoto entra num domínio
+        # Landlock só de sinais: as caixas nascem em domínios aninhados nele, e o kill(-1) de
+        # fechar() alcança só elas.
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        self.escopo = restricoes.dominio_de_sinais()
 
     def _esconder(self) -> None:
         # /mnt vira um tmpfs privado onde guardamos um bind do .venv, para poder
@@ -165,8 +185,39 @@ class Zigoto:
     # ----------------------------------------------------------------- caixas
     def atender(self, controle: socket.socket) -> None:
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # o kernel recolhe os filhos
-        info = {"ev": "pronto", "isolado": self.isolado, "avisos": self.avisos}
+        info = {
+            "ev": "pronto",
+            "isolado": self.isolado,
+            "modo": self.modo,
+            "landlock_abi": restricoes.abi_landlock(),
+            "seccomp": restricoes.seccomp_disponivel(),
+            "escopo": self.escopo,
+            "avisos": self.avisos,
+        }
         controle.sendall((json.dumps(info) + "\n").encode())
+        try:
+            self._laco(controle)
+        finally:
+            self.encerrar_caixas()
+
+    def encerrar_caixas(self) -> None:
+        """Mata e colhe todas as caixas (e o que elas criaram) antes de o zigoto sair."""
+        if self.escopo:
+            try:
+                os.kill(-1, signal.SIGKILL)  # só o domínio do zigoto: as caixas
+            except OSError:
+                pass
+        else:
+            _matar_descendentes()
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return
+            except InterruptedError:
+                continue
+
+    def _laco(self, controle: socket.socket) -> None:
         while True:
             try:
                 msg, fds, _flags, _addr = socket.recv_fds(controle, 4096, 2)
@@ -177,7 +228,12 @@ class Zigoto:
             if not fds:
                 continue
             pedido = json.loads(msg.decode() or "{}")
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:  # sem processos (ex.: bomba de fork de outra caixa): a caixa não nasce
+                for fd in fds:
+                    os.close(fd)
+                continue
             if pid == 0:
                 try:
                     controle.close()
@@ -191,7 +247,18 @@ class Zigoto:
         """Processo C: cria namespaces de PID/montagem e o neto G, que vira PID 1."""
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
         sock = socket.socket(fileno=fd)
+        # Domínio de sinais de C, antes do fork: o de G fica aninhado nele, e o kill(-1) da
+        # limpeza alcança G e tudo o que ele criou, e nada fora.
+        escopo = self.escopo and restricoes.dominio_de_sinais()
+        uid = int(pedido.get("uid", 65534))
+        pedido["tarefas_do_uid"] = _tarefas_do_uid(uid if os.geteuid() == 0 else os.getuid())
+        trabalho = None
+        if not self.isolado:
+            trabalho = pedido["trabalho"] = tempfile.mkdtemp(prefix="caixa-aluno-")
+            if os.geteuid() == 0:
+                os.chown(trabalho, uid, uid)
         novo_pid = False
         if self.isolado:
             try:
@@ -208,12 +275,40 @@ class Zigoto:
             os._exit(0)
         from autograder.caixa.protocolo import enviar
 
-        enviar(sock, {"ev": "pid", "pid": pid})
-        sock.close()
         try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
+            enviar(sock, {"ev": "pid", "pid": pid})
+        except OSError:
             pass
+        sock.close()
+        while True:
+            try:
+                os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                break
+        # G terminou: mata o que sobrou da caixa (órfãos vêm para C, que é subreaper).
+        if escopo:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        else:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _matar_descendentes()
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+        if trabalho:
+            shutil.rmtree(trabalho, ignore_errors=True)
 
     def _neto(self, sock: socket.socket, pedido: dict, novo_pid: bool) -> None:
         """Processo G: prepara o ambiente, aplica limites, perde privilégios e atende."""
@@ -230,17 +325,22 @@ class Zigoto:
             self._recolocar_venv()
             trabalho = tempfile.mkdtemp(prefix="aluno-", dir="/tmp")
         else:
-            trabalho = tempfile.mkdtemp(prefix="caixa-aluno-")
+            trabalho = pedido["trabalho"]
         uid = int(pedido.get("uid", 65534))
         if os.geteuid() == 0:
             os.chown(trabalho, uid, uid)
         os.chdir(trabalho)
-        _aplicar_limites(limites)
+        _aplicar_limites(limites, int(pedido.get("tarefas_do_uid", 0)))
         if os.geteuid() == 0:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
+        try:
+            restricoes.restringir_aluno(trabalho, self.config.get("leitura_extra"))
+        except OSError:
+            if self.exigir:
+                os._exit(70)  # sem as travas o código do aluno não roda (falhar fechado)
         _fechar_fds(sock.fileno())
         os.environ.clear()
         os.environ.update(
@@ -302,7 +402,64 @@ def _aquecer_torch(torch) -> None:
         pass
 
 
-def _aplicar_limites(lim: dict) -> None:
+def _tarefas_do_uid(uid: int) -> int:
+    """Quantas tarefas (threads) o uid real ``uid`` já tem: é o que RLIMIT_NPROC conta.
+
+    Sem usuário próprio por caixa (não-root), o limite de processos da caixa é isso mais o
+    limite pedido: a caixa cria no máximo ``processos`` tarefas novas, não importa quantos
+    processos o avaliador e as caixas irmãs já tenham.
+    """
+    total = 0
+    for nome in os.listdir("/proc"):
+        if not nome.isdigit():
+            continue
+        try:
+            with open(f"/proc/{nome}/status") as f:
+                real = threads = None
+                for linha in f:
+                    if linha.startswith("Uid:"):
+                        real = int(linha.split()[1])
+                    elif linha.startswith("Threads:"):
+                        threads = int(linha.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+        if real == uid:
+            total += threads or 1
+    return total
+
+
+def _matar_descendentes() -> None:
+    """Sem escopo do Landlock (kill(-1) seria a máquina inteira): mata os filhos, repetindo
+    enquanto aparecerem órfãos novos (este processo é subreaper)."""
+    eu = os.getpid()
+    for _ in range(50):
+        filhos = []
+        for nome in os.listdir("/proc"):
+            if not nome.isdigit():
+                continue
+            try:
+                with open(f"/proc/{nome}/stat") as f:
+                    campos = f.read().rsplit(")", 1)[1].split()
+                if int(campos[1]) == eu:
+                    filhos.append(int(nome))
+            except (OSError, ValueError, IndexError):
+                continue
+        if not filhos:
+            return
+        for pid in filhos:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            return
+
+
+def _aplicar_limites(lim: dict, tarefas_do_uid: int = 0) -> None:
     def fixar(recurso, valor):
         try:
             resource.setrlimit(recurso, (valor, valor))
@@ -316,7 +473,7 @@ def _aplicar_limites(lim: dict) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, depois SIGKILL
     except (ValueError, OSError):
         pass
-    fixar(resource.RLIMIT_NPROC, int(lim.get("processos", 32)))
+    fixar(resource.RLIMIT_NPROC, tarefas_do_uid + int(lim.get("processos", 32)))
     fixar(resource.RLIMIT_FSIZE, int(lim.get("arquivo_mb", 16)) * 1024 * 1024)
     fixar(resource.RLIMIT_NOFILE, 64)
     fixar(resource.RLIMIT_CORE, 0)
@@ -353,6 +510,7 @@ def main() -> None:
     zig = Zigoto(config)
     zig.preparar()
     zig.atender(controle)
+    os._exit(0)  # caixas já colhidas; sair sem a finalização lenta do interpretador (PyTorch)
 
 
 if __name__ == "__main__":
