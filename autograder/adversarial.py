@@ -71,6 +71,7 @@ ORCAMENTO = os.environ.get("ADVERSARIAL_ORCAMENTO", "60")  # s por submissão
 LIMITE_LOTE = float(os.environ.get("ADVERSARIAL_LIMITE_LOTE", "600"))  # o lote inteiro
 UID_CAIXA = 61000  # uid da vaga 0 (ver caixa/cliente.py); as vagas usam 61000 + n
 VAGAS = 64
+JOBS_MODOS = os.environ.get("ADVERSARIAL_JOBS", "1")  # nos modos: um zigoto por lote (abrir outro custa mais)
 CODIGO_RECUSA = 3  # código de saída do avaliador quando recusa avaliar (isolamento insuficiente)
 GLOBAIS = ["lote-terminou", "nada-fora-da-saida", "sem-processos-restantes", "rede-intocada", "sentinela-viva"]
 MARCADOR_VAZOU = "VAZOU"
@@ -523,6 +524,19 @@ def _processos_da_caixa(ctx: Contexto, ignorar: set[int]) -> list[tuple[int, int
     return achados
 
 
+def _resumir_processos(restantes: list) -> list[str]:
+    """Uma linha por (uid, comando), com quantos e os primeiros pids: uma bomba de fork que
+    sobrevive não vira 30 linhas iguais."""
+    grupos: dict[tuple[int, str], list[int]] = {}
+    for pid, uid, cmd in restantes:
+        grupos.setdefault((uid, cmd), []).append(pid)
+    return [
+        f"{len(pids)} processo(s) vivo(s) depois do lote: uid {uid}, pid {', '.join(map(str, pids[:4]))}"
+        f"{'…' if len(pids) > 4 else ''}, {cmd!r}"
+        for (uid, cmd), pids in grupos.items()
+    ]
+
+
 def _procurar_marca(ctx: Contexto) -> list[str]:
     """Arquivos com a marca dos ataques em lugares do hospedeiro onde um ataque poderia escrever."""
     lugares = ["/tmp", "/var/tmp", "/dev/shm", "/run", "/run/lock", "/", str(RAIZ), str(ctx.raiz), str(Path.home())]
@@ -598,6 +612,30 @@ def _clonar_repositorio(destino: Path, usuario: str) -> Path:
     return destino
 
 
+def _processos_do_namespace(ignorar: set[int]) -> list[tuple[int, int, str]]:
+    """Processos vivos (não zumbis, não de root) no namespace de PID do envelope."""
+    vivos = []
+    for nome in os.listdir("/proc"):
+        if not nome.isdigit() or int(nome) in ignorar:
+            continue
+        try:
+            with open(f"/proc/{nome}/stat", "rb") as f:
+                estado = f.read().rsplit(b")", 1)[1].split()[0]
+            if estado == b"Z":
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(int(nome), os.WNOHANG)
+                continue
+            with open(f"/proc/{nome}/status") as f:
+                uid = next(int(x.split()[1]) for x in f if x.startswith("Uid:"))
+            with open(f"/proc/{nome}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:80]
+        except (OSError, StopIteration, ValueError, IndexError):
+            continue
+        if uid != 0:
+            vivos.append((int(nome), uid, cmd))
+    return sorted(vivos)
+
+
 def _envelope(config_arq: str) -> int:
     """PID 1 de um namespace de PID descartável: roda o lote, depois lista o que sobrou.
 
@@ -634,27 +672,17 @@ def _envelope(config_arq: str) -> int:
                 os.killpg(proc.pid, signal.SIGKILL)
             codigo = proc.wait()
     segundos = time.monotonic() - t0
-    restantes = []
-    for _ in range(20):
-        restantes = []
-        for nome in os.listdir("/proc"):
-            if not nome.isdigit() or int(nome) in (os.getpid(), sentinela.pid):
-                continue
-            try:
-                with open(f"/proc/{nome}/stat", "rb") as f:
-                    estado = f.read().rsplit(b")", 1)[1].split()[0]
-                if estado == b"Z":
-                    with contextlib.suppress(ChildProcessError):
-                        os.waitpid(int(nome), os.WNOHANG)
-                    continue
-                with open(f"/proc/{nome}/status") as f:
-                    uid = next(int(x.split()[1]) for x in f if x.startswith("Uid:"))
-                with open(f"/proc/{nome}/cmdline", "rb") as f:
-                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:80]
-            except (OSError, StopIteration, ValueError, IndexError):
-                continue
-            restantes.append((int(nome), uid, cmd))
+    # Espera o que sobrou estabilizar: o zigoto (root, ou o próprio usuário sem root) leva ~1 s para
+    # sair depois do lote; o que o aluno deixou vivo não sai. Processos de root são do avaliador.
+    restantes: list = []
+    inicio, anterior, estavel_desde = time.monotonic(), None, time.monotonic()
+    while time.monotonic() - inicio < 15:
+        restantes = _processos_do_namespace({os.getpid(), sentinela.pid})
         if not restantes:
+            break
+        if restantes != anterior:
+            anterior, estavel_desde = restantes, time.monotonic()
+        elif time.monotonic() - estavel_desde >= 2 and time.monotonic() - inicio >= 3:
             break
         time.sleep(0.1)
     viva = sentinela.poll() is None
@@ -785,6 +813,8 @@ def _rodar_lote(
         if aceitar_parcial:
             env["ACEITAR_ISOLAMENTO_PARCIAL"] = "1"
         comando = [sys.executable, "-m", "autograder", "lote", str(ctx.submissoes), "--saida", str(ctx.saida)]
+        if modo is not None:
+            comando += ["--jobs", JOBS_MODOS]
         t0 = time.monotonic()
         terminou = True
         envelope = {}
@@ -935,9 +965,7 @@ def _rodar_lote(
                     os.kill(pid, signal.SIGKILL)
         else:
             restantes = envelope.get("restantes", [])  # o envelope já saiu: o kernel matou o resto
-        g["sem-processos-restantes"] = [
-            f"processo da caixa vivo depois do lote: pid {p} uid {u} {c!r}" for p, u, c in restantes
-        ]
+        g["sem-processos-restantes"] = _resumir_processos(restantes)
         if restantes:
             tipos["sem-processos-restantes"].add(DISPONIBILIDADE)
         rede = []
@@ -1085,13 +1113,18 @@ def rodar_modos(
     base: str | None = None,
 ) -> dict[str, Relatorio]:
     """O subconjunto (ou o corpus inteiro) em cada modo; devolve um relatório por modo."""
-    if os.geteuid() != 0 or not _tem_sys_admin():
-        raise SystemExit(
-            "Erro: --modos precisa de root com CAP_SYS_ADMIN (para simular os outros modos e prender os "
-            "ataques num namespace de PID descartável). Sem isso, rode sem --modos."
-        )
     casos = corpus() if completo else subconjunto()
     relatorios = {}
+    if not pode_simular_modos():
+        saida(
+            "Aviso: simular os modos precisa de root com CAP_SYS_ADMIN (para trocar de modo e prender os "
+            "ataques num namespace de PID descartável); rodando só no ambiente atual, com os ataques "
+            "perigosos pulados."
+        )
+        relatorios["atual"] = rodar(saida=lambda _x: None, casos=casos, aceitar_parcial=aceitar_parcial, base=base)
+        for linha in [*tabela_do_modo(relatorios["atual"]), "", *tabela_dos_modos(relatorios)]:
+            saida(linha)
+        return relatorios
     for nome in modos or list(MODOS):
         saida(f"\n=== Modo {nome}: {MODOS[nome].rotulo} ===")
         relatorios[nome] = rodar(
@@ -1105,10 +1138,13 @@ def rodar_modos(
     return relatorios
 
 
-def _tem_sys_admin() -> bool:
+def pode_simular_modos() -> bool:
+    """Root com CAP_SYS_ADMIN (efetiva e no conjunto limite) e os comandos unshare e setpriv."""
+    if os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("setpriv")):
+        return False
     with open("/proc/self/status") as f:
-        efetivas = next((int(x.split()[1], 16) for x in f if x.startswith("CapEff:")), 0)
-    return bool(efetivas & (1 << 21))
+        caps = {x.split(":")[0]: int(x.split()[1], 16) for x in f if x.startswith("Cap")}
+    return all(caps.get(k, 0) & (1 << 21) for k in ("CapEff", "CapBnd"))
 
 
 def tabela_do_modo(rel: Relatorio) -> list[str]:
