@@ -103,7 +103,7 @@ def _info(nome: str, modo: int) -> zipfile.ZipInfo:
 
 def empacotar(slug: str, destino: Path) -> Path:
     """Gera ``destino/<slug>.zip``: arquivos 0600, pastas e scripts 0700 (só o dono, root, lê)."""
-    destino.mkdir(parents=True, exist_ok=True)
+    destino.mkdir(mode=0o700, parents=True, exist_ok=True)
     arquivo = destino / f"{slug}.zip"
     with tempfile.TemporaryDirectory() as tmp:
         raiz = Path(tmp)
@@ -122,6 +122,8 @@ def empacotar(slug: str, destino: Path) -> Path:
         (raiz / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (raiz / "run_autograder").write_text(RUN_AUTOGRADER.replace("{slug}", slug), encoding="utf-8")
         temporario = arquivo.with_suffix(".zip.tmp")
+        temporario.touch(mode=0o600)  # o zip leva a solução, a suíte e o segredo: só o dono lê
+        os.chmod(temporario, 0o600)
         with zipfile.ZipFile(temporario, "w", zipfile.ZIP_DEFLATED) as z:
             for caminho in sorted(raiz.rglob("*")):
                 nome = caminho.relative_to(raiz).as_posix()

@@ -121,7 +121,9 @@ def test_zip_tem_o_necessario_e_nada_de_outras_atividades(zip_atividade):
 
 
 def test_zip_so_o_dono_le(zip_atividade):
-    """Arquivos 0600, pastas e os dois scripts 0700: o uid da caixa não lê nada do que vem no zip."""
+    """Arquivos 0600, pastas e os dois scripts 0700: o uid da caixa não lê nada do que vem no zip.
+    O próprio zip (solução, suíte e segredo) é 0600 na máquina do instrutor."""
+    assert stat.S_IMODE(zip_atividade.stat().st_mode) == 0o600
     with zipfile.ZipFile(zip_atividade) as z:
         modos = {i.filename: stat.S_IMODE(i.external_attr >> 16) for i in z.infolist()}
     assert modos[".segredo_avaliador"] == 0o600
