@@ -29,7 +29,8 @@ protege o resto da máquina de um ``kill(-1)`` ou de uma bomba de fork sem mudar
 vê. Nenhum caso é pulado: a tabela de cada modo diz quantos ataques foram tentados, quantos
 contidos, se o modo RECUSOU avaliar (código de saída 3: isolamento insuficiente) e nomeia os
 vazamentos e as notas infladas. Os casos que atacam processos rodam num segundo lote, com os
-mesmos controles, para que um ``kill(-1)`` que derrube o lote não esconda os outros resultados.
+mesmos controles, para que um ``kill(-1)`` que derrube o lote não esconda os outros resultados (no
+modo com namespaces, um lote só: lá tudo tem de ser contido junto).
 
 Variáveis: ``ADVERSARIAL_PRAZO`` (prazo por chamada/célula, padrão 5 s; 3 s no subconjunto),
 ``ADVERSARIAL_ORCAMENTO`` (por submissão, 60 s), ``ADVERSARIAL_LIMITE_LOTE`` (o lote inteiro,
@@ -90,12 +91,15 @@ class Modo:
     rotulo: str  # pt-BR, para a tabela
     prefixo: tuple[str, ...]  # o que vem antes do python do lote
     usuario: str | None = None  # None: root
+    # Um lote só: o modo tem de conter tudo, inclusive kill(-1) (se cair, é falha do modo). Nos modos
+    # fracos, os ataques a processos vão para um segundo lote, para não esconderem os outros resultados.
+    lote_unico: bool = False
 
 
 MODOS: dict[str, Modo] = {
     m.nome: m
     for m in (
-        Modo("root-namespaces", "root com namespaces (máquina de correção descartável)", ()),
+        Modo("root-namespaces", "root com namespaces (máquina de correção descartável)", (), lote_unico=True),
         Modo(
             "root-sem-sys-admin",
             "root sem CAP_SYS_ADMIN (contêiner, Gradescope)",
@@ -1088,6 +1092,8 @@ def rodar(
         principais = [c for c in escolhidos if not c.processos]
         de_processos = [c for c in escolhidos if c.processos and not c.controle]
         lotes = [principais] + ([controles + de_processos] if de_processos else [])
+        if m.lote_unico:
+            lotes = [escolhidos]
         guardado: dict[str, ResultadoCaso] = {}
         for i, lote in enumerate(lotes):
             _rodar_lote(lote, rel, saida, m, prazo, manter and Path(f"{manter}-{i + 1}"), base, aceitar_parcial)
