@@ -148,6 +148,10 @@ def _notebook_da_submissao(pasta: Path, slug: str) -> Path | None:
 class RecusaGradescope(Exception):
     """O avaliador não corrige: o isolamento não protege a suíte, a solução ou o segredo."""
 
+    def __init__(self, motivo: str, isolamento: dict | None = None):
+        super().__init__(motivo)
+        self.isolamento = isolamento  # modo e o que falta, quando a recusa vem da caixa
+
 
 def _abertos(pasta: Path) -> list[str]:
     """Caminhos sob ``pasta`` legíveis/graváveis por grupo ou outros, ou com dono que não é root."""
@@ -229,18 +233,23 @@ def sondar_caixa(zigoto, raiz: Path) -> list[str]:
     return [str(x) for x in alcancados]
 
 
-def _resultado_recusado(motivo: str) -> dict:
+def _resultado_recusado(motivo: str, isolamento: dict | None = None) -> dict:
+    extra = {"recusado": True, "motivo": motivo}
+    if isolamento:
+        extra["isolamento"] = isolamento
     return {
         "score": 0,
         "output": (
             "Correção RECUSADA: esta submissão não foi avaliada (a nota 0 não é a sua nota).\n"
             f"Motivo: {motivo}.\n"
             "O avaliador só corrige quando o seu código não consegue ler a bateria oculta, a solução nem o "
-            "segredo das entradas sorteadas. Avise o instrutor e reenvie depois que ele corrigir o autograder."
+            "segredo das entradas sorteadas. Avise o instrutor e reenvie depois que ele corrigir o autograder "
+            "(ou aceitar isolamento parcial, com ACEITAR_ISOLAMENTO_PARCIAL=1 no run_autograder, sabendo que as "
+            "notas deixam de ser confiáveis)."
         ),
         "visibility": "visible",
         "tests": [],
-        "extra_data": {"recusado": True, "motivo": motivo},
+        "extra_data": extra,
     }
 
 
@@ -261,7 +270,12 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
             zigoto = Zigoto(ocultar=[str(submissao), str(resultados)])
         except Exception as exc:  # a recusa do isolamento (IsolamentoInsuficiente) ou a caixa que não abre
             if type(exc).__name__ == "IsolamentoInsuficiente":
-                raise RecusaGradescope(f"isolamento insuficiente ({exc})") from None
+                faltando = list(getattr(exc, "faltando", []))
+                raise RecusaGradescope(
+                    "o ambiente de correção não isola o código do aluno o bastante"
+                    + (f" (falta: {'; '.join(faltando)})" if faltando else f" ({exc})"),
+                    {"modo": getattr(exc, "modo", None), "faltando": faltando, "recusado": True},
+                ) from None
             raise
         alcancados = sondar_caixa(zigoto, raiz)
         if alcancados:
@@ -270,7 +284,7 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
         problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
         res = _avaliar_tarefa(Tarefa("aluno", slug, notebook, problema), zigoto)
     except RecusaGradescope as exc:
-        saida = _resultado_recusado(str(exc))
+        saida = _resultado_recusado(str(exc), exc.isolamento)
         destino.write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
         return saida, CODIGO_RECUSA
     finally:
