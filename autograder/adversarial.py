@@ -1171,6 +1171,9 @@ def tabela_do_modo(rel: Relatorio) -> list[str]:
     ):
         nomes = rel.com_tipo(tipo)
         linhas.append(f"  {rotulo}: {len(nomes)}" + (f" — {', '.join(nomes)}" if nomes else ""))
+    detalhes = [f"{n}: {x}" for n, r in rel.casos.items() for x in r.falhas[:2]]
+    detalhes += [f"[lote] {n}: {x}" for n, xs in rel.globais.items() for x in xs[:2]]
+    linhas += [f"    - {d.splitlines()[0][:200]}" for d in detalhes[:40]]
     return linhas
 
 
