@@ -54,8 +54,8 @@ test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus a
 mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas
 	@$(PY) -m autograder.mutacao
 
-adversarial: $(CARIMBO) ## Roda o corpus adversarial e imprime os números
-	@$(PY) -m autograder.adversarial
+adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
+	@$(PY) -m autograder.adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
 
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
 	@$(PY) -m autograder.relatorio_html "$(OUT)"

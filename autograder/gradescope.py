@@ -4,20 +4,34 @@
     python -m autograder.gradescope avaliar --slug S [--raiz /autograder]
 
 O zip traz ``setup.sh`` (prepara um venv com as versões fixadas, PyTorch de CPU),
-``run_autograder`` (chama ``avaliar``), o pacote ``autograder/`` com a suíte oculta da
-atividade, o notebook do instrutor da atividade (``source/<slug>/``, de onde vêm pontos,
-ids e a solução de referência) e o notebook liberado (para os exemplos). Dentro do
-Gradescope, o notebook do aluno é lido de ``/autograder/submission`` e o resultado vai para
-``/autograder/results/results.json``; o código do aluno roda na mesma caixa de areia de
-``make grade`` (o contêiner do Gradescope roda como root).
+``run_autograder`` (endurece as permissões e chama ``avaliar``), o pacote ``autograder/`` com a
+suíte oculta da atividade, o notebook do instrutor da atividade (``source/<slug>/``, de onde vêm
+pontos, ids e a solução de referência), o notebook liberado e o ``.segredo_avaliador``.
+
+**O contêiner do Gradescope roda como root, mas em geral sem CAP_SYS_ADMIN**: a caixa de areia
+não consegue criar namespaces, então não há como esconder pastas por montagem. O que protege a
+suíte, a solução e o segredo é a permissão de arquivo: no zip, arquivos 0600 e pastas e scripts
+0700 (dono root, quem extrai); o ``run_autograder`` refaz isso a cada submissão (``chmod -R
+go-rwx`` em ``source/``, ``submission/`` e ``results/``, ``/autograder`` só atravessável) antes de
+chamar o avaliador, e o código do aluno roda com outro uid (61000), que não lê nada disso. A
+caixa não precisa de arquivo nenhum da submissão: o avaliador (root) lê o notebook e manda o
+código das células pelo soquete.
+
+**Falha fechada.** Antes de corrigir, ``avaliar`` confere que roda como root, que nada em
+``source/``, ``submission/`` e ``results/`` está legível para grupo/outros nem tem outro dono, e
+abre uma caixa de sonda que tenta ler essas pastas e o segredo e gravar em ``results/``. Se algo
+disso falhar, ou se a caixa recusar abrir por isolamento insuficiente, NÃO corrige: grava um
+``results.json`` com a explicação em pt-BR (nota 0, ``extra_data.recusado``) e sai com código 3.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import zipfile
@@ -25,9 +39,12 @@ from pathlib import Path
 
 from autograder.notebooks import RAIZ, slugs
 
+CODIGO_RECUSA = 3
+
 SETUP_SH = """#!/usr/bin/env bash
-# Preparação do autograder no Gradescope (roda uma vez, ao montar a imagem).
+# Preparação do autograder no Gradescope (roda uma vez, como root, ao montar a imagem).
 set -euo pipefail
+umask 022  # o venv tem de ser legível pelo usuário sem privilégios da caixa de areia
 apt-get update -qq
 apt-get install -y -qq python3 python3-venv python3-dev > /dev/null
 PY=$(command -v python3.11 || command -v python3)
@@ -39,17 +56,32 @@ PY=$(command -v python3.11 || command -v python3)
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Chamado pelo Gradescope para cada submissão.
+# Chamado pelo Gradescope para cada submissão (como root). Antes de corrigir, fecha tudo o que é
+# do avaliador (suíte, solução, segredo), a submissão e os resultados para o usuário da caixa de
+# areia: só root lê. A caixa não precisa de nenhum arquivo da submissão (recebe o código pelo
+# soquete). Sai com 3 se o avaliador recusar corrigir (o results.json explica).
 set -uo pipefail
+umask 077
 RAIZ="${AUTOGRADER_RAIZ:-/autograder}"
 PY="${AUTOGRADER_PYTHON:-$RAIZ/venv/bin/python}"
-cd "$RAIZ/source"
-PYTHONPATH="$RAIZ/source" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 \\
+mkdir -p "$RAIZ/results" "$RAIZ/submission"
+chmod 0711 "$RAIZ" 2>/dev/null  # atravessável (o venv continua legível), não listável
+for pasta in "$RAIZ/source" "$RAIZ/submission" "$RAIZ/results"; do
+  if [ "$(id -u)" = 0 ]; then chown -R --no-dereference 0:0 "$pasta"; fi
+  chmod -R go-rwx "$pasta" 2>/dev/null
+done
+[ -e "$RAIZ/run_autograder" ] && chmod 0700 "$RAIZ/run_autograder" 2>/dev/null
+cd "$RAIZ/source" || exit 1
+PYTHONPATH="$RAIZ/source" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=1 \\
   "$PY" -m autograder.gradescope avaliar --slug "{slug}" --raiz "$RAIZ"
 """
 
 # Pacotes que o autograder usa no Gradescope (sem JupyterLab nem nbgrader).
 NECESSARIOS = ("numpy", "pytest", "nbformat", "jsonschema")
+# Do pacote autograder, o que não vai para o zip: outras suítes (entram só a da atividade), os
+# exemplos, os benchmarks e o corpus adversarial.
+FORA_DO_ZIP = ("__pycache__", "*.pyc", "exemplos", "suites", "bench", "ataques", "adversarial.py")
+EXECUTAVEIS = ("setup.sh", "run_autograder")
 
 
 def _requisitos_gradescope() -> str:
@@ -61,17 +93,25 @@ def _requisitos_gradescope() -> str:
     return "\n".join(linhas) + "\n"
 
 
+def _info(nome: str, modo: int) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(nome, date_time=(2026, 1, 1, 0, 0, 0))
+    info.external_attr = modo << 16
+    info.create_system = 3  # Unix: quem extrai respeita o modo
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
 def empacotar(slug: str, destino: Path) -> Path:
-    destino.mkdir(parents=True, exist_ok=True)
+    """Gera ``destino/<slug>.zip``: arquivos 0600, pastas e scripts 0700 (só o dono, root, lê)."""
+    destino.mkdir(mode=0o700, parents=True, exist_ok=True)
     arquivo = destino / f"{slug}.zip"
-    ignorar = shutil.ignore_patterns("__pycache__", "*.pyc", "exemplos", "suites", "bench")
     with tempfile.TemporaryDirectory() as tmp:
         raiz = Path(tmp)
-        shutil.copytree(RAIZ / "autograder", raiz / "autograder", ignore=ignorar)
+        shutil.copytree(RAIZ / "autograder", raiz / "autograder", ignore=shutil.ignore_patterns(*FORA_DO_ZIP))
         shutil.copytree(
             RAIZ / "autograder" / "suites" / slug,
             raiz / "autograder" / "suites" / slug,
-            ignore=shutil.ignore_patterns("__pycache__"),
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
         )
         shutil.copytree(RAIZ / "source" / slug, raiz / "source" / slug)
         shutil.copytree(RAIZ / "release" / slug, raiz / "release" / slug)
@@ -81,14 +121,18 @@ def empacotar(slug: str, destino: Path) -> Path:
         (raiz / "requirements-gradescope.txt").write_text(_requisitos_gradescope(), encoding="utf-8")
         (raiz / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (raiz / "run_autograder").write_text(RUN_AUTOGRADER.replace("{slug}", slug), encoding="utf-8")
-        with zipfile.ZipFile(arquivo, "w", zipfile.ZIP_DEFLATED) as z:
+        temporario = arquivo.with_suffix(".zip.tmp")
+        temporario.touch(mode=0o600)  # o zip leva a solução, a suíte e o segredo: só o dono lê
+        os.chmod(temporario, 0o600)
+        with zipfile.ZipFile(temporario, "w", zipfile.ZIP_DEFLATED) as z:
             for caminho in sorted(raiz.rglob("*")):
-                if caminho.is_file():
-                    info = zipfile.ZipInfo(str(caminho.relative_to(raiz)), date_time=(2026, 1, 1, 0, 0, 0))
-                    executavel = caminho.name in ("setup.sh", "run_autograder")
-                    info.external_attr = (0o755 if executavel else 0o644) << 16
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    z.writestr(info, caminho.read_bytes())
+                nome = caminho.relative_to(raiz).as_posix()
+                if caminho.is_dir():
+                    z.writestr(_info(nome + "/", stat.S_IFDIR | 0o700), b"")
+                elif caminho.is_file():
+                    modo = 0o700 if caminho.name in EXECUTAVEIS and caminho.parent == raiz else 0o600
+                    z.writestr(_info(nome, stat.S_IFREG | modo), caminho.read_bytes())
+        os.replace(temporario, arquivo)
     return arquivo
 
 
@@ -100,41 +144,157 @@ def _notebook_da_submissao(pasta: Path, slug: str) -> Path | None:
     return candidatos[0] if len(candidatos) == 1 else None
 
 
-def avaliar_no_gradescope(slug: str, raiz: Path) -> dict:
+# ============================================================================ falha fechada
+class RecusaGradescope(Exception):
+    """O avaliador não corrige: o isolamento não protege a suíte, a solução ou o segredo."""
+
+    def __init__(self, motivo: str, isolamento: dict | None = None):
+        super().__init__(motivo)
+        self.isolamento = isolamento  # modo e o que falta, quando a recusa vem da caixa
+
+
+def _abertos(pasta: Path) -> list[str]:
+    """Caminhos sob ``pasta`` legíveis/graváveis por grupo ou outros, ou com dono que não é root."""
+    problemas = []
+    if not pasta.exists():
+        return problemas
+    for base, dirs, arqs in os.walk(pasta):
+        for nome in [base, *(os.path.join(base, x) for x in dirs + arqs)]:
+            info = os.lstat(nome)
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            if info.st_mode & 0o077 or info.st_uid != 0:
+                problemas.append(f"{nome} (modo {stat.S_IMODE(info.st_mode):04o}, dono {info.st_uid})")
+    return problemas
+
+
+def conferir_permissoes(raiz: Path) -> None:
+    """Recusa se o avaliador não é root ou se algo do avaliador/da submissão está aberto."""
+    if os.geteuid() != 0:
+        raise RecusaGradescope(
+            "o avaliador não roda como root, então não consegue rodar o código do aluno com outro usuário: "
+            "o código do aluno leria a suíte oculta, a solução e o segredo"
+        )
+    abertos = [p for sub in ("source", "submission", "results") for p in _abertos(raiz / sub)]
+    if abertos:
+        mais = f" e mais {len(abertos) - 3}" if len(abertos) > 3 else ""
+        raise RecusaGradescope(
+            "há arquivos do avaliador ou da submissão abertos para outros usuários (o run_autograder deveria "
+            f"tê-los fechado): {', '.join(abertos[:3])}{mais}"
+        )
+
+
+SONDA = """
+import os as _os
+
+_alcancados = []
+for _caminho in {alvos!r}:
+    try:
+        if _os.path.isdir(_caminho):
+            if _os.listdir(_caminho):  # uma pasta vazia é a montagem que esconde a de verdade
+                _alcancados.append(_caminho)
+        else:
+            with open(_caminho, "rb") as _f:
+                _f.read(1)
+            _alcancados.append(_caminho)
+    except OSError:
+        pass
+try:
+    with open(_os.path.join({resultados!r}, ".sonda-da-caixa"), "w") as _f:
+        _f.write("x")
+    _alcancados.append({resultados!r} + " (escrita)")
+except OSError:
+    pass
+"""
+
+
+def sondar_caixa(zigoto, raiz: Path) -> list[str]:
+    """Abre uma caixa e tenta, de dentro dela, ler o que só o avaliador lê e gravar nos resultados."""
+    from autograder.caixa.cliente import ErroCaixa
+
+    alvos = [
+        str(raiz / "source"),
+        str(raiz / "source" / ".segredo_avaliador"),
+        str(raiz / "source" / "autograder" / "suites"),
+        str(raiz / "source" / "source"),
+        str(raiz / "submission"),
+        str(raiz / "results"),
+    ]
+    caixa = zigoto.nova_caixa()
+    try:
+        caixa.executar(SONDA.format(alvos=alvos, resultados=str(raiz / "results")), "sonda", prazo=60)
+        alcancados = caixa.chamar("_alcancados", ler=True, prazo=30)
+    except ErroCaixa as exc:
+        raise RecusaGradescope(f"a caixa de sonda falhou ({exc})") from None
+    finally:
+        caixa.matar()
+        with contextlib.suppress(OSError):
+            (raiz / "results" / ".sonda-da-caixa").unlink()
+    return [str(x) for x in alcancados]
+
+
+def _resultado_recusado(motivo: str, isolamento: dict | None = None) -> dict:
+    extra = {"recusado": True, "motivo": motivo}
+    if isolamento:
+        extra["isolamento"] = isolamento
+    return {
+        "score": 0,
+        "output": (
+            "Correção RECUSADA: esta submissão não foi avaliada (a nota 0 não é a sua nota).\n"
+            f"Motivo: {motivo}.\n"
+            "O avaliador só corrige quando o seu código não consegue ler a bateria oculta, a solução nem o "
+            "segredo das entradas sorteadas. Avise o instrutor e reenvie depois que ele corrigir o autograder "
+            "(ou aceitar isolamento parcial, com ACEITAR_ISOLAMENTO_PARCIAL=1 no run_autograder, sabendo que as "
+            "notas deixam de ser confiáveis)."
+        ),
+        "visibility": "visible",
+        "tests": [],
+        "extra_data": extra,
+    }
+
+
+def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
+    """Corrige ``raiz/submission`` e grava ``raiz/results/results.json``; devolve (results, código)."""
     from autograder.__main__ import Tarefa, _avaliar_tarefa
-    from autograder.caixa.cliente import IsolamentoInsuficiente, Zigoto
+    from autograder.caixa.cliente import Zigoto
     from autograder.relatorios import results_json
 
     submissao = raiz / "submission"
     resultados = raiz / "results"
-    resultados.mkdir(parents=True, exist_ok=True)
-    notebook = _notebook_da_submissao(submissao, slug) if submissao.is_dir() else None
-    problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
+    resultados.mkdir(mode=0o700, parents=True, exist_ok=True)
+    destino = resultados / "results.json"
+    zigoto = None
     try:
-        zigoto = Zigoto(ocultar=[str(submissao), str(resultados)])
-    except IsolamentoInsuficiente as exc:
-        # Falha fechada: nada do aluno roda. O results.json explica (o instrutor decide se
-        # aceita isolamento parcial, com ACEITAR_ISOLAMENTO_PARCIAL=1 no run_autograder).
-        saida = {
-            "score": 0,
-            "output": "A correção automática não rodou: o ambiente de correção não isola o código "
-            "do aluno o bastante. Avise o instrutor.\n\n" + str(exc),
-            "visibility": "visible",
-            "tests": [],
-            "extra_data": {"isolamento": {"modo": exc.modo, "faltando": exc.faltando, "recusado": True}},
-        }
-        (resultados / "results.json").write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
-        return saida
-    try:
+        conferir_permissoes(raiz)
+        try:
+            zigoto = Zigoto(ocultar=[str(submissao), str(resultados)])
+        except Exception as exc:  # a recusa do isolamento (IsolamentoInsuficiente) ou a caixa que não abre
+            if type(exc).__name__ == "IsolamentoInsuficiente":
+                faltando = list(getattr(exc, "faltando", []))
+                raise RecusaGradescope(
+                    "o ambiente de correção não isola o código do aluno o bastante"
+                    + (f" (falta: {'; '.join(faltando)})" if faltando else f" ({exc})"),
+                    {"modo": getattr(exc, "modo", None), "faltando": faltando, "recusado": True},
+                ) from None
+            raise
+        alcancados = sondar_caixa(zigoto, raiz)
+        if alcancados:
+            raise RecusaGradescope(f"de dentro da caixa de areia o código do aluno alcança {', '.join(alcancados)}")
+        notebook = _notebook_da_submissao(submissao, slug) if submissao.is_dir() else None
+        problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
         res = _avaliar_tarefa(Tarefa("aluno", slug, notebook, problema), zigoto)
+    except RecusaGradescope as exc:
+        saida = _resultado_recusado(str(exc), exc.isolamento)
+        destino.write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
+        return saida, CODIGO_RECUSA
     finally:
-        zigoto.fechar()
+        if zigoto is not None:
+            zigoto.fechar()
     saida = results_json(res)
     if zigoto.avisos:
         saida["output"] += "\n" + "\n".join(f"Aviso de segurança: {a}" for a in zigoto.avisos)
-    destino = resultados / "results.json"
     destino.write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
-    return saida
+    return saida, 0
 
 
 def main(argv=None) -> int:
@@ -151,9 +311,9 @@ def main(argv=None) -> int:
         for slug in args.slugs or slugs():
             print(f"Gradescope: {empacotar(slug, Path(args.saida))}")
         return 0
-    saida = avaliar_no_gradescope(args.slug, Path(args.raiz))
+    saida, codigo = avaliar_no_gradescope(args.slug, Path(args.raiz))
     print(saida["output"])
-    return 0
+    return codigo
 
 
 if __name__ == "__main__":

@@ -1,48 +1,181 @@
-"""Corpus adversarial (``autograder/adversarial.py``): ataques e falhas corrigidos num lote só.
+"""Corpus adversarial (``autograder/adversarial.py``, casos em ``autograder/ataques/*.toml``).
 
-O corpus roda uma vez por módulo (fixture ``corpus``): monta todas as submissões, corrige-as com
-``python -m autograder lote`` num subprocesso e confere os relatórios. Cada caso vira um teste;
-as verificações do lote inteiro (terminou, nada escrito fora da saída, nenhum processo restante,
-rede intocada, sentinela viva) também. Os números do corpus aparecem na saída do ``make test``.
+O subconjunto representativo (15 ataques e 3 controles honestos) roda uma vez por módulo nos três
+modos de ``MODOS`` (fixture ``modos``): root com namespaces, root sem CAP_SYS_ADMIN e sem root. Em
+cada modo o lote é o caminho real (``python -m autograder lote`` num subprocesso) e cada modo tem
+de CONTER cada ataque (nenhum vazamento, nenhuma nota acima da honesta, nenhum aluno honesto
+perdendo pontos) ou RECUSAR avaliar (código 3, isolamento insuficiente). Custo: ~75 s somados
+(2 núcleos ocupados por outros testes; ~45 s numa máquina parada). A tabela dos modos aparece na
+saída do ``make test``. O corpus inteiro (84 casos) fica para o ``make adversarial``; o teste
+``test_corpus_completo`` o roda no ambiente atual com ``ADVERSARIAL_COMPLETO=1`` (~65 s a mais).
+
+Enquanto o avaliador não souber recusar um modo sem isolamento (a exceção
+``IsolamentoInsuficiente`` do ramo de isolamento), os vazamentos dos modos sem namespaces são
+conhecidos e viram ``xfail`` com a tabela; quando a recusa existir, passam a reprovar.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from autograder.adversarial import GLOBAIS, corpus, rodar
+from autograder.adversarial import (
+    DISPONIBILIDADE,
+    GLOBAIS,
+    MODOS,
+    NOTA_INFLADA,
+    VAZAMENTO,
+    CorpusInvalido,
+    carregar_casos,
+    corpus,
+    pode_simular_modos,
+    rodar,
+    rodar_modos,
+    subconjunto,
+    tabela_do_modo,
+    tabela_dos_modos,
+)
+from autograder.notebooks import RAIZ
 
 CASOS = [c.nome for c in corpus()]
-MINIMO_DE_ATAQUES = 32
+MINIMO_DE_ATAQUES = 81  # 78 ataques antes de virarem dados em autograder/ataques/, mais 3 leituras separadas
+FAMILIAS_DO_SUBCONJUNTO = {
+    "ler-source": "ler source/",
+    "ler-suite": "ler a suíte oculta",
+    "ler-segredo-arquivo": "ler o segredo (arquivo)",
+    "ler-segredo": "ler o segredo (ambiente, /proc)",
+    "ler-outros-alunos": "ler outra submissão",
+    "escrever-saida-falsa": "escrever na saída",
+    "rede-loopback": "rede (hospedeiro)",
+    "rede-externa": "rede (externa)",
+    "callback-forjado": "forjar nota pela ponte",
+    "imprimir-nota-falsa": "forjar nota na saída",
+    "mata-pai": "sinalizar o avaliador",
+    "mata-todos": "matar todos (kill -1)",
+    "bomba-fork": "bomba de fork",
+    "bomba-memoria-funcao": "memória",
+    "laco-infinito-funcao": "tempo",
+}
+
+
+def test_casos_sao_dados_validos_e_nenhum_se_perdeu():
+    casos = corpus()
+    ataques = [c for c in casos if not c.controle]
+    assert len(ataques) >= MINIMO_DE_ATAQUES
+    assert len({c.nome for c in casos}) == len(casos)
+    assert sum(c.controle for c in casos) == 3
+    assert all(c.descricao and (c.celulas or c.construtor or c.controle or c.aluno) for c in casos)
+
+
+def test_subconjunto_cobre_as_familias_de_ataque():
+    nomes = {c.nome for c in subconjunto() if not c.controle}
+    faltam = {k: v for k, v in FAMILIAS_DO_SUBCONJUNTO.items() if k not in nomes}
+    assert not faltam, f"o subconjunto não cobre: {faltam}"
+    assert {c.nome for c in subconjunto() if c.controle} == {"aa-controle", "mm-controle", "zz-controle"}
+
+
+@pytest.mark.parametrize(
+    "texto,trecho",
+    [
+        ('[[caso]]\nnome = "x"\ndescricao = "d"\ncelula = {}\n', "campos desconhecidos"),
+        ('[[caso]]\nnome = "x"\n', "descricao"),
+        ('[[caso]]\nnome = "x"\ndescricao = "d"\nconstrutor = "nao_existe"\n', "construtor desconhecido"),
+        ('[[caso]]\nnome = "x"\ndescricao = "d"\n[caso.espera]\nverificar = ["zz"]\n', "verificação desconhecida"),
+        ('[[caso]]\nnome = "x"\ndescricao = "d"\n[[caso]]\nnome = "x"\ndescricao = "e"\n', "já aparece"),
+        ("[[caso]\n", "TOML inválido"),
+    ],
+)
+def test_arquivo_fora_do_formato_e_recusado(tmp_path, texto, trecho):
+    (tmp_path / "01-teste.toml").write_text(texto, encoding="utf-8")
+    with pytest.raises(CorpusInvalido, match=trecho):
+        carregar_casos(tmp_path)
+
+
+def _avaliador_sabe_recusar() -> bool:
+    """O ramo de isolamento já chegou? (o avaliador levanta ``IsolamentoInsuficiente``)."""
+    for arq in (RAIZ / "autograder").rglob("*.py"):
+        if "ataques" in arq.parts or arq.name == "adversarial.py":
+            continue
+        if "class IsolamentoInsuficiente" in arq.read_text(encoding="utf-8", errors="replace"):
+            return True
+    return False
 
 
 @pytest.fixture(scope="module")
-def relatorio():
-    return rodar(saida=lambda _linha: None)
+def modos():
+    linhas: list[str] = []
+    relatorios = rodar_modos(saida=linhas.append)
+    return relatorios, linhas
 
 
-@pytest.mark.parametrize("nome", CASOS)
-def test_caso(relatorio, nome):
-    r = relatorio.casos.get(nome)
-    assert r is not None, f"o caso {nome} não foi conferido"
-    if r.situacao == "pulado":
-        pytest.skip(r.motivo)
-    assert r.situacao == "contido", f"{nome} ({r.descricao}):\n- " + "\n- ".join(r.falhas)
-
-
-@pytest.mark.parametrize("nome", GLOBAIS)
-def test_lote(relatorio, nome):
-    falhas = relatorio.globais.get(nome)
-    assert falhas is not None, f"a verificação {nome} não rodou"
-    assert not falhas, f"{nome}:\n- " + "\n- ".join(falhas)
-
-
-def test_numeros(relatorio, capsys):
+def test_imprime_a_tabela_dos_modos(modos, capsys):
+    relatorios, linhas = modos
     with capsys.disabled():
         print()
-        for linha in relatorio.resumo:
+        for linha in linhas:
             print(linha)
-    ataques = [c for c in corpus() if not c.controle]
-    assert len(ataques) >= MINIMO_DE_ATAQUES
-    assert relatorio.tentados + relatorio.pulados == len(ataques)
-    assert relatorio.contidos == relatorio.tentados, "\n".join(relatorio.falhas)
+    esperados = set(MODOS) if pode_simular_modos() else {"atual"}
+    assert set(relatorios) == esperados
+    for rel in relatorios.values():
+        assert rel.tentados + rel.pulados == len([c for c in subconjunto() if not c.controle])
+        assert rel.controles == 3
+
+
+@pytest.mark.parametrize("modo", [*MODOS, "atual"])
+def test_modo_contem_ou_recusa(modos, modo):
+    relatorios, _ = modos
+    if modo not in relatorios:
+        pytest.skip(
+            "os três modos rodaram ('atual' é só para quando não dá para simulá-los)"
+            if modo == "atual"
+            else "este modo não roda nesta máquina (precisa de root com CAP_SYS_ADMIN para simular os modos)"
+        )
+    rel = relatorios[modo]
+    problemas = {t: rel.com_tipo(t) for t in (VAZAMENTO, NOTA_INFLADA, DISPONIBILIDADE)}
+    if not any(problemas.values()):
+        assert rel.contidos + rel.recusados == rel.tentados, "\n".join(rel.falhas)
+        return
+    texto = "\n".join([*tabela_do_modo(rel), "", *rel.falhas[:40]])
+    if modo in ("root-sem-sys-admin", "nao-root") and not _avaliador_sabe_recusar():
+        pytest.xfail(f"vazamento conhecido: o avaliador ainda não recusa o modo {modo} (ramo isolamento)\n{texto}")
+    pytest.fail(f"o modo {modo} vazou, inflou nota ou tirou pontos de honestos sem recusar:\n{texto}")
+
+
+def test_controles_honestos_nao_perdem_pontos_no_modo_com_namespaces(modos):
+    """bomba de fork, kill(-1) e matar o pai no mesmo lote: os 3 irmãos honestos ficam com 8/8."""
+    relatorios, _ = modos
+    rel = relatorios.get("root-namespaces") or relatorios["atual"]
+    for nome in ("aa-controle", "mm-controle", "zz-controle"):
+        r = rel.casos[nome]
+        assert r.situacao in ("contido", "recusado"), f"{nome}: " + "; ".join(r.falhas)
+        assert r.situacao == "recusado" or r.nota == 8
+
+
+def test_tabela_dos_modos_conta_cada_tipo():
+    """A tabela nomeia quem vazou e quem inflou a nota (com relatórios sintéticos)."""
+    from autograder.adversarial import Relatorio, ResultadoCaso
+
+    rel = Relatorio(modo="nao-root", tentados=2, contidos=0)
+    a, b = ResultadoCaso("ler-suite", "x"), ResultadoCaso("ler-source", "y")
+    a.falhar(VAZAMENTO, "VAZOU")
+    b.falhar(NOTA_INFLADA, "nota 8 acima da honesta 6")
+    rel.casos = {"ler-suite": a, "ler-source": b}
+    linhas = tabela_do_modo(rel)
+    assert any("vazamentos: 1 — ler-suite" in x for x in linhas)
+    assert any("notas infladas: 1 — ler-source" in x for x in linhas)
+    assert tabela_dos_modos({"nao-root": rel})[2].split()[:7] == ["nao-root", "2", "0", "0", "1", "1", "0"]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("ADVERSARIAL_COMPLETO"), reason="corpus inteiro: make adversarial (ou ADVERSARIAL_COMPLETO=1)"
+)
+def test_corpus_completo(capsys):
+    rel = rodar(saida=lambda _linha: None)
+    with capsys.disabled():
+        print()
+        for linha in rel.resumo:
+            print(linha)
+    assert rel.tentados + rel.pulados == len([c for c in corpus() if not c.controle])
+    assert not [f for n in GLOBAIS for f in rel.globais.get(n, [])], "\n".join(rel.falhas)
+    assert rel.contidos == rel.tentados, "\n".join(rel.falhas)

@@ -1,81 +1,335 @@
-"""O zip do Gradescope roda: ``run_autograder`` contra uma árvore /autograder simulada grava
-um results.json válido no esquema, com a mesma nota de ``make grade``."""
+"""O zip do Gradescope: layout fechado e ``run_autograder`` que falha fechado.
+
+Cada teste extrai o zip numa árvore ``/autograder`` simulada (``AUTOGRADER_RAIZ``) dentro de uma
+pasta de /tmp que todos atravessam (como ``/autograder`` no contêiner: só o endurecimento do
+``run_autograder`` protege o que está lá dentro) e roda o ``run_autograder`` como root SEM
+CAP_SYS_ADMIN (``setpriv --bounding-set=-sys_admin``), como no Gradescope: a caixa de areia não
+consegue criar namespaces. Confere:
+
+* o zip: arquivos 0600, pastas e scripts 0700, só a suíte da atividade, nada do corpus adversarial;
+* submissões honestas recebem a mesma nota de ``make grade`` e o results.json segue o esquema;
+* uma submissão de ataque não lê ``source/`` (solução), a suíte, o segredo nem a submissão, não
+  grava o ``results.json`` (nem agora, nem por um processo que sobrevive à caixa) e não alcança a
+  rede do hospedeiro (esta última só passa quando o avaliador souber recusar ou bloquear a rede
+  sem namespaces: o ramo de isolamento);
+* sem root, o ``run_autograder`` RECUSA corrigir: results.json com a explicação e código 3.
+
+Custo: 5 execuções do run_autograder com caixa (~6 s cada numa máquina parada) e uma recusa (~1 s).
+"""
 
 import json
 import os
+import pwd
 import shutil
+import socket
+import stat
 import subprocess
 import sys
+import tempfile
+import time
 import zipfile
+from pathlib import Path
 
 import jsonschema
 import pytest
 
-from autograder.gradescope import empacotar
+from autograder.gradescope import CODIGO_RECUSA, RecusaGradescope, conferir_permissoes, empacotar
 from autograder.notebooks import RAIZ
+from autograder.variantes import notebook_com
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
 SLUG = "01-atencao"
+SEM_SYS_ADMIN = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
+COMO_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+MARCA = "gradescope-ataque-nota-falsa"
+
+precisa_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="simular o contêiner do Gradescope (root sem CAP_SYS_ADMIN) precisa de root e do setpriv",
+)
 
 
-def _run_autograder(raiz):
+def _extrair(arquivo: Path, destino: Path) -> None:
+    """Como o unzip: aplica os modos gravados no zip (o zipfile do Python os ignora)."""
+    with zipfile.ZipFile(arquivo) as z:
+        for info in z.infolist():
+            alvo = destino / info.filename
+            if info.is_dir():
+                alvo.mkdir(parents=True, exist_ok=True)
+            else:
+                alvo.parent.mkdir(parents=True, exist_ok=True)
+                alvo.write_bytes(z.read(info))
+            os.chmod(alvo, stat.S_IMODE(info.external_attr >> 16))
+
+
+@pytest.fixture(scope="module")
+def zip_atividade(tmp_path_factory):
+    return empacotar(SLUG, tmp_path_factory.mktemp("zips"))
+
+
+@pytest.fixture
+def arvore(zip_atividade):
+    """Uma árvore /autograder nova: source/ (o zip extraído), submission/ vazia, sem results/."""
+    base = Path(tempfile.mkdtemp(prefix="gradescope-", dir="/tmp"))
+    base.chmod(0o755)  # todos atravessam, como a raiz do contêiner
+    raiz = base / "autograder"
+    raiz.mkdir(mode=0o755)
+    _extrair(zip_atividade, raiz / "source")
+    (raiz / "submission").mkdir(mode=0o755)
+    yield raiz
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _run_autograder(raiz: Path, prefixo=SEM_SYS_ADMIN) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["bash", str(raiz / "source" / "run_autograder")],
+        [*prefixo, "bash", str(raiz / "source" / "run_autograder")],
         env={**os.environ, "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
+        cwd=str(raiz),
         capture_output=True,
         text=True,
         timeout=600,
     )
 
 
-@pytest.fixture(scope="module")
-def autograder_simulado(tmp_path_factory):
-    base = tmp_path_factory.mktemp("gradescope")
-    arquivo = empacotar(SLUG, base / "zips")
-    raiz = base / "autograder"
-    with zipfile.ZipFile(arquivo) as z:
+def _results(raiz: Path) -> dict:
+    resultado = json.loads((raiz / "results" / "results.json").read_text(encoding="utf-8"))
+    jsonschema.validate(resultado, ESQUEMA)
+    return resultado
+
+
+def _avaliador_sabe_recusar() -> bool:
+    """O ramo de isolamento já chegou? (o avaliador levanta ``IsolamentoInsuficiente``)."""
+    for arq in (RAIZ / "autograder").rglob("*.py"):
+        if "ataques" not in arq.parts and arq.name not in ("adversarial.py", "gradescope.py"):
+            if "class IsolamentoInsuficiente" in arq.read_text(encoding="utf-8", errors="replace"):
+                return True
+    return False
+
+
+# ============================================================================ o zip
+def test_zip_tem_o_necessario_e_nada_de_outras_atividades(zip_atividade):
+    with zipfile.ZipFile(zip_atividade) as z:
         nomes = z.namelist()
-        z.extractall(raiz / "source")
-    for nome in ("setup.sh", "run_autograder"):
-        os.chmod(raiz / "source" / nome, 0o755)
-    return raiz, nomes
-
-
-def test_zip_tem_o_necessario_e_nada_de_outras_atividades(autograder_simulado):
-    _, nomes = autograder_simulado
     for esperado in ("setup.sh", "run_autograder", "requirements-gradescope.txt", f"source/{SLUG}/{SLUG}.ipynb"):
         assert esperado in nomes
     assert any(n.startswith(f"autograder/suites/{SLUG}/test_") for n in nomes)
-    assert not any(n.startswith("autograder/exemplos/") for n in nomes)
-    outras = {n.split("/")[2] for n in nomes if n.startswith("autograder/suites/")}
-    assert outras == {SLUG}
-    setup = (autograder_simulado[0] / "source" / "setup.sh").read_text()
-    assert "torch==2.13.0" in setup
+    assert not any(n.startswith(("autograder/exemplos/", "autograder/ataques/", "autograder/bench/")) for n in nomes)
+    assert "autograder/adversarial.py" not in nomes
+    assert {n.split("/")[2] for n in nomes if n.startswith("autograder/suites/") and n.count("/") > 2} == {SLUG}
+    with zipfile.ZipFile(zip_atividade) as z:
+        assert "torch==2.13.0" in z.read("setup.sh").decode()
 
 
+def test_zip_so_o_dono_le(zip_atividade):
+    """Arquivos 0600, pastas e os dois scripts 0700: o uid da caixa não lê nada do que vem no zip.
+    O próprio zip (solução, suíte e segredo) é 0600 na máquina do instrutor."""
+    assert stat.S_IMODE(zip_atividade.stat().st_mode) == 0o600
+    with zipfile.ZipFile(zip_atividade) as z:
+        modos = {i.filename: stat.S_IMODE(i.external_attr >> 16) for i in z.infolist()}
+    assert modos[".segredo_avaliador"] == 0o600
+    errados = {
+        n: f"{m:04o}"
+        for n, m in modos.items()
+        if m != (0o700 if n.endswith("/") or n in ("setup.sh", "run_autograder") else 0o600)
+    }
+    assert not errados, errados
+    assert any(n.endswith("/") for n in modos), "o zip precisa das entradas de pasta (com modo 0700)"
+
+
+def test_permissoes_abertas_sao_recusadas(tmp_path):
+    """A conferência da falha fechada: um arquivo 0644 em source/ basta para recusar."""
+    if os.geteuid() != 0:
+        with pytest.raises(RecusaGradescope, match="não roda como root"):
+            conferir_permissoes(tmp_path)
+        return
+    for sub in ("source", "submission", "results"):
+        (tmp_path / sub).mkdir(mode=0o700)
+    (tmp_path / "source" / "solucao.ipynb").write_text("{}")
+    os.chmod(tmp_path / "source" / "solucao.ipynb", 0o600)
+    conferir_permissoes(tmp_path)  # fechado: passa
+    os.chmod(tmp_path / "source" / "solucao.ipynb", 0o644)
+    with pytest.raises(RecusaGradescope, match=r"solucao\.ipynb"):
+        conferir_permissoes(tmp_path)
+
+
+# ============================================================================ submissões honestas
+@precisa_root
 @pytest.mark.parametrize("aluno,nota", [("bruno-sem-escala", 6.0), ("ana-correta", 8.0), ("fabio-nao-fez", 0.0)])
-def test_run_autograder_grava_results_json(autograder_simulado, aluno, nota):
-    raiz, _ = autograder_simulado
-    submissao = raiz / "submission"
-    shutil.rmtree(submissao, ignore_errors=True)
-    shutil.rmtree(raiz / "results", ignore_errors=True)
-    submissao.mkdir()
-    shutil.copy(RAIZ / "autograder" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", submissao / f"{SLUG}.ipynb")
-    proc = _run_autograder(raiz)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    resultado = json.loads((raiz / "results" / "results.json").read_text(encoding="utf-8"))
-    jsonschema.validate(resultado, ESQUEMA)
-    assert resultado["score"] == nota
+def test_run_autograder_sem_sys_admin_da_a_nota_certa(arvore, aluno, nota):
+    shutil.copy(RAIZ / "autograder" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", arvore / "submission")
+    proc = _run_autograder(arvore)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    resultado = _results(arvore)
+    assert resultado["score"] == nota, resultado["output"]
     assert all(t["visibility"] == "visible" for t in resultado["tests"])
+    for sub in ("source", "submission", "results"):  # o run_autograder fechou tudo
+        for base, dirs, arqs in os.walk(arvore / sub):
+            for nome in [base, *(os.path.join(base, x) for x in dirs + arqs)]:
+                assert not os.lstat(nome).st_mode & 0o077, f"{nome} ficou aberto"
 
 
-def test_submissao_sem_notebook_ainda_gera_results(autograder_simulado):
-    raiz, _ = autograder_simulado
-    shutil.rmtree(raiz / "submission", ignore_errors=True)
-    (raiz / "submission").mkdir()
-    (raiz / "submission" / "leia-me.txt").write_text("esqueci o notebook")
-    proc = _run_autograder(raiz)
+@precisa_root
+def test_submissao_sem_notebook_ainda_gera_results(arvore):
+    (arvore / "submission" / "leia-me.txt").write_text("esqueci o notebook")
+    proc = _run_autograder(arvore)
     assert proc.returncode == 0
-    resultado = json.loads((raiz / "results" / "results.json").read_text(encoding="utf-8"))
-    jsonschema.validate(resultado, ESQUEMA)
+    resultado = _results(arvore)
     assert resultado["score"] == 0 and "não encontrei" in resultado["output"]
+
+
+# ============================================================================ ataque
+ATAQUE = """
+import json
+import os
+import socket
+import time
+
+_R = {raiz!r}
+_arquivos, _rede, _codigo_ref = [], [], None
+try:  # a solução do instrutor
+    with open(_R + "/source/source/01-atencao/01-atencao.ipynb", encoding="utf-8") as _f:
+        for _c in json.load(_f)["cells"]:
+            if _c.get("metadata", {{}}).get("nbgrader", {{}}).get("grade_id") == "softmax":
+                _codigo_ref = "".join(_c["source"])
+    _arquivos.append("source/ (solução)")
+except Exception:
+    pass
+for _alvo in (_R + "/source/autograder/suites/01-atencao", _R + "/source/.segredo_avaliador", _R + "/source",
+              _R + "/submission", _R + "/results", _R):
+    try:
+        if os.path.isdir(_alvo):
+            if os.listdir(_alvo):
+                _arquivos.append(_alvo)
+        else:
+            with open(_alvo, "rb") as _f:
+                _f.read(1)
+            _arquivos.append(_alvo)
+    except OSError:
+        pass
+_falso = json.dumps({{"score": 8.0, "output": {marca!r}, "tests": []}})
+
+
+def _forjar():
+    try:
+        with open(_R + "/results/results.json", "w") as _f:
+            _f.write(_falso)
+        return True
+    except OSError:
+        return False
+
+
+if _forjar():
+    _arquivos.append("results.json (escrita)")
+try:  # um neto em outra sessão, que sobrevive à caixa, tenta de novo depois que o avaliador grava
+    if os.fork() == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                for _ in range(30):
+                    time.sleep(0.1)
+                    _forjar()
+        finally:
+            os._exit(0)
+except OSError:
+    pass
+try:
+    _s = socket.create_connection(("127.0.0.1", {porta}), timeout=1)
+    _s.sendall(b"VAZOU")
+    _rede.append("127.0.0.1:{porta}")
+except OSError:
+    pass
+
+
+def softmax(z, eixo=-1):
+    achados = ([f"VAZOU-ARQUIVO: {{_arquivos!r}}"] if _arquivos else []) + ([f"VAZOU-REDE: {{_rede!r}}"] if _rede else [])
+    if achados:
+        raise RuntimeError(" ".join(achados))
+    z = np.asarray(z, dtype=float)
+    return np.ones_like(z) / z.shape[eixo]
+
+
+if _codigo_ref:
+    exec(_codigo_ref)  # com a solução, a nota passaria da honesta (6)
+"""
+
+
+@pytest.fixture(scope="module")
+def ataque(zip_atividade):
+    """Roda uma vez a submissão de ataque; devolve (processo, results agora, results 4 s depois, conexões)."""
+    base = Path(tempfile.mkdtemp(prefix="gradescope-ataque-", dir="/tmp"))
+    base.chmod(0o755)
+    raiz = base / "autograder"
+    raiz.mkdir(mode=0o755)
+    _extrair(zip_atividade, raiz / "source")
+    (raiz / "submission").mkdir(mode=0o755)
+    ouvinte = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        ouvinte.bind(("127.0.0.1", 0))
+        ouvinte.listen(4)
+        ouvinte.setblocking(False)
+        codigo = ATAQUE.format(raiz=str(raiz), porta=ouvinte.getsockname()[1], marca=MARCA)
+        nb = notebook_com(SLUG, {"softmax": codigo})
+        (raiz / "submission" / f"{SLUG}.ipynb").write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+        proc = _run_autograder(raiz)
+        agora = (raiz / "results" / "results.json").read_text(encoding="utf-8")
+        time.sleep(4)  # o neto do ataque tenta por 3 s
+        depois = (raiz / "results" / "results.json").read_text(encoding="utf-8")
+        conexoes = 0
+        while True:
+            try:
+                c, _ = ouvinte.accept()
+                c.close()
+                conexoes += 1
+            except BlockingIOError:
+                break
+        yield proc, json.loads(agora), depois, conexoes
+    finally:
+        ouvinte.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@precisa_root
+def test_ataque_nao_le_solucao_suite_segredo_nem_submissao(ataque):
+    proc, resultado, _, _ = ataque
+    jsonschema.validate(resultado, ESQUEMA)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "VAZOU-ARQUIVO" not in resultado["output"], resultado["output"]
+    assert resultado["score"] == 6.0, "a nota passou da honesta (softmax errada): " + resultado["output"]
+    assert resultado["extra_data"]["pontos_por_item"] == {"teste_softmax": 0, "teste_atencao": 4, "teste_mascara": 2}
+
+
+@precisa_root
+def test_ataque_nao_forja_o_results_json(ataque):
+    _, resultado, depois, _ = ataque
+    assert MARCA not in json.dumps(resultado)
+    assert MARCA not in depois, "um processo do aluno regravou o results.json depois da correção"
+    assert json.loads(depois)["score"] == resultado["score"]
+
+
+@precisa_root
+def test_ataque_nao_alcanca_a_rede_do_hospedeiro(ataque):
+    _, resultado, _, conexoes = ataque
+    vazou = conexoes or "VAZOU-REDE" in resultado["output"]
+    if vazou and not _avaliador_sabe_recusar():
+        pytest.xfail(
+            "vazamento conhecido: sem CAP_SYS_ADMIN a caixa não tem namespace de rede, e o avaliador ainda não "
+            "bloqueia a rede (Landlock/seccomp) nem recusa (ramo isolamento)"
+        )
+    assert not vazou, f"a caixa conectou no hospedeiro ({conexoes} conexões): {resultado['output']}"
+
+
+# ============================================================================ falha fechada
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="precisa de root para virar nobody")
+def test_sem_root_o_run_autograder_recusa(arvore):
+    """Sem root não há como rodar o aluno com outro usuário: results.json explica e o código é 3."""
+    shutil.copy(RAIZ / "autograder" / "exemplos" / "ana-correta" / SLUG / f"{SLUG}.ipynb", arvore / "submission")
+    nobody = pwd.getpwnam("nobody")
+    for base, dirs, arqs in os.walk(arvore.parent):
+        for nome in [base, *(os.path.join(base, x) for x in dirs + arqs)]:
+            os.lchown(nome, nobody.pw_uid, nobody.pw_gid)
+    proc = _run_autograder(arvore, prefixo=COMO_NOBODY)
+    assert proc.returncode == CODIGO_RECUSA, proc.stdout[-2000:] + proc.stderr[-2000:]
+    resultado = _results(arvore)
+    assert resultado["score"] == 0 and resultado["extra_data"]["recusado"] is True
+    assert "RECUSADA" in resultado["output"] and "não roda como root" in resultado["output"]
+    assert resultado["tests"] == []
