@@ -315,6 +315,7 @@ EXEMPLOS = {
     "davi-mascara-invertida": "mascara-invertida",
     "elisa-softmax-sem-maximo": "softmax-sem-maximo",
     "fabio-nao-fez": None,
+    "gustavo-softmax-no-lugar": "softmax-altera-z-no-lugar",
 }
 
 # ------------------------------------------------------------------ entradas alteradas no lugar
