@@ -112,6 +112,21 @@ def _nada_envolver(funcao, metodo=False):
         return _nada_zeros(funcao(*args, **_nada_copia.deepcopy(kwargs)))
 
     return envolvida
+
+
+def _nada_atalho(funcao, atalho):
+    # Para funções caras (um treino inteiro): os zeros da forma certa sem rodar a referência.
+    import inspect as _nada_inspect
+
+    assinatura = _nada_inspect.signature(funcao)
+
+    @_nada_functools.wraps(funcao)
+    def atalhada(*args, **kwargs):
+        ligados = assinatura.bind(*args, **kwargs)
+        ligados.apply_defaults()
+        return atalho(**ligados.arguments)
+
+    return atalhada
 """
 
 
@@ -144,13 +159,16 @@ def _trocar_stubs(codigo: str, modo: str) -> str:
     return "\n".join(linhas)
 
 
-def _envolver_em_zeros(codigo_ref: str) -> str:
+def _envolver_em_zeros(codigo_ref: str, atalhos: dict[str, str]) -> str:
     """A solução do instrutor, com cada função e cada método (menos os ``__init__``) trocados por uma
-    versão que devolve zeros da forma e do tipo do resultado certo."""
+    versão que devolve zeros da forma e do tipo do resultado certo. ``atalhos`` (função -> lambda que
+    recebe os argumentos pelo nome) dá esses zeros direto, sem rodar a referência (um treino)."""
     arvore = ast.parse(codigo_ref)
     fim = [_AJUDA_ZEROS]
     for no in arvore.body:
-        if isinstance(no, ast.FunctionDef):
+        if isinstance(no, ast.FunctionDef) and no.name in atalhos:
+            fim.append(f"{no.name} = _nada_atalho({no.name}, {atalhos[no.name]})")
+        elif isinstance(no, ast.FunctionDef):
             fim.append(f"{no.name} = _nada_envolver({no.name})")
         elif isinstance(no, ast.ClassDef):
             for metodo in no.body:
@@ -175,22 +193,27 @@ def variantes_nada(slug: str) -> list[Variante]:
             if "NotImplementedError" not in stub:
                 celulas[gid] = stub
             elif nome == "nada-zeros-da-forma":
-                celulas[gid] = _envolver_em_zeros(codigo_de_referencia(slug, gid))
+                atalhos = _da_suite(slug, "NADA_ATALHOS")
+                celulas[gid] = _envolver_em_zeros(codigo_de_referencia(slug, gid), atalhos)
             else:
                 celulas[gid] = _trocar_stubs(stub, "zero" if nome == "nada-devolve-zero" else "entrada")
         variantes.append(Variante(nome, celulas, itens=[i.grade_id for i in atividade.itens]))
     return variantes
 
 
-def nada_honesto(slug: str) -> dict[str, dict[str, tuple[float, str]]]:
-    """``NADA_HONESTO`` do ``variantes.py`` da suíte: variante -> item -> (pontos aceitos, por quê)."""
+def _da_suite(slug: str, nome: str) -> dict:
     caminho = carregar_atividade(slug).pasta_suite / "variantes.py"
     if not caminho.exists():
         return {}
-    spec = importlib.util.spec_from_file_location(f"honesto_{slug.replace('-', '_')}", caminho)
+    spec = importlib.util.spec_from_file_location(f"nada_{slug.replace('-', '_')}", caminho)
     modulo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(modulo)
-    return dict(getattr(modulo, "NADA_HONESTO", {}))
+    return dict(getattr(modulo, nome, {}))
+
+
+def nada_honesto(slug: str) -> dict[str, dict[str, tuple[float, str]]]:
+    """``NADA_HONESTO`` do ``variantes.py`` da suíte: variante -> item -> (pontos aceitos, por quê)."""
+    return _da_suite(slug, "NADA_HONESTO")
 
 
 def encurtar_treino(nb: dict, passos: int = 150) -> dict:
