@@ -137,8 +137,9 @@ def _iguais(a, b) -> bool:
         b = b.numpy() if isinstance(b, torch.Tensor) else b
     except ImportError:  # pragma: no cover
         pass
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
+    if isinstance(a, np.ndarray) != isinstance(b, np.ndarray):
+        return False
+    if isinstance(a, np.ndarray):
         if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
             return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
         return bool(np.allclose(a, b, atol=1e-9, rtol=1e-7, equal_nan=True))

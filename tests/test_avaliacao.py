@@ -332,3 +332,24 @@ def test_alterados_forjado_e_ignorado():
     assert ler_alterados({"alterados": [0, 0]}) == [0]
     for ruim in ("x", [True], [-1], [""], ["a" * 101], [[0]], list(range(65)), {"0": 1}, None):
         assert ler_alterados({"alterados": ruim}) == []
+
+
+def test_portoes_nao_faz_nada():
+    import numpy as np
+    import torch
+
+    from autograder.suite import NAO_FAZ_NADA, Reprovado, exigir_que_responda, exigir_que_transforme
+
+    x = np.arange(12.0).reshape(3, 4)
+    for ruim in (0, None, np.zeros_like(x), torch.zeros(3, 4), x.copy(), (np.zeros(3), np.ones(2)), [0.5, 0.5]):
+        with pytest.raises(Reprovado) as exc:
+            exigir_que_transforme(ruim, x, "f")
+        assert exc.value.equivoco is NAO_FAZ_NADA
+    exigir_que_transforme(x * 2, x, "f")
+    exigir_que_transforme((np.zeros(3), x + 1), x, "f")  # basta uma parte que calcula algo
+    exigir_que_transforme(torch.from_numpy(x + 1), x, "f")
+    for constantes in ([0, 0.0], [np.zeros(3), np.zeros(3)], [(torch.ones(2), 1), (torch.ones(2), 1)]):
+        with pytest.raises(Reprovado):
+            exigir_que_responda(constantes, "f")
+    exigir_que_responda([1.0, 2.0], "f")
+    exigir_que_responda([np.zeros(3), np.zeros(4)], "f")  # formas diferentes: respondeu à entrada
