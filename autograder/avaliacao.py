@@ -281,6 +281,11 @@ class Sessao:
                 self.travadas[".".join([chave, *caminho])] = f"chamada anterior derrubou o processo ({exc})"
             raise
 
+    def alterados(self) -> list:
+        """Posições e nomes dos argumentos que a última chamada alterou no lugar (diagnóstico da
+        caixa, não confiável: só serve para tirar pontos, ver ``suite.exigir_entradas_intactas``)."""
+        return list(getattr(self.caixa, "alterados", [])) if self.caixa is not None and self.caixa.viva else []
+
     def fechar(self):
         if self.caixa is not None:
             self.caixa.matar()
@@ -320,6 +325,9 @@ class ObjetoRemoto:
         """O ``state_dict()`` do módulo do aluno, como dicionário de tensores."""
         return self.metodo("state_dict")
 
+    def alterados_na_ultima_chamada(self) -> list:
+        return self._sessao.alterados()
+
 
 class Aluno:
     """O que a suíte enxerga do notebook do aluno: ``aluno.funcao(...)`` roda na caixa."""
@@ -349,6 +357,10 @@ class Aluno:
     def chamar(self, nome: str, *args, **kwargs):
         """``aluno.chamar("f", x)`` é ``aluno.f(x)``; serve também para nomes com ``_`` (dublês injetados)."""
         return self._sessao.chamar(nome, args, kwargs, substituir=self._substituir, prazo=self._prazo)
+
+    def alterados_na_ultima_chamada(self) -> list:
+        """Posições (int) e nomes (str) dos argumentos que a última chamada alterou no lugar."""
+        return self._sessao.alterados()
 
     def injetar(self, codigo: str) -> None:
         """Põe código do avaliador (um dublê de teste) no espaço de nomes do aluno, na caixa."""

@@ -8,7 +8,10 @@ da solução do instrutor e do stub) e imprime, por item e no total:
 * taxa de morte: mutantes que perdem pontos no(s) próprio(s) item(ns) (meta: 100%);
 * vazamento: mutantes que perdem pontos em item que não declararam (meta: 0);
 * mensagem: mutantes que recebem a mensagem do próprio equívoco (meta: >= 80%);
-* falsa rejeição: variantes corretas que perdem qualquer ponto (meta: 0%).
+* falsa rejeição: variantes corretas que perdem qualquer ponto (meta: 0%);
+* "não faz nada": as variantes geradas de ``variantes.NADA`` (toda função devolve 0, devolve a
+  entrada, ou devolve zeros da forma certa) tiram 0 em todo item (meta: 0 pontos), salvo o que a
+  suíte declarar honesto em ``NADA_HONESTO`` (ex.: um ``__init__`` certo passa no teste de estrutura).
 
 Sai com código 1 se alguma meta não foi atingida.
 """
@@ -24,7 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.notebooks import carregar_atividade, slugs
-from autograder.variantes import carregar_variantes, gravar, notebook_com, notebook_liberado
+from autograder.variantes import (
+    NADA,
+    carregar_variantes,
+    gravar,
+    nada_honesto,
+    notebook_com,
+    notebook_liberado,
+    variantes_nada,
+)
 
 META_MENSAGEM = 0.80
 
@@ -39,6 +50,8 @@ class Relatorio:
     corretas: int = 0
     rejeitadas: int = 0
     vazamentos: int = 0
+    nada: int = 0  # variantes "não faz nada" avaliadas
+    nada_com_pontos: int = 0  # ... que ganharam pontos além do declarado honesto
 
 
 def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
@@ -73,6 +86,7 @@ def _rodar(lista, saida, jobs) -> Relatorio:
             planos[slug] = (mutantes, corretas)
             nbs = [("referencia", notebook_com(slug, {})), ("stub", notebook_liberado(slug))]
             nbs += [(v.nome, notebook_com(slug, v.celulas)) for v in [*mutantes, *corretas]]
+            nbs += [(v.nome, notebook_com(slug, v.celulas, completar=False)) for v in variantes_nada(slug)]
             for nome, nb in nbs:
                 tarefas.append(Tarefa(nome, slug, gravar(nb, pasta, nome, slug)))
         resultados = avaliar_lote(tarefas, notas, ocultar=[tmp], jobs=jobs, retomar=False, aviso=lambda *_: None)
@@ -85,7 +99,8 @@ def _rodar(lista, saida, jobs) -> Relatorio:
         f"mortos {rel.mortos}/{rel.mutantes} ({100 * rel.mortos / total_m:.0f}%), "
         f"com a mensagem do próprio equívoco {rel.com_mensagem}/{rel.mutantes} ({100 * rel.com_mensagem / total_m:.0f}%), "
         f"vazamentos para outros itens {rel.vazamentos}; variantes corretas {rel.corretas}, "
-        f"falsas rejeições {rel.rejeitadas} ({100 * rel.rejeitadas / max(rel.corretas, 1):.0f}%)"
+        f"falsas rejeições {rel.rejeitadas} ({100 * rel.rejeitadas / max(rel.corretas, 1):.0f}%); "
+        f'"não faz nada" {rel.nada}, com pontos indevidos {rel.nada_com_pontos}'
     )
     if rel.mutantes and rel.com_mensagem / rel.mutantes < META_MENSAGEM:
         rel.falhas.append(f"só {rel.com_mensagem}/{rel.mutantes} mutantes receberam a mensagem do próprio equívoco")
@@ -138,13 +153,32 @@ def _relatar_slug(slug, mutantes, corretas, por_chave, rel, saida):
             perdidos = {gid: p for gid, p in res.pontos_por_item().items() if p < res.itens_max[gid]}
             msgs = [t.mensagem for t in res.testes if t.situacao != "passou"][:2]
             rel.falhas.append(f"{slug}: variante correta {c.nome} perdeu pontos em {perdidos}: {msgs}")
-    saida(f"{slug}: referência {ref.nota:g}/{ref.nota_max:g}, stub {stub.nota:g}")
+    notas_nada = _relatar_nada(slug, itens, por_chave, rel)
+    saida(f"{slug}: referência {ref.nota:g}/{ref.nota_max:g}, stub {stub.nota:g}, não faz nada {notas_nada}")
     for gid, (n, mortos, msg) in por_item.items():
         n_corretas = len(corretas)
         saida(
             f"  {gid:<22} mutantes {n:>2}  mortos {mortos:>2} ({100 * mortos / max(n, 1):3.0f}%)  "
             f"mensagem certa {msg:>2} ({100 * msg / max(n, 1):3.0f}%)  variantes corretas {n_corretas}"
         )
+
+
+def _relatar_nada(slug, itens, por_chave, rel) -> str:
+    """Confere as variantes "não faz nada" (0 em todo item, salvo o honesto declarado)."""
+    honesto = nada_honesto(slug)
+    notas = []
+    for nome in NADA:
+        res = por_chave[(slug, nome)]
+        rel.nada += 1
+        aceitos = honesto.get(nome, {})
+        pontos = res.pontos_por_item()
+        indevidos = {gid: p for gid in itens if (p := pontos[gid]) > aceitos.get(gid, (0.0, ""))[0] + 1e-9}
+        if indevidos:
+            rel.nada_com_pontos += 1
+            ganhos = [f"[{t.item}] {t.nome}" for t in res.testes if t.pontos > 0 and t.item in indevidos]
+            rel.falhas.append(f"{slug}: a variante {nome} ({NADA[nome]}) ganhou {indevidos}: {ganhos[:4]}")
+        notas.append(f"{nome.removeprefix('nada-')} {res.nota:g}")
+    return ", ".join(notas)
 
 
 def main(argv=None) -> int:

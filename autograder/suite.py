@@ -18,10 +18,21 @@ Um módulo de suíte pode declarar ``DEPENDENCIAS = {"teste_atencao": ["softmax"
 esse item, as funções listadas são trocadas pela versão do instrutor, que roda no processo
 confiável (o aluno recebe só o resultado). Assim um erro em ``softmax`` tira pontos só do item
 de ``softmax``.
+
+Duas famílias de portões guardam os testes de propriedade (invariâncias, "mudar X não muda Y"),
+que uma função que não faz nada também satisfaz:
+
+* ``exigir_que_responda``/``exigir_que_transforme``: a função não é constante (devolve 0, ``None``,
+  sempre o mesmo array) nem devolve a própria entrada; de preferência, o teste de propriedade
+  começa pela verificação básica do item (a saída confere com a referência numa entrada pequena);
+* ``exigir_entradas_intactas``: a última chamada não alterou os argumentos no lugar. A caixa
+  compara os argumentos antes e depois de cada chamada (``alterados``); é diagnóstico vindo do
+  lado não confiável, então só pode custar pontos ao próprio aluno.
 """
 
 from __future__ import annotations
 
+import inspect
 import zlib
 from dataclasses import dataclass
 
@@ -59,6 +70,131 @@ class Reprovado(AssertionError):
 def verificar(condicao, mensagem: str, equivoco: Equivoco | None = None) -> None:
     if not bool(condicao):
         raise Reprovado(equivoco.mensagem if equivoco else mensagem, equivoco)
+
+
+# ----------------------------------------------------------------- portões
+ENTRADA_ALTERADA = Equivoco(
+    "entrada-alterada-no-lugar",
+    "A função alterou no lugar um argumento que recebeu (por exemplo com `z -= ...`, `x[...] = ...` ou "
+    "`t.add_(...)`): quem a chamou perde os dados originais. Trabalhe numa cópia (`z = z - ...`, "
+    "`x.copy()`, `t.clone()`).",
+)
+NAO_FAZ_NADA = Equivoco(
+    "funcao-nao-faz-nada",
+    "A função não faz o trabalho pedido: devolve sempre o mesmo valor (0, zeros, None) ou a própria "
+    "entrada. Os testes de propriedade só valem para uma função que de fato calcula algo.",
+)
+
+
+def _nomes_dos_parametros(parametros) -> list[str]:
+    if parametros is None:
+        return []
+    if isinstance(parametros, list | tuple):
+        return [str(p) for p in parametros]
+    alvo = parametros.forward if inspect.isclass(parametros) and hasattr(parametros, "forward") else parametros
+    try:
+        nomes = list(inspect.signature(alvo).parameters)
+    except (TypeError, ValueError):
+        return []
+    return nomes[1:] if nomes[:1] == ["self"] else nomes
+
+
+def exigir_entradas_intactas(aluno, funcao: str, parametros=None) -> None:
+    """Reprova (equívoco ``entrada-alterada-no-lugar``) se a última chamada ao código do aluno
+    alterou algum argumento no lugar.
+
+    ``aluno`` é a fixture ``aluno`` ou um objeto remoto (``aluno.criar(...)``); chame logo depois
+    da chamada a conferir. ``parametros`` dá nome às posições: lista de nomes ou a função/classe de
+    referência (a assinatura dela). A informação vem da caixa (``alterados``) e não é confiável:
+    um aluno que a forja só consegue perder pontos, nunca ganhar.
+    """
+    alterados = aluno.alterados_na_ultima_chamada()
+    if not alterados:
+        return
+    nomes = _nomes_dos_parametros(parametros)
+    rotulos = []
+    for chave in alterados:
+        if type(chave) is int:
+            rotulos.append(f"`{nomes[chave]}`" if chave < len(nomes) else f"o {chave + 1}º argumento")
+        else:
+            rotulos.append(f"`{chave}`")
+    lista = rotulos[0] if len(rotulos) == 1 else ", ".join(rotulos[:-1]) + " e " + rotulos[-1]
+    plural = "os argumentos" if len(rotulos) > 1 else "o argumento"
+    raise Reprovado(
+        f"`{funcao}` alterou no lugar {plural} {lista} que recebeu (por exemplo com `z -= ...`, `x[...] = ...` "
+        "ou `t.add_(...)`): quem chamou a função perde os dados originais. Trabalhe numa cópia "
+        "(`z = z - ...`, `x.copy()`, `t.clone()`).",
+        ENTRADA_ALTERADA,
+    )
+
+
+def _iguais(a, b) -> bool:
+    """Igualdade estrutural de retornos do aluno (arrays/tensores, tuplas, listas, dicionários, números)."""
+    try:
+        import torch
+
+        a = a.numpy() if isinstance(a, torch.Tensor) else a
+        b = b.numpy() if isinstance(b, torch.Tensor) else b
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(a, np.ndarray) != isinstance(b, np.ndarray):
+        return False
+    if isinstance(a, np.ndarray):
+        if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+            return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+        return bool(np.allclose(a, b, atol=1e-9, rtol=1e-7, equal_nan=True))
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_iguais(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_iguais(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _constante(valor) -> bool:
+    """Número, None, ou array/tensor (ou tupla deles) com todos os elementos iguais (zeros, uns)."""
+    try:
+        import torch
+
+        valor = valor.numpy() if isinstance(valor, torch.Tensor) else valor
+    except ImportError:  # pragma: no cover
+        pass
+    if valor is None or isinstance(valor, bool | int | float):
+        return True
+    if isinstance(valor, np.ndarray):
+        if valor.size <= 1 or valor.dtype.kind not in "biuf":
+            return True
+        plano = valor.ravel()
+        return bool(np.all((plano == plano[0]) | (np.isnan(plano) & np.isnan(plano[0]))))
+    if isinstance(valor, list | tuple):
+        return all(_constante(v) for v in valor)
+    if isinstance(valor, dict):
+        return all(_constante(v) for v in valor.values())
+    return False
+
+
+def exigir_que_responda(saidas, nome: str = "a função") -> None:
+    """Portão: reprova (``funcao-nao-faz-nada``) se ``saidas`` (os retornos do aluno para duas ou mais
+    entradas diferentes) são todos iguais. Uma função constante (devolve 0, None, sempre os mesmos
+    zeros) satisfaz muitas propriedades ("mudar X não muda Y") sem calcular nada."""
+    saidas = list(saidas)
+    if len(saidas) >= 2 and all(_iguais(saidas[0], s) for s in saidas[1:]):
+        raise Reprovado(
+            f"{nome} devolveu o mesmo valor para entradas diferentes: ela não está calculando nada. "
+            f"{NAO_FAZ_NADA.mensagem}",
+            NAO_FAZ_NADA,
+        )
+
+
+def exigir_que_transforme(saida, entrada, nome: str = "a função") -> None:
+    """Portão: reprova (``funcao-nao-faz-nada``) se a saída é a própria entrada ou é constante
+    (um número, ``None``, um array de zeros)."""
+    if _constante(saida) or (entrada is not None and _iguais(saida, entrada)):
+        raise Reprovado(
+            f"{nome} devolveu a própria entrada ou um valor constante. {NAO_FAZ_NADA.mensagem}", NAO_FAZ_NADA
+        )
 
 
 def como_array(valor, nome: str = "o resultado") -> np.ndarray:

@@ -250,3 +250,106 @@ def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):
         assert aluno.com_substitutos(softmax=lambda z: z)._substituir["softmax"](3) == 3
     finally:
         sessao.fechar()
+
+
+# ------------------------------------------------------------- entradas alteradas no lugar
+_ALTERA = """
+import numpy as np
+import torch
+
+def softmax_no_lugar(z, eixo=-1):
+    z -= z.max(axis=eixo, keepdims=True)
+    np.exp(z, out=z)
+    return z / z.sum(axis=eixo, keepdims=True)
+
+def softmax_copia(z, eixo=-1):
+    e = np.exp(z - z.max(axis=eixo, keepdims=True))
+    return e / e.sum(axis=eixo, keepdims=True)
+
+def norma_tensor(x, media=None):
+    x.sub_(x.mean(dim=-1, keepdim=True))
+    return x
+
+def muda_forma(x):
+    x.shape = (x.size,)
+    return 0
+
+def acrescenta(lista, d=None):
+    lista.append(1)
+    d["novo"] = np.zeros(2)
+    return len(lista)
+
+def mentirosa(x):
+    return x.sum()
+"""
+
+
+def test_caixa_aponta_argumentos_alterados_no_lugar(zigoto):
+    import numpy as np
+    import torch
+
+    from autograder.avaliacao import Aluno, Sessao
+    from autograder.suite import ENTRADA_ALTERADA, Reprovado, exigir_entradas_intactas
+
+    atividade = carregar_atividade("01-atencao")
+    sessao = Sessao(zigoto, atividade, {})
+    try:
+        sessao.garantir().executar(_ALTERA, "altera")
+        aluno = Aluno(sessao, {}, None)
+        z = np.arange(6.0).reshape(2, 3)
+        original = z.copy()
+        aluno.softmax_no_lugar(z)
+        assert sessao.alterados() == [0]
+        assert np.array_equal(z, original)  # a cópia do avaliador nunca muda
+        with pytest.raises(Reprovado) as exc:
+            exigir_entradas_intactas(aluno, "softmax", ["z", "eixo"])
+        assert exc.value.equivoco is ENTRADA_ALTERADA
+        assert "`z`" in exc.value.mensagem and "no lugar" in exc.value.mensagem
+
+        aluno.softmax_copia(z, eixo=0)
+        assert sessao.alterados() == []
+        exigir_entradas_intactas(aluno, "softmax", ["z", "eixo"])  # não reprova
+
+        aluno.norma_tensor(torch.ones(2, 3).cumsum(-1), media=torch.zeros(1))
+        assert sessao.alterados() == [0]
+        aluno.muda_forma(np.zeros((2, 2)))
+        assert sessao.alterados() == [0]
+        aluno.acrescenta([0], d={"a": np.ones(1)})
+        assert sessao.alterados() == [0, "d"]
+        with pytest.raises(Reprovado) as exc:
+            exigir_entradas_intactas(aluno, "acrescenta", ["lista", "d"])
+        assert "`lista` e `d`" in exc.value.mensagem
+        aluno.mentirosa(np.ones(3))
+        assert sessao.alterados() == []
+    finally:
+        sessao.fechar()
+
+
+def test_alterados_forjado_e_ignorado():
+    from autograder.caixa.protocolo import ler_alterados
+
+    assert ler_alterados({"alterados": [0, "x"]}) == [0, "x"]
+    assert ler_alterados({"alterados": [0, 0]}) == [0]
+    for ruim in ("x", [True], [-1], [""], ["a" * 101], [[0]], list(range(65)), {"0": 1}, None):
+        assert ler_alterados({"alterados": ruim}) == []
+
+
+def test_portoes_nao_faz_nada():
+    import numpy as np
+    import torch
+
+    from autograder.suite import NAO_FAZ_NADA, Reprovado, exigir_que_responda, exigir_que_transforme
+
+    x = np.arange(12.0).reshape(3, 4)
+    for ruim in (0, None, np.zeros_like(x), torch.zeros(3, 4), x.copy(), (np.zeros(3), np.ones(2)), [0.5, 0.5]):
+        with pytest.raises(Reprovado) as exc:
+            exigir_que_transforme(ruim, x, "f")
+        assert exc.value.equivoco is NAO_FAZ_NADA
+    exigir_que_transforme(x * 2, x, "f")
+    exigir_que_transforme((np.zeros(3), x + 1), x, "f")  # basta uma parte que calcula algo
+    exigir_que_transforme(torch.from_numpy(x + 1), x, "f")
+    for constantes in ([0, 0.0], [np.zeros(3), np.zeros(3)], [(torch.ones(2), 1), (torch.ones(2), 1)]):
+        with pytest.raises(Reprovado):
+            exigir_que_responda(constantes, "f")
+    exigir_que_responda([1.0, 2.0], "f")
+    exigir_que_responda([np.zeros(3), np.zeros(4)], "f")  # formas diferentes: respondeu à entrada

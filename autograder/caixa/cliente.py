@@ -300,6 +300,9 @@ class Caixa:
         # "chamar", o tempo que a caixa diz ter passado dentro da função do aluno (dado não
         # confiável, limitado ao tempo de relógio) e o tempo atendendo callbacks de referência.
         self.tempos = {"chamadas": 0.0, "remoto": 0.0, "callbacks": 0.0}
+        # Argumentos que a última chamada alterou no lugar (posições e nomes; diagnóstico não
+        # confiável, ver protocolo.ler_alterados).
+        self.alterados: list = []
         try:
             self.pidfd = os.pidfd_open(pid)
         except OSError:
@@ -388,6 +391,7 @@ class Caixa:
     ):
         inicio = time.perf_counter()
         resp: dict = {}
+        self.alterados = []
         try:
             buffers: list = []
             cab = {
@@ -401,6 +405,7 @@ class Caixa:
                 "substituir": sorted(substituir or {}),
             }
             resp, bufs = self._pedir(cab, buffers, prazo=prazo, callbacks=substituir)
+            self.alterados = protocolo.ler_alterados(resp)
             if not resp.get("ok"):
                 raise _erro_do_aluno(resp)
             try:

@@ -12,6 +12,11 @@ Valores (argumentos e retornos) são codificados assim:
 * ``torch.Tensor``: ``{"$tensor": índice, "dtype": ..., "shape": [...]}``;
 * objeto guardado do lado da caixa: ``{"$ref": id}``.
 
+A resposta a um pedido ``chamar`` pode trazer ``"alterados": [0, "mascara", ...]``: as posições
+(int) e os nomes (str) dos argumentos que a função do aluno alterou no lugar (ver
+``servidor._alterados``). É diagnóstico vindo do lado não confiável: o lado confiável só o lê por
+``ler_alterados`` (tipos e tamanhos conferidos) e ele só pode custar pontos ao próprio aluno.
+
 O lado confiável decodifica com limites de tamanho, profundidade e tipos (``decodificar``).
 O lado da caixa codifica recusando subclasses, proxies e tipos desconhecidos
 (``codificar``), para que o aluno receba uma mensagem clara em vez de um erro obscuro.
@@ -182,6 +187,26 @@ def _codificar_array(arr, buffers: list, marca: str):
 
 
 # --------------------------------------------------------------------- lado confiável
+LIMITE_ALTERADOS = 64
+
+
+def ler_alterados(resposta: dict) -> list:
+    """O campo ``alterados`` de uma resposta, conferido: lista de até 64 posições (int de 0 a 255) ou
+    nomes (str de até 100 caracteres), sem repetição. Qualquer outra coisa vira lista vazia: o campo
+    é só diagnóstico e quem o forja só consegue (no máximo) perder pontos."""
+    valor = resposta.get("alterados")
+    if type(valor) is not list or len(valor) > LIMITE_ALTERADOS:
+        return []
+    saida: list = []
+    for chave in valor:
+        valida = (type(chave) is int and 0 <= chave < 256) or (type(chave) is str and 0 < len(chave) <= 100)
+        if not valida:
+            return []
+        if chave not in saida:
+            saida.append(chave)
+    return saida
+
+
 def decodificar(obj, buffers: list[bytes], fazer_ref=None, _prof: int = 0):
     """Reconstrói um valor recebido da caixa, conferindo tipos e tamanhos."""
     if _prof > LIMITE_PROFUNDIDADE:

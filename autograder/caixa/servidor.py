@@ -16,6 +16,7 @@ import traceback
 from autograder.caixa.protocolo import ValorRecusado, codificar, decodificar, enviar, receber
 
 LIMITE_SAIDA = 20_000
+LIMITE_ALTERADOS = 64  # quantos argumentos alterados, no máximo, a resposta lista
 
 
 class SaidaLimitada(io.TextIOBase):
@@ -41,6 +42,33 @@ class SaidaLimitada(io.TextIOBase):
 
 class ErroCallback(RuntimeError):
     pass
+
+
+def _retrato(valor):
+    """Cópia dos dados de um argumento (arrays, tensores e o que estiver dentro de listas, tuplas e
+    dicionários): JSON + bytes. Objetos guardados na caixa (``$ref``, ex.: um ``nn.Module``) entram
+    pela identidade; mudar o estado deles é permitido (é para isso que um laço de treino existe)."""
+    buffers: list = []
+    try:
+        estrutura = codificar(valor, buffers, guardar_ref=id)
+    except BaseException:
+        return None
+    return repr(estrutura), [bytes(b) for b in buffers]
+
+
+def _alterados(args, kwargs, retratos) -> list:
+    """Posições (int) e nomes (str) dos argumentos cujo conteúdo mudou durante a chamada.
+
+    Compara forma, dtype e bytes, então pega ``z -= z.max(...)``, ``x[...] = ...``, ``t.add_(...)``,
+    ``lista.append(...)`` e também ``arr.shape = ...`` ou ``t.data = t.data.float()``."""
+    alterados: list = []
+    for chave, antes in retratos.items():
+        valor = args[chave] if type(chave) is int else kwargs[chave]
+        if antes is not None and _retrato(valor) != antes:
+            alterados.append(chave)
+            if len(alterados) >= LIMITE_ALTERADOS:
+                break
+    return alterados
 
 
 def _descrever_erro(exc: BaseException) -> dict:
@@ -133,6 +161,7 @@ class Servidor:
     def op_chamar(self, msg, bufs):
         seq = msg.get("seq", 0)
         originais = {}
+        alterados: list = []
         try:
             alvo = self._resolver(msg.get("alvo"), msg.get("caminho"))
             if msg.get("ler"):
@@ -143,11 +172,17 @@ class Servidor:
                 for nome in msg.get("substituir", []):
                     originais[nome] = self.ns.get(nome, _AUSENTE)
                     self.ns[nome] = self._callback(seq, nome)
+                # Retrato das entradas antes da chamada: o avaliador, do outro lado da fronteira,
+                # só vê as próprias cópias e não perceberia uma função que altera os argumentos.
+                retratos = {i: _retrato(v) for i, v in enumerate(args)} if type(args) is list else {}
+                if type(kwargs) is dict:
+                    retratos.update({k: _retrato(v) for k, v in kwargs.items()})
                 inicio = time.perf_counter()
                 try:
                     resultado = alvo(*args, **kwargs)
                 finally:
                     self.dt = time.perf_counter() - inicio
+                alterados = _alterados(args, kwargs, retratos)
         except BaseException as exc:
             return {"ok": False, "erro": _descrever_erro(exc)}, []
         finally:
@@ -166,7 +201,10 @@ class Servidor:
             return {"ok": False, "erro": {"tipo": "ValorRecusado", "mensagem": str(exc), "trace": ""}}, []
         except BaseException as exc:
             return {"ok": False, "erro": _descrever_erro(exc)}, []
-        return {"ok": True, "valor": valor}, buffers
+        resposta = {"ok": True, "valor": valor}
+        if alterados:
+            resposta["alterados"] = alterados
+        return resposta, buffers
 
     def op_liberar(self, msg, _bufs):
         self.refs.pop(msg.get("ref"), None)

@@ -10,7 +10,15 @@ import torch
 import torch.nn.functional as F
 
 from autograder.caixa.cliente import ErroDoAluno
-from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    como_array,
+    comparar,
+    exigir_entradas_intactas,
+    item,
+    verificar,
+)
 
 # Ao testar a atenção e as máscaras, a softmax do aluno é trocada pela de referência:
 # um erro na softmax tira pontos só do item da softmax.
@@ -219,9 +227,10 @@ def test_softmax_logits_grandes(aluno, rng):
 
 @item("teste_softmax", pontos=0.5)
 def test_softmax_propriedades(aluno, rng):
-    """softmax: não negativa, soma 1, invariante a somar uma constante, aceita float32"""
+    """softmax: não negativa, soma 1, invariante a somar uma constante, aceita float32 e não altera z"""
     z = rng.normal(scale=4.0, size=(6, 8)).astype(np.float32)
     p = como_array(softmax_do_aluno(aluno, z), "softmax de float32")
+    exigir_entradas_intactas(aluno, "softmax", ["z", "eixo"])
     verificar(p.shape == z.shape, f"a softmax deve preservar a forma {z.shape}; veio {p.shape}.")
     verificar(np.all(p >= 0), "a softmax devolveu valores negativos.")
     verificar(np.allclose(p.sum(axis=-1), 1.0, atol=1e-5), "cada linha da softmax deve somar 1.", SOFTMAX_EIXO)
@@ -269,11 +278,12 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
 
 @item("teste_atencao", pontos=1.0)
 def test_atencao_confere_com_pytorch(aluno, rng):
-    """atenção: confere com torch scaled_dot_product_attention, com dimensões de lote"""
+    """atenção: confere com torch scaled_dot_product_attention, com dimensões de lote, sem alterar Q, K e V"""
     Q, K, V = _qkv(rng, lote=(2, 3), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.5)
     esperado = sdpa(Q, K, V)
     diag = _equivocos_atencao(Q, K, V, 8, 3, 6)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V), esperado, diag, "lote 2×3")
+    exigir_entradas_intactas(aluno, "atencao_produto_escalar", ["Q", "K", "V", "mascara"])
 
 
 @item("teste_atencao", pontos=1.0)

@@ -315,4 +315,46 @@ EXEMPLOS = {
     "davi-mascara-invertida": "mascara-invertida",
     "elisa-softmax-sem-maximo": "softmax-sem-maximo",
     "fabio-nao-fez": None,
+    "gustavo-softmax-no-lugar": "softmax-altera-z-no-lugar",
 }
+
+# ------------------------------------------------------------------ entradas alteradas no lugar
+# O resultado está certo, mas a função estraga o array de quem a chamou. Através da fronteira da
+# caixa o avaliador só veria a própria cópia; quem denuncia é o "alterados" da resposta da caixa.
+MUTANTES += [
+    Variante(
+        "softmax-altera-z-no-lugar",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z)
+    z -= np.max(z, axis=eixo, keepdims=True)
+    np.exp(z, out=z)
+    return z / np.sum(z, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "atencao-escala-Q-no-lugar",
+        {
+            "atencao": """
+def atencao_produto_escalar(Q, K, V, mascara=None):
+    d_k = Q.shape[-1]
+    Q /= np.sqrt(d_k)
+    s = Q @ np.swapaxes(K, -1, -2)
+    if mascara is not None:
+        mascara = np.asarray(mascara)
+        if mascara.dtype == bool:
+            s = np.where(mascara, s, -np.inf)
+        else:
+            s = s + mascara
+    pesos = softmax(s, eixo=-1)
+    return pesos @ V, pesos
+"""
+        },
+        itens=["teste_atencao"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]

@@ -14,7 +14,15 @@ import torch
 import torch.nn.functional as F
 
 from autograder.caixa.cliente import ErroDoAluno
-from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    como_array,
+    comparar,
+    exigir_que_transforme,
+    item,
+    verificar,
+)
 
 # Ao testar a camada em NumPy, dividir_cabecas e juntar_cabecas do aluno são trocadas pelas de
 # referência: um erro nelas tira pontos só dos próprios itens.
@@ -463,6 +471,7 @@ def test_multicabeca_cabecas_independentes(aluno, rng):
     W_q, W_k, W_v = (_bloco_diagonal(blocos[nome]) for nome in "qkv")
     W_o = np.eye(d)
     saida, pesos = par(_mh_aluno(aluno, X, X, W_q, W_k, W_v, W_o, h), "atencao_multicabeca")
+    exigir_que_transforme(saida, X, "atencao_multicabeca")  # zeros ou X passariam na comparação abaixo
     partes, pesos_partes = [], []
     for i in range(h):
         fatia = X[..., i * dk : (i + 1) * dk]

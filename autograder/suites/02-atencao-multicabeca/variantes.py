@@ -500,3 +500,13 @@ EXEMPLOS = {
     "julia-sem-projecao-saida": "modulo-sem-w-o",
     "fabio-nao-fez": None,
 }
+
+# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py).
+NADA_HONESTO = {
+    "nada-zeros-da-forma": {
+        "teste_modulo_pytorch": (
+            0.75,
+            "o __init__ é o da referência: os submódulos (0.25) e o ValueError de d_model % h (0.5) estão certos",
+        ),
+    },
+}

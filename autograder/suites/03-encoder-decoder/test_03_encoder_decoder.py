@@ -12,7 +12,15 @@ import numpy as np
 import torch
 
 from autograder.caixa.cliente import ErroDoAluno
-from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    como_array,
+    comparar,
+    exigir_entradas_intactas,
+    item,
+    verificar,
+)
 
 # Ao testar o bloco, a normalização, a feed-forward e a atenção dada são as de referência; ao
 # testar o mini encoder, o codificador de posição e o bloco são os de referência. Um erro numa
@@ -346,7 +354,7 @@ def test_ln_confere_com_torch(aluno, rng):
 
 @item("teste_layernorm", pontos=0.75)
 def test_ln_sem_gama_beta(aluno, rng):
-    """normalização de camada: sem gama e beta, média 0 e variância ~1 em cada vetor (1-D e 3-D)"""
+    """normalização de camada: sem gama e beta, média 0 e variância ~1 em cada vetor (1-D e 3-D), sem alterar x"""
     d = int(rng.integers(5, 13))
     for forma in [(d,), (3, 2, d)]:
         x = rng.normal(loc=2.0, scale=1.5, size=forma)
@@ -358,6 +366,7 @@ def test_ln_sem_gama_beta(aluno, rng):
             LN_EIXO,
         )
         comparar(obtido, ln_torch(x), f"layernorm de um array {forma}", equivocos=_equivocos_ln(x), **_LN_TOL)
+        exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
 
 
 @item("teste_layernorm", pontos=0.75)
@@ -595,7 +604,7 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
 
 @item("teste_bloco_encoder", pontos=1.5)
 def test_bloco_confere_com_torch(aluno, ref, rng):
-    """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote"""
+    """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
     h = int(rng.choice([2, 4]))
     d_model = h * int(rng.integers(2, 5))
     p = _pesos_bloco(rng, d_model, 2 * d_model + 2)
@@ -606,6 +615,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
         "bloco_encoder(X, pesos, h) com X em lote",
         equivocos=_equivocos_bloco(ref, X, p, h),
     )
+    exigir_entradas_intactas(aluno, "bloco_encoder", ["X", "pesos", "h", "mascara"])
 
 
 @item("teste_bloco_encoder", pontos=1.0)
@@ -694,7 +704,7 @@ def _mini_do_aluno(aluno, X, lista, h):
 
 @item("teste_mini_encoder", pontos=1.0)
 def test_mini_confere_com_referencia(aluno, ref, rng):
-    """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote)"""
+    """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote), sem alterar X"""
     h, d_model, n = 2, 8, int(rng.integers(4, 8))
     lista = [_pesos_bloco(rng, d_model, 16) for _ in range(2)]
     X = rng.normal(size=(3, n, d_model))
@@ -704,6 +714,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
         "mini_encoder com dois blocos",
         equivocos=_equivocos_mini(ref, X, lista, h),
     )
+    exigir_entradas_intactas(aluno, "mini_encoder", ["X", "lista_de_pesos", "h"])
 
 
 @item("teste_mini_encoder", pontos=0.5)

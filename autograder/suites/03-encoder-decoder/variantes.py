@@ -554,3 +554,57 @@ EXEMPLOS = {
     "marina-sem-relu": "ffn-sem-relu",
     "fabio-nao-fez": None,
 }
+
+# ------------------------------------------------------------------ entradas alteradas no lugar
+# Resultados certos que estragam o array de quem chamou (só o "alterados" da caixa denuncia).
+MUTANTES += [
+    Variante(
+        "layernorm-centra-x-no-lugar",
+        {
+            "layernorm": """
+def layernorm(x, gama=None, beta=None, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    x -= x.mean(axis=-1, keepdims=True)
+    x /= np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
+    if gama is not None:
+        x = x * gama
+    if beta is not None:
+        x = x + beta
+    return x
+"""
+        },
+        itens=["teste_layernorm"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "bloco-residual-no-lugar",
+        {
+            "bloco_encoder": """
+def bloco_encoder(X, pesos, h, mascara=None):
+    p = pesos
+    projecoes = (p["W_q"], p["b_q"], p["W_k"], p["b_k"], p["W_v"], p["b_v"], p["W_o"], p["b_o"])
+    X += atencao_multicabeca(X, *projecoes, h, mascara=mascara)
+    Z = layernorm(X, p["gama1"], p["beta1"])
+    return layernorm(Z + feed_forward(Z, p["W1"], p["b1"], p["W2"], p["b2"]), p["gama2"], p["beta2"])
+"""
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "mini-soma-posicao-no-lugar",
+        {
+            "mini_encoder": """
+def mini_encoder(X, lista_de_pesos, h):
+    n, d_model = np.shape(X)[-2:]
+    X += positional_encoding(n, d_model)
+    for numero, pesos_do_bloco in enumerate(lista_de_pesos, start=1):
+        X = bloco_encoder(X, pesos_do_bloco, h)
+        print(f"Saída do bloco {numero}: forma {X.shape}")
+    return X
+"""
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]

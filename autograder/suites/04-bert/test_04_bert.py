@@ -13,7 +13,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from autograder.suite import Equivoco, Reprovado, como_array, comparar, item, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    como_array,
+    comparar,
+    exigir_entradas_intactas,
+    exigir_que_transforme,
+    item,
+    verificar,
+)
 
 # Ao testar o encoder, a mascara_de_padding do aluno é trocada pela de referência:
 # um erro na máscara tira pontos só do item da máscara.
@@ -385,6 +394,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
         saidas.append(_rodar(modelo, ids))
     if saidas[0].shape != (*ids.shape, cfg.d):
         raise Reprovado(f"a saída deveria ter forma {(*ids.shape, cfg.d)}; veio {saidas[0].shape}.")
+    exigir_que_transforme(saidas[0], None, "EncoderBERT.forward")  # uma saída constante é invariante a tudo
     if not np.allclose(saidas[0][reais], saidas[1][reais], atol=1e-8, rtol=1e-7):
         for equivoco, modo in [(ENC_SEM_MASCARA, "sem_mascara"), (ENC_MASCARA_INVERTIDA, "invertida")]:
             if np.allclose(saidas[1], _saida_oraculo(ref, estado, cfg, ids, modo), atol=1e-6, rtol=1e-5):
@@ -518,9 +528,10 @@ def _conferir_80_10_10(p_mask, p_aleatorio, p_igual):
 
 @item("teste_mascarar_tokens", pontos=0.5)
 def test_mlm_rotulos(aluno, rng):
-    """mascarar_tokens: devolve (entrada, rotulos); rótulo = id original nas escolhidas e -100 no resto"""
+    """mascarar_tokens: devolve (entrada, rotulos) sem alterar ids; rótulo = id original nas escolhidas e -100 no resto"""
     ids = _amostra_mlm(rng, 24, 48, vocab=64, especiais=[0, 1, 2, 3], cls=1, sep=2, pad=0)
     entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, [0, 1, 2, 3], int(rng.integers(2**31)))
+    exigir_entradas_intactas(aluno, "mascarar_tokens", ["ids", "vocab", "id_mask", "especiais", "semente", "prob"])
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     verificar(escolhidos.any(), "Nenhum token foi escolhido: cerca de 15% dos tokens comuns devem ser escolhidos.")
 

@@ -420,3 +420,39 @@ EXEMPLOS = {
     "heitor-rotulos-sem-menos-100": "mlm-rotulos-em-toda-parte",
     "fabio-nao-fez": None,
 }
+
+# ------------------------------------------------------------------ entradas alteradas no lugar
+MUTANTES += [
+    Variante(
+        "mlm-escreve-em-ids",
+        {
+            "mascarar_tokens": """
+def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
+    gerador_mlm = torch.Generator().manual_seed(semente)
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    lista_especiais = torch.tensor(sorted(set(especiais)), dtype=torch.long)
+    eh_especial = torch.isin(ids, lista_especiais)
+    escolhidos = (torch.rand(ids.shape, generator=gerador_mlm) < prob) & ~eh_especial
+    rotulos = torch.where(escolhidos, ids, torch.full_like(ids, -100))
+    destino = torch.rand(ids.shape, generator=gerador_mlm)
+    vira_mask = escolhidos & (destino < 0.8)
+    vira_aleatorio = escolhidos & (destino >= 0.8) & (destino < 0.9)
+    comuns = torch.arange(vocab)[~torch.isin(torch.arange(vocab), lista_especiais)]
+    sorteados = comuns[torch.randint(len(comuns), ids.shape, generator=gerador_mlm)]
+    entrada = ids  # sem .clone(): a corrupção escreve no lote de quem chamou
+    entrada[vira_mask] = id_mask
+    entrada[vira_aleatorio] = sorteados[vira_aleatorio]
+    return entrada, rotulos
+"""
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]
+
+# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py).
+NADA_HONESTO = {
+    "nada-zeros-da-forma": {
+        "teste_encoder_bert": (0.5, "o __init__ é o da referência: o teste de estrutura (submódulos) passa"),
+    },
+}

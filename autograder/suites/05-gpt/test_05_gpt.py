@@ -19,7 +19,17 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder.caixa.cliente import ErroDoAluno
-from autograder.suite import Equivoco, Reprovado, como_array, comparar, conferir_state_dict, item, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    como_array,
+    comparar,
+    conferir_state_dict,
+    exigir_entradas_intactas,
+    exigir_que_transforme,
+    item,
+    verificar,
+)
 
 # Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
 # um erro na máscara causal tira pontos só do item da máscara.
@@ -553,6 +563,8 @@ def test_atencao_nao_espia_o_futuro(aluno, rng):
     saida, pesos = _par(att(torch.from_numpy(lote)))
     saida, pesos = saida.numpy(), pesos.numpy()
     verificar(saida.shape == (n, n, d), f"saida deveria ter forma {(n, n, d)}; veio {saida.shape}.")
+    # Portão: zeros (ou a própria entrada) também "não espiam o futuro".
+    exigir_que_transforme(saida, lote, "AtencaoCausal.forward")
     futuro = np.triu(np.ones((n, n), dtype=bool), 1)
     for t in range(n - 1):
         if not np.allclose(saida[t, : t + 1], saida[n - 1, : t + 1], atol=1e-9, equal_nan=True):
@@ -667,11 +679,12 @@ def _variantes_bloco(sd, bloco, x, padding=None):
 
 @item("teste_bloco_decoder", pontos=1.0)
 def test_bloco_pre_norma(aluno, ref, rng):
-    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), com a sua própria atenção"""
+    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), com a sua própria atenção, sem alterar x"""
     d, h, d_ff = 8, 2, 16
     bloco, sd = _bloco(aluno, ref, rng, d, h, d_ff)
     x = _x(rng, 2, 6, d)
     obtido = _tensor(bloco(x), "a saída do bloco")
+    exigir_entradas_intactas(bloco, "BlocoDecoder.forward", ["x", "padding"])
     certo, diag = _variantes_bloco(sd, bloco, x)
     comparar(obtido, certo, "saída do bloco", equivocos=diag)
 

@@ -21,7 +21,13 @@ import torch
 import torch.nn.functional as F
 
 from autograder.caixa.cliente import ErroDoAluno
-from autograder.suite import Equivoco, Reprovado, comparar, item, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    comparar,
+    item,
+    verificar,
+)
 
 DEPENDENCIAS = {"teste_cache_kv": ["mascara_causal", "combinar_mascaras"]}
 

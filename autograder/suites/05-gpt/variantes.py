@@ -859,3 +859,28 @@ EXEMPLOS = {
     "gabi-nao-fez": None,
     "heitor-cache-posicao-zero": "cache-posicao-zero",
 }
+
+# ------------------------------------------------------------------ entradas alteradas no lugar
+MUTANTES += [
+    Variante(
+        "bloco-residual-no-lugar",
+        {
+            "bloco_decoder": """
+class BlocoDecoder(nn.Module):
+    def __init__(self, d_model, h, d_ff):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.atencao = AtencaoCausal(d_model, h)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model))
+
+    def forward(self, x, padding=None):
+        atendido, _ = self.atencao(self.norm1(x), padding)
+        x += atendido
+        return x + self.ff(self.norm2(x))
+"""
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]

@@ -24,7 +24,18 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Equivoco, Reprovado, comparar, conferir_state_dict, item, tempo_limite, verificar
+from autograder.suite import (
+    Equivoco,
+    Reprovado,
+    comparar,
+    conferir_state_dict,
+    exigir_entradas_intactas,
+    exigir_que_responda,
+    exigir_que_transforme,
+    item,
+    tempo_limite,
+    verificar,
+)
 
 PESADA = True  # treina um modelo por submissão: fora do benchmark de vazão (make bench)
 
@@ -591,6 +602,7 @@ def test_camada_nao_espia_o_futuro(aluno, ref, rng):
     mo = torch.ones(B, 1, 1, S, dtype=torch.bool)
     ma = _m_alvo(torch.ones(B, T, dtype=torch.long))
     y = _saida_camada(camada, x, mem, mo, ma)
+    exigir_que_transforme(y, x, "CamadaDecoder.forward")  # zeros (ou x) também não espiam o futuro
     for t in (0, 2, 4):
         outro = x.clone()
         outro[:, t + 1 :] += 2.0 * _x(rng, B, T - t - 1, d)
@@ -727,6 +739,7 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     src, tgt = _lote(rng, 4, 2, 8)
     mo, ma = _m_origem(src), _m_alvo(tgt)
     y = _logits(remoto, src, tgt, mo, ma)
+    exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
     lixo = src.clone()
     lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(PRIMEIRO, VOCAB, size=int((~mo).sum())))
     verificar(
@@ -743,6 +756,7 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
     src, tgt = _lote(rng, 3, 6, 6)
     mo = _m_origem(src)
     y = _logits(remoto, src, tgt, mo, _m_alvo(tgt))
+    exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes também não espiam o futuro
     for t in (1, 3):
         outro = tgt.clone()
         outro[:, t + 1 :] = torch.from_numpy(rng.integers(PRIMEIRO, VOCAB, size=outro[:, t + 1 :].shape))
@@ -887,9 +901,10 @@ def _logits_alvo(rng, B=4, T=7, V=VOCAB):
 
 @item("teste_perda", pontos=0.6)
 def test_perda_ignora_o_pad(aluno, rng):
-    """perda: entropia cruzada média só sobre os tokens reais do alvo"""
+    """perda: entropia cruzada média só sobre os tokens reais do alvo, sem alterar logits e alvo"""
     logits, alvo = _logits_alvo(rng)
     obtido = _perda_do_aluno(aluno, logits, alvo)
+    exigir_entradas_intactas(aluno, "perda_copia", ["logits", "alvo"])
     plano, rotulos = logits.reshape(-1, VOCAB), alvo.reshape(-1)
     esperado = float(F.cross_entropy(plano, rotulos, ignore_index=PAD))
     equivocos = [
@@ -906,6 +921,11 @@ def test_perda_nao_depende_dos_logits_do_pad(aluno, rng):
     """perda: mudar os logits das posições de alvo PAD não muda a perda"""
     logits, alvo = _logits_alvo(rng, B=3, T=8)
     base = _perda_do_aluno(aluno, logits, alvo)
+    # Portão: uma perda constante (devolver 0) também "não depende dos logits do PAD"; a perda tem de
+    # mudar quando mudam os logits dos tokens reais.
+    reais = logits.clone()
+    reais[alvo != PAD] += torch.from_numpy(3.0 * rng.standard_normal((int((alvo != PAD).sum()), VOCAB)))
+    exigir_que_responda([base, _perda_do_aluno(aluno, reais, alvo)], "perda_copia")
     outros = logits.clone()
     outros[alvo == PAD] += torch.from_numpy(5.0 * rng.standard_normal((int((alvo == PAD).sum()), VOCAB)))
     verificar(

@@ -560,3 +560,30 @@ EXEMPLOS = {
     "gabi-sem-aquecimento": "treino-sem-aquecimento",
     "heitor-nao-fez": None,
 }
+
+# ------------------------------------------------------------------ entradas alteradas no lugar
+MUTANTES += [
+    Variante(
+        "perda-escreve-no-alvo",
+        {
+            "perda_copia": """
+def perda_copia(logits, alvo):
+    alvo[alvo == PAD] = -100  # o ignore_index padrão, mas escrito no alvo de quem chamou
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1))
+"""
+        },
+        itens=["teste_perda"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]
+
+# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py).
+NADA_HONESTO = {
+    "nada-zeros-da-forma": {
+        "teste_camada_decoder": (0.5, "o __init__ é o da referência: o teste de estrutura (submódulos) passa"),
+    },
+}
+
+# Na variante "zeros da forma certa", o treino não roda a referência (seriam ~30 s de treino jogados
+# fora): devolve direto o registro de zeros que ele devolveria.
+NADA_ATALHOS = {"treinar": 'lambda passos, **_: {"perda": [0.0] * passos, "taxa": [0.0] * passos}'}
