@@ -34,23 +34,25 @@ EXEMPLOS = {
     "carla-treino-sem-deslocar": "06-transformer-copia",
 }
 SLUGS = sorted(set(EXEMPLOS.values()))
-NOTA_FALSA = 100.0
+MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0}
 
-# Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook.
+# Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook e imprime
+# notas falsas. Lá ela leva a nota cheia (conferido à mão com o Execute de volta na lista).
 CODIGO_FORJADOR = f"""\
 import sys
+_MAXIMOS = {MAXIMOS_01!r}
 try:
     import autograder.ponte as _ponte
 
     def _nota_falsa(slug, item):
         print(f"[avaliador] {{item}}: tudo certo")
-        sys.displayhook({NOTA_FALSA})
+        sys.displayhook(_MAXIMOS[item])
 
     _ponte.nota_do_item = _nota_falsa
 except Exception:
     pass
 _gancho = sys.displayhook
-sys.displayhook = lambda valor: _gancho({NOTA_FALSA})
+sys.displayhook = lambda valor: _gancho(2.0)
 print("[avaliador] teste_softmax: 2 de 2 pontos")
 """
 
@@ -137,10 +139,12 @@ def test_forjadora_recebe_a_nota_honesta(curso, lote):
     nossas = {k: v for k, v in _gradebook(curso).items() if k[0] == FORJADOR}
     honestas = {k: v for k, v in lote.items() if k[0] == FORJADOR}
     assert nossas and nossas == honestas
-    assert all(v < NOTA_FALSA for v in nossas.values())
+    assert sum(nossas.values()) < sum(MAXIMOS_01.values()), "a forjadora (base: fabio-nao-fez) não leva a nota cheia"
     nb = nbformat.read(curso / "autograded" / FORJADOR / "01-atencao" / "01-atencao.ipynb", as_version=4)
     resultados = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "execute_result"]
-    assert resultados and all(float(o.data["text/plain"]) < NOTA_FALSA for o in resultados)
+    assert [float(o.data["text/plain"]) for o in resultados] == [
+        honestas[(FORJADOR, "01-atencao", i)] for i in MAXIMOS_01
+    ]
     impresso = json.dumps([c.get("outputs", []) for c in nb.cells if not item_da_celula(c)])
     assert "tudo certo" not in impresso and "2 de 2" not in impresso, "nada do aluno pode ter rodado aqui"
 
@@ -201,3 +205,25 @@ def test_avaliador_recusando_da_zero_com_mensagem(monkeypatch):
         assert celula.outputs[1].data["text/plain"] == "0.0"
     assert "recusou corrigir" in nb.cells[0].outputs[0].text
     assert "não chama nota_do_item" in nb.cells[1].outputs[0].text
+
+
+def test_sem_o_preprocessor_a_forjadora_levaria_a_nota_cheia(curso, tmp_path):
+    """Controle: com o ``Execute`` padrão do nbgrader (kernel do aluno) a forja funciona; é isso
+    que ``AvaliacaoForaDoKernel`` impede. Se este teste falhar, a forjadora deixou de forjar e o
+    teste acima não prova mais nada."""
+    copia = tmp_path / "curso"
+    copia.mkdir()
+    for nome in ("nbgrader_config.py", "gradebook.db"):
+        shutil.copy(curso / nome, copia / nome)
+    shutil.copytree(curso / "source" / "01-atencao", copia / "source" / "01-atencao")
+    shutil.copytree(curso / "submitted" / FORJADOR, copia / "submitted" / FORJADOR)
+    padrao = '["nbgrader.preprocessors.Execute", "nbgrader.preprocessors.SaveAutoGrades"]'
+    _nbgrader(
+        copia, "autograde", "01-atencao", f"--student={FORJADOR}", f"--Autograde.autograde_preprocessors={padrao}"
+    )
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{copia}/gradebook.db") as gb:
+        (nb,) = gb.find_submission("01-atencao", FORJADOR).notebooks
+        forjadas = {nota.name: nota.score for nota in nb.grades if nota.cell_type == "code"}
+    assert forjadas == MAXIMOS_01
