@@ -57,14 +57,14 @@ print("[avaliador] teste_softmax: 2 de 2 pontos")
 """
 
 
-def _nbgrader(curso: Path, *args):
+def _nbgrader(curso: Path, *args, env=None):
     proc = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],
         cwd=curso,
         env={
             **os.environ,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            "PYTHONPATH": str(RAIZ),  # a cópia do nbgrader_config.py fora do repositório
+            **(env or {}),
         },
         capture_output=True,
         text=True,
