@@ -105,9 +105,8 @@ def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None)
 def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
     """Avalia em série, neste processo, ``n_alunos`` × ``atividades`` da turma gerada e divide o
     tempo de cada notebook em cálculo da suíte, cálculo do aluno e sobrecarga (ver o topo)."""
-    from autograder.__main__ import _avaliar_tarefa
     from autograder.caixa.cliente import Zigoto
-    from autograder.lote import Tarefa
+    from autograder.lote import Tarefa, avaliar_tarefa
     from autograder.relatorios import gravar_results
 
     alunos = sorted(p.name for p in pasta.iterdir())
@@ -121,10 +120,10 @@ def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
         zigoto = Zigoto(ocultar=[str(pasta), tmp])
         try:
             for slug in atividades:  # aquece como um trabalhador do lote: suíte coletada, referência
-                _avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)
+                avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)
             for tarefa in tarefas:
                 inicio = time.perf_counter()
-                res = _avaliar_tarefa(tarefa, zigoto)
+                res = avaliar_tarefa(tarefa, zigoto)
                 meio = time.perf_counter()
                 gravar_results(res, Path(tmp) / tarefa.aluno / tarefa.slug)
                 fim = time.perf_counter()
