@@ -306,7 +306,7 @@ def main(argv=None) -> int:
         )
         print(f"\nmake grade, {args.jobs} trabalhadores, um lote por atividade:")
         print(
-            f"  {'atividade':<26} {'notebooks':>9} {'nb/s':>7} {'mediana':>9} {'p95':>8} {'máximo':>8}  estimado p/ {args.alunos}"
+            f"  {'atividade':<30} {'notebooks':>9} {'nb/s':>7} {'mediana':>9} {'p95':>8} {'máximo':>8}  estimado p/ {args.alunos}"
         )
         estimado, medidos, vazao_leves_n, vazao_leves_t = 0.0, 0, 0, 0.0
         for slug in atividades:
@@ -320,7 +320,7 @@ def main(argv=None) -> int:
                 vazao_leves_n += len(tempos)
                 vazao_leves_t += nosso["parede"]
             print(
-                f"  {slug + (' (pesada)' if slug in pesadas else ''):<26} {len(tempos):>9} {vazao:>7.2f} "
+                f"  {slug + (' (pesada)' if slug in pesadas else ''):<30} {len(tempos):>9} {vazao:>7.2f} "
                 f"{statistics.median(tempos):>8.3f}s {_p95(tempos):>7.3f}s {tempos[-1]:>7.3f}s  {turma_s:6.1f} s"
             )
         print(
