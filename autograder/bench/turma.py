@@ -176,6 +176,46 @@ def amostra_espalhada(n_alunos: int, amostra: int) -> list[int]:
     return sorted({(k * n_alunos) // amostra for k in range(amostra)})
 
 
+def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]]) -> dict[str, list[float]]:
+    """CPU por notebook (segundos), em série neste processo pelo mesmo caminho do lote: o CPU deste
+    processo (suíte, pytest, relatório) mais o das caixas, lido de ``/proc/<pid>/stat`` logo antes de
+    cada caixa ser morta (o zigoto ignora SIGCHLD, então o CPU das caixas não sobe para ninguém).
+    Quase não depende da carga da máquina, ao contrário do tempo de relógio."""
+    from autograder.caixa import cliente
+    from autograder.lote import Tarefa, _um_thread_no_torch, avaliar_tarefa
+
+    tique = os.sysconf("SC_CLK_TCK")
+    das_caixas = [0.0]
+    original = cliente.Caixa.matar
+
+    def matar_contando(caixa):
+        try:
+            with open(f"/proc/{caixa.pid}/stat", encoding="ascii") as f:
+                campos = f.read().rsplit(")", 1)[1].split()
+            das_caixas[0] += (int(campos[11]) + int(campos[12])) / tique  # utime + stime
+        except (OSError, ValueError, IndexError):
+            pass
+        return original(caixa)
+
+    _um_thread_no_torch()
+    por_slug: dict[str, list[float]] = {}
+    cliente.Caixa.matar = cliente.Caixa.encerrar = matar_contando
+    with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
+        zigoto = cliente.Zigoto(ocultar=[str(pasta), tmp])
+        try:
+            for slug in atividades:
+                alunos = [f"aluno{i:04d}" for i in indices[slug]]
+                avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)  # aquece
+                for aluno in alunos:
+                    antes = time.process_time() + das_caixas[0]
+                    avaliar_tarefa(Tarefa(aluno, slug, pasta / aluno / slug / f"{slug}.ipynb"), zigoto)
+                    por_slug.setdefault(slug, []).append(time.process_time() + das_caixas[0] - antes)
+        finally:
+            zigoto.fechar()
+            cliente.Caixa.matar = cliente.Caixa.encerrar = original
+    return por_slug
+
+
 def nosso_lote(pasta: Path, saida: Path, jobs: int, slug: str | None = None) -> dict:
     inicio = time.perf_counter()
     proc = subprocess.run(
@@ -282,6 +322,7 @@ def main(argv=None) -> int:
         "--amostra-pesadas", type=int, default=16, help="alunos avaliados nas atividades pesadas (0 = todos)"
     )
     p.add_argument("--sementes", type=int, default=30, help="sementes da varredura dos itens de treino (0 = nenhuma)")
+    p.add_argument("--amostra-cpu", type=int, default=6, help="alunos por atividade na medida de CPU (em série)")
     p.add_argument("--amostra-nbgrader", type=int, default=6, help="alunos avaliados também pelo nbgrader")
     p.add_argument("--amostra-sobrecarga", type=int, default=8, help="alunos na medida da sobrecarga (em série)")
     args = p.parse_args(argv)
@@ -337,6 +378,31 @@ def main(argv=None) -> int:
             f"trabalhadores; {medidos} notebooks medidos); meta ≤ {META_TURMA_S / 60:.0f} min em 2 núcleos: "
             + ("atingida" if atingida else f"NÃO atingida ({estimado - META_TURMA_S:.0f} s acima)")
         )
+        if args.amostra_cpu > 0:
+            amostra_cpu = {
+                s: [
+                    indices.get(s, range(args.alunos))[k]
+                    for k in amostra_espalhada(len(indices.get(s, range(args.alunos))), args.amostra_cpu)
+                ]
+                for s in atividades
+            }
+            cpu = medir_cpu(pasta, atividades, amostra_cpu)
+            estimado_cpu = sum(args.alunos * statistics.fmean(v) for v in cpu.values()) / max(args.jobs, 1)
+            print(
+                f"  pela CPU medida (em série, {args.amostra_cpu} alunos por aula; quase não depende da carga): "
+                + ", ".join(f"{s} {statistics.fmean(v):.2f} s" for s, v in cpu.items())
+                + " de CPU por notebook"
+            )
+            print(
+                f"  TURMA ESTIMADA PELA CPU: {estimado_cpu:.0f} s ({estimado_cpu / 60:.1f} min) = soma de alunos × CPU "
+                f"por notebook / {args.jobs} trabalhadores (o que a máquina faria sem outros processos); meta ≤ "
+                f"{META_TURMA_S / 60:.0f} min: "
+                + (
+                    "atingida"
+                    if estimado_cpu <= META_TURMA_S
+                    else f"NÃO atingida ({estimado_cpu - META_TURMA_S:.0f} s acima)"
+                )
+            )
         if nb is not None:
             vazao_leves = vazao_leves_n / vazao_leves_t
             vazao_nb = nb["n"] / nb["parede"]
