@@ -298,6 +298,7 @@ def varredura_de_sementes(slug: str, n: int) -> None:
         print(f"  {slug}: a suíte não oferece treino_de_referencia(semente); sem varredura.")
         return
     torch.set_num_threads(1)
+    torch.set_flush_denormal(True)  # como na caixa (zigoto): sem isso o treino fica bem mais lento
     acertos, relogio, cpu = [], [], []
     for semente in range(1000, 1000 + n):
         r, c, acerto = suite.treino_de_referencia(semente)
