@@ -125,7 +125,8 @@ def main(argv=None) -> int:
     if args.repeticoes:
         treino_completo(ref, args.repeticoes, args.passos)
     print(f"\n== Configuração do avaliador (1 thread): {descrever_treino(suite)} ==")
-    varredura(suite, range(1000, 1000 + args.sementes_avaliador))
+    if args.sementes_avaliador:
+        varredura(suite, range(1000, 1000 + args.sementes_avaliador))
     if args.sementes_substituto:
         varredura(suite, range(2000, 2000 + args.sementes_substituto), substituto=True, rotulo="substituto")
     print(f"(faixas de nota: {', '.join(f'{f:.0%}' for f in suite.FAIXAS)})")
