@@ -227,3 +227,26 @@ def test_sem_o_preprocessor_a_forjadora_levaria_a_nota_cheia(curso, tmp_path):
         (nb,) = gb.find_submission("01-atencao", FORJADOR).notebooks
         forjadas = {nota.name: nota.score for nota in nb.grades if nota.cell_type == "code"}
     assert forjadas == MAXIMOS_01
+
+
+@pytest.mark.parametrize(
+    "falha",
+    [
+        subprocess.CompletedProcess([], 1, stdout="", stderr="Traceback ..."),
+        subprocess.CompletedProcess([], 0, stdout="isto não é JSON", stderr=""),
+        subprocess.TimeoutExpired([], 1),
+    ],
+    ids=["codigo-1", "saida-invalida", "prazo"],
+)
+def test_avaliador_falhando_da_zero_com_mensagem(monkeypatch, falha):
+    def rodar(*a, **k):
+        if isinstance(falha, Exception):
+            raise falha
+        return falha
+
+    monkeypatch.setattr(subprocess, "run", rodar)
+    nb = nbformat.v4.new_notebook(cells=[_celula_de_teste("teste_softmax"), _celula_de_teste("teste_mascara")])
+    nb, _ = AvaliacaoForaDoKernel().preprocess(nb, {})
+    for celula in nb.cells:
+        assert celula.outputs[1].data["text/plain"] == "0.0"
+        assert "0 pontos, porque o avaliador" in celula.outputs[0].text
