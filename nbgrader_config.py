@@ -6,10 +6,14 @@ import sys
 c = get_config()
 
 # O preprocessor do autograde mora no pacote autograder/ deste repositório: com o executável
-# `nbgrader`, a pasta atual não entra no sys.path sozinha.
-_RAIZ = os.path.dirname(os.path.abspath(__file__))
-if os.path.isdir(os.path.join(_RAIZ, "autograder")) and _RAIZ not in sys.path:
-    sys.path.insert(0, _RAIZ)
+# `nbgrader`, a pasta atual não entra no sys.path sozinha. Procura ao lado deste arquivo e, para
+# cópias do arquivo num diretório de curso à parte (testes, benchmark), no repositório dono do
+# .venv que roda o nbgrader.
+for _RAIZ in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sys.prefix)):
+    if os.path.isfile(os.path.join(_RAIZ, "autograder", "nbgrader_confiavel.py")):
+        if _RAIZ not in sys.path:
+            sys.path.insert(0, _RAIZ)
+        break
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "transformers"

@@ -113,6 +113,8 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
         except (ValueError, IndexError, AttributeError):
             self.log.error("O avaliador falhou (código %s): %s", proc.returncode, detalhe)
             return None, f"o avaliador falhou (código {proc.returncode}); avise o instrutor"
+        for aviso in resultado.get("avisos") or []:  # ex.: isolamento parcial aceito
+            self.log.warning("Aviso de segurança: %s", aviso)
         return resultado, ""
 
     def preprocess(self, nb, resources):
@@ -140,6 +142,7 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
                 pontos = float(resultado["pontos"].get(item, 0.0))
                 maximo = float(resultado.get("maximos", {}).get(item, 0.0))
                 linhas = [f"[avaliador] {item}: {pontos:g} de {maximo:g} pontos"]
+                linhas += [f"  - Aviso de segurança: {aviso}" for aviso in resultado.get("avisos") or []]
                 if resultado.get("erro"):
                     linhas.append(f"  - {resultado['erro']}")
                 linhas += [f"  - {msg}" for msg in resultado.get("mensagens", {}).get(item, [])]

@@ -7,12 +7,15 @@ Em ``source/``, cada célula de teste começa com::
     nota_do_item("01-atencao", "teste_softmax")
     ### END HIDDEN TESTS
 
-Dentro do ``nbgrader autograde`` (ou ao rodar o notebook do instrutor), ``nota_do_item``
-avalia o notebook inteiro num processo separado (``python -m autograder nota``), que por sua
-vez roda o código na caixa de areia, e publica a nota do item como **primeiro resultado** da
-célula (``execute_result``). O nbgrader lê esse valor como crédito parcial; como ele é o
-primeiro resultado, uma verificação visível que falhe depois não zera o item. Assim o
-``nbgrader autograde`` e o ``make grade`` dão os mesmos pontos. Nada é escrito em stderr.
+Ao rodar o notebook do instrutor (ou qualquer notebook num Jupyter), ``nota_do_item`` avalia
+o notebook inteiro num processo separado (``python -m autograder nota``), que por sua vez roda
+o código na caixa de areia, e publica a nota do item como **primeiro resultado** da célula
+(``execute_result``). Nada é escrito em stderr.
+
+O ``nbgrader autograde`` **não** usa esta ponte: num kernel, as células do aluno rodam antes e
+podem trocar esta função ou ``sys.displayhook``. Lá, ``autograder/nbgrader_confiavel.py`` entra
+no lugar do ``Execute``, chama o avaliador fora do kernel e escreve a nota em cada célula de teste
+(veja ``nbgrader_config.py``).
 
 O notebook avaliado é procurado nesta ordem: variável ``CURSO_NOTEBOOK``; ``<slug>.ipynb`` na
 pasta atual; o único ``.ipynb`` da pasta atual; ``submitted/<aluno>/<slug>/`` quando a pasta

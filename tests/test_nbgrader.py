@@ -57,14 +57,14 @@ print("[avaliador] teste_softmax: 2 de 2 pontos")
 """
 
 
-def _nbgrader(curso: Path, *args):
+def _nbgrader(curso: Path, *args, env=None):
     proc = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],
         cwd=curso,
         env={
             **os.environ,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            "PYTHONPATH": str(RAIZ),  # a cópia do nbgrader_config.py fora do repositório
+            **(env or {}),
         },
         capture_output=True,
         text=True,
@@ -227,3 +227,44 @@ def test_sem_o_preprocessor_a_forjadora_levaria_a_nota_cheia(curso, tmp_path):
         (nb,) = gb.find_submission("01-atencao", FORJADOR).notebooks
         forjadas = {nota.name: nota.score for nota in nb.grades if nota.cell_type == "code"}
     assert forjadas == MAXIMOS_01
+
+
+@pytest.mark.parametrize(
+    "falha",
+    [
+        subprocess.CompletedProcess([], 1, stdout="", stderr="Traceback ..."),
+        subprocess.CompletedProcess([], 0, stdout="isto não é JSON", stderr=""),
+        subprocess.TimeoutExpired([], 1),
+    ],
+    ids=["codigo-1", "saida-invalida", "prazo"],
+)
+def test_avaliador_falhando_da_zero_com_mensagem(monkeypatch, falha):
+    def rodar(*a, **k):
+        if isinstance(falha, Exception):
+            raise falha
+        return falha
+
+    monkeypatch.setattr(subprocess, "run", rodar)
+    nb = nbformat.v4.new_notebook(cells=[_celula_de_teste("teste_softmax"), _celula_de_teste("teste_mascara")])
+    nb, _ = AvaliacaoForaDoKernel().preprocess(nb, {})
+    for celula in nb.cells:
+        assert celula.outputs[1].data["text/plain"] == "0.0"
+        assert "0 pontos, porque o avaliador" in celula.outputs[0].text
+
+
+def test_nota_usa_o_resultado_do_avaliador_e_mostra_avisos(monkeypatch):
+    """O execute_result é o ponto do avaliador por item; avisos de segurança aparecem na célula."""
+    saida = {
+        "pontos": {"teste_softmax": 1.5, "teste_mascara": 0.0},
+        "maximos": {"teste_softmax": 2.0, "teste_mascara": 2.0},
+        "mensagens": {"teste_softmax": ["Faltou dividir por √d_k."], "teste_mascara": []},
+        "erro": None,
+        "avisos": ["isolamento parcial aceito"],
+    }
+    ok = subprocess.CompletedProcess([], 0, stdout="ruído\n" + json.dumps(saida), stderr="")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: ok)
+    nb = nbformat.v4.new_notebook(cells=[_celula_de_teste("teste_softmax"), _celula_de_teste("teste_mascara")])
+    nb, _ = AvaliacaoForaDoKernel().preprocess(nb, {})
+    assert [c.outputs[1].data["text/plain"] for c in nb.cells] == ["1.5", "0.0"]
+    texto = nb.cells[0].outputs[0].text
+    assert "1.5 de 2 pontos" in texto and "√d_k" in texto and "isolamento parcial aceito" in texto
