@@ -27,13 +27,14 @@ export PYTHONDONTWRITEBYTECODE := 1
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json
+$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/completar_traducao.py $(wildcard jupyter/traducao/*.po)
 	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE)"
 	@test -n "$(PYTHON_BASE)" || { echo "Erro: nenhum python3.11 encontrado." >&2; exit 1; }
 	@test -x $(PY) || $(PYTHON_BASE) -m venv $(VENV)
 	@set -o pipefail; $(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt 2>&1 \
 	  | { grep -v 'is neither a file nor a directory' || true; }
 	@$(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
+	@$(PY) jupyter/completar_traducao.py
 	@mkdir -p $(VENV)/share/jupyter/lab/settings && cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $(CARIMBO)
 
