@@ -22,7 +22,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio bench bench-copia
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -80,8 +80,18 @@ formatar: $(CARIMBO) ## Formata código e notebooks com ruff
 	@$(PY) -m ruff check --fix .
 	@$(PY) -m ruff format .
 
-lab: $(CARIMBO) ## Abre o JupyterLab (pt-BR) em release/, só em localhost
-	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release --no-browser $(if $(filter 0,$(shell id -u)),--allow-root)
+# Lab do aluno: jupyter/aluno/ é o JUPYTER_CONFIG_DIR (labconfig/page_config.json desliga os
+# plugins de instrutor do nbgrader; jupyter_server_config.json desliga o formgrader no servidor).
+# Ajustes e áreas de trabalho do lab ficam em build/, nunca no repositório nem no home.
+LAB_ALUNO_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/jupyter/aluno \
+  JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/build/lab-aluno/ajustes JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/build/lab-aluno/areas
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+lab: $(CARIMBO) ## Abre o JupyterLab do aluno (pt-BR, só "Validar", sem ferramentas de instrutor) em release/, só em localhost
+	@$(LAB_ALUNO_ENV) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release --no-browser $(LAB_ROOT) $(LAB_OPCOES)
+
+lab-instrutor: $(CARIMBO) ## Abre o JupyterLab do instrutor na raiz do curso: formgrader (menu Nbgrader) com o gradebook.db deste repositório
+	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
 
 limpar: ## Apaga saídas geradas (não apaga o .venv)
 	rm -rf build submitted autograded feedback gradebook.db .pytest_cache
