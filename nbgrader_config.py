@@ -1,8 +1,15 @@
 """Configuração do nbgrader para o curso (a raiz do repositório é o diretório do curso)."""
 
 import os
+import sys
 
 c = get_config()
+
+# O preprocessor do autograde mora no pacote autograder/ deste repositório: com o executável
+# `nbgrader`, a pasta atual não entra no sys.path sozinha.
+_RAIZ = os.path.dirname(os.path.abspath(__file__))
+if os.path.isdir(os.path.join(_RAIZ, "autograder")) and _RAIZ not in sys.path:
+    sys.path.insert(0, _RAIZ)
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "transformers"
@@ -16,8 +23,24 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "SUA RESPOSTA AQUI"
 
-# A parte oculta de cada célula de teste chama o avaliador, que roda a suíte inteira na
-# caixa de areia; a atividade 06 ainda treina um modelo. O padrão de 30 s não basta.
+# `nbgrader autograde` NÃO executa o notebook do aluno num kernel (lá as células do aluno
+# poderiam trocar `nota_do_item` ou `sys.displayhook` e forjar a nota). No lugar do `Execute`,
+# `AvaliacaoForaDoKernel` chama o avaliador em caixa de areia (`python -m autograder nota`) e
+# escreve em cada célula de teste a nota por item e as mensagens em pt-BR. O resto da lista é a
+# padrão do nbgrader 0.9.
+c.Autograde.autograde_preprocessors = [
+    "autograder.nbgrader_confiavel.AvaliacaoForaDoKernel",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# Prazo do avaliador por notebook (a atividade 06 ainda treina um modelo).
+c.AvaliacaoForaDoKernel.prazo = 3600
+
+# Usado só se alguém executar o notebook do instrutor pelo nbgrader (ex.: `nbgrader validate`).
 c.Execute.timeout = 900
 c.Execute.interrupt_on_timeout = True
 

@@ -12,76 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
 
-from autograder.lote import Tarefa
-
-NOME_VALIDO = re.compile(r"^[^\W][\w.@+-]{0,127}$")
-
-
-def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tuple[list[Tarefa], list[str]]:
-    """Lista (aluno, slug, notebook) em ``pasta``; nunca segue links simbólicos."""
-    tarefas: list[Tarefa] = []
-    avisos: list[str] = []
-    if not pasta.is_dir():
-        raise SystemExit(f"Erro: a pasta de submissões {pasta} não existe.")
-    for dir_aluno in sorted(pasta.iterdir(), key=lambda p: p.name):
-        nome = dir_aluno.name
-        if nome.startswith("."):
-            if not dir_aluno.is_symlink() and dir_aluno.is_dir() and any((dir_aluno / s).exists() for s in slugs):
-                avisos.append(f"{nome!r}: pasta oculta (o nome começa com '.'); não foi avaliada.")
-            continue
-        if dir_aluno.is_symlink() or not dir_aluno.is_dir():
-            avisos.append(f"{nome!r}: ignorado (não é uma pasta comum).")
-            continue
-        if not NOME_VALIDO.match(nome) or nome in (".", ".."):
-            avisos.append(f"{nome!r}: nome de aluno inválido; a pasta não foi avaliada.")
-            continue
-        for dir_slug in sorted(dir_aluno.iterdir(), key=lambda p: p.name):
-            if dir_slug.is_symlink() or not dir_slug.is_dir():
-                continue
-            slug = dir_slug.name
-            if so_slug and slug != so_slug:
-                continue
-            if slug not in slugs:
-                avisos.append(f"{nome}/{slug!r}: atividade desconhecida; ignorada.")
-                continue
-            preferido = dir_slug / f"{slug}.ipynb"
-            candidatos = sorted(p for p in dir_slug.glob("*.ipynb") if not p.name.startswith("."))
-            if preferido in candidatos or preferido.is_symlink():
-                tarefas.append(Tarefa(nome, slug, preferido))
-            elif len(candidatos) == 1:
-                tarefas.append(Tarefa(nome, slug, candidatos[0]))
-            elif not candidatos:
-                tarefas.append(Tarefa(nome, slug, None, "nenhum notebook .ipynb na pasta da atividade."))
-            else:
-                tarefas.append(
-                    Tarefa(nome, slug, None, f"vários notebooks e nenhum chamado {slug}.ipynb; não sei qual avaliar.")
-                )
-    return tarefas, avisos
-
-
-def _avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
-    from autograder.avaliacao import ResultadoSubmissao, _zerar, avaliar
-    from autograder.notebooks import carregar_atividade
-
-    atividade = carregar_atividade(tarefa.slug)
-    if tarefa.notebook is None:
-        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, "", 0, erro=tarefa.problema)
-        res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
-        _zerar(res, atividade, f"Submissão sem notebook: {tarefa.problema}")
-        return res
-    try:
-        return avaliar(tarefa.notebook, tarefa.slug, zigoto, aluno=tarefa.aluno, semente=semente)
-    except Exception as exc:
-        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook), 0)
-        res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
-        res.erro = f"falha interna do avaliador ({type(exc).__name__}: {exc})"
-        _zerar(res, atividade, res.erro)
-        return res.limpar_textos()
+# O pipeline do lote (descobrir, avaliar_tarefa, trabalhadores) mora em autograder/lote.py; os nomes
+# abaixo continuam importáveis daqui (autograder/gradescope.py usa Tarefa e _avaliar_tarefa).
+from autograder.lote import NOME_VALIDO, Tarefa, _avaliar_tarefa, avaliar_tarefa, descobrir  # noqa: F401
 
 
 def _aviso_isolamento(zigoto) -> None:
@@ -145,7 +82,7 @@ def cmd_avaliar(args) -> int:
     _aviso_isolamento(zigoto)
     try:
         aluno = args.aluno or (caminho.parent.parent.name if caminho.parent.name == slug else caminho.parent.name)
-        res = _avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
+        res = avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
     finally:
         zigoto.fechar()
     if args.saida:
@@ -167,7 +104,7 @@ def cmd_nota(args) -> int:
     slug = _slug_de(caminho, args.slug)
     zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())])
     try:
-        res = _avaliar_tarefa(Tarefa("aluno", slug, caminho), zigoto, args.semente)
+        res = avaliar_tarefa(Tarefa("aluno", slug, caminho), zigoto, args.semente)
     finally:
         zigoto.fechar()
     saida = {

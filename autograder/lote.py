@@ -11,10 +11,13 @@ notebook do instrutor e da suíte). Se nada mudou, a submissão não é reavalia
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing as mp
+import multiprocessing.util
 import os
+import re
 import stat
 import sys
 import time
@@ -25,7 +28,9 @@ from pathlib import Path
 
 from autograder.notebooks import LIMITE_NOTEBOOK, carregar_atividade
 
-_ZIGOTO = None
+NOME_VALIDO = re.compile(r"^[^\W][\w.@+-]{0,127}$")
+
+_ZIGOTO = None  # o zigoto deste trabalhador (um por processo do pool)
 
 
 @dataclass
@@ -38,12 +43,91 @@ class Tarefa:
     problema: str | None = None
 
 
+def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tuple[list[Tarefa], list[str]]:
+    """Lista (aluno, slug, notebook) em ``pasta``; nunca segue links simbólicos."""
+    tarefas: list[Tarefa] = []
+    avisos: list[str] = []
+    if not pasta.is_dir():
+        raise SystemExit(f"Erro: a pasta de submissões {pasta} não existe.")
+    for dir_aluno in sorted(pasta.iterdir(), key=lambda p: p.name):
+        nome = dir_aluno.name
+        if nome.startswith("."):
+            if not dir_aluno.is_symlink() and dir_aluno.is_dir() and any((dir_aluno / s).exists() for s in slugs):
+                avisos.append(f"{nome!r}: pasta oculta (o nome começa com '.'); não foi avaliada.")
+            continue
+        if dir_aluno.is_symlink() or not dir_aluno.is_dir():
+            avisos.append(f"{nome!r}: ignorado (não é uma pasta comum).")
+            continue
+        if not NOME_VALIDO.match(nome) or nome in (".", ".."):
+            avisos.append(f"{nome!r}: nome de aluno inválido; a pasta não foi avaliada.")
+            continue
+        for dir_slug in sorted(dir_aluno.iterdir(), key=lambda p: p.name):
+            if dir_slug.is_symlink() or not dir_slug.is_dir():
+                continue
+            slug = dir_slug.name
+            if so_slug and slug != so_slug:
+                continue
+            if slug not in slugs:
+                avisos.append(f"{nome}/{slug!r}: atividade desconhecida; ignorada.")
+                continue
+            preferido = dir_slug / f"{slug}.ipynb"
+            candidatos = sorted(p for p in dir_slug.glob("*.ipynb") if not p.name.startswith("."))
+            if preferido in candidatos or preferido.is_symlink():
+                tarefas.append(Tarefa(nome, slug, preferido))
+            elif len(candidatos) == 1:
+                tarefas.append(Tarefa(nome, slug, candidatos[0]))
+            elif not candidatos:
+                tarefas.append(Tarefa(nome, slug, None, "nenhum notebook .ipynb na pasta da atividade."))
+            else:
+                tarefas.append(
+                    Tarefa(nome, slug, None, f"vários notebooks e nenhum chamado {slug}.ipynb; não sei qual avaliar.")
+                )
+    return tarefas, avisos
+
+
+def avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
+    """Uma submissão do lote (o que cada trabalhador faz). Nunca levanta exceção: uma submissão
+    sem notebook ou uma falha interna vira nota zero com a explicação no relatório."""
+    from autograder.avaliacao import ResultadoSubmissao, _zerar, avaliar
+
+    atividade = carregar_atividade(tarefa.slug)
+    if tarefa.notebook is None:
+        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, "", 0, erro=tarefa.problema)
+        res.itens_max = _itens_max(tarefa.slug)
+        _zerar(res, atividade, f"Submissão sem notebook: {tarefa.problema}")
+        return res
+    try:
+        return avaliar(tarefa.notebook, tarefa.slug, zigoto, aluno=tarefa.aluno, semente=semente)
+    except Exception as exc:
+        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook), 0)
+        res.itens_max = _itens_max(tarefa.slug)
+        res.erro = f"falha interna do avaliador ({type(exc).__name__}: {exc})"
+        _zerar(res, atividade, res.erro)
+        return res.limpar_textos()
+
+
+_avaliar_tarefa = avaliar_tarefa  # nome antigo (autograder/gradescope.py e a CLI o importam)
+
+
+@functools.cache
+def _itens_max(slug: str) -> dict[str, float]:
+    return {i.grade_id: i.pontos for i in carregar_atividade(slug).itens}
+
+
+@functools.cache
+def _impressao_da_atividade(slug: str) -> bytes:
+    """Hash do notebook do instrutor e da suíte de ``slug``: lido uma vez por aula, não por tarefa."""
+    h = hashlib.sha256()
+    atividade = carregar_atividade(slug)
+    for arquivo in [atividade.caminho, *sorted(atividade.pasta_suite.rglob("*.py"))]:
+        h.update(arquivo.read_bytes())
+    return h.digest()
+
+
 def impressao(tarefa, semente) -> str:
     """Hash do que determina a nota: notebook do aluno, atividade (source + suíte) e semente."""
     h = hashlib.sha256()
-    atividade = carregar_atividade(tarefa.slug)
-    for arquivo in [atividade.caminho, *sorted(atividade.pasta_suite.rglob("*.py"))]:
-        h.update(arquivo.read_bytes())
+    h.update(_impressao_da_atividade(tarefa.slug))
     if tarefa.notebook is not None:
         try:
             info = os.lstat(tarefa.notebook)
@@ -68,8 +152,7 @@ def ja_avaliada(tarefa, saida: Path, semente):
         return None
     if dados.get("extra_data", {}).get("impressao") != impressao(tarefa, semente):
         return None
-    itens_max = {i.grade_id: i.pontos for i in carregar_atividade(tarefa.slug).itens}
-    return ResultadoSubmissao.de_results_json(dados, itens_max)
+    return ResultadoSubmissao.de_results_json(dados, _itens_max(tarefa.slug))
 
 
 def _um_thread_no_torch() -> None:
@@ -84,18 +167,29 @@ def _um_thread_no_torch() -> None:
         pass
 
 
+def _fechar_zigoto_do_trabalhador() -> None:
+    global _ZIGOTO
+    if _ZIGOTO is not None:
+        _ZIGOTO.fechar()  # mata o zigoto e espera por ele: nenhum neto sobra depois do lote
+        _ZIGOTO = None
+
+
 def _iniciar_trabalhador(vagas, ocultar) -> None:
+    """Inicializador de cada processo do pool: um thread no PyTorch, um zigoto com a sua vaga.
+
+    O zigoto é fechado quando o trabalhador sai: o processo do pool termina com ``os._exit``,
+    que pula o ``atexit``; os finalizadores do ``multiprocessing`` com prioridade rodam antes."""
     global _ZIGOTO
     from autograder.caixa.cliente import Zigoto
 
     _um_thread_no_torch()
     _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vagas.get())
+    multiprocessing.util.Finalize(None, _fechar_zigoto_do_trabalhador, exitpriority=10)
 
 
-def _no_trabalhador(tarefa, semente):
-    from autograder.__main__ import _avaliar_tarefa
-
-    res = _avaliar_tarefa(tarefa, _ZIGOTO, semente)
+def no_trabalhador(tarefa, semente):
+    """A entrada de cada tarefa num processo do pool (usa o zigoto do trabalhador)."""
+    res = avaliar_tarefa(tarefa, _ZIGOTO, semente)
     res.impressao = impressao(tarefa, semente)
     return res
 
@@ -128,8 +222,10 @@ class Progresso:
 
 
 def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=None, retomar=True, aviso=print):
-    """Avalia ``tarefas`` e grava cada ``results.json`` assim que fica pronto."""
-    from autograder.__main__ import _avaliar_tarefa
+    """Avalia ``tarefas`` e grava cada ``results.json`` assim que fica pronto.
+
+    Só volta depois que os trabalhadores, os seus zigotos e o gerenciador da fila de vagas
+    saíram: pool e gerenciador ficam em ``with``, e cada trabalhador fecha o seu zigoto ao sair."""
     from autograder.caixa.cliente import Zigoto
     from autograder.relatorios import gravar_results
 
@@ -158,7 +254,7 @@ def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=No
             aviso(f"Aviso de segurança: {a}")
         try:
             for tarefa in lista:
-                res = _avaliar_tarefa(tarefa, zigoto, semente)
+                res = avaliar_tarefa(tarefa, zigoto, semente)
                 res.impressao = impressao(tarefa, semente)
                 concluir(tarefa, res)
         finally:
@@ -169,25 +265,26 @@ def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=No
         em_serie(pendentes)
     elif pendentes:
         contexto = mp.get_context("spawn")
-        vagas = contexto.Manager().Queue()
-        for v in range(jobs):
-            vagas.put(v)
-        with ProcessPoolExecutor(
-            jobs, mp_context=contexto, initializer=_iniciar_trabalhador, initargs=(vagas, ocultar)
-        ) as ex:
-            futuros = {ex.submit(_no_trabalhador, t, semente): t for t in pendentes}
-            while futuros:
-                prontos, _ = wait(futuros, return_when=FIRST_COMPLETED)
-                for f in prontos:
-                    tarefa = futuros.pop(f)
-                    try:
-                        res = f.result()
-                    except BrokenProcessPool:
-                        restantes.append(tarefa)  # o grupo de trabalhadores caiu: termina em série
-                        continue
-                    except Exception as exc:
-                        res = _falha(tarefa, exc)
-                    concluir(tarefa, res)
+        with contexto.Manager() as gerente:
+            vagas = gerente.Queue()
+            for v in range(jobs):
+                vagas.put(v)
+            with ProcessPoolExecutor(
+                jobs, mp_context=contexto, initializer=_iniciar_trabalhador, initargs=(vagas, ocultar)
+            ) as ex:
+                futuros = {ex.submit(no_trabalhador, t, semente): t for t in pendentes}
+                while futuros:
+                    prontos, _ = wait(futuros, return_when=FIRST_COMPLETED)
+                    for f in prontos:
+                        tarefa = futuros.pop(f)
+                        try:
+                            res = f.result()
+                        except BrokenProcessPool:
+                            restantes.append(tarefa)  # o grupo de trabalhadores caiu: termina em série
+                            continue
+                        except Exception as exc:
+                            res = _falha(tarefa, exc)
+                        concluir(tarefa, res)
     if restantes:
         aviso(f"Aviso: os trabalhadores em paralelo caíram; {len(restantes)} submissões terminam em série.")
         em_serie(restantes)
@@ -200,7 +297,7 @@ def _falha(tarefa, exc):
 
     atividade = carregar_atividade(tarefa.slug)
     res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook or ""), 0)
-    res.itens_max = {i.grade_id: i.pontos for i in atividade.itens}
+    res.itens_max = _itens_max(tarefa.slug)
     res.erro = f"o trabalhador que avaliava esta submissão falhou ({type(exc).__name__}: {exc})"
     _zerar(res, atividade, res.erro)
     return res

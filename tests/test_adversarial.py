@@ -8,10 +8,6 @@ perdendo pontos) ou RECUSAR avaliar (código 3, isolamento insuficiente). Custo:
 (2 núcleos ocupados por outros testes; ~45 s numa máquina parada). A tabela dos modos aparece na
 saída do ``make test``. O corpus inteiro (84 casos) fica para o ``make adversarial``; o teste
 ``test_corpus_completo`` o roda no ambiente atual com ``ADVERSARIAL_COMPLETO=1`` (~65 s a mais).
-
-Enquanto o avaliador não souber recusar um modo sem isolamento (a exceção
-``IsolamentoInsuficiente`` do ramo de isolamento), os vazamentos dos modos sem namespaces são
-conhecidos e viram ``xfail`` com a tabela; quando a recusa existir, passam a reprovar.
 """
 
 from __future__ import annotations
@@ -36,7 +32,6 @@ from autograder.adversarial import (
     tabela_do_modo,
     tabela_dos_modos,
 )
-from autograder.notebooks import RAIZ
 
 CASOS = [c.nome for c in corpus()]
 MINIMO_DE_ATAQUES = 81  # 78 ataques antes de virarem dados em autograder/ataques/, mais 3 leituras separadas
@@ -92,16 +87,6 @@ def test_arquivo_fora_do_formato_e_recusado(tmp_path, texto, trecho):
         carregar_casos(tmp_path)
 
 
-def _avaliador_sabe_recusar() -> bool:
-    """O ramo de isolamento já chegou? (o avaliador levanta ``IsolamentoInsuficiente``)."""
-    for arq in (RAIZ / "autograder").rglob("*.py"):
-        if "ataques" in arq.parts or arq.name == "adversarial.py":
-            continue
-        if "class IsolamentoInsuficiente" in arq.read_text(encoding="utf-8", errors="replace"):
-            return True
-    return False
-
-
 @pytest.fixture(scope="module")
 def modos():
     linhas: list[str] = []
@@ -137,8 +122,6 @@ def test_modo_contem_ou_recusa(modos, modo):
         assert rel.contidos + rel.recusados == rel.tentados, "\n".join(rel.falhas)
         return
     texto = "\n".join([*tabela_do_modo(rel), "", *rel.falhas[:40]])
-    if modo in ("root-sem-sys-admin", "nao-root") and not _avaliador_sabe_recusar():
-        pytest.xfail(f"vazamento conhecido: o avaliador ainda não recusa o modo {modo} (ramo isolamento)\n{texto}")
     pytest.fail(f"o modo {modo} vazou, inflou nota ou tirou pontos de honestos sem recusar:\n{texto}")
 
 

@@ -97,15 +97,6 @@ def _results(raiz: Path) -> dict:
     return resultado
 
 
-def _avaliador_sabe_recusar() -> bool:
-    """O ramo de isolamento já chegou? (o avaliador levanta ``IsolamentoInsuficiente``)."""
-    for arq in (RAIZ / "autograder").rglob("*.py"):
-        if "ataques" not in arq.parts and arq.name not in ("adversarial.py", "gradescope.py"):
-            if "class IsolamentoInsuficiente" in arq.read_text(encoding="utf-8", errors="replace"):
-                return True
-    return False
-
-
 # ============================================================================ o zip
 def test_zip_tem_o_necessario_e_nada_de_outras_atividades(zip_atividade):
     with zipfile.ZipFile(zip_atividade) as z:
@@ -310,11 +301,6 @@ def test_ataque_nao_forja_o_results_json(ataque):
 def test_ataque_nao_alcanca_a_rede_do_hospedeiro(ataque):
     _, resultado, _, conexoes = ataque
     vazou = conexoes or "VAZOU-REDE" in resultado["output"]
-    if vazou and not _avaliador_sabe_recusar():
-        pytest.xfail(
-            "vazamento conhecido: sem CAP_SYS_ADMIN a caixa não tem namespace de rede, e o avaliador ainda não "
-            "bloqueia a rede (Landlock/seccomp) nem recusa (ramo isolamento)"
-        )
     assert not vazou, f"a caixa conectou no hospedeiro ({conexoes} conexões): {resultado['output']}"
 
 

@@ -1,82 +1,229 @@
-"""nbgrader sem mudanças: generate_assignment, autograde, generate_feedback e export numa
-cópia do curso dão os mesmos pontos por item que ``make grade``, e o feedback mostra as
-mensagens em pt-BR sem o código oculto."""
+"""``nbgrader autograde`` de verdade, com o ``nbgrader_config.py`` do repositório, numa cópia do
+curso: a nota vem do avaliador em caixa de areia (``AvaliacaoForaDoKernel``), não do kernel do
+aluno. Verifica que:
+
+- uma submissão forjadora (troca ``autograder.ponte.nota_do_item`` e ``sys.displayhook`` e
+  imprime notas falsas) recebe no gradebook a nota honesta, a mesma de ``python -m autograder lote``;
+- um exemplo de cada aula tem no gradebook os mesmos pontos por item que o lote;
+- o feedback mostra as mensagens em pt-BR e esconde o código oculto; o export gera o CSV.
+"""
 
 import csv
+import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
+from autograder.nbgrader_confiavel import AVISO_VISIVEIS, AvaliacaoForaDoKernel, e_celula_de_teste, item_da_celula
 from autograder.notebooks import RAIZ
-from autograder.release import nbgrader
 
-ALUNOS = ["ana-correta", "bruno-sem-escala", "fabio-nao-fez"]
-SLUG = "01-atencao"
+FORJADOR = "zeca-forjador"
+# aluno -> slug; um exemplo por aula, mais a forjadora da aula 01 (montada em cima de fabio-nao-fez).
+EXEMPLOS = {
+    "ana-correta": "01-atencao",
+    "bruno-sem-escala": "01-atencao",
+    "gabriel-cabecas-sem-transposta": "02-atencao-multicabeca",
+    "kaio-pre-norm": "03-encoder-decoder",
+    "caio-encoder-sem-mascara": "04-bert",
+    "davi-mascara-depois-da-softmax": "05-gpt",
+    "carla-treino-sem-deslocar": "06-transformer-copia",
+}
+SLUGS = sorted(set(EXEMPLOS.values()))
+MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0}
+
+# Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook e imprime
+# notas falsas. Lá ela leva a nota cheia (conferido à mão com o Execute de volta na lista).
+CODIGO_FORJADOR = f"""\
+import sys
+_MAXIMOS = {MAXIMOS_01!r}
+try:
+    import autograder.ponte as _ponte
+
+    def _nota_falsa(slug, item):
+        print(f"[avaliador] {{item}}: tudo certo")
+        sys.displayhook(_MAXIMOS[item])
+
+    _ponte.nota_do_item = _nota_falsa
+except Exception:
+    pass
+_gancho = sys.displayhook
+sys.displayhook = lambda valor: _gancho(2.0)
+print("[avaliador] teste_softmax: 2 de 2 pontos")
+"""
 
 
 def _nbgrader(curso: Path, *args):
-    proc = nbgrader(curso, *args, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],
+        cwd=curso,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(RAIZ),  # a cópia do nbgrader_config.py fora do repositório
+        },
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
+
+
+def _montar_forjador(destino: Path) -> None:
+    origem = RAIZ / "autograder" / "exemplos" / "fabio-nao-fez" / "01-atencao" / "01-atencao.ipynb"
+    nb = nbformat.read(origem, as_version=4)
+    primeira_solucao = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    primeira_solucao.source = CODIGO_FORJADOR + "\n" + primeira_solucao.source
+    primeiro_teste = next(i for i, c in enumerate(nb.cells) if e_celula_de_teste(c))
+    nb.cells.insert(primeiro_teste, nbformat.v4.new_code_cell(CODIGO_FORJADOR))
+    destino.mkdir(parents=True)
+    nbformat.write(nb, destino / "01-atencao.ipynb")
 
 
 @pytest.fixture(scope="module")
 def curso(tmp_path_factory):
     curso = tmp_path_factory.mktemp("curso")
     shutil.copy(RAIZ / "nbgrader_config.py", curso / "nbgrader_config.py")
-    shutil.copytree(RAIZ / "source" / SLUG, curso / "source" / SLUG)
-    _nbgrader(curso, "generate_assignment", SLUG, "--force")
-    for aluno in ALUNOS:
-        shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / SLUG, curso / "submitted" / aluno / SLUG)
-    _nbgrader(curso, "autograde", SLUG, "--force")
-    _nbgrader(curso, "generate_feedback", SLUG, "--force")
+    for slug in SLUGS:
+        shutil.copytree(RAIZ / "source" / slug, curso / "source" / slug)
+    _nbgrader(curso, "generate_assignment", "--assignment=*", "--force")
+    for aluno, slug in EXEMPLOS.items():
+        shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / slug, curso / "submitted" / aluno / slug)
+    _montar_forjador(curso / "submitted" / FORJADOR / "01-atencao")
+    _nbgrader(curso, "autograde", "--assignment=*", "--force")
+    _nbgrader(curso, "generate_feedback", "--assignment=*", "--force")
     _nbgrader(curso, "export", "--to", str(curso / "grades.csv"))
     return curso
 
 
-def _pontos_nbgrader(curso):
+@pytest.fixture(scope="module")
+def lote(curso, tmp_path_factory):
+    saida = tmp_path_factory.mktemp("lote")
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "lote", str(curso / "submitted"), "--saida", str(saida)],
+        cwd=RAIZ,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr
+    enviadas = {*EXEMPLOS.items(), (FORJADOR, "01-atencao")}
+    with open(saida / "notas.csv", encoding="utf-8") as f:
+        return {
+            (linha["aluno"], *k.split("/")): float(v)
+            for linha in csv.DictReader(f)
+            for k, v in linha.items()
+            if "/" in k and (linha["aluno"], k.split("/")[0]) in enviadas  # o CSV tem colunas de todas as aulas
+        }
+
+
+def _gradebook(curso):
     from nbgrader.api import Gradebook
 
     pontos = {}
     with Gradebook(f"sqlite:///{curso}/gradebook.db") as gb:
-        for aluno in ALUNOS:
-            sub = gb.find_submission(SLUG, aluno)
-            for nb in sub.notebooks:
+        for aluno, slug in [*EXEMPLOS.items(), (FORJADOR, "01-atencao")]:
+            for nb in gb.find_submission(slug, aluno).notebooks:
                 for nota in nb.grades:
-                    if nota.name.startswith("teste_"):
-                        pontos[(aluno, nota.name)] = nota.score
+                    if nota.cell_type == "code":  # células de teste (as respostas escritas são manuais)
+                        pontos[(aluno, slug, nota.name)] = nota.score
     return pontos
 
 
-def test_autograde_do_nbgrader_concorda_com_make_grade(curso, tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "autograder", "lote", str(curso / "submitted"), "--saida", str(tmp_path)],
-        cwd=RAIZ,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
-    with open(tmp_path / "notas.csv", encoding="utf-8") as f:
-        nossas = {
-            (linha["aluno"], k.split("/")[1]): float(v)
-            for linha in csv.DictReader(f)
-            for k, v in linha.items()
-            if "/" in k
-        }
-    assert _pontos_nbgrader(curso) == nossas
+def test_forjadora_recebe_a_nota_honesta(curso, lote):
+    nossas = {k: v for k, v in _gradebook(curso).items() if k[0] == FORJADOR}
+    honestas = {k: v for k, v in lote.items() if k[0] == FORJADOR}
+    assert nossas and nossas == honestas
+    assert sum(nossas.values()) < sum(MAXIMOS_01.values()), "a forjadora (base: fabio-nao-fez) não leva a nota cheia"
+    nb = nbformat.read(curso / "autograded" / FORJADOR / "01-atencao" / "01-atencao.ipynb", as_version=4)
+    resultados = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "execute_result"]
+    assert [float(o.data["text/plain"]) for o in resultados] == [
+        honestas[(FORJADOR, "01-atencao", i)] for i in MAXIMOS_01
+    ]
+    impresso = json.dumps([c.get("outputs", []) for c in nb.cells if not item_da_celula(c)])
+    assert "tudo certo" not in impresso and "2 de 2" not in impresso, "nada do aluno pode ter rodado aqui"
+
+
+def test_autograde_da_os_mesmos_pontos_por_item_que_o_lote(curso, lote):
+    nossas = {k: v for k, v in _gradebook(curso).items() if k[0] != FORJADOR}
+    assert {slug for _, slug, _ in nossas} == set(SLUGS)
+    assert nossas == {k: v for k, v in lote.items() if k[0] != FORJADOR}
+    assert any(0 < v for v in nossas.values()) and any(v == 0 for v in nossas.values())
+
+
+def test_celulas_de_teste_tem_so_stdout_e_uma_nota(curso):
+    nb = nbformat.read(curso / "autograded" / "bruno-sem-escala" / "01-atencao" / "01-atencao.ipynb", as_version=4)
+    testes = [c for c in nb.cells if item_da_celula(c)]
+    assert testes
+    for celula in testes:
+        tipos = [(o.output_type, o.get("name")) for o in celula.outputs]
+        assert tipos == [("stream", "stdout"), ("execute_result", None)]
+        assert AVISO_VISIVEIS in celula.outputs[0].text
 
 
 def test_feedback_mostra_mensagens_e_esconde_o_codigo_oculto(curso):
-    html = (curso / "feedback" / "bruno-sem-escala" / SLUG / f"{SLUG}.html").read_text(encoding="utf-8")
+    for aluno, slug in [*EXEMPLOS.items(), (FORJADOR, "01-atencao")]:
+        html = (curso / "feedback" / aluno / slug / f"{slug}.html").read_text(encoding="utf-8")
+        assert "[avaliador]" in html and "caixa de areia" in html
+        # (a forjadora cita nota_do_item no próprio código; o import da parte oculta não pode aparecer)
+        assert "BEGIN HIDDEN TESTS" not in html and "from autograder.ponte import" not in html
+        assert aluno == FORJADOR or "nota_do_item" not in html
+    html = (curso / "feedback" / "bruno-sem-escala" / "01-atencao" / "01-atencao.html").read_text(encoding="utf-8")
     assert "√d_k" in html, "a mensagem do equívoco deve aparecer no feedback"
-    assert "nota_do_item" not in html and "BEGIN HIDDEN TESTS" not in html
 
 
 def test_export_gera_csv(curso):
     with open(curso / "grades.csv", encoding="utf-8") as f:
-        linhas = {linha["student_id"]: float(linha["raw_score"]) for linha in csv.DictReader(f)}
-    assert linhas["ana-correta"] == 8.0 and linhas["fabio-nao-fez"] == 0.0
+        linhas = {(linha["student_id"], linha["assignment"]): float(linha["raw_score"]) for linha in csv.DictReader(f)}
+    assert linhas[("ana-correta", "01-atencao")] == 8.0
+
+
+def _celula_de_teste(item: str):
+    celula = nbformat.v4.new_code_cell(
+        f'### BEGIN HIDDEN TESTS\nfrom autograder.ponte import nota_do_item\nnota_do_item("01-atencao", "{item}")\n'
+        "### END HIDDEN TESTS\nassert True\n"
+    )
+    celula.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": item, "points": 2}
+    return celula
+
+
+def test_avaliador_recusando_da_zero_com_mensagem(monkeypatch):
+    """Código 3 (isolamento insuficiente): 0 em cada item e a explicação em pt-BR, sem exceção."""
+    visivel = nbformat.v4.new_code_cell("nota_do_item('01-atencao', 'teste_softmax')")  # fora do bloco oculto
+    visivel.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "teste_visivel", "points": 1}
+    nb = nbformat.v4.new_notebook(cells=[_celula_de_teste("teste_softmax"), visivel])
+    recusa = subprocess.CompletedProcess([], 3, stdout="", stderr="Erro: isolamento insuficiente")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: recusa)
+    nb, _ = AvaliacaoForaDoKernel().preprocess(nb, {})
+    for celula in nb.cells:
+        assert [o.output_type for o in celula.outputs] == ["stream", "execute_result"]
+        assert celula.outputs[1].data["text/plain"] == "0.0"
+    assert "recusou corrigir" in nb.cells[0].outputs[0].text
+    assert "não chama nota_do_item" in nb.cells[1].outputs[0].text
+
+
+def test_sem_o_preprocessor_a_forjadora_levaria_a_nota_cheia(curso, tmp_path):
+    """Controle: com o ``Execute`` padrão do nbgrader (kernel do aluno) a forja funciona; é isso
+    que ``AvaliacaoForaDoKernel`` impede. Se este teste falhar, a forjadora deixou de forjar e o
+    teste acima não prova mais nada."""
+    copia = tmp_path / "curso"
+    copia.mkdir()
+    for nome in ("nbgrader_config.py", "gradebook.db"):
+        shutil.copy(curso / nome, copia / nome)
+    shutil.copytree(curso / "source" / "01-atencao", copia / "source" / "01-atencao")
+    shutil.copytree(curso / "submitted" / FORJADOR, copia / "submitted" / FORJADOR)
+    padrao = '["nbgrader.preprocessors.Execute", "nbgrader.preprocessors.SaveAutoGrades"]'
+    _nbgrader(
+        copia, "autograde", "01-atencao", f"--student={FORJADOR}", f"--Autograde.autograde_preprocessors={padrao}"
+    )
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{copia}/gradebook.db") as gb:
+        (nb,) = gb.find_submission("01-atencao", FORJADOR).notebooks
+        forjadas = {nota.name: nota.score for nota in nb.grades if nota.cell_type == "code"}
+    assert forjadas == MAXIMOS_01

@@ -1,27 +1,42 @@
 """Benchmark: uma turma gerada inteira, pelo nosso lote e pelo ``nbgrader autograde``.
 
     python -m autograder.bench.turma [--alunos 200] [--jobs N] [--atividades 01-atencao,...]
+                                     [--amostra-pesadas 16] [--sementes 30]
                                      [--amostra-nbgrader 6] [--amostra-sobrecarga 8]
 
 Gera ``--alunos`` alunos × as atividades escolhidas (cada aluno recebe, por atividade, uma
-variante: correta, mutante ou stub, em rodízio), avalia a turma com ``python -m autograder
-lote`` e imprime: notebooks por segundo, mediana e p95 do tempo por notebook, pico de memória
-e a carga da máquina. Por padrão entram todas as atividades, menos as pesadas: uma suíte que
-declara ``PESADA = True`` no módulo (por exemplo, uma que treina um modelo por submissão) fica
-de fora da medida de vazão; ``--atividades`` escolhe outras.
+variante: correta, mutante ou stub, em rodízio) e avalia cada atividade com ``python -m
+autograder lote`` (um lote por atividade, com ``--jobs`` trabalhadores). Por atividade imprime
+notebooks por segundo (notebooks do lote / tempo de relógio do lote, com a partida dos
+trabalhadores incluída), mediana e p95 do tempo por notebook. Entram todas as atividades por
+padrão (``--atividades`` escolhe outras).
 
-Sobrecarga por notebook: numa amostra (``--amostra-sobrecarga`` alunos × atividades), avaliada
-em série neste processo pelo mesmo caminho do lote, o tempo de cada notebook (avaliar + gravar
-o results.json) é dividido em: cálculo da suíte no processo confiável (dentro das funções de
-teste, fora das chamadas ao aluno), cálculo do código do aluno na caixa (o tempo que a caixa
-mede dentro da função chamada) e a sobrecarga, que é todo o resto: abrir a caixa, executar
+Atividades pesadas (a suíte declara ``PESADA = True`` no módulo; por exemplo, as que treinam um
+modelo por submissão): para caber no tempo, o lote delas avalia uma amostra de
+``--amostra-pesadas`` alunos espalhados pela turma (índices igualmente espaçados, então o rodízio
+de variantes aparece na mesma proporção que na turma inteira); a vazão medida na amostra é
+extrapolada para ``--alunos`` alunos. Com ``--amostra-pesadas 0`` a turma inteira é avaliada.
+
+A linha "Turma estimada" soma, atividade por atividade, ``alunos / vazão``: o tempo para corrigir
+a turma inteira × todas as atividades nesta máquina, contra a meta de 5 minutos em 2 núcleos.
+
+Varredura de sementes: para cada suíte pesada que oferece ``treino_de_referencia(semente)``
+(devolve segundos de relógio, segundos de CPU e o acerto), treina com ``--sementes`` sementes do
+avaliador num thread e imprime o acerto mínimo, mediano e máximo contra as faixas (``FAIXAS``).
+
+Sobrecarga por notebook: numa amostra das atividades leves (``--amostra-sobrecarga`` alunos ×
+atividades), avaliada em série neste processo pelo mesmo caminho do lote, o tempo de cada notebook
+(avaliar + gravar o results.json) é dividido em: cálculo da suíte no processo confiável (dentro das
+funções de teste, fora das chamadas ao aluno), cálculo do código do aluno na caixa (o tempo que a
+caixa mede dentro da função chamada) e a sobrecarga, que é todo o resto: abrir a caixa, executar
 preâmbulo e células, transferir argumentos e resultados, o pytest, ler o notebook e gravar o
 relatório.
 
-Depois avalia uma amostra dos mesmos notebooks com ``nbgrader autograde`` (numa cópia do
-curso), na mesma execução, e imprime a razão de vazão. O ``nbgrader`` leva segundos por
-notebook, então ele roda numa amostra e a vazão dele é medida nela; a razão compara
-notebooks por segundo.
+Depois avalia uma amostra dos notebooks das atividades leves com ``nbgrader autograde`` (numa
+cópia do curso), na mesma execução, e imprime a razão de vazão. O ``nbgrader`` leva segundos por
+notebook, então ele roda numa amostra e a vazão dele é medida nela; a razão compara notebooks por
+segundo. As pesadas ficam fora da amostra do nbgrader: lá o notebook executa também o treino
+completo da página (um minuto por notebook).
 
 Não é um teste cronometrado: só imprime números.
 """
@@ -68,8 +83,11 @@ def suite_pesada(slug: str) -> bool:
 
 
 def atividades_padrao() -> list[str]:
-    """Todas as atividades, menos as de suíte pesada (``PESADA = True``)."""
-    return [slug for slug in slugs() if not suite_pesada(slug)]
+    """Todas as atividades, pesadas incluídas."""
+    return list(slugs())
+
+
+META_TURMA_S = 300.0  # 200 alunos × todas as aulas em 5 min, em 2 núcleos
 
 
 def _ler_atividades(texto: str | None) -> list[str]:
@@ -85,14 +103,15 @@ def _ler_atividades(texto: str | None) -> list[str]:
     return list(dict.fromkeys(escolhidas))
 
 
-def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None) -> int:
+def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None, indices=None) -> int:
+    """Grava a turma em ``pasta``; ``indices`` (por slug) restringe os alunos gravados."""
     total = 0
     for slug in atividades or atividades_padrao():
         mutantes, corretas = carregar_variantes(slug)
         opcoes = [("correta", c.celulas) for c in corretas] + [("mutante", m.celulas) for m in mutantes]
         opcoes.append(("stub", None))
         cache = {}
-        for i in range(n_alunos):
+        for i in (indices or {}).get(slug, range(n_alunos)):
             _, celulas = opcoes[i % len(opcoes)]
             chave = i % len(opcoes)
             if chave not in cache:
@@ -105,9 +124,8 @@ def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None)
 def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
     """Avalia em série, neste processo, ``n_alunos`` × ``atividades`` da turma gerada e divide o
     tempo de cada notebook em cálculo da suíte, cálculo do aluno e sobrecarga (ver o topo)."""
-    from autograder.__main__ import _avaliar_tarefa
     from autograder.caixa.cliente import Zigoto
-    from autograder.lote import Tarefa
+    from autograder.lote import Tarefa, avaliar_tarefa
     from autograder.relatorios import gravar_results
 
     alunos = sorted(p.name for p in pasta.iterdir())
@@ -121,10 +139,10 @@ def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
         zigoto = Zigoto(ocultar=[str(pasta), tmp])
         try:
             for slug in atividades:  # aquece como um trabalhador do lote: suíte coletada, referência
-                _avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)
+                avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)
             for tarefa in tarefas:
                 inicio = time.perf_counter()
-                res = _avaliar_tarefa(tarefa, zigoto)
+                res = avaliar_tarefa(tarefa, zigoto)
                 meio = time.perf_counter()
                 gravar_results(res, Path(tmp) / tarefa.aluno / tarefa.slug)
                 fim = time.perf_counter()
@@ -151,7 +169,54 @@ def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
     return {"n": len(linhas), "linhas": linhas}
 
 
-def nosso_lote(pasta: Path, saida: Path, jobs: int) -> dict:
+def amostra_espalhada(n_alunos: int, amostra: int) -> list[int]:
+    """``amostra`` índices de aluno igualmente espaçados em ``range(n_alunos)`` (todos, se amostra <= 0)."""
+    if amostra <= 0 or amostra >= n_alunos:
+        return list(range(n_alunos))
+    return sorted({(k * n_alunos) // amostra for k in range(amostra)})
+
+
+def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]]) -> dict[str, list[float]]:
+    """CPU por notebook (segundos), em série neste processo pelo mesmo caminho do lote: o CPU deste
+    processo (suíte, pytest, relatório) mais o das caixas, lido de ``/proc/<pid>/stat`` logo antes de
+    cada caixa ser morta (o zigoto ignora SIGCHLD, então o CPU das caixas não sobe para ninguém).
+    Quase não depende da carga da máquina, ao contrário do tempo de relógio."""
+    from autograder.caixa import cliente
+    from autograder.lote import Tarefa, _um_thread_no_torch, avaliar_tarefa
+
+    tique = os.sysconf("SC_CLK_TCK")
+    das_caixas = [0.0]
+    original = cliente.Caixa.matar
+
+    def matar_contando(caixa):
+        try:
+            with open(f"/proc/{caixa.pid}/stat", encoding="ascii") as f:
+                campos = f.read().rsplit(")", 1)[1].split()
+            das_caixas[0] += (int(campos[11]) + int(campos[12])) / tique  # utime + stime
+        except (OSError, ValueError, IndexError):
+            pass
+        return original(caixa)
+
+    _um_thread_no_torch()
+    por_slug: dict[str, list[float]] = {}
+    cliente.Caixa.matar = cliente.Caixa.encerrar = matar_contando
+    with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
+        zigoto = cliente.Zigoto(ocultar=[str(pasta), tmp])
+        try:
+            for slug in atividades:
+                alunos = [f"aluno{i:04d}" for i in indices[slug]]
+                avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)  # aquece
+                for aluno in alunos:
+                    antes = time.process_time() + das_caixas[0]
+                    avaliar_tarefa(Tarefa(aluno, slug, pasta / aluno / slug / f"{slug}.ipynb"), zigoto)
+                    por_slug.setdefault(slug, []).append(time.process_time() + das_caixas[0] - antes)
+        finally:
+            zigoto.fechar()
+            cliente.Caixa.matar = cliente.Caixa.encerrar = original
+    return por_slug
+
+
+def nosso_lote(pasta: Path, saida: Path, jobs: int, slug: str | None = None) -> dict:
     inicio = time.perf_counter()
     proc = subprocess.run(
         [
@@ -165,6 +230,7 @@ def nosso_lote(pasta: Path, saida: Path, jobs: int) -> dict:
             "--jobs",
             str(jobs),
             "--refazer",
+            *(["--slug", slug] if slug else []),
         ],
         capture_output=True,
         text=True,
@@ -173,7 +239,8 @@ def nosso_lote(pasta: Path, saida: Path, jobs: int) -> dict:
     parede = time.perf_counter() - inicio
     if proc.returncode != 0:
         raise SystemExit(f"o lote falhou:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    tempos = [json.loads(p.read_text(encoding="utf-8"))["execution_time"] for p in saida.glob("*/*/results.json")]
+    padrao = f"*/{slug}/results.json" if slug else "*/*/results.json"
+    tempos = [json.loads(p.read_text(encoding="utf-8"))["execution_time"] for p in saida.glob(padrao)]
     pico_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return {"parede": parede, "tempos": tempos, "pico_mb": pico_kb / 1024}
 
@@ -210,65 +277,171 @@ def _p95(valores: list[float]) -> float:
     return valores[max(0, round(0.95 * len(valores)) - 1)]
 
 
+def _suite_modulo(slug: str):
+    """Importa o ``test_*.py`` da suíte (para a varredura de sementes)."""
+    import importlib.util
+
+    for arquivo in sorted(carregar_atividade(slug).pasta_suite.glob("test_*.py")):
+        spec = importlib.util.spec_from_file_location(f"bench_{slug.replace('-', '_')}", arquivo)
+        modulo = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(modulo)
+        if hasattr(modulo, "treino_de_referencia"):
+            return modulo
+    return None
+
+
+def varredura_de_sementes(slug: str, n: int) -> None:
+    import torch
+
+    suite = _suite_modulo(slug)
+    if suite is None:
+        print(f"  {slug}: a suíte não oferece treino_de_referencia(semente); sem varredura.")
+        return
+    torch.set_num_threads(1)
+    torch.set_flush_denormal(True)  # como na caixa (zigoto): sem isso o treino fica bem mais lento
+    acertos, relogio, cpu = [], [], []
+    for semente in range(1000, 1000 + n):
+        r, c, acerto = suite.treino_de_referencia(semente)
+        acertos.append(acerto)
+        relogio.append(r)
+        cpu.append(c)
+    faixa = max(suite.FAIXAS)
+    print(
+        f"  {slug}: solução de referência, {n} sementes do avaliador (1 thread): acerto mínimo {min(acertos):.1%}, "
+        f"mediana {statistics.median(acertos):.1%}, máximo {max(acertos):.1%}; na faixa máxima ({faixa:.0%}): "
+        f"{sum(a >= faixa for a in acertos)}/{n}; treino: mediana {statistics.median(relogio):.2f} s de relógio "
+        f"({statistics.median(cpu):.2f} s de CPU), máximo {max(relogio):.2f} s"
+    )
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m autograder.bench.turma")
     p.add_argument("--alunos", type=int, default=200)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--atividades", help="slugs separados por vírgula (padrão: todas, pesadas incluídas)")
     p.add_argument(
-        "--atividades",
-        help="slugs separados por vírgula (padrão: todas as atividades cuja suíte não declara PESADA = True)",
+        "--amostra-pesadas", type=int, default=16, help="alunos avaliados nas atividades pesadas (0 = todos)"
     )
+    p.add_argument("--sementes", type=int, default=30, help="sementes da varredura dos itens de treino (0 = nenhuma)")
+    p.add_argument("--amostra-cpu", type=int, default=6, help="alunos por atividade na medida de CPU (em série)")
     p.add_argument("--amostra-nbgrader", type=int, default=6, help="alunos avaliados também pelo nbgrader")
     p.add_argument("--amostra-sobrecarga", type=int, default=8, help="alunos na medida da sobrecarga (em série)")
     args = p.parse_args(argv)
     atividades = _ler_atividades(args.atividades)
-    fora = [s for s in slugs() if s not in atividades]
+    pesadas = [s for s in atividades if suite_pesada(s)]
+    leves = [s for s in atividades if s not in pesadas]
+    indices = {s: amostra_espalhada(args.alunos, args.amostra_pesadas) for s in pesadas}
     print(f"Máquina no início: {_carga()}")
     with tempfile.TemporaryDirectory(prefix="bench-turma-") as tmp:
         pasta = Path(tmp) / "submitted"
-        n = gerar_turma(pasta, args.alunos, atividades)
+        n = gerar_turma(pasta, args.alunos, atividades, indices)
         print(
-            f"Turma gerada: {args.alunos} alunos × {len(atividades)} atividades = {n} notebooks ({', '.join(atividades)})"
-            + (f"; fora: {', '.join(fora)}" if fora else "")
+            f"Turma gerada: {args.alunos} alunos × {len(atividades)} atividades ({', '.join(atividades)}); "
+            f"{n} notebooks gravados"
+            + (
+                f" (nas pesadas, {', '.join(pesadas)}, uma amostra de {len(indices[pesadas[0]])} alunos espalhados "
+                f"pela turma, extrapolada para {args.alunos})"
+                if pesadas and len(indices[pesadas[0]]) < args.alunos
+                else ""
+            )
             + "."
         )
-        nosso = nosso_lote(pasta, Path(tmp) / "notas", args.jobs)
-        vazao = n / nosso["parede"]
-        tempos = sorted(nosso["tempos"])
+        print(f"\nmake grade, {args.jobs} trabalhadores, um lote por atividade:")
         print(
-            f"make grade ({args.jobs} trabalhadores): {n} notebooks em {nosso['parede']:.1f} s = {vazao:.2f} notebooks/s"
+            f"  {'atividade':<30} {'notebooks':>9} {'nb/s':>7} {'mediana':>9} {'p95':>8} {'máximo':>8}  estimado p/ {args.alunos}"
         )
+        estimado, medidos, vazao_leves_n, vazao_leves_t = 0.0, 0, 0, 0.0
+        for slug in atividades:
+            nosso = nosso_lote(pasta, Path(tmp) / "notas", args.jobs, slug)
+            tempos = sorted(nosso["tempos"])
+            vazao = len(tempos) / nosso["parede"]
+            turma_s = args.alunos / vazao
+            estimado += turma_s
+            medidos += len(tempos)
+            if slug in leves:
+                vazao_leves_n += len(tempos)
+                vazao_leves_t += nosso["parede"]
+            print(
+                f"  {slug + (' (pesada)' if slug in pesadas else ''):<30} {len(tempos):>9} {vazao:>7.2f} "
+                f"{statistics.median(tempos):>8.3f}s {_p95(tempos):>7.3f}s {tempos[-1]:>7.3f}s  {turma_s:6.1f} s"
+            )
         print(
-            f"  tempo por notebook: mediana {statistics.median(tempos):.3f} s, p95 {_p95(tempos):.3f} s, "
-            f"máximo {tempos[-1]:.3f} s"
+            f"  pico de memória (maior processo): {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB"
         )
-        print(f"  pico de memória (maior processo): {nosso['pico_mb']:.0f} MB")
-        print(f"  máquina depois do lote: {_carga()}")
-        sob = medir_sobrecarga(pasta, atividades, min(args.amostra_sobrecarga, args.alunos))
-        if sob["n"]:
-            col = {k: [linha[k] for linha in sob["linhas"]] for k in sob["linhas"][0]}
-            media = {k: statistics.fmean(v) for k, v in col.items()}
+        print(f"  máquina depois dos lotes: {_carga()}")
+        nb = None
+        if leves and args.amostra_nbgrader > 0:
+            nb = nbgrader_amostra(pasta, args.amostra_nbgrader, leves)
+        atingida = estimado <= META_TURMA_S
+        print(
+            f"\nTURMA ESTIMADA: {args.alunos} alunos × {len(atividades)} aulas = {args.alunos * len(atividades)} notebooks "
+            f"em {estimado:.0f} s ({estimado / 60:.1f} min) nesta máquina ({os.cpu_count()} núcleos, {args.jobs} "
+            f"trabalhadores; {medidos} notebooks medidos); meta ≤ {META_TURMA_S / 60:.0f} min em 2 núcleos: "
+            + ("atingida" if atingida else f"NÃO atingida ({estimado - META_TURMA_S:.0f} s acima)")
+        )
+        if args.amostra_cpu > 0:
+            amostra_cpu = {
+                s: [
+                    indices.get(s, range(args.alunos))[k]
+                    for k in amostra_espalhada(len(indices.get(s, range(args.alunos))), args.amostra_cpu)
+                ]
+                for s in atividades
+            }
+            cpu = medir_cpu(pasta, atividades, amostra_cpu)
+            estimado_cpu = sum(args.alunos * statistics.fmean(v) for v in cpu.values()) / max(args.jobs, 1)
             print(
-                f"Sobrecarga por notebook (amostra de {sob['n']} notebooks, em série, mesmo caminho do lote): "
-                f"média {media['sobrecarga']:.3f} s, mediana {statistics.median(col['sobrecarga']):.3f} s, "
-                f"p95 {_p95(col['sobrecarga']):.3f} s"
+                f"  pela CPU medida (em série, {args.amostra_cpu} alunos por aula; quase não depende da carga): "
+                + ", ".join(f"{s} {statistics.fmean(v):.2f} s" for s, v in cpu.items())
+                + " de CPU por notebook"
             )
             print(
-                f"  de um total médio de {media['total']:.3f} s por notebook: cálculo da suíte {media['suite']:.3f} s, "
-                f"código do aluno na caixa {media['aluno']:.3f} s, sobrecarga {media['sobrecarga']:.3f} s"
+                f"  TURMA ESTIMADA PELA CPU: {estimado_cpu:.0f} s ({estimado_cpu / 60:.1f} min) = soma de alunos × CPU "
+                f"por notebook / {args.jobs} trabalhadores (o que a máquina faria sem outros processos); meta ≤ "
+                f"{META_TURMA_S / 60:.0f} min: "
+                + (
+                    "atingida"
+                    if estimado_cpu <= META_TURMA_S
+                    else f"NÃO atingida ({estimado_cpu - META_TURMA_S:.0f} s acima)"
+                )
             )
+        if nb is not None:
+            vazao_leves = vazao_leves_n / vazao_leves_t
+            vazao_nb = nb["n"] / nb["parede"]
             print(
-                f"  sobrecarga em partes (médias): abrir a caixa {media['abrir']:.3f} s, preâmbulo + células "
-                f"{media['celulas']:.3f} s, transferência {media['transferencia']:.3f} s, relatório "
-                f"{media['relatorio']:.3f} s, resto (pytest, ler o notebook, semente) "
-                f"{media['sobrecarga'] - media['abrir'] - media['celulas'] - media['transferencia'] - media['relatorio']:.3f} s"
+                f"RAZÃO de vazão (nosso lote / nbgrader autograde, aulas leves, na mesma execução): "
+                f"{vazao_leves / vazao_nb:.1f}× ({vazao_leves:.2f} contra {vazao_nb:.3f} notebooks/s; nbgrader numa "
+                f"amostra de {nb['n']} notebooks)"
             )
-        nb = nbgrader_amostra(pasta, args.amostra_nbgrader, atividades)
-        vazao_nb = nb["n"] / nb["parede"]
-        print(f"nbgrader autograde (amostra de {nb['n']} notebooks): {nb['parede']:.1f} s = {vazao_nb:.3f} notebooks/s")
-        print(f"RAZÃO de vazão (nosso lote / nbgrader autograde, na mesma execução): {vazao / vazao_nb:.1f}×")
+        if pesadas and args.sementes > 0:
+            print(f"\nVarredura de sementes dos itens de treino ({args.sementes} sementes):")
+            for slug in pesadas:
+                varredura_de_sementes(slug, args.sementes)
+        if leves and args.amostra_sobrecarga > 0:
+            _imprimir_sobrecarga(medir_sobrecarga(pasta, leves, min(args.amostra_sobrecarga, args.alunos)))
         print(f"Máquina no fim: {_carga()}")
     return 0
+
+
+def _imprimir_sobrecarga(sob: dict) -> None:
+    if not sob["n"]:
+        return
+    col = {k: [linha[k] for linha in sob["linhas"]] for k in sob["linhas"][0]}
+    media = {k: statistics.fmean(v) for k, v in col.items()}
+    print(
+        f"\nSobrecarga por notebook (aulas leves, amostra de {sob['n']} notebooks, em série, mesmo caminho do lote): "
+        f"média {media['sobrecarga']:.3f} s, mediana {statistics.median(col['sobrecarga']):.3f} s, "
+        f"p95 {_p95(col['sobrecarga']):.3f} s"
+    )
+    print(
+        f"  de um total médio de {media['total']:.3f} s por notebook: cálculo da suíte {media['suite']:.3f} s, "
+        f"código do aluno na caixa {media['aluno']:.3f} s, sobrecarga {media['sobrecarga']:.3f} s"
+    )
+    print(
+        f"  sobrecarga em partes (médias): abrir a caixa {media['abrir']:.3f} s, preâmbulo + células "
+        f"{media['celulas']:.3f} s, transferência {media['transferencia']:.3f} s, relatório "
+        f"{media['relatorio']:.3f} s, resto (pytest, ler o notebook, semente) "
+        f"{media['sobrecarga'] - media['abrir'] - media['celulas'] - media['transferencia'] - media['relatorio']:.3f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
 from __future__ import annotations
 
 import ctypes
+import importlib
 import json
 import os
 import resource
@@ -357,6 +358,11 @@ class Zigoto:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # estourar o limite de arquivo vira OSError
         from autograder.caixa.servidor import Servidor
 
+        # O zigoto já listou pastas do repositório ao importar o avaliador; sem esquecer essas
+        # listagens, um ``import autograder.suites`` do aluno acharia a pasta sem ler nada
+        # (sem namespaces, o Landlock só barra o que ainda for lido do disco).
+        sys.path_importer_cache.clear()
+        importlib.invalidate_caches()
         Servidor(sock).rodar()
 
 

@@ -88,7 +88,12 @@ def _avaliador_copia(valor):
 
 
 class _avaliador_Espiao(_avaliador_nn.Module):
-    """Modelo espião para o laço de treino: logits = escala * tabela[tgt]; registra cada chamada."""
+    """Modelo espião para o laço de treino: logits = escala * tabela[tgt]; registra cada chamada.
+
+    Além das entradas de cada chamada (e se o modelo estava em modo de treino), registra a cada
+    backward se o gradiente acumulado em ``tabela.grad`` é só o deste passo (sem zero_grad, ele
+    soma o do passo anterior) e, pelo gancho global de passo do otimizador, qual otimizador deu
+    cada passo (um otimizador recriado a cada passo aparece com uma marca nova)."""
 
     def __init__(self, vocab, escala=200.0):
         super().__init__()
@@ -98,10 +103,20 @@ class _avaliador_Espiao(_avaliador_nn.Module):
         self.d_model = vocab
         self.chamadas = []
         self.normas = []
+        self.acumulou = []
+        self.otimizadores = []
+        self._grad_do_passo = None
+        self.tabela._avaliador_espiao = self
         self.tabela.register_hook(self._anotar_norma)
+        self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
 
     def _anotar_norma(self, grad):
         self.normas.append(float(grad.norm()))
+        self._grad_do_passo = grad.detach().clone()
+
+    def _anotar_acumulo(self, parametro):
+        novo = self._grad_do_passo
+        self.acumulou.append(novo is not None and not _avaliador_torch.equal(parametro.grad, novo))
 
     def forward(self, src, tgt, m_origem, m_alvo):
         self.chamadas.append(
@@ -118,6 +133,34 @@ class _avaliador_Espiao(_avaliador_nn.Module):
 
     def norma_final(self):
         return None if self.tabela.grad is None else float(self.tabela.grad.norm())
+
+
+_avaliador_marcas_de_otimizador = []
+
+
+def _avaliador_instalar_registro_de_otimizador():
+    """Gancho global antes de cada optimizer.step(): anota no espião a marca do otimizador."""
+    from torch.optim import optimizer as modulo
+
+    if getattr(modulo, "_avaliador_gancho", False):
+        return
+
+    def antes_do_passo(otimizador, args, kwargs):
+        for grupo in otimizador.param_groups:
+            for p in grupo["params"]:
+                espiao = getattr(p, "_avaliador_espiao", None)
+                if espiao is not None:
+                    if not hasattr(otimizador, "_avaliador_marca"):
+                        _avaliador_marcas_de_otimizador.append(len(_avaliador_marcas_de_otimizador))
+                        otimizador._avaliador_marca = _avaliador_marcas_de_otimizador[-1]
+                    espiao.otimizadores.append(otimizador._avaliador_marca)
+                    return
+
+    modulo.register_optimizer_step_pre_hook(antes_do_passo)
+    modulo._avaliador_gancho = True
+
+
+_avaliador_instalar_registro_de_otimizador()
 
 
 def _avaliador_perda_de_referencia(logits, alvo):

@@ -143,17 +143,18 @@ def _taxa(corpo):
 # ----------------------------------------------------------------------- treino
 _TREINO = """
 def treinar(modelo, lotes, passos, pico=2e-2, aquecimento=200, max_norma=1.0, mostrar_progresso=True):
-    otimizador = torch.optim.Adam(modelo.parameters(), lr=pico, betas=(0.9, 0.98), eps=1e-9)
+@OTIMIZADOR@
     historico = {"perda": [], "taxa": []}
-    modelo.train()
-    for passo, (src, tgt) in zip(range(passos), lotes):
+    @MODO@
+    for passo, (src, tgt) in @LACO@:
+@OTIMIZADOR_NO_LACO@
         taxa = @TAXA@
         for grupo in otimizador.param_groups:
             grupo["lr"] = taxa
         @ENTRADA@
         logits = modelo(src, entrada, mascara_origem(src), @MASCARA@)
         perda = perda_copia(logits, alvo)
-        otimizador.zero_grad()
+@ZERAR@
         perda.backward()
 @RECORTE@
         otimizador.step()
@@ -169,9 +170,19 @@ def _treino(
     entrada="entrada, alvo = tgt[:, :-1], tgt[:, 1:]",
     mascara="mascara_alvo(entrada)",
     recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), max_norma)",
+    otimizador_no_laco=False,
+    zerar="        otimizador.zero_grad()",
+    modo="modelo.train()",
+    laco="zip(range(passos), lotes)",
 ):
+    criar = "torch.optim.Adam(modelo.parameters(), lr=pico, betas=(0.9, 0.98), eps=1e-9)"
     codigo = (
-        _TREINO.replace("@TAXA@", taxa)
+        _TREINO.replace("@OTIMIZADOR@", "" if otimizador_no_laco else f"    otimizador = {criar}")
+        .replace("@OTIMIZADOR_NO_LACO@", f"        otimizador = {criar}" if otimizador_no_laco else "")
+        .replace("@MODO@", modo)
+        .replace("@LACO@", laco)
+        .replace("@ZERAR@", zerar)
+        .replace("@TAXA@", taxa)
         .replace("@ENTRADA@", entrada)
         .replace("@MASCARA@", mascara)
         .replace("@RECORTE@", recorte)
@@ -440,6 +451,10 @@ MUTANTES = [
     ),
     Variante("treino-sem-aquecimento", _treino(taxa="pico"), [R], "treino-sem-aquecimento"),
     Variante("treino-sem-recorte", _treino(recorte="        pass"), [R], "treino-sem-recorte"),
+    Variante("treino-sem-zero-grad", _treino(zerar="        pass"), [R], "treino-sem-zero-grad"),
+    Variante("treino-otimizador-recriado", _treino(otimizador_no_laco=True), [R], "treino-otimizador-recriado"),
+    Variante("treino-modo-avaliacao", _treino(modo="modelo.eval()"), [R], "treino-modo-avaliacao"),
+    Variante("treino-ignora-passos", _treino(laco="enumerate(lotes)"), [R], "treino-ignora-passos"),
     # ------------------------------------------------------------------ decodificação
     Variante("decodificacao-com-bos", _decodificar(retorno="gerados"), [G], "decodificacao-com-bos"),
     Variante("decodificacao-sem-pad", _decodificar(pad="        pass"), [G], "decodificacao-sem-pad"),

@@ -1,0 +1,158 @@
+"""Nota confiável no ``nbgrader autograde``: o avaliador roda fora do kernel do aluno.
+
+No pipeline padrão do nbgrader, o ``Execute`` roda o notebook inteiro num kernel Jupyter: as
+células do aluno rodam antes da parte oculta das células de teste e podem trocar
+``autograder.ponte.nota_do_item`` ou ``sys.displayhook`` e forjar a nota. Este preprocessor
+entra **no lugar do** ``Execute`` (veja ``nbgrader_config.py``) e não executa nenhuma linha do
+aluno no processo do nbgrader nem num kernel:
+
+1. grava o notebook já saneado pelo nbgrader (células de teste restauradas da versão do
+   instrutor) numa pasta temporária;
+2. chama ``python -m autograder nota CAMINHO --slug S`` num subprocesso; é o mesmo avaliador
+   do ``make grade``, que roda o código do aluno na caixa de areia e recusa (código 3) se o
+   isolamento da máquina for insuficiente;
+3. reescreve cada célula de nota autoavaliada (``nota_do_item("<slug>", "<item>")`` dentro
+   de ``### BEGIN HIDDEN TESTS``) com **uma** saída ``stdout`` em pt-BR (pontos e equívocos
+   do item) e **um** ``execute_result`` numérico, que o nbgrader lê como crédito parcial
+   (``nbgrader.utils.determine_grade``). Nada vai para stderr.
+
+As demais células ficam sem saída: as verificações visíveis servem ao aluno no Jupyter dele e
+não contam nota. Se o avaliador recusar ou falhar, cada item recebe 0 com a explicação na
+célula, e o ``autograde`` segue para o próximo aluno.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer
+
+RAIZ = Path(__file__).resolve().parents[1]
+
+_CHAMADA = re.compile(r"""nota_do_item\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""")
+_OCULTO = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
+
+AVISO_VISIVEIS = (
+    "(Nota calculada pelo avaliador em caixa de areia, fora do kernel do aluno. As verificações "
+    "visíveis desta célula não rodaram aqui: elas rodam no seu Jupyter e não contam nota.)"
+)
+
+SEM_CHAMADA = (
+    '[avaliador] 0 pontos: esta célula de teste não chama nota_do_item("<slug>", "<item>") dentro '
+    "de ### BEGIN HIDDEN TESTS, então o avaliador não tem nota para ela. Avise o instrutor.\n"
+)
+
+
+def e_celula_de_teste(celula) -> bool:
+    """Célula de código que o nbgrader pontua sozinho (``grade`` sem ``solution``)."""
+    meta = celula.get("metadata", {}).get("nbgrader", {})
+    return celula.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def item_da_celula(celula) -> tuple[str, str] | None:
+    """``(slug, item)`` de uma célula de teste autoavaliada, ou ``None``.
+
+    Exige as duas marcas: a chamada ``nota_do_item("<slug>", "<item>")`` **dentro** do bloco
+    ``### BEGIN HIDDEN TESTS ... ### END HIDDEN TESTS``. Uma chamada fora do bloco oculto não
+    vale (o aluno a veria e poderia copiá-la para outra célula).
+    """
+    if not e_celula_de_teste(celula):
+        return None
+    for bloco in _OCULTO.findall(celula.get("source", "")):
+        achado = _CHAMADA.search(bloco)
+        if achado:
+            return achado.group(1), achado.group(2)
+    return None
+
+
+class AvaliacaoForaDoKernel(NbGraderPreprocessor):
+    """Substitui o ``Execute`` do ``nbgrader autograde`` pelo avaliador em caixa de areia."""
+
+    prazo = Integer(
+        3600,
+        help="Segundos para o avaliador corrigir um notebook inteiro (todas as células de nota).",
+    ).tag(config=True)
+
+    def _avaliar(self, nb, slug: str) -> tuple[dict | None, str]:
+        """Roda o avaliador num subprocesso; devolve ``(resultado, erro)``."""
+        with tempfile.TemporaryDirectory(prefix="nbgrader-avaliacao-") as tmp:
+            caminho = Path(tmp) / f"{slug}.ipynb"
+            nbformat.write(nb, str(caminho))
+            try:
+                proc = subprocess.run(
+                    [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug],
+                    capture_output=True,
+                    text=True,
+                    cwd=RAIZ,
+                    env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                    timeout=self.prazo,
+                )
+            except subprocess.TimeoutExpired:
+                return None, f"o avaliador passou do prazo de {self.prazo} s para este notebook"
+        detalhe = proc.stderr.strip()[-600:]
+        if proc.returncode == 3:
+            self.log.error("O avaliador recusou corrigir (isolamento insuficiente): %s", detalhe)
+            return None, (
+                "o avaliador recusou corrigir nesta máquina porque o isolamento da caixa de areia é "
+                "insuficiente (código 3); avise o instrutor, que deve corrigir numa máquina com "
+                "isolamento completo (veja autograder/SEGURANCA.md)"
+            )
+        try:
+            resultado = json.loads(proc.stdout.strip().splitlines()[-1])
+            if proc.returncode != 0 or not isinstance(resultado.get("pontos"), dict):
+                raise ValueError
+        except (ValueError, IndexError, AttributeError):
+            self.log.error("O avaliador falhou (código %s): %s", proc.returncode, detalhe)
+            return None, f"o avaliador falhou (código {proc.returncode}); avise o instrutor"
+        return resultado, ""
+
+    def preprocess(self, nb, resources):
+        celulas = [(c, item_da_celula(c)) for c in nb.cells]
+        slugs = {marca[0] for _, marca in celulas if marca}
+        for celula in nb.cells:  # nada do aluno foi executado: nenhuma saída antiga sobrevive
+            if celula.cell_type == "code":
+                celula.outputs = []
+                celula.execution_count = None
+        resultados = {}
+        for slug in sorted(slugs):
+            self.log.info("Avaliando %s fora do kernel do aluno (caixa de areia)", slug)
+            resultados[slug] = self._avaliar(nb, slug)
+        for celula, marca in celulas:
+            if marca is None:
+                if e_celula_de_teste(celula):  # sem saída o nbgrader daria a nota cheia
+                    self._publicar(celula, 0.0, SEM_CHAMADA)
+                continue
+            slug, item = marca
+            resultado, erro = resultados[slug]
+            if resultado is None:
+                texto = f"[avaliador] {item}: 0 pontos, porque {erro}.\n"
+                pontos = 0.0
+            else:
+                pontos = float(resultado["pontos"].get(item, 0.0))
+                maximo = float(resultado.get("maximos", {}).get(item, 0.0))
+                linhas = [f"[avaliador] {item}: {pontos:g} de {maximo:g} pontos"]
+                if resultado.get("erro"):
+                    linhas.append(f"  - {resultado['erro']}")
+                linhas += [f"  - {msg}" for msg in resultado.get("mensagens", {}).get(item, [])]
+                if item not in resultado["pontos"]:
+                    linhas.append(f"  - o avaliador não conhece o item '{item}' de {slug}; fica com 0.")
+                texto = "\n".join([*linhas, AVISO_VISIVEIS]) + "\n"
+            self._publicar(celula, pontos, texto)
+        return nb, resources
+
+    @staticmethod
+    def _publicar(celula, pontos: float, texto: str) -> None:
+        """Uma saída stdout com a explicação e um ``execute_result`` com a nota (nada em stderr)."""
+        celula.outputs = [
+            new_output("stream", name="stdout", text=texto),
+            new_output("execute_result", data={"text/plain": repr(float(pontos))}, execution_count=None),
+        ]

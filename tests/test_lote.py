@@ -1,0 +1,107 @@
+"""O lote (``python -m autograder lote``, o que o ``make grade`` chama): só volta depois que
+trabalhadores, zigotos e o gerenciador da fila saíram, e dá as mesmas notas em série e em paralelo.
+
+Custo: dois lotes de 6 notebooks da aula 01 (uns 15 s em 2 núcleos)."""
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from autograder.notebooks import RAIZ
+
+SLUG = "01-atencao"
+
+# Roda o lote como filho de um processo "coletor" (PR_SET_CHILD_SUBREAPER): tudo o que o lote
+# deixar para trás (trabalhador, zigoto, gerenciador) é adotado pelo coletor em vez do init, e o
+# coletor lista esses órfãos depois que o lote voltou.
+COLETOR = textwrap.dedent(
+    """
+    import ctypes, json, os, subprocess, sys, time
+    PR_SET_CHILD_SUBREAPER = 36
+    assert ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+    time.sleep(0.5)  # um órfão que ainda estivesse saindo teria tempo de sumir
+    meu = os.getpid()
+    orfaos = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                campos = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                linha = f.read().replace(b"\\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(campos[1]) == meu and campos[0] != "Z":
+            orfaos.append(linha)
+    print(json.dumps({"rc": proc.returncode, "saida": proc.stdout + proc.stderr, "orfaos": orfaos}))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def submissoes(tmp_path_factory):
+    pasta = tmp_path_factory.mktemp("submissoes")
+    for aluno in sorted((RAIZ / "autograder" / "exemplos").iterdir()):
+        if (aluno / SLUG).is_dir():
+            shutil.copytree(aluno / SLUG, pasta / aluno.name / SLUG)
+    assert len(list(pasta.iterdir())) >= 4
+    return pasta
+
+
+def _lote_coletado(submissoes, saida, jobs):
+    comando = [sys.executable, "-m", "autograder", "lote", str(submissoes), "--saida", str(saida)]
+    comando += ["--jobs", str(jobs), "--refazer"]
+    proc = subprocess.run(
+        [sys.executable, "-c", COLETOR, *comando], capture_output=True, text=True, cwd=RAIZ, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    dados = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert dados["rc"] == 0, dados["saida"]
+    return dados
+
+
+def _notas(saida):
+    return {
+        p.parent.parent.name: json.loads(p.read_text(encoding="utf-8"))["extra_data"]["pontos_por_item"]
+        for p in saida.glob(f"*/{SLUG}/results.json")
+    }
+
+
+@pytest.fixture(scope="module")
+def dois_lotes(submissoes, tmp_path_factory):
+    serie, paralelo = tmp_path_factory.mktemp("jobs1"), tmp_path_factory.mktemp("jobs2")
+    return (_lote_coletado(submissoes, serie, 1), serie), (_lote_coletado(submissoes, paralelo, 2), paralelo)
+
+
+def test_lote_em_paralelo_nao_deixa_processo_para_tras(dois_lotes):
+    (serie, _), (paralelo, _) = dois_lotes
+    assert "2 trabalhador(es)" in paralelo["saida"], paralelo["saida"]
+    assert serie["orfaos"] == [], serie["orfaos"]
+    assert paralelo["orfaos"] == [], paralelo["orfaos"]
+
+
+def test_notas_iguais_em_serie_e_em_paralelo(dois_lotes, submissoes):
+    (_, serie), (_, paralelo) = dois_lotes
+    a, b = _notas(serie), _notas(paralelo)
+    assert set(a) == {p.name for p in submissoes.iterdir()}
+    assert a == b
+    assert len({json.dumps(v, sort_keys=True) for v in a.values()}) > 1, "as notas deveriam variar entre exemplos"
+
+
+def test_cli_e_lote_nao_se_importam_mutuamente():
+    """A entrada do trabalhador mora em lote.py, ao lado do pool: lote.py não importa a CLI
+    (nem no topo, nem dentro de funções), e a CLI só reexporta os nomes antigos do lote."""
+    import ast
+
+    import autograder.__main__ as cli
+    import autograder.lote as lote
+
+    arvore = ast.parse((RAIZ / "autograder" / "lote.py").read_text(encoding="utf-8"))
+    importados = {n.module for n in ast.walk(arvore) if isinstance(n, ast.ImportFrom)}
+    importados |= {a.name for n in ast.walk(arvore) if isinstance(n, ast.Import) for a in n.names}
+    assert "autograder.__main__" not in importados
+    assert cli._avaliar_tarefa is lote.avaliar_tarefa and cli.Tarefa is lote.Tarefa
