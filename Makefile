@@ -22,20 +22,20 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab limpar travar gradescope relatorio bench bench-copia
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(CARIMBO): requirements.txt constraints.txt
+$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/completar_traducao.py $(wildcard jupyter/traducao/*.po)
 	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE)"
 	@test -n "$(PYTHON_BASE)" || { echo "Erro: nenhum python3.11 encontrado." >&2; exit 1; }
 	@test -x $(PY) || $(PYTHON_BASE) -m venv $(VENV)
 	@set -o pipefail; $(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt 2>&1 \
 	  | { grep -v 'is neither a file nor a directory' || true; }
 	@$(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
-	@mkdir -p $(VENV)/share/jupyter/lab/settings && printf '%s\n' \
-	  '{"@jupyterlab/translation-extension:plugin": {"locale": "pt_BR"}}' > $(VENV)/share/jupyter/lab/settings/overrides.json
+	@$(PY) jupyter/completar_traducao.py
+	@mkdir -p $(VENV)/share/jupyter/lab/settings && cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $(CARIMBO)
 
 ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (idempotente)
@@ -80,8 +80,18 @@ formatar: $(CARIMBO) ## Formata código e notebooks com ruff
 	@$(PY) -m ruff check --fix .
 	@$(PY) -m ruff format .
 
-lab: $(CARIMBO) ## Abre o JupyterLab (pt-BR) em release/, só em localhost
-	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release --no-browser $(if $(filter 0,$(shell id -u)),--allow-root)
+# Lab do aluno: jupyter/aluno/ é o JUPYTER_CONFIG_DIR (labconfig/page_config.json desliga os
+# plugins de instrutor do nbgrader; jupyter_server_config.json desliga o formgrader no servidor).
+# Ajustes e áreas de trabalho do lab ficam em build/, nunca no repositório nem no home.
+LAB_ALUNO_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/jupyter/aluno \
+  JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/build/lab-aluno/ajustes JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/build/lab-aluno/areas
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+lab: $(CARIMBO) ## Abre o JupyterLab do aluno (pt-BR, só "Validar", sem ferramentas de instrutor) em release/, só em localhost
+	@$(LAB_ALUNO_ENV) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release --no-browser $(LAB_ROOT) $(LAB_OPCOES)
+
+lab-instrutor: $(CARIMBO) ## Abre o JupyterLab do instrutor na raiz do curso: formgrader (menu Nbgrader) com o gradebook.db deste repositório
+	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
 
 limpar: ## Apaga saídas geradas (não apaga o .venv)
 	rm -rf build submitted autograded feedback gradebook.db .pytest_cache
