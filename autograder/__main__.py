@@ -113,6 +113,7 @@ def cmd_nota(args) -> int:
         "mensagens": {gid: res.mensagens_do_item(gid) for gid in res.itens_max},
         "erro": res.erro,
         "semente": res.semente,
+        "avisos": list(zigoto.avisos),  # ex.: isolamento parcial aceito; o autograde do nbgrader os mostra
     }
     print(json.dumps(saida, ensure_ascii=False))
     return 0

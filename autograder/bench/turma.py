@@ -35,8 +35,10 @@ relatório.
 Depois avalia uma amostra dos notebooks das atividades leves com ``nbgrader autograde`` (numa
 cópia do curso), na mesma execução, e imprime a razão de vazão. O ``nbgrader`` leva segundos por
 notebook, então ele roda numa amostra e a vazão dele é medida nela; a razão compara notebooks por
-segundo. As pesadas ficam fora da amostra do nbgrader: lá o notebook executa também o treino
-completo da página (um minuto por notebook).
+segundo. Com o ``nbgrader_config.py`` do curso, o ``nbgrader autograde`` não executa o notebook
+num kernel: ele chama o nosso avaliador (``python -m autograder nota``, um zigoto novo por
+notebook) por ``AvaliacaoForaDoKernel``; a razão mede, então, o que o lote ganha sobre esse
+caminho. As pesadas ficam fora da amostra do nbgrader.
 
 Não é um teste cronometrado: só imprime números.
 """
