@@ -1,0 +1,147 @@
+"""Dublês de teste da atividade 07-vit.
+
+``CODIGO`` é executado duas vezes: no processo confiável (para os oráculos) e na caixa do aluno,
+depois das células dele (pela ``Aluno.injetar``). Nada aqui é segredo: são peças montadas com a
+biblioteca (``nn.TransformerEncoderLayer``, ``nn.Unfold``) e modelos de mentira que registram como
+são chamados. Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
+"""
+
+CODIGO = r'''
+from collections import OrderedDict as _avaliador_OrderedDict
+
+import torch as _avaliador_torch
+from torch import nn as _avaliador_nn
+
+
+class _avaliador_CamadaBiblioteca(_avaliador_nn.TransformerEncoderLayer):
+    """nn.TransformerEncoderLayer pré-norma com GELU, com os nomes do curso (auto_atencao)."""
+
+    def __init__(self, d_model, h, d_ff):
+        super().__init__(
+            d_model, h, d_ff, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+        )
+        nomes = {"self_attn": "auto_atencao"}
+        self._modules = _avaliador_OrderedDict((nomes.get(k, k), v) for k, v in self._modules.items())
+
+    @property
+    def self_attn(self):
+        return self._modules["auto_atencao"]
+
+    def forward(self, x):
+        return super().forward(x)
+
+
+class _avaliador_ViTBiblioteca(_avaliador_nn.Module):
+    """Substituto do ViT do aluno (mesmos nomes de parâmetros), para treinar quando o dele não confere."""
+
+    def __init__(self, tamanho_imagem, tamanho_patch, canais, d_model, h, d_ff, n_camadas, n_classes):
+        super().__init__()
+        self.tamanho_patch = tamanho_patch
+        n = (tamanho_imagem // tamanho_patch) ** 2
+        self.projecao = _avaliador_nn.Linear(canais * tamanho_patch * tamanho_patch, d_model)
+        self.cls = _avaliador_nn.Parameter(0.02 * _avaliador_torch.randn(1, 1, d_model))
+        self.posicao = _avaliador_nn.Parameter(0.02 * _avaliador_torch.randn(1, n + 1, d_model))
+        self.camadas = _avaliador_nn.ModuleList(_avaliador_CamadaBiblioteca(d_model, h, d_ff) for _ in range(n_camadas))
+        self.norm = _avaliador_nn.LayerNorm(d_model)
+        self.cabeca = _avaliador_nn.Linear(d_model, n_classes)
+
+    def forward(self, imagens):
+        p = self.tamanho_patch
+        patches = _avaliador_nn.functional.unfold(imagens, kernel_size=p, stride=p).transpose(1, 2)
+        x = self.projecao(patches)
+        x = _avaliador_torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.posicao
+        for camada in self.camadas:
+            x = camada(x)
+        return self.cabeca(self.norm(x)[:, 0])
+
+
+class _avaliador_Espiao(_avaliador_nn.Module):
+    """Modelo espião para o laço de treino: logits = escala · imagens achatadas @ tabela.
+
+    Registra cada chamada (as imagens, a tabela antes do passo, se estava em modo de treino), a cada
+    backward se o gradiente em ``tabela.grad`` é só o deste passo (sem zero_grad, ele soma o do passo
+    anterior) e, pelo gancho global de passo do otimizador, qual otimizador deu cada passo e com que
+    taxa (a "lr" do grupo da tabela no momento do passo)."""
+
+    def __init__(self, dim_entrada, n_classes, escala=3.0):
+        super().__init__()
+        gerador = _avaliador_torch.Generator().manual_seed(0)
+        self.tabela = _avaliador_nn.Parameter(0.1 * _avaliador_torch.randn(dim_entrada, n_classes, generator=gerador))
+        self.escala = escala
+        self.chamadas = []
+        self.acumulou = []
+        self.otimizadores = []
+        self.taxas = []
+        self._grad_do_passo = None
+        self.tabela._avaliador_espiao = self
+        self.tabela.register_hook(self._anotar_grad)
+        self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
+
+    def _anotar_grad(self, grad):
+        self._grad_do_passo = grad.detach().clone()
+
+    def _anotar_acumulo(self, parametro):
+        novo = self._grad_do_passo
+        self.acumulou.append(novo is not None and not _avaliador_torch.equal(parametro.grad, novo))
+
+    def forward(self, imagens):
+        self.chamadas.append(
+            {
+                "imagens": imagens.detach().clone() if isinstance(imagens, _avaliador_torch.Tensor) else None,
+                "tabela": self.tabela.detach().clone(),
+                "treino": bool(self.training),
+            }
+        )
+        return self.escala * imagens.flatten(1) @ self.tabela
+
+
+_avaliador_marcas_de_otimizador = []
+
+
+def _avaliador_instalar_registro_de_otimizador():
+    """Gancho global antes de cada optimizer.step(): anota no espião a marca do otimizador e a taxa."""
+    from torch.optim import optimizer as modulo
+
+    if getattr(modulo, "_avaliador_gancho_07", False):
+        return
+
+    def antes_do_passo(otimizador, args, kwargs):
+        for grupo in otimizador.param_groups:
+            for p in grupo["params"]:
+                espiao = getattr(p, "_avaliador_espiao", None)
+                if espiao is not None:
+                    if not hasattr(otimizador, "_avaliador_marca"):
+                        _avaliador_marcas_de_otimizador.append(len(_avaliador_marcas_de_otimizador))
+                        otimizador._avaliador_marca = _avaliador_marcas_de_otimizador[-1]
+                    espiao.otimizadores.append(otimizador._avaliador_marca)
+                    espiao.taxas.append(float(grupo["lr"]))
+                    return
+
+    modulo.register_optimizer_step_pre_hook(antes_do_passo)
+    modulo._avaliador_gancho_07 = True
+
+
+_avaliador_instalar_registro_de_otimizador()
+
+
+class _avaliador_ModeloAcuracia(_avaliador_nn.Module):
+    """Modelo de mentira para a acurácia: a classe prevista é uma conta fixa sobre os pixels.
+
+    Em modo de treino ele "erra de propósito" (a previsão anda uma classe), como um dropout que
+    muda a resposta; registra o tamanho de cada lote, o modo e se havia gradiente ligado."""
+
+    def __init__(self, n_classes):
+        super().__init__()
+        self.n_classes = n_classes
+        self.peso = _avaliador_nn.Parameter(_avaliador_torch.ones(1))
+        self.chamadas = []
+
+    def forward(self, imagens):
+        self.chamadas.append(
+            {"n": int(imagens.shape[0]), "treino": bool(self.training), "grad": _avaliador_torch.is_grad_enabled()}
+        )
+        logits = self.peso * imagens.flatten(1)[:, : self.n_classes]
+        if self.training:
+            logits = logits.roll(1, dims=-1)
+        return logits
+'''
