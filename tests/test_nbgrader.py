@@ -32,6 +32,7 @@ EXEMPLOS = {
     "caio-encoder-sem-mascara": "04-bert",
     "davi-mascara-depois-da-softmax": "05-gpt",
     "carla-treino-sem-deslocar": "06-transformer-copia",
+    "caio-cls-no-fim": "07-vit",
 }
 # (aluno, slug) avaliados; NBGRADER_TODOS_OS_EXEMPLOS=1 troca por todos os exemplos de
 # autograder/exemplos (conferência completa, fora do make test: alguns minutos).
