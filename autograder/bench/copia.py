@@ -61,7 +61,7 @@ def treino_do_notebook(ref, semente: int = 0, passos: int = 2000):
     return segundos, acerto, hist["perda"][-1]
 
 
-def varredura(suite, sementes, substituto=False, imprimir=print, rotulo="referência"):
+def varredura(suite, sementes, substituto=False, imprimir=print, rotulo="referência", medida="acerto exato"):
     """Treina como o avaliador com cada semente (num thread) e imprime uma linha por semente e o resumo.
 
     Devolve {"acertos": [...], "relogio": [...], "cpu": [...]}."""
@@ -72,10 +72,10 @@ def varredura(suite, sementes, substituto=False, imprimir=print, rotulo="referê
         acertos.append(acerto)
         relogio.append(r)
         cpu.append(c)
-        imprimir(f"  {rotulo}, semente {semente}: acerto exato {acerto:.1%}; treino {r:.2f} s (CPU {c:.2f} s)")
+        imprimir(f"  {rotulo}, semente {semente}: {medida} {acerto:.1%}; treino {r:.2f} s (CPU {c:.2f} s)")
     faixa = max(suite.FAIXAS)
     imprimir(
-        f"{rotulo}: {len(acertos)} sementes; acerto mínimo {min(acertos):.1%}, mediana {statistics.median(acertos):.1%}, "
+        f"{rotulo}: {len(acertos)} sementes; {medida}: mínimo {min(acertos):.1%}, mediana {statistics.median(acertos):.1%}, "
         f"máximo {max(acertos):.1%}; na faixa máxima ({faixa:.0%}): {sum(a >= faixa for a in acertos)}/{len(acertos)}; "
         f"treino: mediana {statistics.median(relogio):.2f} s de relógio ({statistics.median(cpu):.2f} s de CPU), "
         f"máximo {max(relogio):.2f} s"
