@@ -572,6 +572,11 @@ def _logits(remoto, imagens, nome="ViT.forward"):
     return saida
 
 
+def _equivocos_vit(sd, imagens):
+    saidas = [(eq, _oraculo(sd, imagens, modo)) for eq, modo in _EQUIVOCOS_VIT]
+    return [(eq, saida.numpy()) for eq, saida in saidas if saida is not None]
+
+
 def _oraculo(sd, imagens, modo="certo"):
     return _oraculo_vit(
         sd, imagens, VIT["tamanho_patch"], VIT["d_model"], VIT["h"], VIT["d_ff"], VIT["n_camadas"], modo
@@ -585,10 +590,13 @@ def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
     imagens = _imagens(rng)
     obtido = remoto(imagens)
     _tensor(obtido, "ViT.forward")
-    equivocos = [(eq, _oraculo(sd, imagens, modo)) for eq, modo in _EQUIVOCOS_VIT]
-    equivocos = [(eq, s.numpy()) for eq, s in equivocos if s is not None]
     comparar(
-        obtido.numpy(), _oraculo(sd, imagens).numpy(), "os logits do ViT", atol=1e-7, rtol=1e-6, equivocos=equivocos
+        obtido.numpy(),
+        _oraculo(sd, imagens).numpy(),
+        "os logits do ViT",
+        atol=1e-7,
+        rtol=1e-6,
+        equivocos=_equivocos_vit(sd, imagens),
     )
 
 
@@ -645,7 +653,14 @@ def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng)
     remoto, sd = _vit(aluno, ref, rng)
     imagens = _imagens(rng)
     base = _logits(remoto, imagens)
-    comparar(base.numpy(), _oraculo(sd, imagens).numpy(), "os logits do ViT", atol=1e-7, rtol=1e-6)
+    comparar(
+        base.numpy(),
+        _oraculo(sd, imagens).numpy(),
+        "os logits do ViT",
+        atol=1e-7,
+        rtol=1e-6,
+        equivocos=_equivocos_vit(sd, imagens),
+    )
     N = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2
     perm = torch.from_numpy(rng.permutation(N))
     novo = dict(sd)
@@ -996,7 +1011,28 @@ def treino_de_referencia(semente, substituto=False):
     return segundos, cpu, _acuracia_no_teste(ref, treinados)
 
 
-def _conferir_faixa(resultado, faixa):
+def _causa_no_laco(aluno):
+    """O equívoco que o modelo espião viu no laço de treino (já rodado nesta submissão), ou None."""
+    try:
+        extra, _, _, chamadas = _espiar(aluno, np.random.default_rng(0))
+    except Reprovado as exc:
+        return exc.equivoco
+    except Exception:  # o espião nem rodou: a faixa fala por si
+        return None
+    passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
+    esperadas = [_taxa_ref(p, taxa, passos) for p in range(passos)]
+    if not all(chamada["treino"] for chamada in chamadas):
+        return TREINO_MODO_AVALIACAO
+    if any(extra["acumulou"]):
+        return TREINO_SEM_ZERAR
+    if len(set(extra["otimizadores"])) > 1:
+        return TREINO_OTIMIZADOR_RECRIADO
+    if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
+        return TREINO_SEM_COSSENO
+    return None
+
+
+def _conferir_faixa(resultado, faixa, aluno):
     acuracia = resultado["acuracia"]
     if acuracia >= faixa:
         return
@@ -1010,6 +1046,9 @@ def _conferir_faixa(resultado, faixa):
     if len(perdas) >= 20 and perdas[-10:].mean() > 1.5 * perdas[:10].mean():
         raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
     final = f" Perda no fim do treino: {perdas[-20:].mean():.3g}." if len(perdas) else ""
+    causa = _causa_no_laco(aluno)
+    if causa is not None:
+        raise Reprovado(f"{texto}{final} Causa provável, vista pelo modelo espião: {causa.mensagem}", causa)
     raise Reprovado(texto + final)
 
 
@@ -1017,21 +1056,21 @@ def _conferir_faixa(resultado, faixa):
 @tempo_limite(TREINO_PRAZO)
 def test_treino_acuracia_de_ao_menos_50_por_cento(aluno, ref):
     """treino: o modelo treinado acerta ≥ 50% das imagens de teste"""
-    _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[0])
+    _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[0], aluno)
 
 
 @item("teste_treino", pontos=0.75)
 @tempo_limite(TREINO_PRAZO)
 def test_treino_acuracia_de_ao_menos_75_por_cento(aluno, ref):
     """treino: o modelo treinado acerta ≥ 75% das imagens de teste"""
-    _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[1])
+    _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[1], aluno)
 
 
 @item("teste_treino", pontos=1.25)
 @tempo_limite(TREINO_PRAZO)
 def test_treino_acuracia_de_ao_menos_90_por_cento(aluno, ref):
     """treino: o modelo treinado acerta ≥ 90% das imagens de teste"""
-    _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[2])
+    _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[2], aluno)
 
 
 # ======================================================================= acurácia
@@ -1095,7 +1134,9 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
 def test_acuracia_argmax_nas_classes(aluno, rng):
     """acurácia: argmax sobre as classes, mesmo quando o lote tem tantas imagens quanto classes"""
     imagens, rotulos = _dados_acuracia(rng, 40)
-    valor, _ = _acuracia_do_aluno(aluno, imagens, rotulos, N_CLASSES)
+    valor, chamadas = _acuracia_do_aluno(aluno, imagens, rotulos, N_CLASSES)
+    if any(c["treino"] for c in chamadas):
+        raise Reprovado(ACURACIA_MODO_TREINO.mensagem, ACURACIA_MODO_TREINO)
     certo = int((_previsoes_modelo_acuracia(imagens) == rotulos).sum()) / len(rotulos)
     if (
         isinstance(valor, (int, float))
@@ -1118,17 +1159,16 @@ def test_acuracia_em_modo_de_avaliacao_e_sem_gradiente(aluno, rng):
     imagens, rotulos = _dados_acuracia(rng, 70)
     valor, chamadas = _acuracia_do_aluno(aluno, imagens, rotulos, 16)
     verificar(chamadas, "acuracia não chamou o modelo.")
-    certo = int((_previsoes_modelo_acuracia(imagens) == rotulos).sum()) / len(rotulos)
-    verificar(
-        isinstance(valor, (int, float))
-        and not isinstance(valor, bool)
-        and math.isclose(float(valor), certo, rel_tol=1e-6),
-        f"A acurácia não confere: {valor!r}, o esperado é {certo:.6g}.",
-    )
     if any(c["treino"] for c in chamadas):
         raise Reprovado(ACURACIA_MODO_TREINO.mensagem, ACURACIA_MODO_TREINO)
     if any(c["grad"] for c in chamadas):
         raise Reprovado(ACURACIA_COM_GRADIENTE.mensagem, ACURACIA_COM_GRADIENTE)
+    certo = int((_previsoes_modelo_acuracia(imagens) == rotulos).sum()) / len(rotulos)
+    numero = isinstance(valor, (int, float)) and not isinstance(valor, bool)
+    verificar(
+        numero and math.isclose(float(valor), certo, rel_tol=1e-6),
+        f"A acurácia não confere: {valor!r}, o esperado é {certo:.6g}.",
+    )
     verificar(
         sum(c["n"] for c in chamadas) == len(rotulos) and max(c["n"] for c in chamadas) <= 16,
         "acuracia deve passar cada imagem pelo modelo uma vez, em lotes de no máximo tamanho_lote.",
