@@ -377,6 +377,50 @@ def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
     ),
 ]
 
+CORRETAS += [
+    Variante(
+        "correta-unfold-e-inference-mode",
+        {
+            "extrair_patches": """
+def extrair_patches(imagens, p):
+    if imagens.shape[-2] % p or imagens.shape[-1] % p:
+        raise ValueError("as dimensões da imagem precisam ser múltiplas de p")
+    return F.unfold(imagens, kernel_size=p, stride=p).transpose(1, 2)
+""",
+            "treinar": """
+def treinar(modelo, lotes, passos, taxa=5e-3, mostrar_progresso=True):
+    otimizador = torch.optim.AdamW(modelo.parameters(), lr=taxa, weight_decay=0.0)
+    historico = {"perda": [], "taxa": []}
+    modelo.train()
+    barra = barra_de_progresso(passos, mostrar_progresso)
+    lotes = iter(lotes)
+    for passo in range(passos):
+        imagens, rotulos = next(lotes)
+        historico["taxa"].append(taxa_cosseno(passo, taxa, passos))
+        otimizador.param_groups[0]["lr"] = historico["taxa"][-1]
+        otimizador.zero_grad()
+        perda = F.cross_entropy(modelo(imagens), rotulos)
+        perda.backward()
+        otimizador.step()
+        historico["perda"].append(perda.item())
+        barra.update(1)
+    barra.close()
+    modelo.eval()
+    return historico
+""",
+            "acuracia": """
+def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
+    modelo.eval()
+    certos = 0
+    with torch.inference_mode():
+        for i in range(0, len(imagens), tamanho_lote):
+            certos += (modelo(imagens[i : i + tamanho_lote]).argmax(1) == rotulos[i : i + tamanho_lote]).sum().item()
+    return certos / len(imagens)
+""",
+        },
+    ),
+]
+
 # Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
