@@ -565,6 +565,8 @@ def _camada(aluno, ref, rng, d=8, h=2, dff=16):
 
 def _entradas_camada(rng, B=3, T=5, S=6, d=8):
     src, _ = _lote(rng, B, 2, S - 1)
+    while not bool((src == PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
+        src, _ = _lote(rng, B, 2, S - 1)
     _, tgt = _lote(rng, B, 1, T - 2)
     return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), _m_origem(src), _m_alvo(tgt)
 

@@ -1104,6 +1104,7 @@ def _dados_acuracia(rng, n, fracao=0.6):
 def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     """acurácia: fração de acertos (argmax nas classes) de 150 imagens em lotes de 32, o último menor"""
     imagens, rotulos = _dados_acuracia(rng, 150)
+    rotulos[128:] = _previsoes_modelo_acuracia(imagens[128:])  # o último lote (22) todo certo: pesa na conta
     valor, chamadas = _acuracia_do_aluno(aluno, imagens, rotulos, 32)
     if not isinstance(valor, (int, float, np.floating, np.integer)) or isinstance(valor, bool):
         raise Reprovado(f"acuracia deve devolver um número (float entre 0 e 1); veio {type(valor).__name__}.")
