@@ -22,7 +22,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia bench-caixa
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -65,6 +65,9 @@ bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos × todas as aulas; amos
 
 bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (tempo, acerto exato, determinismo) e a margem das faixas
 	@$(PY) -m autograder.bench.copia
+
+bench-caixa: $(CARIMBO) ## Treino da aula 06 dentro e fora da caixa, alternando: relógio, CPU, callbacks, trocas de contexto e o resumo dos pesos (igual em todos os modos)
+	@$(PY) -m autograder.bench.caixa_treino
 
 bench-kv: $(CARIMBO) ## Benchmark da aula 05: geração de 256 tokens com e sem cache KV (tempos, tamanho do modelo, threads, tokens idênticos)
 	@$(PY) -m autograder.bench.kv_cache $(if $(THREADS),--threads $(THREADS))
