@@ -22,7 +22,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia bench-vit bench-kv
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia bench-vit bench-kv bench-caixa
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -68,6 +68,8 @@ bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (temp
 
 bench-vit: $(CARIMBO) ## Benchmark da aula 07: treino do notebook (tempo, acurácia no teste, determinismo), varredura de sementes do avaliador e o tempo de avaliar uma submissão
 	@$(PY) -m autograder.bench.vit
+bench-caixa: $(CARIMBO) ## Treino da aula 06 dentro e fora da caixa, alternando: relógio, CPU, callbacks, trocas de contexto e o resumo dos pesos (igual em todos os modos)
+	@$(PY) -m autograder.bench.caixa_treino
 
 bench-kv: $(CARIMBO) ## Benchmark da aula 05: geração de 256 tokens com e sem cache KV (tempos, tamanho do modelo, threads, tokens idênticos)
 	@$(PY) -m autograder.bench.kv_cache $(if $(THREADS),--threads $(THREADS))

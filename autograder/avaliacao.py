@@ -256,7 +256,19 @@ class Sessao:
         if codigo not in self._auxiliares_na_caixa and caixa is self.caixa:
             self._executar_auxiliar(codigo)
 
-    def chamar(self, alvo, args=(), kwargs=None, *, caminho=(), guardar=False, ler=False, prazo=None, substituir=None):
+    def chamar(
+        self,
+        alvo,
+        args=(),
+        kwargs=None,
+        *,
+        caminho=(),
+        guardar=False,
+        ler=False,
+        prazo=None,
+        substituir=None,
+        prontas=None,
+    ):
         chave = alvo if isinstance(alvo, str) else None
         if chave and ".".join([chave, *caminho]) in self.travadas:
             raise TempoEsgotado(self.travadas[".".join([chave, *caminho])])
@@ -265,7 +277,15 @@ class Sessao:
         alvo_json = {"$ref": alvo.rid} if isinstance(alvo, RefRemota) else alvo
         try:
             return caixa.chamar(
-                alvo_json, args, kwargs, caminho=caminho, guardar=guardar, ler=ler, prazo=prazo, substituir=substituir
+                alvo_json,
+                args,
+                kwargs,
+                caminho=caminho,
+                guardar=guardar,
+                ler=ler,
+                prazo=prazo,
+                substituir=substituir,
+                prontas=prontas,
             )
         except TempoEsgotado as exc:
             nome = ".".join([chave or "objeto", *caminho])

@@ -96,6 +96,47 @@ def test_arrays_atravessam_com_dtype_e_forma(caixa):
     assert a.dtype == np.float32 and a.shape == (2, 3) and info == {"n": 2}
 
 
+def test_respostas_prontas_dispensam_o_callback_e_os_outros_argumentos_ainda_o_usam(caixa):
+    """Uma função trocada pela de referência (callback) com respostas prontas: com os argumentos da
+    tabela, a caixa responde sem ir ao avaliador (um tensor novo a cada chamada); com outros, vai."""
+    import torch
+
+    pedidos = []
+
+    def dobro(x, k=1):
+        pedidos.append(x.clone())
+        return x * 2 * k
+
+    x = torch.arange(6).reshape(2, 3)
+    caixa.executar(
+        "import torch\n"
+        "def laco(x):\n"
+        "    a = dobro(x)\n"
+        "    a += 100\n"  # o aluno mexe no que recebeu: a próxima resposta pronta não muda
+        "    b = dobro(x[:, :2].contiguous())\n"
+        "    c = dobro(x + 1)\n"
+        "    d = dobro(x, k=3)\n"
+        "    return a, b, c, d, dobro(x)\n",
+        "c",
+    )
+    prontas = {"dobro": [((x,), {}, x * 2), ((x[:, :2],), {}, x[:, :2] * 2)], "outra": [((x,), {}, x)]}
+    a, b, c, d, e = caixa.chamar("laco", [x], substituir={"dobro": dobro}, prontas=prontas)
+    assert torch.equal(a, x * 2 + 100) and torch.equal(e, x * 2) and torch.equal(b, x[:, :2] * 2)
+    assert torch.equal(c, (x + 1) * 2) and torch.equal(d, x * 6)
+    assert len(pedidos) == 2 and torch.equal(pedidos[0], x + 1) and torch.equal(pedidos[1], x)  # só c e d
+    # sem tabela, tudo vira callback
+    pedidos.clear()
+    assert torch.equal(caixa.chamar("laco", [x], substituir={"dobro": dobro})[4], x * 2) and len(pedidos) == 5
+
+
+def test_respostas_prontas_malformadas_sao_ignoradas():
+    from autograder.caixa import servidor
+
+    assert servidor._respostas_prontas([1, 2], []) == {}
+    tabela = servidor._respostas_prontas({"f": [{"h": 3, "v": 1}, "x", {"h": "abc"}, {"h": "ok", "v": 2}], "g": 5}, [])
+    assert tabela == {"f": {"ok": (2, [])}}
+
+
 def test_decodificador_recusa_buffer_incoerente():
     with pytest.raises(protocolo.ErroProtocolo):
         protocolo.decodificar({"$a": 0, "dtype": "float64", "shape": [10]}, [b"\0" * 8])

@@ -17,6 +17,16 @@ A resposta a um pedido ``chamar`` pode trazer ``"alterados": [0, "mascara", ...]
 ``servidor._alterados``). É diagnóstico vindo do lado não confiável: o lado confiável só o lê por
 ``ler_alterados`` (tipos e tamanhos conferidos) e ele só pode custar pontos ao próprio aluno.
 
+Um pedido ``chamar`` com ``substituir`` (funções do aluno trocadas pelas de referência, que rodam
+no processo confiável: cada chamada vira um evento ``callback`` e uma ida e volta pelo soquete) pode
+trazer ``"prontas": {nome: [{"h": resumo dos argumentos, "v": valor}, ...]}``: respostas que o
+avaliador já calculou com a função de referência para entradas que ele mesmo conhece (as máscaras
+dos lotes de um laço de treino, por exemplo). ``h`` é ``chave_de_chamada`` dos argumentos
+codificados; uma chamada na caixa com o mesmo resumo recebe ``v`` decodificado (um objeto novo a
+cada vez, como no callback), sem ida e volta; qualquer outra vira callback. Só o avaliador manda
+``prontas``, e a caixa não responde nada a respeito: o que o aluno fizer com a tabela só muda o que
+o próprio código dele recebe, como já acontece com a resposta de um callback.
+
 O lado confiável decodifica com limites de tamanho, profundidade e tipos (``decodificar``).
 O lado da caixa codifica recusando subclasses, proxies e tipos desconhecidos
 (``codificar``), para que o aluno receba uma mensagem clara em vez de um erro obscuro.
@@ -25,6 +35,7 @@ O lado da caixa codifica recusando subclasses, proxies e tipos desconhecidos
 from __future__ import annotations
 
 import collections
+import hashlib
 import json
 import math
 import socket
@@ -105,6 +116,18 @@ def receber(sock: socket.socket) -> tuple[dict, list[bytes]]:
             raise ErroProtocolo("dados grandes demais atravessando a fronteira")
         buffers.append(_ler_exato(sock, tam))
     return cabecalho, buffers
+
+
+def chave_de_chamada(args, kwargs, buffers: list) -> str:
+    """Resumo (SHA-256) de uma chamada já codificada: ``args`` e ``kwargs`` como ``codificar`` os
+    devolve, com os buffers numerados a partir de 0. Os dois lados o calculam do mesmo jeito: é a
+    chave das respostas prontas (ver o pedido ``chamar``, campo ``prontas``)."""
+    h = hashlib.sha256(json.dumps([args, kwargs], ensure_ascii=False, allow_nan=True).encode("utf-8"))
+    for buf in buffers:
+        mv = memoryview(buf).cast("B")
+        h.update(struct.pack("<Q", mv.nbytes))
+        h.update(mv)
+    return h.hexdigest()
 
 
 # --------------------------------------------------------------------- lado da caixa

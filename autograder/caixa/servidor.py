@@ -13,7 +13,7 @@ import sys
 import time
 import traceback
 
-from autograder.caixa.protocolo import ValorRecusado, codificar, decodificar, enviar, receber
+from autograder.caixa.protocolo import ValorRecusado, chave_de_chamada, codificar, decodificar, enviar, receber
 
 LIMITE_SAIDA = 20_000
 LIMITE_ALTERADOS = 64  # quantos argumentos alterados, no máximo, a resposta lista
@@ -69,6 +69,25 @@ def _alterados(args, kwargs, retratos) -> list:
             if len(alterados) >= LIMITE_ALTERADOS:
                 break
     return alterados
+
+
+def _respostas_prontas(prontas, bufs) -> dict:
+    """``{nome: {resumo dos argumentos: (valor codificado, buffers)}}`` a partir do campo ``prontas``
+    de um pedido ``chamar`` (ver ``protocolo``): respostas que o avaliador já calculou com a função
+    de referência para entradas que ele mesmo mandou. Uma chamada com os mesmos argumentos recebe a
+    resposta daqui, sem ida e volta pelo soquete; qualquer outra vira callback, como antes. Vem do
+    lado confiável; uma entrada malformada é ignorada (só se perde o atalho)."""
+    tabelas: dict = {}
+    if type(prontas) is not dict:
+        return tabelas
+    for nome, entradas in prontas.items():
+        if type(entradas) is not list:
+            continue
+        tabela = tabelas.setdefault(nome, {})
+        for entrada in entradas:
+            if type(entrada) is dict and type(entrada.get("h")) is str and "v" in entrada:
+                tabela[entrada["h"]] = (entrada["v"], bufs)
+    return tabelas
 
 
 def _descrever_erro(exc: BaseException) -> dict:
@@ -127,7 +146,7 @@ class Servidor:
             obj = getattr(obj, parte)
         return obj
 
-    def _callback(self, seq: int, nome: str):
+    def _callback(self, seq: int, nome: str, prontas: dict | None = None):
         servidor = self
 
         def substituto(*args, **kwargs):
@@ -139,6 +158,10 @@ class Servidor:
                 "args": codificar(list(args), buffers),
                 "kwargs": codificar(dict(kwargs), buffers),
             }
+            if prontas:
+                pronta = prontas.get(chave_de_chamada(cab["args"], cab["kwargs"], buffers))
+                if pronta is not None:
+                    return decodificar(pronta[0], pronta[1], self._ref)
             enviar(servidor.sock, cab, buffers)
             resp, bufs = receber(servidor.sock)
             if resp.get("op") != "retorno":
@@ -169,9 +192,10 @@ class Servidor:
             else:
                 args = decodificar(msg.get("args", []), bufs, self._ref)
                 kwargs = decodificar(msg.get("kwargs", {"$d": []}), bufs, self._ref)
+                prontas = _respostas_prontas(msg.get("prontas"), bufs)
                 for nome in msg.get("substituir", []):
                     originais[nome] = self.ns.get(nome, _AUSENTE)
-                    self.ns[nome] = self._callback(seq, nome)
+                    self.ns[nome] = self._callback(seq, nome, prontas.get(nome))
                 # Retrato das entradas antes da chamada: o avaliador, do outro lado da fronteira,
                 # só vê as próprias cópias e não perceberia uma função que altera os argumentos.
                 retratos = {i: _retrato(v) for i, v in enumerate(args)} if type(args) is list else {}

@@ -1266,6 +1266,26 @@ def _treinar(aluno, ref):
     return suite.CACHE_PESADO[chave]
 
 
+def _respostas_prontas(substituir, lotes):
+    """As máscaras e as taxas de referência que o laço de treino vai pedir, calculadas de antemão
+    (com as mesmas funções de ``substituir``) para as entradas que o avaliador manda: a caixa as
+    devolve sem ir e voltar pelo soquete a cada passo (eram 3 idas e voltas por passo, ~30% do tempo
+    do treino). Uma chamada com outros argumentos (um laço que não desloca o alvo, por exemplo) vira
+    callback, como antes: a resposta é sempre a da referência para aqueles argumentos."""
+    prontas = {}
+    if "mascara_origem" in substituir:
+        f = substituir["mascara_origem"]
+        prontas["mascara_origem"] = [((src,), {}, f(src)) for src, _ in lotes]
+    if "mascara_alvo" in substituir:
+        f = substituir["mascara_alvo"]
+        prontas["mascara_alvo"] = [((tgt[:, :-1],), {}, f(tgt[:, :-1])) for _, tgt in lotes]
+    if "taxa_aprendizado" in substituir:
+        f = substituir["taxa_aprendizado"]
+        args = [(p, TREINO_PICO, TREINO_AQUECIMENTO, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
+        prontas["taxa_aprendizado"] = [(a, {}, f(*a)) for a in args]
+    return prontas
+
+
 def _treinar_e_medir(aluno, ref, modelo, qual, semente):
     try:
         rng = np.random.default_rng(semente)
@@ -1278,6 +1298,7 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
             (modelo._ref, lotes, TREINO_PASSOS),
             {"pico": TREINO_PICO, "aquecimento": TREINO_AQUECIMENTO, "max_norma": 1.0, "mostrar_progresso": False},
             substituir=aluno._substituir,
+            prontas=_respostas_prontas(aluno._substituir, lotes),
             prazo=TREINO_PRAZO,
         )
         perdas = np.array(hist.get("perda", []) if isinstance(hist, dict) else [], dtype=np.float64)
