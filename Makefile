@@ -68,6 +68,7 @@ bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (temp
 
 bench-vit: $(CARIMBO) ## Benchmark da aula 07: treino do notebook (tempo, acurácia no teste, determinismo), varredura de sementes do avaliador e o tempo de avaliar uma submissão
 	@$(PY) -m autograder.bench.vit
+
 bench-caixa: $(CARIMBO) ## Treino da aula 06 dentro e fora da caixa, alternando: relógio, CPU, callbacks, trocas de contexto e o resumo dos pesos (igual em todos os modos)
 	@$(PY) -m autograder.bench.caixa_treino
 

@@ -282,6 +282,14 @@ def semente_do_teste(semente: int, nodeid: str) -> int:
 CACHE_PESADO: dict = {}
 _POR_SUBMISSAO: dict = {}
 
+# Faixas de um item de treino (aulas 06 e 07). O avaliador treina com uma semente que depende do
+# código; numa semente rara, a própria solução de referência fica logo abaixo de uma faixa. Quando a
+# medida do aluno fica a menos de JANELA_DA_REFERENCIA abaixo da faixa, o avaliador treina a
+# referência com a mesma semente (no processo confiável, 1 thread) e, se nem ela alcança a faixa,
+# aceita o aluno que chega a FOLGA_DA_REFERENCIA do que ela alcança.
+JANELA_DA_REFERENCIA = 0.10
+FOLGA_DA_REFERENCIA = 0.02
+
 
 def uma_vez_por_submissao(aluno, nome: str, calcular):
     """``calcular()`` uma vez por submissão: vários testes leem o mesmo resultado (um treino, uma
@@ -299,3 +307,33 @@ def uma_vez_por_submissao(aluno, nome: str, calcular):
     if isinstance(resultado, BaseException):
         raise resultado
     return resultado
+
+
+def referencia_na_mesma_semente(chave, treinar_referencia) -> float:
+    """A medida (acerto, acurácia) da solução de referência treinada com a mesma semente do aluno:
+    ``treinar_referencia()`` roda no processo confiável, num thread; o resultado fica em
+    ``CACHE_PESADO[chave]`` (a mesma semente dá o mesmo resultado)."""
+    if chave not in CACHE_PESADO:
+        import torch
+
+        antes = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            CACHE_PESADO[chave] = float(treinar_referencia())
+        finally:
+            torch.set_num_threads(antes)
+    return CACHE_PESADO[chave]
+
+
+def faixa_alcancada(medida: float, faixa: float, chave, treinar_referencia) -> tuple[bool, float | None]:
+    """(alcançou a faixa, medida da referência na mesma semente ou None se não foi preciso treiná-la).
+
+    Alcança quem mede ``>= faixa``; perto dela (menos de ``JANELA_DA_REFERENCIA`` abaixo), também quem
+    chega a ``FOLGA_DA_REFERENCIA`` do que a referência alcança com a mesma semente, quando nem a
+    referência alcança a faixa: a nota não depende do azar da semente."""
+    if medida >= faixa:
+        return True, None
+    if medida < faixa - JANELA_DA_REFERENCIA:
+        return False, None
+    da_referencia = referencia_na_mesma_semente(chave, treinar_referencia)
+    return da_referencia < faixa and medida >= da_referencia - FOLGA_DA_REFERENCIA, da_referencia

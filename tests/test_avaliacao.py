@@ -353,3 +353,25 @@ def test_portoes_nao_faz_nada():
             exigir_que_responda(constantes, "f")
     exigir_que_responda([1.0, 2.0], "f")
     exigir_que_responda([np.zeros(3), np.zeros(4)], "f")  # formas diferentes: respondeu à entrada
+
+
+def test_faixa_de_treino_nao_depende_do_azar_da_semente():
+    """Perto de uma faixa que nem a referência alcança com a mesma semente, vale a referência (com folga);
+    longe dela, ou quando a referência alcança, não: e a referência só treina quando é preciso."""
+    from autograder.suite import CACHE_PESADO, faixa_alcancada
+
+    treinos = []
+
+    def referencia(acerto):
+        return lambda: treinos.append(acerto) or acerto
+
+    assert faixa_alcancada(0.93, 0.90, ("t", 1), referencia(0.5)) == (True, None)
+    assert faixa_alcancada(0.70, 0.90, ("t", 2), referencia(0.5)) == (False, None)  # longe: nem treina
+    assert treinos == []
+    assert faixa_alcancada(0.885, 0.90, ("t", 3), referencia(0.896)) == (True, 0.896)  # semente azarada
+    assert faixa_alcancada(0.86, 0.90, ("t", 4), referencia(0.896)) == (False, 0.896)  # longe da referência
+    assert faixa_alcancada(0.885, 0.90, ("t", 5), referencia(0.95)) == (False, 0.95)  # a referência alcança
+    assert faixa_alcancada(0.88, 0.90, ("t", 3), referencia(0.1)) == (True, 0.896)  # mesma chave: guardado
+    assert treinos == [0.896, 0.896, 0.95]
+    for n in (3, 4, 5):
+        CACHE_PESADO.pop(("t", n), None)

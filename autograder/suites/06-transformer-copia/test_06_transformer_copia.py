@@ -1305,10 +1305,10 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         pesos = modelo.pesos()
         conferir_state_dict(pesos, sd, "o modelo treinado")
         treinados = {k: torch.as_tensor(pesos[k]).float() for k in sd}
-        qual = _DE_QUEM[qual]
+        base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
         if not all(torch.isfinite(v).all() for v in treinados.values()):
-            return {"acerto": 0.0, "perdas": perdas, "qual": qual, "nan": True}
-        return {"acerto": _acerto_exato(ref, treinados, semente), "perdas": perdas, "qual": qual, "nan": False}
+            return {**base, "acerto": 0.0, "nan": True}
+        return {**base, "acerto": _acerto_exato(ref, treinados, semente), "nan": False}
     except BaseException as exc:  # o erro vira a falha dos três testes do treino
         return exc
 
@@ -1351,13 +1351,22 @@ def treino_de_referencia(semente, substituto=False):
 
 def _conferir_faixa(resultado, faixa):
     acerto = resultado["acerto"]
-    if acerto >= faixa:
+    semente, substituto = resultado["semente"], resultado["substituto"]
+    alcancou, da_referencia = suite.faixa_alcancada(
+        acerto,
+        faixa,
+        ("06-transformer-copia", "referencia", semente, substituto),
+        lambda: treino_de_referencia(semente, substituto=substituto)[2],
+    )
+    if alcancou:
         return
     perdas = resultado["perdas"]
     texto = (
         f"Acerto exato de {acerto:.1%} (faixa pedida: {faixa:.0%}) em {TREINO_AVALIACAO} sequências novas, "
         f"decodificadas com os pesos que a sua função treinar produziu ({resultado['qual']})."
     )
+    if da_referencia is not None:
+        texto += f" Com a mesma semente, a solução de referência chega a {da_referencia:.1%}."
     if resultado["nan"] or (len(perdas) and not np.isfinite(perdas).all()):
         raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
     if len(perdas) >= 20 and perdas[-10:].mean() > 1.5 * perdas[:10].mean():

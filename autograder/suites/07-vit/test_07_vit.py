@@ -979,10 +979,10 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         pesos = modelo.pesos()
         conferir_state_dict(pesos, sd, "o modelo treinado")
         treinados = {k: torch.as_tensor(pesos[k]).float() for k in sd}
-        qual = _DE_QUEM[qual]
+        base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
         if not all(torch.isfinite(v).all() for v in treinados.values()):
-            return {"acuracia": 0.0, "perdas": perdas, "qual": qual, "nan": True}
-        return {"acuracia": _acuracia_no_teste(ref, treinados), "perdas": perdas, "qual": qual, "nan": False}
+            return {**base, "acuracia": 0.0, "nan": True}
+        return {**base, "acuracia": _acuracia_no_teste(ref, treinados), "nan": False}
     except BaseException as exc:  # o erro vira a falha dos três testes do treino
         return exc
 
@@ -1034,13 +1034,22 @@ def _causa_no_laco(aluno):
 
 def _conferir_faixa(resultado, faixa, aluno):
     acuracia = resultado["acuracia"]
-    if acuracia >= faixa:
+    semente, substituto = resultado["semente"], resultado["substituto"]
+    alcancou, da_referencia = suite.faixa_alcancada(
+        acuracia,
+        faixa,
+        ("07-vit", "referencia", semente, substituto),
+        lambda: treino_de_referencia(semente, substituto=substituto)[2],
+    )
+    if alcancou:
         return
     perdas = resultado["perdas"]
     texto = (
         f"Acurácia de {acuracia:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos "
         f"que a sua função treinar produziu ({resultado['qual']})."
     )
+    if da_referencia is not None:
+        texto += f" Com a mesma semente, a solução de referência chega a {da_referencia:.1%}."
     if resultado["nan"] or (len(perdas) and not np.isfinite(perdas).all()):
         raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
     if len(perdas) >= 20 and perdas[-10:].mean() > 1.5 * perdas[:10].mean():
