@@ -84,11 +84,29 @@ FORA_DO_ZIP = ("__pycache__", "*.pyc", "exemplos", "suites", "bench", "ataques",
 EXECUTAVEIS = ("setup.sh", "run_autograder")
 
 
-def _requisitos_gradescope() -> str:
+# Pacotes que só algumas atividades usam: entram no zip da atividade cujo notebook do instrutor ou
+# cuja suíte importa o módulo (a 07-vit lê os dígitos do scikit-learn), com as dependências
+# transitivas fixadas em constraints.txt.
+POR_MODULO = {"sklearn": ("scikit-learn", ("scipy", "joblib", "threadpoolctl", "narwhals"))}
+
+
+def _requisitos_gradescope(slug: str | None = None) -> str:
     linhas = ["# Gerado por 'make gradescope' a partir de requirements.txt (torch é instalado à parte)."]
+    necessarios = set(NECESSARIOS)
+    transitivos: set[str] = set()
+    if slug is not None:
+        textos = [(RAIZ / "source" / slug / f"{slug}.ipynb").read_text(encoding="utf-8")]
+        textos += [p.read_text(encoding="utf-8") for p in (RAIZ / "autograder" / "suites" / slug).glob("*.py")]
+        for modulo, (pacote, deps) in POR_MODULO.items():
+            if any(modulo in texto for texto in textos):
+                necessarios.add(pacote)
+                transitivos.update(deps)
     for linha in (RAIZ / "requirements.txt").read_text(encoding="utf-8").splitlines():
         nome = linha.split("==")[0].strip().lower()
-        if nome in NECESSARIOS:
+        if nome in necessarios:
+            linhas.append(linha.strip())
+    for linha in (RAIZ / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if linha.split("==")[0].strip().lower() in transitivos:
             linhas.append(linha.strip())
     return "\n".join(linhas) + "\n"
 
@@ -118,7 +136,7 @@ def empacotar(slug: str, destino: Path) -> Path:
         from autograder.avaliacao import _segredo
 
         (raiz / ".segredo_avaliador").write_bytes(_segredo())  # mesma semente em toda regravação
-        (raiz / "requirements-gradescope.txt").write_text(_requisitos_gradescope(), encoding="utf-8")
+        (raiz / "requirements-gradescope.txt").write_text(_requisitos_gradescope(slug), encoding="utf-8")
         (raiz / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (raiz / "run_autograder").write_text(RUN_AUTOGRADER.replace("{slug}", slug), encoding="utf-8")
         temporario = arquivo.with_suffix(".zip.tmp")

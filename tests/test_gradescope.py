@@ -319,3 +319,15 @@ def test_sem_root_o_run_autograder_recusa(arvore):
     assert resultado["score"] == 0 and resultado["extra_data"]["recusado"] is True
     assert "RECUSADA" in resultado["output"] and "não roda como root" in resultado["output"]
     assert resultado["tests"] == []
+
+
+def test_requisitos_do_zip_trazem_o_scikit_learn_so_para_quem_usa():
+    """A 07-vit lê os dígitos do scikit-learn: o zip dela instala o pacote (fixado, com as dependências
+    de constraints.txt); o da 01 não."""
+    from autograder.gradescope import _requisitos_gradescope
+
+    vit = _requisitos_gradescope("07-vit").splitlines()
+    assert "scikit-learn==1.9.1" in vit
+    assert any(linha.startswith("scipy==") for linha in vit)
+    assert not any("scikit" in linha or "scipy" in linha for linha in _requisitos_gradescope("01-atencao").splitlines())
+    assert not any(linha.startswith("torch") for linha in vit)  # o torch de CPU é instalado à parte
