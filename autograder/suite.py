@@ -337,3 +337,29 @@ def faixa_alcancada(medida: float, faixa: float, chave, treinar_referencia) -> t
         return False, None
     da_referencia = referencia_na_mesma_semente(chave, treinar_referencia)
     return da_referencia < faixa and medida >= da_referencia - FOLGA_DA_REFERENCIA, da_referencia
+
+
+def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao, sem_zerar, recriado) -> None:
+    """O que um modelo espião registrou num laço de treino (aulas 06 e 07): ``chamadas`` (cada uma com
+    ``"treino"``, o modo do modelo), ``acumulou`` (por backward: o ``.grad`` tinha o do passo anterior
+    somado?) e ``otimizadores`` (a marca do otimizador de cada passo). Reprova com o equívoco da suíte:
+    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo."""
+    if not all(chamada["treino"] for chamada in chamadas):
+        em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
+        raise Reprovado(
+            f"{modo_avaliacao.mensagem} ({em_avaliacao} de {len(chamadas)} chamadas em modo de avaliação.)",
+            modo_avaliacao,
+        )
+    verificar(acumulou, "O laço de treino não chamou perda.backward(): nenhum gradiente chegou ao modelo.")
+    if any(acumulou):
+        raise Reprovado(
+            f"{sem_zerar.mensagem} (Em {sum(acumulou)} de {len(acumulou)} backwards o .grad tinha o do passo "
+            "anterior somado.)",
+            sem_zerar,
+        )
+    verificar(otimizadores, "O laço de treino não deu nenhum passo do otimizador (otimizador.step()).")
+    if len(set(otimizadores)) > 1:
+        raise Reprovado(
+            f"{recriado.mensagem} ({len(set(otimizadores))} otimizadores diferentes em {len(otimizadores)} passos.)",
+            recriado,
+        )

@@ -1148,28 +1148,14 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
 def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
     """treino: modo de treino, um só otimizador e gradientes zerados a cada passo (modelo espião)"""
     extra, _, _, chamadas = _espiar(aluno, rng)
-    if not all(chamada["treino"] for chamada in chamadas):
-        em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
-        raise Reprovado(
-            f"{TREINO_MODO_AVALIACAO.mensagem} ({em_avaliacao} de {len(chamadas)} chamadas em modo de avaliação.)",
-            TREINO_MODO_AVALIACAO,
-        )
-    acumulou = extra["acumulou"]
-    verificar(acumulou, "O laço de treino não chamou perda.backward(): nenhum gradiente chegou ao modelo.")
-    if any(acumulou):
-        raise Reprovado(
-            f"{TREINO_SEM_ZERAR.mensagem} (Em {sum(acumulou)} de {len(acumulou)} backwards o .grad tinha o do passo "
-            "anterior somado.)",
-            TREINO_SEM_ZERAR,
-        )
-    otimizadores = extra["otimizadores"]
-    verificar(otimizadores, "O laço de treino não deu nenhum passo do otimizador (otimizador.step()).")
-    if len(set(otimizadores)) > 1:
-        raise Reprovado(
-            f"{TREINO_OTIMIZADOR_RECRIADO.mensagem} ({len(set(otimizadores))} otimizadores diferentes em "
-            f"{len(otimizadores)} passos.)",
-            TREINO_OTIMIZADOR_RECRIADO,
-        )
+    suite.conferir_laco_do_espiao(
+        chamadas,
+        extra["acumulou"],
+        extra["otimizadores"],
+        modo_avaliacao=TREINO_MODO_AVALIACAO,
+        sem_zerar=TREINO_SEM_ZERAR,
+        recriado=TREINO_OTIMIZADOR_RECRIADO,
+    )
 
 
 # ======================================================================= treino: de verdade

@@ -830,28 +830,14 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
 def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
     """treino: modo de treino, um só otimizador e gradientes zerados a cada passo (modelo espião)"""
     extra, _, _, chamadas = _espiar(aluno, rng)
-    if not all(chamada["treino"] for chamada in chamadas):
-        em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
-        raise Reprovado(
-            f"{TREINO_MODO_AVALIACAO.mensagem} ({em_avaliacao} de {len(chamadas)} chamadas em modo de avaliação.)",
-            TREINO_MODO_AVALIACAO,
-        )
-    acumulou = extra["acumulou"]
-    verificar(acumulou, "O laço de treino não chamou perda.backward(): nenhum gradiente chegou ao modelo.")
-    if any(acumulou):
-        raise Reprovado(
-            f"{TREINO_SEM_ZERAR.mensagem} (Em {sum(acumulou)} de {len(acumulou)} backwards o .grad tinha o do passo "
-            "anterior somado.)",
-            TREINO_SEM_ZERAR,
-        )
-    otimizadores = extra["otimizadores"]
-    verificar(otimizadores, "O laço de treino não deu nenhum passo do otimizador (otimizador.step()).")
-    if len(set(otimizadores)) > 1:
-        raise Reprovado(
-            f"{TREINO_OTIMIZADOR_RECRIADO.mensagem} ({len(set(otimizadores))} otimizadores diferentes em "
-            f"{len(otimizadores)} passos.)",
-            TREINO_OTIMIZADOR_RECRIADO,
-        )
+    suite.conferir_laco_do_espiao(
+        chamadas,
+        extra["acumulou"],
+        extra["otimizadores"],
+        modo_avaliacao=TREINO_MODO_AVALIACAO,
+        sem_zerar=TREINO_SEM_ZERAR,
+        recriado=TREINO_OTIMIZADOR_RECRIADO,
+    )
 
 
 # ======================================================================= treino: de verdade
@@ -1021,12 +1007,17 @@ def _causa_no_laco(aluno):
         return None
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
     esperadas = [_taxa_ref(p, taxa, passos) for p in range(passos)]
-    if not all(chamada["treino"] for chamada in chamadas):
-        return TREINO_MODO_AVALIACAO
-    if any(extra["acumulou"]):
-        return TREINO_SEM_ZERAR
-    if len(set(extra["otimizadores"])) > 1:
-        return TREINO_OTIMIZADOR_RECRIADO
+    try:
+        suite.conferir_laco_do_espiao(
+            chamadas,
+            extra["acumulou"],
+            extra["otimizadores"],
+            modo_avaliacao=TREINO_MODO_AVALIACAO,
+            sem_zerar=TREINO_SEM_ZERAR,
+            recriado=TREINO_OTIMIZADOR_RECRIADO,
+        )
+    except Reprovado as exc:
+        return exc.equivoco
     if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
         return TREINO_SEM_COSSENO
     return None
