@@ -325,6 +325,15 @@ def referencia_na_mesma_semente(chave, treinar_referencia) -> float:
     return CACHE_PESADO[chave]
 
 
+def treino_divergiu(perdas, pesos_nao_finitos: bool = False) -> bool:
+    """O treino divergiu: pesos ou perdas nan/infinitos, ou a perda do fim (10 últimos passos) 1,5 vez
+    maior que a do começo (10 primeiros)."""
+    perdas = np.asarray(perdas, dtype=np.float64)
+    if pesos_nao_finitos or (len(perdas) and not np.isfinite(perdas).all()):
+        return True
+    return bool(len(perdas) >= 20 and perdas[-10:].mean() > 1.5 * perdas[:10].mean())
+
+
 def faixa_alcancada(medida: float, faixa: float, chave, treinar_referencia) -> tuple[bool, float | None]:
     """(alcançou a faixa, medida da referência na mesma semente ou None se não foi preciso treiná-la).
 

@@ -375,3 +375,14 @@ def test_faixa_de_treino_nao_depende_do_azar_da_semente():
     assert treinos == [0.896, 0.896, 0.95]
     for n in (3, 4, 5):
         CACHE_PESADO.pop(("t", n), None)
+
+
+def test_treino_divergiu():
+    from autograder.suite import treino_divergiu
+
+    assert treino_divergiu([1.0] * 30, pesos_nao_finitos=True)
+    assert treino_divergiu([1.0, float("nan"), 0.5])
+    assert treino_divergiu([1.0] * 10 + [1.2] * 10 + [2.0] * 10)  # o fim 2× o começo
+    assert not treino_divergiu([2.0] * 10 + [1.0] * 20)
+    assert not treino_divergiu([1.0, 5.0])  # poucos passos: sem tendência para julgar
+    assert not treino_divergiu([])

@@ -1353,9 +1353,7 @@ def _conferir_faixa(resultado, faixa):
     )
     if da_referencia is not None:
         texto += f" Com a mesma semente, a solução de referência chega a {da_referencia:.1%}."
-    if resultado["nan"] or (len(perdas) and not np.isfinite(perdas).all()):
-        raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
-    if len(perdas) >= 20 and perdas[-10:].mean() > 1.5 * perdas[:10].mean():
+    if suite.treino_divergiu(perdas, resultado["nan"]):
         raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
     if len(perdas) and perdas[-20:].mean() < 0.05 and acerto < 0.5:
         raise Reprovado(f"{TREINO_ESPIOU.mensagem} {texto}", TREINO_ESPIOU)

@@ -523,6 +523,7 @@ _EQUIVOCOS_VIT = [
 
 # ViT das conferências: imagens 8×8 com patches 2×2 (16 patches + [CLS]), 2 camadas.
 VIT = {"tamanho_imagem": 8, "tamanho_patch": 2, "canais": 2, "d_model": 8, "h": 2, "d_ff": 16, "n_camadas": 2}
+N_VIT = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2  # patches por imagem (sem o [CLS])
 
 
 def _args_vit(cfg=VIT):
@@ -618,9 +619,8 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
     remoto, sd = _vit(aluno, ref, rng)
     imagens = _imagens(rng)
     obtido = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
-    N = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2
-    if tuple(obtido.shape) == (imagens.shape[0], N, VIT["d_model"]):
-        raise Reprovado(f"{VIT_SEM_CLS.mensagem} (embutir devolveu {N} posições, sem o [CLS].)", VIT_SEM_CLS)
+    if tuple(obtido.shape) == (imagens.shape[0], N_VIT, VIT["d_model"]):
+        raise Reprovado(f"{VIT_SEM_CLS.mensagem} (embutir devolveu {N_VIT} posições, sem o [CLS].)", VIT_SEM_CLS)
     p = VIT["tamanho_patch"]
     equivocos = [
         (eq, _embutir_ref(sd, imagens, p, modo).numpy())
@@ -661,8 +661,7 @@ def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng)
         rtol=1e-6,
         equivocos=_equivocos_vit(sd, imagens),
     )
-    N = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2
-    perm = torch.from_numpy(rng.permutation(N))
+    perm = torch.from_numpy(rng.permutation(N_VIT))
     novo = dict(sd)
     novo["posicao"] = torch.cat([sd["posicao"][:, :1], sd["posicao"][:, 1:][:, perm]], dim=1)
     remoto.carregar_pesos(novo, strict=False)
@@ -680,8 +679,7 @@ def test_vit_sem_posicao_nao_ve_a_ordem_dos_patches(aluno, ref, rng):
     """ViT: com posicao zerada, a saída não depende da ordem dos patches (o encoder é equivariante)"""
     remoto, sd = _vit(aluno, ref, rng)
     imagens = _imagens(rng)
-    N = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2
-    perm = torch.from_numpy(rng.permutation(N))
+    perm = torch.from_numpy(rng.permutation(N_VIT))
     zerado = dict(sd)
     zerado["posicao"] = torch.zeros_like(sd["posicao"])
     remoto.carregar_pesos(zerado, strict=False)
@@ -689,13 +687,12 @@ def test_vit_sem_posicao_nao_ve_a_ordem_dos_patches(aluno, ref, rng):
     outra = _logits(remoto, _imagens(rng))
     exigir_que_responda([base, outra], "ViT.forward")
     obtido = _logits(remoto, _permutar_patches(imagens, VIT["tamanho_patch"], perm))
-    if not torch.allclose(obtido, base, atol=1e-7, rtol=1e-6):
-        verificar(
-            False,
-            "Com self.posicao zerada, embaralhar os patches mudou os logits: o modelo usa a ordem dos patches "
-            "por outro caminho além de self.posicao (o [CLS] fora da posição 0, a cabeça lendo um patch, uma "
-            "posição fixa somada por fora?).",
-        )
+    verificar(
+        torch.allclose(obtido, base, atol=1e-7, rtol=1e-6),
+        "Com self.posicao zerada, embaralhar os patches mudou os logits: o modelo usa a ordem dos patches "
+        "por outro caminho além de self.posicao (o [CLS] fora da posição 0, a cabeça lendo um patch, uma "
+        "posição fixa somada por fora?).",
+    )
 
 
 @item("teste_vit", pontos=0.25)
@@ -705,8 +702,7 @@ def test_vit_usa_a_posicao(aluno, ref, rng):
     imagens = _imagens(rng)
     base = _logits(remoto, imagens)
     exigir_que_responda([base, _logits(remoto, _imagens(rng))], "ViT.forward")
-    N = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2
-    perm = torch.from_numpy(np.roll(np.arange(N), 1))
+    perm = torch.from_numpy(np.roll(np.arange(N_VIT), 1))
     obtido = _logits(remoto, _permutar_patches(imagens, VIT["tamanho_patch"], perm))
     verificar(not torch.allclose(obtido, base, atol=1e-6), VIT_SEM_POSICAO.mensagem, VIT_SEM_POSICAO)
 
@@ -1041,9 +1037,7 @@ def _conferir_faixa(resultado, faixa, aluno):
     )
     if da_referencia is not None:
         texto += f" Com a mesma semente, a solução de referência chega a {da_referencia:.1%}."
-    if resultado["nan"] or (len(perdas) and not np.isfinite(perdas).all()):
-        raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
-    if len(perdas) >= 20 and perdas[-10:].mean() > 1.5 * perdas[:10].mean():
+    if suite.treino_divergiu(perdas, resultado["nan"]):
         raise Reprovado(f"{TREINO_DIVERGIU.mensagem} {texto}", TREINO_DIVERGIU)
     final = f" Perda no fim do treino: {perdas[-20:].mean():.3g}." if len(perdas) else ""
     causa = _causa_no_laco(aluno)
