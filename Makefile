@@ -60,7 +60,7 @@ adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com name
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
 	@$(PY) -m autograder.relatorio_html "$(OUT)"
 
-bench: $(CARIMBO) ## Benchmark: turma gerada (200 alunos × todas as aulas; amostra das pesadas) pelo nosso lote e pelo nbgrader, estimativa da turma, razão e varredura de sementes
+bench: $(CARIMBO) ## Benchmark: turma gerada inteira (200 alunos × todas as aulas) pelo nosso lote e amostra pelo nbgrader, tempo da turma (relógio e CPU), razão e varredura de sementes
 	@$(PY) -m autograder.bench.turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES))
 
 bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (tempo, acerto exato, determinismo) e a margem das faixas

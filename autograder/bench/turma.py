@@ -1,7 +1,7 @@
 """Benchmark: uma turma gerada inteira, pelo nosso lote e pelo ``nbgrader autograde``.
 
     python -m autograder.bench.turma [--alunos 200] [--jobs N] [--atividades 01-atencao,...]
-                                     [--amostra-pesadas 16] [--sementes 30]
+                                     [--amostra-pesadas 0] [--sementes 30] [--sem-cpu]
                                      [--amostra-nbgrader 6] [--amostra-sobrecarga 8]
 
 Gera ``--alunos`` alunos × as atividades escolhidas (cada aluno recebe, por atividade, uma
@@ -12,13 +12,20 @@ trabalhadores incluída), mediana e p95 do tempo por notebook. Entram todas as a
 padrão (``--atividades`` escolhe outras).
 
 Atividades pesadas (a suíte declara ``PESADA = True`` no módulo; por exemplo, as que treinam um
-modelo por submissão): para caber no tempo, o lote delas avalia uma amostra de
-``--amostra-pesadas`` alunos espalhados pela turma (índices igualmente espaçados, então o rodízio
-de variantes aparece na mesma proporção que na turma inteira); a vazão medida na amostra é
-extrapolada para ``--alunos`` alunos. Com ``--amostra-pesadas 0`` a turma inteira é avaliada.
+modelo por submissão): por padrão a turma inteira delas também é avaliada. Com
+``--amostra-pesadas N``, o lote delas avalia só N alunos espalhados pela turma (índices igualmente
+espaçados, mais uma volta do rodízio, a da medida de CPU; o rodízio de variantes aparece na mesma
+proporção que na turma inteira) e a vazão medida é extrapolada para ``--alunos`` alunos.
 
-A linha "Turma estimada" soma, atividade por atividade, ``alunos / vazão``: o tempo para corrigir
-a turma inteira × todas as atividades nesta máquina, contra a meta de 5 minutos em 2 núcleos.
+A linha "TURMA" soma, atividade por atividade, ``alunos / vazão``: sem amostra, é o tempo de
+relógio medido dos lotes (a partida dos trabalhadores de cada lote incluída); é o tempo para
+corrigir a turma inteira × todas as atividades nesta máquina, contra a meta de 5 minutos em 2
+núcleos.
+
+CPU: cada variante do rodízio de cada atividade é avaliada uma vez, em série, neste processo (a
+suíte) e nas caixas (o aluno); a média por notebook pesa cada variante pelo número de alunos que a
+recebem (é a média da turma, não de uma amostra), e a linha "TURMA PELA CPU" divide a CPU da turma
+pelos trabalhadores: o que a máquina faria sem outros processos.
 
 Varredura de sementes: para cada suíte pesada que oferece ``treino_de_referencia(semente)``
 (devolve segundos de relógio, segundos de CPU e o acerto), treina com ``--sementes`` sementes do
@@ -105,13 +112,20 @@ def _ler_atividades(texto: str | None) -> list[str]:
     return list(dict.fromkeys(escolhidas))
 
 
+def opcoes_da_turma(slug: str) -> list[tuple[str, dict | None]]:
+    """As variantes do rodízio da turma, na ordem: corretas, mutantes e o stub (células ``None``).
+    O aluno ``i`` recebe a opção ``i % len(opcoes)``."""
+    mutantes, corretas = carregar_variantes(slug)
+    opcoes = [("correta", c.celulas) for c in corretas] + [("mutante", m.celulas) for m in mutantes]
+    opcoes.append(("stub", None))
+    return opcoes
+
+
 def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None, indices=None) -> int:
     """Grava a turma em ``pasta``; ``indices`` (por slug) restringe os alunos gravados."""
     total = 0
     for slug in atividades or atividades_padrao():
-        mutantes, corretas = carregar_variantes(slug)
-        opcoes = [("correta", c.celulas) for c in corretas] + [("mutante", m.celulas) for m in mutantes]
-        opcoes.append(("stub", None))
+        opcoes = opcoes_da_turma(slug)
         cache = {}
         for i in (indices or {}).get(slug, range(n_alunos)):
             _, celulas = opcoes[i % len(opcoes)]
@@ -274,6 +288,14 @@ def _carga() -> str:
     return f"carga média {um:.2f} / {cinco:.2f} / {quinze:.2f} (1/5/15 min), {os.cpu_count()} núcleos"
 
 
+def _media_no_rodizio(por_opcao: list[float], n_alunos: int) -> float:
+    """Média por aluno de uma grandeza medida uma vez por opção do rodízio (o aluno ``i`` recebe a
+    opção ``i % len(por_opcao)``): é a média da turma inteira, não a de uma amostra."""
+    n = len(por_opcao)
+    contagem = [len(range(k, n_alunos, n)) for k in range(n)]
+    return sum(c * v for c, v in zip(contagem, por_opcao, strict=True)) / sum(contagem)
+
+
 def _p95(valores: list[float]) -> float:
     valores = sorted(valores)
     return valores[max(0, round(0.95 * len(valores)) - 1)]
@@ -321,11 +343,11 @@ def main(argv=None) -> int:
     p.add_argument("--alunos", type=int, default=200)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--atividades", help="slugs separados por vírgula (padrão: todas, pesadas incluídas)")
-    p.add_argument(
-        "--amostra-pesadas", type=int, default=16, help="alunos avaliados nas atividades pesadas (0 = todos)"
-    )
+    p.add_argument("--amostra-pesadas", type=int, default=0, help="alunos avaliados nas atividades pesadas (0 = todos)")
     p.add_argument("--sementes", type=int, default=30, help="sementes da varredura dos itens de treino (0 = nenhuma)")
-    p.add_argument("--amostra-cpu", type=int, default=6, help="alunos por atividade na medida de CPU (em série)")
+    p.add_argument(
+        "--sem-cpu", action="store_true", help="pula a medida de CPU (em série, uma volta do rodízio por atividade)"
+    )
     p.add_argument("--amostra-nbgrader", type=int, default=6, help="alunos avaliados também pelo nbgrader")
     p.add_argument("--amostra-sobrecarga", type=int, default=8, help="alunos na medida da sobrecarga (em série)")
     args = p.parse_args(argv)
@@ -333,17 +355,21 @@ def main(argv=None) -> int:
     pesadas = [s for s in atividades if suite_pesada(s)]
     leves = [s for s in atividades if s not in pesadas]
     indices = {s: amostra_espalhada(args.alunos, args.amostra_pesadas) for s in pesadas}
+    # A medida de CPU avalia cada variante do rodízio uma vez (os alunos 0 .. n_opções - 1): eles
+    # precisam estar gravados também nas pesadas avaliadas por amostra.
+    ciclo = {s: list(range(min(len(opcoes_da_turma(s)), args.alunos))) for s in atividades}
+    gravados = {s: sorted(set(indices[s]) | set(ciclo[s])) for s in pesadas}
     print(f"Máquina no início: {_carga()}")
     with tempfile.TemporaryDirectory(prefix="bench-turma-") as tmp:
         pasta = Path(tmp) / "submitted"
-        n = gerar_turma(pasta, args.alunos, atividades, indices)
+        n = gerar_turma(pasta, args.alunos, atividades, gravados)
         print(
             f"Turma gerada: {args.alunos} alunos × {len(atividades)} atividades ({', '.join(atividades)}); "
             f"{n} notebooks gravados"
             + (
-                f" (nas pesadas, {', '.join(pesadas)}, uma amostra de {len(indices[pesadas[0]])} alunos espalhados "
+                f" (nas pesadas, {', '.join(pesadas)}, uma amostra de {len(gravados[pesadas[0]])} alunos espalhados "
                 f"pela turma, extrapolada para {args.alunos})"
-                if pesadas and len(indices[pesadas[0]]) < args.alunos
+                if pesadas and len(gravados[pesadas[0]]) < args.alunos
                 else ""
             )
             + "."
@@ -375,29 +401,26 @@ def main(argv=None) -> int:
         if leves and args.amostra_nbgrader > 0:
             nb = nbgrader_amostra(pasta, args.amostra_nbgrader, leves)
         atingida = estimado <= META_TURMA_S
+        amostrada = any(len(gravados[s]) < args.alunos for s in pesadas)
         print(
-            f"\nTURMA ESTIMADA: {args.alunos} alunos × {len(atividades)} aulas = {args.alunos * len(atividades)} notebooks "
+            f"\nTURMA {'ESTIMADA (pesadas por amostra)' if amostrada else 'INTEIRA, MEDIDA'}: {args.alunos} alunos × {len(atividades)} aulas = {args.alunos * len(atividades)} notebooks "
             f"em {estimado:.0f} s ({estimado / 60:.1f} min) nesta máquina ({os.cpu_count()} núcleos, {args.jobs} "
             f"trabalhadores; {medidos} notebooks medidos); meta ≤ {META_TURMA_S / 60:.0f} min em 2 núcleos: "
             + ("atingida" if atingida else f"NÃO atingida ({estimado - META_TURMA_S:.0f} s acima)")
         )
-        if args.amostra_cpu > 0:
-            amostra_cpu = {
-                s: [
-                    indices.get(s, range(args.alunos))[k]
-                    for k in amostra_espalhada(len(indices.get(s, range(args.alunos))), args.amostra_cpu)
-                ]
-                for s in atividades
-            }
-            cpu = medir_cpu(pasta, atividades, amostra_cpu)
-            estimado_cpu = sum(args.alunos * statistics.fmean(v) for v in cpu.values()) / max(args.jobs, 1)
+        if not args.sem_cpu:
+            cpu = medir_cpu(pasta, atividades, ciclo)
+            # CPU médio por notebook da turma: cada variante pesa o número de alunos que a recebem.
+            media_cpu = {s: _media_no_rodizio(v, args.alunos) for s, v in cpu.items()}
+            estimado_cpu = sum(args.alunos * m for m in media_cpu.values()) / max(args.jobs, 1)
             print(
-                f"  pela CPU medida (em série, {args.amostra_cpu} alunos por aula; quase não depende da carga): "
-                + ", ".join(f"{s} {statistics.fmean(v):.2f} s" for s, v in cpu.items())
+                "  pela CPU medida (em série, cada variante do rodízio uma vez, pesada pelo número de alunos que a "
+                "recebem; quase não depende da carga): "
+                + ", ".join(f"{s} {m:.2f} s" for s, m in media_cpu.items())
                 + " de CPU por notebook"
             )
             print(
-                f"  TURMA ESTIMADA PELA CPU: {estimado_cpu:.0f} s ({estimado_cpu / 60:.1f} min) = soma de alunos × CPU "
+                f"  TURMA PELA CPU: {estimado_cpu:.0f} s ({estimado_cpu / 60:.1f} min) = soma de alunos × CPU "
                 f"por notebook / {args.jobs} trabalhadores (o que a máquina faria sem outros processos); meta ≤ "
                 f"{META_TURMA_S / 60:.0f} min: "
                 + (
