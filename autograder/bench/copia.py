@@ -89,7 +89,7 @@ def descrever_treino(suite) -> str:
         f"vocabulário {suite.TREINO_VOCAB}, comprimentos {suite.TREINO_COMP[0]}-{suite.TREINO_COMP[1]}, "
         f"d_model {cfg['d_model']}, {cfg['h']} cabeças, d_ff {cfg['d_ff']}, {cfg['n_camadas']} camada, "
         f"lotes de {suite.TREINO_LOTE}, {suite.TREINO_PASSOS} passos, pico {suite.TREINO_PICO:g}, "
-        f"aquecimento {suite.TREINO_AQUECIMENTO}"
+        f"aquecimento {suite.TREINO_AQUECIMENTO}, pesos iniciais Xavier uniforme (sorteados pelo avaliador)"
     )
 
 
