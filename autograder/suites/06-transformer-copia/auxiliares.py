@@ -6,7 +6,11 @@ biblioteca (``nn.TransformerDecoderLayer``) e modelos de mentira que registram c
 Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
 """
 
-CODIGO = r'''
+from autograder.suite import ESPIAO_DE_TREINO
+
+CODIGO = (
+    ESPIAO_DE_TREINO
+    + r'''
 import math as _avaliador_math
 from collections import OrderedDict as _avaliador_OrderedDict
 
@@ -81,86 +85,17 @@ class _avaliador_TransformerBiblioteca(_avaliador_nn.Module):
         return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
 
 
-def _avaliador_copia(valor):
-    if isinstance(valor, _avaliador_torch.Tensor):
-        return valor.detach().clone()
-    return None
-
-
-class _avaliador_Espiao(_avaliador_nn.Module):
-    """Modelo espião para o laço de treino: logits = escala * tabela[tgt]; registra cada chamada.
-
-    Além das entradas de cada chamada (e se o modelo estava em modo de treino), registra a cada
-    backward se o gradiente acumulado em ``tabela.grad`` é só o deste passo (sem zero_grad, ele
-    soma o do passo anterior) e, pelo gancho global de passo do otimizador, qual otimizador deu
-    cada passo (um otimizador recriado a cada passo aparece com uma marca nova)."""
+class _avaliador_Espiao(_avaliador_EspiaoDeTreino):
+    """Modelo espião para o laço de treino da cópia: logits = escala * tabela[tgt]; registra cada
+    chamada (src, tgt e as máscaras) e o que o laço fez com a tabela (ver a base)."""
 
     def __init__(self, vocab, escala=200.0):
-        super().__init__()
-        gerador = _avaliador_torch.Generator().manual_seed(0)
-        self.tabela = _avaliador_nn.Parameter(0.1 * _avaliador_torch.randn(vocab, vocab, generator=gerador))
-        self.escala = escala
+        super().__init__(vocab, vocab, escala)
         self.d_model = vocab
-        self.chamadas = []
-        self.normas = []
-        self.acumulou = []
-        self.otimizadores = []
-        self._grad_do_passo = None
-        self.tabela._avaliador_espiao = self
-        self.tabela.register_hook(self._anotar_norma)
-        self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
-
-    def _anotar_norma(self, grad):
-        self.normas.append(float(grad.norm()))
-        self._grad_do_passo = grad.detach().clone()
-
-    def _anotar_acumulo(self, parametro):
-        novo = self._grad_do_passo
-        self.acumulou.append(novo is not None and not _avaliador_torch.equal(parametro.grad, novo))
 
     def forward(self, src, tgt, m_origem, m_alvo):
-        self.chamadas.append(
-            {
-                "src": _avaliador_copia(src),
-                "tgt": _avaliador_copia(tgt),
-                "m_origem": _avaliador_copia(m_origem),
-                "m_alvo": _avaliador_copia(m_alvo),
-                "tabela": self.tabela.detach().clone(),
-                "treino": bool(self.training),
-            }
-        )
+        self.registrar(src=src, tgt=tgt, m_origem=m_origem, m_alvo=m_alvo)
         return self.escala * self.tabela[tgt]
-
-    def norma_final(self):
-        return None if self.tabela.grad is None else float(self.tabela.grad.norm())
-
-
-_avaliador_marcas_de_otimizador = []
-
-
-def _avaliador_instalar_registro_de_otimizador():
-    """Gancho global antes de cada optimizer.step(): anota no espião a marca do otimizador."""
-    from torch.optim import optimizer as modulo
-
-    if getattr(modulo, "_avaliador_gancho", False):
-        return
-
-    def antes_do_passo(otimizador, args, kwargs):
-        for grupo in otimizador.param_groups:
-            for p in grupo["params"]:
-                espiao = getattr(p, "_avaliador_espiao", None)
-                if espiao is not None:
-                    if not hasattr(otimizador, "_avaliador_marca"):
-                        _avaliador_marcas_de_otimizador.append(len(_avaliador_marcas_de_otimizador))
-                        otimizador._avaliador_marca = _avaliador_marcas_de_otimizador[-1]
-                    espiao.otimizadores.append(otimizador._avaliador_marca)
-                    return
-
-    modulo.register_optimizer_step_pre_hook(antes_do_passo)
-    modulo._avaliador_gancho = True
-
-
-_avaliador_instalar_registro_de_otimizador()
 
 
 def _avaliador_perda_de_referencia(logits, alvo):
@@ -247,3 +182,4 @@ class _avaliador_ModeloRoteiro(_avaliador_nn.Module):
     def forward(self, src, tgt, m_origem, m_alvo):
         return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
 '''
+)

@@ -6,7 +6,11 @@ biblioteca (``nn.TransformerEncoderLayer``, ``nn.Unfold``) e modelos de mentira 
 são chamados. Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
 """
 
-CODIGO = r'''
+from autograder.suite import ESPIAO_DE_TREINO
+
+CODIGO = (
+    ESPIAO_DE_TREINO
+    + r'''
 from collections import OrderedDict as _avaliador_OrderedDict
 
 import torch as _avaliador_torch
@@ -55,73 +59,16 @@ class _avaliador_ViTBiblioteca(_avaliador_nn.Module):
         return self.cabeca(self.norm(x)[:, 0])
 
 
-class _avaliador_Espiao(_avaliador_nn.Module):
-    """Modelo espião para o laço de treino: logits = escala · imagens achatadas @ tabela.
-
-    Registra cada chamada (as imagens, a tabela antes do passo, se estava em modo de treino), a cada
-    backward se o gradiente em ``tabela.grad`` é só o deste passo (sem zero_grad, ele soma o do passo
-    anterior) e, pelo gancho global de passo do otimizador, qual otimizador deu cada passo e com que
-    taxa (a "lr" do grupo da tabela no momento do passo)."""
+class _avaliador_Espiao(_avaliador_EspiaoDeTreino):
+    """Modelo espião para o laço de treino do ViT: logits = escala · imagens achatadas @ tabela;
+    registra as imagens de cada chamada e o que o laço fez com a tabela (ver a base)."""
 
     def __init__(self, dim_entrada, n_classes, escala=3.0):
-        super().__init__()
-        gerador = _avaliador_torch.Generator().manual_seed(0)
-        self.tabela = _avaliador_nn.Parameter(0.1 * _avaliador_torch.randn(dim_entrada, n_classes, generator=gerador))
-        self.escala = escala
-        self.chamadas = []
-        self.acumulou = []
-        self.otimizadores = []
-        self.taxas = []
-        self._grad_do_passo = None
-        self.tabela._avaliador_espiao = self
-        self.tabela.register_hook(self._anotar_grad)
-        self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
-
-    def _anotar_grad(self, grad):
-        self._grad_do_passo = grad.detach().clone()
-
-    def _anotar_acumulo(self, parametro):
-        novo = self._grad_do_passo
-        self.acumulou.append(novo is not None and not _avaliador_torch.equal(parametro.grad, novo))
+        super().__init__(dim_entrada, n_classes, escala)
 
     def forward(self, imagens):
-        self.chamadas.append(
-            {
-                "imagens": imagens.detach().clone() if isinstance(imagens, _avaliador_torch.Tensor) else None,
-                "tabela": self.tabela.detach().clone(),
-                "treino": bool(self.training),
-            }
-        )
+        self.registrar(imagens=imagens)
         return self.escala * imagens.flatten(1) @ self.tabela
-
-
-_avaliador_marcas_de_otimizador = []
-
-
-def _avaliador_instalar_registro_de_otimizador():
-    """Gancho global antes de cada optimizer.step(): anota no espião a marca do otimizador e a taxa."""
-    from torch.optim import optimizer as modulo
-
-    if getattr(modulo, "_avaliador_gancho_07", False):
-        return
-
-    def antes_do_passo(otimizador, args, kwargs):
-        for grupo in otimizador.param_groups:
-            for p in grupo["params"]:
-                espiao = getattr(p, "_avaliador_espiao", None)
-                if espiao is not None:
-                    if not hasattr(otimizador, "_avaliador_marca"):
-                        _avaliador_marcas_de_otimizador.append(len(_avaliador_marcas_de_otimizador))
-                        otimizador._avaliador_marca = _avaliador_marcas_de_otimizador[-1]
-                    espiao.otimizadores.append(otimizador._avaliador_marca)
-                    espiao.taxas.append(float(grupo["lr"]))
-                    return
-
-    modulo.register_optimizer_step_pre_hook(antes_do_passo)
-    modulo._avaliador_gancho_07 = True
-
-
-_avaliador_instalar_registro_de_otimizador()
 
 
 class _avaliador_ModeloAcuracia(_avaliador_nn.Module):
@@ -145,3 +92,4 @@ class _avaliador_ModeloAcuracia(_avaliador_nn.Module):
             logits = logits.roll(1, dims=-1)
         return logits
 '''
+)
