@@ -348,6 +348,29 @@ def faixa_alcancada(medida: float, faixa: float, chave, treinar_referencia) -> t
     return da_referencia < faixa and medida >= da_referencia - FOLGA_DA_REFERENCIA, da_referencia
 
 
+def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ignora_passos: Equivoco) -> None:
+    """O básico de um laço de treino rodado com um modelo espião (aulas 06 e 07): devolver o histórico
+    ``{"perda": [...], "taxa": [...]}`` e chamar o modelo uma vez por passo. O espião recebe mais lotes
+    (``n_lotes``) que ``passos``: um laço que ignora ``passos`` consome todos e reprova com o equívoco
+    ``ignora_passos`` da suíte."""
+    if not isinstance(hist, dict) or not {"perda", "taxa"} <= set(hist):
+        raise Reprovado(
+            f"treinar deve devolver o dicionário {{'perda': [...], 'taxa': [...]}}; veio {type(hist).__name__}."
+        )
+    verificar(len(chamadas) >= 1, "treinar não chamou o modelo nenhuma vez.")
+    if len(chamadas) == n_lotes != passos:
+        raise Reprovado(
+            f"{ignora_passos.mensagem} Com passos = {passos} e {n_lotes} lotes, o modelo foi chamado "
+            f"{len(chamadas)} vezes.",
+            ignora_passos,
+        )
+    verificar(
+        len(chamadas) == passos and len(hist["perda"]) == passos,
+        f"Com passos = {passos}, o modelo devia ser chamado {passos} vezes e o histórico ter {passos} perdas; "
+        f"foram {len(chamadas)} chamadas e {len(hist['perda'])} perdas.",
+    )
+
+
 def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao, sem_zerar, recriado) -> None:
     """O que um modelo espião registrou num laço de treino (aulas 06 e 07): ``chamadas`` (cada uma com
     ``"treino"``, o modo do modelo), ``acumulou`` (por backward: o ``.grad`` tinha o do passo anterior

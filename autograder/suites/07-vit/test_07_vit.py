@@ -750,23 +750,8 @@ def _rodar_espiao(aluno, rng):
     # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
     lotes = _lotes_espiao(rng, passos + ESPIAO["lotes_a_mais"])
     hist = aluno.treinar(espiao._ref, lotes, passos, taxa, False)
-    if not isinstance(hist, dict) or not {"perda", "taxa"} <= set(hist):
-        raise Reprovado(
-            f"treinar deve devolver o dicionário {{'perda': [...], 'taxa': [...]}}; veio {type(hist).__name__}."
-        )
     chamadas = espiao.ler("chamadas")
-    verificar(len(chamadas) >= 1, "treinar não chamou o modelo nenhuma vez.")
-    if len(chamadas) == len(lotes) != passos:
-        raise Reprovado(
-            f"{TREINO_IGNORA_PASSOS.mensagem} Com passos = {passos} e {len(lotes)} lotes, o modelo foi chamado "
-            f"{len(chamadas)} vezes.",
-            TREINO_IGNORA_PASSOS,
-        )
-    verificar(
-        len(chamadas) == passos and len(hist["perda"]) == passos,
-        f"Com passos = {passos}, o modelo devia ser chamado {passos} vezes e o histórico ter {passos} perdas; "
-        f"foram {len(chamadas)} chamadas e {len(hist['perda'])} perdas.",
-    )
+    suite.conferir_chamadas_do_espiao(hist, chamadas, passos, len(lotes), ignora_passos=TREINO_IGNORA_PASSOS)
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas")}
     return extra, lotes, hist, chamadas
 
