@@ -1153,8 +1153,8 @@ def _args_treino():
 
 def _pesos_iniciais(ref, semente):
     """Pesos iniciais do treino avaliado, sorteados com a ``semente``: Xavier uniforme em toda matriz
-    (embeddings e projeções; vieses e normas como o PyTorch os cria), como no código do artigo
-    original. Com a inicialização padrão (embeddings N(0, 1), multiplicados por raiz(d_model)), o
+    (embeddings e projeções; vieses e normas como o PyTorch os cria), como no The Annotated
+    Transformer. Com a inicialização padrão (embeddings N(0, 1), multiplicados por raiz(d_model)), o
     sinal da posição fica pequeno perto do token e o modelo leva quase três vezes mais passos para
     aprender a copiar: os 100 passos da configuração só bastam com esta inicialização."""
     torch.manual_seed(semente)
