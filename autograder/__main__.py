@@ -32,6 +32,8 @@ def cmd_lote(args) -> int:
     from autograder.notebooks import carregar_atividade, slugs
     from autograder.relatorios import gravar_notas_csv, tabela
 
+    if args.slug and args.slug not in slugs():
+        raise SystemExit(f"Erro: atividade desconhecida em --slug: {args.slug}. Existentes: {', '.join(slugs())}.")
     verificar_isolamento()  # falha fechado antes de abrir trabalhadores
 
     pasta = Path(args.pasta).resolve()
@@ -62,6 +64,8 @@ def _slug_de(caminho: Path, informado: str | None) -> str:
     from autograder.notebooks import slugs
 
     if informado:
+        if informado not in slugs():
+            raise SystemExit(f"Erro: atividade desconhecida em --slug: {informado}. Existentes: {', '.join(slugs())}.")
         return informado
     for candidato in (caminho.stem, caminho.parent.name):
         if candidato in slugs():

@@ -23,11 +23,7 @@ célula, e o ``autograde`` segue para o próximo aluno.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -36,7 +32,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
-RAIZ = Path(__file__).resolve().parents[1]
+from autograder.ponte import avaliar_em_subprocesso
 
 _CHAMADA = re.compile(r"""nota_do_item\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""")
 _OCULTO = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
@@ -83,36 +79,14 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
     ).tag(config=True)
 
     def _avaliar(self, nb, slug: str) -> tuple[dict | None, str]:
-        """Roda o avaliador num subprocesso; devolve ``(resultado, erro)``."""
+        """Roda o avaliador num subprocesso (``ponte.avaliar_em_subprocesso``); devolve ``(resultado, erro)``."""
         with tempfile.TemporaryDirectory(prefix="nbgrader-avaliacao-") as tmp:
             caminho = Path(tmp) / f"{slug}.ipynb"
             nbformat.write(nb, str(caminho))
-            try:
-                proc = subprocess.run(
-                    [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug],
-                    capture_output=True,
-                    text=True,
-                    cwd=RAIZ,
-                    env={**os.environ, "PYTHONWARNINGS": "ignore"},
-                    timeout=self.prazo,
-                )
-            except subprocess.TimeoutExpired:
-                return None, f"o avaliador passou do prazo de {self.prazo} s para este notebook"
-        detalhe = proc.stderr.strip()[-600:]
-        if proc.returncode == 3:
-            self.log.error("O avaliador recusou corrigir (isolamento insuficiente): %s", detalhe)
-            return None, (
-                "o avaliador recusou corrigir nesta máquina porque o isolamento da caixa de areia é "
-                "insuficiente (código 3); avise o instrutor, que deve corrigir numa máquina com "
-                "isolamento completo (veja autograder/SEGURANCA.md)"
-            )
-        try:
-            resultado = json.loads(proc.stdout.strip().splitlines()[-1])
-            if proc.returncode != 0 or not isinstance(resultado.get("pontos"), dict):
-                raise ValueError
-        except (ValueError, IndexError, AttributeError):
-            self.log.error("O avaliador falhou (código %s): %s", proc.returncode, detalhe)
-            return None, f"o avaliador falhou (código {proc.returncode}); avise o instrutor"
+            resultado, erro, detalhe = avaliar_em_subprocesso(caminho, slug, self.prazo)
+        if resultado is None:
+            self.log.error("O avaliador não deu nota a %s: %s. %s", slug, erro, detalhe)
+            return None, erro
         for aviso in resultado.get("avisos") or []:  # ex.: isolamento parcial aceito
             self.log.warning("Aviso de segurança: %s", aviso)
         return resultado, ""

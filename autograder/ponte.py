@@ -55,23 +55,53 @@ def localizar_notebook(slug: str) -> Path | None:
     return None
 
 
-def _avaliar(caminho: Path, slug: str) -> dict:
-    info = caminho.stat()
-    chave = (str(caminho.resolve()), info.st_mtime, info.st_size)
-    if chave not in _CACHE:
-        raiz = Path(__file__).resolve().parents[1]
+RECUSA_ISOLAMENTO = (
+    "o avaliador recusou corrigir nesta máquina porque o isolamento da caixa de areia é "
+    "insuficiente (código 3); avise o instrutor, que deve corrigir numa máquina com "
+    "isolamento completo (veja autograder/SEGURANCA.md)"
+)
+
+
+def avaliar_em_subprocesso(caminho: Path, slug: str, prazo: float = 3600) -> tuple[dict | None, str, str]:
+    """Roda ``python -m autograder nota CAMINHO --slug S`` (o mesmo avaliador do ``make grade``, com
+    o código do aluno na caixa de areia) num processo separado. Usado por esta ponte e pelo
+    ``autograder/nbgrader_confiavel.py``.
+
+    Devolve ``(resultado, erro, detalhe)``: o JSON do avaliador e ``""``; ou ``None``, o motivo em
+    pt-BR (prazo estourado, recusa por isolamento insuficiente, falha) e o fim do stderr do avaliador
+    para o registro do instrutor."""
+    raiz = Path(__file__).resolve().parents[1]
+    try:
         proc = subprocess.run(
             [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug],
             capture_output=True,
             text=True,
             cwd=raiz,
             env={**os.environ, "PYTHONWARNINGS": "ignore"},
-            timeout=3600,
+            timeout=prazo,
         )
-        try:
-            _CACHE[chave] = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            _CACHE[chave] = {"erro": "o avaliador falhou: " + proc.stderr.strip()[-800:]}
+    except subprocess.TimeoutExpired:
+        return None, f"o avaliador passou do prazo de {prazo:g} s para este notebook", ""
+    detalhe = proc.stderr.strip()[-600:]
+    if proc.returncode == 3:
+        return None, RECUSA_ISOLAMENTO, detalhe
+    try:
+        resultado = json.loads(proc.stdout.strip().splitlines()[-1])
+        if proc.returncode != 0 or not isinstance(resultado.get("pontos"), dict):
+            raise ValueError
+    except (ValueError, IndexError, AttributeError):
+        return None, f"o avaliador falhou (código {proc.returncode}); avise o instrutor", detalhe
+    return resultado, "", detalhe
+
+
+def _avaliar(caminho: Path, slug: str) -> dict:
+    info = caminho.stat()
+    chave = (str(caminho.resolve()), info.st_mtime, info.st_size)
+    if chave not in _CACHE:
+        resultado, erro, detalhe = avaliar_em_subprocesso(caminho, slug)
+        if resultado is None:
+            resultado = {"erro": erro + (f" ({detalhe})" if detalhe else "")}
+        _CACHE[chave] = resultado
     return _CACHE[chave]
 
 

@@ -149,6 +149,24 @@ def test_ponte_do_nbgrader_nao_escreve_em_stderr(tmp_path):
     assert dados["pontos"] == dados["maximos"]
 
 
+def test_ponte_sem_nota_explica_em_pt_br_sem_excecao(tmp_path):
+    """Quando o avaliador não dá nota (prazo estourado, notebook ilegível), a ponte e o nbgrader
+    recebem o motivo em pt-BR em vez de uma exceção (que iria para o stderr da célula)."""
+    from autograder.ponte import avaliar_em_subprocesso
+
+    slug = slugs()[0]
+    resultado, erro, _ = avaliar_em_subprocesso(RAIZ / "source" / slug / f"{slug}.ipynb", slug, prazo=0.01)
+    assert resultado is None and "passou do prazo" in erro
+    quebrado = tmp_path / f"{slug}.ipynb"
+    quebrado.write_text("isto não é um notebook", encoding="utf-8")
+    resultado, erro, _ = avaliar_em_subprocesso(quebrado, slug, prazo=300)  # nota 0 com o motivo
+    assert erro == "" and not any(resultado["pontos"].values())
+    assert "Notebook ilegível" in resultado["mensagens"]["teste_softmax"][0]
+    resultado, erro, detalhe = avaliar_em_subprocesso(quebrado, "99-nao-existe", prazo=300)
+    assert resultado is None and "o avaliador falhou" in erro
+    assert "atividade desconhecida em --slug: 99-nao-existe" in detalhe and "Traceback" not in detalhe
+
+
 FALHAS = {
     "levanta": ("raise RuntimeError('quebrei de propósito')", ("RuntimeError",)),
     "laco-infinito": ("def softmax(z, eixo=-1):\n    while True:\n        pass", ("Tempo esgotado",)),

@@ -105,3 +105,18 @@ def test_cli_e_lote_nao_se_importam_mutuamente():
     importados |= {a.name for n in ast.walk(arvore) if isinstance(n, ast.Import) for a in n.names}
     assert "autograder.__main__" not in importados
     assert cli._avaliar_tarefa is lote.avaliar_tarefa and cli.Tarefa is lote.Tarefa
+
+
+@pytest.mark.parametrize("comando", ["lote", "avaliar", "nota"])
+def test_slug_desconhecido_da_erro_claro_sem_traceback(tmp_path, comando):
+    alvo = tmp_path if comando == "lote" else RAIZ / "release" / "01-atencao" / "01-atencao.ipynb"
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", comando, str(alvo), "--slug", "99-nao-existe"],
+        capture_output=True,
+        text=True,
+        cwd=RAIZ,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "atividade desconhecida em --slug: 99-nao-existe" in proc.stderr and "01-atencao" in proc.stderr
+    assert "Traceback" not in proc.stderr
