@@ -5,11 +5,13 @@
                                      [--amostra-nbgrader 6] [--amostra-sobrecarga 8]
 
 Gera ``--alunos`` alunos × as atividades escolhidas (cada aluno recebe, por atividade, uma
-variante: correta, mutante ou stub, em rodízio) e avalia cada atividade com ``python -m
-autograder lote`` (um lote por atividade, com ``--jobs`` trabalhadores). Por atividade imprime
-notebooks por segundo (notebooks do lote / tempo de relógio do lote, com a partida dos
-trabalhadores incluída), mediana e p95 do tempo por notebook. Entram todas as atividades por
-padrão (``--atividades`` escolhe outras).
+variante: correta, mutante ou stub, em rodízio) e avalia a turma inteira com **um** ``python -m
+autograder lote`` (``--jobs`` trabalhadores), como o instrutor faz com ``make grade``. Por
+atividade imprime a mediana, o p95 e o máximo do tempo por notebook (o ``execution_time`` do
+results.json) e a parte do relógio do lote que coube a ela (o relógio dividido na proporção do
+tempo de avaliação dos notebooks de cada aula, a partida dos trabalhadores incluída), com os
+notebooks por segundo que essa parte dá. Entram todas as atividades por padrão (``--atividades``
+escolhe outras).
 
 Atividades pesadas (a suíte declara ``PESADA = True`` no módulo; por exemplo, as que treinam um
 modelo por submissão): por padrão a turma inteira delas também é avaliada. Com
@@ -17,10 +19,9 @@ modelo por submissão): por padrão a turma inteira delas também é avaliada. C
 espaçados, mais uma volta do rodízio, a da medida de CPU; o rodízio de variantes aparece na mesma
 proporção que na turma inteira) e a vazão medida é extrapolada para ``--alunos`` alunos.
 
-A linha "TURMA" soma, atividade por atividade, ``alunos / vazão``: sem amostra, é o tempo de
-relógio medido dos lotes (a partida dos trabalhadores de cada lote incluída); é o tempo para
-corrigir a turma inteira × todas as atividades nesta máquina, contra a meta de 5 minutos em 2
-núcleos.
+A linha "TURMA": sem amostra, é o relógio medido do lote da turma inteira × todas as atividades
+nesta máquina (com a partida dos trabalhadores), contra a meta de 5 minutos em 2 núcleos; com
+amostra, soma por atividade a parte do relógio extrapolada para ``--alunos``.
 
 CPU: cada variante do rodízio de cada atividade é avaliada uma vez, em série, neste processo (a
 suíte) e nas caixas (o aluno); a média por notebook pesa cada variante pelo número de alunos que a
@@ -256,9 +257,12 @@ def nosso_lote(pasta: Path, saida: Path, jobs: int, slug: str | None = None) -> 
     if proc.returncode != 0:
         raise SystemExit(f"o lote falhou:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     padrao = f"*/{slug}/results.json" if slug else "*/*/results.json"
-    tempos = [json.loads(p.read_text(encoding="utf-8"))["execution_time"] for p in saida.glob(padrao)]
+    por_slug: dict[str, list[float]] = {}
+    for arquivo in saida.glob(padrao):
+        tempo = json.loads(arquivo.read_text(encoding="utf-8"))["execution_time"]
+        por_slug.setdefault(arquivo.parent.name, []).append(tempo)
     pico_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"parede": parede, "tempos": tempos, "pico_mb": pico_kb / 1024}
+    return {"parede": parede, "por_slug": por_slug, "pico_mb": pico_kb / 1024}
 
 
 def nbgrader_amostra(pasta: Path, amostra: int, atividades: list[str]) -> dict:
@@ -374,40 +378,52 @@ def main(argv=None) -> int:
             )
             + "."
         )
-        print(f"\nmake grade, {args.jobs} trabalhadores, um lote por atividade:")
+        print(f"\nmake grade da turma inteira: um lote só, {args.jobs} trabalhadores (como o instrutor corrige):")
+        nosso = nosso_lote(pasta, Path(tmp) / "notas", args.jobs)
+        parede, por_slug = nosso["parede"], nosso["por_slug"]
+        medidos = sum(len(v) for v in por_slug.values())
+        soma = {s: sum(v) for s, v in por_slug.items()}
+        total = sum(soma.values()) or 1.0
         print(
-            f"  {'atividade':<30} {'notebooks':>9} {'nb/s':>7} {'mediana':>9} {'p95':>8} {'máximo':>8}  estimado p/ {args.alunos}"
+            f"  {'atividade':<30} {'notebooks':>9} {'nb/s':>7} {'mediana':>9} {'p95':>8} {'máximo':>8}  "
+            f"parte do relógio  p/ {args.alunos} alunos"
         )
-        estimado, medidos, vazao_leves_n, vazao_leves_t = 0.0, 0, 0, 0.0
+        estimado = 0.0
         for slug in atividades:
-            nosso = nosso_lote(pasta, Path(tmp) / "notas", args.jobs, slug)
-            tempos = sorted(nosso["tempos"])
-            vazao = len(tempos) / nosso["parede"]
-            turma_s = args.alunos / vazao
+            tempos = sorted(por_slug.get(slug, []))
+            if not tempos:
+                print(f"  {slug:<30} nenhum notebook avaliado")
+                continue
+            # A parte do relógio do lote que coube a esta aula: o relógio dividido na proporção do
+            # tempo de avaliação dos notebooks (a partida dos trabalhadores entra proporcionalmente).
+            parte = parede * soma[slug] / total
+            turma_s = parte * args.alunos / len(tempos)
             estimado += turma_s
-            medidos += len(tempos)
-            if slug in leves:
-                vazao_leves_n += len(tempos)
-                vazao_leves_t += nosso["parede"]
             print(
-                f"  {slug + (' (pesada)' if slug in pesadas else ''):<30} {len(tempos):>9} {vazao:>7.2f} "
-                f"{statistics.median(tempos):>8.3f}s {_p95(tempos):>7.3f}s {tempos[-1]:>7.3f}s  {turma_s:6.1f} s"
+                f"  {slug + (' (pesada)' if slug in pesadas else ''):<30} {len(tempos):>9} {len(tempos) / parte:>7.2f} "
+                f"{statistics.median(tempos):>8.3f}s {_p95(tempos):>7.3f}s {tempos[-1]:>7.3f}s  "
+                f"{parte:>12.1f} s  {turma_s:>10.1f} s"
             )
+        print(f"  relógio do lote: {parede:.1f} s para {medidos} notebooks (partida dos trabalhadores incluída)")
         print(
             f"  pico de memória (maior processo): {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB"
         )
-        print(f"  máquina depois dos lotes: {_carga()}")
+        print(f"  máquina depois do lote: {_carga()}")
         nb = None
         if leves and args.amostra_nbgrader > 0:
             nb = nbgrader_amostra(pasta, args.amostra_nbgrader, leves)
-        atingida = estimado <= META_TURMA_S
         amostrada = any(len(gravados[s]) < args.alunos for s in pesadas)
+        if not amostrada:
+            estimado = parede  # a turma inteira foi avaliada: vale o relógio medido
+        atingida = estimado <= META_TURMA_S
         print(
             f"\nTURMA {'ESTIMADA (pesadas por amostra)' if amostrada else 'INTEIRA, MEDIDA'}: {args.alunos} alunos × {len(atividades)} aulas = {args.alunos * len(atividades)} notebooks "
             f"em {estimado:.0f} s ({estimado / 60:.1f} min) nesta máquina ({os.cpu_count()} núcleos, {args.jobs} "
             f"trabalhadores; {medidos} notebooks medidos); meta ≤ {META_TURMA_S / 60:.0f} min em 2 núcleos: "
             + ("atingida" if atingida else f"NÃO atingida ({estimado - META_TURMA_S:.0f} s acima)")
         )
+        vazao_leves_n = sum(len(por_slug.get(s, [])) for s in leves)
+        vazao_leves_t = parede * sum(soma.get(s, 0.0) for s in leves) / total
         if not args.sem_cpu:
             cpu = medir_cpu(pasta, atividades, ciclo)
             # CPU médio por notebook da turma: cada variante pesa o número de alunos que a recebem.
@@ -433,7 +449,8 @@ def main(argv=None) -> int:
             vazao_leves = vazao_leves_n / vazao_leves_t
             vazao_nb = nb["n"] / nb["parede"]
             print(
-                f"RAZÃO de vazão (nosso lote / nbgrader autograde, aulas leves, na mesma execução): "
+                f"RAZÃO de vazão (nosso lote / nbgrader autograde, aulas leves, na mesma execução; a nossa é a parte "
+                f"delas no relógio do lote): "
                 f"{vazao_leves / vazao_nb:.1f}× ({vazao_leves:.2f} contra {vazao_nb:.3f} notebooks/s; nbgrader numa "
                 f"amostra de {nb['n']} notebooks)"
             )
