@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import inspect
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -218,13 +219,15 @@ def comparar(
     *,
     atol: float = 1e-6,
     rtol: float = 1e-5,
-    equivocos: list[tuple[Equivoco, object]] | None = None,
+    equivocos: list[tuple[Equivoco, object]] | Callable[[], list[tuple[Equivoco, object]]] | None = None,
     dica: str = "",
 ) -> None:
     """Reprova se ``obtido`` não coincide com ``esperado`` (forma e valores).
 
     ``equivocos`` é uma lista de pares (Equivoco, saída que aquele erro produziria): se a
-    saída do aluno coincide com uma delas, a mensagem nomeia o equívoco.
+    saída do aluno coincide com uma delas, a mensagem nomeia o equívoco. Pode vir como uma
+    função sem argumentos que devolve a lista: ela só roda quando a saída não confere (útil
+    quando calcular as saídas erradas custa, como rodar várias camadas de referência).
     """
     obtido = como_array(obtido, nome)
     esperado = np.asarray(esperado)
@@ -243,6 +246,8 @@ def comparar(
 
 
 def _diagnosticar(obtido, equivocos, atol, rtol) -> None:
+    if callable(equivocos):
+        equivocos = equivocos()
     for equivoco, saida in equivocos or []:
         try:
             saida = np.asarray(saida)

@@ -595,7 +595,7 @@ def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
             tgt_key_padding_mask=~ma[:, 0, -1, :],
             memory_key_padding_mask=~mo[:, 0, 0, :],
         )
-    equivocos = [(eq, _camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in _EQUIVOCOS_CAMADA]
+    equivocos = lambda: [(eq, _camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in _EQUIVOCOS_CAMADA]  # noqa: E731
     comparar(y.numpy(), esperado.numpy(), "a saída da CamadaDecoder", atol=1e-8, rtol=1e-6, equivocos=equivocos)
 
 
@@ -756,7 +756,7 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
     mo, ma = _m_origem(src), _m_alvo(tgt)
     obtido = _logits(remoto, src, tgt, mo, ma)
     esperado = _oraculo_nn_transformer(sd, src, tgt, mo, ma, 16, 4, 32, 2)
-    equivocos = [(eq, _transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in _EQUIVOCOS_MODELO]
+    equivocos = lambda: [(eq, _transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in _EQUIVOCOS_MODELO]  # noqa: E731
     comparar(obtido.numpy(), esperado.numpy(), "os logits do Transformer", atol=1e-7, rtol=1e-6, equivocos=equivocos)
 
 

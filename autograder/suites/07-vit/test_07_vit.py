@@ -423,7 +423,7 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     y = _saida_camada(camada, x)
     with torch.no_grad():
         esperado = bib(x)
-    equivocos = [(eq, _camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]
+    equivocos = lambda: [(eq, _camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]  # noqa: E731
     comparar(y.numpy(), esperado.numpy(), "a saída da CamadaEncoderPreNorma", atol=1e-8, rtol=1e-6, equivocos=equivocos)
 
 
