@@ -1166,6 +1166,14 @@ def _pesos_iniciais(ref, semente):
     return {k: v.clone() for k, v in modelo.state_dict().items()}
 
 
+def _procedencia(ref, iniciais, treinados):
+    """Os pesos treinados estão ao alcance dos TREINO_PASSOS passos do Adam, com as taxas do cronograma,
+    a partir de ``iniciais``? (suite.medir_procedencia; o pe é buffer e volta igual)."""
+    parametros = {nome for nome, _ in ref.Transformer(*_args_treino()).named_parameters()}
+    taxas = [_taxa_ref(p, TREINO_PICO, TREINO_AQUECIMENTO, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
+    return suite.medir_procedencia(iniciais, treinados, parametros, taxas)
+
+
 def _modelo_para_treinar(aluno, ref):
     """O Transformer do aluno se ele confere com a referência (mesmos pesos sorteados, mesma saída,
     em float64); senão, o substituto montado com a biblioteca. Devolve (objeto remoto, de quem é).
@@ -1291,17 +1299,20 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
         if not all(torch.isfinite(v).all() for v in treinados.values()):
             return {**base, "acerto": 0.0, "nan": True}
-        return {**base, "acerto": _acerto_exato(ref, treinados, semente), "nan": False}
+        procedencia = _procedencia(ref, sd, treinados)
+        return {**base, "acerto": _acerto_exato(ref, treinados, semente), "nan": False, "procedencia": procedencia}
     except BaseException as exc:  # o erro vira a falha dos três testes do treino
         return exc
 
 
-def treino_de_referencia(semente, substituto=False):
+def treino_de_referencia(semente, substituto=False, com_procedencia=False):
     """Para a varredura de sementes dos benchmarks (make bench, make bench-copia): o treino que o
     avaliador faz com a ``semente`` (mesmos pesos iniciais, lotes, passos, taxa e avaliação de
     _treinar_e_medir), com o ``treinar`` de referência, neste processo e no thread atual. O modelo é
     o Transformer de referência ou, com ``substituto=True``, o substituto montado com a biblioteca
-    (o que treina quando o Transformer do aluno não confere). Devolve (segundos de treino, acerto)."""
+    (o que treina quando o Transformer do aluno não confere). Devolve (segundos de treino, segundos de
+    CPU, acerto); com ``com_procedencia=True``, também a procedência dos pesos treinados medida contra
+    os pesos iniciais da semente e contra os da semente seguinte (como pesos treinados fora)."""
     import time
 
     from autograder.avaliacao import referencia
@@ -1329,7 +1340,11 @@ def treino_de_referencia(semente, substituto=False):
     )
     segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
     treinados = {k: v.detach().float() for k, v in modelo.state_dict().items() if k in sd}
-    return segundos, cpu, _acerto_exato(ref, treinados, semente)
+    acerto = _acerto_exato(ref, treinados, semente)
+    if not com_procedencia:
+        return segundos, cpu, acerto
+    de_fora = _procedencia(ref, _pesos_iniciais(ref, semente + 1), treinados)
+    return segundos, cpu, acerto, _procedencia(ref, sd, treinados), de_fora
 
 
 def _conferir_faixa(resultado, faixa):
@@ -1341,7 +1356,8 @@ def _conferir_faixa(resultado, faixa):
         ("06-transformer-copia", "referencia", semente, substituto),
         lambda: treino_de_referencia(semente, substituto=substituto)[2],
     )
-    if alcancou:
+    if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
+        suite.exigir_procedencia(resultado.get("procedencia"))
         return
     perdas = resultado["perdas"]
     texto = (

@@ -845,8 +845,18 @@ def _args_treino():
 
 
 def _pesos_iniciais(ref, semente):
+    """Pesos iniciais do treino avaliado, sorteados pelo avaliador com a ``semente`` (a inicialização do
+    ViT de referência) e postos no modelo antes de chamar o treinar do aluno."""
     torch.manual_seed(semente)
     return {k: v.clone() for k, v in ref.ViT(*_args_treino()).state_dict().items()}
+
+
+def _procedencia(ref, iniciais, treinados):
+    """Os pesos treinados estão ao alcance dos TREINO_PASSOS passos do Adam, com a taxa do cosseno, a
+    partir de ``iniciais``? (suite.medir_procedencia)."""
+    parametros = {nome for nome, _ in ref.ViT(*_args_treino()).named_parameters()}
+    taxas = [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
+    return suite.medir_procedencia(iniciais, treinados, parametros, taxas)
 
 
 def _lotes_de_treino(semente):
@@ -955,17 +965,20 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
         if not all(torch.isfinite(v).all() for v in treinados.values()):
             return {**base, "acuracia": 0.0, "nan": True}
-        return {**base, "acuracia": _acuracia_no_teste(ref, treinados), "nan": False}
+        procedencia = _procedencia(ref, sd, treinados)
+        return {**base, "acuracia": _acuracia_no_teste(ref, treinados), "nan": False, "procedencia": procedencia}
     except BaseException as exc:  # o erro vira a falha dos três testes do treino
         return exc
 
 
-def treino_de_referencia(semente, substituto=False):
+def treino_de_referencia(semente, substituto=False, com_procedencia=False):
     """Para a varredura de sementes dos benchmarks (make bench, make bench-vit): o treino que o
     avaliador faz com a ``semente`` (mesmos pesos iniciais, lotes, passos, taxa e avaliação de
     _treinar_e_medir), com o ``treinar`` de referência, neste processo e no thread atual. O modelo é
     o ViT de referência ou, com ``substituto=True``, o substituto montado com a biblioteca.
-    Devolve (segundos de treino, segundos de CPU, acurácia no teste)."""
+    Devolve (segundos de treino, segundos de CPU, acurácia no teste); com ``com_procedencia=True``, também a
+    procedência dos pesos treinados medida contra os pesos iniciais da semente e contra os da semente
+    seguinte (como pesos treinados fora)."""
     import time
 
     from autograder.avaliacao import referencia
@@ -981,7 +994,11 @@ def treino_de_referencia(semente, substituto=False):
     ref.treinar(modelo, lotes, TREINO_PASSOS, taxa=TREINO_TAXA, mostrar_progresso=False)
     segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
     treinados = {k: v.detach().float() for k, v in modelo.state_dict().items() if k in sd}
-    return segundos, cpu, _acuracia_no_teste(ref, treinados)
+    acuracia = _acuracia_no_teste(ref, treinados)
+    if not com_procedencia:
+        return segundos, cpu, acuracia
+    de_fora = _procedencia(ref, _pesos_iniciais(ref, semente + 1), treinados)
+    return segundos, cpu, acuracia, _procedencia(ref, sd, treinados), de_fora
 
 
 def _causa_no_laco(aluno):
@@ -1012,7 +1029,8 @@ def _conferir_faixa(resultado, faixa, aluno):
         ("07-vit", "referencia", semente, substituto),
         lambda: treino_de_referencia(semente, substituto=substituto)[2],
     )
-    if alcancou:
+    if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
+        suite.exigir_procedencia(resultado.get("procedencia"))
         return
     perdas = resultado["perdas"]
     texto = (
