@@ -153,6 +153,7 @@ class Caso:
     # o que se espera
     intactos: tuple[str, ...] = ()  # itens com código intacto: pontos cheios
     zerados: tuple[str, ...] = ()  # itens que não podem ganhar ponto algum
+    tetos: dict[str, float] = field(default_factory=dict)  # item -> máximo de pontos que o caso pode ganhar nele
     nota_maxima: float | None = None  # teto extra da nota total
     mensagens: tuple[str | tuple[str, ...], ...] = ()  # o relatório deve conter cada trecho (ou uma das opções)
     avaliado: bool = True  # False: a pasta deve ser recusada e nada gravado para ela
@@ -238,6 +239,7 @@ _CAMPOS_CASO = {
 _CAMPOS_ESPERA = {
     "intactos",
     "zerados",
+    "tetos",
     "nota_maxima",
     "mensagens",
     "avaliado",
@@ -308,6 +310,7 @@ def carregar_casos(pasta: Path = PASTA_ATAQUES) -> list[Caso]:
                     subconjunto=bool(bruto.get("subconjunto", False)),
                     intactos=tuple(espera.get("intactos", ())),
                     zerados=tuple(espera.get("zerados", ())),
+                    tetos={str(k): float(v) for k, v in espera.get("tetos", {}).items()},
                     nota_maxima=espera.get("nota_maxima"),
                     mensagens=tuple(tuple(m) if isinstance(m, list) else m for m in espera.get("mensagens", ())),
                     avaliado=bool(espera.get("avaliado", True)),
@@ -456,6 +459,8 @@ def _conferir_caso(
     maximos = dict(itens_max)
     for gid in caso.zerados:
         maximos[gid] = 0.0
+    for gid, teto in caso.tetos.items():
+        maximos[gid] = min(maximos.get(gid, teto), teto)
     minimos = {gid: itens_max[gid] for gid in caso.intactos}
     for gid in itens_max:
         p = pontos.get(gid)
