@@ -22,7 +22,7 @@ dela) continua vivo.
 namespaces são pulados quando a caixa não os tem (com o motivo).
 
 **Com ``--modos``** (precisa de root com CAP_SYS_ADMIN) o mesmo subconjunto (ou o corpus inteiro,
-``--completo``) roda em cada modo de ``MODOS``: root com namespaces; root sem CAP_SYS_ADMIN (como
+``--completo``; só os casos de ``--casos``, se dado) roda em cada modo de ``MODOS``: root com namespaces; root sem CAP_SYS_ADMIN (como
 num contêiner ou no Gradescope); e sem root (``nobody``, como no notebook de um instrutor). Cada
 lote roda dentro de um namespace de PID descartável do próprio corpus (``unshare --pid``), que
 protege o resto da máquina de um ``kill(-1)`` ou de uma bomba de fork sem mudar o que o avaliador
@@ -1122,9 +1122,14 @@ def rodar_modos(
     saida=print,
     aceitar_parcial: bool = False,
     base: str | None = None,
+    filtro: list[str] | None = None,
 ) -> dict[str, Relatorio]:
-    """O subconjunto (ou o corpus inteiro) em cada modo; devolve um relatório por modo."""
-    casos = corpus() if completo else subconjunto()
+    """O subconjunto (ou o corpus inteiro) em cada modo; devolve um relatório por modo. Com ``filtro``
+    (``--casos``), os casos do corpus inteiro cujo nome contém um dos trechos, e os controles."""
+    if filtro:
+        casos = [c for c in corpus() if c.controle or any(f in c.nome for f in filtro)]
+    else:
+        casos = corpus() if completo else subconjunto()
     relatorios = {}
     if not pode_simular_modos():
         saida(
@@ -1224,7 +1229,9 @@ def main(argv=None) -> int:
         print("(* = subconjunto representativo)")
         return 0
     if args.modos is not None:
-        rels = rodar_modos(args.modos or None, args.completo, aceitar_parcial=args.aceitar_parcial, base=args.base)
+        rels = rodar_modos(
+            args.modos or None, args.completo, aceitar_parcial=args.aceitar_parcial, base=args.base, filtro=args.casos
+        )
         ruins = [
             n
             for n, r in rels.items()
