@@ -1169,7 +1169,8 @@ def _pesos_iniciais(ref, semente):
 def _procedencia(ref, iniciais, treinados):
     """Os pesos treinados estão ao alcance dos TREINO_PASSOS passos do Adam, com as taxas do cronograma,
     a partir de ``iniciais``? (suite.medir_procedencia; o pe é buffer e volta igual)."""
-    parametros = {nome for nome, _ in ref.Transformer(*_args_treino()).named_parameters()}
+    with torch.random.fork_rng(devices=[]):  # montar o modelo só para ler os nomes não mexe no gerador global
+        parametros = {nome for nome, _ in ref.Transformer(*_args_treino()).named_parameters()}
     taxas = [_taxa_ref(p, TREINO_PICO, TREINO_AQUECIMENTO, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
     return suite.medir_procedencia(iniciais, treinados, parametros, taxas)
 

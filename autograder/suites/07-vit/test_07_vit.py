@@ -854,7 +854,8 @@ def _pesos_iniciais(ref, semente):
 def _procedencia(ref, iniciais, treinados):
     """Os pesos treinados estão ao alcance dos TREINO_PASSOS passos do Adam, com a taxa do cosseno, a
     partir de ``iniciais``? (suite.medir_procedencia)."""
-    parametros = {nome for nome, _ in ref.ViT(*_args_treino()).named_parameters()}
+    with torch.random.fork_rng(devices=[]):  # montar o modelo só para ler os nomes não mexe no gerador global
+        parametros = {nome for nome, _ in ref.ViT(*_args_treino()).named_parameters()}
     taxas = [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
     return suite.medir_procedencia(iniciais, treinados, parametros, taxas)
 
