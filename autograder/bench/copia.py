@@ -8,7 +8,10 @@ por decodificação gulosa em 1000 sequências novas e se duas execuções com a
 mesmo resultado até o último dígito. Depois, a varredura de sementes da configuração que o avaliador
 usa em cada submissão (a da suíte: ``TREINO*``, 1 thread, como na caixa de areia): o acerto da
 solução de referência e o do substituto, com mínimo, mediana e máximo, e o tempo de treino (relógio
-e CPU do thread). É a margem das faixas de nota (30%, 60%, 90%).
+e CPU do thread). É a margem das faixas de nota (30%, 60%, 90%). Para cada semente, também a procedência
+dos pesos treinados (``suite.medir_procedencia``): quanto do alcance do Adam eles andaram e a correlação com a
+inicialização, e a dos mesmos pesos julgados contra a inicialização de outra semente (como pesos treinados
+fora, que a correção recusa): a margem da conferência que dá as faixas só a pesos treinados ali.
 
 Não é um teste cronometrado: só imprime números.
 """
