@@ -46,6 +46,30 @@ def item(grade_id: str, pontos: float):
     return pytest.mark.item(grade_id, pontos=pontos)
 
 
+def propriedade(*exige: str):
+    """Marca um teste de propriedade (invariância, "não espia", estrutura, formas...) e o(s) teste(s)
+    de oráculo de que ele depende: ``@propriedade("test_confere_com_referencia")``.
+
+    Uma propriedade também vale para código que não faz o trabalho (uma atenção constante não espia o
+    futuro; um encoder sem camadas é invariante ao padding; um ``__init__`` certo passa no teste de
+    estrutura). Por isso o avaliador só paga um teste de propriedade quando **todos** os testes de
+    ``exige`` (nomes de funções de teste do mesmo módulo e do mesmo item, sem ``@propriedade``)
+    passaram na mesma submissão; senão o teste fica com 0 e a mensagem ``MENSAGEM_PROPRIEDADE``. Os
+    testes de ``exige`` são os que comparam a mesma função com a referência ou, onde não há
+    referência, a conferem em entradas de resposta conhecida. A regra é aplicada pelo avaliador
+    (``avaliacao.aplicar_portoes``) depois de rodar a suíte inteira, não por cada teste."""
+    if not exige or not all(isinstance(nome, str) and nome.startswith("test_") for nome in exige):
+        raise TypeError("@propriedade precisa dos nomes dos testes de oráculo: @propriedade('test_...')")
+    return pytest.mark.propriedade(*exige)
+
+
+MENSAGEM_PROPRIEDADE = (
+    "Este ponto de propriedade só vale quando a mesma função confere com a referência, e ela ainda não "
+    "confere (veja a mensagem de: {gates}). Corrija a função primeiro: as propriedades também valem para "
+    "código que não faz o trabalho pedido."
+)
+
+
 def tempo_limite(segundos: float):
     """Prazo de cada chamada ao código do aluno neste teste (padrão: 10 s)."""
     return pytest.mark.tempo_limite(segundos)

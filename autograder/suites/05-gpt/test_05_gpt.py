@@ -28,6 +28,7 @@ from autograder.suite import (
     exigir_entradas_intactas,
     exigir_que_transforme,
     item,
+    propriedade,
     verificar,
 )
 
@@ -413,6 +414,7 @@ def test_combinar_confere_com_a_regra(aluno, rng):
 
 
 @item("teste_combinar_mascaras", pontos=0.5)
+@propriedade("test_combinar_confere_com_a_regra")
 def test_combinar_sem_linha_vazia(aluno, rng):
     """combinar máscaras: com padding à esquerda nenhuma linha fica toda bloqueada (sem nan na softmax)"""
     n = int(rng.integers(5, 9))
@@ -552,6 +554,7 @@ def test_atencao_confere_com_multihead_attention(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@propriedade("test_atencao_confere_com_sdpa_causal")
 def test_atencao_nao_espia_o_futuro(aluno, rng):
     """atenção causal: a saída da posição t não muda quando os tokens depois de t mudam (todo t)"""
     d, h, n = 8, 2, 7
@@ -578,6 +581,7 @@ def test_atencao_nao_espia_o_futuro(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@propriedade("test_atencao_confere_com_sdpa_causal")
 def test_atencao_pesos_do_futuro_sao_zero(aluno, rng):
     """atenção causal: pesos acima da diagonal exatamente 0, linhas somando 1, sem nan"""
     d, h, n = 12, 4, 8
@@ -704,6 +708,7 @@ def test_bloco_repassa_padding(aluno, ref, rng):
 
 
 @item("teste_bloco_decoder", pontos=0.5)
+@propriedade("test_bloco_pre_norma")
 def test_bloco_estrutura(aluno, ref, rng):
     """bloco do decoder: submódulos com os nomes e formas pedidos; devolve um tensor (B, n, d_model)"""
     d, h, d_ff = 12, 3, 20
