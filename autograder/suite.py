@@ -19,12 +19,14 @@ esse item, as funções listadas são trocadas pela versão do instrutor, que ro
 confiável (o aluno recebe só o resultado). Assim um erro em ``softmax`` tira pontos só do item
 de ``softmax``.
 
-Duas famílias de portões guardam os testes de propriedade (invariâncias, "mudar X não muda Y"),
-que uma função que não faz nada também satisfaz:
+Portões guardam os testes de propriedade (invariâncias, "mudar X não muda Y", "não espia", estrutura,
+formas), que uma função que não faz o trabalho também satisfaz:
 
-* ``exigir_que_responda``/``exigir_que_transforme``: a função não é constante (devolve 0, ``None``,
-  sempre o mesmo array) nem devolve a própria entrada; de preferência, o teste de propriedade
-  começa pela verificação básica do item (a saída confere com a referência numa entrada pequena);
+* ``@propriedade("test_<oráculo>")``: o teste só paga se o teste de oráculo nomeado (do mesmo item,
+  que compara a mesma função com a referência ou com uma resposta conhecida) passou na mesma
+  submissão. Quem aplica é o avaliador, depois da suíte inteira (``avaliacao.aplicar_portoes``);
+* ``exigir_que_responda``/``exigir_que_transforme``: dentro do teste, a função não é constante
+  (devolve 0, ``None``, sempre o mesmo array) nem devolve a própria entrada;
 * ``exigir_entradas_intactas``: a última chamada não alterou os argumentos no lugar. A caixa
   compara os argumentos antes e depois de cada chamada (``alterados``); é diagnóstico vindo do
   lado não confiável, então só pode custar pontos ao próprio aluno.
