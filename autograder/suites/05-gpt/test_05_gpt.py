@@ -26,6 +26,7 @@ from autograder.suite import (
     comparar,
     conferir_state_dict,
     exigir_entradas_intactas,
+    exigir_que_responda,
     exigir_que_transforme,
     item,
     propriedade,
@@ -689,6 +690,10 @@ def test_bloco_pre_norma(aluno, ref, rng):
     x = _x(rng, 2, 6, d)
     obtido = _tensor(bloco(x), "a saída do bloco")
     exigir_entradas_intactas(bloco, "BlocoDecoder.forward", ["x", "padding"])
+    # Portão: o bloco é conferido com a atenção do próprio aluno; se ela não olha a entrada (constante),
+    # este teste não veria o que o bloco passa a ela (norm1(x) ou x), e o item pagaria sem conferir isso.
+    atencao = _funcoes_do_bloco(sd, bloco)[2]
+    exigir_que_responda([atencao(x), atencao(_x(rng, 2, 6, d))], "BlocoDecoder.atencao")
     certo, diag = _variantes_bloco(sd, bloco, x)
     comparar(obtido, certo, "saída do bloco", equivocos=diag)
 
@@ -702,6 +707,8 @@ def test_bloco_repassa_padding(aluno, ref, rng):
     padding = _padding_aleatorio(rng, 3, n, tipos=("esquerda", "cheio", "direita"))
     x = _x(rng, 3, n, d)
     obtido = _tensor(bloco(x, padding), "a saída do bloco com padding")
+    atencao = _funcoes_do_bloco(sd, bloco, padding)[2]  # portão: como em test_bloco_pre_norma
+    exigir_que_responda([atencao(x), atencao(_x(rng, 3, n, d))], "BlocoDecoder.atencao")
     certo, diag = _variantes_bloco(sd, bloco, x, padding)
     ignora, _ = _variantes_bloco(sd, bloco, x, None)
     comparar(obtido, certo, "saída do bloco com padding", equivocos=[(BLOCO_IGNORA_PADDING, ignora), *diag])
