@@ -299,12 +299,15 @@ class Zigoto:
         aviso = socket.socket(fileno=aviso_fd) if aviso_fd is not None else None
         novo_pid = False
         if self.isolado:
-            try:
-                # IPC próprio: segmentos e filas do System V (e POSIX) somem com a caixa
-                unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC)
-                novo_pid = True
-            except OSError:
-                pass
+            # IPC próprio: segmentos e filas do System V (e POSIX) somem com a caixa. Se o kernel
+            # recusar só o de IPC, o seccomp continua negando essas chamadas.
+            for flags in (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC, CLONE_NEWPID | CLONE_NEWNS):
+                try:
+                    unshare(flags)
+                    novo_pid = True
+                    break
+                except OSError:
+                    continue
         pid = os.fork()
         if pid == 0:
             try:
@@ -320,7 +323,10 @@ class Zigoto:
             pass
         sock.close()
         if trabalho:
-            self._vigiar_disco(pid, trabalho, pedido.get("limites", {}), aviso, escopo)
+            try:
+                self._vigiar_disco(pid, trabalho, pedido.get("limites", {}), aviso, escopo)
+            except Exception:  # a vigia falhou: a caixa segue até G terminar, e C limpa como sempre
+                pass
         if aviso is not None:
             aviso.close()
         while True:
