@@ -14,14 +14,17 @@ sem privilégio, e que não se desfazem depois:
   ``connect`` TCP; com ABI >= 6 o domínio ganha *escopo*: o processo só sinaliza processos do
   próprio domínio (não mata o zigoto, o avaliador nem caixas irmãs) e não conecta a soquetes
   UNIX abstratos de fora.
-* **seccomp** (filtro montado pela libseccomp, ``libseccomp.so.2``, via ctypes): ``socket()``
-  só com ``AF_UNIX`` (nada de ``AF_INET``/``AF_INET6``/``AF_PACKET``/``AF_NETLINK``...), e
-  nega chamadas que furariam a caixa ou o kernel: ``ptrace``, ``process_vm_readv/writev``,
-  ``bpf``, ``io_uring_*``, ``perf_event_open``, ``userfaultfd``, ``unshare``/``setns``/``clone``
-  com namespaces novos, montagens, módulos do kernel etc.
+* **seccomp** (filtro montado pela libseccomp, ``libseccomp.so.2``, via ctypes): nenhum
+  ``socket()`` (nem ``AF_UNIX``: o soquete da caixa vem herdado; ``socketpair(AF_UNIX)`` fica),
+  nada de IPC do System V nem de filas POSIX, ``prlimit``/``setpriority``/``sched_set*``/
+  ``ioprio_set``/``migrate_pages``/``move_pages`` só sobre o próprio processo, e nega chamadas
+  que furariam a caixa ou o kernel: ``ptrace``, ``process_vm_readv/writev``, ``bpf``,
+  ``io_uring_*``, ``perf_event_open``, ``userfaultfd``, ``unshare``/``setns``/``clone`` com
+  namespaces novos, montagens, módulos do kernel etc.
 
-``sondar()`` confere numa caixa de verdade: tenta ler um arquivo proibido, abrir soquete de
-rede e sinalizar o zigoto, e diz o que ficou contido.
+``sondar()`` confere numa caixa de verdade: tenta ler um arquivo proibido, abrir soquetes (de
+rede e UNIX), criar IPC, gravar em ``/dev/shm``, sinalizar o zigoto e mexer nos limites, na
+prioridade e nas CPUs dele, e diz o que ficou contido.
 """
 
 from __future__ import annotations

@@ -17,11 +17,16 @@ arquivos), troca para um usuário sem privilégios e só então atende o aluno.
 Em TODOS os modos (root com namespaces, root sem CAP_SYS_ADMIN, não-root), ``G`` põe em si
 mesmo, depois da troca de usuário e de ``PR_SET_NO_NEW_PRIVS``, as travas de ``restricoes``
 (Landlock: só lê o ``.venv``/sistema e só escreve na pasta de trabalho, sem TCP, sinais só no
-próprio domínio; seccomp: soquetes só ``AF_UNIX``). Sem namespace de PID quem contém o que o
+próprio domínio; seccomp: nenhum ``socket()``, nada de IPC, limites e prioridade só de si
+mesmo). Sem namespace de PID quem contém o que o
 aluno criar é ``C``: ele é *subreaper* (os órfãos da caixa viram filhos dele) e está num
 domínio Landlock só de sinais, criado antes do ``fork`` de ``G``; quando ``G`` termina, ``C``
 faz ``kill(-1, SIGKILL)``, que só alcança o próprio domínio (a caixa), e colhe tudo. O zigoto
 faz o mesmo com todas as caixas quando o avaliador fecha o soquete de controle.
+
+Sem namespaces a pasta de trabalho fica no ``/tmp`` do hospedeiro: o zigoto a cria travada
+(``disco.criar_pasta``), ``C`` vigia a cota de disco enquanto ``G`` vive e a apaga depois de
+colher a caixa inteira (``disco``).
 
 Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
 ``IsolamentoInsuficiente``), a menos que o instrutor aceite isolamento parcial.
