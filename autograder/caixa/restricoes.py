@@ -529,6 +529,18 @@ def _chamada(nome, *args):
             raise OSError(e, os.strerror(e))
     return f
 
+def _pidfd_sinal(pid):
+    def f():
+        import signal
+        if not pid:
+            raise ProcessLookupError(3, "sem pid")
+        fd = os.pidfd_open(pid)
+        try:
+            signal.pidfd_send_signal(fd, 0)
+        finally:
+            os.close(fd)
+    return f
+
 def _prlimit(pid):
     def f():
         import resource
@@ -578,6 +590,7 @@ def sondar(arquivos, pastas, pids):
     r["gravar em /var/tmp"] = _tentar(_gravar("/var/tmp/sonda-da-caixa-%d" % os.getpid()))
     for nome, pid in pids.items():
         r["sinalizar " + nome] = _tentar(_sinal(pid))
+        r["pidfd_send_signal no " + nome] = _tentar(_pidfd_sinal(pid))
         r["prlimit no " + nome] = _tentar(_prlimit(pid))
         r["setpriority no " + nome] = _tentar(_prioridade(pid))
         r["sched_setaffinity no " + nome] = _tentar(_afinidade(pid))
