@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import functools
 import hashlib
 import hmac
 import os
@@ -54,8 +55,12 @@ class TrabalhadorSemIsolamento(Exception):
 
 
 # ------------------------------------------------------------------ o que cada nó precisa ter igual
+@functools.cache
 def impressao_do_curso(raiz: Path = RAIZ) -> str:
-    """sha256 dos caminhos e bytes de ``source/`` e ``autograder/`` (sem caches nem ocultos)."""
+    """sha256 dos caminhos e bytes de ``source/`` e ``autograder/`` (sem caches nem ocultos).
+
+    Calculada uma vez por processo (no trabalhador, ao abrir o plugin): é o curso que o processo
+    carregou. Mudou o curso no disco de um nó? Reinicie os trabalhadores dele."""
     h = hashlib.sha256()
     for nome in PASTAS_DO_CURSO:
         base = raiz / nome
@@ -136,7 +141,7 @@ class PluginZigoto(WorkerPlugin):
     tarefa neste trabalhador falha com o motivo."""
 
     name = NOME_PLUGIN
-    idempotent = False
+    idempotent = True  # outra rodada no mesmo cluster reaproveita os zigotos já abertos
 
     def __init__(self, aceitar_parcial: bool = False):
         self.aceitar_parcial = aceitar_parcial
@@ -152,6 +157,7 @@ class PluginZigoto(WorkerPlugin):
         self.__init__(estado["aceitar_parcial"])
 
     async def setup(self, worker) -> None:
+        impressao_do_curso()  # o curso carregado agora, antes de qualquer mudança no disco
         await asyncio.to_thread(self._abrir, worker.local_directory)
 
     def _abrir(self, pasta_local: str) -> None:
