@@ -101,8 +101,16 @@ def resumo_do_segredo() -> str | None:
     return hmac.new(valor, b"autograder: mesmo segredo em todos os nos", hashlib.sha256).hexdigest()
 
 
+async def retrato_no_trabalhador(dask_worker) -> dict:
+    """``retrato`` de um trabalhador (via ``Client.run``), depois que o zigoto dele abriu ou foi recusado."""
+    plugin = dask_worker.plugins.get(NOME_PLUGIN)
+    if plugin is not None:
+        await asyncio.to_thread(plugin.esperar)
+    return await asyncio.to_thread(retrato, dask_worker)
+
+
 def retrato(dask_worker=None) -> dict:
-    """O que o condutor confere em cada trabalhador (roda lá, via ``Client.run``)."""
+    """O que o condutor confere em cada trabalhador."""
     plugin = dask_worker.plugins.get(NOME_PLUGIN) if dask_worker is not None else None
     return {
         "curso": impressao_do_curso(),
@@ -149,6 +157,7 @@ class PluginZigoto(WorkerPlugin):
         self.recusa: str | None = None
         self.vaga_fd: int | None = None
         self.trava = threading.Lock()
+        self._abrindo: threading.Thread | None = None
 
     def __getstate__(self):
         return {"aceitar_parcial": self.aceitar_parcial}
@@ -156,9 +165,16 @@ class PluginZigoto(WorkerPlugin):
     def __setstate__(self, estado):
         self.__init__(estado["aceitar_parcial"])
 
-    async def setup(self, worker) -> None:
+    def setup(self, worker) -> None:
+        """Abre o zigoto num thread: o trabalhador se registra sem esperar o PyTorch do zigoto
+        carregar; a primeira tarefa (e a conferência do condutor) espera por ele."""
         impressao_do_curso()  # o curso carregado agora, antes de qualquer mudança no disco
-        await asyncio.to_thread(self._abrir, worker.local_directory)
+        self._abrindo = threading.Thread(target=self._abrir, args=(worker.local_directory,), daemon=True)
+        self._abrindo.start()
+
+    def esperar(self) -> None:
+        if self._abrindo is not None:
+            self._abrindo.join()
 
     def _abrir(self, pasta_local: str) -> None:
         from autograder.caixa.cliente import IsolamentoInsuficiente, Zigoto
@@ -175,6 +191,7 @@ class PluginZigoto(WorkerPlugin):
             self.recusa = f"o zigoto não abriu ({type(exc).__name__}: {exc})"
 
     def teardown(self, worker) -> None:
+        self.esperar()
         if self.zigoto is not None:
             self.zigoto.fechar()
             self.zigoto = None
@@ -190,6 +207,8 @@ def avaliar_no_trabalhador(aluno: str, slug: str, caminho: str | None, conteudo,
     from autograder.lote import Tarefa, avaliar_tarefa
 
     plugin = get_worker().plugins.get(NOME_PLUGIN)
+    if plugin is not None:
+        plugin.esperar()
     if plugin is None or plugin.zigoto is None:
         motivo = plugin.recusa if plugin is not None else "o plugin do zigoto não foi instalado"
         raise TrabalhadorSemIsolamento(f"trabalhador {get_worker().name}: {motivo}")
@@ -228,6 +247,8 @@ class ExecutorDask:
 
     ``endereco``: ``tcp://host:porta`` de um escalonador, ou ``local:N`` para um ``LocalCluster``
     de N processos (um thread cada) aberto e fechado aqui."""
+
+    tarefa = staticmethod(avaliar_no_trabalhador)  # o que roda no trabalhador (os testes trocam)
 
     def __init__(self, endereco: str, aceitar_parcial: bool = False, aviso=print, tempo_conexao: float = 30.0):
         self.endereco = endereco
@@ -287,7 +308,7 @@ class ExecutorDask:
             raise ClusterRecusado(f"o escalonador {self.endereco} não tem nenhum trabalhador.")
         _segredo()  # o condutor tem (ou cria, como no pool local) o segredo do curso
         meu = retrato()
-        retratos = self.client.run(retrato)
+        retratos = self.client.run(retrato_no_trabalhador)
         nomes = {e: w.get("name", e) for e, w in self.client.scheduler_info(n_workers=-1)["workers"].items()}
         problemas = []
         for endereco, r in sorted(retratos.items()):
@@ -343,7 +364,7 @@ class ExecutorDask:
                 return False
             chave = f"avaliar-{rodada}-{len(de_quem)}-{tarefa.aluno}-{tarefa.slug}"
             futuro = self.client.submit(
-                avaliar_no_trabalhador,
+                self.tarefa,
                 tarefa.aluno,
                 tarefa.slug,
                 str(tarefa.notebook) if tarefa.notebook is not None else None,

@@ -65,6 +65,46 @@ def test_local_2_da_o_mesmo_notas_csv_que_o_pool(submissoes, referencia, tmp_pat
         assert dados["extra_data"]["impressao"]
 
 
+def _derruba_o_trabalhador(aluno, *resto):
+    """Tarefa de teste: a submissão de ``fabio-nao-fez`` mata o processo trabalhador, toda vez."""
+    if aluno == "fabio-nao-fez":
+        os._exit(1)
+    from autograder.executores import avaliar_no_trabalhador
+
+    return avaliar_no_trabalhador(aluno, *resto)
+
+
+def test_submissao_que_derruba_o_trabalhador_para_no_limite_do_dask(submissoes, referencia, tmp_path):
+    """Com allowed-failures = 1, a segunda queda encerra a submissão: nota 0 com o motivo em pt-BR;
+    as outras são corrigidas normalmente (os trabalhadores voltam pela nanny)."""
+    import cloudpickle
+    import dask
+
+    from autograder.executores import ExecutorDask
+    from autograder.lote import avaliar_lote, descobrir
+    from autograder.notebooks import slugs
+
+    class Derrubado(ExecutorDask):
+        tarefa = staticmethod(_derruba_o_trabalhador)
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # os trabalhadores não importam tests/
+    tarefas = [t for t in descobrir(submissoes, slugs())[0] if t.aluno in ("ana-correta", "fabio-nao-fez")]
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1}), Derrubado("local:1") as executor:
+            resultados = avaliar_lote(tarefas, tmp_path, [], 1, retomar=False, executor=executor)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    por_aluno = {r.aluno: r for r in resultados}
+    assert por_aluno["fabio-nao-fez"].nota == 0
+    assert "derrubou o trabalhador que a rodava 2 vezes" in por_aluno["fabio-nao-fez"].erro
+    assert "allowed-failures = 1" in por_aluno["fabio-nao-fez"].erro
+    linha_ana = next(linha for linha in referencia.decode().splitlines() if linha.startswith("ana-correta,"))
+    assert linha_ana.endswith(f",{por_aluno['ana-correta'].nota:g}")
+    assert por_aluno["ana-correta"].nota > 0
+    gravado = json.loads((tmp_path / "fabio-nao-fez" / SLUG / "results.json").read_text(encoding="utf-8"))
+    assert "derrubou o trabalhador" in gravado["output"]
+
+
 def _esperar(condicao, prazo=60.0, oque=""):
     fim = time.monotonic() + prazo
     while time.monotonic() < fim:
