@@ -33,6 +33,11 @@ def submissoes(tmp_path_factory):
     pasta = tmp_path_factory.mktemp("submissoes")
     for aluno in ALUNOS:
         shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / SLUG, pasta / aluno / SLUG)
+    # recusas de arquivo, que o condutor refaz antes de mandar os bytes: vazio e link simbólico
+    (pasta / "joao-vazio" / SLUG).mkdir(parents=True)
+    (pasta / "joao-vazio" / SLUG / f"{SLUG}.ipynb").write_bytes(b"")
+    (pasta / "lara-link" / SLUG).mkdir(parents=True)
+    (pasta / "lara-link" / SLUG / f"{SLUG}.ipynb").symlink_to(pasta / "ana-correta" / SLUG / f"{SLUG}.ipynb")
     return pasta
 
 
@@ -50,19 +55,31 @@ def referencia(submissoes, tmp_path_factory):
     saida = tmp_path_factory.mktemp("pool")
     _lote(submissoes, saida, "--jobs", "2")
     csv = (saida / "notas.csv").read_bytes()
-    assert len(csv.splitlines()) == 1 + len(ALUNOS)
-    assert len(set(csv.splitlines()[1:])) == len(ALUNOS)
-    return csv
+    assert len(csv.splitlines()) == 3 + len(ALUNOS)
+    assert len(set(csv.splitlines()[1:])) >= len(ALUNOS)
+    return csv, saida
+
+
+def _relatorios(saida):
+    """O que cada results.json diz (sem o tempo de execução)."""
+    dados = {}
+    for arquivo in sorted(saida.glob(f"*/{SLUG}/results.json")):
+        d = json.loads(arquivo.read_text(encoding="utf-8"))
+        d.pop("execution_time")
+        dados[arquivo.parent.parent.name] = d
+    return dados
 
 
 def test_local_2_da_o_mesmo_notas_csv_que_o_pool(submissoes, referencia, tmp_path):
+    csv, saida_pool = referencia
     saida = tmp_path / "dask"
     texto = _lote(submissoes, saida, "--dask", "local:2")
     assert "cluster Dask local:2 com 2 trabalhador(es)" in texto, texto
-    assert (saida / "notas.csv").read_bytes() == referencia
-    for aluno in ALUNOS:  # o condutor grava cada results.json (com a impressão: a retomada funciona)
-        dados = json.loads((saida / aluno / SLUG / "results.json").read_text(encoding="utf-8"))
-        assert dados["extra_data"]["impressao"]
+    assert (saida / "notas.csv").read_bytes() == csv
+    # os relatórios também (mensagens, impressão da retomada, recusas de arquivo), não só as notas
+    assert _relatorios(saida) == _relatorios(saida_pool)
+    assert "link simbólico" in _relatorios(saida)["lara-link"]["output"]
+    assert "vazio" in _relatorios(saida)["joao-vazio"]["output"]
 
 
 def _derruba_o_trabalhador(aluno, *resto):
@@ -98,7 +115,7 @@ def test_submissao_que_derruba_o_trabalhador_para_no_limite_do_dask(submissoes, 
     assert por_aluno["fabio-nao-fez"].nota == 0
     assert "derrubou o trabalhador que a rodava 2 vezes" in por_aluno["fabio-nao-fez"].erro
     assert "allowed-failures = 1" in por_aluno["fabio-nao-fez"].erro
-    linha_ana = next(linha for linha in referencia.decode().splitlines() if linha.startswith("ana-correta,"))
+    linha_ana = next(linha for linha in referencia[0].decode().splitlines() if linha.startswith("ana-correta,"))
     assert linha_ana.endswith(f",{por_aluno['ana-correta'].nota:g}")
     assert por_aluno["ana-correta"].nota > 0
     gravado = json.loads((tmp_path / "fabio-nao-fez" / SLUG / "results.json").read_text(encoding="utf-8"))
@@ -164,6 +181,7 @@ def test_cluster_em_processos_com_um_trabalhador_morto_no_meio(submissoes, refer
 
     endereco, procs, _ = cluster
     tarefas, _ = descobrir(submissoes, slugs())
+    assert len(tarefas) == len(ALUNOS) + 2
     concluidas = []
     morto = []
 
@@ -189,10 +207,10 @@ def test_cluster_em_processos_com_um_trabalhador_morto_no_meio(submissoes, refer
         assert executor.trabalhadores == 1  # só o outro sobrou
     assert morto, "o trabalhador não foi morto"
     assert sorted(concluidas) == sorted((t.aluno, t.slug) for t in tarefas), (concluidas, morto)
-    assert len(set(concluidas)) == len(concluidas) == len(ALUNOS)
+    assert len(set(concluidas)) == len(concluidas) == len(tarefas)
     itens = {SLUG: [i.grade_id for i in carregar_atividade(SLUG).itens]}
     csv = gravar_notas_csv(resultados, tmp_path / "notas.csv", itens)
-    assert csv.read_bytes() == referencia
+    assert csv.read_bytes() == referencia[0]
 
 
 def test_trabalhador_com_outro_curso_e_recusado_pelo_nome(cluster, tmp_path):
