@@ -20,8 +20,6 @@ import pytest
 
 from autograder.notebooks import RAIZ
 
-pytest.importorskip("distributed")
-
 SLUG = "01-atencao"
 ESCALONADOR = (sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0")
 TRABALHADOR = (sys.executable, "-m", "distributed.cli.dask_worker", "--nthreads", "1", "--no-nanny")
