@@ -40,6 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from autograder.caixa.protocolo import texto_do_aluno
+
 
 def item(grade_id: str, pontos: float):
     """Marca um teste como parte do item ``grade_id``, valendo ``pontos``."""
@@ -270,7 +272,8 @@ def conferir_state_dict(chaves, esperado: dict, classe: str) -> None:
     if faltando:
         raise Reprovado(
             f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando[:8]} "
-            f"(o seu state_dict tem {sorted(chaves)[:12]}). Confira os nomes dos submódulos no enunciado."
+            f"(o seu state_dict tem {[texto_do_aluno(k, 80) for k in sorted(chaves)[:12]]}). Confira os nomes "
+            "dos submódulos no enunciado."
         )
     for nome, valor in esperado.items():
         forma = tuple(getattr(chaves[nome], "shape", ()))
