@@ -32,7 +32,7 @@ from autograder.caixa.cliente import (
     TempoEsgotado,
     Zigoto,
 )
-from autograder.caixa.protocolo import texto_do_aluno
+from autograder.caixa.protocolo import rastro_do_aluno, texto_do_aluno
 from autograder.notebooks import RAIZ, Atividade, carregar_atividade, ler_submissao
 from autograder.suite import Reprovado, semente_do_teste
 
@@ -445,7 +445,9 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
             return "erro_aluno", f"Seu código não define o que o teste procura ({exc.mensagem}).{extra}", None
         if exc.tipo == "ValorRecusado":
             return "erro_aluno", f"Valor devolvido recusado: {exc.mensagem}", None
-        trace = f"\n{exc.trace.strip()}" if exc.trace.strip() else ""
+        celulas = {*sessao.atividade.solucoes, "auxiliar-do-avaliador"} if sessao is not None else None
+        rastro = rastro_do_aluno(exc.trace, celulas)
+        trace = f"\n{rastro}" if rastro else ""
         return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{trace}", None
     if isinstance(exc, TempoEsgotado):
         return "tempo", f"Tempo esgotado: {exc}", None

@@ -417,19 +417,21 @@ def tipo_do_aluno(tipo) -> str:
     return tipo if type(tipo) is str and tipo in _EXCECOES_CONHECIDAS else "Exception"
 
 
-_QUADRO = re.compile(r'\s*File "<celula ([\w-]{1,60})>", line (\d{1,5}), in ([\w<>]{1,40})\s*')
+_QUADRO = re.compile(r'\s*File "<celula ([\w-]{1,60})>", line (\d{1,5})(?:, in .*)?')
 
 
-def rastro_do_aluno(rastro, quadros: int = 4) -> str:
-    """O rastro (traceback) vindo da caixa, refeito linha a linha: só os quadros das células do
-    aluno (``File "<celula X>", line N, in f``), no máximo ``quadros``; qualquer outra linha cai."""
+def rastro_do_aluno(rastro, celulas=None, quadros: int = 4) -> str:
+    """O rastro (traceback) vindo da caixa, refeito linha a linha: só os quadros das células
+    (``File "<celula X>", line N``; com ``celulas``, só das células com esses nomes), no máximo
+    ``quadros``. O nome da função cai (o aluno pode dar a uma função criada na hora o nome que
+    quiser), e qualquer outra linha também."""
     if type(rastro) is not str:
         return ""
     saida = []
     for linha in rastro[:8000].splitlines():
         m = _QUADRO.fullmatch(linha)
-        if m:
-            saida.append(f'  File "<celula {m.group(1)}>", line {m.group(2)}, in {m.group(3)}')
+        if m and (celulas is None or m.group(1) in celulas):
+            saida.append(f'  File "<celula {m.group(1)}>", line {m.group(2)}')
     return "\n".join(saida[-quadros:])
 
 
