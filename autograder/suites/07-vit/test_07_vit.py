@@ -890,7 +890,7 @@ def _modelo_para_treinar(aluno, ref):
 
 _DE_QUEM = {
     "aluno": "o seu ViT",
-    "substituto": "um ViT de referência, porque o seu não conferiu no item teste_vit",
+    "substituto": "um ViT de referência, porque o seu não deu os logits do ViT de referência com os mesmos pesos",
 }
 
 
