@@ -355,8 +355,20 @@ class ObjetoRemoto:
         self.metodo("load_state_dict", state_dict, strict=strict, guardar=True)
 
     def pesos(self) -> dict:
-        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores."""
-        return self.metodo("state_dict")
+        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores. A resposta vem da caixa
+        e é conferida antes de chegar à suíte: outro valor reprova o teste com mensagem em pt-BR."""
+        valor = self.metodo("state_dict")
+        if type(valor) is not dict:
+            raise Reprovado(f"state_dict() deve devolver um dicionário de tensores; veio {type(valor).__name__}.")
+        import torch
+
+        for chave, tensor in valor.items():
+            if not isinstance(tensor, torch.Tensor | np.ndarray):
+                raise Reprovado(
+                    f"state_dict() deve devolver um dicionário de tensores; o valor de "
+                    f"'{texto_do_aluno(chave, 80)}' é {type(tensor).__name__}."
+                )
+        return valor
 
     def alterados_na_ultima_chamada(self) -> list:
         return self._sessao.alterados()

@@ -225,3 +225,17 @@ def caixa(zigoto):
     c = zigoto.nova_caixa()
     yield c
     c.matar()
+
+
+@pytest.mark.parametrize("devolvido", [list(range(10)), "abc", {"peso": [1.0]}, {"peso": None}])
+def test_state_dict_hostil_reprova_em_vez_de_quebrar_a_suite(devolvido):
+    from autograder.avaliacao import ObjetoRemoto
+    from autograder.caixa.cliente import RefRemota
+    from autograder.suite import Reprovado
+
+    class SessaoFalsa:
+        def chamar(self, *args, **kwargs):
+            return devolvido
+
+    with pytest.raises(Reprovado, match="dicionário de tensores"):
+        ObjetoRemoto(SessaoFalsa(), RefRemota(1)).pesos()
