@@ -239,3 +239,14 @@ def test_state_dict_hostil_reprova_em_vez_de_quebrar_a_suite(devolvido):
 
     with pytest.raises(Reprovado, match="dicionário de tensores"):
         ObjetoRemoto(SessaoFalsa(), RefRemota(1)).pesos()
+
+
+def test_registro_de_espiao_adulterado_reprova():
+    from autograder.suite import Reprovado, conferir_registro
+
+    campos = {"n": int, "treino": bool, "grad": bool}
+    bom = [{"n": 3, "treino": False, "grad": False}]
+    assert conferir_registro(bom, campos) == bom
+    for ruim in (5, None, [bom[0], 1], [{"n": 3, "treino": 0, "grad": False}], [{**bom[0], "x": 1}], ("a",)):
+        with pytest.raises(Reprovado, match="foi alterado"):
+            conferir_registro(ruim, campos)
