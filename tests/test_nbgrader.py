@@ -186,7 +186,7 @@ def test_feedback_mostra_mensagens_e_esconde_o_codigo_oculto(curso):
 def test_export_gera_csv(curso):
     with open(curso / "grades.csv", encoding="utf-8") as f:
         linhas = {(linha["student_id"], linha["assignment"]): float(linha["raw_score"]) for linha in csv.DictReader(f)}
-    assert linhas[("ana-correta", "01-atencao")] == 8.0
+    assert linhas[("ana-correta", "01-atencao")] == 10.0
 
 
 def _celula_de_teste(item: str):

@@ -1771,6 +1771,15 @@ def _conferir_arvores(aluno, rng, escolher, n):
         quem = [a for a in candidatas if a[4][modo] != a[3] and a not in escolhidas]
         if quem and not any(a[4][modo] != a[3] for a in escolhidas):
             escolhidas.append(quem[int(rng.integers(len(quem)))])
+    # e uma instância que separe cada par de equívocos, quando houver: o nome do erro é o do equívoco que
+    # coincide com o aluno em todas as instâncias
+    for eq1, m1 in FEIXE_MODOS:
+        for eq2, m2 in FEIXE_MODOS:
+            if eq1 is eq2 or any(a[4][m1] != a[4][m2] for a in escolhidas):
+                continue
+            quem = [a for a in candidatas if a[4][m1] != a[4][m2]]
+            if quem:
+                escolhidas.append(quem[int(rng.integers(len(quem)))])
     while len(escolhidas) < min(n, len(candidatas)):
         a = candidatas[int(rng.integers(len(candidatas)))]
         if a not in escolhidas:
