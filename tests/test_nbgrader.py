@@ -40,7 +40,7 @@ PARES = list(EXEMPLOS.items())
 if os.environ.get("NBGRADER_TODOS_OS_EXEMPLOS") == "1":
     PARES = sorted((nb.parent.parent.name, nb.parent.name) for nb in RAIZ.glob("autograder/exemplos/*/*/*.ipynb"))
 SLUGS = sorted({slug for _, slug in PARES})
-MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0}
+MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0, "teste_blocos": 2.0}
 
 # Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook e imprime
 # notas falsas. Lá ela leva a nota cheia (conferido à mão com o Execute de volta na lista).
