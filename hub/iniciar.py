@@ -297,7 +297,6 @@ def preparar_labs() -> None:
     shutil.copytree(origem, comum.CONFIG_ALUNO)
     servidor = json.loads((origem / "jupyter_server_config.json").read_text(encoding="utf-8"))
     servidor["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.assignment_list"] = True
-    servidor["ServerApp"]["jpserver_extensions"]["jupyterlab_language_pack_pt_BR"] = True
     servidor["ServerApp"]["terminals_enabled"] = False
     (comum.CONFIG_ALUNO / "jupyter_server_config.json").write_text(json.dumps(servidor, indent=2), encoding="utf-8")
     pagina = json.loads((origem / "labconfig" / "page_config.json").read_text(encoding="utf-8"))

@@ -98,7 +98,9 @@ c.JupyterHub.load_roles = [
 ]
 
 PYTHON = str(comum.PYTHON)
-AMBIENTE_SERVICO = {**AMBIENTE_COMUM, "CURSO_HUB_ESTADO": str(comum.ESTADO), "CURSO_HUB_PORTA": str(comum.PORTA)}
+# os serviços veem o mesmo hub (estado, porta, prefixo, atividades) que este arquivo
+AMBIENTE_SERVICO = {**AMBIENTE_COMUM, **{k: v for k, v in os.environ.items() if k.startswith("CURSO_HUB_")}}
+AMBIENTE_SERVICO.update({"CURSO_HUB_ESTADO": str(comum.ESTADO), "CURSO_HUB_PORTA": str(comum.PORTA)})
 c.JupyterHub.services = [
     {
         # root: a caixa de areia com namespaces exige root (veja hub/ajudante_root.py)
