@@ -75,7 +75,9 @@ def _corrigir(caminho: str, slug: str) -> dict:
         "semente": res.semente,
         "avisos": list(_ZIGOTO.avisos),
         # os nomes dos equívocos identificados (a coluna "observações" do make grade), por item
-        "equivocos": {gid: sorted({t.equivoco for t in res.testes if t.item == gid and t.equivoco}) for gid in res.itens_max},
+        "equivocos": {
+            gid: sorted({t.equivoco for t in res.testes if t.item == gid and t.equivoco}) for gid in res.itens_max
+        },
     }
 
 

@@ -34,7 +34,10 @@ ULTIMAS: list[dict] = []
 @cache
 def impressao_da_atividade(slug: str) -> bytes:
     h = hashlib.sha256()
-    for arquivo in [comum.RAIZ / "source" / slug / f"{slug}.ipynb", *sorted((comum.RAIZ / "autograder" / "suites" / slug).rglob("*.py"))]:
+    for arquivo in [
+        comum.RAIZ / "source" / slug / f"{slug}.ipynb",
+        *sorted((comum.RAIZ / "autograder" / "suites" / slug).rglob("*.py")),
+    ]:
         h.update(arquivo.name.encode() + b"\0" + arquivo.read_bytes())
     return h.digest()
 

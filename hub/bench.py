@@ -147,7 +147,7 @@ def _esperar(nomes: dict[str, float], prazo: float) -> dict[str, float]:
 
 def _p95(valores: list[float]) -> float:
     ordenados = sorted(valores)
-    return ordenados[min(len(ordenados) - 1, int(round(0.95 * (len(ordenados) - 1))))]
+    return ordenados[min(len(ordenados) - 1, round(0.95 * (len(ordenados) - 1)))]
 
 
 def _linha(rotulo: str, latencias: list[float], meta: float) -> str:
@@ -187,11 +187,11 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
     atividades = ["01-atencao", "06-transformer-copia"]
     env = _ambiente(porta, atividades)
     os.environ.update({k: env[k] for k in env if k.startswith("CURSO_HUB_")})
-    from hub import comum
-
     # o submit roda num filho (fork) que vira o aluno: os módulos do nbgrader já vêm carregados
     import nbgrader.exchange.default.submit  # noqa: F401
     from nbgrader.auth import Authenticator  # noqa: F401
+
+    from hub import comum
 
     turma = ESTADO.parent / "hub-bench-turma.csv"
     ESTADO.parent.mkdir(parents=True, exist_ok=True)
@@ -200,7 +200,11 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
     subprocess.run([py, "-m", "hub.parar", "--apagar-estado"], env=env, cwd=RAIZ, capture_output=True)
     inicio = time.monotonic()
     proc = subprocess.run(
-        [py, "-m", "hub.iniciar", "--turma", str(turma), "--instrutor", "benchprof"], env=env, cwd=RAIZ, capture_output=True, text=True
+        [py, "-m", "hub.iniciar", "--turma", str(turma), "--instrutor", "benchprof"],
+        env=env,
+        cwd=RAIZ,
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0:
         print(proc.stdout[-2000:], proc.stderr[-2000:])
@@ -226,7 +230,9 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
         hub_pid = int(comum.PID_HUB.read_text())
         processos = [hub_pid, *_descendentes(hub_pid)]
         rss = sum(_rss_kb(p) for p in processos) / 1024
-        print(f"Memória do hub ocioso (RSS, {len(processos)} processos: hub, proxy, serviços, ajudante e zigotos): {rss:.0f} MiB")
+        print(
+            f"Memória do hub ocioso (RSS, {len(processos)} processos: hub, proxy, serviços, ajudante e zigotos): {rss:.0f} MiB"
+        )
         for p in processos:
             try:
                 cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:70]

@@ -31,7 +31,7 @@ import signal
 import sys
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hub import comum
@@ -222,7 +222,7 @@ class Corretor:
         total = time.monotonic() - inicio
         espera = time.time() - chegada
         como = "idêntica a uma já corrigida: nota reaproveitada" if reaproveitada else f"corrigida em {correcao:.2f} s"
-        chegou = datetime.fromtimestamp(chegada, timezone.utc).astimezone().strftime("%H:%M:%S")
+        chegou = datetime.fromtimestamp(chegada, UTC).astimezone().strftime("%H:%M:%S")
         registrar(
             f"{aluno} {atividade}: nota {nota:g}/{maximo:g} ({como}{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
             f" chegou às {chegou}, retorno liberado em {total:.2f} s de trabalho, {espera:.2f} s depois da entrega"

@@ -123,7 +123,23 @@ def garantir_usuario(registro: dict, usuario: str, nome: str, papel: str) -> Non
         if atual.pw_uid != uid:
             sys.exit(f"Erro: o usuário {usuario} já existe no sistema (uid {atual.pw_uid}) e não é do hub.")
     except KeyError:
-        rodar("useradd", "-K", "UID_MAX=64999", "-u", str(uid), "-g", grupo, "-M", "-d", str(home), "-s", "/bin/bash", "-c", nome, usuario)
+        rodar(
+            "useradd",
+            "-K",
+            "UID_MAX=64999",
+            "-u",
+            str(uid),
+            "-g",
+            grupo,
+            "-M",
+            "-d",
+            str(home),
+            "-s",
+            "/bin/bash",
+            "-c",
+            nome,
+            usuario,
+        )
     registro["usuarios"][usuario] = {"uid": uid, "papel": papel, "nome": nome}
 
 
@@ -153,7 +169,7 @@ def preparar_usuarios(turma: list[dict], instrutor: str) -> tuple[dict, dict[str
         garantir_usuario(registro, aluno["usuario"], aluno["nome"], "aluno")
     comum.USUARIOS.write_text(json.dumps(registro, ensure_ascii=False, indent=1), encoding="utf-8")
     os.chmod(comum.USUARIOS, 0o644)  # o jupyterhub_config.py e o serviço leem os papéis
-    pessoas = [{"usuario": instrutor}] + turma
+    pessoas = [{"usuario": instrutor}, *turma]
     senhas = senhas_da_turma(pessoas)
     entrada = "".join(f"{u}:{s}\n" for u, s in senhas.items())
     rodar("chpasswd", input=entrada, text=True)
@@ -263,7 +279,9 @@ def preparar_curso(instrutor: str) -> None:
     os.chmod(comum.CURSO / "nbgrader_config.py", 0o644)
     fonte = comum.RAIZ / "source"
     novos = []
-    for slug_dir in sorted(p for p in fonte.iterdir() if p.is_dir() and (not comum.ATIVIDADES or p.name in comum.ATIVIDADES)):
+    for slug_dir in sorted(
+        p for p in fonte.iterdir() if p.is_dir() and (not comum.ATIVIDADES or p.name in comum.ATIVIDADES)
+    ):
         destino = comum.CURSO / "source" / slug_dir.name
         arquivo = slug_dir / f"{slug_dir.name}.ipynb"
         if destino.exists() and (destino / arquivo.name).read_bytes() == arquivo.read_bytes():
@@ -272,10 +290,22 @@ def preparar_curso(instrutor: str) -> None:
         novos.append(slug_dir.name)
     rodar("chown", "-R", f"{instrutor}:{comum.GRUPO_EQUIPE}", str(comum.CURSO / "source"))
     rodar("chmod", "-R", "g+rwX,o-rwx", str(comum.CURSO / "source"))
-    env = {**os.environ, "HOME": str(comum.HOME / instrutor), "PATH": f"{comum.VENV / 'bin'}:/usr/bin:/bin:/usr/sbin:/sbin"}
+    env = {
+        **os.environ,
+        "HOME": str(comum.HOME / instrutor),
+        "PATH": f"{comum.VENV / 'bin'}:/usr/bin:/bin:/usr/sbin:/sbin",
+    }
     for slug in novos:
         proc = como(
-            instrutor, str(comum.PYTHON), "-m", "nbgrader", "generate_assignment", slug, "--force", cwd=comum.CURSO, env=env
+            instrutor,
+            str(comum.PYTHON),
+            "-m",
+            "nbgrader",
+            "generate_assignment",
+            slug,
+            "--force",
+            cwd=comum.CURSO,
+            env=env,
         )
         if proc.returncode != 0:
             sys.exit(f"Erro: nbgrader generate_assignment {slug} falhou:\n{proc.stdout}\n{proc.stderr}")
@@ -376,9 +406,7 @@ def subir_hub() -> int:
         print(f">> O JupyterHub já está no ar (pid {pid}); reaproveitado.")
         return pid
     log = open(comum.LOGS / "jupyterhub.log", "ab")
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "MAKE", "MFLAGS")) and k != "MAKELEVEL"
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "MAKE", "MFLAGS")) and k != "MAKELEVEL"}
     env.update(
         {
             "CURSO_HUB_ESTADO": str(comum.ESTADO),

@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from hub import comum  # noqa: E402
+from hub import comum
 
 c = get_config()  # noqa: F821
 
@@ -41,6 +41,10 @@ c.PAMAuthenticator.open_sessions = False  # sem sessão PAM/systemd-logind: o la
 c.Authenticator.allowed_users = professores | alunos
 c.Authenticator.admin_users = professores
 c.Authenticator.delete_invalid_users = True
+
+# Login da instituição (LTI 1.3 ou OAuth) no lugar do PAM: veja hub/autenticacao_lms.py
+if os.environ.get("CURSO_HUB_AUTENTICACAO"):
+    load_subconfig(str(comum.RAIZ / "hub" / "autenticacao_lms.py"))  # noqa: F821
 
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [str(comum.PYTHON), "-m", "jupyterhub.singleuser"]
@@ -76,7 +80,14 @@ def preparar_ambiente(spawner):
         env["JUPYTERLAB_SETTINGS_DIR"] = str(comum.HOME / nome / ".jupyter" / "lab" / "user-settings")
         spawner.notebook_dir = str(comum.CURSO)
         # o instrutor e o serviço dividem curso/: o que o instrutor cria fica gravável pelo grupo
-        spawner.cmd = ["/bin/sh", "-c", 'umask 0002 && exec "$0" "$@"', str(comum.PYTHON), "-m", "jupyterhub.singleuser"]
+        spawner.cmd = [
+            "/bin/sh",
+            "-c",
+            'umask 0002 && exec "$0" "$@"',
+            str(comum.PYTHON),
+            "-m",
+            "jupyterhub.singleuser",
+        ]
     elif papel == "aluno":
         env["JUPYTER_CONFIG_PATH"] = str(comum.CONFIG_ALUNO)
         env["JUPYTER_PATH"] = str(comum.DADOS_ALUNO)

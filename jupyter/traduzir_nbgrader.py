@@ -87,7 +87,7 @@ def traduzir_retorno(destino: Path) -> Path:
     faltando = sorted(set(tabela) - achados)
     if faltando:
         raise SystemExit(f"Erro: textos de {PO_RETORNO.name} que não aparecem no modelo do retorno: {faltando}")
-    modelo.write_text(novo.replace('<html>', '<html lang="pt-BR">', 1), encoding="utf-8")
+    modelo.write_text(novo.replace("<html>", '<html lang="pt-BR">', 1), encoding="utf-8")
     return alvo
 
 

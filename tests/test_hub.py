@@ -88,9 +88,7 @@ PY = str(Path(sys.executable))
 
 
 def _hub(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [PY, "-m", *args], cwd=RAIZ, env=AMBIENTE, capture_output=True, text=True, timeout=timeout
-    )
+    return subprocess.run([PY, "-m", *args], cwd=RAIZ, env=AMBIENTE, capture_output=True, text=True, timeout=timeout)
 
 
 def _como(usuario: str, *cmd: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -325,9 +323,18 @@ def test_turma_no_navegador(hub, navegador):
     r = ana.request.get(f"{BASE}/user/{BIA}/api/contents/{SLUG}", max_redirects=5)
     assert SLUG + ".ipynb" not in r.text()
     # (o cliente normaliza "..": o que sobra tem de ser recusado ou não ser um modelo de arquivo)
-    for caminho in (f"%2E%2E/{BIA}/{SLUG}", f"%2E%2E%2F{BIA}%2F{SLUG}", f"..%2F{BIA}", f"%2E%2E%2F%2E%2E%2Fcurso%2Fsubmitted%2F{BIA}"):
+    for caminho in (
+        f"%2E%2E/{BIA}/{SLUG}",
+        f"%2E%2E%2F{BIA}%2F{SLUG}",
+        f"..%2F{BIA}",
+        f"%2E%2E%2F%2E%2E%2Fcurso%2Fsubmitted%2F{BIA}",
+    ):
         r = ana.request.get(f"{BASE}/user/{ANA}/api/contents/{caminho}", headers=_xsrf(ana))
-        assert not (r.ok and '"content"' in r.text()) and f"{SLUG}.ipynb" not in r.text(), (caminho, r.status, r.text()[:300])
+        assert not (r.ok and '"content"' in r.text()) and f"{SLUG}.ipynb" not in r.text(), (
+            caminho,
+            r.status,
+            r.text()[:300],
+        )
     r = ana.request.get(f"{BASE}/hub/api/users/{BIA}", headers={"Referer": BASE + "/hub/"})
     assert r.status in (401, 403, 404), r.status
 
@@ -384,7 +391,12 @@ def test_aluno_nao_le_o_que_nao_e_dele(hub):
     assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr[-500:]
     assert _como(ANA, "ls", str(ESTADO / "troca" / "transformers" / "outbound")).returncode == 0
     # o soquete do ajudante (root) não aceita aluno
-    _sem_acesso(ANA, PY, "-c", f"import socket; s=socket.socket(socket.AF_UNIX); s.connect({str(ESTADO / 'run' / 'ajudante' / 'avaliador.sock')!r}); print('conectou')")
+    _sem_acesso(
+        ANA,
+        PY,
+        "-c",
+        f"import socket; s=socket.socket(socket.AF_UNIX); s.connect({str(ESTADO / 'run' / 'ajudante' / 'avaliador.sock')!r}); print('conectou')",
+    )
 
 
 def _entregar_pela_cli(usuario: str, notebook_texto: str) -> None:
@@ -439,7 +451,11 @@ def test_regras_do_servico_de_correcao(hub):
         gb.db.commit()
 
     # 5. o serviço cai; uma entrega chega; o hub o sobe de novo e ele corrige a que chegou
-    pid = int(subprocess.run(["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "hub.corretor"], capture_output=True, text=True).stdout.split()[0])
+    pid = int(
+        subprocess.run(
+            ["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "hub.corretor"], capture_output=True, text=True
+        ).stdout.split()[0]
+    )
     os.kill(pid, signal.SIGKILL)
     _entregar_pela_cli(CAIO, correta)
     ultima = _esperar_tratadas(antes + 4, prazo=120)[-1]
