@@ -389,7 +389,7 @@ def test_aluno_nao_le_o_que_nao_e_dele(hub):
     # o que o aluno precisa continua ao alcance: o Python do curso e o exchange de saída
     ok = _como(ANA, PY, "-c", "import nbgrader, torch, numpy; print('ok')")
     assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr[-500:]
-    assert _como(ANA, "ls", str(ESTADO / "troca" / "transformers" / "outbound")).returncode == 0
+    assert _como(ANA, "ls", str(ESTADO / "troca" / "transformers")).returncode == 0
     # o soquete do ajudante (root) não aceita aluno
     _sem_acesso(
         ANA,
@@ -397,6 +397,16 @@ def test_aluno_nao_le_o_que_nao_e_dele(hub):
         "-c",
         f"import socket; s=socket.socket(socket.AF_UNIX); s.connect({str(ESTADO / 'run' / 'ajudante' / 'avaliador.sock')!r}); print('conectou')",
     )
+
+
+def _com_comentario(notebook: Path, texto: str) -> str:
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for celula in nb["cells"]:
+        if celula["cell_type"] == "code" and celula.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            fonte = celula["source"] if isinstance(celula["source"], str) else "".join(celula["source"])
+            celula["source"] = f"# {texto}\n{fonte}"
+            break
+    return json.dumps(nb, ensure_ascii=False)
 
 
 def _entregar_pela_cli(usuario: str, notebook_texto: str) -> None:
@@ -419,7 +429,18 @@ def test_regras_do_servico_de_correcao(hub):
         r = _como(PROF, PY, "-m", "nbgrader", "release_assignment", SLUG, cwd=ESTADO / "curso")
         assert r.returncode == 0, r.stderr[-1500:]
     antes = len(_registro_corretor())
-    correta, com_erro = CORRETA.read_text(), COM_ERRO.read_text()
+    # um comentário a mais: código novo para o avaliador (a Bia já entregou o exemplo como está)
+    correta, com_erro = _com_comentario(CORRETA, "caio 1"), _com_comentario(COM_ERRO, "caio 2")
+    pasta = ESTADO.parent / "hub-teste-notebooks"
+    (pasta / "c").mkdir(parents=True, exist_ok=True)
+    (pasta / "e").mkdir(parents=True, exist_ok=True)
+    (pasta / "c" / f"{SLUG}.ipynb").write_text(correta, encoding="utf-8")
+    (pasta / "e" / f"{SLUG}.ipynb").write_text(com_erro, encoding="utf-8")
+    nota_correta, nota_com_erro = (
+        _nota_make_grade(pasta / "c" / f"{SLUG}.ipynb"),
+        _nota_make_grade(pasta / "e" / f"{SLUG}.ipynb"),
+    )
+    shutil.rmtree(pasta)
 
     # 1. quebrado: 0 com explicação em pt-BR; 2. mudado (correto): corrigido de novo
     _entregar_pela_cli(CAIO, '{"cells": [ isto não é JSON')
@@ -434,18 +455,18 @@ def test_regras_do_servico_de_correcao(hub):
 
     _entregar_pela_cli(CAIO, com_erro)
     ultima = _esperar_tratadas(antes + 2)[-1]
-    assert ultima["reaproveitada"] is False and ultima["nota"] == _nota_make_grade(COM_ERRO), ultima
+    assert ultima["reaproveitada"] is False and ultima["nota"] == nota_com_erro, ultima
     # 3. a mesma entrega de novo: nota reaproveitada, sem nova correção, retorno liberado
     _entregar_pela_cli(CAIO, com_erro)
     ultima = _esperar_tratadas(antes + 3)[-1]
-    assert ultima["reaproveitada"] is True and ultima["nota"] == _nota_make_grade(COM_ERRO), ultima
+    assert ultima["reaproveitada"] is True and ultima["nota"] == nota_com_erro, ultima
 
     # 4. a nota manual (resposta escrita) dada no gradebook fica num retorno gerado depois
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{ESTADO / 'curso' / 'gradebook.db'}") as gb:
         sub = gb.find_submission_notebook(SLUG, SLUG, CAIO)
-        manuais = [g for g in sub.grades if g.auto_score is None]
+        manuais = [g for g in sub.grades if g.cell.cell_type == "markdown"]
         assert manuais, "a atividade 01 tem respostas escritas corrigidas à mão"
         manuais[0].manual_score = 1.0
         gb.db.commit()
@@ -459,7 +480,7 @@ def test_regras_do_servico_de_correcao(hub):
     os.kill(pid, signal.SIGKILL)
     _entregar_pela_cli(CAIO, correta)
     ultima = _esperar_tratadas(antes + 4, prazo=120)[-1]
-    assert ultima["nota"] == _nota_make_grade(CORRETA) + 1.0, ultima  # 8 automáticos + 1 manual
+    assert ultima["nota"] == nota_correta + 1.0, ultima  # 8 automáticos + 1 manual
     log = (ESTADO / "logs" / "corretor.log").read_text()
     assert log.count("observando") >= 2, "o serviço deveria ter voltado"
     assert f"{CAIO} {SLUG}: nota" in log and " s depois da entrega" in log
