@@ -8,7 +8,8 @@ vira root: pede a nota a este processo.
 A interface é uma só: pelo soquete ``build/hub/run/ajudante/avaliador.sock`` (pasta 0750 e
 soquete 0660 do grupo da equipe; o dono do processo do outro lado é conferido por
 ``SO_PEERCRED``: root, o serviço de correção ou um instrutor), o cliente manda uma linha JSON
-``{"slug": "01-atencao", "notebook": "<o .ipynb em texto>"}`` e recebe uma linha JSON com
+``{"slug": "01-atencao", "aluno": "ana", "notebook": "<o .ipynb em texto>"}`` (o aluno decide a
+semente das entradas ocultas, como no ``make grade``) e recebe uma linha JSON com
 ``{"resultado": {...}}`` (o mesmo JSON de ``python -m autograder nota``: pontos, máximos,
 mensagens, erro, semente, avisos), ``{"recusado": "..."}`` quando a máquina não isola o código do
 aluno (a mesma recusa do ``make grade``, código 3) ou ``{"falha": "..."}``. Slug desconhecido,
@@ -17,7 +18,7 @@ cliente não escolhe caminho, semente, opção nem programa.
 
 Cada pedido é corrigido por um de dois trabalhadores (um por núcleo), cada um com o seu zigoto
 (vagas 40 e 41, uids 61040 e 61041 da caixa), como os trabalhadores de ``make grade``: mesma caixa,
-mesma semente (HMAC do segredo e do código), mesma nota.
+mesma semente (HMAC do segredo, da atividade e do aluno), mesma nota.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from autograder.lote import NOME_VALIDO
 from hub import comum
 
 LIMITE_PEDIDO = 8 * 1024 * 1024
@@ -62,11 +64,11 @@ def _iniciar_trabalhador(vagas, ocultar) -> None:
     multiprocessing.util.Finalize(None, _ZIGOTO.fechar, exitpriority=10)
 
 
-def _corrigir(caminho: str, slug: str) -> dict:
-    """O que ``python -m autograder nota`` imprime, com o zigoto deste trabalhador."""
+def _corrigir(caminho: str, slug: str, aluno: str) -> dict:
+    """O que ``python -m autograder nota --aluno A`` imprime, com o zigoto deste trabalhador."""
     from autograder.lote import Tarefa, avaliar_tarefa
 
-    res = avaliar_tarefa(Tarefa("aluno", slug, Path(caminho)), _ZIGOTO)
+    res = avaliar_tarefa(Tarefa(aluno, slug, Path(caminho)), _ZIGOTO)
     return {
         "pontos": res.pontos_por_item(),
         "maximos": res.itens_max,
@@ -139,8 +141,8 @@ class Ajudante:
                 return
             try:
                 pedido = json.loads(dados)
-                slug, notebook = pedido["slug"], pedido["notebook"]
-                if slug not in self.slugs or not isinstance(notebook, str):
+                slug, notebook, aluno = pedido["slug"], pedido["notebook"], pedido.get("aluno") or "aluno"
+                if slug not in self.slugs or not isinstance(notebook, str) or not NOME_VALIDO.match(str(aluno)):
                     raise ValueError(slug)
             except (ValueError, KeyError, TypeError):
                 self._responder(conexao, {"falha": "pedido inválido (slug desconhecido ou notebook ausente)"})
@@ -157,11 +159,11 @@ class Ajudante:
             caminho.write_text(notebook, encoding="utf-8")
             inicio = time.monotonic()
             try:
-                resultado = self.pool.submit(_corrigir, str(caminho), slug).result()
+                resultado = self.pool.submit(_corrigir, str(caminho), slug, aluno).result()
                 resposta = {"resultado": resultado}
                 total = sum(resultado["pontos"].values())
                 registrar(
-                    f"{slug}: {total:g}/{sum(resultado['maximos'].values()):g} em {time.monotonic() - inicio:.2f} s"
+                    f"{slug} de {aluno}: {total:g}/{sum(resultado['maximos'].values()):g} em {time.monotonic() - inicio:.2f} s"
                     f" (pedido de {pwd.getpwuid(uid).pw_name})"
                 )
             except Exception as exc:  # o trabalhador morreu: o serviço registra e dá 0 explicado

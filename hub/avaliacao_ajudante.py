@@ -7,9 +7,9 @@ próprio usuário, o notebook vai pelo soquete do ajudante (``hub/ajudante_root.
 mesmo avaliador como root, com a caixa de areia com namespaces e o segredo do ``make grade``.
 
 Nota guardada: o resultado fica em ``curso/.notas-avaliador/<hash>.json``, com o hash do notebook
-entregue (já saneado pelo nbgrader), da atividade (``source/`` e suíte) e nada mais. A mesma
+entregue (já saneado pelo nbgrader), do aluno e da atividade (``source/`` e suíte). A mesma
 entrega de novo (o aluno reenviou sem mudar nada) não é corrigida outra vez: a nota é a mesma
-por construção (a semente é função do segredo e do código). ``ULTIMAS`` diz ao serviço o que
+por construção (a semente é função do segredo, da atividade e do aluno). ``ULTIMAS`` diz ao serviço o que
 aconteceu em cada notebook (corrigido ou reaproveitado, e em quanto tempo).
 """
 
@@ -42,12 +42,12 @@ def impressao_da_atividade(slug: str) -> bytes:
     return h.digest()
 
 
-def pedir_nota(slug: str, texto: str, prazo: float = 3600) -> dict:
+def pedir_nota(slug: str, texto: str, prazo: float = 3600, aluno: str | None = None) -> dict:
     """Uma ida ao ajudante: devolve a resposta (``resultado``, ``recusado`` ou ``falha``)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(prazo)
         s.connect(str(comum.SOQUETE_AJUDANTE))
-        s.sendall(json.dumps({"slug": slug, "notebook": texto}).encode() + b"\n")
+        s.sendall(json.dumps({"slug": slug, "aluno": aluno, "notebook": texto}).encode() + b"\n")
         s.shutdown(socket.SHUT_WR)
         dados = b""
         while True:
@@ -71,13 +71,14 @@ def com_equivocos(resultado: dict) -> dict:
 class AvaliacaoPeloAjudante(AvaliacaoForaDoKernel):
     """``AvaliacaoForaDoKernel`` com a nota do ajudante de correção (root) e a nota guardada."""
 
-    def _avaliar(self, nb, slug: str) -> tuple[dict | None, str]:
-        resultado, erro = self._avaliar_sem_nomes(nb, slug)
+    def _avaliar(self, nb, slug: str, aluno: str | None = None) -> tuple[dict | None, str]:
+        resultado, erro = self._avaliar_sem_nomes(nb, slug, aluno)
         return (com_equivocos(resultado) if resultado is not None else None), erro
 
-    def _avaliar_sem_nomes(self, nb, slug: str) -> tuple[dict | None, str]:
+    def _avaliar_sem_nomes(self, nb, slug: str, aluno: str | None) -> tuple[dict | None, str]:
         texto = nbformat.writes(nb)
-        chave = hashlib.sha256(impressao_da_atividade(slug) + texto.encode()).hexdigest()
+        # a semente vem do aluno e da atividade: a nota guardada vale para o mesmo aluno
+        chave = hashlib.sha256(impressao_da_atividade(slug) + f"\0{aluno}\0".encode() + texto.encode()).hexdigest()
         guardada = GUARDADAS / f"{chave}.json"
         inicio = time.monotonic()
         try:
@@ -88,7 +89,7 @@ class AvaliacaoPeloAjudante(AvaliacaoForaDoKernel):
         except (OSError, ValueError):
             pass
         try:
-            resposta = pedir_nota(slug, texto, self.prazo)
+            resposta = pedir_nota(slug, texto, self.prazo, aluno)
         except (OSError, ValueError) as exc:
             self.log.error("O ajudante de correção não respondeu: %s", exc)
             return None, "o serviço de correção não alcançou o avaliador; avise o instrutor"

@@ -129,10 +129,10 @@ def _esperar_tratadas(n: int, prazo: float = 90) -> list[dict]:
     raise AssertionError(f"o serviço tratou {len(_registro_corretor())} de {n} entregas em {prazo:.0f} s:\n{log}")
 
 
-def _nota_make_grade(notebook: Path) -> float:
-    """A nota do ``make grade`` (o mesmo avaliador, pela CLI) para o notebook."""
+def _nota_make_grade(notebook: Path, aluno: str) -> float:
+    """A nota do ``make grade`` (o mesmo avaliador, pela CLI) para o notebook do aluno."""
     proc = subprocess.run(
-        [PY, "-m", "autograder", "avaliar", str(notebook), "--slug", SLUG, "--json"],
+        [PY, "-m", "autograder", "avaliar", str(notebook), "--slug", SLUG, "--aluno", aluno, "--json"],
         cwd=RAIZ,
         capture_output=True,
         text=True,
@@ -308,7 +308,7 @@ def test_turma_no_navegador(hub, navegador):
 
     texto_ana = _retorno(pagina_ana, ana, ANA, "ana")
     texto_bia = _retorno(pagina_bia, bia, BIA, "bia")
-    nota_ana, nota_bia = _nota_make_grade(CORRETA), _nota_make_grade(COM_ERRO)
+    nota_ana, nota_bia = _nota_make_grade(CORRETA, ANA), _nota_make_grade(COM_ERRO, BIA)
     assert f"{SLUG} (Nota: {nota_ana:.1f} / 10.0)" in texto_ana, texto_ana[:800]
     assert f"{SLUG} (Nota: {nota_bia:.1f} / 10.0)" in texto_bia, texto_bia[:800]
     assert nota_bia < nota_ana
@@ -365,7 +365,7 @@ def test_aluno_nao_le_o_que_nao_e_dele(hub):
         capture_output=True,
         text=True,
     ).stdout.strip()
-    (RAIZ / ".segredo_avaliador").exists() or _nota_make_grade(CORRETA)  # o segredo existe
+    (RAIZ / ".segredo_avaliador").exists() or _nota_make_grade(CORRETA, ANA)  # o segredo existe
     for cmd in (
         ("cat", str(RAIZ / "source" / SLUG / f"{SLUG}.ipynb")),
         ("ls", str(RAIZ / "source")),
@@ -437,8 +437,8 @@ def test_regras_do_servico_de_correcao(hub):
     (pasta / "c" / f"{SLUG}.ipynb").write_text(correta, encoding="utf-8")
     (pasta / "e" / f"{SLUG}.ipynb").write_text(com_erro, encoding="utf-8")
     nota_correta, nota_com_erro = (
-        _nota_make_grade(pasta / "c" / f"{SLUG}.ipynb"),
-        _nota_make_grade(pasta / "e" / f"{SLUG}.ipynb"),
+        _nota_make_grade(pasta / "c" / f"{SLUG}.ipynb", CAIO),
+        _nota_make_grade(pasta / "e" / f"{SLUG}.ipynb", CAIO),
     )
     shutil.rmtree(pasta)
 
