@@ -242,17 +242,23 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
 
         resultados = []
         for slug, n, meta in (("01-atencao", leves, 5.0), ("06-transformer-copia", pesadas, 10.0)):
-            latencias = []
+            latencias, notas = [], []
             for i in range(n):
                 aluno = alunos[i % len(alunos)]
                 nome, t0 = _entregar(aluno, slug, _variante(slug, 1000 + i))
                 vistas = _esperar({nome: t0}, prazo=300)
-                if nome not in vistas:
-                    print(f"  {slug}: a entrega {i} não voltou em 300 s")
+                tratada = _tratadas().get(nome, {})
+                if nome not in vistas or tratada.get("situacao") != "corrigida":
+                    print(f"  {slug}: a entrega {i} não voltou corrigida: {tratada or 'sem resposta em 300 s'}")
                     continue
                 latencias.append(vistas[nome] - t0)
+                notas.append(f"{tratada['nota']:g}/{tratada['maximo']:g}")
+            if not latencias:
+                print(f"{slug}: nenhuma entrega voltou corrigida")
+                return 1
             resultados.append(_linha(f"{slug}, uma entrega por vez", latencias, meta))
             print(resultados[-1])
+            print(f"    notas (conferem com os exemplos de autograder/exemplos): {' '.join(notas)}")
 
         print(f"Rajada: {rajada} entregas da 01 ({rajada} alunos) em {janela:g} s ...")
         nomes: dict[str, float] = {}
@@ -266,7 +272,8 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
         t_fim_envio = time.time()
         vistas = _esperar(nomes, prazo=900)
         perdidas = len(nomes) - len(vistas)
-        corrigidas = sum(1 for n in vistas if _tratadas()[n]["situacao"] == "corrigida")
+        tratadas = _tratadas()
+        corrigidas = sum(1 for n in vistas if tratadas[n]["situacao"] == "corrigida")
         ultimo = max(vistas.values()) if vistas else float("nan")
         lat = [vistas[n] - nomes[n] for n in vistas]
         print(
@@ -279,7 +286,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
             print("  " + linha)
         print(f"  rajada de {rajada} em {janela:g} s: último retorno em {ultimo - t_inicio:.1f} s, perdidas {perdidas}")
         print(f"  hub ocioso: {rss:.0f} MiB (RSS somado)")
-        return 0 if perdidas == 0 else 1
+        return 0 if perdidas == 0 and corrigidas == len(nomes) else 1
     finally:
         subprocess.run([py, "-m", "hub.parar", "--apagar-estado"], env=env, cwd=RAIZ, capture_output=True)
         turma.unlink(missing_ok=True)
