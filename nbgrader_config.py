@@ -15,8 +15,18 @@ for _RAIZ in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sys.pr
             sys.path.insert(0, _RAIZ)
         break
 
+# O nbgrader cria e migra o gradebook.db chamando o executável `alembic` pelo PATH. Rodado como
+# `.venv/bin/nbgrader` (sem ativar o .venv), a pasta bin do .venv não está no PATH e o primeiro
+# `generate_assignment` falhava no meio, deixando um gradebook.db sem a tabela alembic_version.
+_BIN = os.path.dirname(sys.executable)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
+
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "transformers"
+
+# `nbgrader export` grava as notas em build/ (ignorado pelo git), nunca na raiz do repositório.
+c.CsvExportPlugin.to = os.path.join(c.CourseDirectory.root, "build", "grades.csv")
 
 # Stubs em pt-BR no lugar das soluções.
 c.ClearSolutions.code_stub = {

@@ -1190,6 +1190,9 @@ def tabela_dos_modos(relatorios: dict[str, Relatorio]) -> list[str]:
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.adversarial", description="Corpus adversarial do avaliador.")
     p.add_argument("--casos", nargs="*", help="roda só os casos cujo nome contém um destes trechos (e os controles)")
     p.add_argument("--manter", type=Path, help="guarda submissões e relatórios nesta pasta")
