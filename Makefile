@@ -30,7 +30,7 @@ ajuda: ## Lista os alvos
 
 # A primeira preparação mostra o que instala (uma linha por pacote baixado ou instalado) e termina
 # numa linha de resultado; o log inteiro do pip fica em $(VENV)/instalacao.log.
-$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/completar_traducao.py $(wildcard jupyter/traducao/*.po)
+$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/completar_traducao.py $(wildcard jupyter/traducao/*.po) $(wildcard jupyter/traducao/*/*.po)
 	@test -n "$(PYTHON_BASE)" || { echo "Erro: nenhum python3.11 encontrado." >&2; exit 1; }
 	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE): $$(grep -cE '^[A-Za-z]' requirements.txt) pacotes fixados em requirements.txt"
 	@echo "   (PyTorch de CPU, NumPy, JupyterLab, nbgrader, pytest...) e as dependências de constraints.txt."

@@ -14,6 +14,7 @@ for _RAIZ in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sys.pr
         if _RAIZ not in sys.path:
             sys.path.insert(0, _RAIZ)
         break
+_REPOSITORIO = _RAIZ  # onde moram autograder/ e jupyter/retorno/ (o modelo do retorno)
 
 # O nbgrader cria e migra o gradebook.db chamando o executável `alembic` pelo PATH. Rodado como
 # `.venv/bin/nbgrader` (sem ativar o .venv), a pasta bin do .venv não está no PATH e o primeiro
@@ -88,6 +89,6 @@ c.GenerateFeedback.preprocessors = [
 import nbgrader as _nbgrader  # noqa: E402
 
 c.HTMLExporter.extra_template_basedirs = [
-    os.path.join(c.CourseDirectory.root, "jupyter", "retorno"),
+    os.path.join(_REPOSITORIO, "jupyter", "retorno"),
     os.path.join(os.path.dirname(_nbgrader.__file__), "server_extensions", "formgrader", "templates"),
 ]

@@ -34,7 +34,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 from nbgrader.utils import is_locked
-from traitlets import List
+from traitlets import Bool, List
 
 
 class OverwriteCellsComOcultos(OverwriteCells):
@@ -75,6 +75,8 @@ class MathJaxLocal(Preprocessor):
     """No ``generate_feedback``: copia o MathJax do pacote fixado ``jupyter-server-mathjax`` para
     ``<curso>/feedback/mathjax/`` (uma vez), de onde o modelo do retorno o carrega com um caminho
     relativo (``../../mathjax/MathJax.js``): as fórmulas aparecem sem rede."""
+
+    enabled = Bool(True).tag(config=True)  # um Preprocessor do nbconvert vem desligado
 
     def preprocess(self, nb, resources):
         import jupyter_server_mathjax

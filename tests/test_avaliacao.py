@@ -83,9 +83,20 @@ def test_lote_imprime_tabela_e_grava_notas_csv(lote_exemplos):
         linhas = list(csv.DictReader(f))
     alunos = {aluno for slug in slugs() for aluno in exemplos(slug)}
     assert {linha["aluno"] for linha in linhas} == alunos
+    entregues = {(aluno, slug) for slug in slugs() for aluno in exemplos(slug)}
     for linha in linhas:
-        itens = [float(v) for k, v in linha.items() if k not in ("aluno", "total")]
+        # célula vazia = a aula não foi entregue; 0 é de quem entregou e não pontuou
+        for k, v in linha.items():
+            if k in ("aluno", "total"):
+                continue
+            assert (v == "") == ((linha["aluno"], k.split("/")[0]) not in entregues), (linha["aluno"], k, v)
+        itens = [float(v) for k, v in linha.items() if k not in ("aluno", "total") and v != ""]
         assert float(linha["total"]) == pytest.approx(sum(itens))
+    assert "fabio-nao-fez" in {linha["aluno"] for linha in linhas}  # entregou sem fazer: 0, não vazio
+    fabio = next(linha for linha in linhas if linha["aluno"] == "fabio-nao-fez")
+    assert fabio["01-atencao/teste_softmax"] == "0"
+    largura = max(len(linha) for linha in stdout.splitlines())
+    assert largura <= 100, f"a tabela do terminal tem {largura} colunas"
 
 
 def test_mensagens_em_portugues_nomeiam_o_equivoco(lote_exemplos):
