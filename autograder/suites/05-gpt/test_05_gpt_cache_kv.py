@@ -26,6 +26,7 @@ from autograder.suite import (
     Reprovado,
     comparar,
     item,
+    propriedade,
     verificar,
 )
 
@@ -384,6 +385,7 @@ def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@propriedade("test_cache_gerar_igual_ao_guloso")
 def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
     """cache KV, geração: depois do prompt, cada passo processa exatamente uma posição nova (espião)"""
     n, n_novos = int(rng.integers(2, 5)), 6
