@@ -478,3 +478,49 @@ def test_treino_divergiu():
     assert not treino_divergiu([2.0] * 10 + [1.0] * 20)
     assert not treino_divergiu([1.0, 5.0])  # poucos passos: sem tendência para julgar
     assert not treino_divergiu([])
+
+
+def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):
+    """O que o README documenta: arquivo inexistente (código 2), vazio, JSON inválido e notebook de
+    outra aula (código 1, nota 0 e o motivo em pt-BR); no lote, os mesmos casos ficam com o motivo
+    na tabela e o resto é corrigido (código 0). A ajuda do argparse sai em pt-BR."""
+
+    def avaliar_cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=RAIZ, timeout=300
+        )
+
+    proc = avaliar_cli("avaliar", str(tmp_path / "nao" / "01-atencao.ipynb"))
+    assert proc.returncode == 2 and "não existe" in proc.stderr and "Traceback" not in proc.stderr
+    lote = tmp_path / "lote"
+    casos = {"vazio": b"", "json": b'{"cells": [', "outra": None, "ana": None}
+    for aluno, conteudo in casos.items():
+        destino = lote / aluno / "01-atencao" / "01-atencao.ipynb"
+        destino.parent.mkdir(parents=True)
+        if aluno == "outra":
+            shutil.copy(RAIZ / "release" / "02-atencao-multicabeca" / "02-atencao-multicabeca.ipynb", destino)
+        elif aluno == "ana":
+            shutil.copy(RAIZ / "autograder" / "exemplos" / "ana-correta" / "01-atencao" / "01-atencao.ipynb", destino)
+        else:
+            destino.write_bytes(conteudo)
+    esperado = {
+        "vazio": "o arquivo está vazio",
+        "json": "não é JSON válido",
+        "outra": "parece ser o notebook da aula 02 (02-atencao-multicabeca)",
+    }
+    for aluno, motivo in esperado.items():
+        proc = avaliar_cli("avaliar", str(lote / aluno / "01-atencao" / "01-atencao.ipynb"))
+        assert proc.returncode == 1, (aluno, proc.stdout[-1000:], proc.stderr[-1000:])
+        assert motivo in proc.stdout and motivo in proc.stderr, (aluno, proc.stdout[-1000:])
+    proc = avaliar_cli("lote", str(lote), "--saida", str(tmp_path / "saida"), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    tabela = {
+        linha.split()[0]: linha for linha in proc.stdout.splitlines() if linha.split()[:1] and linha.split()[0] in casos
+    }
+    assert "8/8" in tabela["ana"]
+    assert "parece ser o notebook da aula 02" in tabela["outra"] and "0/8" in tabela["outra"]
+    assert "notebook ilegível: o arquivo está vazio" in tabela["vazio"]
+    assert "notebook ilegível: o arquivo não é JSON válido" in tabela["json"]
+    assert "3 notebooks não puderam ser avaliados" in proc.stdout
+    ajuda = avaliar_cli("avaliar", "--help").stdout
+    assert ajuda.startswith("uso:") and "opções:" in ajuda and "mostra esta ajuda e sai" in ajuda
