@@ -60,12 +60,10 @@ def cmd_lote(args) -> int:
     csv = gravar_notas_csv(resultados, saida / "notas.csv", itens)
     print(tabela(resultados))
     segundos = f"{time.monotonic() - inicio:.1f}".replace(".", ",")
-    print(
-        f"\n{plural(len(resultados), 'submissão', 'submissões')} em {segundos} s. Relatórios em {saida}; notas em {csv}."
-    )
-    print(
-        "Pontos por item: <aluno>/<atividade>/results.json e `make relatorio`; no notas.csv, célula vazia = não entregue."
-    )
+    print(f"\n{plural(len(resultados), 'submissão', 'submissões')} em {segundos} s.")
+    print(f"Relatórios: {saida}")
+    print(f"Notas: {csv} (célula vazia = aula não entregue)")
+    print("Pontos por item: <aluno>/<atividade>/results.json de cada submissão e make relatorio.")
     ruins = [r for r in resultados if r.erro]
     if ruins:
         print(

@@ -95,7 +95,8 @@ def test_lote_imprime_tabela_e_grava_notas_csv(lote_exemplos):
     assert "fabio-nao-fez" in {linha["aluno"] for linha in linhas}  # entregou sem fazer: 0, não vazio
     fabio = next(linha for linha in linhas if linha["aluno"] == "fabio-nao-fez")
     assert fabio["01-atencao/teste_softmax"] == "0"
-    largura = max(len(linha) for linha in stdout.splitlines())
+    tabela = stdout[stdout.index("aluno ") :].split("\n\n")[0]
+    largura = max(len(linha) for linha in tabela.splitlines())
     assert largura <= 100, f"a tabela do terminal tem {largura} colunas"
 
 
