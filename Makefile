@@ -127,8 +127,10 @@ lab: $(CARIMBO) ## Abre o JupyterLab do aluno (pt-BR, só "Validar", sem ferrame
 lab-instrutor: $(CARIMBO) ## Abre o JupyterLab do instrutor na raiz do curso: formgrader (menu Nbgrader) com o gradebook.db deste repositório
 	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
 
-limpar: ## Apaga saídas geradas (não apaga o .venv)
-	rm -rf build submitted autograded feedback gradebook.db .pytest_cache
+limpar: ## Apaga saídas geradas (não apaga o .venv nem o trabalho do aluno em build/lab-aluno/)
+	@if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name lab-aluno -exec rm -rf {} +; fi
+	rm -rf submitted autograded feedback gradebook.db .pytest_cache
+	@if [ -d build/lab-aluno ]; then echo "O trabalho do make lab ficou em build/lab-aluno/ (apague-o à mão para recomeçar do zero)."; fi
 
 travar: $(CARIMBO) ## Regrava constraints.txt com as versões instaladas
 	@{ echo "# Versões transitivas fixadas (gerado com pip freeze; regenere com 'make travar')."; \
