@@ -26,9 +26,10 @@ if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "transformers"
 
-# `nbgrader export` grava as notas em build/ (ignorado pelo git), nunca na raiz do repositório.
+# `nbgrader export` grava as notas em build/ (ignorado pelo git), nunca na raiz do repositório
+# (na seção ExportPlugin, a mesma do `--to` da linha de comando, que continua valendo).
 os.makedirs(os.path.join(c.CourseDirectory.root, "build"), exist_ok=True)
-c.CsvExportPlugin.to = os.path.join(c.CourseDirectory.root, "build", "grades.csv")
+c.ExportPlugin.to = os.path.join(c.CourseDirectory.root, "build", "grades.csv")
 
 # Stubs em pt-BR no lugar das soluções.
 c.ClearSolutions.code_stub = {
