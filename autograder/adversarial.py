@@ -74,7 +74,15 @@ UID_CAIXA = 61000  # uid da vaga 0 (ver caixa/cliente.py); as vagas usam 61000 +
 VAGAS = 64
 JOBS_MODOS = os.environ.get("ADVERSARIAL_JOBS", "1")  # nos modos: um zigoto por lote (abrir outro custa mais)
 CODIGO_RECUSA = 3  # código de saída do avaliador quando recusa avaliar (isolamento insuficiente)
-GLOBAIS = ["lote-terminou", "nada-fora-da-saida", "sem-processos-restantes", "rede-intocada", "sentinela-viva"]
+GLOBAIS = [
+    "lote-terminou",
+    "nada-fora-da-saida",
+    "sem-processos-restantes",
+    "nada-no-tmp",
+    "nada-no-ipc",
+    "rede-intocada",
+    "sentinela-viva",
+]
 MARCADOR_VAZOU = "VAZOU"
 
 # Tipos de falha (a tabela dos modos agrupa por eles).
@@ -129,6 +137,7 @@ class Contexto:
     segredo: str  # AVALIADOR_SEGREDO do lote: não pode vazar
     porta: int  # TCP em 127.0.0.1 no hospedeiro: ninguém da caixa pode conectar
     unix: str  # soquete unix abstrato no hospedeiro: idem
+    unix_caminho: str = ""  # soquete unix com caminho (0777) no hospedeiro: idem
     raiz: Path = RAIZ  # o repositório que o lote usa (um clone em /tmp no modo sem root)
     isolado: bool = False  # namespaces de montagem e rede
     pid_ns: bool = False  # namespace de PID próprio e usuário sem privilégios
@@ -159,6 +168,7 @@ class Caso:
     aviso_lote: str | None = None  # trecho esperado na saída do lote
     verificar: tuple[str, ...] = ()  # verificações extras (VERIFICACOES)
     sem_arquivo: str | None = None  # este caminho (relativo à pasta do corpus) não pode existir
+    proibidos: tuple[str, ...] = ()  # expressões regulares que o relatório não pode conter (vazamento)
     linha_csv: str | None = None  # este aluno tem de aparecer exatamente assim no notas.csv
 
     @property
@@ -244,6 +254,7 @@ _CAMPOS_ESPERA = {
     "aviso_lote",
     "verificar",
     "sem_arquivo",
+    "proibidos",
     "linha_csv",
 }
 
@@ -314,6 +325,7 @@ def carregar_casos(pasta: Path = PASTA_ATAQUES) -> list[Caso]:
                     aviso_lote=espera.get("aviso_lote"),
                     verificar=tuple(espera.get("verificar", ())),
                     sem_arquivo=espera.get("sem_arquivo"),
+                    proibidos=tuple(espera.get("proibidos", ())),
                     linha_csv=espera.get("linha_csv"),
                 )
             )
@@ -340,6 +352,7 @@ def _cabecalho(ctx: Contexto) -> str:
         "marca": ctx.marca,
         "porta": ctx.porta,
         "unix": ctx.unix,
+        "unix_caminho": ctx.unix_caminho,
         "apoio": str(ctx.apoio),
     }
     return f"_ADV = {valores!r}\n"
@@ -486,6 +499,10 @@ def _conferir_caso(
         if proibido in texto:
             linha = next((x for x in texto.splitlines() if proibido in x), "")[:200]
             r.falhar(tipo, f"vazamento ou nota forjada no relatório: {linha}")
+    for padrao in caso.proibidos:
+        achado = re.search(padrao, texto)
+        if achado:
+            r.falhar(VAZAMENTO, f"o relatório contém {achado.group(0)[:80]!r} (proibido: {padrao!r})")
     for trecho in caso.mensagens:
         opcoes = (trecho,) if isinstance(trecho, str) else trecho
         if not any(o in texto for o in opcoes):
@@ -539,6 +556,78 @@ def _resumir_processos(restantes: list) -> list[str]:
         f"{'…' if len(pids) > 4 else ''}, {cmd!r}"
         for (uid, cmd), pids in grupos.items()
     ]
+
+
+def _pastas_de_caixa() -> dict[str, tuple[int, int]]:
+    """Pastas de trabalho de caixas em /tmp (``caixa/disco.py``): caminho -> (dispositivo, inode).
+
+    Só as do formato com trava: as do formato antigo (sem dono conhecido) podem ser de outro
+    avaliador, de outra versão, rodando ao mesmo tempo nesta máquina."""
+    from autograder.caixa import disco
+
+    base = tempfile.gettempdir()
+    achadas = {}
+    with contextlib.suppress(OSError):
+        for nome in os.listdir(base):
+            if nome.startswith((disco.PREFIXO, disco.PREFIXO_NOVA)):
+                with contextlib.suppress(OSError):
+                    st = os.lstat(os.path.join(base, nome))
+                    achadas[os.path.join(base, nome)] = (st.st_dev, st.st_ino)
+    return achadas
+
+
+def _restos_em_tmp(antes: dict[str, tuple[int, int]]) -> list[str]:
+    """Pastas de caixa que apareceram em /tmp durante o lote e continuam lá com o dono morto
+    (a trava livre: pastas de outros avaliadores vivos, rodando ao mesmo tempo, não contam)."""
+    from autograder.caixa import disco
+
+    restos = []
+    for caminho, ident in _pastas_de_caixa().items():
+        if antes.get(caminho) == ident or disco.dono_vivo(caminho):
+            continue
+        uso = disco.medir(caminho, 1 << 62, 1 << 30, 1 << 30)
+        restos.append(f"{caminho} ficou em /tmp depois do lote ({uso.bytes / 2**20:.1f} MiB, {uso.entradas} entradas)")
+    return restos
+
+
+def _objetos_ipc(uids: set[int] | None = None) -> set[str]:
+    """Objetos do IPC System V (de ``/proc/sysvipc``): ``"shm 1234 uid 61000 3221225472 bytes"``;
+    com ``uids``, só os desses donos."""
+    objetos = set()
+    for tipo in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{tipo}") as f:
+                linhas = f.read().splitlines()
+        except OSError:
+            continue
+        if not linhas:
+            continue
+        cab = linhas[0].split()
+        for linha in linhas[1:]:
+            campos = dict(zip(cab, linha.split(), strict=False))
+            with contextlib.suppress(KeyError, ValueError):
+                uid = int(campos["uid"])
+                if uids is not None and uid not in uids:
+                    continue
+                ident = campos.get("shmid") or campos.get("semid") or campos.get("msqid")
+                extra = f", {campos['size']} bytes" if "size" in campos else ""
+                objetos.add(f"{tipo} {ident} (chave {campos['key']}, uid {uid}{extra})")
+    return objetos
+
+
+def _filas_posix() -> list[str]:
+    """Filas de mensagens POSIX do namespace de IPC atual (monta um mqueue só para listar)."""
+    ponto = tempfile.mkdtemp(prefix="adversarial-mqueue-")
+    try:
+        if subprocess.run(["mount", "-t", "mqueue", "mqueue", ponto], capture_output=True).returncode != 0:
+            return []
+        try:
+            return [f"fila POSIX /{n}" for n in os.listdir(ponto)]
+        finally:
+            subprocess.run(["umount", ponto], capture_output=True)
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(ponto)
 
 
 def _procurar_marca(ctx: Contexto) -> list[str]:
@@ -656,6 +745,7 @@ def _envelope(config_arq: str) -> int:
         start_new_session=True,
         cwd="/",
     )
+    tmp_antes = _pastas_de_caixa()
     t0 = time.monotonic()
     terminou = True
     with open(cfg["log"], "wb") as log:
@@ -693,6 +783,9 @@ def _envelope(config_arq: str) -> int:
     if viva:
         sentinela.kill()
     sentinela.wait()
+    # O envelope tem namespace de IPC próprio (vazio no início): tudo o que houver é resto do lote.
+    ipc = sorted(_objetos_ipc()) + _filas_posix()
+    tmp = _restos_em_tmp(tmp_antes)
     Path(cfg["resultado"]).write_text(
         json.dumps(
             {
@@ -702,6 +795,8 @@ def _envelope(config_arq: str) -> int:
                 "restantes": restantes,
                 "sentinela_viva": viva,
                 "sentinela_codigo": sentinela.returncode,
+                "ipc_restos": ipc,
+                "tmp_restos": tmp,
             }
         ),
         encoding="utf-8",
@@ -725,6 +820,7 @@ def _rodar_lote(
     raiz_tmp.chmod(0o755)  # legível por todos, como uma pasta comum: quem protege é a caixa, não a permissão
     servidor_tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     servidor_unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    servidor_caminho = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sentinela = proc = None
     usuario = modo.usuario if modo else None
     try:
@@ -748,6 +844,13 @@ def _rodar_lote(
         )
         for p in (ctx.submissoes, ctx.cwd, ctx.apoio):
             p.mkdir()
+        # soquete unix com caminho, aberto a todos (0777): o Landlock não cobre connect, a caixa
+        # não pode nem criar o soquete para conectar
+        ctx.unix_caminho = str(ctx.apoio / "hospedeiro.sock")
+        servidor_caminho.bind(ctx.unix_caminho)
+        os.chmod(ctx.unix_caminho, 0o777)
+        servidor_caminho.listen(8)
+        servidor_caminho.setblocking(False)
         if modo is None:
             _sondar_isolamento(ctx)
             rel.isolamento = (
@@ -801,6 +904,9 @@ def _rodar_lote(
                 r.falhar(OUTRA, f"erro ao montar o caso: {type(exc).__name__}: {exc}")
                 rel.casos[caso.nome] = r
         antes_submissoes = _listar(ctx.submissoes)
+        tmp_antes = _pastas_de_caixa()
+        uids_caixa = set(range(UID_CAIXA, UID_CAIXA + VAGAS)) | ({os.getuid()} if os.getuid() else set())
+        ipc_antes = _objetos_ipc(uids_caixa)
         log = ctx.apoio / "saida-do-lote.txt"
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("AVALIADOR_", "ACEITAR_ISOLAMENTO"))},
@@ -858,6 +964,7 @@ def _rodar_lote(
                     "--fork",
                     "--mount-proc",
                     "--kill-child",
+                    "--ipc",
                     sys.executable,
                     "-m",
                     "autograder.adversarial",
@@ -973,7 +1080,21 @@ def _rodar_lote(
         if restantes:
             tipos["sem-processos-restantes"].add(DISPONIBILIDADE)
         rede = []
-        for nome, srv in (("TCP 127.0.0.1", servidor_tcp), ("unix abstrato", servidor_unix)):
+        if modo is None:
+            tmp_restos = _restos_em_tmp(tmp_antes)
+            ipc_restos = sorted(_objetos_ipc(uids_caixa) - ipc_antes)
+        else:
+            tmp_restos, ipc_restos = envelope.get("tmp_restos", []), envelope.get("ipc_restos", [])
+        g["nada-no-tmp"] = tmp_restos
+        g["nada-no-ipc"] = [f"sobrou no IPC depois do lote: {x}" for x in ipc_restos]
+        for nome in ("nada-no-tmp", "nada-no-ipc"):
+            if g[nome]:
+                tipos[nome].add(DISPONIBILIDADE)
+        for nome, srv in (
+            ("TCP 127.0.0.1", servidor_tcp),
+            ("unix abstrato", servidor_unix),
+            ("unix com caminho", servidor_caminho),
+        ):
             try:
                 conexao, _ = srv.accept()
                 conexao.close()
@@ -1008,6 +1129,7 @@ def _rodar_lote(
             sentinela.wait()
         servidor_tcp.close()
         servidor_unix.close()
+        servidor_caminho.close()
         if manter is not None:
             manter = Path(manter)
             if manter.exists():
@@ -1117,9 +1239,13 @@ def rodar_modos(
     saida=print,
     aceitar_parcial: bool = False,
     base: str | None = None,
+    filtro: list[str] | None = None,
 ) -> dict[str, Relatorio]:
-    """O subconjunto (ou o corpus inteiro) em cada modo; devolve um relatório por modo."""
-    casos = corpus() if completo else subconjunto()
+    """O subconjunto (ou o corpus inteiro) em cada modo; devolve um relatório por modo. Com
+    ``filtro``, só os casos do corpus inteiro cujo nome contém um dos trechos (e os controles)."""
+    casos = corpus() if completo or filtro else subconjunto()
+    if filtro:
+        casos = [c for c in casos if c.controle or any(f in c.nome for f in filtro)]
     relatorios = {}
     if not pode_simular_modos():
         saida(
@@ -1194,7 +1320,11 @@ def main(argv=None) -> int:
 
     argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.adversarial", description="Corpus adversarial do avaliador.")
-    p.add_argument("--casos", nargs="*", help="roda só os casos cujo nome contém um destes trechos (e os controles)")
+    p.add_argument(
+        "--casos",
+        nargs="*",
+        help="roda só os casos cujo nome contém um destes trechos (e os controles); com --modos, em cada modo",
+    )
     p.add_argument("--manter", type=Path, help="guarda submissões e relatórios nesta pasta")
     p.add_argument("--listar", action="store_true", help="lista os casos e sai")
     p.add_argument("--base", help="pasta onde criar a pasta temporária do corpus (padrão: $ADVERSARIAL_BASE ou /tmp)")
@@ -1222,7 +1352,9 @@ def main(argv=None) -> int:
         print("(* = subconjunto representativo)")
         return 0
     if args.modos is not None:
-        rels = rodar_modos(args.modos or None, args.completo, aceitar_parcial=args.aceitar_parcial, base=args.base)
+        rels = rodar_modos(
+            args.modos or None, args.completo, aceitar_parcial=args.aceitar_parcial, base=args.base, filtro=args.casos
+        )
         ruins = [
             n
             for n, r in rels.items()

@@ -27,7 +27,9 @@ LIMITES_PADRAO = {
     "cpu_s": 900,
     "processos": 32,
     "arquivo_mb": 16,
-    "disco_mb": 64,
+    "disco_mb": 64,  # pasta de trabalho: espaço, entradas e níveis (ver caixa/disco.py)
+    "disco_entradas": 4096,
+    "disco_profundidade": 64,
 }
 
 
@@ -257,21 +259,25 @@ class Zigoto:
             self._iniciar()
         pedido = {"uid": _uid_da_vaga(self.vaga), "limites": {**LIMITES_PADRAO, **(limites or {})}}
         p, g = socket.socketpair()
+        # aviso: só entre o processo C da caixa (confiável) e este; diz por que C matou a caixa
+        aviso, aviso_c = socket.socketpair()
         try:
-            socket.send_fds(self.controle, [json.dumps(pedido).encode()], [g.fileno()])
+            socket.send_fds(self.controle, [json.dumps(pedido).encode()], [g.fileno(), aviso_c.fileno()])
         except OSError:
-            g.close()
-            p.close()
+            for s in (g, p, aviso, aviso_c):
+                s.close()
             self.fechar()
             self._iniciar()
             return self.nova_caixa(limites)
         g.close()
+        aviso_c.close()
         try:
             msg, _ = protocolo.receber(_Prazo(p, time.monotonic() + 30))
         except (TimeoutError, EOFError, protocolo.ErroProtocolo) as exc:
             p.close()
+            aviso.close()
             raise ErroCaixa(f"a caixa de areia não iniciou ({exc})") from None
-        return Caixa(p, int(msg["pid"]))
+        return Caixa(p, int(msg["pid"]), aviso)
 
     def fechar(self, espera: float = 15.0) -> None:
         """Fecha o zigoto e ESPERA: ao ver o soquete fechado ele mata e colhe todas as caixas
@@ -299,8 +305,9 @@ def _chave(args, kwargs) -> str:
 class Caixa:
     """Uma caixa de areia viva: um processo do aluno e o soquete até ele."""
 
-    def __init__(self, sock: socket.socket, pid: int):
+    def __init__(self, sock: socket.socket, pid: int, aviso: socket.socket | None = None):
         self.sock = sock
+        self.aviso = aviso
         self.pid = pid
         self.viva = True
         self.seq = 0
@@ -330,8 +337,33 @@ class Caixa:
             self.sock.close()
         except OSError:
             pass
+        if self.aviso is not None:
+            self.aviso.close()
+            self.aviso = None
 
     encerrar = matar
+
+    def _motivo_da_morte(self) -> str:
+        """Por que o processo C matou a caixa, se foi ele (texto deste processo, não da caixa)."""
+        if self.aviso is None:
+            return ""
+        try:
+            self.aviso.settimeout(0.2)
+            dados = json.loads(self.aviso.recv(4096).decode().splitlines()[0])
+            mb, entradas, niveis = (int(x) for x in dados["limites"])
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return ""
+        if dados.get("ev") != "disco":
+            return ""
+        oque = {
+            "espaço": f"mais de {mb} MiB",
+            "entradas": f"mais de {entradas} arquivos e pastas",
+            "profundidade": f"pastas com mais de {niveis} níveis",
+        }.get(dados.get("estourou"), "mais do que o permitido")
+        return (
+            f"o código gravou {oque} na pasta de trabalho (limite de disco da caixa: {mb} MiB, "
+            f"{entradas} arquivos e pastas, {niveis} níveis) e a caixa foi encerrada"
+        )
 
     def _pedir(self, cabecalho: dict, buffers=None, prazo: float = 10.0, callbacks=None):
         if not self.viva:
@@ -342,11 +374,17 @@ class Caixa:
         try:
             protocolo.enviar(canal, cabecalho, buffers)
             while True:
-                resp, bufs = protocolo.receber(canal)
+                resp, bufs = protocolo.receber(canal, _limite_de_dados)
                 if resp.get("ev") == "callback":
+                    # O callback roda neste processo: conta no prazo da chamada (conferido antes e
+                    # depois) e os argumentos são conferidos antes de qualquer trabalho.
+                    if time.monotonic() >= canal.limite:
+                        raise TimeoutError
                     t0 = time.perf_counter()
                     self._atender_callback(canal, resp, bufs, callbacks or {})
                     self.tempos["callbacks"] += time.perf_counter() - t0
+                    if time.monotonic() >= canal.limite:
+                        raise TimeoutError
                     continue
                 if resp.get("seq") != self.seq:
                     raise protocolo.ErroProtocolo("resposta fora de ordem")
@@ -355,8 +393,11 @@ class Caixa:
             self.matar()
             raise TempoEsgotado(f"tempo esgotado ({prazo:g} s)") from None
         except (EOFError, ConnectionError, BrokenPipeError, OSError) as exc:
+            motivo = self._motivo_da_morte()
             self.matar()
-            raise CaixaMorreu(f"o processo do aluno terminou de forma inesperada ({type(exc).__name__})") from None
+            raise CaixaMorreu(
+                motivo or f"o processo do aluno terminou de forma inesperada ({type(exc).__name__})"
+            ) from None
         except protocolo.ErroProtocolo as exc:
             self.matar()
             raise CaixaMorreu(f"resposta inválida vinda do código do aluno: {exc}") from None
@@ -372,6 +413,12 @@ class Caixa:
             kwargs = protocolo.decodificar(resp.get("kwargs"), bufs)
             if type(args) is not list or type(kwargs) is not dict:
                 raise TypeError("argumentos malformados")
+            try:
+                protocolo.conferir_argumentos_de_callback(args, kwargs)
+            except ValueError as exc:
+                mensagem = f"argumentos grandes demais para a função de referência '{nome}': {exc}"
+                protocolo.enviar(canal, {"op": "erro_callback", "mensagem": mensagem})
+                return
             valor = funcao(*args, **kwargs)
             saida: list = []
             protocolo.enviar(canal, {"op": "retorno", "valor": protocolo.codificar(valor, saida)}, saida)
@@ -441,7 +488,19 @@ class Caixa:
     def saida_do_aluno(self) -> str:
         resp, _ = self._pedir({"op": "saida"}, prazo=5)
         valor = resp.get("valor")
-        return valor if isinstance(valor, str) else ""
+        return valor[:LIMITE_SAIDA] if type(valor) is str else ""
+
+
+LIMITE_SAIDA = 20_000  # caracteres do que o aluno imprimiu (a caixa guarda o mesmo tanto)
+
+
+def _limite_de_dados(cabecalho: dict) -> int:
+    """Bytes de dados aceitos numa mensagem da caixa, decidido pelo cabeçalho antes de ler os
+    buffers: um pedido de callback é pequeno (``LIMITES_CALLBACK``); uma resposta, até
+    ``LIMITE_BUFFERS``."""
+    if cabecalho.get("ev") == "callback":
+        return protocolo.LIMITES_CALLBACK["bytes"]
+    return protocolo.LIMITE_BUFFERS
 
 
 class RefRemota:
@@ -461,9 +520,12 @@ def _ref_de_saida(obj):
 
 
 def _erro_do_aluno(resp: dict) -> ErroDoAluno:
-    erro = resp.get("erro") if isinstance(resp.get("erro"), dict) else {}
+    """A exceção que a caixa relatou. É aqui que o texto do aluno entra no lado confiável: tipo numa
+    lista fechada, mensagem de uma linha (curta, sem números decimais) e rastro refeito só com os
+    quadros das células (ver ``protocolo.texto_do_aluno``); o resto não chega a relatório nenhum."""
+    erro = resp.get("erro") if type(resp.get("erro")) is dict else {}
     return ErroDoAluno(
-        str(erro.get("tipo", "Erro"))[:100],
-        str(erro.get("mensagem", ""))[:2000],
-        str(erro.get("trace", ""))[:3000],
+        protocolo.tipo_do_aluno(erro.get("tipo")),
+        protocolo.texto_do_aluno(erro.get("mensagem")),
+        protocolo.rastro_do_aluno(erro.get("trace")),
     )
