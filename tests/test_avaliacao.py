@@ -345,6 +345,48 @@ def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):
         sessao.fechar()
 
 
+_MEMORIA = """
+import numpy as np
+import resource
+
+
+def aloca(mb):
+    return float(np.ones(mb * 2**20 // 8).sum())
+
+
+def sobe_o_limite(mb):
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
+    return aloca(mb)
+"""
+
+
+def test_limite_de_memoria_so_para_uma_chamada(zigoto):
+    """aluno.com_limites(memoria_mb=...) roda a chamada numa caixa aberta só para ela: o limite vale ali, o
+    código do aluno não o sobe, e a caixa principal segue sem ele."""
+    from autograder.avaliacao import Aluno, Sessao
+    from autograder.caixa.cliente import ErroDoAluno
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar(_MEMORIA)
+        n = 64 * 2**20 // 8
+        assert aluno.chamar("aloca", 64) == n
+        limitado = aluno.com_limites(memoria_mb=32)
+        assert limitado.aloca(4) == 4 * 2**20 // 8
+        for funcao in ("aloca", "sobe_o_limite"):
+            with pytest.raises(ErroDoAluno) as exc:
+                getattr(limitado, funcao)(64)
+            assert "MemoryError" in exc.value.tipo, exc.value
+        assert aluno.chamar("aloca", 64) == n  # a caixa principal não herdou o limite
+        assert sessao.travadas == {}
+    finally:
+        sessao.fechar()
+
+
 # ------------------------------------------------------------- entradas alteradas no lugar
 _ALTERA = """
 import numpy as np
@@ -518,8 +560,9 @@ def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):
     tabela = {
         linha.split()[0]: linha for linha in proc.stdout.splitlines() if linha.split()[:1] and linha.split()[0] in casos
     }
-    assert "8/8" in tabela["ana"]
-    assert "parece ser o notebook da aula 02" in tabela["outra"] and "0/8" in tabela["outra"]
+    total = f"{carregar_atividade('01-atencao').total:g}"
+    assert f"{total}/{total}" in tabela["ana"]
+    assert "parece ser o notebook da aula 02" in tabela["outra"] and f"0/{total}" in tabela["outra"]
     assert "notebook ilegível: o arquivo está vazio" in tabela["vazio"]
     assert "notebook ilegível: o arquivo não é JSON válido" in tabela["json"]
     assert "3 notebooks não puderam ser avaliados" in proc.stdout

@@ -41,7 +41,7 @@ PARES = list(EXEMPLOS.items())
 if os.environ.get("NBGRADER_TODOS_OS_EXEMPLOS") == "1":
     PARES = sorted((nb.parent.parent.name, nb.parent.name) for nb in RAIZ.glob("autograder/exemplos/*/*/*.ipynb"))
 SLUGS = sorted({slug for _, slug in PARES})
-MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0}
+MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0, "teste_blocos": 2.0}
 
 # Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook e imprime
 # notas falsas. Lá ela leva a nota cheia (conferido à mão com o Execute de volta na lista).
@@ -133,7 +133,7 @@ def test_retorno_em_portugues_com_mathjax_local(curso):
     html = (curso / "feedback" / "bruno-sem-escala" / "01-atencao" / "01-atencao.html").read_text(encoding="utf-8")
     sobrou = [r for r in ROTULOS_EM_INGLES if r in html]
     assert not sobrou, f"rótulos em inglês no retorno: {sobrou}"
-    assert 'lang="pt-BR"' in html and "Célula de teste" in html and re.search(r"Nota: \d+(,\d+)? de 10", html)
+    assert 'lang="pt-BR"' in html and "Célula de teste" in html and re.search(r"Nota: \d+(,\d+)? de \d+", html)
     assert "../../mathjax/MathJax.js" in html
     assert html.index("../../mathjax/MathJax.js") < html.index("cdnjs.cloudflare.com")
     assert (curso / "feedback" / "mathjax" / "MathJax.js").is_file()
@@ -218,7 +218,7 @@ def test_feedback_mostra_mensagens_e_esconde_o_codigo_oculto(curso):
 def test_export_gera_csv(curso):
     with open(curso / "grades.csv", encoding="utf-8") as f:
         linhas = {(linha["student_id"], linha["assignment"]): float(linha["raw_score"]) for linha in csv.DictReader(f)}
-    assert linhas[("ana-correta", "01-atencao")] == 8.0
+    assert linhas[("ana-correta", "01-atencao")] == 10.0
 
 
 def _celula_de_teste(item: str):

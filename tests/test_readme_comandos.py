@@ -27,9 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.notebooks import RAIZ
+from autograder.notebooks import RAIZ, carregar_atividade
 
 FORA = ("make test", "make bench")
+TOTAL_01 = carregar_atividade("01-atencao").total  # a nota máxima da aula 01 (a ana-correta tira ela)
+MAX_01 = f"{TOTAL_01:g}"
 EXEMPLO = "autograder/exemplos/ana-correta/01-atencao/01-atencao.ipynb"
 
 
@@ -72,23 +74,23 @@ def _grade_pasta(r, clone, fora):
 
 def _avaliar_aluno(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
-    assert re.search(r"^ana\s+01-atencao\s+8/8", r.saida, flags=re.M), r.saida[-2000:]
+    assert re.search(rf"^ana\s+01-atencao\s+{MAX_01}/{MAX_01}", r.saida, flags=re.M), r.saida[-2000:]
 
 
 def _avaliar_json(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
     resultado = json.loads(r.stdout)
-    assert resultado["score"] == 8 and resultado["extra_data"]["slug"] == "01-atencao"
+    assert resultado["score"] == TOTAL_01 and resultado["extra_data"]["slug"] == "01-atencao"
 
 
 def _avaliar_saida(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
-    assert json.loads((fora / "pasta" / "results.json").read_text(encoding="utf-8"))["score"] == 8
+    assert json.loads((fora / "pasta" / "results.json").read_text(encoding="utf-8"))["score"] == TOTAL_01
 
 
 def _avaliar_semente(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
-    assert "8/8" in r.saida
+    assert f"{MAX_01}/{MAX_01}" in r.saida
 
 
 def _lab(r, clone, fora):
@@ -170,7 +172,7 @@ def _gradescope_local(r, clone, fora):
         return
     assert r.returncode == 0, r.saida[-3000:]
     resultado = json.loads(r.stdout)
-    assert 0 < resultado["score"] < 8 and "atencao-sem-escala" in resultado["extra_data"]["equivocos"]
+    assert 0 < resultado["score"] < TOTAL_01 and "atencao-sem-escala" in resultado["extra_data"]["equivocos"]
 
 
 CONFERENCIAS = [
