@@ -166,6 +166,14 @@ def _export(r, clone, fora):
     assert "bruno-sem-escala" in (clone / "build" / "grades.csv").read_text(encoding="utf-8")
 
 
+def _lote_dask(r, clone, fora):
+    assert r.returncode == 0, r.saida[-3000:]
+    assert "cluster Dask" in r.saida or "Dask" in r.saida, r.saida[-2000:]
+    assert (fora / "notas" / "notas.csv").is_file() and (
+        fora / "notas" / "ana" / "01-atencao" / "results.json"
+    ).is_file()
+
+
 def _gradescope_local(r, clone, fora):
     if os.geteuid() != 0:  # sem root o run_autograder recusa (código 3) e explica no results.json
         assert r.returncode == 3 and '"recusado"' in r.stdout, r.saida[-3000:]
@@ -192,6 +200,8 @@ CONFERENCIAS = [
     (r"nbgrader generate_feedback 01-atencao$", _generate_feedback),
     (r"nbgrader export$", _export),
     (r"^make gradescope-local SLUG=01-atencao NOTEBOOK=", _gradescope_local),
+    (r"autograder lote .* --dask (tcp://escalonador:8786|local:\d+)$", _lote_dask),
+    (r"^DASK_SCHEDULER=tcp://escalonador:8786 make grade SUBMISSIONS=", _lote_dask),
 ]
 SERVIDORES = (r"^make lab$",)
 
@@ -243,6 +253,63 @@ def _clonar(destino: Path) -> Path:
     if segredo.exists():  # as mesmas sementes (e notas) do make grade deste repositório
         shutil.copy(segredo, clone / ".segredo_avaliador")
     return clone
+
+
+class Cluster:
+    """O ``tcp://escalonador:8786`` do texto: um escalonador e um trabalhador Dask de verdade, em
+    127.0.0.1, com o Python e o checkout do clone (mesmo curso, mesmo segredo); parados no fim."""
+
+    def __init__(self, clone: Path, env: dict):
+        python = str(clone / ".venv" / "bin" / "python")
+        escalonador = (
+            python,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+        )
+        trabalhador = (
+            python,
+            "-m",
+            "distributed.cli.dask_worker",
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--host",
+            "127.0.0.1",
+            "--no-dashboard",
+        )
+        arquivo = clone.parent / "escalonador.json"
+        comum = dict(cwd=clone, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.procs = [
+            subprocess.Popen(
+                [*escalonador, "--scheduler-file", str(arquivo)],
+                **comum,
+            )
+        ]
+        limite = time.monotonic() + 60
+        while not arquivo.exists() and time.monotonic() < limite:
+            time.sleep(0.5)
+        self.endereco = json.loads(arquivo.read_text())["address"]
+        self.procs.append(
+            subprocess.Popen(
+                [*trabalhador, self.endereco, "--name", "t1"],
+                **comum,
+            )
+        )
+
+    def parar(self):
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
 
 
 class Rodada:
@@ -301,13 +368,21 @@ def test_comandos_do_readme_num_clone_limpo(tmp_path):
     comandos = [
         c for c in comandos_do_readme((clone / "README.md").read_text(encoding="utf-8")) if not c.startswith(FORA)
     ]
-    for comando in comandos:
-        conferir = conferencia(comando)
-        assert conferir is not None, f"comando do README sem conferência: {comando}"
-        real = comando
-        for de, para in substituicoes.items():
-            real = real.replace(de, para)
-        inicio = time.monotonic()
-        rodada = _rodar(real, clone, env)
-        print(f"{time.monotonic() - inicio:6.1f} s  {comando}")
-        conferir(rodada, clone, fora)
+    cluster = None  # o tcp://escalonador:8786 do texto, subido na primeira vez que aparece
+    try:
+        for comando in comandos:
+            if "tcp://escalonador:8786" in comando and cluster is None:
+                cluster = Cluster(clone, env)
+                substituicoes["tcp://escalonador:8786"] = cluster.endereco
+            conferir = conferencia(comando)
+            assert conferir is not None, f"comando do README sem conferência: {comando}"
+            real = comando
+            for de, para in substituicoes.items():
+                real = real.replace(de, para)
+            inicio = time.monotonic()
+            rodada = _rodar(real, clone, env)
+            print(f"{time.monotonic() - inicio:6.1f} s  {comando}")
+            conferir(rodada, clone, fora)
+    finally:
+        if cluster is not None:
+            cluster.parar()
