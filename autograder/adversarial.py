@@ -1321,6 +1321,9 @@ def tabela_dos_modos(relatorios: dict[str, Relatorio]) -> list[str]:
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.adversarial", description="Corpus adversarial do avaliador.")
     p.add_argument(
         "--casos",

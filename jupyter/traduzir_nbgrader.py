@@ -58,6 +58,10 @@ def traduzir(destino: Path) -> Path:
     if alvo.exists():
         shutil.rmtree(alvo)
     shutil.copytree(EXTENSAO, alvo)
+    # O make ambiente já traduz o botão Validar na extensão instalada (jupyter/completar_traducao.py)
+    # e guarda cada .js intacto em <nome>.js.original: a cópia do hub parte dos originais.
+    for original in (alvo / "static").glob("*.js.original"):
+        original.replace(original.with_suffix(""))
     tabela = traducoes()
     achados: set[str] = set()
     for js in sorted((alvo / "static").glob("*.js")):
