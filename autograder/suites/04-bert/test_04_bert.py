@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from autograder import suite
 from autograder.suite import (
     Equivoco,
     Reprovado,
@@ -336,6 +337,7 @@ def test_encoder_estrutura(aluno, ref, rng):
     """EncoderBERT: submódulos embedding e camadas com a configuração pedida e buffer pe"""
     cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
     modelo = _criar_encoder(aluno, cfg)
+    suite.conferir_estrutura(aluno, modelo, ref.EncoderBERT(*cfg.args()), "EncoderBERT")
     verificar(
         modelo.ler("embedding.padding_idx") == cfg.pad and modelo.ler("embedding.num_embeddings") == cfg.vocab,
         ENC_PADDING_IDX.mensagem,

@@ -454,3 +454,21 @@ def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
+
+# ------------------------------------------------------------------ estrutura (#24)
+# Camadas que compartilham os pesos: suite.conferir_estrutura nomeia o equívoco.
+MUTANTES += [
+    Variante(
+        "encoder-camadas-compartilhadas",
+        {
+            "encoder_bert": _encoder(
+                init=_INIT_OK.replace(
+                    "        self.camadas = nn.ModuleList(",
+                    "        self.camadas = nn.ModuleList(n_camadas * ",
+                ).replace("                for _ in range(n_camadas)\n", "                for _ in range(1)\n")
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="estrutura_pesos_compartilhados",
+    ),
+]

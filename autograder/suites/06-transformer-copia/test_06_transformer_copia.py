@@ -658,6 +658,7 @@ def test_camada_estrutura(aluno, ref):
     conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
     extras = sorted(set(camada.pesos()) - set(esperado))
     verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, camada, ref.CamadaDecoder(12, 3, 20), "CamadaDecoder")
 
 
 # ======================================================================= Transformer
@@ -732,6 +733,7 @@ def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     modelo = ref.Transformer(VOCAB, d, h, dff, N, n_max).double().eval()
     sd = _aleatorizar(modelo, rng)
     remoto = aluno.criar("Transformer", VOCAB, d, h, dff, N, n_max)
+    suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
     try:
         for i in range(N):
             camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)

@@ -600,3 +600,36 @@ NADA_HONESTO: dict = {}
 # Na variante "zeros da forma certa", o treino não roda a referência (seriam ~30 s de treino jogados
 # fora): devolve direto o registro de zeros que ele devolveria.
 NADA_ATALHOS = {"treinar": 'lambda passos, **_: {"perda": [0.0] * passos, "taxa": [0.0] * passos}'}
+
+# ------------------------------------------------------------------ estrutura e estado de treino (#24)
+# Erros que as saídas em modo de avaliação não mostram: suite.conferir_estrutura os nomeia.
+MUTANTES += [
+    Variante(
+        "camada-dropout-nas-atencoes",
+        {"camada_decoder": _camada()["camada_decoder"].replace("dropout=0.0", "dropout=0.1")},
+        [C],
+        "estrutura_dropout_excluido",
+    ),
+    Variante(
+        "transformer-pe-treinavel",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                'self.register_buffer("pe", codificacao_posicional(n_max, d_model))',
+                "self.pe = nn.Parameter(codificacao_posicional(n_max, d_model))",
+            )
+        },
+        [T],
+        "estrutura_buffer_treinavel",
+    ),
+    Variante(
+        "transformer-decoder-compartilhado",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "nn.ModuleList([CamadaDecoder(d_model, h, d_ff) for _ in range(n_camadas)])",
+                "nn.ModuleList([CamadaDecoder(d_model, h, d_ff)] * n_camadas)",
+            )
+        },
+        [T],
+        "estrutura_pesos_compartilhados",
+    ),
+]

@@ -464,6 +464,7 @@ def test_camada_estrutura(aluno, ref):
     conferir_state_dict(pesos, esperado, "CamadaEncoderPreNorma")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"CamadaEncoderPreNorma tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, camada, ref.CamadaEncoderPreNorma(12, 3, 20), "CamadaEncoderPreNorma")
 
 
 # ======================================================================= ViT
@@ -732,6 +733,7 @@ def test_vit_estrutura(aluno, ref):
     conferir_state_dict(pesos, esperado, "ViT")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
 
 
 # ======================================================================= treino: espião
