@@ -589,6 +589,30 @@ def _subarvore(nome: str, outros_itens: tuple[str, ...]) -> str | None:
     return None
 
 
+_SEQ = (list, tuple)
+
+
+def _estrutura_valida(dele):
+    """A descrição que volta da caixa (``_avaliador_estrutura``), conferida tipo a tipo antes de a suíte
+    ler: o código do aluno roda ao lado e pode trocá-la por qualquer coisa. None se não tem a forma."""
+    if type(dele) is not dict or set(dele) != {"repetidos", "parametros", "buffers", "dropouts"}:
+        return None
+    rep, par, buf, gotas = dele["repetidos"], dele["parametros"], dele["buffers"], dele["dropouts"]
+    ok = (
+        type(rep) in _SEQ
+        and all(type(r) in _SEQ and len(r) == 2 and all(type(n) is str for n in r) for r in rep)
+        and type(par) is dict
+        and all(type(n) is str and type(v) is bool for n, v in par.items())
+        and type(buf) in _SEQ
+        and all(type(n) is str for n in buf)
+        and type(gotas) in _SEQ
+        and all(type(g) in _SEQ and len(g) == 2 and type(g[0]) is str and type(g[1]) is float for g in gotas)
+    )
+    if not ok:
+        return None
+    return [tuple(r) for r in rep], dict(par), set(buf), [tuple(g) for g in gotas]
+
+
 def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
     """Reprova, com o equívoco nomeado, se o módulo do aluno (``remoto``, um ObjetoRemoto) difere da
     referência ``modulo_ref`` (mesma configuração) em: submódulos compartilhados, parâmetros que não
@@ -597,12 +621,14 @@ def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tup
     ``outros_itens``: prefixos de submódulos que são classes avaliadas noutro item (``"camadas."`` no
     ViT): o que está dentro de cada um deles não custa pontos aqui; só compartilhar um deles com outro."""
     aluno.injetar(AUXILIAR_ESTRUTURA)
-    dele = aluno.chamar("_avaliador_estrutura", remoto._ref)
+    dele = _estrutura_valida(aluno.chamar("_avaliador_estrutura", remoto._ref))
     ref = _descrever_estrutura(modulo_ref)
-    if not isinstance(dele, dict) or not all(k in dele for k in ref):
-        raise Reprovado(f"Não consegui ler a estrutura de {classe} (parâmetros, buffers e submódulos).")
-    repetidos, parametros = list(dele["repetidos"] or []), dict(dele["parametros"] or {})
-    buffers, dropouts = set(dele["buffers"] or []), list(dele["dropouts"] or [])
+    if dele is None:
+        raise Reprovado(
+            f"Não consegui ler a estrutura de {classe} (parâmetros, buffers e submódulos): a descrição que "
+            "voltou da caixa não tem a forma esperada. O seu código não pode mexer no que o avaliador injeta."
+        )
+    repetidos, parametros, buffers, dropouts = dele
     if outros_itens:
         repetidos = [
             (a, b)
