@@ -211,6 +211,16 @@ DADOS_COMP_MAX = Equivoco(
     "comp_max nunca aparece: o sorteio dos comprimentos deve incluir comp_max "
     "(torch.randint(comp_min, comp_max + 1, ...)).",
 )
+DADOS_PAD_ATE_COMP_MAX = Equivoco(
+    "dados-pad-ate-comp-max",
+    "O lote foi completado com PAD até comp_max, não até L, o maior comprimento sorteado no lote: src deve ter "
+    "forma (n, L + 1).",
+)
+DADOS_SIMBOLOS_NAO_UNIFORMES = Equivoco(
+    "dados-simbolos-nao-uniformes",
+    "Os símbolos não estão uniformes em PRIMEIRO_SIMBOLO..VOCAB - 1: sorteie cada um com "
+    "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, ..., generator=gerador), sem remendar o resultado.",
+)
 DADOS_SIMBOLOS = Equivoco(
     "dados-simbolos-fora",
     "Há símbolos fora do intervalo PRIMEIRO_SIMBOLO..VOCAB - 1 (um token especial, PAD/BOS/EOS, no meio da "
@@ -885,6 +895,18 @@ def test_dados_formato_da_copia(aluno, rng):
         )
     verificar(comps.min() >= 3 and comps.max() <= 9, "Há comprimentos fora de comp_min..comp_max.")
     verificar(comps.max() == 9, DADOS_COMP_MAX.mensagem, DADOS_COMP_MAX)
+    # Na borda: um lote pequeno com comp_max alto quase nunca sorteia comp_max, e aí L (o maior
+    # comprimento sorteado) e comp_max diferem: completar até comp_max tem a forma errada.
+    pequeno, _ = _lote_do_aluno(aluno, 3, 2, 40, int(rng.integers(1 << 30)))
+    comps_pequeno = _comprimentos(pequeno)
+    verificar((comps_pequeno >= 0).all(), DADOS_SEM_EOS.mensagem, DADOS_SEM_EOS)
+    L_pequeno = int(comps_pequeno.max())
+    verificar(
+        pequeno.ndim == 2 and pequeno.shape[1] == L_pequeno + 1,
+        f"{DADOS_PAD_ATE_COMP_MAX.mensagem} (lote de 3 com comp_max = 40: maior sorteado {L_pequeno}, "
+        f"src com {pequeno.shape[-1]} colunas)",
+        DADOS_PAD_ATE_COMP_MAX,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)
@@ -903,6 +925,14 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     simbolos = torch.cat([src[b, : comps[b]] for b in range(200)]).numpy()
     freq = np.bincount(simbolos, minlength=VOCAB)[PRIMEIRO:]
     verificar(freq.min() > 0, "Nem todos os símbolos PRIMEIRO_SIMBOLO..VOCAB - 1 aparecem: sorteie até VOCAB - 1.")
+    todos = torch.cat([src[b, : comps[b]] for b in range(n)]).numpy()
+    freq = np.bincount(todos, minlength=VOCAB)[PRIMEIRO:]
+    esperado = len(todos) / (VOCAB - PRIMEIRO)  # ~800 por símbolo; o desvio é ~30
+    verificar(
+        freq.min() > 0.75 * esperado and freq.max() < 1.25 * esperado,
+        f"{DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {freq.tolist()} em {len(todos)} símbolos)",
+        DADOS_SIMBOLOS_NAO_UNIFORMES,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)

@@ -633,3 +633,24 @@ MUTANTES += [
         "estrutura_pesos_compartilhados",
     ),
 ]
+
+# ------------------------------------------------------------------ dados na borda e por distribuição (#24)
+MUTANTES += [
+    Variante(
+        "dados-pad-ate-comp-max",
+        {"gerar_lote_copia": _dados()["gerar_lote_copia"].replace("L = int(comprimentos.max())", "L = comp_max")},
+        [D],
+        "dados-pad-ate-comp-max",
+    ),
+    Variante(
+        "dados-simbolo-remendado",
+        {
+            "gerar_lote_copia": _dados()["gerar_lote_copia"].replace(
+                "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, L), generator=gerador)",
+                "torch.randint(PRIMEIRO_SIMBOLO - 1, VOCAB, (n, L), generator=gerador).clamp(min=PRIMEIRO_SIMBOLO)",
+            )
+        },
+        [D],
+        "dados-simbolos-nao-uniformes",
+    ),
+]
