@@ -782,11 +782,13 @@ def avaliar(
     *,
     aluno: str = "",
     semente: int | None = None,
+    conteudo=None,
 ) -> ResultadoSubmissao:
-    """Avalia um notebook. Nunca levanta exceção por causa da submissão."""
+    """Avalia um notebook. Nunca levanta exceção por causa da submissão. ``conteudo``: os bytes do
+    notebook já lidos em outra máquina (ver ``notebooks.ler_submissao``); senão lê ``caminho``."""
     inicio = time.monotonic()
     atividade = carregar_atividade(slug)
-    sub = ler_submissao(Path(caminho), atividade)
+    sub = ler_submissao(Path(caminho), atividade, conteudo)
     aluno = aluno or Path(caminho).parent.parent.name
     if semente is None:
         semente = semente_da_submissao(slug, aluno)

@@ -123,11 +123,16 @@ class Submissao:
     erro: str | None = None  # preenchido quando o arquivo inteiro não pôde ser lido
 
 
-def ler_submissao(caminho: Path, atividade: Atividade) -> Submissao:
-    """Lê o notebook do aluno de forma defensiva; nunca levanta exceção."""
+def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | NotebookInvalido | None = None) -> Submissao:
+    """Lê o notebook do aluno de forma defensiva; nunca levanta exceção.
+
+    ``conteudo`` (opcional) são os bytes já lidos por ``ler_bytes`` noutra máquina (o lote em Dask
+    manda os bytes, não o caminho) ou o ``NotebookInvalido`` que a leitura deu lá."""
     sub = Submissao(Path(caminho))
     try:
-        nb = _ler_json(Path(caminho))
+        if isinstance(conteudo, NotebookInvalido):
+            raise conteudo
+        nb = _json_de_bytes(ler_bytes(Path(caminho)) if conteudo is None else conteudo)
     except NotebookInvalido as exc:
         sub.erro = str(exc)
         return sub
@@ -184,7 +189,8 @@ def ler_submissao(caminho: Path, atividade: Atividade) -> Submissao:
     return sub
 
 
-def _ler_json(caminho: Path) -> dict:
+def ler_bytes(caminho: Path) -> bytes:
+    """Os bytes do notebook, com as recusas de arquivo (link, não regular, vazio, grande demais)."""
     try:
         info = os.lstat(caminho)
     except OSError as exc:
@@ -199,7 +205,16 @@ def _ler_json(caminho: Path) -> dict:
         raise NotebookInvalido(
             f"o arquivo tem {info.st_size // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
         )
-    dados = caminho.read_bytes()
+    return caminho.read_bytes()
+
+
+def _json_de_bytes(dados: bytes) -> dict:
+    if not dados:
+        raise NotebookInvalido("o arquivo está vazio.")
+    if len(dados) > LIMITE_NOTEBOOK:
+        raise NotebookInvalido(
+            f"o arquivo tem {len(dados) // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
+        )
     try:
         texto = dados.decode("utf-8")
     except UnicodeDecodeError:
@@ -211,6 +226,10 @@ def _ler_json(caminho: Path) -> dict:
     if not isinstance(nb, dict):
         raise NotebookInvalido("o arquivo é JSON, mas não é um notebook.")
     return nb
+
+
+def _ler_json(caminho: Path) -> dict:
+    return _json_de_bytes(ler_bytes(caminho))
 
 
 def _celulas_v3(nb: dict) -> list:
