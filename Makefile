@@ -22,7 +22,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia bench-vit bench-kv bench-caixa
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia bench-vit bench-kv bench-caixa hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -105,3 +105,17 @@ limpar: ## Apaga saídas geradas (não apaga o .venv)
 travar: $(CARIMBO) ## Regrava constraints.txt com as versões instaladas
 	@{ echo "# Versões transitivas fixadas (gerado com pip freeze; regenere com 'make travar')."; \
 	  $(PY) -m pip freeze --exclude-editable | sed 's/+cpu//' | grep -viE '^($(shell sed -nE 's/^([A-Za-z0-9_.-]+)==.*/\1/p' requirements.txt | paste -sd'|'))=='; } > constraints.txt
+
+# Turma num JupyterHub de verdade (hub/): usuários do sistema, exchange do nbgrader, correção na
+# chegada. Precisa de root. O estado fica em build/hub/ (hub/comum.py explica o que é o quê).
+hub: $(CARIMBO) ## Sobe o JupyterHub da turma em 127.0.0.1:8765 (usuários de hub/turma-demo.csv ou TURMA=csv; reaproveita o estado)
+	@$(PY) -m hub.iniciar $(if $(TURMA),--turma $(TURMA)) $(if $(INSTRUTOR),--instrutor $(INSTRUTOR))
+
+hub-parar: $(CARIMBO) ## Para o hub: processos, usuários e grupos do sistema e ACLs saem; o estado em build/hub/ fica
+	@$(PY) -m hub.parar
+
+hub-limpar: $(CARIMBO) ## Para o hub e apaga também o estado da turma (build/hub/)
+	@$(PY) -m hub.parar --apagar-estado
+
+bench-hub: $(CARIMBO) ## Benchmark do hub: latência da entrega ao retorno (mediana, p95), rajada de 50 entregas, memória do hub ocioso
+	@$(PY) -m hub.bench

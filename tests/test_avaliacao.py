@@ -333,6 +333,48 @@ def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):
         sessao.fechar()
 
 
+_MEMORIA = """
+import numpy as np
+import resource
+
+
+def aloca(mb):
+    return float(np.ones(mb * 2**20 // 8).sum())
+
+
+def sobe_o_limite(mb):
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
+    return aloca(mb)
+"""
+
+
+def test_limite_de_memoria_so_para_uma_chamada(zigoto):
+    """aluno.com_limites(memoria_mb=...) roda a chamada numa caixa aberta só para ela: o limite vale ali, o
+    código do aluno não o sobe, e a caixa principal segue sem ele."""
+    from autograder.avaliacao import Aluno, Sessao
+    from autograder.caixa.cliente import ErroDoAluno
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar(_MEMORIA)
+        n = 64 * 2**20 // 8
+        assert aluno.chamar("aloca", 64) == n
+        limitado = aluno.com_limites(memoria_mb=32)
+        assert limitado.aloca(4) == 4 * 2**20 // 8
+        for funcao in ("aloca", "sobe_o_limite"):
+            with pytest.raises(ErroDoAluno) as exc:
+                getattr(limitado, funcao)(64)
+            assert "MemoryError" in exc.value.tipo, exc.value
+        assert aluno.chamar("aloca", 64) == n  # a caixa principal não herdou o limite
+        assert sessao.travadas == {}
+    finally:
+        sessao.fechar()
+
+
 # ------------------------------------------------------------- entradas alteradas no lugar
 _ALTERA = """
 import numpy as np

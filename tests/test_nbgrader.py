@@ -40,7 +40,7 @@ PARES = list(EXEMPLOS.items())
 if os.environ.get("NBGRADER_TODOS_OS_EXEMPLOS") == "1":
     PARES = sorted((nb.parent.parent.name, nb.parent.name) for nb in RAIZ.glob("autograder/exemplos/*/*/*.ipynb"))
 SLUGS = sorted({slug for _, slug in PARES})
-MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0}
+MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0, "teste_blocos": 2.0}
 
 # Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook e imprime
 # notas falsas. Lá ela leva a nota cheia (conferido à mão com o Execute de volta na lista).
@@ -186,7 +186,7 @@ def test_feedback_mostra_mensagens_e_esconde_o_codigo_oculto(curso):
 def test_export_gera_csv(curso):
     with open(curso / "grades.csv", encoding="utf-8") as f:
         linhas = {(linha["student_id"], linha["assignment"]): float(linha["raw_score"]) for linha in csv.DictReader(f)}
-    assert linhas[("ana-correta", "01-atencao")] == 8.0
+    assert linhas[("ana-correta", "01-atencao")] == 10.0
 
 
 def _celula_de_teste(item: str):
