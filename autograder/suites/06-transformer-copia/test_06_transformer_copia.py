@@ -212,6 +212,16 @@ DADOS_COMP_MAX = Equivoco(
     "comp_max nunca aparece: o sorteio dos comprimentos deve incluir comp_max "
     "(torch.randint(comp_min, comp_max + 1, ...)).",
 )
+DADOS_PAD_ATE_COMP_MAX = Equivoco(
+    "dados-pad-ate-comp-max",
+    "O lote foi completado com PAD até comp_max, não até L, o maior comprimento sorteado no lote: src deve ter "
+    "forma (n, L + 1).",
+)
+DADOS_SIMBOLOS_NAO_UNIFORMES = Equivoco(
+    "dados-simbolos-nao-uniformes",
+    "Os símbolos não estão uniformes em PRIMEIRO_SIMBOLO..VOCAB - 1: sorteie cada um com "
+    "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, ..., generator=gerador), sem remendar o resultado.",
+)
 DADOS_SIMBOLOS = Equivoco(
     "dados-simbolos-fora",
     "Há símbolos fora do intervalo PRIMEIRO_SIMBOLO..VOCAB - 1 (um token especial, PAD/BOS/EOS, no meio da "
@@ -659,6 +669,7 @@ def test_camada_estrutura(aluno, ref):
     conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
     extras = sorted(set(camada.pesos()) - set(esperado))
     verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, camada, ref.CamadaDecoder(12, 3, 20), "CamadaDecoder")
 
 
 # ======================================================================= Transformer
@@ -733,6 +744,7 @@ def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     modelo = ref.Transformer(VOCAB, d, h, dff, N, n_max).double().eval()
     sd = _aleatorizar(modelo, rng)
     remoto = aluno.criar("Transformer", VOCAB, d, h, dff, N, n_max)
+    suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
     try:
         for i in range(N):
             camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)
@@ -884,6 +896,18 @@ def test_dados_formato_da_copia(aluno, rng):
         )
     verificar(comps.min() >= 3 and comps.max() <= 9, "Há comprimentos fora de comp_min..comp_max.")
     verificar(comps.max() == 9, DADOS_COMP_MAX.mensagem, DADOS_COMP_MAX)
+    # Na borda: um lote pequeno com comp_max alto quase nunca sorteia comp_max, e aí L (o maior
+    # comprimento sorteado) e comp_max diferem: completar até comp_max tem a forma errada.
+    pequeno, _ = _lote_do_aluno(aluno, 3, 2, 40, int(rng.integers(1 << 30)))
+    comps_pequeno = _comprimentos(pequeno)
+    verificar((comps_pequeno >= 0).all(), DADOS_SEM_EOS.mensagem, DADOS_SEM_EOS)
+    L_pequeno = int(comps_pequeno.max())
+    verificar(
+        pequeno.ndim == 2 and pequeno.shape[1] == L_pequeno + 1,
+        f"{DADOS_PAD_ATE_COMP_MAX.mensagem} (lote de 3 com comp_max = 40: maior sorteado {L_pequeno}, "
+        f"src com {pequeno.shape[-1]} colunas)",
+        DADOS_PAD_ATE_COMP_MAX,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)
@@ -902,6 +926,14 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     simbolos = torch.cat([src[b, : comps[b]] for b in range(200)]).numpy()
     freq = np.bincount(simbolos, minlength=VOCAB)[PRIMEIRO:]
     verificar(freq.min() > 0, "Nem todos os símbolos PRIMEIRO_SIMBOLO..VOCAB - 1 aparecem: sorteie até VOCAB - 1.")
+    todos = torch.cat([src[b, : comps[b]] for b in range(n)]).numpy()
+    freq = np.bincount(todos, minlength=VOCAB)[PRIMEIRO:]
+    esperado = len(todos) / (VOCAB - PRIMEIRO)  # ~800 por símbolo; o desvio é ~30
+    verificar(
+        freq.min() > 0.75 * esperado and freq.max() < 1.25 * esperado,
+        f"{DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {freq.tolist()} em {len(todos)} símbolos)",
+        DADOS_SIMBOLOS_NAO_UNIFORMES,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)

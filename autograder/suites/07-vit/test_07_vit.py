@@ -76,6 +76,11 @@ TREINO_PRAZO = 120.0
 FAIXAS = (0.50, 0.75, 0.90)
 
 # ----------------------------------------------------------------------- equívocos: patches
+PATCHES_TIPO = Equivoco(
+    "patches-tipo-trocado",
+    "extrair_patches mudou o tipo dos números: patches de imagens float32 devem sair float32 (só reorganize "
+    "os valores, sem .double() nem .float()), senão a projeção do ViT recebe o tipo errado.",
+)
 PATCHES_SEM_PERMUTE = Equivoco(
     "patches-reshape-sem-permute",
     "Os patches saíram de um reshape direto da imagem, sem permute: a forma (B, N, C·p·p) está certa, mas "
@@ -304,6 +309,9 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     x = _x(rng, 2, 3, 6, 8)
     obtido = _conferir_patches(aluno, x, 2)
     exigir_que_transforme(obtido, x, "extrair_patches")
+    digitos = _x(rng, 2, 1, 8, 8).float()  # os dígitos do notebook são float32: os patches também
+    tipo = _patches_do_aluno(aluno, digitos, 4).dtype
+    verificar(tipo == torch.float32, f"{PATCHES_TIPO.mensagem} (imagens float32, patches {tipo})", PATCHES_TIPO)
 
 
 @item("teste_patches", pontos=0.5)
@@ -425,6 +433,7 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     camada, bib = _camada(aluno, ref, rng)
     x = _x(rng, 3, 5, 8)
     y = _saida_camada(camada, x)
+    exigir_entradas_intactas(camada, "CamadaEncoderPreNorma.forward", ["x"])
     with torch.no_grad():
         esperado = bib(x)
     equivocos = lambda: [(eq, _camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]  # noqa: E731
@@ -465,6 +474,7 @@ def test_camada_estrutura(aluno, ref):
     conferir_state_dict(pesos, esperado, "CamadaEncoderPreNorma")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"CamadaEncoderPreNorma tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, camada, ref.CamadaEncoderPreNorma(12, 3, 20), "CamadaEncoderPreNorma")
 
 
 # ======================================================================= ViT
@@ -733,6 +743,7 @@ def test_vit_estrutura(aluno, ref):
     conferir_state_dict(pesos, esperado, "ViT")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
 
 
 # ======================================================================= treino: espião
