@@ -387,6 +387,11 @@ def montar(caso: Caso, ctx: Contexto, trechos: dict[str, str]) -> None:
 
 
 # ============================================================================ verificações extras
+def _nota_cheia_01() -> float:
+    """A nota máxima da atividade dos controles (01-atencao), lida do notebook do instrutor."""
+    return carregar_atividade("01-atencao").total
+
+
 def _controles_intactos(ctx: Contexto, _res: dict, r: ResultadoCaso) -> None:
     for aluno in ("aa-controle", "zz-controle"):
         caminho = ctx.saida / aluno / "01-atencao" / "results.json"
@@ -395,7 +400,7 @@ def _controles_intactos(ctx: Contexto, _res: dict, r: ResultadoCaso) -> None:
         except (OSError, ValueError) as exc:
             r.falhar(DISPONIBILIDADE, f"results.json de {aluno} ilegível depois do ataque ({exc})")
             continue
-        if dados.get("score") != 8 or ctx.marca in json.dumps(dados):
+        if dados.get("score") != _nota_cheia_01() or ctx.marca in json.dumps(dados):
             r.falhar(VAZAMENTO, f"results.json de {aluno} foi adulterado (score {dados.get('score')})")
     if (ctx.saida / "zz-falso").exists():
         r.falhar(VAZAMENTO, "o ataque criou zz-falso/ na pasta de saída")
@@ -404,7 +409,7 @@ def _controles_intactos(ctx: Contexto, _res: dict, r: ResultadoCaso) -> None:
 def _nota_max_intacta(_ctx: Contexto, res: dict, r: ResultadoCaso) -> None:
     nm = res.get("extra_data", {}).get("nota_max")
     maximos = [t.get("max_score") for t in res.get("tests", [])]
-    if nm != 8 or any(m is None or m > 1 for m in maximos):
+    if nm != _nota_cheia_01() or any(m is None or m > 1 for m in maximos):
         r.falhar(NOTA_INFLADA, f"pontos adulterados tiveram efeito: nota_max {nm}, max_score dos testes {maximos}")
 
 

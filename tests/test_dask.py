@@ -72,7 +72,7 @@ def test_local_2_da_o_mesmo_notas_csv_que_o_pool(submissoes, referencia, tmp_pat
     csv, saida_pool = referencia
     saida = tmp_path / "dask"
     texto = _lote(submissoes, saida, "--dask", "local:2")
-    assert "cluster Dask local:2 com 2 trabalhador(es)" in texto, texto
+    assert "cluster Dask local:2 com 2 trabalhadores" in texto, texto
     assert (saida / "notas.csv").read_bytes() == csv
     # os relatórios também (mensagens, impressão da retomada, recusas de arquivo), não só as notas
     assert _relatorios(saida) == _relatorios(saida_pool)

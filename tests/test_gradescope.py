@@ -35,7 +35,7 @@ import jsonschema
 import pytest
 
 from autograder.gradescope import CODIGO_RECUSA, RecusaGradescope, conferir_permissoes, empacotar
-from autograder.notebooks import RAIZ
+from autograder.notebooks import RAIZ, carregar_atividade
 from autograder.variantes import notebook_com
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
@@ -145,8 +145,15 @@ def test_permissoes_abertas_sao_recusadas(tmp_path):
 
 
 # ============================================================================ submissões honestas
+# as notas de `make grade` para esses exemplos (a 01 tem 10 pontos de código): a sem escala perde 3
+# dos 4 pontos da atenção (a propriedade só vale com o oráculo)
+_TOTAL = carregar_atividade(SLUG).total
+
+
 @precisa_root
-@pytest.mark.parametrize("aluno,nota", [("bruno-sem-escala", 5.0), ("ana-correta", 8.0), ("fabio-nao-fez", 0.0)])
+@pytest.mark.parametrize(
+    "aluno,nota", [("bruno-sem-escala", _TOTAL - 3.0), ("ana-correta", _TOTAL), ("fabio-nao-fez", 0.0)]
+)
 def test_run_autograder_sem_sys_admin_da_a_nota_certa(arvore, aluno, nota):
     shutil.copy(RAIZ / "autograder" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", arvore / "submission")
     proc = _run_autograder(arvore)
@@ -286,7 +293,8 @@ def test_ataque_nao_le_solucao_suite_segredo_nem_submissao(ataque):
     jsonschema.validate(resultado, ESQUEMA)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "VAZOU-ARQUIVO" not in resultado["output"], resultado["output"]
-    assert resultado["score"] == 6.0, "a nota passou da honesta (softmax errada): " + resultado["output"]
+    softmax = carregar_atividade(SLUG).item("teste_softmax").pontos
+    assert resultado["score"] == _TOTAL - softmax, "a nota passou da honesta (softmax errada): " + resultado["output"]
     assert resultado["extra_data"]["pontos_por_item"] == {"teste_softmax": 0, "teste_atencao": 4, "teste_mascara": 2}
 
 

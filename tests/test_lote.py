@@ -79,7 +79,7 @@ def dois_lotes(submissoes, tmp_path_factory):
 
 def test_lote_em_paralelo_nao_deixa_processo_para_tras(dois_lotes):
     (serie, _), (paralelo, _) = dois_lotes
-    assert "2 trabalhador(es)" in paralelo["saida"], paralelo["saida"]
+    assert "2 trabalhadores" in paralelo["saida"], paralelo["saida"]
     assert serie["orfaos"] == [], serie["orfaos"]
     assert paralelo["orfaos"] == [], paralelo["orfaos"]
 
