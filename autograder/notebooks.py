@@ -22,6 +22,13 @@ SUITES = RAIZ / "autograder" / "suites"
 
 LIMITE_NOTEBOOK = 300 * 1024 * 1024
 LIMITE_CELULA = 512 * 1024
+# Quantos valores JSON (listas, objetos, números, textos, chaves) um notebook pode ter, contados
+# por cima antes de ler (``_contar_estrutura``). O tamanho do arquivo sozinho não limita a memória:
+# cada ``[]`` de 3 bytes vira um objeto de ~64 bytes no Python, e 200 MiB de ``[],`` levavam o
+# processo que corrige a mais de 5 GiB. Um notebook de verdade tem dezenas de milhares de valores;
+# uma saída enorme é UM texto (não conta por tamanho). O pico medido para o maior notebook aceito
+# está no README (``python -m autograder.bench.notebook_denso``).
+LIMITE_ESTRUTURA = 4_000_000
 TAG_PREAMBULO = "preambulo"
 _SURROGATE = re.compile("[\ud800-\udfff]")  # JSON aceita "\\ud800" solto; UTF-8 não
 
@@ -200,10 +207,18 @@ def _ler_json(caminho: Path) -> dict:
             f"o arquivo tem {info.st_size // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
         )
     dados = caminho.read_bytes()
+    estrutura = _contar_estrutura(dados)
+    if estrutura > LIMITE_ESTRUTURA:
+        raise NotebookInvalido(
+            f"o arquivo tem estrutura JSON densa demais ({_milhar(estrutura)} vírgulas, dois-pontos, colchetes "
+            f"e chaves; o limite é {_milhar(LIMITE_ESTRUTURA)}) e não foi lido. Limpe as saídas (no Jupyter: "
+            "Kernel, Reiniciar e limpar todas as saídas), salve e entregue de novo."
+        )
     try:
         texto = dados.decode("utf-8")
     except UnicodeDecodeError:
         raise NotebookInvalido("o arquivo não está em UTF-8; salve o notebook de novo pelo Jupyter.") from None
+    del dados  # o pico é o texto mais o que o json.loads monta, não três cópias do arquivo
     try:
         nb = json.loads(texto)
     except (ValueError, RecursionError) as exc:
@@ -211,6 +226,18 @@ def _ler_json(caminho: Path) -> dict:
     if not isinstance(nb, dict):
         raise NotebookInvalido("o arquivo é JSON, mas não é um notebook.")
     return nb
+
+
+def _milhar(n: int) -> str:
+    return f"{n:,}".replace(",", ".")
+
+
+def _contar_estrutura(dados: bytes) -> int:
+    """Limite superior, em tempo linear e sem memória extra, do número de objetos que
+    ``json.loads`` montaria: todo valor que não é a raiz vem depois de ``[``, ``,`` ou ``:``, e cada
+    ``:`` traz também uma chave. Conta os caracteres também dentro dos textos (por isso é um limite
+    por cima): um notebook legítimo só chega perto do limite com milhões de vírgulas nas saídas."""
+    return 1 + dados.count(b",") + dados.count(b"[") + dados.count(b"{") + 2 * dados.count(b":")
 
 
 def _celulas_v3(nb: dict) -> list:
