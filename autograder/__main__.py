@@ -47,12 +47,15 @@ def cmd_lote(args) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     print(f"Avaliando {len(tarefas)} submissões de {pasta} com {min(jobs, len(tarefas))} trabalhador(es)", flush=True)
     saida.mkdir(parents=True, exist_ok=True)  # precisa existir para o zigoto escondê-la das caixas
+    notas = saida / "notas.csv"
+    if notas.is_symlink() or (notas.exists() and not notas.is_file()):
+        raise SystemExit(f"Erro: {notas} já existe e não é um arquivo comum; apague-o ou escolha outra pasta de saída.")
     inicio = time.monotonic()
     resultados = avaliar_lote(
         tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente, retomar=not args.refazer
     )
     itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
-    csv = gravar_notas_csv(resultados, saida / "notas.csv", itens)
+    csv = gravar_notas_csv(resultados, notas, itens)
     print(tabela(resultados))
     print(
         f"\n{len(resultados)} submissões em {time.monotonic() - inicio:.1f} s. Relatórios em {saida}; notas em {csv}."
