@@ -550,3 +550,27 @@ def test_notebook_de_json_denso_recusado_antes_de_ler(tmp_path):
 
     for caminho in sorted((RAIZ / "release").glob("*/*.ipynb")) + sorted((RAIZ / "source").glob("*/*.ipynb")):
         assert _contar_estrutura(caminho.read_bytes()) < LIMITE_ESTRUTURA // 100, caminho
+
+
+def test_notebook_cuja_leitura_pediria_memoria_demais_recusado(tmp_path, monkeypatch):
+    """O ``str`` do Python guarda o arquivo inteiro com a largura do caractere mais largo: o mesmo
+    tamanho custa 4× mais com um emoji. A estimativa é por cima (um ASCII do mesmo tamanho passa)."""
+    from autograder import notebooks
+
+    atividade = carregar_atividade("01-atencao")
+    nb = notebook_com("01-atencao", {})
+    nb["cells"][-1]["outputs"] = [{"name": "stdout", "output_type": "stream", "text": "x" * 200_000}]
+    ascii_ = tmp_path / "ascii.ipynb"
+    ascii_.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    nb["cells"][-1]["outputs"][0]["text"] += "🙂"
+    emoji = tmp_path / "emoji.ipynb"
+    emoji.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    escape = tmp_path / "escape.ipynb"
+    escape.write_text(json.dumps(nb, ensure_ascii=True), encoding="utf-8")  # '\ud83d\ude42' no texto
+    custo = {c: notebooks._custo_de_leitura(c.read_bytes(), 0) for c in (ascii_, emoji, escape)}
+    assert custo[emoji] > 3 * custo[ascii_] and custo[escape] > 2 * custo[ascii_]
+    monkeypatch.setattr(notebooks, "LIMITE_MEMORIA_LEITURA", 2 * custo[ascii_])
+    assert notebooks.ler_submissao(ascii_, atividade).erro is None
+    for caminho in (emoji, escape):
+        erro = notebooks.ler_submissao(caminho, atividade).erro
+        assert erro is not None and "de memória para ser lido" in erro and "Limpe as saídas" in erro

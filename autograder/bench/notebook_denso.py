@@ -3,11 +3,12 @@
     python -m autograder.bench.notebook_denso [--pasta /tmp]
 
 Monta, numa pasta temporária (apagada no fim), notebooks no limite do que o avaliador aceita
-(``notebooks.LIMITE_NOTEBOOK`` em bytes e ``notebooks.LIMITE_ESTRUTURA`` em valores JSON) e alguns
+(``notebooks.LIMITE_NOTEBOOK`` em bytes, ``LIMITE_ESTRUTURA`` em valores JSON e
+``LIMITE_MEMORIA_LEITURA`` em memória estimada) e alguns
 acima dele, e lê cada um com ``notebooks.ler_submissao`` num processo novo, como o trabalhador do
 lote faz. Imprime, por notebook: tamanho, se foi aceito, o tempo de leitura e o pico de memória
 residente do processo (``ru_maxrss``) acima do que ele já ocupava antes de ler. Cada leitura pede
-até ~2 GiB de memória: rode numa máquina com folga.
+até ~1 GiB de memória: rode numa máquina com folga.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.notebooks import LIMITE_ESTRUTURA, LIMITE_NOTEBOOK, _contar_estrutura
+from autograder.notebooks import LIMITE_ESTRUTURA, LIMITE_MEMORIA_LEITURA, LIMITE_NOTEBOOK, _contar_estrutura
 
 SLUG = "01-atencao"
 
@@ -48,12 +49,12 @@ def _base() -> tuple[bytes, bytes]:
     return (antes + '"outputs": [').encode(), ("]" + depois).encode()
 
 
-def _gravar(caminho: Path, miolo_pequeno: bytes, repeticoes: int, recheio_ate: int, emoji: bool) -> None:
+def _gravar(caminho: Path, miolo_pequeno: bytes, repeticoes: int, recheio_ate: int, ultimo: str) -> None:
     """``[miolo_pequeno * repeticoes, "recheio"]`` como saída da célula extra; o recheio (um texto
-    só) completa o arquivo até ``recheio_ate`` bytes. Com ``emoji``, o texto leva um caractere fora
-    do plano básico (o Python guarda o arquivo decodificado com 4 bytes por caractere)."""
+    só, de ``x``) completa o arquivo até ``recheio_ate`` bytes e termina com o caractere ``ultimo``,
+    que decide a largura (1, 2 ou 4 bytes) com que o Python guarda o arquivo decodificado."""
     antes, depois = _base()
-    cauda = ("🙂" if emoji else "x").encode()
+    cauda = ultimo.encode()
     fixo = len(antes) + len(miolo_pequeno) * repeticoes + 2 + len(cauda) + len(depois)
     resto = max(0, recheio_ate - fixo)
     with open(caminho, "wb") as f:
@@ -80,25 +81,56 @@ def _denso(caminho: Path, mib: int) -> None:
         f.write(b"[]]")
 
 
-def casos(pasta: Path) -> list[tuple[str, Path]]:
+def casos(pasta: Path):
+    """Gera ``(nome, caminho)`` um por vez: o arquivo (até 300 MiB) só existe enquanto é medido.
+
+    "Maior aceito" é o maior arquivo com aquela largura de caractere e aquela estrutura que passa
+    nos dois limites (``LIMITE_ESTRUTURA`` e ``LIMITE_MEMORIA_LEITURA``, pela mesma estimativa que
+    o avaliador usa); os recusados passam de um deles."""
     antes, depois = _base()
-    folga = _contar_estrutura(antes + b'"x"' + depois)  # a estrutura do próprio notebook
-    n_textos = LIMITE_ESTRUTURA - folga - 1  # cada '"ab",' conta 1: uma vírgula
-    saida = []
-    for nome, miolo, n, emoji in (
-        ("maior aceito: um texto ASCII de ~300 MiB", b"", 0, False),
-        ("maior aceito: um texto de ~300 MiB com um emoji (4 bytes/caractere)", b"", 0, True),
-        (f"maior aceito: {n_textos:,} textos curtos (no limite da estrutura) + texto ASCII", b'"ab",', n_textos, False),
-        ("maior aceito: estrutura no limite + texto com emoji (o pior caso aceito)", b'"ab",', n_textos, True),
-        ("recusado: estrutura 1 acima do limite", b'"ab",', n_textos + 2, False),
+    base = _contar_estrutura(antes + b'"x"' + depois)  # a estrutura do próprio notebook
+    n_textos = LIMITE_ESTRUTURA - base  # cada '"ab",' conta 1: uma vírgula
+
+    def maior(largura: int, estrutura: int) -> int:
+        return min(LIMITE_NOTEBOOK, (LIMITE_MEMORIA_LEITURA - 80 * estrutura) // (2 * largura)) - 4096
+
+    cauda = {1: "x", 2: "√", 4: "🙂"}
+    for i, (nome, miolo, n, largura, tamanho) in enumerate(
+        (
+            ("maior aceito: um texto ASCII", b"", 0, 1, maior(1, base)),
+            ("maior aceito: um texto com '√' (2 bytes/caractere)", b"", 0, 2, maior(2, base)),
+            ("maior aceito: um texto com emoji (4 bytes/caractere)", b"", 0, 4, maior(4, base)),
+            (
+                f"maior aceito: {n_textos:,} textos curtos + texto ASCII",
+                b'"ab",',
+                n_textos,
+                1,
+                maior(1, base + n_textos),
+            ),
+            (
+                f"maior aceito: {n_textos:,} textos curtos + texto com '√'",
+                b'"ab",',
+                n_textos,
+                2,
+                maior(2, base + n_textos),
+            ),
+            (
+                f"maior aceito: {n_textos:,} textos curtos + texto com emoji",
+                b'"ab",',
+                n_textos,
+                4,
+                maior(4, base + n_textos),
+            ),
+            ("recusado: estrutura 1 acima do limite", b'"ab",', n_textos + 1, 1, maior(1, base + n_textos)),
+            ("recusado: 300 MiB com um emoji (memória estimada acima do limite)", b"", 0, 4, LIMITE_NOTEBOOK - 4096),
+        )
     ):
-        caminho = pasta / f"caso{len(saida)}.ipynb"
-        _gravar(caminho, miolo, n, LIMITE_NOTEBOOK - 1024, emoji)
-        saida.append((nome, caminho))
+        caminho = pasta / f"caso{i}.ipynb"
+        _gravar(caminho, miolo, n, tamanho, cauda[largura])
+        yield nome, caminho
     caminho = pasta / "denso.ipynb"
     _denso(caminho, 200)
-    saida.append(("recusado: 200 MiB de '[],' (o ataque do issue)", caminho))
-    return saida
+    yield "recusado: 200 MiB de '[],' (o ataque do issue)", caminho
 
 
 def medir(caminho: Path) -> dict:
@@ -117,7 +149,8 @@ def main(argv=None) -> int:
     p.add_argument("--pasta", default=None, help="onde criar os notebooks (padrão: a pasta temporária do sistema)")
     args = p.parse_args(argv)
     print(
-        f"Limites: {LIMITE_NOTEBOOK // 2**20} MiB por notebook, {LIMITE_ESTRUTURA:,} valores JSON (contados por cima)."
+        f"Limites: {LIMITE_NOTEBOOK // 2**20} MiB por notebook, {LIMITE_ESTRUTURA:,} valores JSON (contados por cima), "
+        f"{LIMITE_MEMORIA_LEITURA // 2**20} MiB de memória estimada para ler."
     )
     print(f"{'notebook':<78} {'MiB':>5} {'aceito':>6} {'leitura':>8} {'pico acima do início':>21}")
     with tempfile.TemporaryDirectory(prefix="bench-notebook-denso-", dir=args.pasta) as tmp:
