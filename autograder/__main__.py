@@ -111,7 +111,8 @@ def cmd_nota(args) -> int:
     slug = _slug_de(caminho, args.slug)
     zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())])
     try:
-        res = avaliar_tarefa(Tarefa("aluno", slug, caminho), zigoto, args.semente)
+        aluno = args.aluno or (caminho.parent.parent.name if caminho.parent.name == slug else caminho.parent.name)
+        res = avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
     finally:
         zigoto.fechar()
     saida = {
@@ -154,6 +155,7 @@ def main(argv=None) -> int:
     n.add_argument("notebook")
     n.add_argument("--slug")
     n.add_argument("--semente", type=int)
+    n.add_argument("--aluno", help="identificação do aluno (a semente das entradas ocultas vem dela)")
     n.set_defaults(func=cmd_nota)
 
     args = p.parse_args(argv)

@@ -33,7 +33,7 @@ from autograder.caixa.cliente import (
     Zigoto,
 )
 from autograder.notebooks import RAIZ, Atividade, carregar_atividade, ler_submissao
-from autograder.suite import Reprovado, semente_do_teste
+from autograder.suite import MENSAGEM_PROPRIEDADE, Reprovado, semente_do_teste
 
 PRAZO_CELULA = float(os.environ.get("AVALIADOR_PRAZO_CELULA", "10"))
 PRAZO_CHAMADA = float(os.environ.get("AVALIADOR_PRAZO_CHAMADA", "10"))
@@ -168,11 +168,23 @@ def _segredo() -> bytes:
         return arquivo.read_bytes().strip()
 
 
-def semente_da_submissao(slug: str, codigo: dict[str, str]) -> int:
-    """Semente das entradas ocultas: imprevisível sem o segredo do instrutor, mas igual para
-    o mesmo código (a mesma submissão recebe sempre a mesma nota)."""
-    conteudo = slug + "\0" + "\0".join(f"{k}\0{codigo[k]}" for k in sorted(codigo))
-    digest = hmac.new(_segredo(), conteudo.encode(), hashlib.sha256).digest()
+def semente_da_submissao(slug: str, aluno: str) -> int:
+    """Semente das entradas ocultas: HMAC(segredo do curso, atividade, aluno).
+
+    Imprevisível sem o segredo e fixa para o mesmo aluno na mesma atividade. Não depende do texto do
+    código: reescrever a mesma função (um comentário, um espaço, outro nome de variável) não sorteia
+    outras entradas, então uma submissão errada não melhora de nota por tentativa. A nota é função do
+    que o código faz. O aluno é o nome da pasta no lote, o ``--aluno`` do ``avaliar``, o aluno do
+    nbgrader ou os usuários da submissão no Gradescope."""
+    conteudo = "\0".join(("semente-das-entradas-ocultas", slug, str(aluno)))
+    digest = hmac.new(_segredo(), conteudo.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def semente_derivada(semente: int, rotulo: str) -> int:
+    """Uma semente para um uso (o treino da aula 06, por exemplo) tirada da semente da submissão: muda
+    com ela, e ``--semente`` reproduz as duas."""
+    digest = hashlib.sha256(f"{int(semente)}\0{rotulo}".encode()).digest()
     return int.from_bytes(digest[:4], "little")
 
 
@@ -183,8 +195,9 @@ _IDENTIDADES = itertools.count(1)
 class Sessao:
     """O código de um aluno vivo numa caixa, reaberta quando preciso."""
 
-    def __init__(self, zigoto: Zigoto, atividade: Atividade, codigo: dict[str, str], limites=None):
+    def __init__(self, zigoto: Zigoto, atividade: Atividade, codigo: dict[str, str], limites=None, semente: int = 0):
         self.zigoto = zigoto
+        self.semente = int(semente)  # a semente da submissão (semente_da_submissao ou --semente)
         self.atividade = atividade
         self.codigo = codigo
         self.limites = limites
@@ -391,6 +404,11 @@ class Aluno:
         return Aluno(self._sessao, {**(self._substituir or {}), **funcoes}, self._prazo)
 
     @property
+    def semente(self) -> int:
+        """A semente da submissão (para derivar outras, ver ``semente_derivada``)."""
+        return self._sessao.semente
+
+    @property
     def codigo(self) -> dict[str, str]:
         """O código de cada célula de solução do aluno (grade_id -> texto)."""
         return dict(self._sessao.codigo)
@@ -414,6 +432,72 @@ def referencia(atividade: Atividade) -> types.SimpleNamespace:
             exec(compile(atividade.codigo_referencia[gid], f"<referencia {gid}>", "exec"), ns)
         _REFERENCIAS[atividade.slug] = types.SimpleNamespace(**{k: v for k, v in ns.items() if not k.startswith("__")})
     return _REFERENCIAS[atividade.slug]
+
+
+# ------------------------------------------------------------------------ portões das propriedades
+@dataclass(frozen=True)
+class Origem:
+    """De que teste veio um resultado: módulo, nome da função, item e, se é uma propriedade, os testes
+    de oráculo que ela exige (``suite.propriedade``)."""
+
+    modulo: str
+    funcao: str
+    item: str
+    exige: tuple[str, ...] | None = None
+
+
+def _marca_item(node) -> str:
+    m = node.get_closest_marker("item")
+    return m.args[0] if m is not None and m.args else ""
+
+
+def origem_do_teste(node) -> Origem:
+    m = node.get_closest_marker("propriedade")
+    modulo = getattr(getattr(node, "module", None), "__name__", "") or str(getattr(node, "path", ""))
+    funcao = getattr(node, "originalname", None) or node.name
+    return Origem(modulo, funcao, _marca_item(node), tuple(m.args) if m is not None else None)
+
+
+def conferir_portoes(itens) -> None:
+    """Confere os ``@propriedade`` de uma suíte coletada: cada teste exigido existe no mesmo módulo, é do
+    mesmo item (um portão de outro item tiraria pontos de um item por erro em outro) e não é ele mesmo
+    uma propriedade. Levanta ``pytest.UsageError`` (erro do instrutor) com o problema."""
+    origens = [origem_do_teste(i) for i in itens]
+    por_nome = {(o.modulo, o.funcao): o for o in origens}
+    for o in origens:
+        for nome in o.exige or ():
+            alvo = por_nome.get((o.modulo, nome))
+            if alvo is None:
+                raise pytest.UsageError(f"{o.funcao}: @propriedade exige {nome}, que não existe em {o.modulo}")
+            if alvo.item != o.item:
+                raise pytest.UsageError(f"{o.funcao}: @propriedade exige {nome}, de outro item ({alvo.item})")
+            if alvo.exige is not None:
+                raise pytest.UsageError(f"{o.funcao}: @propriedade exige {nome}, que também é uma propriedade")
+
+
+def aplicar_portoes(resultados: list[ResultadoTeste], origens: list[Origem]) -> list[ResultadoTeste]:
+    """A regra dos testes de propriedade: um teste marcado com ``@propriedade(...)`` que passou só fica
+    com os pontos se todos os testes de oráculo que ele exige passaram na mesma submissão; senão fica
+    com 0 e a mensagem ``suite.MENSAGEM_PROPRIEDADE`` (sem equívoco: o equívoco, se há, vem do oráculo).
+    Uma propriedade que falhou fica como está (a mensagem dela diz o que está errado)."""
+    if len(origens) != len(resultados):  # pragma: no cover - o plugin registra um para cada
+        return list(resultados)
+    situacao: dict[tuple[str, str], list[ResultadoTeste]] = {}
+    for r, o in zip(resultados, origens, strict=True):
+        situacao.setdefault((o.modulo, o.funcao), []).append(r)
+    finais = []
+    for r, o in zip(resultados, origens, strict=True):
+        if o.exige is not None and r.situacao == "passou":
+            reprovados = []
+            for nome in o.exige:
+                gates = situacao.get((o.modulo, nome), [])
+                if not gates or any(g.situacao != "passou" for g in gates):
+                    reprovados.append(gates[0].nome if gates else nome)
+            if reprovados:
+                texto = MENSAGEM_PROPRIEDADE.format(gates="; ".join(f"'{n}'" for n in reprovados))
+                r = ResultadoTeste(r.item, r.nome, 0.0, r.max_pontos, texto, None, "falhou")
+        finais.append(r)
+    return finais
 
 
 # ------------------------------------------------------------------------ plugin pytest
@@ -458,6 +542,7 @@ class PluginAvaliacao:
         self.sessao = sessao
         self._semente = semente
         self.resultados: list[ResultadoTeste] = []
+        self.origens: list[Origem] = []  # de que teste veio cada resultado (para aplicar_portoes)
 
     @staticmethod
     def _marca(node):
@@ -495,6 +580,7 @@ class PluginAvaliacao:
         config.option.tbstyle = "value"
         config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
+        config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -516,6 +602,11 @@ class PluginAvaliacao:
                 exc = call.excinfo.value if call.excinfo else Exception("falha")
                 situacao, msg, equivoco = _mensagem_de(exc, self.sessao)
                 self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
+            self.origens.append(origem_do_teste(item))
+
+    def resultados_finais(self) -> list[ResultadoTeste]:
+        """Os resultados da submissão com a regra dos testes de propriedade aplicada."""
+        return aplicar_portoes(self.resultados, self.origens)
 
 
 # Plugins padrão do pytest que a avaliação não usa. Cada um custa tempo em toda submissão (o
@@ -565,7 +656,9 @@ def _argumentos_pytest(atividade: Atividade) -> list[str]:
 
 def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
     """Uma sessão pytest completa (configurar, coletar, rodar, fechar) para uma submissão."""
-    return pytest.main(_argumentos_pytest(atividade), plugins=[plugin])
+    codigo = pytest.main(_argumentos_pytest(atividade), plugins=[plugin])
+    plugin.resultados = plugin.resultados_finais()
+    return codigo
 
 
 class SuiteColetada:
@@ -597,6 +690,11 @@ class SuiteColetada:
             raise
         # Erro de coleta (suíte quebrada): como no pytest.main, nenhum teste roda.
         self.itens = [] if self.sessao_pytest.testsfailed else list(self.sessao_pytest.items)
+        try:
+            conferir_portoes(self.itens)  # um @propriedade mal declarado é erro do instrutor
+        except BaseException:
+            self.fechar()
+            raise
 
     def rodar(self, sessao: Sessao, semente: int) -> list[ResultadoTeste]:
         self.plugin.preparar(sessao, semente)
@@ -605,7 +703,7 @@ class SuiteColetada:
             item._report_sections = []  # o que a referência imprimiu na submissão anterior
             proximo = self.itens[i + 1] if i + 1 < len(self.itens) else None
             hook.pytest_runtest_protocol(item=item, nextitem=proximo)
-        resultados = self.plugin.resultados
+        resultados = self.plugin.resultados_finais()
         self.plugin.preparar(None, 0)
         return resultados
 
@@ -657,10 +755,11 @@ def avaliar(
     inicio = time.monotonic()
     atividade = carregar_atividade(slug)
     sub = ler_submissao(Path(caminho), atividade)
+    aluno = aluno or Path(caminho).parent.parent.name
     if semente is None:
-        semente = semente_da_submissao(slug, sub.codigo)
+        semente = semente_da_submissao(slug, aluno)
     res = ResultadoSubmissao(
-        aluno=aluno or Path(caminho).parent.parent.name,
+        aluno=aluno,
         slug=slug,
         notebook=str(caminho),
         semente=int(semente),
@@ -673,7 +772,7 @@ def avaliar(
         _zerar(res, atividade, f"Notebook ilegível: {sub.erro}")
         res.segundos = time.monotonic() - inicio
         return res.limpar_textos()
-    sessao = Sessao(zigoto, atividade, sub.codigo)
+    sessao = Sessao(zigoto, atividade, sub.codigo, semente=int(semente))
     try:
         res.testes = _rodar_na_suite_coletada(atividade, sessao, int(semente))
     finally:

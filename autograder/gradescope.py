@@ -271,6 +271,19 @@ def _resultado_recusado(motivo: str, isolamento: dict | None = None) -> dict:
     }
 
 
+def aluno_do_gradescope(raiz: Path) -> str:
+    """Quem entregou, segundo ``submission_metadata.json`` do Gradescope: os ids dos usuários da
+    submissão (um grupo tem vários), em ordem. A semente das entradas ocultas vem daqui e da atividade,
+    então reenviar o mesmo código com outro comentário não sorteia outras entradas. Sem metadados
+    legíveis, ``"aluno"``."""
+    try:
+        dados = json.loads((raiz / "submission_metadata.json").read_text(encoding="utf-8"))
+        ids = sorted(str(u["id"]) for u in dados.get("users") or [] if isinstance(u, dict) and u.get("id") is not None)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        ids = []
+    return "gradescope-" + "+".join(ids) if ids else "aluno"
+
+
 def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
     """Corrige ``raiz/submission`` e grava ``raiz/results/results.json``; devolve (results, código)."""
     from autograder.__main__ import Tarefa, _avaliar_tarefa
@@ -300,7 +313,7 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
             raise RecusaGradescope(f"de dentro da caixa de areia o código do aluno alcança {', '.join(alcancados)}")
         notebook = _notebook_da_submissao(submissao, slug) if submissao.is_dir() else None
         problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
-        res = _avaliar_tarefa(Tarefa("aluno", slug, notebook, problema), zigoto)
+        res = _avaliar_tarefa(Tarefa(aluno_do_gradescope(raiz), slug, notebook, problema), zigoto)
     except RecusaGradescope as exc:
         saida = _resultado_recusado(str(exc), exc.isolamento)
         destino.write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")

@@ -3,7 +3,8 @@
 Cada trabalhador é um processo com o seu próprio zigoto (NumPy e PyTorch importados uma vez)
 e a sua própria "vaga" (um uid sem privilégio diferente), então as caixas de trabalhadores
 diferentes não se enxergam nem disputam o limite de processos. As notas não dependem da
-ordem nem do número de trabalhadores: a semente de cada submissão vem do seu próprio código.
+ordem nem do número de trabalhadores: a semente de cada submissão vem do aluno (o nome da pasta)
+e da atividade, nunca do texto do código.
 
 Retomada: ao lado de cada ``results.json`` fica a impressão digital (hash do notebook, do
 notebook do instrutor e da suíte). Se nada mudou, a submissão não é reavaliada.

@@ -69,6 +69,7 @@ def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
 
 
 def _rodar(lista, saida, jobs) -> Relatorio:
+    from autograder.avaliacao import semente_da_submissao
     from autograder.lote import Tarefa, avaliar_lote
 
     rel = Relatorio()
@@ -89,7 +90,13 @@ def _rodar(lista, saida, jobs) -> Relatorio:
             nbs += [(v.nome, notebook_com(slug, v.celulas, completar=False)) for v in variantes_nada(slug)]
             for nome, nb in nbs:
                 tarefas.append(Tarefa(nome, slug, gravar(nb, pasta, nome, slug)))
-        resultados = avaliar_lote(tarefas, notas, ocultar=[tmp], jobs=jobs, retomar=False, aviso=lambda *_: None)
+        # Uma semente só para a rodada inteira (a de um aluno fictício): a semente de uma submissão vem do
+        # aluno, não do código, e cada variante é uma pasta de aluno; com a mesma semente, o treino das
+        # aulas 06 e 07 de quem não mexe no código do treino é o da referência (AVALIADOR_CACHE_TREINO).
+        semente = semente_da_submissao("mutacao", "rodada-de-mutacao")
+        resultados = avaliar_lote(
+            tarefas, notas, ocultar=[tmp], jobs=jobs, semente=semente, retomar=False, aviso=lambda *_: None
+        )
         por_chave = {(t.slug, t.aluno): r for t, r in zip(tarefas, resultados, strict=True)}
         for slug, (mutantes, corretas) in planos.items():
             _relatar_slug(slug, mutantes, corretas, por_chave, rel, saida)

@@ -48,6 +48,12 @@ SEM_CHAMADA = (
 )
 
 
+def aluno_do_nbgrader(resources) -> str | None:
+    """O id do aluno que o ``nbgrader autograde`` está corrigindo (``resources["nbgrader"]["student"]``)."""
+    aluno = ((resources or {}).get("nbgrader") or {}).get("student")
+    return str(aluno) if aluno else None
+
+
 def e_celula_de_teste(celula) -> bool:
     """Célula de código que o nbgrader pontua sozinho (``grade`` sem ``solution``)."""
     meta = celula.get("metadata", {}).get("nbgrader", {})
@@ -78,8 +84,9 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
         help="Segundos para o avaliador corrigir um notebook inteiro (todas as células de nota).",
     ).tag(config=True)
 
-    def _avaliar(self, nb, slug: str) -> tuple[dict | None, str]:
-        """Roda o avaliador num subprocesso (``ponte.avaliar_em_subprocesso``); devolve ``(resultado, erro)``."""
+    def _avaliar(self, nb, slug: str, aluno: str | None = None) -> tuple[dict | None, str]:
+        """Roda o avaliador num subprocesso (``ponte.avaliar_em_subprocesso``); devolve ``(resultado, erro)``.
+        ``aluno`` é o id do aluno no nbgrader: a semente das entradas ocultas vem dele e da atividade."""
         from autograder.notebooks import slugs
 
         # O slug vem do texto de uma célula e vira nome de arquivo: só um slug de source/ passa
@@ -90,7 +97,7 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
         with tempfile.TemporaryDirectory(prefix="nbgrader-avaliacao-") as tmp:
             caminho = Path(tmp) / f"{slug}.ipynb"
             nbformat.write(nb, str(caminho))
-            resultado, erro, detalhe = avaliar_em_subprocesso(caminho, slug, self.prazo)
+            resultado, erro, detalhe = avaliar_em_subprocesso(caminho, slug, self.prazo, aluno=aluno)
         if resultado is None:
             self.log.error("O avaliador não deu nota a %s: %s. %s", slug, erro, detalhe)
             return None, erro
@@ -108,7 +115,7 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
         resultados = {}
         for slug in sorted(slugs):
             self.log.info("Avaliando %s fora do kernel do aluno (caixa de areia)", slug)
-            resultados[slug] = self._avaliar(nb, slug)
+            resultados[slug] = self._avaliar(nb, slug, aluno_do_nbgrader(resources))
         for celula, marca in celulas:
             if marca is None:
                 if e_celula_de_teste(celula):  # sem saída o nbgrader daria a nota cheia

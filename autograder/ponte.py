@@ -62,10 +62,13 @@ RECUSA_ISOLAMENTO = (
 )
 
 
-def avaliar_em_subprocesso(caminho: Path, slug: str, prazo: float = 3600) -> tuple[dict | None, str, str]:
-    """Roda ``python -m autograder nota CAMINHO --slug S`` (o mesmo avaliador do ``make grade``, com
-    o código do aluno na caixa de areia) num processo separado. Usado por esta ponte e pelo
-    ``autograder/nbgrader_confiavel.py``.
+def avaliar_em_subprocesso(
+    caminho: Path, slug: str, prazo: float = 3600, aluno: str | None = None
+) -> tuple[dict | None, str, str]:
+    """Roda ``python -m autograder nota CAMINHO --slug S [--aluno A]`` (o mesmo avaliador do ``make
+    grade``, com o código do aluno na caixa de areia) num processo separado. Usado por esta ponte e
+    pelo ``autograder/nbgrader_confiavel.py``, que passa o aluno do nbgrader (a semente das entradas
+    ocultas vem do aluno e da atividade).
 
     Devolve ``(resultado, erro, detalhe)``: o JSON do avaliador e ``""``; ou ``None``, o motivo em
     pt-BR (prazo estourado, recusa por isolamento insuficiente, falha) e o fim do stderr do avaliador
@@ -73,7 +76,8 @@ def avaliar_em_subprocesso(caminho: Path, slug: str, prazo: float = 3600) -> tup
     raiz = Path(__file__).resolve().parents[1]
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug],
+            [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug]
+            + (["--aluno", str(aluno)] if aluno else []),
             capture_output=True,
             text=True,
             cwd=raiz,

@@ -19,12 +19,14 @@ esse item, as funções listadas são trocadas pela versão do instrutor, que ro
 confiável (o aluno recebe só o resultado). Assim um erro em ``softmax`` tira pontos só do item
 de ``softmax``.
 
-Duas famílias de portões guardam os testes de propriedade (invariâncias, "mudar X não muda Y"),
-que uma função que não faz nada também satisfaz:
+Portões guardam os testes de propriedade (invariâncias, "mudar X não muda Y", "não espia", estrutura,
+formas), que uma função que não faz o trabalho também satisfaz:
 
-* ``exigir_que_responda``/``exigir_que_transforme``: a função não é constante (devolve 0, ``None``,
-  sempre o mesmo array) nem devolve a própria entrada; de preferência, o teste de propriedade
-  começa pela verificação básica do item (a saída confere com a referência numa entrada pequena);
+* ``@propriedade("test_<oráculo>")``: o teste só paga se o teste de oráculo nomeado (do mesmo item,
+  que compara a mesma função com a referência ou com uma resposta conhecida) passou na mesma
+  submissão. Quem aplica é o avaliador, depois da suíte inteira (``avaliacao.aplicar_portoes``);
+* ``exigir_que_responda``/``exigir_que_transforme``: dentro do teste, a função não é constante
+  (devolve 0, ``None``, sempre o mesmo array) nem devolve a própria entrada;
 * ``exigir_entradas_intactas``: a última chamada não alterou os argumentos no lugar. Os dados de
   arrays e tensores o avaliador confere sozinho (a caixa os recebe numa região de memória que ele
   compara depois da chamada, ``caixa/memoria.py``); mudanças só de estrutura vêm do diagnóstico
@@ -45,6 +47,30 @@ import pytest
 def item(grade_id: str, pontos: float):
     """Marca um teste como parte do item ``grade_id``, valendo ``pontos``."""
     return pytest.mark.item(grade_id, pontos=pontos)
+
+
+def propriedade(*exige: str):
+    """Marca um teste de propriedade (invariância, "não espia", estrutura, formas...) e o(s) teste(s)
+    de oráculo de que ele depende: ``@propriedade("test_confere_com_referencia")``.
+
+    Uma propriedade também vale para código que não faz o trabalho (uma atenção constante não espia o
+    futuro; um encoder sem camadas é invariante ao padding; um ``__init__`` certo passa no teste de
+    estrutura). Por isso o avaliador só paga um teste de propriedade quando **todos** os testes de
+    ``exige`` (nomes de funções de teste do mesmo módulo e do mesmo item, sem ``@propriedade``)
+    passaram na mesma submissão; senão o teste fica com 0 e a mensagem ``MENSAGEM_PROPRIEDADE``. Os
+    testes de ``exige`` são os que comparam a mesma função com a referência ou, onde não há
+    referência, a conferem em entradas de resposta conhecida. A regra é aplicada pelo avaliador
+    (``avaliacao.aplicar_portoes``) depois de rodar a suíte inteira, não por cada teste."""
+    if not exige or not all(isinstance(nome, str) and nome.startswith("test_") for nome in exige):
+        raise TypeError("@propriedade precisa dos nomes dos testes de oráculo: @propriedade('test_...')")
+    return pytest.mark.propriedade(*exige)
+
+
+MENSAGEM_PROPRIEDADE = (
+    "Este ponto de propriedade só vale quando a mesma função confere com a referência, e ela ainda não "
+    "confere (veja a mensagem de: {gates}). Corrija a função primeiro: as propriedades também valem para "
+    "código que não faz o trabalho pedido."
+)
 
 
 def tempo_limite(segundos: float):

@@ -28,3 +28,4 @@ def pytest_configure(config):
     para quando um teste do curso importa o módulo de uma suíte diretamente."""
     config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
     config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
+    config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")

@@ -113,10 +113,73 @@ def test_semente_depende_do_segredo(tmp_path, monkeypatch):
     from autograder import avaliacao
 
     monkeypatch.setenv("AVALIADOR_SEGREDO", "um")
-    s1 = avaliacao.semente_da_submissao("01-atencao", {"softmax": "x"})
+    s1 = avaliacao.semente_da_submissao("01-atencao", "ana")
     monkeypatch.setenv("AVALIADOR_SEGREDO", "dois")
-    s2 = avaliacao.semente_da_submissao("01-atencao", {"softmax": "x"})
+    s2 = avaliacao.semente_da_submissao("01-atencao", "ana")
     assert s1 != s2
+    assert avaliacao.semente_da_submissao("01-atencao", "bia") != s2  # outro aluno, outras entradas
+    assert avaliacao.semente_da_submissao("02-atencao-multicabeca", "ana") != s2
+
+
+# Uma softmax errada só com entradas grandes: a nota depende das entradas sorteadas (7 ou 6,5 de 8).
+_SOFTMAX_ERRADA_AS_VEZES = """
+def softmax(z, eixo=-1):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - np.max(z, axis=eixo, keepdims=True))
+    p = e / np.sum(e, axis=eixo, keepdims=True)
+    if np.max(np.abs(z)) > 7.5:
+        p = np.round(p, 3)
+    return p
+"""
+
+
+def _variantes_de_texto(codigo: str, n: int) -> list[str]:
+    """O mesmo código com comentários, linhas em branco e espaços diferentes (n textos distintos)."""
+    textos = []
+    for i in range(n):
+        linhas = codigo.strip("\n").split("\n")
+        linhas.insert(1 + i % 3, f"    # tentativa {i}: {'x' * i}")
+        texto = "\n".join(linhas) + "\n" * (1 + i % 4)
+        if i % 2:
+            texto = f"# comentário no topo {i}\n" + texto.replace(" = ", "  =  ", 1)
+        textos.append(texto)
+    assert len(set(textos)) == n
+    return textos
+
+
+def test_semente_nao_depende_do_texto_do_codigo(zigoto, tmp_path):
+    """Reescrever a mesma função errada (comentários, espaços) não sorteia outras entradas: 20 variantes
+    do mesmo aluno têm a mesma semente e a mesma nota, e a mesma submissão tem a mesma nota de novo."""
+    slug = "01-atencao"
+    notas, sementes = [], set()
+    for i, texto in enumerate(_variantes_de_texto(_SOFTMAX_ERRADA_AS_VEZES, 20)):
+        caminho = gravar(notebook_com(slug, {"softmax": texto}), tmp_path / str(i), "carol", slug)
+        res = avaliar(caminho, slug, zigoto, aluno="carol")
+        notas.append(res.pontos_por_item())
+        sementes.add(res.semente)
+    assert len(sementes) == 1 and all(n == notas[0] for n in notas), notas
+    de_novo = avaliar(caminho, slug, zigoto, aluno="carol")
+    assert de_novo.pontos_por_item() == notas[0] and de_novo.semente in sementes
+    # O teste pode falhar: com outras entradas sorteadas, a mesma submissão tira outra nota. Se a semente
+    # viesse do texto do código, trocar um comentário seria sortear de novo.
+    outras = {avaliar(caminho, slug, zigoto, aluno="carol", semente=1000 + s).nota for s in range(8)}
+    assert len(outras) > 1, outras
+
+
+def test_cada_caminho_passa_o_aluno_para_a_semente(tmp_path):
+    """nbgrader (id do aluno em resources) e Gradescope (usuários do submission_metadata.json)."""
+    from autograder.gradescope import aluno_do_gradescope
+    from autograder.nbgrader_confiavel import aluno_do_nbgrader
+
+    assert aluno_do_nbgrader({"nbgrader": {"student": "ana", "assignment": "01-atencao"}}) == "ana"
+    assert aluno_do_nbgrader({}) is None
+    assert aluno_do_gradescope(tmp_path) == "aluno"  # sem metadados
+    metadados = {"id": 99, "users": [{"id": 7, "email": "b@x", "name": "B"}, {"id": 3, "email": "a@x", "name": "A"}]}
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(metadados))
+    assert aluno_do_gradescope(tmp_path) == "gradescope-3+7"
+    metadados["id"] = 100  # outra submissão dos mesmos alunos: a mesma identidade
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(metadados))
+    assert aluno_do_gradescope(tmp_path) == "gradescope-3+7"
 
 
 def test_um_notebook_pela_linha_de_comando(tmp_path):

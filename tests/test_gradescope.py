@@ -145,7 +145,7 @@ def test_permissoes_abertas_sao_recusadas(tmp_path):
 
 # ============================================================================ submissões honestas
 @precisa_root
-@pytest.mark.parametrize("aluno,nota", [("bruno-sem-escala", 6.0), ("ana-correta", 8.0), ("fabio-nao-fez", 0.0)])
+@pytest.mark.parametrize("aluno,nota", [("bruno-sem-escala", 5.0), ("ana-correta", 8.0), ("fabio-nao-fez", 0.0)])
 def test_run_autograder_sem_sys_admin_da_a_nota_certa(arvore, aluno, nota):
     shutil.copy(RAIZ / "autograder" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", arvore / "submission")
     proc = _run_autograder(arvore)

@@ -17,6 +17,7 @@ from autograder.suite import (
     comparar,
     exigir_entradas_intactas,
     item,
+    propriedade,
     verificar,
 )
 
@@ -296,6 +297,7 @@ def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
 
 
 @item("teste_atencao", pontos=0.5)
+@propriedade("test_atencao_confere_com_pytorch")
 def test_atencao_pesos_sao_distribuicao(aluno, rng):
     """atenção: cada linha de pesos é uma distribuição sobre as chaves"""
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
@@ -309,6 +311,7 @@ def test_atencao_pesos_sao_distribuicao(aluno, rng):
 
 
 @item("teste_atencao", pontos=0.5)
+@propriedade("test_atencao_confere_com_pytorch")
 def test_atencao_permutar_chaves_e_valores(aluno, rng):
     """atenção: permutar chaves e valores juntos não muda a saída"""
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
@@ -382,6 +385,7 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_mascara", pontos=0.5)
+@propriedade("test_mascara_booleana_confere_com_pytorch")
 def test_mascara_zera_pesos_mascarados(aluno, rng):
     """máscara: chaves mascaradas recebem peso exatamente 0 e as linhas somam 1 (máscara com broadcast)"""
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
@@ -401,6 +405,7 @@ def test_mascara_zera_pesos_mascarados(aluno, rng):
 
 
 @item("teste_mascara", pontos=0.5)
+@propriedade("test_mascara_booleana_confere_com_pytorch")
 def test_mascara_equivale_a_renormalizar(aluno, rng):
     """máscara: pesos mascarados = pesos sem máscara restritos às chaves permitidas e renormalizados"""
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)

@@ -21,6 +21,7 @@ from autograder.suite import (
     comparar,
     exigir_que_transforme,
     item,
+    propriedade,
     verificar,
 )
 
@@ -462,6 +463,7 @@ def _bloco_diagonal(blocos):
 
 
 @item("teste_multicabeca_numpy", pontos=0.75)
+@propriedade("test_multicabeca_confere_com_pytorch")
 def test_multicabeca_cabecas_independentes(aluno, rng):
     """atenção multicabeça (NumPy): com projeções bloco-diagonais, h cabeças = h chamadas com h = 1, uma por fatia de colunas"""
     h, dk, B, n = 3, 4, 2, 5
@@ -613,6 +615,7 @@ def _equivocos_modulo(sd, q, k, h, mascara=None, v=None):
 
 
 @item("teste_modulo_pytorch", pontos=0.25)
+@propriedade("test_modulo_confere_com_pytorch")
 def test_modulo_submodulos(aluno):
     """módulo: submódulos w_q, w_k, w_v, w_o, cada um nn.Linear(d_model, d_model) com viés"""
     modulo = _criar(aluno, 12, 3)
@@ -682,6 +685,7 @@ def test_modulo_mascaras(aluno, rng):
 
 
 @item("teste_modulo_pytorch", pontos=0.5)
+@propriedade("test_modulo_confere_com_pytorch")
 def test_modulo_valueerror(aluno):
     """módulo: d_model não divisível por h levanta ValueError com mensagem; valores válidos não"""
     for d, h in ((10, 3), (16, 5)):
@@ -732,6 +736,7 @@ def test_modulo_uma_cabeca_e_formas(aluno, rng):
 
 
 @item("teste_modulo_pytorch", pontos=0.25)
+@propriedade("test_modulo_confere_com_pytorch")
 def test_modulo_pesos_por_cabeca(aluno, rng):
     """módulo: devolve os pesos de cada cabeça, forma (B, h, n_q, n_k), sem tirar a média"""
     d, h, B, nq, nk = 12, 4, 2, 3, 5

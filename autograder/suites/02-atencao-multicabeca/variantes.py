@@ -501,12 +501,7 @@ EXEMPLOS = {
     "fabio-nao-fez": None,
 }
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py).
-NADA_HONESTO = {
-    "nada-zeros-da-forma": {
-        "teste_modulo_pytorch": (
-            0.75,
-            "o __init__ é o da referência: os submódulos (0.25) e o ValueError de d_model % h (0.5) estão certos",
-        ),
-    },
-}
+# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
+# (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
+NADA_HONESTO: dict = {}

@@ -19,6 +19,7 @@ from autograder.suite import (
     comparar,
     exigir_entradas_intactas,
     item,
+    propriedade,
     verificar,
 )
 
@@ -248,6 +249,7 @@ def test_pe_posicao_zero_e_faixa(aluno, rng):
 
 
 @item("teste_positional_encoding", pontos=1.0)
+@propriedade("test_pe_confere_com_a_formula")
 def test_pe_deslocamento_e_rotacao(aluno, rng):
     """codificador de posição: PE[pos + k] é uma rotação fixa de PE[pos] em cada par (sen, cos)"""
     n, d = int(rng.integers(40, 70)), 2 * int(rng.integers(6, 12))

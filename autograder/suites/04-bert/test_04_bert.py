@@ -21,6 +21,7 @@ from autograder.suite import (
     exigir_entradas_intactas,
     exigir_que_transforme,
     item,
+    propriedade,
     verificar,
 )
 
@@ -330,6 +331,7 @@ def _rodar(modelo, ids):
 
 
 @item("teste_encoder_bert", pontos=0.5)
+@propriedade("test_encoder_confere_com_pytorch")
 def test_encoder_estrutura(aluno, ref, rng):
     """EncoderBERT: submódulos embedding e camadas com a configuração pedida e buffer pe"""
     cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
@@ -379,6 +381,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.0)
+@propriedade("test_encoder_confere_com_pytorch")
 def test_encoder_invariante_ao_padding(aluno, ref, rng):
     """EncoderBERT: trocar o embedding do [PAD] ou acrescentar [PAD] não muda a saída dos tokens reais"""
     cfg = Config(vocab=30, d=16, h=4, d_ff=32, n_camadas=2, max_len=16, pad=0)
@@ -591,6 +594,7 @@ def test_mlm_respeita_prob(aluno, rng):
 
 
 @item("teste_mascarar_tokens", pontos=0.5)
+@propriedade("test_mlm_proporcoes")
 def test_mlm_semente(aluno, rng):
     """mascarar_tokens: mesma semente, mesmo sorteio; sementes diferentes, sorteios diferentes"""
     especiais = [0, 1, 2, 3]

@@ -450,9 +450,7 @@ def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
     ),
 ]
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py).
-NADA_HONESTO = {
-    "nada-zeros-da-forma": {
-        "teste_encoder_bert": (0.5, "o __init__ é o da referência: o teste de estrutura (submódulos) passa"),
-    },
-}
+# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
+# (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
+NADA_HONESTO: dict = {}

@@ -26,8 +26,10 @@ from autograder.suite import (
     comparar,
     conferir_state_dict,
     exigir_entradas_intactas,
+    exigir_que_responda,
     exigir_que_transforme,
     item,
+    propriedade,
     verificar,
 )
 
@@ -413,6 +415,7 @@ def test_combinar_confere_com_a_regra(aluno, rng):
 
 
 @item("teste_combinar_mascaras", pontos=0.5)
+@propriedade("test_combinar_confere_com_a_regra")
 def test_combinar_sem_linha_vazia(aluno, rng):
     """combinar máscaras: com padding à esquerda nenhuma linha fica toda bloqueada (sem nan na softmax)"""
     n = int(rng.integers(5, 9))
@@ -552,6 +555,7 @@ def test_atencao_confere_com_multihead_attention(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@propriedade("test_atencao_confere_com_sdpa_causal")
 def test_atencao_nao_espia_o_futuro(aluno, rng):
     """atenção causal: a saída da posição t não muda quando os tokens depois de t mudam (todo t)"""
     d, h, n = 8, 2, 7
@@ -578,6 +582,7 @@ def test_atencao_nao_espia_o_futuro(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@propriedade("test_atencao_confere_com_sdpa_causal")
 def test_atencao_pesos_do_futuro_sao_zero(aluno, rng):
     """atenção causal: pesos acima da diagonal exatamente 0, linhas somando 1, sem nan"""
     d, h, n = 12, 4, 8
@@ -685,6 +690,10 @@ def test_bloco_pre_norma(aluno, ref, rng):
     x = _x(rng, 2, 6, d)
     obtido = _tensor(bloco(x), "a saída do bloco")
     exigir_entradas_intactas(bloco, "BlocoDecoder.forward", ["x", "padding"])
+    # Portão: o bloco é conferido com a atenção do próprio aluno; se ela não olha a entrada (constante),
+    # este teste não veria o que o bloco passa a ela (norm1(x) ou x), e o item pagaria sem conferir isso.
+    atencao = _funcoes_do_bloco(sd, bloco)[2]
+    exigir_que_responda([atencao(x), atencao(_x(rng, 2, 6, d))], "BlocoDecoder.atencao")
     certo, diag = _variantes_bloco(sd, bloco, x)
     comparar(obtido, certo, "saída do bloco", equivocos=diag)
 
@@ -698,12 +707,15 @@ def test_bloco_repassa_padding(aluno, ref, rng):
     padding = _padding_aleatorio(rng, 3, n, tipos=("esquerda", "cheio", "direita"))
     x = _x(rng, 3, n, d)
     obtido = _tensor(bloco(x, padding), "a saída do bloco com padding")
+    atencao = _funcoes_do_bloco(sd, bloco, padding)[2]  # portão: como em test_bloco_pre_norma
+    exigir_que_responda([atencao(x), atencao(_x(rng, 3, n, d))], "BlocoDecoder.atencao")
     certo, diag = _variantes_bloco(sd, bloco, x, padding)
     ignora, _ = _variantes_bloco(sd, bloco, x, None)
     comparar(obtido, certo, "saída do bloco com padding", equivocos=[(BLOCO_IGNORA_PADDING, ignora), *diag])
 
 
 @item("teste_bloco_decoder", pontos=0.5)
+@propriedade("test_bloco_pre_norma")
 def test_bloco_estrutura(aluno, ref, rng):
     """bloco do decoder: submódulos com os nomes e formas pedidos; devolve um tensor (B, n, d_model)"""
     d, h, d_ff = 12, 3, 20

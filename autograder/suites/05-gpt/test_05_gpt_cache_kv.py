@@ -26,6 +26,7 @@ from autograder.suite import (
     Reprovado,
     comparar,
     item,
+    propriedade,
     verificar,
 )
 
@@ -372,7 +373,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
     )
 
 
-@item("teste_cache_kv", pontos=0.75)
+@item("teste_cache_kv", pontos=0.5)
 def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
     """cache KV, geração: os mesmos tokens de gerar_guloso sem cache, em modelos e prompts sorteados"""
     for B, n, n_novos, n_camadas in [(3, 4, 8, 2), (2, 1, 5, 1), (2, 3, 0, 1)]:
@@ -384,6 +385,7 @@ def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@propriedade("test_cache_gerar_igual_ao_guloso")
 def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
     """cache KV, geração: depois do prompt, cada passo processa exatamente uma posição nova (espião)"""
     n, n_novos = int(rng.integers(2, 5)), 6
@@ -420,4 +422,56 @@ def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
         total in possiveis and all(m == 1 for m in tamanhos[len(tamanhos) - (n_novos - 1) :]),
         f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {tamanhos} posições.)",
         CACHE_SEM_USO,
+    )
+
+
+# ======================================================================= limite de n_max na geração com cache
+CACHE_LIMITE_UM_A_MENOS = Equivoco(
+    "cache-limite-um-a-menos",
+    "gerar_com_cache levantou ValueError numa geração que cabe em modelo.n_max. O último token gerado não volta "
+    "ao modelo (nenhum token depois dele é pedido): passam pelo modelo o prompt e os tokens gerados menos o "
+    "último, n + n_novos - 1 posições, e não n + n_novos. Levante ValueError só quando n + n_novos - 1 passar "
+    "de modelo.n_max.",
+)
+CACHE_SEM_VALUEERROR = Equivoco(
+    "cache-sem-valueerror",
+    "Quando n + n_novos - 1 passa de modelo.n_max, faltam posições para os tokens novos: o cache não desliza a "
+    "janela de contexto como a gerar_guloso. Nesse caso gerar_com_cache deve levantar ValueError com uma "
+    "mensagem clara, e não devolver uma sequência nem falhar com outro erro (como o índice fora da tabela de "
+    "posições).",
+)
+
+
+@item("teste_cache_kv", pontos=0.25)
+def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
+    """cache KV, geração: com n + n_novos - 1 = n_max a geração cabe; uma posição a mais levanta ValueError"""
+    n, n_novos, h, n_camadas = int(rng.integers(2, 5)), int(rng.integers(3, 6)), 2, 1
+    n_max = n + n_novos - 1  # o prompt e os tokens gerados que voltam ao modelo: todos menos o último
+    remoto, modelo, sd = _minigpt(aluno, ref, rng, n_camadas, n_max=n_max, h=h)
+    ids = _ids(rng, 2, n)
+    try:
+        obtido = _gerar_do_aluno(aluno, remoto, ids, n_novos)
+    except ErroDoAluno as exc:
+        if exc.tipo != "ValueError":
+            raise
+        raise Reprovado(
+            f"{CACHE_LIMITE_UM_A_MENOS.mensagem} (Com n = {n}, n_novos = {n_novos} e n_max = {n_max} veio "
+            f"ValueError: {exc.mensagem[:200]})",
+            CACHE_LIMITE_UM_A_MENOS,
+        ) from None
+    _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos)
+    try:
+        _gerar_do_aluno(aluno, remoto, ids, n_novos + 1)
+    except ErroDoAluno as exc:
+        if exc.tipo == "ValueError":
+            return
+        raise Reprovado(
+            f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max} veio "
+            f"{exc.tipo}: {exc.mensagem[:200]})",
+            CACHE_SEM_VALUEERROR,
+        ) from None
+    raise Reprovado(
+        f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max}, isto é, "
+        f"n + n_novos - 1 = {n + n_novos} > n_max, não houve erro.)",
+        CACHE_SEM_VALUEERROR,
     )

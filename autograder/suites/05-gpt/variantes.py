@@ -149,8 +149,8 @@ def _gerar_cache(corpo):
     return f"""
 @torch.no_grad()
 def gerar_com_cache(modelo, ids, n_novos):
-    if ids.shape[1] + n_novos > modelo.n_max:
-        raise ValueError("n + n_novos passa de n_max")
+    if ids.shape[1] + n_novos - 1 > modelo.n_max:
+        raise ValueError("n + n_novos - 1 passa de n_max")
 {corpo}
     return ids
 """
@@ -774,9 +774,10 @@ def minigpt_com_cache(modelo, ids, caches=None):
 """,
             "gerar_com_cache": """
 def gerar_com_cache(modelo, ids, n_novos):
-    # o prompt entra um token por vez (também vale) e o último token gerado também passa pelo modelo
-    if ids.size(1) + n_novos > modelo.n_max:
-        raise ValueError(f"{ids.size(1)} + {n_novos} tokens não cabem em n_max = {modelo.n_max}")
+    # o prompt entra um token por vez (também vale) e o último token gerado também passa pelo modelo,
+    # quando ainda há posição para ele
+    if ids.size(1) + n_novos - 1 > modelo.n_max:
+        raise ValueError(f"{ids.size(1)} + {n_novos} - 1 posições não cabem em n_max = {modelo.n_max}")
     with torch.no_grad():
         caches = None
         for j in range(ids.size(1)):
@@ -785,7 +786,8 @@ def gerar_com_cache(modelo, ids, n_novos):
         for _ in range(n_novos):
             proximo = logits[:, -1].argmax(-1, keepdim=True)
             gerados.append(proximo)
-            logits, caches = minigpt_com_cache(modelo, proximo, caches)
+            if caches[0][0].size(-2) < modelo.n_max:
+                logits, caches = minigpt_com_cache(modelo, proximo, caches)
     return torch.cat(gerados, dim=1)
 """,
         },
@@ -832,7 +834,7 @@ def minigpt_com_cache(modelo, ids, caches=None):
 @torch.no_grad()
 def gerar_com_cache(modelo, ids, n_novos):
     B, n = ids.shape
-    if n + n_novos > modelo.n_max:
+    if n_novos and n + n_novos - 1 > modelo.n_max:
         raise ValueError("a sequência passaria de n_max")
     saida = torch.zeros(B, n + n_novos, dtype=torch.long)
     saida[:, :n] = ids
@@ -882,5 +884,42 @@ class BlocoDecoder(nn.Module):
         },
         itens=["teste_bloco_decoder"],
         equivoco="entrada-alterada-no-lugar",
+    ),
+]
+
+# ------------------------------------------------------------------ limite de n_max na geração com cache
+_GERAR_CACHE_SEM_LIMITE = """
+@torch.no_grad()
+def gerar_com_cache(modelo, ids, n_novos):
+@LIMITE@
+    if n_novos == 0:
+        return ids
+    logits, caches = minigpt_com_cache(modelo, ids)
+    for passo in range(n_novos):
+        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+        if passo < n_novos - 1:
+            logits, caches = minigpt_com_cache(modelo, proximo, caches)
+    return ids
+"""
+
+MUTANTES += [
+    Variante(
+        "cache-limite-um-a-menos",
+        {
+            "gerar_com_cache": _GERAR_CACHE_SEM_LIMITE.replace(
+                "@LIMITE@",
+                """    if ids.shape[1] + n_novos > modelo.n_max:  # conta o último token, que não volta ao modelo
+        raise ValueError("n + n_novos passa de n_max")""",
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-limite-um-a-menos",
+    ),
+    Variante(
+        "cache-sem-valueerror",
+        {"gerar_com_cache": _GERAR_CACHE_SEM_LIMITE.replace("@LIMITE@", "    # sem conferir n_max")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-sem-valueerror",
     ),
 ]

@@ -33,6 +33,7 @@ from autograder.suite import (
     exigir_que_responda,
     exigir_que_transforme,
     item,
+    propriedade,
     tempo_limite,
     verificar,
 )
@@ -600,6 +601,7 @@ def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
 
 
 @item("teste_camada_decoder", pontos=0.5)
+@propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_le_a_memoria_sem_o_padding(aluno, ref, rng):
     """camada do decoder: a saída depende da memória, mas não das posições PAD dela"""
     camada, _ = _camada(aluno, ref, rng)
@@ -622,6 +624,7 @@ def test_camada_le_a_memoria_sem_o_padding(aluno, ref, rng):
 
 
 @item("teste_camada_decoder", pontos=0.5)
+@propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_nao_espia_o_futuro(aluno, ref, rng):
     """camada do decoder: a saída da posição t não muda quando só o alvo depois de t muda"""
     camada, _ = _camada(aluno, ref, rng)
@@ -647,6 +650,7 @@ def test_camada_nao_espia_o_futuro(aluno, ref, rng):
 
 
 @item("teste_camada_decoder", pontos=0.5)
+@propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_estrutura(aluno, ref):
     """camada do decoder: submódulos com os nomes e formas pedidos"""
     camada = aluno.criar("CamadaDecoder", 12, 3, 20)
@@ -761,6 +765,7 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
 
 
 @item("teste_transformer", pontos=0.5)
+@propriedade("test_transformer_confere_com_nn_transformer")
 def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     """Transformer: trocar os tokens nas posições PAD da origem (mesma máscara) não muda nada"""
     remoto, _, _ = _transformer(aluno, ref, rng)
@@ -778,6 +783,7 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
 
 
 @item("teste_transformer", pontos=0.5)
+@propriedade("test_transformer_confere_com_nn_transformer")
 def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
     """Transformer: os logits da posição t não dependem do alvo depois de t"""
     remoto, _, _ = _transformer(aluno, ref, rng)
@@ -898,6 +904,7 @@ def test_dados_comprimentos_uniformes(aluno, rng):
 
 
 @item("teste_dados_copia", pontos=0.5)
+@propriedade("test_dados_formato_da_copia")
 def test_dados_reprodutiveis(aluno, rng):
     """dados: mesmo gerador (mesma semente), mesmo lote; outra semente, outro lote"""
     semente = int(rng.integers(1 << 30))
@@ -945,6 +952,7 @@ def test_perda_ignora_o_pad(aluno, rng):
 
 
 @item("teste_perda", pontos=0.4)
+@propriedade("test_perda_ignora_o_pad")
 def test_perda_nao_depende_dos_logits_do_pad(aluno, rng):
     """perda: mudar os logits das posições de alvo PAD não muda a perda"""
     logits, alvo = _logits_alvo(rng, B=3, T=8)
@@ -1202,16 +1210,19 @@ _DE_QUEM = {
 
 
 def _semente_do_treino(aluno, qual):
-    """Semente do treino avaliado: HMAC do segredo com o código que o treino usa (a função treinar;
-    o modelo do aluno só se for ele o treinado; as máscaras, a taxa e a perda são as de referência).
-    O mesmo código treina igual."""
-    from autograder.avaliacao import semente_da_submissao
+    """Semente do treino avaliado: derivada da semente da submissão (segredo, atividade e aluno; nunca do
+    texto do código, que o aluno poderia variar até sortear um treino melhor) e de qual modelo treina."""
+    from autograder.avaliacao import semente_derivada
 
+    return semente_derivada(aluno.semente, "06-transformer-copia:treino:" + qual)
+
+
+def _codigo_do_treino(aluno, qual):
+    """O código que o treino usa (a função treinar;
+    o modelo do aluno só se for ele o treinado; as máscaras, a taxa e a perda são as de referência): com a semente, a chave do cache da rodada de mutação."""
     codigo = aluno.codigo
     celulas = ("treinar",) + (("camada_decoder", "transformer") if qual == "aluno" else ())
-    partes = {g: codigo.get(g, "") for g in celulas}
-    partes["modelo"] = qual
-    return semente_da_submissao("06-transformer-copia:treino", partes)
+    return (qual, *(codigo.get(g, "") for g in celulas))
 
 
 @torch.no_grad()
@@ -1243,7 +1254,7 @@ def _treinar(aluno, ref):
     semente = _semente_do_treino(aluno, qual)
     if os.environ.get("AVALIADOR_CACHE_TREINO") != "1":
         return _treinar_e_medir(aluno, ref, modelo, qual, semente)
-    chave = ("06-transformer-copia", "codigo", semente)
+    chave = ("06-transformer-copia", "codigo", semente, _codigo_do_treino(aluno, qual))
     if chave not in suite.CACHE_PESADO:
         suite.CACHE_PESADO[chave] = _treinar_e_medir(aluno, ref, modelo, qual, semente)
     return suite.CACHE_PESADO[chave]

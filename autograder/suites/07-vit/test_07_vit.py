@@ -35,6 +35,7 @@ from autograder.suite import (
     exigir_que_responda,
     exigir_que_transforme,
     item,
+    propriedade,
     tempo_limite,
     verificar,
 )
@@ -323,6 +324,7 @@ def test_patches_conferem_com_unfold(aluno, rng):
 
 
 @item("teste_patches", pontos=0.25)
+@propriedade("test_patches_conferem_com_reshape_e_permute")
 def test_patches_recusam_tamanho_que_nao_divide(aluno, rng):
     """patches: H ou W que não é múltiplo de p levanta ValueError"""
     exigir_que_transforme(_patches_do_aluno(aluno, _x(rng, 1, 1, 4, 4), 2), None, "extrair_patches")
@@ -342,6 +344,7 @@ def test_patches_recusam_tamanho_que_nao_divide(aluno, rng):
 
 
 @item("teste_patches", pontos=0.25)
+@propriedade("test_patches_conferem_com_reshape_e_permute")
 def test_patches_nao_alteram_as_imagens(aluno, rng):
     """patches: as imagens recebidas saem intactas"""
     x = _x(rng, 2, 1, 4, 6)
@@ -428,6 +431,7 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
 
 
 @item("teste_camada_encoder", pontos=0.5)
+@propriedade("test_camada_confere_com_transformer_encoder_layer")
 def test_camada_equivariante_a_permutacao(aluno, ref, rng):
     """camada do encoder: permutar os tokens da entrada permuta as linhas da saída (não há máscara)"""
     camada, bib = _camada(aluno, ref, rng)
@@ -451,6 +455,7 @@ def test_camada_equivariante_a_permutacao(aluno, ref, rng):
 
 
 @item("teste_camada_encoder", pontos=0.5)
+@propriedade("test_camada_confere_com_transformer_encoder_layer")
 def test_camada_estrutura(aluno, ref):
     """camada do encoder: submódulos com os nomes e formas pedidos, sem parâmetros a mais"""
     camada = aluno.criar("CamadaEncoderPreNorma", 12, 3, 20)
@@ -676,6 +681,7 @@ def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng)
 
 
 @item("teste_vit", pontos=0.25)
+@propriedade("test_vit_confere_com_nn_transformer_encoder")
 def test_vit_sem_posicao_nao_ve_a_ordem_dos_patches(aluno, ref, rng):
     """ViT: com posicao zerada, a saída não depende da ordem dos patches (o encoder é equivariante)"""
     remoto, sd = _vit(aluno, ref, rng)
@@ -697,6 +703,7 @@ def test_vit_sem_posicao_nao_ve_a_ordem_dos_patches(aluno, ref, rng):
 
 
 @item("teste_vit", pontos=0.25)
+@propriedade("test_vit_confere_com_nn_transformer_encoder")
 def test_vit_usa_a_posicao(aluno, ref, rng):
     """ViT: com a posição aprendida, trocar os patches de lugar muda os logits"""
     remoto, _ = _vit(aluno, ref, rng)
@@ -709,6 +716,7 @@ def test_vit_usa_a_posicao(aluno, ref, rng):
 
 
 @item("teste_vit", pontos=0.25)
+@propriedade("test_vit_confere_com_nn_transformer_encoder")
 def test_vit_estrutura(aluno, ref):
     """ViT: parâmetros com os nomes e formas pedidos (cls (1, 1, d), posicao (1, N + 1, d)), sem a mais"""
     cfg = {**VIT, "tamanho_patch": 4, "canais": 3, "d_model": 12, "h": 3, "d_ff": 20, "n_camadas": 3}
@@ -890,20 +898,24 @@ def _modelo_para_treinar(aluno, ref):
 
 _DE_QUEM = {
     "aluno": "o seu ViT",
-    "substituto": "um ViT de referência, porque o seu não conferiu no item teste_vit",
+    "substituto": "um ViT de referência, porque o seu não deu os logits do ViT de referência com os mesmos pesos",
 }
 
 
 def _semente_do_treino(aluno, qual):
-    """Semente do treino avaliado: HMAC do segredo com o código que o treino usa (a função treinar; o
-    modelo do aluno só se for ele o treinado). O mesmo código treina igual."""
-    from autograder.avaliacao import semente_da_submissao
+    """Semente do treino avaliado: derivada da semente da submissão (segredo, atividade e aluno; nunca do
+    texto do código, que o aluno poderia variar até sortear um treino melhor) e de qual modelo treina."""
+    from autograder.avaliacao import semente_derivada
 
+    return semente_derivada(aluno.semente, "07-vit:treino:" + qual)
+
+
+def _codigo_do_treino(aluno, qual):
+    """O código que o treino usa (a função treinar; o
+    modelo do aluno só se for ele o treinado): com a semente, a chave do cache da rodada de mutação."""
     codigo = aluno.codigo
     celulas = ("treinar",) + (("extrair_patches", "camada_encoder", "vit") if qual == "aluno" else ())
-    partes = {g: codigo.get(g, "") for g in celulas}
-    partes["modelo"] = qual
-    return semente_da_submissao("07-vit:treino", partes)
+    return (qual, *(codigo.get(g, "") for g in celulas))
 
 
 @torch.no_grad()
@@ -929,7 +941,7 @@ def _treinar(aluno, ref):
     semente = _semente_do_treino(aluno, qual)
     if os.environ.get("AVALIADOR_CACHE_TREINO") != "1":
         return _treinar_e_medir(aluno, ref, modelo, qual, semente)
-    chave = ("07-vit", "codigo", semente)
+    chave = ("07-vit", "codigo", semente, _codigo_do_treino(aluno, qual))
     if chave not in suite.CACHE_PESADO:
         suite.CACHE_PESADO[chave] = _treinar_e_medir(aluno, ref, modelo, qual, semente)
     return suite.CACHE_PESADO[chave]

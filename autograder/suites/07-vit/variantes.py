@@ -434,13 +434,10 @@ EXEMPLOS = {
     "ivo-nao-fez": None,
 }
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py).
-NADA_HONESTO = {
-    "nada-zeros-da-forma": {
-        "teste_camada_encoder": (0.5, "o __init__ é o da referência: o teste de estrutura (submódulos) passa"),
-        "teste_vit": (0.25, "o __init__ é o da referência: o teste de estrutura (parâmetros) passa"),
-    },
-}
+# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
+# (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
+NADA_HONESTO: dict = {}
 
 # Na variante "zeros da forma certa", o treino não roda a referência: devolve direto o registro de
 # zeros que ele devolveria.
