@@ -75,7 +75,15 @@ UID_CAIXA = 61000  # uid da vaga 0 (ver caixa/cliente.py); as vagas usam 61000 +
 VAGAS = 64
 JOBS_MODOS = os.environ.get("ADVERSARIAL_JOBS", "1")  # nos modos: um zigoto por lote (abrir outro custa mais)
 CODIGO_RECUSA = 3  # código de saída do avaliador quando recusa avaliar (isolamento insuficiente)
-GLOBAIS = ["lote-terminou", "nada-fora-da-saida", "sem-processos-restantes", "rede-intocada", "sentinela-viva"]
+GLOBAIS = [
+    "lote-terminou",
+    "nada-fora-da-saida",
+    "sem-processos-restantes",
+    "nada-no-tmp",
+    "nada-no-ipc",
+    "rede-intocada",
+    "sentinela-viva",
+]
 MARCADOR_VAZOU = "VAZOU"
 
 # Tipos de falha (a tabela dos modos agrupa por eles).
@@ -130,6 +138,7 @@ class Contexto:
     segredo: str  # AVALIADOR_SEGREDO do lote: não pode vazar
     porta: int  # TCP em 127.0.0.1 no hospedeiro: ninguém da caixa pode conectar
     unix: str  # soquete unix abstrato no hospedeiro: idem
+    unix_caminho: str = ""  # soquete unix com caminho (0777) no hospedeiro: idem
     raiz: Path = RAIZ  # o repositório que o lote usa (um clone em /tmp no modo sem root)
     isolado: bool = False  # namespaces de montagem e rede
     pid_ns: bool = False  # namespace de PID próprio e usuário sem privilégios
@@ -341,6 +350,7 @@ def _cabecalho(ctx: Contexto) -> str:
         "marca": ctx.marca,
         "porta": ctx.porta,
         "unix": ctx.unix,
+        "unix_caminho": ctx.unix_caminho,
         "apoio": str(ctx.apoio),
     }
     return f"_ADV = {valores!r}\n"
@@ -543,6 +553,78 @@ def _resumir_processos(restantes: list) -> list[str]:
     ]
 
 
+def _pastas_de_caixa() -> dict[str, tuple[int, int]]:
+    """Pastas de trabalho de caixas em /tmp (``caixa/disco.py``): caminho -> (dispositivo, inode).
+
+    Só as do formato com trava: as do formato antigo (sem dono conhecido) podem ser de outro
+    avaliador, de outra versão, rodando ao mesmo tempo nesta máquina."""
+    from autograder.caixa import disco
+
+    base = tempfile.gettempdir()
+    achadas = {}
+    with contextlib.suppress(OSError):
+        for nome in os.listdir(base):
+            if nome.startswith((disco.PREFIXO, disco.PREFIXO_NOVA)):
+                with contextlib.suppress(OSError):
+                    st = os.lstat(os.path.join(base, nome))
+                    achadas[os.path.join(base, nome)] = (st.st_dev, st.st_ino)
+    return achadas
+
+
+def _restos_em_tmp(antes: dict[str, tuple[int, int]]) -> list[str]:
+    """Pastas de caixa que apareceram em /tmp durante o lote e continuam lá com o dono morto
+    (a trava livre: pastas de outros avaliadores vivos, rodando ao mesmo tempo, não contam)."""
+    from autograder.caixa import disco
+
+    restos = []
+    for caminho, ident in _pastas_de_caixa().items():
+        if antes.get(caminho) == ident or disco.dono_vivo(caminho):
+            continue
+        uso = disco.medir(caminho, 1 << 62, 1 << 30, 1 << 30)
+        restos.append(f"{caminho} ficou em /tmp depois do lote ({uso.bytes / 2**20:.1f} MiB, {uso.entradas} entradas)")
+    return restos
+
+
+def _objetos_ipc(uids: set[int] | None = None) -> set[str]:
+    """Objetos do IPC System V (de ``/proc/sysvipc``): ``"shm 1234 uid 61000 3221225472 bytes"``;
+    com ``uids``, só os desses donos."""
+    objetos = set()
+    for tipo in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{tipo}") as f:
+                linhas = f.read().splitlines()
+        except OSError:
+            continue
+        if not linhas:
+            continue
+        cab = linhas[0].split()
+        for linha in linhas[1:]:
+            campos = dict(zip(cab, linha.split(), strict=False))
+            with contextlib.suppress(KeyError, ValueError):
+                uid = int(campos["uid"])
+                if uids is not None and uid not in uids:
+                    continue
+                ident = campos.get("shmid") or campos.get("semid") or campos.get("msqid")
+                extra = f", {campos['size']} bytes" if "size" in campos else ""
+                objetos.add(f"{tipo} {ident} (chave {campos['key']}, uid {uid}{extra})")
+    return objetos
+
+
+def _filas_posix() -> list[str]:
+    """Filas de mensagens POSIX do namespace de IPC atual (monta um mqueue só para listar)."""
+    ponto = tempfile.mkdtemp(prefix="adversarial-mqueue-")
+    try:
+        if subprocess.run(["mount", "-t", "mqueue", "mqueue", ponto], capture_output=True).returncode != 0:
+            return []
+        try:
+            return [f"fila POSIX /{n}" for n in os.listdir(ponto)]
+        finally:
+            subprocess.run(["umount", ponto], capture_output=True)
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(ponto)
+
+
 def _procurar_marca(ctx: Contexto) -> list[str]:
     """Arquivos com a marca dos ataques em lugares do hospedeiro onde um ataque poderia escrever."""
     lugares = ["/tmp", "/var/tmp", "/dev/shm", "/run", "/run/lock", "/", str(RAIZ), str(ctx.raiz), str(Path.home())]
@@ -658,6 +740,7 @@ def _envelope(config_arq: str) -> int:
         start_new_session=True,
         cwd="/",
     )
+    tmp_antes = _pastas_de_caixa()
     t0 = time.monotonic()
     terminou = True
     with open(cfg["log"], "wb") as log:
@@ -695,6 +778,9 @@ def _envelope(config_arq: str) -> int:
     if viva:
         sentinela.kill()
     sentinela.wait()
+    # O envelope tem namespace de IPC próprio (vazio no início): tudo o que houver é resto do lote.
+    ipc = sorted(_objetos_ipc()) + _filas_posix()
+    tmp = _restos_em_tmp(tmp_antes)
     Path(cfg["resultado"]).write_text(
         json.dumps(
             {
@@ -704,6 +790,8 @@ def _envelope(config_arq: str) -> int:
                 "restantes": restantes,
                 "sentinela_viva": viva,
                 "sentinela_codigo": sentinela.returncode,
+                "ipc_restos": ipc,
+                "tmp_restos": tmp,
             }
         ),
         encoding="utf-8",
@@ -727,6 +815,7 @@ def _rodar_lote(
     raiz_tmp.chmod(0o755)  # legível por todos, como uma pasta comum: quem protege é a caixa, não a permissão
     servidor_tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     servidor_unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    servidor_caminho = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sentinela = proc = None
     usuario = modo.usuario if modo else None
     try:
@@ -750,6 +839,13 @@ def _rodar_lote(
         )
         for p in (ctx.submissoes, ctx.cwd, ctx.apoio):
             p.mkdir()
+        # soquete unix com caminho, aberto a todos (0777): o Landlock não cobre connect, a caixa
+        # não pode nem criar o soquete para conectar
+        ctx.unix_caminho = str(ctx.apoio / "hospedeiro.sock")
+        servidor_caminho.bind(ctx.unix_caminho)
+        os.chmod(ctx.unix_caminho, 0o777)
+        servidor_caminho.listen(8)
+        servidor_caminho.setblocking(False)
         if modo is None:
             _sondar_isolamento(ctx)
             rel.isolamento = (
@@ -803,6 +899,9 @@ def _rodar_lote(
                 r.falhar(OUTRA, f"erro ao montar o caso: {type(exc).__name__}: {exc}")
                 rel.casos[caso.nome] = r
         antes_submissoes = _listar(ctx.submissoes)
+        tmp_antes = _pastas_de_caixa()
+        uids_caixa = set(range(UID_CAIXA, UID_CAIXA + VAGAS)) | ({os.getuid()} if os.getuid() else set())
+        ipc_antes = _objetos_ipc(uids_caixa)
         log = ctx.apoio / "saida-do-lote.txt"
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("AVALIADOR_", "ACEITAR_ISOLAMENTO"))},
@@ -860,6 +959,7 @@ def _rodar_lote(
                     "--fork",
                     "--mount-proc",
                     "--kill-child",
+                    "--ipc",
                     sys.executable,
                     "-m",
                     "autograder.adversarial",
@@ -975,7 +1075,21 @@ def _rodar_lote(
         if restantes:
             tipos["sem-processos-restantes"].add(DISPONIBILIDADE)
         rede = []
-        for nome, srv in (("TCP 127.0.0.1", servidor_tcp), ("unix abstrato", servidor_unix)):
+        if modo is None:
+            tmp_restos = _restos_em_tmp(tmp_antes)
+            ipc_restos = sorted(_objetos_ipc(uids_caixa) - ipc_antes)
+        else:
+            tmp_restos, ipc_restos = envelope.get("tmp_restos", []), envelope.get("ipc_restos", [])
+        g["nada-no-tmp"] = tmp_restos
+        g["nada-no-ipc"] = [f"sobrou no IPC depois do lote: {x}" for x in ipc_restos]
+        for nome in ("nada-no-tmp", "nada-no-ipc"):
+            if g[nome]:
+                tipos[nome].add(DISPONIBILIDADE)
+        for nome, srv in (
+            ("TCP 127.0.0.1", servidor_tcp),
+            ("unix abstrato", servidor_unix),
+            ("unix com caminho", servidor_caminho),
+        ):
             try:
                 conexao, _ = srv.accept()
                 conexao.close()
@@ -1010,6 +1124,7 @@ def _rodar_lote(
             sentinela.wait()
         servidor_tcp.close()
         servidor_unix.close()
+        servidor_caminho.close()
         if manter is not None:
             manter = Path(manter)
             if manter.exists():
@@ -1122,9 +1237,10 @@ def rodar_modos(
     filtro: list[str] | None = None,
 ) -> dict[str, Relatorio]:
     """O subconjunto (ou o corpus inteiro) em cada modo; devolve um relatório por modo. Com
-    ``filtro`` (``--casos``), os casos do corpus inteiro cujo nome contém um dos trechos (e os
-    controles)."""
+    ``filtro``, só os casos do corpus inteiro cujo nome contém um dos trechos (e os controles)."""
     casos = corpus() if completo or filtro else subconjunto()
+    if filtro:
+        casos = [c for c in casos if c.controle or any(f in c.nome for f in filtro)]
     relatorios = {}
     if not pode_simular_modos():
         saida(

@@ -181,6 +181,44 @@ def mata_todos():
 """
 
 
+_DISCO = """
+import os
+def encher():
+    for i in range(70):
+        with open(f"b{i}", "wb") as f:
+            for _ in range(15):
+                f.write(b"1" * (1 << 20))
+    return "encheu 1 GiB"
+def fundo():
+    base = os.getcwd()
+    try:
+        for i in range(3000):
+            os.mkdir("p")
+            os.chdir("p")
+            with open("d", "wb") as f:
+                f.write(b"0" * 4096)
+    finally:
+        os.chdir(base)
+    os.chmod("p", 0)
+    return "cavou"
+"""
+
+
+def _disco(zigoto) -> dict:
+    """Cota de disco (espaço) e restos: uma árvore de 3000 níveis com a raiz em chmod 0."""
+    r = {}
+    for nome in ("encher", "fundo"):
+        c = zigoto.nova_caixa()
+        try:
+            c.executar(_DISCO, "c")
+            r[nome] = c.chamar(nome, prazo=30)
+        except Exception as exc:
+            r[nome] = f"{type(exc).__name__}: {exc}"
+        finally:
+            c.matar()
+    return r
+
+
 def ataques(zigoto) -> dict:
     """Roda o proibido numa caixa de verdade e diz o que aconteceu (também usado pelos modos
     simulados, num subprocesso). Nada aqui pode derrubar a caixa irmã honesta."""
@@ -217,6 +255,8 @@ def ataques(zigoto) -> dict:
             break
         time.sleep(0.05)
     r["bomba_vivos_apos_matar"] = len(vivos)
+    r["disco"] = _disco(zigoto)
+    r["irma_apos_disco"] = irma.chamar("f", [3])
     irma.matar()
     return r
 
@@ -239,6 +279,10 @@ def _conferir(r: dict, pid_ns: bool = False) -> None:
     assert r["irma_durante_bomba"] == 3 and r["nova_caixa_durante_bomba"] == 7
     if not pid_ns:
         assert r["bomba_vivos_apos_matar"] == 0, "processos da bomba sobreviveram à caixa"
+    # cota de disco: com namespaces o tmpfs recusa; sem eles C mata a caixa e diz por quê (pt-BR)
+    encher = r["disco"]["encher"]
+    assert "limite de disco da caixa: 64 MiB" in encher or "No space left on device" in encher, encher
+    assert r["irma_apos_disco"] == 4
 
 
 def test_sondagem_e_ataques_no_modo_da_sessao(zigoto):
@@ -260,14 +304,17 @@ except IsolamentoInsuficiente as exc:
     z = Zigoto(aceitar_parcial=True)
 saida["isolamento"] = z.isolamento
 saida["avisos"] = z.avisos
+from autograder.caixa import disco
+import os
+antes = set(os.listdir("/tmp"))
 try:
     if not saida["isolamento"]["faltando"]:
         saida.update(ataques(z))
 finally:
     pid = z.proc.pid
     z.fechar()
-import os
 saida["zigoto_saiu"] = z.proc.poll() is not None
+saida["restos"] = [n for n in set(os.listdir("/tmp")) - antes if n.startswith((disco.PREFIXO, disco.PREFIXO_NOVA))]
 print("JSON" + json.dumps(saida))
 """
 
@@ -306,6 +353,7 @@ def test_sem_namespaces_landlock_e_seccomp_contem_o_aluno(modo, opcoes):
     assert r["isolamento"]["faltando"] == [] and "recusa" not in r
     _conferir(r)
     assert r["zigoto_saiu"]
+    assert r["restos"] == [], "pastas de trabalho ficaram em /tmp depois de fechar o zigoto"
 
 
 def test_sem_landlock_recusa_com_codigo_3_e_mensagem_em_portugues():
@@ -350,27 +398,74 @@ def test_results_json_registra_o_isolamento():
     assert ResultadoSubmissao.de_results_json(dados, {}).isolamento == iso
 
 
-def test_seccomp_nega_chamadas_perigosas(caixa):
-    """io_uring, ptrace, bpf, unshare e soquetes de pacote dão erro na caixa (seccomp)."""
-    codigo = (
-        "import ctypes, errno, socket\n"
-        "libc = ctypes.CDLL(None, use_errno=True)\n"
-        "def erro(nr, *args):\n"
-        "    ret = libc.syscall(nr, *args)\n"
-        "    return errno.errorcode.get(ctypes.get_errno(), '?') if ret < 0 else 'PERMITIU'\n"
-        "def pacote():\n"
-        "    try:\n"
-        "        socket.socket(17, socket.SOCK_RAW)\n"
-        "        return 'PERMITIU'\n"
-        "    except OSError as e:\n"
-        "        return errno.errorcode[e.errno]\n"
-        "r = {'io_uring_setup': erro(425, 1, None), 'ptrace': erro(101, 0, 0, 0, 0),\n"
-        "     'bpf': erro(321, 0, None, 0), 'unshare': erro(272, 0x10000000), 'af_packet': pacote()}\n"
-    )
-    caixa.executar(codigo, "c")
-    r = caixa.chamar("r", ler=True)
+_CODIGO_SECCOMP = """
+import ctypes, errno, os, resource, socket
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR = {"x86_64": dict(io_uring_setup=425, ptrace=101, bpf=321, unshare=272, ioprio_set=251, shmget=29, semget=64,
+                     msgget=68, migrate_pages=256, process_madvise=440),
+      "aarch64": dict(io_uring_setup=425, ptrace=117, bpf=280, unshare=97, ioprio_set=30, shmget=194, semget=190,
+                      msgget=186, migrate_pages=238, process_madvise=440)}[os.uname().machine]
+def erro(nome, *args):
+    ret = libc.syscall(NR[nome], *args)
+    return errno.errorcode.get(ctypes.get_errno(), '?') if ret < 0 else 'PERMITIU'
+def py(f):
+    try:
+        f()
+        return 'PERMITIU'
+    except OSError as e:
+        return errno.errorcode.get(e.errno, '?')
+def negadas(alvo):
+    return {
+        'io_uring_setup': erro('io_uring_setup', 1, None), 'ptrace': erro('ptrace', 0, 0, 0, 0),
+        'bpf': erro('bpf', 0, None, 0), 'unshare': erro('unshare', 0x10000000),
+        'af_packet': py(lambda: socket.socket(17, socket.SOCK_RAW)),
+        'af_inet': py(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),
+        'af_unix': py(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),
+        'socketpair_inet': py(lambda: socket.socketpair(socket.AF_INET)),
+        'shmget': erro('shmget', 0, 4096, 0o1600), 'semget': erro('semget', 0, 1, 0o1600),
+        'msgget': erro('msgget', 0, 0o1600),
+        'mq_open': py(lambda: (libc.mq_open(b'/teste-caixa', os.O_RDWR | os.O_CREAT, 0o600, None) >= 0
+                               or (_ for _ in ()).throw(OSError(ctypes.get_errno(), 'mq_open')))),
+        'prlimit_outro': py(lambda: resource.prlimit(alvo, resource.RLIMIT_NPROC, (1, 1))),
+        'setpriority_outro': py(lambda: os.setpriority(os.PRIO_PROCESS, alvo, 19)),
+        'setpriority_usuario': py(lambda: os.setpriority(os.PRIO_USER, 0, 19)),
+        'setpriority_grupo': py(lambda: os.setpriority(os.PRIO_PGRP, 0, 19)),
+        'sched_setaffinity_outro': py(lambda: os.sched_setaffinity(alvo, os.sched_getaffinity(0))),
+        'sched_setscheduler_outro': py(lambda: os.sched_setscheduler(alvo, os.SCHED_BATCH, os.sched_param(0))),
+        'ioprio_set_outro': erro('ioprio_set', 1, alvo, 3 << 13),
+        'ioprio_set_usuario': erro('ioprio_set', 3, 0, 3 << 13),
+        'migrate_pages_outro': erro('migrate_pages', alvo, 0, None, None),
+        'process_madvise': erro('process_madvise', 0, None, 0, 0, 0),
+    }
+def permitidas():
+    # o que a caixa faz consigo mesma continua valendo (e um par de soquetes sem endereço)
+    a, b = socket.socketpair()
+    a.close(); b.close()
+    resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))
+    resource.prlimit(0, resource.RLIMIT_CORE, (0, 0))
+    os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) + 1)
+    os.sched_setaffinity(0, os.sched_getaffinity(0))
+    return 'ok'
+"""
+
+
+def test_seccomp_nega_chamadas_perigosas(zigoto, caixa):
+    """io_uring, ptrace, bpf, unshare, soquetes (todos, inclusive AF_UNIX), IPC System V e filas
+    POSIX dão erro na caixa (seccomp); prlimit, setpriority, sched_set* e ioprio_set só valem para
+    o próprio processo, e o que a caixa faz consigo mesma continua funcionando."""
+    caixa.executar(_CODIGO_SECCOMP, "c")
+    alvo = 1 if zigoto.isolado else zigoto.proc.pid  # com PID próprio, o pid 1 é G: outro alvo é o pai
+    if zigoto.isolado:
+        caixa.executar("import os\nfilho = os.fork()\nif filho == 0:\n    import time\n    time.sleep(30)\n", "f")
+        alvo = caixa.chamar("filho", ler=True)
+    r = caixa.chamar("negadas", [alvo])
     assert "PERMITIU" not in r.values(), r
-    assert r["io_uring_setup"] == "EPERM" and r["unshare"] == "EPERM" and r["af_packet"] == "EACCES"
+    assert r["io_uring_setup"] == "EPERM" and r["unshare"] == "EPERM"
+    assert {r[k] for k in ("af_packet", "af_inet", "af_unix", "socketpair_inet")} == {"EACCES"}
+    assert {r[k] for k in ("shmget", "semget", "msgget", "mq_open")} == {"EPERM"}
+    assert r["prlimit_outro"] == "EPERM" and r["setpriority_usuario"] == "EPERM" and r["ioprio_set_usuario"] == "EPERM"
+    assert caixa.chamar("permitidas") == "ok"
 
 
 def test_garantias_por_modo_nomeiam_o_que_falta():
@@ -427,3 +522,74 @@ def test_pastas_escondidas_ficam_so_para_root(tmp_path):
     assert fechar_permissoes(["/tmp", "/srv", str(RAIZ / "autograder")]) == []  # nunca o sistema nem o repositório
     assert fechar_permissoes([str(pasta)]) == [str(pasta)]
     assert (pasta.stat().st_mode & 0o777) == 0o700
+
+
+# Pastas de trabalho no /tmp do hospedeiro (modos sem namespaces): cota, limpeza e varredura.
+def test_apagar_arvore_e_iterativa_e_nao_segue_links(tmp_path):
+    """Uma cadeia de 3000 pastas (mais funda que o limite de recursão do Python e que PATH_MAX),
+    com uma pasta sem permissão e um link para fora: some inteira, e o alvo do link fica."""
+    from autograder.caixa import disco
+
+    fora = tmp_path / "fora"
+    fora.mkdir()
+    (fora / "manter").write_text("x")
+    raiz = tmp_path / "caixa"
+    raiz.mkdir()
+    fd = os.open(raiz, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(3000):
+            os.mkdir("pasta-com-nome-comprido-" + "x" * 40, dir_fd=fd)
+            novo = os.open("pasta-com-nome-comprido-" + "x" * 40, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = novo
+            os.symlink(str(fora), "link", dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.chmod(raiz / ("pasta-com-nome-comprido-" + "x" * 40), 0)
+    assert disco.apagar_arvore(str(raiz))
+    assert not raiz.exists() and (fora / "manter").exists()
+
+
+def test_medir_para_no_primeiro_limite(tmp_path):
+    from autograder.caixa import disco
+
+    (tmp_path / "a").write_bytes(b"1" * (2 << 20))
+    for i in range(10):
+        (tmp_path / f"v{i}").touch()
+    fundo = tmp_path
+    for _ in range(5):
+        fundo = fundo / "p"
+        fundo.mkdir()
+    assert disco.medir(str(tmp_path), 1 << 30, 1000, 10).estourou == ""
+    assert disco.medir(str(tmp_path), 1 << 20, 1000, 10).estourou == "espaço"
+    assert disco.medir(str(tmp_path), 1 << 30, 8, 10).estourou == "entradas"
+    assert disco.medir(str(tmp_path), 1 << 30, 1000, 3).estourou == "profundidade"
+
+
+def test_varredura_apaga_so_pastas_de_donos_mortos(tmp_path):
+    """Pasta travada por um processo vivo (outro avaliador) fica; de dono morto, some; do formato
+    antigo, só depois de parada por horas; o resto de /tmp nunca é tocado."""
+    import multiprocessing as mp
+
+    from autograder.caixa import disco
+
+    viva, trava = disco.criar_pasta(str(tmp_path))
+    (Path(viva) / "arquivo").write_text("x")
+    # dono morto: um processo que criou a pasta e saiu sem apagar
+    ctx = mp.get_context("fork")
+    p = ctx.Process(target=lambda: disco.criar_pasta(str(tmp_path)))
+    p.start()
+    p.join(30)
+    mortas = [str(x) for x in tmp_path.iterdir() if x.name.startswith(disco.PREFIXO) and str(x) != viva]
+    assert len(mortas) == 1 and not disco.dono_vivo(mortas[0]) and disco.dono_vivo(viva)
+    antiga = tmp_path / f"{disco.PREFIXO_ANTIGO}abc12345"
+    antiga.mkdir()
+    alheia = tmp_path / "outra-coisa"
+    alheia.mkdir()
+    assert disco.varrer_abandonadas(str(tmp_path)) == mortas
+    assert Path(viva).exists() and antiga.exists() and alheia.exists()
+    agora = time.time() + disco.IDADE_ANTIGAS + 60
+    assert disco.varrer_abandonadas(str(tmp_path), agora=agora) == [str(antiga)]
+    assert Path(viva).exists() and alheia.exists()
+    os.close(trava)
+    assert disco.varrer_abandonadas(str(tmp_path)) == [viva]

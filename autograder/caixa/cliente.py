@@ -27,7 +27,9 @@ LIMITES_PADRAO = {
     "cpu_s": 900,
     "processos": 32,
     "arquivo_mb": 16,
-    "disco_mb": 64,
+    "disco_mb": 64,  # pasta de trabalho: espaço, entradas e níveis (ver caixa/disco.py)
+    "disco_entradas": 4096,
+    "disco_profundidade": 64,
 }
 
 
@@ -257,21 +259,25 @@ class Zigoto:
             self._iniciar()
         pedido = {"uid": _uid_da_vaga(self.vaga), "limites": {**LIMITES_PADRAO, **(limites or {})}}
         p, g = socket.socketpair()
+        # aviso: só entre o processo C da caixa (confiável) e este; diz por que C matou a caixa
+        aviso, aviso_c = socket.socketpair()
         try:
-            socket.send_fds(self.controle, [json.dumps(pedido).encode()], [g.fileno()])
+            socket.send_fds(self.controle, [json.dumps(pedido).encode()], [g.fileno(), aviso_c.fileno()])
         except OSError:
-            g.close()
-            p.close()
+            for s in (g, p, aviso, aviso_c):
+                s.close()
             self.fechar()
             self._iniciar()
             return self.nova_caixa(limites)
         g.close()
+        aviso_c.close()
         try:
             msg, _ = protocolo.receber(_Prazo(p, time.monotonic() + 30))
         except (TimeoutError, EOFError, protocolo.ErroProtocolo) as exc:
             p.close()
+            aviso.close()
             raise ErroCaixa(f"a caixa de areia não iniciou ({exc})") from None
-        return Caixa(p, int(msg["pid"]))
+        return Caixa(p, int(msg["pid"]), aviso)
 
     def fechar(self, espera: float = 15.0) -> None:
         """Fecha o zigoto e ESPERA: ao ver o soquete fechado ele mata e colhe todas as caixas
@@ -299,8 +305,9 @@ def _chave(args, kwargs) -> str:
 class Caixa:
     """Uma caixa de areia viva: um processo do aluno e o soquete até ele."""
 
-    def __init__(self, sock: socket.socket, pid: int):
+    def __init__(self, sock: socket.socket, pid: int, aviso: socket.socket | None = None):
         self.sock = sock
+        self.aviso = aviso
         self.pid = pid
         self.viva = True
         self.seq = 0
@@ -332,8 +339,33 @@ class Caixa:
             self.sock.close()
         except OSError:
             pass
+        if self.aviso is not None:
+            self.aviso.close()
+            self.aviso = None
 
     encerrar = matar
+
+    def _motivo_da_morte(self) -> str:
+        """Por que o processo C matou a caixa, se foi ele (texto deste processo, não da caixa)."""
+        if self.aviso is None:
+            return ""
+        try:
+            self.aviso.settimeout(0.2)
+            dados = json.loads(self.aviso.recv(4096).decode().splitlines()[0])
+            mb, entradas, niveis = (int(x) for x in dados["limites"])
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return ""
+        if dados.get("ev") != "disco":
+            return ""
+        oque = {
+            "espaço": f"mais de {mb} MiB",
+            "entradas": f"mais de {entradas} arquivos e pastas",
+            "profundidade": f"pastas com mais de {niveis} níveis",
+        }.get(dados.get("estourou"), "mais do que o permitido")
+        return (
+            f"o código gravou {oque} na pasta de trabalho (limite de disco da caixa: {mb} MiB, "
+            f"{entradas} arquivos e pastas, {niveis} níveis) e a caixa foi encerrada"
+        )
 
     def _pedir(self, cabecalho: dict, buffers=None, prazo: float = 10.0, callbacks=None, regiao=None):
         if not self.viva:
@@ -359,8 +391,11 @@ class Caixa:
             self.matar()
             raise TempoEsgotado(f"tempo esgotado ({prazo:g} s)") from None
         except (EOFError, ConnectionError, BrokenPipeError, OSError) as exc:
+            motivo = self._motivo_da_morte()
             self.matar()
-            raise CaixaMorreu(f"o processo do aluno terminou de forma inesperada ({type(exc).__name__})") from None
+            raise CaixaMorreu(
+                motivo or f"o processo do aluno terminou de forma inesperada ({type(exc).__name__})"
+            ) from None
         except protocolo.ErroProtocolo as exc:
             self.matar()
             raise CaixaMorreu(f"resposta inválida vinda do código do aluno: {exc}") from None

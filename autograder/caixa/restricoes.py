@@ -14,14 +14,17 @@ sem privilégio, e que não se desfazem depois:
   ``connect`` TCP; com ABI >= 6 o domínio ganha *escopo*: o processo só sinaliza processos do
   próprio domínio (não mata o zigoto, o avaliador nem caixas irmãs) e não conecta a soquetes
   UNIX abstratos de fora.
-* **seccomp** (filtro montado pela libseccomp, ``libseccomp.so.2``, via ctypes): ``socket()``
-  só com ``AF_UNIX`` (nada de ``AF_INET``/``AF_INET6``/``AF_PACKET``/``AF_NETLINK``...), e
-  nega chamadas que furariam a caixa ou o kernel: ``ptrace``, ``process_vm_readv/writev``,
-  ``bpf``, ``io_uring_*``, ``perf_event_open``, ``userfaultfd``, ``unshare``/``setns``/``clone``
-  com namespaces novos, montagens, módulos do kernel etc.
+* **seccomp** (filtro montado pela libseccomp, ``libseccomp.so.2``, via ctypes): nenhum
+  ``socket()`` (nem ``AF_UNIX``: o soquete da caixa vem herdado; ``socketpair(AF_UNIX)`` fica),
+  nada de IPC do System V nem de filas POSIX, ``prlimit``/``setpriority``/``sched_set*``/
+  ``ioprio_set``/``migrate_pages``/``move_pages`` só sobre o próprio processo, e nega chamadas
+  que furariam a caixa ou o kernel: ``ptrace``, ``process_vm_readv/writev``, ``bpf``,
+  ``io_uring_*``, ``perf_event_open``, ``userfaultfd``, ``unshare``/``setns``/``clone`` com
+  namespaces novos, montagens, módulos do kernel etc.
 
-``sondar()`` confere numa caixa de verdade: tenta ler um arquivo proibido, abrir soquete de
-rede e sinalizar o zigoto, e diz o que ficou contido.
+``sondar()`` confere numa caixa de verdade: tenta ler um arquivo proibido, abrir soquetes (de
+rede e UNIX), criar IPC, gravar em ``/dev/shm``, sinalizar o zigoto e mexer nos limites, na
+prioridade e nas CPUs dele, e diz o que ficou contido.
 """
 
 from __future__ import annotations
@@ -299,6 +302,51 @@ NEGADAS = (
     "acct",
     "quotactl",
     "syslog",
+    "process_madvise",
+    "process_mrelease",
+)
+
+# IPC do System V e filas POSIX: sem namespace de IPC, duas caixas trocariam dados por elas, e um
+# segmento compartilhado sobreviveria ao lote fora do RLIMIT_AS. Nenhuma aula precisa delas.
+NEGADAS_IPC = (
+    "shmget",
+    "shmat",
+    "shmctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+)
+
+# (chamada, argumento): permitida só com o argumento 0, que quer dizer "este processo". Com
+# outro pid a caixa mudaria limites, prioridade ou CPUs do zigoto, do avaliador ou de uma irmã
+# (como usuário comum todos têm o mesmo uid): RLIMIT_NPROC=1 no zigoto zeraria os vizinhos.
+SO_NO_PROPRIO = (
+    ("prlimit64", 0),
+    ("setpriority", 1),
+    ("sched_setaffinity", 0),
+    ("sched_setparam", 0),
+    ("sched_setscheduler", 0),
+    ("sched_setattr", 0),
+    ("ioprio_set", 1),
+    ("migrate_pages", 0),
+    ("move_pages", 0),
+)
+# (chamada, argumento, valor): o tipo de alvo tem de ser "um processo" (PRIO_PROCESS = 0,
+# IOPRIO_WHO_PROCESS = 1), não o grupo nem o usuário inteiro.
+SO_COM_ALVO = (
+    ("setpriority", 0, 0),
+    ("ioprio_set", 0, 1),
 )
 
 
@@ -362,10 +410,18 @@ def aplicar_seccomp() -> bool:
             if ret < 0:
                 raise RestricaoFalhou(-ret, f"seccomp: regra para {nome}: {os.strerror(-ret)}")
 
-        regra(_erro(errno.EACCES), "socket", _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0))
+        # Nenhum soquete novo: o da caixa vem herdado do avaliador. Sem socket(AF_UNIX) não há
+        # connect a soquetes UNIX com caminho (o Landlock não cobre connect) nem abstratos.
+        # socketpair(AF_UNIX) fica: um par sem endereço não alcança ninguém (multiprocessing.Pipe).
+        regra(_erro(errno.EACCES), "socket")
         regra(_erro(errno.EACCES), "socketpair", _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0))
-        for nome in NEGADAS:
+        for nome in NEGADAS + NEGADAS_IPC:
             regra(_erro(errno.EPERM), nome)
+        # Chamadas que agem sobre outro processo: só sobre o próprio (pid/who 0).
+        for nome, arg in SO_NO_PROPRIO:
+            regra(_erro(errno.EPERM), nome, _ArgCmp(arg, SCMP_CMP_NE, 0, 0))
+        for nome, arg, valor in SO_COM_ALVO:
+            regra(_erro(errno.EPERM), nome, _ArgCmp(arg, SCMP_CMP_NE, valor, 0))
         # clone3 recebe os flags num ponteiro (o filtro não vê): ENOSYS faz a glibc usar clone
         regra(_erro(errno.ENOSYS), "clone3")
         for bit in CLONE_NAMESPACES:
@@ -451,6 +507,70 @@ def _sinal(pid):
         os.kill(pid, 0)
     return f
 
+def _unix(caminho):
+    def f():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(caminho)
+        finally:
+            s.close()
+    return f
+
+def _libc():
+    import ctypes
+    return ctypes.CDLL(None, use_errno=True)
+
+def _chamada(nome, *args):
+    def f():
+        import ctypes
+        fn = getattr(_libc(), nome)
+        if fn(*args) == -1:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+    return f
+
+def _pidfd_sinal(pid):
+    def f():
+        import signal
+        if not pid:
+            raise ProcessLookupError(3, "sem pid")
+        fd = os.pidfd_open(pid)
+        try:
+            signal.pidfd_send_signal(fd, 0)
+        finally:
+            os.close(fd)
+    return f
+
+def _prlimit(pid):
+    def f():
+        import resource
+        if not pid:
+            raise ProcessLookupError(3, "sem pid")
+        resource.prlimit(pid, resource.RLIMIT_NPROC)  # só lê: não muda nada
+    return f
+
+def _prioridade(pid):
+    def f():
+        if not pid:
+            raise ProcessLookupError(3, "sem pid")
+        atual = os.getpriority(os.PRIO_PROCESS, pid)
+        os.setpriority(os.PRIO_PROCESS, pid, atual)  # a mesma: não muda nada
+    return f
+
+def _afinidade(pid):
+    def f():
+        if not pid:
+            raise ProcessLookupError(3, "sem pid")
+        os.sched_setaffinity(pid, os.sched_getaffinity(pid))  # as mesmas CPUs
+    return f
+
+def _gravar(caminho):
+    def f():
+        fd = os.open(caminho, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        os.unlink(caminho)
+    return f
+
 def sondar(arquivos, pastas, pids):
     r = {}
     for c in arquivos:
@@ -460,9 +580,22 @@ def sondar(arquivos, pastas, pids):
     r["soquete AF_INET"] = _tentar(_inet(socket.AF_INET, socket.SOCK_STREAM))
     r["soquete AF_INET6"] = _tentar(_inet(socket.AF_INET6, socket.SOCK_DGRAM))
     r["conectar 127.0.0.1"] = _tentar(_conectar)
+    r["soquete AF_UNIX (conectar a /run/systemd/private)"] = _tentar(_unix("/run/systemd/private"))
+    r["soquete AF_UNIX abstrato"] = _tentar(_unix("\0sonda-da-caixa"))
+    r["memória compartilhada System V (shmget)"] = _tentar(_chamada("shmget", 0, 4096, 0o1600))
+    r["semáforo System V (semget)"] = _tentar(_chamada("semget", 0, 1, 0o1600))
+    r["fila System V (msgget)"] = _tentar(_chamada("msgget", 0, 0o1600))
+    r["fila POSIX (mq_open)"] = _tentar(_chamada("mq_open", b"/sonda-da-caixa", os.O_RDWR | os.O_CREAT, 0o600, None))
+    r["gravar em /dev/shm"] = _tentar(_gravar("/dev/shm/sonda-da-caixa-%d" % os.getpid()))
+    r["gravar em /var/tmp"] = _tentar(_gravar("/var/tmp/sonda-da-caixa-%d" % os.getpid()))
     for nome, pid in pids.items():
         r["sinalizar " + nome] = _tentar(_sinal(pid))
+        r["pidfd_send_signal no " + nome] = _tentar(_pidfd_sinal(pid))
+        r["prlimit no " + nome] = _tentar(_prlimit(pid))
+        r["setpriority no " + nome] = _tentar(_prioridade(pid))
+        r["sched_setaffinity no " + nome] = _tentar(_afinidade(pid))
     r["sinalizar o pai (processo C da caixa)"] = _tentar(_sinal(os.getppid()))
+    r["prlimit no pai (processo C da caixa)"] = _tentar(_prlimit(os.getppid()))
     return r
 """
 

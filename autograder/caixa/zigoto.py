@@ -17,11 +17,16 @@ arquivos), troca para um usuário sem privilégios e só então atende o aluno.
 Em TODOS os modos (root com namespaces, root sem CAP_SYS_ADMIN, não-root), ``G`` põe em si
 mesmo, depois da troca de usuário e de ``PR_SET_NO_NEW_PRIVS``, as travas de ``restricoes``
 (Landlock: só lê o ``.venv``/sistema e só escreve na pasta de trabalho, sem TCP, sinais só no
-próprio domínio; seccomp: soquetes só ``AF_UNIX``). Sem namespace de PID quem contém o que o
+próprio domínio; seccomp: nenhum ``socket()``, nada de IPC, limites e prioridade só de si
+mesmo). Sem namespace de PID quem contém o que o
 aluno criar é ``C``: ele é *subreaper* (os órfãos da caixa viram filhos dele) e está num
 domínio Landlock só de sinais, criado antes do ``fork`` de ``G``; quando ``G`` termina, ``C``
 faz ``kill(-1, SIGKILL)``, que só alcança o próprio domínio (a caixa), e colhe tudo. O zigoto
 faz o mesmo com todas as caixas quando o avaliador fecha o soquete de controle.
+
+Sem namespaces a pasta de trabalho fica no ``/tmp`` do hospedeiro: o zigoto a cria travada
+(``disco.criar_pasta``), ``C`` vigia a cota de disco enquanto ``G`` vive e a apaga depois de
+colher a caixa inteira (``disco``).
 
 Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
 ``IsolamentoInsuficiente``), a menos que o instrutor aceite isolamento parcial.
@@ -34,15 +39,17 @@ import importlib
 import json
 import os
 import resource
-import shutil
+import select
 import signal
 import socket
 import sys
 import tempfile
+import time
 
-from autograder.caixa import restricoes
+from autograder.caixa import disco, restricoes
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY = 1
@@ -103,9 +110,14 @@ class Zigoto:
         self.avisos: list[str] = []
         self.venv = config.get("venv")
         self.guarda_venv = None  # cópia (bind) do .venv fora das áreas escondidas
+        # Pastas de trabalho no /tmp do hospedeiro (modos sem namespaces): caminho -> fd da trava.
+        # O zigoto é o dono (a trava impede que outro avaliador as varra) e as apaga ao sair.
+        self.pastas: dict[str, int] = {}
 
     # ----------------------------------------------------------------- preparo
     def preparar(self) -> None:
+        # Pastas de caixas de avaliadores que morreram sem limpar (trava livre): some com elas.
+        disco.varrer_abandonadas()
         if os.geteuid() == 0:
             self.modo = "root-sem-namespaces"
             if self.config.get("isolar", True):
@@ -214,9 +226,15 @@ class Zigoto:
             try:
                 os.waitpid(-1, 0)
             except ChildProcessError:
-                return
+                break
             except InterruptedError:
                 continue
+        # Só agora, com todos os processos das caixas mortos (os C inclusive, que o kill(-1)
+        # acima interrompe no meio da limpeza), as pastas de trabalho são apagadas.
+        for caminho, trava in list(self.pastas.items()):
+            disco.apagar_arvore(caminho)
+            os.close(trava)
+        self.pastas.clear()
 
     def _laco(self, controle: socket.socket) -> None:
         while True:
@@ -229,23 +247,50 @@ class Zigoto:
             if not fds:
                 continue
             pedido = json.loads(msg.decode() or "{}")
+            self._esquecer_pastas_apagadas()
+            trava = None
+            if not self.isolado:
+                # a pasta de trabalho no /tmp do hospedeiro, travada pelo zigoto (seu dono)
+                uid = int(pedido.get("uid", 65534))
+                try:
+                    pedido["trabalho"], trava = disco.criar_pasta(uid=uid if os.geteuid() == 0 else None)
+                except OSError:  # /tmp cheio ou ilegível: a caixa não nasce
+                    for fd in fds:
+                        os.close(fd)
+                    continue
+                self.pastas[pedido["trabalho"]] = trava
             try:
                 pid = os.fork()
             except OSError:  # sem processos (ex.: bomba de fork de outra caixa): a caixa não nasce
                 for fd in fds:
                     os.close(fd)
+                if trava is not None:
+                    disco.apagar_arvore(pedido["trabalho"])
+                    os.close(self.pastas.pop(pedido["trabalho"]))
                 continue
             if pid == 0:
                 try:
                     controle.close()
-                    self._filho(fds[0], pedido)
+                    for outra in self.pastas.values():  # as travas das outras caixas não são de C
+                        if outra != trava:
+                            os.close(outra)
+                    self._filho(fds[0], pedido, fds[1] if len(fds) > 1 else None)
                 finally:
                     os._exit(0)
             for fd in fds:
                 os.close(fd)
 
-    def _filho(self, fd: int, pedido: dict) -> None:
-        """Processo C: cria namespaces de PID/montagem e o neto G, que vira PID 1."""
+    def _esquecer_pastas_apagadas(self) -> None:
+        """Solta a trava das pastas que o C da caixa já apagou (a caixa terminou)."""
+        for caminho in [c for c in self.pastas if not os.path.lexists(c)]:
+            os.close(self.pastas.pop(caminho))
+
+    def _filho(self, fd: int, pedido: dict, aviso_fd: int | None = None) -> None:
+        """Processo C: cria namespaces de PID/montagem/IPC e o neto G, que vira PID 1.
+
+        Sem namespaces, vigia a pasta de trabalho (cota de disco) enquanto G vive. ``aviso_fd``
+        é um soquete só entre C e o avaliador (G o fecha antes de rodar o aluno): por ele C diz
+        por que matou a caixa."""
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -255,18 +300,19 @@ class Zigoto:
         escopo = self.escopo and restricoes.dominio_de_sinais()
         uid = int(pedido.get("uid", 65534))
         pedido["tarefas_do_uid"] = _tarefas_do_uid(uid if os.geteuid() == 0 else os.getuid())
-        trabalho = None
-        if not self.isolado:
-            trabalho = pedido["trabalho"] = tempfile.mkdtemp(prefix="caixa-aluno-")
-            if os.geteuid() == 0:
-                os.chown(trabalho, uid, uid)
+        trabalho = pedido.get("trabalho") if not self.isolado else None
+        aviso = socket.socket(fileno=aviso_fd) if aviso_fd is not None else None
         novo_pid = False
         if self.isolado:
-            try:
-                unshare(CLONE_NEWPID | CLONE_NEWNS)
-                novo_pid = True
-            except OSError:
-                pass
+            # IPC próprio: segmentos e filas do System V (e POSIX) somem com a caixa. Se o kernel
+            # recusar só o de IPC, o seccomp continua negando essas chamadas.
+            for flags in (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC, CLONE_NEWPID | CLONE_NEWNS):
+                try:
+                    unshare(flags)
+                    novo_pid = True
+                    break
+                except OSError:
+                    continue
         pid = os.fork()
         if pid == 0:
             try:
@@ -281,6 +327,13 @@ class Zigoto:
         except OSError:
             pass
         sock.close()
+        if trabalho:
+            try:
+                self._vigiar_disco(pid, trabalho, pedido.get("limites", {}), aviso, escopo)
+            except Exception:  # a vigia falhou: a caixa segue até G terminar, e C limpa como sempre
+                pass
+        if aviso is not None:
+            aviso.close()
         while True:
             try:
                 os.waitpid(pid, 0)
@@ -308,8 +361,66 @@ class Zigoto:
                 break
             except InterruptedError:
                 continue
-        if trabalho:
-            shutil.rmtree(trabalho, ignore_errors=True)
+        if trabalho:  # todos os processos da caixa já morreram e foram colhidos
+            disco.apagar_arvore(trabalho)
+
+    def _vigiar_disco(self, pid: int, trabalho: str, lim: dict, aviso, escopo: bool) -> None:
+        """Enquanto G vive, mede a pasta de trabalho; passou da cota, mata a caixa inteira.
+
+        Sem namespaces a pasta é do disco do hospedeiro e nada no kernel limita o total (o
+        RLIMIT_FSIZE limita cada arquivo). A medida é barata quando a pasta é pequena (o caso
+        honesto); o intervalo cresce com o custo da medida, para que uma árvore grande não faça
+        C gastar mais que ~20% de um núcleo."""
+        max_b = int(lim.get("disco_mb", 64)) * 1024 * 1024
+        max_n = int(lim.get("disco_entradas", 4096))
+        max_p = int(lim.get("disco_profundidade", 64))
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            return
+        intervalo = 0.05
+        try:
+            while True:
+                try:
+                    pronto, _, _ = select.select([pidfd], [], [], intervalo)
+                except InterruptedError:
+                    continue
+                if pronto:
+                    return  # G terminou
+                t0 = time.monotonic()
+                uso = disco.medir(trabalho, max_b, max_n, max_p)
+                if uso.estourou:
+                    if aviso is not None:
+                        try:
+                            aviso.sendall(
+                                (
+                                    json.dumps(
+                                        {
+                                            "ev": "disco",
+                                            "estourou": uso.estourou,
+                                            "limites": [max_b // (1024 * 1024), max_n, max_p],
+                                        }
+                                    )
+                                    + "\n"
+                                ).encode()
+                            )
+                        except OSError:
+                            pass
+                    if escopo:
+                        try:
+                            os.kill(-1, signal.SIGKILL)  # só o domínio de C: a caixa
+                        except OSError:
+                            pass
+                    else:
+                        try:
+                            os.killpg(pid, signal.SIGKILL)
+                        except OSError:
+                            pass
+                        _matar_descendentes()
+                    return
+                intervalo = max(0.05, 4 * (time.monotonic() - t0))
+        finally:
+            os.close(pidfd)
 
     def _neto(self, sock: socket.socket, pedido: dict, novo_pid: bool) -> None:
         """Processo G: prepara o ambiente, aplica limites, perde privilégios e atende."""
@@ -321,7 +432,12 @@ class Zigoto:
                 montar("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
             for pasta in ("/tmp", "/var/tmp", "/dev/shm", "/run"):
                 if os.path.isdir(pasta) and not os.path.islink(pasta):
-                    tam = f"{limites.get('disco_mb', 64)}m" if pasta == "/tmp" else "1m"
+                    if pasta == "/tmp":  # a cota de disco da caixa: espaço e entradas
+                        tam = (
+                            f"{int(limites.get('disco_mb', 64))}m,nr_inodes={int(limites.get('disco_entradas', 4096))}"
+                        )
+                    else:
+                        tam = "1m"
                     _tmpfs(pasta, tam, "1777")
             self._recolocar_venv()
             trabalho = tempfile.mkdtemp(prefix="aluno-", dir="/tmp")
