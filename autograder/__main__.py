@@ -1,7 +1,7 @@
 """Linha de comando do avaliador.
 
     python -m autograder avaliar CAMINHO.ipynb [--slug S] [--saida PASTA] [--semente N]
-    python -m autograder lote PASTA_SUBMISSOES --saida PASTA [--slug S]
+    python -m autograder lote PASTA_SUBMISSOES --saida PASTA [--slug S] [--dask tcp://host:8786 | local:N]
     python -m autograder nota CAMINHO.ipynb --slug S      (usado pela ponte do nbgrader)
 
 ``lote`` espera o layout do nbgrader: ``PASTA/<aluno>/<slug>/<notebook>.ipynb``.
@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -34,7 +35,9 @@ def cmd_lote(args) -> int:
 
     if args.slug and args.slug not in slugs():
         raise SystemExit(f"Erro: atividade desconhecida em --slug: {args.slug}. Existentes: {', '.join(slugs())}.")
-    verificar_isolamento()  # falha fechado antes de abrir trabalhadores
+    dask = args.dask or os.environ.get("DASK_SCHEDULER") or None  # sem nenhum dos dois: o pool local
+    if dask is None:
+        verificar_isolamento()  # falha fechado antes de abrir trabalhadores (no Dask: cada trabalhador confere)
 
     pasta = Path(args.pasta).resolve()
     saida = Path(args.saida).resolve()
@@ -45,15 +48,21 @@ def cmd_lote(args) -> int:
         print(f"Nenhuma submissão encontrada em {pasta} (layout esperado: <aluno>/<slug>/<notebook>.ipynb).")
         return 1
     jobs = args.jobs or os.cpu_count() or 1
-    print(f"Avaliando {len(tarefas)} submissões de {pasta} com {min(jobs, len(tarefas))} trabalhador(es)", flush=True)
     saida.mkdir(parents=True, exist_ok=True)  # precisa existir para o zigoto escondê-la das caixas
     notas = saida / "notas.csv"
     if notas.is_symlink() or (notas.exists() and not notas.is_file()):
         raise SystemExit(f"Erro: {notas} já existe e não é um arquivo comum; apague-o ou escolha outra pasta de saída.")
     inicio = time.monotonic()
-    resultados = avaliar_lote(
-        tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente, retomar=not args.refazer
-    )
+    lote = functools.partial(avaliar_lote, tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente)
+    if dask is None:
+        print(
+            f"Avaliando {len(tarefas)} submissões de {pasta} com {min(jobs, len(tarefas))} trabalhador(es)", flush=True
+        )
+        resultados = lote(retomar=not args.refazer)
+    else:
+        resultados = _lote_no_dask(lote, dask, len(tarefas), pasta, not args.refazer)
+        if resultados is None:
+            return 3
     itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
     csv = gravar_notas_csv(resultados, notas, itens)
     print(tabela(resultados))
@@ -61,6 +70,24 @@ def cmd_lote(args) -> int:
         f"\n{len(resultados)} submissões em {time.monotonic() - inicio:.1f} s. Relatórios em {saida}; notas em {csv}."
     )
     return 0
+
+
+def _lote_no_dask(lote, endereco: str, total: int, pasta: Path, retomar: bool):
+    """O mesmo lote, com as tarefas num cluster Dask; ``None`` (e a mensagem) se o cluster foi recusado."""
+    from autograder.caixa.cliente import aceitar_parcial_do_ambiente
+    from autograder.executores import ClusterRecusado, ExecutorDask
+
+    try:
+        with ExecutorDask(endereco, aceitar_parcial=aceitar_parcial_do_ambiente()) as executor:
+            print(
+                f"Avaliando {total} submissões de {pasta} no cluster Dask {endereco} "
+                f"com {executor.trabalhadores} trabalhador(es)",
+                flush=True,
+            )
+            return lote(retomar=retomar, executor=executor)
+    except ClusterRecusado as exc:
+        print(f"\nErro: {exc}", file=sys.stderr, flush=True)
+        return None
 
 
 def _slug_de(caminho: Path, informado: str | None) -> str:
@@ -147,6 +174,12 @@ def main(argv=None) -> int:
     lote.add_argument("--slug")
     lote.add_argument("--semente", type=int)
     lote.add_argument("--jobs", type=int, help="trabalhadores em paralelo (padrão: número de núcleos)")
+    lote.add_argument(
+        "--dask",
+        metavar="ENDERECO",
+        help="corrige num cluster Dask: tcp://host:8786 (um escalonador) ou local:N (N processos nesta máquina); "
+        "padrão: a variável DASK_SCHEDULER, se existir; senão o pool local",
+    )
     lote.add_argument("--refazer", action="store_true", help="reavalia tudo, mesmo o que não mudou")
     lote.add_argument("--aceitar-isolamento-parcial", action="store_true", help=_AJUDA_PARCIAL)
     lote.set_defaults(func=cmd_lote)

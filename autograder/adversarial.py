@@ -169,6 +169,7 @@ class Caso:
     aviso_lote: str | None = None  # trecho esperado na saída do lote
     verificar: tuple[str, ...] = ()  # verificações extras (VERIFICACOES)
     sem_arquivo: str | None = None  # este caminho (relativo à pasta do corpus) não pode existir
+    proibidos: tuple[str, ...] = ()  # expressões regulares que o relatório não pode conter (vazamento)
     linha_csv: str | None = None  # este aluno tem de aparecer exatamente assim no notas.csv
 
     @property
@@ -254,6 +255,7 @@ _CAMPOS_ESPERA = {
     "aviso_lote",
     "verificar",
     "sem_arquivo",
+    "proibidos",
     "linha_csv",
 }
 
@@ -324,6 +326,7 @@ def carregar_casos(pasta: Path = PASTA_ATAQUES) -> list[Caso]:
                     aviso_lote=espera.get("aviso_lote"),
                     verificar=tuple(espera.get("verificar", ())),
                     sem_arquivo=espera.get("sem_arquivo"),
+                    proibidos=tuple(espera.get("proibidos", ())),
                     linha_csv=espera.get("linha_csv"),
                 )
             )
@@ -498,6 +501,10 @@ def _conferir_caso(
         if proibido in texto:
             linha = next((x for x in texto.splitlines() if proibido in x), "")[:200]
             r.falhar(tipo, f"vazamento ou nota forjada no relatório: {linha}")
+    for padrao in caso.proibidos:
+        achado = re.search(padrao, texto)
+        if achado:
+            r.falhar(VAZAMENTO, f"o relatório contém {achado.group(0)[:80]!r} (proibido: {padrao!r})")
     for trecho in caso.mensagens:
         opcoes = (trecho,) if isinstance(trecho, str) else trecho
         if not any(o in texto for o in opcoes):
@@ -1319,7 +1326,11 @@ def tabela_dos_modos(relatorios: dict[str, Relatorio]) -> list[str]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m autograder.adversarial", description="Corpus adversarial do avaliador.")
-    p.add_argument("--casos", nargs="*", help="roda só os casos cujo nome contém um destes trechos (e os controles)")
+    p.add_argument(
+        "--casos",
+        nargs="*",
+        help="roda só os casos cujo nome contém um destes trechos (e os controles); com --modos, em cada modo",
+    )
     p.add_argument("--manter", type=Path, help="guarda submissões e relatórios nesta pasta")
     p.add_argument("--listar", action="store_true", help="lista os casos e sai")
     p.add_argument("--base", help="pasta onde criar a pasta temporária do corpus (padrão: $ADVERSARIAL_BASE ou /tmp)")

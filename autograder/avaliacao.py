@@ -32,6 +32,7 @@ from autograder.caixa.cliente import (
     TempoEsgotado,
     Zigoto,
 )
+from autograder.caixa.protocolo import rastro_do_aluno, texto_do_aluno
 from autograder.notebooks import RAIZ, Atividade, carregar_atividade, ler_submissao
 from autograder.suite import MENSAGEM_PROPRIEDADE, Reprovado, semente_do_teste
 
@@ -124,14 +125,18 @@ class ResultadoSubmissao:
         return vistas
 
     def limpar_textos(self) -> ResultadoSubmissao:
-        """Garante que todo texto vire UTF-8: surrogates soltos (que o aluno consegue mandar em
-        JSON, como "\\ud800") viram U+FFFD, em vez de derrubar a gravação do relatório."""
+        """A última porta antes dos relatórios (results.json, notas.csv, tabela, HTML, nbgrader,
+        ponte, Gradescope: todos saem daqui). Todo texto vira UTF-8: surrogates soltos (que o aluno
+        consegue mandar em JSON, como "\\ud800") viram U+FFFD, em vez de derrubar a gravação do
+        relatório. E cada texto tem tamanho limitado (``LIMITES_TEXTO``): o texto do aluno já chega
+        curto (``protocolo.texto_do_aluno``), mas uma mensagem da suíte pode citar um valor
+        devolvido por ele."""
         self.aluno, self.notebook = _texto_utf8(self.aluno), _texto_utf8(self.notebook)
-        self.erro = None if self.erro is None else _texto_utf8(self.erro)
-        self.avisos = [_texto_utf8(a) for a in self.avisos]
-        self.interrompida = [_texto_utf8(a) for a in self.interrompida]
+        self.erro = None if self.erro is None else _curto(self.erro, LIMITES_TEXTO["erro"])
+        self.avisos = [_curto(a, LIMITES_TEXTO["aviso"]) for a in self.avisos[: LIMITES_TEXTO["avisos"]]]
+        self.interrompida = [_curto(a, LIMITES_TEXTO["aviso"]) for a in self.interrompida[: LIMITES_TEXTO["avisos"]]]
         for t in self.testes:
-            t.nome, t.mensagem = _texto_utf8(t.nome), _texto_utf8(t.mensagem)
+            t.nome, t.mensagem = _texto_utf8(t.nome), _curto(t.mensagem, LIMITES_TEXTO["mensagem"])
             t.equivoco = None if t.equivoco is None else _texto_utf8(t.equivoco)
         return self
 
@@ -144,6 +149,14 @@ class ResultadoSubmissao:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+# Tamanho máximo (caracteres) de cada texto de um resultado; "avisos" é quantos avisos ficam.
+LIMITES_TEXTO = {"mensagem": 2000, "erro": 1000, "aviso": 1000, "avisos": 40}
+
+
+def _curto(texto, limite: int) -> str:
+    texto = _texto_utf8(texto)
+    return texto if len(texto) <= limite else texto[: limite - 1] + "…"
 
 
 def _texto_utf8(texto) -> str:
@@ -355,8 +368,20 @@ class ObjetoRemoto:
         self.metodo("load_state_dict", state_dict, strict=strict, guardar=True)
 
     def pesos(self) -> dict:
-        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores."""
-        return self.metodo("state_dict")
+        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores. A resposta vem da caixa
+        e é conferida antes de chegar à suíte: outro valor reprova o teste com mensagem em pt-BR."""
+        valor = self.metodo("state_dict")
+        if type(valor) is not dict:
+            raise Reprovado(f"state_dict() deve devolver um dicionário de tensores; veio {type(valor).__name__}.")
+        import torch
+
+        for chave, tensor in valor.items():
+            if not isinstance(tensor, torch.Tensor | np.ndarray):
+                raise Reprovado(
+                    f"state_dict() deve devolver um dicionário de tensores; o valor de "
+                    f"'{texto_do_aluno(chave, 80)}' é {type(tensor).__name__}."
+                )
+        return valor
 
     def alterados_na_ultima_chamada(self) -> list:
         return self._sessao.alterados()
@@ -516,7 +541,9 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
             return "erro_aluno", f"Seu código não define o que o teste procura ({exc.mensagem}).{extra}", None
         if exc.tipo == "ValorRecusado":
             return "erro_aluno", f"Valor devolvido recusado: {exc.mensagem}", None
-        trace = f"\n{exc.trace.strip()}" if exc.trace.strip() else ""
+        celulas = {*sessao.atividade.solucoes, "auxiliar-do-avaliador"} if sessao is not None else None
+        rastro = rastro_do_aluno(exc.trace, celulas)
+        trace = f"\n{rastro}" if rastro else ""
         return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{trace}", None
     if isinstance(exc, TempoEsgotado):
         return "tempo", f"Tempo esgotado: {exc}", None
@@ -527,7 +554,12 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
     if isinstance(exc, AssertionError):
         texto = str(exc).split("\nassert ")[0].strip() or "verificação falhou"
         return "falhou", texto, None
-    return "interno", f"Erro interno do avaliador neste teste ({type(exc).__name__}: {exc}). Avise o instrutor.", None
+    detalhe = texto_do_aluno(str(exc))  # pode citar um valor devolvido pelo aluno
+    return (
+        "interno",
+        f"Erro interno do avaliador neste teste ({type(exc).__name__}: {detalhe}). Avise o instrutor.",
+        None,
+    )
 
 
 class PluginAvaliacao:
@@ -750,11 +782,13 @@ def avaliar(
     *,
     aluno: str = "",
     semente: int | None = None,
+    conteudo=None,
 ) -> ResultadoSubmissao:
-    """Avalia um notebook. Nunca levanta exceção por causa da submissão."""
+    """Avalia um notebook. Nunca levanta exceção por causa da submissão. ``conteudo``: os bytes do
+    notebook já lidos em outra máquina (ver ``notebooks.ler_submissao``); senão lê ``caminho``."""
     inicio = time.monotonic()
     atividade = carregar_atividade(slug)
-    sub = ler_submissao(Path(caminho), atividade)
+    sub = ler_submissao(Path(caminho), atividade, conteudo)
     aluno = aluno or Path(caminho).parent.parent.name
     if semente is None:
         semente = semente_da_submissao(slug, aluno)

@@ -106,9 +106,10 @@ def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tupl
     return tarefas, avisos
 
 
-def avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
+def avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None, conteudo=None):
     """Uma submissão do lote (o que cada trabalhador faz). Nunca levanta exceção: uma submissão
-    sem notebook ou uma falha interna vira nota zero com a explicação no relatório."""
+    sem notebook ou uma falha interna vira nota zero com a explicação no relatório. ``conteudo``:
+    os bytes do notebook lidos pelo condutor (lote em Dask); senão o trabalhador lê o arquivo."""
     from autograder.avaliacao import ResultadoSubmissao, _zerar, avaliar
 
     atividade = carregar_atividade(tarefa.slug)
@@ -118,7 +119,7 @@ def avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None):
         _zerar(res, atividade, f"Submissão sem notebook: {tarefa.problema}")
         return res
     try:
-        return avaliar(tarefa.notebook, tarefa.slug, zigoto, aluno=tarefa.aluno, semente=semente)
+        return avaliar(tarefa.notebook, tarefa.slug, zigoto, aluno=tarefa.aluno, semente=semente, conteudo=conteudo)
     except Exception as exc:
         res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook), 0)
         res.itens_max = _itens_max(tarefa.slug)
@@ -242,8 +243,13 @@ class Progresso:
             print()
 
 
-def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=None, retomar=True, aviso=print):
+def avaliar_lote(
+    tarefas, saida: Path, ocultar: list[str], jobs: int, semente=None, retomar=True, aviso=print, executor=None
+):
     """Avalia ``tarefas`` e grava cada ``results.json`` assim que fica pronto.
+
+    ``executor`` (opcional, ex.: ``executores.ExecutorDask``): ``executor(pendentes, semente, concluir)``
+    avalia as pendentes em outro lugar; retomada, gravação e progresso continuam aqui.
 
     Só volta depois que os trabalhadores, os seus zigotos e o gerenciador da fila de vagas
     saíram: pool e gerenciador ficam em ``with``, e cada trabalhador fecha o seu zigoto ao sair."""
@@ -282,7 +288,9 @@ def avaliar_lote(tarefas, saida: Path, ocultar: list[str], jobs: int, semente=No
             zigoto.fechar()
 
     restantes = []
-    if jobs == 1:
+    if executor is not None:
+        restantes = executor(pendentes, semente, concluir)
+    elif jobs == 1:
         em_serie(pendentes)
     elif pendentes:
         contexto = mp.get_context("spawn")

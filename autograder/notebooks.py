@@ -136,11 +136,16 @@ class Submissao:
     erro: str | None = None  # preenchido quando o arquivo inteiro não pôde ser lido
 
 
-def ler_submissao(caminho: Path, atividade: Atividade) -> Submissao:
-    """Lê o notebook do aluno de forma defensiva; nunca levanta exceção."""
+def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | NotebookInvalido | None = None) -> Submissao:
+    """Lê o notebook do aluno de forma defensiva; nunca levanta exceção.
+
+    ``conteudo`` (opcional) são os bytes já lidos por ``ler_bytes`` noutra máquina (o lote em Dask
+    manda os bytes, não o caminho) ou o ``NotebookInvalido`` que a leitura deu lá."""
     sub = Submissao(Path(caminho))
     try:
-        nb = _ler_json(Path(caminho))
+        if isinstance(conteudo, NotebookInvalido):
+            raise conteudo
+        nb = _json_de_bytes(ler_bytes(Path(caminho)) if conteudo is None else conteudo)
     except NotebookInvalido as exc:
         sub.erro = str(exc)
         return sub
@@ -197,7 +202,8 @@ def ler_submissao(caminho: Path, atividade: Atividade) -> Submissao:
     return sub
 
 
-def _ler_json(caminho: Path) -> dict:
+def ler_bytes(caminho: Path) -> bytes:
+    """Os bytes do notebook, com as recusas de arquivo (link, não regular, vazio, grande demais)."""
     try:
         info = os.lstat(caminho)
     except OSError as exc:
@@ -212,7 +218,16 @@ def _ler_json(caminho: Path) -> dict:
         raise NotebookInvalido(
             f"o arquivo tem {info.st_size // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
         )
-    dados = caminho.read_bytes()
+    return caminho.read_bytes()
+
+
+def _json_de_bytes(dados: bytes) -> dict:
+    if not dados:
+        raise NotebookInvalido("o arquivo está vazio.")
+    if len(dados) > LIMITE_NOTEBOOK:
+        raise NotebookInvalido(
+            f"o arquivo tem {len(dados) // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
+        )
     estrutura = _contar_estrutura(dados)
     if estrutura > LIMITE_ESTRUTURA:
         raise NotebookInvalido(
@@ -232,7 +247,6 @@ def _ler_json(caminho: Path) -> dict:
         texto = dados.decode("utf-8")
     except UnicodeDecodeError:
         raise NotebookInvalido("o arquivo não está em UTF-8; salve o notebook de novo pelo Jupyter.") from None
-    del dados  # o pico é o texto mais o que o json.loads monta, não três cópias do arquivo
     try:
         nb = json.loads(texto)
     except (ValueError, RecursionError) as exc:
@@ -255,14 +269,18 @@ def _contar_estrutura(dados: bytes) -> int:
 
 
 def _custo_de_leitura(dados: bytes, estrutura: int) -> int:
-    """Limite por cima, em bytes, do pico de memória de ``json.loads(dados.decode())`` (com
-    ``dados`` solto antes do ``json.loads``): o texto decodificado (um ``str`` do Python usa 1, 2 ou
-    4 bytes por caractere, pelo caractere mais largo), os textos montados pelo ``json.loads`` (no
-    máximo tantos caracteres quanto o arquivo; com escapes ``\\u`` podem ser mais largos que o
-    texto) e ~80 bytes por valor JSON (objeto, ponteiro e folga das listas)."""
+    """Limite por cima, em bytes, do pico de memória de ``json.loads(dados.decode())``: os bytes
+    (quem chamou ainda os guarda), o texto decodificado (um ``str`` do Python usa 1, 2 ou 4 bytes por
+    caractere, pelo caractere mais largo), os textos montados pelo ``json.loads`` (no máximo tantos
+    caracteres quanto o arquivo; com escapes ``\\u`` podem ser mais largos que o texto) e ~80 bytes
+    por valor JSON (objeto, ponteiro e folga das listas)."""
     largura = 4 if _LARGURA_4.search(dados) else 2 if _LARGURA_2.search(dados) else 1
     largura_textos = 4 if b"\\u" in dados else largura
-    return len(dados) * (largura + largura_textos) + 80 * estrutura
+    return len(dados) * (1 + largura + largura_textos) + 80 * estrutura
+
+
+def _ler_json(caminho: Path) -> dict:
+    return _json_de_bytes(ler_bytes(caminho))
 
 
 def _celulas_v3(nb: dict) -> list:

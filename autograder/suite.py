@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from autograder.caixa.protocolo import texto_do_aluno
+
 
 def item(grade_id: str, pontos: float):
     """Marca um teste como parte do item ``grade_id``, valendo ``pontos``."""
@@ -297,12 +299,30 @@ def conferir_state_dict(chaves, esperado: dict, classe: str) -> None:
     if faltando:
         raise Reprovado(
             f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando[:8]} "
-            f"(o seu state_dict tem {sorted(chaves)[:12]}). Confira os nomes dos submódulos no enunciado."
+            f"(o seu state_dict tem {[texto_do_aluno(k, 80) for k in sorted(chaves)[:12]]}). Confira os nomes "
+            "dos submódulos no enunciado."
         )
     for nome, valor in esperado.items():
         forma = tuple(getattr(chaves[nome], "shape", ()))
         if forma != tuple(valor.shape):
             raise Reprovado(f"O parâmetro {nome} de {classe} tem forma {forma}; o esperado é {tuple(valor.shape)}.")
+
+
+def conferir_registro(registro, campos: dict[str, type], nome: str = "o registro") -> list[dict]:
+    """Confere o que um dublê de teste (espião) registrou na caixa antes de a suíte ler: uma lista de
+    dicionários com exatamente os ``campos`` (nome -> tipo exato). O dublê roda ao lado do código do
+    aluno, que pode trocar o registro por qualquer coisa; o que não tem essa forma reprova o teste
+    com mensagem em pt-BR, em vez de virar um erro interno na suíte."""
+    valido = type(registro) is list and all(
+        type(r) is dict and r.keys() == campos.keys() and all(type(r[k]) is t for k, t in campos.items())
+        for r in registro
+    )
+    if not valido:
+        raise Reprovado(
+            f"{nome} do modelo de teste foi alterado durante a chamada (não é uma lista de registros com "
+            f"{', '.join(campos)}): o seu código não pode mexer no modelo que o avaliador passa."
+        )
+    return registro
 
 
 def semente_do_teste(semente: int, nodeid: str) -> int:

@@ -3,6 +3,7 @@
     python -m autograder.bench.turma [--alunos 200] [--jobs N] [--atividades 01-atencao,...]
                                      [--amostra-pesadas 0] [--sementes 30] [--sem-cpu]
                                      [--amostra-nbgrader 6] [--amostra-sobrecarga 8]
+                                     [--sem-dask | --so-dask]
 
 Gera ``--alunos`` alunos × as atividades escolhidas (cada aluno recebe, por atividade, uma
 variante: correta, mutante ou stub, em rodízio) e avalia a turma inteira com **um** ``python -m
@@ -47,6 +48,11 @@ segundo. Com o ``nbgrader_config.py`` do curso, o ``nbgrader autograde`` não ex
 num kernel: ele chama o nosso avaliador (``python -m autograder nota``, um zigoto novo por
 notebook) por ``AvaliacaoForaDoKernel``; a razão mede, então, o que o lote ganha sobre esse
 caminho. As pesadas ficam fora da amostra do nbgrader.
+
+Dask (``autograder/bench/dask_turma.py``): depois do lote, a mesma turma por ``--dask local:N``
+(N = ``--jobs``), a sobrecarga em % do tempo da turma e por tarefa, o custo do condutor por
+resultado e onde ele vira o gargalo. ``--so-dask`` roda só isso (pool e Dask, um após o outro);
+``--sem-dask`` pula.
 
 Não é um teste cronometrado: só imprime números.
 """
@@ -233,7 +239,7 @@ def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]])
     return por_slug
 
 
-def nosso_lote(pasta: Path, saida: Path, jobs: int, slug: str | None = None) -> dict:
+def nosso_lote(pasta: Path, saida: Path, jobs: int, slug: str | None = None, extra=()) -> dict:
     inicio = time.perf_counter()
     proc = subprocess.run(
         [
@@ -248,6 +254,7 @@ def nosso_lote(pasta: Path, saida: Path, jobs: int, slug: str | None = None) -> 
             str(jobs),
             "--refazer",
             *(["--slug", slug] if slug else []),
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -354,6 +361,8 @@ def main(argv=None) -> int:
     )
     p.add_argument("--amostra-nbgrader", type=int, default=6, help="alunos avaliados também pelo nbgrader")
     p.add_argument("--amostra-sobrecarga", type=int, default=8, help="alunos na medida da sobrecarga (em série)")
+    p.add_argument("--sem-dask", action="store_true", help="pula a seção Dask (a turma também por --dask local:N)")
+    p.add_argument("--so-dask", action="store_true", help="só a seção Dask: a turma pelo pool e por --dask local:N")
     args = p.parse_args(argv)
     atividades = _ler_atividades(args.atividades)
     pesadas = [s for s in atividades if suite_pesada(s)]
@@ -378,6 +387,12 @@ def main(argv=None) -> int:
             )
             + "."
         )
+        if args.so_dask:
+            from autograder.bench.dask_turma import secao_dask
+
+            secao_dask(pasta, Path(tmp), args.jobs, nosso_lote)
+            print(f"Máquina no fim: {_carga()}")
+            return 0
         print(f"\nmake grade da turma inteira: um lote só, {args.jobs} trabalhadores (como o instrutor corrige):")
         nosso = nosso_lote(pasta, Path(tmp) / "notas", args.jobs)
         parede, por_slug = nosso["parede"], nosso["por_slug"]
@@ -409,6 +424,10 @@ def main(argv=None) -> int:
             f"  pico de memória (maior processo): {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB"
         )
         print(f"  máquina depois do lote: {_carga()}")
+        if not args.sem_dask:
+            from autograder.bench.dask_turma import secao_dask
+
+            secao_dask(pasta, Path(tmp), args.jobs, nosso_lote, pool=nosso)
         nb = None
         if leves and args.amostra_nbgrader > 0:
             nb = nbgrader_amostra(pasta, args.amostra_nbgrader, leves)

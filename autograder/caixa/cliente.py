@@ -378,11 +378,17 @@ class Caixa:
             if regiao is not None:
                 regiao.enviar(self.sock)  # o soquete ainda tem o prazo que canal.sendall pôs
             while True:
-                resp, bufs = protocolo.receber(canal)
+                resp, bufs = protocolo.receber(canal, _limite_de_dados)
                 if resp.get("ev") == "callback":
+                    # O callback roda neste processo: conta no prazo da chamada (conferido antes e
+                    # depois) e os argumentos são conferidos antes de qualquer trabalho.
+                    if time.monotonic() >= canal.limite:
+                        raise TimeoutError
                     t0 = time.perf_counter()
                     self._atender_callback(canal, resp, bufs, callbacks or {})
                     self.tempos["callbacks"] += time.perf_counter() - t0
+                    if time.monotonic() >= canal.limite:
+                        raise TimeoutError
                     continue
                 if resp.get("seq") != self.seq:
                     raise protocolo.ErroProtocolo("resposta fora de ordem")
@@ -411,6 +417,12 @@ class Caixa:
             kwargs = protocolo.decodificar(resp.get("kwargs"), bufs)
             if type(args) is not list or type(kwargs) is not dict:
                 raise TypeError("argumentos malformados")
+            try:
+                protocolo.conferir_argumentos_de_callback(args, kwargs)
+            except ValueError as exc:
+                mensagem = f"argumentos grandes demais para a função de referência '{nome}': {exc}"
+                protocolo.enviar(canal, {"op": "erro_callback", "mensagem": mensagem})
+                return
             valor = funcao(*args, **kwargs)
             saida: list = []
             protocolo.enviar(canal, {"op": "retorno", "valor": protocolo.codificar(valor, saida)}, saida)
@@ -490,7 +502,19 @@ class Caixa:
     def saida_do_aluno(self) -> str:
         resp, _ = self._pedir({"op": "saida"}, prazo=5)
         valor = resp.get("valor")
-        return valor if isinstance(valor, str) else ""
+        return valor[:LIMITE_SAIDA] if type(valor) is str else ""
+
+
+LIMITE_SAIDA = 20_000  # caracteres do que o aluno imprimiu (a caixa guarda o mesmo tanto)
+
+
+def _limite_de_dados(cabecalho: dict) -> int:
+    """Bytes de dados aceitos numa mensagem da caixa, decidido pelo cabeçalho antes de ler os
+    buffers: um pedido de callback é pequeno (``LIMITES_CALLBACK``); uma resposta, até
+    ``LIMITE_BUFFERS``."""
+    if cabecalho.get("ev") == "callback":
+        return protocolo.LIMITES_CALLBACK["bytes"]
+    return protocolo.LIMITE_BUFFERS
 
 
 class _Entradas:
@@ -541,9 +565,12 @@ def _ref_de_saida(obj):
 
 
 def _erro_do_aluno(resp: dict) -> ErroDoAluno:
-    erro = resp.get("erro") if isinstance(resp.get("erro"), dict) else {}
+    """A exceção que a caixa relatou. É aqui que o texto do aluno entra no lado confiável: tipo numa
+    lista fechada, mensagem de uma linha (curta, sem números decimais) e rastro refeito só com os
+    quadros das células (ver ``protocolo.texto_do_aluno``); o resto não chega a relatório nenhum."""
+    erro = resp.get("erro") if type(resp.get("erro")) is dict else {}
     return ErroDoAluno(
-        str(erro.get("tipo", "Erro"))[:100],
-        str(erro.get("mensagem", ""))[:2000],
-        str(erro.get("trace", ""))[:3000],
+        protocolo.tipo_do_aluno(erro.get("tipo")),
+        protocolo.texto_do_aluno(erro.get("mensagem")),
+        protocolo.rastro_do_aluno(erro.get("trace")),
     )

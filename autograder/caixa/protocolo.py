@@ -33,25 +33,46 @@ cada vez, como no callback), sem ida e volta; qualquer outra vira callback. Só 
 ``prontas``, e a caixa não responde nada a respeito: o que o aluno fizer com a tabela só muda o que
 o próprio código dele recebe, como já acontece com a resposta de um callback.
 
-O lado confiável decodifica com limites de tamanho, profundidade e tipos (``decodificar``).
+O lado confiável decodifica com limites de tamanho, profundidade e tipos (``decodificar``):
+antes de ler os buffers, o cabeçalho é conferido (tamanho e número de valores JSON); cada array
+tem dtype numa lista fechada, até 16 eixos, cada eixo e o produto dos eixos (contando 0 como 1)
+abaixo de ``LIMITE_ELEMENTOS``, e o buffer tem exatamente dtype × shape bytes; cada buffer é
+usado por um único array (uma mensagem que aponta duas vezes para o mesmo buffer é recusada), então
+o que se decodifica nunca passa do que chegou; inteiros cabem em 64 bits e textos têm até
+``LIMITE_TEXTO`` caracteres. Qualquer coisa fora disso vira ``ErroProtocolo`` (nunca outra
+exceção), que o cliente transforma numa mensagem em pt-BR contra a resposta do aluno.
 O lado da caixa codifica recusando subclasses, proxies e tipos desconhecidos
 (``codificar``), para que o aluno receba uma mensagem clara em vez de um erro obscuro.
+
+Texto que vem da caixa (mensagens de exceção, nomes de tipo, o rastro) é do aluno e pode carregar as
+entradas ocultas que o código dele viu. Ele só entra nos relatórios depois de
+``texto_do_aluno``/``tipo_do_aluno``/``rastro_do_aluno`` (primeira linha, poucas centenas de
+caracteres, sem números com casas decimais nem inteiros longos, tipo de exceção numa lista fechada).
 """
 
 from __future__ import annotations
 
+import builtins
 import collections
 import hashlib
 import json
 import math
+import re
 import socket
 import struct
+import unicodedata
 
 LIMITE_CABECALHO = 8 * 1024 * 1024
-LIMITE_BUFFERS = 512 * 1024 * 1024
-LIMITE_ELEMENTOS = 64 * 1024 * 1024
+LIMITE_BUFFERS = 256 * 1024 * 1024  # bytes de dados por mensagem (soma dos buffers)
+LIMITE_N_BUFFERS = 100_000
+LIMITE_ELEMENTOS = 64 * 1024 * 1024  # por array, e também por eixo
+LIMITE_EIXOS = 16
 LIMITE_PROFUNDIDADE = 32
 LIMITE_TEXTO = 1024 * 1024
+# Valores JSON por cabeçalho (contados antes de decodificar: vírgulas, "[" e "{"). Uma resposta
+# honesta tem dezenas a poucos milhares; 8 MiB de "[]," seriam 2,8 milhões de listas (~250 MiB no
+# processo confiável só no json.loads).
+LIMITE_VALORES = 200_000
 
 # dtype aceito -> dtype do NumPy usado na reconstrução
 DTYPES = {
@@ -100,27 +121,49 @@ def enviar(sock: socket.socket, cabecalho: dict, buffers: list | None = None) ->
         sock.sendall(parte)
 
 
-def receber(sock: socket.socket) -> tuple[dict, list[bytes]]:
+def _ler_buffer(sock, n: int) -> bytearray:
+    """``n`` bytes num ``bytearray`` (gravável: o array decodificado usa a memória dele sem cópia)."""
+    buf = bytearray(n)
+    mv = memoryview(buf)
+    lidos = 0
+    while lidos < n:
+        bloco = sock.recv(min(n - lidos, 1 << 20))
+        if not bloco:
+            raise EOFError("conexão encerrada")
+        mv[lidos : lidos + len(bloco)] = bloco
+        lidos += len(bloco)
+    return buf
+
+
+def receber(sock: socket.socket, limite_dados=None) -> tuple[dict, list[bytearray]]:
+    """Lê uma mensagem. ``limite_dados`` (bytes, ou função do cabeçalho que devolve bytes) limita a
+    soma dos buffers; é conferido com o cabeçalho já lido e antes de ler qualquer buffer (o cliente
+    dá a um pedido de callback um limite bem menor que a uma resposta)."""
     (n,) = struct.unpack("<I", _ler_exato(sock, 4))
     if n > LIMITE_CABECALHO:
         raise ErroProtocolo(f"cabeçalho grande demais ({n} bytes)")
+    dados = _ler_exato(sock, n)
+    if dados.count(b",") + dados.count(b"[") + dados.count(b"{") > LIMITE_VALORES:
+        raise ErroProtocolo("valores demais no cabeçalho")
     try:
-        cabecalho = json.loads(_ler_exato(sock, n).decode("utf-8"))
+        cabecalho = json.loads(dados.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ErroProtocolo(f"cabeçalho inválido: {exc}") from None
+        raise ErroProtocolo(f"cabeçalho inválido: {type(exc).__name__}") from None
     if not isinstance(cabecalho, dict):
         raise ErroProtocolo("cabeçalho não é um objeto JSON")
+    limite = limite_dados(cabecalho) if callable(limite_dados) else limite_dados
+    limite = LIMITE_BUFFERS if limite is None else min(int(limite), LIMITE_BUFFERS)
     (nbuf,) = struct.unpack("<I", _ler_exato(sock, 4))
-    if nbuf > 100_000:
+    if nbuf > LIMITE_N_BUFFERS:
         raise ErroProtocolo("buffers demais")
     buffers = []
     total = 0
     for _ in range(nbuf):
         (tam,) = struct.unpack("<Q", _ler_exato(sock, 8))
         total += tam
-        if total > LIMITE_BUFFERS:
+        if total > limite:
             raise ErroProtocolo("dados grandes demais atravessando a fronteira")
-        buffers.append(_ler_exato(sock, tam))
+        buffers.append(_ler_buffer(sock, tam))
     return cabecalho, buffers
 
 
@@ -236,28 +279,50 @@ def ler_alterados(resposta: dict) -> list:
     return saida
 
 
-def decodificar(obj, buffers: list[bytes], fazer_ref=None, _prof: int = 0):
-    """Reconstrói um valor recebido da caixa, conferindo tipos e tamanhos."""
-    if _prof > LIMITE_PROFUNDIDADE:
+def decodificar(obj, buffers: list, fazer_ref=None, *, reutilizar: bool = False):
+    """Reconstrói um valor recebido da outra ponta, conferindo tipos e tamanhos.
+
+    Cada buffer vira no máximo um array: depois de usado, ``buffers[i]`` passa a ``None`` (a memória
+    é do array, sem cópia) e outra referência a ele é recusada, também numa segunda chamada com a
+    mesma lista (args e kwargs de um callback). Assim o que se decodifica nunca passa do que chegou
+    (``LIMITE_BUFFERS``). ``reutilizar=True`` (só a caixa, para as respostas prontas, que ela
+    decodifica a cada chamada) copia os bytes e deixa a lista como está.
+
+    Tudo o que está fora do protocolo levanta ``ErroProtocolo``, nunca outra exceção."""
+    try:
+        return _decodificar(obj, buffers, fazer_ref, reutilizar, 0)
+    except ErroProtocolo:
+        raise
+    except (ValueError, TypeError, OverflowError, MemoryError, KeyError, IndexError) as exc:
+        raise ErroProtocolo(f"valor malformado ({type(exc).__name__})") from None
+
+
+def _decodificar(obj, buffers: list, fazer_ref, reutilizar: bool, prof: int):
+    if prof > LIMITE_PROFUNDIDADE:
         raise ErroProtocolo("estrutura aninhada demais")
-    if obj is None or type(obj) in (bool, str):
+    tipo = type(obj)
+    if obj is None or tipo is bool or tipo is float:
         return obj
-    if type(obj) is int:
+    if tipo is str:
+        if len(obj) > LIMITE_TEXTO:
+            raise ErroProtocolo("texto longo demais")
         return obj
-    if type(obj) is float:
+    if tipo is int:
+        if not -(2**63) <= obj < 2**64:
+            raise ErroProtocolo("inteiro grande demais")
         return obj
-    if type(obj) is list:
-        return [decodificar(v, buffers, fazer_ref, _prof + 1) for v in obj]
-    if type(obj) is not dict or len(obj) not in (1, 3):
+    if tipo is list:
+        return [_decodificar(v, buffers, fazer_ref, reutilizar, prof + 1) for v in obj]
+    if tipo is not dict or len(obj) not in (1, 3):
         raise ErroProtocolo("valor malformado")
     if "$t" in obj and type(obj["$t"]) is list:
-        return tuple(decodificar(v, buffers, fazer_ref, _prof + 1) for v in obj["$t"])
+        return tuple(_decodificar(v, buffers, fazer_ref, reutilizar, prof + 1) for v in obj["$t"])
     if "$d" in obj and type(obj["$d"]) is list:
         saida = {}
         for par in obj["$d"]:
-            if type(par) is not list or len(par) != 2 or type(par[0]) is not str:
+            if type(par) is not list or len(par) != 2 or type(par[0]) is not str or len(par[0]) > LIMITE_TEXTO:
                 raise ErroProtocolo("dicionário malformado")
-            saida[par[0]] = decodificar(par[1], buffers, fazer_ref, _prof + 1)
+            saida[par[0]] = _decodificar(par[1], buffers, fazer_ref, reutilizar, prof + 1)
         return saida
     if "$ref" in obj:
         if fazer_ref is None or type(obj["$ref"]) is not int:
@@ -265,7 +330,7 @@ def decodificar(obj, buffers: list[bytes], fazer_ref=None, _prof: int = 0):
         return fazer_ref(obj["$ref"])
     for marca in ("$a", "$tensor"):
         if marca in obj:
-            arr = _decodificar_array(obj, marca, buffers)
+            arr = _decodificar_array(obj, marca, buffers, reutilizar)
             if marca == "$tensor":
                 import torch
 
@@ -274,21 +339,162 @@ def decodificar(obj, buffers: list[bytes], fazer_ref=None, _prof: int = 0):
     raise ErroProtocolo("valor malformado")
 
 
-def _decodificar_array(obj: dict, marca: str, buffers: list[bytes]):
+def conferir_shape(shape) -> int:
+    """O número de elementos de ``shape``, se ele é aceito na fronteira: lista de até 16 inteiros
+    não negativos, cada um e o produto deles (com 0 contado como 1, como o NumPy confere o tamanho
+    em bytes) até ``LIMITE_ELEMENTOS``. Assim ``[0, 2**62, 2**62]`` (zero elementos) também é
+    recusado, em vez de estourar dentro do NumPy."""
+    if type(shape) is not list or len(shape) > LIMITE_EIXOS:
+        raise ErroProtocolo("shape inválido")
+    if any(type(s) is not int or not 0 <= s <= LIMITE_ELEMENTOS for s in shape):
+        raise ErroProtocolo("shape inválido")
+    if math.prod(max(s, 1) for s in shape) > LIMITE_ELEMENTOS:
+        raise ErroProtocolo("array grande demais")
+    return math.prod(shape)
+
+
+def _decodificar_array(obj: dict, marca: str, buffers: list, reutilizar: bool = False):
     import numpy as np
 
     idx, dtype, shape = obj.get(marca), obj.get("dtype"), obj.get("shape")
     if type(idx) is not int or not 0 <= idx < len(buffers):
         raise ErroProtocolo("índice de buffer inválido")
-    if dtype not in DTYPES:
-        raise ErroProtocolo(f"dtype não aceito: {dtype!r}")
-    if type(shape) is not list or len(shape) > 16 or any(type(s) is not int or s < 0 for s in shape):
-        raise ErroProtocolo("shape inválido")
-    n = math.prod(shape)
-    if n > LIMITE_ELEMENTOS:
-        raise ErroProtocolo("array grande demais")
+    if type(dtype) is not str or dtype not in DTYPES:
+        raise ErroProtocolo("dtype não aceito")
+    n = conferir_shape(shape)
     dt = np.dtype(DTYPES[dtype])
     dados = buffers[idx]
+    if dados is None:
+        raise ErroProtocolo("o mesmo buffer referenciado mais de uma vez")
     if len(dados) != n * dt.itemsize:
         raise ErroProtocolo("tamanho do buffer não confere com dtype e shape")
-    return np.frombuffer(dados, dtype=dt).reshape(shape).copy()
+    if reutilizar or type(dados) is not bytearray:
+        return np.frombuffer(dados, dtype=dt).reshape(shape).copy()
+    buffers[idx] = None
+    return np.frombuffer(dados, dtype=dt).reshape(shape)
+
+
+# --------------------------------------------------------------------- texto do aluno
+# Texto que vem da caixa é do aluno: pode carregar as entradas ocultas que o código dele viu
+# (``raise ValueError(repr(Q))``). Ele entra no modelo de resultados só por aqui.
+LIMITE_MENSAGEM_ALUNO = 300
+LIMITE_NUMEROS_ALUNO = 12
+_NUMERO = re.compile(r"\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?|(?<!\w)\.\d+(?:[eE][-+]?\d+)?")
+_RETICENCIAS = re.compile(r"-?…(?:[\s,;()\[\]-]*…)+")
+_EXCECOES_CONHECIDAS = frozenset(
+    n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)
+) | {
+    "AxisError",
+    "LinAlgError",
+    "DTypePromotionError",
+    "UFuncTypeError",
+    "OutOfMemoryError",
+    "ValorRecusado",
+    "ErroCallback",
+}
+
+
+def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
+    """O que de um texto vindo da caixa pode ir para um relatório: só a primeira linha não vazia,
+    sem caracteres de controle; números com casa decimal ou expoente e inteiros de 5 dígitos ou
+    mais viram "…" (os pequenos, como formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``); no
+    máximo ``limite`` caracteres. Um array impresso (``repr`` de um argumento) não passa."""
+    if type(texto) is not str:
+        return ""
+    linha = next((x.strip() for x in texto[: 4 * limite + 4096].splitlines() if x.strip()), "")
+    linha = "".join(c if unicodedata.category(c)[0] != "C" else " " for c in linha)
+    contados = 0
+
+    def trocar(m: re.Match) -> str:
+        nonlocal contados
+        numero = m.group(0)
+        contados += 1
+        if contados > LIMITE_NUMEROS_ALUNO or any(c in numero for c in ".eE") or len(numero) > 4:
+            return "…"
+        return numero
+
+    linha = _RETICENCIAS.sub("…", _NUMERO.sub(trocar, linha))
+    return linha if len(linha) <= limite else linha[: limite - 1] + "…"
+
+
+def tipo_do_aluno(tipo) -> str:
+    """O nome de um tipo de exceção vindo da caixa: os das exceções do Python e de poucas da
+    biblioteca; qualquer outro nome (o aluno escolhe o nome de uma classe sua) vira "Exception"."""
+    return tipo if type(tipo) is str and tipo in _EXCECOES_CONHECIDAS else "Exception"
+
+
+_QUADRO = re.compile(r'\s*File "<celula ([\w-]{1,60})>", line (\d{1,5})(?:, in .*)?')
+
+
+def rastro_do_aluno(rastro, celulas=None, quadros: int = 4) -> str:
+    """O rastro (traceback) vindo da caixa, refeito linha a linha: só os quadros das células
+    (``File "<celula X>", line N``; com ``celulas``, só das células com esses nomes), no máximo
+    ``quadros``. O nome da função cai (o aluno pode dar a uma função criada na hora o nome que
+    quiser), e qualquer outra linha também."""
+    if type(rastro) is not str:
+        return ""
+    saida = []
+    for linha in rastro[:8000].splitlines():
+        m = _QUADRO.fullmatch(linha)
+        if m and (celulas is None or m.group(1) in celulas):
+            saida.append(f'  File "<celula {m.group(1)}>", line {m.group(2)}')
+    return "\n".join(saida[-quadros:])
+
+
+# --------------------------------------------------------------------- callbacks
+# Argumentos de um callback (a caixa pede uma função de referência ao processo confiável): conferidos
+# antes de qualquer trabalho. As suítes pedem muito menos (maior medida com as soluções de referência
+# das sete aulas: inteiro 80, eixo 26, 384 elementos); os limites cobrem quem pré-calcula uma tabela
+# (``positional_encoding(5000, d)``) e deixam o custo de uma chamada em dezenas de MiB e milissegundos.
+LIMITES_CALLBACK = {
+    "bytes": 2 * 1024 * 1024,  # soma dos buffers do pedido, conferida antes de lê-los
+    "inteiro": 8192,  # cada inteiro (valor absoluto)
+    "produto": 4 * 1024 * 1024,  # produto dos inteiros (uma tabela n × d)
+    "eixo": 256,  # cada eixo de cada array (a atenção custa o quadrado do eixo)
+    "elementos": 64 * 1024,  # soma dos elementos dos arrays
+    "texto": 100,  # cada texto
+}
+
+
+def conferir_argumentos_de_callback(args, kwargs, limites: dict | None = None) -> None:
+    """Levanta ``ValueError`` (mensagem em pt-BR) se os argumentos de um callback passam de
+    ``limites`` (``LIMITES_CALLBACK``)."""
+    import numpy as np
+
+    lim = {**LIMITES_CALLBACK, **(limites or {})}
+    conta = {"produto": 1, "elementos": 0}
+
+    def ver(v):
+        if type(v) is bool or v is None or type(v) is float:
+            return
+        if type(v) is int:
+            if abs(v) > lim["inteiro"]:
+                raise ValueError(f"inteiro acima do limite ({lim['inteiro']})")
+            conta["produto"] *= max(abs(v), 1)
+            if conta["produto"] > lim["produto"]:
+                raise ValueError(f"o produto dos inteiros passa do limite ({lim['produto']})")
+            return
+        if type(v) is str:
+            if len(v) > lim["texto"]:
+                raise ValueError(f"texto acima do limite ({lim['texto']} caracteres)")
+            return
+        if type(v) in (list, tuple):
+            for x in v:
+                ver(x)
+            return
+        if type(v) is dict:
+            for k, x in v.items():
+                ver(k)
+                ver(x)
+            return
+        forma = getattr(v, "shape", None)
+        if forma is None:
+            return  # referências (objetos que ficaram na caixa)
+        if any(int(d) > lim["eixo"] for d in forma):
+            raise ValueError(f"array com eixo acima do limite ({lim['eixo']})")
+        conta["elementos"] += int(np.prod(forma, dtype=np.int64))
+        if conta["elementos"] > lim["elementos"]:
+            raise ValueError(f"arrays com elementos demais (limite {lim['elementos']})")
+
+    ver(list(args))
+    ver(dict(kwargs))

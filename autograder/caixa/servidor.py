@@ -173,7 +173,7 @@ class Servidor:
             if prontas:
                 pronta = prontas.get(chave_de_chamada(cab["args"], cab["kwargs"], buffers))
                 if pronta is not None:
-                    return decodificar(pronta[0], pronta[1], self._ref)
+                    return decodificar(pronta[0], pronta[1], self._ref, reutilizar=True)
             enviar(servidor.sock, cab, buffers)
             resp, bufs = receber(servidor.sock)
             if resp.get("op") != "retorno":

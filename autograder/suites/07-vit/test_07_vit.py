@@ -30,6 +30,7 @@ from autograder.suite import (
     Equivoco,
     Reprovado,
     comparar,
+    conferir_registro,
     conferir_state_dict,
     exigir_entradas_intactas,
     exigir_que_responda,
@@ -1077,7 +1078,8 @@ def _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote):
     modelo.metodo("train", guardar=True)  # começa em modo de treino: a função deve pôr em avaliação
     valor = aluno.acuracia(modelo._ref, imagens, rotulos, tamanho_lote)
     exigir_entradas_intactas(aluno, "acuracia", ["modelo", "imagens", "rotulos", "tamanho_lote"])
-    return valor, modelo.ler("chamadas")
+    chamadas = conferir_registro(modelo.ler("chamadas"), {"n": int, "treino": bool, "grad": bool}, "O registro")
+    return valor, chamadas
 
 
 def _dados_acuracia(rng, n, fracao=0.6):

@@ -1,0 +1,422 @@
+"""O lote num cluster Dask (``python -m autograder lote --dask ...``): cada submissão é uma tarefa.
+
+O pool local (``autograder/lote.py``) continua o padrão. Com ``--dask tcp://host:8786`` (ou
+``DASK_SCHEDULER``) as submissões vão para o escalonador dado; com ``--dask local:N`` um
+``LocalCluster`` de N processos é aberto só para esta rodada.
+
+* **A caixa de areia em cada trabalhador.** ``PluginZigoto`` abre o zigoto do trabalhador uma vez
+  (com uma vaga, isto é, um uid sem privilégio, que nenhum outro trabalhador da mesma máquina usa
+  ao mesmo tempo) e o fecha quando o trabalhador sai. Um nó que não isola recusa toda tarefa com o
+  motivo em pt-BR; o lote para. Nada cai para "sem caixa".
+* **Nada é compartilhado.** O condutor (este processo) lê o notebook e manda os bytes; o
+  trabalhador devolve o resultado como dado; ``results.json``, ``notas.csv`` e a tabela são gravados
+  aqui. Antes de corrigir, cada trabalhador diz a impressão do curso (``source/`` e
+  ``autograder/``), as versões dos pacotes fixados e um resumo do segredo; quem difere é recusado
+  pelo nome. O segredo do curso chega aos nós pelo ambiente (``AVALIADOR_SEGREDO``) ou pelo arquivo
+  ``.segredo_avaliador`` 0600 de cada nó, nunca dentro de uma tarefa.
+* **Falhas.** Trabalhador morto no meio: o escalonador reenvia as tarefas dele; cada submissão é
+  gravada uma vez (uma tarefa, um resultado). Uma submissão que derruba o trabalhador de novo e de
+  novo para depois de ``distributed.scheduler.allowed-failures`` quedas e fica com 0 e o motivo.
+  Escalonador perdido: a rodada para com uma mensagem; a próxima retoma dos ``results.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import functools
+import hashlib
+import hmac
+import os
+import re
+import stat
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from autograder.notebooks import RAIZ, NotebookInvalido, ler_bytes
+
+VAR_ESCALONADOR = "DASK_SCHEDULER"  # lido pela CLI (``--dask`` tem prioridade)
+NOME_PLUGIN = "autograder-zigoto"
+PASTAS_DO_CURSO = ("source", "autograder")
+VAGAS_POR_MAQUINA = 64
+
+
+class ClusterRecusado(Exception):
+    """O cluster não serve para corrigir (curso diferente, sem isolamento, escalonador perdido).
+    A mensagem é para o instrutor (pt-BR)."""
+
+
+class TrabalhadorSemIsolamento(Exception):
+    """Levantada por uma tarefa num trabalhador cujo zigoto foi recusado (um argumento: o motivo)."""
+
+
+# ------------------------------------------------------------------ o que cada nó precisa ter igual
+@functools.cache
+def impressao_do_curso(raiz: Path = RAIZ) -> str:
+    """sha256 dos caminhos e bytes de ``source/`` e ``autograder/`` (sem caches nem ocultos).
+
+    Calculada uma vez por processo (no trabalhador, ao abrir o plugin): é o curso que o processo
+    carregou. Mudou o curso no disco de um nó? Reinicie os trabalhadores dele."""
+    h = hashlib.sha256()
+    for nome in PASTAS_DO_CURSO:
+        base = raiz / nome
+        for caminho in sorted(base.rglob("*")):
+            rel = caminho.relative_to(raiz)
+            if any(p.startswith(".") or p == "__pycache__" for p in rel.parts) or caminho.suffix == ".pyc":
+                continue
+            if caminho.is_symlink() or not caminho.is_file():
+                continue
+            h.update(str(rel).encode() + b"\0" + hashlib.sha256(caminho.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def pacotes_fixados(raiz: Path = RAIZ) -> dict[str, str]:
+    """Versão instalada de cada pacote de ``requirements.txt`` (e do Python)."""
+    from importlib import metadata
+
+    versoes = {"python": ".".join(map(str, sys.version_info[:3]))}
+    for linha in (raiz / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*==", linha)
+        if m:
+            try:
+                versoes[m.group(1)] = metadata.version(m.group(1))
+            except metadata.PackageNotFoundError:
+                versoes[m.group(1)] = "ausente"
+    return versoes
+
+
+def resumo_do_segredo() -> str | None:
+    """HMAC do segredo sobre um rótulo fixo: compara o segredo de dois nós sem mandá-lo. ``None``
+    se o nó não tem segredo (aqui nunca se cria um: um segredo novo num nó daria outras sementes)."""
+    valor = os.environ.get("AVALIADOR_SEGREDO", "").encode()
+    if not valor:
+        try:
+            valor = (RAIZ / ".segredo_avaliador").read_bytes().strip()
+        except OSError:
+            return None
+    return hmac.new(valor, b"autograder: mesmo segredo em todos os nos", hashlib.sha256).hexdigest()
+
+
+async def retrato_no_trabalhador(dask_worker) -> dict:
+    """``retrato`` de um trabalhador (via ``Client.run``), depois que o zigoto dele abriu ou foi recusado."""
+    plugin = dask_worker.plugins.get(NOME_PLUGIN)
+    if plugin is not None:
+        await asyncio.to_thread(plugin.esperar)
+    return await asyncio.to_thread(retrato, dask_worker)
+
+
+def retrato(dask_worker=None) -> dict:
+    """O que o condutor confere em cada trabalhador."""
+    plugin = dask_worker.plugins.get(NOME_PLUGIN) if dask_worker is not None else None
+    return {
+        "curso": impressao_do_curso(),
+        "pacotes": pacotes_fixados(),
+        "segredo": resumo_do_segredo(),
+        "threads": dask_worker.state.nthreads if dask_worker is not None else 1,
+        "recusa": getattr(plugin, "recusa", None) if plugin is not None else "o plugin do zigoto não foi instalado",
+    }
+
+
+# ------------------------------------------------------------------ o lado do trabalhador
+def _reservar_vaga() -> tuple[int, int]:
+    """Uma vaga (uid 61000 + vaga) que nenhum outro trabalhador desta máquina usa agora: trava
+    (flock) um arquivo por vaga, solto quando o processo sai, mesmo morto por SIGKILL."""
+    pasta = Path(f"/tmp/autograder-vagas-{os.geteuid()}")
+    try:
+        os.mkdir(pasta, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(pasta)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
+        raise RuntimeError(f"{pasta} não é uma pasta só deste usuário; não dá para reservar vagas nela.")
+    for vaga in range(VAGAS_POR_MAQUINA):
+        fd = os.open(pasta / f"{vaga}.trava", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return vaga, fd
+        except BlockingIOError:
+            os.close(fd)
+    raise RuntimeError(f"mais de {VAGAS_POR_MAQUINA} trabalhadores nesta máquina: nenhuma vaga livre.")
+
+
+class PluginZigoto(WorkerPlugin):
+    """Plugin de trabalhador do Dask: um zigoto por processo trabalhador, aberto no ``setup`` e
+    fechado no ``teardown``. Um zigoto recusado (isolamento insuficiente) vira ``recusa``: toda
+    tarefa neste trabalhador falha com o motivo."""
+
+    name = NOME_PLUGIN
+    idempotent = True  # outra rodada no mesmo cluster reaproveita os zigotos já abertos
+
+    def __init__(self, aceitar_parcial: bool = False):
+        self.aceitar_parcial = aceitar_parcial
+        self.zigoto = None
+        self.recusa: str | None = None
+        self.vaga_fd: int | None = None
+        self.trava = threading.Lock()
+        self._abrindo: threading.Thread | None = None
+
+    def __getstate__(self):
+        return {"aceitar_parcial": self.aceitar_parcial}
+
+    def __setstate__(self, estado):
+        self.__init__(estado["aceitar_parcial"])
+
+    def setup(self, worker) -> None:
+        """Abre o zigoto num thread: o trabalhador se registra sem esperar o PyTorch do zigoto
+        carregar; a primeira tarefa (e a conferência do condutor) espera por ele."""
+        impressao_do_curso()  # o curso carregado agora, antes de qualquer mudança no disco
+        self._abrindo = threading.Thread(target=self._abrir, args=(worker.local_directory,), daemon=True)
+        self._abrindo.start()
+
+    def esperar(self) -> None:
+        if self._abrindo is not None:
+            self._abrindo.join()
+
+    def _abrir(self, pasta_local: str) -> None:
+        from autograder.caixa.cliente import IsolamentoInsuficiente, Zigoto
+        from autograder.lote import _um_thread_no_torch
+
+        _um_thread_no_torch()
+        try:
+            vaga, self.vaga_fd = _reservar_vaga()
+            # a pasta do trabalhador (onde o Dask guarda dados de tarefas) some da caixa, como RAIZ
+            self.zigoto = Zigoto(ocultar=[pasta_local], vaga=vaga, aceitar_parcial=self.aceitar_parcial)
+        except IsolamentoInsuficiente as exc:
+            self.recusa = str(exc)
+        except Exception as exc:
+            self.recusa = f"o zigoto não abriu ({type(exc).__name__}: {exc})"
+
+    def teardown(self, worker) -> None:
+        self.esperar()
+        if self.zigoto is not None:
+            self.zigoto.fechar()
+            self.zigoto = None
+        if self.vaga_fd is not None:
+            os.close(self.vaga_fd)
+            self.vaga_fd = None
+
+
+def avaliar_no_trabalhador(aluno: str, slug: str, caminho: str | None, conteudo, problema, semente):
+    """A tarefa Dask de uma submissão: avalia os bytes recebidos no zigoto deste trabalhador."""
+    from distributed import get_worker
+
+    from autograder.lote import Tarefa, avaliar_tarefa
+
+    plugin = get_worker().plugins.get(NOME_PLUGIN)
+    if plugin is not None:
+        plugin.esperar()
+    if plugin is None or plugin.zigoto is None:
+        motivo = plugin.recusa if plugin is not None else "o plugin do zigoto não foi instalado"
+        raise TrabalhadorSemIsolamento(f"trabalhador {get_worker().name}: {motivo}")
+    with plugin.trava:  # um zigoto atende uma submissão por vez
+        tarefa = Tarefa(aluno, slug, Path(caminho) if caminho else None, problema)
+        return avaliar_tarefa(tarefa, plugin.zigoto, semente, conteudo=conteudo)
+
+
+# ------------------------------------------------------------------ o condutor
+def _ler_para_enviar(tarefa):
+    """Os bytes do notebook (ou o ``NotebookInvalido`` da leitura, que o trabalhador relata)."""
+    if tarefa.notebook is None:
+        return None
+    try:
+        return ler_bytes(Path(tarefa.notebook))
+    except NotebookInvalido as exc:
+        return exc
+    except OSError as exc:
+        return NotebookInvalido(f"não foi possível abrir o arquivo ({exc.strerror}).")
+
+
+def _zero(tarefa, motivo: str):
+    from autograder.avaliacao import ResultadoSubmissao, _zerar
+    from autograder.lote import _itens_max
+    from autograder.notebooks import carregar_atividade
+
+    res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook or ""), 0)
+    res.itens_max = _itens_max(tarefa.slug)
+    res.erro = motivo
+    _zerar(res, carregar_atividade(tarefa.slug), motivo)
+    return res.limpar_textos()
+
+
+class ExecutorDask:
+    """Executor do lote num cluster Dask; ``with ExecutorDask(...) as ex: ex(pendentes, semente, concluir)``.
+
+    ``endereco``: ``tcp://host:porta`` de um escalonador, ou ``local:N`` para um ``LocalCluster``
+    de N processos (um thread cada) aberto e fechado aqui."""
+
+    tarefa = staticmethod(avaliar_no_trabalhador)  # o que roda no trabalhador (os testes trocam)
+
+    def __init__(self, endereco: str, aceitar_parcial: bool = False, aviso=print, tempo_conexao: float = 30.0):
+        self.endereco = endereco
+        self.aceitar_parcial = aceitar_parcial
+        self.aviso = aviso
+        self.tempo_conexao = tempo_conexao
+        self.cluster = None
+        self.client = None
+
+    # ---- abrir e fechar
+    def __enter__(self):
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        m = re.fullmatch(r"local:(\d+)", self.endereco)
+        try:
+            if m:
+                self.cluster = LocalCluster(
+                    n_workers=max(1, int(m.group(1))),
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    memory_limit=0,  # a memória do aluno é limitada na caixa (RLIMIT), não pelo Dask
+                    silence_logs=logging.ERROR,
+                )
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(self.endereco, timeout=self.tempo_conexao)
+        except (OSError, TimeoutError) as exc:
+            self.__exit__(None, None, None)
+            raise ClusterRecusado(f"não consegui falar com o escalonador Dask em {self.endereco} ({exc}).") from None
+        self.client.register_plugin(PluginZigoto(self.aceitar_parcial))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for coisa in (self.client, self.cluster):
+            if coisa is not None:
+                try:
+                    coisa.close(timeout=10) if coisa is self.client else coisa.close()
+                except Exception:
+                    pass
+        self.client = self.cluster = None
+
+    @property
+    def trabalhadores(self) -> int:
+        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    # ---- conferir o cluster antes de corrigir
+    def conferir(self) -> dict:
+        """Recusa (``ClusterRecusado``) se algum trabalhador tem outro curso, outros pacotes, outro
+        segredo (ou nenhum), mais de um thread, ou não isola. Devolve os retratos por trabalhador."""
+        from autograder.avaliacao import _segredo
+
+        if self.trabalhadores == 0:
+            raise ClusterRecusado(f"o escalonador {self.endereco} não tem nenhum trabalhador.")
+        _segredo()  # o condutor tem (ou cria, como no pool local) o segredo do curso
+        meu = retrato()
+        retratos = self.client.run(retrato_no_trabalhador)
+        nomes = {e: w.get("name", e) for e, w in self.client.scheduler_info(n_workers=-1)["workers"].items()}
+        problemas = []
+        for endereco, r in sorted(retratos.items()):
+            quem = f"{nomes.get(endereco, endereco)} ({endereco})"
+            if r["curso"] != meu["curso"]:
+                problemas.append(f"{quem}: outro curso (impressão de source/ e autograder/ difere desta máquina)")
+            difere = sorted(
+                k for k in set(meu["pacotes"]) | set(r["pacotes"]) if meu["pacotes"].get(k) != r["pacotes"].get(k)
+            )
+            if difere:
+                itens = ", ".join(
+                    f"{k} {r['pacotes'].get(k, 'ausente')} (aqui {meu['pacotes'].get(k, 'ausente')})" for k in difere
+                )
+                problemas.append(f"{quem}: pacotes fixados diferentes: {itens}")
+            if r["segredo"] is None:
+                problemas.append(f"{quem}: sem o segredo do curso (AVALIADOR_SEGREDO ou .segredo_avaliador)")
+            elif r["segredo"] != meu["segredo"]:
+                problemas.append(f"{quem}: segredo do curso diferente (as sementes, e as notas, seriam outras)")
+            if r["threads"] != 1:
+                problemas.append(f"{quem}: {r['threads']} threads; inicie os trabalhadores com --nthreads 1")
+            if r["recusa"]:
+                problemas.append(f"{quem}: {r['recusa']}")
+        if problemas:
+            raise ClusterRecusado(
+                "trabalhadores recusados; nada foi corrigido:\n" + "\n".join(f"  - {p}" for p in problemas)
+            )
+        return retratos
+
+    # ---- corrigir
+    def __call__(self, pendentes, semente, concluir) -> list:
+        """Manda as tarefas (no máximo uma janela por vez, para não guardar a turma inteira no
+        escalonador) e chama ``concluir(tarefa, res)`` uma vez por submissão. Devolve ``[]``
+        (nada sobra para terminar em série)."""
+        from concurrent.futures import CancelledError
+
+        from distributed import as_completed
+        from distributed.scheduler import KilledWorker
+
+        from autograder.lote import _falha, impressao
+
+        if not pendentes:
+            return []
+        self.conferir()
+        fila = iter(pendentes)
+        janela = max(4, 2 * self.trabalhadores)
+        rodada = uuid.uuid4().hex[:8]
+        de_quem = {}
+        andamento = as_completed()
+
+        def enviar() -> bool:
+            tarefa = next(fila, None)
+            if tarefa is None:
+                return False
+            chave = f"avaliar-{rodada}-{len(de_quem)}-{tarefa.aluno}-{tarefa.slug}"
+            futuro = self.client.submit(
+                self.tarefa,
+                tarefa.aluno,
+                tarefa.slug,
+                str(tarefa.notebook) if tarefa.notebook is not None else None,
+                _ler_para_enviar(tarefa),
+                tarefa.problema,
+                semente,
+                key=chave,
+                pure=False,
+            )
+            de_quem[futuro.key] = tarefa
+            andamento.add(futuro)
+            return True
+
+        for _ in range(janela):
+            if not enviar():
+                break
+        gravados = set()
+        for futuro in andamento:
+            tarefa = de_quem[futuro.key]
+            try:
+                res = futuro.result()
+            except KilledWorker:
+                limite = _falhas_permitidas()
+                res = _zero(
+                    tarefa,
+                    f"a avaliação derrubou o trabalhador que a rodava {limite + 1} vezes seguidas "
+                    f"(limite do Dask: distributed.scheduler.allowed-failures = {limite}); a submissão "
+                    "não foi avaliada. Avise o instrutor.",
+                )
+            except TrabalhadorSemIsolamento as exc:
+                raise ClusterRecusado(f"um trabalhador não isola o código do aluno: {exc}") from None
+            except CancelledError:
+                raise ClusterRecusado(
+                    f"perdi o contato com o escalonador Dask ({self.endereco}); a rodada parou. "
+                    f"{len(gravados)} resultados desta rodada já estão gravados: rode o mesmo comando "
+                    "de novo para continuar de onde parou."
+                ) from None
+            except Exception as exc:
+                res = _falha(tarefa, exc)
+            futuro.release()
+            chave = (tarefa.aluno, tarefa.slug)
+            if chave in gravados:  # nunca acontece com uma tarefa por submissão; se acontecer, não conta duas vezes
+                continue
+            gravados.add(chave)
+            res.notebook = str(tarefa.notebook or "")
+            res.impressao = impressao(tarefa, semente)
+            concluir(tarefa, res)
+            enviar()
+        return []
+
+
+def _falhas_permitidas() -> int:
+    import dask
+
+    return int(dask.config.get("distributed.scheduler.allowed-failures"))

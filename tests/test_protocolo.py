@@ -1,0 +1,252 @@
+"""A fronteira da caixa (issue 30, A4, A6, A8, A9): tudo o que a caixa manda é conferido antes de ser
+acreditado ou usado. O decodificador recusa (sempre com ``ErroProtocolo``) shapes absurdos, buffers
+reaproveitados, cabeçalhos com valores demais, inteiros e textos grandes; o texto do aluno entra nos
+relatórios curto e sem números das entradas ocultas; callbacks têm os argumentos conferidos antes de
+qualquer trabalho e contam no prazo da chamada."""
+
+import io
+import json
+import struct
+import time
+
+import numpy as np
+import pytest
+
+from autograder.caixa import protocolo
+from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, TempoEsgotado, _erro_do_aluno
+
+ErroProtocolo = protocolo.ErroProtocolo
+
+
+def _array(marca="$a", idx=0, dtype="float64", shape=(2,)):
+    return {marca: idx, "dtype": dtype, "shape": list(shape)}
+
+
+# ------------------------------------------------------------------ A6: valores malformados
+@pytest.mark.parametrize(
+    "obj, buffers",
+    [
+        (_array(shape=[0, 2**62, 2**62]), [bytearray()]),  # zero elementos, eixos absurdos
+        (_array("$tensor", shape=[0, 2**40]), [bytearray()]),
+        (_array(shape=[-1, 2]), [bytearray(16)]),
+        (_array(shape=[1] * 17), [bytearray(8)]),
+        (_array(shape=[2.0]), [bytearray(16)]),
+        (_array(shape="2"), [bytearray(16)]),
+        (_array(shape=[3]), [bytearray(16)]),  # buffer não confere
+        (_array(dtype="complex128"), [bytearray(32)]),
+        (_array(dtype=["float64"]), [bytearray(16)]),
+        (_array(idx=1), [bytearray(16)]),
+        (_array(idx=True), [bytearray(16)]),
+        ({"$t": [10**30]}, []),
+        ({"$d": [["x" * (protocolo.LIMITE_TEXTO + 1), 1]]}, []),
+        ("x" * (protocolo.LIMITE_TEXTO + 1), []),
+        ({"$d": [[1, 2]]}, []),
+        ({"$ref": 1}, []),
+        ({"x": 1}, []),
+        ({"$a": 0}, [bytearray(8)]),
+    ],
+)
+def test_decodificar_recusa_com_erro_de_protocolo(obj, buffers):
+    with pytest.raises(ErroProtocolo):
+        protocolo.decodificar(obj, buffers)
+
+
+def test_decodificar_aceita_o_que_o_codificador_produz_e_arrays_vazios():
+    import torch
+
+    buffers: list = []
+    valor = {"a": np.arange(6.0).reshape(2, 3), "t": torch.ones(2, 2), "v": np.zeros((0, 5)), "n": [1, (2.5, None)]}
+    cab = protocolo.codificar(valor, buffers)
+    volta = protocolo.decodificar(cab, [bytearray(b) for b in buffers])
+    assert np.array_equal(volta["a"], valor["a"]) and volta["a"].flags.writeable
+    assert torch.equal(volta["t"], valor["t"]) and volta["v"].shape == (0, 5) and volta["n"] == [1, (2.5, None)]
+
+
+# ------------------------------------------------------------------ A9: um buffer, um array
+def test_o_mesmo_buffer_nao_vira_dois_arrays():
+    bufs = [bytearray(8 * 1024)]
+    repetido = {"$t": [_array(shape=[1024]) for _ in range(56)]}
+    with pytest.raises(ErroProtocolo, match="mais de uma vez"):
+        protocolo.decodificar(repetido, bufs)
+    # também entre duas decodificações da mesma mensagem (args e kwargs de um callback)
+    bufs = [bytearray(16)]
+    arr = protocolo.decodificar(_array(), bufs)
+    assert arr.shape == (2,) and bufs == [None]
+    with pytest.raises(ErroProtocolo, match="mais de uma vez"):
+        protocolo.decodificar({"$d": [["x", _array()]]}, bufs)
+
+
+def test_respostas_prontas_da_caixa_podem_ser_decodificadas_de_novo():
+    bufs = [bytearray(np.arange(2.0).tobytes())]
+    a = protocolo.decodificar(_array(), bufs, reutilizar=True)
+    b = protocolo.decodificar(_array(), bufs, reutilizar=True)
+    a[0] = 99
+    assert b[0] == 0 and bufs[0] is not None
+
+
+class _Soquete:
+    def __init__(self, dados: bytes):
+        self.f = io.BytesIO(dados)
+
+    def recv(self, n):
+        return self.f.read(n)
+
+
+def _mensagem(cabecalho: bytes, buffers: list[bytes]) -> bytes:
+    partes = [struct.pack("<I", len(cabecalho)), cabecalho, struct.pack("<I", len(buffers))]
+    for b in buffers:
+        partes += [struct.pack("<Q", len(b)), b]
+    return b"".join(partes)
+
+
+def test_receber_confere_o_cabecalho_e_o_limite_antes_dos_buffers():
+    muitos = b'{"valor": [' + b"[]," * protocolo.LIMITE_VALORES + b"[]]}"
+    with pytest.raises(ErroProtocolo, match="valores demais"):
+        protocolo.receber(_Soquete(_mensagem(muitos, [])))
+    cab = json.dumps({"ev": "callback"}).encode()
+    # o limite decidido pelo cabeçalho vale antes de ler os bytes (o buffer aqui nem existe)
+    falso = struct.pack("<I", len(cab)) + cab + struct.pack("<I", 1) + struct.pack("<Q", 10**9)
+    with pytest.raises(ErroProtocolo, match="grandes demais"):
+        protocolo.receber(_Soquete(falso), lambda c: 1024 if c.get("ev") == "callback" else None)
+    cabecalho, bufs = protocolo.receber(_Soquete(_mensagem(cab, [b"abc"])))
+    assert cabecalho == {"ev": "callback"} and bufs == [bytearray(b"abc")]
+
+
+# ------------------------------------------------------------------ A4: texto do aluno
+@pytest.mark.parametrize(
+    "texto, esperado",
+    [
+        ("entrada: [[0.4967141530112327, -0.13826430117118466], [0.6476885381006925, 1.52302986]]", "entrada: [[…]]"),
+        ("tensor([-0.5000, 1e-05, .25])", "tensor([…])"),
+        ("ids 123456 e 7", "ids … e 7"),
+        ("primeira\nsegunda 0.123", "primeira"),
+        ("\n\n  só a segunda  \nterceira", "só a segunda"),
+        ("mat1 and mat2 shapes cannot be multiplied (8x16 and 32x16)", None),
+        ("shapes (2,4,8) and (2,8,4) not aligned: 8 (dim 2) != 4 (dim 1)", None),
+        ("camadas.0.atencao.w_q.weight", None),
+        ("cor\x1b[31m", "cor [31m"),
+        (["lista"], ""),
+    ],
+)
+def test_texto_do_aluno(texto, esperado):
+    assert protocolo.texto_do_aluno(texto) == (texto if esperado is None else esperado)
+
+
+def test_texto_do_aluno_tem_limite_de_tamanho_e_de_numeros():
+    assert len(protocolo.texto_do_aluno("a" * 5000)) == protocolo.LIMITE_MENSAGEM_ALUNO
+    muitos = protocolo.texto_do_aluno(" ".join(str(i) for i in range(100)))
+    assert sum(c.isdigit() for c in muitos) <= 2 * protocolo.LIMITE_NUMEROS_ALUNO
+
+
+def test_erro_da_caixa_entra_curto_e_sem_valores():
+    erro = _erro_do_aluno(
+        {
+            "ok": False,
+            "erro": {
+                "tipo": "VAZOU_0_4967",
+                "mensagem": "z = [0.4967141530112327, 0.25]\nVAZOU linha 2",
+                "trace": 'File "<celula softmax>", line 3, in VAZOU_f\nVAZOU 0.5\n  File "<celula outra>", line 1, in g',
+            },
+        }
+    )
+    assert isinstance(erro, ErroDoAluno) and erro.tipo == "Exception"
+    assert erro.mensagem == "z = […]"
+    assert erro.trace == '  File "<celula softmax>", line 3\n  File "<celula outra>", line 1'
+    assert protocolo.rastro_do_aluno(erro.trace, {"softmax"}) == '  File "<celula softmax>", line 3'
+    assert _erro_do_aluno({"erro": {"tipo": "ValueError", "mensagem": ["x"] * 10}}).mensagem == ""
+    assert _erro_do_aluno({"erro": {"tipo": "NotImplementedError"}}).tipo == "NotImplementedError"
+
+
+def test_resultado_limita_cada_texto():
+    from autograder.avaliacao import LIMITES_TEXTO, ResultadoSubmissao, ResultadoTeste
+
+    res = ResultadoSubmissao("a", "01-atencao", "x", 1, avisos=["v" * 10**5] * 100, erro="e" * 10**5)
+    res.testes = [ResultadoTeste("i", "n", 0.0, 1.0, "m" * 10**6, None, "falhou")]
+    res.limpar_textos()
+    assert len(res.avisos) == LIMITES_TEXTO["avisos"] and all(len(a) <= LIMITES_TEXTO["aviso"] for a in res.avisos)
+    assert len(res.erro) <= LIMITES_TEXTO["erro"] and len(res.testes[0].mensagem) <= LIMITES_TEXTO["mensagem"]
+
+
+# ------------------------------------------------------------------ A8: callbacks
+def test_argumentos_de_callback_conferidos_antes_do_trabalho():
+    ok = protocolo.conferir_argumentos_de_callback
+    ok([11], {})
+    ok([np.zeros((4, 26))], {"eixo": -1})
+    ok([5000, 64], {})  # uma tabela de posições pré-calculada
+    for args in (
+        [42000],
+        [8000, 8000],
+        [np.zeros((1, 4096))],
+        [np.zeros((200, 200)), np.zeros((200, 200))],
+        ["x" * 200],
+    ):
+        with pytest.raises(ValueError):
+            ok(args, {})
+
+
+def test_callback_com_argumento_gigante_nao_roda_no_avaliador(caixa):
+    chamadas = []
+
+    def mascara(n):
+        chamadas.append(n)
+        return np.tril(np.ones((n, n), dtype=bool))
+
+    caixa.executar(
+        "def pedir(n):\n"
+        "    try:\n"
+        "        return mascara(n).shape\n"
+        "    except Exception as e:\n"
+        "        return type(e).__name__ + ': ' + str(e)\n",
+        "c",
+    )
+    assert caixa.chamar("pedir", [7], substituir={"mascara": mascara}) == (7, 7)
+    resposta = caixa.chamar("pedir", [42000], substituir={"mascara": mascara})
+    assert "grandes demais" in resposta and chamadas == [7]
+    # um pedido de callback acima do limite de bytes mata a caixa antes de ser lido
+    caixa.executar("import numpy as np\ndef grande():\n    return mascara(np.zeros((1024, 1024)))\n", "d")
+    with pytest.raises(CaixaMorreu, match="grandes demais"):
+        caixa.chamar("grande", substituir={"mascara": mascara})
+
+
+def test_callback_conta_no_prazo_da_chamada(caixa):
+    def lenta(x):
+        time.sleep(0.4)
+        return x
+
+    caixa.executar("def laco():\n    while True:\n        lenta(1)\n", "c")
+    inicio = time.monotonic()
+    with pytest.raises(TempoEsgotado):
+        caixa.chamar("laco", substituir={"lenta": lenta}, prazo=1)
+    assert time.monotonic() - inicio < 1.5
+
+
+@pytest.fixture
+def caixa(zigoto):
+    c = zigoto.nova_caixa()
+    yield c
+    c.matar()
+
+
+@pytest.mark.parametrize("devolvido", [list(range(10)), "abc", {"peso": [1.0]}, {"peso": None}])
+def test_state_dict_hostil_reprova_em_vez_de_quebrar_a_suite(devolvido):
+    from autograder.avaliacao import ObjetoRemoto
+    from autograder.caixa.cliente import RefRemota
+    from autograder.suite import Reprovado
+
+    class SessaoFalsa:
+        def chamar(self, *args, **kwargs):
+            return devolvido
+
+    with pytest.raises(Reprovado, match="dicionário de tensores"):
+        ObjetoRemoto(SessaoFalsa(), RefRemota(1)).pesos()
+
+
+def test_registro_de_espiao_adulterado_reprova():
+    from autograder.suite import Reprovado, conferir_registro
+
+    campos = {"n": int, "treino": bool, "grad": bool}
+    bom = [{"n": 3, "treino": False, "grad": False}]
+    assert conferir_registro(bom, campos) == bom
+    for ruim in (5, None, [bom[0], 1], [{"n": 3, "treino": 0, "grad": False}], [{**bom[0], "x": 1}], ("a",)):
+        with pytest.raises(Reprovado, match="foi alterado"):
+            conferir_registro(ruim, campos)
