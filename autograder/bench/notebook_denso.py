@@ -92,7 +92,7 @@ def casos(pasta: Path):
     n_textos = LIMITE_ESTRUTURA - base  # cada '"ab",' conta 1: uma vírgula
 
     def maior(largura: int, estrutura: int) -> int:
-        return min(LIMITE_NOTEBOOK, (LIMITE_MEMORIA_LEITURA - 80 * estrutura) // (2 * largura)) - 4096
+        return min(LIMITE_NOTEBOOK, (LIMITE_MEMORIA_LEITURA - 80 * estrutura) // (1 + 2 * largura)) - 4096
 
     cauda = {1: "x", 2: "√", 4: "🙂"}
     for i, (nome, miolo, n, largura, tamanho) in enumerate(
