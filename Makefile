@@ -14,6 +14,7 @@ OUT ?= build/notas
 JOBS ?=
 ATIVIDADES ?=
 SLUGS := $(notdir $(wildcard source/[0-9]*))
+VIRGULA := ,
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PYTHONHASHSEED := 0
@@ -22,21 +23,30 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope relatorio bench bench-copia bench-vit bench-kv bench-caixa
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/completar_traducao.py $(wildcard jupyter/traducao/*.po)
-	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE)"
+# A primeira preparação mostra o que instala (uma linha por pacote baixado ou instalado) e termina
+# numa linha de resultado; o log inteiro do pip fica em $(VENV)/instalacao.log.
+$(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/completar_traducao.py $(wildcard jupyter/traducao/*.po) $(wildcard jupyter/traducao/*/*.po)
 	@test -n "$(PYTHON_BASE)" || { echo "Erro: nenhum python3.11 encontrado." >&2; exit 1; }
+	@echo ">> Preparando o ambiente em $(VENV) com $(PYTHON_BASE): $$(grep -cE '^[A-Za-z]' requirements.txt) pacotes fixados em requirements.txt"
+	@echo "   (PyTorch de CPU, NumPy, JupyterLab, nbgrader, pytest...) e as dependências de constraints.txt."
+	@echo "   Costuma levar 1 a 3 min numa máquina nova (menos se as wheels já estão no disco); depois, nada."
 	@test -x $(PY) || $(PYTHON_BASE) -m venv $(VENV)
-	@set -o pipefail; $(PY) -m pip install --quiet --no-warn-script-location -r requirements.txt -c constraints.txt 2>&1 \
-	  | { grep -v 'is neither a file nor a directory' || true; }
-	@$(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
-	@$(PY) jupyter/completar_traducao.py
-	@mkdir -p $(VENV)/share/jupyter/lab/settings && cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	@touch $(CARIMBO)
+	@inicio=$$(date +%s); set -o pipefail; \
+	  $(PY) -m pip install --progress-bar off --no-warn-script-location -r requirements.txt -c constraints.txt > $(VENV)/instalacao.log 2>&1 & pid=$$!; \
+	  tail -n +1 -F $(VENV)/instalacao.log 2>/dev/null --pid=$$pid \
+	    | sed -nu -E 's/^Collecting ([^ ]+).*/   baixando\/conferindo \1/p; s/^Processing [^ ]*\/([^/ ]+)\.whl.*/   conferindo \1/p; s/^Installing collected packages: (.*)/   instalando: \1/p' \
+	    | cut -c1-100; \
+	  wait $$pid || { echo "Erro: a instalação falhou; veja $(VENV)/instalacao.log" >&2; tail -n 20 $(VENV)/instalacao.log >&2; exit 1; }; \
+	  $(PY) -c "import sys, site, pathlib; pathlib.Path(site.getsitepackages()[0], 'curso_transformers.pth').write_text(str(pathlib.Path.cwd()) + '\n')" && \
+	  $(PY) jupyter/completar_traducao.py > $(VENV)/traducao.log && \
+	  mkdir -p $(VENV)/share/jupyter/lab/settings && cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json && \
+	  touch $(CARIMBO) && \
+	  echo ">> Ambiente pronto em $$(( $$(date +%s) - inicio )) s: $$($(PY) -m pip list --format=freeze 2>/dev/null | wc -l) pacotes em $(VENV) (log em $(VENV)/instalacao.log)."
 
 ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (idempotente)
 
@@ -51,8 +61,8 @@ grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q --durations=12
 
-mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas
-	@$(PY) -m autograder.mutacao
+mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas)
+	@$(PY) -m autograder.mutacao $(subst $(VIRGULA), ,$(ATIVIDADES))
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m autograder.adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
@@ -78,6 +88,18 @@ bench-kv: $(CARIMBO) ## Benchmark da aula 05: geração de 256 tokens com e sem 
 gradescope: $(CARIMBO) ## Gera build/gradescope/<slug>.zip (autograder do Gradescope) por atividade
 	@$(PY) -m autograder.gradescope empacotar
 
+gradescope-local: $(CARIMBO) ## Roda o zip da atividade SLUG no NOTEBOOK como o Gradescope (run_autograder numa árvore /autograder temporária) e imprime o results.json
+	@test -n "$(SLUG)" -a -n "$(NOTEBOOK)" || { echo "Uso: make gradescope-local SLUG=01-atencao NOTEBOOK=caminho/01-atencao.ipynb" >&2; exit 2; }
+	@$(PY) -m autograder.gradescope local "$(NOTEBOOK)" --slug "$(SLUG)"
+
+nova-aula: $(CARIMBO) ## Cria o esqueleto de uma aula (lição, notebook, suíte e variantes) com SLUG=NN-nome e lista onde editar
+	@test -n "$(SLUG)" || { echo "Uso: make nova-aula SLUG=09-exemplo [TITULO='Título da aula']" >&2; exit 2; }
+	@$(PY) -m autograder.nova_aula "$(SLUG)" $(if $(TITULO),--titulo "$(TITULO)")
+
+remover-aula: $(CARIMBO) ## Apaga uma aula criada por make nova-aula que ainda não foi para o git (SLUG=NN-nome): peças, release, exemplos e a linha nas listas de aulas
+	@test -n "$(SLUG)" || { echo "Uso: make remover-aula SLUG=09-exemplo" >&2; exit 2; }
+	@$(PY) -m autograder.nova_aula "$(SLUG)" --remover
+
 lint: $(CARIMBO) ## ruff check + ruff format --check (código e notebooks)
 	@$(PY) -m ruff check .
 	@$(PY) -m ruff format --check .
@@ -93,15 +115,37 @@ LAB_ALUNO_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/jupyter/aluno \
   JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/build/lab-aluno/ajustes JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/build/lab-aluno/areas
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(CARIMBO) ## Abre o JupyterLab do aluno (pt-BR, só "Validar", sem ferramentas de instrutor) em release/, só em localhost
-	@$(LAB_ALUNO_ENV) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=release --no-browser $(LAB_ROOT) $(LAB_OPCOES)
+# O aluno trabalha numa cópia (build/lab-aluno/curso/trabalho/<slug>/, copiada de release/ uma vez e
+# nunca trocada por um `make release`), com as aulas em build/lab-aluno/curso/course/ para o link do
+# notebook abrir a aula. O lab nunca escreve em release/ (jupyter/preparar_lab.py explica).
+LAB_CURSO := build/lab-aluno/curso
+
+lab: $(CARIMBO) ## Abre o JupyterLab do aluno (pt-BR, só "Validar", sem ferramentas de instrutor) numa cópia de trabalho em build/lab-aluno/curso/, só em localhost
+	@$(PY) jupyter/preparar_lab.py $(LAB_CURSO)
+	@$(LAB_ALUNO_ENV) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(LAB_CURSO) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
 
 lab-instrutor: $(CARIMBO) ## Abre o JupyterLab do instrutor na raiz do curso: formgrader (menu Nbgrader) com o gradebook.db deste repositório
 	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
 
-limpar: ## Apaga saídas geradas (não apaga o .venv)
-	rm -rf build submitted autograded feedback gradebook.db .pytest_cache
+limpar: ## Apaga saídas geradas (não apaga o .venv nem o trabalho do aluno em build/lab-aluno/)
+	@if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name lab-aluno -exec rm -rf {} +; fi
+	rm -rf submitted autograded feedback gradebook.db .pytest_cache
+	@if [ -d build/lab-aluno ]; then echo "O trabalho do make lab ficou em build/lab-aluno/ (apague-o à mão para recomeçar do zero)."; fi
 
 travar: $(CARIMBO) ## Regrava constraints.txt com as versões instaladas
 	@{ echo "# Versões transitivas fixadas (gerado com pip freeze; regenere com 'make travar')."; \
-	  $(PY) -m pip freeze --exclude-editable | sed 's/+cpu//' | grep -viE '^($(shell sed -nE 's/^([A-Za-z0-9_.-]+)==.*/\1/p' requirements.txt | paste -sd'|'))=='; } > constraints.txt
+	  $(PY) -m pip freeze --all --exclude-editable | grep -v '^pip==' | sed 's/+cpu//' | grep -viE '^($(shell sed -nE 's/^([A-Za-z0-9_.-]+)==.*/\1/p' requirements.txt | paste -sd'|'))=='; } > constraints.txt
+
+# Turma num JupyterHub de verdade (hub/): usuários do sistema, exchange do nbgrader, correção na
+# chegada. Precisa de root. O estado fica em build/hub/ (hub/comum.py explica o que é o quê).
+hub: $(CARIMBO) ## Sobe o JupyterHub da turma em 127.0.0.1:8765 (usuários de hub/turma-demo.csv ou TURMA=csv; reaproveita o estado)
+	@$(PY) -m hub.iniciar $(if $(TURMA),--turma $(TURMA)) $(if $(INSTRUTOR),--instrutor $(INSTRUTOR))
+
+hub-parar: $(CARIMBO) ## Para o hub: processos, usuários e grupos do sistema e ACLs saem; o estado em build/hub/ fica
+	@$(PY) -m hub.parar
+
+hub-limpar: $(CARIMBO) ## Para o hub e apaga também o estado da turma (build/hub/)
+	@$(PY) -m hub.parar --apagar-estado
+
+bench-hub: $(CARIMBO) ## Benchmark do hub: latência da entrega ao retorno (mediana, p95), rajada de 50 entregas, memória do hub ocioso
+	@$(PY) -m hub.bench

@@ -14,9 +14,22 @@ for _RAIZ in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sys.pr
         if _RAIZ not in sys.path:
             sys.path.insert(0, _RAIZ)
         break
+_REPOSITORIO = _RAIZ  # onde moram autograder/ e jupyter/retorno/ (o modelo do retorno)
+
+# O nbgrader cria e migra o gradebook.db chamando o executável `alembic` pelo PATH. Rodado como
+# `.venv/bin/nbgrader` (sem ativar o .venv), a pasta bin do .venv não está no PATH e o primeiro
+# `generate_assignment` falhava no meio, deixando um gradebook.db sem a tabela alembic_version.
+_BIN = os.path.dirname(sys.executable)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "transformers"
+
+# `nbgrader export` grava as notas em build/ (ignorado pelo git), nunca na raiz do repositório
+# (na seção ExportPlugin, a mesma do `--to` da linha de comando, que continua valendo).
+os.makedirs(os.path.join(c.CourseDirectory.root, "build"), exist_ok=True)
+c.ExportPlugin.to = os.path.join(c.CourseDirectory.root, "build", "grades.csv")
 
 # Stubs em pt-BR no lugar das soluções.
 c.ClearSolutions.code_stub = {
@@ -44,6 +57,20 @@ c.Autograde.autograde_preprocessors = [
 # Prazo do avaliador por notebook (a atividade 06 ainda treina um modelo).
 c.AvaliacaoForaDoKernel.prazo = 3600
 
+# Alarmes falsos do nbgrader 0.9.6 para os notebooks do próprio curso, corrigidos na causa
+# (autograder/nbgrader_compat.py explica): o checksum das células com teste oculto e o autoflush
+# do SQLAlchemy 2 no meio de Gradebook.add_submission.
+from autograder.nbgrader_compat import instalar_add_submission_sem_autoflush  # noqa: E402
+
+instalar_add_submission_sem_autoflush()
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "autograder.nbgrader_compat.OverwriteCellsComOcultos",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
 # Usado só se alguém executar o notebook do instrutor pelo nbgrader (ex.: `nbgrader validate`).
 c.Execute.timeout = 900
 c.Execute.interrupt_on_timeout = True
@@ -54,6 +81,15 @@ c.OverwriteCells.add_missing_cells = True
 # O feedback mostra as mensagens do avaliador, nunca o código oculto das células de teste.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "nbgrader.preprocessors.ClearHiddenTests",
+    "autograder.nbgrader_compat.ClearHiddenTestsDoRetorno",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "autograder.nbgrader_compat.MathJaxLocal",
+]
+# O retorno em pt-BR (jupyter/retorno/feedback/index.html.j2): mesmo nome do modelo do nbgrader,
+# encontrado antes dele. Vale no generate_feedback e no formgrader (que força o nome "feedback").
+import nbgrader as _nbgrader  # noqa: E402
+
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(_REPOSITORIO, "jupyter", "retorno"),
+    os.path.join(os.path.dirname(_nbgrader.__file__), "server_extensions", "formgrader", "templates"),
 ]

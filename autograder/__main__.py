@@ -31,7 +31,7 @@ def cmd_lote(args) -> int:
     from autograder.caixa.cliente import verificar_isolamento
     from autograder.lote import avaliar_lote
     from autograder.notebooks import carregar_atividade, slugs
-    from autograder.relatorios import gravar_notas_csv, tabela
+    from autograder.relatorios import gravar_notas_csv, plural, tabela
 
     if args.slug and args.slug not in slugs():
         raise SystemExit(f"Erro: atividade desconhecida em --slug: {args.slug}. Existentes: {', '.join(slugs())}.")
@@ -55,8 +55,11 @@ def cmd_lote(args) -> int:
     inicio = time.monotonic()
     lote = functools.partial(avaliar_lote, tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente)
     if dask is None:
+        n = min(jobs, len(tarefas))
         print(
-            f"Avaliando {len(tarefas)} submissões de {pasta} com {min(jobs, len(tarefas))} trabalhador(es)", flush=True
+            f"Avaliando {plural(len(tarefas), 'submissão', 'submissões')} de {pasta} com "
+            f"{plural(n, 'trabalhador', 'trabalhadores')}",
+            flush=True,
         )
         resultados = lote(retomar=not args.refazer)
     else:
@@ -66,9 +69,17 @@ def cmd_lote(args) -> int:
     itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
     csv = gravar_notas_csv(resultados, notas, itens)
     print(tabela(resultados))
-    print(
-        f"\n{len(resultados)} submissões em {time.monotonic() - inicio:.1f} s. Relatórios em {saida}; notas em {csv}."
-    )
+    segundos = f"{time.monotonic() - inicio:.1f}".replace(".", ",")
+    print(f"\n{plural(len(resultados), 'submissão', 'submissões')} em {segundos} s.")
+    print(f"Relatórios: {saida}")
+    print(f"Notas: {csv} (célula vazia = aula não entregue)")
+    print("Pontos por item: <aluno>/<atividade>/results.json de cada submissão e make relatorio.")
+    ruins = [r for r in resultados if r.erro]
+    if ruins:
+        print(
+            f"{plural(len(ruins), 'notebook não pôde ser avaliado', 'notebooks não puderam ser avaliados')} "
+            "(nota 0, motivo na tabela e no results.json); o resto do lote foi corrigido."
+        )
     return 0
 
 
@@ -80,8 +91,8 @@ def _lote_no_dask(lote, endereco: str, total: int, pasta: Path, retomar: bool):
     try:
         with ExecutorDask(endereco, aceitar_parcial=aceitar_parcial_do_ambiente()) as executor:
             print(
-                f"Avaliando {total} submissões de {pasta} no cluster Dask {endereco} "
-                f"com {executor.trabalhadores} trabalhador(es)",
+                f"Avaliando {total} {'submissão' if total == 1 else 'submissões'} de {pasta} no cluster Dask "
+                f"{endereco} com {executor.trabalhadores} {'trabalhador' if executor.trabalhadores == 1 else 'trabalhadores'}",
                 flush=True,
             )
             return lote(retomar=retomar, executor=executor)
@@ -90,17 +101,31 @@ def _lote_no_dask(lote, endereco: str, total: int, pasta: Path, retomar: bool):
         return None
 
 
+# Códigos de saída de `avaliar` (documentados no README): 0 avaliado (a nota pode ser 0); 1 o
+# notebook não pôde ser avaliado (vazio, JSON inválido, grande demais, de outra aula: nota 0 e o
+# motivo); 2 erro de uso (arquivo inexistente, atividade desconhecida); 3 isolamento insuficiente.
+SAIDA_NAO_AVALIADO = 1
+SAIDA_USO = 2
+
+
+def _erro_de_uso(mensagem: str) -> SystemExit:
+    print(mensagem, file=sys.stderr, flush=True)
+    return SystemExit(SAIDA_USO)
+
+
 def _slug_de(caminho: Path, informado: str | None) -> str:
     from autograder.notebooks import slugs
 
     if informado:
         if informado not in slugs():
-            raise SystemExit(f"Erro: atividade desconhecida em --slug: {informado}. Existentes: {', '.join(slugs())}.")
+            raise _erro_de_uso(
+                f"Erro: atividade desconhecida em --slug: {informado}. Existentes: {', '.join(slugs())}."
+            )
         return informado
     for candidato in (caminho.stem, caminho.parent.name):
         if candidato in slugs():
             return candidato
-    raise SystemExit(f"Erro: não consegui deduzir a atividade de {caminho}; use --slug.")
+    raise _erro_de_uso(f"Erro: não consegui deduzir a atividade de {caminho}; use --slug.")
 
 
 def cmd_avaliar(args) -> int:
@@ -108,6 +133,10 @@ def cmd_avaliar(args) -> int:
     from autograder.relatorios import gravar_results, results_json, tabela
 
     caminho = Path(args.notebook)
+    if not os.path.lexists(caminho):
+        # Um arquivo que não existe não é uma nota 0: é um erro de quem chamou (código 2).
+        print(f"Erro: o arquivo {caminho} não existe. Confira o caminho do notebook.", file=sys.stderr)
+        return SAIDA_USO
     slug = _slug_de(caminho, args.slug)
     verificar_isolamento()  # falha fechado antes de iniciar o zigoto
     if args.saida:
@@ -127,6 +156,9 @@ def cmd_avaliar(args) -> int:
         print(tabela([res]))
         print()
         print(results_json(res)["output"])
+    if res.erro:  # notebook ilegível ou de outra aula: nota 0 com o motivo, mas não é uma correção
+        print(f"Erro: o notebook não pôde ser avaliado: {res.erro}", file=sys.stderr)
+        return SAIDA_NAO_AVALIADO
     return 0
 
 
@@ -155,6 +187,9 @@ def cmd_nota(args) -> int:
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder", description="Avaliador do curso de Transformers.")
     sub = p.add_subparsers(dest="comando", required=True)
 

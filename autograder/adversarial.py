@@ -10,7 +10,7 @@ submissões, corrige-as pelo caminho real da linha de comando (``python -m autog
 num subprocesso, com prazos curtos) e confere cada ``results.json`` e o ``notas.csv``:
 
 * a nota nunca passa da honesta (o que a parte honesta da submissão ganharia), item a item;
-* itens cujo código está intacto mantêm todos os pontos (e as submissões de controle, 8/8);
+* itens cujo código está intacto mantêm todos os pontos (e as submissões de controle, a nota máxima);
 * o avaliador não quebra e o relatório diz o que aconteceu (pt-BR);
 * nada vaza: nem a solução, nem a suíte oculta, nem o segredo, nem a nota forjada ("VAZOU").
 
@@ -1325,6 +1325,9 @@ def tabela_dos_modos(relatorios: dict[str, Relatorio]) -> list[str]:
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.adversarial", description="Corpus adversarial do avaliador.")
     p.add_argument(
         "--casos",

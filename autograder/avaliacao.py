@@ -268,6 +268,56 @@ class Sessao:
         self.tempos["celulas"] += time.perf_counter() - t1
         return self.caixa
 
+    def chamar_com_limites(self, limites: dict, alvo, args=(), kwargs=None, *, prazo=None, substituir=None):
+        """Uma chamada numa caixa aberta só para ela, com ``limites`` (``memoria_mb``, ``cpu_s``...)
+        somados aos da sessão, e fechada logo depois.
+
+        Os limites valem para o processo da caixa inteiro, antes de qualquer código do aluno: o zigoto
+        os fixa como limites rígidos (``setrlimit`` com o mesmo valor flexível e rígido) e só depois
+        troca de usuário e roda as células. O aluno não consegue subi-los (subir um limite rígido pede
+        ``CAP_SYS_RESOURCE``, que a caixa não tem), e os processos que ele criar os
+        herdam. O ``memoria_mb`` conta a memória virtual que a caixa ganha depois de aberta: é o que
+        a função, os argumentos decodificados e as células do aluno podem usar a mais.
+
+        A caixa roda o preâmbulo, as células do aluno (as que não travaram a caixa principal) e o
+        código injetado pela suíte, como uma caixa reaberta. Uma chamada que estoura um limite nesta
+        caixa não trava a função na caixa principal: o teste decide o que o estouro significa
+        (``MemoryError`` chega como ``ErroDoAluno``; a caixa morta, como ``CaixaMorreu``)."""
+        if self.restante() <= 0:
+            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        prazo = min(prazo or PRAZO_CHAMADA, max(0.5, self.restante()))
+        t0 = time.perf_counter()
+        caixa = self.zigoto.nova_caixa({**(self.limites or {}), **limites})
+        t1 = time.perf_counter()
+        self.tempos["abrir"] += t1 - t0
+        try:
+            for i, trecho in enumerate(self.atividade.preambulo):
+                caixa.executar(trecho, f"preambulo-{i}", prazo=60)
+            for gid in self.atividade.solucoes:
+                if gid not in self.codigo or gid in self.celulas_fatais:
+                    continue
+                try:
+                    caixa.executar(self.codigo[gid], gid, prazo=min(PRAZO_CELULA, max(1.0, self.restante())))
+                except ErroDoAluno:
+                    pass  # o erro da célula já foi registrado (ou será) pela caixa principal
+            for codigo in self.auxiliares:
+                caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
+            self.tempos["celulas"] += time.perf_counter() - t1
+            nome = alvo if isinstance(alvo, str) else "objeto"
+            try:
+                return caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
+            except TempoEsgotado as exc:
+                msg = f"'{nome}' passou do prazo de {prazo:g} s numa caixa com limites {limites}"
+                self.interrompida.append(msg)
+                raise TempoEsgotado(msg) from exc
+            except CaixaMorreu as exc:
+                self.interrompida.append(f"'{nome}' (caixa com limites {limites}): {exc}")
+                raise
+        finally:
+            caixa.matar()
+            for chave, valor in caixa.tempos.items():
+                self.tempos[chave] += valor
+
     def _executar_auxiliar(self, codigo: str) -> None:
         self.caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
         self._auxiliares_na_caixa.add(codigo)
@@ -424,6 +474,12 @@ class Aluno:
         """Põe código do avaliador (um dublê de teste) no espaço de nomes do aluno, na caixa."""
         self._sessao.injetar(codigo)
 
+    def com_limites(self, **limites) -> AlunoComLimites:
+        """O mesmo aluno, mas cada chamada roda numa caixa nova, aberta só para ela, com estes
+        limites (``memoria_mb=16``, ``cpu_s=...``), fixados antes do código do aluno e que ele não
+        desfaz (ver ``Sessao.chamar_com_limites``). Ex.: ``aluno.com_limites(memoria_mb=16).f(x)``."""
+        return AlunoComLimites(self._sessao, self._substituir, self._prazo, limites)
+
     def com_substitutos(self, **funcoes) -> Aluno:
         """O mesmo aluno, com mais funções trocadas por versões do processo confiável."""
         return Aluno(self._sessao, {**(self._substituir or {}), **funcoes}, self._prazo)
@@ -441,6 +497,24 @@ class Aluno:
     def saida(self) -> str:
         """O que o código do aluno imprimiu até agora nesta caixa (os primeiros 20 mil caracteres)."""
         return self._sessao.garantir().saida_do_aluno()
+
+
+class AlunoComLimites:
+    """``aluno.com_limites(...)``: ``.funcao(...)`` roda cada chamada numa caixa própria, com limites."""
+
+    def __init__(self, sessao: Sessao, substituir: dict | None, prazo: float | None, limites: dict):
+        self._sessao, self._substituir, self._prazo, self._limites = sessao, substituir, prazo, dict(limites)
+
+    def __getattr__(self, nome: str):
+        if nome.startswith("_"):
+            raise AttributeError(nome)
+        sessao, subst, prazo, limites = self._sessao, self._substituir, self._prazo, self._limites
+
+        def chamar(*args, **kwargs):
+            return sessao.chamar_com_limites(limites, nome, args, kwargs, substituir=subst, prazo=prazo)
+
+        chamar.__name__ = nome
+        return chamar
 
 
 # ------------------------------------------------------------------------ referência
@@ -803,7 +877,7 @@ def avaliar(
     )
     if sub.erro:
         res.erro = sub.erro
-        _zerar(res, atividade, f"Notebook ilegível: {sub.erro}")
+        _zerar(res, atividade, f"{'Notebook de outra aula' if sub.outra_aula else 'Notebook ilegível'}: {sub.erro}")
         res.segundos = time.monotonic() - inicio
         return res.limpar_textos()
     sessao = Sessao(zigoto, atividade, sub.codigo, semente=int(semente))

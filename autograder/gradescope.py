@@ -2,6 +2,7 @@
 
     python -m autograder.gradescope empacotar [slug ...] [--saida build/gradescope]
     python -m autograder.gradescope avaliar --slug S [--raiz /autograder]
+    python -m autograder.gradescope local CAMINHO.ipynb --slug S   (make gradescope-local)
 
 O zip traz ``setup.sh`` (prepara um venv com as versões fixadas, PyTorch de CPU),
 ``run_autograder`` (endurece as permissões e chama ``avaliar``), o pacote ``autograder/`` com a
@@ -51,8 +52,10 @@ PY=$(command -v python3.11 || command -v python3)
 "$PY" -m venv /autograder/venv
 /autograder/venv/bin/pip install --quiet --upgrade pip
 # PyTorch de CPU, na versão fixada (um "torch" sem versão traria uma build CUDA de vários GB).
-/autograder/venv/bin/pip install --quiet "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
+# Sem as dependências do índice do PyTorch: elas vêm fixadas de requirements-gradescope.txt, logo abaixo.
+/autograder/venv/bin/pip install --quiet --no-deps "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
 /autograder/venv/bin/pip install --quiet -r /autograder/source/requirements-gradescope.txt
+/autograder/venv/bin/pip check
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -90,25 +93,67 @@ EXECUTAVEIS = ("setup.sh", "run_autograder")
 POR_MODULO = {"sklearn": ("scikit-learn", ("scipy", "joblib", "threadpoolctl", "narwhals"))}
 
 
+def _fixadas() -> dict[str, str]:
+    """Nome normalizado -> linha ``nome==versão`` de requirements.txt e constraints.txt."""
+    fixadas = {}
+    for arquivo in ("constraints.txt", "requirements.txt"):
+        for linha in (RAIZ / arquivo).read_text(encoding="utf-8").splitlines():
+            linha = linha.split("#")[0].strip()
+            if "==" in linha:
+                fixadas[_normalizar(linha.split("==")[0])] = linha
+    return fixadas
+
+
+def _normalizar(nome: str) -> str:
+    return nome.strip().lower().replace("_", "-").replace(".", "-")
+
+
+def _fecho(pacotes: set[str]) -> set[str]:
+    """``pacotes`` e todas as dependências deles (sem extras), pelos metadados instalados neste
+    Python (o .venv, instalado com as mesmas versões fixadas)."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+
+    vistos: set[str] = set()
+    pendentes = [_normalizar(p) for p in pacotes]
+    while pendentes:
+        nome = pendentes.pop()
+        if nome in vistos:
+            continue
+        vistos.add(nome)
+        try:
+            exigidos = requires(nome) or []
+        except PackageNotFoundError:
+            continue
+        for texto in exigidos:
+            req = Requirement(texto)
+            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                continue
+            pendentes.append(_normalizar(req.name))
+    return vistos
+
+
 def _requisitos_gradescope(slug: str | None = None) -> str:
-    linhas = ["# Gerado por 'make gradescope' a partir de requirements.txt (torch é instalado à parte)."]
-    necessarios = set(NECESSARIOS)
-    transitivos: set[str] = set()
+    """Tudo o que o zip instala, fixado: os pacotes do avaliador, os da atividade e TODAS as
+    dependências deles e do torch (que o setup.sh instala com ``--no-deps`` do índice de CPU)."""
+    necessarios = set(NECESSARIOS) | {"torch"}
     if slug is not None:
         textos = [(RAIZ / "source" / slug / f"{slug}.ipynb").read_text(encoding="utf-8")]
         textos += [p.read_text(encoding="utf-8") for p in (RAIZ / "autograder" / "suites" / slug).glob("*.py")]
         for modulo, (pacote, deps) in POR_MODULO.items():
             if any(modulo in texto for texto in textos):
-                necessarios.add(pacote)
-                transitivos.update(deps)
-    for linha in (RAIZ / "requirements.txt").read_text(encoding="utf-8").splitlines():
-        nome = linha.split("==")[0].strip().lower()
-        if nome in necessarios:
-            linhas.append(linha.strip())
-    for linha in (RAIZ / "constraints.txt").read_text(encoding="utf-8").splitlines():
-        if linha.split("==")[0].strip().lower() in transitivos:
-            linhas.append(linha.strip())
-    return "\n".join(linhas) + "\n"
+                necessarios |= {pacote, *deps}
+    fixadas = _fixadas()
+    todos = _fecho(necessarios) - {"torch"}
+    faltando = sorted(n for n in todos if n not in fixadas)
+    if faltando:
+        raise SystemExit(f"Erro: dependências do zip sem versão em constraints.txt: {', '.join(faltando)}.")
+    linhas = [
+        "# Gerado por 'make gradescope' a partir de requirements.txt e constraints.txt: os pacotes do",
+        "# avaliador e todas as dependências, fixados (o torch==2.13.0 de CPU é instalado à parte, sem deps).",
+    ]
+    return "\n".join([*linhas, *sorted(fixadas[n] for n in todos)]) + "\n"
 
 
 def _info(nome: str, modo: int) -> zipfile.ZipInfo:
@@ -328,7 +373,59 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
     return saida, 0
 
 
+def _extrair(arquivo: Path, destino: Path) -> None:
+    """Como o ``unzip`` do Gradescope: aplica os modos gravados no zip (o zipfile do Python os ignora)."""
+    with zipfile.ZipFile(arquivo) as z:
+        for info in z.infolist():
+            alvo = destino / info.filename
+            if info.is_dir():
+                alvo.mkdir(parents=True, exist_ok=True)
+            else:
+                alvo.parent.mkdir(parents=True, exist_ok=True)
+                alvo.write_bytes(z.read(info))
+            os.chmod(alvo, stat.S_IMODE(info.external_attr >> 16))
+
+
+def rodar_local(slug: str, notebook: Path, arquivo_zip: Path | None = None) -> tuple[dict, int]:
+    """Roda o zip de ``slug`` num notebook como o Gradescope: extrai o zip em
+    ``<tmp>/autograder/source``, copia o notebook para ``submission/`` e chama ``run_autograder``
+    (como root, sem CAP_SYS_ADMIN, se o ``setpriv`` existe, como no contêiner). O ``setup.sh`` não
+    roda: o venv é o deste repositório (mesmas versões fixadas). Devolve (results.json, código)."""
+    import subprocess
+
+    if not notebook.is_file():
+        raise SystemExit(f"Erro: o notebook {notebook} não existe.")
+    with tempfile.TemporaryDirectory(prefix="gradescope-local-") as tmp:
+        base = Path(tmp)
+        base.chmod(0o755)
+        raiz = base / "autograder"
+        raiz.mkdir(mode=0o755)
+        arquivo_zip = arquivo_zip or empacotar(slug, base / "zip")
+        _extrair(arquivo_zip, raiz / "source")
+        (raiz / "submission").mkdir(mode=0o755)
+        shutil.copy(notebook, raiz / "submission" / notebook.name)
+        prefixo = []
+        if os.geteuid() == 0 and shutil.which("setpriv"):
+            prefixo = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
+        proc = subprocess.run(
+            [*prefixo, "bash", str(raiz / "source" / "run_autograder")],
+            env={**os.environ, "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
+            cwd=raiz,
+            capture_output=True,
+            text=True,
+        )
+        resultados = raiz / "results" / "results.json"
+        if not resultados.is_file():
+            raise SystemExit(
+                f"Erro: o run_autograder não gravou results.json (código {proc.returncode}):\n{proc.stderr[-3000:]}"
+            )
+        return json.loads(resultados.read_text(encoding="utf-8")), proc.returncode
+
+
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.gradescope")
     sub = p.add_subparsers(dest="comando", required=True)
     e = sub.add_parser("empacotar", help="gera build/gradescope/<slug>.zip")
@@ -337,7 +434,20 @@ def main(argv=None) -> int:
     a = sub.add_parser("avaliar", help="(dentro do Gradescope) avalia /autograder/submission")
     a.add_argument("--slug", required=True)
     a.add_argument("--raiz", default="/autograder")
+    loc = sub.add_parser(
+        "local", help="roda o zip de uma atividade num notebook como o Gradescope e imprime o results.json"
+    )
+    loc.add_argument("notebook", type=Path)
+    loc.add_argument("--slug", required=True)
+    loc.add_argument("--zip", type=Path, help="zip já gerado (padrão: gera um novo, como make gradescope)")
     args = p.parse_args(argv)
+    if args.comando == "local":
+        if args.slug not in slugs():
+            p.error(f"atividade desconhecida: {args.slug}. Existentes: {', '.join(slugs())}.")
+        resultado, codigo = rodar_local(args.slug, args.notebook, args.zip)
+        print(json.dumps(resultado, ensure_ascii=False, indent=2))
+        print(f"run_autograder saiu com código {codigo}.", file=sys.stderr)
+        return codigo
     if args.comando == "empacotar":
         for slug in args.slugs or slugs():
             print(f"Gradescope: {empacotar(slug, Path(args.saida))}")

@@ -189,9 +189,18 @@ def _relatar_nada(slug, itens, por_chave, rel) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m autograder.mutacao")
-    p.add_argument("slugs", nargs="*")
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
+    p = argparse.ArgumentParser(
+        prog="python -m autograder.mutacao",
+        description="Rodada de mutação: solução, stub, mutantes e variantes corretas de cada atividade.",
+    )
+    p.add_argument("slugs", nargs="*", help="atividades a rodar (padrão: todas); no make, ATIVIDADES=01-atencao,02-...")
     args = p.parse_args(argv)
+    desconhecidas = [s for s in args.slugs if s not in slugs()]
+    if desconhecidas:
+        p.error(f"atividade desconhecida: {', '.join(desconhecidas)}. Existentes: {', '.join(slugs())}.")
     rel = rodar(args.slugs or slugs())
     return 1 if rel.falhas else 0
 

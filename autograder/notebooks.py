@@ -35,6 +35,7 @@ LIMITE_ESTRUTURA = 4_000_000
 LIMITE_MEMORIA_LEITURA = 1024 * 1024 * 1024
 _LARGURA_4 = re.compile(rb"[\xf0-\xff]")  # início de um caractere UTF-8 acima de U+FFFF
 _LARGURA_2 = re.compile(rb"[\xc4-\xef]")  # início de um caractere UTF-8 entre U+0100 e U+FFFF
+AVISO_TAMANHO = 10 * 1024 * 1024  # acima disso, o relatório pede para limpar as saídas (a nota não muda)
 TAG_PREAMBULO = "preambulo"
 _SURROGATE = re.compile("[\ud800-\udfff]")  # JSON aceita "\\ud800" solto; UTF-8 não
 
@@ -134,6 +135,7 @@ class Submissao:
     codigo: dict[str, str] = field(default_factory=dict)  # grade_id -> código do aluno
     avisos: list[str] = field(default_factory=list)
     erro: str | None = None  # preenchido quando o arquivo inteiro não pôde ser lido
+    outra_aula: str | None = None  # slug da aula de quem o notebook parece ser (então ``erro`` explica)
 
 
 def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | NotebookInvalido | None = None) -> Submissao:
@@ -145,10 +147,17 @@ def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | Noteboo
     try:
         if isinstance(conteudo, NotebookInvalido):
             raise conteudo
-        nb = _json_de_bytes(ler_bytes(Path(caminho)) if conteudo is None else conteudo)
+        dados = ler_bytes(Path(caminho)) if conteudo is None else conteudo
+        nb = _json_de_bytes(dados)
     except NotebookInvalido as exc:
         sub.erro = str(exc)
         return sub
+    tamanho = len(dados)  # dos bytes lidos: no lote em Dask, o caminho não existe nesta máquina
+    if tamanho > AVISO_TAMANHO:
+        sub.avisos.append(
+            f"o notebook tem {tamanho // 2**20} MiB, quase tudo saídas de células; as saídas não contam na nota. "
+            "Antes de entregar, limpe-as (no Jupyter: Kernel, Reiniciar e limpar todas as saídas) e salve."
+        )
     celulas = nb.get("cells")
     if nb.get("nbformat") == 3 or (celulas is None and isinstance(nb.get("worksheets"), list)):
         celulas = _celulas_v3(nb)
@@ -160,6 +169,7 @@ def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | Noteboo
     pontos_fonte = {i.grade_id: i.pontos for i in atividade.itens}
     vistos: dict[str, int] = {}
     adulterados = []
+    todos: set[str] = set()  # todos os grade_id do notebook, para reconhecer o notebook de outra aula
     for celula in celulas:
         if not isinstance(celula, dict):
             continue
@@ -167,6 +177,7 @@ def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | Noteboo
         gid = meta.get("grade_id")
         if not isinstance(gid, str):
             continue
+        todos.add(gid)
         if gid in pontos_fonte and meta.get("points") not in (None, pontos_fonte[gid]):
             adulterados.append(gid)
         if gid not in esperadas:
@@ -190,6 +201,14 @@ def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | Noteboo
     for gid, n in vistos.items():
         if n > 1:
             sub.avisos.append(f"grade_id '{gid}' aparece {n} vezes: só a primeira célula foi avaliada.")
+    outra = aula_do_notebook(todos, atividade.slug)
+    if outra:
+        sub.outra_aula = outra
+        sub.erro = (
+            f"parece ser o notebook da aula {outra[:2]} ({outra}), não o da aula {atividade.slug[:2]} "
+            f"({atividade.slug}): entregue o notebook {atividade.slug}.ipynb."
+        )
+        return sub
     for gid in atividade.solucoes:
         if gid not in vistos:
             sub.avisos.append(f"a célula de solução '{gid}' não foi encontrada (apagada ou sem metadados).")
@@ -200,6 +219,31 @@ def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | Noteboo
             + ": ignorados, valem os pontos do instrutor."
         )
     return sub
+
+
+@functools.cache
+def _ids_da_atividade(slug: str) -> frozenset[str]:
+    a = carregar_atividade(slug)
+    return frozenset([*a.solucoes, *(i.grade_id for i in a.itens), *(i.grade_id for i in a.manuais)])
+
+
+def aula_do_notebook(ids: set[str], slug: str) -> str | None:
+    """A outra aula de quem o notebook parece ser, pelos ``grade_id`` das células (ou ``None``).
+
+    É de outra aula quando os ids dela cobrem pelo menos metade dos dela e mais do que os da aula
+    pedida (há ids repetidos entre aulas, como ``softmax``)."""
+    if not ids:
+        return None
+
+    def cobertura(s: str) -> float:
+        proprios = _ids_da_atividade(s)
+        return len(ids & proprios) / len(proprios) if proprios else 0.0
+
+    pedida = cobertura(slug)
+    melhor = max((s for s in slugs() if s != slug), key=cobertura, default=None)
+    if melhor is not None and cobertura(melhor) >= 0.5 and cobertura(melhor) > pedida:
+        return melhor
+    return None
 
 
 def ler_bytes(caminho: Path) -> bytes:

@@ -118,6 +118,9 @@ def gerar(resultados: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.relatorio_html")
     p.add_argument("pasta", nargs="?", default="build/notas")
     p.add_argument("--saida")

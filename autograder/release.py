@@ -14,6 +14,7 @@ import argparse
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -120,7 +121,49 @@ def diferencas(gerado: Path, atual: Path) -> list[str]:
     return difs
 
 
+# ------------------------------------------------------------------ listas de aulas nos READMEs
+INICIO_LISTA = "<!-- aulas: início (gerado por make release a partir de course/*.md; não edite à mão) -->"
+FIM_LISTA = "<!-- aulas: fim -->"
+LISTAS = {"README.md": "raiz", "course/README.md": "course"}
+
+
+def aulas() -> list[tuple[int, str, str]]:
+    """(número, slug, título) de cada aula, do título ``# Aula N, Título`` de ``course/<slug>.md``."""
+    achadas = []
+    for slug in slugs():
+        licao = RAIZ / "course" / f"{slug}.md"
+        primeira = licao.read_text(encoding="utf-8").splitlines()[0] if licao.exists() else ""
+        m = re.match(r"#\s+Aula\s+(\d+),\s*(.+)", primeira)
+        achadas.append((int(m.group(1)) if m else int(slug[:2]), slug, m.group(2).strip() if m else "(sem título)"))
+    return achadas
+
+
+def lista_de_aulas(onde: str) -> str:
+    """A lista de aulas de ``README.md`` (``raiz``) ou de ``course/README.md`` (``course``)."""
+    prefixo = "course/" if onde == "raiz" else ""
+    linhas = ["| aula | slug | título |", "| --- | --- | --- |"]
+    for n, slug, titulo in aulas():
+        linhas.append(f"| {n} | [`{slug}`]({prefixo}{slug}.md) | {titulo} |")
+    return "\n".join(linhas)
+
+
+def listas_atualizadas() -> dict[str, tuple[str, str]]:
+    """Arquivo -> (texto atual, texto com a lista gerada entre as marcas)."""
+    saida = {}
+    padrao = re.compile(re.escape(INICIO_LISTA) + r".*?" + re.escape(FIM_LISTA), flags=re.S)
+    for nome, onde in LISTAS.items():
+        atual = (RAIZ / nome).read_text(encoding="utf-8")
+        bloco = f"{INICIO_LISTA}\n{lista_de_aulas(onde)}\n{FIM_LISTA}"
+        if not padrao.search(atual):
+            raise SystemExit(f"Erro: {nome} não tem as marcas da lista de aulas ({INICIO_LISTA!r} ... {FIM_LISTA!r}).")
+        saida[nome] = (atual, padrao.sub(lambda _m, b=bloco: b, atual))
+    return saida
+
+
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.release")
     p.add_argument("slugs", nargs="*")
     p.add_argument("--verificar", action="store_true", help="não grava; falha se release/ estiver velho")
@@ -133,6 +176,7 @@ def main(argv=None) -> int:
                 difs = [d for slug in lista for d in diferencas(Path(tmp) / slug, RELEASE / slug)]
             else:
                 difs = diferencas(Path(tmp), RELEASE)
+        difs += [f"lista de aulas desatualizada em {nome}" for nome, (a, b) in listas_atualizadas().items() if a != b]
         for d in difs:
             print(d)
         print("release/ em dia com source/." if not difs else "release/ está desatualizado: rode 'make release'.")
@@ -145,6 +189,10 @@ def main(argv=None) -> int:
         return 1
     for slug in lista:
         print(f"release/{slug} gerado a partir de source/{slug}.")
+    for nome, (atual, novo) in listas_atualizadas().items():
+        if novo != atual:
+            (RAIZ / nome).write_text(novo, encoding="utf-8")
+            print(f"Lista de aulas de {nome} atualizada.")
     return 0
 
 

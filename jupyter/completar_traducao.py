@@ -80,7 +80,61 @@ def mesclar(po: Path, destino: Path) -> int:
     return len(set(dados) - antes)
 
 
+# --------------------------------------------------------------- botão Validar do nbgrader
+PO_VALIDAR = TRADUCOES / "validar" / "nbgrader.po"
+# Onde o texto do servidor (mensagem do validator.py) vira HTML no diálogo: a tradução entra ali.
+_ERRO_NO_DIALOGO = "c.innerHTML=e.failed[d].error"
+
+
+def extensao_nbgrader() -> Path:
+    return Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader" / "static"
+
+
+def traduzir_validar(pasta: Path | None = None, po: Path = PO_VALIDAR) -> int:
+    """Traduz o botão Validar e o diálogo do resultado nos .js da extensão do nbgrader instalada.
+
+    Cada .js é lido da cópia intacta ``<nome>.original`` (criada na primeira vez) e reescrito com
+    cada msgid entre aspas trocado pelo msgstr. Falha se um msgid não aparece em lugar nenhum (uma
+    versão nova do nbgrader que mude um texto não passa calada). Devolve quantos textos trocou."""
+    pasta = pasta or extensao_nbgrader()
+    with po.open("rb") as f:
+        tabela = {m.id: m.string for m in read_po(f, locale="pt_BR") if m.id and m.string}
+    do_servidor = {
+        k: v for k, v in tabela.items() if k in ("You did not provide a response.",) or k.startswith("Partial")
+    }
+    achados: set[str] = set()
+    trocas = 0
+    for js in sorted(pasta.glob("*.js")):
+        original = js.with_name(js.name + ".original")
+        if not original.exists():
+            original.write_bytes(js.read_bytes())
+        texto = original.read_text(encoding="utf-8")
+        for msgid in sorted(tabela, key=len, reverse=True):
+            for aspas in ('"', "'", "`"):
+                alvo = f"{aspas}{msgid}{aspas}"
+                if alvo in texto:
+                    texto = texto.replace(alvo, json.dumps(tabela[msgid], ensure_ascii=False))
+                    achados.add(msgid)
+                    trocas += 1
+        if _ERRO_NO_DIALOGO in texto:
+            trocas_servidor = json.dumps(do_servidor, ensure_ascii=False)
+            texto = texto.replace(
+                _ERRO_NO_DIALOGO,
+                f"c.innerHTML=Object.entries({trocas_servidor}).reduce((t,[a,b])=>t.split(a).join(b),e.failed[d].error)",
+            )
+            achados |= set(do_servidor)
+        js.write_text(texto, encoding="utf-8")
+    faltando = sorted(set(tabela) - achados)
+    if faltando:
+        sys.exit(f"Erro: textos de {po} que não aparecem na extensão do nbgrader ({pasta}): {faltando}")
+    return trocas
+
+
 def main() -> int:
+    if extensao_nbgrader().is_dir():
+        print(
+            f"{PO_VALIDAR.relative_to(TRADUCOES.parent)}: {traduzir_validar()} textos trocados na extensão do nbgrader"
+        )
     destino = pasta_do_pacote()
     arquivos = sorted(TRADUCOES.glob("*.po"))
     if not arquivos:

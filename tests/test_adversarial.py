@@ -132,13 +132,16 @@ def test_modo_contem_ou_recusa(modos, modo):
 
 
 def test_controles_honestos_nao_perdem_pontos_no_modo_com_namespaces(modos):
-    """bomba de fork, kill(-1) e matar o pai no mesmo lote: os 3 irmãos honestos ficam com 8/8."""
+    """bomba de fork, kill(-1) e matar o pai no mesmo lote: os 3 irmãos honestos ficam com a nota máxima."""
+    from autograder.notebooks import carregar_atividade
+
+    maxima = sum(i.pontos for i in carregar_atividade("01-atencao").itens)
     relatorios, _ = modos
     rel = relatorios.get("root-namespaces") or relatorios["atual"]
     for nome in ("aa-controle", "mm-controle", "zz-controle"):
         r = rel.casos[nome]
         assert r.situacao in ("contido", "recusado"), f"{nome}: " + "; ".join(r.falhas)
-        assert r.situacao == "recusado" or r.nota == 8
+        assert r.situacao == "recusado" or r.nota == maxima
 
 
 def test_tabela_dos_modos_conta_cada_tipo():

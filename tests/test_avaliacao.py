@@ -84,9 +84,21 @@ def test_lote_imprime_tabela_e_grava_notas_csv(lote_exemplos):
         linhas = list(csv.DictReader(f))
     alunos = {aluno for slug in slugs() for aluno in exemplos(slug)}
     assert {linha["aluno"] for linha in linhas} == alunos
+    entregues = {(aluno, slug) for slug in slugs() for aluno in exemplos(slug)}
     for linha in linhas:
-        itens = [float(v) for k, v in linha.items() if k not in ("aluno", "total")]
+        # célula vazia = a aula não foi entregue; 0 é de quem entregou e não pontuou
+        for k, v in linha.items():
+            if k in ("aluno", "total"):
+                continue
+            assert (v == "") == ((linha["aluno"], k.split("/")[0]) not in entregues), (linha["aluno"], k, v)
+        itens = [float(v) for k, v in linha.items() if k not in ("aluno", "total") and v != ""]
         assert float(linha["total"]) == pytest.approx(sum(itens))
+    assert "fabio-nao-fez" in {linha["aluno"] for linha in linhas}  # entregou sem fazer: 0, não vazio
+    fabio = next(linha for linha in linhas if linha["aluno"] == "fabio-nao-fez")
+    assert fabio["01-atencao/teste_softmax"] == "0"
+    tabela = stdout[stdout.index("aluno ") :].split("\n\n")[0]
+    largura = max(len(linha) for linha in tabela.splitlines())
+    assert largura <= 100, f"a tabela do terminal tem {largura} colunas"
 
 
 def test_mensagens_em_portugues_nomeiam_o_equivoco(lote_exemplos):
@@ -330,6 +342,48 @@ def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):
         sessao.caixa.matar()
         assert aluno.chamar("_avaliador_dobro", 4) == 8
         assert aluno.com_substitutos(softmax=lambda z: z)._substituir["softmax"](3) == 3
+    finally:
+        sessao.fechar()
+
+
+_MEMORIA = """
+import numpy as np
+import resource
+
+
+def aloca(mb):
+    return float(np.ones(mb * 2**20 // 8).sum())
+
+
+def sobe_o_limite(mb):
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
+    return aloca(mb)
+"""
+
+
+def test_limite_de_memoria_so_para_uma_chamada(zigoto):
+    """aluno.com_limites(memoria_mb=...) roda a chamada numa caixa aberta só para ela: o limite vale ali, o
+    código do aluno não o sobe, e a caixa principal segue sem ele."""
+    from autograder.avaliacao import Aluno, Sessao
+    from autograder.caixa.cliente import ErroDoAluno
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar(_MEMORIA)
+        n = 64 * 2**20 // 8
+        assert aluno.chamar("aloca", 64) == n
+        limitado = aluno.com_limites(memoria_mb=32)
+        assert limitado.aloca(4) == 4 * 2**20 // 8
+        for funcao in ("aloca", "sobe_o_limite"):
+            with pytest.raises(ErroDoAluno) as exc:
+                getattr(limitado, funcao)(64)
+            assert "MemoryError" in exc.value.tipo, exc.value
+        assert aluno.chamar("aloca", 64) == n  # a caixa principal não herdou o limite
+        assert sessao.travadas == {}
     finally:
         sessao.fechar()
 
@@ -637,3 +691,50 @@ def test_notebook_cuja_leitura_pediria_memoria_demais_recusado(tmp_path, monkeyp
     for caminho in (emoji, escape):
         erro = notebooks.ler_submissao(caminho, atividade).erro
         assert erro is not None and "de memória para ser lido" in erro and "Limpe as saídas" in erro
+
+
+def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):
+    """O que o README documenta: arquivo inexistente (código 2), vazio, JSON inválido e notebook de
+    outra aula (código 1, nota 0 e o motivo em pt-BR); no lote, os mesmos casos ficam com o motivo
+    na tabela e o resto é corrigido (código 0). A ajuda do argparse sai em pt-BR."""
+
+    def avaliar_cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=RAIZ, timeout=300
+        )
+
+    proc = avaliar_cli("avaliar", str(tmp_path / "nao" / "01-atencao.ipynb"))
+    assert proc.returncode == 2 and "não existe" in proc.stderr and "Traceback" not in proc.stderr
+    lote = tmp_path / "lote"
+    casos = {"vazio": b"", "json": b'{"cells": [', "outra": None, "ana": None}
+    for aluno, conteudo in casos.items():
+        destino = lote / aluno / "01-atencao" / "01-atencao.ipynb"
+        destino.parent.mkdir(parents=True)
+        if aluno == "outra":
+            shutil.copy(RAIZ / "release" / "02-atencao-multicabeca" / "02-atencao-multicabeca.ipynb", destino)
+        elif aluno == "ana":
+            shutil.copy(RAIZ / "autograder" / "exemplos" / "ana-correta" / "01-atencao" / "01-atencao.ipynb", destino)
+        else:
+            destino.write_bytes(conteudo)
+    esperado = {
+        "vazio": "o arquivo está vazio",
+        "json": "não é JSON válido",
+        "outra": "parece ser o notebook da aula 02 (02-atencao-multicabeca)",
+    }
+    for aluno, motivo in esperado.items():
+        proc = avaliar_cli("avaliar", str(lote / aluno / "01-atencao" / "01-atencao.ipynb"))
+        assert proc.returncode == 1, (aluno, proc.stdout[-1000:], proc.stderr[-1000:])
+        assert motivo in proc.stdout and motivo in proc.stderr, (aluno, proc.stdout[-1000:])
+    proc = avaliar_cli("lote", str(lote), "--saida", str(tmp_path / "saida"), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    tabela = {
+        linha.split()[0]: linha for linha in proc.stdout.splitlines() if linha.split()[:1] and linha.split()[0] in casos
+    }
+    total = f"{carregar_atividade('01-atencao').total:g}"
+    assert f"{total}/{total}" in tabela["ana"]
+    assert "parece ser o notebook da aula 02" in tabela["outra"] and f"0/{total}" in tabela["outra"]
+    assert "notebook ilegível: o arquivo está vazio" in tabela["vazio"]
+    assert "notebook ilegível: o arquivo não é JSON válido" in tabela["json"]
+    assert "3 notebooks não puderam ser avaliados" in proc.stdout
+    ajuda = avaliar_cli("avaliar", "--help").stdout
+    assert ajuda.startswith("uso:") and "opções:" in ajuda and "mostra esta ajuda e sai" in ajuda

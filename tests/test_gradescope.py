@@ -20,6 +20,7 @@ Custo: 5 execuções do run_autograder com caixa (~6 s cada numa máquina parada
 import json
 import os
 import pwd
+import re
 import shutil
 import socket
 import stat
@@ -331,3 +332,15 @@ def test_requisitos_do_zip_trazem_o_scikit_learn_so_para_quem_usa():
     assert any(linha.startswith("scipy==") for linha in vit)
     assert not any("scikit" in linha or "scipy" in linha for linha in _requisitos_gradescope("01-atencao").splitlines())
     assert not any(linha.startswith("torch") for linha in vit)  # o torch de CPU é instalado à parte
+
+
+def test_requisitos_do_zip_fixam_todas_as_dependencias():
+    """requirements-gradescope.txt fixa cada pacote com ==, inclusive as dependências transitivas
+    (as do pytest, do jsonschema e as do torch, que o setup.sh instala com --no-deps)."""
+    from autograder.gradescope import SETUP_SH, _requisitos_gradescope
+
+    linhas = [x for x in _requisitos_gradescope("01-atencao").splitlines() if x and not x.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", x) for x in linhas), linhas
+    nomes = {x.split("==")[0].lower().replace("_", "-") for x in linhas}
+    assert {"numpy", "pytest", "pluggy", "iniconfig", "jsonschema", "rpds-py", "sympy", "networkx", "filelock"} <= nomes
+    assert "torch" not in nomes and "--no-deps" in SETUP_SH and "pip check" in SETUP_SH

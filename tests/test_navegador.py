@@ -7,7 +7,8 @@ ferramenta de instrutor (menu Nbgrader, "Create Assignment", formgrader). Depois
 liberado (cada verificação acusa "Ainda não implementado") e um resolvido (verificações visíveis
 passam e a figura aparece). Os outros notebooks rodam num kernel de verdade em
 tests/test_notebooks_executam.py, sem o custo do navegador. Capturas de tela ficam em
-build/navegador/ (topo de um notebook, um stub executado, um resolvido com figura). Usa o Chromium do Debian (/usr/bin/chromium)
+build/navegador/ (topo de um notebook, um stub executado, um resolvido com figura, o diálogo do
+Validar e o retorno do nbgrader aberto sem rede). Usa o Chromium do Debian (/usr/bin/chromium)
 guiado pelo Playwright, sem baixar navegador; sem Chromium, o teste é pulado com o motivo.
 """
 
@@ -50,9 +51,19 @@ BARRA_EM_INGLES = {
     "Restart the kernel and run all cells",
     "Select the cell type",
 }
-# Ficam em inglês, fora do alcance do pacote de idioma: "Validate Assignment" (o nbgrader 0.9
-# escreve os textos direto no código) e "Enable Debugger"/"More commands" (o JupyterLab 4.6.6
-# cria esses botões sem o tradutor, embora o .po traga as traduções).
+# O botão Validar e o diálogo do resultado vêm da extensão do nbgrader, que escreve os textos direto
+# no JavaScript: jupyter/completar_traducao.py os traduz com jupyter/traducao/validar/nbgrader.po.
+# Ficam em inglês "Enable Debugger"/"More commands" (o JupyterLab 4.6.6 cria esses botões sem o
+# tradutor, embora o .po traga as traduções).
+VALIDAR_EM_INGLES = (
+    "Validation Results",
+    "The following cell failed",
+    "The following cell passed",
+    "You did not provide a response",
+    "Success! Your notebook",
+    "There was an error running the validate command",
+    "Validate",
+)
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -242,7 +253,10 @@ def test_interface_do_aluno_em_portugues_sem_pop_up_nem_instrutor(jupyterlab, na
     tipo = pagina.locator(".jp-NotebookPanel-toolbar select").first.input_value()
     rotulo_tipo = pagina.locator(f".jp-NotebookPanel-toolbar select option[value='{tipo}']").first.inner_text()
     assert rotulo_tipo in {"Markdown", "Código", "Bruto"}, rotulo_tipo
-    assert pagina.locator(".jp-NotebookPanel-toolbar .validate-button").count() == 1, "falta o botão Validate"
+    validar = pagina.locator(".jp-NotebookPanel-toolbar .validate-button")
+    assert validar.count() == 1, "falta o botão Validar"
+    assert validar.inner_text().strip() == "Validar", f"botão de validar: {validar.inner_text()!r}"
+    assert "Validar a atividade" in sem_atalho, f"dica do botão Validar: {dicas}"
 
     status = pagina.inner_text("#jp-main-statusbar")
     assert "Idle" not in status and "Ocioso" in status, f"barra de status: {status!r}"
@@ -280,3 +294,79 @@ def test_resolvido_no_navegador_passa_e_desenha(jupyterlab, navegador):
     assert "error" not in tipos, "alguma célula do notebook resolvido terminou em erro"
     assert "OK" in texto
     assert imagens >= 1, "a figura deveria aparecer"
+
+
+def test_validar_mostra_o_dialogo_em_portugues(jupyterlab, navegador):
+    """O aluno clica em Validar num notebook por fazer: o diálogo do resultado é todo pt-BR
+    (título, "Esta célula falhou:") e nenhum texto da extensão sobra em inglês."""
+    base, token = jupyterlab
+    pagina = _abrir(navegador, base, token, f"{PRIMEIRO}.ipynb")
+    pagina.locator(".jp-NotebookPanel-toolbar .validate-button").click()
+    dialogo = pagina.locator(".jp-Dialog")
+    dialogo.wait_for(timeout=240_000)
+    pagina.wait_for_timeout(500)
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    pagina.screenshot(path=str(CAPTURAS / f"{PRIMEIRO}-validar.png"))
+    texto = dialogo.inner_text()
+    pagina.close()
+    assert "Resultado da validação" in texto, texto[:500]
+    assert "Esta célula falhou:" in texto and "Ainda não implementado" in texto, texto[:500]
+    sobrou = [t for t in VALIDAR_EM_INGLES if t in texto]
+    assert not sobrou, f"textos em inglês no diálogo do Validar: {sobrou}"
+
+
+@pytest.fixture(scope="module")
+def retorno(tmp_path_factory):
+    """Um retorno (feedback) de verdade: generate_assignment, autograde e generate_feedback da
+    aula 01 para um exemplo, num curso temporário com o nbgrader_config.py do repositório."""
+    curso = tmp_path_factory.mktemp("curso-retorno")
+    shutil.copy(RAIZ / "nbgrader_config.py", curso / "nbgrader_config.py")
+    shutil.copytree(RAIZ / "source" / PRIMEIRO, curso / "source" / PRIMEIRO)
+    aluno = "bruno-sem-escala"
+    shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / PRIMEIRO, curso / "submitted" / aluno / PRIMEIRO)
+    for args in (("generate_assignment", PRIMEIRO), ("autograde", PRIMEIRO), ("generate_feedback", PRIMEIRO)):
+        proc = subprocess.run(
+            [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],
+            cwd=curso,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return curso / "feedback" / aluno / PRIMEIRO / f"{PRIMEIRO}.html"
+
+
+def test_retorno_sem_rede_renderiza_formulas_em_portugues(retorno, navegador):
+    """O HTML do retorno, aberto com a rede cortada (só file:// passa): as fórmulas viram MathJax
+    (nenhum $$ cru), e nenhum rótulo em inglês do modelo do nbgrader aparece."""
+    contexto = navegador.new_context(viewport={"width": 1200, "height": 1000})
+    bloqueadas = []
+
+    def so_arquivos(rota):
+        if rota.request.url.startswith("file:"):
+            rota.continue_()
+        else:
+            bloqueadas.append(rota.request.url)
+            rota.abort()
+
+    contexto.route("**/*", so_arquivos)
+    pagina = contexto.new_page()
+    pagina.goto(retorno.as_uri())
+    pagina.locator("text=Softmax numericamente estável").first.scroll_into_view_if_needed()
+    pagina.wait_for_function(
+        "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0"
+        " && document.querySelectorAll('.MathJax, .MathJax_Display').length > 0"
+        " && document.querySelectorAll('.MathJax_Processing').length === 0",
+        timeout=120_000,
+    )
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    pagina.screenshot(path=str(CAPTURAS / f"{PRIMEIRO}-retorno.png"), full_page=False)
+    texto = pagina.inner_text("body")
+    formulas = pagina.evaluate("document.querySelectorAll('.MathJax, .MathJax_Display').length")
+    contexto.close()
+    assert formulas > 0
+    assert "$$" not in texto, "há fórmula sem renderizar"
+    for rotulo in ("Score", "Test cell", "Student's answer", "Grade cell", "(Top)", "Comments:"):
+        assert rotulo not in texto, f"rótulo em inglês no retorno: {rotulo}"
+    assert "Nota:" in texto and "Célula de teste" in texto
+    assert not [u for u in bloqueadas if "mathjax" in u.lower()], f"o MathJax foi buscado na rede: {bloqueadas}"

@@ -11,6 +11,7 @@ aluno. Verifica que:
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +41,7 @@ PARES = list(EXEMPLOS.items())
 if os.environ.get("NBGRADER_TODOS_OS_EXEMPLOS") == "1":
     PARES = sorted((nb.parent.parent.name, nb.parent.name) for nb in RAIZ.glob("autograder/exemplos/*/*/*.ipynb"))
 SLUGS = sorted({slug for _, slug in PARES})
-MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0}
+MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0, "teste_blocos": 2.0}
 
 # Roda no kernel do aluno no nbgrader padrão (Execute): troca a ponte e o displayhook e imprime
 # notas falsas. Lá ela leva a nota cheia (conferido à mão com o Execute de volta na lista).
@@ -97,14 +98,45 @@ def curso(tmp_path_factory):
     shutil.copy(RAIZ / "nbgrader_config.py", curso / "nbgrader_config.py")
     for slug in SLUGS:
         shutil.copytree(RAIZ / "source" / slug, curso / "source" / slug)
-    _nbgrader(curso, "generate_assignment", "--assignment=*", "--force")
+    registros = {"generate_assignment": _nbgrader(curso, "generate_assignment", "--assignment=*", "--force")}
     for aluno, slug in PARES:
         shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / slug, curso / "submitted" / aluno / slug)
     _montar_forjador(curso / "submitted" / FORJADOR / "01-atencao")
-    _nbgrader(curso, "autograde", "--assignment=*", "--force")
-    _nbgrader(curso, "generate_feedback", "--assignment=*", "--force")
-    _nbgrader(curso, "export", "--to", str(curso / "grades.csv"))
+    registros["autograde"] = _nbgrader(curso, "autograde", "--assignment=*", "--force")
+    registros["generate_feedback"] = _nbgrader(curso, "generate_feedback", "--assignment=*", "--force")
+    registros["export"] = _nbgrader(curso, "export", "--to", str(curso / "grades.csv"))
+    (curso / "registros.json").write_text(
+        json.dumps({k: p.stdout + p.stderr for k, p in registros.items()}, ensure_ascii=False), encoding="utf-8"
+    )
     return curso
+
+
+# Alarmes que o nbgrader 0.9.6 dava para notebooks gerados pelo próprio curso (corrigidos em
+# autograder/nbgrader_compat.py): nenhum pode voltar.
+ALARMES = ("WARNING", "SAWarning", "has changed!", "not recognized", "Traceback")
+# Rótulos em inglês do modelo de retorno do nbgrader (o do curso é jupyter/retorno/feedback/).
+ROTULOS_EM_INGLES = ("Score", "Test cell", "Student's answer", "Grade cell", "Comments:", "(Top)", "Written response")
+
+
+def test_nbgrader_dos_exemplos_sem_alarmes(curso):
+    """generate_assignment, autograde (com a forjadora, que não mexe em célula trancada),
+    generate_feedback e export dos exemplos não registram aviso nenhum."""
+    registros = json.loads((curso / "registros.json").read_text(encoding="utf-8"))
+    for comando, texto in registros.items():
+        alarmes = [linha for linha in texto.splitlines() if any(a in linha for a in ALARMES)]
+        assert not alarmes, f"nbgrader {comando} registrou alarmes: {alarmes[:5]}"
+
+
+def test_retorno_em_portugues_com_mathjax_local(curso):
+    """O HTML do retorno não tem rótulo em inglês, usa vírgula decimal e carrega o MathJax de uma
+    cópia local (feedback/mathjax/) antes de tentar a rede."""
+    html = (curso / "feedback" / "bruno-sem-escala" / "01-atencao" / "01-atencao.html").read_text(encoding="utf-8")
+    sobrou = [r for r in ROTULOS_EM_INGLES if r in html]
+    assert not sobrou, f"rótulos em inglês no retorno: {sobrou}"
+    assert 'lang="pt-BR"' in html and "Célula de teste" in html and re.search(r"Nota: \d+(,\d+)? de \d+", html)
+    assert "../../mathjax/MathJax.js" in html
+    assert html.index("../../mathjax/MathJax.js") < html.index("cdnjs.cloudflare.com")
+    assert (curso / "feedback" / "mathjax" / "MathJax.js").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +218,7 @@ def test_feedback_mostra_mensagens_e_esconde_o_codigo_oculto(curso):
 def test_export_gera_csv(curso):
     with open(curso / "grades.csv", encoding="utf-8") as f:
         linhas = {(linha["student_id"], linha["assignment"]): float(linha["raw_score"]) for linha in csv.DictReader(f)}
-    assert linhas[("ana-correta", "01-atencao")] == 8.0
+    assert linhas[("ana-correta", "01-atencao")] == 10.0
 
 
 def _celula_de_teste(item: str):

@@ -42,3 +42,13 @@ def test_exemplos_em_dia(tmp_path):
         atual = RAIZ / "autograder" / "exemplos" / relativo
         assert atual.is_file(), f"falta o exemplo {relativo} (rode make release)"
         assert atual.read_bytes() == caminho.read_bytes(), f"exemplo {relativo} desatualizado (rode make release)"
+
+
+def test_listas_de_aulas_dos_readmes_em_dia():
+    """As listas de aulas de README.md e course/README.md são as que o make release gera."""
+    from autograder.release import aulas, listas_atualizadas
+
+    velhas = [nome for nome, (atual, gerada) in listas_atualizadas().items() if atual != gerada]
+    assert not velhas, f"lista de aulas desatualizada (rode make release): {velhas}"
+    readme = (RAIZ / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{slug}`" in readme for _, slug, _ in aulas())

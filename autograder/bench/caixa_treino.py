@@ -147,6 +147,9 @@ def fora(atividade, S) -> dict:
 
 
 def main() -> None:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeticoes", type=int, default=5)
     p.add_argument("--modos", default="fora,caixa,callbacks,sem-substituir")

@@ -111,6 +111,9 @@ def treino_completo(ref, repeticoes, passos):
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sementes-avaliador", type=int, default=30)
     parser.add_argument("--sementes-substituto", type=int, default=10)

@@ -46,6 +46,9 @@ def _primeira_divergencia(modelo, a, b, n):
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(description="Geração gulosa com e sem cache KV (aula 05).")
     p.add_argument("--novos", type=int, default=256, help="tokens gerados (padrão: 256)")
     p.add_argument("--prompt", type=int, default=16, help="tamanho do prompt (padrão: 16)")

@@ -350,6 +350,9 @@ def varredura_de_sementes(slug: str, n: int) -> None:
 
 
 def main(argv=None) -> int:
+    from autograder import argparse_ptbr
+
+    argparse_ptbr.instalar()
     p = argparse.ArgumentParser(prog="python -m autograder.bench.turma")
     p.add_argument("--alunos", type=int, default=200)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autograder.caixa.cliente import ErroDoAluno
+from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
 from autograder.suite import (
     Equivoco,
     Reprovado,
@@ -18,6 +18,7 @@ from autograder.suite import (
     exigir_entradas_intactas,
     item,
     propriedade,
+    tempo_limite,
     verificar,
 )
 
@@ -421,3 +422,204 @@ def test_mascara_equivale_a_renormalizar(aluno, rng):
         pesos, esperado, "pesos com máscara", equivocos=[(MASCARA_INVERTIDA, invertidos), (MASCARA_DEPOIS, restritos)]
     )
     comparar(saida, esperado @ V, "saida com máscara")
+
+
+# ======================================================================= atenção em blocos
+# Item teste_blocos: a atenção exata calculada em blocos de chaves, com a softmax on-line (a conta da
+# FlashAttention). Oráculos: a atenção inteira (sdpa, acima) e o laço em blocos escrito aqui, nas versões
+# certa e com cada erro conhecido; a memória é conferida numa caixa aberta só para uma chamada, com um
+# limite abaixo do que a matriz n×n de pontuações ocupa (``aluno.com_limites``).
+SOMA_SEM_REESCALA = Equivoco(
+    "blocos-soma-sem-reescala",
+    "A soma corrida não foi corrigida quando o máximo mudou: ela mistura termos calculados com máximos "
+    "diferentes. A cada bloco, soma = exp(m - m_novo) * soma + p.sum(...), com o mesmo fator da saída.",
+)
+FATOR_ERRADO = Equivoco(
+    "blocos-fator-errado",
+    "A saída acumulada foi corrigida com o fator errado (ou não foi corrigida) quando o máximo mudou: o "
+    "fator é exp(m_antigo - m_novo), que é <= 1, o mesmo da soma corrida: o = exp(m - m_novo) * o + p @ V_bloco.",
+)
+DIVIDE_A_CADA_BLOCO = Equivoco(
+    "blocos-divide-a-cada-bloco",
+    "A saída foi dividida pela soma a cada bloco e depois tratada como se não tivesse sido dividida: no bloco "
+    "seguinte ela entra numa soma de termos sem dividir. Acumule o sem dividir e divida por soma uma vez, no "
+    "fim (ou, se dividir a cada bloco, multiplique de volta pela soma antiga antes de somar).",
+)
+BLOCO_MASCARADO_NAN = Equivoco(
+    "blocos-bloco-mascarado-nan",
+    "Uma linha cujo primeiro bloco vem todo mascarado virou nan, embora tenha chaves permitidas depois: com "
+    "m = -inf, exp(s - m) = exp(-inf + inf) = nan. Enquanto o máximo for -inf, use 0 como referência "
+    "(np.where(np.isfinite(m_novo), m_novo, 0.0)).",
+)
+LINHA_TODA_MASCARADA = Equivoco(
+    "blocos-linha-toda-mascarada",
+    "Uma linha sem nenhuma chave permitida deve devolver nan (0/0), como atencao_produto_escalar; a sua "
+    "função devolveu números nela.",
+)
+MATRIZ_INTEIRA = Equivoco(
+    "blocos-matriz-inteira",
+    "A função montou um array do tamanho da matriz de pontuações inteira (n_q × n_k), ou ignorou o tamanho do "
+    "bloco: com um limite de memória menor que essa matriz, ela não cabe. Calcule só as pontuações de um bloco "
+    "de chaves por vez (Q @ K[..., inicio:fim, :]^T) e guarde apenas m, soma e o.",
+)
+
+# Memória: n_q = n_k = 2048 consultas e chaves, blocos de 64. A matriz de pontuações em float64 ocupa
+# 32 MiB (16 MiB em float32); a chamada tem 16 MiB de memória a mais que a caixa recém-aberta, e a versão
+# em blocos precisa de uns 2 MiB (pontuações de um bloco, 1 MiB, e alguns temporários do mesmo tamanho).
+BLOCOS_N = 2048
+BLOCOS_BLOCO = 64
+BLOCOS_MEMORIA_MB = BLOCOS_N * BLOCOS_N * 8 // 2**20 // 2
+
+
+def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
+    """O laço em blocos (softmax on-line), certo e com cada erro conhecido, para diagnóstico."""
+    Q, K, V = (np.asarray(x, dtype=np.float64) for x in (Q, K, V))
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    lote = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    if mascara is not None:
+        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))
+    m = np.full((*lote, n_q, 1), -np.inf)
+    soma = np.zeros((*lote, n_q, 1))
+    o = np.zeros((*lote, n_q, V.shape[-1]))
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        for inicio in range(0, n_k, bloco):
+            s = Q @ np.swapaxes(K[..., inicio : inicio + bloco, :], -1, -2) / np.sqrt(Q.shape[-1])
+            if mascara is not None:
+                parte = mascara[..., inicio : inicio + bloco]
+                s = np.where(parte, s, -np.inf) if parte.dtype == bool else s + parte
+            m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))
+            ref = m_novo if modo == "sem_guarda" else np.where(np.isfinite(m_novo), m_novo, 0.0)
+            fator = np.exp(m - ref)
+            if modo == "fator_invertido":
+                fator_o = np.exp(np.where(np.isfinite(m), ref - m, 0.0))
+            elif modo == "saida_sem_reescala":
+                fator_o = 1.0
+            else:
+                fator_o = fator
+            p = np.exp(s - ref)
+            soma_nova = (soma if modo == "soma_sem_reescala" else fator * soma) + p.sum(axis=-1, keepdims=True)
+            o = fator_o * o + p @ V[..., inicio : inicio + bloco, :]
+            if modo == "divide_a_cada_bloco":
+                o = o / soma_nova
+            soma, m = soma_nova, m_novo
+        if modo == "divide_a_cada_bloco":
+            return o
+        saida = o / soma
+    if modo == "linha_zero":
+        saida = np.where(soma > 0, saida, 0.0)
+    return saida
+
+
+def _equivocos_blocos(Q, K, V, mascara, bloco):
+    return lambda: [
+        (eq, blocos_np(Q, K, V, mascara, bloco, modo))
+        for eq, modo in [
+            (SOMA_SEM_REESCALA, "soma_sem_reescala"),
+            (FATOR_ERRADO, "saida_sem_reescala"),
+            (FATOR_ERRADO, "fator_invertido"),
+            (DIVIDE_A_CADA_BLOCO, "divide_a_cada_bloco"),
+            (BLOCO_MASCARADO_NAN, "sem_guarda"),
+            (LINHA_TODA_MASCARADA, "linha_zero"),
+        ]
+    ]
+
+
+def _blocos_do_aluno(aluno, Q, K, V, mascara=None, bloco=64):
+    kw = {"bloco": bloco} if mascara is None else {"mascara": mascara, "bloco": bloco}
+    return aluno.atencao_em_blocos(Q, K, V, **kw)
+
+
+def atencao_inteira(Q, K, V, mascara=None):
+    """A saída da atenção comum (sdpa, float64), com nan nas linhas sem nenhuma chave permitida, como a
+    ``atencao_produto_escalar`` da aula (0/0); a sdpa do PyTorch devolve 0 nelas."""
+    q, k, v = (torch.as_tensor(np.asarray(x, dtype=np.float64)) for x in (Q, K, V))
+    m = None if mascara is None else torch.as_tensor(np.asarray(mascara))
+    if m is not None and m.dtype != torch.bool:
+        m = m.to(torch.float64)
+    saida = F.scaled_dot_product_attention(q, k, v, attn_mask=m).numpy()
+    if mascara is not None:
+        m = np.asarray(mascara)
+        permitidas = m if m.dtype == bool else m > -np.inf
+        vazia = ~np.broadcast_to(permitidas, (*saida.shape[:-1], K.shape[-2])).any(axis=-1)
+        saida = np.where(vazia[..., None], np.nan, saida)
+    return saida
+
+
+def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
+    """A saída do aluno contra a atenção inteira (sdpa, float64), com os equívocos do laço em blocos."""
+    esperado = atencao_inteira(Q, K, V, mascara)
+    obtido = _blocos_do_aluno(aluno, Q, K, V, mascara, bloco)
+    comparar(
+        obtido,
+        esperado,
+        f"saida ({nome}, bloco={bloco})",
+        atol=1e-10,
+        rtol=1e-9,
+        equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
+    )
+
+
+@item("teste_blocos", pontos=0.5)
+def test_blocos_igual_a_atencao_para_todo_bloco(aluno, rng):
+    """atenção em blocos: igual à atenção inteira para blocos de 1 chave, que não dividem n_k e maiores que n_k"""
+    Q, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=23, d_k=6, d_v=3, escala_dados=1.5)
+    for bloco in (1, 5, 7, 23, 40):
+        _conferir_blocos(aluno, Q, K, V, None, bloco, "lote 2, 23 chaves")
+    exigir_entradas_intactas(aluno, "atencao_em_blocos", ["Q", "K", "V", "mascara", "bloco"])
+
+
+@item("teste_blocos", pontos=0.5)
+def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
+    """atenção em blocos: pontuações grandes (~1e3) cujo máximo muda a cada bloco, sem estouro"""
+    Q, K, V = _qkv(rng, n_q=4, n_k=30, d_k=8, d_v=2)
+    Q = Q * 15.0
+    K = K * 15.0
+    # chaves em ordem crescente de pontuação para a 1ª consulta: o máximo muda em todo bloco
+    ordem = np.argsort(K @ Q[0])
+    K, V = K[ordem], V[ordem]
+    for bloco in (4, 9):
+        _conferir_blocos(aluno, Q, K, V, None, bloco, "pontuações grandes")
+
+
+@item("teste_blocos", pontos=0.5)
+def test_blocos_com_mascara_e_linhas_mascaradas(aluno, rng):
+    """atenção em blocos: máscara booleana e aditiva; blocos inteiros mascarados numa linha; linha sem chaves dá nan"""
+    Q, K, V = _qkv(rng, lote=(2,), n_q=6, n_k=12, d_k=4, d_v=3, escala_dados=1.3)
+    m = _mascara_aleatoria(rng, (2, 6, 12))
+    m[:, 1, :8] = False  # os dois primeiros blocos de 4 todos mascarados, depois há chaves
+    m[:, 1, 9] = True
+    m[1, 4, :] = False  # linha sem nenhuma chave permitida: nan
+    for bloco in (4, 5):
+        _conferir_blocos(aluno, Q, K, V, m, bloco, "máscara booleana")
+    aditiva = np.where(rng.random((6, 12)) < 0.3, -np.inf, rng.normal(size=(6, 12)))
+    aditiva[:, 0] = 0.0
+    aditiva[2, :6] = -np.inf  # com broadcast sobre o lote
+    _conferir_blocos(aluno, Q, K, V, aditiva, 3, "máscara aditiva")
+
+
+@item("teste_blocos", pontos=0.5)
+@tempo_limite(30)
+def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
+    """atenção em blocos: roda com um limite de memória menor que a matriz n×n (n = 2048, blocos de 64)"""
+    Q, K, V = _qkv(rng, n_q=BLOCOS_N, n_k=BLOCOS_N, d_k=16, d_v=16)
+    linhas = np.sort(rng.choice(BLOCOS_N, size=256, replace=False))  # conferidas contra a atenção inteira
+    try:
+        obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
+    except ErroDoAluno as exc:
+        if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
+            raise Reprovado(
+                f"{MATRIZ_INTEIRA.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou "
+                f"{exc.tipo}: {exc.mensagem[:200]})",
+                MATRIZ_INTEIRA,
+            ) from None
+        raise
+    except CaixaMorreu:
+        raise Reprovado(
+            f"{MATRIZ_INTEIRA.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o processo do seu código morreu.)",
+            MATRIZ_INTEIRA,
+        ) from None
+    obtido = como_array(obtido, "saida")
+    verificar(obtido.shape == (BLOCOS_N, 16), f"saida deveria ter forma ({BLOCOS_N}, 16); veio {obtido.shape}.")
+    verificar(np.all(np.isfinite(obtido)), "saida tem NaN ou infinito, e nenhuma linha está mascarada.")
+    nome = f"saida (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO}, {len(linhas)} linhas sorteadas)"
+    comparar(obtido[linhas], atencao_inteira(Q[linhas], K, V), nome, atol=1e-10, rtol=1e-9)

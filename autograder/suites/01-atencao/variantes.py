@@ -358,3 +358,227 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
         equivoco="entrada-alterada-no-lugar",
     ),
 ]
+
+# ------------------------------------------------------------------ atenção em blocos
+# Cada mutante troca só a célula atencao_blocos; o corpo é o da solução com um erro.
+
+
+def _blocos(
+    atualizacao: str, final: str = "    with np.errstate(invalid='ignore'):\n        return o / soma", guarda=True
+) -> str:
+    referencia = "np.where(np.isfinite(m_novo), m_novo, 0.0)" if guarda else "m_novo"
+    return f"""
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    Q = np.asarray(Q, dtype=np.float64)
+    K = np.asarray(K, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    lote = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    if mascara is not None:
+        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))
+    m = np.full((*lote, n_q, 1), -np.inf)
+    soma = np.zeros((*lote, n_q, 1))
+    o = np.zeros((*lote, n_q, V.shape[-1]))
+    for inicio in range(0, n_k, bloco):
+        s = Q @ np.swapaxes(K[..., inicio:inicio + bloco, :], -1, -2) / np.sqrt(Q.shape[-1])
+        if mascara is not None:
+            parte = mascara[..., inicio:inicio + bloco]
+            s = np.where(parte, s, -np.inf) if parte.dtype == bool else s + parte
+        m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))
+        referencia = {referencia}
+        fator = np.exp(m - referencia)
+        p = np.exp(s - referencia)
+        Vb = V[..., inicio:inicio + bloco, :]
+{atualizacao}
+        m = m_novo
+{final}
+"""
+
+
+_CERTA = "        soma = fator * soma + p.sum(axis=-1, keepdims=True)\n        o = fator * o + p @ Vb"
+
+MUTANTES += [
+    Variante(
+        "blocos-soma-sem-reescala",
+        {
+            "atencao_blocos": _blocos(
+                "        soma = soma + p.sum(axis=-1, keepdims=True)\n        o = fator * o + p @ Vb"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-soma-sem-reescala",
+    ),
+    Variante(
+        "blocos-saida-sem-reescala",
+        {
+            "atencao_blocos": _blocos(
+                "        soma = fator * soma + p.sum(axis=-1, keepdims=True)\n        o = o + p @ Vb"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-fator-errado",
+    ),
+    Variante(
+        "blocos-fator-invertido",
+        {
+            "atencao_blocos": _blocos(
+                "        soma = fator * soma + p.sum(axis=-1, keepdims=True)\n"
+                "        inverso = np.where(np.isfinite(m), np.exp(referencia - np.where(np.isfinite(m), m, 0.0)), 0.0)\n"
+                "        o = inverso * o + p @ Vb"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-fator-errado",
+    ),
+    Variante(
+        "blocos-divide-a-cada-bloco",
+        {
+            "atencao_blocos": _blocos(
+                "        soma = fator * soma + p.sum(axis=-1, keepdims=True)\n"
+                "        with np.errstate(invalid='ignore'):\n"
+                "            o = (fator * o + p @ Vb) / soma",
+                final="    return o",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-divide-a-cada-bloco",
+    ),
+    Variante(
+        "blocos-sem-guarda-do-menos-infinito",
+        {
+            "atencao_blocos": _blocos(
+                "        soma = fator * soma + p.sum(axis=-1, keepdims=True)\n        o = fator * o + p @ Vb",
+                final="    return o / soma",
+                guarda=False,
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-bloco-mascarado-nan",
+    ),
+    Variante(
+        "blocos-linha-mascarada-vira-zero",
+        {"atencao_blocos": _blocos(_CERTA, final="    return np.where(soma > 0, o / np.maximum(soma, 1e-300), 0.0)")},
+        itens=["teste_blocos"],
+        equivoco="blocos-linha-toda-mascarada",
+    ),
+    Variante(
+        "blocos-monta-a-matriz-inteira",
+        {
+            "atencao_blocos": """
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    s_toda = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # O ERRO: n_q x n_k de uma vez
+    if mascara is not None:
+        m_ = np.asarray(mascara)
+        s_toda = np.where(m_, s_toda, -np.inf) if m_.dtype == bool else s_toda + m_
+    m = np.full(s_toda.shape[:-1] + (1,), -np.inf)
+    soma = np.zeros_like(m)
+    o = np.zeros(s_toda.shape[:-1] + (V.shape[-1],))
+    for inicio in range(0, K.shape[-2], bloco):
+        s = s_toda[..., inicio:inicio + bloco]
+        m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))
+        referencia = np.where(np.isfinite(m_novo), m_novo, 0.0)
+        fator = np.exp(m - referencia)
+        p = np.exp(s - referencia)
+        soma = fator * soma + p.sum(axis=-1, keepdims=True)
+        o = fator * o + p @ V[..., inicio:inicio + bloco, :]
+        m = m_novo
+    with np.errstate(invalid="ignore"):
+        return o / soma
+"""
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-matriz-inteira",
+    ),
+    Variante(
+        "blocos-chama-a-atencao-inteira",
+        {
+            "atencao_blocos": """
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    with np.errstate(invalid="ignore"):
+        return atencao_produto_escalar(np.asarray(Q, dtype=np.float64), K, V, mascara)[0]
+"""
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-matriz-inteira",
+    ),
+    Variante(
+        "blocos-ignora-o-tamanho-do-bloco",
+        {
+            "atencao_blocos": _blocos(_CERTA)
+            .replace("range(0, n_k, bloco)", "range(0, n_k, max(n_k, 1))")
+            .replace("inicio + bloco", "n_k")
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-matriz-inteira",
+    ),
+]
+
+CORRETAS += [
+    Variante(
+        "correta-blocos-divide-a-cada-bloco-e-desfaz",
+        {
+            # a versão do artigo da FlashAttention (algoritmo 1): a saída fica normalizada a cada bloco
+            "atencao_blocos": """
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    Q, K, V = (np.asarray(x, dtype=np.float64) for x in (Q, K, V))
+    *lote_q, n_q, d_k = Q.shape
+    n_k = K.shape[-2]
+    lote = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    pode = None if mascara is None else np.broadcast_to(mascara, (*lote, n_q, n_k))
+    m = np.full((*lote, n_q, 1), -np.inf)
+    soma = np.zeros((*lote, n_q, 1))
+    saida = np.zeros((*lote, n_q, V.shape[-1]))
+    for j in range(0, n_k, bloco):
+        s = np.einsum("...qd,...kd->...qk", Q, K[..., j:j + bloco, :]) / np.sqrt(d_k)
+        if pode is not None:
+            parte = pode[..., j:j + bloco]
+            s = np.where(parte, s, -np.inf) if parte.dtype == np.bool_ else s + parte
+        m_bloco = s.max(axis=-1, keepdims=True)
+        m_novo = np.maximum(m, m_bloco)
+        base = np.where(m_novo == -np.inf, 0.0, m_novo)
+        p = np.exp(s - base)
+        soma_nova = np.exp(m - base) * soma + p.sum(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            saida = (soma * np.exp(m - base) * saida + p @ V[..., j:j + bloco, :]) / soma_nova
+        saida = np.where(soma_nova > 0, saida, 0.0)
+        m, soma = m_novo, soma_nova
+    return np.where(soma > 0, saida, np.nan)
+"""
+        },
+    ),
+    Variante(
+        "correta-blocos-logsumexp-por-bloco",
+        {
+            # cada bloco vira (saída normalizada do bloco, logsumexp do bloco); os blocos se combinam pelo logaddexp
+            "atencao_blocos": """
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    Q = np.asarray(Q, dtype=np.float64)
+    K = np.asarray(K, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    lote = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    if mascara is not None:
+        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))
+    lse = np.full((*lote, n_q, 1), -np.inf)
+    saida = np.zeros((*lote, n_q, V.shape[-1]))
+    for inicio in range(0, n_k, bloco):
+        s = (Q / np.sqrt(Q.shape[-1])) @ np.swapaxes(K[..., inicio:inicio + bloco, :], -1, -2)
+        if mascara is not None:
+            parte = mascara[..., inicio:inicio + bloco]
+            s = np.where(parte, s, -np.inf) if parte.dtype == bool else s + parte
+        topo = s.max(axis=-1, keepdims=True)
+        topo = np.where(np.isfinite(topo), topo, 0.0)
+        e = np.exp(s - topo)
+        z = e.sum(axis=-1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lse_bloco = topo + np.log(z)
+            saida_bloco = np.where(z > 0, (e @ V[..., inicio:inicio + bloco, :]) / np.where(z > 0, z, 1.0), 0.0)
+        lse_novo = np.logaddexp(lse, lse_bloco)
+        base = np.where(np.isfinite(lse_novo), lse_novo, 0.0)
+        saida = np.exp(lse - base) * saida + np.exp(lse_bloco - base) * saida_bloco
+        lse = lse_novo
+    return np.where(np.isfinite(lse), saida, np.nan)
+"""
+        },
+    ),
+]

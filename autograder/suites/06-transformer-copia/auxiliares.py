@@ -181,5 +181,46 @@ class _avaliador_ModeloRoteiro(_avaliador_nn.Module):
 
     def forward(self, src, tgt, m_origem, m_alvo):
         return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
+
+
+class _avaliador_ModeloArvore(_avaliador_nn.Module):
+    """Modelo construído para a busca em feixe (interface do Transformer). Os logits do próximo token são
+    sorteados a partir da semente e do prefixo gerado depois do BOS (a origem é ignorada): o mesmo prefixo
+    dá sempre os mesmos logits, em float64. PAD e BOS ficam improváveis; o EOS, mais provável a cada posição.
+    Com essas árvores a gulosa muitas vezes não acha a sequência de maior pontuação."""
+
+    def __init__(self, vocab, semente, escala=3.0):
+        super().__init__()
+        self.vocab, self.semente, self.escala = int(vocab), int(semente), float(escala)
+        self._guardados = {}
+
+    def codificar(self, src, m_origem):
+        return _avaliador_torch.zeros(src.shape[0], src.shape[1], 1, dtype=_avaliador_torch.float64)
+
+    def logits_do_prefixo(self, prefixo):
+        prefixo = tuple(int(t) for t in prefixo)
+        if prefixo not in self._guardados:
+            h = self.semente
+            for t in prefixo:
+                h = (h * 1000003 + t + 7) % 2305843009213693951
+            gerador = _avaliador_torch.Generator().manual_seed(h)
+            escala = 1.0 if len(prefixo) < 2 else self.escala  # incerto no começo, confiante depois
+            z = _avaliador_torch.randn(self.vocab, generator=gerador, dtype=_avaliador_torch.float64) * escala
+            z[0] -= 4.0
+            z[1] -= 4.0
+            z[2] += 0.5 * len(prefixo)
+            self._guardados[prefixo] = z
+        return self._guardados[prefixo]
+
+    def decodificar(self, memoria, m_origem, tgt, m_alvo):
+        B, T = tgt.shape
+        saida = _avaliador_torch.zeros(B, T, self.vocab, dtype=_avaliador_torch.float64)
+        for b, linha in enumerate(tgt.tolist()):
+            for t in range(T):
+                saida[b, t] = self.logits_do_prefixo(linha[1 : t + 1])
+        return saida
+
+    def forward(self, src, tgt, m_origem, m_alvo):
+        return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
 '''
 )

@@ -44,6 +44,7 @@ _MASCARAS = ["mascara_origem", "mascara_alvo"]
 DEPENDENCIAS = {
     "teste_treino": [*_MASCARAS, "taxa_aprendizado"],
     "teste_decodificacao": _MASCARAS,
+    "teste_feixe": _MASCARAS,
 }
 
 PAD, BOS, EOS, PRIMEIRO = 0, 1, 2, 3
@@ -1485,3 +1486,356 @@ def test_decodificacao_respeita_passos_max(aluno, rng):
     for passos in (3, 1):
         obtido = _decodificar_do_aluno(aluno, remoto, src, passos)
         _conferir_decodificacao(obtido, modelo, src, passos)
+
+
+# ======================================================================= busca em feixe
+# Item teste_feixe. Oráculo: a busca em feixe de referência escrita aqui (_feixe_ref), nas versões certa e
+# com cada erro conhecido, rodada no processo confiável sobre os mesmos modelos que a função do aluno recebe
+# na caixa: árvores construídas (_avaliador_ModeloArvore, em que a gulosa não acha a melhor sequência) e um
+# Transformer de cópia treinado pela referência, com os pesos em float64. As instâncias usadas têm folga
+# (nenhum quase-empate de pontuação) e cada equívoco dá nelas uma resposta diferente da certa e das outras.
+FEIXE_GULOSO = Equivoco(
+    "feixe-guloso",
+    "A busca devolveu a sequência da decodificação gulosa numa árvore em que o feixe de largura 2 acha uma "
+    "sequência melhor: o feixe precisa guardar `largura` hipóteses a cada passo e estender todas elas.",
+)
+FEIXE_SEM_NORMALIZACAO = Equivoco(
+    "feixe-sem-normalizacao",
+    "A escolha final ignorou a penalidade de comprimento: divida a pontuação de cada terminada por "
+    "lp = ((5 + |Y|) / 6) ** alfa antes de comparar (Wu et al., 2016).",
+)
+FEIXE_TERMINADAS_CRESCEM = Equivoco(
+    "feixe-terminadas-crescem",
+    "As hipóteses que já emitiram EOS continuaram no feixe, crescendo (com PAD, somando pontuação e "
+    "comprimento) e ocupando lugar: uma hipótese que termina em EOS sai do feixe para a lista de terminadas e "
+    "não muda mais.",
+)
+FEIXE_PROBABILIDADES = Equivoco(
+    "feixe-probabilidades",
+    "A pontuação usou probabilidades (somadas ou multiplicadas) em vez de somar log-probabilidades: use "
+    "F.log_softmax nos logits da última posição e some. Dividir uma probabilidade pela penalidade de "
+    "comprimento favorece as sequências curtas, o contrário do que se quer.",
+)
+FEIXE_EOS_NAO_TERMINA = Equivoco(
+    "feixe-eos-nao-termina",
+    "O EOS foi tratado como um token qualquer: a hipótese seguiu crescendo depois dele. Quando o candidato "
+    "termina em EOS, ele sai do feixe e vai para a lista de terminadas.",
+)
+
+FEIXE_VOCAB = 8
+FEIXE_N_MAX = 5
+FEIXE_FOLGA = 1e-6
+FEIXE_MODOS = [
+    (FEIXE_GULOSO, "guloso"),
+    (FEIXE_SEM_NORMALIZACAO, "sem_normalizacao"),
+    (FEIXE_TERMINADAS_CRESCEM, "terminadas_crescem"),
+    (FEIXE_PROBABILIDADES, "soma_probabilidades"),
+    (FEIXE_PROBABILIDADES, "produto_probabilidades"),
+    (FEIXE_EOS_NAO_TERMINA, "eos_nao_termina"),
+    (FEIXE_EOS_NAO_TERMINA, "eos_nao_termina_cortada"),
+]
+FEIXE_TREINO_PASSOS = 40  # o modelo de cópia da busca: treinado pouco, para ainda hesitar em algumas origens
+
+
+def _lp(n, alfa):
+    return ((5 + n) / 6) ** alfa
+
+
+@torch.no_grad()
+def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
+    """A parte da busca que não depende de alfa: (terminadas na ordem em que entraram, menor folga entre o
+    último candidato que fica no feixe e o primeiro que sai)."""
+    src = origem[None]
+    mo = _m_origem(src)
+    memoria = modelo.codificar(src, mo)
+    probabilidades = modo in ("soma_probabilidades", "produto_probabilidades")
+    vivas = [([], 1.0 if modo == "produto_probabilidades" else 0.0)]
+    terminadas = []
+    folga = math.inf
+    k = 1 if modo == "guloso" else largura
+    eos_termina = modo not in ("eos_nao_termina", "eos_nao_termina_cortada", "terminadas_crescem")
+    for _ in range(n_max):
+        if not vivas:
+            break
+        h = len(vivas)
+        entrada = torch.tensor([[BOS, *tokens] for tokens, _ in vivas], dtype=torch.long)
+        logits = modelo.decodificar(memoria.expand(h, -1, -1), mo.expand(h, -1, -1, -1), entrada, _m_alvo(entrada))
+        logp = F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()
+        candidatos = []
+        for i, (tokens, pont) in enumerate(vivas):
+            parada = modo == "terminadas_crescem" and tokens and tokens[-1] in (EOS, PAD)
+            for v, lp in enumerate(logp[i]):
+                if parada and v != PAD:
+                    continue
+                if modo == "soma_probabilidades":
+                    nova = pont + math.exp(lp)
+                elif modo == "produto_probabilidades":
+                    nova = pont * math.exp(lp)
+                else:
+                    nova = pont + lp
+                candidatos.append((nova, i, v))
+        candidatos.sort(key=lambda c: (-c[0], c[1], c[2]))
+        if len(candidatos) > k and not probabilidades:
+            folga = min(folga, candidatos[k - 1][0] - candidatos[k][0])
+        novas = []
+        for pont, i, v in candidatos[:k]:
+            (terminadas if v == EOS and eos_termina else novas).append((vivas[i][0] + [v], pont))
+        vivas = novas
+        if modo == "terminadas_crescem" and all(t and t[-1] in (EOS, PAD) for t, _ in vivas):
+            break
+    return terminadas + vivas, folga
+
+
+def _feixe_escolher(terminadas, alfa, modo="certo"):
+    """(tokens escolhidos, folga entre a escolhida e a segunda)."""
+
+    def normalizada(hipotese):
+        tokens, pont = hipotese
+        return pont if modo in ("sem_normalizacao", "guloso") else pont / _lp(len(tokens), alfa)
+
+    ordem = sorted(range(len(terminadas)), key=lambda j: -normalizada(terminadas[j]))
+    folga = math.inf
+    if len(ordem) > 1:
+        folga = normalizada(terminadas[ordem[0]]) - normalizada(terminadas[ordem[1]])
+    tokens = list(terminadas[ordem[0]][0])
+    if modo in ("terminadas_crescem", "eos_nao_termina_cortada") and EOS in tokens:
+        tokens = tokens[: tokens.index(EOS) + 1]
+    return tokens, folga
+
+
+def _feixe_ref(modelo, origem, largura, alfa, n_max, modo="certo"):
+    terminadas, folga = _feixe_terminadas(modelo, origem, largura, n_max, modo)
+    tokens, folga_final = _feixe_escolher(terminadas, alfa, modo)
+    return tokens, min(folga, folga_final)
+
+
+def _respostas_do_feixe(modelo, origem, largura, alfas, n_max):
+    """{alfa: (certa, folga, {modo: resposta})} com uma busca por modo (a poda não depende de alfa)."""
+    por_modo = {modo: _feixe_terminadas(modelo, origem, largura, n_max, modo)[0] for _, modo in FEIXE_MODOS}
+    terminadas, folga = _feixe_terminadas(modelo, origem, largura, n_max)
+    saida = {}
+    for alfa in alfas:
+        certa, folga_final = _feixe_escolher(terminadas, alfa)
+        erradas = {modo: _feixe_escolher(por_modo[modo], alfa, modo)[0] for _, modo in FEIXE_MODOS}
+        saida[alfa] = (certa, min(folga, folga_final), erradas)
+    return saida
+
+
+def _instancia_boa(certa, folga, erradas):
+    """Sem quase-empate de pontuação e com a gulosa errando."""
+    return folga >= FEIXE_FOLGA and erradas["guloso"] != certa
+
+
+_ARVORES: list = []
+FEIXE_SEMENTES = range(1, 31)
+
+
+class _UmThread:
+    """As contas dos oráculos são minúsculas: num thread, sem acordar o pool de threads a cada operação."""
+
+    def __enter__(self):
+        self.antes = torch.get_num_threads()
+        torch.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.antes)
+
+
+def _arvores():
+    """Instâncias (semente, largura, alfa, certa, {modo: resposta}) das árvores construídas, sem quase-empate
+    e com a gulosa errando; calculadas uma vez por processo (determinístico)."""
+    if not _ARVORES:
+        origem = torch.tensor([3, 4, EOS])
+        with _UmThread():
+            for semente in FEIXE_SEMENTES:
+                arvore = AUX["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente)
+                for largura in (2, 3):
+                    respostas = _respostas_do_feixe(arvore, origem, largura, (0.0, 0.6, 1.0), FEIXE_N_MAX)
+                    for alfa, (certa, folga, erradas) in respostas.items():
+                        if _instancia_boa(certa, folga, erradas):
+                            _ARVORES.append((semente, largura, alfa, certa, erradas))
+    return _ARVORES
+
+
+def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
+    saida = aluno.busca_em_feixe(remoto._ref, origem, largura, alfa, n_max)
+    if isinstance(saida, torch.Tensor):
+        saida = saida.tolist()
+    verificar(
+        isinstance(saida, list | tuple) and all(type(t) is int for t in saida),
+        f"busca_em_feixe deve devolver uma lista de ints (os tokens depois do BOS); veio {type(saida).__name__}.",
+    )
+    return list(saida)
+
+
+def _diagnosticar_feixe(obtidos, certas, erradas, descricoes):
+    """Reprova se alguma resposta difere da certa. O equívoco nomeado é o que dá, em TODAS as instâncias,
+    exatamente as respostas do aluno (``erradas``: uma função que devolve, por instância, {modo: resposta})."""
+    if obtidos == certas:
+        return
+    por_instancia = erradas()
+    for eq, modo in FEIXE_MODOS:
+        if all(o == e[modo] for o, e in zip(obtidos, por_instancia, strict=True)):
+            j = next(j for j, (o, c) in enumerate(zip(obtidos, certas, strict=True)) if o != c)
+            raise Reprovado(f"{eq.mensagem} ({descricoes[j]}: esperado {certas[j]}, veio {obtidos[j]}.)", eq)
+    j = next(j for j, (o, c) in enumerate(zip(obtidos, certas, strict=True)) if o != c)
+    if EOS in obtidos[j][:-1]:
+        raise Reprovado(
+            f"{FEIXE_EOS_NAO_TERMINA.mensagem} ({descricoes[j]}: veio {obtidos[j]}.)", FEIXE_EOS_NAO_TERMINA
+        )
+    raise Reprovado(
+        f"A busca não confere com a de referência ({descricoes[j]}: esperado {certas[j]}, veio {obtidos[j]})."
+    )
+
+
+def _arvore_remota(aluno, semente):
+    aluno.injetar(AUXILIAR)
+    return aluno.criar("_avaliador_ModeloArvore", FEIXE_VOCAB, semente)
+
+
+def _exigir_que_busque(aluno, rng):
+    """Portão do item: numa árvore em que a gulosa erra, a resposta não pode ser a gulosa (a não ser que ela
+    seja também a de outro equívoco conhecido: aí quem nomeia o erro são os testes do item)."""
+    candidatas = [a for a in _arvores() if a[2] == 0.0 and a[1] == 2]
+    semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
+    obtido = _feixe_do_aluno(
+        aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, EOS]), largura, alfa, FEIXE_N_MAX
+    )
+    outras = [erradas[m] for _, m in FEIXE_MODOS if m != "guloso"]
+    if obtido == erradas["guloso"] and obtido not in outras:
+        raise Reprovado(f"{FEIXE_GULOSO.mensagem} (largura {largura}: esperado {certa}, veio {obtido}.)", FEIXE_GULOSO)
+
+
+def _modelo_de_copia(ref):
+    """Pesos do Transformer de cópia que a busca usa: a referência treinada com FEIXE_TREINO_PASSOS passos e
+    semente fixa (uma vez por processo, num thread), e a cópia confiável em float64."""
+    chave = ("06-transformer-copia", "feixe", FEIXE_TREINO_PASSOS)
+    if chave not in suite.CACHE_PESADO:
+        with _UmThread():
+            torch.manual_seed(20261204)
+            sd = _pesos_iniciais(ref, 20261204)
+            modelo = ref.Transformer(*_args_treino())
+            modelo.load_state_dict(sd)
+            rng = np.random.default_rng(20261204)
+            lotes = _lotes(rng, FEIXE_TREINO_PASSOS, TREINO_LOTE, *TREINO_COMP, TREINO_VOCAB)
+            ref.treinar(
+                modelo,
+                lotes,
+                FEIXE_TREINO_PASSOS,
+                pico=TREINO_PICO,
+                aquecimento=TREINO_AQUECIMENTO,
+                mostrar_progresso=False,
+            )
+            pesos = {k: v.detach().clone() for k, v in modelo.state_dict().items()}
+            confiavel = AUX["_avaliador_TransformerBiblioteca"](*_args_treino())
+            confiavel.load_state_dict(pesos)
+            confiavel.double().eval()
+        suite.CACHE_PESADO[chave] = (pesos, confiavel)
+    return suite.CACHE_PESADO[chave]
+
+
+def _copia_remota(aluno, ref):
+    pesos, confiavel = _modelo_de_copia(ref)
+    aluno.injetar(AUXILIAR)
+    remoto = aluno.criar("_avaliador_TransformerBiblioteca", *_args_treino())
+    remoto.carregar_pesos(pesos)
+    remoto.metodo("double", guardar=True)
+    remoto.metodo("eval", guardar=True)
+    return remoto, confiavel
+
+
+def _origens_de_copia(rng, n):
+    src, _ = _lote(rng, n, *TREINO_COMP, TREINO_VOCAB)
+    return [linha[: int((linha != PAD).sum())] for linha in src]
+
+
+def _guloso_de(modelo, origem):
+    with _UmThread():
+        return [t for t in _decodificar_ref(modelo, origem[None], FEIXE_N_MAX)[0].tolist() if t != PAD]
+
+
+@item("teste_feixe", pontos=0.5)
+@tempo_limite(30)
+def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
+    """busca em feixe: com largura 1 é a decodificação gulosa (modelo de cópia treinado e árvore construída)"""
+    _exigir_que_busque(aluno, rng)
+    remoto, confiavel = _copia_remota(aluno, ref)
+    obtidos, certas, descricoes = [], [], []
+    for origem, alfa in zip(_origens_de_copia(rng, 3), (0.0, 0.6, 1.0), strict=True):
+        certas.append(_guloso_de(confiavel, origem))
+        obtidos.append(_feixe_do_aluno(aluno, remoto, origem, 1, alfa, FEIXE_N_MAX))
+        descricoes.append(f"modelo de cópia, origem {origem.tolist()}, largura 1, alfa {alfa}")
+    semente = _arvores()[int(rng.integers(len(_arvores())))][0]
+    origem = torch.tensor([3, 4, EOS])
+    certas.append(_guloso_de(AUX["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente), origem))
+    obtidos.append(_feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, 1, 0.6, FEIXE_N_MAX))
+    descricoes.append("árvore construída, largura 1, alfa 0.6")
+    _diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FEIXE_MODOS}] * len(certas), descricoes)
+
+
+def _conferir_arvores(aluno, rng, escolher, n):
+    _exigir_que_busque(aluno, rng)
+    candidatas = [a for a in _arvores() if escolher(a)]
+    # ao menos uma instância em que cada equívoco erra, completadas com sorteadas
+    escolhidas = []
+    for _, modo in FEIXE_MODOS:
+        quem = [a for a in candidatas if a[4][modo] != a[3] and a not in escolhidas]
+        if quem and not any(a[4][modo] != a[3] for a in escolhidas):
+            escolhidas.append(quem[int(rng.integers(len(quem)))])
+    # e uma instância que separe cada par de equívocos, quando houver: o nome do erro é o do equívoco que
+    # coincide com o aluno em todas as instâncias
+    for eq1, m1 in FEIXE_MODOS:
+        for eq2, m2 in FEIXE_MODOS:
+            if eq1 is eq2 or any(a[4][m1] != a[4][m2] for a in escolhidas):
+                continue
+            quem = [a for a in candidatas if a[4][m1] != a[4][m2]]
+            if quem:
+                escolhidas.append(quem[int(rng.integers(len(quem)))])
+    while len(escolhidas) < min(n, len(candidatas)):
+        a = candidatas[int(rng.integers(len(candidatas)))]
+        if a not in escolhidas:
+            escolhidas.append(a)
+    origem = torch.tensor([3, 4, EOS])
+    obtidos = [_feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
+    descricoes = [f"árvore construída, largura {a[1]}, alfa {a[2]}" for a in escolhidas]
+    _diagnosticar_feixe(obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes)
+
+
+@item("teste_feixe", pontos=0.5)
+@tempo_limite(30)
+def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
+    """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
+    _conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
+
+
+@item("teste_feixe", pontos=0.5)
+@tempo_limite(30)
+def test_feixe_penalidade_de_comprimento(aluno, rng):
+    """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
+    _conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5)
+
+
+@item("teste_feixe", pontos=0.5)
+@tempo_limite(30)
+def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
+    """busca em feixe: confere com a referência no Transformer de cópia treinado, larguras 2 a 4"""
+    _exigir_que_busque(aluno, rng)
+    remoto, confiavel = _copia_remota(aluno, ref)
+    instancias = []
+    with _UmThread():
+        for i, origem in enumerate(_origens_de_copia(rng, 4)):
+            largura, alfa = 2 + i % 3, (0.0, 0.6, 1.0)[i % 3]
+            certa, folga = _feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX)
+            if folga >= FEIXE_FOLGA:  # num quase-empate a ordem dependeria do arredondamento
+                instancias.append((origem, largura, alfa, certa))
+    obtidos = [_feixe_do_aluno(aluno, remoto, o, k, a, FEIXE_N_MAX) for o, k, a, _ in instancias]
+
+    def erradas():
+        with _UmThread():
+            return [
+                {m: _feixe_ref(confiavel, o, k, a, FEIXE_N_MAX, m)[0] for _, m in FEIXE_MODOS}
+                for o, k, a, _ in instancias
+            ]
+
+    descricoes = [f"modelo de cópia, origem {o.tolist()}, largura {k}, alfa {a}" for o, k, a, _ in instancias]
+    _diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes)

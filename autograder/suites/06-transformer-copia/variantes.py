@@ -600,3 +600,190 @@ NADA_HONESTO: dict = {}
 # Na variante "zeros da forma certa", o treino não roda a referência (seriam ~30 s de treino jogados
 # fora): devolve direto o registro de zeros que ele devolveria.
 NADA_ATALHOS = {"treinar": 'lambda passos, **_: {"perda": [0.0] * passos, "taxa": [0.0] * passos}'}
+
+# ------------------------------------------------------------------ busca em feixe
+# Os mutantes trocam só a célula busca_em_feixe; o corpo é o da solução com um erro.
+
+
+def _feixe(
+    pontuar="pont + lp",
+    inicio="0.0",
+    candidatos_de="""        for i, (tokens, pont) in enumerate(vivas):
+            for v, lp in enumerate(logp[i]):
+                candidatos.append(({pontuar}, i, v))""",
+    separar="""        for pont, i, v in candidatos[:largura]:
+            (terminadas if v == EOS else novas).append((vivas[i][0] + [v], pont))""",
+    normalizar="pont / ((5 + len(tokens)) / 6) ** alfa",
+    devolver="melhor",
+    depois="",
+):
+    return f"""
+@torch.no_grad()
+def busca_em_feixe(modelo, origem, largura, alfa, n_max):
+    src = origem[None]
+    m_origem = mascara_origem(src)
+    memoria = modelo.codificar(src, m_origem)
+    vivas = [([], {inicio})]
+    terminadas = []
+    for _ in range(n_max):
+        if not vivas:
+            break
+        h = len(vivas)
+        entrada = torch.tensor([[BOS] + t for t, _ in vivas], dtype=torch.long)
+        logits = modelo.decodificar(memoria.expand(h, -1, -1), m_origem.expand(h, -1, -1, -1), entrada, mascara_alvo(entrada))
+        logp = F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()
+        candidatos = []
+{candidatos_de.format(pontuar=pontuar)}
+        candidatos.sort(key=lambda c: (-c[0], c[1], c[2]))
+        novas = []
+{separar}
+        vivas = novas
+{depois}
+    terminadas = terminadas + vivas
+
+    def normalizada(hipotese):
+        tokens, pont = hipotese
+        return {normalizar}
+
+    melhor = max(terminadas, key=normalizada)[0]
+    return {devolver}
+"""
+
+
+MUTANTES += [
+    Variante(
+        "feixe-e-a-gulosa",
+        {"busca_em_feixe": _feixe().replace("candidatos[:largura]", "candidatos[:1]")},
+        itens=["teste_feixe"],
+        equivoco="feixe-guloso",
+    ),
+    Variante(
+        "feixe-sem-penalidade-de-comprimento",
+        {"busca_em_feixe": _feixe(normalizar="pont")},
+        itens=["teste_feixe"],
+        equivoco="feixe-sem-normalizacao",
+    ),
+    Variante(
+        "feixe-multiplica-probabilidades",
+        {"busca_em_feixe": _feixe(pontuar="pont * math.exp(lp)", inicio="1.0")},
+        itens=["teste_feixe"],
+        equivoco="feixe-probabilidades",
+    ),
+    Variante(
+        "feixe-soma-probabilidades",
+        {"busca_em_feixe": _feixe(pontuar="pont + math.exp(lp)")},
+        itens=["teste_feixe"],
+        equivoco="feixe-probabilidades",
+    ),
+    Variante(
+        "feixe-terminadas-continuam-no-feixe",
+        {
+            "busca_em_feixe": _feixe(
+                candidatos_de="""        for i, (tokens, pont) in enumerate(vivas):
+            parada = bool(tokens) and tokens[-1] in (EOS, PAD)
+            for v, lp in enumerate(logp[i]):
+                if parada and v != PAD:
+                    continue  # a que terminou só recebe PAD, mas continua somando e crescendo
+                candidatos.append((pont + lp, i, v))""",
+                separar="""        for pont, i, v in candidatos[:largura]:
+            novas.append((vivas[i][0] + [v], pont))""",
+                depois="""        if all(t and t[-1] in (EOS, PAD) for t, _ in vivas):
+            break""",
+                devolver="melhor[: melhor.index(EOS) + 1] if EOS in melhor else melhor",
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-terminadas-crescem",
+    ),
+    Variante(
+        "feixe-eos-e-um-token-qualquer",
+        {
+            "busca_em_feixe": _feixe(
+                separar="""        for pont, i, v in candidatos[:largura]:
+            novas.append((vivas[i][0] + [v], pont))"""
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-eos-nao-termina",
+    ),
+]
+
+CORRETAS += [
+    Variante(
+        "correta-feixe-topk-em-lote",
+        {
+            # candidatos num tensor (h, V) e torch.sort estável; as terminadas numa lista à parte
+            "busca_em_feixe": """
+@torch.no_grad()
+def busca_em_feixe(modelo, origem, largura, alfa, n_max):
+    src = origem.unsqueeze(0)
+    mo = mascara_origem(src)
+    memoria = modelo.codificar(src, mo)
+    seqs = torch.full((1, 1), BOS, dtype=torch.long)
+    pont = torch.zeros(1, dtype=torch.float64)
+    terminadas = []
+    for _ in range(n_max):
+        if seqs.shape[0] == 0:
+            break
+        h = seqs.shape[0]
+        logits = modelo.decodificar(memoria.expand(h, -1, -1), mo.expand(h, -1, -1, -1), seqs, mascara_alvo(seqs))
+        total = (pont[:, None] + torch.log_softmax(logits[:, -1].double(), dim=-1)).reshape(-1)
+        ordem = torch.sort(-total, stable=True).indices[:largura]
+        V = logits.shape[-1]
+        manter = []
+        for j in ordem.tolist():
+            i, v = divmod(j, V)
+            if v == EOS:
+                terminadas.append((seqs[i, 1:].tolist() + [v], float(total[j])))
+            else:
+                manter.append((i, v, float(total[j])))
+        if manter:
+            seqs = torch.cat([seqs[[i for i, _, _ in manter]], torch.tensor([[v] for _, v, _ in manter])], dim=1)
+            pont = torch.tensor([p for _, _, p in manter], dtype=torch.float64)
+        else:
+            seqs = seqs[:0]
+    terminadas += [(s[1:], float(p)) for s, p in zip(seqs.tolist(), pont.tolist())]
+    notas = [p / ((5 + len(t)) / 6) ** alfa for t, p in terminadas]
+    return terminadas[notas.index(max(notas))][0]
+"""
+        },
+    ),
+    Variante(
+        "correta-feixe-uma-hipotese-por-vez",
+        {
+            # cada hipótese passa sozinha pelo decoder; desempate pela tupla (pontuação, -i, -v)
+            "busca_em_feixe": """
+def busca_em_feixe(modelo, origem, largura, alfa, n_max):
+    with torch.no_grad():
+        src = origem.reshape(1, -1)
+        mo = mascara_origem(src)
+        memoria = modelo.codificar(src, mo)
+        feixe = [((), 0.0)]
+        prontas = []
+        passo = 0
+        while feixe and passo < n_max:
+            passo += 1
+            opcoes = []
+            for i, (toks, p) in enumerate(feixe):
+                entrada = torch.tensor([(BOS,) + toks])
+                lp = F.log_softmax(modelo.decodificar(memoria, mo, entrada, mascara_alvo(entrada))[0, -1].double(), -1)
+                for v in range(lp.shape[0]):
+                    opcoes.append((p + lp[v].item(), -i, -v, toks + (v,)))
+            opcoes.sort(reverse=True)
+            feixe = []
+            for p, _, _, toks in opcoes[:largura]:
+                if toks[-1] == EOS:
+                    prontas.append((toks, p))
+                else:
+                    feixe.append((toks, p))
+        prontas.extend(feixe)
+        melhor, nota = None, -math.inf
+        for toks, p in prontas:
+            n = p / math.pow((5 + len(toks)) / 6, alfa)
+            if n > nota:
+                melhor, nota = toks, n
+        return list(melhor)
+"""
+        },
+    ),
+]

@@ -1,0 +1,213 @@
+"""Ajudante de correção do hub: o avaliador do ``make grade``, como root, atrás de um soquete estreito.
+
+Por que existe: a caixa de areia com namespaces (o modo mais forte, o do ``make grade`` aqui)
+exige root, e o segredo do avaliador (``.segredo_avaliador``, root 0600) decide a semente. O
+serviço de correção (``hub/corretor.py``) roda com o próprio usuário, sem privilégios; ele não
+vira root: pede a nota a este processo.
+
+A interface é uma só: pelo soquete ``build/hub/run/ajudante/avaliador.sock`` (pasta 0750 e
+soquete 0660 do grupo da equipe; o dono do processo do outro lado é conferido por
+``SO_PEERCRED``: root, o serviço de correção ou um instrutor), o cliente manda uma linha JSON
+``{"slug": "01-atencao", "aluno": "ana", "notebook": "<o .ipynb em texto>"}`` (o aluno decide a
+semente das entradas ocultas, como no ``make grade``) e recebe uma linha JSON com
+``{"resultado": {...}}`` (o mesmo JSON de ``python -m autograder nota``: pontos, máximos,
+mensagens, erro, semente, avisos), ``{"recusado": "..."}`` quando a máquina não isola o código do
+aluno (a mesma recusa do ``make grade``, código 3) ou ``{"falha": "..."}``. Slug desconhecido,
+pedido maior que 8 MB ou JSON inválido são recusados sem correr nada. Não há outro comando: o
+cliente não escolhe caminho, semente, opção nem programa.
+
+Cada pedido é corrigido por um de dois trabalhadores (um por núcleo), cada um com o seu zigoto
+(vagas 40 e 41, uids 61040 e 61041 da caixa), como os trabalhadores de ``make grade``: mesma caixa,
+mesma semente (HMAC do segredo, da atividade e do aluno), mesma nota.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import pwd
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from autograder.lote import NOME_VALIDO
+from hub import comum
+
+LIMITE_PEDIDO = 8 * 1024 * 1024
+TRABALHADORES = int(os.environ.get("CURSO_HUB_TRABALHADORES") or 2)
+PRIMEIRA_VAGA = 40
+_ZIGOTO = None
+
+
+def registrar(msg: str) -> None:
+    linha = f"{time.strftime('%Y-%m-%d %H:%M:%S')} [ajudante] {msg}"
+    print(linha, flush=True)
+    with open(comum.LOGS / "ajudante.log", "a", encoding="utf-8") as f:
+        f.write(linha + "\n")
+
+
+def _iniciar_trabalhador(vagas, ocultar) -> None:
+    global _ZIGOTO
+    import torch
+
+    from autograder.caixa.cliente import Zigoto
+
+    torch.set_num_threads(1)
+    _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vagas.get())
+    multiprocessing.util.Finalize(None, _ZIGOTO.fechar, exitpriority=10)
+
+
+def _corrigir(caminho: str, slug: str, aluno: str) -> dict:
+    """O que ``python -m autograder nota --aluno A`` imprime, com o zigoto deste trabalhador."""
+    from autograder.lote import Tarefa, avaliar_tarefa
+
+    res = avaliar_tarefa(Tarefa(aluno, slug, Path(caminho)), _ZIGOTO)
+    return {
+        "pontos": res.pontos_por_item(),
+        "maximos": res.itens_max,
+        "mensagens": {gid: res.mensagens_do_item(gid) for gid in res.itens_max},
+        "erro": res.erro,
+        "semente": res.semente,
+        "avisos": list(_ZIGOTO.avisos),
+        # os nomes dos equívocos identificados (a coluna "observações" do make grade), por item
+        "equivocos": {
+            gid: sorted({t.equivoco for t in res.testes if t.item == gid and t.equivoco}) for gid in res.itens_max
+        },
+    }
+
+
+def _autorizados() -> set[int]:
+    registro = comum.ler_registro()["usuarios"]
+    return {0} | {d["uid"] for d in registro.values() if d["papel"] in ("servico", "professor")}
+
+
+class Ajudante:
+    def __init__(self):
+        from autograder.caixa.cliente import IsolamentoInsuficiente, verificar_isolamento
+        from autograder.notebooks import slugs
+
+        self.slugs = set(slugs())
+        self.tmp = Path(tempfile.mkdtemp(prefix="curso-hub-ajudante-"))  # root, 0700
+        self.recusa = None
+        self.pool = None
+        try:
+            g = verificar_isolamento()
+            registrar(f"isolamento: modo {g.get('modo')}, faltando {g.get('faltando') or 'nada'}")
+        except IsolamentoInsuficiente as exc:
+            self.recusa = str(exc)
+            registrar(f"RECUSA: {self.recusa}")
+        if self.recusa is None:
+            ctx = multiprocessing.get_context("fork")
+            vagas = ctx.Queue()
+            for i in range(TRABALHADORES):
+                vagas.put(PRIMEIRA_VAGA + i)
+            self.pool = ProcessPoolExecutor(
+                TRABALHADORES,
+                mp_context=ctx,
+                initializer=_iniciar_trabalhador,
+                initargs=(vagas, [str(comum.ESTADO), str(self.tmp)]),
+            )
+            # aquece os trabalhadores (importar torch e abrir o zigoto leva alguns segundos)
+            for f in [self.pool.submit(time.sleep, 0.5) for _ in range(TRABALHADORES)]:
+                f.result()
+        self.contador = 0
+        self.trava = threading.Lock()
+
+    def atender(self, conexao: socket.socket) -> None:
+        with conexao:
+            creds = conexao.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            _, uid, _ = struct.unpack("3i", creds)
+            if uid not in _autorizados():
+                registrar(f"pedido recusado: uid {uid} não é da equipe")
+                self._responder(conexao, {"falha": "só o serviço de correção e o instrutor pedem notas"})
+                return
+            dados = b""
+            while len(dados) <= LIMITE_PEDIDO:
+                bloco = conexao.recv(65536)
+                if not bloco:
+                    break
+                dados += bloco
+                if dados.endswith(b"\n"):
+                    break
+            if len(dados) > LIMITE_PEDIDO:
+                self._responder(conexao, {"falha": "pedido grande demais"})
+                return
+            try:
+                pedido = json.loads(dados)
+                slug, notebook, aluno = pedido["slug"], pedido["notebook"], pedido.get("aluno") or "aluno"
+                if slug not in self.slugs or not isinstance(notebook, str) or not NOME_VALIDO.match(str(aluno)):
+                    raise ValueError(slug)
+            except (ValueError, KeyError, TypeError):
+                self._responder(conexao, {"falha": "pedido inválido (slug desconhecido ou notebook ausente)"})
+                return
+            if self.recusa is not None:
+                self._responder(conexao, {"recusado": self.recusa})
+                return
+            with self.trava:
+                self.contador += 1
+                n = self.contador
+            pasta = self.tmp / str(n)
+            pasta.mkdir(mode=0o700)
+            caminho = pasta / f"{slug}.ipynb"
+            caminho.write_text(notebook, encoding="utf-8")
+            inicio = time.monotonic()
+            try:
+                resultado = self.pool.submit(_corrigir, str(caminho), slug, aluno).result()
+                resposta = {"resultado": resultado}
+                total = sum(resultado["pontos"].values())
+                registrar(
+                    f"{slug} de {aluno}: {total:g}/{sum(resultado['maximos'].values()):g} em {time.monotonic() - inicio:.2f} s"
+                    f" (pedido de {pwd.getpwuid(uid).pw_name})"
+                )
+            except Exception as exc:  # o trabalhador morreu: o serviço registra e dá 0 explicado
+                resposta = {"falha": f"o avaliador falhou ({type(exc).__name__}: {exc})"}
+                registrar(f"{slug}: FALHA {exc!r}")
+            finally:
+                caminho.unlink(missing_ok=True)
+                pasta.rmdir()
+            self._responder(conexao, resposta)
+
+    @staticmethod
+    def _responder(conexao: socket.socket, resposta: dict) -> None:
+        try:
+            conexao.sendall(json.dumps(resposta, ensure_ascii=False).encode() + b"\n")
+        except OSError:
+            pass
+
+
+def _sair(*_):
+    raise SystemExit(0)
+
+
+def main() -> int:
+    os.umask(0o077)
+    signal.signal(signal.SIGTERM, _sair)
+    ajudante = Ajudante()
+    caminho = comum.SOQUETE_AJUDANTE
+    caminho.unlink(missing_ok=True)
+    servidor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    servidor.bind(str(caminho))
+    os.chown(caminho, 0, comum.ler_registro()["grupos"][comum.GRUPO_EQUIPE])
+    os.chmod(caminho, 0o660)
+    servidor.listen(64)
+    (comum.RUN / "ajudante.pid").write_text(str(os.getpid()))
+    registrar(f"pronto em {caminho} com {TRABALHADORES} trabalhadores (pid {os.getpid()})")
+    try:
+        while True:
+            conexao, _ = servidor.accept()
+            threading.Thread(target=ajudante.atender, args=(conexao,), daemon=True).start()
+    finally:
+        if ajudante.pool is not None:
+            ajudante.pool.shutdown(cancel_futures=True)
+        caminho.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,308 @@
+"""``make bench-hub``: da entrega ao retorno no hub da turma, medido de fora.
+
+Sobe um hub próprio (estado em build/hub-bench, grupos ``cursobench-*``, porta livre, atividades
+01 e 06), com alunos criados para a medida e removidos no fim. Cada entrega é o ``nbgrader submit``
+de verdade (a classe ``ExchangeSubmit`` do nbgrader, num processo filho que vira o aluno com
+``setuid``: sem pagar a partida de um ``nbgrader`` novo por entrega, que na rajada disputaria os
+mesmos 2 núcleos com a correção). Cada notebook é diferente (um comentário com o número da entrega
+numa célula de solução): nenhuma nota é reaproveitada, toda entrega passa pelo avaliador.
+
+Imprime:
+- latência da entrega (fim do submit) ao retorno liberado (o serviço marcou a entrega como
+  corrigida depois do ``release_feedback``): mediana, p95 e máximo, em 20 entregas da aula 01
+  (uma por vez) e 5 da 06; metas: mediana ≤ 5 s (01-05) e ≤ 10 s (06-07);
+- rajada de 50 entregas (50 alunos) em 10 s: tempo até o último retorno e quantas se perderam;
+- memória (RSS) do hub ocioso: JupyterHub, proxy, serviço de correção e ajudante com os zigotos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RAIZ = Path(__file__).resolve().parents[1]
+ESTADO = RAIZ / "build" / "hub-bench"
+EXEMPLOS = RAIZ / "autograder" / "exemplos"
+
+
+def _porta() -> int:
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            base = s.getsockname()[1]
+        ok = base < 64000
+        for p in (base + 1, base + 2):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", p))
+                except OSError:
+                    ok = False
+        if ok:
+            return base
+    raise SystemExit("Erro: sem portas livres")
+
+
+def _ambiente(porta: int, atividades: list[str]) -> dict:
+    return {
+        **os.environ,
+        "CURSO_HUB_ESTADO": str(ESTADO),
+        "CURSO_HUB_PORTA": str(porta),
+        "CURSO_HUB_PREFIXO": "cursobench",
+        "CURSO_HUB_ATIVIDADES": ",".join(atividades),
+    }
+
+
+def _variante(slug: str, n: int) -> str:
+    """Um notebook de exemplo da atividade, com o número da entrega numa célula de solução."""
+    exemplos = sorted(EXEMPLOS.glob(f"*/{slug}/{slug}.ipynb"))
+    nb = json.loads(exemplos[n % len(exemplos)].read_text(encoding="utf-8"))
+    for celula in nb["cells"]:
+        if celula.get("metadata", {}).get("nbgrader", {}).get("solution") and celula["cell_type"] == "code":
+            fonte = celula["source"] if isinstance(celula["source"], str) else "".join(celula["source"])
+            celula["source"] = f"# entrega {n} do benchmark\n" + fonte
+            break
+    return json.dumps(nb, ensure_ascii=False)
+
+
+def _entregar(aluno: str, slug: str, texto: str) -> tuple[str, float]:
+    """Grava o notebook na pasta do aluno e roda o submit do nbgrader como ele; devolve o nome
+    da entrega no exchange e o instante em que o submit terminou."""
+    from hub import comum
+
+    info = pwd.getpwnam(aluno)
+    pasta = comum.HOME / aluno / slug
+    if not pasta.exists():
+        shutil.copytree(comum.CURSO / "release" / slug, pasta)
+        subprocess.run(["chown", "-R", f"{aluno}:", str(pasta)], check=True)
+    alvo = pasta / f"{slug}.ipynb"
+    alvo.write_text(texto, encoding="utf-8")
+    os.chown(alvo, info.pw_uid, info.pw_gid)
+    leitura, escrita = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # o aluno: o mesmo código do `nbgrader submit`
+        try:
+            os.close(leitura)
+            os.setgroups([])
+            os.setgid(info.pw_gid)
+            os.setuid(info.pw_uid)
+            os.environ["HOME"] = str(comum.HOME / aluno)
+            os.chdir(comum.HOME / aluno)
+            from nbgrader.auth import Authenticator
+            from nbgrader.coursedir import CourseDirectory
+            from nbgrader.exchange.default.submit import ExchangeSubmit
+            from traitlets.config import Config
+
+            cfg = Config()
+            cfg.CourseDirectory.course_id = comum.CURSO_ID
+            cfg.CourseDirectory.assignment_id = slug
+            cfg.Exchange.root = str(comum.TROCA)
+            coursedir = CourseDirectory(config=cfg)
+            app = ExchangeSubmit(coursedir=coursedir, authenticator=Authenticator(config=cfg), config=cfg)
+            app.log.setLevel("ERROR")
+            app.start()
+            os.write(escrita, app.assignment_filename.encode())
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    os.close(escrita)
+    nome = os.read(leitura, 4096).decode()
+    os.close(leitura)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0 or not nome:
+        raise RuntimeError(f"o submit de {aluno} falhou")
+    return nome, time.time()
+
+
+def _tratadas() -> dict:
+    from hub import comum
+
+    try:
+        return json.loads((comum.CORRETOR / "tratadas.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _esperar(nomes: dict[str, float], prazo: float) -> dict[str, float]:
+    """Espera cada entrega virar 'corrigida'; devolve o instante em que cada uma foi vista."""
+    vistas: dict[str, float] = {}
+    fim = time.time() + prazo
+    while len(vistas) < len(nomes) and time.time() < fim:
+        tratadas = _tratadas()
+        agora = time.time()
+        for nome in nomes:
+            if nome not in vistas and nome in tratadas:
+                vistas[nome] = agora
+        time.sleep(0.05)
+    return vistas
+
+
+def _p95(valores: list[float]) -> float:
+    ordenados = sorted(valores)
+    return ordenados[min(len(ordenados) - 1, round(0.95 * (len(ordenados) - 1)))]
+
+
+def _linha(rotulo: str, latencias: list[float], meta: float) -> str:
+    med = statistics.median(latencias)
+    return (
+        f"{rotulo:<34} n={len(latencias):<3} mediana {med:5.2f} s   p95 {_p95(latencias):5.2f} s   "
+        f"máx {max(latencias):5.2f} s   meta mediana ≤ {meta:g} s: {'OK' if med <= meta else 'NÃO'}"
+    )
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for linha in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if linha.startswith("VmRSS:"):
+                return int(linha.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _descendentes(pid: int) -> list[int]:
+    filhos = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                ppid = int(Path(p, "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == pid:
+                filhos.append(int(p.name))
+    return filhos + [n for f in filhos for n in _descendentes(f)]
+
+
+def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
+    alunos = [f"bench{i:02d}" for i in range(1, max(rajada, 10) + 1)]
+    porta = _porta()
+    atividades = ["01-atencao", "06-transformer-copia"]
+    env = _ambiente(porta, atividades)
+    os.environ.update({k: env[k] for k in env if k.startswith("CURSO_HUB_")})
+    # o submit roda num filho (fork) que vira o aluno: os módulos do nbgrader já vêm carregados
+    import nbgrader.exchange.default.submit  # noqa: F401
+    from nbgrader.auth import Authenticator  # noqa: F401
+
+    from hub import comum
+
+    turma = ESTADO.parent / "hub-bench-turma.csv"
+    ESTADO.parent.mkdir(parents=True, exist_ok=True)
+    turma.write_text("usuario,nome\n" + "".join(f"{a},Aluno {a}\n" for a in alunos), encoding="utf-8")
+    py = str(comum.PYTHON)
+    subprocess.run([py, "-m", "hub.parar", "--apagar-estado"], env=env, cwd=RAIZ, capture_output=True)
+    inicio = time.monotonic()
+    proc = subprocess.run(
+        [py, "-m", "hub.iniciar", "--turma", str(turma), "--instrutor", "benchprof"],
+        env=env,
+        cwd=RAIZ,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        print(proc.stdout[-2000:], proc.stderr[-2000:])
+        return 1
+    print(f"Hub de medida no ar em {time.monotonic() - inicio:.1f} s (porta {porta}, {len(alunos)} alunos).")
+    try:
+        for slug in atividades:
+            r = subprocess.run(
+                ["runuser", "-u", "benchprof", "--", py, "-m", "nbgrader", "release_assignment", slug],
+                cwd=comum.CURSO,
+                env={**env, "HOME": str(comum.HOME / "benchprof")},
+                capture_output=True,
+                text=True,
+            )
+            if r.returncode != 0:
+                print(r.stderr[-2000:])
+                return 1
+        # o ajudante aquece os trabalhadores (torch, zigotos) antes de aceitar pedidos
+        fim = time.time() + 120
+        while not comum.SOQUETE_AJUDANTE.exists() and time.time() < fim:
+            time.sleep(0.2)
+        time.sleep(2)
+        hub_pid = int(comum.PID_HUB.read_text())
+        processos = [hub_pid, *_descendentes(hub_pid)]
+        rss = sum(_rss_kb(p) for p in processos) / 1024
+        print(
+            f"Memória do hub ocioso (RSS, {len(processos)} processos: hub, proxy, serviços, ajudante e zigotos): {rss:.0f} MiB"
+        )
+        for p in processos:
+            try:
+                cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:70]
+            except OSError:
+                continue
+            print(f"    {_rss_kb(p) / 1024:6.0f} MiB  {cmd}")
+
+        resultados = []
+        for slug, n, meta in (("01-atencao", leves, 5.0), ("06-transformer-copia", pesadas, 10.0)):
+            latencias, notas = [], []
+            for i in range(n):
+                aluno = alunos[i % len(alunos)]
+                nome, t0 = _entregar(aluno, slug, _variante(slug, 1000 + i))
+                vistas = _esperar({nome: t0}, prazo=300)
+                tratada = _tratadas().get(nome, {})
+                if nome not in vistas or tratada.get("situacao") != "corrigida":
+                    print(f"  {slug}: a entrega {i} não voltou corrigida: {tratada or 'sem resposta em 300 s'}")
+                    continue
+                latencias.append(vistas[nome] - t0)
+                notas.append(f"{tratada['nota']:g}/{tratada['maximo']:g}")
+            if not latencias:
+                print(f"{slug}: nenhuma entrega voltou corrigida")
+                return 1
+            resultados.append(_linha(f"{slug}, uma entrega por vez", latencias, meta))
+            print(resultados[-1])
+            print(f"    notas (conferem com os exemplos de autograder/exemplos): {' '.join(notas)}")
+
+        print(f"Rajada: {rajada} entregas da 01 ({rajada} alunos) em {janela:g} s ...")
+        nomes: dict[str, float] = {}
+        t_inicio = time.time()
+        for i in range(rajada):
+            alvo = t_inicio + i * janela / rajada
+            if time.time() < alvo:
+                time.sleep(alvo - time.time())
+            nome, t0 = _entregar(alunos[i], "01-atencao", _variante("01-atencao", 5000 + i))
+            nomes[nome] = t0
+        t_fim_envio = time.time()
+        vistas = _esperar(nomes, prazo=900)
+        perdidas = len(nomes) - len(vistas)
+        tratadas = _tratadas()
+        corrigidas = sum(1 for n in vistas if tratadas[n]["situacao"] == "corrigida")
+        ultimo = max(vistas.values()) if vistas else float("nan")
+        lat = [vistas[n] - nomes[n] for n in vistas]
+        print(
+            f"Rajada: {len(nomes)} entregas enviadas em {t_fim_envio - t_inicio:.1f} s; último retorno "
+            f"{ultimo - t_inicio:.1f} s depois da primeira entrega; corrigidas {corrigidas}, perdidas {perdidas}; "
+            f"latência mediana {statistics.median(lat):.1f} s, p95 {_p95(lat):.1f} s"
+        )
+        print("\nRESUMO")
+        for linha in resultados:
+            print("  " + linha)
+        print(f"  rajada de {rajada} em {janela:g} s: último retorno em {ultimo - t_inicio:.1f} s, perdidas {perdidas}")
+        print(f"  hub ocioso: {rss:.0f} MiB (RSS somado)")
+        return 0 if perdidas == 0 and corrigidas == len(nomes) else 1
+    finally:
+        subprocess.run([py, "-m", "hub.parar", "--apagar-estado"], env=env, cwd=RAIZ, capture_output=True)
+        turma.unlink(missing_ok=True)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m hub.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--leves", type=int, default=20, help="entregas da aula 01, uma por vez")
+    p.add_argument("--pesadas", type=int, default=5, help="entregas da aula 06, uma por vez")
+    p.add_argument("--rajada", type=int, default=50, help="entregas da rajada (um aluno cada)")
+    p.add_argument("--janela", type=float, default=10.0, help="segundos em que a rajada chega")
+    args = p.parse_args(argv)
+    if os.geteuid() != 0:
+        sys.exit("Erro: o benchmark sobe um hub com usuários do sistema e precisa de root.")
+    return medir(args.leves, args.pesadas, args.rajada, args.janela)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""JupyterHub da turma (``make hub``): só em 127.0.0.1, usuários do sistema, dois labs.
+
+- Autenticação: PAM (as senhas dos usuários do sistema que ``hub/iniciar.py`` cria). Para uma
+  turma de verdade, troque pelo OAuth ou pelo LTI 1.3 do ambiente virtual da instituição: veja
+  ``hub/autenticacao_lms.py`` e a seção "Turma no JupyterHub" do README.
+- Alunos (grupo ``curso-alunos``): o lab de ``make lab`` (pt-BR, sem ferramentas de instrutor)
+  mais a lista de tarefas do nbgrader traduzida (buscar, entregar, buscar o retorno).
+- Instrutor: o lab na pasta do curso, com o formgrader.
+- Serviços: ``corretor`` (usuário ``curso-corretor``) corrige cada entrega que chega;
+  ``ajudante`` (root) roda o avaliador em caixa de areia para ele, por um soquete estreito.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from hub import comum
+
+c = get_config()  # noqa: F821
+
+c.JupyterHub.bind_url = f"http://{comum.IP}:{comum.PORTA}"
+c.JupyterHub.hub_ip = comum.IP
+c.JupyterHub.hub_port = comum.PORTA + 1
+c.ConfigurableHTTPProxy.api_url = f"http://{comum.IP}:{comum.PORTA + 2}"
+c.ConfigurableHTTPProxy.command = [str(comum.RAIZ / "hub" / "node_modules" / ".bin" / "configurable-http-proxy")]
+c.ConfigurableHTTPProxy.pid_file = str(comum.RUN / "proxy.pid")
+c.JupyterHub.db_url = f"sqlite:///{comum.PRIVADO / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(comum.PRIVADO / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(comum.PID_HUB)
+c.JupyterHub.cleanup_servers = True
+c.JupyterHub.cleanup_proxy = True
+c.JupyterHub.template_vars = {"announcement_login": "Curso de Transformers: entre com o seu usuário e a sua senha."}
+
+registro = comum.ler_registro()["usuarios"]
+professores = {u for u, d in registro.items() if d["papel"] == "professor"}
+alunos = {u for u, d in registro.items() if d["papel"] == "aluno"}
+
+c.JupyterHub.authenticator_class = "pam"
+c.PAMAuthenticator.open_sessions = False  # sem sessão PAM/systemd-logind: o lab é um processo comum
+c.Authenticator.allowed_users = professores | alunos
+c.Authenticator.admin_users = professores
+c.Authenticator.delete_invalid_users = True
+
+# Login da instituição (LTI 1.3 ou OAuth) no lugar do PAM: veja hub/autenticacao_lms.py
+if os.environ.get("CURSO_HUB_AUTENTICACAO"):
+    load_subconfig(str(comum.RAIZ / "hub" / "autenticacao_lms.py"))  # noqa: F821
+
+c.JupyterHub.spawner_class = "localprocess"
+c.Spawner.cmd = [str(comum.PYTHON), "-m", "jupyterhub.singleuser"]
+c.Spawner.default_url = "/lab"
+# window.jupyterapp na página (só a do próprio usuário): o teste de navegador usa os comandos do lab
+c.Spawner.args = ["--LabApp.expose_app_in_browser=True"]
+c.Spawner.ip = comum.IP
+c.Spawner.port = 0
+c.Spawner.http_timeout = 90
+c.Spawner.start_timeout = 120
+c.LocalProcessSpawner.shell_cmd = []
+# ~/.jupyter do usuário não vale (o aluno não religa ferramentas de instrutor): a configuração de
+# cada papel entra por JUPYTER_CONFIG_PATH, que tem precedência sobre a do .venv.
+c.Spawner.disable_user_config = True
+
+AMBIENTE_COMUM = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "LANG": "pt_BR.UTF-8",
+    "PATH": f"{comum.VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+}
+
+
+def preparar_ambiente(spawner):
+    """Lab do aluno ou do instrutor, conforme o papel registrado por hub/iniciar.py."""
+    nome = spawner.user.name
+    papel = comum.papel_de(nome)
+    env = dict(AMBIENTE_COMUM)
+    if papel == "professor":
+        env["JUPYTER_CONFIG_PATH"] = str(comum.CONFIG_PROFESSOR)
+        env["JUPYTERLAB_SETTINGS_DIR"] = str(comum.HOME / nome / ".jupyter" / "lab" / "user-settings")
+        spawner.notebook_dir = str(comum.CURSO)
+        # o instrutor e o serviço dividem curso/: o que o instrutor cria fica gravável pelo grupo
+        spawner.cmd = [
+            "/bin/sh",
+            "-c",
+            'umask 0002 && exec "$0" "$@"',
+            str(comum.PYTHON),
+            "-m",
+            "jupyterhub.singleuser",
+        ]
+    elif papel == "aluno":
+        env["JUPYTER_CONFIG_PATH"] = str(comum.CONFIG_ALUNO)
+        env["JUPYTER_PATH"] = str(comum.DADOS_ALUNO)
+        env["JUPYTERLAB_SETTINGS_DIR"] = str(comum.HOME / nome / ".jupyter" / "lab" / "user-settings")
+        spawner.notebook_dir = str(comum.HOME / nome)
+        spawner.cmd = [str(comum.PYTHON), "-m", "jupyterhub.singleuser"]
+    else:
+        raise RuntimeError(f"{nome} não é aluno nem instrutor desta turma")
+    spawner.environment = env
+
+
+c.Spawner.pre_spawn_hook = preparar_ambiente
+
+# O lab de cada um só para o próprio dono; o instrutor (admin) administra o hub, mas não entra
+# no servidor dos alunos. Os serviços não aparecem para os alunos.
+c.JupyterHub.load_roles = [
+    {"name": "user", "scopes": ["self"]},
+    {"name": "corretor", "services": ["corretor"], "scopes": []},
+]
+
+PYTHON = str(comum.PYTHON)
+# os serviços veem o mesmo hub (estado, porta, prefixo, atividades) que este arquivo
+AMBIENTE_SERVICO = {**AMBIENTE_COMUM, **{k: v for k, v in os.environ.items() if k.startswith("CURSO_HUB_")}}
+AMBIENTE_SERVICO.update({"CURSO_HUB_ESTADO": str(comum.ESTADO), "CURSO_HUB_PORTA": str(comum.PORTA)})
+c.JupyterHub.services = [
+    {
+        # root: a caixa de areia com namespaces exige root (veja hub/ajudante_root.py)
+        "name": "ajudante",
+        "command": [PYTHON, "-m", "hub.ajudante_root"],
+        "cwd": str(comum.RAIZ),
+        "environment": AMBIENTE_SERVICO,
+    },
+    {
+        "name": "corretor",
+        "command": [PYTHON, "-m", "hub.corretor"],
+        "user": comum.USUARIO_CORRETOR,
+        "cwd": str(comum.CORRETOR),
+        "environment": {**AMBIENTE_SERVICO, "HOME": str(comum.CORRETOR)},
+    },
+]

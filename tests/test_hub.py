@@ -1,0 +1,525 @@
+"""A turma num JupyterHub de verdade (hub/): subir, entrar, buscar, entregar, receber a nota, parar.
+
+Um hub de teste (estado em build/hub-teste, porta livre, grupos ``cursoteste-*``, só a atividade
+01) sobe pelo mesmo caminho de ``make hub``, com usuários do sistema criados para o teste
+(``teste-prof``, ``teste-ana``, ``teste-bia``) e removidos no fim por ``hub.parar``. No Chromium
+do Debian (Playwright, como tests/test_navegador.py):
+
+- o instrutor entra e libera a atividade 01 no formgrader;
+- duas alunas entram, veem a lista de tarefas em pt-BR, buscam a 01, gravam um notebook (Ana, a
+  solução certa de autograder/exemplos; Bia, a atenção sem a escala √d_k) e entregam pela lista;
+- o serviço de correção corrige na chegada; cada uma busca o retorno pela lista e lê, no HTML do
+  retorno, a nota e o equívoco identificado;
+- a Ana não abre a entrega da Bia (pelo hub e pelo lab dela);
+- o formgrader mostra as duas notas iguais às de ``python -m autograder avaliar`` (``make grade``).
+
+Sem navegador: o que um aluno lê com o login dele (``runuser``): nada de source/, suítes, segredo,
+repositório git, curso, exchange alheio, pasta de outro aluno; e as regras do serviço (reenvio
+idêntico não é corrigido de novo, reenvio mudado é, notebook quebrado tira 0 com explicação, entrega
+em nome de outra pessoa é ignorada, serviço fora do ar corrige na volta, nota manual fica).
+Capturas em build/hub-teste-capturas/. Precisa de root, do npm e do Chromium; sem eles, pula.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from autograder.notebooks import RAIZ
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ESTADO = RAIZ / "build" / "hub-teste"
+CAPTURAS = RAIZ / "build" / "hub-teste-capturas"
+EXEMPLOS = RAIZ / "autograder" / "exemplos"
+SLUG = "01-atencao"
+PREFIXO = "cursoteste"
+PROF, ANA, BIA, CAIO = "teste-prof", "teste-ana", "teste-bia", "teste-caio"
+SENHAS = {ANA: "ana-" + os.urandom(4).hex(), BIA: "bia-" + os.urandom(4).hex(), CAIO: "caio-" + os.urandom(4).hex()}
+CORRETA = EXEMPLOS / "ana-correta" / SLUG / f"{SLUG}.ipynb"
+COM_ERRO = EXEMPLOS / "bruno-sem-escala" / SLUG / f"{SLUG}.ipynb"
+EQUIVOCO_BIA = "atencao-sem-escala"
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="o hub cria usuários do sistema: precisa de root"),
+    pytest.mark.skipif(not shutil.which("npm"), reason="sem npm não há configurable-http-proxy"),
+]
+
+
+def _portas_livres() -> int:
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            base = s.getsockname()[1]
+        if base > 64000:
+            continue
+        livres = True
+        for p in (base + 1, base + 2):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", p))
+                except OSError:
+                    livres = False
+        if livres:
+            return base
+    raise RuntimeError("sem três portas livres seguidas")
+
+
+PORTA = _portas_livres()
+AMBIENTE = {
+    **os.environ,
+    "CURSO_HUB_ESTADO": str(ESTADO),
+    "CURSO_HUB_PORTA": str(PORTA),
+    "CURSO_HUB_PREFIXO": PREFIXO,
+    "CURSO_HUB_ATIVIDADES": SLUG,
+}
+BASE = f"http://127.0.0.1:{PORTA}"
+PY = str(Path(sys.executable))
+
+
+def _hub(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", *args], cwd=RAIZ, env=AMBIENTE, capture_output=True, text=True, timeout=timeout)
+
+
+def _como(usuario: str, *cmd: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {
+        "HOME": str(ESTADO / "home" / usuario),
+        "PATH": f"{Path(PY).parent}:/usr/bin:/bin",
+        "JUPYTER_CONFIG_DIR": str(ESTADO / "config-aluno"),
+        "LANG": "C.UTF-8",
+    }
+    return subprocess.run(
+        ["runuser", "-u", usuario, "--", "env", *[f"{k}={v}" for k, v in env.items()], *cmd],
+        capture_output=True,
+        text=True,
+        cwd=cwd or "/",
+        timeout=120,
+    )
+
+
+def _nbgrader_aluno(usuario: str, *args: str) -> subprocess.CompletedProcess:
+    return _como(usuario, PY, "-m", "nbgrader", *args, cwd=ESTADO / "home" / usuario)
+
+
+def _registro_corretor() -> list[dict]:
+    try:
+        return list(json.loads((ESTADO / "corretor" / "tratadas.json").read_text()).values())
+    except (OSError, ValueError):
+        return []
+
+
+def _esperar_tratadas(n: int, prazo: float = 90) -> list[dict]:
+    fim = time.monotonic() + prazo
+    while time.monotonic() < fim:
+        tratadas = _registro_corretor()
+        if len(tratadas) >= n:
+            return tratadas
+        time.sleep(0.3)
+    log = (ESTADO / "logs" / "corretor.log").read_text(errors="replace")[-3000:]
+    raise AssertionError(f"o serviço tratou {len(_registro_corretor())} de {n} entregas em {prazo:.0f} s:\n{log}")
+
+
+def _nota_make_grade(notebook: Path, aluno: str) -> float:
+    """A nota do ``make grade`` (o mesmo avaliador, pela CLI) para o notebook do aluno."""
+    proc = subprocess.run(
+        [PY, "-m", "autograder", "avaliar", str(notebook), "--slug", SLUG, "--aluno", aluno, "--json"],
+        cwd=RAIZ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return float(json.loads(proc.stdout)["score"])
+
+
+@pytest.fixture(autouse=True)
+def _sem_travar():
+    def estourou(*_):
+        raise TimeoutError("o teste do hub passou de 6 minutos")
+
+    anterior = signal.signal(signal.SIGALRM, estourou)
+    signal.alarm(360)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, anterior)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    turma = tmp_path_factory.mktemp("turma") / "turma.csv"
+    turma.write_text(
+        "usuario,nome,senha\n" + "".join(f"{u},Aluna {u},{s}\n" for u, s in SENHAS.items()), encoding="utf-8"
+    )
+    _hub("hub.parar", "--apagar-estado")  # sobra de uma rodada interrompida
+    proc = _hub("hub.iniciar", "--turma", str(turma), "--instrutor", PROF)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    senhas = dict(linha.split(":", 1) for linha in (ESTADO / "senhas.txt").read_text().splitlines())
+    yield {"turma": turma, "senhas": senhas}
+    if (ESTADO / "logs").is_dir():  # os registros do hub e do serviço ficam para quem investiga
+        shutil.copytree(ESTADO / "logs", CAPTURAS / "logs", dirs_exist_ok=True)
+    _hub("hub.parar", "--apagar-estado")
+
+
+@pytest.fixture(scope="module")
+def navegador():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+def _entrar(navegador, usuario: str, senha: str):
+    contexto = navegador.new_context(viewport={"width": 1400, "height": 950}, locale="pt-BR")
+    pagina = contexto.new_page()
+    pagina.goto(f"{BASE}/hub/login")
+    pagina.fill("#username_input", usuario)
+    pagina.fill("#password_input", senha)
+    pagina.click("#login_submit")
+    pagina.wait_for_url(f"**/user/{usuario}/lab**", timeout=150_000)
+    pagina.wait_for_function("window.jupyterapp !== undefined", timeout=120_000)
+    pagina.wait_for_selector(".jp-DirListing-content", timeout=120_000)
+    return contexto, pagina
+
+
+def _xsrf(contexto) -> dict:
+    for c in contexto.cookies():
+        if c["name"] == "_xsrf":
+            return {"X-XSRFToken": c["value"]}
+    return {}
+
+
+def _lista_de_tarefas(pagina):
+    pagina.evaluate("window.jupyterapp.commands.execute('nbgrader:open-assignment-list')")
+    pagina.wait_for_selector("#released_assignments_list", timeout=60_000)
+    return pagina
+
+
+def _atualizar_lista(pagina) -> None:
+    pagina.click("#refresh_assignments_list")
+    pagina.wait_for_timeout(800)
+
+
+def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path) -> None:
+    _lista_de_tarefas(pagina)
+    botao = pagina.locator("#released_assignments_list button", has_text="Buscar")
+    for _ in range(20):
+        if botao.count():
+            break
+        _atualizar_lista(pagina)
+    botao.first.click()
+    pagina.wait_for_selector("#fetched_assignments_list .list_item", timeout=60_000)
+    # a aluna "resolve": grava o notebook dela pelo lab (API de arquivos do próprio servidor)
+    url = f"{BASE}/user/{usuario}/api/contents/{SLUG}/{SLUG}.ipynb"
+    r = contexto.request.put(
+        url,
+        data=json.dumps({"type": "notebook", "format": "json", "content": json.loads(notebook.read_text())}),
+        headers={"Content-Type": "application/json", **_xsrf(contexto)},
+    )
+    assert r.ok, (r.status, r.text()[:500])
+    pagina.locator("#fetched_assignments_list button", has_text="Entregar").first.click()
+    pagina.wait_for_selector("#submitted_assignments_list .list_item", timeout=60_000)
+
+
+def _retorno(pagina, contexto, usuario: str, captura: str) -> str:
+    """Espera o retorno, busca pela lista de tarefas e devolve o texto do HTML do retorno."""
+    inicio = time.monotonic()
+    botao = pagina.locator("#submitted_assignments_list button", has_text="Buscar retorno")
+    while not botao.count():
+        assert time.monotonic() - inicio < 120, "o retorno não apareceu na lista de tarefas em 2 minutos"
+        _atualizar_lista(pagina)
+    url = f"{BASE}/user/{usuario}/api/contents/{SLUG}/feedback"
+
+    def buscado() -> list[str]:
+        r = contexto.request.get(url, headers=_xsrf(contexto))
+        return [item["path"] for item in r.json()["content"]] if r.ok else []
+
+    for _ in range(6):  # um clique que cai numa lista sendo redesenhada se perde: clica de novo
+        botao.first.click()
+        for _ in range(20):
+            if buscado():
+                break
+            pagina.wait_for_timeout(500)
+        if buscado():
+            break
+        _atualizar_lista(pagina)
+    assert buscado(), "o retorno não chegou à pasta da aluna"
+    _atualizar_lista(pagina)
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    pagina.screenshot(path=str(CAPTURAS / f"{captura}-lista.png"))
+    # (a lista do lab do nbgrader 0.9.6 segue dizendo "retorno disponível" depois de buscar; o
+    # `nbgrader list --cached` diz "already fetched". O que vale é o arquivo na pasta da aluna.)
+    pasta = sorted(buscado())[-1]
+    html = contexto.new_page()
+    html.goto(f"{BASE}/user/{usuario}/files/{urllib.parse.quote(pasta)}/{SLUG}.html")
+    html.wait_for_selector("h4", timeout=30_000)
+    html.screenshot(path=str(CAPTURAS / f"{captura}-retorno.png"), full_page=False)
+    texto = html.inner_text("body")
+    html.close()
+    return texto
+
+
+def test_turma_no_navegador(hub, navegador):
+    """Instrutor libera, duas alunas buscam e entregam, cada uma lê a nota; o formgrader confere."""
+    prof, pagina_prof = _entrar(navegador, PROF, hub["senhas"][PROF])
+    pagina_prof.goto(f"{BASE}/user/{PROF}/formgrader/manage_assignments")
+    linha = pagina_prof.locator("tr", has_text=SLUG)
+    linha.locator(".release a").first.click()
+    pagina_prof.wait_for_selector("#success-modal", timeout=60_000)
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    pagina_prof.screenshot(path=str(CAPTURAS / "instrutor-liberou.png"))
+    assert (ESTADO / "troca" / "transformers" / "outbound" / SLUG / f"{SLUG}.ipynb").is_file()
+
+    ana, pagina_ana = _entrar(navegador, ANA, SENHAS[ANA])
+    bia, pagina_bia = _entrar(navegador, BIA, SENHAS[BIA])
+    # a lista de tarefas do aluno em pt-BR, sem ferramentas de instrutor
+    _lista_de_tarefas(pagina_ana)
+    _atualizar_lista(pagina_ana)
+    pagina_ana.wait_for_selector("#released_assignments_list .list_item", timeout=60_000)
+    texto_lista = pagina_ana.inner_text("#assignments")
+    for rotulo in ("Tarefas liberadas", "Tarefas baixadas", "Tarefas entregues", "Buscar"):
+        assert rotulo in texto_lista, texto_lista
+    for ingles in ("Released assignments", "Fetch", "Submit"):
+        assert ingles not in texto_lista, texto_lista
+    menus = pagina_ana.locator("#jp-MainMenu .lm-MenuBar-itemLabel").all_inner_texts()
+    assert "Tarefas" in menus and "Nbgrader" not in menus, menus
+    pagina_ana.screenshot(path=str(CAPTURAS / "aluna-lista-de-tarefas.png"))
+    assert pagina_ana.evaluate("window.jupyterapp.commands.hasCommand('nbgrader:open-formgrader')") is False
+
+    _buscar_e_entregar(pagina_ana, ana, ANA, CORRETA)
+    _buscar_e_entregar(pagina_bia, bia, BIA, COM_ERRO)
+
+    texto_ana = _retorno(pagina_ana, ana, ANA, "ana")
+    texto_bia = _retorno(pagina_bia, bia, BIA, "bia")
+    nota_ana, nota_bia = _nota_make_grade(CORRETA, ANA), _nota_make_grade(COM_ERRO, BIA)
+    assert f"{SLUG} (Nota: {nota_ana:.1f} / 10.0)" in texto_ana, texto_ana[:800]
+    assert f"{SLUG} (Nota: {nota_bia:.1f} / 10.0)" in texto_bia, texto_bia[:800]
+    assert nota_bia < nota_ana
+    assert f"Equívoco identificado: {EQUIVOCO_BIA}" in texto_bia
+    assert "Faltou dividir as pontuações por √d_k" in texto_bia
+    assert "Equívoco identificado" not in texto_ana
+    assert "Score" not in texto_bia and "Test cell" not in texto_bia
+
+    # a Ana não abre a entrega nem o lab da Bia: pelo hub (o servidor da Bia) e pelo lab dela
+    r = ana.request.get(f"{BASE}/user/{BIA}/api/contents/{SLUG}", max_redirects=0)
+    assert r.status in (302, 403, 404), (r.status, r.text()[:300])
+    r = ana.request.get(f"{BASE}/user/{BIA}/api/contents/{SLUG}", max_redirects=5)
+    assert SLUG + ".ipynb" not in r.text()
+    # (o cliente normaliza "..": o que sobra tem de ser recusado ou não ser um modelo de arquivo)
+    for caminho in (
+        f"%2E%2E/{BIA}/{SLUG}",
+        f"%2E%2E%2F{BIA}%2F{SLUG}",
+        f"..%2F{BIA}",
+        f"%2E%2E%2F%2E%2E%2Fcurso%2Fsubmitted%2F{BIA}",
+    ):
+        r = ana.request.get(f"{BASE}/user/{ANA}/api/contents/{caminho}", headers=_xsrf(ana))
+        assert not (r.ok and '"content"' in r.text()) and f"{SLUG}.ipynb" not in r.text(), (
+            caminho,
+            r.status,
+            r.text()[:300],
+        )
+    r = ana.request.get(f"{BASE}/hub/api/users/{BIA}", headers={"Referer": BASE + "/hub/"})
+    assert r.status in (401, 403, 404), r.status
+
+    # o formgrader do instrutor: as duas notas automáticas iguais às do make grade
+    pagina_prof.goto(f"{BASE}/user/{PROF}/formgrader/gradebook/{SLUG}/{SLUG}")
+    pagina_prof.wait_for_selector("tbody tr .code-score", timeout=60_000)
+    pagina_prof.wait_for_timeout(500)
+    notas = {}
+    for linha in pagina_prof.locator("tbody tr").all():
+        nome = (linha.locator("a.name-shown").text_content() or "").strip()
+        notas[nome] = linha.locator(".code-score").inner_text().strip()
+    pagina_prof.screenshot(path=str(CAPTURAS / "instrutor-formgrader.png"))
+    assert notas.get(ANA) == f"{nota_ana:g} / 8", notas
+    assert notas.get(BIA) == f"{nota_bia:g} / 8", notas
+    for c in (prof, ana, bia):
+        c.close()
+
+
+def _sem_acesso(usuario: str, *cmd: str) -> None:
+    proc = _como(usuario, *cmd)
+    assert proc.returncode != 0 and not proc.stdout.strip(), (cmd, proc.returncode, proc.stdout[:300])
+
+
+def test_aluno_nao_le_o_que_nao_e_dele(hub):
+    """Com o login de um aluno (runuser): nada do instrutor, do avaliador nem de outro aluno."""
+    git = subprocess.run(
+        ["git", "-C", str(RAIZ), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (RAIZ / ".segredo_avaliador").exists() or _nota_make_grade(CORRETA, ANA)  # o segredo existe
+    for cmd in (
+        ("cat", str(RAIZ / "source" / SLUG / f"{SLUG}.ipynb")),
+        ("ls", str(RAIZ / "source")),
+        ("ls", str(RAIZ / "autograder" / "suites" / SLUG)),
+        ("cat", str(next((RAIZ / "autograder" / "suites" / SLUG).glob("test_*.py")))),
+        ("cat", str(RAIZ / ".segredo_avaliador")),
+        ("ls", git),
+        ("cat", str(Path(git) / "HEAD")),
+        ("ls", str(RAIZ / "build" / "notas")),
+        ("ls", str(ESTADO / "curso")),
+        ("cat", str(ESTADO / "curso" / "gradebook.db")),
+        ("ls", str(ESTADO / "curso" / "submitted")),
+        ("ls", str(ESTADO / "home" / BIA)),
+        ("ls", str(ESTADO / "troca" / "transformers" / "inbound")),
+        ("ls", str(ESTADO / "troca" / "transformers" / "feedback")),
+        ("ls", str(ESTADO / "corretor")),
+        ("cat", str(ESTADO / "senhas.txt")),
+        (PY, "-c", "import autograder.suite"),
+    ):
+        _sem_acesso(ANA, *cmd)
+    # o que o aluno precisa continua ao alcance: o Python do curso e o exchange de saída
+    ok = _como(ANA, PY, "-c", "import nbgrader, torch, numpy; print('ok')")
+    assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr[-500:]
+    assert _como(ANA, "ls", str(ESTADO / "troca" / "transformers")).returncode == 0
+    # o soquete do ajudante (root) não aceita aluno
+    _sem_acesso(
+        ANA,
+        PY,
+        "-c",
+        f"import socket; s=socket.socket(socket.AF_UNIX); s.connect({str(ESTADO / 'run' / 'ajudante' / 'avaliador.sock')!r}); print('conectou')",
+    )
+
+
+def _com_comentario(notebook: Path, texto: str) -> str:
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for celula in nb["cells"]:
+        if celula["cell_type"] == "code" and celula.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            fonte = celula["source"] if isinstance(celula["source"], str) else "".join(celula["source"])
+            celula["source"] = f"# {texto}\n{fonte}"
+            break
+    return json.dumps(nb, ensure_ascii=False)
+
+
+def _entregar_pela_cli(usuario: str, notebook_texto: str) -> None:
+    pasta = ESTADO / "home" / usuario / SLUG
+    if not pasta.exists():
+        r = _nbgrader_aluno(usuario, "fetch_assignment", SLUG)
+        assert r.returncode == 0, r.stderr[-1500:]
+    alvo = pasta / f"{SLUG}.ipynb"
+    alvo.write_text(notebook_texto, encoding="utf-8")
+    os.chown(alvo, pwd.getpwnam(usuario).pw_uid, -1)
+    r = _nbgrader_aluno(usuario, "submit", SLUG)
+    assert r.returncode == 0, r.stderr[-1500:]
+
+
+def test_regras_do_servico_de_correcao(hub):
+    """Reenvio idêntico reaproveita a nota, reenvio mudado é corrigido, notebook quebrado tira 0
+    com explicação, entrega em nome de outro é ignorada, serviço fora do ar corrige na volta, e
+    uma nota manual do formgrader fica no retorno seguinte."""
+    if not (ESTADO / "troca" / "transformers" / "outbound" / SLUG).exists():
+        r = _como(PROF, PY, "-m", "nbgrader", "release_assignment", SLUG, cwd=ESTADO / "curso")
+        assert r.returncode == 0, r.stderr[-1500:]
+    antes = len(_registro_corretor())
+    # um comentário a mais: código novo para o avaliador (a Bia já entregou o exemplo como está)
+    correta, com_erro = _com_comentario(CORRETA, "caio 1"), _com_comentario(COM_ERRO, "caio 2")
+    pasta = ESTADO.parent / "hub-teste-notebooks"
+    (pasta / "c").mkdir(parents=True, exist_ok=True)
+    (pasta / "e").mkdir(parents=True, exist_ok=True)
+    (pasta / "c" / f"{SLUG}.ipynb").write_text(correta, encoding="utf-8")
+    (pasta / "e" / f"{SLUG}.ipynb").write_text(com_erro, encoding="utf-8")
+    nota_correta, nota_com_erro = (
+        _nota_make_grade(pasta / "c" / f"{SLUG}.ipynb", CAIO),
+        _nota_make_grade(pasta / "e" / f"{SLUG}.ipynb", CAIO),
+    )
+    shutil.rmtree(pasta)
+
+    # 1. quebrado: 0 com explicação em pt-BR; 2. mudado (correto): corrigido de novo
+    _entregar_pela_cli(CAIO, '{"cells": [ isto não é JSON')
+    tratadas = _esperar_tratadas(antes + 1)
+    ultima = tratadas[-1]
+    assert ultima["situacao"] == "corrigida" and ultima["nota"] == 0, ultima
+    assert "não é um notebook válido" in ultima["detalhe"], ultima
+    r = _nbgrader_aluno(CAIO, "fetch_feedback", SLUG)
+    assert r.returncode == 0, r.stderr[-1500:]
+    retornos = sorted((ESTADO / "home" / CAIO / SLUG / "feedback").glob(f"*/{SLUG}.html"))
+    assert "Entrega não corrigida: nota 0" in retornos[-1].read_text(), retornos
+
+    _entregar_pela_cli(CAIO, com_erro)
+    ultima = _esperar_tratadas(antes + 2)[-1]
+    assert ultima["reaproveitada"] is False and ultima["nota"] == nota_com_erro, ultima
+    # 3. a mesma entrega de novo: nota reaproveitada, sem nova correção, retorno liberado
+    _entregar_pela_cli(CAIO, com_erro)
+    ultima = _esperar_tratadas(antes + 3)[-1]
+    assert ultima["reaproveitada"] is True and ultima["nota"] == nota_com_erro, ultima
+
+    # 4. a nota manual (resposta escrita) dada no gradebook fica num retorno gerado depois
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{ESTADO / 'curso' / 'gradebook.db'}") as gb:
+        sub = gb.find_submission_notebook(SLUG, SLUG, CAIO)
+        manuais = [g for g in sub.grades if g.cell.cell_type == "markdown"]
+        assert manuais, "a atividade 01 tem respostas escritas corrigidas à mão"
+        manuais[0].manual_score = 1.0
+        gb.db.commit()
+
+    # 5. o serviço cai; uma entrega chega; o hub o sobe de novo e ele corrige a que chegou
+    pid = int(
+        subprocess.run(
+            ["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "hub.corretor"], capture_output=True, text=True
+        ).stdout.split()[0]
+    )
+    os.kill(pid, signal.SIGKILL)
+    _entregar_pela_cli(CAIO, correta)
+    ultima = _esperar_tratadas(antes + 4, prazo=120)[-1]
+    assert ultima["nota"] == nota_correta + 1.0, ultima  # 8 automáticos + 1 manual
+    log = (ESTADO / "logs" / "corretor.log").read_text()
+    assert log.count("observando") >= 2, "o serviço deveria ter voltado"
+    assert f"{CAIO} {SLUG}: nota" in log and " s depois da entrega" in log
+
+    # 6. entrega em nome de outra aluna (pasta criada pela Caio com o nome da Bia): ignorada
+    falsa = ESTADO / "troca" / "transformers" / "inbound" / f"{BIA}+{SLUG}+2099-01-01 00:00:00.000000 UTC+falsa"
+    r = _como(CAIO, "mkdir", str(falsa))
+    assert r.returncode == 0, r.stderr
+    _como(CAIO, "cp", str(ESTADO / "home" / CAIO / SLUG / f"{SLUG}.ipynb"), str(falsa))
+    ultima = _esperar_tratadas(antes + 5)[-1]
+    assert ultima["situacao"] == "recusada" and "outro aluno" in ultima["detalhe"], ultima
+
+
+def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
+    """``make hub`` com o hub no ar reaproveita tudo; ``make hub-parar`` tira usuários, grupos,
+    processos e ACLs, e deixa o estado."""
+    registro = json.loads((ESTADO / "usuarios.json").read_text())
+    proc = _hub("hub.iniciar", "--turma", str(hub["turma"]), "--instrutor", PROF)
+    assert proc.returncode == 0 and "reaproveitado" in proc.stdout, proc.stdout[-2000:]
+    assert json.loads((ESTADO / "usuarios.json").read_text()) == registro
+    uids = {d["uid"] for d in registro["usuarios"].values()}
+    proc = _hub("hub.parar")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for usuario in registro["usuarios"]:
+        assert subprocess.run(["id", usuario], capture_output=True).returncode != 0, usuario
+    for grupo in registro["grupos"]:
+        assert subprocess.run(["getent", "group", grupo], capture_output=True).returncode != 0, grupo
+    vivos = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_de(p) in uids]
+    assert not vivos, vivos
+    for item in [RAIZ, *RAIZ.iterdir()]:
+        try:
+            assert not os.listxattr(item), (item, os.listxattr(item))
+        except FileNotFoundError:
+            continue
+    assert (ESTADO / "curso" / "gradebook.db").exists() and (ESTADO / "home" / ANA).is_dir()
+
+
+def _uid_de(p: Path) -> int | None:
+    try:
+        return p.stat().st_uid
+    except OSError:
+        return None
