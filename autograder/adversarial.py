@@ -22,7 +22,7 @@ dela) continua vivo.
 namespaces são pulados quando a caixa não os tem (com o motivo).
 
 **Com ``--modos``** (precisa de root com CAP_SYS_ADMIN) o mesmo subconjunto (ou o corpus inteiro,
-``--completo``) roda em cada modo de ``MODOS``: root com namespaces; root sem CAP_SYS_ADMIN (como
+``--completo``; só os casos de ``--casos``, se dado) roda em cada modo de ``MODOS``: root com namespaces; root sem CAP_SYS_ADMIN (como
 num contêiner ou no Gradescope); e sem root (``nobody``, como no notebook de um instrutor). Cada
 lote roda dentro de um namespace de PID descartável do próprio corpus (``unshare --pid``), que
 protege o resto da máquina de um ``kill(-1)`` ou de uma bomba de fork sem mudar o que o avaliador
@@ -163,6 +163,7 @@ class Caso:
     # o que se espera
     intactos: tuple[str, ...] = ()  # itens com código intacto: pontos cheios
     zerados: tuple[str, ...] = ()  # itens que não podem ganhar ponto algum
+    tetos: dict[str, float] = field(default_factory=dict)  # item -> máximo de pontos que o caso pode ganhar nele
     nota_maxima: float | None = None  # teto extra da nota total
     mensagens: tuple[str | tuple[str, ...], ...] = ()  # o relatório deve conter cada trecho (ou uma das opções)
     avaliado: bool = True  # False: a pasta deve ser recusada e nada gravado para ela
@@ -249,6 +250,7 @@ _CAMPOS_CASO = {
 _CAMPOS_ESPERA = {
     "intactos",
     "zerados",
+    "tetos",
     "nota_maxima",
     "mensagens",
     "avaliado",
@@ -320,6 +322,7 @@ def carregar_casos(pasta: Path = PASTA_ATAQUES) -> list[Caso]:
                     subconjunto=bool(bruto.get("subconjunto", False)),
                     intactos=tuple(espera.get("intactos", ())),
                     zerados=tuple(espera.get("zerados", ())),
+                    tetos={str(k): float(v) for k, v in espera.get("tetos", {}).items()},
                     nota_maxima=espera.get("nota_maxima"),
                     mensagens=tuple(tuple(m) if isinstance(m, list) else m for m in espera.get("mensagens", ())),
                     avaliado=bool(espera.get("avaliado", True)),
@@ -471,6 +474,8 @@ def _conferir_caso(
     maximos = dict(itens_max)
     for gid in caso.zerados:
         maximos[gid] = 0.0
+    for gid, teto in caso.tetos.items():
+        maximos[gid] = min(maximos.get(gid, teto), teto)
     minimos = {gid: itens_max[gid] for gid in caso.intactos}
     for gid in itens_max:
         p = pontos.get(gid)

@@ -36,6 +36,7 @@ formas), que uma função que não faz o trabalho também satisfaz:
 from __future__ import annotations
 
 import inspect
+import math
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -400,6 +401,157 @@ def faixa_alcancada(medida: float, faixa: float, chave, treinar_referencia) -> t
     return da_referencia < faixa and medida >= da_referencia - FOLGA_DA_REFERENCIA, da_referencia
 
 
+# ----------------------------------------------------------- procedência dos pesos treinados
+# Tudo o que a caixa relata sobre o treino (passos, ganchos, classe do otimizador, o histórico) pode ser
+# forjado por ela. As faixas de um item de treino (06, 07) se apoiam só no que o processo confiável confere
+# sozinho: os pesos iniciais e os lotes são sorteados por ele a cada submissão, e os pesos que voltam da
+# caixa têm de estar ao alcance de um treino a partir daqueles pesos iniciais (``medir_procedencia``).
+PESOS_FORA_DO_ALCANCE = Equivoco(
+    "pesos-fora-do-alcance-do-treino",
+    "Os pesos que a sua função treinar devolveu não podem ter saído dos passos pedidos: o treino tem de partir "
+    "dos pesos iniciais que o avaliador sorteou (e pôs no modelo) e dar os `passos` passos do Adam com as taxas "
+    "do cronograma. Pesos carregados de fora (treinados antes, escritos no notebook ou montados à mão), um "
+    "modelo reinicializado dentro de treinar, ou um treino muito maior que o pedido (passos escondidos, taxas "
+    "maiores) não ganham as faixas do treino.",
+)
+
+# Os betas do Adam que o alcance cobre: os do enunciado da aula 06 e o padrão do PyTorch (enunciado da 07).
+BETAS_DO_ADAM = ((0.9, 0.98), (0.9, 0.999))
+# Correlação mínima com a inicialização (ver medir_procedencia): no conjunto dos tensores sorteados e em
+# cada matriz grande. A referência fica acima de 0,7 e 0,6 em todas as sementes medidas (make bench-copia,
+# make bench-vit); pesos que não dependem dos iniciais ficam perto de 0.
+CORRELACAO_MINIMA = 0.5
+CORRELACAO_MINIMA_POR_MATRIZ = 0.3
+# Matrizes julgadas uma a uma: 2 ou mais eixos, ao menos 64 elementos e sorteio inicial com valor quadrático
+# médio de ao menos 5% do alcance (o [CLS] e a posição do ViT começam em 0,02: o treino os sobrescreve).
+_MATRIZ_MIN_ELEMENTOS = 64
+_MATRIZ_MIN_ESCALA = 0.05
+
+
+def fator_do_adam(passo: int, beta1: float, beta2: float) -> float:
+    """O maior |m̂/√v̂| possível no ``passo`` (1, 2, ...) do Adam, para QUALQUER sequência de gradientes.
+
+    Com m_t = (1-β1) Σ β1^(t-i) g_i e v_t = (1-β2) Σ β2^(t-i) g_i², Cauchy-Schwarz dá
+    |m_t| ≤ (1-β1) √((1-γ^t)/(1-γ)) √(v_t/(1-β2)), com γ = β1²/β2; dividindo pelas correções de viés
+    (1-β1^t) e √(1-β2^t): é 1 no primeiro passo e cresce até (1-β1)/√((1-β2)(1-γ)) (1,7 com β2 = 0,98;
+    7,3 com 0,999, mas só depois de milhares de passos). O ``eps`` só diminui o passo."""
+    gama = beta1 * beta1 / beta2
+    return (
+        (1 - beta1)
+        / (1 - beta1**passo)
+        * math.sqrt((1 - beta2**passo) / (1 - beta2))
+        * math.sqrt((1 - gama**passo) / (1 - gama))
+    )
+
+
+def alcance_do_adam(taxas, betas=BETAS_DO_ADAM) -> float:
+    """Quanto um parâmetro pode andar, no máximo, em ``len(taxas)`` passos do Adam (ou AdamW sem decaimento)
+    com a taxa ``taxas[t]`` no passo t: Σ_t taxa_t · fator_do_adam(t + 1), o maior entre os ``betas``.
+    É um teto matemático (vale para qualquer gradiente, com ou sem recorte), não uma medida."""
+    return max(sum(float(taxa) * fator_do_adam(t + 1, b1, b2) for t, taxa in enumerate(taxas)) for b1, b2 in betas)
+
+
+@dataclass(frozen=True)
+class Procedencia:
+    """O que ``medir_procedencia`` mediu nos pesos que voltaram da caixa."""
+
+    deslocamento: float  # maior |w - w0| entre os parâmetros
+    onde: str  # o parâmetro desse deslocamento
+    alcance: float  # alcance_do_adam das taxas do cronograma
+    correlacao: float  # correlação com a inicialização, no conjunto dos tensores sorteados
+    pior_matriz: str  # a matriz grande de menor correlação ("" se não há)
+    correlacao_da_pior: float
+    buffers_alterados: tuple[str, ...]  # buffers (não treináveis) que voltaram diferentes
+
+    @property
+    def dentro(self) -> bool:
+        return (
+            self.deslocamento <= self.alcance * (1 + 1e-3) + 1e-6
+            and self.correlacao >= CORRELACAO_MINIMA
+            and self.correlacao_da_pior >= CORRELACAO_MINIMA_POR_MATRIZ
+            and not self.buffers_alterados
+        )
+
+    def descrever(self) -> str:
+        """Os números, em pt-BR, para a mensagem ao aluno e para os benchmarks."""
+        texto = (
+            f"maior deslocamento de um parâmetro {self.deslocamento:.3g} ({self.onde}; o alcance dos passos pedidos "
+            f"é {self.alcance:.3g}); correlação com os pesos iniciais sorteados {self.correlacao:.2f} (mínimo "
+            f"{CORRELACAO_MINIMA:g})"
+        )
+        if self.pior_matriz:
+            texto += f", na matriz {self.pior_matriz} {self.correlacao_da_pior:.2f} (mínimo {CORRELACAO_MINIMA_POR_MATRIZ:g})"
+        if self.buffers_alterados:
+            texto += f"; buffers alterados: {', '.join(self.buffers_alterados[:4])}"
+        return texto
+
+
+def _correlacao(produto: float, quadrados: float) -> float:
+    return 2.0 * produto / quadrados if quadrados > 0 else 1.0
+
+
+def medir_procedencia(iniciais: dict, treinados: dict, parametros, taxas, betas=BETAS_DO_ADAM) -> Procedencia:
+    """Mede se ``treinados`` (nome -> tensor, vindos da caixa) estão ao alcance de um treino que partiu de
+    ``iniciais`` (os pesos que o avaliador sorteou e pôs no modelo) com ``taxas`` (uma por passo pedido).
+
+    Três conferências, todas no processo confiável, sobre números que a caixa não escolhe:
+
+    * **alcance**: nenhum parâmetro (nomes em ``parametros``) anda mais que ``alcance_do_adam(taxas)`` de
+      onde começou (|w - w0| elemento a elemento); os buffers (os demais nomes, como a tabela de posições)
+      voltam iguais;
+    * **marca da inicialização**: a correlação 2<w, w0> / (|w|² + |w0|²), somada sobre os tensores que
+      começam sorteados (não constantes), é ao menos ``CORRELACAO_MINIMA``. Pesos que não dependem dos
+      iniciais (treinados fora, escritos à mão) dão ~0; o treino pedido desloca pouco perto do sorteio;
+    * a mesma correlação em cada matriz grande é ao menos ``CORRELACAO_MINIMA_POR_MATRIZ`` (trocar só parte
+      do modelo por pesos de fora também reprova).
+    """
+    import torch
+
+    alcance = alcance_do_adam(taxas, betas)
+    parametros = set(parametros)
+    deslocamento, onde = 0.0, ""
+    produto = quadrados = 0.0
+    pior, da_pior = "", 1.0
+    alterados = []
+    for nome, w0 in iniciais.items():
+        w0 = torch.as_tensor(w0).detach().double()
+        w = torch.as_tensor(treinados[nome]).detach().double()
+        if nome not in parametros:
+            if w.shape != w0.shape or not torch.allclose(w, w0, rtol=1e-6, atol=1e-6):
+                alterados.append(nome)
+            continue
+        if w0.numel() == 0:
+            continue
+        maior = float((w - w0).abs().max())
+        if maior > deslocamento:
+            deslocamento, onde = maior, nome
+        if w0.numel() < 2 or bool((w0 == w0.reshape(-1)[0]).all()):
+            continue  # começa constante (vieses zerados, normas em 1): não carrega a marca do sorteio
+        p, q = float((w * w0).sum()), float((w * w).sum() + (w0 * w0).sum())
+        produto, quadrados = produto + p, quadrados + q
+        escala = float(w0.pow(2).mean().sqrt())
+        if w0.dim() >= 2 and w0.numel() >= _MATRIZ_MIN_ELEMENTOS and escala >= _MATRIZ_MIN_ESCALA * alcance:
+            if _correlacao(p, q) < da_pior or not pior:
+                pior, da_pior = nome, _correlacao(p, q)
+    return Procedencia(
+        deslocamento=deslocamento,
+        onde=onde,
+        alcance=alcance,
+        correlacao=_correlacao(produto, quadrados),
+        pior_matriz=pior,
+        correlacao_da_pior=da_pior,
+        buffers_alterados=tuple(alterados),
+    )
+
+
+def exigir_procedencia(procedencia: Procedencia | None) -> None:
+    """Portão das faixas de treino: reprova (``pesos-fora-do-alcance-do-treino``) se os pesos devolvidos
+    não estão ao alcance do treino pedido (ver ``medir_procedencia``)."""
+    if procedencia is None or not procedencia.dentro:
+        numeros = f" ({procedencia.descrever()}.)" if procedencia is not None else ""
+        raise Reprovado(f"{PESOS_FORA_DO_ALCANCE.mensagem}{numeros}", PESOS_FORA_DO_ALCANCE)
+
+
 def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ignora_passos: Equivoco) -> None:
     """O básico de um laço de treino rodado com um modelo espião (aulas 06 e 07): devolver o histórico
     ``{"perda": [...], "taxa": [...]}`` e chamar o modelo uma vez por passo. O espião recebe mais lotes
@@ -535,3 +687,145 @@ def _avaliador_instalar_registro_de_otimizador():
 
 _avaliador_instalar_registro_de_otimizador()
 '''
+
+
+# ------------------------------------------------------------------ estrutura e estado de treino
+# Erros que uma comparação de saídas em modo de avaliação não vê: camadas que compartilham os mesmos
+# pesos (a comparação carrega os pesos da referência neles), um parâmetro que nunca aprende
+# (``requires_grad=False``, um buffer no lugar de ``nn.Parameter``), um buffer que virou parâmetro
+# treinável e dropout que o enunciado exclui (em modo de avaliação o dropout não faz nada). A descrição
+# da estrutura vem da caixa (``AUXILIAR_ESTRUTURA``, injetado): é diagnóstico do lado não confiável,
+# então só pode custar pontos ao próprio aluno. A da referência é calculada aqui, com o mesmo código.
+
+ESTRUTURA_COMPARTILHADA = Equivoco(
+    "estrutura_pesos_compartilhados",
+    "Submódulos que deveriam ser independentes são o mesmo objeto e compartilham os mesmos pesos "
+    "(por exemplo, nn.ModuleList([camada] * n) ou self.b = self.a): crie um submódulo novo para cada um.",
+)
+ESTRUTURA_NAO_APRENDE = Equivoco(
+    "estrutura_parametro_nao_aprende",
+    "Um parâmetro que deveria ser treinado nunca aprende: ele não é um nn.Parameter com requires_grad=True "
+    "(virou buffer, tensor comum ou foi congelado).",
+)
+ESTRUTURA_BUFFER_TREINAVEL = Equivoco(
+    "estrutura_buffer_treinavel",
+    "Um tensor que deveria ser um buffer fixo (register_buffer) virou parâmetro treinável: o otimizador o "
+    "altera no treino.",
+)
+ESTRUTURA_DROPOUT = Equivoco(
+    "estrutura_dropout_excluido",
+    "Há dropout onde o enunciado não pede (dropout=0.0 ou nenhum nn.Dropout): em modo de treino ele "
+    "zera valores ao acaso e muda o que o modelo aprende.",
+)
+
+AUXILIAR_ESTRUTURA = """
+def _avaliador_estrutura(modulo):
+    import torch.nn as _nn_estrutura
+
+    vistos, repetidos = {}, []
+    for nome, sub in modulo.named_modules(remove_duplicate=False):
+        if id(sub) in vistos and sub is not modulo and any(True for _ in sub.parameters()):
+            repetidos.append([vistos[id(sub)], nome])
+        vistos.setdefault(id(sub), nome)
+    parametros = {
+        nome: bool(p.requires_grad) for nome, p in modulo.named_parameters(remove_duplicate=False)
+    }
+    dropouts = []
+    for nome, sub in modulo.named_modules():
+        taxa = 0.0
+        if isinstance(sub, _nn_estrutura.modules.dropout._DropoutNd):
+            taxa = float(sub.p)
+        elif isinstance(sub, _nn_estrutura.MultiheadAttention):
+            taxa = float(sub.dropout)
+        if taxa > 0:
+            dropouts.append([nome, taxa])
+    return {
+        "repetidos": repetidos,
+        "parametros": parametros,
+        "buffers": [nome for nome, _ in modulo.named_buffers()],
+        "dropouts": dropouts,
+    }
+"""
+
+
+def _descrever_estrutura(modulo) -> dict:
+    ns: dict = {}
+    exec(AUXILIAR_ESTRUTURA, ns)
+    return ns["_avaliador_estrutura"](modulo)
+
+
+def _subarvore(nome: str, outros_itens: tuple[str, ...]) -> str | None:
+    """``"camadas.0"`` para ``"camadas.0.norm1.weight"`` se ``"camadas."`` está em ``outros_itens``."""
+    for prefixo in outros_itens:
+        if nome.startswith(prefixo):
+            return prefixo + nome[len(prefixo) :].split(".", 1)[0]
+    return None
+
+
+_SEQ = (list, tuple)
+
+
+def _estrutura_valida(dele):
+    """A descrição que volta da caixa (``_avaliador_estrutura``), conferida tipo a tipo antes de a suíte
+    ler: o código do aluno roda ao lado e pode trocá-la por qualquer coisa. None se não tem a forma."""
+    if type(dele) is not dict or set(dele) != {"repetidos", "parametros", "buffers", "dropouts"}:
+        return None
+    rep, par, buf, gotas = dele["repetidos"], dele["parametros"], dele["buffers"], dele["dropouts"]
+    ok = (
+        type(rep) in _SEQ
+        and all(type(r) in _SEQ and len(r) == 2 and all(type(n) is str for n in r) for r in rep)
+        and type(par) is dict
+        and all(type(n) is str and type(v) is bool for n, v in par.items())
+        and type(buf) in _SEQ
+        and all(type(n) is str for n in buf)
+        and type(gotas) in _SEQ
+        and all(type(g) in _SEQ and len(g) == 2 and type(g[0]) is str and type(g[1]) is float for g in gotas)
+    )
+    if not ok:
+        return None
+    return [tuple(r) for r in rep], dict(par), set(buf), [tuple(g) for g in gotas]
+
+
+def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
+    """Reprova, com o equívoco nomeado, se o módulo do aluno (``remoto``, um ObjetoRemoto) difere da
+    referência ``modulo_ref`` (mesma configuração) em: submódulos compartilhados, parâmetros que não
+    aprendem, buffers treináveis ou dropout que a referência não tem.
+
+    ``outros_itens``: prefixos de submódulos que são classes avaliadas noutro item (``"camadas."`` no
+    ViT): o que está dentro de cada um deles não custa pontos aqui; só compartilhar um deles com outro."""
+    aluno.injetar(AUXILIAR_ESTRUTURA)
+    dele = _estrutura_valida(aluno.chamar("_avaliador_estrutura", remoto._ref))
+    ref = _descrever_estrutura(modulo_ref)
+    if dele is None:
+        raise Reprovado(
+            f"Não consegui ler a estrutura de {classe} (parâmetros, buffers e submódulos): a descrição que "
+            "voltou da caixa não tem a forma esperada. O seu código não pode mexer no que o avaliador injeta."
+        )
+    repetidos, parametros, buffers, dropouts = dele
+    if outros_itens:
+        repetidos = [
+            (a, b)
+            for a, b in repetidos
+            if _subarvore(str(a), outros_itens) is None
+            or _subarvore(str(a), outros_itens) != _subarvore(str(b), outros_itens)
+        ]
+        parametros = {n: v for n, v in parametros.items() if _subarvore(str(n), outros_itens) is None}
+        buffers = {n for n in buffers if _subarvore(str(n), outros_itens) is None}
+        dropouts = [(n, p) for n, p in dropouts if _subarvore(str(n), outros_itens) is None]
+    if repetidos and not ref["repetidos"]:
+        a, b = repetidos[0]
+        raise Reprovado(f"{ESTRUTURA_COMPARTILHADA.mensagem} ({classe}: {a} e {b})", ESTRUTURA_COMPARTILHADA)
+    congelados = sorted(
+        n for n, treina in ref["parametros"].items() if treina and (n in buffers or parametros.get(n) is False)
+    )
+    if congelados:
+        raise Reprovado(f"{ESTRUTURA_NAO_APRENDE.mensagem} ({classe}: {congelados[:4]})", ESTRUTURA_NAO_APRENDE)
+    treinaveis = sorted(n for n in ref["buffers"] if n in parametros)
+    if treinaveis:
+        raise Reprovado(
+            f"{ESTRUTURA_BUFFER_TREINAVEL.mensagem} ({classe}: {treinaveis[:4]})", ESTRUTURA_BUFFER_TREINAVEL
+        )
+    com_ref = {nome for nome, _ in ref["dropouts"]}
+    extras = [f"{nome or classe} (p = {taxa:g})" for nome, taxa in dropouts if nome not in com_ref]
+    if extras:
+        raise Reprovado(f"{ESTRUTURA_DROPOUT.mensagem} ({classe}: {extras[:4]})", ESTRUTURA_DROPOUT)

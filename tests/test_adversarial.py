@@ -1,12 +1,12 @@
 """Corpus adversarial (``autograder/adversarial.py``, casos em ``autograder/ataques/*.toml``).
 
-O subconjunto representativo (23 ataques e 3 controles honestos) roda uma vez por módulo nos três
+O subconjunto representativo (24 ataques e 3 controles honestos) roda uma vez por módulo nos três
 modos de ``MODOS`` (fixture ``modos``): root com namespaces, root sem CAP_SYS_ADMIN e sem root. Em
 cada modo o lote é o caminho real (``python -m autograder lote`` num subprocesso) e cada modo tem
 de CONTER cada ataque (nenhum vazamento, nenhuma nota acima da honesta, nenhum aluno honesto
 perdendo pontos) ou RECUSAR avaliar (código 3, isolamento insuficiente). Custo: ~75 s somados
 (2 núcleos ocupados por outros testes; ~45 s numa máquina parada). A tabela dos modos aparece na
-saída do ``make test``. O corpus inteiro (120 casos) fica para o ``make adversarial``; o teste
+saída do ``make test``. O corpus inteiro (131 casos) fica para o ``make adversarial``; o teste
 ``test_corpus_completo`` o roda no ambiente atual com ``ADVERSARIAL_COMPLETO=1`` (~65 s a mais).
 """
 
@@ -57,6 +57,7 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "unix-com-caminho": "soquetes UNIX com caminho",
     "disco-cota-espaco": "cota de disco",
     "restos-pastas-fundas": "restos em /tmp",
+    "copia-pesos-de-fora": "faixas de treino sem treinar (pesos de fora)",
 }
 
 

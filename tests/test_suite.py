@@ -1,5 +1,7 @@
 """Ferramentas das suítes (autograder/suite.py): equívocos calculados só quando a saída não confere."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,81 @@ def test_suites_declaram_propriedades_validas(slug):
     suite = suite_coletada(carregar_atividade(slug))
     origens = [origem_do_teste(i) for i in suite.itens]
     assert any(o.exige for o in origens), f"{slug}: nenhum teste de propriedade declarado"
+
+
+# ------------------------------------------------------------ procedência dos pesos treinados (#30 A2)
+def _adam_em(w0, taxas, gradientes, betas=(0.9, 0.999)):
+    import torch
+
+    p = torch.nn.Parameter(w0.clone())
+    otimizador = torch.optim.Adam([p], lr=taxas[0], betas=betas)
+    for taxa, g in zip(taxas, gradientes, strict=True):
+        otimizador.param_groups[0]["lr"] = taxa
+        p.grad = g.clone()
+        otimizador.step()
+    return p.detach()
+
+
+def test_alcance_do_adam_e_um_teto_para_quaisquer_gradientes():
+    """Nenhuma sequência de gradientes (pequenos, grandes, alternados, crescentes) leva o Adam além do
+    alcance; o primeiro passo anda exatamente a taxa."""
+    import torch
+
+    from autograder.suite import alcance_do_adam, fator_do_adam
+
+    assert fator_do_adam(1, 0.9, 0.999) == pytest.approx(1.0)
+    assert fator_do_adam(1000, 0.9, 0.98) == pytest.approx(0.1 / math.sqrt(0.02 * (1 - 0.81 / 0.98)), rel=1e-3)
+    taxas = [0.01 * (1 + math.cos(math.pi * t / 60)) / 2 for t in range(60)]
+    alcance = alcance_do_adam(taxas)
+    assert alcance >= sum(taxas)
+    g = torch.Generator().manual_seed(0)
+    w0 = torch.randn(500, generator=g, dtype=torch.float64)
+    sequencias = [
+        [torch.randn(500, generator=g, dtype=torch.float64) for _ in taxas],
+        [torch.full((500,), 1e-3 * 1.3**t, dtype=torch.float64) for t in range(60)],  # crescente, mesmo sinal
+        [torch.full((500,), (-1.0) ** (t // 7) * 10.0 ** (t % 7 - 3), dtype=torch.float64) for t in range(60)],
+    ]
+    for betas in ((0.9, 0.98), (0.9, 0.999)):
+        for gradientes in sequencias:
+            w = _adam_em(w0, taxas, gradientes, betas)
+            assert float((w - w0).abs().max()) <= alcance * (1 + 1e-9)
+    um_passo = _adam_em(w0, taxas[:1], sequencias[0][:1])
+    assert float((um_passo - w0).abs().max()) == pytest.approx(taxas[0], rel=1e-6)
+
+
+def test_procedencia_aceita_o_treino_e_recusa_pesos_de_fora():
+    import torch
+
+    from autograder.suite import PESOS_FORA_DO_ALCANCE, Reprovado, exigir_procedencia, medir_procedencia
+
+    torch.manual_seed(1)
+    modelo = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+    modelo.register_buffer("tabela", torch.arange(8.0))
+    iniciais = {k: v.clone() for k, v in modelo.state_dict().items()}
+    parametros = {n for n, _ in modelo.named_parameters()}
+    taxas = [5e-3] * 40
+    otimizador = torch.optim.Adam(modelo.parameters(), lr=5e-3)
+    x, y = torch.randn(64, 16), torch.randint(0, 4, (64,))
+    for _ in taxas:
+        otimizador.zero_grad()
+        torch.nn.functional.cross_entropy(modelo(x), y).backward()
+        otimizador.step()
+    treinados = {k: v.detach().clone() for k, v in modelo.state_dict().items()}
+    proc = medir_procedencia(iniciais, treinados, parametros, taxas)
+    assert proc.dentro and proc.deslocamento <= proc.alcance
+    exigir_procedencia(proc)
+
+    # os mesmos pesos julgados contra outra inicialização (como pesos treinados fora): correlação ~0
+    torch.manual_seed(2)
+    outro = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+    outros = {**{k: v.clone() for k, v in outro.state_dict().items()}, "tabela": iniciais["tabela"]}
+    de_fora = medir_procedencia(outros, treinados, parametros, taxas)
+    assert not de_fora.dentro and abs(de_fora.correlacao) < 0.3
+    with pytest.raises(Reprovado) as erro:
+        exigir_procedencia(de_fora)
+    assert erro.value.equivoco is PESOS_FORA_DO_ALCANCE and "correlação" in erro.value.mensagem
+
+    # um buffer alterado (não se treina) e um parâmetro além do alcance também reprovam
+    assert not medir_procedencia(iniciais, {**treinados, "tabela": treinados["tabela"] + 1}, parametros, taxas).dentro
+    longe = {**treinados, "2.bias": treinados["2.bias"] + 1.0}
+    assert not medir_procedencia(iniciais, longe, parametros, taxas).dentro

@@ -332,3 +332,181 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
 """
     )
     gravar_nb(notebook_com(slug, {"softmax": softmax, "atencao": atencao}), pasta, f"{slug}.ipynb")
+
+
+# ------------------------------------------------------------------ treino sem treinar (12-*.toml)
+_PESOS_DE_FORA: dict = {}
+
+
+def _suite_de_treino(slug: str):
+    import importlib.util
+
+    from autograder.notebooks import carregar_atividade
+
+    arquivo = next(carregar_atividade(slug).pasta_suite.glob("test_*.py"))
+    spec = importlib.util.spec_from_file_location(f"ataque_{slug.replace('-', '_')}", arquivo)
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    return modulo
+
+
+def _treinados_fora(slug: str) -> dict:
+    """Pesos treinados "em casa" pelo atacante: a solução de referência, na configuração que o notebook
+    anuncia para o treino avaliado, com uma semente dele (7) para a inicialização e os lotes."""
+    if slug not in _PESOS_DE_FORA:
+        import torch
+
+        from autograder.avaliacao import referencia
+        from autograder.notebooks import carregar_atividade
+
+        s = _suite_de_treino(slug)
+        ref = referencia(carregar_atividade(slug))
+        sd = s._pesos_iniciais(ref, 7)
+        if slug == "06-transformer-copia":
+            modelo = ref.Transformer(*s._args_treino())
+            lotes = s._lotes(np.random.default_rng(7), s.TREINO_PASSOS, s.TREINO_LOTE, *s.TREINO_COMP, s.TREINO_VOCAB)
+            kw = {"pico": s.TREINO_PICO, "aquecimento": s.TREINO_AQUECIMENTO, "max_norma": 1.0}
+        else:
+            modelo = ref.ViT(*s._args_treino())
+            lotes, kw = s._lotes_de_treino(7), {"taxa": s.TREINO_TAXA}
+        modelo.load_state_dict(sd)
+        ref.treinar(modelo, lotes, s.TREINO_PASSOS, mostrar_progresso=False, **kw)
+        _PESOS_DE_FORA[slug] = {k: v.detach().float().clone() for k, v in modelo.state_dict().items()}
+        torch.manual_seed(0)
+    return _PESOS_DE_FORA[slug]
+
+
+def _tabela_base64(pesos: dict) -> str:
+    import base64
+
+    linhas = [
+        f"    {nome!r}: ({tuple(v.shape)!r}, {base64.b64encode(v.numpy().astype('<f4').tobytes()).decode()!r}),"
+        for nome, v in pesos.items()
+    ]
+    return "_PESOS_DE_FORA = {\n" + "\n".join(linhas) + "\n}\n"
+
+
+def _tabela_a_mao(pesos: dict) -> str:
+    linhas = [f"    {nome!r}: {np.round(v.numpy(), 2).tolist()!r}," for nome, v in pesos.items()]
+    return "_PESOS_A_MAO = {\n" + "\n".join(linhas) + "\n}\n"
+
+
+_CARREGAR = """
+import base64 as _b64
+
+
+def _pesos_de_fora():
+    return {
+        nome: torch.frombuffer(bytearray(_b64.b64decode(dados)), dtype=torch.float32).reshape(forma).clone()
+        for nome, (forma, dados) in _PESOS_DE_FORA.items()
+    }
+
+
+def _carregar_de_fora(modelo):
+    with torch.no_grad():
+        modelo.load_state_dict(_pesos_de_fora(), strict=False)
+"""
+
+_HISTORICO = {
+    "06-transformer-copia": (
+        '{"perda": [2.0 / (p + 1) for p in range(passos)], '
+        '"taxa": [taxa_aprendizado(p, pico, aquecimento, passos) for p in range(passos)]}'
+    ),
+    "07-vit": '{"perda": [2.0 / (p + 1) for p in range(passos)], "taxa": [taxa_cosseno(p, taxa, passos) for p in range(passos)]}',
+}
+_ASSINATURA = {
+    "06-transformer-copia": "modelo, lotes, passos, pico=2e-2, aquecimento=200, max_norma=1.0, mostrar_progresso=True",
+    "07-vit": "modelo, lotes, passos, taxa=5e-3, mostrar_progresso=True",
+}
+_ARGS = {
+    "06-transformer-copia": "modelo, lotes, passos, pico, aquecimento, max_norma, mostrar_progresso",
+    "07-vit": "modelo, lotes, passos, taxa, mostrar_progresso",
+}
+
+
+def treino_sem_treinar(_ctx, pasta: Path, slug: str, modo: str) -> None:
+    """``treinar`` que ganha as faixas sem treinar a partir dos pesos do avaliador (caso 12-*.toml):
+
+    * ``de-fora``: nem chama o otimizador; carrega pesos treinados em casa, embutidos no notebook;
+    * ``espiao-honesto``: laço de referência no modelo espião (passos curtos), pesos de fora no treino avaliado;
+    * ``otimizador-forjado``: um Adam dublê que, no treino avaliado, não dá passo nenhum mas chama os ganchos
+      de passo do PyTorch (o registro do otimizador vê os passos), e no fim põe os pesos de fora;
+    * ``recortados``: pesos de fora recortados para o cubo |w - w0| <= soma das taxas em volta dos pesos
+      iniciais do avaliador (um teto só de deslocamento não os recusaria);
+    * ``misturados``: 85% pesos de fora + 15% pesos iniciais (guarda um pouco da marca da inicialização);
+    * ``a-mao``: os pesos de fora escritos no notebook como tabela de números de duas casas;
+    * ``passos-escondidos``: dentro da caixa, reinicializa uma cópia do modelo com a semente dele, treina-a com
+      três vezes os passos (os lotes do avaliador, três voltas) e copia os pesos para o modelo do avaliador.
+    """
+    pesos = _treinados_fora(slug)
+    honesto = _ref(slug, "treinar").replace("def treinar(", "def _treinar_honesto(", 1)
+    cabeca = f"def treinar({_ASSINATURA[slug]}):\n"
+    avaliado = f"    if passos < 50:  # o modelo espião: laço honesto\n        return _treinar_honesto({_ARGS[slug]})\n"
+    historico = f"    return {_HISTORICO[slug]}\n"
+    if modo in ("de-fora", "espiao-honesto"):
+        corpo = "" if modo == "de-fora" else avaliado
+        codigo = _tabela_base64(pesos) + _CARREGAR + honesto + "\n\n" + cabeca + corpo
+        codigo += "    try:\n        _carregar_de_fora(modelo)\n    except Exception:\n        pass\n"
+        codigo += "    modelo.eval()\n" + historico
+    elif modo == "otimizador-forjado":
+        codigo = _tabela_base64(pesos) + _CARREGAR + honesto.replace("torch.optim.Adam(", "_AdamDuble(", 1)
+        codigo += '''
+
+class _AdamDuble(torch.optim.Adam):
+    """Adam de verdade para o espião; no treino avaliado, só os ganchos de passo (nada muda nos pesos)."""
+
+    forjar = False
+
+    def step(self, closure=None):
+        if not _AdamDuble.forjar:
+            return super().step(closure)
+        from torch.optim import optimizer as _mod
+
+        for gancho in list(_mod._global_optimizer_pre_hooks.values()):
+            gancho(self, (), {})
+        self.state.setdefault("passos_forjados", 0)
+        self.state["passos_forjados"] += 1
+
+
+'''
+        codigo += cabeca + f"    _AdamDuble.forjar = passos >= 50\n    historico = _treinar_honesto({_ARGS[slug]})\n"
+        codigo += "    if _AdamDuble.forjar:\n        _carregar_de_fora(modelo)\n    return historico\n"
+    elif modo in ("recortados", "misturados"):
+        s = _suite_de_treino(slug)
+        if slug == "06-transformer-copia":
+            soma = sum(
+                s._taxa_ref(p, s.TREINO_PICO, s.TREINO_AQUECIMENTO, s.TREINO_PASSOS) for p in range(s.TREINO_PASSOS)
+            )
+        else:
+            soma = sum(s._taxa_ref(p, s.TREINO_TAXA, s.TREINO_PASSOS) for p in range(s.TREINO_PASSOS))
+        if modo == "recortados":
+            conta = f"torch.maximum(torch.minimum(fora[nome], p + {soma!r}), p - {soma!r})"
+        else:
+            conta = "0.85 * fora[nome] + 0.15 * p"
+        codigo = _tabela_base64(pesos) + _CARREGAR + honesto + "\n\n" + cabeca + avaliado
+        codigo += (
+            "    fora = _pesos_de_fora()\n    with torch.no_grad():\n"
+            "        for nome, p in modelo.named_parameters():\n"
+            f"            if nome in fora:\n                p.copy_({conta})\n"
+            "    modelo.eval()\n" + historico
+        )
+    elif modo == "a-mao":
+        codigo = _tabela_a_mao(pesos) + honesto + "\n\n" + cabeca + avaliado
+        codigo += (
+            "    with torch.no_grad():\n        for nome, p in modelo.named_parameters():\n"
+            "            if nome in _PESOS_A_MAO:\n                p.copy_(torch.tensor(_PESOS_A_MAO[nome]))\n"
+            "    modelo.eval()\n" + historico
+        )
+    elif modo == "passos-escondidos":
+        codigo = honesto + "\n\n" + cabeca + avaliado
+        codigo += (
+            "    import copy\n\n    torch.manual_seed(7)\n    novo = copy.deepcopy(modelo)\n"
+            "    with torch.no_grad():\n        for p in novo.parameters():\n"
+            "            if p.dim() > 1:\n                torch.nn.init.xavier_uniform_(p)\n"
+            + "    meus = list(lotes) * 3\n"
+            + f"    _treinar_honesto({_ARGS[slug].replace('modelo, lotes, passos', 'novo, meus, 3 * passos')})\n"
+            "    modelo.load_state_dict(novo.state_dict())\n    modelo.eval()\n" + historico
+        )
+    else:
+        raise ValueError(f"modo desconhecido: {modo}")
+    gravar_nb(notebook_com(slug, {"treinar": codigo}), pasta, f"{slug}.ipynb")

@@ -8,7 +8,10 @@ por decodificação gulosa em 1000 sequências novas e se duas execuções com a
 mesmo resultado até o último dígito. Depois, a varredura de sementes da configuração que o avaliador
 usa em cada submissão (a da suíte: ``TREINO*``, 1 thread, como na caixa de areia): o acerto da
 solução de referência e o do substituto, com mínimo, mediana e máximo, e o tempo de treino (relógio
-e CPU do thread). É a margem das faixas de nota (30%, 60%, 90%).
+e CPU do thread). É a margem das faixas de nota (30%, 60%, 90%). Para cada semente, também a procedência
+dos pesos treinados (``suite.medir_procedencia``): quanto do alcance do Adam eles andaram e a correlação com a
+inicialização, e a dos mesmos pesos julgados contra a inicialização de outra semente (como pesos treinados
+fora, que a correção recusa): a margem da conferência que dá as faixas só a pesos treinados ali.
 
 Não é um teste cronometrado: só imprime números.
 """
@@ -62,17 +65,29 @@ def treino_do_notebook(ref, semente: int = 0, passos: int = 2000):
 
 
 def varredura(suite, sementes, substituto=False, imprimir=print, rotulo="referência", medida="acerto exato"):
-    """Treina como o avaliador com cada semente (num thread) e imprime uma linha por semente e o resumo.
+    """Treina como o avaliador com cada semente (num thread) e imprime uma linha por semente e o resumo,
+    com a procedência dos pesos treinados (``suite.medir_procedencia``: deslocamento contra o alcance do
+    Adam, correlação com a inicialização) e a dos mesmos pesos julgados contra a inicialização de outra
+    semente, como pesos treinados fora.
 
-    Devolve {"acertos": [...], "relogio": [...], "cpu": [...]}."""
+    Devolve {"acertos": [...], "relogio": [...], "cpu": [...], "procedencias": [...], "de_fora": [...]}."""
+    from autograder.suite import CORRELACAO_MINIMA, CORRELACAO_MINIMA_POR_MATRIZ
+
     torch.set_num_threads(1)
-    acertos, relogio, cpu = [], [], []
+    acertos, relogio, cpu, procedencias, de_fora = [], [], [], [], []
     for semente in sementes:
-        r, c, acerto = suite.treino_de_referencia(semente, substituto=substituto)
+        r, c, acerto, proc, fora = suite.treino_de_referencia(semente, substituto=substituto, com_procedencia=True)
         acertos.append(acerto)
         relogio.append(r)
         cpu.append(c)
-        imprimir(f"  {rotulo}, semente {semente}: {medida} {acerto:.1%}; treino {r:.2f} s (CPU {c:.2f} s)")
+        procedencias.append(proc)
+        de_fora.append(fora)
+        imprimir(
+            f"  {rotulo}, semente {semente}: {medida} {acerto:.1%}; treino {r:.2f} s (CPU {c:.2f} s); "
+            f"deslocamento {proc.deslocamento / proc.alcance:.0%} do alcance, correlação {proc.correlacao:.2f} "
+            f"(pior matriz {proc.correlacao_da_pior:.2f}){'' if proc.dentro else ' FORA DO ALCANCE'}; "
+            f"contra outra inicialização: correlação {fora.correlacao:.2f}"
+        )
     faixa = max(suite.FAIXAS)
     imprimir(
         f"{rotulo}: {len(acertos)} sementes; {medida}: mínimo {min(acertos):.1%}, mediana {statistics.median(acertos):.1%}, "
@@ -80,7 +95,23 @@ def varredura(suite, sementes, substituto=False, imprimir=print, rotulo="referê
         f"treino: mediana {statistics.median(relogio):.2f} s de relógio ({statistics.median(cpu):.2f} s de CPU), "
         f"máximo {max(relogio):.2f} s"
     )
-    return {"acertos": acertos, "relogio": relogio, "cpu": cpu}
+    alcance = procedencias[0].alcance
+    imprimir(
+        f"{rotulo}, procedência (alcance do Adam nas taxas do cronograma: {alcance:.3g} por parâmetro): maior "
+        f"deslocamento {max(p.deslocamento for p in procedencias):.3g} "
+        f"({max(p.deslocamento / p.alcance for p in procedencias):.0%} do alcance); correlação com a inicialização "
+        f"mínima {min(p.correlacao for p in procedencias):.2f} (exigido {CORRELACAO_MINIMA:g}), por matriz mínima "
+        f"{min(p.correlacao_da_pior for p in procedencias):.2f} (exigido {CORRELACAO_MINIMA_POR_MATRIZ:g}); "
+        f"aceitos {sum(p.dentro for p in procedencias)}/{len(procedencias)}"
+    )
+    imprimir(
+        f"{rotulo}, os mesmos pesos contra a inicialização de outra semente (como pesos treinados fora): correlação "
+        f"máxima {max(p.correlacao for p in de_fora):.2f}, por matriz máxima "
+        f"{max(p.correlacao_da_pior for p in de_fora):.2f}, maior deslocamento "
+        f"{max(p.deslocamento / p.alcance for p in de_fora):.0%} do alcance; recusados "
+        f"{sum(not p.dentro for p in de_fora)}/{len(de_fora)}"
+    )
+    return {"acertos": acertos, "relogio": relogio, "cpu": cpu, "procedencias": procedencias, "de_fora": de_fora}
 
 
 def descrever_treino(suite) -> str:

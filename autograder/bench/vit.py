@@ -7,7 +7,8 @@ Imprime, para a configuração do notebook (patches 4×4, d_model 64, 4 cabeças
 execuções com a mesma semente dão o mesmo resultado até o último dígito. Depois, a varredura de
 sementes da configuração que o avaliador usa em cada submissão (a da suíte: ``TREINO*``, 1 thread,
 como na caixa de areia): a acurácia da solução de referência e a do substituto, com mínimo, mediana e
-máximo, e o tempo de treino. É a margem das faixas de nota (50%, 75%, 90%). Por fim, o tempo de
+máximo, e o tempo de treino. É a margem das faixas de nota (50%, 75%, 90%), com a procedência dos pesos
+treinados (ver ``autograder/bench/copia.py``). Por fim, o tempo de
 avaliar uma submissão inteira de 07 (a solução do instrutor) pelo caminho real, numa thread.
 
 Não é um teste cronometrado: só imprime números.

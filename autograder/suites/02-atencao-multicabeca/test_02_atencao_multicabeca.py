@@ -13,6 +13,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from autograder import suite
 from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
@@ -616,10 +617,11 @@ def _equivocos_modulo(sd, q, k, h, mascara=None, v=None):
 
 @item("teste_modulo_pytorch", pontos=0.25)
 @propriedade("test_modulo_confere_com_pytorch")
-def test_modulo_submodulos(aluno):
+def test_modulo_submodulos(aluno, ref):
     """módulo: submódulos w_q, w_k, w_v, w_o, cada um nn.Linear(d_model, d_model) com viés"""
     modulo = _criar(aluno, 12, 3)
     _conferir_chaves(modulo.pesos(), 12)
+    suite.conferir_estrutura(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     modulo = _criar(aluno, 20, 4)
     _conferir_chaves(modulo.pesos(), 20)
 

@@ -505,3 +505,20 @@ EXEMPLOS = {
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
+
+# ------------------------------------------------------------------ estrutura (#24)
+# Projeções que são o mesmo nn.Linear e dropout que o enunciado não pede: suite.conferir_estrutura.
+MUTANTES += [
+    Variante(
+        "modulo-w_v-e-w_k-o-mesmo",
+        _modulo(init=_INIT_OK.replace("self.w_v = nn.Linear(d_model, d_model)", "self.w_v = self.w_k")),
+        itens=["teste_modulo_pytorch"],
+        equivoco="estrutura_pesos_compartilhados",
+    ),
+    Variante(
+        "modulo-dropout-nos-pesos",
+        _modulo(init=_INIT_OK + "        self.gota = nn.Dropout(0.1)\n", saida="self.w_o(juntas), self.gota(pesos)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="estrutura_dropout_excluido",
+    ),
+]

@@ -51,6 +51,11 @@ PE_POSICAO_1 = Equivoco(
     "pe-posicao-comeca-em-1",
     "As posições começam em 0, não em 1: a primeira linha do codificador é [0, 1, 0, 1, ...].",
 )
+PE_FLOAT32 = Equivoco(
+    "pe-tipo-float32",
+    "O codificador de posição deve devolver float64 (o enunciado pede): em float32 as colunas de frequência "
+    "baixa perdem precisão nas posições altas. Não converta para float32.",
+)
 PE_METADES = Equivoco(
     "pe-metades-concatenadas",
     "Os senos e os cossenos foram postos em metades separadas ([sen...sen | cos...cos]); no artigo eles se "
@@ -237,6 +242,7 @@ def test_pe_posicao_zero_e_faixa(aluno, rng):
     obtido = _pe_do_aluno(aluno, n, d)
     verificar(obtido.shape == (n, d), f"positional_encoding({n}, {d}) deveria ter forma {(n, d)}; veio {obtido.shape}.")
     verificar(obtido.dtype.kind == "f", f"o codificador de posição deve ser de ponto flutuante; veio {obtido.dtype}.")
+    verificar(obtido.dtype == np.float64, f"{PE_FLOAT32.mensagem} (veio {obtido.dtype})", PE_FLOAT32)
     esperado0 = np.tile([0.0, 1.0], d // 2)
     comparar(
         obtido[0],

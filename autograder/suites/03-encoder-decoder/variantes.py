@@ -608,3 +608,17 @@ def mini_encoder(X, lista_de_pesos, h):
         equivoco="entrada-alterada-no-lugar",
     ),
 ]
+
+# ------------------------------------------------------------------ tipo pedido (#24)
+MUTANTES += [
+    Variante(
+        "pe-float32",
+        {
+            "positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace(
+                "    return pe\n", "    return pe.astype(np.float32)\n"
+            )
+        },
+        itens=["teste_positional_encoding"],
+        equivoco="pe-tipo-float32",
+    ),
+]

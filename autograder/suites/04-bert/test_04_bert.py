@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from autograder import suite
 from autograder.suite import (
     Equivoco,
     Reprovado,
@@ -115,6 +116,21 @@ MLM_ROTULOS_CORROMPIDOS = Equivoco(
     "mlm-rotulos-corrompidos",
     "Os rótulos das posições escolhidas devem ser os ids ORIGINAIS, não os da entrada corrompida (com [MASK] "
     "e tokens aleatórios): o modelo aprende a recuperar o que foi escondido.",
+)
+MLM_CONTAGEM_EXATA = Equivoco(
+    "mlm-contagem-exata",
+    "Cada linha recebeu quase exatamente prob × (tokens comuns) escolhidos: a escolha é um sorteio independente "
+    "por token (torch.rand(...) < prob), e o número de escolhidos por linha varia de uma linha para outra.",
+)
+MLM_SORTEIO_POR_LINHA = Equivoco(
+    "mlm-80-10-10-por-linha",
+    "O destino 80/10/10 foi sorteado uma vez para a linha (ou um bloco) inteira: cada token escolhido tem o seu "
+    "próprio sorteio, independente dos outros da mesma linha.",
+)
+MLM_GERADOR_GLOBAL = Equivoco(
+    "mlm-gerador-global",
+    "mascarar_tokens mexeu no gerador global do PyTorch (torch.manual_seed ou um sorteio sem generator=...): "
+    "use só o gerador próprio, torch.Generator().manual_seed(semente), em todos os sorteios.",
 )
 MLM_SEMENTE = Equivoco(
     "mlm-semente",
@@ -336,6 +352,7 @@ def test_encoder_estrutura(aluno, ref, rng):
     """EncoderBERT: submódulos embedding e camadas com a configuração pedida e buffer pe"""
     cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
     modelo = _criar_encoder(aluno, cfg)
+    suite.conferir_estrutura(aluno, modelo, ref.EncoderBERT(*cfg.args()), "EncoderBERT")
     verificar(
         modelo.ler("embedding.padding_idx") == cfg.pad and modelo.ler("embedding.num_embeddings") == cfg.vocab,
         ENC_PADDING_IDX.mensagem,
@@ -572,7 +589,34 @@ def test_mlm_proporcoes(aluno, rng):
             "tokens comuns (tolerância: ±1 ponto).",
             MLM_PROB,
         )
+    _conferir_independencia(comuns, escolhidos, entrada == 3)
     _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
+
+
+def _dispersao(contagens, tentativas):
+    """Média de (k - p·m)² / (m·p·(1 - p)) nas linhas, com p a fração observada no lote inteiro: ~1 para
+    sorteios independentes por token (binomial), ~0 para uma contagem fixa por linha, ~m para uma decisão só
+    por linha. None se p é quase 0 ou 1 (aí a média já diz o que está errado)."""
+    validas = tentativas >= 2
+    k, m = contagens[validas].astype(float), tentativas[validas].astype(float)
+    p = float(k.sum() / max(m.sum(), 1.0))
+    if not validas.any() or p < 0.03 or p > 0.97:
+        return None
+    return float(np.mean((k - p * m) ** 2 / (m * p * (1 - p))))
+
+
+def _conferir_independencia(comuns, escolhidos, viraram_mask):
+    """Por distribuição: o número de escolhidos por linha e o de [MASK] entre eles variam como sorteios
+    independentes por token. As médias (15%, 80%) não bastam: contagem exata por linha e um destino por
+    linha acertam a média."""
+    por_linha = _dispersao(escolhidos.sum(axis=1), comuns.sum(axis=1))
+    if por_linha is not None and por_linha < 0.4:
+        raise Reprovado(f"{MLM_CONTAGEM_EXATA.mensagem} (dispersão {por_linha:.2f}; esperada ~1)", MLM_CONTAGEM_EXATA)
+    destino = _dispersao((escolhidos & viraram_mask).sum(axis=1), escolhidos.sum(axis=1))
+    if destino is not None and destino > 3.0:
+        raise Reprovado(
+            f"{MLM_SORTEIO_POR_LINHA.mensagem} (dispersão {destino:.1f}; esperada ~1)", MLM_SORTEIO_POR_LINHA
+        )
 
 
 @item("teste_mascarar_tokens", pontos=0.5)
@@ -605,3 +649,8 @@ def test_mlm_semente(aluno, rng):
     verificar(np.array_equal(e1, e2) and np.array_equal(r1, r2), MLM_SEMENTE.mensagem, MLM_SEMENTE)
     e3, r3 = _chamar_mlm(aluno, ids, 64, 3, especiais, semente + 1)
     verificar(not (np.array_equal(e1, e3) and np.array_equal(r1, r3)), MLM_SEMENTE.mensagem, MLM_SEMENTE)
+    antes = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
+    _chamar_mlm(aluno, ids, 64, 3, especiais, semente)
+    depois = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
+    iguais = isinstance(antes, torch.Tensor) and isinstance(depois, torch.Tensor) and torch.equal(antes, depois)
+    verificar(iguais, MLM_GERADOR_GLOBAL.mensagem, MLM_GERADOR_GLOBAL)

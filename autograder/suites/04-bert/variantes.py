@@ -387,15 +387,16 @@ class EncoderBERT(nn.Module):
 """,
             "mascarar_tokens": """
 def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
-    # um gerador do NumPy com a semente também é determinístico; contagem arredondada por sequência
+    # um gerador do NumPy com a semente também é determinístico; um sorteio independente por token, sequência a
+    # sequência (uma contagem arredondada por sequência não é o pedido: issue #24, mutante mlm-contagem-exata)
     r = np.random.default_rng(semente)
     x = ids.numpy().copy()
     rot = np.full_like(x, -100)
     comuns = np.setdiff1d(np.arange(vocab), np.array(especiais))
     for b in range(x.shape[0]):
         pos = np.flatnonzero(~np.isin(x[b], especiais))
-        k = int(round(prob * len(pos)))
-        esc = r.choice(pos, size=k, replace=False)
+        esc = pos[r.random(len(pos)) < prob]
+        k = len(esc)
         rot[b, esc] = x[b, esc]
         u = r.random(k)
         x[b, esc[u < 0.8]] = id_mask
@@ -454,3 +455,70 @@ def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
+
+# ------------------------------------------------------------------ estrutura (#24)
+# Camadas que compartilham os pesos: suite.conferir_estrutura nomeia o equívoco.
+MUTANTES += [
+    Variante(
+        "encoder-camadas-compartilhadas",
+        {
+            "encoder_bert": _encoder(
+                init=_INIT_OK.replace(
+                    "        self.camadas = nn.ModuleList(",
+                    "        self.camadas = nn.ModuleList(n_camadas * ",
+                ).replace("                for _ in range(n_camadas)\n", "                for _ in range(1)\n")
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="estrutura_pesos_compartilhados",
+    ),
+]
+
+# ------------------------------------------------------------------ MLM por distribuição (#24)
+# Acertam as médias (15%, 80/10/10) e a reprodutibilidade, mas não o sorteio pedido.
+_MLM_CONTAGEM_EXATA = """
+def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
+    g = torch.Generator().manual_seed(semente)
+    esp = torch.isin(ids, torch.tensor(list(especiais)))
+    comuns = torch.tensor([t for t in range(vocab) if t not in set(especiais)])
+    entrada, rotulos = ids.clone(), torch.full_like(ids, -100)
+    for b in range(ids.shape[0]):
+        pos = torch.nonzero(~esp[b]).flatten()
+        escolhidas = pos[torch.randperm(len(pos), generator=g)[: int(round(prob * len(pos)))]]
+        rotulos[b, escolhidas] = ids[b, escolhidas]
+        u = torch.rand(len(escolhidas), generator=g)
+        sorteados = comuns[torch.randint(len(comuns), (len(escolhidas),), generator=g)]
+        entrada[b, escolhidas[u < 0.8]] = id_mask
+        troca = (u >= 0.8) & (u < 0.9)
+        entrada[b, escolhidas[troca]] = sorteados[troca]
+    return entrada, rotulos
+"""
+MUTANTES += [
+    Variante(
+        "mlm-contagem-exata-por-linha",
+        {"mascarar_tokens": _MLM_CONTAGEM_EXATA},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-contagem-exata",
+    ),
+    Variante(
+        "mlm-destino-por-linha",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "u = torch.rand(ids.shape, generator=g)",
+                "u = torch.rand(ids.shape[0], 1, generator=g).expand(ids.shape)",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-80-10-10-por-linha",
+    ),
+    Variante(
+        "mlm-semente-no-gerador-global",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "g = torch.Generator().manual_seed(semente)", "torch.manual_seed(semente)\n    g = None"
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-gerador-global",
+    ),
+]

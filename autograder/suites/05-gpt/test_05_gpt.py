@@ -18,6 +18,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from autograder import suite
 from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
@@ -526,6 +527,9 @@ def test_atencao_confere_com_sdpa_causal(aluno, rng):
     """atenção causal: confere com F.scaled_dot_product_attention(is_causal=True), pesos copiados"""
     d, h, n = 12, 3, 6
     att, sd = _atencao(aluno, rng, d, h)
+    forma_ref = nn.Module()  # só a estrutura pedida: w_qkv e w_o, sem dropout
+    forma_ref.w_qkv, forma_ref.w_o = nn.Linear(d, 3 * d), nn.Linear(d, d)
+    suite.conferir_estrutura(aluno, att, forma_ref, "AtencaoCausal")
     x = _x(rng, 2, n, d)
     esperado = _oraculo_sdpa(sd, x, h)
     diag = [(eq, _variante(sd, x, h, modo, _causal(n))) for eq, modo in _MODOS]

@@ -212,6 +212,16 @@ DADOS_COMP_MAX = Equivoco(
     "comp_max nunca aparece: o sorteio dos comprimentos deve incluir comp_max "
     "(torch.randint(comp_min, comp_max + 1, ...)).",
 )
+DADOS_PAD_ATE_COMP_MAX = Equivoco(
+    "dados-pad-ate-comp-max",
+    "O lote foi completado com PAD até comp_max, não até L, o maior comprimento sorteado no lote: src deve ter "
+    "forma (n, L + 1).",
+)
+DADOS_SIMBOLOS_NAO_UNIFORMES = Equivoco(
+    "dados-simbolos-nao-uniformes",
+    "Os símbolos não estão uniformes em PRIMEIRO_SIMBOLO..VOCAB - 1: sorteie cada um com "
+    "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, ..., generator=gerador), sem remendar o resultado.",
+)
 DADOS_SIMBOLOS = Equivoco(
     "dados-simbolos-fora",
     "Há símbolos fora do intervalo PRIMEIRO_SIMBOLO..VOCAB - 1 (um token especial, PAD/BOS/EOS, no meio da "
@@ -659,6 +669,7 @@ def test_camada_estrutura(aluno, ref):
     conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
     extras = sorted(set(camada.pesos()) - set(esperado))
     verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, camada, ref.CamadaDecoder(12, 3, 20), "CamadaDecoder")
 
 
 # ======================================================================= Transformer
@@ -733,6 +744,7 @@ def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     modelo = ref.Transformer(VOCAB, d, h, dff, N, n_max).double().eval()
     sd = _aleatorizar(modelo, rng)
     remoto = aluno.criar("Transformer", VOCAB, d, h, dff, N, n_max)
+    suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
     try:
         for i in range(N):
             camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)
@@ -884,6 +896,18 @@ def test_dados_formato_da_copia(aluno, rng):
         )
     verificar(comps.min() >= 3 and comps.max() <= 9, "Há comprimentos fora de comp_min..comp_max.")
     verificar(comps.max() == 9, DADOS_COMP_MAX.mensagem, DADOS_COMP_MAX)
+    # Na borda: um lote pequeno com comp_max alto quase nunca sorteia comp_max, e aí L (o maior
+    # comprimento sorteado) e comp_max diferem: completar até comp_max tem a forma errada.
+    pequeno, _ = _lote_do_aluno(aluno, 3, 2, 40, int(rng.integers(1 << 30)))
+    comps_pequeno = _comprimentos(pequeno)
+    verificar((comps_pequeno >= 0).all(), DADOS_SEM_EOS.mensagem, DADOS_SEM_EOS)
+    L_pequeno = int(comps_pequeno.max())
+    verificar(
+        pequeno.ndim == 2 and pequeno.shape[1] == L_pequeno + 1,
+        f"{DADOS_PAD_ATE_COMP_MAX.mensagem} (lote de 3 com comp_max = 40: maior sorteado {L_pequeno}, "
+        f"src com {pequeno.shape[-1]} colunas)",
+        DADOS_PAD_ATE_COMP_MAX,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)
@@ -902,6 +926,14 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     simbolos = torch.cat([src[b, : comps[b]] for b in range(200)]).numpy()
     freq = np.bincount(simbolos, minlength=VOCAB)[PRIMEIRO:]
     verificar(freq.min() > 0, "Nem todos os símbolos PRIMEIRO_SIMBOLO..VOCAB - 1 aparecem: sorteie até VOCAB - 1.")
+    todos = torch.cat([src[b, : comps[b]] for b in range(n)]).numpy()
+    freq = np.bincount(todos, minlength=VOCAB)[PRIMEIRO:]
+    esperado = len(todos) / (VOCAB - PRIMEIRO)  # ~800 por símbolo; o desvio é ~30
+    verificar(
+        freq.min() > 0.75 * esperado and freq.max() < 1.25 * esperado,
+        f"{DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {freq.tolist()} em {len(todos)} símbolos)",
+        DADOS_SIMBOLOS_NAO_UNIFORMES,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)
@@ -1175,6 +1207,15 @@ def _pesos_iniciais(ref, semente):
     return {k: v.clone() for k, v in modelo.state_dict().items()}
 
 
+def _procedencia(ref, iniciais, treinados):
+    """Os pesos treinados estão ao alcance dos TREINO_PASSOS passos do Adam, com as taxas do cronograma,
+    a partir de ``iniciais``? (suite.medir_procedencia; o pe é buffer e volta igual)."""
+    with torch.random.fork_rng(devices=[]):  # montar o modelo só para ler os nomes não mexe no gerador global
+        parametros = {nome for nome, _ in ref.Transformer(*_args_treino()).named_parameters()}
+    taxas = [_taxa_ref(p, TREINO_PICO, TREINO_AQUECIMENTO, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
+    return suite.medir_procedencia(iniciais, treinados, parametros, taxas)
+
+
 def _modelo_para_treinar(aluno, ref):
     """O Transformer do aluno se ele confere com a referência (mesmos pesos sorteados, mesma saída,
     em float64); senão, o substituto montado com a biblioteca. Devolve (objeto remoto, de quem é).
@@ -1303,17 +1344,20 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
         if not all(torch.isfinite(v).all() for v in treinados.values()):
             return {**base, "acerto": 0.0, "nan": True}
-        return {**base, "acerto": _acerto_exato(ref, treinados, semente), "nan": False}
+        procedencia = _procedencia(ref, sd, treinados)
+        return {**base, "acerto": _acerto_exato(ref, treinados, semente), "nan": False, "procedencia": procedencia}
     except BaseException as exc:  # o erro vira a falha dos três testes do treino
         return exc
 
 
-def treino_de_referencia(semente, substituto=False):
+def treino_de_referencia(semente, substituto=False, com_procedencia=False):
     """Para a varredura de sementes dos benchmarks (make bench, make bench-copia): o treino que o
     avaliador faz com a ``semente`` (mesmos pesos iniciais, lotes, passos, taxa e avaliação de
     _treinar_e_medir), com o ``treinar`` de referência, neste processo e no thread atual. O modelo é
     o Transformer de referência ou, com ``substituto=True``, o substituto montado com a biblioteca
-    (o que treina quando o Transformer do aluno não confere). Devolve (segundos de treino, acerto)."""
+    (o que treina quando o Transformer do aluno não confere). Devolve (segundos de treino, segundos de
+    CPU, acerto); com ``com_procedencia=True``, também a procedência dos pesos treinados medida contra
+    os pesos iniciais da semente e contra os da semente seguinte (como pesos treinados fora)."""
     import time
 
     from autograder.avaliacao import referencia
@@ -1341,7 +1385,11 @@ def treino_de_referencia(semente, substituto=False):
     )
     segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
     treinados = {k: v.detach().float() for k, v in modelo.state_dict().items() if k in sd}
-    return segundos, cpu, _acerto_exato(ref, treinados, semente)
+    acerto = _acerto_exato(ref, treinados, semente)
+    if not com_procedencia:
+        return segundos, cpu, acerto
+    de_fora = _procedencia(ref, _pesos_iniciais(ref, semente + 1), treinados)
+    return segundos, cpu, acerto, _procedencia(ref, sd, treinados), de_fora
 
 
 def _conferir_faixa(resultado, faixa):
@@ -1353,7 +1401,8 @@ def _conferir_faixa(resultado, faixa):
         ("06-transformer-copia", "referencia", semente, substituto),
         lambda: treino_de_referencia(semente, substituto=substituto)[2],
     )
-    if alcancou:
+    if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
+        suite.exigir_procedencia(resultado.get("procedencia"))
         return
     perdas = resultado["perdas"]
     texto = (

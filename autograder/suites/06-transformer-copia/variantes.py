@@ -601,6 +601,61 @@ NADA_HONESTO: dict = {}
 # fora): devolve direto o registro de zeros que ele devolveria.
 NADA_ATALHOS = {"treinar": 'lambda passos, **_: {"perda": [0.0] * passos, "taxa": [0.0] * passos}'}
 
+# ------------------------------------------------------------------ estrutura e estado de treino (#24)
+# Erros que as saídas em modo de avaliação não mostram: suite.conferir_estrutura os nomeia.
+MUTANTES += [
+    Variante(
+        "camada-dropout-nas-atencoes",
+        {"camada_decoder": _camada()["camada_decoder"].replace("dropout=0.0", "dropout=0.1")},
+        [C],
+        "estrutura_dropout_excluido",
+    ),
+    Variante(
+        "transformer-pe-treinavel",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                'self.register_buffer("pe", codificacao_posicional(n_max, d_model))',
+                "self.pe = nn.Parameter(codificacao_posicional(n_max, d_model))",
+            )
+        },
+        [T],
+        "estrutura_buffer_treinavel",
+    ),
+    Variante(
+        "transformer-decoder-compartilhado",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "nn.ModuleList([CamadaDecoder(d_model, h, d_ff) for _ in range(n_camadas)])",
+                "nn.ModuleList([CamadaDecoder(d_model, h, d_ff)] * n_camadas)",
+            )
+        },
+        [T],
+        "estrutura_pesos_compartilhados",
+    ),
+]
+
+# ------------------------------------------------------------------ dados na borda e por distribuição (#24)
+MUTANTES += [
+    Variante(
+        "dados-pad-ate-comp-max",
+        {"gerar_lote_copia": _dados()["gerar_lote_copia"].replace("L = int(comprimentos.max())", "L = comp_max")},
+        [D],
+        "dados-pad-ate-comp-max",
+    ),
+    Variante(
+        "dados-simbolo-remendado",
+        {
+            "gerar_lote_copia": _dados()["gerar_lote_copia"].replace(
+                "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, L), generator=gerador)",
+                "torch.randint(PRIMEIRO_SIMBOLO - 1, VOCAB, (n, L), generator=gerador).clamp(min=PRIMEIRO_SIMBOLO)",
+            )
+        },
+        [D],
+        "dados-simbolos-nao-uniformes",
+    ),
+]
+
+
 # ------------------------------------------------------------------ busca em feixe
 # Os mutantes trocam só a célula busca_em_feixe; o corpo é o da solução com um erro.
 

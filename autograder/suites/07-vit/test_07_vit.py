@@ -76,6 +76,11 @@ TREINO_PRAZO = 120.0
 FAIXAS = (0.50, 0.75, 0.90)
 
 # ----------------------------------------------------------------------- equívocos: patches
+PATCHES_TIPO = Equivoco(
+    "patches-tipo-trocado",
+    "extrair_patches mudou o tipo dos números: patches de imagens float32 devem sair float32 (só reorganize "
+    "os valores, sem .double() nem .float()), senão a projeção do ViT recebe o tipo errado.",
+)
 PATCHES_SEM_PERMUTE = Equivoco(
     "patches-reshape-sem-permute",
     "Os patches saíram de um reshape direto da imagem, sem permute: a forma (B, N, C·p·p) está certa, mas "
@@ -304,6 +309,9 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     x = _x(rng, 2, 3, 6, 8)
     obtido = _conferir_patches(aluno, x, 2)
     exigir_que_transforme(obtido, x, "extrair_patches")
+    digitos = _x(rng, 2, 1, 8, 8).float()  # os dígitos do notebook são float32: os patches também
+    tipo = _patches_do_aluno(aluno, digitos, 4).dtype
+    verificar(tipo == torch.float32, f"{PATCHES_TIPO.mensagem} (imagens float32, patches {tipo})", PATCHES_TIPO)
 
 
 @item("teste_patches", pontos=0.5)
@@ -425,6 +433,7 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     camada, bib = _camada(aluno, ref, rng)
     x = _x(rng, 3, 5, 8)
     y = _saida_camada(camada, x)
+    exigir_entradas_intactas(camada, "CamadaEncoderPreNorma.forward", ["x"])
     with torch.no_grad():
         esperado = bib(x)
     equivocos = lambda: [(eq, _camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]  # noqa: E731
@@ -465,6 +474,7 @@ def test_camada_estrutura(aluno, ref):
     conferir_state_dict(pesos, esperado, "CamadaEncoderPreNorma")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"CamadaEncoderPreNorma tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, camada, ref.CamadaEncoderPreNorma(12, 3, 20), "CamadaEncoderPreNorma")
 
 
 # ======================================================================= ViT
@@ -733,6 +743,7 @@ def test_vit_estrutura(aluno, ref):
     conferir_state_dict(pesos, esperado, "ViT")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
 
 
 # ======================================================================= treino: espião
@@ -854,8 +865,19 @@ def _args_treino():
 
 
 def _pesos_iniciais(ref, semente):
+    """Pesos iniciais do treino avaliado, sorteados pelo avaliador com a ``semente`` (a inicialização do
+    ViT de referência) e postos no modelo antes de chamar o treinar do aluno."""
     torch.manual_seed(semente)
     return {k: v.clone() for k, v in ref.ViT(*_args_treino()).state_dict().items()}
+
+
+def _procedencia(ref, iniciais, treinados):
+    """Os pesos treinados estão ao alcance dos TREINO_PASSOS passos do Adam, com a taxa do cosseno, a
+    partir de ``iniciais``? (suite.medir_procedencia)."""
+    with torch.random.fork_rng(devices=[]):  # montar o modelo só para ler os nomes não mexe no gerador global
+        parametros = {nome for nome, _ in ref.ViT(*_args_treino()).named_parameters()}
+    taxas = [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)]
+    return suite.medir_procedencia(iniciais, treinados, parametros, taxas)
 
 
 def _lotes_de_treino(semente):
@@ -968,17 +990,20 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
         if not all(torch.isfinite(v).all() for v in treinados.values()):
             return {**base, "acuracia": 0.0, "nan": True}
-        return {**base, "acuracia": _acuracia_no_teste(ref, treinados), "nan": False}
+        procedencia = _procedencia(ref, sd, treinados)
+        return {**base, "acuracia": _acuracia_no_teste(ref, treinados), "nan": False, "procedencia": procedencia}
     except BaseException as exc:  # o erro vira a falha dos três testes do treino
         return exc
 
 
-def treino_de_referencia(semente, substituto=False):
+def treino_de_referencia(semente, substituto=False, com_procedencia=False):
     """Para a varredura de sementes dos benchmarks (make bench, make bench-vit): o treino que o
     avaliador faz com a ``semente`` (mesmos pesos iniciais, lotes, passos, taxa e avaliação de
     _treinar_e_medir), com o ``treinar`` de referência, neste processo e no thread atual. O modelo é
     o ViT de referência ou, com ``substituto=True``, o substituto montado com a biblioteca.
-    Devolve (segundos de treino, segundos de CPU, acurácia no teste)."""
+    Devolve (segundos de treino, segundos de CPU, acurácia no teste); com ``com_procedencia=True``, também a
+    procedência dos pesos treinados medida contra os pesos iniciais da semente e contra os da semente
+    seguinte (como pesos treinados fora)."""
     import time
 
     from autograder.avaliacao import referencia
@@ -994,7 +1019,11 @@ def treino_de_referencia(semente, substituto=False):
     ref.treinar(modelo, lotes, TREINO_PASSOS, taxa=TREINO_TAXA, mostrar_progresso=False)
     segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
     treinados = {k: v.detach().float() for k, v in modelo.state_dict().items() if k in sd}
-    return segundos, cpu, _acuracia_no_teste(ref, treinados)
+    acuracia = _acuracia_no_teste(ref, treinados)
+    if not com_procedencia:
+        return segundos, cpu, acuracia
+    de_fora = _procedencia(ref, _pesos_iniciais(ref, semente + 1), treinados)
+    return segundos, cpu, acuracia, _procedencia(ref, sd, treinados), de_fora
 
 
 def _causa_no_laco(aluno):
@@ -1025,7 +1054,8 @@ def _conferir_faixa(resultado, faixa, aluno):
         ("07-vit", "referencia", semente, substituto),
         lambda: treino_de_referencia(semente, substituto=substituto)[2],
     )
-    if alcancou:
+    if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
+        suite.exigir_procedencia(resultado.get("procedencia"))
         return
     perdas = resultado["perdas"]
     texto = (

@@ -442,3 +442,50 @@ NADA_HONESTO: dict = {}
 # Na variante "zeros da forma certa", o treino não roda a referência: devolve direto o registro de
 # zeros que ele devolveria.
 NADA_ATALHOS = {"treinar": 'lambda passos, **_: {"perda": [0.0] * passos, "taxa": [0.0] * passos}'}
+
+# ------------------------------------------------------------------ estrutura e estado de treino (#24)
+# Erros que as saídas em modo de avaliação não mostram: suite.conferir_estrutura os nomeia.
+MUTANTES += [
+    Variante(
+        "camada-dropout-nos-residuos",
+        {
+            "camada_encoder": _CAMADA.replace(
+                "self.norm2 = nn.LayerNorm(d_model)",
+                "self.norm2 = nn.LayerNorm(d_model)\n        self.gota = nn.Dropout(0.1)",
+            )
+            .replace(
+                "@CORPO@", _CORPO_CAMADA.replace("x = x + self.auto_atencao", "x = x + self.gota(self.auto_atencao")
+            )
+            .replace("need_weights=False)[0]", "need_weights=False)[0])")
+        },
+        [C],
+        "estrutura_dropout_excluido",
+    ),
+    Variante(
+        "vit-cls-buffer",
+        _vit(cls_param='        self.register_buffer("cls", 0.02 * torch.randn(1, 1, d_model))'),
+        [V],
+        "estrutura_parametro_nao_aprende",
+    ),
+    Variante(
+        "vit-posicao-congelada",
+        {
+            "vit": _vit()["vit"].replace(
+                "d_model))\n        self.camadas", "d_model), requires_grad=False)\n        self.camadas"
+            )
+        },
+        [V],
+        "estrutura_parametro_nao_aprende",
+    ),
+    Variante(
+        "vit-camadas-compartilhadas",
+        {
+            "vit": _vit()["vit"].replace(
+                "nn.ModuleList([CamadaEncoderPreNorma(d_model, h, d_ff) for _ in range(n_camadas)])",
+                "nn.ModuleList([CamadaEncoderPreNorma(d_model, h, d_ff)] * n_camadas)",
+            )
+        },
+        [V],
+        "estrutura_pesos_compartilhados",
+    ),
+]
