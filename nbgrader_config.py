@@ -28,8 +28,13 @@ c.CourseDirectory.course_id = "transformers"
 
 # `nbgrader export` grava as notas em build/ (ignorado pelo git), nunca na raiz do repositório
 # (na seção ExportPlugin, a mesma do `--to` da linha de comando, que continua valendo).
-os.makedirs(os.path.join(c.CourseDirectory.root, "build"), exist_ok=True)
-c.ExportPlugin.to = os.path.join(c.CourseDirectory.root, "build", "grades.csv")
+# Só se a pasta puder ser criada: quem carrega esta configuração sem poder escrever ao lado dela
+# (o instrutor no hub, que a executa de build/hub/) não pode ter o formgrader derrubado por isso.
+try:
+    os.makedirs(os.path.join(c.CourseDirectory.root, "build"), exist_ok=True)
+    c.ExportPlugin.to = os.path.join(c.CourseDirectory.root, "build", "grades.csv")
+except OSError:
+    pass
 
 # Stubs em pt-BR no lugar das soluções.
 c.ClearSolutions.code_stub = {

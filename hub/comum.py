@@ -109,6 +109,7 @@ c.CourseDirectory.root = {str(CURSO)!r}
 c.CourseDirectory.course_id = {CURSO_ID!r}
 c.CourseDirectory.groupshared = True
 c.Exchange.root = {str(TROCA)!r}
+c.ExportPlugin.to = {str(CURSO / "grades.csv")!r}
 # retorno em pt-BR: o modelo do nbgrader com os rótulos traduzidos (jupyter/traduzir_nbgrader.py)
 # vem antes dos modelos do próprio nbgrader (o formgrader usa os dele: formgrade, etc.)
 import nbgrader as _nbgrader, os as _os

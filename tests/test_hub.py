@@ -47,6 +47,16 @@ PREFIXO = "cursoteste"
 PROF, ANA, BIA, CAIO = "teste-prof", "teste-ana", "teste-bia", "teste-caio"
 SENHAS = {ANA: "ana-" + os.urandom(4).hex(), BIA: "bia-" + os.urandom(4).hex(), CAIO: "caio-" + os.urandom(4).hex()}
 CORRETA = EXEMPLOS / "ana-correta" / SLUG / f"{SLUG}.ipynb"
+
+
+def _pontos_da_atividade(slug: str, so_codigo: bool = False) -> float:
+    """Total do retorno do nbgrader: os pontos das células avaliadas (código e à mão), ou só os das
+    células de teste (a coluna de código do formgrader)."""
+    nb = json.loads((RAIZ / "source" / slug / f"{slug}.ipynb").read_text(encoding="utf-8"))
+    meta = [c.get("metadata", {}).get("nbgrader", {}) for c in nb["cells"]]
+    return float(sum(m.get("points", 0) for m in meta if m.get("grade") and not (so_codigo and m.get("solution"))))
+
+
 COM_ERRO = EXEMPLOS / "bruno-sem-escala" / SLUG / f"{SLUG}.ipynb"
 EQUIVOCO_BIA = "atencao-sem-escala"
 
@@ -309,8 +319,9 @@ def test_turma_no_navegador(hub, navegador):
     texto_ana = _retorno(pagina_ana, ana, ANA, "ana")
     texto_bia = _retorno(pagina_bia, bia, BIA, "bia")
     nota_ana, nota_bia = _nota_make_grade(CORRETA, ANA), _nota_make_grade(COM_ERRO, BIA)
-    assert f"{SLUG} (Nota: {nota_ana:.1f} / 10.0)" in texto_ana, texto_ana[:800]
-    assert f"{SLUG} (Nota: {nota_bia:.1f} / 10.0)" in texto_bia, texto_bia[:800]
+    total = _pontos_da_atividade(SLUG)
+    assert f"{SLUG} (Nota: {nota_ana:.1f} / {total:.1f})" in texto_ana, texto_ana[:800]
+    assert f"{SLUG} (Nota: {nota_bia:.1f} / {total:.1f})" in texto_bia, texto_bia[:800]
     assert nota_bia < nota_ana
     assert f"Equívoco identificado: {EQUIVOCO_BIA}" in texto_bia
     assert "Faltou dividir as pontuações por √d_k" in texto_bia
@@ -347,8 +358,9 @@ def test_turma_no_navegador(hub, navegador):
         nome = (linha.locator("a.name-shown").text_content() or "").strip()
         notas[nome] = linha.locator(".code-score").inner_text().strip()
     pagina_prof.screenshot(path=str(CAPTURAS / "instrutor-formgrader.png"))
-    assert notas.get(ANA) == f"{nota_ana:g} / 8", notas
-    assert notas.get(BIA) == f"{nota_bia:g} / 8", notas
+    codigo = _pontos_da_atividade(SLUG, so_codigo=True)
+    assert notas.get(ANA) == f"{nota_ana:g} / {codigo:g}", notas
+    assert notas.get(BIA) == f"{nota_bia:g} / {codigo:g}", notas
     for c in (prof, ana, bia):
         c.close()
 
