@@ -49,6 +49,9 @@ def cmd_lote(args) -> int:
         return 1
     jobs = args.jobs or os.cpu_count() or 1
     saida.mkdir(parents=True, exist_ok=True)  # precisa existir para o zigoto escondê-la das caixas
+    notas = saida / "notas.csv"
+    if notas.is_symlink() or (notas.exists() and not notas.is_file()):
+        raise SystemExit(f"Erro: {notas} já existe e não é um arquivo comum; apague-o ou escolha outra pasta de saída.")
     inicio = time.monotonic()
     lote = functools.partial(avaliar_lote, tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente)
     if dask is None:
@@ -64,7 +67,7 @@ def cmd_lote(args) -> int:
         if resultados is None:
             return 3
     itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
-    csv = gravar_notas_csv(resultados, saida / "notas.csv", itens)
+    csv = gravar_notas_csv(resultados, notas, itens)
     print(tabela(resultados))
     segundos = f"{time.monotonic() - inicio:.1f}".replace(".", ",")
     print(f"\n{plural(len(resultados), 'submissão', 'submissões')} em {segundos} s.")

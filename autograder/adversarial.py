@@ -62,6 +62,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.ataques import construtores
+from autograder.lote import SAIDAS_RESERVADAS
 from autograder.notebooks import RAIZ, carregar_atividade
 from autograder.variantes import codigo_de_referencia, notebook_com
 
@@ -456,7 +457,8 @@ def _conferir_caso(
     r = ResultadoCaso(caso.nome, caso.descricao, controle=caso.controle)
     pasta = ctx.saida / caso.pasta_aluno
     if not caso.avaliado:
-        if os.path.lexists(pasta):
+        saida_do_lote = caso.pasta_aluno in SAIDAS_RESERVADAS and os.path.isfile(pasta) and not os.path.islink(pasta)
+        if os.path.lexists(pasta) and not saida_do_lote:  # notas.csv é do lote, não do aluno recusado
             r.falhar(OUTRA, f"a pasta recusada ganhou relatório em {pasta}")
         if caso.pasta_aluno in csv_notas:
             r.falhar(OUTRA, "a pasta recusada aparece no notas.csv")
@@ -1263,14 +1265,21 @@ def rodar_modos(
             "ataques num namespace de PID descartável); rodando só no ambiente atual, com os ataques "
             "perigosos pulados."
         )
-        relatorios["atual"] = rodar(saida=lambda _x: None, casos=casos, aceitar_parcial=aceitar_parcial, base=base)
+        relatorios["atual"] = rodar(
+            saida=lambda _x: None, casos=casos, filtro=filtro, aceitar_parcial=aceitar_parcial, base=base
+        )
         for linha in [*tabela_do_modo(relatorios["atual"]), "", *tabela_dos_modos(relatorios)]:
             saida(linha)
         return relatorios
     for nome in modos or list(MODOS):
         saida(f"\n=== Modo {nome}: {MODOS[nome].rotulo} ===")
         relatorios[nome] = rodar(
-            saida=lambda _x: None, casos=casos, modo=nome, aceitar_parcial=aceitar_parcial, base=base
+            saida=lambda _x: None,
+            casos=None if filtro else casos,  # com --casos, o prazo do corpus inteiro (como sem --modos)
+            filtro=filtro,
+            modo=nome,
+            aceitar_parcial=aceitar_parcial,
+            base=base,
         )
         for linha in tabela_do_modo(relatorios[nome]):
             saida(linha)

@@ -29,7 +29,14 @@ from pathlib import Path
 
 from autograder.notebooks import LIMITE_NOTEBOOK, carregar_atividade
 
-NOME_VALIDO = re.compile(r"^[^\W][\w.@+-]{0,127}$")
+# Nome de pasta de aluno aceito; use sempre com ``fullmatch`` (com ``match`` e ``$``, um nome como
+# ``'x\n'`` passaria: ``$`` casa antes de uma quebra de linha final). Ver ``problema_no_nome``.
+NOME_VALIDO = re.compile(r"[^\W][\w.@+-]{0,127}")
+# Arquivos que o avaliador grava na pasta de saída AO LADO das pastas dos alunos
+# (``<saida>/<aluno>/<slug>/results.json``): uma pasta de aluno com um destes nomes ocuparia o
+# lugar deles (``notas.csv`` derrubava o lote; ``relatorio.html``, o ``make relatorio``). A
+# comparação ignora maiúsculas, por causa de sistemas de arquivos que também as ignoram.
+SAIDAS_RESERVADAS = ("notas.csv", "relatorio.html")
 
 _ZIGOTO = None  # o zigoto deste trabalhador (um por processo do pool)
 
@@ -42,6 +49,18 @@ class Tarefa:
     slug: str
     notebook: Path | None
     problema: str | None = None
+
+
+def problema_no_nome(nome: str) -> str | None:
+    """Por que ``nome`` não serve como pasta de aluno (texto em pt-BR), ou ``None`` se serve."""
+    if not NOME_VALIDO.fullmatch(nome) or nome in (".", ".."):
+        return "nome de aluno inválido; a pasta não foi avaliada."
+    if nome.casefold() in SAIDAS_RESERVADAS:
+        return (
+            "nome reservado para as saídas do avaliador (" + ", ".join(SAIDAS_RESERVADAS) + "); a pasta não foi "
+            "avaliada. Renomeie a pasta do aluno e corrija de novo."
+        )
+    return None
 
 
 def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tuple[list[Tarefa], list[str]]:
@@ -59,8 +78,9 @@ def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tupl
         if dir_aluno.is_symlink() or not dir_aluno.is_dir():
             avisos.append(f"{nome!r}: ignorado (não é uma pasta comum).")
             continue
-        if not NOME_VALIDO.match(nome) or nome in (".", ".."):
-            avisos.append(f"{nome!r}: nome de aluno inválido; a pasta não foi avaliada.")
+        problema = problema_no_nome(nome)
+        if problema:
+            avisos.append(f"{nome!r}: {problema}")
             continue
         for dir_slug in sorted(dir_aluno.iterdir(), key=lambda p: p.name):
             if dir_slug.is_symlink() or not dir_slug.is_dir():

@@ -87,6 +87,13 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
     def _avaliar(self, nb, slug: str, aluno: str | None = None) -> tuple[dict | None, str]:
         """Roda o avaliador num subprocesso (``ponte.avaliar_em_subprocesso``); devolve ``(resultado, erro)``.
         ``aluno`` é o id do aluno no nbgrader: a semente das entradas ocultas vem dele e da atividade."""
+        from autograder.notebooks import slugs
+
+        # O slug vem do texto de uma célula e vira nome de arquivo: só um slug de source/ passa
+        # (nada de '/', '..' ou quebra de linha num caminho montado aqui).
+        if slug not in slugs():
+            self.log.error("Atividade desconhecida numa célula de teste: %r", slug[:100])
+            return None, f"a atividade {slug[:100]!r} não existe no avaliador"
         with tempfile.TemporaryDirectory(prefix="nbgrader-avaliacao-") as tmp:
             caminho = Path(tmp) / f"{slug}.ipynb"
             nbformat.write(nb, str(caminho))

@@ -22,6 +22,19 @@ SUITES = RAIZ / "autograder" / "suites"
 
 LIMITE_NOTEBOOK = 300 * 1024 * 1024
 LIMITE_CELULA = 512 * 1024
+# Quantos valores JSON (listas, objetos, números, textos, chaves) um notebook pode ter, contados
+# por cima antes de ler (``_contar_estrutura``). O tamanho do arquivo sozinho não limita a memória:
+# cada ``[]`` de 3 bytes vira um objeto de ~64 bytes no Python, e 200 MiB de ``[],`` levavam o
+# processo que corrige a mais de 5 GiB. Um notebook de verdade tem dezenas de milhares de valores;
+# uma saída enorme é UM texto (não conta por tamanho). O pico medido para o maior notebook aceito
+# está no README (``python -m autograder.bench.notebook_denso``).
+LIMITE_ESTRUTURA = 4_000_000
+# Teto da memória que a leitura pode pedir, estimada por cima antes de ler (``_custo_de_leitura``):
+# o texto decodificado ocupa 1, 2 ou 4 bytes por caractere conforme o caractere mais largo do
+# arquivo, e os textos que o json.loads monta, outro tanto.
+LIMITE_MEMORIA_LEITURA = 1024 * 1024 * 1024
+_LARGURA_4 = re.compile(rb"[\xf0-\xff]")  # início de um caractere UTF-8 acima de U+FFFF
+_LARGURA_2 = re.compile(rb"[\xc4-\xef]")  # início de um caractere UTF-8 entre U+0100 e U+FFFF
 AVISO_TAMANHO = 10 * 1024 * 1024  # acima disso, o relatório pede para limpar as saídas (a nota não muda)
 TAG_PREAMBULO = "preambulo"
 _SURROGATE = re.compile("[\ud800-\udfff]")  # JSON aceita "\\ud800" solto; UTF-8 não
@@ -259,6 +272,21 @@ def _json_de_bytes(dados: bytes) -> dict:
         raise NotebookInvalido(
             f"o arquivo tem {len(dados) // 2**20} MiB, acima do limite de {LIMITE_NOTEBOOK // 2**20} MiB."
         )
+    estrutura = _contar_estrutura(dados)
+    if estrutura > LIMITE_ESTRUTURA:
+        raise NotebookInvalido(
+            f"o arquivo tem estrutura JSON densa demais ({_milhar(estrutura)} vírgulas, dois-pontos, colchetes "
+            f"e chaves; o limite é {_milhar(LIMITE_ESTRUTURA)}) e não foi lido. Limpe as saídas (no Jupyter: "
+            "Kernel, Reiniciar e limpar todas as saídas), salve e entregue de novo."
+        )
+    custo = _custo_de_leitura(dados, estrutura)
+    if custo > LIMITE_MEMORIA_LEITURA:
+        raise NotebookInvalido(
+            f"o arquivo ocuparia cerca de {custo // 2**20} MiB de memória para ser lido (o limite é "
+            f"{LIMITE_MEMORIA_LEITURA // 2**20} MiB; um caractere fora do Latin-1, como um emoji, faz o Python "
+            "guardar cada caractere do arquivo com 2 ou 4 bytes) e não foi lido. Limpe as saídas (no Jupyter: "
+            "Kernel, Reiniciar e limpar todas as saídas), salve e entregue de novo."
+        )
     try:
         texto = dados.decode("utf-8")
     except UnicodeDecodeError:
@@ -270,6 +298,29 @@ def _json_de_bytes(dados: bytes) -> dict:
     if not isinstance(nb, dict):
         raise NotebookInvalido("o arquivo é JSON, mas não é um notebook.")
     return nb
+
+
+def _milhar(n: int) -> str:
+    return f"{n:,}".replace(",", ".")
+
+
+def _contar_estrutura(dados: bytes) -> int:
+    """Limite superior, em tempo linear e sem memória extra, do número de objetos que
+    ``json.loads`` montaria: todo valor que não é a raiz vem depois de ``[``, ``,`` ou ``:``, e cada
+    ``:`` traz também uma chave. Conta os caracteres também dentro dos textos (por isso é um limite
+    por cima): um notebook legítimo só chega perto do limite com milhões de vírgulas nas saídas."""
+    return 1 + dados.count(b",") + dados.count(b"[") + dados.count(b"{") + 2 * dados.count(b":")
+
+
+def _custo_de_leitura(dados: bytes, estrutura: int) -> int:
+    """Limite por cima, em bytes, do pico de memória de ``json.loads(dados.decode())``: os bytes
+    (quem chamou ainda os guarda), o texto decodificado (um ``str`` do Python usa 1, 2 ou 4 bytes por
+    caractere, pelo caractere mais largo), os textos montados pelo ``json.loads`` (no máximo tantos
+    caracteres quanto o arquivo; com escapes ``\\u`` podem ser mais largos que o texto) e ~80 bytes
+    por valor JSON (objeto, ponteiro e folga das listas)."""
+    largura = 4 if _LARGURA_4.search(dados) else 2 if _LARGURA_2.search(dados) else 1
+    largura_textos = 4 if b"\\u" in dados else largura
+    return len(dados) * (1 + largura + largura_textos) + 80 * estrutura
 
 
 def _ler_json(caminho: Path) -> dict:

@@ -131,6 +131,11 @@ def main(argv=None) -> int:
         print(f"Nenhum results.json em {pasta}: rode 'make grade' antes.")
         return 1
     destino = Path(args.saida) if args.saida else pasta / "relatorio.html"
+    if destino.is_symlink() or (destino.exists() and not destino.is_file()):
+        # O lote recusa pastas de aluno com este nome (lote.SAIDAS_RESERVADAS); isto só acontece
+        # com uma pasta de saída montada à mão ou de uma versão antiga do avaliador.
+        print(f"Erro: {destino} já existe e não é um arquivo comum; escolha outro destino com --saida.")
+        return 1
     destino.write_text(gerar(resultados), encoding="utf-8")
     print(f"Relatório do instrutor: {destino}")
     return 0

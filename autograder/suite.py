@@ -27,9 +27,10 @@ formas), que uma função que não faz o trabalho também satisfaz:
   submissão. Quem aplica é o avaliador, depois da suíte inteira (``avaliacao.aplicar_portoes``);
 * ``exigir_que_responda``/``exigir_que_transforme``: dentro do teste, a função não é constante
   (devolve 0, ``None``, sempre o mesmo array) nem devolve a própria entrada;
-* ``exigir_entradas_intactas``: a última chamada não alterou os argumentos no lugar. A caixa
-  compara os argumentos antes e depois de cada chamada (``alterados``); é diagnóstico vindo do
-  lado não confiável, então só pode custar pontos ao próprio aluno.
+* ``exigir_entradas_intactas``: a última chamada não alterou os argumentos no lugar. Os dados de
+  arrays e tensores o avaliador confere sozinho (a caixa os recebe numa região de memória que ele
+  compara depois da chamada, ``caixa/memoria.py``); mudanças só de estrutura vêm do diagnóstico
+  da caixa, que só pode custar pontos ao próprio aluno.
 """
 
 from __future__ import annotations
@@ -135,8 +136,8 @@ def exigir_entradas_intactas(aluno, funcao: str, parametros=None) -> None:
 
     ``aluno`` é a fixture ``aluno`` ou um objeto remoto (``aluno.criar(...)``); chame logo depois
     da chamada a conferir. ``parametros`` dá nome às posições: lista de nomes ou a função/classe de
-    referência (a assinatura dela). A informação vem da caixa (``alterados``) e não é confiável:
-    um aluno que a forja só consegue perder pontos, nunca ganhar.
+    referência (a assinatura dela). Dados alterados são medidos pelo avaliador, fora da caixa;
+    estrutura alterada é diagnóstico da caixa: forjá-lo só faz o aluno perder pontos.
     """
     alterados = aluno.alterados_na_ultima_chamada()
     if not alterados:

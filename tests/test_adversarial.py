@@ -6,7 +6,7 @@ cada modo o lote é o caminho real (``python -m autograder lote`` num subprocess
 de CONTER cada ataque (nenhum vazamento, nenhuma nota acima da honesta, nenhum aluno honesto
 perdendo pontos) ou RECUSAR avaliar (código 3, isolamento insuficiente). Custo: ~75 s somados
 (2 núcleos ocupados por outros testes; ~45 s numa máquina parada). A tabela dos modos aparece na
-saída do ``make test``. O corpus inteiro (122 casos) fica para o ``make adversarial``; o teste
+saída do ``make test``. O corpus inteiro (131 casos) fica para o ``make adversarial``; o teste
 ``test_corpus_completo`` o roda no ambiente atual com ``ADVERSARIAL_COMPLETO=1`` (~65 s a mais).
 """
 

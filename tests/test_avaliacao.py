@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import jsonschema
 import pytest
@@ -469,6 +470,123 @@ def test_alterados_forjado_e_ignorado():
         assert ler_alterados({"alterados": ruim}) == []
 
 
+_SUPRIME = """
+import sys
+import time
+import threading
+import time
+
+import numpy as np
+import torch
+
+_srv = sys.modules["autograder.caixa.servidor"]
+_srv._estrutura_alterada = lambda *a, **k: []
+_responder_original = _srv.Servidor._responder
+
+
+def _responder(self, cabecalho, buffers=None):
+    cabecalho.pop("alterados", None)  # nenhum diagnóstico da caixa sai daqui
+    return _responder_original(self, cabecalho, buffers)
+
+
+_srv.Servidor._responder = _responder
+
+
+def softmax_no_lugar(z, eixo=-1):
+    z -= z.max(axis=eixo, keepdims=True)
+    np.exp(z, out=z)
+    return z / z.sum(axis=eixo, keepdims=True)
+
+
+def soma_no_tensor(x, delta=None):
+    delta.add_(1.0)
+    return float(x.sum())
+
+
+_alvos = []
+
+
+def _zerar_sempre():
+    while True:
+        for a in list(_alvos):
+            a[...] = 0
+        time.sleep(0.001)
+
+
+def escreve_depois(z):
+    _alvos.append(z)
+    if len(_alvos) == 1:
+        threading.Thread(target=_zerar_sempre, daemon=True).start()
+    return 0
+
+
+def copia(z):
+    return z * 1
+"""
+
+
+def test_entradas_alteradas_sao_medidas_fora_da_caixa(zigoto):
+    """A caixa desligou o próprio diagnóstico ("alterados" nunca sai dela): os dados alterados no
+    lugar continuam apontados, porque o avaliador compara a região de memória das entradas com o que
+    mandou. Uma thread que continua escrevendo nas entradas depois da chamada não muda as cópias do
+    avaliador nem as entradas da chamada seguinte (cada chamada tem a sua região)."""
+    import numpy as np
+    import torch
+
+    from autograder.avaliacao import Aluno, Sessao
+    from autograder.suite import Reprovado, exigir_entradas_intactas
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        sessao.garantir().executar(_SUPRIME, "suprime")
+        aluno = Aluno(sessao, {}, None)
+        z = np.arange(6.0).reshape(2, 3)
+        original = z.copy()
+        saida = aluno.softmax_no_lugar(z)
+        assert np.allclose(saida.sum(axis=-1), 1.0)
+        assert sessao.alterados() == [0]
+        with pytest.raises(Reprovado):
+            exigir_entradas_intactas(aluno, "softmax", ["z", "eixo"])
+        assert np.array_equal(z, original)
+
+        aluno.soma_no_tensor(torch.ones(3), delta=torch.zeros(2))
+        assert sessao.alterados() == ["delta"]
+
+        for _ in range(3):
+            aluno.escreve_depois(z.copy())
+        time.sleep(0.05)  # a thread da caixa segue zerando as regiões antigas
+        for _ in range(20):
+            w = np.random.default_rng(0).normal(size=(4, 5))
+            assert np.array_equal(aluno.copia(w), w)
+            assert sessao.alterados() == []
+        assert np.array_equal(z, original)
+    finally:
+        sessao.fechar()
+
+
+def test_regiao_das_entradas_nao_encolhe_nem_cresce():
+    """A região é selada: a caixa (que recebe o descritor) não consegue truncá-la e derrubar o
+    avaliador com SIGBUS quando ele a lê; escrever nela só muda o veredito da própria chamada."""
+    import mmap
+    import os
+
+    from autograder.caixa.memoria import Regiao
+
+    regiao = Regiao([b"abc", b"", bytes(range(100))])
+    try:
+        assert regiao.posicoes == [[0, 3], [64, 0], [64, 100]]
+        assert regiao.alterados() == []
+        for tamanho in (0, regiao.tamanho * 2):
+            with pytest.raises(PermissionError):
+                os.ftruncate(regiao.fd, tamanho)
+        outro = mmap.mmap(regiao.fd, regiao.tamanho)  # o mapeamento que a caixa teria
+        outro[65] = 7
+        assert regiao.alterados() == [2]
+        outro.close()
+    finally:
+        regiao.fechar()
+
+
 def test_portoes_nao_faz_nada():
     import numpy as np
     import torch
@@ -521,6 +639,58 @@ def test_treino_divergiu():
     assert not treino_divergiu([2.0] * 10 + [1.0] * 20)
     assert not treino_divergiu([1.0, 5.0])  # poucos passos: sem tendência para julgar
     assert not treino_divergiu([])
+
+
+# ------------------------------------------------------------- notebooks de JSON denso
+def test_notebook_de_json_denso_recusado_antes_de_ler(tmp_path):
+    """``[],`` repetido cabe no limite de tamanho, mas cada 3 bytes virariam ~64 bytes de objetos no
+    processo que corrige (200 MiB: mais de 5 GiB). A estrutura é contada antes do ``json.loads`` e o
+    notebook é recusado com uma mensagem em pt-BR; os notebooks do curso ficam longe do limite."""
+    from autograder.notebooks import LIMITE_ESTRUTURA, _contar_estrutura, ler_submissao
+
+    atividade = carregar_atividade("01-atencao")
+    n = LIMITE_ESTRUTURA // 2 + 1  # cada '[],' conta 2: vírgula e colchete
+    denso = tmp_path / "denso.ipynb"
+    denso.write_bytes(b'{"cells": [], "x": [' + b"[]," * n + b"[]]}")
+    sub = ler_submissao(denso, atividade)
+    assert sub.erro is not None and "estrutura JSON densa demais" in sub.erro and "Limpe as saídas" in sub.erro
+    assert sub.codigo == {}
+
+    no_limite = tmp_path / "no_limite.ipynb"
+    nb = notebook_com("01-atencao", {})
+    nb["cells"][-1]["outputs"] = [0]
+    base = _contar_estrutura(json.dumps(nb).encode())
+    nb["cells"][-1]["outputs"] = [0] * (1 + LIMITE_ESTRUTURA - base)  # cada '0, ' a mais conta 1
+    no_limite.write_text(json.dumps(nb), encoding="utf-8")
+    assert _contar_estrutura(no_limite.read_bytes()) == LIMITE_ESTRUTURA
+    assert ler_submissao(no_limite, atividade).erro is None
+
+    for caminho in sorted((RAIZ / "release").glob("*/*.ipynb")) + sorted((RAIZ / "source").glob("*/*.ipynb")):
+        assert _contar_estrutura(caminho.read_bytes()) < LIMITE_ESTRUTURA // 100, caminho
+
+
+def test_notebook_cuja_leitura_pediria_memoria_demais_recusado(tmp_path, monkeypatch):
+    """O ``str`` do Python guarda o arquivo inteiro com a largura do caractere mais largo: o mesmo
+    tamanho custa 4× mais com um emoji. A estimativa é por cima (um ASCII do mesmo tamanho passa)."""
+    from autograder import notebooks
+
+    atividade = carregar_atividade("01-atencao")
+    nb = notebook_com("01-atencao", {})
+    nb["cells"][-1]["outputs"] = [{"name": "stdout", "output_type": "stream", "text": "x" * 200_000}]
+    ascii_ = tmp_path / "ascii.ipynb"
+    ascii_.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    nb["cells"][-1]["outputs"][0]["text"] += "🙂"
+    emoji = tmp_path / "emoji.ipynb"
+    emoji.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    escape = tmp_path / "escape.ipynb"
+    escape.write_text(json.dumps(nb, ensure_ascii=True), encoding="utf-8")  # '\ud83d\ude42' no texto
+    custo = {c: notebooks._custo_de_leitura(c.read_bytes(), 0) for c in (ascii_, emoji, escape)}
+    assert custo[emoji] > 3 * custo[ascii_] and custo[escape] > 2 * custo[ascii_]
+    monkeypatch.setattr(notebooks, "LIMITE_MEMORIA_LEITURA", 2 * custo[ascii_])
+    assert notebooks.ler_submissao(ascii_, atividade).erro is None
+    for caminho in (emoji, escape):
+        erro = notebooks.ler_submissao(caminho, atividade).erro
+        assert erro is not None and "de memória para ser lido" in erro and "Limpe as saídas" in erro
 
 
 def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):

@@ -120,3 +120,81 @@ def test_slug_desconhecido_da_erro_claro_sem_traceback(tmp_path, comando):
     assert proc.returncode != 0
     assert "atividade desconhecida em --slug: 99-nao-existe" in proc.stderr and "01-atencao" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------- nomes de pasta x saídas do lote
+@pytest.mark.parametrize(
+    ("nome", "aceito"),
+    [
+        ("ana", True),
+        ("joão.ñandu@usp", True),
+        ("notas.csv.bak", True),
+        ("x\n", False),  # com re.match e '$', passava: '$' casa antes da quebra de linha final
+        ("ana\n", False),
+        ("notas.csv", False),
+        ("relatorio.html", False),
+        ("NOTAS.CSV", False),
+        ("Relatorio.HTML", False),
+        ("..", False),
+        ("-rf", False),
+    ],
+)
+def test_nome_de_aluno_valido_e_nao_reservado(nome, aceito):
+    from autograder.lote import problema_no_nome
+
+    problema = problema_no_nome(nome)
+    assert (problema is None) is aceito, problema
+    if nome.casefold() in ("notas.csv", "relatorio.html"):
+        assert "nome reservado para as saídas do avaliador" in problema
+
+
+def test_pastas_com_nome_de_saida_sao_recusadas_e_os_outros_corrigidos(submissoes, tmp_path):
+    """Uma pasta de aluno chamada ``notas.csv`` derrubava o lote (ninguém recebia o notas.csv), uma
+    chamada ``relatorio.html`` derrubava o ``make relatorio``, e ``'x\\n'`` passava na validação.
+    Agora cada uma vira uma linha de aviso em pt-BR e o resto da turma é corrigido."""
+    pasta = tmp_path / "submissoes"
+    honestos = sorted(p.name for p in submissoes.iterdir())[:2]
+    for aluno in honestos:
+        shutil.copytree(submissoes / aluno, pasta / aluno)
+    ruins = ["notas.csv", "relatorio.html", "x\n"]
+    for nome in ruins:
+        shutil.copytree(submissoes / honestos[0], pasta / nome)
+    saida = tmp_path / "saida"
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "lote", str(pasta), "--saida", str(saida), "--jobs", "1"],
+        capture_output=True,
+        text=True,
+        cwd=RAIZ,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Aviso: 'notas.csv': nome reservado para as saídas do avaliador" in proc.stdout
+    assert "Aviso: 'relatorio.html': nome reservado para as saídas do avaliador" in proc.stdout
+    assert "Aviso: 'x\\n': nome de aluno inválido" in proc.stdout
+    assert (saida / "notas.csv").is_file()
+    linhas = (saida / "notas.csv").read_text(encoding="utf-8").splitlines()
+    assert sorted(linha.split(",")[0] for linha in linhas[1:]) == honestos
+    assert set(_notas(saida)) == set(honestos)
+    assert not (saida / "relatorio.html").exists() and not (saida / "x\n").exists()
+    rel = subprocess.run(
+        [sys.executable, "-m", "autograder.relatorio_html", str(saida)],
+        capture_output=True,
+        text=True,
+        cwd=RAIZ,
+        timeout=120,
+    )
+    assert rel.returncode == 0, rel.stdout + rel.stderr
+    assert (saida / "relatorio.html").is_file()
+
+
+def test_relatorio_html_recusa_destino_que_e_pasta(tmp_path):
+    """Uma pasta de saída montada à mão (ou de uma versão antiga) com uma pasta ``relatorio.html``:
+    mensagem em pt-BR e código 1, não um traceback."""
+    from autograder import relatorio_html
+
+    (tmp_path / "ana" / SLUG).mkdir(parents=True)
+    (tmp_path / "ana" / SLUG / "results.json").write_text(
+        json.dumps({"score": 1, "tests": [], "extra_data": {"nota_max": 8}}), encoding="utf-8"
+    )
+    (tmp_path / "relatorio.html").mkdir()
+    assert relatorio_html.main([str(tmp_path)]) == 1

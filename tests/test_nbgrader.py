@@ -306,3 +306,20 @@ def test_nota_usa_o_resultado_do_avaliador_e_mostra_avisos(monkeypatch):
     assert [c.outputs[1].data["text/plain"] for c in nb.cells] == ["1.5", "0.0"]
     texto = nb.cells[0].outputs[0].text
     assert "1.5 de 2 pontos" in texto and "√d_k" in texto and "isolamento parcial aceito" in texto
+
+
+@pytest.mark.parametrize("slug", ["../../../tmp/fora", "01-atencao/../x", "01-atencao\n", "99-nao-existe"])
+def test_slug_da_celula_fora_de_source_nao_vira_caminho(monkeypatch, slug):
+    """O slug vem do texto da célula (``nota_do_item("<slug>", ...)``) e vira nome de arquivo: só um
+    slug de ``source/`` chega lá. Os outros recebem 0 com a explicação, sem rodar o avaliador."""
+    chamadas = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: chamadas.append(a))
+    escritos = []
+    monkeypatch.setattr(nbformat, "write", lambda nb, caminho, *a, **k: escritos.append(caminho))
+    celula = _celula_de_teste("teste_softmax")
+    celula.source = celula.source.replace('"01-atencao"', f'"{slug}"')
+    nb = nbformat.v4.new_notebook(cells=[celula])
+    nb, _ = AvaliacaoForaDoKernel().preprocess(nb, {})
+    assert chamadas == [] and escritos == []
+    assert nb.cells[0].outputs[1].data["text/plain"] == "0.0"
+    assert "não existe no avaliador" in nb.cells[0].outputs[0].text

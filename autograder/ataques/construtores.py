@@ -119,6 +119,19 @@ def arquivo_esparso(_ctx, pasta: Path, slug: str, megabytes: int) -> None:
         f.truncate(megabytes * 1024 * 1024)
 
 
+def json_denso(_ctx, pasta: Path, slug: str, megabytes: int) -> None:
+    """Notebook de ``megabytes`` MiB de ``[],`` (dentro do limite de tamanho): sem a contagem da
+    estrutura antes de ler, o ``json.loads`` montaria dezenas de milhões de listas (mais de 5 GiB
+    no processo que corrige, para 200 MiB)."""
+    pasta.mkdir(parents=True, exist_ok=True)
+    bloco = b"[]," * (1 << 20)
+    with open(pasta / f"{slug}.ipynb", "wb") as f:
+        f.write(b'{"cells": [], "lixo": [')
+        for _ in range(megabytes * (1 << 20) // len(bloco)):
+            f.write(bloco)
+        f.write(b"[]]}")
+
+
 # ------------------------------------------------------------------ notebooks mexidos
 def _mexido(pasta: Path, slug: str, mexer, ascii_: bool = False) -> None:
     nb = notebook_com(slug, {})

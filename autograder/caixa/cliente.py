@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.caixa import protocolo, restricoes
+from autograder.caixa import memoria, protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
 
@@ -315,8 +315,10 @@ class Caixa:
         # "chamar", o tempo que a caixa diz ter passado dentro da função do aluno (dado não
         # confiável, limitado ao tempo de relógio) e o tempo atendendo callbacks de referência.
         self.tempos = {"chamadas": 0.0, "remoto": 0.0, "callbacks": 0.0}
-        # Argumentos que a última chamada alterou no lugar (posições e nomes; diagnóstico não
-        # confiável, ver protocolo.ler_alterados).
+        # Argumentos que a última chamada alterou no lugar (posições e nomes). Os DADOS de arrays e
+        # tensores são conferidos NESTE processo: a caixa os recebe numa região de memória que o
+        # avaliador compara depois da chamada com o que mandou (ver memoria.py). A isso se soma o
+        # diagnóstico de estrutura da caixa (protocolo.ler_alterados), que só pode custar pontos.
         self.alterados: list = []
         try:
             self.pidfd = os.pidfd_open(pid)
@@ -365,7 +367,7 @@ class Caixa:
             f"{entradas} arquivos e pastas, {niveis} níveis) e a caixa foi encerrada"
         )
 
-    def _pedir(self, cabecalho: dict, buffers=None, prazo: float = 10.0, callbacks=None):
+    def _pedir(self, cabecalho: dict, buffers=None, prazo: float = 10.0, callbacks=None, regiao=None):
         if not self.viva:
             raise CaixaMorreu("a caixa já tinha sido encerrada")
         self.seq += 1
@@ -373,6 +375,8 @@ class Caixa:
         canal = _Prazo(self.sock, time.monotonic() + prazo)
         try:
             protocolo.enviar(canal, cabecalho, buffers)
+            if regiao is not None:
+                regiao.enviar(self.sock)  # o soquete ainda tem o prazo que canal.sendall pôs
             while True:
                 resp, bufs = protocolo.receber(canal, _limite_de_dados)
                 if resp.get("ev") == "callback":
@@ -452,26 +456,34 @@ class Caixa:
         inicio = time.perf_counter()
         resp: dict = {}
         self.alterados = []
+        regiao = None
         try:
+            entradas = _Entradas(args, kwargs)
             buffers: list = []
             cab = {
                 "op": "chamar",
                 "alvo": alvo,
                 "caminho": list(caminho or []),
-                "args": protocolo.codificar(list(args), buffers, _ref_de_saida),
-                "kwargs": protocolo.codificar(dict(kwargs or {}), buffers, _ref_de_saida),
+                "args": entradas.args,
+                "kwargs": entradas.kwargs,
                 "guardar": guardar,
                 "ler": ler,
                 "substituir": sorted(substituir or {}),
             }
+            if entradas.buffers:
+                regiao = memoria.Regiao(entradas.buffers)
+                cab["memoria"] = regiao.cabecalho()
             if prontas:
                 cab["prontas"] = {
                     nome: [{"h": _chave(a, k), "v": protocolo.codificar(v, buffers)} for a, k, v in entradas]
                     for nome, entradas in prontas.items()
                     if nome in (substituir or {})
                 }
-            resp, bufs = self._pedir(cab, buffers, prazo=prazo, callbacks=substituir)
-            self.alterados = protocolo.ler_alterados(resp)
+            resp, bufs = self._pedir(cab, buffers, prazo=prazo, callbacks=substituir, regiao=regiao)
+            # Dados alterados: medidos aqui, na região. Estrutura alterada: diagnóstico da caixa,
+            # conferido por ler_alterados, que só pode custar pontos.
+            medidos = entradas.chaves(regiao.alterados()) if regiao is not None else []
+            self.alterados = medidos + [c for c in protocolo.ler_alterados(resp) if c not in medidos]
             if not resp.get("ok"):
                 raise _erro_do_aluno(resp)
             try:
@@ -479,6 +491,8 @@ class Caixa:
             except protocolo.ErroProtocolo as exc:
                 raise ErroDoAluno("ValorRecusado", str(exc)) from None
         finally:
+            if regiao is not None:
+                regiao.fechar()
             gasto = time.perf_counter() - inicio
             self.tempos["chamadas"] += gasto
             dt = resp.get("dt")
@@ -501,6 +515,37 @@ def _limite_de_dados(cabecalho: dict) -> int:
     if cabecalho.get("ev") == "callback":
         return protocolo.LIMITES_CALLBACK["bytes"]
     return protocolo.LIMITE_BUFFERS
+
+
+class _Entradas:
+    """Argumentos de um pedido ``chamar`` codificados como ``protocolo.codificar`` faria com
+    ``list(args)`` e ``dict(kwargs)``, mas com os buffers à parte (vão na região de memória, ver
+    ``memoria``) e, para cada buffer, o argumento de onde veio: posição (int) ou nome (str)."""
+
+    def __init__(self, args, kwargs):
+        self.buffers: list = []
+        self._dono: list = []
+        self.args = [self._um(i, v) for i, v in enumerate(args)]
+        pares = []
+        for nome, v in dict(kwargs or {}).items():
+            if type(nome) is not str:
+                raise protocolo.ValorRecusado("dicionários só podem ter chaves do tipo str")
+            pares.append([nome, self._um(nome, v)])
+        self.kwargs = {"$d": pares}
+
+    def _um(self, chave, valor):
+        antes = len(self.buffers)
+        codificado = protocolo.codificar(valor, self.buffers, _ref_de_saida, _prof=1)
+        self._dono += [chave] * (len(self.buffers) - antes)
+        return codificado
+
+    def chaves(self, indices: list[int]) -> list:
+        """Os argumentos (sem repetição, na ordem) a que pertencem os buffers ``indices``."""
+        saida: list = []
+        for i in indices:
+            if self._dono[i] not in saida:
+                saida.append(self._dono[i])
+        return saida
 
 
 class RefRemota:

@@ -12,9 +12,15 @@ Valores (argumentos e retornos) são codificados assim:
 * ``torch.Tensor``: ``{"$tensor": índice, "dtype": ..., "shape": [...]}``;
 * objeto guardado do lado da caixa: ``{"$ref": id}``.
 
-A resposta a um pedido ``chamar`` pode trazer ``"alterados": [0, "mascara", ...]``: as posições
-(int) e os nomes (str) dos argumentos que a função do aluno alterou no lugar (ver
-``servidor._alterados``). É diagnóstico vindo do lado não confiável: o lado confiável só o lê por
+Num pedido ``chamar``, os bytes dos arrays e tensores dos argumentos não vão no soquete: vão numa
+região de memória (``memfd``) cujo descritor segue a mensagem; o campo ``"memoria": {"tam": ...,
+"pos": [[deslocamento, tamanho], ...]}`` diz onde está cada buffer (o índice de ``$a``/``$tensor``
+é a posição nessa lista). A caixa entrega ao aluno vistas da região, e o lado confiável a compara
+depois da chamada com o que mandou: é assim que ele sabe, sem perguntar à caixa, se a função
+alterou os DADOS de um argumento no lugar (ver ``memoria``). A resposta pode trazer ainda
+``"alterados": [0, "mascara", ...]``: posições (int) e nomes (str) dos argumentos cuja ESTRUTURA a
+caixa viu mudar (forma de um array, itens de uma lista ou de um dicionário; ver
+``servidor._estrutura``). Esse campo vem do lado não confiável: o lado confiável só o lê por
 ``ler_alterados`` (tipos e tamanhos conferidos) e ele só pode custar pontos ao próprio aluno.
 
 Um pedido ``chamar`` com ``substituir`` (funções do aluno trocadas pelas de referência, que rodam

@@ -13,6 +13,7 @@ import sys
 import time
 import traceback
 
+from autograder.caixa import memoria
 from autograder.caixa.protocolo import ValorRecusado, chave_de_chamada, codificar, decodificar, enviar, receber
 
 LIMITE_SAIDA = 20_000
@@ -44,27 +45,38 @@ class ErroCallback(RuntimeError):
     pass
 
 
-def _retrato(valor):
-    """Cópia dos dados de um argumento (arrays, tensores e o que estiver dentro de listas, tuplas e
-    dicionários): JSON + bytes. Objetos guardados na caixa (``$ref``, ex.: um ``nn.Module``) entram
-    pela identidade; mudar o estado deles é permitido (é para isso que um laço de treino existe)."""
-    buffers: list = []
-    try:
-        estrutura = codificar(valor, buffers, guardar_ref=id)
-    except BaseException:
+def _estrutura(valor, _prof: int = 0):
+    """Retrato barato da ESTRUTURA de um argumento (sem copiar dados): identidade, forma, dtype e
+    passos de arrays e tensores; identidade, tamanho e itens de listas, tuplas e dicionários.
+    Pega ``x.shape = ...``, ``t.data = t.data.float()``, ``lista.append(...)`` e ``d["k"] = novo``.
+    Os DADOS (``z -= ...``, ``t.add_(...)``) o avaliador confere sozinho, na região de memória
+    (ver memoria.py); isto é só diagnóstico da caixa, que pode custar pontos e nunca dá."""
+    import numpy as np
+
+    if _prof > 32:
         return None
-    return repr(estrutura), [bytes(b) for b in buffers]
+    tipo = type(valor)
+    if tipo is np.ndarray:
+        return ("a", id(valor), valor.shape, valor.dtype.str, valor.strides)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(valor, torch.Tensor):
+        return ("t", id(valor), tuple(valor.shape), str(valor.dtype), valor.stride(), valor.data_ptr())
+    if tipo is list or tipo is tuple:
+        return (tipo.__name__, id(valor), [_estrutura(v, _prof + 1) for v in valor])
+    if tipo is dict:
+        return ("d", id(valor), [(k, _estrutura(v, _prof + 1)) for k, v in valor.items()])
+    return ("o", id(valor))
 
 
-def _alterados(args, kwargs, retratos) -> list:
-    """Posições (int) e nomes (str) dos argumentos cujo conteúdo mudou durante a chamada.
-
-    Compara forma, dtype e bytes, então pega ``z -= z.max(...)``, ``x[...] = ...``, ``t.add_(...)``,
-    ``lista.append(...)`` e também ``arr.shape = ...`` ou ``t.data = t.data.float()``."""
+def _estrutura_alterada(args, kwargs, antes: dict) -> list:
+    """Posições (int) e nomes (str) dos argumentos cuja estrutura mudou durante a chamada."""
     alterados: list = []
-    for chave, antes in retratos.items():
-        valor = args[chave] if type(chave) is int else kwargs[chave]
-        if antes is not None and _retrato(valor) != antes:
+    for chave, retrato in antes.items():
+        try:
+            depois = _estrutura(args[chave] if type(chave) is int else kwargs[chave])
+        except BaseException:
+            depois = None
+        if depois != retrato:
             alterados.append(chave)
             if len(alterados) >= LIMITE_ALTERADOS:
                 break
@@ -186,27 +198,33 @@ class Servidor:
         originais = {}
         alterados: list = []
         try:
+            # Os arrays dos argumentos vêm numa região de memória que o avaliador compara depois da
+            # chamada (ver memoria.py): recebê-la vem antes de tudo, para o soquete seguir em ordem.
+            regiao = memoria.receber_regiao(self.sock, msg["memoria"]) if "memoria" in msg else None
             alvo = self._resolver(msg.get("alvo"), msg.get("caminho"))
             if msg.get("ler"):
                 resultado = alvo
             else:
-                args = decodificar(msg.get("args", []), bufs, self._ref)
-                kwargs = decodificar(msg.get("kwargs", {"$d": []}), bufs, self._ref)
+                if regiao is not None:
+                    mm, posicoes = regiao
+                    args = memoria.decodificar_na_regiao(msg.get("args", []), mm, posicoes, self._ref)
+                    kwargs = memoria.decodificar_na_regiao(msg.get("kwargs", {"$d": []}), mm, posicoes, self._ref)
+                    del regiao, mm  # a região vive enquanto algum array do aluno a usar
+                else:
+                    args = decodificar(msg.get("args", []), bufs, self._ref)
+                    kwargs = decodificar(msg.get("kwargs", {"$d": []}), bufs, self._ref)
                 prontas = _respostas_prontas(msg.get("prontas"), bufs)
                 for nome in msg.get("substituir", []):
                     originais[nome] = self.ns.get(nome, _AUSENTE)
                     self.ns[nome] = self._callback(seq, nome, prontas.get(nome))
-                # Retrato das entradas antes da chamada: o avaliador, do outro lado da fronteira,
-                # só vê as próprias cópias e não perceberia uma função que altera os argumentos.
-                retratos = {i: _retrato(v) for i, v in enumerate(args)} if type(args) is list else {}
-                if type(kwargs) is dict:
-                    retratos.update({k: _retrato(v) for k, v in kwargs.items()})
+                antes = {i: _estrutura(v) for i, v in enumerate(args)}
+                antes.update({k: _estrutura(v) for k, v in kwargs.items()})
                 inicio = time.perf_counter()
                 try:
                     resultado = alvo(*args, **kwargs)
                 finally:
                     self.dt = time.perf_counter() - inicio
-                alterados = _alterados(args, kwargs, retratos)
+                alterados = _estrutura_alterada(args, kwargs, antes)
         except BaseException as exc:
             return {"ok": False, "erro": _descrever_erro(exc)}, []
         finally:
