@@ -373,7 +373,7 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
     return saida, 0
 
 
-def _extrair(arquivo: Path, destino: Path) -> None:
+def extrair(arquivo: Path, destino: Path) -> None:
     """Como o ``unzip`` do Gradescope: aplica os modos gravados no zip (o zipfile do Python os ignora)."""
     with zipfile.ZipFile(arquivo) as z:
         for info in z.infolist():
@@ -401,7 +401,7 @@ def rodar_local(slug: str, notebook: Path, arquivo_zip: Path | None = None) -> t
         raiz = base / "autograder"
         raiz.mkdir(mode=0o755)
         arquivo_zip = arquivo_zip or empacotar(slug, base / "zip")
-        _extrair(arquivo_zip, raiz / "source")
+        extrair(arquivo_zip, raiz / "source")
         (raiz / "submission").mkdir(mode=0o755)
         shutil.copy(notebook, raiz / "submission" / notebook.name)
         prefixo = []

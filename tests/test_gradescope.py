@@ -34,7 +34,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder.gradescope import CODIGO_RECUSA, RecusaGradescope, conferir_permissoes, empacotar
+from autograder.gradescope import CODIGO_RECUSA, RecusaGradescope, conferir_permissoes, empacotar, extrair
 from autograder.notebooks import RAIZ, carregar_atividade
 from autograder.variantes import notebook_com
 
@@ -50,19 +50,6 @@ precisa_root = pytest.mark.skipif(
 )
 
 
-def _extrair(arquivo: Path, destino: Path) -> None:
-    """Como o unzip: aplica os modos gravados no zip (o zipfile do Python os ignora)."""
-    with zipfile.ZipFile(arquivo) as z:
-        for info in z.infolist():
-            alvo = destino / info.filename
-            if info.is_dir():
-                alvo.mkdir(parents=True, exist_ok=True)
-            else:
-                alvo.parent.mkdir(parents=True, exist_ok=True)
-                alvo.write_bytes(z.read(info))
-            os.chmod(alvo, stat.S_IMODE(info.external_attr >> 16))
-
-
 @pytest.fixture(scope="module")
 def zip_atividade(tmp_path_factory):
     return empacotar(SLUG, tmp_path_factory.mktemp("zips"))
@@ -75,7 +62,7 @@ def arvore(zip_atividade):
     base.chmod(0o755)  # todos atravessam, como a raiz do contêiner
     raiz = base / "autograder"
     raiz.mkdir(mode=0o755)
-    _extrair(zip_atividade, raiz / "source")
+    extrair(zip_atividade, raiz / "source")
     (raiz / "submission").mkdir(mode=0o755)
     yield raiz
     shutil.rmtree(base, ignore_errors=True)
@@ -259,7 +246,7 @@ def ataque(zip_atividade):
     base.chmod(0o755)
     raiz = base / "autograder"
     raiz.mkdir(mode=0o755)
-    _extrair(zip_atividade, raiz / "source")
+    extrair(zip_atividade, raiz / "source")
     (raiz / "submission").mkdir(mode=0o755)
     ouvinte = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
@@ -295,7 +282,12 @@ def test_ataque_nao_le_solucao_suite_segredo_nem_submissao(ataque):
     assert "VAZOU-ARQUIVO" not in resultado["output"], resultado["output"]
     softmax = carregar_atividade(SLUG).item("teste_softmax").pontos
     assert resultado["score"] == _TOTAL - softmax, "a nota passou da honesta (softmax errada): " + resultado["output"]
-    assert resultado["extra_data"]["pontos_por_item"] == {"teste_softmax": 0, "teste_atencao": 4, "teste_mascara": 2}
+    assert resultado["extra_data"]["pontos_por_item"] == {
+        "teste_softmax": 0,
+        "teste_atencao": 4,
+        "teste_mascara": 2,
+        "teste_blocos": 2,
+    }
 
 
 @precisa_root
