@@ -343,17 +343,7 @@ class Zigoto:
             except ChildProcessError:
                 break
         # G terminou: mata o que sobrou da caixa (órfãos vêm para C, que é subreaper).
-        if escopo:
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
-        else:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            _matar_descendentes()
+        _matar_a_caixa(pid, escopo)
         while True:
             try:
                 os.waitpid(-1, 0)
@@ -406,17 +396,7 @@ class Zigoto:
                             )
                         except OSError:
                             pass
-                    if escopo:
-                        try:
-                            os.kill(-1, signal.SIGKILL)  # só o domínio de C: a caixa
-                        except OSError:
-                            pass
-                    else:
-                        try:
-                            os.killpg(pid, signal.SIGKILL)
-                        except OSError:
-                            pass
-                        _matar_descendentes()
+                    _matar_a_caixa(pid, escopo)
                     return
                 intervalo = max(0.05, 4 * (time.monotonic() - t0))
         finally:
@@ -549,6 +529,22 @@ def _tarefas_do_uid(uid: int) -> int:
         if real == uid:
             total += threads or 1
     return total
+
+
+def _matar_a_caixa(pid: int, escopo: bool) -> None:
+    """Em C: mata G e tudo o que ele criou. Com escopo Landlock, ``kill(-1)`` só alcança o domínio de C
+    (a caixa); sem escopo, o grupo de processos de G e, repetidamente, os filhos que aparecerem."""
+    if escopo:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    else:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        _matar_descendentes()
 
 
 def _matar_descendentes() -> None:
