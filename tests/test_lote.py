@@ -180,7 +180,7 @@ def test_pastas_com_nome_de_saida_sao_recusadas_e_os_outros_corrigidos(submissoe
     assert set(_notas(saida)) == set(honestos)
     assert not (saida / "relatorio.html").exists() and not (saida / "x\n").exists()
     rel = subprocess.run(
-        [sys.executable, "-m", "autograder.relatorio_html", str(saida)],
+        [sys.executable, "-m", "autograder.saidas.html", str(saida)],
         capture_output=True,
         text=True,
         cwd=RAIZ,
