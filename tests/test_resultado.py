@@ -24,10 +24,14 @@ def _avaliado(**extra) -> ResultadoSubmissao:
     testes = [
         ResultadoTeste(gids[0], "confere com a referência", 0.5, 0.5),
         ResultadoTeste(gids[0], "eixo", 0.0, 0.5, "Errou o eixo da softmax.", "softmax-eixo", "falhou"),
-        ResultadoTeste(gids[1], "formato", 0.0, 1.0, "Seu código levantou ValueError: x\n  linha 3", None, "erro_aluno"),
+        ResultadoTeste(
+            gids[1], "formato", 0.0, 1.0, "Seu código levantou ValueError: x\n  linha 3", None, "erro_aluno"
+        ),
         ResultadoTeste(gids[1], "prazo", 0.0, 1.0, "Tempo esgotado: 'atencao' passou do prazo de 10 s", None, "tempo"),
         ResultadoTeste(gids[2], "caixa", 0.0, 1.0, "A execução do seu código foi interrompida: morreu", None, "caixa"),
-        ResultadoTeste(gids[2], "interno", 0.0, 1.0, "Erro interno do avaliador neste teste (KeyError: 'x').", None, "interno"),
+        ResultadoTeste(
+            gids[2], "interno", 0.0, 1.0, "Erro interno do avaliador neste teste (KeyError: 'x').", None, "interno"
+        ),
         ResultadoTeste(gids[3], "propriedade", 0.0, 1.0, MENSAGEM_PROPRIEDADE.format(gates="'x'"), None, "falhou"),
     ]
     assert {t.situacao for t in testes} == set(SITUACOES)
@@ -95,7 +99,10 @@ def test_retomada_mostra_o_mesmo_resultado(tmp_path):
         assert retomado == res
         assert tabela([retomado]) == tabela([res])
     assert "ERRO INTERNO" in observacoes(lote.ja_avaliada(Tarefa("ana", SLUG, None, "sem notebook"), tmp_path, None))
-    assert observacoes(lote.ja_avaliada(Tarefa("bia", SLUG, None, "vários notebooks"), tmp_path, None))[0] == "sem notebook"
+    assert (
+        observacoes(lote.ja_avaliada(Tarefa("bia", SLUG, None, "vários notebooks"), tmp_path, None))[0]
+        == "sem notebook"
+    )
     assert lote.ja_avaliada(Tarefa("ana", SLUG, None, "outro problema"), tmp_path, None) is None  # impressão mudou
 
 
@@ -132,6 +139,6 @@ def test_toda_saida_grava_pelo_escritor_atomico():
         if arquivo.name == "__init__.py":
             assert "os.replace" in fonte
             continue
-        assert "results.json\").write" not in fonte and "json.dumps(saida" not in fonte, arquivo
+        assert 'results.json").write' not in fonte and "json.dumps(saida" not in fonte, arquivo
         if arquivo.parent == pasta:
             assert ".write_text(" not in fonte and "open(" not in fonte, arquivo
