@@ -16,6 +16,7 @@ avalia, inclusive as notas 0, é ``autograder/avaliacao.py``.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import multiprocessing.util
 import re
@@ -105,9 +106,10 @@ def impressao(tarefa, semente) -> str:
 def ja_avaliada(tarefa, saida: Path, semente):
     """O resultado gravado, se ainda vale para esta submissão; senão None."""
     from autograder.avaliacao import itens_max
-    from autograder.saidas.results_json import ler_results
+    from autograder.saidas.results_json import ler_results, pasta_da_submissao
 
-    res = ler_results(saida / tarefa.aluno / tarefa.slug, itens_max(tarefa.slug), str(tarefa.notebook or ""))
+    pasta = pasta_da_submissao(saida, tarefa.aluno, tarefa.slug)
+    res = ler_results(pasta, itens_max(tarefa.slug), str(tarefa.notebook or ""))
     if res is None or res.impressao != impressao(tarefa, semente):
         return None
     return res
@@ -180,9 +182,19 @@ class Progresso:
 
 
 def avaliar_lote(
-    tarefas, saida: Path, ocultar: list[str], jobs: int, semente=None, retomar=True, aviso=print, executor=None
+    tarefas,
+    saida: Path,
+    ocultar: list[str],
+    jobs: int,
+    semente=None,
+    retomar=True,
+    aviso=print,
+    executor=None,
+    entregar=None,
 ):
-    """Avalia ``tarefas`` e grava cada ``results.json`` assim que fica pronto.
+    """Avalia ``tarefas`` e entrega cada resultado assim que fica pronto: ``entregar(tarefa, res)``, por
+    padrão o ``results.json`` em ``saida`` (``saidas.results_json.gravar_no_lote``), que é também
+    de onde a retomada lê. Devolve os resultados na ordem das tarefas.
 
     ``executor`` (opcional, ex.: ``executores.ExecutorDask``): ``executor(pendentes, semente, concluir)``
     avalia as pendentes em outro lugar; retomada, gravação e progresso continuam aqui.
@@ -191,8 +203,9 @@ def avaliar_lote(
     saíram: pool e gerenciador ficam em ``with``, e cada trabalhador fecha o seu zigoto ao sair."""
     from autograder.avaliacao import avaliar_com_impressao, falha_do_trabalhador
     from autograder.caixa.cliente import Zigoto
-    from autograder.saidas.results_json import gravar_results
+    from autograder.saidas.results_json import gravar_no_lote
 
+    entregar = entregar or functools.partial(gravar_no_lote, saida)
     resultados = {}
     pendentes = []
     for tarefa in tarefas:
@@ -207,7 +220,7 @@ def avaliar_lote(
     jobs = max(1, min(jobs, len(pendentes) or 1))
 
     def concluir(tarefa, res):
-        gravar_results(res, saida / tarefa.aluno / tarefa.slug)
+        entregar(tarefa, res)
         resultados[(tarefa.aluno, tarefa.slug)] = res
         progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
 

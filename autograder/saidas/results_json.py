@@ -20,6 +20,17 @@ def gravar_results(res: ResultadoSubmissao, pasta: Path) -> Path:
     return gravar_atomico(Path(pasta) / "results.json", texto(results_json(res)))
 
 
+def pasta_da_submissao(saida: Path, aluno: str, slug: str) -> Path:
+    """Onde fica o ``results.json`` de uma submissão num lote: ``<saida>/<aluno>/<slug>/``."""
+    return Path(saida) / aluno / slug
+
+
+def gravar_no_lote(saida: Path, tarefa, res: ResultadoSubmissao) -> Path:
+    """Entrega de um resultado pronto do lote: o ``results.json`` em ``<saida>/<aluno>/<slug>/`` (da
+    tarefa, a pasta que o lote descobriu)."""
+    return gravar_results(res, pasta_da_submissao(saida, tarefa.aluno, tarefa.slug))
+
+
 def ler_results(pasta: Path, itens_max: dict[str, float], notebook: str = "") -> ResultadoSubmissao | None:
     """O resultado gravado em ``pasta/results.json`` (``None`` se não há um legível)."""
     try:
