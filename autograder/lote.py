@@ -10,7 +10,7 @@ Retomada: no ``results.json`` fica a impressão digital (hash dos bytes do noteb
 avaliados, do notebook do instrutor e da suíte; ``avaliacao.impressao``). Se nada mudou, a
 submissão não é reavaliada e o resultado gravado é lido de volta, igual ao que foi gravado.
 
-O lote descobre, agenda, retoma e entrega cada resultado pronto às saídas (``concluir``); quem
+O lote descobre, agenda, retoma e entrega cada resultado pronto às saídas (``entregar``); quem
 avalia, inclusive as notas 0, é ``autograder/avaliacao.py``.
 """
 
@@ -97,10 +97,10 @@ def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tupl
 
 def impressao(tarefa, semente) -> str:
     """A impressão digital da submissão como está no disco agora (para comparar com a gravada)."""
-    from autograder.avaliacao import impressao, ler_notebook
+    from autograder import avaliacao
 
-    marca = ler_notebook(tarefa.notebook)[1] if tarefa.notebook is not None else b""
-    return impressao(tarefa, semente, marca)
+    marca = avaliacao.ler_notebook(tarefa.notebook)[1] if tarefa.notebook is not None else b""
+    return avaliacao.impressao(tarefa, semente, marca)
 
 
 def ja_avaliada(tarefa, saida: Path, semente):
