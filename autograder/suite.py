@@ -575,11 +575,26 @@ def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ig
     )
 
 
-def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao, sem_zerar, recriado) -> None:
+def conferir_laco_do_espiao(
+    chamadas,
+    acumulou,
+    otimizadores,
+    *,
+    modo_avaliacao,
+    sem_zerar,
+    recriado,
+    treino_no_fim: bool | None = None,
+    sem_eval: Equivoco | None = None,
+) -> None:
     """O que um modelo espião registrou num laço de treino (aulas 06 e 07): ``chamadas`` (cada uma com
     ``"treino"``, o modo do modelo), ``acumulou`` (por backward: o ``.grad`` tinha o do passo anterior
     somado?) e ``otimizadores`` (a marca do otimizador de cada passo). Reprova com o equívoco da suíte:
-    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo."""
+    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo.
+
+    O espião chega ao laço em modo de AVALIAÇÃO (``self.eval()`` no fim do seu ``__init__``): um laço
+    que nunca chama ``modelo.train()`` treina em modo de avaliação e reprova aqui. ``treino_no_fim`` é
+    o ``training`` do espião depois do laço: com ``sem_eval``, um laço que não devolve o modelo em
+    modo de avaliação (``modelo.eval()`` no fim) reprova com esse equívoco."""
     if not all(chamada["treino"] for chamada in chamadas):
         em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
         raise Reprovado(
@@ -599,6 +614,8 @@ def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao,
             f"{recriado.mensagem} ({len(set(otimizadores))} otimizadores diferentes em {len(otimizadores)} passos.)",
             recriado,
         )
+    if sem_eval is not None and treino_no_fim:
+        raise Reprovado(sem_eval.mensagem, sem_eval)
 
 
 # Código posto na caixa (com ``aluno.injetar``) pelas suítes que espiam um laço de treino (06, 07):
@@ -640,6 +657,7 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
         self.tabela._avaliador_espiao = self
         self.tabela.register_hook(self._anotar_grad)
         self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
+        self.eval()  # entregue em modo de avaliação: o laço tem de chamar modelo.train()
 
     def _anotar_grad(self, grad):
         self.normas.append(float(grad.norm()))

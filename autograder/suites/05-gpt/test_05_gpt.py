@@ -206,6 +206,11 @@ GULOSO_SEM_JANELA = Equivoco(
     "Quando a sequência passa de modelo.n_max tokens o modelo não tem mais posições: alimente-o só com "
     "os últimos modelo.n_max tokens (ids[:, -modelo.n_max:]), mas devolva a sequência inteira.",
 )
+GULOSO_JANELA_PRIMEIROS = Equivoco(
+    "guloso-janela-primeiros",
+    "Passando de modelo.n_max tokens, o modelo recebeu os PRIMEIROS n_max tokens da sequência: a janela "
+    "desliza, o modelo deve ver os últimos n_max (ids[:, -modelo.n_max:]), que incluem o token mais novo.",
+)
 GULOSO_SO_NOVOS = Equivoco(
     "guloso-so-novos",
     "A função devolveu só os tokens novos. Ela deve devolver (B, n + n_novos): os ids originais seguidos dos gerados.",
@@ -736,11 +741,24 @@ def test_bloco_estrutura(aluno, ref, rng):
 VOCAB = 13
 
 
-def _minigpt(aluno, ref, rng, n_max, d=8, h=2):
-    """Um MiniGPT sem blocos (embedding + posição + norma + cabeça): não depende do bloco do aluno."""
+def _minigpt(aluno, ref, rng, n_max, d=8, h=2, borda=None):
+    """Um MiniGPT sem blocos (embedding + posição + norma + cabeça): não depende do bloco do aluno.
+
+    ``borda = (ids, n_novos, modos)``: sorteia os pesos de novo (do mesmo rng, então determinístico)
+    até que a geração certa difira da de cada modo errado de ``modos``; assim a entrada oculta SEMPRE
+    chega à borda onde as escolhas diferem, em vez de torcer para que o sorteio a alcance."""
     modelo = ref.MiniGPT(VOCAB, d, h, 0, n_max).double()
-    sd = _aleatorizar(modelo, rng, escala=1.0)
     modelo.eval()
+    for _ in range(50):
+        sd = _aleatorizar(modelo, rng, escala=1.0)
+        if borda is None:
+            break
+        ids, n_novos, modos = borda
+        certo = _gerar_ref(modelo, ids, n_novos)
+        if all(not torch.equal(certo, _gerar_ref(modelo, ids, n_novos, m)) for m in modos):
+            break
+    else:
+        raise AssertionError("nenhum sorteio de pesos separou a janela certa das erradas")
     return _remoto(aluno, "MiniGPT", (VOCAB, d, h, 0, n_max), sd), modelo
 
 
@@ -754,6 +772,8 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
     for _ in range(passos):
         if modo == "sem_contexto":
             contexto = ids[:, -1:]
+        elif modo == "primeiros":
+            contexto = ids[:, : modelo.n_max]
         else:
             contexto = ids[:, -modelo.n_max :]
         logits = modelo(contexto)
@@ -790,6 +810,7 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
         (GULOSO_PRIMEIRA, "primeira"),
         (GULOSO_SEM_CONTEXTO, "sem_contexto"),
         (GULOSO_SEM_REALIMENTAR, "sem_realimentar"),
+        (GULOSO_JANELA_PRIMEIROS, "primeiros"),
     ]:
         variante = _gerar_ref(modelo, ids, n_novos, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido.long(), variante):
@@ -829,8 +850,8 @@ def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
 @item("teste_gerar_guloso", pontos=0.5)
 def test_gerar_respeita_a_janela(aluno, ref, rng):
     """geração gulosa: passando de n_max tokens, o modelo vê só os últimos n_max"""
-    remoto, modelo = _minigpt(aluno, ref, rng, n_max=7)
     ids = _ids(rng, 2, 5)
+    remoto, modelo = _minigpt(aluno, ref, rng, n_max=7, borda=(ids, 8, ("primeiros", "sem_contexto")))
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 8), modelo, ids, 8)
 
 

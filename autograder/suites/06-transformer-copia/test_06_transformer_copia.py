@@ -306,6 +306,11 @@ TREINO_MODO_AVALIACAO = Equivoco(
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
     "e modelo.eval() só no fim. Em modo de avaliação o dropout e afins ficam desligados durante o treino.",
 )
+TREINO_SEM_EVAL = Equivoco(
+    "treino-sem-eval",
+    "O laço devolveu o modelo em modo de treino: chame modelo.eval() no fim de treinar (o enunciado pede o "
+    "modelo pronto para avaliar, com o dropout e afins desligados).",
+)
 TREINO_IGNORA_PASSOS = Equivoco(
     "treino-ignora-passos",
     "O laço de treino ignorou o argumento passos e consumiu todos os lotes recebidos: use só os passos "
@@ -1081,6 +1086,7 @@ def _rodar_espiao(aluno, rng):
         "final": espiao.metodo("norma_final"),
         "acumulou": espiao.ler("acumulou"),
         "otimizadores": espiao.ler("otimizadores"),
+        "treino_no_fim": espiao.ler("training"),
     }
     return extra, lotes, hist, chamadas
 
@@ -1188,6 +1194,8 @@ def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
         modo_avaliacao=TREINO_MODO_AVALIACAO,
         sem_zerar=TREINO_SEM_ZERAR,
         recriado=TREINO_OTIMIZADOR_RECRIADO,
+        treino_no_fim=extra["treino_no_fim"],
+        sem_eval=TREINO_SEM_EVAL,
     )
 
 

@@ -193,6 +193,11 @@ TREINO_MODO_AVALIACAO = Equivoco(
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
     "e modelo.eval() só no fim.",
 )
+TREINO_SEM_EVAL = Equivoco(
+    "treino-sem-eval",
+    "O laço devolveu o modelo em modo de treino: chame modelo.eval() no fim de treinar (o enunciado pede o "
+    "modelo pronto para avaliar, com o dropout e afins desligados).",
+)
 TREINO_IGNORA_PASSOS = Equivoco(
     "treino-ignora-passos",
     "O laço de treino ignorou o argumento passos e consumiu todos os lotes recebidos: use só os passos "
@@ -773,6 +778,7 @@ def _rodar_espiao(aluno, rng):
     chamadas = espiao.ler("chamadas")
     suite.conferir_chamadas_do_espiao(hist, chamadas, passos, len(lotes), ignora_passos=TREINO_IGNORA_PASSOS)
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas")}
+    extra["treino_no_fim"] = espiao.ler("training")
     return extra, lotes, hist, chamadas
 
 
@@ -844,6 +850,8 @@ def _conferir_laco(extra, chamadas):
         modo_avaliacao=TREINO_MODO_AVALIACAO,
         sem_zerar=TREINO_SEM_ZERAR,
         recriado=TREINO_OTIMIZADOR_RECRIADO,
+        treino_no_fim=extra["treino_no_fim"],
+        sem_eval=TREINO_SEM_EVAL,
     )
 
 
