@@ -552,6 +552,13 @@ def exigir_procedencia(procedencia: Procedencia | None) -> None:
         raise Reprovado(f"{PESOS_FORA_DO_ALCANCE.mensagem}{numeros}", PESOS_FORA_DO_ALCANCE)
 
 
+TREINO_PERDA_NAO_FLOAT = Equivoco(
+    "treino-perda-tensor",
+    "O histórico guardou a perda como tensor (ou outro tipo), não como float: guarde perda.item(). Um tensor "
+    "no histórico prende o grafo (ou a memória) de cada passo e não é o número que o enunciado pede.",
+)
+
+
 def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ignora_passos: Equivoco) -> None:
     """O básico de um laço de treino rodado com um modelo espião (aulas 06 e 07): devolver o histórico
     ``{"perda": [...], "taxa": [...]}`` e chamar o modelo uma vez por passo. O espião recebe mais lotes
@@ -573,6 +580,9 @@ def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ig
         f"Com passos = {passos}, o modelo devia ser chamado {passos} vezes e o histórico ter {passos} perdas; "
         f"foram {len(chamadas)} chamadas e {len(hist['perda'])} perdas.",
     )
+    tipos = {type(p).__name__ for p in hist["perda"] if isinstance(p, bool) or not isinstance(p, int | float)}
+    if tipos:
+        raise Reprovado(f"{TREINO_PERDA_NAO_FLOAT.mensagem} (Veio {', '.join(sorted(tipos))}.)", TREINO_PERDA_NAO_FLOAT)
 
 
 def conferir_laco_do_espiao(
@@ -616,6 +626,20 @@ def conferir_laco_do_espiao(
         )
     if sem_eval is not None and treino_no_fim:
         raise Reprovado(sem_eval.mensagem, sem_eval)
+
+
+AUXILIAR_MODO_DO_SUBMODULO = """
+def _avaliador_modo_do_submodulo(modulo, caminho, treino):
+    modulo.get_submodule(caminho).train(bool(treino))
+"""
+
+
+def submodulo_em_avaliacao(aluno, remoto, caminho: str) -> None:
+    """Põe em modo de avaliação só o submódulo ``caminho`` do módulo do aluno (``remoto``): um item que
+    julga como o módulo COMPÕE as peças chama a peça do próprio aluno à parte, e o acaso dela (um dropout
+    que o enunciado exclui, julgado no item da peça) não pode custar pontos a este item."""
+    aluno.injetar(AUXILIAR_MODO_DO_SUBMODULO)
+    aluno.chamar("_avaliador_modo_do_submodulo", remoto._ref, caminho, False)
 
 
 # Código posto na caixa (com ``aluno.injetar``) pelas suítes que espiam um laço de treino (06, 07):
@@ -735,6 +759,35 @@ ESTRUTURA_DROPOUT = Equivoco(
     "Há dropout onde o enunciado não pede (dropout=0.0 ou nenhum nn.Dropout): em modo de treino ele "
     "zera valores ao acaso e muda o que o modelo aprende.",
 )
+
+ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
+    "estrutura_inicializacao_constante",
+    "Um parâmetro que o enunciado manda inicializar com valores aleatórios começou constante (zeros, por "
+    "exemplo): todas as suas entradas nascem iguais e indistinguíveis. Sorteie-o, como pede o enunciado "
+    "(por exemplo, 0.02 * torch.randn(...)).",
+)
+
+
+def conferir_inicializacao(pesos: dict, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
+    """Reprova se um parâmetro que a referência ``modulo_ref`` sorteia (entradas diferentes entre si) veio
+    constante no state_dict ``pesos`` do aluno (recém-construído, já conferido por conferir_state_dict).
+    ``outros_itens``: prefixos de submódulos julgados noutro item (não custam pontos aqui)."""
+    import torch
+
+    constantes = []
+    for nome, valor in modulo_ref.named_parameters():
+        if _subarvore(nome, outros_itens) is not None or valor.numel() < 2 or nome not in pesos:
+            continue
+        dele = torch.as_tensor(pesos[nome]).detach().double().flatten()
+        sorteado = bool((valor.detach().flatten() != valor.detach().flatten()[0]).any())
+        if sorteado and dele.numel() == valor.numel() and bool((dele == dele[0]).all()):
+            constantes.append(f"{nome} = {float(dele[0]):g} em toda entrada")
+    if constantes:
+        raise Reprovado(
+            f"{ESTRUTURA_INICIALIZACAO_CONSTANTE.mensagem} ({classe}: {constantes[:4]})",
+            ESTRUTURA_INICIALIZACAO_CONSTANTE,
+        )
+
 
 AUXILIAR_ESTRUTURA = """
 def _avaliador_estrutura(modulo):
