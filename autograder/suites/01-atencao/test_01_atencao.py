@@ -59,6 +59,11 @@ ATENCAO_EIXO = Equivoco(
     "A softmax da atenção foi aplicada sobre as consultas (eixo -2), não sobre as chaves (eixo -1): "
     "cada linha de `pesos` deve somar 1.",
 )
+PESOS_TRANSPOSTOS = Equivoco(
+    "atencao-pesos-transpostos",
+    "Os pesos foram devolvidos transpostos, com forma (..., n_k, n_q): devolva-os como foram usados, "
+    "(..., n_q, n_k), uma linha por consulta somando 1.",
+)
 SAIDA_TROCADA = Equivoco(
     "atencao-ordem-retorno",
     "A função deve devolver a tupla (saida, pesos), nessa ordem.",
@@ -260,6 +265,8 @@ def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
         (ATENCAO_EIXO, 1.0 / np.sqrt(d_k), -2),
     ]:
         diag.append((eq, atencao_np(Q, K, V, escala, eixo)))
+    saida, pesos = atencao_np(Q, K, V, 1.0 / np.sqrt(d_k))
+    diag.append((PESOS_TRANSPOSTOS, (saida, np.swapaxes(pesos, -1, -2))))
     return diag
 
 
