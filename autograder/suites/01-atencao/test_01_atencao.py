@@ -418,6 +418,13 @@ def _base_do_aluno(aluno):
     return suite.uma_vez_por_submissao(aluno, "01-atencao:base", identificar)
 
 
+def _portao_da_mascara(aluno, rng):
+    """O portão dos testes da máscara (pesos que seguem as pontuações), exceto quando a atenção sem
+    máscara do aluno é um erro conhecido de teste_atencao: aí a máscara é conferida sobre ela."""
+    if _base_do_aluno(aluno) not in _BASES_CONHECIDAS:
+        exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+
+
 def _mascara_sobre_a_base(aluno, Q, K, V, mascara, nome):
     """Se a atenção do aluno sem máscara é um erro conhecido de teste_atencao, confere a máscara sobre
     ela e devolve True (o teste da máscara acaba aí); senão devolve False (o teste segue normal)."""
@@ -453,13 +460,13 @@ def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
+    _portao_da_mascara(aluno, rng)
     # Q = 0 deixa todas as pontuações iguais: o teste não depende da escala usada.
     _, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=6, d_k=4, d_v=3)
     Q = np.zeros((2, 5, 4))
     m = _mascara_aleatoria(rng, (2, 5, 6))
     if _mascara_sobre_a_base(aluno, Q, K, V, m, "máscara booleana"):
         return
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara booleana")
@@ -468,6 +475,7 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
+    _portao_da_mascara(aluno, rng)
     _, K, V = _qkv(rng, n_q=4, n_k=5, d_k=4, d_v=2)
     Q = np.zeros((4, 4))
     m = rng.normal(size=(4, 5))
@@ -475,7 +483,6 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     m[:, 0] = 0.0
     if _mascara_sobre_a_base(aluno, Q, K, V, m, "máscara aditiva"):
         return
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m, aditiva=True)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara aditiva")
@@ -485,11 +492,11 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
 @propriedade("test_mascara_booleana_confere_com_pytorch")
 def test_mascara_zera_pesos_mascarados(aluno, rng):
     """máscara: chaves mascaradas recebem peso exatamente 0 e as linhas somam 1 (máscara com broadcast)"""
+    _portao_da_mascara(aluno, rng)
     Q, K, V = _qkv(rng, lote=(3,), n_q=6, n_k=6, d_k=8, d_v=4, escala_dados=2.0)
     causal = np.tril(np.ones((6, 6), dtype=bool))  # broadcast sobre o lote
     if _mascara_sobre_a_base(aluno, Q, K, V, causal, "máscara causal com broadcast"):
         return
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     _saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=causal))
     verificar(pesos.shape == (3, 6, 6), f"pesos deveria ter forma (3, 6, 6); veio {pesos.shape}.")
     mascarados = pesos[np.broadcast_to(~causal, pesos.shape)]
@@ -507,11 +514,11 @@ def test_mascara_zera_pesos_mascarados(aluno, rng):
 @propriedade("test_mascara_booleana_confere_com_pytorch")
 def test_mascara_equivale_a_renormalizar(aluno, rng):
     """máscara: pesos mascarados = pesos sem máscara restritos às chaves permitidas e renormalizados"""
+    _portao_da_mascara(aluno, rng)
     Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=6, d_v=3, escala_dados=1.3)
     m = _mascara_aleatoria(rng, (5, 7))
     if _mascara_sobre_a_base(aluno, Q, K, V, m, "máscara aleatória"):
         return
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     _, livres = par(atencao_do_aluno(aluno, Q, K, V))
     saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=m))
     restritos = np.where(m, livres, 0.0)
