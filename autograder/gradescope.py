@@ -247,53 +247,35 @@ def conferir_permissoes(raiz: Path) -> None:
         )
 
 
-SONDA = """
-import os as _os
-
-_alcancados = []
-for _caminho in {alvos!r}:
-    try:
-        if _os.path.isdir(_caminho):
-            if _os.listdir(_caminho):  # uma pasta vazia é a montagem que esconde a de verdade
-                _alcancados.append(_caminho)
-        else:
-            with open(_caminho, "rb") as _f:
-                _f.read(1)
-            _alcancados.append(_caminho)
-    except OSError:
-        pass
-try:
-    with open(_os.path.join({resultados!r}, ".sonda-da-caixa"), "w") as _f:
-        _f.write("x")
-    _alcancados.append({resultados!r} + " (escrita)")
-except OSError:
-    pass
-"""
-
-
 def sondar_caixa(zigoto, raiz: Path) -> list[str]:
-    """Abre uma caixa e tenta, de dentro dela, ler o que só o avaliador lê e gravar nos resultados."""
+    """Abre uma caixa e tenta, de dentro dela, ler o que só o avaliador lê e gravar nos resultados
+    (a sonda de ``caixa.sonda``); devolve o que a caixa alcançou."""
+    from autograder.caixa import sonda
     from autograder.caixa.cliente import ErroCaixa
 
-    alvos = [
-        str(raiz / "source"),
-        str(raiz / "source" / ".segredo_avaliador"),
-        str(raiz / "source" / "autograder" / "suites"),
-        str(raiz / "source" / "source"),
-        str(raiz / "submission"),
-        str(raiz / "results"),
-    ]
-    caixa = zigoto.nova_caixa()
+    marca = raiz / "results" / ".sonda-da-caixa"
     try:
-        caixa.executar(SONDA.format(alvos=alvos, resultados=str(raiz / "results")), "sonda", prazo=60)
-        alcancados = caixa.chamar("_alcancados", ler=True, prazo=30)
+        s = sonda.sondar(
+            zigoto,
+            arquivos=[str(raiz / "source" / ".segredo_avaliador")],
+            pastas=[
+                str(raiz / sub)
+                for sub in ("source", "source/autograder/suites", "source/source", "submission", "results")
+            ],
+            gravar=[str(marca)],
+            completa=False,
+            prazo=30,
+        )
     except ErroCaixa as exc:
         raise RecusaGradescope(f"a caixa de sonda falhou ({exc})") from None
     finally:
-        caixa.matar()
         with contextlib.suppress(OSError):
-            (raiz / "results" / ".sonda-da-caixa").unlink()
-    return [str(x) for x in alcancados]
+            marca.unlink()
+    alcancados = []
+    for item in s.vazou:  # "ler <caminho>", "listar <caminho>" ou "gravar em <caminho>"
+        acao, _, caminho = item.partition(" ")
+        alcancados.append(f"{caminho.removeprefix('em ')} (escrita)" if acao == "gravar" else caminho)
+    return alcancados
 
 
 def _resultado_recusado(motivo: str, isolamento: dict | None = None) -> dict:

@@ -138,7 +138,7 @@ def test_controles_honestos_nao_perdem_pontos_no_modo_com_namespaces(modos):
 
     maxima = sum(i.pontos for i in carregar_atividade("01-atencao").itens)
     relatorios, _ = modos
-    rel = relatorios.get("root-namespaces") or relatorios["atual"]
+    rel = relatorios.get("namespaces") or relatorios["atual"]
     for nome in ("aa-controle", "mm-controle", "zz-controle"):
         r = rel.casos[nome]
         assert r.situacao in ("contido", "recusado"), f"{nome}: " + "; ".join(r.falhas)

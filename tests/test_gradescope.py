@@ -34,14 +34,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from autograder.caixa import modos
 from autograder.gradescope import CODIGO_RECUSA, RecusaGradescope, conferir_permissoes, empacotar, extrair
 from autograder.notebooks import RAIZ, carregar_atividade
 from autograder.variantes import notebook_com
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
 SLUG = "01-atencao"
-SEM_SYS_ADMIN = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
-COMO_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+SEM_SYS_ADMIN = list(modos.MODOS[modos.ROOT_SEM_NAMESPACES].simular)
+COMO_NOBODY = list(modos.MODOS[modos.NAO_ROOT].simular)
 MARCA = "gradescope-ataque-nota-falsa"
 
 precisa_root = pytest.mark.skipif(
