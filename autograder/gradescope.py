@@ -81,9 +81,18 @@ PYTHONPATH="$RAIZ/source" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONHASHSEE
 
 # Pacotes que o autograder usa no Gradescope (sem JupyterLab nem nbgrader).
 NECESSARIOS = ("numpy", "pytest", "nbformat", "jsonschema")
-# Do pacote autograder, o que não vai para o zip: outras suítes (entram só a da atividade), os
-# exemplos, os benchmarks e o corpus adversarial.
-FORA_DO_ZIP = ("__pycache__", "*.pyc", "exemplos", "suites", "bench", "ataques", "adversarial.py")
+# O zip leva só o que a correção precisa (lista de permissão, nada por exclusão): os módulos que os
+# pontos de entrada importam (o fecho pelo ast, ``autograder.importacoes``, com os pacotes deles),
+# os dados abaixo, os arquivos .py da suíte da atividade (menos ``variantes.py``, que é da rodada de
+# mutação) e a pasta da aula em ``source/`` (o notebook do instrutor e os dados, se houver). As ferramentas de qualidade (``qualidade/``) e as outras aulas
+# nunca entram.
+ENTRADAS = (
+    "autograder.gradescope",  # run_autograder: python -m autograder.gradescope avaliar
+    "autograder.caixa.zigoto",  # o cliente o abre com python -m
+    "autograder.caixa.servidor",  # o zigoto o importa pelo nome, na caixa
+)
+DADOS = ("autograder/esquemas/gradescope_results.schema.json",)
+FORA_DA_SUITE = ("variantes.py",)
 EXECUTAVEIS = ("setup.sh", "run_autograder")
 
 
@@ -156,6 +165,36 @@ def _requisitos_gradescope(slug: str | None = None) -> str:
     return "\n".join([*linhas, *sorted(fixadas[n] for n in todos)]) + "\n"
 
 
+def modulos_do_avaliador(slug: str) -> set[str]:
+    """Os módulos de ``autograder`` que a correção de ``slug`` pode importar: o fecho de ``ENTRADAS`` e
+    do que a suíte da atividade importa (importações do topo e de dentro de funções)."""
+    from autograder import importacoes
+
+    arestas = importacoes.grafo()
+    mods = importacoes.modulos()
+    inicio = set(ENTRADAS)
+    for teste in sorted((RAIZ / "autograder" / "suites" / slug).glob("*.py")):
+        if teste.name not in FORA_DA_SUITE:
+            inicio |= importacoes.importados(teste, "", mods)
+    return importacoes.fecho(inicio, arestas)
+
+
+def arquivos_do_avaliador(slug: str) -> list[str]:
+    """Os caminhos (relativos à raiz do repositório) que o zip de ``slug`` leva, além do que o
+    empacotador gera (segredo, requisitos, scripts)."""
+    from autograder import importacoes
+
+    mods = importacoes.modulos()
+    arquivos = {mods[m].relative_to(RAIZ).as_posix() for m in modulos_do_avaliador(slug)}
+    suite = RAIZ / "autograder" / "suites" / slug
+    arquivos |= {p.relative_to(RAIZ).as_posix() for p in suite.glob("*.py") if p.name not in FORA_DA_SUITE}
+    arquivos |= set(DADOS)
+    for p in (RAIZ / "source" / slug).rglob("*"):  # o notebook do instrutor e os dados da aula, se houver
+        if p.is_file() and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts):
+            arquivos.add(p.relative_to(RAIZ).as_posix())
+    return sorted(arquivos)
+
+
 def _info(nome: str, modo: int) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(nome, date_time=(2026, 1, 1, 0, 0, 0))
     info.external_attr = modo << 16
@@ -170,14 +209,9 @@ def empacotar(slug: str, destino: Path) -> Path:
     arquivo = destino / f"{slug}.zip"
     with tempfile.TemporaryDirectory() as tmp:
         raiz = Path(tmp)
-        shutil.copytree(RAIZ / "autograder", raiz / "autograder", ignore=shutil.ignore_patterns(*FORA_DO_ZIP))
-        shutil.copytree(
-            RAIZ / "autograder" / "suites" / slug,
-            raiz / "autograder" / "suites" / slug,
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-        )
-        shutil.copytree(RAIZ / "source" / slug, raiz / "source" / slug)
-        shutil.copytree(RAIZ / "release" / slug, raiz / "release" / slug)
+        for relativo in arquivos_do_avaliador(slug):
+            (raiz / relativo).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(RAIZ / relativo, raiz / relativo)
         from autograder.avaliacao import _segredo
 
         (raiz / ".segredo_avaliador").write_bytes(_segredo())  # mesma semente em toda regravação

@@ -1,11 +1,11 @@
 """O corpus independente (issue #24) é bem formado: cada aula tem ao menos 15 submissões erradas e 5
 corretas, cada errada declara os itens que deve perder (itens que existem) e a mensagem esperada, e cada
-troca se aplica sobre a base. Rodar o corpus e medir as metas é ``python -m autograder.corpus_independente``."""
+troca se aplica sobre a base. Rodar o corpus e medir as metas é ``python -m qualidade corpus``."""
 
 import pytest
 
-from autograder.corpus_independente import carregar, slugs_do_corpus
 from autograder.notebooks import carregar_atividade, slugs
+from qualidade.corpus_independente import carregar, slugs_do_corpus
 
 
 def test_uma_aula_por_atividade():

@@ -7,7 +7,7 @@ import pytest
 
 from autograder import mutacao
 from autograder.notebooks import slugs
-from autograder.variantes import NADA, carregar_variantes, variantes_nada
+from qualidade.variantes import NADA, carregar_variantes, variantes_nada
 
 
 def test_mutacao_atinge_as_metas(capsys):

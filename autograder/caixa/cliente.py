@@ -87,7 +87,7 @@ def fechar_permissoes(pastas: list[str]) -> list[str]:
     for pasta in pastas:
         real = Path(pasta).resolve()
         if real.is_relative_to(RAIZ) or len(real.parts) < 3:
-            continue  # dentro do repositório (ex.: autograder/exemplos) ou do sistema (/srv): não mexe
+            continue  # dentro do repositório (ex.: qualidade/exemplos) ou do sistema (/srv): não mexe
         try:
             st = os.lstat(pasta)
         except OSError:
