@@ -5,8 +5,8 @@ import ast
 
 import pytest
 
-from autograder import mutacao
 from autograder.notebooks import slugs
+from qualidade import mutacao
 from qualidade.variantes import NADA, carregar_variantes, variantes_nada
 
 
