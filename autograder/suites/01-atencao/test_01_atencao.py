@@ -9,9 +9,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
 from autograder.suite import (
+    CaixaMorreu,
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,

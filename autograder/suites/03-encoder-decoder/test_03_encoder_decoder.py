@@ -11,9 +11,9 @@ PE[pos] em cada par de dimensões, d ímpar); ``torch.nn.LayerNorm``; ``torch.nn
 import numpy as np
 import torch
 
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,

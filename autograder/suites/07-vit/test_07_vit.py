@@ -25,9 +25,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     comparar,
     conferir_registro,
