@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado
+from autograder.suite import Reprovado, verificar
 
 EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
@@ -211,3 +211,77 @@ def _modelo_de_copia(ref):
 def _guloso_de(modelo, origem):
     with _UmThread():
         return [t for t in ORC._decodificar_ref(modelo, origem[None], FEIXE_N_MAX)[0].tolist() if t != TR.PAD]
+
+
+def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
+    saida = aluno.busca_em_feixe(remoto._ref, origem, largura, alfa, n_max)
+    if isinstance(saida, torch.Tensor):
+        saida = saida.tolist()
+    verificar(
+        isinstance(saida, list | tuple) and all(type(t) is int for t in saida),
+        f"busca_em_feixe deve devolver uma lista de ints (os tokens depois do BOS); veio {type(saida).__name__}.",
+    )
+    return list(saida)
+
+
+def _arvore_remota(aluno, semente):
+    aluno.injetar(TR.AUXILIAR)
+    return aluno.criar("_avaliador_ModeloArvore", FEIXE_VOCAB, semente)
+
+
+def _exigir_que_busque(aluno, rng):
+    """Portão do item: numa árvore em que a gulosa erra, a resposta não pode ser a gulosa (a não ser que ela
+    seja também a de outro equívoco conhecido: aí quem nomeia o erro são os testes do item)."""
+    candidatas = [a for a in _arvores() if a[2] == 0.0 and a[1] == 2]
+    semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
+    obtido = _feixe_do_aluno(
+        aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, TR.EOS]), largura, alfa, FEIXE_N_MAX
+    )
+    outras = [erradas[m] for _, m in FEIXE_MODOS if m != "guloso"]
+    if obtido == erradas["guloso"] and obtido not in outras:
+        raise Reprovado(
+            f"{EQ.FEIXE_GULOSO.mensagem} (largura {largura}: esperado {certa}, veio {obtido}.)", EQ.FEIXE_GULOSO
+        )
+
+
+def _copia_remota(aluno, ref):
+    pesos, confiavel = _modelo_de_copia(ref)
+    aluno.injetar(TR.AUXILIAR)
+    remoto = aluno.criar("_avaliador_TransformerBiblioteca", *TR._args_treino())
+    remoto.carregar_pesos(pesos)
+    remoto.metodo("double", guardar=True)
+    remoto.metodo("eval", guardar=True)
+    return remoto, confiavel
+
+
+def _origens_de_copia(rng, n):
+    src, _ = TR._lote(rng, n, *TR.TREINO_COMP, TR.TREINO_VOCAB)
+    return [linha[: int((linha != TR.PAD).sum())] for linha in src]
+
+
+def _conferir_arvores(aluno, rng, escolher, n):
+    _exigir_que_busque(aluno, rng)
+    candidatas = [a for a in _arvores() if escolher(a)]
+    # ao menos uma instância em que cada equívoco erra, completadas com sorteadas
+    escolhidas = []
+    for _, modo in FEIXE_MODOS:
+        quem = [a for a in candidatas if a[4][modo] != a[3] and a not in escolhidas]
+        if quem and not any(a[4][modo] != a[3] for a in escolhidas):
+            escolhidas.append(quem[int(rng.integers(len(quem)))])
+    # e uma instância que separe cada par de equívocos, quando houver: o nome do erro é o do equívoco que
+    # coincide com o aluno em todas as instâncias
+    for eq1, m1 in FEIXE_MODOS:
+        for eq2, m2 in FEIXE_MODOS:
+            if eq1 is eq2 or any(a[4][m1] != a[4][m2] for a in escolhidas):
+                continue
+            quem = [a for a in candidatas if a[4][m1] != a[4][m2]]
+            if quem:
+                escolhidas.append(quem[int(rng.integers(len(quem)))])
+    while len(escolhidas) < min(n, len(candidatas)):
+        a = candidatas[int(rng.integers(len(candidatas)))]
+        if a not in escolhidas:
+            escolhidas.append(a)
+    origem = torch.tensor([3, 4, TR.EOS])
+    obtidos = [_feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
+    descricoes = [f"árvore construída, largura {a[1]}, alfa {a[2]}" for a in escolhidas]
+    _diagnosticar_feixe(obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes)

@@ -1,6 +1,6 @@
-"""Oráculos da suíte 06-transformer-copia: ``nn.TransformerDecoderLayer`` e ``nn.Transformer`` com os
-pesos do aluno copiados (float64), as versões erradas conhecidas da camada e do modelo (para nomear o
-equívoco) e o laço guloso de referência."""
+"""Oráculos da suíte 06-transformer-copia e as conferências que os usam: ``nn.TransformerDecoderLayer``
+e ``nn.Transformer`` com os pesos do aluno copiados (float64), as versões erradas conhecidas da camada e
+do modelo (para nomear o equívoco), o laço guloso de referência e o modelo de roteiro da decodificação."""
 
 import math
 
@@ -9,8 +9,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
+from autograder.suite import Reprovado, conferir_state_dict, tocha, verificar
 
+EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
+
+_tensor, _remoto, _x = tocha.tensor, tocha.remoto, tocha.x
 
 
 _NOMES_BIB = {"auto_atencao": "self_attn", "atencao_cruzada": "multihead_attn"}
@@ -161,3 +165,115 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
         if modo != "nao_para" and bool(terminou.all()):
             break
     return gerados if modo == "com_bos" else gerados[:, 1:]
+
+
+_EQUIVOCOS_CAMADA = [
+    (EQ.CAMADA_KV_DO_DECODER, "kv_decoder"),
+    (EQ.CAMADA_PRE_NORMA, "pre_norma"),
+    (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
+    (EQ.CAMADA_SEM_CAUSAL, "sem_causal"),
+    (EQ.CAMADA_CONVENCAO, "convencao"),
+    (EQ.CAMADA_CRUZADA_SEM_PADDING, "cruzada_sem_padding"),
+    (EQ.CAMADA_CRUZADA_ANTES, "cruzada_antes"),
+    (EQ.CAMADA_ATIVACAO, "ativacao"),
+    (EQ.CAMADA_ATIVACAO, "sem_ativacao"),
+    (EQ.CAMADA_NORMAS, "normas"),
+]
+
+
+def _camada(aluno, ref, rng, d=8, h=2, dff=16):
+    modelo = ref.CamadaDecoder(d, h, dff).double().eval()
+    sd = TR._aleatorizar(modelo, rng)
+    return _remoto(aluno, "CamadaDecoder", (d, h, dff), sd), _camada_bib(sd, d, h, dff)
+
+
+def _entradas_camada(rng, B=3, T=5, S=6, d=8):
+    src, _ = TR._lote(rng, B, 2, S - 1)
+    while not bool((src == TR.PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
+        src, _ = TR._lote(rng, B, 2, S - 1)
+    _, tgt = TR._lote(rng, B, 1, T - 2)
+    return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), TR._m_origem(src), TR._m_alvo(tgt)
+
+
+def _saida_camada(camada, x, mem, mo, ma):
+    y = _tensor(camada(x, mem, mo, ma), "CamadaDecoder.forward")
+    if isinstance(y, tuple):
+        raise Reprovado("CamadaDecoder.forward deve devolver só o tensor de saída.")
+    return y
+
+
+_EQUIVOCOS_MODELO = [
+    (EQ.MODELO_SEM_ESCALA, "sem_escala"),
+    (EQ.MODELO_ESCALA_DIVIDIDA, "dividida"),
+    (EQ.MODELO_SEM_POSICAO, "sem_pos_src"),
+    (EQ.MODELO_SEM_POSICAO, "sem_pos_tgt"),
+    (EQ.MODELO_EMBEDDING_TROCADO, "emb_trocados"),
+    (EQ.MODELO_EMBEDDING_TROCADO, "emb_origem_nos_dois"),
+    (EQ.MODELO_EMBEDDING_TROCADO, "emb_alvo_nos_dois"),
+    (EQ.MODELO_ENCODER_SEM_MASCARA, "encoder_sem_mascara"),
+    (EQ.MODELO_MEMORIA_ERRADA, "memoria_embeddings"),
+]
+
+
+def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
+    """O Transformer do aluno com camadas de decoder da biblioteca (não depende da CamadaDecoder dele)."""
+    aluno.injetar(TR.AUXILIAR)
+    modelo = ref.Transformer(TR.VOCAB, d, h, dff, N, n_max).double().eval()
+    sd = TR._aleatorizar(modelo, rng)
+    remoto = aluno.criar("Transformer", TR.VOCAB, d, h, dff, N, n_max)
+    suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
+    try:
+        for i in range(N):
+            camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)
+            remoto.metodo("decoder.__setitem__", i, camada._ref)
+    except Exception as exc:  # a estrutura do aluno não tem decoder[i]
+        raise Reprovado(
+            f"Não consegui trocar as camadas de self.decoder (deve ser um nn.ModuleList com n_camadas "
+            f"CamadaDecoder): {exc}"
+        ) from None
+    remoto.metodo("double", guardar=True)
+    remoto.metodo("eval", guardar=True)
+    conferir_state_dict(remoto.pesos(), sd, "Transformer")
+    remoto.carregar_pesos(sd, strict=False)
+    return remoto, modelo, sd
+
+
+def _logits(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
+    return _tensor(remoto(src, tgt, mo, ma), nome)
+
+
+def _roteiro(aluno):
+    aluno.injetar(TR.AUXILIAR)
+    return aluno.criar("_avaliador_ModeloRoteiro", TR.VOCAB), TR.AUX["_avaliador_ModeloRoteiro"](TR.VOCAB)
+
+
+def _decodificar_do_aluno(aluno, remoto, src, passos_max):
+    saida = _tensor(aluno.decodificar_guloso(remoto._ref, src, passos_max), "decodificar_guloso(...)")
+    verificar(
+        saida.dtype in (torch.int64, torch.int32) and saida.ndim == 2,
+        f"decodificar_guloso deve devolver tokens inteiros de forma (B, L); veio {saida.dtype} {tuple(saida.shape)}.",
+    )
+    return saida.long()
+
+
+def _conferir_decodificacao(obtido, modelo, src, passos_max):
+    esperado = _decodificar_ref(modelo, src, passos_max)
+    if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido, esperado):
+        return
+    for eq, modo in [
+        (EQ.DEC_COM_BOS, "com_bos"),
+        (EQ.DEC_SEM_PAD, "sem_pad"),
+        (EQ.DEC_NAO_PARA, "nao_para"),
+        (EQ.DEC_PRIMEIRA, "primeira"),
+        (EQ.DEC_SEM_REALIMENTAR, "sem_realimentar"),
+        (EQ.DEC_PASSOS, "passos"),
+    ]:
+        variante = _decodificar_ref(modelo, src, passos_max, modo)
+        if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):
+            raise Reprovado(eq.mensagem, eq)
+    if obtido.shape[1] > passos_max:
+        raise Reprovado(EQ.DEC_PASSOS.mensagem, EQ.DEC_PASSOS)
+    raise Reprovado(
+        f"A decodificação não confere com o laço guloso de referência (esperado {esperado.tolist()[:2]}..., "
+        f"veio {obtido.tolist()[:2]}...)."
+    )

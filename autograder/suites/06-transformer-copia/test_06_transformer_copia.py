@@ -126,47 +126,12 @@ def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
 # ======================================================================= camada do decoder
 
 
-_EQUIVOCOS_CAMADA = [
-    (EQ.CAMADA_KV_DO_DECODER, "kv_decoder"),
-    (EQ.CAMADA_PRE_NORMA, "pre_norma"),
-    (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
-    (EQ.CAMADA_SEM_CAUSAL, "sem_causal"),
-    (EQ.CAMADA_CONVENCAO, "convencao"),
-    (EQ.CAMADA_CRUZADA_SEM_PADDING, "cruzada_sem_padding"),
-    (EQ.CAMADA_CRUZADA_ANTES, "cruzada_antes"),
-    (EQ.CAMADA_ATIVACAO, "ativacao"),
-    (EQ.CAMADA_ATIVACAO, "sem_ativacao"),
-    (EQ.CAMADA_NORMAS, "normas"),
-]
-
-
-def _camada(aluno, ref, rng, d=8, h=2, dff=16):
-    modelo = ref.CamadaDecoder(d, h, dff).double().eval()
-    sd = TR._aleatorizar(modelo, rng)
-    return _remoto(aluno, "CamadaDecoder", (d, h, dff), sd), ORC._camada_bib(sd, d, h, dff)
-
-
-def _entradas_camada(rng, B=3, T=5, S=6, d=8):
-    src, _ = TR._lote(rng, B, 2, S - 1)
-    while not bool((src == TR.PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
-        src, _ = TR._lote(rng, B, 2, S - 1)
-    _, tgt = TR._lote(rng, B, 1, T - 2)
-    return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), TR._m_origem(src), TR._m_alvo(tgt)
-
-
-def _saida_camada(camada, x, mem, mo, ma):
-    y = _tensor(camada(x, mem, mo, ma), "CamadaDecoder.forward")
-    if isinstance(y, tuple):
-        raise Reprovado("CamadaDecoder.forward deve devolver só o tensor de saída.")
-    return y
-
-
 @item("teste_camada_decoder", pontos=1.5)
 def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
     """camada do decoder: confere com nn.TransformerDecoderLayer (pesos copiados, com padding)"""
-    camada, bib = _camada(aluno, ref, rng)
-    x, mem, mo, ma = _entradas_camada(rng)
-    y = _saida_camada(camada, x, mem, mo, ma)
+    camada, bib = ORC._camada(aluno, ref, rng)
+    x, mem, mo, ma = ORC._entradas_camada(rng)
+    y = ORC._saida_camada(camada, x, mem, mo, ma)
     T = x.shape[1]
     with torch.no_grad():
         esperado = bib(
@@ -176,7 +141,7 @@ def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
             tgt_key_padding_mask=~ma[:, 0, -1, :],
             memory_key_padding_mask=~mo[:, 0, 0, :],
         )
-    equivocos = lambda: [(eq, ORC._camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in _EQUIVOCOS_CAMADA]  # noqa: E731
+    equivocos = lambda: [(eq, ORC._camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in ORC._EQUIVOCOS_CAMADA]  # noqa: E731
     comparar(y.numpy(), esperado.numpy(), "a saída da CamadaDecoder", atol=1e-8, rtol=1e-6, equivocos=equivocos)
 
 
@@ -184,20 +149,20 @@ def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
 @propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_le_a_memoria_sem_o_padding(aluno, ref, rng):
     """camada do decoder: a saída depende da memória, mas não das posições PAD dela"""
-    camada, _ = _camada(aluno, ref, rng)
-    x, mem, mo, ma = _entradas_camada(rng)
-    y = _saida_camada(camada, x, mem, mo, ma)
+    camada, _ = ORC._camada(aluno, ref, rng)
+    x, mem, mo, ma = ORC._entradas_camada(rng)
+    y = ORC._saida_camada(camada, x, mem, mo, ma)
     outra = mem.clone()
     outra[~mo[:, 0, 0, :]] += 5.0 * torch.from_numpy(rng.standard_normal(int((~mo).sum())))[:, None]
     verificar(
-        torch.allclose(_saida_camada(camada, x, outra, mo, ma), y, atol=1e-8),
+        torch.allclose(ORC._saida_camada(camada, x, outra, mo, ma), y, atol=1e-8),
         EQ.CAMADA_CRUZADA_SEM_PADDING.mensagem,
         EQ.CAMADA_CRUZADA_SEM_PADDING,
     )
     real = mem.clone()
     real[:, 0] += 3.0
     verificar(
-        not torch.allclose(_saida_camada(camada, x, real, mo, ma), y, atol=1e-6),
+        not torch.allclose(ORC._saida_camada(camada, x, real, mo, ma), y, atol=1e-6),
         EQ.CAMADA_KV_DO_DECODER.mensagem,
         EQ.CAMADA_KV_DO_DECODER,
     )
@@ -207,22 +172,22 @@ def test_camada_le_a_memoria_sem_o_padding(aluno, ref, rng):
 @propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_nao_espia_o_futuro(aluno, ref, rng):
     """camada do decoder: a saída da posição t não muda quando só o alvo depois de t muda"""
-    camada, _ = _camada(aluno, ref, rng)
+    camada, _ = ORC._camada(aluno, ref, rng)
     B, T, S, d = 2, 6, 5, 8
     x, mem = _x(rng, B, T, d), _x(rng, B, S, d)
     mo = torch.ones(B, 1, 1, S, dtype=torch.bool)
     ma = TR._m_alvo(torch.ones(B, T, dtype=torch.long))
-    y = _saida_camada(camada, x, mem, mo, ma)
+    y = ORC._saida_camada(camada, x, mem, mo, ma)
     exigir_que_transforme(y, x, "CamadaDecoder.forward")  # zeros (ou x) também não espiam o futuro
     for t in (0, 2, 4):
         outro = x.clone()
         outro[:, t + 1 :] += 2.0 * _x(rng, B, T - t - 1, d)
-        z = _saida_camada(camada, outro, mem, mo, ma)
+        z = ORC._saida_camada(camada, outro, mem, mo, ma)
         if not torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8):
             # Uma "atenção cruzada" sobre o próprio decoder (sem máscara) também espia o futuro:
             # se a saída nem depende da memória, o equívoco é esse.
             verificar(
-                not torch.allclose(_saida_camada(camada, x, mem + 3.0, mo, ma), y, atol=1e-6),
+                not torch.allclose(ORC._saida_camada(camada, x, mem + 3.0, mo, ma), y, atol=1e-6),
                 EQ.CAMADA_KV_DO_DECODER.mensagem,
                 EQ.CAMADA_KV_DO_DECODER,
             )
@@ -244,53 +209,13 @@ def test_camada_estrutura(aluno, ref):
 # ======================================================================= Transformer
 
 
-_EQUIVOCOS_MODELO = [
-    (EQ.MODELO_SEM_ESCALA, "sem_escala"),
-    (EQ.MODELO_ESCALA_DIVIDIDA, "dividida"),
-    (EQ.MODELO_SEM_POSICAO, "sem_pos_src"),
-    (EQ.MODELO_SEM_POSICAO, "sem_pos_tgt"),
-    (EQ.MODELO_EMBEDDING_TROCADO, "emb_trocados"),
-    (EQ.MODELO_EMBEDDING_TROCADO, "emb_origem_nos_dois"),
-    (EQ.MODELO_EMBEDDING_TROCADO, "emb_alvo_nos_dois"),
-    (EQ.MODELO_ENCODER_SEM_MASCARA, "encoder_sem_mascara"),
-    (EQ.MODELO_MEMORIA_ERRADA, "memoria_embeddings"),
-]
-
-
-def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
-    """O Transformer do aluno com camadas de decoder da biblioteca (não depende da CamadaDecoder dele)."""
-    aluno.injetar(TR.AUXILIAR)
-    modelo = ref.Transformer(TR.VOCAB, d, h, dff, N, n_max).double().eval()
-    sd = TR._aleatorizar(modelo, rng)
-    remoto = aluno.criar("Transformer", TR.VOCAB, d, h, dff, N, n_max)
-    suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
-    try:
-        for i in range(N):
-            camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)
-            remoto.metodo("decoder.__setitem__", i, camada._ref)
-    except Exception as exc:  # a estrutura do aluno não tem decoder[i]
-        raise Reprovado(
-            f"Não consegui trocar as camadas de self.decoder (deve ser um nn.ModuleList com n_camadas "
-            f"CamadaDecoder): {exc}"
-        ) from None
-    remoto.metodo("double", guardar=True)
-    remoto.metodo("eval", guardar=True)
-    conferir_state_dict(remoto.pesos(), sd, "Transformer")
-    remoto.carregar_pesos(sd, strict=False)
-    return remoto, modelo, sd
-
-
-def _logits(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
-    return _tensor(remoto(src, tgt, mo, ma), nome)
-
-
 @item("teste_transformer", pontos=1.5)
 def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
     """Transformer: confere com nn.Transformer (pesos copiados, padding na origem e no alvo)"""
-    remoto, modelo, sd = _transformer(aluno, ref, rng)
+    remoto, modelo, sd = ORC._transformer(aluno, ref, rng)
     src, tgt = TR._lote(rng, 4, 2, 8)
     mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
-    obtido = _logits(remoto, src, tgt, mo, ma)
+    obtido = ORC._logits(remoto, src, tgt, mo, ma)
     esperado = ORC._oraculo_nn_transformer(sd, src, tgt, mo, ma, 16, 4, 32, 2)
     comparar(
         obtido.numpy(),
@@ -299,7 +224,7 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
         atol=1e-7,
         rtol=1e-6,
         equivocos=lambda: [
-            (eq, ORC._transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in _EQUIVOCOS_MODELO
+            (eq, ORC._transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in ORC._EQUIVOCOS_MODELO
         ],
     )
 
@@ -308,15 +233,15 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
 @propriedade("test_transformer_confere_com_nn_transformer")
 def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     """Transformer: trocar os tokens nas posições PAD da origem (mesma máscara) não muda nada"""
-    remoto, _, _ = _transformer(aluno, ref, rng)
+    remoto, _, _ = ORC._transformer(aluno, ref, rng)
     src, tgt = TR._lote(rng, 4, 2, 8)
     mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
-    y = _logits(remoto, src, tgt, mo, ma)
+    y = ORC._logits(remoto, src, tgt, mo, ma)
     exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
     lixo = src.clone()
     lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=int((~mo).sum())))
     verificar(
-        torch.allclose(_logits(remoto, lixo, tgt, mo, ma), y, atol=1e-8),
+        torch.allclose(ORC._logits(remoto, lixo, tgt, mo, ma), y, atol=1e-8),
         EQ.MODELO_ENCODER_SEM_MASCARA.mensagem,
         EQ.MODELO_ENCODER_SEM_MASCARA,
     )
@@ -326,15 +251,15 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
 @propriedade("test_transformer_confere_com_nn_transformer")
 def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
     """Transformer: os logits da posição t não dependem do alvo depois de t"""
-    remoto, _, _ = _transformer(aluno, ref, rng)
+    remoto, _, _ = ORC._transformer(aluno, ref, rng)
     src, tgt = TR._lote(rng, 3, 6, 6)
     mo = TR._m_origem(src)
-    y = _logits(remoto, src, tgt, mo, TR._m_alvo(tgt))
+    y = ORC._logits(remoto, src, tgt, mo, TR._m_alvo(tgt))
     exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes também não espiam o futuro
     for t in (1, 3):
         outro = tgt.clone()
         outro[:, t + 1 :] = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=outro[:, t + 1 :].shape))
-        z = _logits(remoto, src, outro, mo, TR._m_alvo(outro))
+        z = ORC._logits(remoto, src, outro, mo, TR._m_alvo(outro))
         verificar(
             torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8),
             "Os logits de uma posição mudaram quando só o alvo DEPOIS dela mudou: repasse m_alvo às camadas "
@@ -345,7 +270,7 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
 @item("teste_transformer", pontos=0.5)
 def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     """Transformer: forward = decodificar(codificar(src)); memória (B, S, d_model)"""
-    remoto, modelo, _ = _transformer(aluno, ref, rng)
+    remoto, modelo, _ = ORC._transformer(aluno, ref, rng)
     src, tgt = TR._lote(rng, 3, 2, 6)
     mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
     memoria = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
@@ -357,7 +282,7 @@ def test_transformer_codificar_e_decodificar(aluno, ref, rng):
         esperada = modelo.codificar(src, mo)
     comparar(memoria.numpy(), esperada.numpy(), "a memória de codificar", atol=1e-8, rtol=1e-6)
     logits = _tensor(remoto.metodo("decodificar", memoria, mo, tgt, ma), "Transformer.decodificar")
-    comparar(logits.numpy(), _logits(remoto, src, tgt, mo, ma).numpy(), "decodificar(codificar(...))", atol=1e-8)
+    comparar(logits.numpy(), ORC._logits(remoto, src, tgt, mo, ma).numpy(), "decodificar(codificar(...))", atol=1e-8)
 
 
 # ======================================================================= dados da cópia
@@ -583,44 +508,11 @@ def test_taxa_sem_aquecimento_longo(aluno):
 # ======================================================================= treino: espião
 
 
-ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0, "lotes_a_mais": 3}
-
-
-def _espiar(aluno, rng):
-    """Roda o treinar do aluno com o modelo espião (uma vez por submissão; os três testes leem)."""
-    return TREINO.espiar(aluno, lambda: _rodar_espiao(aluno, rng))
-
-
-def _rodar_espiao(aluno, rng):
-    passos, aquecimento, pico, max_norma = (ESPIAO[k] for k in ("passos", "aquecimento", "pico", "max_norma"))
-    aluno.injetar(TR.AUXILIAR)
-    espiao = aluno.criar("_avaliador_Espiao", TR.VOCAB)
-    # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
-    lotes = TR._lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
-    hist = aluno.chamar("_avaliador_treinar", espiao._ref, lotes, passos, pico, aquecimento, max_norma, False)
-    chamadas = espiao.ler("chamadas")
-    TREINO.conferir_chamadas(hist, chamadas, passos, len(lotes))
-    extra = {
-        "normas": espiao.ler("normas"),
-        "recortes": aluno.ler("_avaliador_recortes"),
-        "final": espiao.metodo("norma_final"),
-        "acumulou": espiao.ler("acumulou"),
-        "otimizadores": espiao.ler("otimizadores"),
-    }
-    return extra, lotes, hist, chamadas
-
-
-def _perda_espiao(chamada, alvo, contar_pad=False):
-    logits = 200.0 * chamada["tabela"][chamada["tgt"]]
-    plano = logits.reshape(-1, logits.shape[-1])
-    return float(F.cross_entropy(plano, alvo.reshape(-1), ignore_index=-100 if contar_pad else TR.PAD))
-
-
 @item("teste_treino", pontos=0.5)
 @tempo_limite(60)
 def test_treino_desloca_entrada_e_alvo(aluno, rng):
     """treino: entrada do decoder = tgt[:, :-1] e alvo = tgt[:, 1:] (modelo espião)"""
-    _, lotes, hist, chamadas = _espiar(aluno, rng)
+    _, lotes, hist, chamadas = TR._espiar(aluno, rng)
     for k, ((src, tgt), chamada) in enumerate(zip(lotes, chamadas)):
         entrada = chamada["tgt"]
         verificar(
@@ -634,9 +526,9 @@ def test_treino_desloca_entrada_e_alvo(aluno, rng):
             "A entrada do decoder no treino deve ser tgt[:, :-1] (começa no BOS, sem o último token).",
         )
         perda = float(hist["perda"][k])
-        certas = [_perda_espiao(chamada, tgt[:, 1:]), _perda_espiao(chamada, tgt[:, 1:], contar_pad=True)]
+        certas = [TR._perda_espiao(chamada, tgt[:, 1:]), TR._perda_espiao(chamada, tgt[:, 1:], contar_pad=True)]
         if not any(math.isclose(perda, c, rel_tol=1e-6, abs_tol=1e-8) for c in certas):
-            erradas = [_perda_espiao(chamada, entrada), _perda_espiao(chamada, entrada, contar_pad=True)]
+            erradas = [TR._perda_espiao(chamada, entrada), TR._perda_espiao(chamada, entrada, contar_pad=True)]
             if any(math.isclose(perda, c, rel_tol=1e-6, abs_tol=1e-8) for c in erradas):
                 raise Reprovado(EQ.TREINO_SEM_DESLOCAR.mensagem, EQ.TREINO_SEM_DESLOCAR)
             raise Reprovado(
@@ -649,7 +541,7 @@ def test_treino_desloca_entrada_e_alvo(aluno, rng):
 @tempo_limite(60)
 def test_treino_usa_as_mascaras(aluno, rng):
     """treino: o modelo recebe mascara_origem(src) e a máscara causal mascara_alvo(entrada)"""
-    _, lotes, _, chamadas = _espiar(aluno, rng)
+    _, lotes, _, chamadas = TR._espiar(aluno, rng)
     for (src, tgt), chamada in zip(lotes, chamadas):
         entrada = tgt[:, :-1]
         ma, mo = chamada["m_alvo"], chamada["m_origem"]
@@ -678,8 +570,8 @@ def test_treino_usa_as_mascaras(aluno, rng):
 @tempo_limite(60)
 def test_treino_aquecimento_e_recorte(aluno, rng):
     """treino: a taxa de cada passo vem de taxa_aprendizado (aquecimento) e o gradiente é recortado"""
-    pico, aq, passos = ESPIAO["pico"], ESPIAO["aquecimento"], ESPIAO["passos"]
-    extra, _, hist, chamadas = _espiar(aluno, rng)
+    pico, aq, passos = TR.ESPIAO["pico"], TR.ESPIAO["aquecimento"], TR.ESPIAO["passos"]
+    extra, _, hist, chamadas = TR._espiar(aluno, rng)
     taxas = np.array([float(t) for t in hist["taxa"]])
     esperadas = np.array([TR._taxa_ref(p, pico, aq, passos) for p in range(passos)])
     if not np.allclose(taxas, esperadas, rtol=1e-9, atol=1e-12):
@@ -705,7 +597,7 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
 @tempo_limite(60)
 def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
     """treino: modo de treino, um só otimizador e gradientes zerados a cada passo (modelo espião)"""
-    extra, _, _, chamadas = _espiar(aluno, rng)
+    extra, _, _, chamadas = TR._espiar(aluno, rng)
     TREINO.conferir_laco(extra, chamadas)
 
 
@@ -734,51 +626,16 @@ def test_treino_decodifica_ao_menos_90_por_cento(aluno, ref):
 
 
 # ======================================================================= decodificação
-def _roteiro(aluno):
-    aluno.injetar(TR.AUXILIAR)
-    return aluno.criar("_avaliador_ModeloRoteiro", TR.VOCAB), TR.AUX["_avaliador_ModeloRoteiro"](TR.VOCAB)
-
-
-def _decodificar_do_aluno(aluno, remoto, src, passos_max):
-    saida = _tensor(aluno.decodificar_guloso(remoto._ref, src, passos_max), "decodificar_guloso(...)")
-    verificar(
-        saida.dtype in (torch.int64, torch.int32) and saida.ndim == 2,
-        f"decodificar_guloso deve devolver tokens inteiros de forma (B, L); veio {saida.dtype} {tuple(saida.shape)}.",
-    )
-    return saida.long()
-
-
-def _conferir_decodificacao(obtido, modelo, src, passos_max):
-    esperado = ORC._decodificar_ref(modelo, src, passos_max)
-    if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido, esperado):
-        return
-    for eq, modo in [
-        (EQ.DEC_COM_BOS, "com_bos"),
-        (EQ.DEC_SEM_PAD, "sem_pad"),
-        (EQ.DEC_NAO_PARA, "nao_para"),
-        (EQ.DEC_PRIMEIRA, "primeira"),
-        (EQ.DEC_SEM_REALIMENTAR, "sem_realimentar"),
-        (EQ.DEC_PASSOS, "passos"),
-    ]:
-        variante = ORC._decodificar_ref(modelo, src, passos_max, modo)
-        if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):
-            raise Reprovado(eq.mensagem, eq)
-    if obtido.shape[1] > passos_max:
-        raise Reprovado(EQ.DEC_PASSOS.mensagem, EQ.DEC_PASSOS)
-    raise Reprovado(
-        f"A decodificação não confere com o laço guloso de referência (esperado {esperado.tolist()[:2]}..., "
-        f"veio {obtido.tolist()[:2]}...)."
-    )
 
 
 @item("teste_decodificacao", pontos=1.0)
 @tempo_limite(30)
 def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
     """decodificação: confere com o laço guloso de referência num lote com comprimentos variados"""
-    remoto, modelo = _roteiro(aluno)
+    remoto, modelo = ORC._roteiro(aluno)
     src, _ = TR._lote(rng, 6, 2, 7)
-    obtido = _decodificar_do_aluno(aluno, remoto, src, src.shape[1] + 2)
-    _conferir_decodificacao(obtido, modelo, src, src.shape[1] + 2)
+    obtido = ORC._decodificar_do_aluno(aluno, remoto, src, src.shape[1] + 2)
+    ORC._conferir_decodificacao(obtido, modelo, src, src.shape[1] + 2)
     verificar(
         remoto.ler("codificacoes") == 1, "Chame modelo.codificar uma vez só: a memória não muda durante a geração."
     )
@@ -788,23 +645,23 @@ def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
 @tempo_limite(30)
 def test_decodificacao_para_e_completa_com_pad(aluno, rng):
     """decodificação: PAD depois do EOS e parada quando todas terminam"""
-    remoto, modelo = _roteiro(aluno)
+    remoto, modelo = ORC._roteiro(aluno)
     src, _ = TR._lote(rng, 5, 1, 6)
     src[0] = TR.PAD
     src[0, :2] = torch.tensor([4, TR.EOS])  # uma sequência curtíssima termina bem antes das outras
-    obtido = _decodificar_do_aluno(aluno, remoto, src, 30)
-    _conferir_decodificacao(obtido, modelo, src, 30)
+    obtido = ORC._decodificar_do_aluno(aluno, remoto, src, 30)
+    ORC._conferir_decodificacao(obtido, modelo, src, 30)
 
 
 @item("teste_decodificacao", pontos=0.5)
 @tempo_limite(30)
 def test_decodificacao_respeita_passos_max(aluno, rng):
     """decodificação: para em passos_max mesmo sem EOS; passos_max = 1 gera um token"""
-    remoto, modelo = _roteiro(aluno)
+    remoto, modelo = ORC._roteiro(aluno)
     src, _ = TR._lote(rng, 3, 6, 8)
     for passos in (3, 1):
-        obtido = _decodificar_do_aluno(aluno, remoto, src, passos)
-        _conferir_decodificacao(obtido, modelo, src, passos)
+        obtido = ORC._decodificar_do_aluno(aluno, remoto, src, passos)
+        ORC._conferir_decodificacao(obtido, modelo, src, passos)
 
 
 # ======================================================================= busca em feixe
@@ -815,129 +672,53 @@ def test_decodificacao_respeita_passos_max(aluno, rng):
 # (nenhum quase-empate de pontuação) e cada equívoco dá nelas uma resposta diferente da certa e das outras.
 
 
-def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
-    saida = aluno.busca_em_feixe(remoto._ref, origem, largura, alfa, n_max)
-    if isinstance(saida, torch.Tensor):
-        saida = saida.tolist()
-    verificar(
-        isinstance(saida, list | tuple) and all(type(t) is int for t in saida),
-        f"busca_em_feixe deve devolver uma lista de ints (os tokens depois do BOS); veio {type(saida).__name__}.",
-    )
-    return list(saida)
-
-
-def _arvore_remota(aluno, semente):
-    aluno.injetar(TR.AUXILIAR)
-    return aluno.criar("_avaliador_ModeloArvore", FX.FEIXE_VOCAB, semente)
-
-
-def _exigir_que_busque(aluno, rng):
-    """Portão do item: numa árvore em que a gulosa erra, a resposta não pode ser a gulosa (a não ser que ela
-    seja também a de outro equívoco conhecido: aí quem nomeia o erro são os testes do item)."""
-    candidatas = [a for a in FX._arvores() if a[2] == 0.0 and a[1] == 2]
-    semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
-    obtido = _feixe_do_aluno(
-        aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, TR.EOS]), largura, alfa, FX.FEIXE_N_MAX
-    )
-    outras = [erradas[m] for _, m in FX.FEIXE_MODOS if m != "guloso"]
-    if obtido == erradas["guloso"] and obtido not in outras:
-        raise Reprovado(
-            f"{EQ.FEIXE_GULOSO.mensagem} (largura {largura}: esperado {certa}, veio {obtido}.)", EQ.FEIXE_GULOSO
-        )
-
-
-def _copia_remota(aluno, ref):
-    pesos, confiavel = FX._modelo_de_copia(ref)
-    aluno.injetar(TR.AUXILIAR)
-    remoto = aluno.criar("_avaliador_TransformerBiblioteca", *TR._args_treino())
-    remoto.carregar_pesos(pesos)
-    remoto.metodo("double", guardar=True)
-    remoto.metodo("eval", guardar=True)
-    return remoto, confiavel
-
-
-def _origens_de_copia(rng, n):
-    src, _ = TR._lote(rng, n, *TR.TREINO_COMP, TR.TREINO_VOCAB)
-    return [linha[: int((linha != TR.PAD).sum())] for linha in src]
-
-
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     """busca em feixe: com largura 1 é a decodificação gulosa (modelo de cópia treinado e árvore construída)"""
-    _exigir_que_busque(aluno, rng)
-    remoto, confiavel = _copia_remota(aluno, ref)
+    FX._exigir_que_busque(aluno, rng)
+    remoto, confiavel = FX._copia_remota(aluno, ref)
     obtidos, certas, descricoes = [], [], []
-    for origem, alfa in zip(_origens_de_copia(rng, 3), (0.0, 0.6, 1.0), strict=True):
+    for origem, alfa in zip(FX._origens_de_copia(rng, 3), (0.0, 0.6, 1.0), strict=True):
         certas.append(FX._guloso_de(confiavel, origem))
-        obtidos.append(_feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
+        obtidos.append(FX._feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
         descricoes.append(f"modelo de cópia, origem {origem.tolist()}, largura 1, alfa {alfa}")
     semente = FX._arvores()[int(rng.integers(len(FX._arvores())))][0]
     origem = torch.tensor([3, 4, TR.EOS])
     certas.append(FX._guloso_de(TR.AUX["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
-    obtidos.append(_feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
+    obtidos.append(FX._feixe_do_aluno(aluno, FX._arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída, largura 1, alfa 0.6")
     FX._diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)
-
-
-def _conferir_arvores(aluno, rng, escolher, n):
-    _exigir_que_busque(aluno, rng)
-    candidatas = [a for a in FX._arvores() if escolher(a)]
-    # ao menos uma instância em que cada equívoco erra, completadas com sorteadas
-    escolhidas = []
-    for _, modo in FX.FEIXE_MODOS:
-        quem = [a for a in candidatas if a[4][modo] != a[3] and a not in escolhidas]
-        if quem and not any(a[4][modo] != a[3] for a in escolhidas):
-            escolhidas.append(quem[int(rng.integers(len(quem)))])
-    # e uma instância que separe cada par de equívocos, quando houver: o nome do erro é o do equívoco que
-    # coincide com o aluno em todas as instâncias
-    for eq1, m1 in FX.FEIXE_MODOS:
-        for eq2, m2 in FX.FEIXE_MODOS:
-            if eq1 is eq2 or any(a[4][m1] != a[4][m2] for a in escolhidas):
-                continue
-            quem = [a for a in candidatas if a[4][m1] != a[4][m2]]
-            if quem:
-                escolhidas.append(quem[int(rng.integers(len(quem)))])
-    while len(escolhidas) < min(n, len(candidatas)):
-        a = candidatas[int(rng.integers(len(candidatas)))]
-        if a not in escolhidas:
-            escolhidas.append(a)
-    origem = torch.tensor([3, 4, TR.EOS])
-    obtidos = [
-        _feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FX.FEIXE_N_MAX) for a in escolhidas
-    ]
-    descricoes = [f"árvore construída, largura {a[1]}, alfa {a[2]}" for a in escolhidas]
-    FX._diagnosticar_feixe(obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
     """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
-    _conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
+    FX._conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
-    _conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5)
+    FX._conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
     """busca em feixe: confere com a referência no Transformer de cópia treinado, larguras 2 a 4"""
-    _exigir_que_busque(aluno, rng)
-    remoto, confiavel = _copia_remota(aluno, ref)
+    FX._exigir_que_busque(aluno, rng)
+    remoto, confiavel = FX._copia_remota(aluno, ref)
     instancias = []
     with FX._UmThread():
-        for i, origem in enumerate(_origens_de_copia(rng, 4)):
+        for i, origem in enumerate(FX._origens_de_copia(rng, 4)):
             largura, alfa = 2 + i % 3, (0.0, 0.6, 1.0)[i % 3]
             certa, folga = FX._feixe_ref(confiavel, origem, largura, alfa, FX.FEIXE_N_MAX)
             if folga >= FX.FEIXE_FOLGA:  # num quase-empate a ordem dependeria do arredondamento
                 instancias.append((origem, largura, alfa, certa))
-    obtidos = [_feixe_do_aluno(aluno, remoto, o, k, a, FX.FEIXE_N_MAX) for o, k, a, _ in instancias]
+    obtidos = [FX._feixe_do_aluno(aluno, remoto, o, k, a, FX.FEIXE_N_MAX) for o, k, a, _ in instancias]
 
     def erradas():
         with FX._UmThread():

@@ -12,6 +12,7 @@ decodifica lixo.
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, tocha, treino
@@ -192,3 +193,37 @@ AUX = ITEM.aux
 def _pesos_iniciais(ref, semente):
     """Os pesos iniciais do treino avaliado sorteados com a ``semente`` (Xavier, ver _inicializar)."""
     return ITEM.pesos_iniciais(ref, semente)
+
+
+# ----------------------------------------------------------------------- o espião do laço
+ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0, "lotes_a_mais": 3}
+
+
+def _espiar(aluno, rng):
+    """Roda o treinar do aluno com o modelo espião (uma vez por submissão; os três testes leem)."""
+    return ITEM.espiar(aluno, lambda: _rodar_espiao(aluno, rng))
+
+
+def _rodar_espiao(aluno, rng):
+    passos, aquecimento, pico, max_norma = (ESPIAO[k] for k in ("passos", "aquecimento", "pico", "max_norma"))
+    aluno.injetar(AUXILIAR)
+    espiao = aluno.criar("_avaliador_Espiao", VOCAB)
+    # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
+    lotes = _lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
+    hist = aluno.chamar("_avaliador_treinar", espiao._ref, lotes, passos, pico, aquecimento, max_norma, False)
+    chamadas = espiao.ler("chamadas")
+    ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
+    extra = {
+        "normas": espiao.ler("normas"),
+        "recortes": aluno.ler("_avaliador_recortes"),
+        "final": espiao.metodo("norma_final"),
+        "acumulou": espiao.ler("acumulou"),
+        "otimizadores": espiao.ler("otimizadores"),
+    }
+    return extra, lotes, hist, chamadas
+
+
+def _perda_espiao(chamada, alvo, contar_pad=False):
+    logits = 200.0 * chamada["tabela"][chamada["tgt"]]
+    plano = logits.reshape(-1, logits.shape[-1])
+    return float(F.cross_entropy(plano, alvo.reshape(-1), ignore_index=-100 if contar_pad else PAD))
