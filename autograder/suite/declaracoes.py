@@ -11,7 +11,7 @@ avaliador, a rodada de mutação, os benchmarks) vê o mesmo objeto.
 * ``modulo_da_suite(slug, "variantes")``: o mesmo, de fora (None se o arquivo não existe);
 * ``declaracoes(slug)``: o que a suíte declara para o avaliador e para as ferramentas de qualidade,
   lido uma vez: ``PESADA`` (por ``ast``, sem importar os testes), as variantes (``MUTANTES``,
-  ``CORRETAS``, ``EXEMPLOS``, ``NADA_HONESTO`` de ``variantes.py``) e o item de treino
+  ``CORRETAS``, ``EXEMPLOS``, ``NADA_HONESTO``, ``NADA_ATALHOS`` de ``variantes.py``) e o item de treino
   (``ITEM`` de ``treino_avaliado.py``). ``DEPENDENCIAS`` é de cada módulo de teste: o avaliador a lê do
   módulo que o pytest importou (``avaliacao``), e ``Declaracoes.dependencias`` dá a do item de treino.
 """
@@ -100,6 +100,7 @@ class Declaracoes:
     corretas: tuple = ()
     exemplos: dict = field(default_factory=dict)  # aluno -> nome da variante (None = o stub)
     nada_honesto: dict = field(default_factory=dict)  # variante -> item -> (pontos aceitos, por quê)
+    nada_atalhos: dict = field(default_factory=dict)  # NADA_ATALHOS: atalhos da variante nada-zeros-da-forma
     treino: object = None  # o ItemDeTreino de treino_avaliado.py, nas aulas que treinam um modelo
 
 
@@ -114,5 +115,6 @@ def declaracoes(slug: str) -> Declaracoes:
         corretas=tuple(getattr(variantes, "CORRETAS", ())),
         exemplos=dict(getattr(variantes, "EXEMPLOS", {})),
         nada_honesto=dict(getattr(variantes, "NADA_HONESTO", {})),
+        nada_atalhos=dict(getattr(variantes, "NADA_ATALHOS", {})),
         treino=getattr(treino, "ITEM", None),
     )

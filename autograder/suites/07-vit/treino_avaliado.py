@@ -174,3 +174,6 @@ ITEM = treino.ItemDeTreino(
 )
 AUXILIAR = ITEM.auxiliar
 AUX = ITEM.aux
+
+# A porta de entrada dos benchmarks e das ferramentas de qualidade (make bench, bench-copia, bench-vit).
+treino_de_referencia = ITEM.treino_de_referencia
