@@ -228,5 +228,6 @@ def _perda_espiao(chamada, alvo, contar_pad=False):
     plano = logits.reshape(-1, logits.shape[-1])
     return float(F.cross_entropy(plano, alvo.reshape(-1), ignore_index=-100 if contar_pad else PAD))
 
+
 # A porta de entrada dos benchmarks e das ferramentas de qualidade (make bench, bench-copia, bench-vit).
 treino_de_referencia = ITEM.treino_de_referencia
