@@ -35,23 +35,28 @@ Uma aula declara o item num módulo da pasta da suíte (``treino_avaliado.py``, 
         de_quem={"aluno": "o seu modelo", "substituto": "um modelo de referência, porque o seu não conferiu"},
         celulas_do_modelo=("modelo",),         # as células do aluno que o treino usa, além de treinar
         texto_da_medida=lambda m, faixa, qual: f"Perplexidade de {m:.1f} (faixa: {faixa:.0f}) ... ({qual}).",
+        pontos_das_faixas=(0.5, 0.75, 1.25),
+        descricao_da_faixa="treino: perplexidade de no máximo {faixa:.0f} no texto separado",
         divergiu=TREINO_DIVERGIU,
         dependencias=["mascara_causal"],       # trocadas pela referência durante o treino avaliado
+        rodar_espiao=rodar_espiao,             # (aluno, rng) -> (extra, lotes, hist, chamadas)
+        modo_avaliacao=TREINO_MODO_AVALIACAO,  # equívocos do laço que a aula nomeia
+        ignora_passos=TREINO_IGNORA_PASSOS,
     )
 
-e, nos testes, uma linha por faixa::
+e, nos testes, uma linha por teste comum a toda aula de treino (mesmos nomes, docstrings e pontos da
+aula; a ordem das linhas é a ordem em que o pytest os roda)::
 
     TREINO = suite.vizinho(__file__, "treino_avaliado").ITEM
 
-    @item("teste_treino", pontos=0.5)
-    @tempo_limite(TREINO.prazo)
-    def test_treino_perplexidade_abaixo_de_300(aluno, ref):
-        "treino: ..."
-        TREINO.conferir_faixa(aluno, ref, 0)
+    test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.5)
+    test_treino_perplexidade_abaixo_de_300 = TREINO.teste_de_faixa(0)  # pontos e nome: do ITEM
 
-O espião do laço (``espiao``) usa ``ITEM.espiar(aluno, calcular)`` (uma rodada por submissão) e
-``ITEM.conferir_laco(...)``. Os benchmarks usam ``ITEM.treino_de_referencia(semente)``; a rodada de
-mutação, o cache por código (``AVALIADOR_CACHE_TREINO=1``).
+O espião do laço: a aula dá ``rodar_espiao(aluno, rng)`` (o seu modelo espião, os lotes e as conferências
+da aula) e os testes leem ``ITEM.espiar(aluno, rng)`` (uma rodada por submissão); ``ITEM.conferir_laco``
+e ``ITEM.conferir_chamadas`` são as conferências comuns. Os benchmarks usam
+``ITEM.treino_de_referencia(semente)``; a rodada de mutação, o cache por código
+(``AVALIADOR_CACHE_TREINO=1``).
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ from autograder.suite.faixas import (
     treino_divergiu,
     uma_vez_por_submissao,
 )
-from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict
+from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, item, tempo_limite
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
 
 __all__ = ["ItemDeTreino"]
@@ -119,6 +124,10 @@ class ItemDeTreino:
     conferir_a_estrutura: bool = False  # o modelo do aluno também passa por conferir_estrutura
     respostas_prontas: Callable | None = None  # (substituir, lotes) -> respostas de antemão
     diagnosticar: Callable | None = None  # (resultado, texto, final, aluno): reprova com a causa
+    rodar_espiao: Callable | None = None  # (aluno, rng) -> (extra, lotes, hist, chamadas): o laço espiado
+    grade_id: str = "teste_treino"  # o item do treino
+    pontos_das_faixas: tuple = ()  # quanto vale cada faixa (teste_de_faixa)
+    descricao_da_faixa: str = ""  # o nome do teste de cada faixa, com {faixa} (teste_de_faixa)
     estrito_na_referencia: bool = True  # load_state_dict estrito no treino de referência
     maior_e_melhor: bool = True
     janela: float = JANELA_DA_REFERENCIA
@@ -296,12 +305,35 @@ class ItemDeTreino:
         raise Reprovado(texto + final)
 
     # ------------------------------------------------------------ o espião do laço
-    def espiar(self, aluno, calcular):
-        """``calcular()`` (rodar o treinar do aluno com o modelo espião) uma vez por submissão."""
-        return uma_vez_por_submissao(aluno, f"{self.slug}:espiao", calcular)
+    def espiar(self, aluno, rng):
+        """``rodar_espiao(aluno, rng)`` (o treinar do aluno com o modelo espião) uma vez por submissão: os
+        testes do laço leem o mesmo resultado, (extra, lotes, histórico, chamadas)."""
+        return uma_vez_por_submissao(aluno, f"{self.slug}:espiao", lambda: self.rodar_espiao(aluno, rng))
 
     def conferir_chamadas(self, hist, chamadas, passos: int, n_lotes: int) -> None:
         conferir_chamadas_do_espiao(hist, chamadas, passos, n_lotes, ignora_passos=self.ignora_passos)
+
+    # ------------------------------------------------------------ os testes que toda aula de treino tem
+    def teste_do_laco(self, pontos: float):
+        """O teste "modo de treino, um só otimizador e gradientes zerados a cada passo" (modelo espião):
+        ``test_treino_zera_gradientes_um_otimizador_modo_de_treino = ITEM.teste_do_laco(0.5)``."""
+
+        def teste(aluno, rng):
+            """treino: modo de treino, um só otimizador e gradientes zerados a cada passo (modelo espião)"""
+            extra, _, _, chamadas = self.espiar(aluno, rng)
+            self.conferir_laco(extra, chamadas)
+
+        return item(self.grade_id, pontos=pontos)(tempo_limite(60)(teste))
+
+    def teste_de_faixa(self, indice: int):
+        """O teste da faixa ``faixas[indice]``, que vale ``pontos_das_faixas[indice]`` e tem por nome (o que
+        o aluno lê) ``descricao_da_faixa`` com a faixa: ``test_treino_... = ITEM.teste_de_faixa(0)``."""
+
+        def teste(aluno, ref):
+            self.conferir_faixa(aluno, ref, indice)
+
+        teste.__doc__ = self.descricao_da_faixa.format(faixa=self.faixas[indice])
+        return item(self.grade_id, pontos=self.pontos_das_faixas[indice])(tempo_limite(self.prazo)(teste))
 
     def conferir_laco(self, extra: dict, chamadas) -> None:
         """Modo de treino, gradientes zerados e um só otimizador, pelo que o modelo espião registrou."""

@@ -23,10 +23,7 @@ from autograder import suite
 from autograder.suite import (
     Reprovado,
     comparar,
-    conferir_state_dict,
     exigir_entradas_intactas,
-    exigir_que_responda,
-    exigir_que_transforme,
     item,
     propriedade,
     tempo_limite,
@@ -34,14 +31,14 @@ from autograder.suite import (
     verificar,
 )
 
-PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
-
 _MASCARAS = ["mascara_origem", "mascara_alvo"]
 DEPENDENCIAS = {
     "teste_treino": ["mascara_origem", "mascara_alvo", "taxa_aprendizado"],
     "teste_decodificacao": _MASCARAS,
     "teste_feixe": _MASCARAS,
 }
+
+PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 
 DT = torch.float64
 
@@ -178,7 +175,7 @@ def test_camada_nao_espia_o_futuro(aluno, ref, rng):
     mo = torch.ones(B, 1, 1, S, dtype=torch.bool)
     ma = TR._m_alvo(torch.ones(B, T, dtype=torch.long))
     y = ORC._saida_camada(camada, x, mem, mo, ma)
-    exigir_que_transforme(y, x, "CamadaDecoder.forward")  # zeros (ou x) também não espiam o futuro
+    suite.exigir_que_transforme(y, x, "CamadaDecoder.forward")  # zeros (ou x) também não espiam o futuro
     for t in (0, 2, 4):
         outro = x.clone()
         outro[:, t + 1 :] += 2.0 * _x(rng, B, T - t - 1, d)
@@ -200,7 +197,7 @@ def test_camada_estrutura(aluno, ref):
     """camada do decoder: submódulos com os nomes e formas pedidos"""
     camada = aluno.criar("CamadaDecoder", 12, 3, 20)
     esperado = ref.CamadaDecoder(12, 3, 20).state_dict()
-    conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
+    suite.conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
     extras = sorted(set(camada.pesos()) - set(esperado))
     verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
     suite.conferir_estrutura(aluno, camada, ref.CamadaDecoder(12, 3, 20), "CamadaDecoder")
@@ -237,7 +234,7 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     src, tgt = TR._lote(rng, 4, 2, 8)
     mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
     y = ORC._logits(remoto, src, tgt, mo, ma)
-    exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
+    suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
     lixo = src.clone()
     lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=int((~mo).sum())))
     verificar(
@@ -255,7 +252,7 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
     src, tgt = TR._lote(rng, 3, 6, 6)
     mo = TR._m_origem(src)
     y = ORC._logits(remoto, src, tgt, mo, TR._m_alvo(tgt))
-    exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes também não espiam o futuro
+    suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes também não espiam o futuro
     for t in (1, 3):
         outro = tgt.clone()
         outro[:, t + 1 :] = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=outro[:, t + 1 :].shape))
@@ -453,7 +450,7 @@ def test_perda_nao_depende_dos_logits_do_pad(aluno, rng):
     # mudar quando mudam os logits dos tokens reais.
     reais = logits.clone()
     reais[alvo != TR.PAD] += torch.from_numpy(3.0 * rng.standard_normal((int((alvo != TR.PAD).sum()), TR.VOCAB)))
-    exigir_que_responda([base, _perda_do_aluno(aluno, reais, alvo)], "perda_copia")
+    suite.exigir_que_responda([base, _perda_do_aluno(aluno, reais, alvo)], "perda_copia")
     outros = logits.clone()
     outros[alvo == TR.PAD] += torch.from_numpy(5.0 * rng.standard_normal((int((alvo == TR.PAD).sum()), TR.VOCAB)))
     verificar(
@@ -512,7 +509,7 @@ def test_taxa_sem_aquecimento_longo(aluno):
 @tempo_limite(60)
 def test_treino_desloca_entrada_e_alvo(aluno, rng):
     """treino: entrada do decoder = tgt[:, :-1] e alvo = tgt[:, 1:] (modelo espião)"""
-    _, lotes, hist, chamadas = TR._espiar(aluno, rng)
+    _, lotes, hist, chamadas = TREINO.espiar(aluno, rng)
     for k, ((src, tgt), chamada) in enumerate(zip(lotes, chamadas)):
         entrada = chamada["tgt"]
         verificar(
@@ -541,7 +538,7 @@ def test_treino_desloca_entrada_e_alvo(aluno, rng):
 @tempo_limite(60)
 def test_treino_usa_as_mascaras(aluno, rng):
     """treino: o modelo recebe mascara_origem(src) e a máscara causal mascara_alvo(entrada)"""
-    _, lotes, _, chamadas = TR._espiar(aluno, rng)
+    _, lotes, _, chamadas = TREINO.espiar(aluno, rng)
     for (src, tgt), chamada in zip(lotes, chamadas):
         entrada = tgt[:, :-1]
         ma, mo = chamada["m_alvo"], chamada["m_origem"]
@@ -571,7 +568,7 @@ def test_treino_usa_as_mascaras(aluno, rng):
 def test_treino_aquecimento_e_recorte(aluno, rng):
     """treino: a taxa de cada passo vem de taxa_aprendizado (aquecimento) e o gradiente é recortado"""
     pico, aq, passos = TR.ESPIAO["pico"], TR.ESPIAO["aquecimento"], TR.ESPIAO["passos"]
-    extra, _, hist, chamadas = TR._espiar(aluno, rng)
+    extra, _, hist, chamadas = TREINO.espiar(aluno, rng)
     taxas = np.array([float(t) for t in hist["taxa"]])
     esperadas = np.array([TR._taxa_ref(p, pico, aq, passos) for p in range(passos)])
     if not np.allclose(taxas, esperadas, rtol=1e-9, atol=1e-12):
@@ -593,36 +590,15 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
     verificar(recortou, EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
 
 
-@item("teste_treino", pontos=0.25)
-@tempo_limite(60)
-def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
-    """treino: modo de treino, um só otimizador e gradientes zerados a cada passo (modelo espião)"""
-    extra, _, _, chamadas = TR._espiar(aluno, rng)
-    TREINO.conferir_laco(extra, chamadas)
+test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.25)
 
 
 # ======================================================================= treino: de verdade
 
 
-@item("teste_treino", pontos=0.5)
-@tempo_limite(TREINO.prazo)
-def test_treino_decodifica_ao_menos_30_por_cento(aluno, ref):
-    """treino: o modelo treinado acerta exatamente ≥ 30% das cópias (decodificação gulosa)"""
-    TREINO.conferir_faixa(aluno, ref, 0)
-
-
-@item("teste_treino", pontos=0.75)
-@tempo_limite(TREINO.prazo)
-def test_treino_decodifica_ao_menos_60_por_cento(aluno, ref):
-    """treino: o modelo treinado acerta exatamente ≥ 60% das cópias (decodificação gulosa)"""
-    TREINO.conferir_faixa(aluno, ref, 1)
-
-
-@item("teste_treino", pontos=1.25)
-@tempo_limite(TREINO.prazo)
-def test_treino_decodifica_ao_menos_90_por_cento(aluno, ref):
-    """treino: o modelo treinado acerta exatamente ≥ 90% das cópias (decodificação gulosa)"""
-    TREINO.conferir_faixa(aluno, ref, 2)
+test_treino_decodifica_ao_menos_30_por_cento = TREINO.teste_de_faixa(0)
+test_treino_decodifica_ao_menos_60_por_cento = TREINO.teste_de_faixa(1)
+test_treino_decodifica_ao_menos_90_por_cento = TREINO.teste_de_faixa(2)
 
 
 # ======================================================================= decodificação

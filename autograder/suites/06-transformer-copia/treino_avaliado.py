@@ -139,6 +139,35 @@ def _respostas_prontas(substituir, lotes):
     return prontas
 
 
+# ----------------------------------------------------------------------- o espião do laço
+ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0, "lotes_a_mais": 3}
+
+
+def _rodar_espiao(aluno, rng):
+    passos, aquecimento, pico, max_norma = (ESPIAO[k] for k in ("passos", "aquecimento", "pico", "max_norma"))
+    aluno.injetar(AUXILIAR)
+    espiao = aluno.criar("_avaliador_Espiao", VOCAB)
+    # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
+    lotes = _lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
+    hist = aluno.chamar("_avaliador_treinar", espiao._ref, lotes, passos, pico, aquecimento, max_norma, False)
+    chamadas = espiao.ler("chamadas")
+    ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
+    extra = {
+        "normas": espiao.ler("normas"),
+        "recortes": aluno.ler("_avaliador_recortes"),
+        "final": espiao.metodo("norma_final"),
+        "acumulou": espiao.ler("acumulou"),
+        "otimizadores": espiao.ler("otimizadores"),
+    }
+    return extra, lotes, hist, chamadas
+
+
+def _perda_espiao(chamada, alvo, contar_pad=False):
+    logits = 200.0 * chamada["tabela"][chamada["tgt"]]
+    plano = logits.reshape(-1, logits.shape[-1])
+    return float(F.cross_entropy(plano, alvo.reshape(-1), ignore_index=-100 if contar_pad else PAD))
+
+
 def _espiou(resultado, texto, final, aluno):
     """Perda minúscula e decodificação ruim: o treino espiou o futuro (máscara ou alvo)."""
     perdas = resultado["perdas"]
@@ -174,6 +203,8 @@ ITEM = treino.ItemDeTreino(
         f"Acerto exato de {acerto:.1%} (faixa pedida: {faixa:.0%}) em {TREINO_AVALIACAO} sequências novas, "
         f"decodificadas com os pesos que a sua função treinar produziu ({qual})."
     ),
+    pontos_das_faixas=(0.5, 0.75, 1.25),
+    descricao_da_faixa="treino: o modelo treinado acerta exatamente ≥ {faixa:.0%} das cópias (decodificação gulosa)",
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
@@ -183,6 +214,7 @@ ITEM = treino.ItemDeTreino(
     # um Transformer que erra só na estrutura perde no item teste_transformer, e o treino usa o substituto
     conferir_a_estrutura=True,
     respostas_prontas=_respostas_prontas,
+    rodar_espiao=_rodar_espiao,
     diagnosticar=_espiou,
     estrito_na_referencia=False,
 )
@@ -193,40 +225,6 @@ AUX = ITEM.aux
 def _pesos_iniciais(ref, semente):
     """Os pesos iniciais do treino avaliado sorteados com a ``semente`` (Xavier, ver _inicializar)."""
     return ITEM.pesos_iniciais(ref, semente)
-
-
-# ----------------------------------------------------------------------- o espião do laço
-ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0, "lotes_a_mais": 3}
-
-
-def _espiar(aluno, rng):
-    """Roda o treinar do aluno com o modelo espião (uma vez por submissão; os três testes leem)."""
-    return ITEM.espiar(aluno, lambda: _rodar_espiao(aluno, rng))
-
-
-def _rodar_espiao(aluno, rng):
-    passos, aquecimento, pico, max_norma = (ESPIAO[k] for k in ("passos", "aquecimento", "pico", "max_norma"))
-    aluno.injetar(AUXILIAR)
-    espiao = aluno.criar("_avaliador_Espiao", VOCAB)
-    # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
-    lotes = _lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
-    hist = aluno.chamar("_avaliador_treinar", espiao._ref, lotes, passos, pico, aquecimento, max_norma, False)
-    chamadas = espiao.ler("chamadas")
-    ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
-    extra = {
-        "normas": espiao.ler("normas"),
-        "recortes": aluno.ler("_avaliador_recortes"),
-        "final": espiao.metodo("norma_final"),
-        "acumulou": espiao.ler("acumulou"),
-        "otimizadores": espiao.ler("otimizadores"),
-    }
-    return extra, lotes, hist, chamadas
-
-
-def _perda_espiao(chamada, alvo, contar_pad=False):
-    logits = 200.0 * chamada["tabela"][chamada["tgt"]]
-    plano = logits.reshape(-1, logits.shape[-1])
-    return float(F.cross_entropy(plano, alvo.reshape(-1), ignore_index=-100 if contar_pad else PAD))
 
 
 # A porta de entrada dos benchmarks e das ferramentas de qualidade (make bench, bench-copia, bench-vit).

@@ -419,7 +419,7 @@ def test_vit_estrutura(aluno, ref):
 @tempo_limite(60)
 def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno, rng):
     """treino: o modelo recebe as imagens de cada lote, e a perda é F.cross_entropy(logits, rotulos)"""
-    _, lotes, hist, chamadas = TR._espiar(aluno, rng)
+    _, lotes, hist, chamadas = TREINO.espiar(aluno, rng)
     for k, ((imagens, rotulos), chamada) in enumerate(zip(lotes, chamadas)):
         verificar(
             isinstance(chamada["imagens"], torch.Tensor) and torch.equal(chamada["imagens"], imagens),
@@ -444,7 +444,7 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
 def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     """treino: a cada passo, o otimizador usa taxa_cosseno(passo, taxa, passos), e o histórico a registra"""
     passos, taxa = TR.ESPIAO["passos"], TR.ESPIAO["taxa"]
-    extra, _, hist, _ = TR._espiar(aluno, rng)
+    extra, _, hist, _ = TREINO.espiar(aluno, rng)
     esperadas = np.array([TR._taxa_ref(p, taxa, passos) for p in range(passos)])
     usadas = np.array(extra["taxas"], dtype=np.float64)
     verificar(len(usadas) >= 1, "O laço de treino não deu nenhum passo do otimizador (otimizador.step()).")
@@ -462,36 +462,15 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     )
 
 
-@item("teste_treino", pontos=0.5)
-@tempo_limite(60)
-def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
-    """treino: modo de treino, um só otimizador e gradientes zerados a cada passo (modelo espião)"""
-    extra, _, _, chamadas = TR._espiar(aluno, rng)
-    TR._conferir_laco(extra, chamadas)
+test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.5)
 
 
 # ======================================================================= treino: de verdade
 
 
-@item("teste_treino", pontos=0.5)
-@tempo_limite(TREINO.prazo)
-def test_treino_acuracia_de_ao_menos_50_por_cento(aluno, ref):
-    """treino: o modelo treinado acerta ≥ 50% das imagens de teste"""
-    TREINO.conferir_faixa(aluno, ref, 0)
-
-
-@item("teste_treino", pontos=0.75)
-@tempo_limite(TREINO.prazo)
-def test_treino_acuracia_de_ao_menos_75_por_cento(aluno, ref):
-    """treino: o modelo treinado acerta ≥ 75% das imagens de teste"""
-    TREINO.conferir_faixa(aluno, ref, 1)
-
-
-@item("teste_treino", pontos=1.25)
-@tempo_limite(TREINO.prazo)
-def test_treino_acuracia_de_ao_menos_90_por_cento(aluno, ref):
-    """treino: o modelo treinado acerta ≥ 90% das imagens de teste"""
-    TREINO.conferir_faixa(aluno, ref, 2)
+test_treino_acuracia_de_ao_menos_50_por_cento = TREINO.teste_de_faixa(0)
+test_treino_acuracia_de_ao_menos_75_por_cento = TREINO.teste_de_faixa(1)
+test_treino_acuracia_de_ao_menos_90_por_cento = TREINO.teste_de_faixa(2)
 
 
 # ======================================================================= acurácia

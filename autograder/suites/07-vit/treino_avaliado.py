@@ -95,11 +95,6 @@ def _lotes_espiao(rng, n):
     ]
 
 
-def _espiar(aluno, rng):
-    """Roda o treinar do aluno com o modelo espião (uma vez por submissão; os três testes leem)."""
-    return ITEM.espiar(aluno, lambda: _rodar_espiao(aluno, rng))
-
-
 def _rodar_espiao(aluno, rng):
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
     aluno.injetar(ITEM.auxiliar)
@@ -113,14 +108,10 @@ def _rodar_espiao(aluno, rng):
     return extra, lotes, hist, chamadas
 
 
-def _conferir_laco(extra, chamadas):
-    ITEM.conferir_laco(extra, chamadas)
-
-
 def _causa_no_laco(aluno):
     """O equívoco que o modelo espião viu no laço de treino (já rodado nesta submissão), ou None."""
     try:
-        extra, _, _, chamadas = _espiar(aluno, np.random.default_rng(0))
+        extra, _, _, chamadas = ITEM.espiar(aluno, np.random.default_rng(0))
     except Reprovado as exc:
         return exc.equivoco
     except Exception:  # o espião nem rodou: a faixa fala por si
@@ -128,7 +119,7 @@ def _causa_no_laco(aluno):
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
     esperadas = [_taxa_ref(p, taxa, passos) for p in range(passos)]
     try:
-        _conferir_laco(extra, chamadas)
+        ITEM.conferir_laco(extra, chamadas)
     except Reprovado as exc:
         return exc.equivoco
     if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
@@ -167,9 +158,12 @@ ITEM = treino.ItemDeTreino(
         f"Acurácia de {acuracia:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos "
         f"que a sua função treinar produziu ({qual})."
     ),
+    pontos_das_faixas=(0.5, 0.75, 1.25),
+    descricao_da_faixa="treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
+    rodar_espiao=_rodar_espiao,
     diagnosticar=_diagnosticar,
 )
 AUXILIAR = ITEM.auxiliar
