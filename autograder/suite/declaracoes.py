@@ -13,7 +13,7 @@ avaliador, a rodada de mutação, os benchmarks) vê o mesmo objeto.
   lido uma vez: ``PESADA`` (por ``ast``, sem importar os testes), as variantes (``MUTANTES``,
   ``CORRETAS``, ``EXEMPLOS``, ``NADA_HONESTO``, ``NADA_ATALHOS`` de ``variantes.py``) e o item de treino
   (``ITEM`` de ``treino_avaliado.py``). ``DEPENDENCIAS`` é de cada módulo de teste: o avaliador a lê do
-  módulo que o pytest importou (``avaliacao``), e ``Declaracoes.dependencias`` dá a do item de treino.
+  módulo que o pytest importou (``avaliacao``), e ``ITEM.dependencias`` dá a do item de treino.
 """
 
 from __future__ import annotations

@@ -31,9 +31,15 @@ from autograder.suite import (
     verificar,
 )
 
+EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
+TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
+ORC = suite.vizinho(__file__, "oraculos")  # nn.Transformer*, as versões erradas e o laço guloso
+FX = suite.vizinho(__file__, "feixe")  # a busca em feixe de referência e as árvores
+TREINO = TR.ITEM
+
 _MASCARAS = ["mascara_origem", "mascara_alvo"]
 DEPENDENCIAS = {
-    "teste_treino": ["mascara_origem", "mascara_alvo", "taxa_aprendizado"],
+    "teste_treino": TREINO.dependencias,  # as máscaras e a taxa de referência
     "teste_decodificacao": _MASCARAS,
     "teste_feixe": _MASCARAS,
 }
@@ -41,12 +47,6 @@ DEPENDENCIAS = {
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 
 DT = torch.float64
-
-EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
-TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
-ORC = suite.vizinho(__file__, "oraculos")  # nn.Transformer*, as versões erradas e o laço guloso
-FX = suite.vizinho(__file__, "feixe")  # a busca em feixe de referência e as árvores
-TREINO = TR.ITEM
 
 _tensor, _remoto, _x = tocha.tensor, tocha.remoto, tocha.x
 
