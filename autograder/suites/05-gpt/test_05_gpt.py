@@ -21,7 +21,6 @@ import torch.nn.functional as F
 from autograder import suite
 from autograder.suite import (
     Equivoco,
-    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,
@@ -742,7 +741,7 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
     try:
         saida = aluno.gerar_guloso(remoto._ref, ids, n_novos)
-    except ErroDoAluno as exc:
+    except suite.ErroDoAluno as exc:
         if "n_max" in exc.mensagem or "index out of range" in exc.mensagem:
             raise Reprovado(
                 f"{GULOSO_SEM_JANELA.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", GULOSO_SEM_JANELA
