@@ -59,15 +59,24 @@ from autograder.suite.avaliador import (
     semente_derivada,
 )
 from autograder.suite.declaracoes import Declaracoes, declaracoes, modulo_da_suite, suite_pesada, vizinho
-from autograder.suite.espiao import ESPIAO_DE_TREINO, conferir_chamadas_do_espiao, conferir_laco_do_espiao
+from autograder.suite.espiao import (
+    AUXILIAR_MODO_DO_SUBMODULO,
+    ESPIAO_DE_TREINO,
+    TREINO_PERDA_NAO_FLOAT,
+    conferir_chamadas_do_espiao,
+    conferir_laco_do_espiao,
+    submodulo_em_avaliacao,
+)
 from autograder.suite.estrutura import (
     AUXILIAR_ESTRUTURA,
     ESTRUTURA_BUFFER_TREINAVEL,
     ESTRUTURA_COMPARTILHADA,
     ESTRUTURA_DROPOUT,
+    ESTRUTURA_INICIALIZACAO_CONSTANTE,
     ESTRUTURA_NAO_APRENDE,
     _descrever_estrutura,
     conferir_estrutura,
+    conferir_inicializacao,
 )
 from autograder.suite.faixas import (
     CACHE_PESADO,
@@ -82,6 +91,7 @@ from autograder.suite.itens import (
     ENTRADA_ALTERADA,
     MENSAGEM_PROPRIEDADE,
     NAO_FAZ_NADA,
+    PRECISAO_REDUZIDA,
     Equivoco,
     Reprovado,
     como_array,
@@ -111,6 +121,7 @@ from autograder.suite.procedencia import (
 
 __all__ = [
     "AUXILIAR_ESTRUTURA",
+    "AUXILIAR_MODO_DO_SUBMODULO",
     "BETAS_DO_ADAM",
     "CACHE_PESADO",
     "CORRELACAO_MINIMA",
@@ -120,12 +131,15 @@ __all__ = [
     "ESTRUTURA_BUFFER_TREINAVEL",
     "ESTRUTURA_COMPARTILHADA",
     "ESTRUTURA_DROPOUT",
+    "ESTRUTURA_INICIALIZACAO_CONSTANTE",
     "ESTRUTURA_NAO_APRENDE",
     "FOLGA_DA_REFERENCIA",
     "JANELA_DA_REFERENCIA",
     "MENSAGEM_PROPRIEDADE",
     "NAO_FAZ_NADA",
     "PESOS_FORA_DO_ALCANCE",
+    "PRECISAO_REDUZIDA",
+    "TREINO_PERDA_NAO_FLOAT",
     "CaixaMorreu",
     "Declaracoes",
     "Equivoco",
@@ -138,6 +152,7 @@ __all__ = [
     "comparar",
     "conferir_chamadas_do_espiao",
     "conferir_estrutura",
+    "conferir_inicializacao",
     "conferir_laco_do_espiao",
     "conferir_registro",
     "conferir_state_dict",
@@ -157,6 +172,7 @@ __all__ = [
     "semente_da_submissao",
     "semente_derivada",
     "semente_do_teste",
+    "submodulo_em_avaliacao",
     "suite_pesada",
     "tempo_limite",
     "treino_divergiu",

@@ -17,6 +17,19 @@ TREINO_OTIMIZADOR_RECRIADO = Equivoco(
 )
 
 
+TREINO_PERDA_NAO_FLOAT = Equivoco(
+    "treino-perda-tensor",
+    "O histórico guardou a perda como tensor (ou outro tipo), não como float: guarde perda.item(). Um tensor "
+    "no histórico prende o grafo (ou a memória) de cada passo e não é o número que o enunciado pede.",
+)
+
+TREINO_SEM_EVAL = Equivoco(
+    "treino-sem-eval",
+    "O laço devolveu o modelo em modo de treino: chame modelo.eval() no fim de treinar (o enunciado pede o "
+    "modelo pronto para avaliar, com o dropout e afins desligados).",
+)
+
+
 def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ignora_passos: Equivoco) -> None:
     """O básico de um laço de treino rodado com um modelo espião (aulas 06 e 07): devolver o histórico
     ``{"perda": [...], "taxa": [...]}`` e chamar o modelo uma vez por passo. O espião recebe mais lotes
@@ -38,13 +51,31 @@ def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ig
         f"Com passos = {passos}, o modelo devia ser chamado {passos} vezes e o histórico ter {passos} perdas; "
         f"foram {len(chamadas)} chamadas e {len(hist['perda'])} perdas.",
     )
+    tipos = {type(p).__name__ for p in hist["perda"] if isinstance(p, bool) or not isinstance(p, int | float)}
+    if tipos:
+        raise Reprovado(f"{TREINO_PERDA_NAO_FLOAT.mensagem} (Veio {', '.join(sorted(tipos))}.)", TREINO_PERDA_NAO_FLOAT)
 
 
-def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao, sem_zerar, recriado) -> None:
+def conferir_laco_do_espiao(
+    chamadas,
+    acumulou,
+    otimizadores,
+    *,
+    modo_avaliacao,
+    sem_zerar,
+    recriado,
+    treino_no_fim: bool | None = None,
+    sem_eval: Equivoco | None = None,
+) -> None:
     """O que um modelo espião registrou num laço de treino (aulas 06 e 07): ``chamadas`` (cada uma com
     ``"treino"``, o modo do modelo), ``acumulou`` (por backward: o ``.grad`` tinha o do passo anterior
     somado?) e ``otimizadores`` (a marca do otimizador de cada passo). Reprova com o equívoco da suíte:
-    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo."""
+    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo.
+
+    O espião chega ao laço em modo de AVALIAÇÃO (``self.eval()`` no fim do seu ``__init__``): um laço
+    que nunca chama ``modelo.train()`` treina em modo de avaliação e reprova aqui. ``treino_no_fim`` é
+    o ``training`` do espião depois do laço: com ``sem_eval``, um laço que não devolve o modelo em
+    modo de avaliação (``modelo.eval()`` no fim) reprova com esse equívoco."""
     if not all(chamada["treino"] for chamada in chamadas):
         em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
         raise Reprovado(
@@ -64,6 +95,22 @@ def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao,
             f"{recriado.mensagem} ({len(set(otimizadores))} otimizadores diferentes em {len(otimizadores)} passos.)",
             recriado,
         )
+    if sem_eval is not None and treino_no_fim:
+        raise Reprovado(sem_eval.mensagem, sem_eval)
+
+
+AUXILIAR_MODO_DO_SUBMODULO = """
+def _avaliador_modo_do_submodulo(modulo, caminho, treino):
+    modulo.get_submodule(caminho).train(bool(treino))
+"""
+
+
+def submodulo_em_avaliacao(aluno, remoto, caminho: str) -> None:
+    """Põe em modo de avaliação só o submódulo ``caminho`` do módulo do aluno (``remoto``): um item que
+    julga como o módulo COMPÕE as peças chama a peça do próprio aluno à parte, e o acaso dela (um dropout
+    que o enunciado exclui, julgado no item da peça) não pode custar pontos a este item."""
+    aluno.injetar(AUXILIAR_MODO_DO_SUBMODULO)
+    aluno.chamar("_avaliador_modo_do_submodulo", remoto._ref, caminho, False)
 
 
 # Código posto na caixa (com ``aluno.injetar``) pelas suítes que espiam um laço de treino (06, 07):
@@ -105,6 +152,7 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
         self.tabela._avaliador_espiao = self
         self.tabela.register_hook(self._anotar_grad)
         self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
+        self.eval()  # entregue em modo de avaliação: o laço tem de chamar modelo.train()
 
     def _anotar_grad(self, grad):
         self.normas.append(float(grad.norm()))

@@ -33,6 +33,38 @@ ESTRUTURA_DROPOUT = Equivoco(
     "zera valores ao acaso e muda o que o modelo aprende.",
 )
 
+ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
+    "estrutura_inicializacao_constante",
+    "Um parâmetro que o enunciado manda inicializar com valores aleatórios começou com todas as linhas "
+    "iguais (zeros, por exemplo): as posições (ou unidades) que ele separa nascem indistinguíveis. Sorteie-o, "
+    "como pede o enunciado (por exemplo, 0.02 * torch.randn(...)).",
+)
+
+
+def conferir_inicializacao(pesos: dict, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
+    """Reprova se um parâmetro que a referência ``modulo_ref`` sorteia com linhas diferentes entre si (a
+    posição de cada token em ``posicao``, as unidades de uma camada linear) veio com todas as linhas iguais
+    no state_dict ``pesos`` do aluno (recém-construído, já conferido por conferir_state_dict). Um vetor só
+    (como o ``cls``, de forma (1, 1, d)) não entra: começar em zeros não o torna indistinguível de nada.
+    ``outros_itens``: prefixos de submódulos julgados noutro item (não custam pontos aqui)."""
+    import torch
+
+    constantes = []
+    for nome, valor in modulo_ref.named_parameters():
+        if _subarvore(nome, outros_itens) is not None or valor.dim() < 2 or valor.shape[-2] < 2 or nome not in pesos:
+            continue
+        dele = torch.as_tensor(pesos[nome]).detach().double()
+        ref = valor.detach().double()
+        sorteado = bool((ref != ref[..., :1, :]).any())
+        if sorteado and dele.shape == ref.shape and bool((dele == dele[..., :1, :]).all()):
+            constantes.append(f"{nome}: todas as {ref.shape[-2]} linhas iguais")
+    if constantes:
+        raise Reprovado(
+            f"{ESTRUTURA_INICIALIZACAO_CONSTANTE.mensagem} ({classe}: {constantes[:4]})",
+            ESTRUTURA_INICIALIZACAO_CONSTANTE,
+        )
+
+
 AUXILIAR_ESTRUTURA = """
 def _avaliador_estrutura(modulo):
     import torch.nn as _nn_estrutura

@@ -208,6 +208,13 @@ def como_array(valor, nome: str = "o resultado") -> np.ndarray:
     return valor
 
 
+PRECISAO_REDUZIDA = Equivoco(
+    "precisao-reduzida",
+    "A conta foi feita (ou devolvida) em precisão menor que a da entrada: o resultado saiu em float32 (ou "
+    "float16) e perdeu dígitos. Mantenha o tipo (dtype) da entrada, float64, do começo ao fim.",
+)
+
+
 def comparar(
     obtido,
     esperado,
@@ -238,6 +245,11 @@ def comparar(
     if not np.allclose(obtido, esperado, atol=atol, rtol=rtol, equal_nan=True):
         _diagnosticar(obtido, equivocos, atol, rtol)
         dif = np.nanmax(np.abs(obtido.astype(np.float64) - esperado.astype(np.float64)))
+        if esperado.dtype == np.float64 and obtido.dtype in (np.float32, np.float16) and dif < 1e-2:
+            raise Reprovado(
+                f"{PRECISAO_REDUZIDA.mensagem} ({nome} veio em {obtido.dtype}; maior diferença: {dif:.3g}.)",
+                PRECISAO_REDUZIDA,
+            )
         raise Reprovado(f"{nome} não confere com o esperado (maior diferença: {dif:.3g}). {dica}".strip())
 
 

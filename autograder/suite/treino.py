@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from autograder.suite.avaliador import referencia_da_atividade, semente_derivada
+from autograder.suite.avaliador import ErroDoAluno, referencia_da_atividade, semente_derivada
 from autograder.suite.espiao import (
     TREINO_OTIMIZADOR_RECRIADO,
     TREINO_SEM_ZERAR,
@@ -118,6 +118,7 @@ class ItemDeTreino:
     ignora_passos: Equivoco
     sem_zerar: Equivoco = TREINO_SEM_ZERAR
     recriado: Equivoco = TREINO_OTIMIZADOR_RECRIADO
+    sem_eval: Equivoco | None = None  # o laço não devolve o modelo em modo de avaliação (extra["treino_no_fim"])
     dependencias: list = field(default_factory=list)  # trocadas pela referência no treino avaliado
     funcao_na_caixa: str = "treinar"  # o que a caixa chama (um invólucro do auxiliar, se preciso)
     inicializar: Callable | None = None  # (modelo) -> None: a inicialização dos pesos iniciais
@@ -129,6 +130,7 @@ class ItemDeTreino:
     pontos_das_faixas: tuple = ()  # quanto vale cada faixa (teste_de_faixa)
     descricao_da_faixa: str = ""  # o nome do teste de cada faixa, com {faixa} (teste_de_faixa)
     estrito_na_referencia: bool = True  # load_state_dict estrito no treino de referência
+    substituto_se_quebrar: bool = False  # o modelo do aluno confere mas quebra no treino: treina o substituto
     maior_e_melhor: bool = True
     janela: float = JANELA_DA_REFERENCIA
     folga: float = FOLGA_DA_REFERENCIA
@@ -208,7 +210,17 @@ class ItemDeTreino:
         return resultado
 
     def _treinar(self, aluno, ref):
+        """Com ``substituto_se_quebrar``, o treino avaliado julga só a função treinar: se o modelo do aluno
+        (peças de outros itens) confere em avaliação mas quebra no treino, treina o substituto com o
+        mesmo treinar."""
         modelo, qual = self.modelo_para_treinar(aluno, ref)
+        resultado = self._treinar_com(aluno, ref, modelo, qual)
+        if self.substituto_se_quebrar and qual == "aluno" and isinstance(resultado, ErroDoAluno):
+            substituto = aluno.criar(self.substituto, *self.args)
+            resultado = self._treinar_com(aluno, ref, substituto, "substituto")
+        return resultado
+
+    def _treinar_com(self, aluno, ref, modelo, qual):
         semente = self.semente_do_treino(aluno, qual)
         if os.environ.get("AVALIADOR_CACHE_TREINO") != "1":
             return self._treinar_e_medir(aluno, ref, modelo, qual, semente)
@@ -344,4 +356,6 @@ class ItemDeTreino:
             modo_avaliacao=self.modo_avaliacao,
             sem_zerar=self.sem_zerar,
             recriado=self.recriado,
+            treino_no_fim=extra.get("treino_no_fim"),
+            sem_eval=self.sem_eval,
         )

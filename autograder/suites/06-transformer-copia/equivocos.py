@@ -4,6 +4,7 @@ saída dele bate com a de um erro conhecido. Os do laço que toda aula de treino
 
 from autograder.suite import Equivoco
 from autograder.suite.espiao import TREINO_OTIMIZADOR_RECRIADO as TREINO_OTIMIZADOR_RECRIADO
+from autograder.suite.espiao import TREINO_SEM_EVAL as TREINO_SEM_EVAL
 from autograder.suite.espiao import TREINO_SEM_ZERAR as TREINO_SEM_ZERAR
 
 # ----------------------------------------------------------------------- equívocos: máscaras
@@ -192,6 +193,16 @@ TAXA_SEM_QUEDA = Equivoco(
     "taxa-sem-queda",
     "Depois do aquecimento a taxa deve cair linearmente até pico / (total - aquecimento) no último passo.",
 )
+TAXA_AQUECIMENTO_ERRADO = Equivoco(
+    "taxa-aquecimento-errado",
+    "A queda confere, mas o aquecimento não: para passo < aquecimento a taxa é pico * (p + 1) / aquecimento "
+    "(no passo 0 já vale pico / aquecimento; no último passo do aquecimento, o pico).",
+)
+TAXA_QUEDA_ERRADA = Equivoco(
+    "taxa-queda-errada",
+    "O aquecimento confere, mas a queda não: para passo >= aquecimento a taxa é pico * (P - p) / (P - A), "
+    "com P = total e A = aquecimento (vale o pico no passo A e pico / (P - A) no último passo).",
+)
 TAXA_NOAM = Equivoco(
     "taxa-noam",
     "Você usou o cronograma do artigo (d_model^-0.5 · min(p^-0.5, p · A^-1.5)); esta atividade pede o "
@@ -244,6 +255,11 @@ TREINO_DIVERGIU = Equivoco(
 )
 
 # ----------------------------------------------------------------------- equívocos: decodificação
+DEC_PARA_NO_PRIMEIRO = Equivoco(
+    "dec-para-no-primeiro-eos",
+    "A geração parou quando a PRIMEIRA sequência emitiu EOS: ela só para quando todas as sequências do lote "
+    "terminaram (terminou.all()); as que já terminaram recebem PAD enquanto as outras continuam.",
+)
 DEC_COM_BOS = Equivoco(
     "decodificacao-com-bos",
     "A saída começa com o BOS: devolva só os tokens gerados depois dele (gerados[:, 1:]).",

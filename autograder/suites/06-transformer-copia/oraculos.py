@@ -52,8 +52,10 @@ def _camada_variante_com_grad(c, x, mem, mo, ma, h, modo):
     if modo == "sem_causal":  # só o padding das chaves do alvo (a última linha da máscara combinada)
         chaves = ma[:, 0, -1, :]
         bloqueio = (~chaves)[:, None, None, :].expand(B, h, T, T).reshape(B * h, T, T)
-    if modo == "convencao":
-        bloqueio, kpm = ~bloqueio, ~kpm
+    if modo in ("convencao", "convencao_auto"):
+        bloqueio = ~bloqueio
+    if modo in ("convencao", "convencao_cruzada"):
+        kpm = ~kpm
 
     def auto(z):
         return c.self_attn(z, z, z, attn_mask=bloqueio, need_weights=False)[0]
@@ -162,6 +164,8 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
             proximo = proximo.masked_fill(terminou, TR.PAD)
         gerados = torch.cat([gerados, proximo[:, None]], dim=1)
         terminou = terminou | (proximo == TR.EOS)
+        if modo == "para_no_primeiro" and bool(terminou.any()):
+            break
         if modo != "nao_para" and bool(terminou.all()):
             break
     return gerados if modo == "com_bos" else gerados[:, 1:]
@@ -173,6 +177,8 @@ _EQUIVOCOS_CAMADA = [
     (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
     (EQ.CAMADA_SEM_CAUSAL, "sem_causal"),
     (EQ.CAMADA_CONVENCAO, "convencao"),
+    (EQ.CAMADA_CONVENCAO, "convencao_auto"),
+    (EQ.CAMADA_CONVENCAO, "convencao_cruzada"),
     (EQ.CAMADA_CRUZADA_SEM_PADDING, "cruzada_sem_padding"),
     (EQ.CAMADA_CRUZADA_ANTES, "cruzada_antes"),
     (EQ.CAMADA_ATIVACAO, "ativacao"),
@@ -267,6 +273,7 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
         (EQ.DEC_PRIMEIRA, "primeira"),
         (EQ.DEC_SEM_REALIMENTAR, "sem_realimentar"),
         (EQ.DEC_PASSOS, "passos"),
+        (EQ.DEC_PARA_NO_PRIMEIRO, "para_no_primeiro"),
     ]:
         variante = _decodificar_ref(modelo, src, passos_max, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):

@@ -491,7 +491,26 @@ def test_taxa_aquecimento_e_queda(aluno, rng):
         (EQ.TAXA_SEM_QUEDA, np.array([TR._taxa_ref(p, pico, aq, total) if p < aq else pico for p in passos])),
         (EQ.TAXA_NOAM, noam),
     ]
-    comparar(obtido, esperado, "as taxas", atol=1e-12, rtol=1e-9, equivocos=equivocos)
+    _comparar_taxas(obtido, esperado, passos, aq, "as taxas", equivocos)
+
+
+def _comparar_taxas(obtido, esperado, passos, aq, nome, equivocos=()):
+    """Compara as taxas; quando nenhum equívoco conhecido bate, nomeia o trecho errado (aquecimento ou
+    queda) se o outro confere."""
+    try:
+        comparar(obtido, esperado, nome, atol=1e-12, rtol=1e-9, equivocos=list(equivocos))
+    except Reprovado as exc:
+        if exc.equivoco is not None or np.shape(obtido) != np.shape(esperado):
+            raise
+        certo = np.isclose(obtido, esperado, atol=1e-12, rtol=1e-9)
+        subida = np.asarray(passos) < aq
+        if certo[~subida].all() and not certo[subida].all():
+            raise Reprovado(
+                f"{EQ.TAXA_AQUECIMENTO_ERRADO.mensagem} ({exc.mensagem})", EQ.TAXA_AQUECIMENTO_ERRADO
+            ) from None
+        if certo[subida].all() and not certo[~subida].all():
+            raise Reprovado(f"{EQ.TAXA_QUEDA_ERRADA.mensagem} ({exc.mensagem})", EQ.TAXA_QUEDA_ERRADA) from None
+        raise
 
 
 @item("teste_taxa", pontos=0.4)
@@ -499,7 +518,7 @@ def test_taxa_sem_aquecimento_longo(aluno):
     """taxa: aquecimento de 1 passo começa no pico; nunca negativa nem zero dentro do treino"""
     obtido = _taxas_do_aluno(aluno, 0.01, 1, 10, range(10))
     esperado = np.array([TR._taxa_ref(p, 0.01, 1, 10) for p in range(10)])
-    comparar(obtido, esperado, "as taxas com aquecimento = 1", atol=1e-12, rtol=1e-9)
+    _comparar_taxas(obtido, esperado, range(10), 1, "as taxas com aquecimento = 1")
 
 
 # ======================================================================= treino: espião

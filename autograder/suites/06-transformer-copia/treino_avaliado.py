@@ -158,6 +158,7 @@ def _rodar_espiao(aluno, rng):
         "final": espiao.metodo("norma_final"),
         "acumulou": espiao.ler("acumulou"),
         "otimizadores": espiao.ler("otimizadores"),
+        "treino_no_fim": espiao.ler("training"),
     }
     return extra, lotes, hist, chamadas
 
@@ -207,6 +208,7 @@ ITEM = treino.ItemDeTreino(
     descricao_da_faixa="treino: o modelo treinado acerta exatamente ≥ {faixa:.0%} das cópias (decodificação gulosa)",
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
+    sem_eval=EQ.TREINO_SEM_EVAL,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
     dependencias=["mascara_origem", "mascara_alvo", "taxa_aprendizado"],
     funcao_na_caixa="_avaliador_treinar",  # o treinar do aluno, com o registro do recorte (auxiliares.py)

@@ -4,6 +4,7 @@ com a de um erro conhecido. Os do laço que toda aula de treino compartilha (``T
 
 from autograder.suite import Equivoco
 from autograder.suite.espiao import TREINO_OTIMIZADOR_RECRIADO as TREINO_OTIMIZADOR_RECRIADO
+from autograder.suite.espiao import TREINO_SEM_EVAL as TREINO_SEM_EVAL
 from autograder.suite.espiao import TREINO_SEM_ZERAR as TREINO_SEM_ZERAR
 
 # ----------------------------------------------------------------------- equívocos: patches
@@ -84,6 +85,12 @@ VIT_CLS_SEM_POSICAO = Equivoco(
     "vit-cls-sem-posicao",
     "A posição foi somada só aos patches (antes de juntar o [CLS]): self.posicao tem N + 1 linhas e a linha 0 "
     "é a do [CLS]. Junte o [CLS] primeiro e some self.posicao à sequência inteira.",
+)
+VIT_POSICAO_DESLOCADA = Equivoco(
+    "vit-posicao-deslocada",
+    "As posições foram somadas aos patches ANTES de juntar o [CLS]: o patch k ficou com a posição k, e não "
+    "k + 1 (a posição 0 é do [CLS]). Junte o [CLS] primeiro e some self.posicao depois de juntar, à "
+    "sequência inteira de N + 1 tokens.",
 )
 VIT_TOKEN_ERRADO = Equivoco(
     "vit-token-errado",

@@ -50,6 +50,10 @@ def _camada_variante(c, x, modo="certo"):
         x1 = z + auto(z)
         z = c.norm2(x1)
         return z + mlp(z)
+    if modo == "residuo_normalizado_na_atencao":
+        z = c.norm1(x)
+        x1 = z + auto(z)
+        return x1 + mlp(c.norm2(x1))
     if modo == "normas":
         x1 = x + auto(c.norm2(x))
         return x1 + mlp(c.norm1(x1))
@@ -91,6 +95,8 @@ def _oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
         x = torch.cat([cls, x], dim=1)
     elif modo == "cls_sem_posicao":
         x = torch.cat([cls, x + pos[:, 1:]], dim=1)
+    elif modo == "posicao_antes_do_cls":
+        x = torch.cat([cls + pos[:, :1], x + pos[:, : x.shape[1]]], dim=1)
     elif modo == "sem_cls":
         x = x + pos[:, 1:]
     elif modo == "sem_cls_pos_inicio":
@@ -98,6 +104,8 @@ def _oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
     else:
         x = torch.cat([cls, x], dim=1) + pos
     x = encoder(x)
+    if modo == "media_antes_da_norma":
+        x = x.mean(dim=1, keepdim=True)
     if modo != "sem_norma_final":
         x = F.layer_norm(x, (d,), sd["norm.weight"], sd["norm.bias"])
     if modo in ("cls_no_fim", "ultimo"):
@@ -120,6 +128,8 @@ def _embutir_ref(sd, imagens, p, modo="certo"):
         return torch.cat([cls, x], dim=1)
     if modo == "cls_sem_posicao":
         return torch.cat([cls, x + sd["posicao"][:, 1:]], dim=1)
+    if modo == "posicao_antes_do_cls":
+        return torch.cat([cls + sd["posicao"][:, :1], x + sd["posicao"][:, : x.shape[1]]], dim=1)
     return torch.cat([cls, x], dim=1) + sd["posicao"]
 
 

@@ -139,6 +139,7 @@ _EQUIVOCOS_CAMADA = [
     (EQ.CAMADA_RELU, "sem_ativacao"),
     (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
     (EQ.CAMADA_RESIDUO_NORMALIZADO, "residuo_normalizado"),
+    (EQ.CAMADA_RESIDUO_NORMALIZADO, "residuo_normalizado_na_atencao"),
     (EQ.CAMADA_NORMAS, "normas"),
     (EQ.CAMADA_NORMAS, "mesma_norma"),
 ]
@@ -220,6 +221,8 @@ _EQUIVOCOS_VIT = [
     (EQ.VIT_TOKEN_ERRADO, "ultimo"),
     (EQ.VIT_TOKEN_ERRADO, "media"),
     (EQ.VIT_TOKEN_ERRADO, "media_patches"),
+    (EQ.VIT_TOKEN_ERRADO, "media_antes_da_norma"),
+    (EQ.VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
     (EQ.VIT_SEM_NORMA_FINAL, "sem_norma_final"),
 ]
 
@@ -318,6 +321,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
             (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),
             (EQ.VIT_SEM_POSICAO, "sem_posicao"),
             (EQ.VIT_CLS_SEM_POSICAO, "cls_sem_posicao"),
+            (EQ.VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
         )
     ]
     comparar(
@@ -410,6 +414,7 @@ def test_vit_estrutura(aluno, ref):
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
     suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
+    suite.conferir_inicializacao(pesos, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
 
 
 # ======================================================================= treino: espião
