@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import importlib.util
 import json
 import re
 from dataclasses import dataclass, field
@@ -27,13 +26,10 @@ class Variante:
 
 
 def carregar_variantes(slug: str) -> tuple[list[Variante], list[Variante]]:
-    caminho = carregar_atividade(slug).pasta_suite / "variantes.py"
-    if not caminho.exists():
-        return [], []
-    spec = importlib.util.spec_from_file_location(f"variantes_{slug.replace('-', '_')}", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return list(getattr(modulo, "MUTANTES", [])), list(getattr(modulo, "CORRETAS", []))
+    from autograder.suite import declaracoes
+
+    d = declaracoes(slug)  # o variantes.py da suíte, lido uma vez
+    return list(d.mutantes), list(d.corretas)
 
 
 def codigo_de_referencia(slug: str, grade_id: str) -> str:
@@ -202,13 +198,9 @@ def variantes_nada(slug: str) -> list[Variante]:
 
 
 def _da_suite(slug: str, nome: str) -> dict:
-    caminho = carregar_atividade(slug).pasta_suite / "variantes.py"
-    if not caminho.exists():
-        return {}
-    spec = importlib.util.spec_from_file_location(f"nada_{slug.replace('-', '_')}", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return dict(getattr(modulo, nome, {}))
+    from autograder.suite import declaracoes
+
+    return dict(getattr(declaracoes(slug), nome.lower()))
 
 
 def nada_honesto(slug: str) -> dict[str, dict[str, tuple[float, str]]]:
@@ -236,14 +228,11 @@ def gravar(nb: dict, pasta: Path, aluno: str, slug: str) -> Path:
 
 def exemplos(slug: str) -> dict[str, Variante | None]:
     """Os exemplos distribuídos de ``slug``: aluno -> variante (None = stub)."""
-    caminho = carregar_atividade(slug).pasta_suite / "variantes.py"
-    if not caminho.exists():
-        return {}
-    spec = importlib.util.spec_from_file_location(f"exemplos_{slug.replace('-', '_')}", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    por_nome = {v.nome: v for v in [*modulo.MUTANTES, *modulo.CORRETAS]}
-    return {aluno: (por_nome[nome] if nome else None) for aluno, nome in getattr(modulo, "EXEMPLOS", {}).items()}
+    from autograder.suite import declaracoes
+
+    d = declaracoes(slug)
+    por_nome = {v.nome: v for v in [*d.mutantes, *d.corretas]}
+    return {aluno: (por_nome[nome] if nome else None) for aluno, nome in d.exemplos.items()}
 
 
 def gerar_exemplos(destino: Path) -> list[Path]:

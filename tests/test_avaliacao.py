@@ -14,6 +14,7 @@ import pytest
 
 from autograder.avaliacao import avaliar
 from autograder.notebooks import RAIZ, carregar_atividade, slugs
+from autograder.suite import suite_pesada
 from qualidade.variantes import exemplos, gravar, notebook_com, notebook_liberado
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
@@ -286,7 +287,7 @@ def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
 
     Usa os exemplos de todas as aulas, mas só um por aula pesada (que treina um modelo por
     submissão): o treino é determinístico, e um basta para conferir isso em série e em paralelo."""
-    pesadas = {slug for slug in slugs() if "PESADA = True" in _texto_da_suite(slug)}
+    pesadas = {slug for slug in slugs() if suite_pesada(slug)}
     exemplos_dir = tmp_path / "exemplos"
     ja_tem = set()
     for pasta in sorted((RAIZ / "qualidade" / "exemplos").glob("*/*")):
@@ -324,10 +325,6 @@ def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
     segunda = rodar(tmp_path / "paralelo", "--jobs", "2")
     assert "Retomando" in segunda
     assert (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8") == serie
-
-
-def _texto_da_suite(slug):
-    return "".join(p.read_text(encoding="utf-8") for p in carregar_atividade(slug).pasta_suite.glob("test_*.py"))
 
 
 def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):

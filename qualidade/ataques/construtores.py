@@ -339,15 +339,10 @@ _PESOS_DE_FORA: dict = {}
 
 
 def _suite_de_treino(slug: str):
-    import importlib.util
+    """O ``treino_avaliado.py`` da suíte: configuração, lotes e pesos iniciais do treino avaliado."""
+    from autograder.suite import modulo_da_suite
 
-    from autograder.notebooks import carregar_atividade
-
-    arquivo = next(carregar_atividade(slug).pasta_suite.glob("test_*.py"))
-    spec = importlib.util.spec_from_file_location(f"ataque_{slug.replace('-', '_')}", arquivo)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return modulo
+    return modulo_da_suite(slug, "treino_avaliado")
 
 
 def _treinados_fora(slug: str) -> dict:

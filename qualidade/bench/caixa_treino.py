@@ -59,16 +59,10 @@ def _avaliador_ler_medida():
 
 
 def _suite():
-    import importlib.util
-
     from autograder.notebooks import carregar_atividade
+    from autograder.suite import modulo_da_suite
 
-    atividade = carregar_atividade(SLUG)
-    caminho = atividade.pasta_suite / "test_06_transformer_copia.py"
-    spec = importlib.util.spec_from_file_location("bench_suite_06", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return atividade, modulo
+    return carregar_atividade(SLUG), modulo_da_suite(SLUG, "treino_avaliado")
 
 
 def _resumo(perdas, pesos) -> str:
@@ -84,11 +78,11 @@ def na_caixa(zigoto, atividade, S, codigo, modo: str) -> dict:
     ref = referencia(atividade)
     sessao = Sessao(zigoto, atividade, codigo)
     try:
-        deps = [] if modo == "sem-substituir" else S.DEPENDENCIAS["teste_treino"]
+        deps = [] if modo == "sem-substituir" else S.ITEM.dependencias
         aluno = Aluno(sessao, {n: getattr(ref, n) for n in deps}, S.TREINO_PRAZO)
         aluno.injetar(S.AUXILIAR)
         aluno.injetar(CRONOMETRO)
-        modelo, _qual = S._modelo_para_treinar(aluno, ref)
+        modelo, _qual = S.ITEM.modelo_para_treinar(aluno, ref)
         rng = np.random.default_rng(SEMENTE)
         sd = S._pesos_iniciais(ref, SEMENTE)
         modelo.carregar_pesos(sd, strict=False)

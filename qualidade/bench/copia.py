@@ -19,7 +19,6 @@ Não é um teste cronometrado: só imprime números.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import time
 
@@ -32,12 +31,10 @@ SLUG = "06-transformer-copia"
 
 
 def _suite():
-    atividade = carregar_atividade(SLUG)
-    caminho = atividade.pasta_suite / "test_06_transformer_copia.py"
-    spec = importlib.util.spec_from_file_location("suite_06_bench", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return modulo
+    """O treino avaliado da suíte (``treino_avaliado.py``: configuração, ``ITEM`` e ``treino_de_referencia``)."""
+    from autograder.suite import modulo_da_suite
+
+    return modulo_da_suite(SLUG, "treino_avaliado")
 
 
 def acerto_exato(ref, modelo, src):

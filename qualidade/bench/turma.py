@@ -60,7 +60,6 @@ Não é um teste cronometrado: só imprime números.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import resource
@@ -72,30 +71,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.notebooks import RAIZ, carregar_atividade, slugs
+from autograder.notebooks import RAIZ, slugs
 from autograder.release import nbgrader
+from autograder.suite.declaracoes import suite_pesada  # lido por ast, sem importar a suíte
 from qualidade.variantes import carregar_variantes, gravar, notebook_com, notebook_liberado
-
-
-def suite_pesada(slug: str) -> bool:
-    """True se algum ``test_*.py`` da suíte declara ``PESADA = True`` no nível do módulo.
-
-    Lido com ``ast``, sem importar a suíte (importar uma suíte roda código e é lento)."""
-    for arquivo in sorted(carregar_atividade(slug).pasta_suite.glob("test_*.py")):
-        try:
-            arvore = ast.parse(arquivo.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        for no in arvore.body:
-            alvos = []
-            if isinstance(no, ast.Assign):
-                alvos, valor = no.targets, no.value
-            elif isinstance(no, ast.AnnAssign) and no.value is not None:
-                alvos, valor = [no.target], no.value
-            if any(isinstance(a, ast.Name) and a.id == "PESADA" for a in alvos):
-                if isinstance(valor, ast.Constant) and valor.value is True:
-                    return True
-    return False
 
 
 def atividades_padrao() -> list[str]:
@@ -313,16 +292,11 @@ def _p95(valores: list[float]) -> float:
 
 
 def _suite_modulo(slug: str):
-    """Importa o ``test_*.py`` da suíte (para a varredura de sementes)."""
-    import importlib.util
+    """O ``treino_avaliado.py`` da suíte (para a varredura de sementes), ou None."""
+    from autograder.suite import modulo_da_suite
 
-    for arquivo in sorted(carregar_atividade(slug).pasta_suite.glob("test_*.py")):
-        spec = importlib.util.spec_from_file_location(f"bench_{slug.replace('-', '_')}", arquivo)
-        modulo = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(modulo)
-        if hasattr(modulo, "treino_de_referencia"):
-            return modulo
-    return None
+    modulo = modulo_da_suite(slug, "treino_avaliado")
+    return modulo if hasattr(modulo, "treino_de_referencia") else None
 
 
 def varredura_de_sementes(slug: str, n: int) -> None:

@@ -17,7 +17,6 @@ Não é um teste cronometrado: só imprime números.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
@@ -35,11 +34,10 @@ SLUG = "07-vit"
 
 
 def _suite():
-    caminho = carregar_atividade(SLUG).pasta_suite / "test_07_vit.py"
-    spec = importlib.util.spec_from_file_location("suite_07_bench", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return modulo
+    """O treino avaliado da suíte (``treino_avaliado.py``: configuração, ``ITEM`` e ``treino_de_referencia``)."""
+    from autograder.suite import modulo_da_suite
+
+    return modulo_da_suite(SLUG, "treino_avaliado")
 
 
 def treino_do_notebook(ref, passos: int = 1500):
