@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 06-transformer-copia (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 06-transformer-copia (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
 ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos e o
 equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 # ----------------------------------------------------------------------- máscaras
 _ORIGEM = """
@@ -606,7 +606,7 @@ class CamadaDecoder(nn.Module):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-alternativa",
@@ -635,7 +635,7 @@ def perda_copia(logits, alvo):
     ),
 ]
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# Pontos que a variante "não faz nada" ganha honestamente (ver qualidade/mutacao.py): nenhum. Os
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
