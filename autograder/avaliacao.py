@@ -11,7 +11,8 @@ outra aula, suíte que não rodou, falha interna, trabalhador que caiu (``zerada
 abaixo dela). Os outros módulos da avaliação:
 
 - ``resultado``: o resultado e o JSON dele (``results.json``), nos dois sentidos;
-- ``sessao``: o código do aluno vivo numa caixa (``Sessao``, ``Aluno``) e a ``referencia``;
+- ``sessao``: o código do aluno vivo numa caixa (``Sessao``, ``Aluno``);
+- ``referencia``: a solução do instrutor, no processo confiável;
 - ``plugin_pytest``: fixtures, mensagens, portões das propriedades e a suíte coletada;
 - ``semente``: a semente das entradas ocultas.
 """
@@ -41,9 +42,10 @@ from autograder.plugin_pytest import (  # noqa: F401  (nomes usados pelas suíte
     origem_do_teste,
     suite_coletada,
 )
+from autograder.referencia import referencia  # noqa: F401
 from autograder.resultado import LIMITES_TEXTO, ResultadoSubmissao, ResultadoTeste, Tarefa  # noqa: F401
 from autograder.semente import _segredo, semente_da_submissao, semente_derivada  # noqa: F401
-from autograder.sessao import Aluno, ObjetoRemoto, Sessao, referencia  # noqa: F401
+from autograder.sessao import Aluno, ObjetoRemoto, Sessao  # noqa: F401
 
 
 @functools.cache

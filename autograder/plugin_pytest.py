@@ -19,8 +19,9 @@ import pytest
 from autograder.caixa.cliente import CaixaMorreu, ErroCaixa, ErroDoAluno, TempoEsgotado
 from autograder.caixa.protocolo import rastro_do_aluno, texto_do_aluno
 from autograder.notebooks import Atividade
+from autograder.referencia import referencia
 from autograder.resultado import ResultadoTeste
-from autograder.sessao import Aluno, Sessao, referencia
+from autograder.sessao import Aluno, Sessao
 from autograder.suite import MENSAGEM_PROPRIEDADE, Reprovado, semente_do_teste
 
 

@@ -2,7 +2,7 @@
 
 ``Sessao`` abre (e reabre, sem a célula culpada) a caixa com o preâmbulo do instrutor e as células
 do aluno; ``Aluno``, ``ObjetoRemoto`` e ``AlunoComLimites`` são o que as fixtures entregam à suíte
-(cada chamada roda na caixa); ``referencia`` é a solução do instrutor, no processo confiável.
+(cada chamada roda na caixa). A solução do instrutor, no processo confiável, é ``referencia.referencia``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import os
 import time
-import types
 
 import numpy as np
 
@@ -337,19 +336,3 @@ class AlunoComLimites:
 
         chamar.__name__ = nome
         return chamar
-
-
-# ------------------------------------------------------------------------ referência
-_REFERENCIAS: dict[str, types.SimpleNamespace] = {}
-
-
-def referencia(atividade: Atividade) -> types.SimpleNamespace:
-    """A solução do instrutor (células de solução de source/), no processo confiável."""
-    if atividade.slug not in _REFERENCIAS:
-        ns: dict = {"__name__": f"referencia_{atividade.slug.replace('-', '_')}"}
-        for trecho in atividade.preambulo:
-            exec(compile(trecho, f"<preambulo {atividade.slug}>", "exec"), ns)
-        for gid in atividade.solucoes:
-            exec(compile(atividade.codigo_referencia[gid], f"<referencia {gid}>", "exec"), ns)
-        _REFERENCIAS[atividade.slug] = types.SimpleNamespace(**{k: v for k, v in ns.items() if not k.startswith("__")})
-    return _REFERENCIAS[atividade.slug]
