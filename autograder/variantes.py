@@ -263,3 +263,17 @@ if __name__ == "__main__":
     pasta = Path(sys.argv[1]) if len(sys.argv) > 1 else RAIZ / "autograder" / "exemplos"
     for caminho in gerar_exemplos(pasta):
         print(f"exemplo: {caminho.relative_to(pasta)}")
+
+
+def referencia_trocada(slug: str, grade_id: str, *trocas: tuple[str, str]) -> dict[str, str]:
+    """A célula ``grade_id`` com a solução do instrutor e cada ``(antes, depois)`` trocado uma vez.
+
+    Para mutantes que mudam um detalhe da referência (um valor que o aluno fixa no código no lugar
+    de ler o argumento, por exemplo). Um ``antes`` que não aparece é erro: o mutante seria a referência.
+    """
+    codigo = codigo_de_referencia(slug, grade_id)
+    for antes, depois in trocas:
+        if antes not in codigo:
+            raise ValueError(f"{slug}/{grade_id}: o trecho {antes!r} não está na solução do instrutor")
+        codigo = codigo.replace(antes, depois, 1)
+    return {grade_id: codigo}
