@@ -885,6 +885,19 @@ def _comprimentos(src):
     return np.array(out)
 
 
+COMPRIMENTOS_DO_EXEMPLO = (3, 10)  # gerar_lote_copia(500, 3, 10, ...) na verificação visível
+
+
+def _exigir_comprimentos_lidos(comps, comp_min, comp_max):
+    """Comprimentos de 3 a 10 quando se pediu outra faixa: comp_min e comp_max fixos nos do exemplo."""
+    if (comp_min, comp_max) != COMPRIMENTOS_DO_EXEMPLO and (comps.min(), comps.max()) == COMPRIMENTOS_DO_EXEMPLO:
+        raise Reprovado(
+            f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui comp_min = {comp_min} e comp_max = {comp_max}, mas os "
+            "comprimentos foram de 3 a 10, os do exemplo)",
+            suite.CONSTANTE_DO_EXEMPLO,
+        )
+
+
 @item("teste_dados_copia", pontos=1.0)
 def test_dados_formato_da_copia(aluno, rng):
     """dados: src = símbolos, EOS, PAD; tgt = BOS + src; formas (n, L + 1) e (n, L + 2)"""
@@ -918,6 +931,7 @@ def test_dados_formato_da_copia(aluno, rng):
             bool((src[b, c + 1 :] == PAD).all()),
             "Depois do EOS, src deve ter só PAD (e tgt também).",
         )
+    _exigir_comprimentos_lidos(comps, 3, 9)
     verificar(comps.min() >= 3 and comps.max() <= 9, "Há comprimentos fora de comp_min..comp_max.")
     verificar(comps.max() == 9, DADOS_COMP_MAX.mensagem, DADOS_COMP_MAX)
     # Na borda: um lote pequeno com comp_max alto quase nunca sorteia comp_max, e aí L (o maior
@@ -946,6 +960,7 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     src, _ = _lote_do_aluno(aluno, n, 2, 6, int(rng.integers(1 << 30)))
     comps = _comprimentos(src)
     verificar(len(set(comps.tolist())) > 1, DADOS_FIXOS.mensagem, DADOS_FIXOS)
+    _exigir_comprimentos_lidos(comps, 2, 6)
     verificar(comps.max() == 6, DADOS_COMP_MAX.mensagem, DADOS_COMP_MAX)
     contagem = np.array([(comps == c).sum() for c in range(2, 7)])
     verificar(
@@ -1034,6 +1049,9 @@ def test_perda_nao_depende_dos_logits_do_pad(aluno, rng):
 
 
 # ======================================================================= taxa de aprendizado
+TAXA_DO_EXEMPLO = {"pico": 1e-2, "aquecimento": 10, "total": 100}  # taxa_aprendizado(p, 1e-2, 10, 100)
+
+
 def _taxa_ref(p, pico, aq, total):
     return pico * (p + 1) / aq if p < aq else pico * (total - p) / (total - aq)
 
@@ -1054,7 +1072,8 @@ def _taxas_do_aluno(aluno, pico, aq, total, passos):
 def test_taxa_aquecimento_e_queda(aluno, rng):
     """taxa: sobe linearmente até o pico no aquecimento e cai linearmente até o fim"""
     pico = float(rng.uniform(1e-3, 5e-2))
-    aq, total = int(rng.integers(5, 20)), int(rng.integers(40, 90))
+    aq, total = int(rng.integers(5, 19)), int(rng.integers(40, 90))
+    aq += aq >= TAXA_DO_EXEMPLO["aquecimento"]  # 5..19, nunca o aquecimento = 10 da verificação visível
     passos = sorted({0, 1, aq - 2, aq - 1, aq, aq + 1, total // 2, total - 2, total - 1})
     obtido = _taxas_do_aluno(aluno, pico, aq, total, passos)
     esperado = np.array([_taxa_ref(p, pico, aq, total) for p in passos])
@@ -1066,6 +1085,10 @@ def test_taxa_aquecimento_e_queda(aluno, rng):
         (TAXA_SEM_QUEDA, np.array([_taxa_ref(p, pico, aq, total) if p < aq else pico for p in passos])),
         (TAXA_NOAM, noam),
     ]
+    for nome, valor in TAXA_DO_EXEMPLO.items():  # um argumento fixo no valor da verificação visível
+        args = {"pico": pico, "aquecimento": aq, "total": total, nome: valor}
+        taxas = [_taxa_ref(p, args["pico"], args["aquecimento"], args["total"]) for p in passos]
+        equivocos.append((suite.CONSTANTE_DO_EXEMPLO, np.array(taxas)))
     _comparar_taxas(obtido, esperado, passos, aq, "as taxas", equivocos)
 
 
@@ -1498,6 +1521,9 @@ def _roteiro(aluno):
     return aluno.criar("_avaliador_ModeloRoteiro", VOCAB), AUX["_avaliador_ModeloRoteiro"](VOCAB)
 
 
+DEC_PASSOS_DO_EXEMPLO = 7  # decodificar_guloso(..., passos_max=7) na verificação visível
+
+
 @torch.no_grad()
 def _decodificar_ref(modelo, src, passos_max, modo="certo"):
     mo = _m_origem(src)
@@ -1505,7 +1531,7 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
     B = src.shape[0]
     gerados = torch.full((B, 1), BOS, dtype=torch.long)
     terminou = torch.zeros(B, dtype=torch.bool)
-    limite = passos_max + 1 if modo == "passos" else passos_max
+    limite = {"passos": passos_max + 1, "passos_do_exemplo": DEC_PASSOS_DO_EXEMPLO}.get(modo, passos_max)
     for _ in range(limite):
         entrada = gerados[:, :1] if modo == "sem_realimentar" else gerados
         if modo == "sem_realimentar":
@@ -1544,6 +1570,7 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
         (DEC_SEM_REALIMENTAR, "sem_realimentar"),
         (DEC_PASSOS, "passos"),
         (DEC_PARA_NO_PRIMEIRO, "para_no_primeiro"),
+        *([(suite.CONSTANTE_DO_EXEMPLO, "passos_do_exemplo")] if passos_max != DEC_PASSOS_DO_EXEMPLO else []),
     ]:
         variante = _decodificar_ref(modelo, src, passos_max, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):
@@ -1637,7 +1664,11 @@ FEIXE_MODOS = [
     (FEIXE_PROBABILIDADES, "produto_probabilidades"),
     (FEIXE_EOS_NAO_TERMINA, "eos_nao_termina"),
     (FEIXE_EOS_NAO_TERMINA, "eos_nao_termina_cortada"),
+    # n_max ou alfa fixos nos valores da verificação visível (n_max = 6, alfa = 0,6)
+    (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
+    (suite.CONSTANTE_DO_EXEMPLO, "alfa_do_exemplo"),
 ]
+FEIXE_N_MAX_DO_EXEMPLO, FEIXE_ALFA_DO_EXEMPLO = 6, 0.6
 FEIXE_TREINO_PASSOS = 40  # o modelo de cópia da busca: treinado pouco, para ainda hesitar em algumas origens
 
 
@@ -1657,6 +1688,7 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
     terminadas = []
     folga = math.inf
     k = 1 if modo == "guloso" else largura
+    n_max = FEIXE_N_MAX_DO_EXEMPLO if modo == "n_max_do_exemplo" else n_max
     eos_termina = modo not in ("eos_nao_termina", "eos_nao_termina_cortada", "terminadas_crescem")
     for _ in range(n_max):
         if not vivas:
@@ -1692,6 +1724,7 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
 
 def _feixe_escolher(terminadas, alfa, modo="certo"):
     """(tokens escolhidos, folga entre a escolhida e a segunda)."""
+    alfa = FEIXE_ALFA_DO_EXEMPLO if modo == "alfa_do_exemplo" else alfa
 
     def normalizada(hipotese):
         tokens, pont = hipotese
