@@ -5,7 +5,7 @@ mensagem)."""
 import re
 
 from autograder.notebooks import RAIZ, slugs
-from autograder.variantes import carregar_variantes
+from qualidade.variantes import carregar_variantes
 
 
 def _linhas_da_tabela() -> list[tuple[str, str]]:

@@ -10,9 +10,10 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
 from autograder.suite import (
+    CaixaMorreu,
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,

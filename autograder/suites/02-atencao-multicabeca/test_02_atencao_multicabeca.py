@@ -14,9 +14,9 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,

@@ -14,13 +14,11 @@ import numpy as np
 import torch
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
     Reprovado,
     como_array,
     comparar,
-    exigir_entradas_intactas,
     item,
     propriedade,
     verificar,
@@ -194,7 +192,7 @@ def _erro_tipico(chamada, equivoco, palavras, quando=True):
     """Roda ``chamada``; se o código do aluno quebra com um erro típico de um equívoco, nomeia-o."""
     try:
         return chamada()
-    except ErroDoAluno as exc:
+    except suite.ErroDoAluno as exc:
         if quando and exc.tipo in ("ValueError", "IndexError") and any(p in exc.mensagem for p in palavras):
             raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
         raise
@@ -392,7 +390,7 @@ def test_ln_sem_gama_beta(aluno, rng):
             LN_EIXO,
         )
         comparar(obtido, ln_torch(x), f"layernorm de um array {forma}", equivocos=_equivocos_ln(x), **_LN_TOL)
-        exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
+        suite.exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
 
 
 @item("teste_layernorm", pontos=0.75)
@@ -647,7 +645,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
         "bloco_encoder(X, pesos, h) com X em lote",
         equivocos=_equivocos_bloco(ref, X, p, h),
     )
-    exigir_entradas_intactas(aluno, "bloco_encoder", ["X", "pesos", "h", "mascara"])
+    suite.exigir_entradas_intactas(aluno, "bloco_encoder", ["X", "pesos", "h", "mascara"])
 
 
 @item("teste_bloco_encoder", pontos=1.0)
@@ -753,7 +751,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
         "mini_encoder com dois blocos",
         equivocos=_equivocos_mini(ref, X, lista, h),
     )
-    exigir_entradas_intactas(aluno, "mini_encoder", ["X", "lista_de_pesos", "h"])
+    suite.exigir_entradas_intactas(aluno, "mini_encoder", ["X", "lista_de_pesos", "h"])
 
 
 @item("teste_mini_encoder", pontos=0.5)

@@ -19,18 +19,17 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
     Reprovado,
     como_array,
     comparar,
-    conferir_state_dict,
     exigir_entradas_intactas,
     exigir_que_responda,
     exigir_que_transforme,
     item,
     propriedade,
+    tocha,
     verificar,
 )
 
@@ -255,10 +254,7 @@ DT = torch.float64
 
 
 # ======================================================================= utilidades
-def _tensor(valor, nome):
-    if not isinstance(valor, torch.Tensor):
-        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
-    return valor
+_tensor = tocha.tensor
 
 
 def _par(resultado, nome="AtencaoCausal.forward"):
@@ -269,37 +265,16 @@ def _par(resultado, nome="AtencaoCausal.forward"):
 
 def _aleatorizar(modulo, rng, escala=0.5):
     """Sorteia todos os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
-    novo = {}
-    for nome, valor in modulo.state_dict().items():
-        forma = tuple(valor.shape)
-        if "norm" in nome and nome.endswith("weight"):
-            dados = 1.0 + 0.3 * rng.standard_normal(forma)
-        elif "norm" in nome:
-            dados = 0.3 * rng.standard_normal(forma)
-        elif nome.startswith(("emb", "pos")):
-            dados = rng.standard_normal(forma)
-        else:
-            dados = escala * rng.standard_normal(forma)
-        novo[nome] = torch.from_numpy(np.asarray(dados, dtype=np.float64))
-    modulo.load_state_dict(novo)
-    return novo
+    return tocha.aleatorizar(modulo, rng, escala, especiais=[(tocha.comeca_com("emb", "pos"), 1.0)])
 
 
 def _remoto(aluno, classe, args, sd):
-    """Cria ``classe(*args)`` do aluno, passa para float64, confere os nomes e carrega ``sd``.
-
-    Chaves a mais no state_dict do aluno (por exemplo, um buffer com a máscara, como no nanoGPT)
-    são toleradas e mantêm o próprio valor; faltar um parâmetro pedido, não.
-    """
-    obj = aluno.criar(classe, *args)
-    obj.metodo("double", guardar=True)
-    conferir_state_dict(obj.pesos(), sd, classe)
-    obj.carregar_pesos(sd, strict=False)
-    return obj
+    """Cria ``classe(*args)`` do aluno, passa para float64, confere os nomes e carrega ``sd`` (sem passar
+    para o modo de avaliação: ver ``tocha.remoto``)."""
+    return tocha.remoto(aluno, classe, args, sd, avaliacao=False)
 
 
-def _x(rng, *forma):
-    return torch.from_numpy(rng.standard_normal(forma))
+_x = tocha.x
 
 
 # ======================================================================= máscara causal
@@ -838,7 +813,7 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
     try:
         saida = aluno.gerar_guloso(remoto._ref, ids, n_novos)
-    except ErroDoAluno as exc:
+    except suite.ErroDoAluno as exc:
         if "n_max" in exc.mensagem or "index out of range" in exc.mensagem:
             raise Reprovado(
                 f"{GULOSO_SEM_JANELA.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", GULOSO_SEM_JANELA

@@ -12,31 +12,27 @@ mesmos nomes de submódulos: o item não depende da ``AtencaoCausal``, do ``Bloc
 do aluno (``DEPENDENCIAS``). Tudo em float64, com pesos sorteados pelo ``rng`` do teste.
 """
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     comparar,
     item,
     propriedade,
+    tocha,
     verificar,
 )
 
 DEPENDENCIAS = {"teste_cache_kv": ["mascara_causal", "combinar_mascaras"]}
 
-_spec = importlib.util.spec_from_file_location("auxiliares_05", Path(__file__).with_name("auxiliares.py"))
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
-AUXILIAR = _mod.CODIGO
+AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
 
 # ----------------------------------------------------------------------- equívocos: cache KV
 CACHE_NAO_ATUALIZADO = Equivoco(
@@ -75,28 +71,12 @@ VOCAB = 13
 
 
 # ======================================================================= utilidades
-def _tensor(valor, nome):
-    if not isinstance(valor, torch.Tensor):
-        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
-    return valor
+_tensor = tocha.tensor
 
 
 def _aleatorizar(modulo, rng, escala=0.5):
     """Sorteia todos os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
-    novo = {}
-    for nome, valor in modulo.state_dict().items():
-        forma = tuple(valor.shape)
-        if "norm" in nome and nome.endswith("weight"):
-            dados = 1.0 + 0.3 * rng.standard_normal(forma)
-        elif "norm" in nome:
-            dados = 0.3 * rng.standard_normal(forma)
-        elif nome.startswith(("emb", "pos")):
-            dados = rng.standard_normal(forma)
-        else:
-            dados = escala * rng.standard_normal(forma)
-        novo[nome] = torch.from_numpy(np.asarray(dados, dtype=np.float64))
-    modulo.load_state_dict(novo)
-    return novo
+    return tocha.aleatorizar(modulo, rng, escala, especiais=[(tocha.comeca_com("emb", "pos"), 1.0)])
 
 
 def _remoto(aluno, classe, args, sd):
@@ -236,8 +216,7 @@ def _atencao(aluno, rng, d, h):
     return _remoto(aluno, "_avaliador_Atencao", (d, h), sd), sd
 
 
-def _x(rng, *forma):
-    return torch.from_numpy(rng.standard_normal(forma))
+_x = tocha.x
 
 
 def _conferir_atencao(aluno, rng, t, m):
