@@ -113,7 +113,14 @@ AVALIADOR_NO_ZIP = {
     "autograder/lote.py",
     "autograder/notebooks.py",
     "autograder/relatorios.py",
-    "autograder/suite.py",
+    "autograder/suite/__init__.py",
+    "autograder/suite/avaliador.py",
+    "autograder/suite/declaracoes.py",
+    "autograder/suite/espiao.py",
+    "autograder/suite/estrutura.py",
+    "autograder/suite/faixas.py",
+    "autograder/suite/itens.py",
+    "autograder/suite/procedencia.py",
 }
 GERADOS_NO_ZIP = {".segredo_avaliador", "requirements-gradescope.txt", "run_autograder", "setup.sh"}
 
@@ -136,12 +143,18 @@ def test_zip_leva_exatamente_o_que_a_correcao_precisa(zip_atividade):
 
 
 def test_zip_de_outra_aula_leva_a_suite_inteira_dela(tmp_path):
-    """A 07-vit tem um módulo de apoio na pasta da suíte: vai junto; o variantes.py dela, não."""
+    """A 07-vit tem módulos irmãos na pasta da suíte e usa o item de treino da costura (tocha, treino):
+    vão junto; o variantes.py dela, não."""
     with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:
         arquivos = {n for n in z.namelist() if not n.endswith("/")}
     assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
+        "autograder/suite/tocha.py",
+        "autograder/suite/treino.py",
         "autograder/suites/07-vit/auxiliares.py",
+        "autograder/suites/07-vit/equivocos.py",
+        "autograder/suites/07-vit/oraculos.py",
         "autograder/suites/07-vit/test_07_vit.py",
+        "autograder/suites/07-vit/treino_avaliado.py",
         "source/07-vit/07-vit.ipynb",
     }
 
