@@ -115,6 +115,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/relatorios.py",
     "autograder/suite/__init__.py",
     "autograder/suite/avaliador.py",
+    "autograder/suite/constantes.py",
     "autograder/suite/declaracoes.py",
     "autograder/suite/espiao.py",
     "autograder/suite/estrutura.py",
