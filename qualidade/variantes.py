@@ -261,3 +261,20 @@ def main(argv=None, prog: str | None = None) -> int:
     for caminho in gerar_exemplos(pasta):
         print(f"exemplo: {caminho.relative_to(pasta)}")
     return 0
+
+
+def referencia_trocada(slug: str, grade_id: str, *trocas: tuple[str, str]) -> dict[str, str]:
+    """A célula ``grade_id`` com a solução do instrutor e cada ``(antes, depois)`` trocado uma vez.
+
+    Para mutantes que mudam um detalhe da referência (um valor que o aluno fixa no código no lugar
+    de ler o argumento, por exemplo). Cada ``antes`` tem de aparecer exatamente uma vez: ausente, o mutante
+    seria a referência; repetido, a troca poderia cair na docstring e não no código.
+    """
+    codigo = codigo_de_referencia(slug, grade_id)
+    for antes, depois in trocas:
+        if codigo.count(antes) != 1:
+            raise ValueError(
+                f"{slug}/{grade_id}: o trecho {antes!r} aparece {codigo.count(antes)} vezes na solução do instrutor"
+            )
+        codigo = codigo.replace(antes, depois, 1)
+    return {grade_id: codigo}

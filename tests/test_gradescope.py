@@ -119,6 +119,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/sessao.py",
     "autograder/suite/__init__.py",
     "autograder/suite/avaliador.py",
+    "autograder/suite/constantes.py",
     "autograder/suite/declaracoes.py",
     "autograder/suite/espiao.py",
     "autograder/suite/estrutura.py",

@@ -314,3 +314,24 @@ def test_espiao_reprova_perda_que_nao_e_float_e_modelo_devolvido_em_treino():
     with pytest.raises(Reprovado) as erro:
         conferir_laco_do_espiao([{"treino": False}] * 2, [False, False], [0, 0], **kw)
     assert erro.value.equivoco is eqs["aval"]
+
+
+def test_constante_do_exemplo_reprova_so_quem_da_o_resultado_do_valor_do_exemplo():
+    from autograder.suite import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
+
+    # padding_idx do aluno 0 (o do exemplo) quando se pediu pad_id = 5: reprova e diz os dois valores.
+    with pytest.raises(Reprovado) as erro:
+        conferir_constante_do_exemplo(0, 0, "pad_id", 5, 0)
+    assert erro.value.equivoco is CONSTANTE_DO_EXEMPLO and "pad_id = 5" in erro.value.mensagem
+    conferir_constante_do_exemplo(5, 0, "pad_id", 5, 0)  # leu o argumento: passa
+    conferir_constante_do_exemplo(None, 0, "pad_id", 5, 0)  # não tem o atributo: outro teste reprova
+    chamadas = []
+
+    def com_o_exemplo():
+        chamadas.append(1)
+        return np.array([1.0, 2.0])
+
+    conferir_constante_do_exemplo(np.array([1.0, 2.0]), com_o_exemplo, "h", 2, 2)  # recebeu o valor do exemplo
+    assert chamadas == []  # e nem calculou a saída do exemplo
+    with pytest.raises(Reprovado):
+        conferir_constante_do_exemplo(np.array([1.0, 2.0]), com_o_exemplo, "h", 3, 2)

@@ -48,7 +48,9 @@ Os módulos:
   com ``from autograder.suite import tocha`` (o avaliador não importa o PyTorch por causa dele);
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
-* ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout).
+* ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);
+* ``constantes``: ``CONSTANTE_DO_EXEMPLO`` e ``conferir_constante_do_exemplo`` (um valor fixo no código
+  que é o da verificação visível, no lugar do argumento).
 """
 
 from autograder.suite.avaliador import (
@@ -58,6 +60,7 @@ from autograder.suite.avaliador import (
     semente_da_submissao,
     semente_derivada,
 )
+from autograder.suite.constantes import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
 from autograder.suite.declaracoes import Declaracoes, declaracoes, modulo_da_suite, suite_pesada, vizinho
 from autograder.suite.espiao import (
     AUXILIAR_MODO_DO_SUBMODULO,
@@ -124,6 +127,7 @@ __all__ = [
     "AUXILIAR_MODO_DO_SUBMODULO",
     "BETAS_DO_ADAM",
     "CACHE_PESADO",
+    "CONSTANTE_DO_EXEMPLO",
     "CORRELACAO_MINIMA",
     "CORRELACAO_MINIMA_POR_MATRIZ",
     "ENTRADA_ALTERADA",
@@ -151,6 +155,7 @@ __all__ = [
     "como_array",
     "comparar",
     "conferir_chamadas_do_espiao",
+    "conferir_constante_do_exemplo",
     "conferir_estrutura",
     "conferir_inicializacao",
     "conferir_laco_do_espiao",

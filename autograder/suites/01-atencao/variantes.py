@@ -607,3 +607,20 @@ def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
         },
     ),
 ]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "01-atencao"
+MUTANTES += [
+    Variante(
+        "const-atencao-d-k-4",
+        _trocada(_SLUG, "atencao", ("d_k = Q.shape[-1]", "d_k = 4")),
+        itens=["teste_atencao"],
+        equivoco="constante-do-exemplo",
+    ),
+]

@@ -539,3 +539,22 @@ MUTANTES += [
         equivoco="estrutura_dropout_excluido",
     ),
 ]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "02-atencao-multicabeca"
+MUTANTES += [
+    Variante(
+        "const-modulo-h-4",
+        _trocada(
+            _SLUG, "modulo", ("self.h = h\n", "self.h = 4\n"), ("self.d_k = d_model // h", "self.d_k = d_model // 4")
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="constante-do-exemplo",
+    ),
+]

@@ -611,6 +611,9 @@ def bloco_np(ref, X, p, h, mascara=None, modo="certo"):
     return ln(Z + ffn(Z), "2")
 
 
+H_DO_EXEMPLO = 2  # o h das verificações visíveis de bloco_encoder e mini_encoder
+
+
 def _equivocos_bloco(ref, X, p, h, mascara=None):
     modos = [
         (PRE_NORM, "pre_norm"),
@@ -623,13 +626,16 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
     ]
     if mascara is not None:
         modos.append((SEM_MASCARA, "sem_mascara"))
-    return [(eq, bloco_np(ref, X, p, h, mascara, modo)) for eq, modo in modos]
+    diag = [(eq, bloco_np(ref, X, p, h, mascara, modo)) for eq, modo in modos]
+    if h != H_DO_EXEMPLO and X.shape[-1] % H_DO_EXEMPLO == 0:  # h fixo no valor da verificação visível
+        diag.append((suite.CONSTANTE_DO_EXEMPLO, bloco_np(ref, X, p, H_DO_EXEMPLO, mascara)))
+    return diag
 
 
 @item("teste_bloco_encoder", pontos=1.5)
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
-    h = int(rng.choice([2, 4]))
+    h = int(rng.choice([3, 4]))  # nunca o h = 2 das verificações visíveis
     d_model = h * int(rng.integers(2, 5))
     p = _pesos_bloco(rng, d_model, 2 * d_model + 2)
     X = rng.normal(size=(2, int(rng.integers(4, 8)), d_model))
@@ -645,7 +651,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
 @item("teste_bloco_encoder", pontos=1.0)
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
-    h, d_model, n = 2, 8, int(rng.integers(4, 8))
+    h, d_model, n = 4, 8, int(rng.integers(4, 8))  # h diferente do h = 2 das verificações visíveis
     p = _pesos_bloco(rng, d_model, 16)
     X = rng.normal(size=(3, n, d_model))
     causal = np.tril(np.ones((n, n), dtype=bool))
@@ -722,7 +728,11 @@ def _equivocos_mini(ref, X, lista, h):
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "nao_encadeia")),
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "retorna_cedo")),
         (MINI_ORDEM_DOS_BLOCOS, mini_np(ref, X, lista, h, "ordem_invertida")),
-    ]
+    ] + (
+        [(suite.CONSTANTE_DO_EXEMPLO, mini_np(ref, X, lista, H_DO_EXEMPLO))]
+        if h != H_DO_EXEMPLO and X.shape[-1] % H_DO_EXEMPLO == 0  # h fixo no valor da verificação visível
+        else []
+    )
 
 
 def _mini_do_aluno(aluno, X, lista, h):

@@ -663,3 +663,26 @@ MUTANTES += [
         equivoco="pe-tipo-float32",
     ),
 ]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "03-encoder-decoder"
+MUTANTES += [
+    Variante(
+        "const-bloco-h-2",
+        _trocada(_SLUG, "bloco_encoder", ("*projecoes, h,", "*projecoes, 2,")),
+        itens=["teste_bloco_encoder"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mini-h-2",
+        _trocada(_SLUG, "mini_encoder", ("bloco_encoder(H, pesos_do_bloco, h)", "bloco_encoder(H, pesos_do_bloco, 2)")),
+        itens=["teste_mini_encoder"],
+        equivoco="constante-do-exemplo",
+    ),
+]

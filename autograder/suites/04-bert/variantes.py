@@ -522,3 +522,62 @@ MUTANTES += [
         equivoco="mlm-gerador-global",
     ),
 ]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "04-bert"
+MUTANTES += [
+    Variante(
+        "const-encoder-pad-0",
+        _trocada(
+            _SLUG,
+            "encoder_bert",
+            ("padding_idx=pad_id", "padding_idx=0"),
+            ("mascara_de_padding(ids, self.pad_id)", "mascara_de_padding(ids, 0)"),
+        ),
+        itens=["teste_encoder_bert"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-encoder-max-len-12",
+        _trocada(
+            _SLUG, "encoder_bert", ("codificacao_posicional(max_len, d_model)", "codificacao_posicional(12, d_model)")
+        ),
+        itens=["teste_encoder_bert"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mlm-id-mask-3",
+        _trocada(_SLUG, "mascarar_tokens", ("entrada[vira_mask] = id_mask", "entrada[vira_mask] = 3")),
+        itens=["teste_mascarar_tokens"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mlm-vocab-50",
+        _trocada(
+            _SLUG,
+            "mascarar_tokens",
+            (
+                "comuns = torch.arange(vocab)[~torch.isin(torch.arange(vocab), lista_especiais)]",
+                "comuns = torch.arange(50)[~torch.isin(torch.arange(50), lista_especiais)]",
+            ),
+        ),
+        itens=["teste_mascarar_tokens"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mlm-especiais-0-a-3",
+        _trocada(
+            _SLUG,
+            "mascarar_tokens",
+            ("torch.tensor(sorted(set(especiais)), dtype=torch.long)", "torch.tensor([0, 1, 2, 3], dtype=torch.long)"),
+        ),
+        itens=["teste_mascarar_tokens"],
+        equivoco="constante-do-exemplo",
+    ),
+]

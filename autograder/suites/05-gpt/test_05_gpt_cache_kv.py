@@ -422,6 +422,26 @@ CACHE_SEM_VALUEERROR = Equivoco(
 )
 
 
+N_MAX_DO_EXEMPLO = 12  # MiniGPT(..., n_max=12) na verificação visível de gerar_com_cache
+
+
+def _exigir_limite_lido(aluno, remoto, ids, n_max):
+    """Sem ValueError em n_max + 1, mas com ValueError logo depois de 12 posições: o limite é o n_max fixo
+    do exemplo, não o modelo.n_max (que aqui é menor)."""
+    n = ids.shape[1]
+    try:
+        _gerar_do_aluno(aluno, remoto, ids, N_MAX_DO_EXEMPLO + 2 - n)  # n + n_novos - 1 = 13
+    except ErroDoAluno as exc:
+        if exc.tipo == "ValueError":
+            raise Reprovado(
+                f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui modelo.n_max = {n_max}, mas o "
+                f"ValueError só veio depois de {N_MAX_DO_EXEMPLO} posições, o n_max do exemplo)",
+                suite.CONSTANTE_DO_EXEMPLO,
+            ) from None
+    except Reprovado:
+        pass
+
+
 @item("teste_cache_kv", pontos=0.25)
 def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     """cache KV, geração: com n + n_novos - 1 = n_max a geração cabe; uma posição a mais levanta ValueError"""
@@ -445,11 +465,13 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     except ErroDoAluno as exc:
         if exc.tipo == "ValueError":
             return
+        _exigir_limite_lido(aluno, remoto, ids, n_max)
         raise Reprovado(
             f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max} veio "
             f"{exc.tipo}: {exc.mensagem[:200]})",
             CACHE_SEM_VALUEERROR,
         ) from None
+    _exigir_limite_lido(aluno, remoto, ids, n_max)
     raise Reprovado(
         f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max}, isto é, "
         f"n + n_novos - 1 = {n + n_novos} > n_max, não houve erro.)",

@@ -32,7 +32,11 @@ FEIXE_MODOS = [
     (EQ.FEIXE_PROBABILIDADES, "produto_probabilidades"),
     (EQ.FEIXE_EOS_NAO_TERMINA, "eos_nao_termina"),
     (EQ.FEIXE_EOS_NAO_TERMINA, "eos_nao_termina_cortada"),
+    # n_max ou alfa fixos nos valores da verificação visível (n_max = 6, alfa = 0,6)
+    (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
+    (suite.CONSTANTE_DO_EXEMPLO, "alfa_do_exemplo"),
 ]
+FEIXE_N_MAX_DO_EXEMPLO, FEIXE_ALFA_DO_EXEMPLO = 6, 0.6
 
 
 FEIXE_TREINO_PASSOS = 40  # o modelo de cópia da busca: treinado pouco, para ainda hesitar em algumas origens
@@ -54,6 +58,7 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
     terminadas = []
     folga = math.inf
     k = 1 if modo == "guloso" else largura
+    n_max = FEIXE_N_MAX_DO_EXEMPLO if modo == "n_max_do_exemplo" else n_max
     eos_termina = modo not in ("eos_nao_termina", "eos_nao_termina_cortada", "terminadas_crescem")
     for _ in range(n_max):
         if not vivas:
@@ -89,6 +94,7 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
 
 def _feixe_escolher(terminadas, alfa, modo="certo"):
     """(tokens escolhidos, folga entre a escolhida e a segunda)."""
+    alfa = FEIXE_ALFA_DO_EXEMPLO if modo == "alfa_do_exemplo" else alfa
 
     def normalizada(hipotese):
         tokens, pont = hipotese

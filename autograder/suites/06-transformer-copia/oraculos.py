@@ -146,6 +146,9 @@ def _transformer_variante(modelo, src, tgt, mo, ma, modo):
     return modelo.saida(y)
 
 
+DEC_PASSOS_DO_EXEMPLO = 7  # decodificar_guloso(..., passos_max=7) na verificação visível
+
+
 @torch.no_grad()
 def _decodificar_ref(modelo, src, passos_max, modo="certo"):
     mo = TR._m_origem(src)
@@ -153,7 +156,7 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
     B = src.shape[0]
     gerados = torch.full((B, 1), TR.BOS, dtype=torch.long)
     terminou = torch.zeros(B, dtype=torch.bool)
-    limite = passos_max + 1 if modo == "passos" else passos_max
+    limite = {"passos": passos_max + 1, "passos_do_exemplo": DEC_PASSOS_DO_EXEMPLO}.get(modo, passos_max)
     for _ in range(limite):
         entrada = gerados[:, :1] if modo == "sem_realimentar" else gerados
         if modo == "sem_realimentar":
@@ -274,6 +277,7 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
         (EQ.DEC_SEM_REALIMENTAR, "sem_realimentar"),
         (EQ.DEC_PASSOS, "passos"),
         (EQ.DEC_PARA_NO_PRIMEIRO, "para_no_primeiro"),
+        *([(suite.CONSTANTE_DO_EXEMPLO, "passos_do_exemplo")] if passos_max != DEC_PASSOS_DO_EXEMPLO else []),
     ]:
         variante = _decodificar_ref(modelo, src, passos_max, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):

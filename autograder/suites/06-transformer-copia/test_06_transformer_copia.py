@@ -310,6 +310,19 @@ def _comprimentos(src):
     return np.array(out)
 
 
+COMPRIMENTOS_DO_EXEMPLO = (3, 10)  # gerar_lote_copia(500, 3, 10, ...) na verificação visível
+
+
+def _exigir_comprimentos_lidos(comps, comp_min, comp_max):
+    """Comprimentos de 3 a 10 quando se pediu outra faixa: comp_min e comp_max fixos nos do exemplo."""
+    if (comp_min, comp_max) != COMPRIMENTOS_DO_EXEMPLO and (comps.min(), comps.max()) == COMPRIMENTOS_DO_EXEMPLO:
+        raise Reprovado(
+            f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui comp_min = {comp_min} e comp_max = {comp_max}, mas os "
+            "comprimentos foram de 3 a 10, os do exemplo)",
+            suite.CONSTANTE_DO_EXEMPLO,
+        )
+
+
 @item("teste_dados_copia", pontos=1.0)
 def test_dados_formato_da_copia(aluno, rng):
     """dados: src = símbolos, EOS, PAD; tgt = BOS + src; formas (n, L + 1) e (n, L + 2)"""
@@ -343,6 +356,7 @@ def test_dados_formato_da_copia(aluno, rng):
             bool((src[b, c + 1 :] == TR.PAD).all()),
             "Depois do EOS, src deve ter só PAD (e tgt também).",
         )
+    _exigir_comprimentos_lidos(comps, 3, 9)
     verificar(comps.min() >= 3 and comps.max() <= 9, "Há comprimentos fora de comp_min..comp_max.")
     verificar(comps.max() == 9, EQ.DADOS_COMP_MAX.mensagem, EQ.DADOS_COMP_MAX)
     # Na borda: um lote pequeno com comp_max alto quase nunca sorteia comp_max, e aí L (o maior
@@ -371,6 +385,7 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     src, _ = _lote_do_aluno(aluno, n, 2, 6, int(rng.integers(1 << 30)))
     comps = _comprimentos(src)
     verificar(len(set(comps.tolist())) > 1, EQ.DADOS_FIXOS.mensagem, EQ.DADOS_FIXOS)
+    _exigir_comprimentos_lidos(comps, 2, 6)
     verificar(comps.max() == 6, EQ.DADOS_COMP_MAX.mensagem, EQ.DADOS_COMP_MAX)
     contagem = np.array([(comps == c).sum() for c in range(2, 7)])
     verificar(
@@ -475,11 +490,15 @@ def _taxas_do_aluno(aluno, pico, aq, total, passos):
     return np.array(valores)
 
 
+TAXA_DO_EXEMPLO = {"pico": 1e-2, "aquecimento": 10, "total": 100}  # taxa_aprendizado(p, 1e-2, 10, 100)
+
+
 @item("teste_taxa", pontos=0.6)
 def test_taxa_aquecimento_e_queda(aluno, rng):
     """taxa: sobe linearmente até o pico no aquecimento e cai linearmente até o fim"""
     pico = float(rng.uniform(1e-3, 5e-2))
-    aq, total = int(rng.integers(5, 20)), int(rng.integers(40, 90))
+    aq, total = int(rng.integers(5, 19)), int(rng.integers(40, 90))
+    aq += aq >= TAXA_DO_EXEMPLO["aquecimento"]  # 5..19, nunca o aquecimento = 10 da verificação visível
     passos = sorted({0, 1, aq - 2, aq - 1, aq, aq + 1, total // 2, total - 2, total - 1})
     obtido = _taxas_do_aluno(aluno, pico, aq, total, passos)
     esperado = np.array([TR._taxa_ref(p, pico, aq, total) for p in passos])
@@ -491,6 +510,10 @@ def test_taxa_aquecimento_e_queda(aluno, rng):
         (EQ.TAXA_SEM_QUEDA, np.array([TR._taxa_ref(p, pico, aq, total) if p < aq else pico for p in passos])),
         (EQ.TAXA_NOAM, noam),
     ]
+    for nome, valor in TAXA_DO_EXEMPLO.items():  # um argumento fixo no valor da verificação visível
+        args = {"pico": pico, "aquecimento": aq, "total": total, nome: valor}
+        taxas = [TR._taxa_ref(p, args["pico"], args["aquecimento"], args["total"]) for p in passos]
+        equivocos.append((suite.CONSTANTE_DO_EXEMPLO, np.array(taxas)))
     _comparar_taxas(obtido, esperado, passos, aq, "as taxas", equivocos)
 
 

@@ -145,6 +145,9 @@ _EQUIVOCOS_CAMADA = [
 ]
 
 
+H_DO_EXEMPLO = 4  # CamadaEncoderPreNorma(16, 4, 32) na verificação visível
+
+
 def _camada(aluno, ref, rng, d=8, h=2, dff=16):
     modelo = ref.CamadaEncoderPreNorma(d, h, dff).double().eval()
     sd = TR._aleatorizar(modelo, rng)
@@ -167,7 +170,16 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     exigir_entradas_intactas(camada, "CamadaEncoderPreNorma.forward", ["x"])
     with torch.no_grad():
         esperado = bib(x)
-    equivocos = lambda: [(eq, ORC._camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]  # noqa: E731
+
+    def equivocos():
+        diag = [(eq, ORC._camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]
+        d, dff = x.shape[-1], bib.linear1.out_features
+        if bib.self_attn.num_heads != H_DO_EXEMPLO and d % H_DO_EXEMPLO == 0:  # h fixo no do exemplo
+            com_o_exemplo = ORC._camada_bib(dict(bib.state_dict()), d, H_DO_EXEMPLO, dff)
+            with torch.no_grad():
+                diag.append((suite.CONSTANTE_DO_EXEMPLO, com_o_exemplo(x).numpy()))
+        return diag
+
     comparar(y.numpy(), esperado.numpy(), "a saída da CamadaEncoderPreNorma", atol=1e-8, rtol=1e-6, equivocos=equivocos)
 
 
@@ -236,6 +248,23 @@ def _args_vit(cfg=VIT):
     return (*(cfg[k] for k in nomes), TR.N_CLASSES)
 
 
+IMAGEM_DO_EXEMPLO, PATCH_DO_EXEMPLO = 8, 4  # ViT(8, 4, 1, ...) nas verificações visíveis
+
+
+def _exigir_tamanhos_lidos(pesos, cfg):
+    """Formas de projecao e posicao que são as do exemplo, não as de ``cfg``: tamanho fixo no código."""
+    if not isinstance(pesos, dict):
+        return
+    d, c, img, p = cfg["d_model"], cfg["canais"], cfg["tamanho_imagem"], cfg["tamanho_patch"]
+    projecao = tuple(getattr(pesos.get("projecao.weight"), "shape", ()))
+    posicao = tuple(getattr(pesos.get("posicao"), "shape", ()))
+    for nome, recebido, do_exemplo, obtida, com_o_exemplo in [
+        ("tamanho_patch", p, PATCH_DO_EXEMPLO, projecao, (d, c * PATCH_DO_EXEMPLO**2)),
+        ("tamanho_imagem", img, IMAGEM_DO_EXEMPLO, posicao, (1, (IMAGEM_DO_EXEMPLO // p) ** 2 + 1, d)),
+    ]:
+        suite.conferir_constante_do_exemplo(obtida, com_o_exemplo, nome, recebido, do_exemplo)
+
+
 def _vit(aluno, ref, rng):
     """O ViT do aluno com camadas de encoder da biblioteca (não depende da CamadaEncoderPreNorma dele)."""
     aluno.injetar(TR.AUXILIAR)
@@ -260,6 +289,7 @@ def _vit(aluno, ref, rng):
         raise Reprovado(
             f"{EQ.VIT_SEM_POSICAO.mensagem} (O seu state_dict não tem o parâmetro 'posicao'.)", EQ.VIT_SEM_POSICAO
         )
+    _exigir_tamanhos_lidos(pesos, VIT)
     conferir_state_dict(pesos, sd, "ViT")
     remoto.carregar_pesos(sd, strict=False)
     return remoto, sd
@@ -400,10 +430,13 @@ def test_vit_usa_a_posicao(aluno, ref, rng):
 @propriedade("test_vit_confere_com_nn_transformer_encoder")
 def test_vit_estrutura(aluno, ref):
     """ViT: parâmetros com os nomes e formas pedidos (cls (1, 1, d), posicao (1, N + 1, d)), sem a mais"""
-    cfg = {**VIT, "tamanho_patch": 4, "canais": 3, "d_model": 12, "h": 3, "d_ff": 20, "n_camadas": 3}
+    # imagem 12 (não a 8 das verificações visíveis), patch 4: N = 9 patches
+    cfg = {**VIT, "tamanho_imagem": 12, "tamanho_patch": 4, "canais": 3, "d_model": 12, "h": 3, "d_ff": 20}
+    cfg["n_camadas"] = 3
     remoto = aluno.criar("ViT", *_args_vit(cfg))
     esperado = ref.ViT(*_args_vit(cfg)).state_dict()
     pesos = remoto.pesos()
+    _exigir_tamanhos_lidos(pesos, cfg)
     if isinstance(pesos, dict) and "cls" not in pesos:
         raise Reprovado(f"{EQ.VIT_SEM_CLS.mensagem} (O seu state_dict não tem o parâmetro 'cls'.)", EQ.VIT_SEM_CLS)
     if isinstance(pesos, dict) and "posicao" not in pesos:

@@ -548,3 +548,42 @@ MUTANTES += [
         "estrutura_pesos_compartilhados",
     ),
 ]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "07-vit"
+MUTANTES += [
+    Variante(
+        "const-camada-h-4",
+        _trocada(_SLUG, "camada_encoder", ("nn.MultiheadAttention(d_model, h,", "nn.MultiheadAttention(d_model, 4,")),
+        itens=["teste_camada_encoder"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-vit-patch-4",
+        _trocada(
+            _SLUG,
+            "vit",
+            ("self.tamanho_patch = tamanho_patch\n", "self.tamanho_patch = 4\n"),
+            ("self.n_patches = (tamanho_imagem // tamanho_patch) ** 2", "self.n_patches = (tamanho_imagem // 4) ** 2"),
+            ("nn.Linear(canais * tamanho_patch * tamanho_patch, d_model)", "nn.Linear(canais * 4 * 4, d_model)"),
+        ),
+        itens=["teste_vit"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-vit-imagem-8",
+        _trocada(
+            _SLUG,
+            "vit",
+            ("self.n_patches = (tamanho_imagem // tamanho_patch) ** 2", "self.n_patches = (8 // tamanho_patch) ** 2"),
+        ),
+        itens=["teste_vit"],
+        equivoco="constante-do-exemplo",
+    ),
+]
