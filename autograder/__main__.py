@@ -11,15 +11,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 import time
 from pathlib import Path
-
-# O pipeline do lote (descobrir, avaliar_tarefa, trabalhadores) mora em autograder/lote.py; os nomes
-# abaixo continuam importáveis daqui (autograder/gradescope.py usa Tarefa e _avaliar_tarefa).
-from autograder.lote import NOME_VALIDO, Tarefa, _avaliar_tarefa, avaliar_tarefa, descobrir  # noqa: F401
 
 
 def _aviso_isolamento(zigoto) -> None:
@@ -29,9 +24,10 @@ def _aviso_isolamento(zigoto) -> None:
 
 def cmd_lote(args) -> int:
     from autograder.caixa.cliente import verificar_isolamento
-    from autograder.lote import avaliar_lote
+    from autograder.lote import avaliar_lote, descobrir
     from autograder.notebooks import carregar_atividade, slugs
-    from autograder.relatorios import gravar_notas_csv, plural, tabela
+    from autograder.saidas.notas_csv import gravar_notas_csv
+    from autograder.saidas.tabela import plural, tabela
 
     if args.slug and args.slug not in slugs():
         raise SystemExit(f"Erro: atividade desconhecida em --slug: {args.slug}. Existentes: {', '.join(slugs())}.")
@@ -129,8 +125,11 @@ def _slug_de(caminho: Path, informado: str | None) -> str:
 
 
 def cmd_avaliar(args) -> int:
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
     from autograder.caixa.cliente import Zigoto, verificar_isolamento
-    from autograder.relatorios import gravar_results, results_json, tabela
+    from autograder.resultado import results_json
+    from autograder.saidas.results_json import gravar_results, texto
+    from autograder.saidas.tabela import tabela
 
     caminho = Path(args.notebook)
     if not os.path.lexists(caminho):
@@ -151,7 +150,7 @@ def cmd_avaliar(args) -> int:
     if args.saida:
         gravar_results(res, Path(args.saida))
     if args.json:
-        print(json.dumps(results_json(res), ensure_ascii=False, indent=2))
+        print(texto(results_json(res)))
     else:
         print(tabela([res]))
         print()
@@ -164,7 +163,9 @@ def cmd_avaliar(args) -> int:
 
 def cmd_nota(args) -> int:
     """Saída de uma linha JSON para a ponte do nbgrader; nada em stderr."""
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
     from autograder.caixa.cliente import Zigoto
+    from autograder.saidas import ponte
 
     caminho = Path(args.notebook)
     slug = _slug_de(caminho, args.slug)
@@ -174,15 +175,7 @@ def cmd_nota(args) -> int:
         res = avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
     finally:
         zigoto.fechar()
-    saida = {
-        "pontos": res.pontos_por_item(),
-        "maximos": res.itens_max,
-        "mensagens": {gid: res.mensagens_do_item(gid) for gid in res.itens_max},
-        "erro": res.erro,
-        "semente": res.semente,
-        "avisos": list(zigoto.avisos),  # ex.: isolamento parcial aceito; o autograde do nbgrader os mostra
-    }
-    print(json.dumps(saida, ensure_ascii=False))
+    print(ponte.texto(res, zigoto.avisos))
     return 0
 
 

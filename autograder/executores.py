@@ -37,7 +37,7 @@ from pathlib import Path
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from autograder.notebooks import RAIZ, NotebookInvalido, ler_bytes
+from autograder.notebooks import RAIZ
 
 VAR_ESCALONADOR = "DASK_SCHEDULER"  # lido pela CLI (``--dask`` tem prioridade)
 NOME_PLUGIN = "autograder-zigoto"
@@ -204,7 +204,7 @@ def avaliar_no_trabalhador(aluno: str, slug: str, caminho: str | None, conteudo,
     """A tarefa Dask de uma submissão: avalia os bytes recebidos no zigoto deste trabalhador."""
     from distributed import get_worker
 
-    from autograder.lote import Tarefa, avaliar_tarefa
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
 
     plugin = get_worker().plugins.get(NOME_PLUGIN)
     if plugin is not None:
@@ -218,30 +218,6 @@ def avaliar_no_trabalhador(aluno: str, slug: str, caminho: str | None, conteudo,
 
 
 # ------------------------------------------------------------------ o condutor
-def _ler_para_enviar(tarefa):
-    """Os bytes do notebook (ou o ``NotebookInvalido`` da leitura, que o trabalhador relata)."""
-    if tarefa.notebook is None:
-        return None
-    try:
-        return ler_bytes(Path(tarefa.notebook))
-    except NotebookInvalido as exc:
-        return exc
-    except OSError as exc:
-        return NotebookInvalido(f"não foi possível abrir o arquivo ({exc.strerror}).")
-
-
-def _zero(tarefa, motivo: str):
-    from autograder.avaliacao import ResultadoSubmissao, _zerar
-    from autograder.lote import _itens_max
-    from autograder.notebooks import carregar_atividade
-
-    res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook or ""), 0)
-    res.itens_max = _itens_max(tarefa.slug)
-    res.erro = motivo
-    _zerar(res, carregar_atividade(tarefa.slug), motivo)
-    return res.limpar_textos()
-
-
 class ExecutorDask:
     """Executor do lote num cluster Dask; ``with ExecutorDask(...) as ex: ex(pendentes, semente, concluir)``.
 
@@ -347,7 +323,7 @@ class ExecutorDask:
         from distributed import as_completed
         from distributed.scheduler import KilledWorker
 
-        from autograder.lote import _falha, impressao
+        from autograder.avaliacao import falha_do_trabalhador, impressao, ler_notebook, trabalhador_derrubado
 
         if not pendentes:
             return []
@@ -363,18 +339,20 @@ class ExecutorDask:
             if tarefa is None:
                 return False
             chave = f"avaliar-{rodada}-{len(de_quem)}-{tarefa.aluno}-{tarefa.slug}"
+            # Os bytes são lidos uma vez, aqui: vão para o trabalhador e dão a impressão digital.
+            conteudo, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
             futuro = self.client.submit(
                 self.tarefa,
                 tarefa.aluno,
                 tarefa.slug,
                 str(tarefa.notebook) if tarefa.notebook is not None else None,
-                _ler_para_enviar(tarefa),
+                conteudo,
                 tarefa.problema,
                 semente,
                 key=chave,
                 pure=False,
             )
-            de_quem[futuro.key] = tarefa
+            de_quem[futuro.key] = tarefa, impressao(tarefa, semente, marca)
             andamento.add(futuro)
             return True
 
@@ -383,17 +361,11 @@ class ExecutorDask:
                 break
         gravados = set()
         for futuro in andamento:
-            tarefa = de_quem[futuro.key]
+            tarefa, impressao_lida = de_quem[futuro.key]
             try:
                 res = futuro.result()
             except KilledWorker:
-                limite = _falhas_permitidas()
-                res = _zero(
-                    tarefa,
-                    f"a avaliação derrubou o trabalhador que a rodava {limite + 1} vezes seguidas "
-                    f"(limite do Dask: distributed.scheduler.allowed-failures = {limite}); a submissão "
-                    "não foi avaliada. Avise o instrutor.",
-                )
+                res = trabalhador_derrubado(tarefa, _falhas_permitidas())
             except TrabalhadorSemIsolamento as exc:
                 raise ClusterRecusado(f"um trabalhador não isola o código do aluno: {exc}") from None
             except CancelledError:
@@ -403,14 +375,14 @@ class ExecutorDask:
                     "de novo para continuar de onde parou."
                 ) from None
             except Exception as exc:
-                res = _falha(tarefa, exc)
+                res = falha_do_trabalhador(tarefa, exc)
             futuro.release()
             chave = (tarefa.aluno, tarefa.slug)
             if chave in gravados:  # nunca acontece com uma tarefa por submissão; se acontecer, não conta duas vezes
                 continue
             gravados.add(chave)
             res.notebook = str(tarefa.notebook or "")
-            res.impressao = impressao(tarefa, semente)
+            res.impressao = impressao_lida
             concluir(tarefa, res)
             enviar()
         return []

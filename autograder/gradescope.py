@@ -312,26 +312,6 @@ def sondar_caixa(zigoto, raiz: Path) -> list[str]:
     return alcancados
 
 
-def _resultado_recusado(motivo: str, isolamento: dict | None = None) -> dict:
-    extra = {"recusado": True, "motivo": motivo}
-    if isolamento:
-        extra["isolamento"] = isolamento
-    return {
-        "score": 0,
-        "output": (
-            "Correção RECUSADA: esta submissão não foi avaliada (a nota 0 não é a sua nota).\n"
-            f"Motivo: {motivo}.\n"
-            "O avaliador só corrige quando o seu código não consegue ler a bateria oculta, a solução nem o "
-            "segredo das entradas sorteadas. Avise o instrutor e reenvie depois que ele corrigir o autograder "
-            "(ou aceitar isolamento parcial, com ACEITAR_ISOLAMENTO_PARCIAL=1 no run_autograder, sabendo que as "
-            "notas deixam de ser confiáveis)."
-        ),
-        "visibility": "visible",
-        "tests": [],
-        "extra_data": extra,
-    }
-
-
 def aluno_do_gradescope(raiz: Path) -> str:
     """Quem entregou, segundo ``submission_metadata.json`` do Gradescope: os ids dos usuários da
     submissão (um grupo tem vários), em ordem. A semente das entradas ocultas vem daqui e da atividade,
@@ -347,9 +327,9 @@ def aluno_do_gradescope(raiz: Path) -> str:
 
 def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
     """Corrige ``raiz/submission`` e grava ``raiz/results/results.json``; devolve (results, código)."""
-    from autograder.__main__ import Tarefa, _avaliar_tarefa
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
     from autograder.caixa.cliente import Zigoto
-    from autograder.relatorios import results_json
+    from autograder.saidas.gradescope import gravar, resultado_gradescope, resultado_recusado
 
     submissao = raiz / "submission"
     resultados = raiz / "results"
@@ -374,18 +354,16 @@ def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
             raise RecusaGradescope(f"de dentro da caixa de areia o código do aluno alcança {', '.join(alcancados)}")
         notebook = _notebook_da_submissao(submissao, slug) if submissao.is_dir() else None
         problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
-        res = _avaliar_tarefa(Tarefa(aluno_do_gradescope(raiz), slug, notebook, problema), zigoto)
+        res = avaliar_tarefa(Tarefa(aluno_do_gradescope(raiz), slug, notebook, problema), zigoto)
     except RecusaGradescope as exc:
-        saida = _resultado_recusado(str(exc), exc.isolamento)
-        destino.write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
+        saida = resultado_recusado(str(exc), exc.isolamento)
+        gravar(saida, destino)
         return saida, CODIGO_RECUSA
     finally:
         if zigoto is not None:
             zigoto.fechar()
-    saida = results_json(res)
-    if zigoto.avisos:
-        saida["output"] += "\n" + "\n".join(f"Aviso de segurança: {a}" for a in zigoto.avisos)
-    destino.write_text(json.dumps(saida, ensure_ascii=False, indent=2), encoding="utf-8")
+    saida = resultado_gradescope(res, zigoto.avisos)
+    gravar(saida, destino)
     return saida, 0
 
 

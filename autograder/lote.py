@@ -6,28 +6,27 @@ diferentes não se enxergam nem disputam o limite de processos. As notas não de
 ordem nem do número de trabalhadores: a semente de cada submissão vem do aluno (o nome da pasta)
 e da atividade, nunca do texto do código.
 
-Retomada: ao lado de cada ``results.json`` fica a impressão digital (hash do notebook, do
-notebook do instrutor e da suíte). Se nada mudou, a submissão não é reavaliada.
+Retomada: no ``results.json`` fica a impressão digital (hash dos bytes do notebook que foram
+avaliados, do notebook do instrutor e da suíte; ``avaliacao.impressao``). Se nada mudou, a
+submissão não é reavaliada e o resultado gravado é lido de volta, igual ao que foi gravado.
+
+O lote descobre, agenda, retoma e entrega cada resultado pronto às saídas (``entregar``); quem
+avalia, inclusive as notas 0, é ``autograder/avaliacao.py``.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import multiprocessing as mp
 import multiprocessing.util
-import os
 import re
-import stat
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.notebooks import LIMITE_NOTEBOOK, carregar_atividade
+from autograder.resultado import Tarefa
 
 # Nome de pasta de aluno aceito; use sempre com ``fullmatch`` (com ``match`` e ``$``, um nome como
 # ``'x\n'`` passaria: ``$`` casa antes de uma quebra de linha final). Ver ``problema_no_nome``.
@@ -39,16 +38,6 @@ NOME_VALIDO = re.compile(r"[^\W][\w.@+-]{0,127}")
 SAIDAS_RESERVADAS = ("notas.csv", "relatorio.html")
 
 _ZIGOTO = None  # o zigoto deste trabalhador (um por processo do pool)
-
-
-@dataclass
-class Tarefa:
-    """Uma submissão a avaliar: aluno, atividade e o notebook (ou o problema que impediu achá-lo)."""
-
-    aluno: str
-    slug: str
-    notebook: Path | None
-    problema: str | None = None
 
 
 def problema_no_nome(nome: str) -> str | None:
@@ -106,75 +95,24 @@ def descobrir(pasta: Path, slugs: list[str], so_slug: str | None = None) -> tupl
     return tarefas, avisos
 
 
-def avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None, conteudo=None):
-    """Uma submissão do lote (o que cada trabalhador faz). Nunca levanta exceção: uma submissão
-    sem notebook ou uma falha interna vira nota zero com a explicação no relatório. ``conteudo``:
-    os bytes do notebook lidos pelo condutor (lote em Dask); senão o trabalhador lê o arquivo."""
-    from autograder.avaliacao import ResultadoSubmissao, _zerar, avaliar
-
-    atividade = carregar_atividade(tarefa.slug)
-    if tarefa.notebook is None:
-        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, "", 0, erro=tarefa.problema)
-        res.itens_max = _itens_max(tarefa.slug)
-        _zerar(res, atividade, f"Submissão sem notebook: {tarefa.problema}")
-        return res
-    try:
-        return avaliar(tarefa.notebook, tarefa.slug, zigoto, aluno=tarefa.aluno, semente=semente, conteudo=conteudo)
-    except Exception as exc:
-        res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook), 0)
-        res.itens_max = _itens_max(tarefa.slug)
-        res.erro = f"falha interna do avaliador ({type(exc).__name__}: {exc})"
-        _zerar(res, atividade, res.erro)
-        return res.limpar_textos()
-
-
-_avaliar_tarefa = avaliar_tarefa  # nome antigo (autograder/gradescope.py e a CLI o importam)
-
-
-@functools.cache
-def _itens_max(slug: str) -> dict[str, float]:
-    return {i.grade_id: i.pontos for i in carregar_atividade(slug).itens}
-
-
-@functools.cache
-def _impressao_da_atividade(slug: str) -> bytes:
-    """Hash do notebook do instrutor e da suíte de ``slug``: lido uma vez por aula, não por tarefa."""
-    h = hashlib.sha256()
-    atividade = carregar_atividade(slug)
-    for arquivo in [atividade.caminho, *sorted(atividade.pasta_suite.rglob("*.py"))]:
-        h.update(arquivo.read_bytes())
-    return h.digest()
-
-
 def impressao(tarefa, semente) -> str:
-    """Hash do que determina a nota: notebook do aluno, atividade (source + suíte) e semente."""
-    h = hashlib.sha256()
-    h.update(_impressao_da_atividade(tarefa.slug))
-    if tarefa.notebook is not None:
-        try:
-            info = os.lstat(tarefa.notebook)
-            if stat.S_ISREG(info.st_mode) and info.st_size <= LIMITE_NOTEBOOK:
-                h.update(Path(tarefa.notebook).read_bytes())
-            else:  # link, FIFO (abrir travaria), grande demais: basta o que o stat diz
-                h.update(repr((info.st_mode, info.st_size, info.st_mtime_ns)).encode())
-        except OSError:
-            h.update(b"ilegivel")
-    h.update(repr((tarefa.problema, semente)).encode())
-    return h.hexdigest()
+    """A impressão digital da submissão como está no disco agora (para comparar com a gravada)."""
+    from autograder import avaliacao
+
+    marca = avaliacao.ler_notebook(tarefa.notebook)[1] if tarefa.notebook is not None else b""
+    return avaliacao.impressao(tarefa, semente, marca)
 
 
 def ja_avaliada(tarefa, saida: Path, semente):
     """O resultado gravado, se ainda vale para esta submissão; senão None."""
-    from autograder.avaliacao import ResultadoSubmissao
+    from autograder.avaliacao import itens_max
+    from autograder.saidas.results_json import ler_results, pasta_da_submissao
 
-    arquivo = saida / tarefa.aluno / tarefa.slug / "results.json"
-    try:
-        dados = json.loads(arquivo.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    pasta = pasta_da_submissao(saida, tarefa.aluno, tarefa.slug)
+    res = ler_results(pasta, itens_max(tarefa.slug), str(tarefa.notebook or ""))
+    if res is None or res.impressao != impressao(tarefa, semente):
         return None
-    if dados.get("extra_data", {}).get("impressao") != impressao(tarefa, semente):
-        return None
-    return ResultadoSubmissao.de_results_json(dados, _itens_max(tarefa.slug))
+    return res
 
 
 def _um_thread_no_torch() -> None:
@@ -211,9 +149,9 @@ def _iniciar_trabalhador(vagas, ocultar) -> None:
 
 def no_trabalhador(tarefa, semente):
     """A entrada de cada tarefa num processo do pool (usa o zigoto do trabalhador)."""
-    res = avaliar_tarefa(tarefa, _ZIGOTO, semente)
-    res.impressao = impressao(tarefa, semente)
-    return res
+    from autograder.avaliacao import avaliar_com_impressao
+
+    return avaliar_com_impressao(tarefa, _ZIGOTO, semente)
 
 
 class Progresso:
@@ -244,18 +182,30 @@ class Progresso:
 
 
 def avaliar_lote(
-    tarefas, saida: Path, ocultar: list[str], jobs: int, semente=None, retomar=True, aviso=print, executor=None
+    tarefas,
+    saida: Path,
+    ocultar: list[str],
+    jobs: int,
+    semente=None,
+    retomar=True,
+    aviso=print,
+    executor=None,
+    entregar=None,
 ):
-    """Avalia ``tarefas`` e grava cada ``results.json`` assim que fica pronto.
+    """Avalia ``tarefas`` e entrega cada resultado assim que fica pronto: ``entregar(tarefa, res)``, por
+    padrão o ``results.json`` em ``saida`` (``saidas.results_json.gravar_no_lote``), que é também
+    de onde a retomada lê. Devolve os resultados na ordem das tarefas.
 
     ``executor`` (opcional, ex.: ``executores.ExecutorDask``): ``executor(pendentes, semente, concluir)``
     avalia as pendentes em outro lugar; retomada, gravação e progresso continuam aqui.
 
     Só volta depois que os trabalhadores, os seus zigotos e o gerenciador da fila de vagas
     saíram: pool e gerenciador ficam em ``with``, e cada trabalhador fecha o seu zigoto ao sair."""
+    from autograder.avaliacao import avaliar_com_impressao, falha_do_trabalhador
     from autograder.caixa.cliente import Zigoto
-    from autograder.relatorios import gravar_results
+    from autograder.saidas.results_json import gravar_no_lote
 
+    entregar = entregar or functools.partial(gravar_no_lote, saida)
     resultados = {}
     pendentes = []
     for tarefa in tarefas:
@@ -270,7 +220,7 @@ def avaliar_lote(
     jobs = max(1, min(jobs, len(pendentes) or 1))
 
     def concluir(tarefa, res):
-        gravar_results(res, saida / tarefa.aluno / tarefa.slug)
+        entregar(tarefa, res)
         resultados[(tarefa.aluno, tarefa.slug)] = res
         progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
 
@@ -281,9 +231,7 @@ def avaliar_lote(
             aviso(f"Aviso de segurança: {a}")
         try:
             for tarefa in lista:
-                res = avaliar_tarefa(tarefa, zigoto, semente)
-                res.impressao = impressao(tarefa, semente)
-                concluir(tarefa, res)
+                concluir(tarefa, avaliar_com_impressao(tarefa, zigoto, semente))
         finally:
             zigoto.fechar()
 
@@ -312,21 +260,10 @@ def avaliar_lote(
                             restantes.append(tarefa)  # o grupo de trabalhadores caiu: termina em série
                             continue
                         except Exception as exc:
-                            res = _falha(tarefa, exc)
+                            res = falha_do_trabalhador(tarefa, exc)
                         concluir(tarefa, res)
     if restantes:
         aviso(f"Aviso: os trabalhadores em paralelo caíram; {len(restantes)} submissões terminam em série.")
         em_serie(restantes)
     progresso.fechar()
     return [resultados[(t.aluno, t.slug)] for t in tarefas]
-
-
-def _falha(tarefa, exc):
-    from autograder.avaliacao import ResultadoSubmissao, _zerar
-
-    atividade = carregar_atividade(tarefa.slug)
-    res = ResultadoSubmissao(tarefa.aluno, tarefa.slug, str(tarefa.notebook or ""), 0)
-    res.itens_max = _itens_max(tarefa.slug)
-    res.erro = f"o trabalhador que avaliava esta submissão falhou ({type(exc).__name__}: {exc})"
-    _zerar(res, atividade, res.erro)
-    return res

@@ -33,19 +33,10 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 from autograder.ponte import avaliar_em_subprocesso
+from autograder.saidas.nbgrader import AVISO_VISIVEIS, SEM_CHAMADA, texto_da_celula  # noqa: F401
 
 _CHAMADA = re.compile(r"""nota_do_item\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""")
 _OCULTO = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
-
-AVISO_VISIVEIS = (
-    "(Nota calculada pelo avaliador em caixa de areia, fora do kernel do aluno. As verificações "
-    "visíveis desta célula não rodaram aqui: elas rodam no seu Jupyter e não contam nota.)"
-)
-
-SEM_CHAMADA = (
-    '[avaliador] 0 pontos: esta célula de teste não chama nota_do_item("<slug>", "<item>") dentro '
-    "de ### BEGIN HIDDEN TESTS, então o avaliador não tem nota para ela. Avise o instrutor.\n"
-)
 
 
 def aluno_do_nbgrader(resources) -> str | None:
@@ -123,20 +114,7 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
                 continue
             slug, item = marca
             resultado, erro = resultados[slug]
-            if resultado is None:
-                texto = f"[avaliador] {item}: 0 pontos, porque {erro}.\n"
-                pontos = 0.0
-            else:
-                pontos = float(resultado["pontos"].get(item, 0.0))
-                maximo = float(resultado.get("maximos", {}).get(item, 0.0))
-                linhas = [f"[avaliador] {item}: {pontos:g} de {maximo:g} pontos"]
-                linhas += [f"  - Aviso de segurança: {aviso}" for aviso in resultado.get("avisos") or []]
-                if resultado.get("erro"):
-                    linhas.append(f"  - {resultado['erro']}")
-                linhas += [f"  - {msg}" for msg in resultado.get("mensagens", {}).get(item, [])]
-                if item not in resultado["pontos"]:
-                    linhas.append(f"  - o avaliador não conhece o item '{item}' de {slug}; fica com 0.")
-                texto = "\n".join([*linhas, AVISO_VISIVEIS]) + "\n"
+            pontos, texto = texto_da_celula(resultado, erro, slug, item)
             self._publicar(celula, pontos, texto)
         return nb, resources
 

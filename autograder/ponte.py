@@ -123,17 +123,14 @@ def _publicar(valor: float) -> None:
 
 
 def nota_do_item(slug: str, item: str) -> None:
+    from autograder.saidas.ponte import linhas_do_item, sem_notebook
+
     caminho = localizar_notebook(slug)
     if caminho is None:
-        print(f"[avaliador] não encontrei o notebook de {slug}; item {item} fica com 0.")
+        print(sem_notebook(slug, item))
         _publicar(0.0)
         return
-    resultado = _avaliar(caminho, slug)
-    if resultado.get("erro"):
-        print(f"[avaliador] {resultado['erro']}")
-    pontos = float(resultado.get("pontos", {}).get(item, 0.0))
-    maximo = float(resultado.get("maximos", {}).get(item, 0.0))
-    print(f"[avaliador] {item}: {pontos:g} de {maximo:g} pontos")
-    for msg in resultado.get("mensagens", {}).get(item, []):
-        print(f"  - {msg}")
+    pontos, linhas = linhas_do_item(_avaliar(caminho, slug), item)
+    for linha in linhas:
+        print(linha)
     _publicar(pontos)

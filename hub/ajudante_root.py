@@ -66,7 +66,7 @@ def _iniciar_trabalhador(vagas, ocultar) -> None:
 
 def _corrigir(caminho: str, slug: str, aluno: str) -> dict:
     """O que ``python -m autograder nota --aluno A`` imprime, com o zigoto deste trabalhador."""
-    from autograder.lote import Tarefa, avaliar_tarefa
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
 
     res = avaliar_tarefa(Tarefa(aluno, slug, Path(caminho)), _ZIGOTO)
     return {

@@ -258,10 +258,10 @@ FALHAS = {
 @pytest.mark.parametrize("nome", sorted(FALHAS))
 def test_item_quebrado_nao_zera_os_outros(nome, zigoto, tmp_path, monkeypatch):
     """Uma célula que levanta, trava, esgota a memória ou chama sys.exit() perde só o próprio item."""
-    from autograder import avaliacao
+    from autograder import sessao
 
-    monkeypatch.setattr(avaliacao, "PRAZO_CHAMADA", 3.0)
-    monkeypatch.setattr(avaliacao, "PRAZO_CELULA", 3.0)
+    monkeypatch.setattr(sessao, "PRAZO_CHAMADA", 3.0)
+    monkeypatch.setattr(sessao, "PRAZO_CELULA", 3.0)
     codigo, esperado = FALHAS[nome]
     caminho = gravar(notebook_com("01-atencao", {"softmax": codigo}), tmp_path, nome, "01-atencao")
     res = avaliar(caminho, "01-atencao", zigoto)
@@ -273,7 +273,7 @@ def test_item_quebrado_nao_zera_os_outros(nome, zigoto, tmp_path, monkeypatch):
 
 
 def test_relatorio_html_do_instrutor(lote_exemplos, tmp_path):
-    from autograder.relatorio_html import carregar, gerar
+    from autograder.saidas.html import carregar, gerar
 
     saida, _ = lote_exemplos
     pagina = gerar(carregar(saida))

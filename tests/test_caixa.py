@@ -388,7 +388,7 @@ def test_sem_landlock_aceita_com_a_bandeira_e_registra():
 
 def test_results_json_registra_o_isolamento():
     from autograder.avaliacao import ResultadoSubmissao
-    from autograder.relatorios import results_json
+    from autograder.resultado import results_json
 
     iso = {"modo": "nao-root", "garantido": {"leitura": False}, "faltando": ["x"], "parcial_aceito": True}
     res = ResultadoSubmissao("ana", "01-atencao", "", 0, isolamento=iso)

@@ -175,7 +175,7 @@ def test_cluster_em_processos_com_um_trabalhador_morto_no_meio(submissoes, refer
     from autograder.executores import ExecutorDask
     from autograder.lote import avaliar_lote, descobrir
     from autograder.notebooks import carregar_atividade, slugs
-    from autograder.relatorios import gravar_notas_csv
+    from autograder.saidas.notas_csv import gravar_notas_csv
 
     endereco, procs, _ = cluster
     tarefas, _ = descobrir(submissoes, slugs())

@@ -92,19 +92,22 @@ def test_notas_iguais_em_serie_e_em_paralelo(dois_lotes, submissoes):
     assert len({json.dumps(v, sort_keys=True) for v in a.values()}) > 1, "as notas deveriam variar entre exemplos"
 
 
-def test_cli_e_lote_nao_se_importam_mutuamente():
-    """A entrada do trabalhador mora em lote.py, ao lado do pool: lote.py não importa a CLI
-    (nem no topo, nem dentro de funções), e a CLI só reexporta os nomes antigos do lote."""
+def test_ninguem_importa_da_cli():
+    """A CLI (``autograder/__main__.py``) só é ponta: nenhum módulo do avaliador, do hub ou dos testes
+    importa dela (nem no topo, nem dentro de funções). A entrada do trabalhador mora em lote.py e a
+    avaliação de uma tarefa em avaliacao.py."""
     import ast
 
-    import autograder.__main__ as cli
-    import autograder.lote as lote
-
-    arvore = ast.parse((RAIZ / "autograder" / "lote.py").read_text(encoding="utf-8"))
-    importados = {n.module for n in ast.walk(arvore) if isinstance(n, ast.ImportFrom)}
-    importados |= {a.name for n in ast.walk(arvore) if isinstance(n, ast.Import) for a in n.names}
-    assert "autograder.__main__" not in importados
-    assert cli._avaliar_tarefa is lote.avaliar_tarefa and cli.Tarefa is lote.Tarefa
+    arquivos = [p for pasta in ("autograder", "hub", "tests") for p in (RAIZ / pasta).rglob("*.py")]
+    assert len(arquivos) > 20
+    culpados = []
+    for arquivo in arquivos:
+        arvore = ast.parse(arquivo.read_text(encoding="utf-8"))
+        importados = {n.module for n in ast.walk(arvore) if isinstance(n, ast.ImportFrom)}
+        importados |= {a.name for n in ast.walk(arvore) if isinstance(n, ast.Import) for a in n.names}
+        if "autograder.__main__" in importados:
+            culpados.append(str(arquivo.relative_to(RAIZ)))
+    assert culpados == []
 
 
 @pytest.mark.parametrize("comando", ["lote", "avaliar", "nota"])
@@ -177,7 +180,7 @@ def test_pastas_com_nome_de_saida_sao_recusadas_e_os_outros_corrigidos(submissoe
     assert set(_notas(saida)) == set(honestos)
     assert not (saida / "relatorio.html").exists() and not (saida / "x\n").exists()
     rel = subprocess.run(
-        [sys.executable, "-m", "autograder.relatorio_html", str(saida)],
+        [sys.executable, "-m", "autograder.saidas.html", str(saida)],
         capture_output=True,
         text=True,
         cwd=RAIZ,
@@ -190,7 +193,7 @@ def test_pastas_com_nome_de_saida_sao_recusadas_e_os_outros_corrigidos(submissoe
 def test_relatorio_html_recusa_destino_que_e_pasta(tmp_path):
     """Uma pasta de saída montada à mão (ou de uma versão antiga) com uma pasta ``relatorio.html``:
     mensagem em pt-BR e código 1, não um traceback."""
-    from autograder import relatorio_html
+    from autograder.saidas import html as relatorio_html
 
     (tmp_path / "ana" / SLUG).mkdir(parents=True)
     (tmp_path / "ana" / SLUG / "results.json").write_text(

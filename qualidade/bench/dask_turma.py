@@ -69,10 +69,9 @@ def sobrecarga_por_tarefa(trabalhadores: int, n: int = 400) -> dict:
 def custo_do_condutor(saida: Path, pasta: Path, amostra: int = 200) -> float:
     """Segundos por resultado do que o condutor faz sozinho: ler o notebook, a impressão e
     regravar o ``results.json`` (medido sobre resultados reais da turma)."""
-    from autograder.avaliacao import ResultadoSubmissao
-    from autograder.executores import _ler_para_enviar
-    from autograder.lote import Tarefa, _itens_max, impressao
-    from autograder.relatorios import gravar_results
+    from autograder.avaliacao import Tarefa, impressao, itens_max, ler_notebook
+    from autograder.resultado import de_results_json
+    from autograder.saidas.results_json import gravar_results
 
     arquivos = sorted(saida.glob("*/*/results.json"))[:amostra]
     if not arquivos:
@@ -82,9 +81,9 @@ def custo_do_condutor(saida: Path, pasta: Path, amostra: int = 200) -> float:
         aluno, slug = arquivo.parent.parent.name, arquivo.parent.name
         notebook = next((pasta / aluno / slug).glob("*.ipynb"), None)
         tarefa = Tarefa(aluno, slug, notebook)
-        _ler_para_enviar(tarefa)
-        res = ResultadoSubmissao.de_results_json(json.loads(arquivo.read_text(encoding="utf-8")), _itens_max(slug))
-        res.impressao = impressao(tarefa, None)
+        _, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
+        res = de_results_json(json.loads(arquivo.read_text(encoding="utf-8")), itens_max(slug), str(notebook or ""))
+        res.impressao = impressao(tarefa, None, marca)
         gravar_results(res, arquivo.parent)
     return (time.perf_counter() - inicio) / len(arquivos)
 

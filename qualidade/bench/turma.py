@@ -126,9 +126,9 @@ def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None,
 def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
     """Avalia em série, neste processo, ``n_alunos`` × ``atividades`` da turma gerada e divide o
     tempo de cada notebook em cálculo da suíte, cálculo do aluno e sobrecarga (ver o topo)."""
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
     from autograder.caixa.cliente import Zigoto
-    from autograder.lote import Tarefa, avaliar_tarefa
-    from autograder.relatorios import gravar_results
+    from autograder.saidas.results_json import gravar_results
 
     alunos = sorted(p.name for p in pasta.iterdir())
     tarefas = [
@@ -183,8 +183,9 @@ def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]])
     processo (suíte, pytest, relatório) mais o das caixas, lido de ``/proc/<pid>/stat`` logo antes de
     cada caixa ser morta (o zigoto ignora SIGCHLD, então o CPU das caixas não sobe para ninguém).
     Quase não depende da carga da máquina, ao contrário do tempo de relógio."""
+    from autograder.avaliacao import Tarefa, avaliar_tarefa
     from autograder.caixa import cliente
-    from autograder.lote import Tarefa, _um_thread_no_torch, avaliar_tarefa
+    from autograder.lote import _um_thread_no_torch
 
     tique = os.sysconf("SC_CLK_TCK")
     das_caixas = [0.0]

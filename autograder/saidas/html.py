@@ -1,6 +1,6 @@
 """Relatório do instrutor (HTML) de um lote avaliado.
 
-    python -m autograder.relatorio_html [PASTA_DE_NOTAS] [--saida relatorio.html]
+    python -m autograder.saidas.html [PASTA_DE_NOTAS] [--saida relatorio.html]    (make relatorio)
 
 Lê ``<PASTA>/<aluno>/<slug>/results.json`` e escreve um HTML autocontido com: distribuição
 das notas por atividade (histograma), taxa de acerto por item, os equívocos mais frequentes,
@@ -18,19 +18,36 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from autograder.resultado import ResultadoSubmissao, de_results_json
+from autograder.saidas import gravar_atomico
 
-def carregar(pasta: Path) -> list[dict]:
+
+def carregar(pasta: Path) -> list[ResultadoSubmissao]:
+    """Os resultados gravados em ``<pasta>/<aluno>/<slug>/results.json`` (os ilegíveis ficam de fora)."""
     resultados = []
     for arquivo in sorted(pasta.glob("*/*/results.json")):
         try:
             dados = json.loads(arquivo.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            res = de_results_json(dados, _itens_max(arquivo.parent.name, dados))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
             continue
-        dados.setdefault("extra_data", {})
-        dados["extra_data"].setdefault("aluno", arquivo.parent.parent.name)
-        dados["extra_data"].setdefault("slug", arquivo.parent.name)
-        resultados.append(dados)
+        res.aluno = res.aluno or arquivo.parent.parent.name
+        res.slug = res.slug or arquivo.parent.name
+        resultados.append(res)
     return resultados
+
+
+def _itens_max(slug: str, dados: dict) -> dict[str, float]:
+    """Os pontos de cada item da atividade; de uma atividade que não existe mais, os dos testes gravados."""
+    from autograder.notebooks import carregar_atividade, slugs
+
+    if slug in slugs():
+        return {i.grade_id: i.pontos for i in carregar_atividade(slug).itens}
+    maximos: dict[str, float] = {}
+    for t in dados.get("tests", []):
+        gid = t["name"][1:].partition("] ")[0]
+        maximos[gid] = maximos.get(gid, 0.0) + float(t["max_score"])
+    return maximos
 
 
 def _histograma(notas: list[float], maximo: float, titulo: str) -> str:
@@ -51,11 +68,11 @@ def _histograma(notas: list[float], maximo: float, titulo: str) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def gerar(resultados: list[dict]) -> str:
+def gerar(resultados: list[ResultadoSubmissao]) -> str:
     esc = html.escape
-    por_slug: dict[str, list[dict]] = defaultdict(list)
+    por_slug: dict[str, list[ResultadoSubmissao]] = defaultdict(list)
     for r in resultados:
-        por_slug[r["extra_data"]["slug"]].append(r)
+        por_slug[r.slug].append(r)
     partes = [
         "<!doctype html><html lang='pt-BR'><head><meta charset='utf-8'>",
         "<title>Relatório da turma</title><style>body{font-family:sans-serif;max-width:960px;margin:2em auto}"
@@ -65,8 +82,8 @@ def gerar(resultados: list[dict]) -> str:
     ]
     for slug in sorted(por_slug):
         lote = por_slug[slug]
-        maximo = max((r["extra_data"].get("nota_max", 0) for r in lote), default=0)
-        notas = [float(r.get("score", 0)) for r in lote]
+        maximo = max((r.nota_max for r in lote), default=0)
+        notas = [float(r.nota) for r in lote]
         media = sum(notas) / len(notas)
         partes.append(f"<h2>{esc(slug)}</h2><p>{len(lote)} alunos, média {media:.2f} de {maximo:g}.</p>")
         partes.append(
@@ -75,8 +92,8 @@ def gerar(resultados: list[dict]) -> str:
         )
         itens: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # [com nota cheia, total]
         for r in lote:
-            for gid, pontos in r["extra_data"].get("pontos_por_item", {}).items():
-                maximo_item = sum(t["max_score"] for t in r.get("tests", []) if t["name"].startswith(f"[{gid}]"))
+            for gid, pontos in r.pontos_por_item().items():
+                maximo_item = sum(t.max_pontos for t in r.testes if t.item == gid)
                 itens[gid][1] += 1
                 itens[gid][0] += bool(maximo_item) and pontos >= maximo_item
         partes.append("<table><tr><th>item</th><th>nota cheia</th><th>taxa</th></tr>")
@@ -85,7 +102,7 @@ def gerar(resultados: list[dict]) -> str:
                 f"<tr><td>{esc(gid)}</td><td>{cheios}/{total}</td><td>{100 * cheios / max(total, 1):.0f}%</td></tr>"
             )
         partes.append("</table>")
-        equivocos = Counter(e for r in lote for e in r["extra_data"].get("equivocos", []))
+        equivocos = Counter(e for r in lote for e in r.equivocos())
         partes.append("<h3>Equívocos mais frequentes</h3>")
         if equivocos:
             partes.append("<table><tr><th>equívoco</th><th>alunos</th></tr>")
@@ -95,21 +112,15 @@ def gerar(resultados: list[dict]) -> str:
         else:
             partes.append("<p>Nenhum equívoco identificado.</p>")
     partes.append("<h2>Submissões mais lentas</h2><table><tr><th>aluno</th><th>atividade</th><th>segundos</th></tr>")
-    for r in sorted(resultados, key=lambda r: -float(r.get("execution_time", 0)))[:10]:
-        d = r["extra_data"]
-        partes.append(
-            f"<tr><td>{esc(str(d['aluno']))}</td><td>{esc(str(d['slug']))}</td><td>{float(r.get('execution_time', 0)):.2f}</td></tr>"
-        )
+    for r in sorted(resultados, key=lambda r: -r.segundos)[:10]:
+        partes.append(f"<tr><td>{esc(r.aluno)}</td><td>{esc(r.slug)}</td><td>{r.segundos:.2f}</td></tr>")
     partes.append("</table><h2>Interrompidas pela caixa de areia</h2>")
-    paradas = [r for r in resultados if r["extra_data"].get("interrompida") or r["extra_data"].get("erro")]
+    paradas = [r for r in resultados if r.interrompida or r.erro]
     if paradas:
         partes.append("<table><tr><th>aluno</th><th>atividade</th><th>o que aconteceu</th></tr>")
         for r in paradas:
-            d = r["extra_data"]
-            motivo = "; ".join([*(d.get("interrompida") or []), *([d["erro"]] if d.get("erro") else [])])
-            partes.append(
-                f"<tr><td>{esc(str(d['aluno']))}</td><td>{esc(str(d['slug']))}</td><td>{esc(motivo[:500])}</td></tr>"
-            )
+            motivo = "; ".join([*r.interrompida, *([r.erro] if r.erro else [])])
+            partes.append(f"<tr><td>{esc(r.aluno)}</td><td>{esc(r.slug)}</td><td>{esc(motivo[:500])}</td></tr>")
         partes.append("</table>")
     else:
         partes.append("<p>Nenhuma.</p>")
@@ -121,7 +132,7 @@ def main(argv=None) -> int:
     from autograder import argparse_ptbr
 
     argparse_ptbr.instalar()
-    p = argparse.ArgumentParser(prog="python -m autograder.relatorio_html")
+    p = argparse.ArgumentParser(prog="python -m autograder.saidas.html")
     p.add_argument("pasta", nargs="?", default="build/notas")
     p.add_argument("--saida")
     args = p.parse_args(argv)
@@ -136,7 +147,7 @@ def main(argv=None) -> int:
         # com uma pasta de saída montada à mão ou de uma versão antiga do avaliador.
         print(f"Erro: {destino} já existe e não é um arquivo comum; escolha outro destino com --saida.")
         return 1
-    destino.write_text(gerar(resultados), encoding="utf-8")
+    gravar_atomico(destino, gerar(resultados))
     print(f"Relatório do instrutor: {destino}")
     return 0
 

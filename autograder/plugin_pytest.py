@@ -1,0 +1,340 @@
+"""A suíte oculta de uma atividade rodando no pytest, no processo confiável.
+
+``PluginAvaliacao`` dá às suítes as fixtures ``aluno``, ``ref``, ``rng`` e ``semente`` e transforma
+cada teste num ``ResultadoTeste`` (a mensagem para o aluno sai da exceção, ``_mensagem_de``);
+``aplicar_portoes`` é a regra dos testes de propriedade; ``SuiteColetada`` configura e coleta a
+suíte uma vez por processo e a roda de novo para cada submissão.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from autograder.caixa.cliente import CaixaMorreu, ErroCaixa, ErroDoAluno, TempoEsgotado
+from autograder.caixa.protocolo import rastro_do_aluno, texto_do_aluno
+from autograder.notebooks import Atividade
+from autograder.referencia import referencia
+from autograder.resultado import ResultadoTeste
+from autograder.sessao import Aluno, Sessao
+from autograder.suite import MENSAGEM_PROPRIEDADE, Reprovado, semente_do_teste
+
+
+# ------------------------------------------------------------------------ portões das propriedades
+@dataclass(frozen=True)
+class Origem:
+    """De que teste veio um resultado: módulo, nome da função, item e, se é uma propriedade, os testes
+    de oráculo que ela exige (``suite.propriedade``)."""
+
+    modulo: str
+    funcao: str
+    item: str
+    exige: tuple[str, ...] | None = None
+
+
+def _marca_item(node) -> str:
+    m = node.get_closest_marker("item")
+    return m.args[0] if m is not None and m.args else ""
+
+
+def origem_do_teste(node) -> Origem:
+    m = node.get_closest_marker("propriedade")
+    modulo = getattr(getattr(node, "module", None), "__name__", "") or str(getattr(node, "path", ""))
+    funcao = getattr(node, "originalname", None) or node.name
+    return Origem(modulo, funcao, _marca_item(node), tuple(m.args) if m is not None else None)
+
+
+def conferir_portoes(itens) -> None:
+    """Confere os ``@propriedade`` de uma suíte coletada: cada teste exigido existe no mesmo módulo, é do
+    mesmo item (um portão de outro item tiraria pontos de um item por erro em outro) e não é ele mesmo
+    uma propriedade. Levanta ``pytest.UsageError`` (erro do instrutor) com o problema."""
+    origens = [origem_do_teste(i) for i in itens]
+    por_nome = {(o.modulo, o.funcao): o for o in origens}
+    for o in origens:
+        for nome in o.exige or ():
+            alvo = por_nome.get((o.modulo, nome))
+            if alvo is None:
+                raise pytest.UsageError(f"{o.funcao}: @propriedade exige {nome}, que não existe em {o.modulo}")
+            if alvo.item != o.item:
+                raise pytest.UsageError(f"{o.funcao}: @propriedade exige {nome}, de outro item ({alvo.item})")
+            if alvo.exige is not None:
+                raise pytest.UsageError(f"{o.funcao}: @propriedade exige {nome}, que também é uma propriedade")
+
+
+def aplicar_portoes(resultados: list[ResultadoTeste], origens: list[Origem]) -> list[ResultadoTeste]:
+    """A regra dos testes de propriedade: um teste marcado com ``@propriedade(...)`` que passou só fica
+    com os pontos se todos os testes de oráculo que ele exige passaram na mesma submissão; senão fica
+    com 0 e a mensagem ``suite.MENSAGEM_PROPRIEDADE`` (sem equívoco: o equívoco, se há, vem do oráculo).
+    Uma propriedade que falhou fica como está (a mensagem dela diz o que está errado)."""
+    if len(origens) != len(resultados):  # pragma: no cover - o plugin registra um para cada
+        return list(resultados)
+    situacao: dict[tuple[str, str], list[ResultadoTeste]] = {}
+    for r, o in zip(resultados, origens, strict=True):
+        situacao.setdefault((o.modulo, o.funcao), []).append(r)
+    finais = []
+    for r, o in zip(resultados, origens, strict=True):
+        if o.exige is not None and r.situacao == "passou":
+            reprovados = []
+            for nome in o.exige:
+                gates = situacao.get((o.modulo, nome), [])
+                if not gates or any(g.situacao != "passou" for g in gates):
+                    reprovados.append(gates[0].nome if gates else nome)
+            if reprovados:
+                texto = MENSAGEM_PROPRIEDADE.format(gates="; ".join(f"'{n}'" for n in reprovados))
+                r = ResultadoTeste(r.item, r.nome, 0.0, r.max_pontos, texto, None, "falhou")
+        finais.append(r)
+    return finais
+
+
+# ------------------------------------------------------------------------ plugin pytest
+def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | None]:
+    """(situação, mensagem para o aluno, código do equívoco)."""
+    if isinstance(exc, Reprovado):
+        return "falhou", exc.mensagem, exc.equivoco.codigo if exc.equivoco else None
+    if isinstance(exc, ErroDoAluno):
+        if exc.tipo == "NotImplementedError":
+            return "erro_aluno", "Ainda não implementado: a função levanta NotImplementedError.", None
+        if exc.tipo == "NameError":
+            extra = ""
+            celulas = "; ".join(f"{g}: {m}" for g, m in sessao.erros_celulas.items())
+            if celulas:
+                extra = f" Erros ao executar suas células: {celulas}"
+            return "erro_aluno", f"Seu código não define o que o teste procura ({exc.mensagem}).{extra}", None
+        if exc.tipo == "ValorRecusado":
+            return "erro_aluno", f"Valor devolvido recusado: {exc.mensagem}", None
+        celulas = {*sessao.atividade.solucoes, "auxiliar-do-avaliador"} if sessao is not None else None
+        rastro = rastro_do_aluno(exc.trace, celulas)
+        trace = f"\n{rastro}" if rastro else ""
+        return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{trace}", None
+    if isinstance(exc, TempoEsgotado):
+        return "tempo", f"Tempo esgotado: {exc}", None
+    if isinstance(exc, CaixaMorreu):
+        return "caixa", f"A execução do seu código foi interrompida: {exc}", None
+    if isinstance(exc, ErroCaixa):
+        return "caixa", f"Falha na caixa de areia: {exc}", None
+    if isinstance(exc, AssertionError):
+        texto = str(exc).split("\nassert ")[0].strip() or "verificação falhou"
+        return "falhou", texto, None
+    detalhe = texto_do_aluno(str(exc))  # pode citar um valor devolvido pelo aluno
+    return (
+        "interno",
+        f"Erro interno do avaliador neste teste ({type(exc).__name__}: {detalhe}). Avise o instrutor.",
+        None,
+    )
+
+
+class PluginAvaliacao:
+    """Fixtures e coleta de resultados. Numa sessão pytest que dura o processo inteiro, o mesmo
+    plugin atende uma submissão por vez: ``preparar`` troca a sessão, a semente e os resultados."""
+
+    def __init__(self, sessao: Sessao | None, atividade: Atividade, semente: int):
+        self.atividade = atividade
+        self.preparar(sessao, semente)
+
+    def preparar(self, sessao: Sessao | None, semente: int) -> None:
+        self.sessao = sessao
+        self._semente = semente
+        self.resultados: list[ResultadoTeste] = []
+        self.origens: list[Origem] = []  # de que teste veio cada resultado (para aplicar_portoes)
+
+    @staticmethod
+    def _marca(node):
+        m = node.get_closest_marker("item")
+        if m is None or not m.args:
+            raise pytest.UsageError(f"{node.nodeid}: teste sem @item(grade_id, pontos)")
+        return m.args[0], float(m.kwargs.get("pontos", 0))
+
+    @pytest.fixture
+    def aluno(self, request):
+        gid, _ = self._marca(request.node)
+        deps = getattr(request.module, "DEPENDENCIAS", {}).get(gid, [])
+        ref = referencia(self.atividade)
+        substituir = {nome: getattr(ref, nome) for nome in deps}
+        m = request.node.get_closest_marker("tempo_limite")
+        prazo = float(m.args[0]) if m else None
+        return Aluno(self.sessao, substituir, prazo)
+
+    @pytest.fixture
+    def ref(self):
+        return referencia(self.atividade)
+
+    @pytest.fixture
+    def rng(self, request):
+        return np.random.default_rng(semente_do_teste(self._semente, request.node.nodeid))
+
+    @pytest.fixture
+    def semente(self, request):
+        return semente_do_teste(self._semente, request.node.nodeid)
+
+    def pytest_configure(self, config):
+        # O relatório de falha do pytest (trecho do código-fonte, argumentos, variáveis locais)
+        # não é usado: a mensagem para o aluno sai da exceção (_mensagem_de). O estilo "value"
+        # só guarda str(exceção), em vez de reanalisar o código da suíte a cada falha.
+        config.option.tbstyle = "value"
+        config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
+        config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
+        config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem):
+        inicio = time.perf_counter()
+        yield
+        if self.sessao is not None:
+            self.sessao.tempos["testes"] += time.perf_counter() - inicio
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        saida = yield
+        rep = saida.get_result()
+        if rep.when == "call" or (rep.when == "setup" and rep.failed):
+            gid, pontos = self._marca(item)
+            nome = (item.function.__doc__ or item.name).strip().splitlines()[0]
+            if rep.passed:
+                self.resultados.append(ResultadoTeste(gid, nome, pontos, pontos))
+            else:
+                exc = call.excinfo.value if call.excinfo else Exception("falha")
+                situacao, msg, equivoco = _mensagem_de(exc, self.sessao)
+                self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
+            self.origens.append(origem_do_teste(item))
+
+    def resultados_finais(self) -> list[ResultadoTeste]:
+        """Os resultados da submissão com a regra dos testes de propriedade aplicada."""
+        return aplicar_portoes(self.resultados, self.origens)
+
+
+# Plugins padrão do pytest que a avaliação não usa. Cada um custa tempo em toda submissão (o
+# pytest.main roda uma vez por notebook): ``unraisableexception`` e ``threadexception`` chamam
+# gc.collect() ao fechar a sessão (~0,1 s com NumPy e PyTorch carregados, e os avisos que
+# produziriam já são ignorados por ``-W ignore``); ``logging`` e a captura de saída instalam e
+# removem handlers em cada fase de cada teste; a captura fica só no nível de sys.stdout (a
+# solução de referência imprime), sem trocar descritores a cada teste. As suítes só usam as fixtures
+# ``aluno``, ``ref``, ``rng`` e ``semente`` do plugin abaixo.
+PLUGINS_DESLIGADOS = (
+    "cacheprovider",
+    "terminal",
+    "stepwise",
+    "unraisableexception",
+    "threadexception",
+    "logging",
+    "faulthandler",
+    "junitxml",
+    "pastebin",
+    "doctest",
+    "setuponly",
+    "setupplan",
+    "legacypath",
+    "tmpdir",
+    "monkeypatch",
+    "recwarn",
+    "debugging",
+)
+
+
+def _argumentos_pytest(atividade: Atividade) -> list[str]:
+    args = [str(atividade.pasta_suite)]
+    for nome in PLUGINS_DESLIGADOS:
+        args += ["-p", f"no:{nome}"]
+    args += [
+        "--capture=sys",
+        "--import-mode=importlib",
+        "--rootdir",
+        str(atividade.pasta_suite),
+        "-c",
+        os.devnull,
+        "-W",
+        "ignore",
+    ]
+    return args
+
+
+def rodar_suite(atividade: Atividade, plugin: PluginAvaliacao) -> int:
+    """Uma sessão pytest completa (configurar, coletar, rodar, fechar) para uma submissão."""
+    codigo = pytest.main(_argumentos_pytest(atividade), plugins=[plugin])
+    plugin.resultados = plugin.resultados_finais()
+    return codigo
+
+
+class SuiteColetada:
+    """A suíte de uma atividade configurada e coletada uma vez por processo.
+
+    Configurar o pytest e coletar a suíte custa dezenas de milissegundos por sessão, e não
+    depende da submissão. Aqui isso é feito uma vez; cada submissão roda de novo os mesmos
+    itens, na mesma ordem e com os mesmos nodeids (as sementes dos testes não mudam), pelo
+    mesmo protocolo do ``pytest.main`` (``pytest_runtest_protocol``, com o teardown completo
+    no último item). Os módulos da suíte já eram importados uma vez por processo (o modo
+    ``importlib`` do pytest reaproveita ``sys.modules``), então o estado deles não muda.
+    """
+
+    def __init__(self, atividade: Atividade):
+        from _pytest.config import _prepareconfig
+        from _pytest.main import Session
+
+        self.atividade = atividade
+        self.plugin = PluginAvaliacao(None, atividade, 0)
+        self.config = _prepareconfig(_argumentos_pytest(atividade), plugins=[self.plugin])
+        self.sessao_pytest = None
+        try:
+            self.config._do_configure()
+            self.sessao_pytest = Session.from_config(self.config)
+            self.config.hook.pytest_sessionstart(session=self.sessao_pytest)
+            self.sessao_pytest.perform_collect()
+        except BaseException:
+            self.fechar()
+            raise
+        # Erro de coleta (suíte quebrada): como no pytest.main, nenhum teste roda.
+        self.itens = [] if self.sessao_pytest.testsfailed else list(self.sessao_pytest.items)
+        try:
+            conferir_portoes(self.itens)  # um @propriedade mal declarado é erro do instrutor
+        except BaseException:
+            self.fechar()
+            raise
+
+    def rodar(self, sessao: Sessao, semente: int) -> list[ResultadoTeste]:
+        self.plugin.preparar(sessao, semente)
+        hook = self.config.hook
+        for i, item in enumerate(self.itens):
+            item._report_sections = []  # o que a referência imprimiu na submissão anterior
+            proximo = self.itens[i + 1] if i + 1 < len(self.itens) else None
+            hook.pytest_runtest_protocol(item=item, nextitem=proximo)
+        resultados = self.plugin.resultados_finais()
+        self.plugin.preparar(None, 0)
+        return resultados
+
+    def fechar(self) -> None:
+        try:
+            if self.sessao_pytest is not None:
+                self.config.hook.pytest_sessionfinish(session=self.sessao_pytest, exitstatus=0)
+        finally:
+            self.config._ensure_unconfigure()
+
+
+_SUITES: dict[str, SuiteColetada] = {}
+
+
+def suite_coletada(atividade: Atividade) -> SuiteColetada:
+    if atividade.slug not in _SUITES:
+        if not _SUITES:
+            atexit.register(fechar_suites)
+        _SUITES[atividade.slug] = SuiteColetada(atividade)
+    return _SUITES[atividade.slug]
+
+
+def fechar_suites() -> None:
+    """Fecha as sessões pytest guardadas (pytest_sessionfinish e unconfigure de cada uma)."""
+    for slug in list(_SUITES):
+        descartar_suite(slug)
+
+
+def descartar_suite(slug: str) -> None:
+    """Fecha a sessão pytest guardada de ``slug`` (a próxima submissão configura e coleta de novo)."""
+    suite = _SUITES.pop(slug, None)
+    if suite is not None:
+        try:
+            suite.fechar()
+        except Exception:
+            pass

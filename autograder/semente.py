@@ -1,0 +1,50 @@
+"""A semente das entradas ocultas de uma submissão (e as que se derivam dela).
+
+O segredo do curso fica em ``AVALIADOR_SEGREDO`` ou em ``.segredo_avaliador`` (0600, criado na
+primeira avaliação). Nenhuma semente depende do texto do código do aluno.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+
+from autograder.notebooks import RAIZ
+
+
+def _segredo() -> bytes:
+    if os.environ.get("AVALIADOR_SEGREDO"):
+        return os.environ["AVALIADOR_SEGREDO"].encode()
+    arquivo = RAIZ / ".segredo_avaliador"
+    try:
+        return arquivo.read_bytes().strip()
+    except FileNotFoundError:
+        valor = secrets.token_hex(32).encode()
+        fd = os.open(arquivo, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(valor)
+        return valor
+    except FileExistsError:  # pragma: no cover - corrida entre trabalhadores
+        return arquivo.read_bytes().strip()
+
+
+def semente_da_submissao(slug: str, aluno: str) -> int:
+    """Semente das entradas ocultas: HMAC(segredo do curso, atividade, aluno).
+
+    Imprevisível sem o segredo e fixa para o mesmo aluno na mesma atividade. Não depende do texto do
+    código: reescrever a mesma função (um comentário, um espaço, outro nome de variável) não sorteia
+    outras entradas, então uma submissão errada não melhora de nota por tentativa. A nota é função do
+    que o código faz. O aluno é o nome da pasta no lote, o ``--aluno`` do ``avaliar``, o aluno do
+    nbgrader ou os usuários da submissão no Gradescope."""
+    conteudo = "\0".join(("semente-das-entradas-ocultas", slug, str(aluno)))
+    digest = hmac.new(_segredo(), conteudo.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def semente_derivada(semente: int, rotulo: str) -> int:
+    """Uma semente para um uso (o treino da aula 06, por exemplo) tirada da semente da submissão: muda
+    com ela, e ``--semente`` reproduz as duas."""
+    digest = hashlib.sha256(f"{int(semente)}\0{rotulo}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")

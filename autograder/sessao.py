@@ -1,0 +1,338 @@
+"""O código de um aluno vivo numa caixa de areia, como a suíte o enxerga.
+
+``Sessao`` abre (e reabre, sem a célula culpada) a caixa com o preâmbulo do instrutor e as células
+do aluno; ``Aluno``, ``ObjetoRemoto`` e ``AlunoComLimites`` são o que as fixtures entregam à suíte
+(cada chamada roda na caixa). A solução do instrutor, no processo confiável, é ``referencia.referencia``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+
+import numpy as np
+
+from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, RefRemota, TempoEsgotado, Zigoto
+from autograder.caixa.protocolo import texto_do_aluno
+from autograder.notebooks import Atividade
+from autograder.suite import Reprovado
+
+PRAZO_CELULA = float(os.environ.get("AVALIADOR_PRAZO_CELULA", "10"))
+PRAZO_CHAMADA = float(os.environ.get("AVALIADOR_PRAZO_CHAMADA", "10"))
+ORCAMENTO_SUBMISSAO = float(os.environ.get("AVALIADOR_ORCAMENTO", "300"))
+
+
+_IDENTIDADES = itertools.count(1)
+
+
+class Sessao:
+    """O código de um aluno vivo numa caixa, reaberta quando preciso."""
+
+    def __init__(self, zigoto: Zigoto, atividade: Atividade, codigo: dict[str, str], limites=None, semente: int = 0):
+        self.zigoto = zigoto
+        self.semente = int(semente)  # a semente da submissão (semente_da_submissao ou --semente)
+        self.atividade = atividade
+        self.codigo = codigo
+        self.limites = limites
+        self.caixa = None
+        self.erros_celulas: dict[str, str] = {}
+        self.celulas_fatais: set[str] = set()
+        self.travadas: dict[str, str] = {}
+        self.interrompida: list[str] = []
+        self.ident = next(_IDENTIDADES)  # único no processo (id() de objetos mortos é reaproveitado)
+        self.auxiliares: list[str] = []  # código do avaliador (dublês, espiões) que a suíte pôs na caixa
+        self._auxiliares_na_caixa: set[str] = set()
+        self.inicio = time.monotonic()
+        # abrir: criar caixas; celulas: preâmbulo + células do aluno; chamadas/remoto/callbacks:
+        # somados das caixas (ver Caixa.tempos); testes: dentro das funções de teste.
+        self.tempos = dict.fromkeys(("abrir", "celulas", "chamadas", "remoto", "callbacks", "testes"), 0.0)
+
+    def _somar_tempos_da_caixa(self) -> None:
+        if self.caixa is not None:
+            for chave, valor in self.caixa.tempos.items():
+                self.tempos[chave] += valor
+            self.caixa.tempos = dict.fromkeys(self.caixa.tempos, 0.0)
+
+    def restante(self) -> float:
+        return ORCAMENTO_SUBMISSAO - (time.monotonic() - self.inicio)
+
+    def garantir(self):
+        if self.caixa is not None and self.caixa.viva:
+            return self.caixa
+        if self.restante() <= 0:
+            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        self._somar_tempos_da_caixa()
+        t0 = time.perf_counter()
+        self.caixa = self.zigoto.nova_caixa(self.limites)
+        t1 = time.perf_counter()
+        self.tempos["abrir"] += t1 - t0
+        for i, trecho in enumerate(self.atividade.preambulo):
+            self.caixa.executar(trecho, f"preambulo-{i}", prazo=60)
+        for gid in self.atividade.solucoes:
+            if gid not in self.codigo or gid in self.celulas_fatais:
+                continue
+            try:
+                self.caixa.executar(self.codigo[gid], gid, prazo=min(PRAZO_CELULA, max(1.0, self.restante())))
+            except ErroDoAluno as exc:
+                self.erros_celulas.setdefault(gid, f"{exc.tipo}: {exc.mensagem}")
+            except (TempoEsgotado, CaixaMorreu) as exc:
+                self.celulas_fatais.add(gid)
+                msg = f"a célula '{gid}' foi interrompida ao ser executada ({exc})"
+                self.erros_celulas[gid] = msg
+                self.interrompida.append(msg)
+                self.tempos["celulas"] += time.perf_counter() - t1
+                return self.garantir()
+        self._auxiliares_na_caixa = set()
+        for codigo in self.auxiliares:
+            self._executar_auxiliar(codigo)
+        self.tempos["celulas"] += time.perf_counter() - t1
+        return self.caixa
+
+    def chamar_com_limites(self, limites: dict, alvo, args=(), kwargs=None, *, prazo=None, substituir=None):
+        """Uma chamada numa caixa aberta só para ela, com ``limites`` (``memoria_mb``, ``cpu_s``...)
+        somados aos da sessão, e fechada logo depois.
+
+        Os limites valem para o processo da caixa inteiro, antes de qualquer código do aluno: o zigoto
+        os fixa como limites rígidos (``setrlimit`` com o mesmo valor flexível e rígido) e só depois
+        troca de usuário e roda as células. O aluno não consegue subi-los (subir um limite rígido pede
+        ``CAP_SYS_RESOURCE``, que a caixa não tem), e os processos que ele criar os
+        herdam. O ``memoria_mb`` conta a memória virtual que a caixa ganha depois de aberta: é o que
+        a função, os argumentos decodificados e as células do aluno podem usar a mais.
+
+        A caixa roda o preâmbulo, as células do aluno (as que não travaram a caixa principal) e o
+        código injetado pela suíte, como uma caixa reaberta. Uma chamada que estoura um limite nesta
+        caixa não trava a função na caixa principal: o teste decide o que o estouro significa
+        (``MemoryError`` chega como ``ErroDoAluno``; a caixa morta, como ``CaixaMorreu``)."""
+        if self.restante() <= 0:
+            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        prazo = min(prazo or PRAZO_CHAMADA, max(0.5, self.restante()))
+        t0 = time.perf_counter()
+        caixa = self.zigoto.nova_caixa({**(self.limites or {}), **limites})
+        t1 = time.perf_counter()
+        self.tempos["abrir"] += t1 - t0
+        try:
+            for i, trecho in enumerate(self.atividade.preambulo):
+                caixa.executar(trecho, f"preambulo-{i}", prazo=60)
+            for gid in self.atividade.solucoes:
+                if gid not in self.codigo or gid in self.celulas_fatais:
+                    continue
+                try:
+                    caixa.executar(self.codigo[gid], gid, prazo=min(PRAZO_CELULA, max(1.0, self.restante())))
+                except ErroDoAluno:
+                    pass  # o erro da célula já foi registrado (ou será) pela caixa principal
+            for codigo in self.auxiliares:
+                caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
+            self.tempos["celulas"] += time.perf_counter() - t1
+            nome = alvo if isinstance(alvo, str) else "objeto"
+            try:
+                return caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
+            except TempoEsgotado as exc:
+                msg = f"'{nome}' passou do prazo de {prazo:g} s numa caixa com limites {limites}"
+                self.interrompida.append(msg)
+                raise TempoEsgotado(msg) from exc
+            except CaixaMorreu as exc:
+                self.interrompida.append(f"'{nome}' (caixa com limites {limites}): {exc}")
+                raise
+        finally:
+            caixa.matar()
+            for chave, valor in caixa.tempos.items():
+                self.tempos[chave] += valor
+
+    def _executar_auxiliar(self, codigo: str) -> None:
+        self.caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
+        self._auxiliares_na_caixa.add(codigo)
+
+    def injetar(self, codigo: str) -> None:
+        """Executa código do avaliador na caixa, depois das células do aluno (e de novo a cada
+        caixa reaberta). Serve para dublês de teste: modelos espiões, substitutos de referência.
+        O código roda ao lado do código do aluno, sem privilégio nenhum: não ponha segredos nele."""
+        if codigo not in self.auxiliares:
+            self.auxiliares.append(codigo)
+        caixa = self.garantir()
+        if codigo not in self._auxiliares_na_caixa and caixa is self.caixa:
+            self._executar_auxiliar(codigo)
+
+    def chamar(
+        self,
+        alvo,
+        args=(),
+        kwargs=None,
+        *,
+        caminho=(),
+        guardar=False,
+        ler=False,
+        prazo=None,
+        substituir=None,
+        prontas=None,
+    ):
+        chave = alvo if isinstance(alvo, str) else None
+        if chave and ".".join([chave, *caminho]) in self.travadas:
+            raise TempoEsgotado(self.travadas[".".join([chave, *caminho])])
+        caixa = self.garantir()
+        prazo = min(prazo or PRAZO_CHAMADA, max(0.5, self.restante()))
+        alvo_json = {"$ref": alvo.rid} if isinstance(alvo, RefRemota) else alvo
+        try:
+            return caixa.chamar(
+                alvo_json,
+                args,
+                kwargs,
+                caminho=caminho,
+                guardar=guardar,
+                ler=ler,
+                prazo=prazo,
+                substituir=substituir,
+                prontas=prontas,
+            )
+        except TempoEsgotado as exc:
+            nome = ".".join([chave or "objeto", *caminho])
+            msg = f"'{nome}' passou do prazo de {prazo:g} s (laço infinito ou lento demais?)"
+            self.interrompida.append(msg)
+            if chave:
+                self.travadas[".".join([chave, *caminho])] = msg
+            raise TempoEsgotado(msg) from exc
+        except CaixaMorreu as exc:
+            msg = f"'{chave or 'objeto'}': {exc}"
+            self.interrompida.append(msg)
+            if chave:  # derrubou a caixa uma vez: as próximas chamadas falham sem reabri-la
+                self.travadas[".".join([chave, *caminho])] = f"chamada anterior derrubou o processo ({exc})"
+            raise
+
+    def alterados(self) -> list:
+        """Posições e nomes dos argumentos que a última chamada alterou no lugar (diagnóstico da
+        caixa, não confiável: só serve para tirar pontos, ver ``suite.exigir_entradas_intactas``)."""
+        return list(getattr(self.caixa, "alterados", [])) if self.caixa is not None and self.caixa.viva else []
+
+    def fechar(self):
+        if self.caixa is not None:
+            self.caixa.matar()
+            self._somar_tempos_da_caixa()
+            self.caixa = None
+
+
+class ObjetoRemoto:
+    """Um objeto do aluno que ficou na caixa (ex.: um ``nn.Module``)."""
+
+    def __init__(self, sessao: Sessao, ref: RefRemota, substituir=None, prazo=None):
+        self._sessao, self._ref, self._substituir, self._prazo = sessao, ref, substituir, prazo
+
+    def __call__(self, *args, **kwargs):
+        return self._sessao.chamar(self._ref, args, kwargs, substituir=self._substituir, prazo=self._prazo)
+
+    def metodo(self, nome: str, *args, guardar: bool = False, **kwargs):
+        r = self._sessao.chamar(
+            self._ref,
+            args,
+            kwargs,
+            caminho=nome.split("."),
+            guardar=guardar,
+            substituir=self._substituir,
+            prazo=self._prazo,
+        )
+        return ObjetoRemoto(self._sessao, r, self._substituir, self._prazo) if guardar else r
+
+    def ler(self, nome: str):
+        return self._sessao.chamar(self._ref, caminho=nome.split("."), ler=True, prazo=self._prazo)
+
+    def carregar_pesos(self, state_dict: dict, strict: bool = True) -> None:
+        """``load_state_dict`` do lado da caixa (o retorno, um namedtuple, fica por lá)."""
+        self.metodo("load_state_dict", state_dict, strict=strict, guardar=True)
+
+    def pesos(self) -> dict:
+        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores. A resposta vem da caixa
+        e é conferida antes de chegar à suíte: outro valor reprova o teste com mensagem em pt-BR."""
+        valor = self.metodo("state_dict")
+        if type(valor) is not dict:
+            raise Reprovado(f"state_dict() deve devolver um dicionário de tensores; veio {type(valor).__name__}.")
+        import torch
+
+        for chave, tensor in valor.items():
+            if not isinstance(tensor, torch.Tensor | np.ndarray):
+                raise Reprovado(
+                    f"state_dict() deve devolver um dicionário de tensores; o valor de "
+                    f"'{texto_do_aluno(chave, 80)}' é {type(tensor).__name__}."
+                )
+        return valor
+
+    def alterados_na_ultima_chamada(self) -> list:
+        return self._sessao.alterados()
+
+
+class Aluno:
+    """O que a suíte enxerga do notebook do aluno: ``aluno.funcao(...)`` roda na caixa."""
+
+    def __init__(self, sessao: Sessao, substituir: dict | None, prazo: float | None):
+        self._sessao, self._substituir, self._prazo = sessao, substituir, prazo
+
+    def __getattr__(self, nome: str):
+        if nome.startswith("_"):
+            raise AttributeError(nome)
+        sessao, subst, prazo = self._sessao, self._substituir, self._prazo
+
+        def chamar(*args, **kwargs):
+            return sessao.chamar(nome, args, kwargs, substituir=subst, prazo=prazo)
+
+        chamar.__name__ = nome
+        return chamar
+
+    def criar(self, nome: str, *args, **kwargs) -> ObjetoRemoto:
+        """Instancia ``nome(*args, **kwargs)`` na caixa e devolve um objeto remoto."""
+        ref = self._sessao.chamar(nome, args, kwargs, guardar=True, substituir=self._substituir, prazo=self._prazo)
+        return ObjetoRemoto(self._sessao, ref, self._substituir, self._prazo)
+
+    def ler(self, nome: str):
+        return self._sessao.chamar(nome, ler=True, prazo=self._prazo)
+
+    def chamar(self, nome: str, *args, **kwargs):
+        """``aluno.chamar("f", x)`` é ``aluno.f(x)``; serve também para nomes com ``_`` (dublês injetados)."""
+        return self._sessao.chamar(nome, args, kwargs, substituir=self._substituir, prazo=self._prazo)
+
+    def alterados_na_ultima_chamada(self) -> list:
+        """Posições (int) e nomes (str) dos argumentos que a última chamada alterou no lugar."""
+        return self._sessao.alterados()
+
+    def injetar(self, codigo: str) -> None:
+        """Põe código do avaliador (um dublê de teste) no espaço de nomes do aluno, na caixa."""
+        self._sessao.injetar(codigo)
+
+    def com_limites(self, **limites) -> AlunoComLimites:
+        """O mesmo aluno, mas cada chamada roda numa caixa nova, aberta só para ela, com estes
+        limites (``memoria_mb=16``, ``cpu_s=...``), fixados antes do código do aluno e que ele não
+        desfaz (ver ``Sessao.chamar_com_limites``). Ex.: ``aluno.com_limites(memoria_mb=16).f(x)``."""
+        return AlunoComLimites(self._sessao, self._substituir, self._prazo, limites)
+
+    def com_substitutos(self, **funcoes) -> Aluno:
+        """O mesmo aluno, com mais funções trocadas por versões do processo confiável."""
+        return Aluno(self._sessao, {**(self._substituir or {}), **funcoes}, self._prazo)
+
+    @property
+    def semente(self) -> int:
+        """A semente da submissão (para derivar outras, ver ``semente_derivada``)."""
+        return self._sessao.semente
+
+    @property
+    def codigo(self) -> dict[str, str]:
+        """O código de cada célula de solução do aluno (grade_id -> texto)."""
+        return dict(self._sessao.codigo)
+
+    def saida(self) -> str:
+        """O que o código do aluno imprimiu até agora nesta caixa (os primeiros 20 mil caracteres)."""
+        return self._sessao.garantir().saida_do_aluno()
+
+
+class AlunoComLimites:
+    """``aluno.com_limites(...)``: ``.funcao(...)`` roda cada chamada numa caixa própria, com limites."""
+
+    def __init__(self, sessao: Sessao, substituir: dict | None, prazo: float | None, limites: dict):
+        self._sessao, self._substituir, self._prazo, self._limites = sessao, substituir, prazo, dict(limites)
+
+    def __getattr__(self, nome: str):
+        if nome.startswith("_"):
+            raise AttributeError(nome)
+        sessao, subst, prazo, limites = self._sessao, self._substituir, self._prazo, self._limites
+
+        def chamar(*args, **kwargs):
+            return sessao.chamar_com_limites(limites, nome, args, kwargs, substituir=subst, prazo=prazo)
+
+        chamar.__name__ = nome
+        return chamar
