@@ -27,6 +27,7 @@ import fcntl
 import functools
 import hashlib
 import hmac
+import itertools
 import os
 import re
 import stat
@@ -332,15 +333,21 @@ class ExecutorDask:
         janela = max(4, 2 * self.trabalhadores)
         rodada = uuid.uuid4().hex[:8]
         de_quem = {}
+        numeros = itertools.count()
         andamento = as_completed()
+        isolada = None  # a suspeita que roda agora sozinha (ver abaixo)
+        lidos = {}  # bytes das suspeitas, para a segunda rodada avaliar o mesmo que a primeira
 
         def enviar() -> bool:
             tarefa = next(fila, None)
             if tarefa is None:
                 return False
-            chave = f"avaliar-{rodada}-{len(de_quem)}-{tarefa.aluno}-{tarefa.slug}"
+            chave = f"avaliar-{rodada}-{next(numeros)}-{tarefa.aluno}-{tarefa.slug}"
             # Os bytes são lidos uma vez, aqui: vão para o trabalhador e dão a impressão digital.
-            conteudo, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
+            if id(tarefa) in lidos:  # uma suspeita que volta: os mesmos bytes da primeira vez
+                conteudo, marca = lidos.pop(id(tarefa))
+            else:
+                conteudo, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
             futuro = self.client.submit(
                 self.tarefa,
                 tarefa.aluno,
@@ -352,7 +359,7 @@ class ExecutorDask:
                 key=chave,
                 pure=False,
             )
-            de_quem[futuro.key] = tarefa, impressao(tarefa, semente, marca)
+            de_quem[futuro.key] = tarefa, impressao(tarefa, semente, marca), (conteudo, marca)
             andamento.add(futuro)
             return True
 
@@ -360,11 +367,25 @@ class ExecutorDask:
             if not enviar():
                 break
         gravados = set()
+        # Uma queda do trabalhador marca como suspeitas TODAS as tarefas que estavam com ele, não só a
+        # que o derrubou: uma submissão inocente na mesma fila pode estourar o limite de quedas junto.
+        # Então um KilledWorker na janela só põe a tarefa de lado; no fim ela roda de novo SOZINHA
+        # (nada mais em voo), e só uma queda nessa rodada isolada vale como culpa dela.
+        suspeitas = []
         for futuro in andamento:
-            tarefa, impressao_lida = de_quem[futuro.key]
+            tarefa, impressao_lida, bytes_lidos = de_quem.pop(futuro.key)
             try:
                 res = futuro.result()
             except KilledWorker:
+                if isolada is None:
+                    suspeitas.append(tarefa)
+                    lidos[id(tarefa)] = bytes_lidos
+                    futuro.release()
+                    if not enviar() and not andamento.count() and suspeitas:
+                        isolada = suspeitas.pop(0)
+                        fila = iter([isolada])
+                        enviar()
+                    continue
                 res = trabalhador_derrubado(tarefa, _falhas_permitidas())
             except TrabalhadorSemIsolamento as exc:
                 raise ClusterRecusado(f"um trabalhador não isola o código do aluno: {exc}") from None
@@ -384,7 +405,10 @@ class ExecutorDask:
             res.notebook = str(tarefa.notebook or "")
             res.impressao = impressao_lida
             concluir(tarefa, res)
-            enviar()
+            if not enviar() and not andamento.count() and suspeitas:
+                isolada = suspeitas.pop(0)  # a fila acabou e nada está em voo: a próxima suspeita, sozinha
+                fila = iter([isolada])
+                enviar()
         return []
 
 
