@@ -206,5 +206,56 @@ class _avaliador_EspiaoLM(_avaliador_EspiaoDeTreino):
     def forward(self, ids):
         self.registrar(ids=ids)
         return self.escala * self.tabela[ids]
+
+
+# ------------------------------------------------------------ o cache KV
+_AVALIADOR_SEM_PASSADA = (
+    "No item do cache KV o avaliador usa um LMModerno próprio, sem a passada comum: use os submódulos "
+    "(atencao.wq, atencao.wk, atencao.wv, atencao.wo, modelo.embedding, bloco.norma1, ...) nas suas funções de "
+    "cache, sem chamar atencao(x), bloco(x) ou modelo(ids)."
+)
+
+
+class _avaliador_EmbeddingEspiao(_avaliador_nn.Embedding):
+    """nn.Embedding que anota quantas posições cada chamada processa."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.chamadas = []
+
+    def forward(self, indices):
+        self.chamadas.append(int(indices.shape[-1]) if indices.dim() else 1)
+        return super().forward(indices)
+
+
+class _avaliador_AtencaoCache(_avaliador_Atencao):
+    def __init__(self, d_model, h, theta=10000.0):
+        super().__init__(d_model, h, theta)
+        self.d_model = d_model
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(_AVALIADOR_SEM_PASSADA)
+
+
+class _avaliador_BlocoCache(_avaliador_Bloco):
+    def __init__(self, d_model, h, d_ff, theta=10000.0):
+        super().__init__(d_model, h, d_ff, theta)
+        self.atencao = _avaliador_AtencaoCache(d_model, h, theta)
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(_AVALIADOR_SEM_PASSADA)
+
+
+class _avaliador_LMCache(_avaliador_LMBiblioteca):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, theta=10000.0):
+        super().__init__(vocab, d_model, h, d_ff, n_camadas, theta)
+        self.embedding = _avaliador_EmbeddingEspiao(vocab, d_model)
+        self.saida.weight = self.embedding.weight
+        self.blocos = _avaliador_nn.ModuleList(
+            [_avaliador_BlocoCache(d_model, h, d_ff, theta) for _ in range(n_camadas)]
+        )
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(_AVALIADOR_SEM_PASSADA)
 '''
 )
