@@ -633,6 +633,17 @@ def test_bpe_codificar_confere(aluno, rng):
             f"codificar não confere: {len(obtidos)} ids, o esperado são {len(esperados)} (primeiros: "
             f"{obtidos[:8]} contra {esperados[:8]})."
         )
+    # Fusões dadas à mão (qualquer lista de fusões é entrada válida): uma delas junta o fim de um pré-token
+    # ao começo do seguinte, e não pode ser aplicada ali.
+    manuais = [(ord("a"), ord(" ")), (ord(" "), ord("b")), (ord("b"), ord("a"))]
+    texto = "ba ba aba"
+    obtidos, esperados = _ids_do_aluno(aluno, texto, manuais), _codificar_ref(texto, manuais)
+    if obtidos != esperados:
+        if obtidos == _codificar_ref(texto, manuais, "atravessa"):
+            raise Reprovado(BPE_ATRAVESSA.mensagem, BPE_ATRAVESSA)
+        if obtidos == _codificar_ref(texto, manuais, "posicao"):
+            raise Reprovado(BPE_CODIFICA_ORDEM.mensagem, BPE_CODIFICA_ORDEM)
+        raise Reprovado(f"codificar({texto!r}, {manuais}) devolveu {obtidos}; o esperado é {esperados}.")
 
 
 def _texto_unicode(rng):

@@ -522,7 +522,10 @@ MUTANTES = [
         "atencao-sem-rope",
         _trocar(
             "atencao_rope",
-            ("q = aplicar_rope(q, posicoes, self.theta)\n        k = aplicar_rope(k, posicoes, self.theta)\n", ""),
+            (
+                "        q = aplicar_rope(q, posicoes, self.theta)\n        k = aplicar_rope(k, posicoes, self.theta)\n",
+                "",
+            ),
         ),
         [M],
         "atencao-sem-rope",
@@ -1304,7 +1307,13 @@ EXEMPLOS = {
     "ivo-nao-fez": None,
 }
 
-NADA_HONESTO: dict = {}
+# O passo do AdamW altera os parâmetros no lugar e devolve None: envolver o step da referência para devolver
+# "zeros da forma" não desfaz o passo, então essa variante é um AdamW certo e ganha os testes do AdamW.
+NADA_HONESTO: dict = {
+    "nada-zeros-da-forma": {
+        "teste_otimizacao": (1.25, "o step do AdamW da referência atualiza os parâmetros no lugar e devolve None")
+    }
+}
 
 # Na variante "zeros da forma certa", o treino não roda a referência: devolve direto as perdas zeradas.
 NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
