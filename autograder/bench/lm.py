@@ -181,7 +181,57 @@ def _config_avaliador() -> tuple[dict, str]:
     return dict(TREINO_AVALIADOR), "TREINO_AVALIADOR de autograder/bench/lm.py (a suíte ainda não define TREINO_LM)"
 
 
+def _suite():
+    caminho = carregar_atividade(SLUG).pasta_suite / "test_08_lm_moderno.py"
+    spec = importlib.util.spec_from_file_location("suite_08_bench", caminho)
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    return modulo
+
+
+def varredura_da_suite(sementes: range, substitutos: int = 10) -> None:
+    """A varredura com o treino que a suíte faz em cada submissão (``treino_de_referencia`` dela: mesmos pesos
+    iniciais, dados, passos, AdamW/cronograma/recorte da biblioteca), a margem das faixas e a procedência."""
+    suite = _suite()
+    print(f"\n== Treino avaliado (1 thread), TREINO da suíte; faixas de perplexidade {suite.FAIXAS} ==")
+    print("   " + ", ".join(f"{k} {v}" for k, v in suite.TREINO.items()))
+    anteriores = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        suite.dados_do_treino()
+        for rotulo, lista, substituto in (
+            ("referência", list(sementes), False),
+            ("substituto da biblioteca", list(sementes)[:substitutos], True),
+        ):
+            if not lista:
+                continue
+            ppls, cpus, dentro, correlacoes, de_fora = [], [], 0, [], 0
+            for semente in lista:
+                _, cpu, ppl, proc, fora = suite.treino_de_referencia(semente, substituto, com_procedencia=True)
+                ppls.append(ppl)
+                cpus.append(cpu)
+                dentro += proc.dentro
+                correlacoes.append(proc.correlacao)
+                de_fora += fora.dentro
+            faixas = ", ".join(f"≤ {f:g}: {sum(p <= f for p in ppls)}/{len(ppls)}" for f in suite.FAIXAS)
+            print(
+                f"{rotulo}, {len(lista)} sementes ({lista[0]}..{lista[-1]}): perplexidade mínima {min(ppls):.2f}, "
+                f"mediana {statistics.median(ppls):.2f}, máxima {max(ppls):.2f}; faixas {faixas}"
+            )
+            print(
+                f"   procedência: {dentro}/{len(lista)} dentro do alcance (correlação com a inicialização mínima "
+                f"{min(correlacoes):.2f}, mediana {statistics.median(correlacoes):.2f}); os mesmos pesos contra a "
+                f"inicialização de outra semente: {de_fora}/{len(lista)} dentro; treino (CPU, 1 thread) mediana "
+                f"{statistics.median(cpus):.2f} s, máximo {max(cpus):.2f} s"
+            )
+    finally:
+        torch.set_num_threads(anteriores)
+
+
 def varredura(ref, sementes: range) -> None:
+    if hasattr(_suite(), "treino_de_referencia"):
+        varredura_da_suite(sementes)
+        return
     cfg, origem = _config_avaliador()
     print(f"\n== Treino avaliado (1 thread), {origem} ==")
     print("   " + ", ".join(f"{k} {v}" for k, v in cfg.items()))
