@@ -1779,7 +1779,9 @@ TREINO = {
     "desvio": 0.2,
 }
 TREINO_PRAZO = 120.0
-FAIXAS = (150.0, 90.0, 70.0)  # perplexidade no texto de validação (menor é melhor)
+# Perplexidade no texto de validação (menor é melhor). A referência, em 30 sementes (make bench-lm): mínima
+# 50,0, mediana 57,1, máxima 67,9; o substituto da biblioteca, 53,6 a 67,9 em 10. O uniforme dá 320.
+FAIXAS = (150.0, 95.0, 75.0)
 
 
 @functools.cache
@@ -2041,15 +2043,15 @@ def test_treino_perplexidade_ate_150(aluno, ref):
 
 @item("teste_treino", pontos=0.5)
 @tempo_limite(TREINO_PRAZO)
-def test_treino_perplexidade_ate_90(aluno, ref):
-    """treino: perplexidade de validação ≤ 90"""
+def test_treino_perplexidade_ate_95(aluno, ref):
+    """treino: perplexidade de validação ≤ 95"""
     _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[1], aluno)
 
 
 @item("teste_treino", pontos=0.75)
 @tempo_limite(TREINO_PRAZO)
-def test_treino_perplexidade_ate_70(aluno, ref):
-    """treino: perplexidade de validação ≤ 70"""
+def test_treino_perplexidade_ate_75(aluno, ref):
+    """treino: perplexidade de validação ≤ 75"""
     _conferir_faixa(_treino_avaliado(aluno, ref), FAIXAS[2], aluno)
 
 
