@@ -1782,6 +1782,7 @@ TREINO_PRAZO = 120.0
 # Perplexidade no texto de validação (menor é melhor). A referência, em 30 sementes (make bench-lm): mínima
 # 50,0, mediana 57,1, máxima 67,9; o substituto da biblioteca, 53,6 a 67,9 em 10. O uniforme dá 320.
 FAIXAS = (150.0, 95.0, 75.0)
+MENOR_E_MELHOR = True  # para as varreduras dos benchmarks (make bench): a medida é a perplexidade
 
 
 @functools.cache
