@@ -782,31 +782,33 @@ def tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=1):
 def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
     """BPE: o treino usa contagens incrementais (cabe em 5× o tempo de um BPE incremental na mesma caixa)"""
     n_fusoes = BPE_CRONOMETRO["fusoes"]
-    texto = texto_cronometrado(rng)
     sessao = aluno._sessao
-    t_ref = tempo_da_referencia(sessao, texto, n_fusoes)
-    try:
-        t_aluno, obtidas = _cronometrar(lambda: _fusoes_do_aluno(aluno, texto, n_fusoes), 1)
-        if t_aluno > ORCAMENTO_BPE * t_ref:  # uma medida ruim (máquina carregada): mede de novo, os dois
-            t_ref = min(t_ref, tempo_da_referencia(sessao, texto, n_fusoes, vezes=2))
-            t_aluno = min(t_aluno, _cronometrar(lambda: _fusoes_do_aluno(aluno, texto, n_fusoes), 1)[0])
-    except TempoEsgotado:
-        raise Reprovado(
-            f"{BPE_RECONTAGEM.mensagem} (O treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
-            f"caracteres passou do prazo; o BPE incremental da suíte levou {t_ref:.2f} s.)",
-            BPE_RECONTAGEM,
-        ) from None
-    verificar(
-        obtidas == _bpe_ref(texto, n_fusoes),
-        "treinar_bpe não deu as fusões da referência no texto do orçamento de tempo.",
-    )
-    if t_aluno > ORCAMENTO_BPE * t_ref:
-        raise Reprovado(
-            f"{BPE_RECONTAGEM.mensagem} (O seu treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
-            f"caracteres levou {t_aluno:.2f} s; o BPE incremental da suíte, na mesma caixa, {t_ref:.2f} s; o "
-            f"orçamento é {ORCAMENTO_BPE:g}×.)",
-            BPE_RECONTAGEM,
+    # Cada medida usa um texto novo (uma resposta guardada de uma chamada anterior não serve), e as fusões de
+    # cada uma são conferidas. Acima do orçamento, mede de novo, os dois, noutro texto: só reprova quem passa
+    # do orçamento nas duas (uma medida ruim numa máquina carregada não basta).
+    for tentativa in range(2):
+        texto = texto_cronometrado(rng)
+        t_ref = tempo_da_referencia(sessao, texto, n_fusoes, vezes=1 + tentativa)
+        try:
+            t_aluno, obtidas = _cronometrar(lambda texto=texto: _fusoes_do_aluno(aluno, texto, n_fusoes), 1)
+        except TempoEsgotado:
+            raise Reprovado(
+                f"{BPE_RECONTAGEM.mensagem} (O treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
+                f"caracteres passou do prazo; o BPE incremental da suíte levou {t_ref:.2f} s.)",
+                BPE_RECONTAGEM,
+            ) from None
+        verificar(
+            obtidas == _bpe_ref(texto, n_fusoes),
+            "treinar_bpe não deu as fusões da referência no texto do orçamento de tempo.",
         )
+        if t_aluno <= ORCAMENTO_BPE * t_ref:
+            return
+    raise Reprovado(
+        f"{BPE_RECONTAGEM.mensagem} (O seu treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
+        f"caracteres levou {t_aluno:.2f} s; o BPE incremental da suíte, na mesma caixa, {t_ref:.2f} s; o "
+        f"orçamento é {ORCAMENTO_BPE:g}×.)",
+        BPE_RECONTAGEM,
+    )
 
 
 # ======================================================================= RMSNorm, SwiGLU, RoPE
