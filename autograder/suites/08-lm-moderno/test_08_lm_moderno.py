@@ -262,6 +262,16 @@ ADAMW_TAXA_FIXA = Equivoco(
     "O AdamW guardou a taxa do construtor: leia grupo['lr'] de self.param_groups a cada step (o cronograma "
     "muda a taxa do grupo entre os passos).",
 )
+ADAMW_DECAIMENTO_DEPOIS = Equivoco(
+    "adamw-decaimento-depois",
+    "O decaimento foi aplicado DEPOIS do passo do Adam, sobre o parâmetro já atualizado: como no PyTorch, "
+    "p ← p·(1 − lr·wd) vem antes, sobre o valor do começo do passo.",
+)
+ADAMW_DECAIMENTO_SEM_TAXA = Equivoco(
+    "adamw-decaimento-sem-taxa",
+    "O decaimento não foi multiplicado pela taxa: no AdamW é p ← p − lr·wd·p (a taxa do grupo naquele passo), "
+    "não p ← p − wd·p.",
+)
 ADAMW_SEM_GRAD = Equivoco(
     "adamw-sem-pular-sem-gradiente",
     "Um parâmetro sem gradiente (p.grad is None) não deve mudar nem ganhar estado: pule-o.",
@@ -631,7 +641,8 @@ def test_bpe_codificar_confere(aluno, rng):
             raise Reprovado(BPE_CODIFICA_ORDEM.mensagem, BPE_CODIFICA_ORDEM)
         raise Reprovado(
             f"codificar não confere: {len(obtidos)} ids, o esperado são {len(esperados)} (primeiros: "
-            f"{obtidos[:8]} contra {esperados[:8]})."
+            f"{obtidos[:8]} contra {esperados[:8]}). Cada pré-token vira a lista dos seus bytes UTF-8, e as fusões "
+            "entram pela ordem em que foram aprendidas (o posto: a de menor índice na lista primeiro)."
         )
     # Fusões dadas à mão (qualquer lista de fusões é entrada válida): uma delas junta o fim de um pré-token
     # ao começo do seguinte, e não pode ser aplicada ali.
@@ -944,13 +955,13 @@ def test_rope_pontuacao_so_depende_da_distancia(aluno, rng):
     pontuacoes = (qs * ks).sum(-1)
     exigir_que_responda([pontuacoes[0], pontuacoes[3]], "aplicar_rope (a pontuação com outra distância)")
     verificar(
-        torch.allclose(pontuacoes[:3], pontuacoes[0].expand(3), atol=1e-8, rtol=1e-8),
+        torch.allclose(pontuacoes[:3], pontuacoes[0].expand(3), atol=1e-6 * float(q.norm() * k.norm()), rtol=1e-5),
         f"q·k mudou quando q e k andaram juntos ({[round(float(p), 6) for p in pontuacoes[:3]]} nas posições "
         f"(m, n) = {list(zip(posicoes_q[:3].tolist(), posicoes_k[:3].tolist(), strict=True))}): com a RoPE, a "
         "pontuação só depende de m − n.",
     )
     verificar(
-        torch.allclose(qs.norm(dim=-1), q.norm().expand(4), rtol=1e-10),
+        torch.allclose(qs.norm(dim=-1), q.norm().expand(4), rtol=1e-6),
         "aplicar_rope mudou a norma dos vetores: uma rotação preserva o comprimento de cada par.",
     )
 
@@ -1236,10 +1247,14 @@ def test_modelo_estrutura(aluno, ref):
     esperado = ref.LMModerno(*args).state_dict()
     pesos = remoto.pesos()
     conferir_state_dict(pesos, esperado, "LMModerno")
-    extras = sorted(set(pesos) - set(esperado))
+    # RMSNorm e SwiGLU são do item teste_rmsnorm_swiglu_rope: o que há dentro delas não conta aqui.
+    de_outro_item = tuple(
+        [f"blocos.{i}.{nome}." for i in range(args[4]) for nome in ("norma1", "norma2", "ffn")] + ["norma_final."]
+    )
+    extras = sorted(k for k in set(pesos) - set(esperado) if not str(k).startswith(de_outro_item))
     if extras:
         raise Reprovado(f"{MODELO_POSICAO.mensagem} (Parâmetros a mais: {extras[:6]}.)", MODELO_POSICAO)
-    suite.conferir_estrutura(aluno, remoto, ref.LMModerno(*args), "LMModerno")
+    suite.conferir_estrutura(aluno, remoto, ref.LMModerno(*args), "LMModerno", outros_itens=de_outro_item)
 
 
 # ======================================================================= AdamW, cronograma, recorte
@@ -1278,6 +1293,8 @@ def _adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
             t, m, v = estado[i]
             if modo == "l2":
                 g = g + wd * p
+            elif modo == "decaimento_sem_taxa":
+                p = p * (1 - wd)
             elif modo not in ("sem_decaimento", "decaimento_depois"):
                 p = p * (1 - lr * wd)
             m = b1 * m + (1 - b1) * g
@@ -1289,6 +1306,8 @@ def _adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
                 m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
             denominador = torch.sqrt(v_hat + eps) if modo == "eps_dentro" else torch.sqrt(v_hat) + eps
             p = p - lr * m_hat / denominador
+            if modo == "decaimento_depois":
+                p = p * (1 - lr * wd)
             valores[i] = p
         trajetoria.append([v.clone() for v in valores])
     return trajetoria
@@ -1300,6 +1319,8 @@ _EQUIVOCOS_ADAMW = (
     (ADAMW_SEM_DECAIMENTO, "sem_decaimento"),
     (ADAMW_EPS, "eps_dentro"),
     (ADAMW_TAXA_FIXA, "taxa_fixa"),
+    (ADAMW_DECAIMENTO_DEPOIS, "decaimento_depois"),
+    (ADAMW_DECAIMENTO_SEM_TAXA, "decaimento_sem_taxa"),
 )
 
 
@@ -1554,7 +1575,10 @@ def test_perplexidade_confere(aluno, rng):
     for eq, modo in ((PPL_SEM_DESLOCAR, "sem_deslocar"), (PPL_LOG, "sem_exp")):
         if math.isclose(valor, _ppl_ref(sd, janelas, cfg, modo), rel_tol=1e-6):
             raise Reprovado(eq.mensagem, eq)
-    raise Reprovado(f"A perplexidade não confere: {valor:.6g}, o esperado é {certo:.6g}.")
+    raise Reprovado(
+        f"A perplexidade não confere: {valor:.6g}, o esperado é {certo:.6g}. Ela é exp da entropia cruzada média "
+        "(log natural, em nats) sobre todos os tokens de todas as janelas juntos."
+    )
 
 
 @item("teste_treino", pontos=0.25)
@@ -2100,6 +2124,12 @@ CACHE_SEM_USO = Equivoco(
     "os caches do passo anterior (cada posição é processada uma única vez).",
 )
 
+CACHE_REALIMENTA = Equivoco(
+    "cache-processa-o-ultimo",
+    "O último token gerado também passou pelo modelo: nenhum token depois dele é pedido, então o laço para "
+    "depois de anexá-lo (n + n_novos − 1 posições passam pelo modelo, não n + n_novos).",
+)
+
 CACHE = {"vocab": 17, "d_model": 12, "h": 3, "d_ff": 20}
 
 
@@ -2332,7 +2362,11 @@ def test_cache_gerar_um_token_por_passo(aluno, rng):
             "O espião não viu chamadas a modelo.embedding: em lm_com_cache, use os submódulos do modelo "
             "(modelo.embedding(ids), bloco.norma1, ...)."
         )
-    if sum(tamanhos) > n + n_novos or tamanhos[0] != n or any(m != 1 for m in tamanhos[1:]):
+    if tamanhos == [n] + [1] * n_novos:
+        raise Reprovado(
+            f"{CACHE_REALIMENTA.mensagem} (O espião viu chamadas com {tamanhos} posições.)", CACHE_REALIMENTA
+        )
+    if tamanhos != [n] + [1] * (n_novos - 1):
         raise Reprovado(
             f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {tamanhos} posições; com o cache: {n} no prefixo e "
             "depois 1 por passo.)",

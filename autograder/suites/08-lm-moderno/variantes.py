@@ -885,6 +885,37 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         [T],
         "treino-ignora-passos",
     ),
+    Variante(
+        "adamw-decaimento-depois",
+        _trocar(
+            "adamw",
+            ("                p.mul_(1 - lr * wd)\n", ""),
+            (
+                "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))",
+                "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))\n                p.mul_(1 - lr * wd)",
+            ),
+        ),
+        [OT],
+        "adamw-decaimento-depois",
+    ),
+    Variante(
+        "adamw-decaimento-sem-taxa",
+        _trocar("adamw", ("p.mul_(1 - lr * wd)", "p.mul_(1 - wd)")),
+        [OT],
+        "adamw-decaimento-sem-taxa",
+    ),
+    Variante(
+        "cache-processa-o-ultimo",
+        _trocar(
+            "gerar_com_cache",
+            (
+                "        if passo < n_novos - 1:\n            logits, caches",
+                "        if True:\n            logits, caches",
+            ),
+        ),
+        [K],
+        "cache-processa-o-ultimo",
+    ),
     # ------------------------------------------------------------------ cache KV
     Variante(
         "cache-k-sem-girar",
