@@ -10,6 +10,10 @@ tabelas, marcas de título, lista e ênfase, endereços de links e as chaves de 
 (``(vaswani2017attention)``). Fica um parágrafo por linha, na ordem das aulas. A separação entre
 treino e validação (as últimas 10% das linhas) é do notebook (``carregar_corpus``), não deste arquivo.
 
+O arquivo commitado é o que vale: as lições continuam mudando, e regerar o corpus muda as
+perplexidades que a lição anuncia e as faixas de nota do treino avaliado. Só regere junto com uma nova
+medida (``make bench-lm``) e faixas revistas; ``--verificar`` diz se as lições já se afastaram dele.
+
 O script mora fora de ``source/08-lm-moderno/`` porque o ``nbgrader generate_assignment`` copia para
 ``release/`` tudo o que há na pasta da aula: o aluno recebe o notebook e ``dados/corpus.txt``, e só.
 """
