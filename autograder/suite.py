@@ -242,6 +242,13 @@ def como_array(valor, nome: str = "o resultado") -> np.ndarray:
     return valor
 
 
+PRECISAO_REDUZIDA = Equivoco(
+    "precisao-reduzida",
+    "A conta foi feita (ou devolvida) em precisão menor que a da entrada: o resultado saiu em float32 (ou "
+    "float16) e perdeu dígitos. Mantenha o tipo (dtype) da entrada, float64, do começo ao fim.",
+)
+
+
 def comparar(
     obtido,
     esperado,
@@ -272,6 +279,11 @@ def comparar(
     if not np.allclose(obtido, esperado, atol=atol, rtol=rtol, equal_nan=True):
         _diagnosticar(obtido, equivocos, atol, rtol)
         dif = np.nanmax(np.abs(obtido.astype(np.float64) - esperado.astype(np.float64)))
+        if esperado.dtype == np.float64 and obtido.dtype in (np.float32, np.float16) and dif < 1e-2:
+            raise Reprovado(
+                f"{PRECISAO_REDUZIDA.mensagem} ({nome} veio em {obtido.dtype}; maior diferença: {dif:.3g}.)",
+                PRECISAO_REDUZIDA,
+            )
         raise Reprovado(f"{nome} não confere com o esperado (maior diferença: {dif:.3g}). {dica}".strip())
 
 
@@ -552,6 +564,13 @@ def exigir_procedencia(procedencia: Procedencia | None) -> None:
         raise Reprovado(f"{PESOS_FORA_DO_ALCANCE.mensagem}{numeros}", PESOS_FORA_DO_ALCANCE)
 
 
+TREINO_PERDA_NAO_FLOAT = Equivoco(
+    "treino-perda-tensor",
+    "O histórico guardou a perda como tensor (ou outro tipo), não como float: guarde perda.item(). Um tensor "
+    "no histórico prende o grafo (ou a memória) de cada passo e não é o número que o enunciado pede.",
+)
+
+
 def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ignora_passos: Equivoco) -> None:
     """O básico de um laço de treino rodado com um modelo espião (aulas 06 e 07): devolver o histórico
     ``{"perda": [...], "taxa": [...]}`` e chamar o modelo uma vez por passo. O espião recebe mais lotes
@@ -573,13 +592,31 @@ def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ig
         f"Com passos = {passos}, o modelo devia ser chamado {passos} vezes e o histórico ter {passos} perdas; "
         f"foram {len(chamadas)} chamadas e {len(hist['perda'])} perdas.",
     )
+    tipos = {type(p).__name__ for p in hist["perda"] if isinstance(p, bool) or not isinstance(p, int | float)}
+    if tipos:
+        raise Reprovado(f"{TREINO_PERDA_NAO_FLOAT.mensagem} (Veio {', '.join(sorted(tipos))}.)", TREINO_PERDA_NAO_FLOAT)
 
 
-def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao, sem_zerar, recriado) -> None:
+def conferir_laco_do_espiao(
+    chamadas,
+    acumulou,
+    otimizadores,
+    *,
+    modo_avaliacao,
+    sem_zerar,
+    recriado,
+    treino_no_fim: bool | None = None,
+    sem_eval: Equivoco | None = None,
+) -> None:
     """O que um modelo espião registrou num laço de treino (aulas 06 e 07): ``chamadas`` (cada uma com
     ``"treino"``, o modo do modelo), ``acumulou`` (por backward: o ``.grad`` tinha o do passo anterior
     somado?) e ``otimizadores`` (a marca do otimizador de cada passo). Reprova com o equívoco da suíte:
-    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo."""
+    modelo em modo de avaliação, gradientes sem zerar, otimizador recriado a cada passo.
+
+    O espião chega ao laço em modo de AVALIAÇÃO (``self.eval()`` no fim do seu ``__init__``): um laço
+    que nunca chama ``modelo.train()`` treina em modo de avaliação e reprova aqui. ``treino_no_fim`` é
+    o ``training`` do espião depois do laço: com ``sem_eval``, um laço que não devolve o modelo em
+    modo de avaliação (``modelo.eval()`` no fim) reprova com esse equívoco."""
     if not all(chamada["treino"] for chamada in chamadas):
         em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
         raise Reprovado(
@@ -599,6 +636,22 @@ def conferir_laco_do_espiao(chamadas, acumulou, otimizadores, *, modo_avaliacao,
             f"{recriado.mensagem} ({len(set(otimizadores))} otimizadores diferentes em {len(otimizadores)} passos.)",
             recriado,
         )
+    if sem_eval is not None and treino_no_fim:
+        raise Reprovado(sem_eval.mensagem, sem_eval)
+
+
+AUXILIAR_MODO_DO_SUBMODULO = """
+def _avaliador_modo_do_submodulo(modulo, caminho, treino):
+    modulo.get_submodule(caminho).train(bool(treino))
+"""
+
+
+def submodulo_em_avaliacao(aluno, remoto, caminho: str) -> None:
+    """Põe em modo de avaliação só o submódulo ``caminho`` do módulo do aluno (``remoto``): um item que
+    julga como o módulo COMPÕE as peças chama a peça do próprio aluno à parte, e o acaso dela (um dropout
+    que o enunciado exclui, julgado no item da peça) não pode custar pontos a este item."""
+    aluno.injetar(AUXILIAR_MODO_DO_SUBMODULO)
+    aluno.chamar("_avaliador_modo_do_submodulo", remoto._ref, caminho, False)
 
 
 # Código posto na caixa (com ``aluno.injetar``) pelas suítes que espiam um laço de treino (06, 07):
@@ -640,6 +693,7 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
         self.tabela._avaliador_espiao = self
         self.tabela.register_hook(self._anotar_grad)
         self.tabela.register_post_accumulate_grad_hook(self._anotar_acumulo)
+        self.eval()  # entregue em modo de avaliação: o laço tem de chamar modelo.train()
 
     def _anotar_grad(self, grad):
         self.normas.append(float(grad.norm()))
@@ -717,6 +771,38 @@ ESTRUTURA_DROPOUT = Equivoco(
     "Há dropout onde o enunciado não pede (dropout=0.0 ou nenhum nn.Dropout): em modo de treino ele "
     "zera valores ao acaso e muda o que o modelo aprende.",
 )
+
+ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
+    "estrutura_inicializacao_constante",
+    "Um parâmetro que o enunciado manda inicializar com valores aleatórios começou com todas as linhas "
+    "iguais (zeros, por exemplo): as posições (ou unidades) que ele separa nascem indistinguíveis. Sorteie-o, "
+    "como pede o enunciado (por exemplo, 0.02 * torch.randn(...)).",
+)
+
+
+def conferir_inicializacao(pesos: dict, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
+    """Reprova se um parâmetro que a referência ``modulo_ref`` sorteia com linhas diferentes entre si (a
+    posição de cada token em ``posicao``, as unidades de uma camada linear) veio com todas as linhas iguais
+    no state_dict ``pesos`` do aluno (recém-construído, já conferido por conferir_state_dict). Um vetor só
+    (como o ``cls``, de forma (1, 1, d)) não entra: começar em zeros não o torna indistinguível de nada.
+    ``outros_itens``: prefixos de submódulos julgados noutro item (não custam pontos aqui)."""
+    import torch
+
+    constantes = []
+    for nome, valor in modulo_ref.named_parameters():
+        if _subarvore(nome, outros_itens) is not None or valor.dim() < 2 or valor.shape[-2] < 2 or nome not in pesos:
+            continue
+        dele = torch.as_tensor(pesos[nome]).detach().double()
+        ref = valor.detach().double()
+        sorteado = bool((ref != ref[..., :1, :]).any())
+        if sorteado and dele.shape == ref.shape and bool((dele == dele[..., :1, :]).all()):
+            constantes.append(f"{nome}: todas as {ref.shape[-2]} linhas iguais")
+    if constantes:
+        raise Reprovado(
+            f"{ESTRUTURA_INICIALIZACAO_CONSTANTE.mensagem} ({classe}: {constantes[:4]})",
+            ESTRUTURA_INICIALIZACAO_CONSTANTE,
+        )
+
 
 AUXILIAR_ESTRUTURA = """
 def _avaliador_estrutura(modulo):

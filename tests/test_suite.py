@@ -188,3 +188,56 @@ def test_procedencia_aceita_o_treino_e_recusa_pesos_de_fora():
     assert not medir_procedencia(iniciais, {**treinados, "tabela": treinados["tabela"] + 1}, parametros, taxas).dentro
     longe = {**treinados, "2.bias": treinados["2.bias"] + 1.0}
     assert not medir_procedencia(iniciais, longe, parametros, taxas).dentro
+
+
+# ------------------------------------------------------------------ conferências da issue #24
+def test_comparar_nomeia_precisao_reduzida_so_quando_o_resto_confere():
+    from autograder.suite import PRECISAO_REDUZIDA
+
+    esperado = np.array([0.1, 0.2, 0.7]) + 1e-4 * np.array([1.0, -2.0, 1.0])
+    with pytest.raises(Reprovado) as erro:
+        comparar(esperado.astype(np.float32) + np.float32(1e-4), esperado)
+    assert erro.value.equivoco is PRECISAO_REDUZIDA
+    with pytest.raises(Reprovado) as erro:  # float32 e longe do esperado: é outro erro, sem esse nome
+        comparar(esperado[::-1].astype(np.float32), esperado)
+    assert erro.value.equivoco is None
+
+
+def test_inicializacao_constante_reprova_linhas_iguais_e_aceita_um_vetor_so():
+    import torch
+    from torch import nn
+
+    from autograder.suite import ESTRUTURA_INICIALIZACAO_CONSTANTE, conferir_inicializacao
+
+    ref = nn.Module()
+    ref.cls = nn.Parameter(0.02 * torch.randn(1, 1, 4))
+    ref.posicao = nn.Parameter(0.02 * torch.randn(1, 5, 4))
+    bom = {"cls": torch.zeros(1, 1, 4), "posicao": 0.02 * torch.randn(1, 5, 4)}
+    conferir_inicializacao(bom, ref, "M")  # cls em zeros é um vetor só: aceito
+    with pytest.raises(Reprovado) as erro:
+        conferir_inicializacao({**bom, "posicao": torch.zeros(1, 5, 4)}, ref, "M")
+    assert erro.value.equivoco is ESTRUTURA_INICIALIZACAO_CONSTANTE and "posicao" in erro.value.mensagem
+    conferir_inicializacao({**bom, "posicao": torch.zeros(1, 5, 4)}, ref, "M", outros_itens=("posicao",))
+
+
+def test_espiao_reprova_perda_que_nao_e_float_e_modelo_devolvido_em_treino():
+    import torch
+
+    from autograder.suite import TREINO_PERDA_NAO_FLOAT, conferir_chamadas_do_espiao, conferir_laco_do_espiao
+
+    ignora = Equivoco("ignora", "ignora")
+    chamadas = [{"treino": True}, {"treino": True}]
+    conferir_chamadas_do_espiao({"perda": [1.0, 0.5], "taxa": [0.1, 0.1]}, chamadas, 2, 3, ignora_passos=ignora)
+    with pytest.raises(Reprovado) as erro:
+        hist = {"perda": [torch.tensor(1.0), torch.tensor(0.5)], "taxa": [0.1, 0.1]}
+        conferir_chamadas_do_espiao(hist, chamadas, 2, 3, ignora_passos=ignora)
+    assert erro.value.equivoco is TREINO_PERDA_NAO_FLOAT
+    eqs = {k: Equivoco(k, k) for k in ("aval", "zerar", "recriado", "sem_eval")}
+    kw = {"modo_avaliacao": eqs["aval"], "sem_zerar": eqs["zerar"], "recriado": eqs["recriado"]}
+    conferir_laco_do_espiao(chamadas, [False, False], [0, 0], **kw, treino_no_fim=False, sem_eval=eqs["sem_eval"])
+    with pytest.raises(Reprovado) as erro:
+        conferir_laco_do_espiao(chamadas, [False, False], [0, 0], **kw, treino_no_fim=True, sem_eval=eqs["sem_eval"])
+    assert erro.value.equivoco is eqs["sem_eval"]
+    with pytest.raises(Reprovado) as erro:
+        conferir_laco_do_espiao([{"treino": False}] * 2, [False, False], [0, 0], **kw)
+    assert erro.value.equivoco is eqs["aval"]

@@ -86,16 +86,17 @@ def treino_do_notebook(ref, passos: int | None = None) -> dict:
     ns.update(_parametros(passos))
     saida = io.StringIO()
     atual = os.getcwd()
-    inicio = time.perf_counter()
+    inicio, inicio_cpu = time.perf_counter(), time.process_time()
     try:
         os.chdir(PASTA)  # carregar_corpus() lê dados/corpus.txt, como no lab do aluno
         with contextlib.redirect_stdout(saida):
             exec(compile(_celula("treino_completo"), "<treino_completo>", "exec"), ns)
     finally:
         os.chdir(atual)
-    segundos = time.perf_counter() - inicio
+    segundos, cpu = time.perf_counter() - inicio, time.process_time() - inicio_cpu
     return {
         "segundos": segundos,
+        "cpu": cpu,
         "perplexidade": ns["perplexidade"](ns["modelo"], ns["janelas_validacao"]),
         "perdas": list(ns["perdas"]),
         "passos": ns["PASSOS"],
@@ -116,7 +117,8 @@ def treino_completo(ref, repeticoes: int, passos: int | None) -> None:
         resultados.append(r)
         linhas = [linha for linha in r["saida"].splitlines() if linha.startswith(("BPE", "treino:"))]
         print(
-            f"execução {i + 1}: {r['segundos']:.1f} s no total (BPE, codificação, treino e avaliação); "
+            f"execução {i + 1}: {r['segundos']:.1f} s de relógio e {r['cpu']:.1f} s de CPU no total "
+            "(BPE, codificação, treino e avaliação); "
             f"perplexidade na validação {r['perplexidade']:.2f} (vocabulário de {r['vocab']} tokens); "
             f"perda final {r['perdas'][-1]!r}"
         )

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from autograder import suite
 from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
 from autograder.suite import (
     Equivoco,
@@ -57,6 +58,11 @@ ATENCAO_EIXO = Equivoco(
     "atencao-softmax-eixo",
     "A softmax da atenção foi aplicada sobre as consultas (eixo -2), não sobre as chaves (eixo -1): "
     "cada linha de `pesos` deve somar 1.",
+)
+PESOS_TRANSPOSTOS = Equivoco(
+    "atencao-pesos-transpostos",
+    "Os pesos foram devolvidos transpostos, com forma (..., n_k, n_q): devolva-os como foram usados, "
+    "(..., n_q, n_k), uma linha por consulta somando 1.",
 )
 SAIDA_TROCADA = Equivoco(
     "atencao-ordem-retorno",
@@ -259,6 +265,8 @@ def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
         (ATENCAO_EIXO, 1.0 / np.sqrt(d_k), -2),
     ]:
         diag.append((eq, atencao_np(Q, K, V, escala, eixo)))
+    saida, pesos = atencao_np(Q, K, V, 1.0 / np.sqrt(d_k))
+    diag.append((PESOS_TRANSPOSTOS, (saida, np.swapaxes(pesos, -1, -2))))
     return diag
 
 
@@ -346,6 +354,97 @@ def _mascara_aleatoria(rng, forma):
     return m
 
 
+# --------------------------------------------------------------- máscara sobre a atenção do próprio aluno
+# teste_mascara e teste_atencao julgam a mesma função, mas cada item só a sua parte: um erro conhecido
+# da atenção sem máscara (softmax sobre as consultas, pesos devolvidos transpostos, K.T com lote) é de
+# teste_atencao. Quando a atenção do aluno SEM máscara é identificada como um desses erros, os testes
+# da máscara conferem a máscara aplicada sobre essa mesma atenção (a variante com a máscara certa).
+def _atencao_base(Q, K, V, base, mascara=None):
+    """A atenção (escala 1/√d_k) com a ``base`` dada e a máscara aplicada do jeito certo."""
+    Q, K, V = (np.asarray(x, dtype=np.float64) for x in (Q, K, V))
+    escala = 1.0 / np.sqrt(Q.shape[-1])
+    if base == "k_t":  # K.T transpõe todos os eixos: sem lote é a conta certa; com lote, erro ou lixo
+        s = Q @ K.T * escala
+        if mascara is not None:
+            m = np.asarray(mascara)
+            s = np.where(m, s, -np.inf) if m.dtype == bool else s + m
+        p = softmax_np(s, -1)
+        return p @ V, p
+    saida, pesos = atencao_np(Q, K, V, escala, eixo=-2 if base == "eixo_consultas" else -1, mascara=mascara)
+    if base == "pesos_transpostos":
+        return saida, np.swapaxes(pesos, -1, -2)
+    return saida, pesos
+
+
+_BASES_CONHECIDAS = ("eixo_consultas", "pesos_transpostos", "k_t")
+
+
+def _resultado_ou_erro(chamar):
+    try:
+        saida, pesos = chamar()
+        return np.asarray(saida, dtype=np.float64), np.asarray(pesos, dtype=np.float64)
+    except Exception:
+        return None
+
+
+def _mesmo_resultado(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return all(x.shape == y.shape and np.allclose(x, y, atol=1e-7, rtol=1e-6) for x, y in zip(a, b))
+
+
+def _base_do_aluno(aluno):
+    """Qual atenção sem máscara o aluno calcula, em duas sondas fixas (sem e com lote): ``"certo"``, um
+    erro conhecido de teste_atencao (``_BASES_CONHECIDAS``) ou ``None`` (outro erro)."""
+
+    def identificar():
+        sondas = np.random.default_rng(20261205)
+        entradas = [_qkv(sondas, n_q=4, n_k=7, d_k=6, d_v=3), _qkv(sondas, lote=(2,), n_q=4, n_k=7, d_k=6, d_v=3)]
+        dele = []
+        for Q, K, V in entradas:
+            try:
+                saida, pesos = par(aluno.atencao_produto_escalar(Q, K, V))
+                dele.append((np.asarray(saida, dtype=np.float64), np.asarray(pesos, dtype=np.float64)))
+            except (ErroDoAluno, Reprovado):
+                dele.append(None)
+        for base in ("certo", *_BASES_CONHECIDAS):
+            if all(
+                _mesmo_resultado(d, _resultado_ou_erro(lambda e=e, b=base: _atencao_base(*e, b)))
+                for d, e in zip(dele, entradas)
+            ):
+                return base
+        return None
+
+    return suite.uma_vez_por_submissao(aluno, "01-atencao:base", identificar)
+
+
+def _portao_da_mascara(aluno, rng):
+    """O portão dos testes da máscara (pesos que seguem as pontuações), exceto quando a atenção sem
+    máscara do aluno é um erro conhecido de teste_atencao: aí a máscara é conferida sobre ela."""
+    if _base_do_aluno(aluno) not in _BASES_CONHECIDAS:
+        exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+
+
+def _mascara_sobre_a_base(aluno, Q, K, V, mascara, nome):
+    """Se a atenção do aluno sem máscara é um erro conhecido de teste_atencao, confere a máscara sobre
+    ela e devolve True (o teste da máscara acaba aí); senão devolve False (o teste segue normal)."""
+    base = _base_do_aluno(aluno)
+    if base not in _BASES_CONHECIDAS:
+        return False
+    esperado = _resultado_ou_erro(lambda: _atencao_base(Q, K, V, base, mascara))
+    try:
+        obtido = par(aluno.atencao_produto_escalar(Q, K, V, mascara=mascara))
+    except ErroDoAluno as exc:
+        if esperado is None:  # a mesma conta quebra sem máscara também: é o erro de teste_atencao
+            return True
+        raise Reprovado(f"Com máscara ({nome}) a sua função levantou {exc.tipo}: {exc.mensagem}") from None
+    if esperado is None:
+        raise Reprovado(f"A sua atenção com máscara ({nome}) não confere com a mesma atenção sem máscara.")
+    comparar(obtido[1], esperado[1], f"pesos ({nome})")
+    comparar(obtido[0], esperado[0], f"saida ({nome})")
+    return True
+
+
 def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
     diag = []
     if not aditiva:
@@ -361,11 +460,13 @@ def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+    _portao_da_mascara(aluno, rng)
     # Q = 0 deixa todas as pontuações iguais: o teste não depende da escala usada.
     _, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=6, d_k=4, d_v=3)
     Q = np.zeros((2, 5, 4))
     m = _mascara_aleatoria(rng, (2, 5, 6))
+    if _mascara_sobre_a_base(aluno, Q, K, V, m, "máscara booleana"):
+        return
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara booleana")
@@ -374,12 +475,14 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 @item("teste_mascara", pontos=0.5)
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+    _portao_da_mascara(aluno, rng)
     _, K, V = _qkv(rng, n_q=4, n_k=5, d_k=4, d_v=2)
     Q = np.zeros((4, 4))
     m = rng.normal(size=(4, 5))
     m[rng.random((4, 5)) < 0.3] = -np.inf
     m[:, 0] = 0.0
+    if _mascara_sobre_a_base(aluno, Q, K, V, m, "máscara aditiva"):
+        return
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m, aditiva=True)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara aditiva")
@@ -389,9 +492,11 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
 @propriedade("test_mascara_booleana_confere_com_pytorch")
 def test_mascara_zera_pesos_mascarados(aluno, rng):
     """máscara: chaves mascaradas recebem peso exatamente 0 e as linhas somam 1 (máscara com broadcast)"""
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+    _portao_da_mascara(aluno, rng)
     Q, K, V = _qkv(rng, lote=(3,), n_q=6, n_k=6, d_k=8, d_v=4, escala_dados=2.0)
     causal = np.tril(np.ones((6, 6), dtype=bool))  # broadcast sobre o lote
+    if _mascara_sobre_a_base(aluno, Q, K, V, causal, "máscara causal com broadcast"):
+        return
     _saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=causal))
     verificar(pesos.shape == (3, 6, 6), f"pesos deveria ter forma (3, 6, 6); veio {pesos.shape}.")
     mascarados = pesos[np.broadcast_to(~causal, pesos.shape)]
@@ -409,9 +514,11 @@ def test_mascara_zera_pesos_mascarados(aluno, rng):
 @propriedade("test_mascara_booleana_confere_com_pytorch")
 def test_mascara_equivale_a_renormalizar(aluno, rng):
     """máscara: pesos mascarados = pesos sem máscara restritos às chaves permitidas e renormalizados"""
-    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+    _portao_da_mascara(aluno, rng)
     Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=6, d_v=3, escala_dados=1.3)
     m = _mascara_aleatoria(rng, (5, 7))
+    if _mascara_sobre_a_base(aluno, Q, K, V, m, "máscara aleatória"):
+        return
     _, livres = par(atencao_do_aluno(aluno, Q, K, V))
     saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=m))
     restritos = np.where(m, livres, 0.0)

@@ -97,6 +97,20 @@ def softmax(z, eixo=-1):
         itens=["teste_softmax"],
         equivoco="softmax-eixo-errado",
     ),
+    # (#24) precisão reduzida: comparar nomeia um resultado float32 que só difere pelos dígitos perdidos
+    Variante(
+        "softmax-float32",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z, dtype=np.float32)
+    e = np.exp(z - np.max(z, axis=eixo, keepdims=True))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="precisao-reduzida",
+    ),
     Variante(
         "softmax-sem-keepdims",
         {
@@ -137,7 +151,8 @@ def softmax(z, eixo=-1):
     Variante(
         "atencao-softmax-nas-consultas",
         {"atencao": _atencao(_PONT, _MASC, "    pesos = softmax(s, eixo=-2)\n    return pesos @ V, pesos")},
-        itens=["teste_atencao", "teste_mascara"],
+        # (#24) a máscara é conferida sobre a atenção do próprio aluno: o erro é só de teste_atencao
+        itens=["teste_atencao"],
         equivoco="atencao-softmax-eixo",
     ),
     Variante(
@@ -147,9 +162,19 @@ def softmax(z, eixo=-1):
         equivoco="atencao-ordem-retorno",
     ),
     Variante(
+        "atencao-pesos-transpostos",
+        {
+            "atencao": _atencao(
+                _PONT, _MASC, "    pesos = softmax(s, eixo=-1)\n    return pesos @ V, np.swapaxes(pesos, -1, -2)"
+            )
+        },
+        itens=["teste_atencao"],
+        equivoco="atencao-pesos-transpostos",
+    ),
+    Variante(
         "atencao-transpoe-tudo",
         {"atencao": _atencao("    s = Q @ K.T / np.sqrt(d_k)", _MASC, _FIM)},
-        itens=["teste_atencao", "teste_mascara"],
+        itens=["teste_atencao"],
         equivoco="atencao-transposta-total",
     ),
     # ------------------------------------------------------------------ máscaras

@@ -159,6 +159,8 @@ def juntar_np(X, modo="certo"):
         return X.sum(axis=-3)
     if modo == "media":
         return X.mean(axis=-3)
+    if modo == "media_repetida":
+        return np.concatenate([X.mean(axis=-3)] * h, axis=-1)
     raise ValueError(modo)
 
 
@@ -237,6 +239,8 @@ def equivocos_mha(Xq, Xkv, Wq, Wk, Wv, Wo, h, mascara=None, vieses=(0.0, 0.0, 0.
         (ORDEM_CABECAS, mha(*args, h, dividir="intercalado", juntar="intercalado", **kw)),
         (PESOS_MEDIA, mha(*args, h, media=True, **kw)),
     ]
+    saida, pesos = mha(*args, h, **kw)  # a média das cabeças repetida em cada cabeça (mesma forma)
+    diag.append((PESOS_MEDIA, (saida, np.broadcast_to(np.mean(pesos, axis=-3, keepdims=True), np.shape(pesos)))))
     if np.shape(Xq)[-2] == np.shape(Xkv)[-2] and mascara is None:
         diag.append((SEM_TRANSPOSTA, mha(*args, h, dividir="sobre_cabecas", **kw)))
     if not np.array_equal(Xq, Xkv):
@@ -367,6 +371,7 @@ def _equivocos_juntar(Y):
         (JUNTAR_EIXO, juntar_np(Y, "posicoes")),
         (CABECAS_SOMADAS, juntar_np(Y, "soma")),
         (CABECAS_SOMADAS, juntar_np(Y, "media")),
+        (CABECAS_SOMADAS, juntar_np(Y, "media_repetida")),
     ]
 
 

@@ -138,6 +138,13 @@ MUTANTES = [
         itens=["teste_juntar_cabecas"],
         equivoco="juntar-eixo-errado",
     ),
+    # (#24) a média das cabeças repetida h vezes tem a forma certa: só o valor a denuncia
+    Variante(
+        "juntar-media-repetida",
+        _juntar("    return np.concatenate([X.mean(axis=-3)] * X.shape[-3], axis=-1)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="cabecas-somadas",
+    ),
     Variante(
         "juntar-soma-cabecas",
         _juntar("    return X.sum(axis=-3)\n"),
@@ -224,6 +231,16 @@ MUTANTES = [
         _multicabeca(_MH_PROJ + "    saida, pesos = atencao(Q, K, V)\n    return juntar_cabecas(saida) @ W_o, pesos\n"),
         itens=["teste_multicabeca_numpy"],
         equivoco="mascara-ignorada",
+    ),
+    Variante(
+        "mh-pesos-media-repetida",
+        _multicabeca(
+            _MH_PROJ
+            + "    saida, pesos = atencao(Q, K, V, mascara)\n"
+            + "    return juntar_cabecas(saida) @ W_o, np.broadcast_to(pesos.mean(axis=-3, keepdims=True), pesos.shape)\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="pesos-media-cabecas",
     ),
     Variante(
         "mh-pesos-media",

@@ -8,6 +8,8 @@ PE[pos] em cada par de dimensões, d ímpar); ``torch.nn.LayerNorm``; ``torch.nn
 ``pesos``; e a solução do instrutor (fixture ``ref``).
 """
 
+import re
+
 import numpy as np
 import torch
 
@@ -165,6 +167,16 @@ MINI_NAO_ENCADEIA = Equivoco(
     "Os blocos devem ser encadeados: cada um recebe a saída do anterior (H = bloco_encoder(H, ...)), e a "
     "função devolve a saída do ÚLTIMO bloco.",
 )
+MINI_ORDEM_DOS_BLOCOS = Equivoco(
+    "mini-ordem-dos-blocos",
+    "Os blocos foram aplicados noutra ordem: lista_de_pesos vem na ordem em que os blocos são aplicados, o "
+    "primeiro dicionário é o do primeiro bloco (for pesos in lista_de_pesos, sem inverter).",
+)
+MINI_SEM_IMPRESSAO = Equivoco(
+    "mini-sem-impressao",
+    "Depois de cada bloco, mini_encoder deve imprimir a forma da saída (por exemplo, "
+    'print(f"Saída do bloco {i}: forma {H.shape}")): uma linha por bloco, com a forma.',
+)
 MINI_EIXO = Equivoco(
     "mini-posicao-eixo-errado",
     "Com dimensões de lote, X tem forma (..., n, d_model): o comprimento é X.shape[-2] e a dimensão "
@@ -203,6 +215,10 @@ def pe_np(n, d, modo="certo"):
     par = col % 2 == 0
     if modo == "trocados":
         return np.where(par, np.cos(angulo), np.sin(angulo))
+    if modo == "impar_sem_ultima" and d % 2 == 1:
+        pe = np.where(par, np.sin(angulo), np.cos(angulo))
+        pe[:, -1] = 0.0
+        return pe
     if modo == "metades":
         a = pos / 10000.0 ** (np.arange(0, d, 2) / d)
         return np.concatenate([np.sin(a), np.cos(a)], axis=1)[:, :d]
@@ -217,6 +233,7 @@ def _equivocos_pe(n, d):
         (PE_POR_COLUNA, pe_np(n, d, "coluna_dobrada")),
         (PE_POSICAO_1, pe_np(n, d, "posicao_1")),
         (PE_METADES, pe_np(n, d, "metades")),
+        (PE_IMPAR, pe_np(n, d, "impar_sem_ultima")),
     ]
 
 
@@ -683,6 +700,8 @@ def test_bloco_saida_normalizada_e_equivariante(aluno, ref, rng):
 def mini_np(ref, X, lista, h, modo="certo"):
     """O mini encoder (e versões erradas conhecidas), montado com as peças de referência."""
     pe = ref.positional_encoding(X.shape[-2], X.shape[-1])
+    if modo == "ordem_invertida":
+        lista = list(reversed(lista))
     if modo == "nao_encadeia":  # cada bloco recebe X + PE; sobra a saída do último
         return ref.bloco_encoder(X + pe, lista[-1], h) if lista else X + pe
     if modo == "retorna_cedo":  # return dentro do laço: sobra a saída do primeiro
@@ -703,6 +722,7 @@ def _equivocos_mini(ref, X, lista, h):
         (MINI_MESMOS_PESOS, mini_np(ref, X, lista, h, "mesmos_pesos")),
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "nao_encadeia")),
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "retorna_cedo")),
+        (MINI_ORDEM_DOS_BLOCOS, mini_np(ref, X, lista, h, "ordem_invertida")),
     ]
 
 
@@ -754,9 +774,29 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
         equivocos=[(MINI_SEM_POSICAO, X)],
     )
     lista = [_pesos_bloco(rng, d_model, 10)]
+    antes = aluno.saida()
     comparar(
         _mini_do_aluno(aluno, X, lista, h),
         ref.bloco_encoder(X + pe_np(n, d_model), lista[0], h),
         "mini_encoder com um bloco",
         equivocos=_equivocos_mini(ref, X, lista, h),
     )
+    _exigir_formas_impressas(antes, aluno.saida(), [X.shape])
+
+
+def _exigir_formas_impressas(antes, depois, formas):
+    """O enunciado pede uma linha impressa por bloco com a forma da saída: cada forma de ``formas`` (na
+    ordem) aparece numa linha nova, como tupla ou com os números em ordem ("(2, 5, 8)", "2 x 5 x 8")."""
+    if len(depois) >= 19_000 or not depois.startswith(antes):  # a captura da caixa tem limite: sem veredito
+        return
+    linhas = depois[len(antes) :].splitlines()
+    for forma in formas:
+        padrao = re.compile(r"\D+".join(str(int(t)) for t in forma))
+        achou = next((i for i, linha in enumerate(linhas) if padrao.search(linha)), None)
+        if achou is None:
+            raise Reprovado(
+                f"{MINI_SEM_IMPRESSAO.mensagem} (Com um bloco e X de forma {tuple(forma)}, nada foi impresso com "
+                "essa forma.)",
+                MINI_SEM_IMPRESSAO,
+            )
+        linhas = linhas[achou + 1 :]

@@ -347,6 +347,47 @@ def layernorm(x, gama=None, beta=None, eps=1e-5):
         itens=["teste_mini_encoder"],
         equivoco="mini-mesmos-pesos",
     ),
+    # (#24) ordem dos blocos e as formas impressas que o enunciado pede
+    Variante(
+        "mini-ordem-invertida",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(reversed(lista_de_pesos)):
+        H = bloco_encoder(H, pesos, h)
+        print(f"Saída do bloco {i + 1}: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-ordem-dos-blocos",
+    ),
+    Variante(
+        "mini-sem-impressao",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-sem-impressao",
+    ),
+    Variante(
+        "pe-d-impar-sem-ultima-coluna",
+        {
+            "positional_encoding": """
+def positional_encoding(seq_len, d):
+    pe = np.zeros((seq_len, d))
+    pos = np.arange(seq_len)[:, None]
+    par = d - d % 2
+    freq = 1.0 / 10000 ** (np.arange(0, par, 2) / d)
+    pe[:, 0:par:2] = np.sin(pos * freq)
+    pe[:, 1:par:2] = np.cos(pos * freq)
+    return pe
+"""
+        },
+        itens=["teste_positional_encoding"],
+        equivoco="pe-d-impar",
+    ),
     Variante(
         "mini-blocos-nao-encadeados",
         {

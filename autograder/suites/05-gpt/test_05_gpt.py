@@ -144,6 +144,16 @@ ATENCAO_SEM_ESCALA = Equivoco(
     "atencao-sem-escala",
     "Faltou dividir as pontuações por √d_k, com d_k = d_model / h (a dimensão de cada cabeça).",
 )
+ATENCAO_ESCALA_DMODEL = Equivoco(
+    "atencao-escala-d-model",
+    "As pontuações foram divididas por √d_model: a escala é 1/√d_k, com d_k = d_model / h, a dimensão de "
+    "CADA cabeça (é nela que o produto q·k é somado).",
+)
+ATENCAO_ORDEM_QKV = Equivoco(
+    "atencao-ordem-qkv",
+    "As três fatias de w_qkv(x) foram lidas noutra ordem: o split devolve q, k, v nessa ordem "
+    "(q, k, v = self.w_qkv(x).split(d_model, dim=-1)), a mesma de nn.MultiheadAttention.",
+)
 ATENCAO_CABECAS = Equivoco(
     "atencao-divisao-cabecas",
     "As cabeças foram separadas do jeito errado: (B, n, d_model) deve virar (B, n, h, d_k) e só então "
@@ -185,6 +195,11 @@ BLOCO_ATIVACAO = Equivoco(
     "bloco-ativacao",
     "A feed-forward usa outra ativação: a atividade (como o GPT) usa GELU, nn.GELU(), entre as duas lineares.",
 )
+BLOCO_GELU_TANH = Equivoco(
+    "bloco-gelu-tanh",
+    'A feed-forward usa a GELU com a aproximação por tanh (approximate="tanh"): a atividade pede a GELU '
+    "exata, nn.GELU(), com a função de distribuição normal.",
+)
 BLOCO_IGNORA_PADDING = Equivoco(
     "bloco-ignora-padding",
     "O bloco não repassou o argumento padding para a atenção: self.atencao(norm1(x), padding).",
@@ -205,6 +220,16 @@ GULOSO_SEM_JANELA = Equivoco(
     "guloso-sem-janela",
     "Quando a sequência passa de modelo.n_max tokens o modelo não tem mais posições: alimente-o só com "
     "os últimos modelo.n_max tokens (ids[:, -modelo.n_max:]), mas devolva a sequência inteira.",
+)
+GULOSO_JANELA_PRIMEIROS = Equivoco(
+    "guloso-janela-primeiros",
+    "Passando de modelo.n_max tokens, o modelo recebeu os PRIMEIROS n_max tokens da sequência: a janela "
+    "desliza, o modelo deve ver os últimos n_max (ids[:, -modelo.n_max:]), que incluem o token mais novo.",
+)
+GULOSO_JANELA_CURTA = Equivoco(
+    "guloso-janela-curta",
+    "A janela tem um token a menos que o modelo aguenta: passando de modelo.n_max tokens, alimente o "
+    "modelo com os últimos modelo.n_max (ids[:, -modelo.n_max:]), não n_max - 1.",
 )
 GULOSO_SO_NOVOS = Equivoco(
     "guloso-so-novos",
@@ -449,6 +474,9 @@ def _qkv(sd, x, h, modo="certo"):
     d_k = d // h
     qkv = x @ sd["w_qkv.weight"].T + sd["w_qkv.bias"]
     partes = qkv.split(d, dim=-1)
+    ordens = {"ordem_kqv": (1, 0, 2), "ordem_qvk": (0, 2, 1), "ordem_vkq": (2, 1, 0)}
+    if modo in ordens:
+        partes = [partes[i] for i in ordens[modo]]
     if modo == "cabecas":
         return [t.reshape(B, h, n, d_k) for t in partes]
     return [t.view(B, n, h, d_k).transpose(1, 2) for t in partes]
@@ -479,7 +507,9 @@ def _variante(sd, x, h, modo, mascara):
     q, k, v = _qkv(sd, x, h, modo)
     d_k = q.shape[-1]
     s = q @ k.transpose(-2, -1)
-    if modo != "sem_escala":
+    if modo == "escala_d_model":
+        s = s / math.sqrt(x.shape[-1])
+    elif modo != "sem_escala":
         s = s / math.sqrt(d_k)
     inf = float("-inf")
     if modo == "mha":
@@ -505,6 +535,10 @@ _MODOS = [
     (ATENCAO_SOMADA, "somada"),
     (ATENCAO_SEM_ESCALA, "sem_escala"),
     (ATENCAO_CABECAS, "cabecas"),
+    (ATENCAO_ESCALA_DMODEL, "escala_d_model"),
+    (ATENCAO_ORDEM_QKV, "ordem_kqv"),
+    (ATENCAO_ORDEM_QKV, "ordem_qvk"),
+    (ATENCAO_ORDEM_QKV, "ordem_vkq"),
 ]
 
 
@@ -646,7 +680,9 @@ def test_atencao_com_padding(aluno, rng):
 def _bloco(aluno, ref, rng, d, h, d_ff):
     modelo = ref.BlocoDecoder(d, h, d_ff).double()
     sd = _aleatorizar(modelo, rng, escala=0.4)
-    return _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd), sd
+    bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)
+    suite.submodulo_em_avaliacao(aluno, bloco, "atencao")  # a atenção (e o acaso dela) é de outro item
+    return bloco, sd
 
 
 def _funcoes_do_bloco(sd, bloco, padding=None):
@@ -682,6 +718,7 @@ def _variantes_bloco(sd, bloco, x, padding=None):
         (BLOCO_NORMA_TROCADA, x1 + ff(ln(x1, "norm1"))),
         (BLOCO_PARALELO, x + a1 + ff(ln(x, "norm2"))),
         (BLOCO_ATIVACAO, x1 + ff(ln(x1, "norm2"), F.relu)),
+        (BLOCO_GELU_TANH, x1 + ff(ln(x1, "norm2"), lambda z: F.gelu(z, approximate="tanh"))),
     ]
     return certo, diag
 
@@ -736,11 +773,24 @@ def test_bloco_estrutura(aluno, ref, rng):
 VOCAB = 13
 
 
-def _minigpt(aluno, ref, rng, n_max, d=8, h=2):
-    """Um MiniGPT sem blocos (embedding + posição + norma + cabeça): não depende do bloco do aluno."""
+def _minigpt(aluno, ref, rng, n_max, d=8, h=2, borda=None):
+    """Um MiniGPT sem blocos (embedding + posição + norma + cabeça): não depende do bloco do aluno.
+
+    ``borda = (ids, n_novos, modos)``: sorteia os pesos de novo (do mesmo rng, então determinístico)
+    até que a geração certa difira da de cada modo errado de ``modos``; assim a entrada oculta SEMPRE
+    chega à borda onde as escolhas diferem, em vez de torcer para que o sorteio a alcance."""
     modelo = ref.MiniGPT(VOCAB, d, h, 0, n_max).double()
-    sd = _aleatorizar(modelo, rng, escala=1.0)
     modelo.eval()
+    for _ in range(50):
+        sd = _aleatorizar(modelo, rng, escala=1.0)
+        if borda is None:
+            break
+        ids, n_novos, modos = borda
+        certo = _gerar_ref(modelo, ids, n_novos)
+        if all(not torch.equal(certo, _gerar_ref(modelo, ids, n_novos, m)) for m in modos):
+            break
+    else:
+        raise AssertionError("nenhum sorteio de pesos separou a janela certa das erradas")
     return _remoto(aluno, "MiniGPT", (VOCAB, d, h, 0, n_max), sd), modelo
 
 
@@ -754,6 +804,10 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
     for _ in range(passos):
         if modo == "sem_contexto":
             contexto = ids[:, -1:]
+        elif modo == "primeiros":
+            contexto = ids[:, : modelo.n_max]
+        elif modo == "janela_curta":
+            contexto = ids[:, -(modelo.n_max - 1) :]
         else:
             contexto = ids[:, -modelo.n_max :]
         logits = modelo(contexto)
@@ -790,6 +844,8 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
         (GULOSO_PRIMEIRA, "primeira"),
         (GULOSO_SEM_CONTEXTO, "sem_contexto"),
         (GULOSO_SEM_REALIMENTAR, "sem_realimentar"),
+        (GULOSO_JANELA_PRIMEIROS, "primeiros"),
+        (GULOSO_JANELA_CURTA, "janela_curta"),
     ]:
         variante = _gerar_ref(modelo, ids, n_novos, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido.long(), variante):
@@ -829,8 +885,8 @@ def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
 @item("teste_gerar_guloso", pontos=0.5)
 def test_gerar_respeita_a_janela(aluno, ref, rng):
     """geração gulosa: passando de n_max tokens, o modelo vê só os últimos n_max"""
-    remoto, modelo = _minigpt(aluno, ref, rng, n_max=7)
     ids = _ids(rng, 2, 5)
+    remoto, modelo = _minigpt(aluno, ref, rng, n_max=7, borda=(ids, 8, ("primeiros", "janela_curta", "sem_contexto")))
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 8), modelo, ids, 8)
 
 

@@ -302,6 +302,32 @@ MUTANTES = [
         itens=["teste_atencao_causal"],
         equivoco="atencao-sem-escala",
     ),
+    # (#24) equívocos nomeados novos e o dropout da atenção, que não pode custar o item do bloco
+    Variante(
+        "atencao-escala-d-model",
+        {"atencao_causal": _atencao(escala="self.d_model**0.5")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-escala-d-model",
+    ),
+    Variante(
+        "atencao-ordem-kqv",
+        {"atencao_causal": _atencao().replace("q, k, v = self.w_qkv(x).split", "k, q, v = self.w_qkv(x).split")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-ordem-qkv",
+    ),
+    Variante(
+        "atencao-dropout-nos-pesos",
+        {
+            "atencao_causal": _atencao(
+                pesos="        pesos = self.drop(torch.softmax(s.masked_fill(~mascara, float('-inf')), dim=-1))"
+            ).replace(
+                "        self.w_o = nn.Linear(d_model, d_model)\n",
+                "        self.w_o = nn.Linear(d_model, d_model)\n        self.drop = nn.Dropout(0.1)\n",
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="estrutura_dropout_excluido",
+    ),
     Variante(
         "atencao-divisao-cabecas",
         {
@@ -376,6 +402,12 @@ MUTANTES = [
         equivoco="bloco-ativacao",
     ),
     Variante(
+        "bloco-gelu-tanh",
+        {"bloco_decoder": _bloco(ativacao='nn.GELU(approximate="tanh")')},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-gelu-tanh",
+    ),
+    Variante(
         "bloco-ignora-padding",
         {
             "bloco_decoder": _bloco(
@@ -404,6 +436,19 @@ MUTANTES = [
         {"gerar_guloso": _laco(contexto="ids")},
         itens=["teste_gerar_guloso"],
         equivoco="guloso-sem-janela",
+    ),
+    # (#24) a janela oculta sempre chega à borda onde os primeiros e os últimos n_max tokens diferem
+    Variante(
+        "guloso-janela-primeiros",
+        {"gerar_guloso": _laco(contexto="ids[:, : modelo.n_max]")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-janela-primeiros",
+    ),
+    Variante(
+        "guloso-janela-curta",
+        {"gerar_guloso": _laco(contexto="ids[:, -(modelo.n_max - 1) :]")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-janela-curta",
     ),
     Variante(
         "guloso-numero-de-passos",

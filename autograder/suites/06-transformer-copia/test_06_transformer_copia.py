@@ -261,6 +261,16 @@ TAXA_SEM_QUEDA = Equivoco(
     "taxa-sem-queda",
     "Depois do aquecimento a taxa deve cair linearmente até pico / (total - aquecimento) no último passo.",
 )
+TAXA_AQUECIMENTO_ERRADO = Equivoco(
+    "taxa-aquecimento-errado",
+    "A queda confere, mas o aquecimento não: para passo < aquecimento a taxa é pico * (p + 1) / aquecimento "
+    "(no passo 0 já vale pico / aquecimento; no último passo do aquecimento, o pico).",
+)
+TAXA_QUEDA_ERRADA = Equivoco(
+    "taxa-queda-errada",
+    "O aquecimento confere, mas a queda não: para passo >= aquecimento a taxa é pico * (P - p) / (P - A), "
+    "com P = total e A = aquecimento (vale o pico no passo A e pico / (P - A) no último passo).",
+)
 TAXA_NOAM = Equivoco(
     "taxa-noam",
     "Você usou o cronograma do artigo (d_model^-0.5 · min(p^-0.5, p · A^-1.5)); esta atividade pede o "
@@ -306,6 +316,11 @@ TREINO_MODO_AVALIACAO = Equivoco(
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
     "e modelo.eval() só no fim. Em modo de avaliação o dropout e afins ficam desligados durante o treino.",
 )
+TREINO_SEM_EVAL = Equivoco(
+    "treino-sem-eval",
+    "O laço devolveu o modelo em modo de treino: chame modelo.eval() no fim de treinar (o enunciado pede o "
+    "modelo pronto para avaliar, com o dropout e afins desligados).",
+)
 TREINO_IGNORA_PASSOS = Equivoco(
     "treino-ignora-passos",
     "O laço de treino ignorou o argumento passos e consumiu todos os lotes recebidos: use só os passos "
@@ -323,6 +338,11 @@ TREINO_DIVERGIU = Equivoco(
 )
 
 # ----------------------------------------------------------------------- equívocos: decodificação
+DEC_PARA_NO_PRIMEIRO = Equivoco(
+    "dec-para-no-primeiro-eos",
+    "A geração parou quando a PRIMEIRA sequência emitiu EOS: ela só para quando todas as sequências do lote "
+    "terminaram (terminou.all()); as que já terminaram recebem PAD enquanto as outras continuam.",
+)
 DEC_COM_BOS = Equivoco(
     "decodificacao-com-bos",
     "A saída começa com o BOS: devolva só os tokens gerados depois dele (gerados[:, 1:]).",
@@ -517,8 +537,10 @@ def _camada_variante_com_grad(c, x, mem, mo, ma, h, modo):
     if modo == "sem_causal":  # só o padding das chaves do alvo (a última linha da máscara combinada)
         chaves = ma[:, 0, -1, :]
         bloqueio = (~chaves)[:, None, None, :].expand(B, h, T, T).reshape(B * h, T, T)
-    if modo == "convencao":
-        bloqueio, kpm = ~bloqueio, ~kpm
+    if modo in ("convencao", "convencao_auto"):
+        bloqueio = ~bloqueio
+    if modo in ("convencao", "convencao_cruzada"):
+        kpm = ~kpm
 
     def auto(z):
         return c.self_attn(z, z, z, attn_mask=bloqueio, need_weights=False)[0]
@@ -563,6 +585,8 @@ _EQUIVOCOS_CAMADA = [
     (CAMADA_SEM_RESIDUO, "sem_residuo"),
     (CAMADA_SEM_CAUSAL, "sem_causal"),
     (CAMADA_CONVENCAO, "convencao"),
+    (CAMADA_CONVENCAO, "convencao_auto"),
+    (CAMADA_CONVENCAO, "convencao_cruzada"),
     (CAMADA_CRUZADA_SEM_PADDING, "cruzada_sem_padding"),
     (CAMADA_CRUZADA_ANTES, "cruzada_antes"),
     (CAMADA_ATIVACAO, "ativacao"),
@@ -1042,7 +1066,24 @@ def test_taxa_aquecimento_e_queda(aluno, rng):
         (TAXA_SEM_QUEDA, np.array([_taxa_ref(p, pico, aq, total) if p < aq else pico for p in passos])),
         (TAXA_NOAM, noam),
     ]
-    comparar(obtido, esperado, "as taxas", atol=1e-12, rtol=1e-9, equivocos=equivocos)
+    _comparar_taxas(obtido, esperado, passos, aq, "as taxas", equivocos)
+
+
+def _comparar_taxas(obtido, esperado, passos, aq, nome, equivocos=()):
+    """Compara as taxas; quando nenhum equívoco conhecido bate, nomeia o trecho errado (aquecimento ou
+    queda) se o outro confere."""
+    try:
+        comparar(obtido, esperado, nome, atol=1e-12, rtol=1e-9, equivocos=list(equivocos))
+    except Reprovado as exc:
+        if exc.equivoco is not None or np.shape(obtido) != np.shape(esperado):
+            raise
+        certo = np.isclose(obtido, esperado, atol=1e-12, rtol=1e-9)
+        subida = np.asarray(passos) < aq
+        if certo[~subida].all() and not certo[subida].all():
+            raise Reprovado(f"{TAXA_AQUECIMENTO_ERRADO.mensagem} ({exc.mensagem})", TAXA_AQUECIMENTO_ERRADO) from None
+        if certo[subida].all() and not certo[~subida].all():
+            raise Reprovado(f"{TAXA_QUEDA_ERRADA.mensagem} ({exc.mensagem})", TAXA_QUEDA_ERRADA) from None
+        raise
 
 
 @item("teste_taxa", pontos=0.4)
@@ -1050,7 +1091,7 @@ def test_taxa_sem_aquecimento_longo(aluno):
     """taxa: aquecimento de 1 passo começa no pico; nunca negativa nem zero dentro do treino"""
     obtido = _taxas_do_aluno(aluno, 0.01, 1, 10, range(10))
     esperado = np.array([_taxa_ref(p, 0.01, 1, 10) for p in range(10)])
-    comparar(obtido, esperado, "as taxas com aquecimento = 1", atol=1e-12, rtol=1e-9)
+    _comparar_taxas(obtido, esperado, range(10), 1, "as taxas com aquecimento = 1")
 
 
 # ======================================================================= treino: espião
@@ -1081,6 +1122,7 @@ def _rodar_espiao(aluno, rng):
         "final": espiao.metodo("norma_final"),
         "acumulou": espiao.ler("acumulou"),
         "otimizadores": espiao.ler("otimizadores"),
+        "treino_no_fim": espiao.ler("training"),
     }
     return extra, lotes, hist, chamadas
 
@@ -1188,6 +1230,8 @@ def test_treino_zera_gradientes_um_otimizador_modo_de_treino(aluno, rng):
         modo_avaliacao=TREINO_MODO_AVALIACAO,
         sem_zerar=TREINO_SEM_ZERAR,
         recriado=TREINO_OTIMIZADOR_RECRIADO,
+        treino_no_fim=extra["treino_no_fim"],
+        sem_eval=TREINO_SEM_EVAL,
     )
 
 
@@ -1472,6 +1516,8 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
             proximo = proximo.masked_fill(terminou, PAD)
         gerados = torch.cat([gerados, proximo[:, None]], dim=1)
         terminou = terminou | (proximo == EOS)
+        if modo == "para_no_primeiro" and bool(terminou.any()):
+            break
         if modo != "nao_para" and bool(terminou.all()):
             break
     return gerados if modo == "com_bos" else gerados[:, 1:]
@@ -1497,6 +1543,7 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
         (DEC_PRIMEIRA, "primeira"),
         (DEC_SEM_REALIMENTAR, "sem_realimentar"),
         (DEC_PASSOS, "passos"),
+        (DEC_PARA_NO_PRIMEIRO, "para_no_primeiro"),
     ]:
         variante = _decodificar_ref(modelo, src, passos_max, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):

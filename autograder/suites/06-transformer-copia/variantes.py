@@ -303,6 +303,13 @@ MUTANTES = [
         [C],
         "camada-convencao-mha",
     ),
+    # (#24) a convenção do nn.MultiheadAttention esquecida numa máscara só
+    Variante(
+        "camada-convencao-so-na-auto",
+        _camada(bloqueio="m_alvo.expand(B, self.h, T, T).reshape(B * self.h, T, T)"),
+        [C],
+        "camada-convencao-mha",
+    ),
     Variante("cruzada-sem-padding", _camada(kpm="None"), [C], "cruzada-sem-padding"),
     Variante(
         "cruzada-com-entrada-original",
@@ -436,6 +443,25 @@ MUTANTES = [
         [X],
         "taxa-sem-queda",
     ),
+    # (#24) um trecho só errado, por um erro que não é um equívoco catalogado: a mensagem nomeia o trecho
+    Variante(
+        "taxa-aquecimento-sem-mais-um",
+        _taxa(
+            "    if passo < aquecimento:\n        return pico * max(passo, 1) / aquecimento\n"
+            "    return pico * (total - passo) / (total - aquecimento)"
+        ),
+        [X],
+        "taxa-aquecimento-errado",
+    ),
+    Variante(
+        "taxa-queda-menos-um",
+        _taxa(
+            "    if passo < aquecimento:\n        return pico * (passo + 1) / aquecimento\n"
+            "    return pico * max(total - passo - 1, 1) / (total - aquecimento)"
+        ),
+        [X],
+        "taxa-queda-errada",
+    ),
     # ------------------------------------------------------------------ treino
     Variante(
         "treino-sem-deslocar",
@@ -455,10 +481,27 @@ MUTANTES = [
     Variante("treino-otimizador-recriado", _treino(otimizador_no_laco=True), [R], "treino-otimizador-recriado"),
     Variante("treino-modo-avaliacao", _treino(modo="modelo.eval()"), [R], "treino-modo-avaliacao"),
     Variante("treino-ignora-passos", _treino(laco="enumerate(lotes)"), [R], "treino-ignora-passos"),
+    # (#24) o espião chega em modo de avaliação: o laço precisa de train() no começo e eval() no fim
+    Variante("treino-sem-train", _treino(modo="pass"), [R], "treino-modo-avaliacao"),
+    Variante(
+        "treino-sem-eval", {"treinar": _treino()["treinar"].replace("    modelo.eval()\n", "")}, [R], "treino-sem-eval"
+    ),
+    Variante(
+        "treino-perda-tensor",
+        {"treinar": _treino()["treinar"].replace("perda.item()", "perda.detach()")},
+        [R],
+        "treino-perda-tensor",
+    ),
     # ------------------------------------------------------------------ decodificação
     Variante("decodificacao-com-bos", _decodificar(retorno="gerados"), [G], "decodificacao-com-bos"),
     Variante("decodificacao-sem-pad", _decodificar(pad="        pass"), [G], "decodificacao-sem-pad"),
     Variante("decodificacao-nao-para", _decodificar(para="        pass"), [G], "decodificacao-nao-para"),
+    Variante(
+        "decodificacao-para-no-primeiro-eos",
+        _decodificar(para="        if bool(terminou.any()):\n            break"),
+        [G],
+        "dec-para-no-primeiro-eos",
+    ),
     Variante("decodificacao-primeira-posicao", _decodificar(pos="0"), [G], "decodificacao-primeira-posicao"),
     Variante(
         "decodificacao-sem-realimentar",

@@ -154,6 +154,12 @@ VIT_CLS_SEM_POSICAO = Equivoco(
     "A posição foi somada só aos patches (antes de juntar o [CLS]): self.posicao tem N + 1 linhas e a linha 0 "
     "é a do [CLS]. Junte o [CLS] primeiro e some self.posicao à sequência inteira.",
 )
+VIT_POSICAO_DESLOCADA = Equivoco(
+    "vit-posicao-deslocada",
+    "As posições foram somadas aos patches ANTES de juntar o [CLS]: o patch k ficou com a posição k, e não "
+    "k + 1 (a posição 0 é do [CLS]). Junte o [CLS] primeiro e some self.posicao depois de juntar, à "
+    "sequência inteira de N + 1 tokens.",
+)
 VIT_TOKEN_ERRADO = Equivoco(
     "vit-token-errado",
     "A classificação não saiu da saída do [CLS]: a cabeça deve ler a posição 0 depois da LayerNorm final "
@@ -192,6 +198,11 @@ TREINO_MODO_AVALIACAO = Equivoco(
     "treino-modo-avaliacao",
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
     "e modelo.eval() só no fim.",
+)
+TREINO_SEM_EVAL = Equivoco(
+    "treino-sem-eval",
+    "O laço devolveu o modelo em modo de treino: chame modelo.eval() no fim de treinar (o enunciado pede o "
+    "modelo pronto para avaliar, com o dropout e afins desligados).",
 )
 TREINO_IGNORA_PASSOS = Equivoco(
     "treino-ignora-passos",
@@ -389,6 +400,10 @@ def _camada_variante(c, x, modo="certo"):
         x1 = z + auto(z)
         z = c.norm2(x1)
         return z + mlp(z)
+    if modo == "residuo_normalizado_na_atencao":
+        z = c.norm1(x)
+        x1 = z + auto(z)
+        return x1 + mlp(c.norm2(x1))
     if modo == "normas":
         x1 = x + auto(c.norm2(x))
         return x1 + mlp(c.norm1(x1))
@@ -409,6 +424,7 @@ _EQUIVOCOS_CAMADA = [
     (CAMADA_RELU, "sem_ativacao"),
     (CAMADA_SEM_RESIDUO, "sem_residuo"),
     (CAMADA_RESIDUO_NORMALIZADO, "residuo_normalizado"),
+    (CAMADA_RESIDUO_NORMALIZADO, "residuo_normalizado_na_atencao"),
     (CAMADA_NORMAS, "normas"),
     (CAMADA_NORMAS, "mesma_norma"),
 ]
@@ -505,6 +521,8 @@ def _oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
         x = torch.cat([cls, x], dim=1)
     elif modo == "cls_sem_posicao":
         x = torch.cat([cls, x + pos[:, 1:]], dim=1)
+    elif modo == "posicao_antes_do_cls":
+        x = torch.cat([cls + pos[:, :1], x + pos[:, : x.shape[1]]], dim=1)
     elif modo == "sem_cls":
         x = x + pos[:, 1:]
     elif modo == "sem_cls_pos_inicio":
@@ -512,6 +530,8 @@ def _oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
     else:
         x = torch.cat([cls, x], dim=1) + pos
     x = encoder(x)
+    if modo == "media_antes_da_norma":
+        x = x.mean(dim=1, keepdim=True)
     if modo != "sem_norma_final":
         x = F.layer_norm(x, (d,), sd["norm.weight"], sd["norm.bias"])
     if modo in ("cls_no_fim", "ultimo"):
@@ -535,6 +555,8 @@ _EQUIVOCOS_VIT = [
     (VIT_TOKEN_ERRADO, "ultimo"),
     (VIT_TOKEN_ERRADO, "media"),
     (VIT_TOKEN_ERRADO, "media_patches"),
+    (VIT_TOKEN_ERRADO, "media_antes_da_norma"),
+    (VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
     (VIT_SEM_NORMA_FINAL, "sem_norma_final"),
 ]
 
@@ -627,6 +649,8 @@ def _embutir_ref(sd, imagens, p, modo="certo"):
         return torch.cat([cls, x], dim=1)
     if modo == "cls_sem_posicao":
         return torch.cat([cls, x + sd["posicao"][:, 1:]], dim=1)
+    if modo == "posicao_antes_do_cls":
+        return torch.cat([cls + sd["posicao"][:, :1], x + sd["posicao"][:, : x.shape[1]]], dim=1)
     return torch.cat([cls, x], dim=1) + sd["posicao"]
 
 
@@ -645,6 +669,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
             (VIT_CLS_NO_FIM, "cls_no_fim"),
             (VIT_SEM_POSICAO, "sem_posicao"),
             (VIT_CLS_SEM_POSICAO, "cls_sem_posicao"),
+            (VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
         )
     ]
     comparar(
@@ -744,6 +769,7 @@ def test_vit_estrutura(aluno, ref):
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
     suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
+    suite.conferir_inicializacao(pesos, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
 
 
 # ======================================================================= treino: espião
@@ -773,6 +799,7 @@ def _rodar_espiao(aluno, rng):
     chamadas = espiao.ler("chamadas")
     suite.conferir_chamadas_do_espiao(hist, chamadas, passos, len(lotes), ignora_passos=TREINO_IGNORA_PASSOS)
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas")}
+    extra["treino_no_fim"] = espiao.ler("training")
     return extra, lotes, hist, chamadas
 
 
@@ -844,6 +871,8 @@ def _conferir_laco(extra, chamadas):
         modo_avaliacao=TREINO_MODO_AVALIACAO,
         sem_zerar=TREINO_SEM_ZERAR,
         recriado=TREINO_OTIMIZADOR_RECRIADO,
+        treino_no_fim=extra["treino_no_fim"],
+        sem_eval=TREINO_SEM_EVAL,
     )
 
 
@@ -960,7 +989,18 @@ def _treino_avaliado(aluno, ref):
 
 
 def _treinar(aluno, ref):
+    """O treino avaliado julga só a função treinar: se o ViT do aluno (peças de outros itens) confere em
+    avaliação mas quebra no treino (por exemplo, um resíduo somado no lugar, que o backward recusa, ou
+    patches em float64 num modelo float32), treina o substituto de referência com o mesmo treinar."""
     modelo, qual = _modelo_para_treinar(aluno, ref)
+    resultado = _treinar_com(aluno, ref, modelo, qual)
+    if qual == "aluno" and isinstance(resultado, ErroDoAluno):
+        substituto = aluno.criar("_avaliador_ViTBiblioteca", *_args_treino())
+        resultado = _treinar_com(aluno, ref, substituto, "substituto")
+    return resultado
+
+
+def _treinar_com(aluno, ref, modelo, qual):
     semente = _semente_do_treino(aluno, qual)
     if os.environ.get("AVALIADOR_CACHE_TREINO") != "1":
         return _treinar_e_medir(aluno, ref, modelo, qual, semente)

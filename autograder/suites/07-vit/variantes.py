@@ -268,6 +268,54 @@ MUTANTES = [
     Variante("vit-le-o-ultimo-token", _vit(saida="self.norm(x)[:, -1]"), [V], "vit-token-errado"),
     Variante("vit-media-dos-tokens", _vit(saida="self.norm(x).mean(dim=1)"), [V], "vit-token-errado"),
     Variante("vit-sem-norma-final", _vit(saida="x[:, 0]"), [V], "vit-sem-norma-final"),
+    # (#24) estrutura e estado: um parâmetro que o enunciado manda sortear começa constante
+    Variante(
+        "vit-posicao-zeros",
+        {"vit": _vit()["vit"].replace("0.02 * torch.randn(1, n_patches + 1", "torch.zeros(1, n_patches + 1")},
+        [V],
+        "estrutura_inicializacao_constante",
+    ),
+    Variante(
+        "vit-posicao-antes-do-cls",
+        _vit(
+            embutir="        p = self.posicao\n"
+            "        return torch.cat([self.cls.expand(x.shape[0], -1, -1) + p[:, :1], x + p[:, : x.shape[1]]], dim=1)"
+        ),
+        [V],
+        "vit-posicao-deslocada",
+    ),
+    Variante("vit-media-antes-da-norma", _vit(saida="self.norm(x.mean(dim=1))"), [V], "vit-token-errado"),
+    # (#24) o treino julga só treinar: um ViT que confere em avaliação mas quebra no backward (resíduo no
+    # lugar) ou muda o tipo dos patches perde no item dele, e o treino usa o substituto de referência
+    Variante(
+        "camada-residuo-no-lugar",
+        _camada(
+            "        z = self.norm1(x)\n"
+            "        x += self.auto_atencao(z, z, z, need_weights=False)[0]\n"
+            "        return x + self.linear2(F.gelu(self.linear1(self.norm2(x))))"
+        ),
+        [C],
+        "entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "patches-float64",
+        _patches(
+            corpo="    grade = imagens.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 1, 3, 5)\n"
+            "    return grade.reshape(B, (H // p) * (W // p), C * p * p).double()"
+        ),
+        [P],
+        "patches-tipo-trocado",
+    ),
+    Variante(
+        "camada-residuo-normalizado-na-atencao",
+        _camada(
+            "        z = self.norm1(x)\n"
+            "        x = z + self.auto_atencao(z, z, z, need_weights=False)[0]\n"
+            "        return x + self.linear2(F.gelu(self.linear1(self.norm2(x))))"
+        ),
+        [C],
+        "camada-residuo-normalizado",
+    ),
     # ------------------------------------------------------------------ treino
     Variante(
         "treino-softmax-dupla",
@@ -280,6 +328,17 @@ MUTANTES = [
     Variante("treino-otimizador-recriado", _treino(otimizador_no_laco=True), [R], "treino-otimizador-recriado"),
     Variante("treino-modo-avaliacao", _treino(modo="modelo.eval()"), [R], "treino-modo-avaliacao"),
     Variante("treino-ignora-passos", _treino(laco="enumerate(lotes)"), [R], "treino-ignora-passos"),
+    # (#24) o espião chega em modo de avaliação: o laço precisa de train() no começo e eval() no fim
+    Variante("treino-sem-train", _treino(modo="pass"), [R], "treino-modo-avaliacao"),
+    Variante(
+        "treino-sem-eval", {"treinar": _treino()["treinar"].replace("    modelo.eval()\n", "")}, [R], "treino-sem-eval"
+    ),
+    Variante(
+        "treino-perda-tensor",
+        {"treinar": _treino()["treinar"].replace("perda.item()", "perda.detach()")},
+        [R],
+        "treino-perda-tensor",
+    ),
     # ------------------------------------------------------------------ acurácia
     Variante("acuracia-contagem", _acuracia(retorno="acertos"), [A], "acuracia-contagem"),
     Variante(
