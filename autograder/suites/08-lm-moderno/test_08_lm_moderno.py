@@ -678,7 +678,8 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
             raise Reprovado(BPE_DECODIFICA_POR_TOKEN.mensagem, BPE_DECODIFICA_POR_TOKEN)
         verificar(
             volta == texto,
-            f"decodificar(ids de codificar(s)) não devolveu s: veio {volta[:60]!r}, o esperado é {texto[:60]!r}.",
+            f"decodificar(ids de codificar(s)) não devolveu s: veio {volta[:60]!r}, o esperado é {texto[:60]!r}. "
+            "Junte os bytes de todos os ids e decodifique em UTF-8 (não latin-1: um caractere pode ter vários bytes).",
         )
         # Ida e volta pela função do aluno inteira (codificar dele também).
         verificar(
@@ -1448,6 +1449,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         f"as taxas dos passos 0..{passos[-1]} (aquecimento {aquecimento}, cosseno até {cosseno})",
         atol=1e-12,
         rtol=1e-9,
+        dica="O cosseno desce de taxa_max até taxa_min (não até 0), e a taxa mínima vale depois de passos_cosseno.",
         equivocos=[
             (eq, np.array([_cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno, modo) for p in passos]))
             for eq, modo in _EQUIVOCOS_CRONOGRAMA
