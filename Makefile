@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 CARIMBO := $(VENV)/.instalado
 
-SUBMISSIONS ?= autograder/exemplos
+SUBMISSIONS ?= qualidade/exemplos
 OUT ?= build/notas
 JOBS ?=
 ATIVIDADES ?=
@@ -52,8 +52,8 @@ ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (ide
 
 release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exemplos de submissão
 	@$(PY) -m autograder.release $(SLUGS)
-	@rm -rf autograder/exemplos && $(PY) -m autograder.variantes autograder/exemplos >/dev/null
-	@echo "autograder/exemplos/ regenerado a partir de release/ e das variantes."
+	@rm -rf qualidade/exemplos && $(PY) -m qualidade exemplos qualidade/exemplos >/dev/null
+	@echo "qualidade/exemplos/ regenerado a partir de release/ e das variantes."
 
 grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios em OUT
 	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
@@ -62,31 +62,31 @@ test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus a
 	@$(PY) -m pytest tests -q --durations=12
 
 mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas)
-	@$(PY) -m autograder.mutacao $(subst $(VIRGULA), ,$(ATIVIDADES))
+	@$(PY) -m qualidade mutacao $(subst $(VIRGULA), ,$(ATIVIDADES))
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
-	@$(PY) -m autograder.adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
+	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
 
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
 	@$(PY) -m autograder.relatorio_html "$(OUT)"
 
 bench: $(CARIMBO) ## Benchmark: turma gerada inteira (200 alunos × todas as aulas) pelo nosso lote e amostra pelo nbgrader, tempo da turma (relógio e CPU), razão, varredura de sementes e a turma por --dask local:N (DASK=so: só essa seção)
-	@$(PY) -m autograder.bench.turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES)) $(if $(filter so,$(DASK)),--so-dask)
+	@$(PY) -m qualidade bench turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES)) $(if $(filter so,$(DASK)),--so-dask)
 
 bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (tempo, acerto exato, determinismo) e a margem das faixas
-	@$(PY) -m autograder.bench.copia
+	@$(PY) -m qualidade bench copia
 
 bench-vit: $(CARIMBO) ## Benchmark da aula 07: treino do notebook (tempo, acurácia no teste, determinismo), varredura de sementes do avaliador e o tempo de avaliar uma submissão
-	@$(PY) -m autograder.bench.vit
+	@$(PY) -m qualidade bench vit
 
 bench-lm: $(CARIMBO) ## Benchmark da aula 08: treino completo do notebook (tempo, perplexidade na validação, determinismo), BPE incremental contra a recontagem ingênua e a varredura de sementes do treino avaliado
-	@$(PY) -m autograder.bench.lm
+	@$(PY) -m qualidade bench lm
 
 bench-caixa: $(CARIMBO) ## Treino da aula 06 dentro e fora da caixa, alternando: relógio, CPU, callbacks, trocas de contexto e o resumo dos pesos (igual em todos os modos)
-	@$(PY) -m autograder.bench.caixa_treino
+	@$(PY) -m qualidade bench caixa
 
 bench-kv: $(CARIMBO) ## Benchmark da aula 05: geração de 256 tokens com e sem cache KV (tempos, tamanho do modelo, threads, tokens idênticos)
-	@$(PY) -m autograder.bench.kv_cache $(if $(THREADS),--threads $(THREADS))
+	@$(PY) -m qualidade bench kv $(if $(THREADS),--threads $(THREADS))
 
 gradescope: $(CARIMBO) ## Gera build/gradescope/<slug>.zip (autograder do Gradescope) por atividade
 	@$(PY) -m autograder.gradescope empacotar

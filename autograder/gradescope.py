@@ -81,9 +81,18 @@ PYTHONPATH="$RAIZ/source" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONHASHSEE
 
 # Pacotes que o autograder usa no Gradescope (sem JupyterLab nem nbgrader).
 NECESSARIOS = ("numpy", "pytest", "nbformat", "jsonschema")
-# Do pacote autograder, o que não vai para o zip: outras suítes (entram só a da atividade), os
-# exemplos, os benchmarks e o corpus adversarial.
-FORA_DO_ZIP = ("__pycache__", "*.pyc", "exemplos", "suites", "bench", "ataques", "adversarial.py")
+# O zip leva só o que a correção precisa (lista de permissão, nada por exclusão): os módulos que os
+# pontos de entrada importam (o fecho pelo ast, ``autograder.importacoes``, com os pacotes deles),
+# os dados abaixo, os arquivos .py da suíte da atividade (menos ``variantes.py``, que é da rodada de
+# mutação) e a pasta da aula em ``source/`` (o notebook do instrutor e os dados, se houver). As ferramentas de qualidade (``qualidade/``) e as outras aulas
+# nunca entram.
+ENTRADAS = (
+    "autograder.gradescope",  # run_autograder: python -m autograder.gradescope avaliar
+    "autograder.caixa.zigoto",  # o cliente o abre com python -m
+    "autograder.caixa.servidor",  # o zigoto o importa pelo nome, na caixa
+)
+DADOS = ("autograder/esquemas/gradescope_results.schema.json",)
+FORA_DA_SUITE = ("variantes.py",)
 EXECUTAVEIS = ("setup.sh", "run_autograder")
 
 
@@ -156,6 +165,36 @@ def _requisitos_gradescope(slug: str | None = None) -> str:
     return "\n".join([*linhas, *sorted(fixadas[n] for n in todos)]) + "\n"
 
 
+def modulos_do_avaliador(slug: str) -> set[str]:
+    """Os módulos de ``autograder`` que a correção de ``slug`` pode importar: o fecho de ``ENTRADAS`` e
+    do que a suíte da atividade importa (importações do topo e de dentro de funções)."""
+    from autograder import importacoes
+
+    arestas = importacoes.grafo()
+    mods = importacoes.modulos()
+    inicio = set(ENTRADAS)
+    for teste in sorted((RAIZ / "autograder" / "suites" / slug).glob("*.py")):
+        if teste.name not in FORA_DA_SUITE:
+            inicio |= importacoes.importados(teste, "", mods)
+    return importacoes.fecho(inicio, arestas)
+
+
+def arquivos_do_avaliador(slug: str) -> list[str]:
+    """Os caminhos (relativos à raiz do repositório) que o zip de ``slug`` leva, além do que o
+    empacotador gera (segredo, requisitos, scripts)."""
+    from autograder import importacoes
+
+    mods = importacoes.modulos()
+    arquivos = {mods[m].relative_to(RAIZ).as_posix() for m in modulos_do_avaliador(slug)}
+    suite = RAIZ / "autograder" / "suites" / slug
+    arquivos |= {p.relative_to(RAIZ).as_posix() for p in suite.glob("*.py") if p.name not in FORA_DA_SUITE}
+    arquivos |= set(DADOS)
+    for p in (RAIZ / "source" / slug).rglob("*"):  # o notebook do instrutor e os dados da aula, se houver
+        if p.is_file() and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts):
+            arquivos.add(p.relative_to(RAIZ).as_posix())
+    return sorted(arquivos)
+
+
 def _info(nome: str, modo: int) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(nome, date_time=(2026, 1, 1, 0, 0, 0))
     info.external_attr = modo << 16
@@ -170,14 +209,9 @@ def empacotar(slug: str, destino: Path) -> Path:
     arquivo = destino / f"{slug}.zip"
     with tempfile.TemporaryDirectory() as tmp:
         raiz = Path(tmp)
-        shutil.copytree(RAIZ / "autograder", raiz / "autograder", ignore=shutil.ignore_patterns(*FORA_DO_ZIP))
-        shutil.copytree(
-            RAIZ / "autograder" / "suites" / slug,
-            raiz / "autograder" / "suites" / slug,
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-        )
-        shutil.copytree(RAIZ / "source" / slug, raiz / "source" / slug)
-        shutil.copytree(RAIZ / "release" / slug, raiz / "release" / slug)
+        for relativo in arquivos_do_avaliador(slug):
+            (raiz / relativo).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(RAIZ / relativo, raiz / relativo)
         from autograder.avaliacao import _segredo
 
         (raiz / ".segredo_avaliador").write_bytes(_segredo())  # mesma semente em toda regravação
@@ -247,53 +281,35 @@ def conferir_permissoes(raiz: Path) -> None:
         )
 
 
-SONDA = """
-import os as _os
-
-_alcancados = []
-for _caminho in {alvos!r}:
-    try:
-        if _os.path.isdir(_caminho):
-            if _os.listdir(_caminho):  # uma pasta vazia é a montagem que esconde a de verdade
-                _alcancados.append(_caminho)
-        else:
-            with open(_caminho, "rb") as _f:
-                _f.read(1)
-            _alcancados.append(_caminho)
-    except OSError:
-        pass
-try:
-    with open(_os.path.join({resultados!r}, ".sonda-da-caixa"), "w") as _f:
-        _f.write("x")
-    _alcancados.append({resultados!r} + " (escrita)")
-except OSError:
-    pass
-"""
-
-
 def sondar_caixa(zigoto, raiz: Path) -> list[str]:
-    """Abre uma caixa e tenta, de dentro dela, ler o que só o avaliador lê e gravar nos resultados."""
+    """Abre uma caixa e tenta, de dentro dela, ler o que só o avaliador lê e gravar nos resultados
+    (a sonda de ``caixa.sonda``); devolve o que a caixa alcançou."""
+    from autograder.caixa import sonda
     from autograder.caixa.cliente import ErroCaixa
 
-    alvos = [
-        str(raiz / "source"),
-        str(raiz / "source" / ".segredo_avaliador"),
-        str(raiz / "source" / "autograder" / "suites"),
-        str(raiz / "source" / "source"),
-        str(raiz / "submission"),
-        str(raiz / "results"),
-    ]
-    caixa = zigoto.nova_caixa()
+    marca = raiz / "results" / ".sonda-da-caixa"
     try:
-        caixa.executar(SONDA.format(alvos=alvos, resultados=str(raiz / "results")), "sonda", prazo=60)
-        alcancados = caixa.chamar("_alcancados", ler=True, prazo=30)
+        s = sonda.sondar(
+            zigoto,
+            arquivos=[str(raiz / "source" / ".segredo_avaliador")],
+            pastas=[
+                str(raiz / sub)
+                for sub in ("source", "source/autograder/suites", "source/source", "submission", "results")
+            ],
+            gravar=[str(marca)],
+            completa=False,
+            prazo=30,
+        )
     except ErroCaixa as exc:
         raise RecusaGradescope(f"a caixa de sonda falhou ({exc})") from None
     finally:
-        caixa.matar()
         with contextlib.suppress(OSError):
-            (raiz / "results" / ".sonda-da-caixa").unlink()
-    return [str(x) for x in alcancados]
+            marca.unlink()
+    alcancados = []
+    for item in s.vazou:  # "ler <caminho>", "listar <caminho>" ou "gravar em <caminho>"
+        acao, _, caminho = item.partition(" ")
+        alcancados.append(f"{caminho.removeprefix('em ')} (escrita)" if acao == "gravar" else caminho)
+    return alcancados
 
 
 def _resultado_recusado(motivo: str, isolamento: dict | None = None) -> dict:

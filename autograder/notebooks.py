@@ -27,7 +27,7 @@ LIMITE_CELULA = 512 * 1024
 # cada ``[]`` de 3 bytes vira um objeto de ~64 bytes no Python, e 200 MiB de ``[],`` levavam o
 # processo que corrige a mais de 5 GiB. Um notebook de verdade tem dezenas de milhares de valores;
 # uma saída enorme é UM texto (não conta por tamanho). O pico medido para o maior notebook aceito
-# está no README (``python -m autograder.bench.notebook_denso``).
+# está no README (``python -m qualidade bench notebook-denso``).
 LIMITE_ESTRUTURA = 4_000_000
 # Teto da memória que a leitura pode pedir, estimada por cima antes de ler (``_custo_de_leitura``):
 # o texto decodificado ocupa 1, 2 ou 4 bytes por caractere conforme o caractere mais largo do

@@ -160,7 +160,7 @@ def remover(slug: str) -> list[str]:
         else:
             continue
         apagados.append(str(p.relative_to(RAIZ)))
-    for p in (RAIZ / "autograder" / "exemplos").glob(f"*/{slug}"):
+    for p in (RAIZ / "qualidade" / "exemplos").glob(f"*/{slug}"):
         shutil.rmtree(p)
         if not any(p.parent.iterdir()):
             p.parent.rmdir()

@@ -31,7 +31,7 @@ from pathlib import Path
 
 RAIZ = Path(__file__).resolve().parents[1]
 ESTADO = RAIZ / "build" / "hub-bench"
-EXEMPLOS = RAIZ / "autograder" / "exemplos"
+EXEMPLOS = RAIZ / "qualidade" / "exemplos"
 
 
 def _porta() -> int:
@@ -258,7 +258,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
                 return 1
             resultados.append(_linha(f"{slug}, uma entrega por vez", latencias, meta))
             print(resultados[-1])
-            print(f"    notas (conferem com os exemplos de autograder/exemplos): {' '.join(notas)}")
+            print(f"    notas (conferem com os exemplos de qualidade/exemplos): {' '.join(notas)}")
 
         print(f"Rajada: {rajada} entregas da 01 ({rajada} alunos) em {janela:g} s ...")
         nomes: dict[str, float] = {}

@@ -1,4 +1,4 @@
-"""Corpus adversarial (``autograder/adversarial.py``, casos em ``autograder/ataques/*.toml``).
+"""Corpus adversarial (``qualidade/adversarial.py``, casos em ``qualidade/ataques/*.toml``).
 
 O subconjunto representativo (24 ataques e 3 controles honestos) roda uma vez por módulo nos três
 modos de ``MODOS`` (fixture ``modos``): root com namespaces, root sem CAP_SYS_ADMIN e sem root. Em
@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from autograder.adversarial import (
+from qualidade.adversarial import (
     DISPONIBILIDADE,
     GLOBAIS,
     MODOS,
@@ -34,7 +34,7 @@ from autograder.adversarial import (
 )
 
 CASOS = [c.nome for c in corpus()]
-MINIMO_DE_ATAQUES = 81  # 78 ataques antes de virarem dados em autograder/ataques/, mais 3 leituras separadas
+MINIMO_DE_ATAQUES = 81  # 78 ataques antes de virarem dados em qualidade/ataques/, mais 3 leituras separadas
 FAMILIAS_DO_SUBCONJUNTO = {
     "ler-source": "ler source/",
     "ler-suite": "ler a suíte oculta",
@@ -138,7 +138,7 @@ def test_controles_honestos_nao_perdem_pontos_no_modo_com_namespaces(modos):
 
     maxima = sum(i.pontos for i in carregar_atividade("01-atencao").itens)
     relatorios, _ = modos
-    rel = relatorios.get("root-namespaces") or relatorios["atual"]
+    rel = relatorios.get("namespaces") or relatorios["atual"]
     for nome in ("aa-controle", "mm-controle", "zz-controle"):
         r = rel.casos[nome]
         assert r.situacao in ("contido", "recusado"), f"{nome}: " + "; ".join(r.falhas)
@@ -147,7 +147,7 @@ def test_controles_honestos_nao_perdem_pontos_no_modo_com_namespaces(modos):
 
 def test_tabela_dos_modos_conta_cada_tipo():
     """A tabela nomeia quem vazou e quem inflou a nota (com relatórios sintéticos)."""
-    from autograder.adversarial import Relatorio, ResultadoCaso
+    from qualidade.adversarial import Relatorio, ResultadoCaso
 
     rel = Relatorio(modo="nao-root", tentados=2, contidos=0)
     a, b = ResultadoCaso("ler-suite", "x"), ResultadoCaso("ler-source", "y")

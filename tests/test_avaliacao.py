@@ -14,7 +14,8 @@ import pytest
 
 from autograder.avaliacao import avaliar
 from autograder.notebooks import RAIZ, carregar_atividade, slugs
-from autograder.variantes import exemplos, gravar, notebook_com, notebook_liberado
+from autograder.suite import suite_pesada
+from qualidade.variantes import exemplos, gravar, notebook_com, notebook_liberado
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
 
@@ -40,7 +41,7 @@ def lote_exemplos(tmp_path_factory):
     """Roda o contrato do README: python -m autograder lote SUBMISSIONS --saida OUT."""
     saida = tmp_path_factory.mktemp("notas")
     proc = subprocess.run(
-        [sys.executable, "-m", "autograder", "lote", str(RAIZ / "autograder" / "exemplos"), "--saida", str(saida)],
+        [sys.executable, "-m", "autograder", "lote", str(RAIZ / "qualidade" / "exemplos"), "--saida", str(saida)],
         capture_output=True,
         text=True,
         cwd=RAIZ,
@@ -286,10 +287,10 @@ def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
 
     Usa os exemplos de todas as aulas, mas só um por aula pesada (que treina um modelo por
     submissão): o treino é determinístico, e um basta para conferir isso em série e em paralelo."""
-    pesadas = {slug for slug in slugs() if "PESADA = True" in _texto_da_suite(slug)}
+    pesadas = {slug for slug in slugs() if suite_pesada(slug)}
     exemplos_dir = tmp_path / "exemplos"
     ja_tem = set()
-    for pasta in sorted((RAIZ / "autograder" / "exemplos").glob("*/*")):
+    for pasta in sorted((RAIZ / "qualidade" / "exemplos").glob("*/*")):
         slug = pasta.name
         if slug in pesadas and slug in ja_tem:
             continue
@@ -324,10 +325,6 @@ def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
     segunda = rodar(tmp_path / "paralelo", "--jobs", "2")
     assert "Retomando" in segunda
     assert (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8") == serie
-
-
-def _texto_da_suite(slug):
-    return "".join(p.read_text(encoding="utf-8") for p in carregar_atividade(slug).pasta_suite.glob("test_*.py"))
 
 
 def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):
@@ -713,7 +710,7 @@ def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):
         if aluno == "outra":
             shutil.copy(RAIZ / "release" / "02-atencao-multicabeca" / "02-atencao-multicabeca.ipynb", destino)
         elif aluno == "ana":
-            shutil.copy(RAIZ / "autograder" / "exemplos" / "ana-correta" / "01-atencao" / "01-atencao.ipynb", destino)
+            shutil.copy(RAIZ / "qualidade" / "exemplos" / "ana-correta" / "01-atencao" / "01-atencao.ipynb", destino)
         else:
             destino.write_bytes(conteudo)
     esperado = {

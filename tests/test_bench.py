@@ -1,6 +1,6 @@
 """O benchmark da turma: a média pesada pelo rodízio de variantes."""
 
-from autograder.bench.turma import _media_no_rodizio, amostra_espalhada
+from qualidade.bench.turma import _media_no_rodizio, amostra_espalhada
 
 
 def test_media_no_rodizio_pesa_cada_opcao_pelo_numero_de_alunos():

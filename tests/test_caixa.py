@@ -4,7 +4,7 @@ limites, e o lado confiável recusa o que não é dado."""
 import numpy as np
 import pytest
 
-from autograder.caixa import protocolo
+from autograder.caixa import modos, protocolo
 from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, TempoEsgotado
 
 
@@ -157,8 +157,8 @@ from pathlib import Path  # noqa: E402
 
 RAIZ = Path(__file__).resolve().parents[1]
 SETPRIV = shutil.which("setpriv")
-SEM_SYS_ADMIN = ["--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
-COMO_NOBODY = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+SEM_SYS_ADMIN = list(modos.MODOS[modos.ROOT_SEM_NAMESPACES].simular[1:])  # sem o "setpriv"
+COMO_NOBODY = list(modos.MODOS[modos.NAO_ROOT].simular[1:])
 
 _BOMBA = """
 import os, time
@@ -222,9 +222,9 @@ def _disco(zigoto) -> dict:
 def ataques(zigoto) -> dict:
     """Roda o proibido numa caixa de verdade e diz o que aconteceu (também usado pelos modos
     simulados, num subprocesso). Nada aqui pode derrubar a caixa irmã honesta."""
-    from autograder.caixa.restricoes import sondar
+    from autograder.caixa.sonda import sondar
 
-    r = {"sondagem": sondar(zigoto)}
+    r = {"sondagem": sondar(zigoto).itens}
     irma = zigoto.nova_caixa()
     irma.executar("def f(x):\n    return x + 1\n", "c")
     # mata-todos: kill(-1, SIGKILL) só alcança o próprio domínio Landlock
@@ -342,7 +342,7 @@ def _rodar_modo(opcoes_setpriv: list[str], env_extra: dict | None = None) -> dic
 
 @pytest.mark.parametrize(
     "modo,opcoes",
-    [("root-sem-namespaces", SEM_SYS_ADMIN), ("nao-root", COMO_NOBODY)],
+    [(modos.ROOT_SEM_NAMESPACES, SEM_SYS_ADMIN), (modos.NAO_ROOT, COMO_NOBODY)],
     ids=["root-sem-CAP_SYS_ADMIN", "nao-root-nobody"],
 )
 def test_sem_namespaces_landlock_e_seccomp_contem_o_aluno(modo, opcoes):
@@ -469,7 +469,7 @@ def test_seccomp_nega_chamadas_perigosas(zigoto, caixa):
 
 
 def test_garantias_por_modo_nomeiam_o_que_falta():
-    from autograder.caixa.restricoes import garantias
+    from autograder.caixa.modos import garantias
 
     assert garantias("namespaces", 0, False)["faltando"] == []
     assert garantias("root-sem-namespaces", 7, True)["faltando"] == []

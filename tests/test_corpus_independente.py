@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder.corpus_independente import Caso, Placar, carregar, julgar, slugs_do_corpus
 from autograder.notebooks import carregar_atividade, slugs
+from qualidade.corpus_independente import Caso, Placar, carregar, julgar, slugs_do_corpus
 
 
 def _resultado(perdas: dict[str, float], testes: list[tuple[str, str, str | None]]):
@@ -74,7 +74,7 @@ def test_corpus_bem_formado(slug):
 
 
 def test_corpus_independente_atinge_as_metas(capsys):
-    from autograder.corpus_independente.__main__ import rodar
+    from qualidade.corpus_independente.executor import rodar
 
     linhas = []
     jobs = int(os.environ.get("JOBS") or 0) or min(2, os.cpu_count() or 1)

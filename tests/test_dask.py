@@ -30,7 +30,7 @@ ALUNOS = ("ana-correta", "bruno-sem-escala", "davi-mascara-invertida", "fabio-na
 def submissoes(tmp_path_factory):
     pasta = tmp_path_factory.mktemp("submissoes")
     for aluno in ALUNOS:
-        shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / SLUG, pasta / aluno / SLUG)
+        shutil.copytree(RAIZ / "qualidade" / "exemplos" / aluno / SLUG, pasta / aluno / SLUG)
     # recusas de arquivo, que o condutor refaz antes de mandar os bytes: vazio e link simbólico
     (pasta / "joao-vazio" / SLUG).mkdir(parents=True)
     (pasta / "joao-vazio" / SLUG / f"{SLUG}.ipynb").write_bytes(b"")

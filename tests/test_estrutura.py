@@ -1,13 +1,13 @@
 """A arquitetura visível na árvore: cada slug tem lição, notebook do instrutor, notebook
 liberado e suíte oculta, e as suítes batem com os pontos do notebook do instrutor."""
 
-import importlib.util
 import json
 import re
 
 import pytest
 
 from autograder.notebooks import RAIZ, carregar_atividade, slugs
+from autograder.suite.declaracoes import carregar
 
 SECOES = [
     "Objetivos",
@@ -46,9 +46,7 @@ def test_licao_segue_a_estrutura_da_aula_semente(slug):
 def _testes_da_suite(slug):
     pasta = RAIZ / "autograder" / "suites" / slug
     for arquivo in sorted(pasta.glob("test_*.py")):
-        spec = importlib.util.spec_from_file_location(f"suite_{slug.replace('-', '_')}_{arquivo.stem}", arquivo)
-        modulo = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(modulo)
+        modulo = carregar(arquivo)
         for nome, obj in vars(modulo).items():
             if nome.startswith("test_") and callable(obj):
                 yield nome, obj

@@ -1,5 +1,8 @@
 """suite.conferir_estrutura: nomeia o que uma comparação de saídas em modo de avaliação não vê."""
 
+import ast
+from pathlib import Path
+
 import pytest
 import torch
 from torch import nn
@@ -87,3 +90,85 @@ def test_o_que_pertence_a_outro_item_nao_custa_pontos_aqui():
 def test_descricao_adulterada_na_caixa_reprova_sem_erro_interno(resposta):
     with pytest.raises(suite.Reprovado, match="Não consegui ler a estrutura"):
         _conferir(_Rede(), resposta=resposta)
+
+
+# ------------------------------------------------------------------ a costura das suítes
+SUITES = Path(suite.__file__).resolve().parents[1] / "suites"
+COSTURA = "autograder.suite"
+# O variantes.py de uma suíte é da rodada de mutação, não da avaliação: só ele pode importar, além da
+# costura, o construtor das variantes (Variante, em qualidade/).
+CONSTRUTOR_DE_VARIANTES = ("qualidade.variantes",)
+
+
+def _importados(arvore) -> list[tuple[int, str]]:
+    """(linha, módulo) de todo import do arquivo, inclusive os de dentro de funções e os por nome
+    (``__import__("x")``, ``importlib.import_module("x")``)."""
+    achados = []
+    for no in ast.walk(arvore):
+        if isinstance(no, ast.Import):
+            achados += [(no.lineno, a.name) for a in no.names]
+        elif isinstance(no, ast.ImportFrom):
+            base = "." * no.level + (no.module or "")
+            achados.append((no.lineno, base))
+            if no.module == "autograder":  # from autograder import suite, avaliacao...
+                achados += [(no.lineno, f"autograder.{a.name}") for a in no.names]
+        elif isinstance(no, ast.Call) and no.args and isinstance(no.args[0], ast.Constant):
+            nome = no.func.attr if isinstance(no.func, ast.Attribute) else getattr(no.func, "id", "")
+            if nome in ("__import__", "import_module") and isinstance(no.args[0].value, str):
+                achados.append((no.lineno, no.args[0].value))
+    return achados
+
+
+def _proibido(modulo: str, arquivo: Path) -> bool:
+    if modulo.startswith("."):
+        return True  # uma pasta de suíte não é pacote: irmãos vêm de suite.vizinho
+    if modulo == "autograder" or not modulo.startswith(("autograder.", "qualidade")):
+        return False
+    if modulo == COSTURA or modulo.startswith(COSTURA + "."):
+        return False
+    return not (arquivo.name == "variantes.py" and modulo.startswith(CONSTRUTOR_DE_VARIANTES))
+
+
+def _arquivos_de_suite():
+    return sorted(SUITES.glob("*/*.py"))
+
+
+def test_as_suites_existem_para_a_conferencia_da_costura():
+    nomes = {p.name for p in _arquivos_de_suite()}
+    assert {"variantes.py", "equivocos.py", "treino_avaliado.py"} <= nomes, nomes
+
+
+@pytest.mark.parametrize("arquivo", _arquivos_de_suite(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_suite_so_importa_do_avaliador_pela_costura(arquivo):
+    """Um arquivo de suíte importa de ``autograder`` só ``autograder.suite`` (a costura); nada de
+    ``autograder.caixa``, ``autograder.avaliacao``, ``autograder.notebooks``... nem módulos irmãos
+    carregados à mão (``spec_from_file_location``: o carregador é ``suite.vizinho``)."""
+    arvore = ast.parse(arquivo.read_text(encoding="utf-8"))
+    fora = [f"linha {linha}: {modulo}" for linha, modulo in _importados(arvore) if _proibido(modulo, arquivo)]
+    assert not fora, f"{arquivo.name} importa do avaliador por fora da costura: {fora}"
+    a_mao = [
+        no.lineno for no in ast.walk(arvore) if isinstance(no, ast.Attribute) and no.attr == "spec_from_file_location"
+    ]
+    assert not a_mao, f"{arquivo.name} carrega um módulo à mão (linhas {a_mao}); use suite.vizinho(__file__, nome)"
+
+
+def test_a_conferencia_da_costura_acha_um_import_proibido(tmp_path):
+    """A regra acima reprova o que deve (senão o teste de cima passaria sem olhar nada)."""
+    falso = tmp_path / "test_falso.py"
+    codigo = (
+        "from autograder.caixa.cliente import ErroDoAluno\n"
+        "from autograder import avaliacao\n"
+        "def f():\n    from autograder.notebooks import carregar_atividade\n"
+        "__import__('autograder.avaliacao')\n"
+        "from autograder.suite import item\nfrom autograder import suite\nimport numpy\n"
+    )
+    achados = [m for _, m in _importados(ast.parse(codigo)) if _proibido(m, falso)]
+    assert achados == [
+        "autograder.caixa.cliente",
+        "autograder.avaliacao",
+        "autograder.notebooks",
+        "autograder.avaliacao",
+    ]
+    assert not _proibido("qualidade.variantes", tmp_path / "variantes.py")
+    assert _proibido("qualidade.variantes", falso)
+    assert _proibido("qualidade.mutacao", tmp_path / "variantes.py")

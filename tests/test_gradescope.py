@@ -6,7 +6,8 @@ pasta de /tmp que todos atravessam (como ``/autograder`` no contêiner: só o en
 CAP_SYS_ADMIN (``setpriv --bounding-set=-sys_admin``), como no Gradescope: a caixa de areia não
 consegue criar namespaces. Confere:
 
-* o zip: arquivos 0600, pastas e scripts 0700, só a suíte da atividade, nada do corpus adversarial;
+* o zip: arquivos 0600, pastas e scripts 0700, exatamente a lista de permissão (o avaliador, a suíte e o
+  notebook do instrutor da atividade), nada de ``qualidade/``;
 * submissões honestas recebem a mesma nota de ``make grade`` e o results.json segue o esquema;
 * uma submissão de ataque não lê ``source/`` (solução), a suíte, o segredo nem a submissão, não
   grava o ``results.json`` (nem agora, nem por um processo que sobrevive à caixa) e não alcança a
@@ -34,14 +35,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from autograder.caixa import modos
 from autograder.gradescope import CODIGO_RECUSA, RecusaGradescope, conferir_permissoes, empacotar, extrair
 from autograder.notebooks import RAIZ, carregar_atividade
-from autograder.variantes import notebook_com
+from qualidade.variantes import notebook_com
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
 SLUG = "01-atencao"
-SEM_SYS_ADMIN = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
-COMO_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+SEM_SYS_ADMIN = list(modos.MODOS[modos.ROOT_SEM_NAMESPACES].simular)
+COMO_NOBODY = list(modos.MODOS[modos.NAO_ROOT].simular)
 MARCA = "gradescope-ataque-nota-falsa"
 
 precisa_root = pytest.mark.skipif(
@@ -86,17 +88,76 @@ def _results(raiz: Path) -> dict:
 
 
 # ============================================================================ o zip
-def test_zip_tem_o_necessario_e_nada_de_outras_atividades(zip_atividade):
+# O que o zip leva, exatamente (lista de permissão de gradescope.arquivos_do_avaliador): um módulo
+# novo que o avaliador importe aparece aqui e tem de ser acrescentado de propósito.
+AVALIADOR_NO_ZIP = {
+    "autograder/__init__.py",
+    "autograder/__main__.py",
+    "autograder/argparse_ptbr.py",
+    "autograder/avaliacao.py",
+    "autograder/caixa/__init__.py",
+    "autograder/caixa/cliente.py",
+    "autograder/caixa/disco.py",
+    "autograder/caixa/memoria.py",
+    "autograder/caixa/modos.py",
+    "autograder/caixa/protocolo.py",
+    "autograder/caixa/restricoes.py",
+    "autograder/caixa/servidor.py",
+    "autograder/caixa/sistema.py",
+    "autograder/caixa/sonda.py",
+    "autograder/caixa/zigoto.py",
+    "autograder/esquemas/gradescope_results.schema.json",
+    "autograder/executores.py",
+    "autograder/gradescope.py",
+    "autograder/importacoes.py",
+    "autograder/lote.py",
+    "autograder/notebooks.py",
+    "autograder/relatorios.py",
+    "autograder/suite/__init__.py",
+    "autograder/suite/avaliador.py",
+    "autograder/suite/constantes.py",
+    "autograder/suite/declaracoes.py",
+    "autograder/suite/espiao.py",
+    "autograder/suite/estrutura.py",
+    "autograder/suite/faixas.py",
+    "autograder/suite/itens.py",
+    "autograder/suite/procedencia.py",
+}
+GERADOS_NO_ZIP = {".segredo_avaliador", "requirements-gradescope.txt", "run_autograder", "setup.sh"}
+
+
+def test_zip_leva_exatamente_o_que_a_correcao_precisa(zip_atividade):
+    """Lista de permissão: o avaliador, a suíte da atividade (sem variantes.py), o notebook do
+    instrutor e o que o empacotador gera. Nada de qualidade/ (mutação, variantes, corpus, bench,
+    exemplos), de outras aulas, de release/, nem as ferramentas do instrutor (nbgrader, release)."""
     with zipfile.ZipFile(zip_atividade) as z:
         nomes = z.namelist()
-    for esperado in ("setup.sh", "run_autograder", "requirements-gradescope.txt", f"source/{SLUG}/{SLUG}.ipynb"):
-        assert esperado in nomes
-    assert any(n.startswith(f"autograder/suites/{SLUG}/test_") for n in nomes)
-    assert not any(n.startswith(("autograder/exemplos/", "autograder/ataques/", "autograder/bench/")) for n in nomes)
-    assert "autograder/adversarial.py" not in nomes
-    assert {n.split("/")[2] for n in nomes if n.startswith("autograder/suites/") and n.count("/") > 2} == {SLUG}
-    with zipfile.ZipFile(zip_atividade) as z:
         assert "torch==2.13.0" in z.read("setup.sh").decode()
+    arquivos = {n for n in nomes if not n.endswith("/")}
+    assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
+        f"autograder/suites/{SLUG}/test_{SLUG.replace('-', '_')}.py",
+        f"source/{SLUG}/{SLUG}.ipynb",
+    }
+    # as pastas: só as que contêm esses arquivos
+    pastas = {n.rstrip("/") for n in nomes if n.endswith("/")}
+    assert pastas == {str(p) for n in arquivos for p in Path(n).parents if str(p) != "."}
+
+
+def test_zip_de_outra_aula_leva_a_suite_inteira_dela(tmp_path):
+    """A 07-vit tem módulos irmãos na pasta da suíte e usa o item de treino da costura (tocha, treino):
+    vão junto; o variantes.py dela, não."""
+    with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:
+        arquivos = {n for n in z.namelist() if not n.endswith("/")}
+    assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
+        "autograder/suite/tocha.py",
+        "autograder/suite/treino.py",
+        "autograder/suites/07-vit/auxiliares.py",
+        "autograder/suites/07-vit/equivocos.py",
+        "autograder/suites/07-vit/oraculos.py",
+        "autograder/suites/07-vit/test_07_vit.py",
+        "autograder/suites/07-vit/treino_avaliado.py",
+        "source/07-vit/07-vit.ipynb",
+    }
 
 
 def test_zip_so_o_dono_le(zip_atividade):
@@ -142,7 +203,7 @@ _TOTAL = carregar_atividade(SLUG).total
     "aluno,nota", [("bruno-sem-escala", _TOTAL - 3.0), ("ana-correta", _TOTAL), ("fabio-nao-fez", 0.0)]
 )
 def test_run_autograder_sem_sys_admin_da_a_nota_certa(arvore, aluno, nota):
-    shutil.copy(RAIZ / "autograder" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", arvore / "submission")
+    shutil.copy(RAIZ / "qualidade" / "exemplos" / aluno / SLUG / f"{SLUG}.ipynb", arvore / "submission")
     proc = _run_autograder(arvore)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     resultado = _results(arvore)
@@ -309,7 +370,7 @@ def test_ataque_nao_alcanca_a_rede_do_hospedeiro(ataque):
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="precisa de root para virar nobody")
 def test_sem_root_o_run_autograder_recusa(arvore):
     """Sem root não há como rodar o aluno com outro usuário: results.json explica e o código é 3."""
-    shutil.copy(RAIZ / "autograder" / "exemplos" / "ana-correta" / SLUG / f"{SLUG}.ipynb", arvore / "submission")
+    shutil.copy(RAIZ / "qualidade" / "exemplos" / "ana-correta" / SLUG / f"{SLUG}.ipynb", arvore / "submission")
     nobody = pwd.getpwnam("nobody")
     for base, dirs, arqs in os.walk(arvore.parent):
         for nome in [base, *(os.path.join(base, x) for x in dirs + arqs)]:

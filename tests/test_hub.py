@@ -7,7 +7,7 @@ do Debian (Playwright, como tests/test_navegador.py):
 
 - o instrutor entra e libera a atividade 01 no formgrader;
 - duas alunas entram, veem a lista de tarefas em pt-BR, buscam a 01, gravam um notebook (Ana, a
-  solução certa de autograder/exemplos; Bia, a atenção sem a escala √d_k) e entregam pela lista;
+  solução certa de qualidade/exemplos; Bia, a atenção sem a escala √d_k) e entregam pela lista;
 - o serviço de correção corrige na chegada; cada uma busca o retorno pela lista e lê, no HTML do
   retorno, a nota e o equívoco identificado;
 - a Ana não abre a entrega da Bia (pelo hub e pelo lab dela);
@@ -41,7 +41,7 @@ from autograder.notebooks import RAIZ
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ESTADO = RAIZ / "build" / "hub-teste"
 CAPTURAS = RAIZ / "build" / "hub-teste-capturas"
-EXEMPLOS = RAIZ / "autograder" / "exemplos"
+EXEMPLOS = RAIZ / "qualidade" / "exemplos"
 SLUG = "01-atencao"
 PREFIXO = "cursoteste"
 PROF, ANA, BIA, CAIO = "teste-prof", "teste-ana", "teste-bia", "teste-caio"

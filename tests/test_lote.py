@@ -45,7 +45,7 @@ COLETOR = textwrap.dedent(
 @pytest.fixture(scope="module")
 def submissoes(tmp_path_factory):
     pasta = tmp_path_factory.mktemp("submissoes")
-    for aluno in sorted((RAIZ / "autograder" / "exemplos").iterdir()):
+    for aluno in sorted((RAIZ / "qualidade" / "exemplos").iterdir()):
         if (aluno / SLUG).is_dir():
             shutil.copytree(aluno / SLUG, pasta / aluno.name / SLUG)
     assert len(list(pasta.iterdir())) >= 4

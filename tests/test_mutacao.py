@@ -5,9 +5,9 @@ import ast
 
 import pytest
 
-from autograder import mutacao
 from autograder.notebooks import slugs
-from autograder.variantes import NADA, carregar_variantes, variantes_nada
+from qualidade import mutacao
+from qualidade.variantes import NADA, carregar_variantes, variantes_nada
 
 
 def test_mutacao_atinge_as_metas(capsys):

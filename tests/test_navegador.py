@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from autograder.notebooks import RAIZ, slugs
-from autograder.variantes import encurtar_treino, notebook_com, notebook_liberado
+from qualidade.variantes import encurtar_treino, notebook_com, notebook_liberado
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CAPTURAS = RAIZ / "build" / "navegador"
@@ -323,7 +323,7 @@ def retorno(tmp_path_factory):
     shutil.copy(RAIZ / "nbgrader_config.py", curso / "nbgrader_config.py")
     shutil.copytree(RAIZ / "source" / PRIMEIRO, curso / "source" / PRIMEIRO)
     aluno = "bruno-sem-escala"
-    shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / PRIMEIRO, curso / "submitted" / aluno / PRIMEIRO)
+    shutil.copytree(RAIZ / "qualidade" / "exemplos" / aluno / PRIMEIRO, curso / "submitted" / aluno / PRIMEIRO)
     for args in (("generate_assignment", PRIMEIRO), ("autograde", PRIMEIRO), ("generate_feedback", PRIMEIRO)):
         proc = subprocess.run(
             [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"],

@@ -37,10 +37,10 @@ EXEMPLOS = {
     "dora-atencao-rope-em-v": "08-lm-moderno",
 }
 # (aluno, slug) avaliados; NBGRADER_TODOS_OS_EXEMPLOS=1 troca por todos os exemplos de
-# autograder/exemplos (conferência completa, fora do make test: alguns minutos).
+# qualidade/exemplos (conferência completa, fora do make test: alguns minutos).
 PARES = list(EXEMPLOS.items())
 if os.environ.get("NBGRADER_TODOS_OS_EXEMPLOS") == "1":
-    PARES = sorted((nb.parent.parent.name, nb.parent.name) for nb in RAIZ.glob("autograder/exemplos/*/*/*.ipynb"))
+    PARES = sorted((nb.parent.parent.name, nb.parent.name) for nb in RAIZ.glob("qualidade/exemplos/*/*/*.ipynb"))
 SLUGS = sorted({slug for _, slug in PARES})
 MAXIMOS_01 = {"teste_softmax": 2.0, "teste_atencao": 4.0, "teste_mascara": 2.0, "teste_blocos": 2.0}
 
@@ -83,7 +83,7 @@ def _nbgrader(curso: Path, *args, env=None):
 
 
 def _montar_forjador(destino: Path) -> None:
-    origem = RAIZ / "autograder" / "exemplos" / "fabio-nao-fez" / "01-atencao" / "01-atencao.ipynb"
+    origem = RAIZ / "qualidade" / "exemplos" / "fabio-nao-fez" / "01-atencao" / "01-atencao.ipynb"
     nb = nbformat.read(origem, as_version=4)
     primeira_solucao = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
     primeira_solucao.source = CODIGO_FORJADOR + "\n" + primeira_solucao.source
@@ -101,7 +101,7 @@ def curso(tmp_path_factory):
         shutil.copytree(RAIZ / "source" / slug, curso / "source" / slug)
     registros = {"generate_assignment": _nbgrader(curso, "generate_assignment", "--assignment=*", "--force")}
     for aluno, slug in PARES:
-        shutil.copytree(RAIZ / "autograder" / "exemplos" / aluno / slug, curso / "submitted" / aluno / slug)
+        shutil.copytree(RAIZ / "qualidade" / "exemplos" / aluno / slug, curso / "submitted" / aluno / slug)
     _montar_forjador(curso / "submitted" / FORJADOR / "01-atencao")
     registros["autograde"] = _nbgrader(curso, "autograde", "--assignment=*", "--force")
     registros["generate_feedback"] = _nbgrader(curso, "generate_feedback", "--assignment=*", "--force")

@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 
 from autograder.notebooks import slugs
 from autograder.release import RELEASE
-from autograder.variantes import encurtar_treino, notebook_com, notebook_liberado
+from qualidade.variantes import encurtar_treino, notebook_com, notebook_liberado
 
 
 def _executar(nb_dict, pasta, permitir_erros, slug):

@@ -32,7 +32,7 @@ from autograder.notebooks import RAIZ, carregar_atividade
 FORA = ("make test", "make bench")
 TOTAL_01 = carregar_atividade("01-atencao").total  # a nota máxima da aula 01 (a ana-correta tira ela)
 MAX_01 = f"{TOTAL_01:g}"
-EXEMPLO = "autograder/exemplos/ana-correta/01-atencao/01-atencao.ipynb"
+EXEMPLO = "qualidade/exemplos/ana-correta/01-atencao/01-atencao.ipynb"
 
 
 def comandos_do_readme(texto: str) -> list[str]:
@@ -117,7 +117,7 @@ def _nova_aula(r, clone, fora):
 def _release(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
     assert (clone / "release" / "09-exemplo" / "09-exemplo.ipynb").is_file()
-    assert (clone / "autograder" / "exemplos" / "ana-correta" / "09-exemplo" / "09-exemplo.ipynb").is_file()
+    assert (clone / "qualidade" / "exemplos" / "ana-correta" / "09-exemplo" / "09-exemplo.ipynb").is_file()
     for readme in ("README.md", "course/README.md"):
         assert "09-exemplo" in (clone / readme).read_text(encoding="utf-8"), f"a lista de aulas de {readme}"
 
@@ -142,7 +142,7 @@ def _generate_assignment(r, clone, fora):
     # prepara o que o texto diz que o autograde lê: submitted/<aluno>/01-atencao/
     for aluno in ("ana-correta", "bruno-sem-escala"):
         shutil.copytree(
-            clone / "autograder" / "exemplos" / aluno / "01-atencao", clone / "submitted" / aluno / "01-atencao"
+            clone / "qualidade" / "exemplos" / aluno / "01-atencao", clone / "submitted" / aluno / "01-atencao"
         )
 
 
@@ -356,7 +356,7 @@ def test_comandos_do_readme_num_clone_limpo(tmp_path):
     fora = tmp_path / "fora"  # SUBMISSIONS, OUT e os notebooks avulsos ficam fora do repositório
     (fora / "caminho").mkdir(parents=True)
     shutil.copy(clone / EXEMPLO, fora / "caminho" / "01-atencao.ipynb")
-    shutil.copytree(clone / "autograder" / "exemplos" / "ana-correta", fora / "submitted" / "ana")
+    shutil.copytree(clone / "qualidade" / "exemplos" / "ana-correta", fora / "submitted" / "ana")
     substituicoes = {
         "/caminho/submitted": str(fora / "submitted"),
         "/caminho/notas": str(fora / "notas"),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from autograder.notebooks import RAIZ, slugs
 from autograder.release import RELEASE, diferencas, gerar, vazamentos
-from autograder.variantes import gerar_exemplos
+from qualidade.variantes import gerar_exemplos
 
 
 def test_release_esta_em_dia_com_source():
@@ -39,7 +39,7 @@ def test_exemplos_em_dia(tmp_path):
     gerados = gerar_exemplos(tmp_path)
     for caminho in gerados:
         relativo = caminho.relative_to(tmp_path)
-        atual = RAIZ / "autograder" / "exemplos" / relativo
+        atual = RAIZ / "qualidade" / "exemplos" / relativo
         assert atual.is_file(), f"falta o exemplo {relativo} (rode make release)"
         assert atual.read_bytes() == caminho.read_bytes(), f"exemplo {relativo} desatualizado (rode make release)"
 

@@ -1,4 +1,4 @@
-"""Ferramentas das suítes (autograder/suite.py): equívocos calculados só quando a saída não confere."""
+"""Ferramentas das suítes (o pacote autograder/suite/): equívocos calculados só quando a saída não confere."""
 
 import math
 
@@ -190,6 +190,79 @@ def test_procedencia_aceita_o_treino_e_recusa_pesos_de_fora():
     assert not medir_procedencia(iniciais, longe, parametros, taxas).dentro
 
 
+# ------------------------------------------------------------------ a costura: faixas, tocha, carregador
+def test_faixa_de_uma_medida_em_que_menor_e_melhor():
+    """Uma perplexidade: alcança quem mede <= faixa; perto dela (na janela), a referência na mesma semente
+    decide, com a folga contando para cima; longe, nem se treina a referência."""
+    from autograder.suite import CACHE_PESADO, faixa_alcancada
+
+    treinos = []
+
+    def referencia(valor):
+        def treinar():
+            treinos.append(valor)
+            return valor
+
+        return treinar
+
+    kw = {"maior_e_melhor": False, "janela": 20.0, "folga": 3.0}
+    assert faixa_alcancada(55.0, 60.0, ("t", 1), referencia(50.0), **kw) == (True, None)
+    assert faixa_alcancada(90.0, 60.0, ("t", 2), referencia(50.0), **kw) == (False, None)
+    assert treinos == []  # nenhum dos dois precisou da referência
+    # a referência também passa da faixa (70 > 60): o aluno a 2 dela alcança; a 5, não
+    assert faixa_alcancada(72.0, 60.0, ("t", 3), referencia(70.0), **kw) == (True, 70.0)
+    assert faixa_alcancada(75.0, 60.0, ("t", 3), referencia(999.0), **kw) == (False, 70.0)  # do cache
+    # a referência alcança a faixa: perto dela não basta
+    assert faixa_alcancada(65.0, 60.0, ("t", 4), referencia(58.0), **kw) == (False, 58.0)
+    assert treinos == [70.0, 58.0]
+    for chave in [("t", 3), ("t", 4)]:
+        CACHE_PESADO.pop(chave)
+
+
+def test_aleatorizar_mantem_sorteia_com_as_regras_e_na_ordem_do_state_dict():
+    import numpy as np
+    import torch
+
+    from autograder.suite import tocha
+
+    class Rede(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(5, 3)
+            self.norm = torch.nn.LayerNorm(3)
+            self.lin = torch.nn.Linear(3, 3)
+            self.register_buffer("pe", torch.arange(6.0).reshape(2, 3))
+
+    rede = Rede().double()
+    sd = tocha.aleatorizar(
+        rede, np.random.default_rng(7), 0.4, especiais=[(tocha.comeca_com("emb"), 1.0)], manter=tocha.e_um_de("pe")
+    )
+    rng = np.random.default_rng(7)  # a mesma sequência, à mão: o pe mantido não consome o gerador
+    assert torch.equal(sd["emb.weight"], torch.from_numpy(rng.standard_normal((5, 3))))
+    assert torch.equal(sd["norm.weight"], torch.from_numpy(1.0 + 0.3 * rng.standard_normal((3,))))
+    assert torch.equal(sd["norm.bias"], torch.from_numpy(0.3 * rng.standard_normal((3,))))
+    assert torch.equal(sd["lin.weight"], torch.from_numpy(0.4 * rng.standard_normal((3, 3))))
+    assert torch.equal(sd["pe"], torch.arange(6.0).reshape(2, 3).double())
+    assert torch.equal(rede.lin.weight, sd["lin.weight"])  # carregado no módulo
+    with pytest.raises(Exception, match=r"torch\.Tensor"):
+        tocha.tensor([1, 2], "saida")
+
+
+def test_carregador_le_cada_arquivo_da_suite_uma_vez():
+    """Os módulos irmãos e o variantes.py são executados uma vez por processo e vistos por todos."""
+    from autograder.suite import declaracoes, modulo_da_suite, suite_pesada, vizinho
+
+    slug = "06-transformer-copia"
+    treino = modulo_da_suite(slug, "treino_avaliado")
+    assert vizinho(treino.__file__, "equivocos") is treino.EQ
+    assert modulo_da_suite(slug, "treino_avaliado") is treino
+    assert declaracoes(slug).treino is treino.ITEM
+    variantes = modulo_da_suite(slug, "variantes")
+    assert declaracoes(slug).mutantes == tuple(variantes.MUTANTES)
+    assert modulo_da_suite(slug, "nao-existe") is None
+    assert suite_pesada(slug) and suite_pesada("07-vit") and not suite_pesada("01-atencao")
+
+
 # ------------------------------------------------------------------ conferências da issue #24
 def test_comparar_nomeia_precisao_reduzida_so_quando_o_resto_confere():
     from autograder.suite import PRECISAO_REDUZIDA
@@ -241,3 +314,24 @@ def test_espiao_reprova_perda_que_nao_e_float_e_modelo_devolvido_em_treino():
     with pytest.raises(Reprovado) as erro:
         conferir_laco_do_espiao([{"treino": False}] * 2, [False, False], [0, 0], **kw)
     assert erro.value.equivoco is eqs["aval"]
+
+
+def test_constante_do_exemplo_reprova_so_quem_da_o_resultado_do_valor_do_exemplo():
+    from autograder.suite import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
+
+    # padding_idx do aluno 0 (o do exemplo) quando se pediu pad_id = 5: reprova e diz os dois valores.
+    with pytest.raises(Reprovado) as erro:
+        conferir_constante_do_exemplo(0, 0, "pad_id", 5, 0)
+    assert erro.value.equivoco is CONSTANTE_DO_EXEMPLO and "pad_id = 5" in erro.value.mensagem
+    conferir_constante_do_exemplo(5, 0, "pad_id", 5, 0)  # leu o argumento: passa
+    conferir_constante_do_exemplo(None, 0, "pad_id", 5, 0)  # não tem o atributo: outro teste reprova
+    chamadas = []
+
+    def com_o_exemplo():
+        chamadas.append(1)
+        return np.array([1.0, 2.0])
+
+    conferir_constante_do_exemplo(np.array([1.0, 2.0]), com_o_exemplo, "h", 2, 2)  # recebeu o valor do exemplo
+    assert chamadas == []  # e nem calculou a saída do exemplo
+    with pytest.raises(Reprovado):
+        conferir_constante_do_exemplo(np.array([1.0, 2.0]), com_o_exemplo, "h", 3, 2)

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.caixa import memoria, protocolo, restricoes
+from autograder.caixa import memoria, modos, protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
 
@@ -45,7 +45,7 @@ class IsolamentoInsuficiente(Exception):
         self.faltando, self.modo = list(faltando), modo
         itens = "\n".join(f"  - {f}" for f in self.faltando)
         super().__init__(
-            f"Isolamento insuficiente para corrigir com segurança (modo: {DESCRICAO_MODO.get(modo, modo)}):\n"
+            f"Isolamento insuficiente para corrigir com segurança (modo: {modos.descricao(modo)}):\n"
             f"{itens}\n"
             "Corrija numa máquina com Landlock (Linux >= 6.12 para a ABI 6) ou como root com namespaces. "
             "Para corrigir mesmo assim, sabendo que as notas não são confiáveis, use "
@@ -54,11 +54,6 @@ class IsolamentoInsuficiente(Exception):
 
 
 VAR_ACEITAR = "ACEITAR_ISOLAMENTO_PARCIAL"
-DESCRICAO_MODO = {
-    "namespaces": "root com namespaces",
-    "root-sem-namespaces": "root sem CAP_SYS_ADMIN (contêiner)",
-    "nao-root": "não-root",
-}
 
 
 def aceitar_parcial_do_ambiente() -> bool:
@@ -73,23 +68,8 @@ def verificar_isolamento(aceitar_parcial: bool | None = None, isolar: bool = Tru
     montagem e rede, root sem CAP_SYS_ADMIN, ou não-root.
     """
     aceitar = aceitar_parcial_do_ambiente() if aceitar_parcial is None else bool(aceitar_parcial)
-    modo = "nao-root"
-    if os.geteuid() == 0:
-        modo = "root-sem-namespaces"
-        if isolar:
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    from autograder.caixa.zigoto import CLONE_NEWNET, CLONE_NEWNS, unshare
-
-                    unshare(CLONE_NEWNS | CLONE_NEWNET)
-                    os._exit(0)
-                except BaseException:
-                    os._exit(1)
-            _, status = os.waitpid(pid, 0)
-            if os.waitstatus_to_exitcode(status) == 0:
-                modo = "namespaces"
-    g = restricoes.garantias(modo, restricoes.abi_landlock(), restricoes.seccomp_disponivel())
+    modo = modos.detectar(isolar)
+    g = modos.garantias(modo, restricoes.abi_landlock(), restricoes.seccomp_disponivel())
     g["parcial_aceito"] = bool(g["faltando"]) and aceitar
     if g["faltando"] and not aceitar:
         raise IsolamentoInsuficiente(g["faltando"], modo)
@@ -107,7 +87,7 @@ def fechar_permissoes(pastas: list[str]) -> list[str]:
     for pasta in pastas:
         real = Path(pasta).resolve()
         if real.is_relative_to(RAIZ) or len(real.parts) < 3:
-            continue  # dentro do repositório (ex.: autograder/exemplos) ou do sistema (/srv): não mexe
+            continue  # dentro do repositório (ex.: qualidade/exemplos) ou do sistema (/srv): não mexe
         try:
             st = os.lstat(pasta)
         except OSError:
@@ -238,8 +218,8 @@ class Zigoto:
     def isolamento(self) -> dict:
         """Modo, o que está garantido, o que falta e se o isolamento parcial foi aceito
         (vai para os relatórios: ``extra_data.isolamento`` do results.json)."""
-        g = restricoes.garantias(
-            self.info.get("modo", "nao-root"),
+        g = modos.garantias(
+            self.info.get("modo", modos.NAO_ROOT),
             int(self.info.get("landlock_abi", 0)),
             bool(self.info.get("seccomp", False)),
         )

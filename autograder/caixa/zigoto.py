@@ -34,11 +34,9 @@ Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
 
 from __future__ import annotations
 
-import ctypes
 import importlib
 import json
 import os
-import resource
 import select
 import signal
 import socket
@@ -46,65 +44,37 @@ import sys
 import tempfile
 import time
 
-from autograder.caixa import disco, restricoes
-
-CLONE_NEWNS = 0x00020000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-MS_RDONLY = 1
-MS_NOSUID = 2
-MS_NODEV = 4
-MS_NOEXEC = 8
-MS_REMOUNT = 32
-MS_BIND = 4096
-MS_REC = 16384
-MS_PRIVATE = 1 << 18
-MNT_DETACH = 2
-PR_SET_NO_NEW_PRIVS = 38
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _checar(ret: int, oque: str) -> None:
-    if ret != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{oque}: {os.strerror(err)}")
+from autograder.caixa import disco, modos, restricoes, sistema
+from autograder.caixa.sistema import (
+    CLONE_NEWIPC,
+    CLONE_NEWNET,
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_RDONLY,
+    MS_REC,
+    MS_REMOUNT,
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_NO_NEW_PRIVS,
+    PR_SET_PDEATHSIG,
+    montar,
+    prctl,
+    unshare,
+)
 
 
-def unshare(flags: int) -> None:
-    _checar(_libc.unshare(ctypes.c_int(flags)), "unshare")
+class ProcessoZigoto:
+    """O processo zigoto em si (``python -m autograder.caixa.zigoto``); do lado do avaliador, quem o
+    abre e conversa com ele é ``cliente.Zigoto``."""
 
-
-def montar(origem, alvo, tipo, flags=0, dados=None) -> None:
-    def b(x):
-        return None if x is None else os.fsencode(x)
-
-    _checar(
-        _libc.mount(b(origem), b(alvo), b(tipo), ctypes.c_ulong(flags), b(dados)),
-        f"mount {alvo}",
-    )
-
-
-def desmontar(alvo) -> None:
-    _checar(_libc.umount2(os.fsencode(alvo), ctypes.c_int(MNT_DETACH)), f"umount {alvo}")
-
-
-def prctl(opcao: int, valor: int) -> None:
-    _libc.prctl(ctypes.c_int(opcao), ctypes.c_ulong(valor), 0, 0, 0)
-
-
-def _tmpfs(alvo: str, tamanho: str = "1m", modo: str = "0755", flags: int = 0) -> None:
-    montar("tmpfs", alvo, "tmpfs", MS_NOSUID | MS_NODEV | flags, f"size={tamanho},mode={modo}")
-
-
-class Zigoto:
     def __init__(self, config: dict):
         self.config = config
         self.isolado = False
-        self.modo = "nao-root"
+        self.modo = modos.NAO_ROOT
         self.escopo = False  # o zigoto está num domínio Landlock de sinais (kill(-1) seguro)
         self.exigir = bool(config.get("exigir", True))
         self.avisos: list[str] = []
@@ -118,14 +88,14 @@ class Zigoto:
     def preparar(self) -> None:
         # Pastas de caixas de avaliadores que morreram sem limpar (trava livre): some com elas.
         disco.varrer_abandonadas()
-        if os.geteuid() == 0:
-            self.modo = "root-sem-namespaces"
+        self.modo = modos.pelo_usuario()
+        if self.modo == modos.ROOT_SEM_NAMESPACES:
             if self.config.get("isolar", True):
                 try:
                     unshare(CLONE_NEWNS | CLONE_NEWNET)
                     montar(None, "/", None, MS_REC | MS_PRIVATE)
                     self.isolado = True
-                    self.modo = "namespaces"
+                    self.modo = modos.NAMESPACES
                 except OSError:
                     pass
         import numpy  # noqa: F401  (pré-carga: é o que torna cada caixa barata)
@@ -156,7 +126,7 @@ class Zigoto:
     def _esconder(self) -> None:
         # /mnt vira um tmpfs privado onde guardamos um bind do .venv, para poder
         # remontá-lo no lugar original depois de esconder o repositório ou /tmp.
-        _tmpfs("/mnt", "1m")
+        sistema.tmpfs("/mnt", "1m")
         if self.venv and os.path.isdir(self.venv):
             self.guarda_venv = "/mnt/venv"
             os.mkdir(self.guarda_venv)
@@ -164,7 +134,7 @@ class Zigoto:
             montar(None, self.guarda_venv, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
         for pasta in self.config.get("ocultar", []) + self._ancestrais_fechados():
             if os.path.isdir(pasta) and not os.path.islink(pasta):
-                _tmpfs(pasta, "1m", "0755", MS_NOEXEC)
+                sistema.tmpfs(pasta, "1m", "0755", MS_NOEXEC)
         self._recolocar_venv()
 
     def _ancestrais_fechados(self) -> list[str]:
@@ -221,7 +191,7 @@ class Zigoto:
             except OSError:
                 pass
         else:
-            _matar_descendentes()
+            sistema.matar_descendentes()
         while True:
             try:
                 os.waitpid(-1, 0)
@@ -299,7 +269,7 @@ class Zigoto:
         # limpeza alcança G e tudo o que ele criou, e nada fora.
         escopo = self.escopo and restricoes.dominio_de_sinais()
         uid = int(pedido.get("uid", 65534))
-        pedido["tarefas_do_uid"] = _tarefas_do_uid(uid if os.geteuid() == 0 else os.getuid())
+        pedido["tarefas_do_uid"] = sistema.tarefas_do_uid(uid if os.geteuid() == 0 else os.getuid())
         trabalho = pedido.get("trabalho") if not self.isolado else None
         aviso = socket.socket(fileno=aviso_fd) if aviso_fd is not None else None
         novo_pid = False
@@ -343,7 +313,7 @@ class Zigoto:
             except ChildProcessError:
                 break
         # G terminou: mata o que sobrou da caixa (órfãos vêm para C, que é subreaper).
-        _matar_a_caixa(pid, escopo)
+        sistema.matar_a_caixa(pid, escopo)
         while True:
             try:
                 os.waitpid(-1, 0)
@@ -396,7 +366,7 @@ class Zigoto:
                             )
                         except OSError:
                             pass
-                    _matar_a_caixa(pid, escopo)
+                    sistema.matar_a_caixa(pid, escopo)
                     return
                 intervalo = max(0.05, 4 * (time.monotonic() - t0))
         finally:
@@ -418,7 +388,7 @@ class Zigoto:
                         )
                     else:
                         tam = "1m"
-                    _tmpfs(pasta, tam, "1777")
+                    sistema.tmpfs(pasta, tam, "1777")
             self._recolocar_venv()
             trabalho = tempfile.mkdtemp(prefix="aluno-", dir="/tmp")
         else:
@@ -427,7 +397,7 @@ class Zigoto:
         if os.geteuid() == 0:
             os.chown(trabalho, uid, uid)
         os.chdir(trabalho)
-        _aplicar_limites(limites, int(pedido.get("tarefas_do_uid", 0)))
+        sistema.aplicar_limites(limites, int(pedido.get("tarefas_do_uid", 0)))
         if os.geteuid() == 0:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
@@ -438,7 +408,7 @@ class Zigoto:
         except OSError:
             if self.exigir:
                 os._exit(70)  # sem as travas o código do aluno não roda (falhar fechado)
-        _fechar_fds(sock.fileno())
+        sistema.fechar_fds(sock.fileno())
         os.environ.clear()
         os.environ.update(
             {
@@ -504,128 +474,10 @@ def _aquecer_torch(torch) -> None:
         pass
 
 
-def _tarefas_do_uid(uid: int) -> int:
-    """Quantas tarefas (threads) o uid real ``uid`` já tem: é o que RLIMIT_NPROC conta.
-
-    Sem usuário próprio por caixa (não-root), o limite de processos da caixa é isso mais o
-    limite pedido: a caixa cria no máximo ``processos`` tarefas novas, não importa quantos
-    processos o avaliador e as caixas irmãs já tenham.
-    """
-    total = 0
-    for nome in os.listdir("/proc"):
-        if not nome.isdigit():
-            continue
-        try:
-            with open(f"/proc/{nome}/status") as f:
-                real = threads = None
-                for linha in f:
-                    if linha.startswith("Uid:"):
-                        real = int(linha.split()[1])
-                    elif linha.startswith("Threads:"):
-                        threads = int(linha.split()[1])
-                        break
-        except (OSError, ValueError, IndexError):
-            continue
-        if real == uid:
-            total += threads or 1
-    return total
-
-
-def _matar_a_caixa(pid: int, escopo: bool) -> None:
-    """Em C: mata G e tudo o que ele criou. Com escopo Landlock, ``kill(-1)`` só alcança o domínio de C
-    (a caixa); sem escopo, o grupo de processos de G e, repetidamente, os filhos que aparecerem."""
-    if escopo:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
-    else:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        _matar_descendentes()
-
-
-def _matar_descendentes() -> None:
-    """Sem escopo do Landlock (kill(-1) seria a máquina inteira): mata os filhos, repetindo
-    enquanto aparecerem órfãos novos (este processo é subreaper)."""
-    eu = os.getpid()
-    for _ in range(50):
-        filhos = []
-        for nome in os.listdir("/proc"):
-            if not nome.isdigit():
-                continue
-            try:
-                with open(f"/proc/{nome}/stat") as f:
-                    campos = f.read().rsplit(")", 1)[1].split()
-                if int(campos[1]) == eu:
-                    filhos.append(int(nome))
-            except (OSError, ValueError, IndexError):
-                continue
-        if not filhos:
-            return
-        for pid in filhos:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            return
-
-
-def _aplicar_limites(lim: dict, tarefas_do_uid: int = 0) -> None:
-    def fixar(recurso, valor):
-        try:
-            resource.setrlimit(recurso, (valor, valor))
-        except (ValueError, OSError):
-            pass
-
-    vm_atual = _memoria_virtual()
-    fixar(resource.RLIMIT_AS, vm_atual + int(lim.get("memoria_mb", 3072)) * 1024 * 1024)
-    cpu = int(lim.get("cpu_s", 600))
-    try:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, depois SIGKILL
-    except (ValueError, OSError):
-        pass
-    fixar(resource.RLIMIT_NPROC, tarefas_do_uid + int(lim.get("processos", 32)))
-    fixar(resource.RLIMIT_FSIZE, int(lim.get("arquivo_mb", 16)) * 1024 * 1024)
-    fixar(resource.RLIMIT_NOFILE, 64)
-    fixar(resource.RLIMIT_CORE, 0)
-
-
-def _memoria_virtual() -> int:
-    with open("/proc/self/status") as f:
-        for linha in f:
-            if linha.startswith("VmSize:"):
-                return int(linha.split()[1]) * 1024
-    return 0
-
-
-def _fechar_fds(manter: int) -> None:
-    try:
-        fds = [int(x) for x in os.listdir("/proc/self/fd")]
-    except OSError:
-        fds = list(range(3, 256))
-    for fd in fds:
-        if fd > 2 and fd != manter:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-    nulo = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(nulo, fd)
-    os.close(nulo)
-
-
 def main() -> None:
     config = json.loads(sys.argv[1])
     controle = socket.socket(fileno=int(config["fd"]))
-    zig = Zigoto(config)
+    zig = ProcessoZigoto(config)
     zig.preparar()
     zig.atender(controle)
     os._exit(0)  # caixas já colhidas; sair sem a finalização lenta do interpretador (PyTorch)

@@ -1,10 +1,10 @@
-"""Mutantes e variantes corretas da atividade {SLUG} (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade {SLUG} (ver ``qualidade/mutacao.py``).
 
-O exemplo ``ana-correta`` de ``autograder/exemplos/`` vem de uma variante de ``CORRETAS`` (não da
+O exemplo ``ana-correta`` de ``qualidade/exemplos/`` vem de uma variante de ``CORRETAS`` (não da
 solução do instrutor): se a assinatura de uma função mudar, mude também as variantes.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 MUTANTES = [
     Variante(
@@ -32,7 +32,7 @@ def escalar(x, fator):
     ),
 ]
 
-# aluno de autograder/exemplos/ -> nome da variante (None = o notebook liberado, sem nada feito)
+# aluno de qualidade/exemplos/ -> nome da variante (None = o notebook liberado, sem nada feito)
 EXEMPLOS = {
     "ana-correta": "correta-multiply",
     "bruno-somou": "escalar-somou-o-fator",

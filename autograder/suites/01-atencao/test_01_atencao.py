@@ -10,9 +10,10 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
 from autograder.suite import (
+    CaixaMorreu,
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,
@@ -255,6 +256,9 @@ def _qkv(rng, lote=(), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.0, dtype=np.fl
     return Q, K, V
 
 
+D_K_DO_EXEMPLO = 4  # o d_k de Q, K nas verificações visíveis da seção 2
+
+
 def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
     diag = []
     for eq, escala, eixo in [
@@ -265,6 +269,8 @@ def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
         (ATENCAO_EIXO, 1.0 / np.sqrt(d_k), -2),
     ]:
         diag.append((eq, atencao_np(Q, K, V, escala, eixo)))
+    if d_k != D_K_DO_EXEMPLO:  # d_k fixo no valor da verificação visível
+        diag.append((suite.CONSTANTE_DO_EXEMPLO, atencao_np(Q, K, V, 1.0 / np.sqrt(D_K_DO_EXEMPLO), -1)))
     saida, pesos = atencao_np(Q, K, V, 1.0 / np.sqrt(d_k))
     diag.append((PESOS_TRANSPOSTOS, (saida, np.swapaxes(pesos, -1, -2))))
     return diag

@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 01-atencao (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 01-atencao (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as
 demais células ficam com a solução do instrutor. Um mutante declara os itens em que deve
 perder pontos e, quando há, o equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 _SOFTMAX_OK = """
 def softmax(z, eixo=-1):
@@ -331,7 +331,7 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-einsum-logsumexp-1e9",
@@ -605,5 +605,22 @@ def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
     return np.where(np.isfinite(lse), saida, np.nan)
 """
         },
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "01-atencao"
+MUTANTES += [
+    Variante(
+        "const-atencao-d-k-4",
+        _trocada(_SLUG, "atencao", ("d_k = Q.shape[-1]", "d_k = 4")),
+        itens=["teste_atencao"],
+        equivoco="constante-do-exemplo",
     ),
 ]

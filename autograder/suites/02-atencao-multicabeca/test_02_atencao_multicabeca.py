@@ -14,9 +14,9 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,
@@ -550,6 +550,7 @@ def test_multicabeca_formas(aluno, rng):
 
 # ======================================================================= módulo do PyTorch
 NOMES = ["w_q", "w_k", "w_v", "w_o"]
+H_DO_EXEMPLO = 4  # AtencaoMultiCabeca(16, 4) nas verificações visíveis
 
 
 def _gerador(rng):
@@ -617,7 +618,12 @@ def _equivocos_modulo(sd, q, k, h, mascara=None, v=None):
     W, b = _em_numpy(sd)
     Xv = None if v is None else v.double().numpy()
     m = None if mascara is None else mascara.numpy()
-    return equivocos_mha(q.double().numpy(), k.double().numpy(), *W, h, mascara=m, vieses=b, Xv=Xv)
+    Xq, Xkv = q.double().numpy(), k.double().numpy()
+    diag = equivocos_mha(Xq, Xkv, *W, h, mascara=m, vieses=b, Xv=Xv)
+    d = Xq.shape[-1]
+    if h != H_DO_EXEMPLO and d % H_DO_EXEMPLO == 0:  # h fixo no valor da verificação visível
+        diag.append((suite.CONSTANTE_DO_EXEMPLO, mha(Xq, Xkv, *W, H_DO_EXEMPLO, mascara=m, vieses=b, Xv=Xv)))
+    return diag
 
 
 @item("teste_modulo_pytorch", pontos=0.25)

@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 02-atencao-multicabeca (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 02-atencao-multicabeca (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
 células ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos
 e o equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 # ---------------------------------------------------------------------- dividir_cabecas
 _DIVIDIR_OK = """
@@ -507,7 +507,7 @@ class AtencaoMultiCabeca(nn.Module):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-transpose-einsum-lacos",
@@ -518,7 +518,7 @@ EXEMPLOS = {
     "fabio-nao-fez": None,
 }
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# Pontos que a variante "não faz nada" ganha honestamente (ver qualidade/mutacao.py): nenhum. Os
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
@@ -537,5 +537,24 @@ MUTANTES += [
         _modulo(init=_INIT_OK + "        self.gota = nn.Dropout(0.1)\n", saida="self.w_o(juntas), self.gota(pesos)"),
         itens=["teste_modulo_pytorch"],
         equivoco="estrutura_dropout_excluido",
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "02-atencao-multicabeca"
+MUTANTES += [
+    Variante(
+        "const-modulo-h-4",
+        _trocada(
+            _SLUG, "modulo", ("self.h = h\n", "self.h = 4\n"), ("self.d_k = d_model // h", "self.d_k = d_model // 4")
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="constante-do-exemplo",
     ),
 ]

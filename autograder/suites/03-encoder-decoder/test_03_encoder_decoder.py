@@ -13,13 +13,12 @@ import re
 import numpy as np
 import torch
 
-from autograder.caixa.cliente import ErroDoAluno
+from autograder import suite
 from autograder.suite import (
     Equivoco,
     Reprovado,
     como_array,
     comparar,
-    exigir_entradas_intactas,
     item,
     propriedade,
     verificar,
@@ -193,7 +192,7 @@ def _erro_tipico(chamada, equivoco, palavras, quando=True):
     """Roda ``chamada``; se o código do aluno quebra com um erro típico de um equívoco, nomeia-o."""
     try:
         return chamada()
-    except ErroDoAluno as exc:
+    except suite.ErroDoAluno as exc:
         if quando and exc.tipo in ("ValueError", "IndexError") and any(p in exc.mensagem for p in palavras):
             raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
         raise
@@ -391,7 +390,7 @@ def test_ln_sem_gama_beta(aluno, rng):
             LN_EIXO,
         )
         comparar(obtido, ln_torch(x), f"layernorm de um array {forma}", equivocos=_equivocos_ln(x), **_LN_TOL)
-        exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
+        suite.exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
 
 
 @item("teste_layernorm", pontos=0.75)
@@ -612,6 +611,9 @@ def bloco_np(ref, X, p, h, mascara=None, modo="certo"):
     return ln(Z + ffn(Z), "2")
 
 
+H_DO_EXEMPLO = 2  # o h das verificações visíveis de bloco_encoder e mini_encoder
+
+
 def _equivocos_bloco(ref, X, p, h, mascara=None):
     modos = [
         (PRE_NORM, "pre_norm"),
@@ -624,13 +626,16 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
     ]
     if mascara is not None:
         modos.append((SEM_MASCARA, "sem_mascara"))
-    return [(eq, bloco_np(ref, X, p, h, mascara, modo)) for eq, modo in modos]
+    diag = [(eq, bloco_np(ref, X, p, h, mascara, modo)) for eq, modo in modos]
+    if h != H_DO_EXEMPLO and X.shape[-1] % H_DO_EXEMPLO == 0:  # h fixo no valor da verificação visível
+        diag.append((suite.CONSTANTE_DO_EXEMPLO, bloco_np(ref, X, p, H_DO_EXEMPLO, mascara)))
+    return diag
 
 
 @item("teste_bloco_encoder", pontos=1.5)
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
-    h = int(rng.choice([2, 4]))
+    h = int(rng.choice([3, 4]))  # nunca o h = 2 das verificações visíveis
     d_model = h * int(rng.integers(2, 5))
     p = _pesos_bloco(rng, d_model, 2 * d_model + 2)
     X = rng.normal(size=(2, int(rng.integers(4, 8)), d_model))
@@ -640,13 +645,13 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
         "bloco_encoder(X, pesos, h) com X em lote",
         equivocos=_equivocos_bloco(ref, X, p, h),
     )
-    exigir_entradas_intactas(aluno, "bloco_encoder", ["X", "pesos", "h", "mascara"])
+    suite.exigir_entradas_intactas(aluno, "bloco_encoder", ["X", "pesos", "h", "mascara"])
 
 
 @item("teste_bloco_encoder", pontos=1.0)
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
-    h, d_model, n = 2, 8, int(rng.integers(4, 8))
+    h, d_model, n = 4, 8, int(rng.integers(4, 8))  # h diferente do h = 2 das verificações visíveis
     p = _pesos_bloco(rng, d_model, 16)
     X = rng.normal(size=(3, n, d_model))
     causal = np.tril(np.ones((n, n), dtype=bool))
@@ -723,7 +728,11 @@ def _equivocos_mini(ref, X, lista, h):
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "nao_encadeia")),
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "retorna_cedo")),
         (MINI_ORDEM_DOS_BLOCOS, mini_np(ref, X, lista, h, "ordem_invertida")),
-    ]
+    ] + (
+        [(suite.CONSTANTE_DO_EXEMPLO, mini_np(ref, X, lista, H_DO_EXEMPLO))]
+        if h != H_DO_EXEMPLO and X.shape[-1] % H_DO_EXEMPLO == 0  # h fixo no valor da verificação visível
+        else []
+    )
 
 
 def _mini_do_aluno(aluno, X, lista, h):
@@ -742,7 +751,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
         "mini_encoder com dois blocos",
         equivocos=_equivocos_mini(ref, X, lista, h),
     )
-    exigir_entradas_intactas(aluno, "mini_encoder", ["X", "lista_de_pesos", "h"])
+    suite.exigir_entradas_intactas(aluno, "mini_encoder", ["X", "lista_de_pesos", "h"])
 
 
 @item("teste_mini_encoder", pontos=0.5)

@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 03-encoder-decoder (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 03-encoder-decoder (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as
 demais células ficam com a solução do instrutor. Um mutante declara os itens em que deve
 perder pontos e o equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 
 # ------------------------------------------------------------------ codificador de posição
@@ -582,7 +582,7 @@ def mini_encoder(X, lista_de_pesos, h):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-lacos-e-np-var",
@@ -661,5 +661,28 @@ MUTANTES += [
         },
         itens=["teste_positional_encoding"],
         equivoco="pe-tipo-float32",
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "03-encoder-decoder"
+MUTANTES += [
+    Variante(
+        "const-bloco-h-2",
+        _trocada(_SLUG, "bloco_encoder", ("*projecoes, h,", "*projecoes, 2,")),
+        itens=["teste_bloco_encoder"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mini-h-2",
+        _trocada(_SLUG, "mini_encoder", ("bloco_encoder(H, pesos_do_bloco, h)", "bloco_encoder(H, pesos_do_bloco, 2)")),
+        itens=["teste_mini_encoder"],
+        equivoco="constante-do-exemplo",
     ),
 ]

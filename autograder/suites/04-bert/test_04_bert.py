@@ -346,6 +346,9 @@ def _rodar(modelo, ids):
     return como_array(modelo(torch.from_numpy(ids)), "a saída do EncoderBERT")
 
 
+PAD_DO_EXEMPLO, MAX_LEN_DO_EXEMPLO = 0, 12  # EncoderBERT(..., max_len=12, pad_id=0) nas verificações visíveis
+
+
 @item("teste_encoder_bert", pontos=0.5)
 @propriedade("test_encoder_confere_com_pytorch")
 def test_encoder_estrutura(aluno, ref, rng):
@@ -353,6 +356,9 @@ def test_encoder_estrutura(aluno, ref, rng):
     cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
     modelo = _criar_encoder(aluno, cfg)
     suite.conferir_estrutura(aluno, modelo, ref.EncoderBERT(*cfg.args()), "EncoderBERT")
+    suite.conferir_constante_do_exemplo(
+        modelo.ler("embedding.padding_idx"), PAD_DO_EXEMPLO, "pad_id", cfg.pad, PAD_DO_EXEMPLO
+    )
     verificar(
         modelo.ler("embedding.padding_idx") == cfg.pad and modelo.ler("embedding.num_embeddings") == cfg.vocab,
         ENC_PADDING_IDX.mensagem,
@@ -376,6 +382,10 @@ def test_encoder_estrutura(aluno, ref, rng):
     )
     pe = como_array(buffers["pe"], "o buffer pe")
     esperado = ref.codificacao_posicional(cfg.max_len, cfg.d).double().numpy()
+    if pe.size != esperado.size:
+        suite.conferir_constante_do_exemplo(
+            pe.size, MAX_LEN_DO_EXEMPLO * cfg.d, "max_len", cfg.max_len, MAX_LEN_DO_EXEMPLO
+        )
     verificar(pe.size == esperado.size, f"o buffer pe deveria ter forma {esperado.shape}; veio {pe.shape}.")
     comparar(pe.reshape(esperado.shape), esperado, "o buffer pe", atol=1e-6)
 
@@ -512,9 +522,26 @@ def _conferir_rotulos(ids, entrada, rotulos):
     return escolhidos
 
 
+# Os valores das verificações visíveis de mascarar_tokens: quem os fixa no código passa nelas. As
+# entradas ocultas usam também outros (vocab 48, especiais espalhados, [MASK] = 23) e a mensagem diz isso.
+VOCAB_DO_EXEMPLO, ID_MASK_DO_EXEMPLO, ESPECIAIS_DO_EXEMPLO = 50, 3, (0, 1, 2, 3)
+
+
+def _constante_do_exemplo(nome, recebido, do_exemplo):
+    return Reprovado(
+        f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui {nome} = {recebido!r}, mas o sorteio usou "
+        f"{nome} = {do_exemplo!r}, o valor do exemplo)",
+        suite.CONSTANTE_DO_EXEMPLO,
+    )
+
+
 def _conferir_especiais(ids, entrada, rotulos, especiais):
     eh_especial = np.isin(ids, np.array(list(especiais)))
     if np.any(rotulos[eh_especial] != -100) or np.any(entrada[eh_especial] != ids[eh_especial]):
+        # Especiais fixos nos do exemplo: os ids 0..3, aqui comuns, nunca são escolhidos.
+        comuns_do_exemplo = np.isin(ids, np.array(ESPECIAIS_DO_EXEMPLO)) & ~eh_especial
+        if comuns_do_exemplo.sum() >= 100 and not np.any(rotulos[comuns_do_exemplo] != -100):
+            raise _constante_do_exemplo("especiais", sorted(especiais), list(ESPECIAIS_DO_EXEMPLO))
         raise Reprovado(MLM_ESPECIAIS.mensagem, MLM_ESPECIAIS)
     return eh_especial
 
@@ -522,6 +549,12 @@ def _conferir_especiais(ids, entrada, rotulos, especiais):
 def _conferir_aleatorios(ids, entrada, escolhidos, vocab, especiais, id_mask):
     trocados = escolhidos & (entrada != ids) & (entrada != id_mask)
     substitutos = entrada[trocados]
+    if vocab != VOCAB_DO_EXEMPLO and len(substitutos) >= 100:
+        # vocab fixo no do exemplo: substitutos passam de vocab - 1 (vocab < 50) ou nunca chegam a 50 (vocab > 50).
+        fora = np.any(substitutos >= vocab) and np.all(substitutos < VOCAB_DO_EXEMPLO)
+        aquem = vocab > VOCAB_DO_EXEMPLO and np.all(substitutos < VOCAB_DO_EXEMPLO)
+        if fora or aquem:
+            raise _constante_do_exemplo("vocab", vocab, VOCAB_DO_EXEMPLO)
     if np.any(np.isin(substitutos, np.array(list(especiais)))) or np.any((substitutos < 0) | (substitutos >= vocab)):
         raise Reprovado(MLM_ALEATORIO_ESPECIAL.mensagem, MLM_ALEATORIO_ESPECIAL)
     return trocados
@@ -565,6 +598,11 @@ def test_mlm_especiais_nunca_escolhidos(aluno, rng):
     ids = _amostra_mlm(rng, 96, 128, 48, especiais, cls, sep, pad, outros_especiais=(unk, msk), taxa_outros=0.03)
     entrada, rotulos = _chamar_mlm(aluno, ids, 48, msk, especiais, int(rng.integers(2**31)))
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
+    if (
+        _proporcoes(ids, entrada, escolhidos, msk)[0] < 0.5
+        and _proporcoes(ids, entrada, escolhidos, ID_MASK_DO_EXEMPLO)[0] > 0.5
+    ):
+        raise _constante_do_exemplo("id_mask", msk, ID_MASK_DO_EXEMPLO)
     _conferir_especiais(ids, entrada, rotulos, especiais)
     trocados = _conferir_aleatorios(ids, entrada, escolhidos, 48, especiais, msk)
     if len(np.unique(entrada[trocados])) < 10:

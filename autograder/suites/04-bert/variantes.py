@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 04-bert (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 04-bert (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as
 demais células ficam com a solução do instrutor. Um mutante declara os itens em que deve
 perder pontos e o equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 # ---------------------------------------------------------------------------- EncoderBERT
 _INIT_OK = """
@@ -408,7 +408,7 @@ def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-estilo-hugging-face",
@@ -451,7 +451,7 @@ def mascarar_tokens(ids, vocab, id_mask, especiais, semente, prob=0.15):
     ),
 ]
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# Pontos que a variante "não faz nada" ganha honestamente (ver qualidade/mutacao.py): nenhum. Os
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
@@ -520,5 +520,64 @@ MUTANTES += [
         },
         itens=["teste_mascarar_tokens"],
         equivoco="mlm-gerador-global",
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "04-bert"
+MUTANTES += [
+    Variante(
+        "const-encoder-pad-0",
+        _trocada(
+            _SLUG,
+            "encoder_bert",
+            ("padding_idx=pad_id", "padding_idx=0"),
+            ("mascara_de_padding(ids, self.pad_id)", "mascara_de_padding(ids, 0)"),
+        ),
+        itens=["teste_encoder_bert"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-encoder-max-len-12",
+        _trocada(
+            _SLUG, "encoder_bert", ("codificacao_posicional(max_len, d_model)", "codificacao_posicional(12, d_model)")
+        ),
+        itens=["teste_encoder_bert"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mlm-id-mask-3",
+        _trocada(_SLUG, "mascarar_tokens", ("entrada[vira_mask] = id_mask", "entrada[vira_mask] = 3")),
+        itens=["teste_mascarar_tokens"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mlm-vocab-50",
+        _trocada(
+            _SLUG,
+            "mascarar_tokens",
+            (
+                "comuns = torch.arange(vocab)[~torch.isin(torch.arange(vocab), lista_especiais)]",
+                "comuns = torch.arange(50)[~torch.isin(torch.arange(50), lista_especiais)]",
+            ),
+        ),
+        itens=["teste_mascarar_tokens"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-mlm-especiais-0-a-3",
+        _trocada(
+            _SLUG,
+            "mascarar_tokens",
+            ("torch.tensor(sorted(set(especiais)), dtype=torch.long)", "torch.tensor([0, 1, 2, 3], dtype=torch.long)"),
+        ),
+        itens=["teste_mascarar_tokens"],
+        equivoco="constante-do-exemplo",
     ),
 ]

@@ -19,18 +19,17 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.caixa.cliente import ErroDoAluno
 from autograder.suite import (
     Equivoco,
     Reprovado,
     como_array,
     comparar,
-    conferir_state_dict,
     exigir_entradas_intactas,
     exigir_que_responda,
     exigir_que_transforme,
     item,
     propriedade,
+    tocha,
     verificar,
 )
 
@@ -255,10 +254,7 @@ DT = torch.float64
 
 
 # ======================================================================= utilidades
-def _tensor(valor, nome):
-    if not isinstance(valor, torch.Tensor):
-        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
-    return valor
+_tensor = tocha.tensor
 
 
 def _par(resultado, nome="AtencaoCausal.forward"):
@@ -269,37 +265,16 @@ def _par(resultado, nome="AtencaoCausal.forward"):
 
 def _aleatorizar(modulo, rng, escala=0.5):
     """Sorteia todos os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
-    novo = {}
-    for nome, valor in modulo.state_dict().items():
-        forma = tuple(valor.shape)
-        if "norm" in nome and nome.endswith("weight"):
-            dados = 1.0 + 0.3 * rng.standard_normal(forma)
-        elif "norm" in nome:
-            dados = 0.3 * rng.standard_normal(forma)
-        elif nome.startswith(("emb", "pos")):
-            dados = rng.standard_normal(forma)
-        else:
-            dados = escala * rng.standard_normal(forma)
-        novo[nome] = torch.from_numpy(np.asarray(dados, dtype=np.float64))
-    modulo.load_state_dict(novo)
-    return novo
+    return tocha.aleatorizar(modulo, rng, escala, especiais=[(tocha.comeca_com("emb", "pos"), 1.0)])
 
 
 def _remoto(aluno, classe, args, sd):
-    """Cria ``classe(*args)`` do aluno, passa para float64, confere os nomes e carrega ``sd``.
-
-    Chaves a mais no state_dict do aluno (por exemplo, um buffer com a máscara, como no nanoGPT)
-    são toleradas e mantêm o próprio valor; faltar um parâmetro pedido, não.
-    """
-    obj = aluno.criar(classe, *args)
-    obj.metodo("double", guardar=True)
-    conferir_state_dict(obj.pesos(), sd, classe)
-    obj.carregar_pesos(sd, strict=False)
-    return obj
+    """Cria ``classe(*args)`` do aluno, passa para float64, confere os nomes e carrega ``sd`` (sem passar
+    para o modo de avaliação: ver ``tocha.remoto``)."""
+    return tocha.remoto(aluno, classe, args, sd, avaliacao=False)
 
 
-def _x(rng, *forma):
-    return torch.from_numpy(rng.standard_normal(forma))
+_x = tocha.x
 
 
 # ======================================================================= máscara causal
@@ -548,6 +523,9 @@ def _comparar_atencao(resultado, esperado, diag, nome):
     comparar(saida, esperado[0], f"saida ({nome})", equivocos=[(e, s) for e, (s, _) in diag])
 
 
+H_DO_EXEMPLO = 2  # AtencaoCausal(8, 2) na verificação visível
+
+
 def _atencao(aluno, rng, d, h):
     modelo = nn.Module()
     modelo.w_qkv = nn.Linear(d, 3 * d, dtype=DT)
@@ -567,6 +545,7 @@ def test_atencao_confere_com_sdpa_causal(aluno, rng):
     x = _x(rng, 2, n, d)
     esperado = _oraculo_sdpa(sd, x, h)
     diag = [(eq, _variante(sd, x, h, modo, _causal(n))) for eq, modo in _MODOS]
+    diag.append((suite.CONSTANTE_DO_EXEMPLO, _oraculo_sdpa(sd, x, H_DO_EXEMPLO)))  # h fixo no do exemplo
     _comparar_atencao(att(x), esperado, diag, "sem padding")
 
 
@@ -677,10 +656,19 @@ def test_atencao_com_padding(aluno, rng):
 
 
 # ======================================================================= bloco do decoder
+D_FF_DO_EXEMPLO = 32  # BlocoDecoder(8, 2, 32) na verificação visível
+
+
 def _bloco(aluno, ref, rng, d, h, d_ff):
     modelo = ref.BlocoDecoder(d, h, d_ff).double()
     sd = _aleatorizar(modelo, rng, escala=0.4)
-    bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)
+    try:
+        bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)
+    except Reprovado:  # formas erradas: d_ff fixo no valor da verificação visível?
+        pesos = aluno.criar("BlocoDecoder", d, h, d_ff).pesos()
+        forma = tuple(getattr(pesos.get("ff.0.weight"), "shape", ())) if isinstance(pesos, dict) else ()
+        suite.conferir_constante_do_exemplo(forma, (D_FF_DO_EXEMPLO, d), "d_ff", d_ff, D_FF_DO_EXEMPLO)
+        raise
     suite.submodulo_em_avaliacao(aluno, bloco, "atencao")  # a atenção (e o acaso dela) é de outro item
     return bloco, sd
 
@@ -773,6 +761,9 @@ def test_bloco_estrutura(aluno, ref, rng):
 VOCAB = 13
 
 
+N_MAX_DO_EXEMPLO = 6  # MiniGPT(..., n_max=6) na verificação visível de gerar_guloso
+
+
 def _minigpt(aluno, ref, rng, n_max, d=8, h=2, borda=None):
     """Um MiniGPT sem blocos (embedding + posição + norma + cabeça): não depende do bloco do aluno.
 
@@ -808,6 +799,8 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
             contexto = ids[:, : modelo.n_max]
         elif modo == "janela_curta":
             contexto = ids[:, -(modelo.n_max - 1) :]
+        elif modo == "janela_do_exemplo":  # n_max fixo no valor da verificação visível
+            contexto = ids[:, -N_MAX_DO_EXEMPLO:]
         else:
             contexto = ids[:, -modelo.n_max :]
         logits = modelo(contexto)
@@ -820,7 +813,7 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
     try:
         saida = aluno.gerar_guloso(remoto._ref, ids, n_novos)
-    except ErroDoAluno as exc:
+    except suite.ErroDoAluno as exc:
         if "n_max" in exc.mensagem or "index out of range" in exc.mensagem:
             raise Reprovado(
                 f"{GULOSO_SEM_JANELA.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", GULOSO_SEM_JANELA
@@ -846,6 +839,7 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
         (GULOSO_SEM_REALIMENTAR, "sem_realimentar"),
         (GULOSO_JANELA_PRIMEIROS, "primeiros"),
         (GULOSO_JANELA_CURTA, "janela_curta"),
+        *([(suite.CONSTANTE_DO_EXEMPLO, "janela_do_exemplo")] if modelo.n_max != N_MAX_DO_EXEMPLO else []),
     ]:
         variante = _gerar_ref(modelo, ids, n_novos, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido.long(), variante):
@@ -886,7 +880,9 @@ def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
 def test_gerar_respeita_a_janela(aluno, ref, rng):
     """geração gulosa: passando de n_max tokens, o modelo vê só os últimos n_max"""
     ids = _ids(rng, 2, 5)
-    remoto, modelo = _minigpt(aluno, ref, rng, n_max=7, borda=(ids, 8, ("primeiros", "janela_curta", "sem_contexto")))
+    # n_max = 9: nem o 6 das verificações visíveis nem 6 + 1 (uma janela de 6 seria também a "curta").
+    modos = ("primeiros", "janela_curta", "sem_contexto", "janela_do_exemplo")
+    remoto, modelo = _minigpt(aluno, ref, rng, n_max=9, borda=(ids, 8, modos))
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 8), modelo, ids, 8)
 
 

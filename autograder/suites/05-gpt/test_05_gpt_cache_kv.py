@@ -12,30 +12,27 @@ mesmos nomes de submódulos: o item não depende da ``AtencaoCausal``, do ``Bloc
 do aluno (``DEPENDENCIAS``). Tudo em float64, com pesos sorteados pelo ``rng`` do teste.
 """
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autograder.caixa.cliente import ErroDoAluno
+from autograder import suite
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     comparar,
     item,
     propriedade,
+    tocha,
     verificar,
 )
 
 DEPENDENCIAS = {"teste_cache_kv": ["mascara_causal", "combinar_mascaras"]}
 
-_spec = importlib.util.spec_from_file_location("auxiliares_05", Path(__file__).with_name("auxiliares.py"))
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
-AUXILIAR = _mod.CODIGO
+AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
 
 # ----------------------------------------------------------------------- equívocos: cache KV
 CACHE_NAO_ATUALIZADO = Equivoco(
@@ -74,28 +71,12 @@ VOCAB = 13
 
 
 # ======================================================================= utilidades
-def _tensor(valor, nome):
-    if not isinstance(valor, torch.Tensor):
-        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
-    return valor
+_tensor = tocha.tensor
 
 
 def _aleatorizar(modulo, rng, escala=0.5):
     """Sorteia todos os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
-    novo = {}
-    for nome, valor in modulo.state_dict().items():
-        forma = tuple(valor.shape)
-        if "norm" in nome and nome.endswith("weight"):
-            dados = 1.0 + 0.3 * rng.standard_normal(forma)
-        elif "norm" in nome:
-            dados = 0.3 * rng.standard_normal(forma)
-        elif nome.startswith(("emb", "pos")):
-            dados = rng.standard_normal(forma)
-        else:
-            dados = escala * rng.standard_normal(forma)
-        novo[nome] = torch.from_numpy(np.asarray(dados, dtype=np.float64))
-    modulo.load_state_dict(novo)
-    return novo
+    return tocha.aleatorizar(modulo, rng, escala, especiais=[(tocha.comeca_com("emb", "pos"), 1.0)])
 
 
 def _remoto(aluno, classe, args, sd):
@@ -235,8 +216,7 @@ def _atencao(aluno, rng, d, h):
     return _remoto(aluno, "_avaliador_Atencao", (d, h), sd), sd
 
 
-def _x(rng, *forma):
-    return torch.from_numpy(rng.standard_normal(forma))
+_x = tocha.x
 
 
 def _conferir_atencao(aluno, rng, t, m):
@@ -442,6 +422,26 @@ CACHE_SEM_VALUEERROR = Equivoco(
 )
 
 
+N_MAX_DO_EXEMPLO = 12  # MiniGPT(..., n_max=12) na verificação visível de gerar_com_cache
+
+
+def _exigir_limite_lido(aluno, remoto, ids, n_max):
+    """Sem ValueError em n_max + 1, mas com ValueError logo depois de 12 posições: o limite é o n_max fixo
+    do exemplo, não o modelo.n_max (que aqui é menor)."""
+    n = ids.shape[1]
+    try:
+        _gerar_do_aluno(aluno, remoto, ids, N_MAX_DO_EXEMPLO + 2 - n)  # n + n_novos - 1 = 13
+    except ErroDoAluno as exc:
+        if exc.tipo == "ValueError":
+            raise Reprovado(
+                f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui modelo.n_max = {n_max}, mas o "
+                f"ValueError só veio depois de {N_MAX_DO_EXEMPLO} posições, o n_max do exemplo)",
+                suite.CONSTANTE_DO_EXEMPLO,
+            ) from None
+    except Reprovado:
+        pass
+
+
 @item("teste_cache_kv", pontos=0.25)
 def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     """cache KV, geração: com n + n_novos - 1 = n_max a geração cabe; uma posição a mais levanta ValueError"""
@@ -465,11 +465,13 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     except ErroDoAluno as exc:
         if exc.tipo == "ValueError":
             return
+        _exigir_limite_lido(aluno, remoto, ids, n_max)
         raise Reprovado(
             f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max} veio "
             f"{exc.tipo}: {exc.mensagem[:200]})",
             CACHE_SEM_VALUEERROR,
         ) from None
+    _exigir_limite_lido(aluno, remoto, ids, n_max)
     raise Reprovado(
         f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max}, isto é, "
         f"n + n_novos - 1 = {n + n_novos} > n_max, não houve erro.)",

@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 05-gpt (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 05-gpt (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
 ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos e o
 equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 # ----------------------------------------------------------------------- peças da atenção
 _ATENCAO = """
@@ -894,7 +894,7 @@ def gerar_com_cache(modelo, ids, n_novos):
     )
 )
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-arange-sdpa",
@@ -966,5 +966,56 @@ MUTANTES += [
         {"gerar_com_cache": _GERAR_CACHE_SEM_LIMITE.replace("@LIMITE@", "    # sem conferir n_max")},
         itens=["teste_cache_kv"],
         equivoco="cache-sem-valueerror",
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "05-gpt"
+MUTANTES += [
+    Variante(
+        "const-atencao-h-2",
+        _trocada(
+            _SLUG,
+            "atencao_causal",
+            ("self.h = h\n", "self.h = 2\n"),
+            ("self.d_k = d_model // h", "self.d_k = d_model // 2"),
+        ),
+        itens=["teste_atencao_causal"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-bloco-d-ff-32",
+        _trocada(
+            _SLUG,
+            "bloco_decoder",
+            (
+                "nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model)",
+                "nn.Linear(d_model, 32), nn.GELU(), nn.Linear(32, d_model)",
+            ),
+        ),
+        itens=["teste_bloco_decoder"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-guloso-janela-6",
+        _trocada(_SLUG, "gerar_guloso", ("ids[:, -modelo.n_max :]", "ids[:, -6:]")),
+        itens=["teste_gerar_guloso"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-cache-n-max-12",
+        _trocada(
+            _SLUG,
+            "gerar_com_cache",
+            ("if ids.shape[1] + n_novos - 1 > modelo.n_max:", "if ids.shape[1] + n_novos - 1 > 12:"),
+        ),
+        itens=["teste_cache_kv"],
+        equivoco="constante-do-exemplo",
     ),
 ]

@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 06-transformer-copia (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 06-transformer-copia (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
 ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos e o
 equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 # ----------------------------------------------------------------------- máscaras
 _ORIGEM = """
@@ -606,7 +606,7 @@ class CamadaDecoder(nn.Module):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-alternativa",
@@ -635,7 +635,7 @@ def perda_copia(logits, alvo):
     ),
 ]
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# Pontos que a variante "não faz nada" ganha honestamente (ver qualidade/mutacao.py): nenhum. Os
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
@@ -883,5 +883,78 @@ def busca_em_feixe(modelo, origem, largura, alfa, n_max):
         return list(melhor)
 """
         },
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "06-transformer-copia"
+MUTANTES += [
+    Variante(
+        "const-taxa-aquecimento-10",
+        _trocada(
+            _SLUG,
+            "taxa_aprendizado",
+            (
+                "if passo < aquecimento:\n        return pico * (passo + 1) / aquecimento\n    return pico * (total - passo) / (total - aquecimento)",
+                "if passo < 10:\n        return pico * (passo + 1) / 10\n    return pico * (total - passo) / (total - 10)",
+            ),
+        ),
+        itens=["teste_taxa"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-taxa-pico-0-01",
+        _trocada(
+            _SLUG,
+            "taxa_aprendizado",
+            ("return pico * (passo + 1)", "return 1e-2 * (passo + 1)"),
+            ("return pico * (total", "return 1e-2 * (total"),
+        ),
+        itens=["teste_taxa"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-taxa-total-100",
+        _trocada(
+            _SLUG,
+            "taxa_aprendizado",
+            ("(total - passo) / (total - aquecimento)", "(100 - passo) / (100 - aquecimento)"),
+        ),
+        itens=["teste_taxa"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-dados-comprimentos-3-a-10",
+        _trocada(_SLUG, "gerar_lote_copia", ("torch.randint(comp_min, comp_max + 1,", "torch.randint(3, 11,")),
+        itens=["teste_dados_copia"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-decodificacao-passos-7",
+        _trocada(_SLUG, "decodificar_guloso", ("for _ in range(passos_max):", "for _ in range(7):")),
+        itens=["teste_decodificacao"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-feixe-n-max-6",
+        _trocada(_SLUG, "busca_em_feixe", ("for _ in range(n_max):", "for _ in range(6):")),
+        itens=["teste_feixe"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-feixe-alfa-0-6",
+        _trocada(
+            _SLUG,
+            "busca_em_feixe",
+            ("return pontuacao / ((5 + len(tokens)) / 6) ** alfa", "return pontuacao / ((5 + len(tokens)) / 6) ** 0.6"),
+        ),
+        itens=["teste_feixe"],
+        equivoco="constante-do-exemplo",
     ),
 ]

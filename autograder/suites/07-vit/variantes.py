@@ -1,11 +1,11 @@
-"""Mutantes e variantes corretas da atividade 07-vit (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 07-vit (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais
 ficam com a solução do instrutor. Um mutante declara os itens em que deve perder pontos e o
 equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 # ----------------------------------------------------------------------- patches
 _PATCHES = """
@@ -480,7 +480,7 @@ def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
     ),
 ]
 
-# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# Exemplos de submissão distribuídos em qualidade/exemplos/ (regenerados por ``make release``):
 # aluno -> nome da variante (None = notebook liberado, sem fazer nada).
 EXEMPLOS = {
     "ana-correta": "correta-alternativa",
@@ -493,7 +493,7 @@ EXEMPLOS = {
     "ivo-nao-fez": None,
 }
 
-# Pontos que a variante "não faz nada" ganha honestamente (ver autograder/mutacao.py): nenhum. Os
+# Pontos que a variante "não faz nada" ganha honestamente (ver qualidade/mutacao.py): nenhum. Os
 # testes de estrutura e de propriedade só pagam quando a mesma função confere com a referência
 # (suite.propriedade), então um __init__ igual ao da referência sozinho não vale ponto.
 NADA_HONESTO: dict = {}
@@ -546,5 +546,44 @@ MUTANTES += [
         },
         [V],
         "estrutura_pesos_compartilhados",
+    ),
+]
+
+
+# ------------------------------------------------ constantes das verificações visíveis (#24, tipo 3)
+# Cada mutante fixa no código um valor que a verificação visível usa (um id especial, um tamanho, uma
+# probabilidade...) no lugar de ler o argumento ou o atributo: passa a verificação visível e deve
+# perder nas entradas ocultas, que variam esse valor.
+from qualidade.variantes import referencia_trocada as _trocada  # noqa: E402
+
+_SLUG = "07-vit"
+MUTANTES += [
+    Variante(
+        "const-camada-h-4",
+        _trocada(_SLUG, "camada_encoder", ("nn.MultiheadAttention(d_model, h,", "nn.MultiheadAttention(d_model, 4,")),
+        itens=["teste_camada_encoder"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-vit-patch-4",
+        _trocada(
+            _SLUG,
+            "vit",
+            ("self.tamanho_patch = tamanho_patch\n", "self.tamanho_patch = 4\n"),
+            ("self.n_patches = (tamanho_imagem // tamanho_patch) ** 2", "self.n_patches = (tamanho_imagem // 4) ** 2"),
+            ("nn.Linear(canais * tamanho_patch * tamanho_patch, d_model)", "nn.Linear(canais * 4 * 4, d_model)"),
+        ),
+        itens=["teste_vit"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "const-vit-imagem-8",
+        _trocada(
+            _SLUG,
+            "vit",
+            ("self.n_patches = (tamanho_imagem // tamanho_patch) ** 2", "self.n_patches = (8 // tamanho_patch) ** 2"),
+        ),
+        itens=["teste_vit"],
+        equivoco="constante-do-exemplo",
     ),
 ]

@@ -1,4 +1,4 @@
-"""Mutantes e variantes corretas da atividade 08-lm-moderno (ver ``autograder/mutacao.py``).
+"""Mutantes e variantes corretas da atividade 08-lm-moderno (ver ``qualidade/mutacao.py``).
 
 Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais ficam com
 a solução do instrutor. Os mutantes saem de uma versão própria de cada célula (``BASE``, escrita aqui e
@@ -6,7 +6,7 @@ não copiada do notebook), com uma troca de texto conferida (``_trocar``): um er
 com os itens em que deve perder pontos e o equívoco cuja mensagem o aluno deve receber.
 """
 
-from autograder.variantes import Variante
+from qualidade.variantes import Variante
 
 BASE = {
     "treinar_bpe": """

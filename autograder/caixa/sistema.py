@@ -1,0 +1,183 @@
+"""Chamadas de sistema da caixa de areia, sem estado: namespaces, montagens, ``prctl``, limites
+(``setrlimit``), descritores e o extermínio de uma caixa (``kill(-1)`` no domínio ou o grupo e os
+descendentes).
+
+Só a biblioteca padrão e ``ctypes``: ``cliente`` (a detecção do modo, num processo filho),
+``modos`` e ``zigoto`` usam estas funções sem importar uns aos outros.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _checar(ret: int, oque: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{oque}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _checar(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def montar(origem, alvo, tipo, flags=0, dados=None) -> None:
+    def b(x):
+        return None if x is None else os.fsencode(x)
+
+    _checar(
+        _libc.mount(b(origem), b(alvo), b(tipo), ctypes.c_ulong(flags), b(dados)),
+        f"mount {alvo}",
+    )
+
+
+def desmontar(alvo) -> None:
+    _checar(_libc.umount2(os.fsencode(alvo), ctypes.c_int(MNT_DETACH)), f"umount {alvo}")
+
+
+def prctl(opcao: int, valor: int) -> None:
+    _libc.prctl(ctypes.c_int(opcao), ctypes.c_ulong(valor), 0, 0, 0)
+
+
+def tmpfs(alvo: str, tamanho: str = "1m", modo: str = "0755", flags: int = 0) -> None:
+    montar("tmpfs", alvo, "tmpfs", MS_NOSUID | MS_NODEV | flags, f"size={tamanho},mode={modo}")
+
+
+def tarefas_do_uid(uid: int) -> int:
+    """Quantas tarefas (threads) o uid real ``uid`` já tem: é o que RLIMIT_NPROC conta.
+
+    Sem usuário próprio por caixa (não-root), o limite de processos da caixa é isso mais o
+    limite pedido: a caixa cria no máximo ``processos`` tarefas novas, não importa quantos
+    processos o avaliador e as caixas irmãs já tenham.
+    """
+    total = 0
+    for nome in os.listdir("/proc"):
+        if not nome.isdigit():
+            continue
+        try:
+            with open(f"/proc/{nome}/status") as f:
+                real = threads = None
+                for linha in f:
+                    if linha.startswith("Uid:"):
+                        real = int(linha.split()[1])
+                    elif linha.startswith("Threads:"):
+                        threads = int(linha.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+        if real == uid:
+            total += threads or 1
+    return total
+
+
+def matar_a_caixa(pid: int, escopo: bool) -> None:
+    """Em C: mata G e tudo o que ele criou. Com escopo Landlock, ``kill(-1)`` só alcança o domínio de C
+    (a caixa); sem escopo, o grupo de processos de G e, repetidamente, os filhos que aparecerem."""
+    if escopo:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    else:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        matar_descendentes()
+
+
+def matar_descendentes() -> None:
+    """Sem escopo do Landlock (kill(-1) seria a máquina inteira): mata os filhos, repetindo
+    enquanto aparecerem órfãos novos (este processo é subreaper)."""
+    eu = os.getpid()
+    for _ in range(50):
+        filhos = []
+        for nome in os.listdir("/proc"):
+            if not nome.isdigit():
+                continue
+            try:
+                with open(f"/proc/{nome}/stat") as f:
+                    campos = f.read().rsplit(")", 1)[1].split()
+                if int(campos[1]) == eu:
+                    filhos.append(int(nome))
+            except (OSError, ValueError, IndexError):
+                continue
+        if not filhos:
+            return
+        for pid in filhos:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            return
+
+
+def aplicar_limites(lim: dict, tarefas_do_uid: int = 0) -> None:
+    def fixar(recurso, valor):
+        try:
+            resource.setrlimit(recurso, (valor, valor))
+        except (ValueError, OSError):
+            pass
+
+    vm_atual = memoria_virtual()
+    fixar(resource.RLIMIT_AS, vm_atual + int(lim.get("memoria_mb", 3072)) * 1024 * 1024)
+    cpu = int(lim.get("cpu_s", 600))
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, depois SIGKILL
+    except (ValueError, OSError):
+        pass
+    fixar(resource.RLIMIT_NPROC, tarefas_do_uid + int(lim.get("processos", 32)))
+    fixar(resource.RLIMIT_FSIZE, int(lim.get("arquivo_mb", 16)) * 1024 * 1024)
+    fixar(resource.RLIMIT_NOFILE, 64)
+    fixar(resource.RLIMIT_CORE, 0)
+
+
+def memoria_virtual() -> int:
+    with open("/proc/self/status") as f:
+        for linha in f:
+            if linha.startswith("VmSize:"):
+                return int(linha.split()[1]) * 1024
+    return 0
+
+
+def fechar_fds(manter: int) -> None:
+    try:
+        fds = [int(x) for x in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd > 2 and fd != manter:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    nulo = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(nulo, fd)
+    os.close(nulo)

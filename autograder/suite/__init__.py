@@ -1,0 +1,187 @@
+"""Ferramentas para escrever as suítes ocultas (``autograder/suites/<slug>/test_*.py``).
+
+Uma suíte é pytest comum. Cada teste:
+
+* marca o item (grade_id da célula de teste no notebook do instrutor) e quantos pontos vale,
+  com ``@item("teste_softmax", pontos=1)``; a soma por item tem de bater com os pontos da
+  célula em ``source/``;
+* tem uma docstring curta em pt-BR: é o nome que o aluno lê no relatório;
+* recebe o código do aluno pela fixture ``aluno`` (``aluno.softmax(z)`` roda a função do
+  aluno na caixa de areia e devolve só dados), a solução do instrutor pela fixture ``ref``
+  e entradas aleatórias pela fixture ``rng`` (semente imprevisível para o aluno, registrada
+  no relatório);
+* reprova com ``verificar``/``comparar``, cujas mensagens (pt-BR) vão para o aluno.
+  ``comparar`` aceita ``equivocos``: saídas de versões erradas conhecidas; se a saída do
+  aluno bate com uma delas, a mensagem nomeia o equívoco.
+
+Um módulo de suíte pode declarar ``DEPENDENCIAS = {"teste_atencao": ["softmax"]}``: ao testar
+esse item, as funções listadas são trocadas pela versão do instrutor, que roda no processo
+confiável (o aluno recebe só o resultado). Assim um erro em ``softmax`` tira pontos só do item
+de ``softmax``.
+
+Portões guardam os testes de propriedade (invariâncias, "mudar X não muda Y", "não espia", estrutura,
+formas), que uma função que não faz o trabalho também satisfaz:
+
+* ``@propriedade("test_<oráculo>")``: o teste só paga se o teste de oráculo nomeado (do mesmo item,
+  que compara a mesma função com a referência ou com uma resposta conhecida) passou na mesma
+  submissão. Quem aplica é o avaliador, depois da suíte inteira (``avaliacao.aplicar_portoes``);
+* ``exigir_que_responda``/``exigir_que_transforme``: dentro do teste, a função não é constante
+  (devolve 0, ``None``, sempre o mesmo array) nem devolve a própria entrada;
+* ``exigir_entradas_intactas``: a última chamada não alterou os argumentos no lugar. Os dados de
+  arrays e tensores o avaliador confere sozinho (a caixa os recebe numa região de memória que ele
+  compara depois da chamada, ``caixa/memoria.py``); mudanças só de estrutura vêm do diagnóstico
+  da caixa, que só pode custar pontos ao próprio aluno.
+
+A costura entre as suítes e o avaliador é este pacote: um arquivo de ``autograder/suites/<slug>/``
+importa de ``autograder`` só ``autograder.suite`` (e os seus módulos); nunca ``autograder.caixa``,
+``autograder.avaliacao`` nem ``autograder.notebooks`` (``tests/test_estrutura_modulos.py`` confere).
+Os módulos:
+
+* ``itens``: ``@item``, ``@propriedade``, ``tempo_limite``, ``Equivoco``, ``Reprovado``, ``verificar``,
+  ``comparar`` e os portões;
+* ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``semente_derivada``,
+  ``semente_da_submissao``, ``referencia_da_atividade``);
+* ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
+  ``equivocos.py`` e ``auxiliares.py``; ``declaracoes(slug)``: ``DEPENDENCIAS``, ``PESADA``,
+  ``NADA_HONESTO`` e as variantes, lidos uma vez);
+* ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``); importe-o
+  com ``from autograder.suite import tocha`` (o avaliador não importa o PyTorch por causa dele);
+* ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
+  faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
+* ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);
+* ``constantes``: ``CONSTANTE_DO_EXEMPLO`` e ``conferir_constante_do_exemplo`` (um valor fixo no código
+  que é o da verificação visível, no lugar do argumento).
+"""
+
+from autograder.suite.avaliador import (
+    CaixaMorreu,
+    ErroDoAluno,
+    referencia_da_atividade,
+    semente_da_submissao,
+    semente_derivada,
+)
+from autograder.suite.constantes import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
+from autograder.suite.declaracoes import Declaracoes, declaracoes, modulo_da_suite, suite_pesada, vizinho
+from autograder.suite.espiao import (
+    AUXILIAR_MODO_DO_SUBMODULO,
+    ESPIAO_DE_TREINO,
+    TREINO_PERDA_NAO_FLOAT,
+    conferir_chamadas_do_espiao,
+    conferir_laco_do_espiao,
+    submodulo_em_avaliacao,
+)
+from autograder.suite.estrutura import (
+    AUXILIAR_ESTRUTURA,
+    ESTRUTURA_BUFFER_TREINAVEL,
+    ESTRUTURA_COMPARTILHADA,
+    ESTRUTURA_DROPOUT,
+    ESTRUTURA_INICIALIZACAO_CONSTANTE,
+    ESTRUTURA_NAO_APRENDE,
+    _descrever_estrutura,
+    conferir_estrutura,
+    conferir_inicializacao,
+)
+from autograder.suite.faixas import (
+    CACHE_PESADO,
+    FOLGA_DA_REFERENCIA,
+    JANELA_DA_REFERENCIA,
+    faixa_alcancada,
+    referencia_na_mesma_semente,
+    treino_divergiu,
+    uma_vez_por_submissao,
+)
+from autograder.suite.itens import (
+    ENTRADA_ALTERADA,
+    MENSAGEM_PROPRIEDADE,
+    NAO_FAZ_NADA,
+    PRECISAO_REDUZIDA,
+    Equivoco,
+    Reprovado,
+    como_array,
+    comparar,
+    conferir_registro,
+    conferir_state_dict,
+    exigir_entradas_intactas,
+    exigir_que_responda,
+    exigir_que_transforme,
+    item,
+    propriedade,
+    semente_do_teste,
+    tempo_limite,
+    verificar,
+)
+from autograder.suite.procedencia import (
+    BETAS_DO_ADAM,
+    CORRELACAO_MINIMA,
+    CORRELACAO_MINIMA_POR_MATRIZ,
+    PESOS_FORA_DO_ALCANCE,
+    Procedencia,
+    alcance_do_adam,
+    exigir_procedencia,
+    fator_do_adam,
+    medir_procedencia,
+)
+
+__all__ = [
+    "AUXILIAR_ESTRUTURA",
+    "AUXILIAR_MODO_DO_SUBMODULO",
+    "BETAS_DO_ADAM",
+    "CACHE_PESADO",
+    "CONSTANTE_DO_EXEMPLO",
+    "CORRELACAO_MINIMA",
+    "CORRELACAO_MINIMA_POR_MATRIZ",
+    "ENTRADA_ALTERADA",
+    "ESPIAO_DE_TREINO",
+    "ESTRUTURA_BUFFER_TREINAVEL",
+    "ESTRUTURA_COMPARTILHADA",
+    "ESTRUTURA_DROPOUT",
+    "ESTRUTURA_INICIALIZACAO_CONSTANTE",
+    "ESTRUTURA_NAO_APRENDE",
+    "FOLGA_DA_REFERENCIA",
+    "JANELA_DA_REFERENCIA",
+    "MENSAGEM_PROPRIEDADE",
+    "NAO_FAZ_NADA",
+    "PESOS_FORA_DO_ALCANCE",
+    "PRECISAO_REDUZIDA",
+    "TREINO_PERDA_NAO_FLOAT",
+    "CaixaMorreu",
+    "Declaracoes",
+    "Equivoco",
+    "ErroDoAluno",
+    "Procedencia",
+    "Reprovado",
+    "_descrever_estrutura",
+    "alcance_do_adam",
+    "como_array",
+    "comparar",
+    "conferir_chamadas_do_espiao",
+    "conferir_constante_do_exemplo",
+    "conferir_estrutura",
+    "conferir_inicializacao",
+    "conferir_laco_do_espiao",
+    "conferir_registro",
+    "conferir_state_dict",
+    "declaracoes",
+    "exigir_entradas_intactas",
+    "exigir_procedencia",
+    "exigir_que_responda",
+    "exigir_que_transforme",
+    "faixa_alcancada",
+    "fator_do_adam",
+    "item",
+    "medir_procedencia",
+    "modulo_da_suite",
+    "propriedade",
+    "referencia_da_atividade",
+    "referencia_na_mesma_semente",
+    "semente_da_submissao",
+    "semente_derivada",
+    "semente_do_teste",
+    "submodulo_em_avaliacao",
+    "suite_pesada",
+    "tempo_limite",
+    "treino_divergiu",
+    "uma_vez_por_submissao",
+    "verificar",
+    "vizinho",
+]

@@ -1,0 +1,36 @@
+"""O que uma suíte recebe do avaliador, por um só lugar: o tipo do erro do código do aluno, a caixa que
+morreu, as sementes e a solução de referência.
+
+As sementes e a referência são importadas do avaliador só na chamada: ``autograder.avaliacao`` importa
+este pacote, e uma suíte nunca importa ``autograder.avaliacao``, ``autograder.caixa`` nem
+``autograder.notebooks`` diretamente (``tests/test_estrutura_modulos.py`` confere)."""
+
+from __future__ import annotations
+
+from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
+
+__all__ = ["CaixaMorreu", "ErroDoAluno", "referencia_da_atividade", "semente_da_submissao", "semente_derivada"]
+
+
+def semente_da_submissao(slug: str, aluno: str) -> int:
+    """A semente das entradas ocultas de ``aluno`` em ``slug`` (``avaliacao.semente_da_submissao``)."""
+    from autograder.avaliacao import semente_da_submissao as calcular
+
+    return calcular(slug, aluno)
+
+
+def semente_derivada(semente: int, rotulo: str) -> int:
+    """Uma semente para um uso (o treino de uma aula, por exemplo) tirada da semente da submissão
+    (``aluno.semente``): muda com ela, e ``--semente`` reproduz as duas."""
+    from autograder.avaliacao import semente_derivada as derivar
+
+    return derivar(semente, rotulo)
+
+
+def referencia_da_atividade(slug: str):
+    """A solução do instrutor da atividade ``slug`` (a mesma da fixture ``ref``), no processo confiável.
+    Para o que roda fora de um teste: o treino de referência dos benchmarks, os dados de uma aula."""
+    from autograder.avaliacao import referencia
+    from autograder.notebooks import carregar_atividade
+
+    return referencia(carregar_atividade(slug))

@@ -1,0 +1,178 @@
+"""Estrutura de um módulo do aluno (compartilhamento, parâmetros que não aprendem, buffers, dropout)."""
+
+from __future__ import annotations
+
+from autograder.suite.itens import Equivoco, Reprovado
+
+# ------------------------------------------------------------------ estrutura e estado de treino
+# Erros que uma comparação de saídas em modo de avaliação não vê: camadas que compartilham os mesmos
+# pesos (a comparação carrega os pesos da referência neles), um parâmetro que nunca aprende
+# (``requires_grad=False``, um buffer no lugar de ``nn.Parameter``), um buffer que virou parâmetro
+# treinável e dropout que o enunciado exclui (em modo de avaliação o dropout não faz nada). A descrição
+# da estrutura vem da caixa (``AUXILIAR_ESTRUTURA``, injetado): é diagnóstico do lado não confiável,
+# então só pode custar pontos ao próprio aluno. A da referência é calculada aqui, com o mesmo código.
+
+ESTRUTURA_COMPARTILHADA = Equivoco(
+    "estrutura_pesos_compartilhados",
+    "Submódulos que deveriam ser independentes são o mesmo objeto e compartilham os mesmos pesos "
+    "(por exemplo, nn.ModuleList([camada] * n) ou self.b = self.a): crie um submódulo novo para cada um.",
+)
+ESTRUTURA_NAO_APRENDE = Equivoco(
+    "estrutura_parametro_nao_aprende",
+    "Um parâmetro que deveria ser treinado nunca aprende: ele não é um nn.Parameter com requires_grad=True "
+    "(virou buffer, tensor comum ou foi congelado).",
+)
+ESTRUTURA_BUFFER_TREINAVEL = Equivoco(
+    "estrutura_buffer_treinavel",
+    "Um tensor que deveria ser um buffer fixo (register_buffer) virou parâmetro treinável: o otimizador o "
+    "altera no treino.",
+)
+ESTRUTURA_DROPOUT = Equivoco(
+    "estrutura_dropout_excluido",
+    "Há dropout onde o enunciado não pede (dropout=0.0 ou nenhum nn.Dropout): em modo de treino ele "
+    "zera valores ao acaso e muda o que o modelo aprende.",
+)
+
+ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
+    "estrutura_inicializacao_constante",
+    "Um parâmetro que o enunciado manda inicializar com valores aleatórios começou com todas as linhas "
+    "iguais (zeros, por exemplo): as posições (ou unidades) que ele separa nascem indistinguíveis. Sorteie-o, "
+    "como pede o enunciado (por exemplo, 0.02 * torch.randn(...)).",
+)
+
+
+def conferir_inicializacao(pesos: dict, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
+    """Reprova se um parâmetro que a referência ``modulo_ref`` sorteia com linhas diferentes entre si (a
+    posição de cada token em ``posicao``, as unidades de uma camada linear) veio com todas as linhas iguais
+    no state_dict ``pesos`` do aluno (recém-construído, já conferido por conferir_state_dict). Um vetor só
+    (como o ``cls``, de forma (1, 1, d)) não entra: começar em zeros não o torna indistinguível de nada.
+    ``outros_itens``: prefixos de submódulos julgados noutro item (não custam pontos aqui)."""
+    import torch
+
+    constantes = []
+    for nome, valor in modulo_ref.named_parameters():
+        if _subarvore(nome, outros_itens) is not None or valor.dim() < 2 or valor.shape[-2] < 2 or nome not in pesos:
+            continue
+        dele = torch.as_tensor(pesos[nome]).detach().double()
+        ref = valor.detach().double()
+        sorteado = bool((ref != ref[..., :1, :]).any())
+        if sorteado and dele.shape == ref.shape and bool((dele == dele[..., :1, :]).all()):
+            constantes.append(f"{nome}: todas as {ref.shape[-2]} linhas iguais")
+    if constantes:
+        raise Reprovado(
+            f"{ESTRUTURA_INICIALIZACAO_CONSTANTE.mensagem} ({classe}: {constantes[:4]})",
+            ESTRUTURA_INICIALIZACAO_CONSTANTE,
+        )
+
+
+AUXILIAR_ESTRUTURA = """
+def _avaliador_estrutura(modulo):
+    import torch.nn as _nn_estrutura
+
+    vistos, repetidos = {}, []
+    for nome, sub in modulo.named_modules(remove_duplicate=False):
+        if id(sub) in vistos and sub is not modulo and any(True for _ in sub.parameters()):
+            repetidos.append([vistos[id(sub)], nome])
+        vistos.setdefault(id(sub), nome)
+    parametros = {
+        nome: bool(p.requires_grad) for nome, p in modulo.named_parameters(remove_duplicate=False)
+    }
+    dropouts = []
+    for nome, sub in modulo.named_modules():
+        taxa = 0.0
+        if isinstance(sub, _nn_estrutura.modules.dropout._DropoutNd):
+            taxa = float(sub.p)
+        elif isinstance(sub, _nn_estrutura.MultiheadAttention):
+            taxa = float(sub.dropout)
+        if taxa > 0:
+            dropouts.append([nome, taxa])
+    return {
+        "repetidos": repetidos,
+        "parametros": parametros,
+        "buffers": [nome for nome, _ in modulo.named_buffers()],
+        "dropouts": dropouts,
+    }
+"""
+
+
+def _descrever_estrutura(modulo) -> dict:
+    ns: dict = {}
+    exec(AUXILIAR_ESTRUTURA, ns)
+    return ns["_avaliador_estrutura"](modulo)
+
+
+def _subarvore(nome: str, outros_itens: tuple[str, ...]) -> str | None:
+    """``"camadas.0"`` para ``"camadas.0.norm1.weight"`` se ``"camadas."`` está em ``outros_itens``."""
+    for prefixo in outros_itens:
+        if nome.startswith(prefixo):
+            return prefixo + nome[len(prefixo) :].split(".", 1)[0]
+    return None
+
+
+_SEQ = (list, tuple)
+
+
+def _estrutura_valida(dele):
+    """A descrição que volta da caixa (``_avaliador_estrutura``), conferida tipo a tipo antes de a suíte
+    ler: o código do aluno roda ao lado e pode trocá-la por qualquer coisa. None se não tem a forma."""
+    if type(dele) is not dict or set(dele) != {"repetidos", "parametros", "buffers", "dropouts"}:
+        return None
+    rep, par, buf, gotas = dele["repetidos"], dele["parametros"], dele["buffers"], dele["dropouts"]
+    ok = (
+        type(rep) in _SEQ
+        and all(type(r) in _SEQ and len(r) == 2 and all(type(n) is str for n in r) for r in rep)
+        and type(par) is dict
+        and all(type(n) is str and type(v) is bool for n, v in par.items())
+        and type(buf) in _SEQ
+        and all(type(n) is str for n in buf)
+        and type(gotas) in _SEQ
+        and all(type(g) in _SEQ and len(g) == 2 and type(g[0]) is str and type(g[1]) is float for g in gotas)
+    )
+    if not ok:
+        return None
+    return [tuple(r) for r in rep], dict(par), set(buf), [tuple(g) for g in gotas]
+
+
+def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
+    """Reprova, com o equívoco nomeado, se o módulo do aluno (``remoto``, um ObjetoRemoto) difere da
+    referência ``modulo_ref`` (mesma configuração) em: submódulos compartilhados, parâmetros que não
+    aprendem, buffers treináveis ou dropout que a referência não tem.
+
+    ``outros_itens``: prefixos de submódulos que são classes avaliadas noutro item (``"camadas."`` no
+    ViT): o que está dentro de cada um deles não custa pontos aqui; só compartilhar um deles com outro."""
+    aluno.injetar(AUXILIAR_ESTRUTURA)
+    dele = _estrutura_valida(aluno.chamar("_avaliador_estrutura", remoto._ref))
+    ref = _descrever_estrutura(modulo_ref)
+    if dele is None:
+        raise Reprovado(
+            f"Não consegui ler a estrutura de {classe} (parâmetros, buffers e submódulos): a descrição que "
+            "voltou da caixa não tem a forma esperada. O seu código não pode mexer no que o avaliador injeta."
+        )
+    repetidos, parametros, buffers, dropouts = dele
+    if outros_itens:
+        repetidos = [
+            (a, b)
+            for a, b in repetidos
+            if _subarvore(str(a), outros_itens) is None
+            or _subarvore(str(a), outros_itens) != _subarvore(str(b), outros_itens)
+        ]
+        parametros = {n: v for n, v in parametros.items() if _subarvore(str(n), outros_itens) is None}
+        buffers = {n for n in buffers if _subarvore(str(n), outros_itens) is None}
+        dropouts = [(n, p) for n, p in dropouts if _subarvore(str(n), outros_itens) is None]
+    if repetidos and not ref["repetidos"]:
+        a, b = repetidos[0]
+        raise Reprovado(f"{ESTRUTURA_COMPARTILHADA.mensagem} ({classe}: {a} e {b})", ESTRUTURA_COMPARTILHADA)
+    congelados = sorted(
+        n for n, treina in ref["parametros"].items() if treina and (n in buffers or parametros.get(n) is False)
+    )
+    if congelados:
+        raise Reprovado(f"{ESTRUTURA_NAO_APRENDE.mensagem} ({classe}: {congelados[:4]})", ESTRUTURA_NAO_APRENDE)
+    treinaveis = sorted(n for n in ref["buffers"] if n in parametros)
+    if treinaveis:
+        raise Reprovado(
+            f"{ESTRUTURA_BUFFER_TREINAVEL.mensagem} ({classe}: {treinaveis[:4]})", ESTRUTURA_BUFFER_TREINAVEL
+        )
+    com_ref = {nome for nome, _ in ref["dropouts"]}
+    extras = [f"{nome or classe} (p = {taxa:g})" for nome, taxa in dropouts if nome not in com_ref]
+    if extras:
+        raise Reprovado(f"{ESTRUTURA_DROPOUT.mensagem} ({classe}: {extras[:4]})", ESTRUTURA_DROPOUT)

@@ -1,0 +1,317 @@
+"""Catálogo de equívocos da suíte 06-transformer-copia: o código e a mensagem que o aluno lê quando a
+saída dele bate com a de um erro conhecido. Os do laço que toda aula de treino compartilha
+(``TREINO_SEM_ZERAR``, ``TREINO_OTIMIZADOR_RECRIADO``) vêm de ``autograder.suite.espiao``."""
+
+from autograder.suite import Equivoco
+from autograder.suite.espiao import TREINO_OTIMIZADOR_RECRIADO as TREINO_OTIMIZADOR_RECRIADO
+from autograder.suite.espiao import TREINO_SEM_EVAL as TREINO_SEM_EVAL
+from autograder.suite.espiao import TREINO_SEM_ZERAR as TREINO_SEM_ZERAR
+
+# ----------------------------------------------------------------------- equívocos: máscaras
+ORIGEM_INVERTIDA = Equivoco(
+    "origem-invertida",
+    "A máscara da origem está invertida: True deve marcar os tokens REAIS (pode atender) e False o PAD. "
+    "Use src != PAD.",
+)
+ORIGEM_SEM_EIXOS = Equivoco(
+    "origem-sem-eixos",
+    "A máscara da origem deve ter forma (B, 1, 1, S): os dois eixos de tamanho 1 fazem broadcast sobre as "
+    "cabeças e as consultas. Use (src != PAD)[:, None, None, :].",
+)
+ALVO_SEM_CAUSAL = Equivoco(
+    "alvo-sem-causal",
+    "A máscara do alvo não é causal: a posição i consegue ver o alvo depois dela (j > i). No treino isso "
+    "deixa o decoder copiar a resposta. Combine o padding com torch.tril (E lógico, &).",
+)
+ALVO_SEM_PADDING = Equivoco(
+    "alvo-sem-padding",
+    "A máscara do alvo ignora o padding: as chaves PAD do alvo continuam visíveis. Combine a causal com "
+    "(tgt != PAD)[:, None, None, :].",
+)
+ALVO_PADDING_CONSULTAS = Equivoco(
+    "alvo-padding-nas-consultas",
+    "O padding do alvo bloqueou as consultas (linhas) em vez das chaves (colunas): use "
+    "(tgt != PAD)[:, None, None, :], que varia ao longo do último eixo.",
+)
+ALVO_CONVENCAO_MHA = Equivoco(
+    "alvo-convencao-mha",
+    "A máscara do alvo segue a convenção do nn.MultiheadAttention (True = NÃO pode atender). No curso, "
+    "True = pode atender; a conversão com ~ fica dentro da camada.",
+)
+ALVO_SEM_DIAGONAL = Equivoco(
+    "alvo-sem-diagonal",
+    "A máscara causal do alvo bloqueou a diagonal: cada posição deve poder ver a si mesma (j <= i).",
+)
+
+# ----------------------------------------------------------------------- equívocos: camada
+CAMADA_KV_DO_DECODER = Equivoco(
+    "cruzada-kv-do-decoder",
+    "Na atenção cruzada, as chaves e os valores vieram do decoder: a camada não lê a memória do encoder. "
+    "As consultas vêm do decoder e as chaves e os valores da memória: atencao_cruzada(x, memoria, memoria, ...).",
+)
+CAMADA_Q_DA_MEMORIA = Equivoco(
+    "cruzada-consultas-da-memoria",
+    "Na atenção cruzada, os papéis foram trocados: as CONSULTAS vêm do decoder (x) e as chaves e os valores "
+    "vêm da memória.",
+)
+CAMADA_PRE_NORMA = Equivoco(
+    "camada-pre-norma",
+    "A camada usa pré-normalização (x + subcamada(LN(x))). Esta atividade segue o artigo e o "
+    "nn.TransformerDecoderLayer(norm_first=False): LN(x + subcamada(x)).",
+)
+CAMADA_SEM_RESIDUO = Equivoco(
+    "camada-sem-residuo",
+    "Falta a conexão residual: cada subcamada soma a própria entrada antes da normalização, LN(x + subcamada(x)).",
+)
+CAMADA_SEM_CAUSAL = Equivoco(
+    "camada-sem-mascara-causal",
+    "A autoatenção da camada não aplicou a máscara do alvo: cada posição vê o futuro. Passe "
+    "attn_mask = ~m_alvo (expandida para uma máscara por cabeça).",
+)
+CAMADA_CONVENCAO = Equivoco(
+    "camada-convencao-mha",
+    "A máscara foi passada ao nn.MultiheadAttention sem converter: nele True significa NÃO pode atender. "
+    "Use ~m_alvo e ~m_origem.",
+)
+CAMADA_CRUZADA_SEM_PADDING = Equivoco(
+    "cruzada-sem-padding",
+    "A atenção cruzada não usou a máscara da origem: as posições PAD da memória influem na saída. Passe "
+    "key_padding_mask = ~m_origem[:, 0, 0, :].",
+)
+CAMADA_CRUZADA_ANTES = Equivoco(
+    "cruzada-com-entrada-original",
+    "A atenção cruzada recebeu a entrada da camada, e não a saída da primeira subcamada: as subcamadas são "
+    "sequenciais (x1 = LN1(x + auto), depois LN2(x1 + cruzada(x1, memoria, memoria))).",
+)
+CAMADA_ATIVACAO = Equivoco(
+    "camada-ativacao",
+    "A feed-forward usa outra ativação (ou nenhuma): o artigo e o nn.TransformerDecoderLayer usam ReLU "
+    "entre linear1 e linear2.",
+)
+CAMADA_NORMAS = Equivoco(
+    "camada-normas-trocadas",
+    "As normalizações estão fora de ordem ou reaproveitadas: norm1 depois da autoatenção, norm2 depois da "
+    "atenção cruzada, norm3 depois da feed-forward.",
+)
+
+# ----------------------------------------------------------------------- equívocos: Transformer
+MODELO_SEM_ESCALA = Equivoco(
+    "modelo-sem-raiz-dmodel",
+    "Os embeddings não foram multiplicados por √d_model antes de somar a codificação posicional "
+    "(embedding(src) * math.sqrt(d_model) + pe).",
+)
+MODELO_ESCALA_DIVIDIDA = Equivoco(
+    "modelo-escala-dividida",
+    "Os embeddings foram DIVIDIDOS por √d_model; o artigo multiplica: embedding(src) * math.sqrt(d_model).",
+)
+MODELO_SEM_POSICAO = Equivoco(
+    "modelo-sem-posicao",
+    "Falta somar a codificação posicional (self.pe[:n]) a um dos lados: sem ela o modelo não sabe a ordem "
+    "dos tokens e não consegue alinhar a saída com a entrada.",
+)
+MODELO_EMBEDDING_TROCADO = Equivoco(
+    "modelo-embedding-trocado",
+    "O alvo passou pela tabela da origem (ou o contrário): embedding_origem é do encoder e embedding_alvo "
+    "é do decoder.",
+)
+MODELO_ENCODER_SEM_MASCARA = Equivoco(
+    "modelo-encoder-sem-mascara",
+    "O encoder não recebeu a máscara de padding da origem: os tokens PAD influem na memória. Chame cada "
+    "camada com src_key_padding_mask = ~m_origem[:, 0, 0, :].",
+)
+MODELO_MEMORIA_ERRADA = Equivoco(
+    "modelo-memoria-errada",
+    "O decoder não recebeu a saída do encoder como memória (recebeu os embeddings da origem, ou a saída de "
+    "uma camada intermediária). A memória é a saída da ÚLTIMA camada do encoder.",
+)
+
+# ----------------------------------------------------------------------- equívocos: dados
+DADOS_FIXOS = Equivoco(
+    "dados-comprimento-fixo",
+    "Todas as sequências do lote têm o mesmo comprimento: assim o padding nunca aparece e as máscaras nunca "
+    "são exercitadas. Sorteie um comprimento por sequência, entre comp_min e comp_max.",
+)
+DADOS_SEM_EOS = Equivoco(
+    "dados-sem-eos",
+    "As sequências não terminam com EOS logo depois do último símbolo: sem ele o modelo não aprende a parar.",
+)
+DADOS_SEM_BOS = Equivoco(
+    "dados-sem-bos",
+    "tgt deve ser BOS seguido de src: o BOS é a primeira entrada do decoder (o sinal de começar).",
+)
+DADOS_COMP_MAX = Equivoco(
+    "dados-comp-max-exclusivo",
+    "comp_max nunca aparece: o sorteio dos comprimentos deve incluir comp_max "
+    "(torch.randint(comp_min, comp_max + 1, ...)).",
+)
+DADOS_PAD_ATE_COMP_MAX = Equivoco(
+    "dados-pad-ate-comp-max",
+    "O lote foi completado com PAD até comp_max, não até L, o maior comprimento sorteado no lote: src deve ter "
+    "forma (n, L + 1).",
+)
+DADOS_SIMBOLOS_NAO_UNIFORMES = Equivoco(
+    "dados-simbolos-nao-uniformes",
+    "Os símbolos não estão uniformes em PRIMEIRO_SIMBOLO..VOCAB - 1: sorteie cada um com "
+    "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, ..., generator=gerador), sem remendar o resultado.",
+)
+DADOS_SIMBOLOS = Equivoco(
+    "dados-simbolos-fora",
+    "Há símbolos fora do intervalo PRIMEIRO_SIMBOLO..VOCAB - 1 (um token especial, PAD/BOS/EOS, no meio da "
+    "sequência, confunde o modelo).",
+)
+DADOS_SEM_GERADOR = Equivoco(
+    "dados-sem-gerador",
+    "O lote não é reprodutível: com geradores de mesma semente vieram lotes diferentes. Passe "
+    "generator=gerador a todo sorteio.",
+)
+
+# ----------------------------------------------------------------------- equívocos: perda e taxa
+PERDA_COM_PAD = Equivoco(
+    "perda-conta-pad",
+    "A perda conta as posições PAD do alvo: o modelo gasta esforço aprendendo a prever padding e a média "
+    "fica diluída. Use F.cross_entropy(..., ignore_index=PAD).",
+)
+PERDA_SOMA = Equivoco(
+    "perda-soma",
+    "A perda foi somada em vez de tirada a média sobre os tokens reais: ela cresce com o tamanho do lote "
+    "e muda a escala do gradiente.",
+)
+PERDA_SOFTMAX = Equivoco(
+    "perda-softmax-dupla",
+    "A softmax foi aplicada antes do F.cross_entropy, que já aplica log_softmax: passe os logits crus.",
+)
+TAXA_SEM_AQUECIMENTO = Equivoco(
+    "taxa-sem-aquecimento",
+    "A taxa começa cheia: falta o aquecimento (warmup). Nos primeiros passos ela deve subir linearmente, "
+    "pico * (passo + 1) / aquecimento. Sem isso um Transformer post-norm com Adam tende a divergir.",
+)
+TAXA_DESLOCADA = Equivoco(
+    "taxa-deslocada",
+    "A taxa está deslocada de um passo: no passo 0 ela deve valer pico / aquecimento (use passo + 1), não 0.",
+)
+TAXA_SEM_QUEDA = Equivoco(
+    "taxa-sem-queda",
+    "Depois do aquecimento a taxa deve cair linearmente até pico / (total - aquecimento) no último passo.",
+)
+TAXA_AQUECIMENTO_ERRADO = Equivoco(
+    "taxa-aquecimento-errado",
+    "A queda confere, mas o aquecimento não: para passo < aquecimento a taxa é pico * (p + 1) / aquecimento "
+    "(no passo 0 já vale pico / aquecimento; no último passo do aquecimento, o pico).",
+)
+TAXA_QUEDA_ERRADA = Equivoco(
+    "taxa-queda-errada",
+    "O aquecimento confere, mas a queda não: para passo >= aquecimento a taxa é pico * (P - p) / (P - A), "
+    "com P = total e A = aquecimento (vale o pico no passo A e pico / (P - A) no último passo).",
+)
+TAXA_NOAM = Equivoco(
+    "taxa-noam",
+    "Você usou o cronograma do artigo (d_model^-0.5 · min(p^-0.5, p · A^-1.5)); esta atividade pede o "
+    "aquecimento linear seguido de queda linear, com pico dado.",
+)
+
+# ----------------------------------------------------------------------- equívocos: treino
+TREINO_SEM_DESLOCAR = Equivoco(
+    "treino-sem-deslocar",
+    "Entrada e alvo do decoder não foram deslocados: a entrada é tgt[:, :-1] (começa no BOS) e o alvo é "
+    "tgt[:, 1:]. Sem o deslocamento, cada posição aprende a repetir o próprio token de entrada: perda baixa, "
+    "decodificação inútil.",
+)
+TREINO_SEM_CAUSAL = Equivoco(
+    "treino-sem-mascara-causal",
+    "O laço de treino não passou a máscara causal ao modelo (use mascara_alvo(entrada)): o decoder vê o "
+    "token que deveria prever. A perda cai por um atalho que não existe na geração (na cópia o modelo ainda "
+    "pode acertar pela atenção cruzada; num modelo de linguagem, a geração desaba).",
+)
+TREINO_SEM_AQUECIMENTO = Equivoco(
+    "treino-sem-aquecimento",
+    "O laço de treino não aplicou o aquecimento: o primeiro passo do otimizador usou a taxa cheia. Ponha "
+    "taxa_aprendizado(passo, pico, aquecimento, passos) em otimizador.param_groups[...]['lr'] a cada passo, "
+    "ANTES de otimizador.step().",
+)
+TREINO_SEM_RECORTE = Equivoco(
+    "treino-sem-recorte",
+    "O laço de treino não recortou a norma do gradiente: chame nn.utils.clip_grad_norm_(modelo.parameters(), "
+    "max_norma) entre o backward e o step.",
+)
+TREINO_MODO_AVALIACAO = Equivoco(
+    "treino-modo-avaliacao",
+    "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
+    "e modelo.eval() só no fim. Em modo de avaliação o dropout e afins ficam desligados durante o treino.",
+)
+TREINO_IGNORA_PASSOS = Equivoco(
+    "treino-ignora-passos",
+    "O laço de treino ignorou o argumento passos e consumiu todos os lotes recebidos: use só os passos "
+    "primeiros (por exemplo, for passo, (src, tgt) in zip(range(passos), lotes)).",
+)
+TREINO_ESPIOU = Equivoco(
+    "treino-perda-baixa-decodificacao-ruim",
+    "A perda de treino ficou baixa, mas o modelo treinado não sabe decodificar: sinal de que o treino "
+    "deixou o decoder ver a resposta (máscara causal ausente ou entrada e alvo sem deslocar).",
+)
+TREINO_DIVERGIU = Equivoco(
+    "treino-divergiu",
+    "O treino divergiu (perda nan, infinita ou crescendo no fim). Confira o aquecimento da taxa e o recorte "
+    "do gradiente.",
+)
+
+# ----------------------------------------------------------------------- equívocos: decodificação
+DEC_PARA_NO_PRIMEIRO = Equivoco(
+    "dec-para-no-primeiro-eos",
+    "A geração parou quando a PRIMEIRA sequência emitiu EOS: ela só para quando todas as sequências do lote "
+    "terminaram (terminou.all()); as que já terminaram recebem PAD enquanto as outras continuam.",
+)
+DEC_COM_BOS = Equivoco(
+    "decodificacao-com-bos",
+    "A saída começa com o BOS: devolva só os tokens gerados depois dele (gerados[:, 1:]).",
+)
+DEC_SEM_PAD = Equivoco(
+    "decodificacao-sem-pad",
+    "Depois do EOS a sequência continuou recebendo tokens: uma sequência que terminou recebe PAD dali em diante.",
+)
+DEC_NAO_PARA = Equivoco(
+    "decodificacao-nao-para",
+    "O laço não parou quando todas as sequências emitiram EOS: pare assim que terminou.all() for True.",
+)
+DEC_PRIMEIRA = Equivoco(
+    "decodificacao-primeira-posicao",
+    "O próximo token saiu dos logits da PRIMEIRA posição; ele vem da última: logits[:, -1, :].argmax(-1).",
+)
+DEC_SEM_REALIMENTAR = Equivoco(
+    "decodificacao-sem-realimentar",
+    "Os tokens gerados não voltaram como entrada do decoder: a cada passo, chame modelo.decodificar com tudo "
+    "o que já foi gerado (BOS + tokens anteriores).",
+)
+DEC_PASSOS = Equivoco(
+    "decodificacao-passos",
+    "O número de passos não respeita passos_max: no máximo passos_max tokens gerados por sequência.",
+)
+
+
+# ----------------------------------------------------------------------- equívocos: busca em feixe
+FEIXE_GULOSO = Equivoco(
+    "feixe-guloso",
+    "A busca devolveu a sequência da decodificação gulosa numa árvore em que o feixe de largura 2 acha uma "
+    "sequência melhor: o feixe precisa guardar `largura` hipóteses a cada passo e estender todas elas.",
+)
+FEIXE_SEM_NORMALIZACAO = Equivoco(
+    "feixe-sem-normalizacao",
+    "A escolha final ignorou a penalidade de comprimento: divida a pontuação de cada terminada por "
+    "lp = ((5 + |Y|) / 6) ** alfa antes de comparar (Wu et al., 2016).",
+)
+FEIXE_TERMINADAS_CRESCEM = Equivoco(
+    "feixe-terminadas-crescem",
+    "As hipóteses que já emitiram EOS continuaram no feixe, crescendo (com PAD, somando pontuação e "
+    "comprimento) e ocupando lugar: uma hipótese que termina em EOS sai do feixe para a lista de terminadas e "
+    "não muda mais.",
+)
+FEIXE_PROBABILIDADES = Equivoco(
+    "feixe-probabilidades",
+    "A pontuação usou probabilidades (somadas ou multiplicadas) em vez de somar log-probabilidades: use "
+    "F.log_softmax nos logits da última posição e some. Dividir uma probabilidade pela penalidade de "
+    "comprimento favorece as sequências curtas, o contrário do que se quer.",
+)
+FEIXE_EOS_NAO_TERMINA = Equivoco(
+    "feixe-eos-nao-termina",
+    "O EOS foi tratado como um token qualquer: a hipótese seguiu crescendo depois dele. Quando o candidato "
+    "termina em EOS, ele sai do feixe e vai para a lista de terminadas.",
+)

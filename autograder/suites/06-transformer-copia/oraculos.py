@@ -1,0 +1,290 @@
+"""Oráculos da suíte 06-transformer-copia e as conferências que os usam: ``nn.TransformerDecoderLayer``
+e ``nn.Transformer`` com os pesos do aluno copiados (float64), as versões erradas conhecidas da camada e
+do modelo (para nomear o equívoco), o laço guloso de referência e o modelo de roteiro da decodificação."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from autograder import suite
+from autograder.suite import Reprovado, conferir_state_dict, tocha, verificar
+
+EQ = suite.vizinho(__file__, "equivocos")
+TR = suite.vizinho(__file__, "treino_avaliado")
+
+_tensor, _remoto, _x = tocha.tensor, tocha.remoto, tocha.x
+
+
+_NOMES_BIB = {"auto_atencao": "self_attn", "atencao_cruzada": "multihead_attn"}
+
+
+def _para_biblioteca(sd, prefixo_curso="", prefixo_bib=""):
+    novo = {}
+    for chave, valor in sd.items():
+        if not chave.startswith(prefixo_curso):
+            continue
+        resto = chave[len(prefixo_curso) :]
+        primeiro, _, cauda = resto.partition(".")
+        novo[prefixo_bib + _NOMES_BIB.get(primeiro, primeiro) + "." + cauda] = valor
+    return novo
+
+
+def _camada_bib(sd, d, h, dff):
+    camada = nn.TransformerDecoderLayer(d, h, dff, dropout=0.0, batch_first=True, norm_first=False).double().eval()
+    camada.load_state_dict(_para_biblioteca(sd))
+    return camada
+
+
+def _camada_variante(c, x, mem, mo, ma, h, modo="certo"):
+    """Saída da camada do decoder (módulos de ``c``, um nn.TransformerDecoderLayer) sob um equívoco.
+
+    Sem ``no_grad`` de propósito: o caminho rápido do nn.MultiheadAttention (só sem gradiente)
+    trata linhas inteiramente mascaradas de outro jeito que o caminho comum, que é o do aluno."""
+    return _camada_variante_com_grad(c, x, mem, mo, ma, h, modo).detach()
+
+
+def _camada_variante_com_grad(c, x, mem, mo, ma, h, modo):
+    B, T, _ = x.shape
+    bloqueio = ~ma.expand(B, h, T, T).reshape(B * h, T, T)
+    kpm = ~mo[:, 0, 0, :]
+    if modo == "sem_causal":  # só o padding das chaves do alvo (a última linha da máscara combinada)
+        chaves = ma[:, 0, -1, :]
+        bloqueio = (~chaves)[:, None, None, :].expand(B, h, T, T).reshape(B * h, T, T)
+    if modo in ("convencao", "convencao_auto"):
+        bloqueio = ~bloqueio
+    if modo in ("convencao", "convencao_cruzada"):
+        kpm = ~kpm
+
+    def auto(z):
+        return c.self_attn(z, z, z, attn_mask=bloqueio, need_weights=False)[0]
+
+    def cruzada(q, kv, mascara=True):
+        return c.multihead_attn(q, kv, kv, key_padding_mask=kpm if mascara else None, need_weights=False)[0]
+
+    def ff(z, ativ=F.relu):
+        return c.linear2(ativ(c.linear1(z)))
+
+    if modo == "pre_norma":
+        z = x + auto(c.norm1(x))
+        z = z + cruzada(c.norm2(z), mem)
+        return z + ff(c.norm3(z))
+    if modo == "sem_residuo":
+        z = c.norm1(auto(x))
+        z = c.norm2(cruzada(z, mem))
+        return c.norm3(ff(z))
+    x1 = c.norm1(x + auto(x))
+    if modo == "kv_decoder":
+        x2 = c.norm2(x1 + c.multihead_attn(x1, x1, x1, need_weights=False)[0])
+    elif modo == "cruzada_sem_padding":
+        x2 = c.norm2(x1 + cruzada(x1, mem, mascara=False))
+    elif modo == "cruzada_antes":
+        x2 = c.norm2(x1 + cruzada(x, mem))
+    elif modo == "normas":
+        x2 = c.norm1(x1 + cruzada(x1, mem))
+    else:
+        x2 = c.norm2(x1 + cruzada(x1, mem))
+    if modo == "ativacao":
+        return c.norm3(x2 + ff(x2, ativ=F.gelu))
+    if modo == "sem_ativacao":
+        return c.norm3(x2 + ff(x2, ativ=lambda z: z))
+    if modo == "normas":
+        return c.norm2(x2 + ff(x2))
+    return c.norm3(x2 + ff(x2))
+
+
+def _mapear_nn_transformer(sd, N):
+    novo = {}
+    for i in range(N):
+        for chave, valor in sd.items():
+            if chave.startswith(f"encoder.{i}."):
+                novo[f"encoder.layers.{i}." + chave[len(f"encoder.{i}.") :]] = valor
+        novo.update(_para_biblioteca(sd, f"decoder.{i}.", f"decoder.layers.{i}."))
+    return novo
+
+
+@torch.no_grad()
+def _oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
+    nucleo = nn.Transformer(d, h, N, N, dff, dropout=0.0, batch_first=True).double().eval()
+    nucleo.encoder.norm = None
+    nucleo.decoder.norm = None
+    nucleo.load_state_dict(_mapear_nn_transformer(sd, N))
+    escala = math.sqrt(d)
+    e_src = F.embedding(src, sd["embedding_origem.weight"]) * escala + sd["pe"][: src.shape[1]]
+    e_tgt = F.embedding(tgt, sd["embedding_alvo.weight"]) * escala + sd["pe"][: tgt.shape[1]]
+    T = tgt.shape[1]
+    saida = nucleo(
+        e_src,
+        e_tgt,
+        tgt_mask=~torch.tril(torch.ones(T, T, dtype=torch.bool)),
+        src_key_padding_mask=~mo[:, 0, 0, :],
+        tgt_key_padding_mask=tgt == TR.PAD,
+        memory_key_padding_mask=~mo[:, 0, 0, :],
+    )
+    return F.linear(saida, sd["saida.weight"], sd["saida.bias"])
+
+
+@torch.no_grad()
+def _transformer_variante(modelo, src, tgt, mo, ma, modo):
+    d = modelo.d_model
+    escala = {"sem_escala": 1.0, "dividida": 1.0 / math.sqrt(d)}.get(modo, math.sqrt(d))
+    emb_src = modelo.embedding_alvo if modo in ("emb_trocados", "emb_alvo_nos_dois") else modelo.embedding_origem
+    emb_tgt = modelo.embedding_origem if modo in ("emb_trocados", "emb_origem_nos_dois") else modelo.embedding_alvo
+    pe_src = 0 if modo == "sem_pos_src" else modelo.pe[: src.shape[1]]
+    pe_tgt = 0 if modo == "sem_pos_tgt" else modelo.pe[: tgt.shape[1]]
+    x = emb_src(src) * escala + pe_src
+    memoria = x
+    if modo != "memoria_embeddings":
+        for camada in modelo.encoder:
+            kpm = None if modo == "encoder_sem_mascara" else ~mo[:, 0, 0, :]
+            x = camada(x, src_key_padding_mask=kpm)
+        memoria = x
+    y = emb_tgt(tgt) * escala + pe_tgt
+    for camada in modelo.decoder:
+        y = camada(y, memoria, mo, ma)
+    return modelo.saida(y)
+
+
+DEC_PASSOS_DO_EXEMPLO = 7  # decodificar_guloso(..., passos_max=7) na verificação visível
+
+
+@torch.no_grad()
+def _decodificar_ref(modelo, src, passos_max, modo="certo"):
+    mo = TR._m_origem(src)
+    memoria = modelo.codificar(src, mo)
+    B = src.shape[0]
+    gerados = torch.full((B, 1), TR.BOS, dtype=torch.long)
+    terminou = torch.zeros(B, dtype=torch.bool)
+    limite = {"passos": passos_max + 1, "passos_do_exemplo": DEC_PASSOS_DO_EXEMPLO}.get(modo, passos_max)
+    for _ in range(limite):
+        entrada = gerados[:, :1] if modo == "sem_realimentar" else gerados
+        if modo == "sem_realimentar":
+            entrada = torch.cat([gerados[:, :1], torch.full((B, gerados.shape[1] - 1), TR.BOS, dtype=torch.long)], 1)
+        logits = modelo.decodificar(memoria, mo, entrada, TR._m_alvo(entrada))
+        proximo = logits[:, 0 if modo == "primeira" else -1, :].argmax(dim=-1)
+        if modo != "sem_pad":
+            proximo = proximo.masked_fill(terminou, TR.PAD)
+        gerados = torch.cat([gerados, proximo[:, None]], dim=1)
+        terminou = terminou | (proximo == TR.EOS)
+        if modo == "para_no_primeiro" and bool(terminou.any()):
+            break
+        if modo != "nao_para" and bool(terminou.all()):
+            break
+    return gerados if modo == "com_bos" else gerados[:, 1:]
+
+
+_EQUIVOCOS_CAMADA = [
+    (EQ.CAMADA_KV_DO_DECODER, "kv_decoder"),
+    (EQ.CAMADA_PRE_NORMA, "pre_norma"),
+    (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
+    (EQ.CAMADA_SEM_CAUSAL, "sem_causal"),
+    (EQ.CAMADA_CONVENCAO, "convencao"),
+    (EQ.CAMADA_CONVENCAO, "convencao_auto"),
+    (EQ.CAMADA_CONVENCAO, "convencao_cruzada"),
+    (EQ.CAMADA_CRUZADA_SEM_PADDING, "cruzada_sem_padding"),
+    (EQ.CAMADA_CRUZADA_ANTES, "cruzada_antes"),
+    (EQ.CAMADA_ATIVACAO, "ativacao"),
+    (EQ.CAMADA_ATIVACAO, "sem_ativacao"),
+    (EQ.CAMADA_NORMAS, "normas"),
+]
+
+
+def _camada(aluno, ref, rng, d=8, h=2, dff=16):
+    modelo = ref.CamadaDecoder(d, h, dff).double().eval()
+    sd = TR._aleatorizar(modelo, rng)
+    return _remoto(aluno, "CamadaDecoder", (d, h, dff), sd), _camada_bib(sd, d, h, dff)
+
+
+def _entradas_camada(rng, B=3, T=5, S=6, d=8):
+    src, _ = TR._lote(rng, B, 2, S - 1)
+    while not bool((src == TR.PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
+        src, _ = TR._lote(rng, B, 2, S - 1)
+    _, tgt = TR._lote(rng, B, 1, T - 2)
+    return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), TR._m_origem(src), TR._m_alvo(tgt)
+
+
+def _saida_camada(camada, x, mem, mo, ma):
+    y = _tensor(camada(x, mem, mo, ma), "CamadaDecoder.forward")
+    if isinstance(y, tuple):
+        raise Reprovado("CamadaDecoder.forward deve devolver só o tensor de saída.")
+    return y
+
+
+_EQUIVOCOS_MODELO = [
+    (EQ.MODELO_SEM_ESCALA, "sem_escala"),
+    (EQ.MODELO_ESCALA_DIVIDIDA, "dividida"),
+    (EQ.MODELO_SEM_POSICAO, "sem_pos_src"),
+    (EQ.MODELO_SEM_POSICAO, "sem_pos_tgt"),
+    (EQ.MODELO_EMBEDDING_TROCADO, "emb_trocados"),
+    (EQ.MODELO_EMBEDDING_TROCADO, "emb_origem_nos_dois"),
+    (EQ.MODELO_EMBEDDING_TROCADO, "emb_alvo_nos_dois"),
+    (EQ.MODELO_ENCODER_SEM_MASCARA, "encoder_sem_mascara"),
+    (EQ.MODELO_MEMORIA_ERRADA, "memoria_embeddings"),
+]
+
+
+def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
+    """O Transformer do aluno com camadas de decoder da biblioteca (não depende da CamadaDecoder dele)."""
+    aluno.injetar(TR.AUXILIAR)
+    modelo = ref.Transformer(TR.VOCAB, d, h, dff, N, n_max).double().eval()
+    sd = TR._aleatorizar(modelo, rng)
+    remoto = aluno.criar("Transformer", TR.VOCAB, d, h, dff, N, n_max)
+    suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
+    try:
+        for i in range(N):
+            camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)
+            remoto.metodo("decoder.__setitem__", i, camada._ref)
+    except Exception as exc:  # a estrutura do aluno não tem decoder[i]
+        raise Reprovado(
+            f"Não consegui trocar as camadas de self.decoder (deve ser um nn.ModuleList com n_camadas "
+            f"CamadaDecoder): {exc}"
+        ) from None
+    remoto.metodo("double", guardar=True)
+    remoto.metodo("eval", guardar=True)
+    conferir_state_dict(remoto.pesos(), sd, "Transformer")
+    remoto.carregar_pesos(sd, strict=False)
+    return remoto, modelo, sd
+
+
+def _logits(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
+    return _tensor(remoto(src, tgt, mo, ma), nome)
+
+
+def _roteiro(aluno):
+    aluno.injetar(TR.AUXILIAR)
+    return aluno.criar("_avaliador_ModeloRoteiro", TR.VOCAB), TR.AUX["_avaliador_ModeloRoteiro"](TR.VOCAB)
+
+
+def _decodificar_do_aluno(aluno, remoto, src, passos_max):
+    saida = _tensor(aluno.decodificar_guloso(remoto._ref, src, passos_max), "decodificar_guloso(...)")
+    verificar(
+        saida.dtype in (torch.int64, torch.int32) and saida.ndim == 2,
+        f"decodificar_guloso deve devolver tokens inteiros de forma (B, L); veio {saida.dtype} {tuple(saida.shape)}.",
+    )
+    return saida.long()
+
+
+def _conferir_decodificacao(obtido, modelo, src, passos_max):
+    esperado = _decodificar_ref(modelo, src, passos_max)
+    if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido, esperado):
+        return
+    for eq, modo in [
+        (EQ.DEC_COM_BOS, "com_bos"),
+        (EQ.DEC_SEM_PAD, "sem_pad"),
+        (EQ.DEC_NAO_PARA, "nao_para"),
+        (EQ.DEC_PRIMEIRA, "primeira"),
+        (EQ.DEC_SEM_REALIMENTAR, "sem_realimentar"),
+        (EQ.DEC_PASSOS, "passos"),
+        (EQ.DEC_PARA_NO_PRIMEIRO, "para_no_primeiro"),
+        *([(suite.CONSTANTE_DO_EXEMPLO, "passos_do_exemplo")] if passos_max != DEC_PASSOS_DO_EXEMPLO else []),
+    ]:
+        variante = _decodificar_ref(modelo, src, passos_max, modo)
+        if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):
+            raise Reprovado(eq.mensagem, eq)
+    if obtido.shape[1] > passos_max:
+        raise Reprovado(EQ.DEC_PASSOS.mensagem, EQ.DEC_PASSOS)
+    raise Reprovado(
+        f"A decodificação não confere com o laço guloso de referência (esperado {esperado.tolist()[:2]}..., "
+        f"veio {obtido.tolist()[:2]}...)."
+    )

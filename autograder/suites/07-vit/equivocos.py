@@ -1,0 +1,158 @@
+"""Catálogo de equívocos da suíte 07-vit: o código e a mensagem que o aluno lê quando a saída dele bate
+com a de um erro conhecido. Os do laço que toda aula de treino compartilha (``TREINO_SEM_ZERAR``,
+``TREINO_OTIMIZADOR_RECRIADO``) vêm de ``autograder.suite.espiao``."""
+
+from autograder.suite import Equivoco
+from autograder.suite.espiao import TREINO_OTIMIZADOR_RECRIADO as TREINO_OTIMIZADOR_RECRIADO
+from autograder.suite.espiao import TREINO_SEM_EVAL as TREINO_SEM_EVAL
+from autograder.suite.espiao import TREINO_SEM_ZERAR as TREINO_SEM_ZERAR
+
+# ----------------------------------------------------------------------- equívocos: patches
+PATCHES_TIPO = Equivoco(
+    "patches-tipo-trocado",
+    "extrair_patches mudou o tipo dos números: patches de imagens float32 devem sair float32 (só reorganize "
+    "os valores, sem .double() nem .float()), senão a projeção do ViT recebe o tipo errado.",
+)
+PATCHES_SEM_PERMUTE = Equivoco(
+    "patches-reshape-sem-permute",
+    "Os patches saíram de um reshape direto da imagem, sem permute: a forma (B, N, C·p·p) está certa, mas "
+    "cada 'patch' junta pixels de uma linha inteira da imagem (de vários patches). Separe os eixos com "
+    "reshape(B, C, H/p, p, W/p, p), reordene com permute(0, 2, 4, 1, 3, 5) e só então achate.",
+)
+PATCHES_ORDEM_COLUNAS = Equivoco(
+    "patches-ordem-das-colunas",
+    "Os patches estão em ordem de coluna (de cima para baixo primeiro): a ordem pedida é a de leitura, "
+    "linha de patches por linha de patches, da esquerda para a direita (o patch 1 fica à direita do 0).",
+)
+PATCHES_CANAL_NO_FIM = Equivoco(
+    "patches-canal-no-fim",
+    "Dentro de cada patch, os valores estão na ordem (linha, coluna, canal). A ordem pedida é a do "
+    "nn.Unfold: (canal, linha, coluna), todos os pixels do canal 0 primeiro.",
+)
+PATCHES_TRANSPOSTOS = Equivoco(
+    "patches-transpostos",
+    "Dentro de cada patch, os pixels estão em ordem de coluna (o patch saiu transposto). A ordem pedida é "
+    "(canal, linha, coluna): a primeira linha do patch inteira, depois a segunda.",
+)
+PATCHES_SEM_ERRO = Equivoco(
+    "patches-sem-valueerror",
+    "Com H ou W que não é múltiplo de p, extrair_patches deve levantar ValueError com uma mensagem clara, "
+    "e não cortar a imagem em silêncio (nem falhar com outro erro).",
+)
+
+# ----------------------------------------------------------------------- equívocos: camada
+CAMADA_POS_NORMA = Equivoco(
+    "camada-pos-norma",
+    "A camada usa pós-normalização, LN(x + subcamada(x)), a do Transformer de 2017. O ViT normaliza ANTES "
+    "de cada subcamada e soma o resíduo sem normalizar: x + MHA(LN1(x)), depois x + MLP(LN2(x)) "
+    "(nn.TransformerEncoderLayer com norm_first=True).",
+)
+CAMADA_RELU = Equivoco(
+    "camada-ativacao-relu",
+    "A MLP da camada usa ReLU (ou nenhuma ativação): o ViT usa GELU entre linear1 e linear2 (F.gelu).",
+)
+CAMADA_SEM_RESIDUO = Equivoco(
+    "camada-sem-residuo",
+    "Falta a conexão residual: cada subcamada soma a própria entrada, x + MHA(LN1(x)) e x + MLP(LN2(x)).",
+)
+CAMADA_RESIDUO_NORMALIZADO = Equivoco(
+    "camada-residuo-normalizado",
+    "O resíduo somado foi o x já normalizado (LN(x) + MHA(LN(x))): no pré-norma o caminho residual leva o x "
+    "original, sem normalizar (x + MHA(LN1(x))).",
+)
+CAMADA_NORMAS = Equivoco(
+    "camada-normas-trocadas",
+    "As normalizações estão trocadas ou reaproveitadas: norm1 antes da autoatenção, norm2 antes da MLP.",
+)
+
+# ----------------------------------------------------------------------- equívocos: ViT
+VIT_CLS_NO_FIM = Equivoco(
+    "vit-cls-no-fim",
+    "O [CLS] foi posto no FIM da sequência: ele vai no início, posição 0 (torch.cat([cls, patches], dim=1)), "
+    "e é a posição 0 que a cabeça lê.",
+)
+VIT_SEM_CLS = Equivoco(
+    "vit-sem-cls",
+    "Falta o token [CLS]: a sequência tem N + 1 posições, o [CLS] aprendido (self.cls, expandido para o lote) "
+    "seguido dos N patches projetados.",
+)
+VIT_SEM_POSICAO = Equivoco(
+    "vit-sem-posicao",
+    "Os embeddings de posição não foram somados: sem eles a saída do [CLS] não depende da ordem dos patches "
+    "(embaralhar a imagem em blocos não muda a classe). Some self.posicao depois de juntar o [CLS].",
+)
+VIT_CLS_SEM_POSICAO = Equivoco(
+    "vit-cls-sem-posicao",
+    "A posição foi somada só aos patches (antes de juntar o [CLS]): self.posicao tem N + 1 linhas e a linha 0 "
+    "é a do [CLS]. Junte o [CLS] primeiro e some self.posicao à sequência inteira.",
+)
+VIT_POSICAO_DESLOCADA = Equivoco(
+    "vit-posicao-deslocada",
+    "As posições foram somadas aos patches ANTES de juntar o [CLS]: o patch k ficou com a posição k, e não "
+    "k + 1 (a posição 0 é do [CLS]). Junte o [CLS] primeiro e some self.posicao depois de juntar, à "
+    "sequência inteira de N + 1 tokens.",
+)
+VIT_TOKEN_ERRADO = Equivoco(
+    "vit-token-errado",
+    "A classificação não saiu da saída do [CLS]: a cabeça deve ler a posição 0 depois da LayerNorm final "
+    "(self.cabeca(self.norm(x)[:, 0])), não o último token nem a média dos tokens.",
+)
+VIT_SEM_NORMA_FINAL = Equivoco(
+    "vit-sem-norma-final",
+    "Falta a LayerNorm final (self.norm) antes da cabeça: no pré-norma a saída da última camada não está normalizada.",
+)
+VIT_SEM_PROJECAO = Equivoco(
+    "vit-patches-sem-projecao",
+    "Os patches não passaram pela projeção linear (self.projecao) antes de entrar no encoder.",
+)
+
+# ----------------------------------------------------------------------- equívocos: treino
+TREINO_PERDA_SOFTMAX = Equivoco(
+    "treino-softmax-dupla",
+    "A softmax foi aplicada antes do F.cross_entropy, que já aplica log_softmax: passe os logits crus.",
+)
+TREINO_SEM_COSSENO = Equivoco(
+    "treino-sem-cosseno",
+    "O otimizador não usou a taxa do cosseno: a cada passo t, ponha taxa_cosseno(t, taxa, passos) em "
+    "grupo['lr'] de todo otimizador.param_groups, ANTES de otimizador.step().",
+)
+TREINO_MODO_AVALIACAO = Equivoco(
+    "treino-modo-avaliacao",
+    "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
+    "e modelo.eval() só no fim.",
+)
+TREINO_IGNORA_PASSOS = Equivoco(
+    "treino-ignora-passos",
+    "O laço de treino ignorou o argumento passos e consumiu todos os lotes recebidos: use só os passos "
+    "primeiros (por exemplo, for passo, (imagens, rotulos) in zip(range(passos), lotes)).",
+)
+TREINO_DIVERGIU = Equivoco(
+    "treino-divergiu",
+    "O treino divergiu (perda nan, infinita ou crescendo no fim). Confira a taxa e a perda.",
+)
+
+# ----------------------------------------------------------------------- equívocos: acurácia
+ACURACIA_CONTAGEM = Equivoco(
+    "acuracia-contagem",
+    "acuracia devolveu o NÚMERO de acertos; o pedido é a fração (acertos / número de imagens), entre 0 e 1.",
+)
+ACURACIA_SEM_ULTIMO_LOTE = Equivoco(
+    "acuracia-sem-ultimo-lote",
+    "O último lote (menor que tamanho_lote) ficou de fora: percorra range(0, n, tamanho_lote) e conte todas "
+    "as imagens.",
+)
+ACURACIA_EIXO = Equivoco(
+    "acuracia-eixo-errado",
+    "O argmax foi tirado no eixo errado: a classe prevista é o argmax sobre as CLASSES, o último eixo dos "
+    "logits (logits.argmax(dim=-1)), não sobre as imagens do lote.",
+)
+ACURACIA_MODO_TREINO = Equivoco(
+    "acuracia-modo-de-treino",
+    "O modelo foi medido em modo de treino: chame modelo.eval() antes de medir (dropout e afins mudam a "
+    "resposta em modo de treino).",
+)
+ACURACIA_COM_GRADIENTE = Equivoco(
+    "acuracia-com-gradiente",
+    "A acurácia foi medida com o gradiente ligado: envolva o laço em torch.no_grad(); medir não é treinar, e "
+    "o grafo de cada lote só gasta memória.",
+)
