@@ -15,25 +15,17 @@ tira os pesos da caixa e mede a perplexidade no processo confiável.
 """
 
 import functools
-import importlib.util
 import math
 import os
 import time
 from collections import Counter, defaultdict
 from itertools import pairwise
-from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from autograder import suite
-
-# TODO costura: o que a suíte ainda tira do avaliador fora de autograder.suite (o erro do aluno, a sessão
-# sem o código do aluno para cronometrar a referência, a semente derivada, a solução do instrutor).
-from autograder.avaliacao import Sessao, referencia, semente_derivada
-from autograder.caixa.cliente import ErroDoAluno, TempoEsgotado
-from autograder.notebooks import SOURCE, carregar_atividade
 from autograder.suite import (
     Equivoco,
     Reprovado,
@@ -46,6 +38,13 @@ from autograder.suite import (
     propriedade,
     tempo_limite,
     verificar,
+)
+from autograder.suite.avaliador import (
+    ErroDoAluno,
+    TempoEsgotado,
+    pasta_da_fonte,
+    referencia_da_atividade,
+    semente_derivada,
 )
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
@@ -60,10 +59,7 @@ DEPENDENCIAS = {
     "teste_cache_kv": ["aplicar_rope"],
 }
 
-_spec = importlib.util.spec_from_file_location("auxiliares_08", Path(__file__).with_name("auxiliares.py"))
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
-AUXILIAR = _mod.CODIGO
+AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
 AUX: dict = {}
 exec(compile(AUXILIAR, "<auxiliares 08>", "exec"), AUX)
 
@@ -402,7 +398,7 @@ def _x(rng, *forma):
 
 @functools.cache
 def _ref_ns():
-    return referencia(carregar_atividade(SLUG))
+    return referencia_da_atividade(SLUG)
 
 
 # ======================================================================= BPE: oráculos
@@ -508,7 +504,7 @@ def _decodificar_ref(ids, fusoes, modo="certo"):
 @functools.cache
 def _corpus():
     """(treino, validação) pela carregar_corpus do notebook, com o arquivo de dados da aula."""
-    return _ref_ns().carregar_corpus(SOURCE / SLUG / "dados" / "corpus.txt")
+    return _ref_ns().carregar_corpus(pasta_da_fonte(SLUG) / "dados" / "corpus.txt")
 
 
 def _trecho(rng, n_chars, so_latin1=False):
@@ -778,7 +774,10 @@ def _cronometrar(chamar, vezes):
 
 def tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=1):
     """Segundos (o menor de ``vezes``) do BPE da suíte numa caixa do mesmo zigoto, sem o código do aluno."""
-    limpa = Sessao(sessao_do_aluno.zigoto, sessao_do_aluno.atividade, {}, semente=sessao_do_aluno.semente)
+    # Uma sessão no mesmo zigoto e na mesma atividade, sem o código do aluno (só o preâmbulo e o injetado).
+    limpa = type(sessao_do_aluno)(
+        sessao_do_aluno.zigoto, sessao_do_aluno.atividade, {}, semente=sessao_do_aluno.semente
+    )
     try:
         limpa.injetar(_BPE_DA_SUITE)
         return _cronometrar(lambda: limpa.chamar("_avaliador_treinar_bpe", (texto, n_fusoes), prazo=60), vezes)[0]
