@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -78,6 +78,9 @@ bench-copia: $(CARIMBO) ## Benchmark da aula 06: treino completo da cópia (temp
 
 bench-vit: $(CARIMBO) ## Benchmark da aula 07: treino do notebook (tempo, acurácia no teste, determinismo), varredura de sementes do avaliador e o tempo de avaliar uma submissão
 	@$(PY) -m qualidade bench vit
+
+bench-lm: $(CARIMBO) ## Benchmark da aula 08: treino completo do notebook (tempo, perplexidade na validação, determinismo), BPE incremental contra a recontagem ingênua e a varredura de sementes do treino avaliado
+	@$(PY) -m qualidade bench lm
 
 bench-caixa: $(CARIMBO) ## Treino da aula 06 dentro e fora da caixa, alternando: relógio, CPU, callbacks, trocas de contexto e o resumo dos pesos (igual em todos os modos)
 	@$(PY) -m qualidade bench caixa

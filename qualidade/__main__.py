@@ -33,6 +33,7 @@ BENCHMARKS = {
     "turma": ("qualidade.bench.turma", "turma gerada pelo nosso lote e amostra pelo nbgrader (make bench)"),
     "copia": ("qualidade.bench.copia", "treino completo da aula 06 (make bench-copia)"),
     "vit": ("qualidade.bench.vit", "treino e avaliação da aula 07 (make bench-vit)"),
+    "lm": ("qualidade.bench.lm", "treino do notebook, BPE e varredura de sementes da aula 08 (make bench-lm)"),
     "kv": ("qualidade.bench.kv_cache", "geração com e sem cache KV, aula 05 (make bench-kv)"),
     "caixa": ("qualidade.bench.caixa_treino", "treino da aula 06 dentro e fora da caixa (make bench-caixa)"),
     "notebook-denso": ("qualidade.bench.notebook_denso", "notebook de 50 MB denso: tempo e memória da leitura"),

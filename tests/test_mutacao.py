@@ -45,8 +45,16 @@ def test_variantes_nada_nao_calculam_nada(slug):
 
 
 def test_cada_aula_com_funcao_de_arrays_tem_mutante_que_altera_no_lugar():
-    """Aulas 01 e 03-07: ao menos um mutante 'altera a entrada no lugar', morto pela mensagem própria."""
+    """Aulas 01 e 03-08: ao menos um mutante 'altera a entrada no lugar', morto pela mensagem própria."""
     # A 02 fica de fora: nenhuma função dela tem um jeito plausível de alterar a entrada no lugar.
-    for slug in ("01-atencao", "03-encoder-decoder", "04-bert", "05-gpt", "06-transformer-copia", "07-vit"):
+    for slug in (
+        "01-atencao",
+        "03-encoder-decoder",
+        "04-bert",
+        "05-gpt",
+        "06-transformer-copia",
+        "07-vit",
+        "08-lm-moderno",
+    ):
         mutantes, _ = carregar_variantes(slug)
         assert any(m.equivoco == "entrada-alterada-no-lugar" for m in mutantes), slug

@@ -34,6 +34,7 @@ EXEMPLOS = {
     "davi-mascara-depois-da-softmax": "05-gpt",
     "carla-treino-sem-deslocar": "06-transformer-copia",
     "caio-cls-no-fim": "07-vit",
+    "dora-atencao-rope-em-v": "08-lm-moderno",
 }
 # (aluno, slug) avaliados; NBGRADER_TODOS_OS_EXEMPLOS=1 troca por todos os exemplos de
 # qualidade/exemplos (conferência completa, fora do make test: alguns minutos).

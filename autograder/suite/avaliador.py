@@ -7,9 +7,17 @@ importam este pacote (nenhum ciclo: ``tests/test_importacoes.py``); uma suíte n
 
 from __future__ import annotations
 
-from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno
+from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, TempoEsgotado
 
-__all__ = ["CaixaMorreu", "ErroDoAluno", "referencia_da_atividade", "semente_da_submissao", "semente_derivada"]
+__all__ = [
+    "CaixaMorreu",
+    "ErroDoAluno",
+    "TempoEsgotado",
+    "pasta_da_fonte",
+    "referencia_da_atividade",
+    "semente_da_submissao",
+    "semente_derivada",
+]
 
 
 def semente_da_submissao(slug: str, aluno: str) -> int:
@@ -34,3 +42,10 @@ def referencia_da_atividade(slug: str):
     from autograder.referencia import referencia
 
     return referencia(carregar_atividade(slug))
+
+
+def pasta_da_fonte(slug: str):
+    """``source/<slug>/`` (os dados de uma aula, lidos no processo confiável)."""
+    from autograder.notebooks import SOURCE
+
+    return SOURCE / slug

@@ -315,6 +315,16 @@ def varredura_de_sementes(slug: str, n: int) -> None:
         acertos.append(acerto)
         relogio.append(r)
         cpu.append(c)
+    if getattr(suite, "MENOR_E_MELHOR", False):  # a perplexidade da aula 08: quanto menor, melhor
+        faixa = min(suite.FAIXAS)
+        print(
+            f"  {slug}: solução de referência, {n} sementes do avaliador (1 thread): perplexidade mínima "
+            f"{min(acertos):.1f}, mediana {statistics.median(acertos):.1f}, máxima {max(acertos):.1f}; na faixa "
+            f"máxima (≤ {faixa:g}): {sum(a <= faixa for a in acertos)}/{n}; treino: mediana "
+            f"{statistics.median(relogio):.2f} s de relógio ({statistics.median(cpu):.2f} s de CPU), máximo "
+            f"{max(relogio):.2f} s"
+        )
+        return
     faixa = max(suite.FAIXAS)
     print(
         f"  {slug}: solução de referência, {n} sementes do avaliador (1 thread): acerto mínimo {min(acertos):.1%}, "

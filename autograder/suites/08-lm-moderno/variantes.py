@@ -1,0 +1,1350 @@
+"""Mutantes e variantes corretas da atividade 08-lm-moderno (ver ``qualidade/mutacao.py``).
+
+Cada variante troca o código de uma ou mais células de solução (pelo ``grade_id``); as demais ficam com
+a solução do instrutor. Os mutantes saem de uma versão própria de cada célula (``BASE``, escrita aqui e
+não copiada do notebook), com uma troca de texto conferida (``_trocar``): um erro plausível por mutante,
+com os itens em que deve perder pontos e o equívoco cuja mensagem o aluno deve receber.
+"""
+
+from qualidade.variantes import Variante
+
+BASE = {
+    "treinar_bpe": """
+def treinar_bpe(texto, n_fusoes):
+    frequencias = Counter(pre_tokenizar(texto))
+    palavras = [list(p.encode("utf-8")) for p in frequencias]
+    pesos = list(frequencias.values())
+    vocab = {i: bytes([i]) for i in range(256)}
+    pares = Counter()
+    onde = defaultdict(set)
+    for i, (w, f) in enumerate(zip(palavras, pesos)):
+        for par in zip(w, w[1:]):
+            pares[par] += f
+            onde[par].add(i)
+    fusoes = []
+    for k in range(n_fusoes):
+        if not pares:
+            break
+        par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))
+        novo = 256 + k
+        vocab[novo] = vocab[par[0]] + vocab[par[1]]
+        fusoes.append(par)
+        for i in list(onde.pop(par, ())):
+            w, f = palavras[i], pesos[i]
+            for velho in zip(w, w[1:]):
+                pares[velho] -= f
+                if pares[velho] <= 0:
+                    del pares[velho]
+            nova, j = [], 0
+            while j < len(w):
+                if j + 1 < len(w) and (w[j], w[j + 1]) == par:
+                    nova.append(novo)
+                    j += 2
+                else:
+                    nova.append(w[j])
+                    j += 1
+            palavras[i] = nova
+            for novo_par in zip(nova, nova[1:]):
+                pares[novo_par] += f
+                onde[novo_par].add(i)
+    return fusoes
+""",
+    "codificar": """
+def codificar(texto, fusoes):
+    posto = {tuple(par): i for i, par in enumerate(fusoes)}
+    ids = []
+    for pedaco in pre_tokenizar(texto):
+        atual = list(pedaco.encode("utf-8"))
+        while len(atual) > 1:
+            candidatos = [(posto[par], j) for j, par in enumerate(zip(atual, atual[1:])) if par in posto]
+            if not candidatos:
+                break
+            rank, j = min(candidatos)
+            atual = fundir_par(atual, fusoes[rank], 256 + rank)
+        ids.extend(atual)
+    return ids
+""",
+    "decodificar": """
+def decodificar(ids, fusoes):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for i, (a, b) in enumerate(fusoes):
+        vocab[256 + i] = vocab[a] + vocab[b]
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+""",
+    "rmsnorm": """
+class RMSNorm(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.peso = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        return x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.peso
+""",
+    "swiglu": """
+class SwiGLU(nn.Module):
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w3 = nn.Linear(d_model, d_ff, bias=False)
+        self.w2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+""",
+    "aplicar_rope": """
+def aplicar_rope(x, posicoes, theta=10000.0):
+    d_k = x.shape[-1]
+    expoentes = torch.arange(0, d_k, 2, dtype=torch.float64) / d_k
+    angulos = posicoes.to(torch.float64).unsqueeze(-1) * theta ** (-expoentes)
+    cos, sen = torch.cos(angulos).to(x.dtype), torch.sin(angulos).to(x.dtype)
+    par, impar = x[..., 0::2], x[..., 1::2]
+    return torch.stack([par * cos - impar * sen, par * sen + impar * cos], dim=-1).flatten(-2)
+""",
+    "atencao_rope": """
+class AtencaoCausalRoPE(nn.Module):
+    def __init__(self, d_model, h, theta=10000.0):
+        super().__init__()
+        if d_model % h != 0:
+            raise ValueError("d_model deve ser divisível por h")
+        self.d_model, self.h, self.d_k, self.theta = d_model, h, d_model // h, theta
+        self.wq = nn.Linear(d_model, d_model, bias=False)
+        self.wk = nn.Linear(d_model, d_model, bias=False)
+        self.wv = nn.Linear(d_model, d_model, bias=False)
+        self.wo = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x, posicoes=None):
+        B, t, d = x.shape
+        if posicoes is None:
+            posicoes = torch.arange(t)
+        q, k, v = (w(x).view(B, t, self.h, self.d_k).transpose(1, 2) for w in (self.wq, self.wk, self.wv))
+        q = aplicar_rope(q, posicoes, self.theta)
+        k = aplicar_rope(k, posicoes, self.theta)
+        s = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        s = s.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+        z = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, t, d)
+        return self.wo(z)
+""",
+    "bloco_pre_norma": """
+class BlocoPreNorma(nn.Module):
+    def __init__(self, d_model, h, d_ff, theta=10000.0):
+        super().__init__()
+        self.norma1 = RMSNorm(d_model)
+        self.atencao = AtencaoCausalRoPE(d_model, h, theta)
+        self.norma2 = RMSNorm(d_model)
+        self.ffn = SwiGLU(d_model, d_ff)
+
+    def forward(self, x, posicoes=None):
+        x = x + self.atencao(self.norma1(x), posicoes)
+        return x + self.ffn(self.norma2(x))
+""",
+    "lm_moderno": """
+class LMModerno(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, theta=10000.0, amarrar_pesos=True):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d_model)
+        self.blocos = nn.ModuleList([BlocoPreNorma(d_model, h, d_ff, theta) for _ in range(n_camadas)])
+        self.norma_final = RMSNorm(d_model)
+        self.saida = nn.Linear(d_model, vocab, bias=False)
+        if amarrar_pesos:
+            self.saida.weight = self.embedding.weight
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for bloco in self.blocos:
+            x = bloco(x)
+        return self.saida(self.norma_final(x))
+""",
+    "adamw": """
+class AdamW(torch.optim.Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        perda = None
+        if closure is not None:
+            with torch.enable_grad():
+                perda = closure()
+        for grupo in self.param_groups:
+            lr, (b1, b2), eps, wd = grupo["lr"], grupo["betas"], grupo["eps"], grupo["weight_decay"]
+            for p in grupo["params"]:
+                if p.grad is None:
+                    continue
+                g = p.grad
+                estado = self.state[p]
+                if not estado:
+                    estado["passo"], estado["m"], estado["v"] = 0, torch.zeros_like(p), torch.zeros_like(p)
+                estado["passo"] += 1
+                t = estado["passo"]
+                p.mul_(1 - lr * wd)
+                estado["m"].mul_(b1).add_(g, alpha=1 - b1)
+                estado["v"].mul_(b2).addcmul_(g, g, value=1 - b2)
+                m_hat = estado["m"] / (1 - b1**t)
+                v_hat = estado["v"] / (1 - b2**t)
+                p.sub_(lr * m_hat / (v_hat.sqrt() + eps))
+        return perda
+""",
+    "taxa_cosseno": """
+def taxa_cosseno_com_aquecimento(passo, taxa_max, taxa_min, passos_aquecimento, passos_cosseno):
+    if passo < passos_aquecimento:
+        return passo / passos_aquecimento * taxa_max
+    if passo > passos_cosseno:
+        return taxa_min
+    fracao = (passo - passos_aquecimento) / (passos_cosseno - passos_aquecimento)
+    return taxa_min + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - taxa_min)
+""",
+    "recortar_gradientes": """
+def recortar_gradientes(parametros, norma_max, eps=1e-6):
+    grads = [p.grad for p in parametros if p.grad is not None]
+    norma = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))
+    if norma > norma_max:
+        for g in grads:
+            g.mul_(norma_max / (norma + eps))
+    return norma
+""",
+    "perplexidade": """
+def perplexidade(modelo, ids):
+    estava_treinando = modelo.training
+    modelo.eval()
+    with torch.no_grad():
+        logits = modelo(ids[:, :-1])
+        perda = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+    modelo.train(estava_treinando)
+    return float(torch.exp(perda))
+""",
+    "treinar_lm": """
+def treinar_lm(modelo, ids_treino, passos, tamanho_lote, contexto, taxa_max, taxa_min, passos_aquecimento,
+               norma_max, weight_decay, gerador):
+    otimizador = AdamW(modelo.parameters(), lr=taxa_max, weight_decay=weight_decay)
+    perdas = []
+    modelo.train()
+    for passo in range(passos):
+        inicios = torch.randint(0, len(ids_treino) - contexto, (tamanho_lote,), generator=gerador)
+        janelas = torch.stack([ids_treino[i : i + contexto + 1] for i in inicios.tolist()])
+        x, y = janelas[:, :-1], janelas[:, 1:]
+        taxa = taxa_cosseno_com_aquecimento(passo, taxa_max, taxa_min, passos_aquecimento, passos)
+        for grupo in otimizador.param_groups:
+            grupo["lr"] = taxa
+        otimizador.zero_grad()
+        logits = modelo(x)
+        perda = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        perda.backward()
+        recortar_gradientes(modelo.parameters(), norma_max)
+        otimizador.step()
+        perdas.append(perda.item())
+    return perdas
+""",
+    "atencao_com_cache": """
+def atencao_com_cache(atencao, x, cache=None):
+    B, m, _ = x.shape
+    t = 0 if cache is None else cache[0].shape[2]
+    posicoes = torch.arange(t, t + m)
+    q, k, v = (w(x).view(B, m, atencao.h, atencao.d_k).transpose(1, 2) for w in (atencao.wq, atencao.wk, atencao.wv))
+    q = aplicar_rope(q, posicoes, atencao.theta)
+    k = aplicar_rope(k, posicoes, atencao.theta)
+    if cache is not None:
+        k = torch.cat([cache[0], k], dim=2)
+        v = torch.cat([cache[1], v], dim=2)
+    s = q @ k.transpose(-2, -1) / math.sqrt(atencao.d_k)
+    mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:]
+    z = (torch.softmax(s.masked_fill(~mascara, float("-inf")), dim=-1) @ v).transpose(1, 2).reshape(B, m, -1)
+    return atencao.wo(z), (k, v)
+""",
+    "lm_com_cache": """
+def lm_com_cache(modelo, ids, caches=None):
+    x = modelo.embedding(ids)
+    novos = []
+    for i, bloco in enumerate(modelo.blocos):
+        atendido, cache = atencao_com_cache(bloco.atencao, bloco.norma1(x), None if caches is None else caches[i])
+        x = x + atendido
+        x = x + bloco.ffn(bloco.norma2(x))
+        novos.append(cache)
+    return modelo.saida(modelo.norma_final(x)), novos
+""",
+    "gerar_com_cache": """
+@torch.no_grad()
+def gerar_com_cache(modelo, prefixo, n_novos):
+    if n_novos == 0:
+        return prefixo
+    gerado = prefixo
+    logits, caches = lm_com_cache(modelo, prefixo)
+    for passo in range(n_novos):
+        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        gerado = torch.cat([gerado, proximo], dim=1)
+        if passo < n_novos - 1:
+            logits, caches = lm_com_cache(modelo, proximo, caches)
+    return gerado
+""",
+}
+
+
+def _trocar(gid, *pares):
+    """A célula ``gid`` de BASE com as trocas (antigo, novo), cada uma presente no texto."""
+    codigo = BASE[gid]
+    for antigo, novo in pares:
+        if antigo not in codigo:
+            raise ValueError(f"variantes 08: {antigo!r} não está na célula {gid}")
+        codigo = codigo.replace(antigo, novo)
+    return {gid: codigo}
+
+
+B, N, M, OT, T, K = (
+    "teste_bpe",
+    "teste_rmsnorm_swiglu_rope",
+    "teste_modelo",
+    "teste_otimizacao",
+    "teste_treino",
+    "teste_cache_kv",
+)
+
+_BPE_INGENUO = """
+def treinar_bpe(texto, n_fusoes):
+    palavras = {tuple(p.encode("utf-8")): f for p, f in Counter(pre_tokenizar(texto)).items()}
+    vocab = {i: bytes([i]) for i in range(256)}
+    fusoes = []
+    for k in range(n_fusoes):
+        pares = Counter()
+        for w, f in palavras.items():
+            for par in zip(w, w[1:]):
+                pares[par] += f
+        if not pares:
+            break
+        par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))
+        vocab[256 + k] = vocab[par[0]] + vocab[par[1]]
+        fusoes.append(par)
+        palavras = {tuple(fundir_par(list(w), par, 256 + k)): f for w, f in palavras.items()}
+    return fusoes
+"""
+
+MUTANTES = [
+    # ------------------------------------------------------------------ BPE
+    Variante(
+        "bpe-atravessa-pre-tokens",
+        _trocar("treinar_bpe", ("Counter(pre_tokenizar(texto))", "Counter([texto])")),
+        [B],
+        "bpe-atravessa-pre-tokens",
+    ),
+    Variante(
+        "bpe-desempate-pelos-ids",
+        _trocar("treinar_bpe", ("key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]])", "key=lambda p: (pares[p], p)")),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    Variante(
+        "bpe-desempate-primeiro-visto",
+        _trocar("treinar_bpe", ("key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]])", "key=pares.get")),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    Variante(
+        "bpe-caracteres-em-vez-de-bytes",
+        _trocar(
+            "treinar_bpe",
+            (
+                'palavras = [list(p.encode("utf-8")) for p in frequencias]',
+                "palavras = [[ord(c) for c in p] for p in frequencias]",
+            ),
+            (
+                "vocab[novo] = vocab[par[0]] + vocab[par[1]]",
+                'vocab[novo] = vocab.get(par[0], b"?") + vocab.get(par[1], b"?")',
+            ),
+            ("(pares[p], vocab[p[0]], vocab[p[1]])", '(pares[p], vocab.get(p[0], b"?"), vocab.get(p[1], b"?"))'),
+        ),
+        [B],
+        "bpe-caracteres-em-vez-de-bytes",
+    ),
+    Variante(
+        "bpe-sem-frequencia",
+        _trocar("treinar_bpe", ("pesos = list(frequencias.values())", "pesos = [1] * len(frequencias)")),
+        [B],
+        "bpe-sem-frequencia",
+    ),
+    Variante(
+        "bpe-id-da-fusao",
+        _trocar("treinar_bpe", ("novo = 256 + k", "novo = 257 + k")),
+        [B],
+        "bpe-id-da-fusao",
+    ),
+    Variante("bpe-recontagem-completa", {"treinar_bpe": _BPE_INGENUO}, [B], "bpe-recontagem-completa"),
+    Variante(
+        "bpe-codifica-fora-de-ordem",
+        _trocar("codificar", ("rank, j = min(candidatos)", "rank, j = min(candidatos, key=lambda c: c[1])")),
+        [B],
+        "bpe-codifica-fora-de-ordem",
+    ),
+    Variante(
+        "bpe-codifica-atravessa-pre-tokens",
+        _trocar("codificar", ("for pedaco in pre_tokenizar(texto):", "for pedaco in [texto]:")),
+        [B],
+        "bpe-atravessa-pre-tokens",
+    ),
+    Variante(
+        "bpe-decodifica-por-token",
+        _trocar(
+            "decodificar",
+            (
+                'return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")',
+                'return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)',
+            ),
+        ),
+        [B],
+        "bpe-decodifica-por-token",
+    ),
+    Variante(
+        "bpe-decodifica-sem-replace",
+        _trocar("decodificar", ('.decode("utf-8", errors="replace")', '.decode("utf-8")')),
+        [B],
+        "bpe-decodifica-sem-replace",
+    ),
+    # ------------------------------------------------------------------ RMSNorm, SwiGLU, RoPE
+    Variante(
+        "rmsnorm-subtrai-media",
+        _trocar(
+            "rmsnorm", ("return x / torch.sqrt", "x = x - x.mean(dim=-1, keepdim=True)\n        return x / torch.sqrt")
+        ),
+        [N],
+        "rmsnorm-subtrai-media",
+    ),
+    Variante(
+        "rmsnorm-eps-fora-da-raiz",
+        _trocar(
+            "rmsnorm",
+            (
+                "torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)",
+                "(torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True)) + self.eps)",
+            ),
+        ),
+        [N],
+        "rmsnorm-eps-fora-da-raiz",
+    ),
+    Variante("rmsnorm-sem-peso", _trocar("rmsnorm", (" * self.peso", "")), [N], "rmsnorm-sem-peso"),
+    Variante(
+        "rmsnorm-eixo-errado",
+        _trocar("rmsnorm", ("x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).mean()")),
+        [N],
+        "rmsnorm-eixo-errado",
+    ),
+    Variante(
+        "swiglu-silu-no-ramo-errado",
+        _trocar("swiglu", ("F.silu(self.w1(x)) * self.w3(x)", "self.w1(x) * F.silu(self.w3(x))")),
+        [N],
+        "swiglu-silu-no-ramo-errado",
+    ),
+    Variante("swiglu-relu", _trocar("swiglu", ("F.silu(", "F.relu(")), [N], "swiglu-ativacao-errada"),
+    Variante("swiglu-sem-porta", _trocar("swiglu", (" * self.w3(x)", "")), [N], "swiglu-sem-porta"),
+    Variante(
+        "rope-metades",
+        _trocar(
+            "aplicar_rope",
+            ("par, impar = x[..., 0::2], x[..., 1::2]", "par, impar = x[..., : d_k // 2], x[..., d_k // 2 :]"),
+            (
+                "torch.stack([par * cos - impar * sen, par * sen + impar * cos], dim=-1).flatten(-2)",
+                "torch.cat([par * cos - impar * sen, par * sen + impar * cos], dim=-1)",
+            ),
+        ),
+        [N],
+        "rope-metades-em-vez-de-pares",
+    ),
+    Variante(
+        "rope-frequencia-errada",
+        _trocar(
+            "aplicar_rope",
+            (
+                "torch.arange(0, d_k, 2, dtype=torch.float64) / d_k",
+                "torch.arange(0, d_k // 2, dtype=torch.float64) / d_k",
+            ),
+        ),
+        [N],
+        "rope-frequencia-errada",
+    ),
+    Variante(
+        "rope-sentido-invertido",
+        _trocar(
+            "aplicar_rope",
+            (
+                "[par * cos - impar * sen, par * sen + impar * cos]",
+                "[par * cos + impar * sen, impar * cos - par * sen]",
+            ),
+        ),
+        [N],
+        "rope-sentido-invertido",
+    ),
+    Variante(
+        "rope-ignora-posicoes",
+        _trocar(
+            "aplicar_rope",
+            ("angulos = posicoes.to(torch.float64)", "angulos = torch.arange(x.shape[-2], dtype=torch.float64)"),
+        ),
+        [N],
+        "rope-ignora-posicoes",
+    ),
+    Variante(
+        "rope-tipo-trocado",
+        _trocar(
+            "aplicar_rope",
+            (
+                "cos, sen = torch.cos(angulos).to(x.dtype), torch.sin(angulos).to(x.dtype)",
+                "cos, sen = torch.cos(angulos), torch.sin(angulos)",
+            ),
+        ),
+        [N],
+        "rope-tipo-trocado",
+    ),
+    Variante(
+        "rope-gira-no-lugar",
+        _trocar(
+            "aplicar_rope",
+            (
+                "return torch.stack([par * cos - impar * sen, par * sen + impar * cos], dim=-1).flatten(-2)",
+                "novo_par, novo_impar = par * cos - impar * sen, par * sen + impar * cos\n"
+                "    x[..., 0::2], x[..., 1::2] = novo_par, novo_impar\n"
+                "    return x.clone()",
+            ),
+        ),
+        [N],
+        "entrada-alterada-no-lugar",
+    ),
+    # ------------------------------------------------------------------ bloco e modelo
+    Variante(
+        "atencao-rope-em-v",
+        _trocar(
+            "atencao_rope",
+            (
+                "k = aplicar_rope(k, posicoes, self.theta)",
+                "k = aplicar_rope(k, posicoes, self.theta)\n        v = aplicar_rope(v, posicoes, self.theta)",
+            ),
+        ),
+        [M],
+        "atencao-rope-em-v",
+    ),
+    Variante(
+        "atencao-sem-rope",
+        _trocar(
+            "atencao_rope",
+            (
+                "        q = aplicar_rope(q, posicoes, self.theta)\n        k = aplicar_rope(k, posicoes, self.theta)\n",
+                "",
+            ),
+        ),
+        [M],
+        "atencao-sem-rope",
+    ),
+    Variante(
+        "atencao-rope-antes-das-cabecas",
+        _trocar(
+            "atencao_rope",
+            (
+                "q, k, v = (w(x).view(B, t, self.h, self.d_k).transpose(1, 2) for w in (self.wq, self.wk, self.wv))\n"
+                "        q = aplicar_rope(q, posicoes, self.theta)\n"
+                "        k = aplicar_rope(k, posicoes, self.theta)\n",
+                "q, k, v = aplicar_rope(self.wq(x), posicoes, self.theta), aplicar_rope(self.wk(x), posicoes, self.theta), self.wv(x)\n"
+                "        q, k, v = (z.view(B, t, self.h, self.d_k).transpose(1, 2) for z in (q, k, v))\n",
+            ),
+        ),
+        [M],
+        "atencao-rope-antes-das-cabecas",
+    ),
+    Variante(
+        "atencao-sem-mascara-causal",
+        _trocar(
+            "atencao_rope",
+            ('        s = s.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))\n', ""),
+        ),
+        [M],
+        "atencao-sem-mascara-causal",
+    ),
+    Variante(
+        "atencao-sem-escala",
+        _trocar("atencao_rope", (" / math.sqrt(self.d_k)", "")),
+        [M],
+        "atencao-escala-errada",
+    ),
+    Variante(
+        "bloco-pos-norma",
+        _trocar(
+            "bloco_pre_norma",
+            (
+                "x = x + self.atencao(self.norma1(x), posicoes)\n        return x + self.ffn(self.norma2(x))",
+                "x = self.norma1(x + self.atencao(x, posicoes))\n        return self.norma2(x + self.ffn(x))",
+            ),
+        ),
+        [M],
+        "bloco-pos-norma",
+    ),
+    Variante(
+        "bloco-sem-residuo",
+        _trocar(
+            "bloco_pre_norma",
+            (
+                "x = x + self.atencao(self.norma1(x), posicoes)\n        return x + self.ffn(",
+                "x = self.atencao(self.norma1(x), posicoes)\n        return self.ffn(",
+            ),
+        ),
+        [M],
+        "bloco-sem-residuo",
+    ),
+    Variante(
+        "bloco-normas-trocadas",
+        _trocar(
+            "bloco_pre_norma",
+            ("self.atencao(self.norma1(x)", "self.atencao(self.norma2(x)"),
+            ("self.ffn(self.norma2(x))", "self.ffn(self.norma1(x))"),
+        ),
+        [M],
+        "bloco-normas-trocadas",
+    ),
+    Variante(
+        "modelo-sem-norma-final",
+        _trocar("lm_moderno", ("return self.saida(self.norma_final(x))", "return self.saida(x)")),
+        [M],
+        "modelo-sem-norma-final",
+    ),
+    Variante(
+        "modelo-escala-embedding",
+        _trocar(
+            "lm_moderno",
+            ("x = self.embedding(ids)", "x = self.embedding(ids) * math.sqrt(self.embedding.embedding_dim)"),
+        ),
+        [M],
+        "modelo-escala-embedding",
+    ),
+    Variante(
+        "modelo-pesos-copiados",
+        _trocar(
+            "lm_moderno",
+            (
+                "self.saida.weight = self.embedding.weight",
+                "self.saida.weight = nn.Parameter(self.embedding.weight.detach().clone())",
+            ),
+        ),
+        [M],
+        "modelo-pesos-nao-amarrados",
+    ),
+    Variante(
+        "modelo-amarra-sempre",
+        _trocar(
+            "lm_moderno", ("        if amarrar_pesos:\n            self.saida.weight", "        self.saida.weight")
+        ),
+        [M],
+        "modelo-amarra-sempre",
+    ),
+    Variante(
+        "modelo-embedding-posicional",
+        _trocar(
+            "lm_moderno",
+            (
+                "self.norma_final = RMSNorm(d_model)",
+                "self.norma_final = RMSNorm(d_model)\n        self.posicao = nn.Embedding(512, d_model)",
+            ),
+            ("x = self.embedding(ids)", "x = self.embedding(ids) + self.posicao(torch.arange(ids.shape[1]))"),
+        ),
+        [M],
+        "modelo-embedding-posicional",
+    ),
+    # ------------------------------------------------------------------ otimização
+    Variante(
+        "adamw-decaimento-l2",
+        _trocar(
+            "adamw",
+            ("                g = p.grad\n", "                g = p.grad + wd * p\n"),
+            ("                p.mul_(1 - lr * wd)\n", ""),
+        ),
+        [OT],
+        "adamw-decaimento-l2",
+    ),
+    Variante(
+        "adamw-sem-correcao-de-vies",
+        _trocar(
+            "adamw",
+            ('m_hat = estado["m"] / (1 - b1**t)', 'm_hat = estado["m"]'),
+            ('v_hat = estado["v"] / (1 - b2**t)', 'v_hat = estado["v"]'),
+        ),
+        [OT],
+        "adamw-sem-correcao-de-vies",
+    ),
+    Variante(
+        "adamw-sem-decaimento",
+        _trocar("adamw", ("                p.mul_(1 - lr * wd)\n", "")),
+        [OT],
+        "adamw-sem-decaimento",
+    ),
+    Variante(
+        "adamw-eps-dentro-da-raiz",
+        _trocar("adamw", ("(v_hat.sqrt() + eps)", "(v_hat + eps).sqrt()")),
+        [OT],
+        "adamw-eps-dentro-da-raiz",
+    ),
+    Variante(
+        "adamw-taxa-fixa",
+        _trocar(
+            "adamw",
+            (
+                "        super().__init__(params, dict(",
+                "        self.taxa_inicial = lr\n        super().__init__(params, dict(",
+            ),
+            ('lr, (b1, b2), eps, wd = grupo["lr"],', "lr, (b1, b2), eps, wd = self.taxa_inicial,"),
+        ),
+        [OT],
+        "adamw-taxa-fixa",
+    ),
+    Variante(
+        "adamw-sem-pular-sem-gradiente",
+        _trocar("adamw", ("                if p.grad is None:\n                    continue\n", "")),
+        [OT],
+        "adamw-sem-pular-sem-gradiente",
+    ),
+    Variante(
+        "cronograma-sem-aquecimento",
+        _trocar(
+            "taxa_cosseno",
+            ("    if passo < passos_aquecimento:\n        return passo / passos_aquecimento * taxa_max\n", ""),
+            ("(passo - passos_aquecimento) / (passos_cosseno - passos_aquecimento)", "passo / passos_cosseno"),
+        ),
+        [OT],
+        "cronograma-sem-aquecimento",
+    ),
+    Variante(
+        "cronograma-aquecimento-desde-1",
+        _trocar(
+            "taxa_cosseno",
+            ("return passo / passos_aquecimento * taxa_max", "return (passo + 1) / passos_aquecimento * taxa_max"),
+        ),
+        [OT],
+        "cronograma-aquecimento-desde-1",
+    ),
+    Variante(
+        "cronograma-sem-taxa-minima",
+        _trocar(
+            "taxa_cosseno",
+            (
+                "return taxa_min + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - taxa_min)",
+                "return 0.5 * (1 + math.cos(math.pi * fracao)) * taxa_max",
+            ),
+        ),
+        [OT],
+        "cronograma-sem-taxa-minima",
+    ),
+    Variante(
+        "cronograma-fracao-errada",
+        _trocar(
+            "taxa_cosseno",
+            ("(passo - passos_aquecimento) / (passos_cosseno - passos_aquecimento)", "passo / passos_cosseno"),
+        ),
+        [OT],
+        "cronograma-fracao-errada",
+    ),
+    Variante(
+        "cronograma-depois-do-fim",
+        _trocar("taxa_cosseno", ("    if passo > passos_cosseno:\n        return taxa_min\n", "")),
+        [OT],
+        "cronograma-depois-do-fim",
+    ),
+    Variante(
+        "recorte-por-parametro",
+        {
+            "recortar_gradientes": """
+def recortar_gradientes(parametros, norma_max, eps=1e-6):
+    grads = [p.grad for p in parametros if p.grad is not None]
+    total = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))
+    for g in grads:
+        norma = float(g.norm())
+        if norma > norma_max:
+            g.mul_(norma_max / (norma + eps))
+    return total
+"""
+        },
+        [OT],
+        "recorte-por-parametro",
+    ),
+    Variante(
+        "recorte-sempre",
+        _trocar("recortar_gradientes", ("    if norma > norma_max:\n        for g", "    if True:\n        for g")),
+        [OT],
+        "recorte-sempre",
+    ),
+    Variante(
+        "recorte-soma-das-normas",
+        _trocar(
+            "recortar_gradientes",
+            (
+                "norma = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))",
+                "norma = sum(float(g.norm()) for g in grads)",
+            ),
+        ),
+        [OT],
+        "recorte-norma-errada",
+    ),
+    Variante(
+        "recorte-devolve-depois",
+        _trocar(
+            "recortar_gradientes",
+            ("    return norma\n", "    return math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))\n"),
+        ),
+        [OT],
+        "recorte-retorno-errado",
+    ),
+    # ------------------------------------------------------------------ perplexidade e treino
+    Variante(
+        "perplexidade-sem-deslocar",
+        _trocar(
+            "perplexidade",
+            ("logits = modelo(ids[:, :-1])", "logits = modelo(ids)"),
+            ("ids[:, 1:].reshape(-1)", "ids.reshape(-1)"),
+        ),
+        [T],
+        "perplexidade-sem-deslocar",
+    ),
+    Variante(
+        "perplexidade-sem-exp",
+        _trocar("perplexidade", ("return float(torch.exp(perda))", "return float(perda)")),
+        [T],
+        "perplexidade-sem-exp",
+    ),
+    Variante(
+        "perplexidade-muda-o-modo",
+        _trocar("perplexidade", ("    modelo.train(estava_treinando)\n", "")),
+        [T],
+        "perplexidade-muda-o-modo",
+    ),
+    Variante(
+        "perplexidade-com-gradiente",
+        _trocar("perplexidade", ("with torch.no_grad():", "with torch.enable_grad():")),
+        [T],
+        "perplexidade-com-gradiente",
+    ),
+    Variante(
+        "treino-sem-recorte",
+        _trocar("treinar_lm", ("        recortar_gradientes(modelo.parameters(), norma_max)\n", "")),
+        [T],
+        "treino-sem-recorte",
+    ),
+    Variante(
+        "treino-recorte-depois-do-passo",
+        _trocar(
+            "treinar_lm",
+            (
+                "        recortar_gradientes(modelo.parameters(), norma_max)\n        otimizador.step()\n",
+                "        otimizador.step()\n        recortar_gradientes(modelo.parameters(), norma_max)\n",
+            ),
+        ),
+        [T],
+        "treino-recorte-fora-de-ordem",
+    ),
+    Variante(
+        "treino-sem-cronograma",
+        _trocar("treinar_lm", ('            grupo["lr"] = taxa\n', '            grupo["lr"] = taxa_max\n')),
+        [T],
+        "treino-sem-cronograma",
+    ),
+    Variante(
+        "treino-sem-zero-grad",
+        _trocar("treinar_lm", ("        otimizador.zero_grad()\n", "")),
+        [T],
+        "treino-sem-zero-grad",
+    ),
+    Variante(
+        "treino-otimizador-recriado",
+        _trocar(
+            "treinar_lm",
+            (
+                "        taxa = taxa_cosseno",
+                "        otimizador = AdamW(modelo.parameters(), lr=taxa_max, weight_decay=weight_decay)\n        taxa = taxa_cosseno",
+            ),
+        ),
+        [T],
+        "treino-otimizador-recriado",
+    ),
+    Variante(
+        "treino-modo-avaliacao",
+        _trocar("treinar_lm", ("    modelo.train()\n", "    modelo.eval()\n")),
+        [T],
+        "treino-modo-avaliacao",
+    ),
+    Variante(
+        "treino-alvo-sem-deslocar",
+        _trocar("treinar_lm", ("x, y = janelas[:, :-1], janelas[:, 1:]", "x, y = janelas[:, :-1], janelas[:, :-1]")),
+        [T],
+        "treino-alvo-sem-deslocar",
+    ),
+    Variante(
+        "treino-janela-inteira",
+        _trocar(
+            "treinar_lm",
+            ("x, y = janelas[:, :-1], janelas[:, 1:]", "x, y = janelas, janelas"),
+            ("logits = modelo(x)", "logits = modelo(x)[:, :-1]"),
+            ("y.reshape(-1)", "y[:, 1:].reshape(-1)"),
+        ),
+        [T],
+        "treino-janelas-erradas",
+    ),
+    Variante("treino-sem-gerador", _trocar("treinar_lm", (", generator=gerador)", ")")), [T], "treino-sem-gerador"),
+    Variante(
+        "treino-ignora-passos",
+        _trocar("treinar_lm", ("for passo in range(passos):", "for passo in range(passos - 1):")),
+        [T],
+        "treino-ignora-passos",
+    ),
+    Variante(
+        "adamw-decaimento-depois",
+        _trocar(
+            "adamw",
+            ("                p.mul_(1 - lr * wd)\n", ""),
+            (
+                "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))",
+                "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))\n                p.mul_(1 - lr * wd)",
+            ),
+        ),
+        [OT],
+        "adamw-decaimento-depois",
+    ),
+    Variante(
+        "adamw-decaimento-sem-taxa",
+        _trocar("adamw", ("p.mul_(1 - lr * wd)", "p.mul_(1 - wd)")),
+        [OT],
+        "adamw-decaimento-sem-taxa",
+    ),
+    Variante(
+        "cache-processa-o-ultimo",
+        _trocar(
+            "gerar_com_cache",
+            (
+                "        if passo < n_novos - 1:\n            logits, caches",
+                "        if True:\n            logits, caches",
+            ),
+        ),
+        [K],
+        "cache-processa-o-ultimo",
+    ),
+    # ------------------------------------------------------------------ cache KV
+    Variante(
+        "cache-k-sem-girar",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "    k = aplicar_rope(k, posicoes, atencao.theta)\n    if cache is not None:\n        k = torch.cat([cache[0], k], dim=2)\n",
+                "    if cache is not None:\n        k = torch.cat([cache[0], k], dim=2)\n",
+            ),
+            (
+                "    s = q @ k.transpose",
+                "    k_girado = aplicar_rope(k, torch.arange(t + m), atencao.theta)\n    s = q @ k_girado.transpose",
+            ),
+        ),
+        [K],
+        "cache-k-sem-girar",
+    ),
+    Variante(
+        "cache-k-girado-de-novo",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "        k = torch.cat([cache[0], k], dim=2)",
+                "        k = torch.cat([aplicar_rope(cache[0], torch.arange(t), atencao.theta), k], dim=2)",
+            ),
+        ),
+        [K],
+        "cache-k-girado-de-novo",
+    ),
+    Variante(
+        "cache-posicoes-do-zero",
+        _trocar("atencao_com_cache", ("posicoes = torch.arange(t, t + m)", "posicoes = torch.arange(m)")),
+        [K],
+        "cache-posicoes-do-zero",
+    ),
+    Variante(
+        "cache-rope-em-v",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "    k = aplicar_rope(k, posicoes, atencao.theta)\n",
+                "    k = aplicar_rope(k, posicoes, atencao.theta)\n    v = aplicar_rope(v, posicoes, atencao.theta)\n",
+            ),
+        ),
+        [K],
+        "cache-rope-em-v",
+    ),
+    Variante(
+        "cache-so-as-novas",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "    if cache is not None:\n        k = torch.cat",
+                "    k_novo, v_novo = k, v\n    if cache is not None:\n        k = torch.cat",
+            ),
+            ("return atencao.wo(z), (k, v)", "return atencao.wo(z), (k_novo, v_novo)"),
+        ),
+        [K],
+        "cache-nao-atualizado",
+    ),
+    Variante(
+        "cache-eixo-errado",
+        _trocar(
+            "atencao_com_cache",
+            ("torch.cat([cache[0], k], dim=2)", "torch.cat([cache[0], k], dim=1)"),
+            ("torch.cat([cache[1], v], dim=2)", "torch.cat([cache[1], v], dim=1)"),
+        ),
+        [K],
+        "cache-eixo-errado",
+    ),
+    Variante(
+        "cache-mascara-das-primeiras-linhas",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:]",
+                "torch.ones(t + m, t + m, dtype=torch.bool).tril()[:m]",
+            ),
+        ),
+        [K],
+        "cache-mascara-consulta",
+    ),
+    Variante(
+        "cache-sem-uso",
+        _trocar(
+            "gerar_com_cache",
+            ("logits, caches = lm_com_cache(modelo, proximo, caches)", "logits, caches = lm_com_cache(modelo, gerado)"),
+        ),
+        [K],
+        "cache-sem-uso",
+    ),
+]
+
+# ----------------------------------------------------------------------- variantes corretas
+_CORRETA_1 = {
+    "treinar_bpe": """
+def treinar_bpe(texto, n_fusoes):
+    contagem_palavras = Counter(tuple(p.encode("utf-8")) for p in pre_tokenizar(texto))
+    palavras = {i: list(w) for i, w in enumerate(contagem_palavras)}
+    freq = dict(enumerate(contagem_palavras.values()))
+    bytes_de = [bytes([i]) for i in range(256)]
+    pares = defaultdict(int)
+    indice = defaultdict(set)
+    for i, w in palavras.items():
+        for a, b in pairwise(w):
+            pares[(a, b)] += freq[i]
+            indice[(a, b)].add(i)
+    fusoes = []
+    while len(fusoes) < n_fusoes:
+        vivos = {p: c for p, c in pares.items() if c > 0}
+        if not vivos:
+            break
+        maior = max(vivos.values())
+        par = max((p for p, c in vivos.items() if c == maior), key=lambda p: (bytes_de[p[0]], bytes_de[p[1]]))
+        novo = 256 + len(fusoes)
+        bytes_de.append(bytes_de[par[0]] + bytes_de[par[1]])
+        fusoes.append(par)
+        for i in indice.pop(par):
+            velha = palavras[i]
+            nova = fundir_par(velha, par, novo)
+            if nova == velha:
+                continue
+            for q in pairwise(velha):
+                pares[q] -= freq[i]
+            for q in pairwise(nova):
+                pares[q] += freq[i]
+                indice[q].add(i)
+            palavras[i] = nova
+        pares.pop(par, None)
+    return fusoes
+""",
+    "codificar": """
+def codificar(texto, fusoes):
+    saida = []
+    for pedaco in pre_tokenizar(texto):
+        ids = list(pedaco.encode("utf-8"))
+        for i, par in enumerate(fusoes):
+            if len(ids) < 2:
+                break
+            ids = fundir_par(ids, tuple(par), 256 + i)
+        saida += ids
+    return saida
+""",
+    "decodificar": """
+def decodificar(ids, fusoes):
+    tabela = [bytes([b]) for b in range(256)]
+    for a, b in fusoes:
+        tabela.append(tabela[a] + tabela[b])
+    return bytes().join(tabela[i] for i in ids).decode(errors="replace")
+""",
+    "rmsnorm": """
+class RMSNorm(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.peso = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        return self.peso * x * torch.rsqrt(torch.mean(x * x, dim=-1, keepdim=True) + self.eps)
+""",
+    "aplicar_rope": """
+def aplicar_rope(x, posicoes, theta=10000.0):
+    d_k = x.shape[-1]
+    freqs = 1.0 / theta ** (torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)
+    angulos = posicoes[..., None].double() * freqs
+    rot = torch.polar(torch.ones_like(angulos), angulos)
+    z = torch.view_as_complex(x.double().reshape(*x.shape[:-1], d_k // 2, 2).contiguous())
+    return torch.view_as_real(z * rot).flatten(-2).to(x.dtype)
+""",
+    "atencao_rope": """
+class AtencaoCausalRoPE(nn.Module):
+    def __init__(self, d_model, h, theta=10000.0):
+        super().__init__()
+        if d_model % h:
+            raise ValueError("h precisa dividir d_model")
+        self.d_model, self.h, self.d_k, self.theta = d_model, h, d_model // h, theta
+        self.wq, self.wk = nn.Linear(d_model, d_model, bias=False), nn.Linear(d_model, d_model, bias=False)
+        self.wv, self.wo = nn.Linear(d_model, d_model, bias=False), nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x, posicoes=None):
+        lote, t, _ = x.shape
+        posicoes = torch.arange(t) if posicoes is None else posicoes
+
+        def cabecas(z):
+            return z.reshape(lote, t, self.h, self.d_k).permute(0, 2, 1, 3)
+
+        q = aplicar_rope(cabecas(self.wq(x)), posicoes, self.theta)
+        k = aplicar_rope(cabecas(self.wk(x)), posicoes, self.theta)
+        z = F.scaled_dot_product_attention(q, k, cabecas(self.wv(x)), is_causal=True)
+        return self.wo(z.permute(0, 2, 1, 3).reshape(lote, t, self.d_model))
+""",
+    "adamw": """
+class AdamW(torch.optim.Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+
+    def step(self, closure=None):
+        perda = closure() if closure is not None else None
+        with torch.no_grad():
+            for grupo in self.param_groups:
+                b1, b2 = grupo["betas"]
+                for p in grupo["params"]:
+                    if p.grad is None:
+                        continue
+                    s = self.state[p]
+                    s["t"] = s.get("t", 0) + 1
+                    s.setdefault("m1", torch.zeros_like(p))
+                    s.setdefault("m2", torch.zeros_like(p))
+                    s["m1"] = b1 * s["m1"] + (1 - b1) * p.grad
+                    s["m2"] = b2 * s["m2"] + (1 - b2) * p.grad**2
+                    passo = grupo["lr"] * (s["m1"] / (1 - b1 ** s["t"])) / ((s["m2"] / (1 - b2 ** s["t"])).sqrt() + grupo["eps"])
+                    p.copy_(p * (1 - grupo["lr"] * grupo["weight_decay"]) - passo)
+        return perda
+""",
+    "recortar_gradientes": """
+def recortar_gradientes(parametros, norma_max, eps=1e-6):
+    com_grad = [p for p in parametros if p.grad is not None]
+    if not com_grad:
+        return 0.0
+    norma = torch.norm(torch.cat([p.grad.detach().flatten().double() for p in com_grad])).item()
+    if norma > norma_max:
+        fator = norma_max / (norma + eps)
+        for p in com_grad:
+            p.grad.mul_(fator)
+    return norma
+""",
+    "perplexidade": """
+def perplexidade(modelo, ids):
+    modo = modelo.training
+    modelo.eval()
+    with torch.inference_mode():
+        logp = torch.log_softmax(modelo(ids[:, :-1]), dim=-1)
+        nll = -logp.gather(-1, ids[:, 1:, None]).mean()
+    modelo.train(modo)
+    return math.exp(nll.item())
+""",
+    "treinar_lm": """
+def treinar_lm(modelo, ids_treino, passos, tamanho_lote, contexto, taxa_max, taxa_min, passos_aquecimento,
+               norma_max, weight_decay, gerador):
+    otim = AdamW(modelo.parameters(), lr=taxa_max, betas=(0.9, 0.95), weight_decay=weight_decay)
+    historico = []
+    modelo.train()
+    deslocamentos = torch.arange(contexto + 1)
+    for passo in range(passos):
+        for g in otim.param_groups:
+            g["lr"] = taxa_cosseno_com_aquecimento(passo, taxa_max, taxa_min, passos_aquecimento, passos)
+        comecos = torch.randint(len(ids_treino) - contexto, (tamanho_lote, 1), generator=gerador)
+        janelas = ids_treino[comecos + deslocamentos]
+        otim.zero_grad(set_to_none=True)
+        logits = modelo(janelas[:, :-1])
+        perda = F.cross_entropy(logits.flatten(0, 1), janelas[:, 1:].flatten())
+        perda.backward()
+        recortar_gradientes(modelo.parameters(), norma_max)
+        otim.step()
+        historico.append(float(perda))
+    modelo.eval()
+    return historico
+""",
+    "gerar_com_cache": """
+def gerar_com_cache(modelo, prefixo, n_novos):
+    with torch.no_grad():
+        saida = [prefixo]
+        entrada, caches = prefixo, None
+        for _ in range(n_novos):
+            logits, caches = lm_com_cache(modelo, entrada, caches)
+            entrada = logits[:, -1].argmax(-1, keepdim=True)
+            saida.append(entrada)
+        return torch.cat(saida, dim=1)
+""",
+}
+
+_CORRETA_2 = {
+    "treinar_bpe": BASE["treinar_bpe"].replace(
+        "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+        "maior = max(pares.values())\n"
+        "        par = max((p for p, c in pares.items() if c == maior), key=lambda p: (vocab[p[0]], vocab[p[1]]))",
+    ),
+    "codificar": BASE["codificar"],
+    "swiglu": """
+class SwiGLU(nn.Module):
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w3 = nn.Linear(d_model, d_ff, bias=False)
+        self.w2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        a = self.w1(x)
+        return self.w2(a * torch.sigmoid(a) * self.w3(x))
+""",
+    "aplicar_rope": """
+def aplicar_rope(x, posicoes, theta=10000.0):
+    d_k = x.shape[-1]
+    i = torch.arange(d_k // 2, dtype=torch.float64)
+    ang = posicoes.double().unsqueeze(-1) * torch.pow(theta, -2 * i / d_k)
+    ang = ang.repeat_interleave(2, dim=-1)
+    girado = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
+    return x * ang.cos().to(x.dtype) + girado * ang.sin().to(x.dtype)
+""",
+    "bloco_pre_norma": """
+class BlocoPreNorma(nn.Module):
+    def __init__(self, d_model, h, d_ff, theta=10000.0):
+        super().__init__()
+        self.norma1, self.norma2 = RMSNorm(d_model), RMSNorm(d_model)
+        self.atencao = AtencaoCausalRoPE(d_model, h, theta)
+        self.ffn = SwiGLU(d_model, d_ff)
+
+    def forward(self, x, posicoes=None):
+        h = x + self.atencao(self.norma1(x), posicoes=posicoes)
+        return h + self.ffn(self.norma2(h))
+""",
+    "lm_moderno": """
+class LMModerno(nn.Module):
+    def __init__(self, vocab, d_model, h, d_ff, n_camadas, theta=10000.0, amarrar_pesos=True):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d_model)
+        self.blocos = nn.ModuleList()
+        for _ in range(n_camadas):
+            self.blocos.append(BlocoPreNorma(d_model, h, d_ff, theta))
+        self.norma_final = RMSNorm(d_model)
+        self.saida = nn.Linear(d_model, vocab, bias=False)
+        if amarrar_pesos:
+            self.saida.weight = self.embedding.weight
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        pos = torch.arange(ids.shape[-1])
+        for bloco in self.blocos:
+            x = bloco(x, pos)
+        return self.saida(self.norma_final(x))
+""",
+    "taxa_cosseno": """
+def taxa_cosseno_com_aquecimento(passo, taxa_max, taxa_min, passos_aquecimento, passos_cosseno):
+    if passo < passos_aquecimento:
+        return taxa_max * passo / passos_aquecimento
+    if passo >= passos_cosseno:
+        return taxa_min
+    progresso = (passo - passos_aquecimento) / (passos_cosseno - passos_aquecimento)
+    return taxa_min + (taxa_max - taxa_min) * (1 + math.cos(progresso * math.pi)) / 2
+""",
+    "recortar_gradientes": """
+def recortar_gradientes(parametros, norma_max, eps=1e-6):
+    grads = [p.grad for p in parametros if p.grad is not None]
+    norma = float(torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.double()) for g in grads]))) if grads else 0.0
+    if norma > norma_max:
+        torch._foreach_mul_(grads, norma_max / (norma + eps))
+    return norma
+""",
+    "treinar_lm": BASE["treinar_lm"].replace("otimizador.zero_grad()", "otimizador.zero_grad(set_to_none=False)"),
+    "atencao_com_cache": """
+def atencao_com_cache(atencao, x, cache=None):
+    B, m, _ = x.shape
+    t = cache[0].shape[-2] if cache is not None else 0
+    pos = torch.arange(t, t + m)
+
+    def separar(z):
+        return z.view(B, m, atencao.h, atencao.d_k).transpose(1, 2)
+
+    q = aplicar_rope(separar(atencao.wq(x)), pos, atencao.theta)
+    k = aplicar_rope(separar(atencao.wk(x)), pos, atencao.theta)
+    v = separar(atencao.wv(x))
+    if cache is not None:
+        k, v = torch.cat((cache[0], k), dim=-2), torch.cat((cache[1], v), dim=-2)
+    mascara = torch.ones(m, t + m, dtype=torch.bool).tril(diagonal=t)
+    z = F.scaled_dot_product_attention(q, k, v, attn_mask=mascara)
+    return atencao.wo(z.transpose(1, 2).reshape(B, m, atencao.d_model)), (k, v)
+""",
+}
+
+_CORRETA_3 = {
+    "decodificar": """
+def decodificar(ids, fusoes):
+    def bytes_de(i):
+        if i < 256:
+            return bytes([i])
+        a, b = fusoes[i - 256]
+        return bytes_de(a) + bytes_de(b)
+
+    return b"".join(bytes_de(i) for i in ids).decode("utf-8", "replace")
+""",
+    "rmsnorm": BASE["rmsnorm"].replace(
+        "return x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.peso",
+        "rms = (x.square().mean(-1, keepdim=True) + self.eps) ** 0.5\n        return (x / rms) * self.peso",
+    ),
+    "perplexidade": BASE["perplexidade"].replace("return float(torch.exp(perda))", "return math.exp(perda.item())"),
+    "lm_com_cache": """
+def lm_com_cache(modelo, ids, caches=None):
+    caches = caches or [None] * len(modelo.blocos)
+    x = modelo.embedding(ids)
+    novos = []
+    for bloco, cache in zip(modelo.blocos, caches):
+        a, novo = atencao_com_cache(bloco.atencao, bloco.norma1(x), cache)
+        x = x + a
+        x = x + bloco.ffn(bloco.norma2(x))
+        novos.append(novo)
+    return modelo.saida(modelo.norma_final(x)), novos
+""",
+    "adamw": BASE["adamw"].replace(
+        "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))", "p.addcdiv_(m_hat, v_hat.sqrt().add_(eps), value=-lr)"
+    ),
+}
+
+CORRETAS = [
+    Variante("correta-alternativa", _CORRETA_1),
+    Variante("correta-bpe-max-em-c-e-rope-por-meia-rotacao", _CORRETA_2),
+    Variante("correta-decodifica-recursivo", _CORRETA_3),
+    Variante("correta-base-da-suite", dict(BASE)),
+]
+
+# Exemplos de submissão distribuídos em autograder/exemplos/ (regenerados por ``make release``):
+# aluno -> nome da variante (None = notebook liberado, sem fazer nada).
+EXEMPLOS = {
+    "ana-correta": "correta-alternativa",
+    "bia-bpe-atravessa-pre-tokens": "bpe-atravessa-pre-tokens",
+    "caio-rope-metades": "rope-metades",
+    "dora-atencao-rope-em-v": "atencao-rope-em-v",
+    "enzo-adamw-l2": "adamw-decaimento-l2",
+    "flora-treino-sem-recorte": "treino-sem-recorte",
+    "gael-cache-posicoes-do-zero": "cache-posicoes-do-zero",
+    "ivo-nao-fez": None,
+}
+
+# O passo do AdamW altera os parâmetros no lugar e devolve None: envolver o step da referência para devolver
+# "zeros da forma" não desfaz o passo, então essa variante é um AdamW certo e ganha os testes do AdamW.
+NADA_HONESTO: dict = {
+    "nada-zeros-da-forma": {
+        "teste_otimizacao": (1.25, "o step do AdamW da referência atualiza os parâmetros no lugar e devolve None")
+    }
+}
+
+# Na variante "zeros da forma certa", o treino não roda a referência: devolve direto as perdas zeradas.
+NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
