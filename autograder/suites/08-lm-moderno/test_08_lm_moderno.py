@@ -14,7 +14,6 @@ aluno (ou um substituto montado com a biblioteca, se o dele não confere) com o 
 tira os pesos da caixa e mede a perplexidade no processo confiável.
 """
 
-import functools
 import math
 
 import numpy as np
@@ -32,6 +31,7 @@ from autograder.suite import (
     item,
     propriedade,
     tempo_limite,
+    tocha,
     verificar,
 )
 from autograder.suite.avaliador import (
@@ -54,79 +54,11 @@ DEPENDENCIAS = {
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos, por item
 ORC = suite.vizinho(__file__, "oraculos")  # as referências e as versões erradas conhecidas
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino e o espião do laço
+CF = suite.vizinho(__file__, "conferencias")  # como se chama e confere o código do aluno
 
 
 # ======================================================================= utilidades
-def _tensor(valor, nome):
-    if not isinstance(valor, torch.Tensor):
-        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
-    return valor
-
-
-def _x(rng, *forma):
-    return torch.from_numpy(rng.standard_normal(forma))
-
-
-def _trecho(rng, n_chars, so_latin1=False):
-    treino, _ = ORC._corpus()
-    inicio = int(rng.integers(0, len(treino) - n_chars))
-    texto = treino[inicio : inicio + n_chars]
-    if so_latin1:
-        texto = "".join(c for c in texto if ord(c) < 256)
-    return texto
-
-
-def _fusoes_do_aluno(aluno, texto, n_fusoes):
-    valor = aluno.treinar_bpe(texto, n_fusoes)
-    if not isinstance(valor, list | tuple):
-        raise Reprovado(f"treinar_bpe deve devolver uma lista de pares (a, b); veio {type(valor).__name__}.")
-    fusoes = []
-    for par in valor:
-        if (
-            not isinstance(par, list | tuple)
-            or len(par) != 2
-            or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in par)
-        ):
-            raise Reprovado(
-                f"treinar_bpe deve devolver uma lista de pares de ids inteiros (a, b); um dos itens é {par!r:.80}."
-            )
-        fusoes.append((int(par[0]), int(par[1])))
-    return fusoes
-
-
-def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
-    if obtidas == esperadas:
-        return
-    for equivoco, modo in (
-        (EQ.BPE_ATRAVESSA, "atravessa"),
-        (EQ.BPE_SEM_FREQUENCIA, "sem_frequencia"),
-        (EQ.BPE_CARACTERES, "caracteres"),
-        (EQ.BPE_ID_ERRADO, "id_errado"),
-        (EQ.BPE_DESEMPATE, "desempate_menor"),
-        (EQ.BPE_DESEMPATE, "desempate_ids"),
-    ):
-        if obtidas == ORC._bpe_ref(texto, n_fusoes, modo):
-            raise Reprovado(equivoco.mensagem, equivoco)
-    k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
-    if k is None:
-        raise Reprovado(
-            f"{nome}: vieram {len(obtidas)} fusões; o esperado são {len(esperadas)} (n_fusoes = {n_fusoes}; o "
-            "treino só para antes se não sobrar nenhum par)."
-        )
-    contagens: list = []
-    ORC._bpe_ref(texto, k + 1, contagens=contagens)
-    antes = contagens[k]
-    if antes.get(obtidas[k]) == antes.get(esperadas[k]):  # um par empatado com o certo: outra regra de desempate
-        raise Reprovado(
-            f"{EQ.BPE_DESEMPATE.mensagem} (Na fusão {k}, {obtidas[k]} e {esperadas[k]} têm a mesma contagem, "
-            f"{antes[esperadas[k]]}; a regra escolhe {esperadas[k]}.)",
-            EQ.BPE_DESEMPATE,
-        )
-    raise Reprovado(
-        f"{nome}: as fusões conferem até a {k - 1 if k else 'nenhuma'}ª e divergem na fusão {k}: veio "
-        f"{obtidas[k]}, o esperado é {esperadas[k]} (contagem {antes.get(esperadas[k])}; a do seu par, "
-        f"{antes.get(obtidas[k], 0)})."
-    )
+_tensor, _x = tocha.tensor, tocha.x
 
 
 # ======================================================================= BPE: testes
@@ -134,60 +66,32 @@ def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
 def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
     """BPE: as fusões de trechos do corpus (com acentos) conferem com as da referência"""
     for n_chars, n_fusoes in ((3000, 40), (1500, 60)):
-        texto = _trecho(rng, n_chars)
-        obtidas = _fusoes_do_aluno(aluno, texto, n_fusoes)
+        texto = CF._trecho(rng, n_chars)
+        obtidas = CF._fusoes_do_aluno(aluno, texto, n_fusoes)
         exigir_entradas_intactas(aluno, "treinar_bpe", ["texto", "n_fusoes"])
-        _diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC._bpe_ref(texto, n_fusoes), "treinar_bpe")
-
-
-def _texto_de_empates(rng):
-    """Palavras distintas de um alfabeto pequeno, cada uma com a mesma frequência: muitos pares empatados."""
-    letras = list("abcdefgh")
-    palavras = set()
-    while len(palavras) < 14:
-        palavras.add("".join(rng.choice(letras, size=int(rng.integers(3, 7)))))
-    lista = sorted(palavras)
-    rng.shuffle(lista)
-    return " ".join(lista * 2)
+        CF._diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC._bpe_ref(texto, n_fusoes), "treinar_bpe")
 
 
 @item("teste_bpe", pontos=0.5)
 def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
     """BPE: empates de contagem vão para o par de bytes lexicograficamente maior"""
     for _ in range(2):
-        texto = _texto_de_empates(rng)
-        obtidas = _fusoes_do_aluno(aluno, texto, 12)
-        _diagnosticar_fusoes(obtidas, texto, 12, ORC._bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
+        texto = CF._texto_de_empates(rng)
+        obtidas = CF._fusoes_do_aluno(aluno, texto, 12)
+        CF._diagnosticar_fusoes(obtidas, texto, 12, ORC._bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
     # Poucos pares: o treino para quando não sobra par nenhum.
-    obtidas = _fusoes_do_aluno(aluno, "ab ab", 5)
-    _diagnosticar_fusoes(obtidas, "ab ab", 5, ORC._bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
-
-
-@functools.cache
-def _fusoes_fixas():
-    """Fusões do corpus (e de um texto com emoji), para os testes de codificar e decodificar."""
-    treino, _ = ORC._corpus()
-    texto = treino[:20000] + " 🙂🙂 café ☕ 🙂 naïve ação " * 30
-    return tuple(ORC._bpe_ref(texto, 200))
-
-
-def _ids_do_aluno(aluno, texto, fusoes):
-    valor = aluno.codificar(texto, [tuple(p) for p in fusoes])
-    if not isinstance(valor, list | tuple) or not all(
-        isinstance(v, int | np.integer) and not isinstance(v, bool) for v in valor
-    ):
-        raise Reprovado(f"codificar deve devolver uma lista de ids inteiros; veio {type(valor).__name__}.")
-    return [int(v) for v in valor]
+    obtidas = CF._fusoes_do_aluno(aluno, "ab ab", 5)
+    CF._diagnosticar_fusoes(obtidas, "ab ab", 5, ORC._bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
 
 
 @item("teste_bpe", pontos=0.5)
 def test_bpe_codificar_confere(aluno, rng):
     """BPE: codificar aplica as fusões pela ordem aprendida, dentro de cada pré-token"""
-    fusoes = list(_fusoes_fixas())
+    fusoes = list(CF._fusoes_fixas())
     _, validacao = ORC._corpus()
     inicio = int(rng.integers(0, len(validacao) - 800))
     for texto in (validacao[inicio : inicio + 800], "aaaa aaa  açaí  🙂☕!! 123 " + validacao[inicio : inicio + 40]):
-        obtidos = _ids_do_aluno(aluno, texto, fusoes)
+        obtidos = CF._ids_do_aluno(aluno, texto, fusoes)
         esperados = ORC._codificar_ref(texto, fusoes)
         if obtidos == esperados:
             continue
@@ -204,7 +108,7 @@ def test_bpe_codificar_confere(aluno, rng):
     # ao começo do seguinte, e não pode ser aplicada ali.
     manuais = [(ord("a"), ord(" ")), (ord(" "), ord("b")), (ord("b"), ord("a"))]
     texto = "ba ba aba"
-    obtidos, esperados = _ids_do_aluno(aluno, texto, manuais), ORC._codificar_ref(texto, manuais)
+    obtidos, esperados = CF._ids_do_aluno(aluno, texto, manuais), ORC._codificar_ref(texto, manuais)
     if obtidos != esperados:
         if obtidos == ORC._codificar_ref(texto, manuais, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
@@ -213,16 +117,11 @@ def test_bpe_codificar_confere(aluno, rng):
         raise Reprovado(f"codificar({texto!r}, {manuais}) devolveu {obtidos}; o esperado é {esperados}.")
 
 
-def _texto_unicode(rng):
-    pedacos = ["ação", "🙂", "naïve", " ", "  ", "\n", "\t", "北京", "e\u0301", "☕", "123", "!?", "😀👍🏽", "Ω", "x"]
-    return "".join(pedacos[int(i)] for i in rng.integers(0, len(pedacos), size=60))
-
-
 @item("teste_bpe", pontos=0.5)
 def test_bpe_ida_e_volta_exata(aluno, rng):
     """BPE: decodificar(codificar(s)) == s para UTF-8 qualquer (acentos, emoji), e ids que cortam um caractere"""
-    fusoes = [tuple(p) for p in _fusoes_fixas()]
-    for texto in (_texto_unicode(rng), _texto_unicode(rng) + _trecho(rng, 300)):
+    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+    for texto in (CF._texto_unicode(rng), CF._texto_unicode(rng) + CF._trecho(rng, 300)):
         ids = ORC._codificar_ref(texto, fusoes)
         try:
             volta = aluno.decodificar(ids, fusoes)
@@ -241,7 +140,7 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
         )
         # Ida e volta pela função do aluno inteira (codificar dele também).
         verificar(
-            aluno.decodificar(_ids_do_aluno(aluno, texto, fusoes), fusoes) == texto,
+            aluno.decodificar(CF._ids_do_aluno(aluno, texto, fusoes), fusoes) == texto,
             "decodificar(codificar(s)) não devolveu s (com o codificar e o decodificar do seu notebook).",
         )
     # Ids que cortam um caractere: os bytes de todos os ids juntos, depois o decode com errors="replace".
@@ -279,7 +178,7 @@ def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
         texto = ORC.texto_cronometrado(rng)
         t_ref = ORC.tempo_da_referencia(sessao, texto, n_fusoes, vezes=1 + tentativa)
         try:
-            t_aluno, obtidas = ORC._cronometrar(lambda texto=texto: _fusoes_do_aluno(aluno, texto, n_fusoes), 1)
+            t_aluno, obtidas = ORC._cronometrar(lambda texto=texto: CF._fusoes_do_aluno(aluno, texto, n_fusoes), 1)
         except TempoEsgotado:
             raise Reprovado(
                 f"{EQ.BPE_RECONTAGEM.mensagem} (O treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
@@ -303,20 +202,12 @@ def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
 # ======================================================================= RMSNorm, SwiGLU, RoPE
 
 
-def _remoto(aluno, classe, args, sd, kwargs=None):
-    obj = aluno.criar(classe, *args, **(kwargs or {}))
-    obj.metodo("double", guardar=True)
-    conferir_state_dict(obj.pesos(), sd, classe)
-    obj.carregar_pesos(sd, strict=False)
-    return obj
-
-
 @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
 def test_rmsnorm_confere(aluno, rng):
     """RMSNorm: x / sqrt(mean(x²) + eps) · peso, no último eixo, com o eps pedido"""
     for d, eps, kwargs in ((12, 1e-5, {}), (6, 0.5, {"eps": 0.5})):
         peso = torch.from_numpy(1.0 + 0.5 * rng.standard_normal(d))
-        norma = _remoto(aluno, "RMSNorm", (d,), {"peso": peso}, kwargs)
+        norma = CF._remoto(aluno, "RMSNorm", (d,), {"peso": peso}, kwargs)
         x = _x(rng, 2, 5, d) * 0.3 + 0.7  # média longe de 0 e valores pequenos: o eps e a média pesam
         y = _tensor(norma(x), "RMSNorm.forward")
         exigir_entradas_intactas(norma, "RMSNorm.forward", ["x"])
@@ -344,7 +235,7 @@ def test_swiglu_confere(aluno, rng):
         "w3.weight": _x(rng, d_ff, d) * 0.5,
         "w2.weight": _x(rng, d, d_ff) * 0.5,
     }
-    ffn = _remoto(aluno, "SwiGLU", (d, d_ff), sd)
+    ffn = CF._remoto(aluno, "SwiGLU", (d, d_ff), sd)
     extras = sorted(set(ffn.pesos()) - set(sd))
     verificar(not extras, f"SwiGLU tem parâmetros a mais (vieses?): {extras[:6]}; as três lineares são bias=False.")
     x = _x(rng, 3, 4, d)
@@ -369,17 +260,13 @@ _EQUIVOCOS_ROPE = (
 )
 
 
-def _rope_do_aluno(aluno, x, posicoes, **kw):
-    return _tensor(aluno.aplicar_rope(x, posicoes, **kw), "aplicar_rope(...)")
-
-
 @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
 def test_rope_confere(aluno, rng):
     """RoPE: pares intercalados (2i, 2i+1) girados por pos · theta^(−2i/d_k), nas posições recebidas"""
     for forma, theta in (((2, 3, 6, 8), 10000.0), ((5, 16), 500.0)):
         x = _x(rng, *forma)
         posicoes = torch.from_numpy(np.sort(rng.choice(60, size=forma[-2], replace=False))).long()
-        y = _rope_do_aluno(aluno, x, posicoes, theta=theta)
+        y = CF._rope_do_aluno(aluno, x, posicoes, theta=theta)
         exigir_entradas_intactas(aluno, "aplicar_rope", ["x", "posicoes", "theta"])
         equivocos = [(eq, ORC._rope_ref(x, posicoes, theta, modo).numpy()) for eq, modo in _EQUIVOCOS_ROPE]
         comparar(y.numpy(), ORC._rope_ref(x, posicoes, theta).numpy(), f"aplicar_rope em {forma}", equivocos=equivocos)
@@ -395,8 +282,8 @@ def test_rope_pontuacao_so_depende_da_distancia(aluno, rng):
     deslocamentos = [0, int(rng.integers(5, 40)), int(rng.integers(41, 300))]
     posicoes_q = torch.tensor([m + s for s in deslocamentos] + [m + 3])
     posicoes_k = torch.tensor([n + s for s in deslocamentos] + [n])
-    qs = _rope_do_aluno(aluno, q.expand(4, d_k).clone(), posicoes_q)
-    ks = _rope_do_aluno(aluno, k.expand(4, d_k).clone(), posicoes_k)
+    qs = CF._rope_do_aluno(aluno, q.expand(4, d_k).clone(), posicoes_q)
+    ks = CF._rope_do_aluno(aluno, k.expand(4, d_k).clone(), posicoes_k)
     pontuacoes = (qs * ks).sum(-1)
     exigir_que_responda([pontuacoes[0], pontuacoes[3]], "aplicar_rope (a pontuação com outra distância)")
     verificar(
@@ -417,7 +304,7 @@ def test_rope_forma_tipo_e_posicoes_por_lote(aluno, rng):
     """RoPE: devolve um tensor novo, da mesma forma e do mesmo tipo (float32), e aceita posições por exemplo"""
     x = _x(rng, 2, 4, 6).float()
     posicoes = torch.arange(4)
-    y = _rope_do_aluno(aluno, x, posicoes)
+    y = CF._rope_do_aluno(aluno, x, posicoes)
     verificar(y.dtype == torch.float32, f"{EQ.ROPE_TIPO.mensagem} (x float32, saída {y.dtype})", EQ.ROPE_TIPO)
     verificar(
         tuple(y.shape) == tuple(x.shape),
@@ -428,7 +315,7 @@ def test_rope_forma_tipo_e_posicoes_por_lote(aluno, rng):
     por_lote = torch.from_numpy(rng.integers(0, 50, size=(2, 1, 4))).long()
     x4 = _x(rng, 2, 3, 4, 6)
     comparar(
-        _rope_do_aluno(aluno, x4, por_lote).numpy(),
+        CF._rope_do_aluno(aluno, x4, por_lote).numpy(),
         ORC._rope_ref(x4, por_lote).numpy(),
         "aplicar_rope com posições (lote, 1, t) para x (lote, h, t, d_k)",
         equivocos=[(eq, ORC._rope_ref(x4, por_lote, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ROPE],
@@ -448,16 +335,12 @@ _EQUIVOCOS_ATENCAO = (
 )
 
 
-def _sd_atencao(rng, d, p=""):
-    return {p + nome + ".weight": _x(rng, d, d) * 0.4 for nome in ("wq", "wk", "wv", "wo")}
-
-
 @item("teste_modelo", pontos=0.5)
 def test_atencao_causal_rope_confere(aluno, rng):
     """atenção: RoPE em Q e K (não em V), máscara causal, escala 1/√d_k, cabeças concatenadas e wo"""
     d, h = 12, 3
-    sd = _sd_atencao(rng, d)
-    atencao = _remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
+    sd = CF._sd_atencao(rng, d)
+    atencao = CF._remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
     extras = sorted(set(atencao.pesos()) - set(sd))
     verificar(not extras, f"AtencaoCausalRoPE tem parâmetros a mais (vieses?): {extras[:6]}.")
     x = _x(rng, 2, 7, d)
@@ -485,39 +368,12 @@ _EQUIVOCOS_BLOCO = (
 )
 
 
-def _sd_bloco(rng, d, d_ff, p=""):
-    sd = _sd_atencao(rng, d, p + "atencao.")
-    sd[p + "norma1.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(d))
-    sd[p + "norma2.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(d))
-    sd[p + "ffn.w1.weight"] = _x(rng, d_ff, d) * 0.4
-    sd[p + "ffn.w3.weight"] = _x(rng, d_ff, d) * 0.4
-    sd[p + "ffn.w2.weight"] = _x(rng, d, d_ff) * 0.4
-    return sd
-
-
-def _trocar_submodulos(aluno, remoto, trocas, classe):
-    """Põe no módulo do aluno (na caixa) as peças da biblioteca de ``trocas`` (nome -> (classe, args))."""
-    aluno.injetar(ORC.AUXILIAR)
-    try:
-        for nome, (dubla, args) in trocas.items():
-            peca = aluno.criar(dubla, *args)
-            peca.metodo("double", guardar=True)
-            dono, _, attr = nome.rpartition(".")
-            alvo = f"{dono}.__setitem__" if attr.isdigit() else (f"{dono}.__setattr__" if dono else "__setattr__")
-            remoto.metodo(alvo, int(attr) if attr.isdigit() else attr, peca._ref)
-    except ErroDoAluno as exc:
-        raise Reprovado(
-            f"Não consegui trocar os submódulos de {classe} pelas peças da biblioteca ({exc.tipo}: {exc.mensagem}): "
-            "confira os nomes pedidos no enunciado."
-        ) from None
-
-
 @item("teste_modelo", pontos=0.5)
 def test_bloco_pre_norma_confere(aluno, rng):
     """bloco: x + atencao(norma1(x)), depois x + ffn(norma2(x)) (com as peças da biblioteca nos submódulos)"""
     d, h, d_ff = 8, 2, 16
     bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-    _trocar_submodulos(
+    CF._trocar_submodulos(
         aluno,
         bloco,
         {
@@ -529,7 +385,7 @@ def test_bloco_pre_norma_confere(aluno, rng):
         "BlocoPreNorma",
     )
     bloco.metodo("double", guardar=True)
-    sd = _sd_bloco(rng, d, d_ff)
+    sd = CF._sd_bloco(rng, d, d_ff)
     conferir_state_dict(bloco.pesos(), sd, "BlocoPreNorma")
     bloco.carregar_pesos(sd, strict=False)
     x = _x(rng, 2, 6, d)
@@ -542,52 +398,20 @@ def test_bloco_pre_norma_confere(aluno, rng):
     )
 
 
-def _sd_modelo(rng, cfg=ORC.MODELO, saida=None):
-    sd = {"embedding.weight": _x(rng, cfg["vocab"], cfg["d_model"])}
-    for i in range(cfg["n_camadas"]):
-        sd.update(_sd_bloco(rng, cfg["d_model"], cfg["d_ff"], f"blocos.{i}."))
-    sd["norma_final.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(cfg["d_model"]))
-    sd["saida.weight"] = sd["embedding.weight"] if saida is None else saida
-    return sd
-
-
-def _modelo_com_pecas_da_biblioteca(aluno, rng, amarrar=True, cfg=ORC.MODELO):
-    args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
-    modelo = aluno.criar("LMModerno", *args, amarrar_pesos=amarrar)
-    trocas = {f"blocos.{i}": ("_avaliador_Bloco", args[1:4]) for i in range(cfg["n_camadas"])}
-    trocas["norma_final"] = ("_avaliador_RMSNorm", (cfg["d_model"],))
-    _trocar_submodulos(aluno, modelo, trocas, "LMModerno")
-    modelo.metodo("double", guardar=True)
-    return modelo
-
-
-def _ids(rng, B, t, vocab=ORC.MODELO["vocab"]):
-    return torch.from_numpy(rng.integers(0, vocab, size=(B, t))).long()
-
-
-def _logits(modelo, ids, nome="LMModerno.forward"):
-    saida = _tensor(modelo(ids), nome)
-    if tuple(saida.shape) != (*ids.shape, ORC.MODELO["vocab"]):
-        raise Reprovado(
-            f"{nome} deve devolver logits (lote, t, vocab) = {(*ids.shape, ORC.MODELO['vocab'])}; veio {tuple(saida.shape)}."
-        )
-    return saida
-
-
 @item("teste_modelo", pontos=0.5)
 def test_modelo_confere(aluno, rng):
     """modelo: embedding → blocos → norma_final → saida, sem posição somada (com blocos da biblioteca)"""
-    modelo = _modelo_com_pecas_da_biblioteca(aluno, rng)
-    sd = _sd_modelo(rng)
+    modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng)
+    sd = CF._sd_modelo(rng)
     pesos = modelo.pesos()
     conferir_state_dict(pesos, sd, "LMModerno")
     extras = sorted(set(pesos) - set(sd))
     if extras:
         raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {extras[:6]}.)", EQ.MODELO_POSICAO)
     modelo.carregar_pesos(sd, strict=False)
-    ids = _ids(rng, 2, 9)
+    ids = CF._ids(rng, 2, 9)
     comparar(
-        _logits(modelo, ids).numpy(),
+        CF._logits(modelo, ids).numpy(),
         ORC._modelo_ref(sd, ids).numpy(),
         "os logits do LMModerno",
         equivocos=lambda: [
@@ -602,12 +426,12 @@ def test_modelo_confere(aluno, rng):
 def test_modelo_amarra_os_pesos_quando_pedido(aluno, rng):
     """modelo: com amarrar_pesos=True, saida.weight é o mesmo Parameter de embedding.weight; com False, não"""
     for amarrar in (True, False):
-        modelo = _modelo_com_pecas_da_biblioteca(aluno, rng, amarrar)
+        modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng, amarrar)
         outra = _x(rng, ORC.MODELO["vocab"], ORC.MODELO["d_model"])
-        sd = _sd_modelo(rng, saida=outra)  # embedding E e saida S diferentes
+        sd = CF._sd_modelo(rng, saida=outra)  # embedding E e saida S diferentes
         modelo.carregar_pesos(sd, strict=False)
-        ids = _ids(rng, 2, 6)
-        obtido = _logits(modelo, ids)
+        ids = CF._ids(rng, 2, 6)
+        obtido = CF._logits(modelo, ids)
         separadas = ORC._modelo_ref(sd, ids)
         amarradas = [
             ORC._modelo_ref({**sd, "embedding.weight": w, "saida.weight": w}, ids)
@@ -649,53 +473,6 @@ def test_modelo_estrutura(aluno, ref):
 # ======================================================================= AdamW, cronograma, recorte
 
 
-_EQUIVOCOS_ADAMW = (
-    (EQ.ADAMW_L2, "l2"),
-    (EQ.ADAMW_SEM_VIES, "sem_vies"),
-    (EQ.ADAMW_SEM_DECAIMENTO, "sem_decaimento"),
-    (EQ.ADAMW_EPS, "eps_dentro"),
-    (EQ.ADAMW_TAXA_FIXA, "taxa_fixa"),
-    (EQ.ADAMW_DECAIMENTO_DEPOIS, "decaimento_depois"),
-    (EQ.ADAMW_DECAIMENTO_SEM_TAXA, "decaimento_sem_taxa"),
-)
-
-
-def _rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas):
-    aluno.injetar(ORC.AUXILIAR)
-    resultado = aluno.chamar("_avaliador_rodar_otimizador", iniciais, gradientes, kwargs, taxas)
-    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado("Não consegui ler a trajetória do seu AdamW (o registro do avaliador foi alterado).")
-    trajetoria, estados = resultado
-    if not isinstance(trajetoria, list) or len(trajetoria) != len(gradientes):
-        raise Reprovado("O seu AdamW não deu um passo por chamada de step().")
-    return trajetoria, estados
-
-
-def _conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
-    esperada = ORC._adamw_ref(iniciais, gradientes, kwargs, taxas)
-    for t, (passo, certo) in enumerate(zip(obtida, esperada, strict=True)):
-        if not isinstance(passo, list) or len(passo) != len(certo):
-            raise Reprovado("O registro dos parâmetros do seu AdamW não tem a forma esperada.")
-        juntos_obtidos = torch.cat([_tensor(p, "parâmetro").reshape(-1) for p in passo])
-        juntos_certos = torch.cat([p.reshape(-1) for p in certo])
-
-        def erradas(t=t):
-            saida = []
-            for eq, modo in _EQUIVOCOS_ADAMW:
-                passo_errado = ORC._adamw_ref(iniciais, gradientes, kwargs, taxas, modo)[t]
-                saida.append((eq, torch.cat([p.reshape(-1) for p in passo_errado]).numpy()))
-            return saida
-
-        comparar(
-            juntos_obtidos.numpy(),
-            juntos_certos.numpy(),
-            f"os parâmetros depois do passo {t + 1} do AdamW ({nome})",
-            atol=1e-10,
-            rtol=1e-8,
-            equivocos=erradas,
-        )
-
-
 @item("teste_otimizacao", pontos=1.0)
 def test_adamw_passo_a_passo_igual_ao_do_pytorch(aluno, rng):
     """AdamW: passo a passo igual a torch.optim.AdamW (correção de viés, decaimento desacoplado, taxa do grupo)"""
@@ -703,13 +480,13 @@ def test_adamw_passo_a_passo_igual_ao_do_pytorch(aluno, rng):
     gradientes = [[_x(rng, 4, 3), _x(rng, 5) * 10.0] for _ in range(6)]
     kwargs = {"lr": 0.05, "betas": (0.8, 0.95), "eps": 1e-6, "weight_decay": 0.3}
     taxas = [None, None, 0.1, None, 0.02, 0.07]  # o cronograma muda param_groups[0]["lr"] entre os passos
-    trajetoria, _ = _rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas)
-    _conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, taxas, "betas (0.8, 0.95), weight_decay 0.3")
+    trajetoria, _ = CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas)
+    CF._conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, taxas, "betas (0.8, 0.95), weight_decay 0.3")
     # Os valores padrão do enunciado (lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0.01).
     iniciais = [_x(rng, 3, 3)]
     gradientes = [[_x(rng, 3, 3)] for _ in range(4)]
-    trajetoria, _ = _rodar_adamw_do_aluno(aluno, iniciais, gradientes, {}, [None] * 4)
-    _conferir_trajetoria(trajetoria, iniciais, gradientes, {}, [None] * 4, "valores padrão")
+    trajetoria, _ = CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, {}, [None] * 4)
+    CF._conferir_trajetoria(trajetoria, iniciais, gradientes, {}, [None] * 4, "valores padrão")
 
 
 @item("teste_otimizacao", pontos=0.25)
@@ -720,7 +497,7 @@ def test_adamw_pula_parametro_sem_gradiente(aluno, rng):
     gradientes = [[_x(rng, 3), None], [_x(rng, 3), None], [_x(rng, 3), _x(rng, 2, 2)]]
     kwargs = {"lr": 0.1, "weight_decay": 0.5}
     try:
-        trajetoria, estados = _rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, [None] * 3)
+        trajetoria, estados = CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, [None] * 3)
     except ErroDoAluno as exc:
         if exc.tipo not in ("AttributeError", "TypeError") or "NoneType" not in exc.mensagem:
             raise
@@ -732,7 +509,7 @@ def test_adamw_pula_parametro_sem_gradiente(aluno, rng):
         f"{EQ.ADAMW_SEM_GRAD.mensagem} (O parâmetro sem gradiente mudou nos dois primeiros passos.)",
         EQ.ADAMW_SEM_GRAD,
     )
-    _conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, [None] * 3, "com um parâmetro sem gradiente")
+    CF._conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, [None] * 3, "com um parâmetro sem gradiente")
     verificar(
         isinstance(estados, list) and all(isinstance(e, int) and e > 0 for e in estados),
         "O estado de cada parâmetro deve ficar em self.state[p] (m, v e o número do passo).",
@@ -775,27 +552,12 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
     )
 
 
-def _recortar_do_aluno(aluno, gradientes, norma_max):
-    aluno.injetar(ORC.AUXILIAR)
-    valores = [torch.zeros_like(g) if g is not None else torch.zeros(2, dtype=ORC.DT) for g in gradientes]
-    resultado = aluno.chamar("_avaliador_recortar", valores, gradientes, norma_max)
-    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(
-            "Não consegui ler o resultado do seu recortar_gradientes (o registro do avaliador foi alterado)."
-        )
-    return resultado
-
-
-def _juntar(grads):
-    return torch.cat([g.reshape(-1) for g in grads if g is not None]).numpy()
-
-
 @item("teste_otimizacao", pontos=1.0)
 def test_recorte_pela_norma_global(aluno, rng):
     """recorte: norma global de todos os gradientes; acima de norma_max, um fator só escala todos"""
     for escala, norma_max in ((3.0, 1.0), (0.1, 5.0)):
         gradientes = [_x(rng, 4, 3) * escala, None, _x(rng, 6) * escala * 2, _x(rng, 2) * escala]
-        norma, recortados = _recortar_do_aluno(aluno, gradientes, norma_max)
+        norma, recortados = CF._recortar_do_aluno(aluno, gradientes, norma_max)
         certa, esperados = ORC._recorte_ref(gradientes, norma_max)
         if not isinstance(norma, int | float) or isinstance(norma, bool):
             raise Reprovado(f"{EQ.RECORTE_RETORNO.mensagem} (Veio {type(norma).__name__}.)", EQ.RECORTE_RETORNO)
@@ -809,13 +571,13 @@ def test_recorte_pela_norma_global(aluno, rng):
         if not isinstance(recortados, list) or len(recortados) != len(gradientes) or recortados[1] is not None:
             raise Reprovado("recortar_gradientes deve deixar parâmetros sem gradiente (grad None) como estão.")
         comparar(
-            _juntar([_tensor(g, "gradiente") for g in recortados if g is not None]),
-            _juntar(esperados),
+            CF._juntar([_tensor(g, "gradiente") for g in recortados if g is not None]),
+            CF._juntar(esperados),
             f"os gradientes depois do recorte (norma global {certa:.3g}, norma_max {norma_max:g})",
             atol=1e-10,
             rtol=1e-8,
             equivocos=[
-                (eq, _juntar(ORC._recorte_ref(gradientes, norma_max, modo)[1]))
+                (eq, CF._juntar(ORC._recorte_ref(gradientes, norma_max, modo)[1]))
                 for eq, modo in (
                     (EQ.RECORTE_POR_PARAMETRO, "por_parametro"),
                     (EQ.RECORTE_SEMPRE, "sempre"),
@@ -829,10 +591,10 @@ def test_recorte_pela_norma_global(aluno, rng):
     for p, g in zip(params, gradientes, strict=True):
         p.grad = g.clone()
     torch.nn.utils.clip_grad_norm_(params, 2.0)
-    _, recortados = _recortar_do_aluno(aluno, gradientes, 2.0)
+    _, recortados = CF._recortar_do_aluno(aluno, gradientes, 2.0)
     comparar(
-        _juntar([_tensor(g, "gradiente") for g in recortados]),
-        _juntar([p.grad for p in params]),
+        CF._juntar([_tensor(g, "gradiente") for g in recortados]),
+        CF._juntar([p.grad for p in params]),
         "os gradientes recortados contra torch.nn.utils.clip_grad_norm_",
         atol=1e-10,
         rtol=1e-8,
@@ -842,28 +604,10 @@ def test_recorte_pela_norma_global(aluno, rng):
 # ======================================================================= perplexidade
 
 
-def _perplexidade_do_aluno(aluno, rng, treino_antes):
-    cfg = {**ORC.MODELO, "n_camadas": 1}
-    aluno.injetar(ORC.AUXILIAR)
-    args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
-    modelo = aluno.criar("_avaliador_LMRegistrado", *args)
-    modelo.metodo("double", guardar=True)
-    sd = _sd_modelo(rng, cfg)
-    modelo.carregar_pesos(sd, strict=False)
-    modelo.metodo("train" if treino_antes else "eval", guardar=True)
-    janelas = _ids(rng, 5, 9)
-    valor = aluno.perplexidade(modelo._ref, janelas)
-    exigir_entradas_intactas(aluno, "perplexidade", ["modelo", "ids"])
-    if not isinstance(valor, int | float | np.floating) or isinstance(valor, bool):
-        raise Reprovado(f"perplexidade deve devolver um float; veio {type(valor).__name__}.")
-    chamadas = suite.conferir_registro(modelo.ler("chamadas"), {"treino": bool, "grad": bool}, "O registro")
-    return float(valor), sd, janelas, cfg, chamadas, bool(modelo.ler("training"))
-
-
 @item("teste_treino", pontos=0.5)
 def test_perplexidade_confere(aluno, rng):
     """perplexidade: exp da entropia cruzada de prever ids[:, 1:] a partir de ids[:, :-1]"""
-    valor, sd, janelas, cfg, _, _ = _perplexidade_do_aluno(aluno, rng, False)
+    valor, sd, janelas, cfg, _, _ = CF._perplexidade_do_aluno(aluno, rng, False)
     certo = ORC._ppl_ref(sd, janelas, cfg)
     if math.isclose(valor, certo, rel_tol=1e-6):
         return
@@ -881,7 +625,7 @@ def test_perplexidade_confere(aluno, rng):
 def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
     """perplexidade: mede em modo de avaliação, sem gradiente, e devolve o modelo no modo em que o recebeu"""
     for treino_antes in (True, False):
-        valor, sd, janelas, cfg, chamadas, treino_depois = _perplexidade_do_aluno(aluno, rng, treino_antes)
+        valor, sd, janelas, cfg, chamadas, treino_depois = CF._perplexidade_do_aluno(aluno, rng, treino_antes)
         verificar(chamadas, "perplexidade não chamou o modelo.")
         verificar(
             math.isclose(valor, ORC._ppl_ref(sd, janelas, cfg), rel_tol=1e-6),
@@ -904,293 +648,72 @@ def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
 # ======================================================================= treino: espião
 
 
-def _conferir_basico_do_espiao(perdas, chamadas):
-    e = TR.ESPIAO
-    if not isinstance(perdas, list | tuple) or not all(isinstance(p, int | float) for p in perdas):
-        raise Reprovado(
-            f"treinar_lm deve devolver a lista das perdas (floats), uma por passo; veio {type(perdas).__name__}."
-        )
-    verificar(chamadas, "treinar_lm não chamou o modelo nenhuma vez.")
-    if len(chamadas) != e["passos"] or len(perdas) != e["passos"]:
-        raise Reprovado(
-            f"{EQ.TREINO_IGNORA_PASSOS.mensagem} (Com passos = {e['passos']}: {len(chamadas)} chamadas ao modelo e "
-            f"{len(perdas)} perdas.)",
-            EQ.TREINO_IGNORA_PASSOS,
-        )
-
-
 @item("teste_treino", pontos=0.25)
 @tempo_limite(60)
 def test_treino_janelas_do_texto_e_entropia_cruzada(aluno):
     """treino: janelas de `contexto` tokens seguidos, alvo deslocado de um token e a perda de cada passo"""
-    (perdas, chamadas, _), _, _ = TR._espiar(aluno)
-    _conferir_basico_do_espiao(perdas, chamadas)
-    ids, e = TR._ids_espiao(), TR.ESPIAO
-    for k, chamada in enumerate(chamadas):
-        x = chamada["ids"]
-        if not isinstance(x, torch.Tensor) or tuple(x.shape) != (e["lote"], e["contexto"]):
-            forma = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-            raise Reprovado(
-                f"{EQ.TREINO_JANELAS.mensagem} (No passo {k} o modelo recebeu {forma}; o esperado é (tamanho_lote, "
-                f"contexto) = ({e['lote']}, {e['contexto']}).)",
-                EQ.TREINO_JANELAS,
-            )
-        inicios = [TR._onde(ids, linha) for linha in x]
-        if any(i is None or i + e["contexto"] >= len(ids) for i in inicios):
-            raise Reprovado(
-                f"{EQ.TREINO_JANELAS.mensagem} (No passo {k}, uma linha não é um trecho de ids_treino seguido de mais "
-                "um token, o alvo.)",
-                EQ.TREINO_JANELAS,
-            )
-        alvo = torch.stack([ids[i + 1 : i + 1 + e["contexto"]] for i in inicios])
-        logits = 3.0 * chamada["tabela"][x]
-        certa = float(F.cross_entropy(logits.reshape(-1, e["vocab"]), alvo.reshape(-1)))
-        if not math.isclose(float(perdas[k]), certa, rel_tol=1e-5, abs_tol=1e-7):
-            sem_deslocar = float(F.cross_entropy(logits.reshape(-1, e["vocab"]), x.reshape(-1)))
-            if math.isclose(float(perdas[k]), sem_deslocar, rel_tol=1e-5, abs_tol=1e-7):
-                raise Reprovado(EQ.TREINO_ALVO.mensagem, EQ.TREINO_ALVO)
-            raise Reprovado(
-                f"A perda do passo {k} ({float(perdas[k]):.6g}) não é a entropia cruzada dos logits contra as janelas "
-                f"deslocadas de um token ({certa:.6g})."
-            )
+    TR.conferir_janelas_e_perda(aluno)
 
 
 @item("teste_treino", pontos=0.25)
 @tempo_limite(60)
 def test_treino_cronograma_recorte_e_gerador(aluno):
     """treino: a taxa do cronograma em cada passo, o recorte entre backward e step, e as janelas do gerador"""
-    (perdas, chamadas, extra), (_, chamadas_bis, _), (_, chamadas_outra, _) = TR._espiar(aluno)
-    _conferir_basico_do_espiao(perdas, chamadas)
-    e = TR.ESPIAO
-    suite.conferir_laco_do_espiao(
-        chamadas,
-        extra["acumulou"],
-        extra["otimizadores"],
-        modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
-        sem_zerar=EQ.TREINO_SEM_ZERAR,
-        recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
-    )
-    certas = [
-        ORC._cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
-    ]
-    usadas = [float(t) for t in extra["taxas"]]
-    if len(usadas) != len(certas) or not np.allclose(usadas, certas, rtol=1e-9, atol=1e-12):
-        raise Reprovado(
-            f"{EQ.TREINO_SEM_CRONOGRAMA.mensagem} (Taxas usadas: {[round(t, 5) for t in usadas]}; as do cronograma: "
-            f"{[round(t, 5) for t in certas]}.)",
-            EQ.TREINO_SEM_CRONOGRAMA,
-        )
-    recortes = extra["recortes"]
-    if not recortes:
-        raise Reprovado(EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
-    esperados = [[k, float(e["norma_max"]), k + 1] for k in range(e["passos"])]
-    if [list(r) for r in recortes] != esperados:
-        if len(recortes) == e["passos"] and all(float(r[1]) == e["norma_max"] for r in recortes):
-            raise Reprovado(EQ.TREINO_RECORTE_FORA_DE_ORDEM.mensagem, EQ.TREINO_RECORTE_FORA_DE_ORDEM)
-        raise Reprovado(
-            f"{EQ.TREINO_SEM_RECORTE.mensagem} (Esperado: uma chamada por passo com norma_max = {e['norma_max']}; "
-            f"vieram {len(recortes)}.)",
-            EQ.TREINO_SEM_RECORTE,
-        )
-    mesmas = len(chamadas_bis) == len(chamadas) and all(
-        torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_bis, strict=True)
-    )
-    outras = len(chamadas_outra) != len(chamadas) or not all(
-        torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_outra, strict=True)
-    )
-    if not (mesmas and outras):
-        raise Reprovado(
-            f"{EQ.TREINO_SEM_GERADOR.mensagem} ("
-            + (
-                "Com o mesmo gerador, as janelas mudaram."
-                if not mesmas
-                else "Com outro gerador, as janelas foram as mesmas."
-            )
-            + ")",
-            EQ.TREINO_SEM_GERADOR,
-        )
+    TR.conferir_cronograma_recorte_e_gerador(aluno)
 
 
 # ======================================================================= treino: de verdade
-
-
-def _causa_no_laco(aluno):
-    """O equívoco que o espião viu no laço de treino (já rodado nesta submissão), ou None."""
-    for teste in (test_treino_janelas_do_texto_e_entropia_cruzada, test_treino_cronograma_recorte_e_gerador):
-        try:
-            teste(aluno)
-        except Reprovado as exc:
-            if exc.equivoco is not None:
-                return exc.equivoco
-        except Exception:
-            return None
-    return None
-
-
-def _conferir_faixa(resultado, faixa, aluno):
-    ppl, semente, substituto = resultado["ppl"], resultado["semente"], resultado["substituto"]
-    # suite.faixa_alcancada mede "maior é melhor": a perplexidade entra como −log (fração da faixa em log).
-    alcancou, da_referencia = suite.faixa_alcancada(
-        -math.log(ppl) if math.isfinite(ppl) else -math.inf,
-        -math.log(faixa),
-        (SLUG, "referencia", semente, substituto),
-        lambda: -math.log(TR.treino_de_referencia(semente, substituto=substituto)[2]),
-    )
-    if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
-        suite.exigir_procedencia(resultado.get("procedencia"))
-        return
-    perdas = resultado["perdas"]
-    texto = (
-        f"Perplexidade de {ppl:.1f} no texto de validação (faixa pedida: até {faixa:g}), medida com os pesos que o "
-        f"seu treinar_lm produziu ({resultado['qual']})."
-    )
-    if da_referencia is not None:
-        texto += f" Com a mesma semente, a solução de referência chega a {math.exp(-da_referencia):.1f}."
-    if suite.treino_divergiu(perdas, resultado["nan"]):
-        raise Reprovado(f"{EQ.TREINO_DIVERGIU.mensagem} {texto}", EQ.TREINO_DIVERGIU)
-    final = f" Perda no fim do treino: {perdas[-20:].mean():.3g}." if len(perdas) else ""
-    causa = _causa_no_laco(aluno)
-    if causa is not None:
-        raise Reprovado(f"{texto}{final} Causa provável, vista pelo modelo espião: {causa.mensagem}", causa)
-    raise Reprovado(texto + final)
 
 
 @item("teste_treino", pontos=0.5)
 @tempo_limite(TR.TREINO_PRAZO)
 def test_treino_perplexidade_ate_150(aluno, ref):
     """treino: perplexidade de validação ≤ 150 (o vocabulário tem 320 tokens)"""
-    _conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[0], aluno)
+    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[0], aluno)
 
 
 @item("teste_treino", pontos=0.5)
 @tempo_limite(TR.TREINO_PRAZO)
 def test_treino_perplexidade_ate_95(aluno, ref):
     """treino: perplexidade de validação ≤ 95"""
-    _conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[1], aluno)
+    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[1], aluno)
 
 
 @item("teste_treino", pontos=0.75)
 @tempo_limite(TR.TREINO_PRAZO)
 def test_treino_perplexidade_ate_75(aluno, ref):
     """treino: perplexidade de validação ≤ 75"""
-    _conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[2], aluno)
+    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[2], aluno)
 
 
 # ======================================================================= cache KV sob RoPE
 
 
-CACHE = {"vocab": 17, "d_model": 12, "h": 3, "d_ff": 20}
-
-
-def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
-    if cache is None or not isinstance(cache, tuple | list) or len(cache) != 2:
-        raise Reprovado(
-            f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu {type(cache).__name__} no lugar de (K, V).)",
-            EQ.CACHE_NAO_ATUALIZADO,
-        )
-    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
-        obtido = _tensor(obtido, f"{letra} do cache")
-        forma, certa = tuple(obtido.shape), tuple(certo.shape)
-        if forma != certa:
-            B, h, _, d_k = certa
-            if t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
-                raise Reprovado(
-                    f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
-                    EQ.CACHE_NAO_ATUALIZADO,
-                )
-            if obtido.numel() == certo.numel() and len(forma) == 4:
-                raise Reprovado(
-                    f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({nome}: {letra} tem forma {forma}.)", EQ.CACHE_EIXO_ERRADO
-                )
-            raise Reprovado(f"{nome}: {letra} do cache tem forma {forma}; o esperado é (B, h, t + m, d_k) = {certa}.")
-        diag = [(EQ.CACHE_K_SEM_GIRAR, k_cru.numpy())] if letra == "K" and k_cru is not None else []
-        comparar(obtido.numpy(), certo.numpy(), f"{letra} do cache ({nome})", equivocos=diag)
-
-
-def _atencao_do_cache(aluno, rng):
-    d, h = CACHE["d_model"], CACHE["h"]
-    aluno.injetar(ORC.AUXILIAR)
-    remoto = aluno.criar("_avaliador_AtencaoCache", d, h)
-    remoto.metodo("double", guardar=True)
-    sd = _sd_atencao(rng, d)
-    remoto.carregar_pesos(sd)
-    return remoto, sd
-
-
-def _chamar_cache(funcao, *args):
-    try:
-        return funcao(*args)
-    except ErroDoAluno as exc:
-        if "Sizes of tensors must match except in dimension" in exc.mensagem:
-            raise Reprovado(
-                f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({exc.tipo}: {exc.mensagem})", EQ.CACHE_EIXO_ERRADO
-            ) from None
-        raise
-
-
-def _conferir_atencao_cache(aluno, rng, t, m):
-    remoto, sd = _atencao_do_cache(aluno, rng)
-    h = CACHE["h"]
-    x = _x(rng, 2, t + m, CACHE["d_model"])
-    saida_toda = ORC._atencao_ref(sd, x, h)  # a atenção causal com RoPE sobre tudo, sem cache
-    cache = None if t == 0 else ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
-    _, esperado = ORC._atencao_cache_ref(sd, x[:, t:], cache, h)
-    nome = "atencao_com_cache" + (f" (t = {t} no cache, m = {m} novas)" if t else f" (sem cache, m = {m})")
-    resultado = _chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t:], cache)
-    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {type(resultado).__name__}.")
-    saida = _tensor(resultado[0], "saida")
-    diag = [
-        (eq, ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo)[0].numpy())
-        for eq, modo in (
-            (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
-            (EQ.CACHE_ROPE_EM_V, "rope_em_v"),
-            (EQ.CACHE_K_GIRADO_DE_NOVO, "girado_de_novo"),
-            (EQ.CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
-        )
-        if t > 0 or modo == "rope_em_v"
-    ]
-    comparar(saida.numpy(), saida_toda[:, t:].numpy(), f"saida de {nome}", equivocos=diag)
-    k_cru = ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar")[1][0]
-    _conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
-
-
 @item("teste_cache_kv", pontos=0.5)
 def test_cache_atencao_do_prefixo(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal com RoPE e o cache guarda K já girado e V"""
-    _conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
+    CF._conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
 
 
 @item("teste_cache_kv", pontos=0.5)
 def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
     """cache KV, atenção: tokens novos nas posições t..t+m−1, K do cache sem girar de novo, máscara das últimas linhas"""
-    _conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
-    _conferir_atencao_cache(aluno, rng, int(rng.integers(4, 8)), 3)
-
-
-def _lm_cache(aluno, rng, n_camadas):
-    c = CACHE
-    aluno.injetar(ORC.AUXILIAR)
-    remoto = aluno.criar("_avaliador_LMCache", c["vocab"], c["d_model"], c["h"], c["d_ff"], n_camadas)
-    remoto.metodo("double", guardar=True)
-    cfg = {**c, "n_camadas": n_camadas}
-    sd = _sd_modelo(rng, cfg)
-    remoto.carregar_pesos(sd)
-    return remoto, sd, cfg
+    CF._conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
+    CF._conferir_atencao_cache(aluno, rng, int(rng.integers(4, 8)), 3)
 
 
 @item("teste_cache_kv", pontos=0.25)
 def test_cache_lm_passo_a_passo(aluno, rng):
     """cache KV, modelo: o prefixo e depois um token por vez dão os logits da passada comum"""
-    remoto, sd, cfg = _lm_cache(aluno, rng, 2)
-    ids = _ids(rng, 2, 6, cfg["vocab"])
+    remoto, sd, cfg = CF._lm_cache(aluno, rng, 2)
+    ids = CF._ids(rng, 2, 6, cfg["vocab"])
     completos = ORC._modelo_ref(sd, ids, cfg)
     prefixo = int(rng.integers(2, 5))
     caches, t = None, 0
     for m in [prefixo] + [1] * (ids.shape[1] - prefixo):
         novos = ids[:, t : t + m]
         nome = f"lm_com_cache, tokens {t}..{t + m - 1}"
-        resultado = _chamar_cache(aluno.lm_com_cache, remoto._ref, novos, caches)
+        resultado = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, novos, caches)
         if not isinstance(resultado, tuple | list) or len(resultado) != 2:
             raise Reprovado(f"lm_com_cache deve devolver (logits, caches); veio {type(resultado).__name__}.")
         logits = _tensor(resultado[0], "logits")
@@ -1209,7 +732,7 @@ def test_cache_lm_passo_a_passo(aluno, rng):
         if not isinstance(resultado[1], tuple | list) or len(resultado[1]) != cfg["n_camadas"]:
             raise Reprovado(f"{nome}: devolva uma lista com um cache (K, V) por bloco ({cfg['n_camadas']} blocos).")
         for i in range(cfg["n_camadas"]):
-            _conferir_cache(resultado[1][i], caches_certos[i], t, m, f"{nome}, bloco {i}")
+            CF._conferir_cache(resultado[1][i], caches_certos[i], t, m, f"{nome}, bloco {i}")
         caches = caches_certos
         t += m
 
@@ -1218,9 +741,9 @@ def test_cache_lm_passo_a_passo(aluno, rng):
 def test_cache_gerar_igual_sem_cache(aluno, rng):
     """cache KV, geração: os mesmos tokens de gerar_sem_cache, em modelos e prefixos sorteados"""
     for B, n, n_novos, n_camadas in ((2, 4, 6, 2), (1, 1, 4, 1), (2, 3, 0, 1)):
-        remoto, sd, cfg = _lm_cache(aluno, rng, n_camadas)
-        ids = _ids(rng, B, n, cfg["vocab"])
-        obtido = _tensor(_chamar_cache(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
+        remoto, sd, cfg = CF._lm_cache(aluno, rng, n_camadas)
+        ids = CF._ids(rng, B, n, cfg["vocab"])
+        obtido = _tensor(CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
         esperado = ORC._gerar_ref(sd, ids, n_novos, cfg)
         if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido.long(), esperado):
             continue
@@ -1244,8 +767,8 @@ def test_cache_gerar_igual_sem_cache(aluno, rng):
 def test_cache_gerar_um_token_por_passo(aluno, rng):
     """cache KV, geração: depois do prefixo, cada passo processa exatamente uma posição nova (espião)"""
     n, n_novos = int(rng.integers(2, 5)), 4
-    remoto, _, cfg = _lm_cache(aluno, rng, 1)
-    _chamar_cache(aluno.gerar_com_cache, remoto._ref, _ids(rng, 2, n, cfg["vocab"]), n_novos)
+    remoto, _, cfg = CF._lm_cache(aluno, rng, 1)
+    CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
     tamanhos = remoto.ler("embedding.chamadas")
     if not isinstance(tamanhos, list) or not tamanhos or not all(isinstance(c, int) for c in tamanhos):
         raise Reprovado(

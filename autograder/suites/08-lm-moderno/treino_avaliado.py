@@ -14,13 +14,16 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import (
+    Reprovado,
     conferir_state_dict,
+    verificar,
 )
 from autograder.suite.avaliador import (
     semente_derivada,
 )
 
 SLUG = "08-lm-moderno"
+EQ = suite.vizinho(__file__, "equivocos")
 ORC = suite.vizinho(__file__, "oraculos")
 
 
@@ -330,3 +333,151 @@ def treino_de_referencia(semente, substituto=False, com_procedencia=False):
         return segundos, cpu, ppl
     de_fora = _procedencia(ref, _pesos_iniciais(ref, semente + 1), treinados)
     return segundos, cpu, ppl, _procedencia(ref, sd, treinados), de_fora
+
+
+# ======================================================================= treino: o laço visto pelo espião
+def _conferir_basico_do_espiao(perdas, chamadas):
+    e = ESPIAO
+    if not isinstance(perdas, list | tuple) or not all(isinstance(p, int | float) for p in perdas):
+        raise Reprovado(
+            f"treinar_lm deve devolver a lista das perdas (floats), uma por passo; veio {type(perdas).__name__}."
+        )
+    verificar(chamadas, "treinar_lm não chamou o modelo nenhuma vez.")
+    if len(chamadas) != e["passos"] or len(perdas) != e["passos"]:
+        raise Reprovado(
+            f"{EQ.TREINO_IGNORA_PASSOS.mensagem} (Com passos = {e['passos']}: {len(chamadas)} chamadas ao modelo e "
+            f"{len(perdas)} perdas.)",
+            EQ.TREINO_IGNORA_PASSOS,
+        )
+
+
+def conferir_janelas_e_perda(aluno):
+    """O espião do janelas de `contexto` tokens seguidos, alvo deslocado de um token e a perda de cada passo."""
+    (perdas, chamadas, _), _, _ = _espiar(aluno)
+    _conferir_basico_do_espiao(perdas, chamadas)
+    ids, e = _ids_espiao(), ESPIAO
+    for k, chamada in enumerate(chamadas):
+        x = chamada["ids"]
+        if not isinstance(x, torch.Tensor) or tuple(x.shape) != (e["lote"], e["contexto"]):
+            forma = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise Reprovado(
+                f"{EQ.TREINO_JANELAS.mensagem} (No passo {k} o modelo recebeu {forma}; o esperado é (tamanho_lote, "
+                f"contexto) = ({e['lote']}, {e['contexto']}).)",
+                EQ.TREINO_JANELAS,
+            )
+        inicios = [_onde(ids, linha) for linha in x]
+        if any(i is None or i + e["contexto"] >= len(ids) for i in inicios):
+            raise Reprovado(
+                f"{EQ.TREINO_JANELAS.mensagem} (No passo {k}, uma linha não é um trecho de ids_treino seguido de mais "
+                "um token, o alvo.)",
+                EQ.TREINO_JANELAS,
+            )
+        alvo = torch.stack([ids[i + 1 : i + 1 + e["contexto"]] for i in inicios])
+        logits = 3.0 * chamada["tabela"][x]
+        certa = float(F.cross_entropy(logits.reshape(-1, e["vocab"]), alvo.reshape(-1)))
+        if not math.isclose(float(perdas[k]), certa, rel_tol=1e-5, abs_tol=1e-7):
+            sem_deslocar = float(F.cross_entropy(logits.reshape(-1, e["vocab"]), x.reshape(-1)))
+            if math.isclose(float(perdas[k]), sem_deslocar, rel_tol=1e-5, abs_tol=1e-7):
+                raise Reprovado(EQ.TREINO_ALVO.mensagem, EQ.TREINO_ALVO)
+            raise Reprovado(
+                f"A perda do passo {k} ({float(perdas[k]):.6g}) não é a entropia cruzada dos logits contra as janelas "
+                f"deslocadas de um token ({certa:.6g})."
+            )
+
+
+def conferir_cronograma_recorte_e_gerador(aluno):
+    """O espião do a taxa do cronograma em cada passo, o recorte entre backward e step, e as janelas do gerador."""
+    (perdas, chamadas, extra), (_, chamadas_bis, _), (_, chamadas_outra, _) = _espiar(aluno)
+    _conferir_basico_do_espiao(perdas, chamadas)
+    e = ESPIAO
+    suite.conferir_laco_do_espiao(
+        chamadas,
+        extra["acumulou"],
+        extra["otimizadores"],
+        modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
+        sem_zerar=EQ.TREINO_SEM_ZERAR,
+        recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
+    )
+    certas = [
+        ORC._cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
+    ]
+    usadas = [float(t) for t in extra["taxas"]]
+    if len(usadas) != len(certas) or not np.allclose(usadas, certas, rtol=1e-9, atol=1e-12):
+        raise Reprovado(
+            f"{EQ.TREINO_SEM_CRONOGRAMA.mensagem} (Taxas usadas: {[round(t, 5) for t in usadas]}; as do cronograma: "
+            f"{[round(t, 5) for t in certas]}.)",
+            EQ.TREINO_SEM_CRONOGRAMA,
+        )
+    recortes = extra["recortes"]
+    if not recortes:
+        raise Reprovado(EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
+    esperados = [[k, float(e["norma_max"]), k + 1] for k in range(e["passos"])]
+    if [list(r) for r in recortes] != esperados:
+        if len(recortes) == e["passos"] and all(float(r[1]) == e["norma_max"] for r in recortes):
+            raise Reprovado(EQ.TREINO_RECORTE_FORA_DE_ORDEM.mensagem, EQ.TREINO_RECORTE_FORA_DE_ORDEM)
+        raise Reprovado(
+            f"{EQ.TREINO_SEM_RECORTE.mensagem} (Esperado: uma chamada por passo com norma_max = {e['norma_max']}; "
+            f"vieram {len(recortes)}.)",
+            EQ.TREINO_SEM_RECORTE,
+        )
+    mesmas = len(chamadas_bis) == len(chamadas) and all(
+        torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_bis, strict=True)
+    )
+    outras = len(chamadas_outra) != len(chamadas) or not all(
+        torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_outra, strict=True)
+    )
+    if not (mesmas and outras):
+        raise Reprovado(
+            f"{EQ.TREINO_SEM_GERADOR.mensagem} ("
+            + (
+                "Com o mesmo gerador, as janelas mudaram."
+                if not mesmas
+                else "Com outro gerador, as janelas foram as mesmas."
+            )
+            + ")",
+            EQ.TREINO_SEM_GERADOR,
+        )
+
+
+# ======================================================================= treino: a faixa de perplexidade
+
+
+def _causa_no_laco(aluno):
+    """O equívoco que o espião viu no laço de treino (já rodado nesta submissão), ou None."""
+    for teste in (conferir_janelas_e_perda, conferir_cronograma_recorte_e_gerador):
+        try:
+            teste(aluno)
+        except Reprovado as exc:
+            if exc.equivoco is not None:
+                return exc.equivoco
+        except Exception:
+            return None
+    return None
+
+
+def _conferir_faixa(resultado, faixa, aluno):
+    ppl, semente, substituto = resultado["ppl"], resultado["semente"], resultado["substituto"]
+    # suite.faixa_alcancada mede "maior é melhor": a perplexidade entra como −log (fração da faixa em log).
+    alcancou, da_referencia = suite.faixa_alcancada(
+        -math.log(ppl) if math.isfinite(ppl) else -math.inf,
+        -math.log(faixa),
+        (SLUG, "referencia", semente, substituto),
+        lambda: -math.log(treino_de_referencia(semente, substituto=substituto)[2]),
+    )
+    if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
+        suite.exigir_procedencia(resultado.get("procedencia"))
+        return
+    perdas = resultado["perdas"]
+    texto = (
+        f"Perplexidade de {ppl:.1f} no texto de validação (faixa pedida: até {faixa:g}), medida com os pesos que o "
+        f"seu treinar_lm produziu ({resultado['qual']})."
+    )
+    if da_referencia is not None:
+        texto += f" Com a mesma semente, a solução de referência chega a {math.exp(-da_referencia):.1f}."
+    if suite.treino_divergiu(perdas, resultado["nan"]):
+        raise Reprovado(f"{EQ.TREINO_DIVERGIU.mensagem} {texto}", EQ.TREINO_DIVERGIU)
+    final = f" Perda no fim do treino: {perdas[-20:].mean():.3g}." if len(perdas) else ""
+    causa = _causa_no_laco(aluno)
+    if causa is not None:
+        raise Reprovado(f"{texto}{final} Causa provável, vista pelo modelo espião: {causa.mensagem}", causa)
+    raise Reprovado(texto + final)
