@@ -14,6 +14,7 @@ aluno (ou um substituto montado com a biblioteca, se o dele não confere) com o 
 tira os pesos da caixa e mede a perplexidade no processo confiável.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -211,15 +212,13 @@ def test_rmsnorm_confere(aluno, rng):
         x = _x(rng, 2, 5, d) * 0.3 + 0.7  # média longe de 0 e valores pequenos: o eps e a média pesam
         y = _tensor(norma(x), "RMSNorm.forward")
         exigir_entradas_intactas(norma, "RMSNorm.forward", ["x"])
-        equivocos = [
-            (eq, ORC._rms_ref(x, peso, eps, modo).numpy())
-            for eq, modo in (
-                (EQ.RMS_MEDIA, "media"),
-                (EQ.RMS_EPS_FORA, "eps_fora"),
-                (EQ.RMS_EIXO, "eixo"),
-                (EQ.RMS_SEM_PESO, "sem_peso"),
-            )
-        ]
+        equivocos = tocha.erradas(
+            functools.partial(ORC._rms_ref, x, peso, eps),
+            (EQ.RMS_MEDIA, "media"),
+            (EQ.RMS_EPS_FORA, "eps_fora"),
+            (EQ.RMS_EIXO, "eixo"),
+            (EQ.RMS_SEM_PESO, "sem_peso"),
+        )
         comparar(
             y.numpy(), ORC._rms_ref(x, peso, eps).numpy(), f"RMSNorm(d_model={d}, eps={eps:g})", equivocos=equivocos
         )
@@ -240,15 +239,13 @@ def test_swiglu_confere(aluno, rng):
     verificar(not extras, f"SwiGLU tem parâmetros a mais (vieses?): {extras[:6]}; as três lineares são bias=False.")
     x = _x(rng, 3, 4, d)
     y = _tensor(ffn(x), "SwiGLU.forward")
-    equivocos = [
-        (eq, ORC._swiglu_ref(sd, x, modo).numpy())
-        for eq, modo in (
-            (EQ.SWIGLU_RAMO, "ramo"),
-            (EQ.SWIGLU_ATIVACAO, "relu"),
-            (EQ.SWIGLU_ATIVACAO, "gelu"),
-            (EQ.SWIGLU_SEM_PORTA, "sem_porta"),
-        )
-    ]
+    equivocos = tocha.erradas(
+        functools.partial(ORC._swiglu_ref, sd, x),
+        (EQ.SWIGLU_RAMO, "ramo"),
+        (EQ.SWIGLU_ATIVACAO, "relu"),
+        (EQ.SWIGLU_ATIVACAO, "gelu"),
+        (EQ.SWIGLU_SEM_PORTA, "sem_porta"),
+    )
     comparar(y.numpy(), ORC._swiglu_ref(sd, x).numpy(), "a saída da SwiGLU", equivocos=equivocos)
 
 
