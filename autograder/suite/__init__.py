@@ -45,7 +45,8 @@ Os módulos:
   ``equivocos.py`` e ``auxiliares.py``; ``declaracoes(slug)``: ``DEPENDENCIAS``, ``PESADA``,
   ``NADA_HONESTO`` e as variantes, lidos uma vez);
 * ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``, ``erradas``:
-  as saídas das versões erradas de um oráculo); importe-o com ``from autograder.suite import tocha`` (o avaliador não importa o PyTorch por causa dele);
+  as saídas das versões erradas de um oráculo); importe-o com ``from autograder.suite import tocha``
+  (o avaliador não importa o PyTorch por causa dele);
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
 * ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);
