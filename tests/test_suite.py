@@ -248,6 +248,29 @@ def test_aleatorizar_mantem_sorteia_com_as_regras_e_na_ordem_do_state_dict():
         tocha.tensor([1, 2], "saida")
 
 
+def test_erradas_da_as_saidas_das_versoes_erradas_na_ordem_e_o_comparar_nomeia_o_equivoco():
+    """``tocha.erradas``: um par (equívoco, oráculo(modo) em numpy) por modo, na ordem dada; com elas, o
+    ``comparar`` reconhece a saída de uma versão errada."""
+    import torch
+
+    from autograder.suite import tocha
+
+    outro = Equivoco("outro", "Outro erro.")
+    modos = []
+
+    def oraculo(modo="certo"):
+        modos.append(modo)
+        return torch.tensor([1.0, 2.0]) if modo != "trocado" else torch.tensor([2.0, 1.0])
+
+    pares = tocha.erradas(oraculo, (outro, "outro"), (TROCADO, "trocado"))
+    assert modos == ["outro", "trocado"]
+    assert [eq for eq, _ in pares] == [outro, TROCADO]
+    assert isinstance(pares[1][1], np.ndarray) and pares[1][1].tolist() == [2.0, 1.0]
+    with pytest.raises(Reprovado) as exc:
+        comparar(np.array([2.0, 1.0]), oraculo().numpy(), equivocos=pares)
+    assert exc.value.equivoco is TROCADO
+
+
 def test_carregador_le_cada_arquivo_da_suite_uma_vez():
     """Os módulos irmãos e o variantes.py são executados uma vez por processo e vistos por todos."""
     from autograder.suite import declaracoes, modulo_da_suite, suite_pesada, vizinho

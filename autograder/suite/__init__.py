@@ -44,8 +44,9 @@ Os módulos:
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
   ``equivocos.py`` e ``auxiliares.py``; ``declaracoes(slug)``: ``DEPENDENCIAS``, ``PESADA``,
   ``NADA_HONESTO`` e as variantes, lidos uma vez);
-* ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``); importe-o
-  com ``from autograder.suite import tocha`` (o avaliador não importa o PyTorch por causa dele);
+* ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``, ``erradas``:
+  as saídas das versões erradas de um oráculo); importe-o com ``from autograder.suite import tocha``
+  (o avaliador não importa o PyTorch por causa dele);
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
 * ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);

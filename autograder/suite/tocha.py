@@ -15,7 +15,7 @@ import torch
 
 from autograder.suite.itens import Reprovado, conferir_state_dict
 
-__all__ = ["aleatorizar", "comeca_com", "contem", "e_um_de", "remoto", "tensor", "x"]
+__all__ = ["aleatorizar", "comeca_com", "contem", "e_um_de", "erradas", "remoto", "tensor", "x"]
 
 
 def tensor(valor, nome: str) -> torch.Tensor:
@@ -28,6 +28,12 @@ def tensor(valor, nome: str) -> torch.Tensor:
 def x(rng, *forma) -> torch.Tensor:
     """Um tensor float64 N(0, 1) de ``forma``, sorteado com o ``rng`` do teste."""
     return torch.from_numpy(rng.standard_normal(forma))
+
+
+def erradas(oraculo: Callable[[str], torch.Tensor], *pares) -> list:
+    """Os pares (equívoco, saída da versão errada) para ``comparar(..., equivocos=...)``: ``oraculo(modo)``
+    em numpy para cada par (equívoco, modo), na ordem dada."""
+    return [(eq, oraculo(modo).numpy()) for eq, modo in pares]
 
 
 def comeca_com(*prefixos: str) -> Callable[[str], bool]:

@@ -184,11 +184,10 @@ def _config_avaliador() -> tuple[dict, str]:
 
 
 def _suite():
-    caminho = carregar_atividade(SLUG).pasta_suite / "test_08_lm_moderno.py"
-    spec = importlib.util.spec_from_file_location("suite_08_bench", caminho)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return modulo
+    """O ``treino_avaliado.py`` da suíte (``TREINO``, ``FAIXAS``, ``dados_do_treino``, ``treino_de_referencia``)."""
+    from autograder.suite import modulo_da_suite
+
+    return modulo_da_suite(SLUG, "treino_avaliado")
 
 
 def varredura_da_suite(sementes: range, substitutos: int = 10) -> None:

@@ -13,6 +13,7 @@ substituto com a mesma interface, se o dele não confere com a referência) com 
 tira os pesos treinados da caixa e mede a acurácia das 360 imagens de teste no processo confiável.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -345,15 +346,13 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
     if tuple(obtido.shape) == (imagens.shape[0], N_VIT, VIT["d_model"]):
         raise Reprovado(f"{EQ.VIT_SEM_CLS.mensagem} (embutir devolveu {N_VIT} posições, sem o [CLS].)", EQ.VIT_SEM_CLS)
     p = VIT["tamanho_patch"]
-    equivocos = [
-        (eq, ORC._embutir_ref(sd, imagens, p, modo).numpy())
-        for eq, modo in (
-            (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),
-            (EQ.VIT_SEM_POSICAO, "sem_posicao"),
-            (EQ.VIT_CLS_SEM_POSICAO, "cls_sem_posicao"),
-            (EQ.VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
-        )
-    ]
+    equivocos = tocha.erradas(
+        functools.partial(ORC._embutir_ref, sd, imagens, p),
+        (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),
+        (EQ.VIT_SEM_POSICAO, "sem_posicao"),
+        (EQ.VIT_CLS_SEM_POSICAO, "cls_sem_posicao"),
+        (EQ.VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
+    )
     comparar(
         obtido.numpy(),
         ORC._embutir_ref(sd, imagens, p).numpy(),

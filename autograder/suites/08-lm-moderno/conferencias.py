@@ -1,0 +1,362 @@
+"""Como a suíte 08-lm-moderno chama o código do aluno e confere o que volta: entradas sorteadas, pesos, o
+modelo com peças da biblioteca, as trajetórias do AdamW, o recorte, a perplexidade e o cache KV, com o
+diagnóstico de cada erro conhecido (o equívoco que o aluno lê)."""
+
+import functools
+
+import numpy as np
+import torch
+
+from autograder import suite
+from autograder.suite import (
+    Reprovado,
+    comparar,
+    conferir_state_dict,
+    exigir_entradas_intactas,
+    tocha,
+)
+from autograder.suite.avaliador import (
+    ErroDoAluno,
+)
+
+EQ = suite.vizinho(__file__, "equivocos")
+ORC = suite.vizinho(__file__, "oraculos")
+
+_tensor, _x = tocha.tensor, tocha.x
+
+
+def _trecho(rng, n_chars, so_latin1=False):
+    treino, _ = ORC._corpus()
+    inicio = int(rng.integers(0, len(treino) - n_chars))
+    texto = treino[inicio : inicio + n_chars]
+    if so_latin1:
+        texto = "".join(c for c in texto if ord(c) < 256)
+    return texto
+
+
+def _fusoes_do_aluno(aluno, texto, n_fusoes):
+    valor = aluno.treinar_bpe(texto, n_fusoes)
+    if not isinstance(valor, list | tuple):
+        raise Reprovado(f"treinar_bpe deve devolver uma lista de pares (a, b); veio {type(valor).__name__}.")
+    fusoes = []
+    for par in valor:
+        if (
+            not isinstance(par, list | tuple)
+            or len(par) != 2
+            or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in par)
+        ):
+            raise Reprovado(
+                f"treinar_bpe deve devolver uma lista de pares de ids inteiros (a, b); um dos itens é {par!r:.80}."
+            )
+        fusoes.append((int(par[0]), int(par[1])))
+    return fusoes
+
+
+def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
+    if obtidas == esperadas:
+        return
+    for equivoco, modo in (
+        (EQ.BPE_ATRAVESSA, "atravessa"),
+        (EQ.BPE_SEM_FREQUENCIA, "sem_frequencia"),
+        (EQ.BPE_CARACTERES, "caracteres"),
+        (EQ.BPE_ID_ERRADO, "id_errado"),
+        (EQ.BPE_DESEMPATE, "desempate_menor"),
+        (EQ.BPE_DESEMPATE, "desempate_ids"),
+    ):
+        if obtidas == ORC._bpe_ref(texto, n_fusoes, modo):
+            raise Reprovado(equivoco.mensagem, equivoco)
+    k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
+    if k is None:
+        raise Reprovado(
+            f"{nome}: vieram {len(obtidas)} fusões; o esperado são {len(esperadas)} (n_fusoes = {n_fusoes}; o "
+            "treino só para antes se não sobrar nenhum par)."
+        )
+    contagens: list = []
+    ORC._bpe_ref(texto, k + 1, contagens=contagens)
+    antes = contagens[k]
+    if antes.get(obtidas[k]) == antes.get(esperadas[k]):  # um par empatado com o certo: outra regra de desempate
+        raise Reprovado(
+            f"{EQ.BPE_DESEMPATE.mensagem} (Na fusão {k}, {obtidas[k]} e {esperadas[k]} têm a mesma contagem, "
+            f"{antes[esperadas[k]]}; a regra escolhe {esperadas[k]}.)",
+            EQ.BPE_DESEMPATE,
+        )
+    raise Reprovado(
+        f"{nome}: as fusões conferem até a {k - 1 if k else 'nenhuma'}ª e divergem na fusão {k}: veio "
+        f"{obtidas[k]}, o esperado é {esperadas[k]} (contagem {antes.get(esperadas[k])}; a do seu par, "
+        f"{antes.get(obtidas[k], 0)})."
+    )
+
+
+def _texto_de_empates(rng):
+    """Palavras distintas de um alfabeto pequeno, cada uma com a mesma frequência: muitos pares empatados."""
+    letras = list("abcdefgh")
+    palavras = set()
+    while len(palavras) < 14:
+        palavras.add("".join(rng.choice(letras, size=int(rng.integers(3, 7)))))
+    lista = sorted(palavras)
+    rng.shuffle(lista)
+    return " ".join(lista * 2)
+
+
+@functools.cache
+def _fusoes_fixas():
+    """Fusões do corpus (e de um texto com emoji), para os testes de codificar e decodificar."""
+    treino, _ = ORC._corpus()
+    texto = treino[:20000] + " 🙂🙂 café ☕ 🙂 naïve ação " * 30
+    return tuple(ORC._bpe_ref(texto, 200))
+
+
+def _ids_do_aluno(aluno, texto, fusoes):
+    valor = aluno.codificar(texto, [tuple(p) for p in fusoes])
+    if not isinstance(valor, list | tuple) or not all(
+        isinstance(v, int | np.integer) and not isinstance(v, bool) for v in valor
+    ):
+        raise Reprovado(f"codificar deve devolver uma lista de ids inteiros; veio {type(valor).__name__}.")
+    return [int(v) for v in valor]
+
+
+def _texto_unicode(rng):
+    pedacos = ["ação", "🙂", "naïve", " ", "  ", "\n", "\t", "北京", "e\u0301", "☕", "123", "!?", "😀👍🏽", "Ω", "x"]
+    return "".join(pedacos[int(i)] for i in rng.integers(0, len(pedacos), size=60))
+
+
+def _remoto(aluno, classe, args, sd, kwargs=None):
+    obj = aluno.criar(classe, *args, **(kwargs or {}))
+    obj.metodo("double", guardar=True)
+    conferir_state_dict(obj.pesos(), sd, classe)
+    obj.carregar_pesos(sd, strict=False)
+    return obj
+
+
+def _rope_do_aluno(aluno, x, posicoes, **kw):
+    return _tensor(aluno.aplicar_rope(x, posicoes, **kw), "aplicar_rope(...)")
+
+
+def _sd_atencao(rng, d, p=""):
+    return {p + nome + ".weight": _x(rng, d, d) * 0.4 for nome in ("wq", "wk", "wv", "wo")}
+
+
+def _sd_bloco(rng, d, d_ff, p=""):
+    sd = _sd_atencao(rng, d, p + "atencao.")
+    sd[p + "norma1.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(d))
+    sd[p + "norma2.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(d))
+    sd[p + "ffn.w1.weight"] = _x(rng, d_ff, d) * 0.4
+    sd[p + "ffn.w3.weight"] = _x(rng, d_ff, d) * 0.4
+    sd[p + "ffn.w2.weight"] = _x(rng, d, d_ff) * 0.4
+    return sd
+
+
+def _trocar_submodulos(aluno, remoto, trocas, classe):
+    """Põe no módulo do aluno (na caixa) as peças da biblioteca de ``trocas`` (nome -> (classe, args))."""
+    aluno.injetar(ORC.AUXILIAR)
+    try:
+        for nome, (dubla, args) in trocas.items():
+            peca = aluno.criar(dubla, *args)
+            peca.metodo("double", guardar=True)
+            dono, _, attr = nome.rpartition(".")
+            alvo = f"{dono}.__setitem__" if attr.isdigit() else (f"{dono}.__setattr__" if dono else "__setattr__")
+            remoto.metodo(alvo, int(attr) if attr.isdigit() else attr, peca._ref)
+    except ErroDoAluno as exc:
+        raise Reprovado(
+            f"Não consegui trocar os submódulos de {classe} pelas peças da biblioteca ({exc.tipo}: {exc.mensagem}): "
+            "confira os nomes pedidos no enunciado."
+        ) from None
+
+
+def _sd_modelo(rng, cfg=ORC.MODELO, saida=None):
+    sd = {"embedding.weight": _x(rng, cfg["vocab"], cfg["d_model"])}
+    for i in range(cfg["n_camadas"]):
+        sd.update(_sd_bloco(rng, cfg["d_model"], cfg["d_ff"], f"blocos.{i}."))
+    sd["norma_final.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(cfg["d_model"]))
+    sd["saida.weight"] = sd["embedding.weight"] if saida is None else saida
+    return sd
+
+
+def _modelo_com_pecas_da_biblioteca(aluno, rng, amarrar=True, cfg=ORC.MODELO):
+    args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
+    modelo = aluno.criar("LMModerno", *args, amarrar_pesos=amarrar)
+    trocas = {f"blocos.{i}": ("_avaliador_Bloco", args[1:4]) for i in range(cfg["n_camadas"])}
+    trocas["norma_final"] = ("_avaliador_RMSNorm", (cfg["d_model"],))
+    _trocar_submodulos(aluno, modelo, trocas, "LMModerno")
+    modelo.metodo("double", guardar=True)
+    return modelo
+
+
+def _ids(rng, B, t, vocab=ORC.MODELO["vocab"]):
+    return torch.from_numpy(rng.integers(0, vocab, size=(B, t))).long()
+
+
+def _logits(modelo, ids, nome="LMModerno.forward"):
+    saida = _tensor(modelo(ids), nome)
+    if tuple(saida.shape) != (*ids.shape, ORC.MODELO["vocab"]):
+        raise Reprovado(
+            f"{nome} deve devolver logits (lote, t, vocab) = {(*ids.shape, ORC.MODELO['vocab'])}; veio {tuple(saida.shape)}."
+        )
+    return saida
+
+
+_EQUIVOCOS_ADAMW = (
+    (EQ.ADAMW_L2, "l2"),
+    (EQ.ADAMW_SEM_VIES, "sem_vies"),
+    (EQ.ADAMW_SEM_DECAIMENTO, "sem_decaimento"),
+    (EQ.ADAMW_EPS, "eps_dentro"),
+    (EQ.ADAMW_TAXA_FIXA, "taxa_fixa"),
+    (EQ.ADAMW_DECAIMENTO_DEPOIS, "decaimento_depois"),
+    (EQ.ADAMW_DECAIMENTO_SEM_TAXA, "decaimento_sem_taxa"),
+)
+
+
+def _rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas):
+    aluno.injetar(ORC.AUXILIAR)
+    resultado = aluno.chamar("_avaliador_rodar_otimizador", iniciais, gradientes, kwargs, taxas)
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado("Não consegui ler a trajetória do seu AdamW (o registro do avaliador foi alterado).")
+    trajetoria, estados = resultado
+    if not isinstance(trajetoria, list) or len(trajetoria) != len(gradientes):
+        raise Reprovado("O seu AdamW não deu um passo por chamada de step().")
+    return trajetoria, estados
+
+
+def _conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
+    esperada = ORC._adamw_ref(iniciais, gradientes, kwargs, taxas)
+    for t, (passo, certo) in enumerate(zip(obtida, esperada, strict=True)):
+        if not isinstance(passo, list) or len(passo) != len(certo):
+            raise Reprovado("O registro dos parâmetros do seu AdamW não tem a forma esperada.")
+        juntos_obtidos = torch.cat([_tensor(p, "parâmetro").reshape(-1) for p in passo])
+        juntos_certos = torch.cat([p.reshape(-1) for p in certo])
+
+        def erradas(t=t):
+            saida = []
+            for eq, modo in _EQUIVOCOS_ADAMW:
+                passo_errado = ORC._adamw_ref(iniciais, gradientes, kwargs, taxas, modo)[t]
+                saida.append((eq, torch.cat([p.reshape(-1) for p in passo_errado]).numpy()))
+            return saida
+
+        comparar(
+            juntos_obtidos.numpy(),
+            juntos_certos.numpy(),
+            f"os parâmetros depois do passo {t + 1} do AdamW ({nome})",
+            atol=1e-10,
+            rtol=1e-8,
+            equivocos=erradas,
+        )
+
+
+def _recortar_do_aluno(aluno, gradientes, norma_max):
+    aluno.injetar(ORC.AUXILIAR)
+    valores = [torch.zeros_like(g) if g is not None else torch.zeros(2, dtype=ORC.DT) for g in gradientes]
+    resultado = aluno.chamar("_avaliador_recortar", valores, gradientes, norma_max)
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(
+            "Não consegui ler o resultado do seu recortar_gradientes (o registro do avaliador foi alterado)."
+        )
+    return resultado
+
+
+def _juntar(grads):
+    return torch.cat([g.reshape(-1) for g in grads if g is not None]).numpy()
+
+
+def _perplexidade_do_aluno(aluno, rng, treino_antes):
+    cfg = {**ORC.MODELO, "n_camadas": 1}
+    aluno.injetar(ORC.AUXILIAR)
+    args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
+    modelo = aluno.criar("_avaliador_LMRegistrado", *args)
+    modelo.metodo("double", guardar=True)
+    sd = _sd_modelo(rng, cfg)
+    modelo.carregar_pesos(sd, strict=False)
+    modelo.metodo("train" if treino_antes else "eval", guardar=True)
+    janelas = _ids(rng, 5, 9)
+    valor = aluno.perplexidade(modelo._ref, janelas)
+    exigir_entradas_intactas(aluno, "perplexidade", ["modelo", "ids"])
+    if not isinstance(valor, int | float | np.floating) or isinstance(valor, bool):
+        raise Reprovado(f"perplexidade deve devolver um float; veio {type(valor).__name__}.")
+    chamadas = suite.conferir_registro(modelo.ler("chamadas"), {"treino": bool, "grad": bool}, "O registro")
+    return float(valor), sd, janelas, cfg, chamadas, bool(modelo.ler("training"))
+
+
+CACHE = {"vocab": 17, "d_model": 12, "h": 3, "d_ff": 20}
+
+
+def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
+    if cache is None or not isinstance(cache, tuple | list) or len(cache) != 2:
+        raise Reprovado(
+            f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu {type(cache).__name__} no lugar de (K, V).)",
+            EQ.CACHE_NAO_ATUALIZADO,
+        )
+    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
+        obtido = _tensor(obtido, f"{letra} do cache")
+        forma, certa = tuple(obtido.shape), tuple(certo.shape)
+        if forma != certa:
+            B, h, _, d_k = certa
+            if t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
+                raise Reprovado(
+                    f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
+                    EQ.CACHE_NAO_ATUALIZADO,
+                )
+            if obtido.numel() == certo.numel() and len(forma) == 4:
+                raise Reprovado(
+                    f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({nome}: {letra} tem forma {forma}.)", EQ.CACHE_EIXO_ERRADO
+                )
+            raise Reprovado(f"{nome}: {letra} do cache tem forma {forma}; o esperado é (B, h, t + m, d_k) = {certa}.")
+        diag = [(EQ.CACHE_K_SEM_GIRAR, k_cru.numpy())] if letra == "K" and k_cru is not None else []
+        comparar(obtido.numpy(), certo.numpy(), f"{letra} do cache ({nome})", equivocos=diag)
+
+
+def _atencao_do_cache(aluno, rng):
+    d, h = CACHE["d_model"], CACHE["h"]
+    aluno.injetar(ORC.AUXILIAR)
+    remoto = aluno.criar("_avaliador_AtencaoCache", d, h)
+    remoto.metodo("double", guardar=True)
+    sd = _sd_atencao(rng, d)
+    remoto.carregar_pesos(sd)
+    return remoto, sd
+
+
+def _chamar_cache(funcao, *args):
+    try:
+        return funcao(*args)
+    except ErroDoAluno as exc:
+        if "Sizes of tensors must match except in dimension" in exc.mensagem:
+            raise Reprovado(
+                f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({exc.tipo}: {exc.mensagem})", EQ.CACHE_EIXO_ERRADO
+            ) from None
+        raise
+
+
+def _conferir_atencao_cache(aluno, rng, t, m):
+    remoto, sd = _atencao_do_cache(aluno, rng)
+    h = CACHE["h"]
+    x = _x(rng, 2, t + m, CACHE["d_model"])
+    saida_toda = ORC._atencao_ref(sd, x, h)  # a atenção causal com RoPE sobre tudo, sem cache
+    cache = None if t == 0 else ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
+    _, esperado = ORC._atencao_cache_ref(sd, x[:, t:], cache, h)
+    nome = "atencao_com_cache" + (f" (t = {t} no cache, m = {m} novas)" if t else f" (sem cache, m = {m})")
+    resultado = _chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t:], cache)
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {type(resultado).__name__}.")
+    saida = _tensor(resultado[0], "saida")
+    diag = [
+        (eq, ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo)[0].numpy())
+        for eq, modo in (
+            (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
+            (EQ.CACHE_ROPE_EM_V, "rope_em_v"),
+            (EQ.CACHE_K_GIRADO_DE_NOVO, "girado_de_novo"),
+            (EQ.CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
+        )
+        if t > 0 or modo == "rope_em_v"
+    ]
+    comparar(saida.numpy(), saida_toda[:, t:].numpy(), f"saida de {nome}", equivocos=diag)
+    k_cru = ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar")[1][0]
+    _conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
+
+
+def _lm_cache(aluno, rng, n_camadas):
+    c = CACHE
+    aluno.injetar(ORC.AUXILIAR)
+    remoto = aluno.criar("_avaliador_LMCache", c["vocab"], c["d_model"], c["h"], c["d_ff"], n_camadas)
+    remoto.metodo("double", guardar=True)
+    cfg = {**c, "n_camadas": n_camadas}
+    sd = _sd_modelo(rng, cfg)
+    remoto.carregar_pesos(sd)
+    return remoto, sd, cfg

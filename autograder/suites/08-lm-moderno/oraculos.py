@@ -1,0 +1,486 @@
+"""Oráculos da suíte 08-lm-moderno: o BPE de referência (contagens incrementais, desempate pelo maior par
+de bytes) e o BPE cronometrado, RMSNorm, SwiGLU, RoPE, atenção causal, bloco pré-norma, modelo, AdamW,
+cronograma, recorte, perplexidade e o cache KV, cada um com as versões erradas conhecidas (``modo``), e os
+dublês de ``auxiliares.py`` carregados também neste processo (``AUX``)."""
+
+import functools
+import math
+import time
+from collections import Counter, defaultdict
+from itertools import pairwise
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from autograder import suite
+from autograder.suite.avaliador import (
+    pasta_da_fonte,
+    referencia_da_atividade,
+)
+
+SLUG = "08-lm-moderno"
+
+AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
+AUX: dict = {}
+exec(compile(AUXILIAR, "<auxiliares 08>", "exec"), AUX)
+
+
+DT = torch.float64
+
+
+@functools.cache
+def _ref_ns():
+    return referencia_da_atividade(SLUG)
+
+
+# ======================================================================= BPE: oráculos
+def _pre_tokenizar(texto):
+    return _ref_ns().pre_tokenizar(texto)
+
+
+def _vocab_inicial():
+    return {i: bytes([i]) for i in range(256)}
+
+
+def _bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
+    """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes), ou as de
+    um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
+    if modo == "atravessa":
+        frequencias = Counter([texto])
+    else:
+        frequencias = Counter(_pre_tokenizar(texto))
+    if modo == "caracteres":
+        palavras = [[ord(c) for c in p] for p in frequencias]
+    else:
+        palavras = [list(p.encode("utf-8")) for p in frequencias]
+    pesos = [1 if modo == "sem_frequencia" else f for f in frequencias.values()]
+    vocab = _vocab_inicial()
+    pares, onde = Counter(), defaultdict(set)
+    for i, (w, f) in enumerate(zip(palavras, pesos, strict=True)):
+        for par in pairwise(w):
+            pares[par] += f
+            onde[par].add(i)
+    if modo == "desempate_menor":
+        chave = lambda p: (pares[p], (*(-b for b in vocab[p[0]]), 1), (*(-b for b in vocab[p[1]]), 1))  # noqa: E731
+    elif modo == "desempate_ids":
+        chave = lambda p: (pares[p], p)  # noqa: E731
+    else:
+        chave = lambda p: (pares[p], vocab[p[0]], vocab[p[1]])  # noqa: E731
+    fusoes = []
+    for k in range(n_fusoes):
+        if not pares:
+            break
+        if contagens is not None:
+            contagens.append(dict(pares))
+        par = max(pares, key=chave)
+        novo = 257 + k if modo == "id_errado" else 256 + k
+        vocab[novo] = vocab.get(par[0], b"?") + vocab.get(par[1], b"?")
+        fusoes.append(par)
+        for i in list(onde.pop(par, ())):
+            w, f = palavras[i], pesos[i]
+            for velho in pairwise(w):
+                pares[velho] -= f
+                if pares[velho] <= 0:
+                    del pares[velho]
+            nova, j = [], 0
+            while j < len(w):
+                if j + 1 < len(w) and (w[j], w[j + 1]) == par:
+                    nova.append(novo)
+                    j += 2
+                else:
+                    nova.append(w[j])
+                    j += 1
+            palavras[i] = nova
+            for novo_par in pairwise(nova):
+                pares[novo_par] += f
+                onde[novo_par].add(i)
+    return fusoes
+
+
+def _aplicar_fusoes(ids, fusoes, modo="certo"):
+    """Os ids de um pré-token depois das fusões: a de menor posição na lista primeiro (``modo="posicao"``: a
+    primeira aplicável da esquerda para a direita, um erro conhecido)."""
+    posto = {par: i for i, par in enumerate(fusoes)}
+    while len(ids) > 1:
+        candidatos = [(posto[par], j) for j, par in enumerate(pairwise(ids)) if par in posto]
+        if not candidatos:
+            break
+        rank, j = min(candidatos, key=lambda c: c[1]) if modo == "posicao" else min(candidatos)
+        ids = [*ids[:j], 256 + rank, *ids[j + 2 :]]
+    return ids
+
+
+def _codificar_ref(texto, fusoes, modo="certo"):
+    fusoes = [tuple(par) for par in fusoes]
+    pedacos = [texto] if modo == "atravessa" else _pre_tokenizar(texto)
+    ids = []
+    for pedaco in pedacos:
+        ids.extend(_aplicar_fusoes(list(pedaco.encode("utf-8")), fusoes, "posicao" if modo == "posicao" else "certo"))
+    return ids
+
+
+def _bytes_dos_ids(fusoes):
+    vocab = _vocab_inicial()
+    for i, (a, b) in enumerate(fusoes):
+        vocab[256 + i] = vocab[a] + vocab[b]
+    return vocab
+
+
+def _decodificar_ref(ids, fusoes, modo="certo"):
+    vocab = _bytes_dos_ids(fusoes)
+    if modo == "por_token":
+        return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+
+
+@functools.cache
+def _corpus():
+    """(treino, validação) pela carregar_corpus do notebook, com o arquivo de dados da aula."""
+    return _ref_ns().carregar_corpus(pasta_da_fonte(SLUG) / "dados" / "corpus.txt")
+
+
+# ----------------------------------------------------------------------- BPE: orçamento de tempo
+# O treino do aluno é cronometrado contra um BPE incremental típico (o da suíte, com max sobre um
+# dicionário de contagens) rodado numa caixa do mesmo zigoto, SEM o código do aluno, na mesma correção. O
+# texto junta um trecho do corpus repetido (os pares frequentes, que as fusões pegam) a milhares de
+# palavras sorteadas de letras maiúsculas (pares raros, que nenhuma fusão toca): recontar tudo a cada fusão
+# custa ~20× o incremental (make bench-lm imprime a razão), e o orçamento é 5×.
+ORCAMENTO_BPE = 5.0
+BPE_CRONOMETRO = {"ruido": 3000, "comprimento": 25, "natural": 15000, "repeticoes": 8, "fusoes": 100}
+
+
+_BPE_DA_SUITE = (
+    "from collections import Counter as _avaliador_Counter, defaultdict as _avaliador_defaultdict\n\n"
+    "def _avaliador_treinar_bpe(texto, n_fusoes):\n"
+    "    frequencias = _avaliador_Counter(pre_tokenizar(texto))\n"
+    "    palavras = [list(p.encode('utf-8')) for p in frequencias]\n"
+    "    pesos = list(frequencias.values())\n"
+    "    vocab = {i: bytes([i]) for i in range(256)}\n"
+    "    pares, onde = _avaliador_Counter(), _avaliador_defaultdict(set)\n"
+    "    for i, (w, f) in enumerate(zip(palavras, pesos)):\n"
+    "        for par in zip(w, w[1:]):\n"
+    "            pares[par] += f\n"
+    "            onde[par].add(i)\n"
+    "    fusoes = []\n"
+    "    for k in range(n_fusoes):\n"
+    "        if not pares:\n"
+    "            break\n"
+    "        par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))\n"
+    "        vocab[256 + k] = vocab[par[0]] + vocab[par[1]]\n"
+    "        fusoes.append(par)\n"
+    "        for i in list(onde.pop(par, ())):\n"
+    "            w, f = palavras[i], pesos[i]\n"
+    "            for velho in zip(w, w[1:]):\n"
+    "                pares[velho] -= f\n"
+    "                if pares[velho] <= 0:\n"
+    "                    del pares[velho]\n"
+    "            nova, j = [], 0\n"
+    "            while j < len(w):\n"
+    "                if j + 1 < len(w) and (w[j], w[j + 1]) == par:\n"
+    "                    nova.append(256 + k)\n"
+    "                    j += 2\n"
+    "                else:\n"
+    "                    nova.append(w[j])\n"
+    "                    j += 1\n"
+    "            palavras[i] = nova\n"
+    "            for novo in zip(nova, nova[1:]):\n"
+    "                pares[novo] += f\n"
+    "                onde[novo].add(i)\n"
+    "    return fusoes\n"
+)
+
+
+def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
+    """O texto do orçamento de tempo (ver acima), sorteado pelo ``rng``."""
+    treino, _ = _corpus()
+    inicio = int(rng.integers(0, len(treino) - cfg["natural"]))
+    natural = treino[inicio : inicio + cfg["natural"]]
+    letras = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    sorteio = rng.integers(0, 26, size=(cfg["ruido"], cfg["comprimento"]))
+    ruido = " ".join("".join(linha) for linha in letras[sorteio])
+    return (natural + "\n") * cfg["repeticoes"] + " " + ruido
+
+
+def _cronometrar(chamar, vezes):
+    melhor = math.inf
+    resultado = None
+    for _ in range(vezes):
+        inicio = time.perf_counter()
+        resultado = chamar()
+        melhor = min(melhor, time.perf_counter() - inicio)
+    return melhor, resultado
+
+
+def tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=1):
+    """Segundos (o menor de ``vezes``) do BPE da suíte numa caixa do mesmo zigoto, sem o código do aluno."""
+    # Uma sessão no mesmo zigoto e na mesma atividade, sem o código do aluno (só o preâmbulo e o injetado).
+    limpa = type(sessao_do_aluno)(
+        sessao_do_aluno.zigoto, sessao_do_aluno.atividade, {}, semente=sessao_do_aluno.semente
+    )
+    try:
+        limpa.injetar(_BPE_DA_SUITE)
+        return _cronometrar(lambda: limpa.chamar("_avaliador_treinar_bpe", (texto, n_fusoes), prazo=60), vezes)[0]
+    finally:
+        limpa.fechar()
+        for chave, valor in limpa.tempos.items():
+            sessao_do_aluno.tempos[chave] = sessao_do_aluno.tempos.get(chave, 0.0) + valor
+
+
+def _rms_ref(x, peso, eps, modo="certo"):
+    if modo == "media":
+        x = x - x.mean(dim=-1, keepdim=True)
+    if modo == "eps_fora":
+        return x / (x.pow(2).mean(dim=-1, keepdim=True).sqrt() + eps) * peso
+    if modo == "eixo":
+        return x / torch.sqrt(x.pow(2).mean() + eps) * peso
+    saida = x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)
+    return saida if modo == "sem_peso" else saida * peso
+
+
+def _swiglu_ref(sd, x, modo="certo"):
+    a, b = x @ sd["w1.weight"].T, x @ sd["w3.weight"].T
+    porta = {"ramo": a * F.silu(b), "relu": F.relu(a) * b, "gelu": F.gelu(a) * b, "sem_porta": F.silu(a)}.get(
+        modo, F.silu(a) * b
+    )
+    return porta @ sd["w2.weight"].T
+
+
+def _rope_ref(x, posicoes, theta=10000.0, modo="certo"):
+    d_k = x.shape[-1]
+    expoente = torch.arange(0, d_k, 2, dtype=DT) / d_k
+    if modo == "freq_i":
+        expoente = torch.arange(0, d_k // 2, dtype=DT) / d_k
+    freqs = theta**-expoente
+    pos = torch.arange(x.shape[-2]) if modo == "posicoes" else posicoes
+    angulos = pos.to(DT).unsqueeze(-1) * freqs
+    cos, sen = torch.cos(angulos).to(x.dtype), torch.sin(angulos).to(x.dtype)
+    if modo == "sentido":
+        sen = -sen
+    if modo == "metades":
+        a, b = x[..., : d_k // 2], x[..., d_k // 2 :]
+        return torch.cat([a * cos - b * sen, a * sen + b * cos], dim=-1)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * cos - b * sen, a * sen + b * cos], dim=-1).flatten(-2)
+
+
+def _linear(x, w):
+    return x @ w.T
+
+
+def _atencao_ref(sd, x, h, posicoes=None, p="", modo="certo"):
+    """AtencaoCausalRoPE com os pesos ``sd[p + ...]`` (certa ou com um erro conhecido)."""
+    B, t, d = x.shape
+    d_k = d // h
+    posicoes = torch.arange(t) if posicoes is None else posicoes
+    q, k, v = (_linear(x, sd[p + nome + ".weight"]) for nome in ("wq", "wk", "wv"))
+    if modo == "rope_antes":
+        q, k = _rope_ref(q, posicoes), _rope_ref(k, posicoes)
+    q, k, v = (z.view(B, t, h, d_k).transpose(1, 2) for z in (q, k, v))
+    if modo not in ("sem_rope", "rope_antes"):
+        q, k = _rope_ref(q, posicoes), _rope_ref(k, posicoes)
+    if modo == "rope_em_v":
+        v = _rope_ref(v, posicoes)
+    escala = 1.0 if modo == "sem_escala" else (1.0 / d if modo == "escala_d" else 1.0 / math.sqrt(d_k))
+    s = q @ k.transpose(-2, -1) * escala
+    if modo != "sem_mascara":
+        s = s.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+    z = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, t, d)
+    return _linear(z, sd[p + "wo.weight"])
+
+
+def _bloco_ref(sd, x, h, p="", modo="certo"):
+    def rms(z, nome):
+        return F.rms_norm(z, (z.shape[-1],), sd[p + nome + ".peso"], 1e-5)
+
+    def att(z):
+        return _atencao_ref(sd, z, h, p=p + "atencao.")
+
+    def ffn(z):
+        return _swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)
+
+    if modo == "pos_norma":
+        x = rms(x + att(x), "norma1")
+        return rms(x + ffn(x), "norma2")
+    if modo == "sem_residuo":
+        return ffn(rms(att(rms(x, "norma1")), "norma2"))
+    n1, n2 = {"normas": ("norma2", "norma1"), "mesma_norma": ("norma1", "norma1")}.get(modo, ("norma1", "norma2"))
+    x = x + att(rms(x, n1))
+    return x + ffn(rms(x, n2))
+
+
+MODELO = {"vocab": 23, "d_model": 8, "h": 2, "d_ff": 16, "n_camadas": 2}
+
+
+def _modelo_ref(sd, ids, cfg=MODELO, modo="certo"):
+    x = sd["embedding.weight"][ids]
+    if modo == "escala":
+        x = x * math.sqrt(cfg["d_model"])
+    for i in range(cfg["n_camadas"]):
+        x = _bloco_ref(sd, x, cfg["h"], p=f"blocos.{i}.")
+    if modo != "sem_norma_final":
+        x = F.rms_norm(x, (x.shape[-1],), sd["norma_final.peso"], 1e-5)
+    return _linear(x, sd["saida.weight"])
+
+
+def _adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
+    """A trajetória de torch.optim.AdamW (ou de um erro conhecido, escrito à mão) nos mesmos passos."""
+    params = [torch.nn.Parameter(w.clone()) for w in iniciais]
+    if modo == "certo":
+        otimizador = torch.optim.AdamW(params, **kwargs)
+        trajetoria = []
+        for taxa, grads in zip(taxas, gradientes, strict=True):
+            if taxa is not None:
+                otimizador.param_groups[0]["lr"] = taxa
+            for p, g in zip(params, grads, strict=True):
+                p.grad = None if g is None else g.clone()
+            otimizador.step()
+            trajetoria.append([p.detach().clone() for p in params])
+        return trajetoria
+    lr0 = kwargs.get("lr", 1e-3)
+    b1, b2 = kwargs.get("betas", (0.9, 0.999))
+    eps, wd = kwargs.get("eps", 1e-8), kwargs.get("weight_decay", 0.01)
+    estado = [None] * len(params)
+    valores = [w.clone() for w in iniciais]
+    trajetoria = []
+    taxa_atual = lr0
+    for taxa, grads in zip(taxas, gradientes, strict=True):
+        if taxa is not None:
+            taxa_atual = taxa
+        lr = lr0 if modo == "taxa_fixa" else taxa_atual
+        for i, g in enumerate(grads):
+            if g is None:
+                continue
+            p = valores[i]
+            if estado[i] is None:
+                estado[i] = [0, torch.zeros_like(p), torch.zeros_like(p)]
+            estado[i][0] += 1
+            t, m, v = estado[i]
+            if modo == "l2":
+                g = g + wd * p
+            elif modo == "decaimento_sem_taxa":
+                p = p * (1 - wd)
+            elif modo not in ("sem_decaimento", "decaimento_depois"):
+                p = p * (1 - lr * wd)
+            m = b1 * m + (1 - b1) * g
+            v = b2 * v + (1 - b2) * g * g
+            estado[i][1:] = [m, v]
+            if modo == "sem_vies":
+                m_hat, v_hat = m, v
+            else:
+                m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
+            denominador = torch.sqrt(v_hat + eps) if modo == "eps_dentro" else torch.sqrt(v_hat) + eps
+            p = p - lr * m_hat / denominador
+            if modo == "decaimento_depois":
+                p = p * (1 - lr * wd)
+            valores[i] = p
+        trajetoria.append([v.clone() for v in valores])
+    return trajetoria
+
+
+def _cronograma_ref(passo, taxa_max, taxa_min, aquecimento, cosseno, modo="certo"):
+    if modo == "sem_aquecimento":
+        aquecimento_efetivo = 0
+    else:
+        aquecimento_efetivo = aquecimento
+    if passo < aquecimento_efetivo:
+        return (passo + 1 if modo == "desde_1" else passo) / aquecimento * taxa_max
+    if passo <= cosseno or modo == "depois":
+        if modo == "fracao":
+            fracao = passo / cosseno
+        else:
+            fracao = (passo - aquecimento_efetivo) / (cosseno - aquecimento_efetivo)
+        minimo = 0.0 if modo == "sem_minimo" else taxa_min
+        return minimo + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - minimo)
+    return taxa_min
+
+
+def _recorte_ref(gradientes, norma_max, modo="certo", eps=1e-6):
+    presentes = [g for g in gradientes if g is not None]
+    normas = [float(g.norm()) for g in presentes]
+    norma = math.sqrt(sum(n * n for n in normas))
+    if modo == "por_parametro":
+        return norma, [
+            None if g is None else (g * (norma_max / (float(g.norm()) + eps)) if float(g.norm()) > norma_max else g)
+            for g in gradientes
+        ]
+    if modo == "soma_das_normas":
+        norma = sum(normas)
+    if norma > norma_max or modo == "sempre":
+        return norma, [None if g is None else g * (norma_max / (norma + eps)) for g in gradientes]
+    return norma, list(gradientes)
+
+
+def _ppl_ref(sd, janelas, cfg, modo="certo"):
+    with torch.no_grad():
+        if modo == "sem_deslocar":
+            logits = _modelo_ref(sd, janelas, cfg)
+            alvo = janelas
+        else:
+            logits = _modelo_ref(sd, janelas[:, :-1], cfg)
+            alvo = janelas[:, 1:]
+        perda = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1))
+    return float(perda) if modo == "sem_exp" else float(torch.exp(perda))
+
+
+def _atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
+    """Uma chamada de atencao_com_cache, certa ou com um erro conhecido."""
+    B, m, d = x.shape
+    d_k = d // h
+    t = 0 if cache is None else cache[0].shape[2]
+    posicoes = torch.arange(m) if modo == "posicoes_do_zero" else torch.arange(t, t + m)
+    q, k_cru, v_novo = (
+        _linear(x, sd[p + nome + ".weight"]).view(B, m, h, d_k).transpose(1, 2) for nome in ("wq", "wk", "wv")
+    )
+    q, k_novo = _rope_ref(q, posicoes), _rope_ref(k_cru, posicoes)
+    if modo == "rope_em_v":
+        v_novo = _rope_ref(v_novo, posicoes)
+    guardada = k_cru if modo == "k_sem_girar" else k_novo
+    k, v = k_novo, v_novo
+    K, V = guardada, v_novo
+    if cache is not None:
+        antigas = cache[0]
+        if modo == "girado_de_novo":
+            antigas = _rope_ref(antigas, torch.arange(t))
+        k, v = torch.cat([antigas, k_novo], dim=2), torch.cat([cache[1], v_novo], dim=2)
+        K, V = torch.cat([cache[0], guardada], dim=2), v
+    mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()
+    mascara = mascara[:m] if modo == "mascara_primeiras" else mascara[t:]
+    s = (q @ k.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mascara, float("-inf"))
+    saida = _linear((torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, m, d), sd[p + "wo.weight"])
+    return saida, (K, V)
+
+
+def _passada_ref(sd, ids, caches, cfg, modo="certo"):
+    x = sd["embedding.weight"][ids]
+    novos = []
+    for i in range(cfg["n_camadas"]):
+        p = f"blocos.{i}."
+        z = F.rms_norm(x, (x.shape[-1],), sd[p + "norma1.peso"], 1e-5)
+        atendido, cache = _atencao_cache_ref(
+            sd, z, None if caches is None else caches[i], cfg["h"], p + "atencao.", modo
+        )
+        x = x + atendido
+        z = F.rms_norm(x, (x.shape[-1],), sd[p + "norma2.peso"], 1e-5)
+        x = x + _swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)
+        novos.append(cache)
+    x = F.rms_norm(x, (x.shape[-1],), sd["norma_final.peso"], 1e-5)
+    return _linear(x, sd["saida.weight"]), novos
+
+
+def _gerar_ref(sd, ids, n_novos, cfg, modo="certo"):
+    """gerar_sem_cache (modo certo) ou a geração com cache de um erro conhecido."""
+    if modo == "certo":
+        for _ in range(n_novos):
+            proximo = _modelo_ref(sd, ids, cfg)[:, -1].argmax(-1, keepdim=True)
+            ids = torch.cat([ids, proximo], dim=1)
+        return ids
+    if n_novos == 0:
+        return ids
+    logits, caches = _passada_ref(sd, ids, None, cfg, modo)
+    for passo in range(n_novos):
+        proximo = logits[:, -1].argmax(-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+        if passo < n_novos - 1:
+            logits, caches = _passada_ref(sd, proximo, caches, cfg, modo)
+    return ids
