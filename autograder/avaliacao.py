@@ -83,7 +83,7 @@ def avaliar(
     )
     if sub.erro:
         res.erro = sub.erro
-        _zerar(res, f"{'Notebook de outra aula' if sub.outra_aula else 'Notebook ilegível'}: {sub.erro}")
+        _zerar(res, f"{'Notebook de outra aula' if sub.outra_atividade else 'Notebook ilegível'}: {sub.erro}")
         res.segundos = time.monotonic() - inicio
         return res.limpar_textos()
     sessao = Sessao(zigoto, atividade, sub.codigo, semente=int(semente))

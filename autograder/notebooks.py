@@ -135,7 +135,7 @@ class Submissao:
     codigo: dict[str, str] = field(default_factory=dict)  # grade_id -> código do aluno
     avisos: list[str] = field(default_factory=list)
     erro: str | None = None  # preenchido quando o arquivo inteiro não pôde ser lido
-    outra_aula: str | None = None  # slug da aula de quem o notebook parece ser (então ``erro`` explica)
+    outra_atividade: str | None = None  # slug da atividade de quem o notebook parece ser (então ``erro`` explica)
 
 
 def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | NotebookInvalido | None = None) -> Submissao:
@@ -201,9 +201,9 @@ def ler_submissao(caminho: Path, atividade: Atividade, conteudo: bytes | Noteboo
     for gid, n in vistos.items():
         if n > 1:
             sub.avisos.append(f"grade_id '{gid}' aparece {n} vezes: só a primeira célula foi avaliada.")
-    outra = aula_do_notebook(todos, atividade.slug)
+    outra = atividade_do_notebook(todos, atividade.slug)
     if outra:
-        sub.outra_aula = outra
+        sub.outra_atividade = outra
         sub.erro = (
             f"parece ser o notebook da aula {outra[:2]} ({outra}), não o da aula {atividade.slug[:2]} "
             f"({atividade.slug}): entregue o notebook {atividade.slug}.ipynb."
@@ -227,7 +227,7 @@ def _ids_da_atividade(slug: str) -> frozenset[str]:
     return frozenset([*a.solucoes, *(i.grade_id for i in a.itens), *(i.grade_id for i in a.manuais)])
 
 
-def aula_do_notebook(ids: set[str], slug: str) -> str | None:
+def atividade_do_notebook(ids: set[str], slug: str) -> str | None:
     """A outra aula de quem o notebook parece ser, pelos ``grade_id`` das células (ou ``None``).
 
     É de outra aula quando os ids dela cobrem pelo menos metade dos dela e mais do que os da aula

@@ -147,7 +147,7 @@ def test_zip_leva_exatamente_o_que_a_correcao_precisa(zip_atividade):
     assert pastas == {str(p) for n in arquivos for p in Path(n).parents if str(p) != "."}
 
 
-def test_zip_de_outra_aula_leva_a_suite_inteira_dela(tmp_path):
+def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     """A 07-vit tem módulos irmãos na pasta da suíte e usa o item de treino da costura (tocha, treino):
     vão junto; o variantes.py dela, não."""
     with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:

@@ -193,7 +193,7 @@ def _modelo_de_copia(ref):
     if chave not in suite.CACHE_PESADO:
         with _UmThread():
             torch.manual_seed(20261204)
-            sd = TR._pesos_iniciais(ref, 20261204)
+            sd = TR.ITEM.pesos_iniciais(ref, 20261204)
             modelo = ref.Transformer(*TR._args_treino())
             modelo.load_state_dict(sd)
             rng = np.random.default_rng(20261204)

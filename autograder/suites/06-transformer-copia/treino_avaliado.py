@@ -223,11 +223,5 @@ ITEM = treino.ItemDeTreino(
 AUXILIAR = ITEM.auxiliar
 AUX = ITEM.aux
 
-
-def _pesos_iniciais(ref, semente):
-    """Os pesos iniciais do treino avaliado sorteados com a ``semente`` (Xavier, ver _inicializar)."""
-    return ITEM.pesos_iniciais(ref, semente)
-
-
 # A porta de entrada dos benchmarks e das ferramentas de qualidade (make bench, bench-copia, bench-vit).
 treino_de_referencia = ITEM.treino_de_referencia
