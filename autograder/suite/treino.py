@@ -257,7 +257,8 @@ class ItemDeTreino:
                 "substituto": qual == "substituto",
             }
             if not all(torch.isfinite(v).all() for v in treinados.values()):
-                return {**base, "medida": 0.0, "nan": True}
+                # a pior medida possível na direção da métrica: NaN nunca alcança faixa nenhuma
+                return {**base, "medida": 0.0 if self.maior_e_melhor else float("inf"), "nan": True}
             procedencia = self.procedencia(ref, sd, treinados)
             return {**base, "medida": self.medir(ref, treinados, semente), "nan": False, "procedencia": procedencia}
         except BaseException as exc:  # o erro vira a falha dos testes de faixa

@@ -100,15 +100,31 @@ def _bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
 
 def _aplicar_fusoes(ids, fusoes, modo="certo"):
     """Os ids de um pré-token depois das fusões: a de menor posição na lista primeiro (``modo="posicao"``: a
-    primeira aplicável da esquerda para a direita, um erro conhecido)."""
+    primeira aplicável da esquerda para a direita, um erro conhecido; ``"posicao_todas"``: essa mesma, fundida
+    em todo o pré-token)."""
     posto = {par: i for i, par in enumerate(fusoes)}
     while len(ids) > 1:
         candidatos = [(posto[par], j) for j, par in enumerate(pairwise(ids)) if par in posto]
         if not candidatos:
             break
-        rank, j = min(candidatos, key=lambda c: c[1]) if modo == "posicao" else min(candidatos)
-        ids = [*ids[:j], 256 + rank, *ids[j + 2 :]]
+        rank, j = min(candidatos) if modo == "certo" else min(candidatos, key=lambda c: c[1])
+        if modo == "posicao_todas":  # o par escolhido fundido em toda a sequência (como o fundir_par dado faz)
+            ids = _fundir_todas(ids, fusoes[rank], 256 + rank)
+        else:
+            ids = [*ids[:j], 256 + rank, *ids[j + 2 :]]
     return ids
+
+
+def _fundir_todas(ids, par, novo):
+    saida, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == par:
+            saida.append(novo)
+            i += 2
+        else:
+            saida.append(ids[i])
+            i += 1
+    return saida
 
 
 def _codificar_ref(texto, fusoes, modo="certo"):
@@ -116,7 +132,7 @@ def _codificar_ref(texto, fusoes, modo="certo"):
     pedacos = [texto] if modo == "atravessa" else _pre_tokenizar(texto)
     ids = []
     for pedaco in pedacos:
-        ids.extend(_aplicar_fusoes(list(pedaco.encode("utf-8")), fusoes, "posicao" if modo == "posicao" else "certo"))
+        ids.extend(_aplicar_fusoes(list(pedaco.encode("utf-8")), fusoes, "certo" if modo == "atravessa" else modo))
     return ids
 
 

@@ -98,7 +98,10 @@ def test_bpe_codificar_confere(aluno, rng):
             continue
         if obtidos == ORC._codificar_ref(texto, fusoes, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
-        if obtidos == ORC._codificar_ref(texto, fusoes, "posicao"):
+        if obtidos in (
+            ORC._codificar_ref(texto, fusoes, "posicao"),
+            ORC._codificar_ref(texto, fusoes, "posicao_todas"),
+        ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
         raise Reprovado(
             f"codificar não confere: {len(obtidos)} ids, o esperado são {len(esperados)} (primeiros: "
@@ -113,7 +116,10 @@ def test_bpe_codificar_confere(aluno, rng):
     if obtidos != esperados:
         if obtidos == ORC._codificar_ref(texto, manuais, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
-        if obtidos == ORC._codificar_ref(texto, manuais, "posicao"):
+        if obtidos in (
+            ORC._codificar_ref(texto, manuais, "posicao"),
+            ORC._codificar_ref(texto, manuais, "posicao_todas"),
+        ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
         raise Reprovado(f"codificar({texto!r}, {manuais}) devolveu {obtidos}; o esperado é {esperados}.")
 
