@@ -356,7 +356,7 @@ def _treinados_fora(slug: str) -> dict:
 
         s = _suite_de_treino(slug)
         ref = referencia(carregar_atividade(slug))
-        sd = s._pesos_iniciais(ref, 7)
+        sd = s.ITEM.pesos_iniciais(ref, 7)
         if slug == "06-transformer-copia":
             modelo = ref.Transformer(*s._args_treino())
             lotes = s._lotes(np.random.default_rng(7), s.TREINO_PASSOS, s.TREINO_LOTE, *s.TREINO_COMP, s.TREINO_VOCAB)

@@ -84,7 +84,7 @@ def na_caixa(zigoto, atividade, S, codigo, modo: str) -> dict:
         aluno.injetar(CRONOMETRO)
         modelo, _qual = S.ITEM.modelo_para_treinar(aluno, ref)
         rng = np.random.default_rng(SEMENTE)
-        sd = S._pesos_iniciais(ref, SEMENTE)
+        sd = S.ITEM.pesos_iniciais(ref, SEMENTE)
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("train", guardar=True)
         lotes = S._lotes(rng, S.TREINO_PASSOS, S.TREINO_LOTE, *S.TREINO_COMP, S.TREINO_VOCAB)
@@ -120,7 +120,7 @@ def fora(atividade, S) -> dict:
 
     ref = referencia(atividade)
     rng = np.random.default_rng(SEMENTE)
-    sd = S._pesos_iniciais(ref, SEMENTE)
+    sd = S.ITEM.pesos_iniciais(ref, SEMENTE)
     modelo = ref.Transformer(*S._args_treino())
     modelo.load_state_dict(sd, strict=False)
     modelo.train()
