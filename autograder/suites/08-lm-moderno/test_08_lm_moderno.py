@@ -172,7 +172,7 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
 
 
 @item("teste_bpe", pontos=0.5)
-@propriedade("test_bpe_fusoes_conferem_com_a_referencia")
+@propriedade("test_bpe_fusoes_conferem_com_a_referencia", cara=True)
 @tempo_limite(60)
 def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
     """BPE: o treino usa contagens incrementais (cabe em 5× o tempo de um BPE incremental na mesma caixa)"""
