@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente release grade test mutacao sementes adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -63,6 +63,9 @@ test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus a
 
 mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas)
 	@$(PY) -m qualidade mutacao $(subst $(VIRGULA), ,$(ATIVIDADES))
+
+sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob várias sementes (SEMENTES=4): nenhum pode perder ponto; roda no .ci/run
+	@$(PY) -m qualidade sementes $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(SEMENTES),--sementes $(SEMENTES))
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)

@@ -27,6 +27,10 @@ COMANDOS = {
         "qualidade.corpus_independente.executor",
         "corpus independente (issue #24): pegos, nomeados, vazamentos",
     ),
+    "sementes": (
+        "qualidade.sementes",
+        "variantes corretas e casos corretos do corpus sob várias sementes: nenhum perde ponto (make sementes)",
+    ),
 }
 # bench <nome> -> módulo de qualidade/bench/
 BENCHMARKS = {
