@@ -284,12 +284,9 @@ def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
             f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu {type(cache).__name__} no lugar de (K, V).)",
             EQ.CACHE_NAO_ATUALIZADO,
         )
-    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
-        obtido = _tensor(obtido, f"{letra} do cache")
-        forma, certa = tuple(obtido.shape), tuple(certo.shape)
+    for letra, obtido, certo, forma, certa, parte in tocha.tensores_do_cache(cache, esperado, t, m):
         if forma != certa:
-            B, h, _, d_k = certa
-            if t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
+            if parte is not None:
                 raise Reprovado(
                     f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
                     EQ.CACHE_NAO_ATUALIZADO,

@@ -13,14 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import (
-    Reprovado,
-    conferir_state_dict,
-    verificar,
-)
-from autograder.suite.avaliador import (
-    semente_derivada,
-)
+from autograder.suite import Reprovado, conferir_state_dict, semente_derivada, treino, verificar
 
 SLUG = "08-lm-moderno"
 EQ = suite.vizinho(__file__, "equivocos")
@@ -164,20 +157,9 @@ def _modelo_para_treinar(aluno, ref):
     ids = torch.from_numpy(rng.integers(0, _args_treino()[0], size=(2, 12))).long()
     with torch.no_grad():
         esperado = confiavel.eval()(ids)
-    try:
-        modelo = aluno.criar("LMModerno", *_args_treino())
-        conferir_state_dict(modelo.pesos(), sd, "LMModerno")
-        modelo.metodo("double", guardar=True)
-        modelo.carregar_pesos(sd, strict=False)
-        modelo.metodo("eval", guardar=True)
-        obtido = modelo(ids)
-        if isinstance(obtido, torch.Tensor) and obtido.shape == esperado.shape:
-            if torch.allclose(obtido, esperado, atol=1e-7, rtol=1e-6):
-                modelo.metodo("float", guardar=True)
-                return modelo, "aluno"
-    except Exception:  # o modelo do aluno falhou: treina o substituto
-        pass
-    return aluno.criar("_avaliador_LMBiblioteca", *_args_treino()), "substituto"
+    return treino.modelo_do_aluno_ou_substituto(
+        aluno, "LMModerno", _args_treino(), sd, (ids,), esperado, "_avaliador_LMBiblioteca"
+    )
 
 
 _DE_QUEM = {
