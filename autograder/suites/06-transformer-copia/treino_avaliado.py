@@ -179,10 +179,19 @@ ITEM = treino.ItemDeTreino(
     slug="06-transformer-copia",
     classe="Transformer",
     args=_args_treino(),
+    # as máscaras, a taxa e a perda do treino avaliado são as de referência (``dependencias``)
+    celulas_do_modelo=("camada_decoder", "transformer"),
     inicializar=_inicializar,
     # um Transformer que erra só na estrutura perde no item teste_transformer, e o treino usa o substituto
     conferir_a_estrutura=True,
     estrito_na_referencia=False,
+    de_quem={
+        "aluno": "o seu Transformer",
+        "substituto": "um Transformer de referência, porque o seu não conferiu no item teste_transformer",
+    },
+    conferencia=_conferencia,
+    semente_da_conferencia=20261202,
+    aleatorizar=_aleatorizar,
     passos=TREINO_PASSOS,
     faixas=FAIXAS,
     kwargs_do_treinar={"pico": TREINO_PICO, "aquecimento": TREINO_AQUECIMENTO, "max_norma": 1.0},
@@ -191,15 +200,6 @@ ITEM = treino.ItemDeTreino(
         np.random.default_rng(semente), TREINO_PASSOS, TREINO_LOTE, *TREINO_COMP, TREINO_VOCAB
     ),
     medir=_acerto_exato,
-    conferencia=_conferencia,
-    semente_da_conferencia=20261202,
-    aleatorizar=_aleatorizar,
-    de_quem={
-        "aluno": "o seu Transformer",
-        "substituto": "um Transformer de referência, porque o seu não conferiu no item teste_transformer",
-    },
-    # as máscaras, a taxa e a perda do treino avaliado são as de referência (``dependencias``)
-    celulas_do_modelo=("camada_decoder", "transformer"),
     texto_da_medida=lambda acerto, faixa, qual: (
         f"Acerto exato de {acerto:.1%} (faixa pedida: {faixa:.0%}) em {TREINO_AVALIACAO} sequências novas, "
         f"decodificadas com os pesos que a sua função treinar produziu ({qual})."

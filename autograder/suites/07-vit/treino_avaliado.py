@@ -137,28 +137,28 @@ ITEM = treino.ItemDeTreino(
     slug="07-vit",
     classe="ViT",
     args=_args_treino(),
+    celulas_do_modelo=("extrair_patches", "camada_encoder", "vit"),
+    de_quem={
+        "aluno": "o seu ViT",
+        "substituto": "um ViT de referência, porque o seu não deu os logits do ViT de referência com os mesmos pesos",
+    },
+    conferencia=lambda rng: (torch.from_numpy(rng.random((6, 1, 8, 8))),),
+    semente_da_conferencia=20261204,
+    aleatorizar=_aleatorizar,
+    # um ViT que confere em avaliação mas quebra no treino (um resíduo somado no lugar, que o backward
+    # recusa; patches em float64 num modelo float32): o treino avaliado julga só a função treinar
+    substituto_se_quebrar=True,
     passos=TREINO_PASSOS,
     faixas=FAIXAS,
     kwargs_do_treinar={"taxa": TREINO_TAXA},
     taxas=lambda: [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)],
     lotes=_lotes_de_treino,
     medir=_acuracia_no_teste,
-    conferencia=lambda rng: (torch.from_numpy(rng.random((6, 1, 8, 8))),),
-    semente_da_conferencia=20261204,
-    aleatorizar=_aleatorizar,
-    de_quem={
-        "aluno": "o seu ViT",
-        "substituto": "um ViT de referência, porque o seu não deu os logits do ViT de referência com os mesmos pesos",
-    },
-    celulas_do_modelo=("extrair_patches", "camada_encoder", "vit"),
     texto_da_medida=lambda acuracia, faixa, qual: (
         f"Acurácia de {acuracia:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos "
         f"que a sua função treinar produziu ({qual})."
     ),
     descricao_da_faixa="treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
-    # um ViT que confere em avaliação mas quebra no treino (um resíduo somado no lugar, que o backward
-    # recusa; patches em float64 num modelo float32): o treino avaliado julga só a função treinar
-    substituto_se_quebrar=True,
     rodar_espiao=_rodar_espiao,
     diagnosticar=_diagnosticar,
 )
