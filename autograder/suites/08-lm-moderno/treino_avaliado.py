@@ -111,6 +111,8 @@ TREINO = {
     "desvio": 0.2,
 }
 TREINO_PRAZO = 120.0
+# os argumentos do treinar_lm depois do modelo e dos ids, na ordem da assinatura (a semente/gerador vem no fim)
+ARGS_DO_TREINAR = ("passos", "lote", "contexto", "taxa_max", "taxa_min", "aquecimento", "norma_max", "wd")
 # Perplexidade no texto de validação (menor é melhor). A referência, em 30 sementes (make bench-lm): mínima
 # 50,0, mediana 57,1, máxima 67,9; o substituto da biblioteca, 53,6 a 67,9 em 10. O uniforme dá 320.
 FAIXAS = (150.0, 95.0, 75.0)
@@ -249,14 +251,7 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
             (
                 modelo._ref,
                 ids_treino,
-                t["passos"],
-                t["lote"],
-                t["contexto"],
-                t["taxa_max"],
-                t["taxa_min"],
-                t["aquecimento"],
-                t["norma_max"],
-                t["wd"],
+                *(t[k] for k in ARGS_DO_TREINAR),
                 semente,
             ),
             {},
@@ -298,14 +293,7 @@ def treino_de_referencia(semente, substituto=False, com_procedencia=False):
     treinar(
         modelo,
         ids_treino,
-        t["passos"],
-        t["lote"],
-        t["contexto"],
-        t["taxa_max"],
-        t["taxa_min"],
-        t["aquecimento"],
-        t["norma_max"],
-        t["wd"],
+        *(t[k] for k in ARGS_DO_TREINAR),
         torch.Generator().manual_seed(int(semente)),
     )
     segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
