@@ -14,10 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite.avaliador import (
-    pasta_da_fonte,
-    referencia_da_atividade,
-)
+from autograder.suite import pasta_da_fonte, referencia_da_atividade
 
 SLUG = "08-lm-moderno"
 
