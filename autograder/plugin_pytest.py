@@ -91,6 +91,17 @@ def aplicar_portoes(resultados: list[ResultadoTeste], origens: list[Origem]) -> 
     return finais
 
 
+def portao_ja_fechado(no, resultados: list[ResultadoTeste], origens: list[Origem]) -> bool:
+    """Uma propriedade cara (``@propriedade(..., cara=True)``) cujo teste exigido já falhou nesta
+    submissão: rodá-la não muda a nota (``aplicar_portoes`` a zera com a mensagem do portão)."""
+    m = no.get_closest_marker("propriedade")
+    if m is None or not m.kwargs.get("cara"):
+        return False
+    o = origem_do_teste(no)
+    falhos = {(x.modulo, x.funcao) for x, r in zip(origens, resultados, strict=True) if r.situacao != "passou"}
+    return any((o.modulo, nome) in falhos for nome in o.exige or ())
+
+
 # ------------------------------------------------------------------------ plugin pytest
 def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | None]:
     """(situação, mensagem para o aluno, código do equívoco)."""
@@ -180,8 +191,13 @@ class PluginAvaliacao:
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
         config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
+        # True: a chamada está feita (sem rodar o teste); o portão, depois, dá 0 com a mensagem dele.
+        return True if portao_ja_fechado(pyfuncitem, self.resultados, self.origens) else None
+
+    @pytest.hookimpl(hookwrapper=True, specname="pytest_pyfunc_call")
+    def pytest_pyfunc_call_cronometrado(self, pyfuncitem):
         inicio = time.perf_counter()
         yield
         if self.sessao is not None:

@@ -208,7 +208,7 @@ def nada_honesto(slug: str) -> dict[str, dict[str, tuple[float, str]]]:
     return _da_suite(slug, "NADA_HONESTO")
 
 
-def encurtar_treino(nb: dict, passos: int = 150) -> dict:
+def encurtar_treino(nb: dict, passos: int = 30) -> dict:
     """Troca ``PASSOS = N`` das células marcadas com a tag ``parametros`` (o treino completo de um
     notebook) por um número menor: os testes do curso rodam o notebook inteiro sem esperar o treino
     de verdade, que fica para o benchmark."""

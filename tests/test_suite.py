@@ -403,3 +403,20 @@ def test_constante_do_exemplo_reprova_so_quem_da_o_resultado_do_valor_do_exemplo
     assert chamadas == []  # e nem calculou a saída do exemplo
     with pytest.raises(Reprovado):
         conferir_constante_do_exemplo(np.array([1.0, 2.0]), com_o_exemplo, "h", 3, 2)
+
+
+def test_propriedade_cara_nao_roda_depois_que_o_portao_fechou():
+    """``@propriedade(..., cara=True)`` não roda quando um teste exigido já falhou nesta submissão; uma
+    propriedade comum roda sempre (a mensagem dela pode dizer o que está errado)."""
+    from autograder.avaliacao import origem_do_teste
+    from autograder.plugin_pytest import portao_ja_fechado
+
+    oraculo, outro = _No("test_oraculo", "teste_x"), _No("test_outro", "teste_x")
+    cara = _No("test_cronometro", "teste_x", ["test_oraculo"])
+    cara._marcas["propriedade"] = pytest.mark.propriedade("test_oraculo", cara=True).mark
+    comum = _No("test_invariancia", "teste_x", ["test_oraculo"])
+    origens = [origem_do_teste(oraculo), origem_do_teste(outro)]
+    assert portao_ja_fechado(cara, [_resultado("oráculo", passou=False), _resultado("outro")], origens)
+    assert not portao_ja_fechado(comum, [_resultado("oráculo", passou=False), _resultado("outro")], origens)
+    assert not portao_ja_fechado(cara, [_resultado("oráculo"), _resultado("outro", passou=False)], origens)
+    assert not portao_ja_fechado(cara, [], [])  # o oráculo ainda não rodou: a propriedade roda

@@ -18,7 +18,7 @@ def item(grade_id: str, pontos: float):
     return pytest.mark.item(grade_id, pontos=pontos)
 
 
-def propriedade(*exige: str):
+def propriedade(*exige: str, cara: bool = False):
     """Marca um teste de propriedade (invariância, "não espia", estrutura, formas...) e o(s) teste(s)
     de oráculo de que ele depende: ``@propriedade("test_confere_com_referencia")``.
 
@@ -29,10 +29,14 @@ def propriedade(*exige: str):
     passaram na mesma submissão; senão o teste fica com 0 e a mensagem ``MENSAGEM_PROPRIEDADE``. Os
     testes de ``exige`` são os que comparam a mesma função com a referência ou, onde não há
     referência, a conferem em entradas de resposta conhecida. A regra é aplicada pelo avaliador
-    (``avaliacao.aplicar_portoes``) depois de rodar a suíte inteira, não por cada teste."""
+    (``avaliacao.aplicar_portoes``) depois de rodar a suíte inteira, não por cada teste.
+
+    ``cara=True``: a propriedade custa caro (um cronômetro, um treino) e não roda quando um teste de
+    ``exige`` já falhou nesta submissão; a nota é a mesma (0, com a mensagem do portão), e o tempo fica
+    para quem pode ganhar os pontos. Só vale para o que roda antes dela, na ordem do módulo."""
     if not exige or not all(isinstance(nome, str) and nome.startswith("test_") for nome in exige):
         raise TypeError("@propriedade precisa dos nomes dos testes de oráculo: @propriedade('test_...')")
-    return pytest.mark.propriedade(*exige)
+    return pytest.mark.propriedade(*exige, cara=bool(cara))
 
 
 MENSAGEM_PROPRIEDADE = (

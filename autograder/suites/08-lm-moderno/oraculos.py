@@ -6,6 +6,7 @@ dublês de ``auxiliares.py`` carregados também neste processo (``AUX``)."""
 import functools
 import math
 import time
+import weakref
 from collections import Counter, defaultdict
 from itertools import pairwise
 
@@ -14,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import pasta_da_fonte, referencia_da_atividade
+from autograder.suite import pasta_da_fonte, referencia_da_atividade, semente_da_submissao, semente_derivada
 
 SLUG = "08-lm-moderno"
 
@@ -159,6 +160,12 @@ def _corpus():
 # texto junta um trecho do corpus repetido (os pares frequentes, que as fusões pegam) a milhares de
 # palavras sorteadas de letras maiúsculas (pares raros, que nenhuma fusão toca): recontar tudo a cada fusão
 # custa ~20× o incremental (make bench-lm imprime a razão), e o orçamento é 5×.
+#
+# A primeira medida de cada submissão usa o texto do curso (sorteado do segredo do curso, o mesmo para
+# todos, desconhecido do aluno) e o tempo da referência medido uma vez por zigoto (o menor de três, na
+# primeira submissão que o pede): um trabalhador do lote não refaz, a cada notebook, a caixa limpa, o BPE
+# da suíte nem as fusões de referência desse texto. Quem passa do orçamento nela é medido de novo, como
+# antes: um texto novo da semente da submissão e a referência cronometrada outra vez, na mesma hora.
 ORCAMENTO_BPE = 5.0
 BPE_CRONOMETRO = {"ruido": 3000, "comprimento": 25, "natural": 15000, "repeticoes": 8, "fusoes": 100}
 
@@ -223,6 +230,30 @@ def _cronometrar(chamar, vezes):
         resultado = chamar()
         melhor = min(melhor, time.perf_counter() - inicio)
     return melhor, resultado
+
+
+@functools.cache
+def texto_do_curso():
+    """O texto da primeira medida do orçamento: fixo para o curso (tirado do segredo dele) e para todos."""
+    semente = semente_da_submissao(SLUG, "\0orçamento do BPE")  # nenhum aluno tem NUL no nome
+    return texto_cronometrado(np.random.default_rng(semente_derivada(semente, "texto")))
+
+
+@functools.lru_cache(maxsize=4)
+def fusoes_de_referencia(texto, n_fusoes):
+    """As fusões do BPE de referência em ``texto`` (guardadas: o texto do curso se repete a cada submissão)."""
+    return _bpe_ref(texto, n_fusoes)
+
+
+_TEMPO_DO_CURSO = weakref.WeakKeyDictionary()  # zigoto -> segundos do BPE da suíte no texto do curso
+
+
+def tempo_da_referencia_no_curso(sessao_do_aluno, n_fusoes):
+    """Segundos do BPE da suíte no texto do curso, medidos uma vez por zigoto (o menor de três)."""
+    zigoto = sessao_do_aluno.zigoto
+    if zigoto not in _TEMPO_DO_CURSO:
+        _TEMPO_DO_CURSO[zigoto] = tempo_da_referencia(sessao_do_aluno, texto_do_curso(), n_fusoes, vezes=3)
+    return _TEMPO_DO_CURSO[zigoto]
 
 
 def tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=1):

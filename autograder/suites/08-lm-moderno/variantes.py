@@ -1318,8 +1318,24 @@ def lm_com_cache(modelo, ids, caches=None):
     ),
 }
 
+# A RoPE como no código de referência do LLaMA: frequências, ângulos e a rotação em float32, e a saída de volta no
+# dtype de x. Certa: o erro de arredondamento dos ângulos (posições de até algumas centenas) fica na casa de 1e-5.
+_CORRETA_ROPE_FLOAT32 = {
+    "aplicar_rope": """
+def aplicar_rope(x, posicoes, theta=10000.0):
+    d_k = x.shape[-1]
+    inv_freq = 1.0 / (theta ** (torch.arange(0, d_k, 2, dtype=torch.float32) / d_k))
+    angulos = posicoes.float().unsqueeze(-1) * inv_freq
+    pares = x.float().reshape(*x.shape[:-1], d_k // 2, 2)
+    a, b = pares[..., 0], pares[..., 1]
+    cos, sen = angulos.cos(), angulos.sin()
+    return torch.stack((a * cos - b * sen, a * sen + b * cos), dim=-1).reshape(x.shape).to(x.dtype)
+""",
+}
+
 CORRETAS = [
     Variante("correta-alternativa", _CORRETA_1),
+    Variante("correta-rope-em-float32", _CORRETA_ROPE_FLOAT32),
     Variante("correta-bpe-max-em-c-e-rope-por-meia-rotacao", _CORRETA_2),
     Variante("correta-decodifica-recursivo", _CORRETA_3),
     Variante("correta-base-da-suite", dict(BASE)),
