@@ -286,6 +286,51 @@ def test_carregador_le_cada_arquivo_da_suite_uma_vez():
     assert suite_pesada(slug) and suite_pesada("07-vit") and not suite_pesada("01-atencao")
 
 
+@pytest.mark.parametrize(("slug", "classe"), [("06-transformer-copia", "Transformer"), ("07-vit", "ViT")])
+def test_item_de_treino_tira_das_convencoes_da_pasta_o_que_a_aula_nao_declara(slug, classe):
+    """Substituto, auxiliar, equívocos do laço, prazo e pontos: as convenções da pasta da suíte."""
+    import dataclasses
+
+    from autograder.suite import declaracoes, modulo_da_suite, treino
+
+    item = declaracoes(slug).treino
+    eq = modulo_da_suite(slug, "equivocos")
+    assert item.substituto == f"_avaliador_{classe}Biblioteca" and item.substituto in item.aux
+    assert item.auxiliar == modulo_da_suite(slug, "auxiliares").CODIGO
+    assert item.divergiu is eq.TREINO_DIVERGIU and item.modo_avaliacao is eq.TREINO_MODO_AVALIACAO
+    assert item.ignora_passos is eq.TREINO_IGNORA_PASSOS and item.sem_eval is eq.TREINO_SEM_EVAL
+    assert (item.prazo, item.pontos_das_faixas) == (treino.PRAZO_DO_TREINO, treino.PONTOS_DAS_FAIXAS)
+    # o que a aula declara vence a convenção
+    outro = dataclasses.replace(item, substituto="_avaliador_Outro", divergiu=TROCADO, aux={})
+    assert outro.substituto == "_avaliador_Outro" and outro.divergiu is TROCADO
+    assert outro.modo_avaliacao is eq.TREINO_MODO_AVALIACAO
+
+
+def test_tensores_do_cache_diz_quando_o_cache_ficou_so_com_as_posicoes_antigas_ou_novas():
+    import torch
+
+    from autograder.suite import tocha
+
+    B, h, t, m, d_k = 2, 3, 4, 1, 5
+    certo = torch.zeros(B, h, t + m, d_k)
+
+    def partes(*formas, t=t):
+        cache = tuple(torch.zeros(f) for f in formas)
+        return [
+            (letra, forma, parte)
+            for letra, _, _, forma, _, parte in tocha.tensores_do_cache(cache, (certo, certo), t, m)
+        ]
+
+    assert partes((B, h, t + m, d_k), (B, h, t + m, d_k)) == [
+        ("K", (B, h, t + m, d_k), None),
+        ("V", (B, h, t + m, d_k), None),
+    ]
+    assert [p for *_, p in partes((B, h, t, d_k), (B, h, m, d_k))] == ["antigas", "novas"]
+    assert [p for *_, p in partes((B, h, t, d_k), (B, h, 9, d_k), t=0)] == [None, None]  # sem cache antigo
+    with pytest.raises(Reprovado, match="V do cache"):
+        list(tocha.tensores_do_cache((certo, "não é tensor"), (certo, certo), t, m))
+
+
 # ------------------------------------------------------------------ conferências da issue #24
 def test_comparar_nomeia_precisao_reduzida_so_quando_o_resto_confere():
     from autograder.suite import PRECISAO_REDUZIDA

@@ -39,7 +39,7 @@ Os módulos:
 
 * ``itens``: ``@item``, ``@propriedade``, ``tempo_limite``, ``Equivoco``, ``Reprovado``, ``verificar``,
   ``comparar`` e os portões;
-* ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``semente_derivada``,
+* ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``TempoEsgotado``, ``semente_derivada``,
   ``semente_da_submissao``, ``referencia_da_atividade``);
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
   ``equivocos.py`` e ``auxiliares.py``; ``declaracoes(slug)``: ``DEPENDENCIAS``, ``PESADA``,
@@ -57,6 +57,8 @@ Os módulos:
 from autograder.suite.avaliador import (
     CaixaMorreu,
     ErroDoAluno,
+    TempoEsgotado,
+    pasta_da_fonte,
     referencia_da_atividade,
     semente_da_submissao,
     semente_derivada,
@@ -151,6 +153,7 @@ __all__ = [
     "ErroDoAluno",
     "Procedencia",
     "Reprovado",
+    "TempoEsgotado",
     "_descrever_estrutura",
     "alcance_do_adam",
     "como_array",
@@ -172,6 +175,7 @@ __all__ = [
     "item",
     "medir_procedencia",
     "modulo_da_suite",
+    "pasta_da_fonte",
     "propriedade",
     "referencia_da_atividade",
     "referencia_na_mesma_semente",

@@ -15,7 +15,18 @@ import torch
 
 from autograder.suite.itens import Reprovado, conferir_state_dict
 
-__all__ = ["aleatorizar", "comeca_com", "contem", "e_um_de", "erradas", "remoto", "tensor", "x"]
+__all__ = [
+    "aleatorizar",
+    "comeca_com",
+    "contem",
+    "e_um_de",
+    "erradas",
+    "remoto",
+    "tensor",
+    "tensores_do_cache",
+    "trocar_camadas",
+    "x",
+]
 
 
 def tensor(valor, nome: str) -> torch.Tensor:
@@ -95,3 +106,35 @@ def remoto(aluno, classe: str, args, sd: dict, *, avaliacao: bool = True):
     conferir_state_dict(obj.pesos(), sd, classe)
     obj.carregar_pesos(sd, strict=False)
     return obj
+
+
+def tensores_do_cache(cache, esperado, t: int, m: int):
+    """Percorre K e V de um cache KV devolvido pelo aluno (um par, já conferido) ao lado dos ``esperado``,
+    de forma (B, h, t + m, d_k): para cada um, (letra, tensor, tensor esperado, forma, forma esperada, parte).
+    ``parte`` é "antigas" ou "novas" quando o tensor (com t > 0) tem só as ``t`` posições que o cache já
+    tinha ou só as ``m`` novas (o cache não foi concatenado); None nos outros casos. O tensor que não é
+    um ``torch.Tensor`` reprova (``tensor``), na ordem: K antes de V."""
+    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
+        obtido = tensor(obtido, f"{letra} do cache")
+        forma, certa = tuple(obtido.shape), tuple(certo.shape)
+        B, h, _, d_k = certa
+        parte = None
+        if forma != certa and t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
+            parte = "antigas" if forma == (B, h, t, d_k) else "novas"
+        yield letra, obtido, certo, forma, certa, parte
+
+
+def trocar_camadas(aluno, remoto, atributo: str, n: int, args, classe_da_camada: str) -> None:
+    """Põe no ``nn.ModuleList`` ``atributo`` do modelo ``remoto`` do aluno ``n`` camadas
+    ``_avaliador_CamadaBiblioteca(*args)`` (dos auxiliares da aula, já injetados): o item do modelo não
+    depende das camadas do aluno (``classe_da_camada``), que têm item próprio. Reprova se o modelo não
+    tem ``atributo[i]``."""
+    try:
+        for i in range(n):
+            camada = aluno.criar("_avaliador_CamadaBiblioteca", *args)
+            remoto.metodo(f"{atributo}.__setitem__", i, camada._ref)
+    except Exception as exc:  # a estrutura do aluno não tem atributo[i]
+        raise Reprovado(
+            f"Não consegui trocar as camadas de self.{atributo} (deve ser um nn.ModuleList com n_camadas "
+            f"{classe_da_camada}): {exc}"
+        ) from None

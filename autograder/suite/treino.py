@@ -15,8 +15,6 @@ Uma aula declara o item num módulo da pasta da suíte (``treino_avaliado.py``, 
     ITEM = treino.ItemDeTreino(
         slug="08-lm",
         classe="ModeloDeLinguagem",            # a classe do aluno e da referência, com os mesmos args
-        substituto="_avaliador_LMBiblioteca",  # a classe do AUXILIAR que treina se a do aluno falha
-        auxiliar=AUXILIAR,                     # o código posto na caixa (substituto, espião)
         args=(VOCAB, 32, 4, 64, 2, 64),
         passos=200,
         faixas=(300.0, 120.0, 60.0),           # perplexidade: quanto menor, melhor
@@ -24,7 +22,6 @@ Uma aula declara o item num módulo da pasta da suíte (``treino_avaliado.py``, 
         janela=20.0,                           # "perto da faixa", na unidade da métrica
         folga=3.0,
         formato="{:.1f}",
-        prazo=120.0,
         kwargs_do_treinar={"taxa": 3e-3},
         taxas=lambda: [taxa_ref(p) for p in range(200)],  # uma por passo: o alcance do Adam
         lotes=lambda semente: lotes_do_corpus(semente),   # sorteados no processo confiável
@@ -35,14 +32,17 @@ Uma aula declara o item num módulo da pasta da suíte (``treino_avaliado.py``, 
         de_quem={"aluno": "o seu modelo", "substituto": "um modelo de referência, porque o seu não conferiu"},
         celulas_do_modelo=("modelo",),         # as células do aluno que o treino usa, além de treinar
         texto_da_medida=lambda m, faixa, qual: f"Perplexidade de {m:.1f} (faixa: {faixa:.0f}) ... ({qual}).",
-        pontos_das_faixas=(0.5, 0.75, 1.25),
         descricao_da_faixa="treino: perplexidade de no máximo {faixa:.0f} no texto separado",
-        divergiu=TREINO_DIVERGIU,
         dependencias=["mascara_causal"],       # trocadas pela referência durante o treino avaliado
         rodar_espiao=rodar_espiao,             # (aluno, rng) -> (extra, lotes, hist, chamadas)
-        modo_avaliacao=TREINO_MODO_AVALIACAO,  # equívocos do laço que a aula nomeia
-        ignora_passos=TREINO_IGNORA_PASSOS,
     )
+
+O resto vem das convenções da pasta da suíte, e a aula só o declara se foge delas: o substituto é a
+classe ``_avaliador_<classe>Biblioteca`` do ``auxiliar``; o ``auxiliar`` é o ``CODIGO`` do
+``auxiliares.py`` da suíte; os equívocos do laço (``divergiu``, ``modo_avaliacao``, ``ignora_passos``,
+``sem_eval``) são ``TREINO_DIVERGIU``, ``TREINO_MODO_AVALIACAO``, ``TREINO_IGNORA_PASSOS`` e
+``TREINO_SEM_EVAL`` do ``equivocos.py``; cada teste de faixa tem ``PRAZO_DO_TREINO`` segundos e vale o
+que diz ``PONTOS_DAS_FAIXAS``.
 
 e, nos testes, uma linha por teste comum a toda aula de treino (mesmos nomes, docstrings e pontos da
 aula; a ordem das linhas é a ordem em que o pytest os roda)::
@@ -70,6 +70,7 @@ import numpy as np
 import torch
 
 from autograder.suite.avaliador import ErroDoAluno, referencia_da_atividade, semente_derivada
+from autograder.suite.declaracoes import modulo_da_suite
 from autograder.suite.espiao import (
     TREINO_OTIMIZADOR_RECRIADO,
     TREINO_SEM_ZERAR,
@@ -88,7 +89,41 @@ from autograder.suite.faixas import (
 from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, item, tempo_limite
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
 
-__all__ = ["ItemDeTreino"]
+__all__ = ["PONTOS_DAS_FAIXAS", "PRAZO_DO_TREINO", "ItemDeTreino", "modelo_do_aluno_ou_substituto"]
+
+PRAZO_DO_TREINO = 120.0  # segundos de um teste de faixa: o treino avaliado cabe com folga
+PONTOS_DAS_FAIXAS = (0.5, 0.75, 1.25)  # quanto vale cada uma das três faixas do item de treino
+
+# campo do ItemDeTreino -> o nome do equívoco no equivocos.py da suíte, quando a aula não o dá
+EQUIVOCOS_DO_LACO = {
+    "divergiu": "TREINO_DIVERGIU",
+    "modo_avaliacao": "TREINO_MODO_AVALIACAO",
+    "ignora_passos": "TREINO_IGNORA_PASSOS",
+    "sem_eval": "TREINO_SEM_EVAL",
+}
+
+
+def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado, substituto, conferir=None):
+    """O modelo a treinar: ``classe(*args)`` do aluno se ele confere com a referência (com os ``pesos``
+    sorteados, em float64 e em avaliação, dá ``esperado`` para ``entradas``; ``conferir(modelo)``, se dada,
+    também não reprova); senão, ``substituto(*args)`` (uma classe dos auxiliares já injetados). Devolve
+    (objeto remoto, "aluno" ou "substituto"); o do aluno volta em float32."""
+    try:
+        modelo = aluno.criar(classe, *args)
+        conferir_state_dict(modelo.pesos(), pesos, classe)
+        if conferir is not None:
+            conferir(modelo)
+        modelo.metodo("double", guardar=True)
+        modelo.carregar_pesos(pesos, strict=False)
+        modelo.metodo("eval", guardar=True)
+        obtido = modelo(*entradas)
+        if isinstance(obtido, torch.Tensor) and obtido.shape == esperado.shape:
+            if torch.allclose(obtido, esperado, atol=1e-7, rtol=1e-6):
+                modelo.metodo("float", guardar=True)
+                return modelo, "aluno"
+    except Exception:  # o modelo do aluno falhou: treina o substituto
+        pass
+    return aluno.criar(substituto, *args), "substituto"
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,12 +132,9 @@ class ItemDeTreino:
 
     slug: str
     classe: str  # nome da classe do modelo, no notebook do aluno e na referência
-    substituto: str  # classe do ``auxiliar`` treinada quando a do aluno não confere
-    auxiliar: str  # código posto na caixa (o substituto e os espiões); executado em ``aux``
     args: tuple  # argumentos posicionais de ``classe`` e ``substituto``
     passos: int
     faixas: tuple[float, ...]
-    prazo: float
     kwargs_do_treinar: dict  # argumentos nomeados do treinar (sem ``mostrar_progresso``)
     taxas: Callable[[], list]  # a taxa de cada passo do cronograma pedido (para a procedência)
     lotes: Callable[[int], list]  # semente -> os lotes do treino avaliado
@@ -113,12 +145,16 @@ class ItemDeTreino:
     de_quem: dict  # "aluno"/"substituto" -> quem treinou, como o aluno lê
     celulas_do_modelo: tuple[str, ...]  # células do aluno que o treino usa, além de ``treinar``
     texto_da_medida: Callable[[float, float, str], str]  # (medida, faixa, de quem) -> a frase da nota
-    divergiu: Equivoco
-    modo_avaliacao: Equivoco
-    ignora_passos: Equivoco
+    substituto: str = ""  # classe do ``auxiliar`` treinada quando a do aluno não confere (""): a convenção
+    auxiliar: str = ""  # código posto na caixa (o substituto e os espiões), executado em ``aux`` (""): a convenção
+    prazo: float = PRAZO_DO_TREINO  # segundos de cada teste de faixa (e do treino na caixa)
+    # os equívocos do laço (None: os de nome convencional do equivocos.py da suíte)
+    divergiu: Equivoco | None = None
+    modo_avaliacao: Equivoco | None = None
+    ignora_passos: Equivoco | None = None
+    sem_eval: Equivoco | None = None  # o laço não devolve o modelo em modo de avaliação (extra["treino_no_fim"])
     sem_zerar: Equivoco = TREINO_SEM_ZERAR
     recriado: Equivoco = TREINO_OTIMIZADOR_RECRIADO
-    sem_eval: Equivoco | None = None  # o laço não devolve o modelo em modo de avaliação (extra["treino_no_fim"])
     dependencias: list = field(default_factory=list)  # trocadas pela referência no treino avaliado
     funcao_na_caixa: str = "treinar"  # o que a caixa chama (um invólucro do auxiliar, se preciso)
     inicializar: Callable | None = None  # (modelo) -> None: a inicialização dos pesos iniciais
@@ -127,7 +163,7 @@ class ItemDeTreino:
     diagnosticar: Callable | None = None  # (resultado, texto, final, aluno): reprova com a causa
     rodar_espiao: Callable | None = None  # (aluno, rng) -> (extra, lotes, hist, chamadas): o laço espiado
     grade_id: str = "teste_treino"  # o item do treino
-    pontos_das_faixas: tuple = ()  # quanto vale cada faixa (teste_de_faixa)
+    pontos_das_faixas: tuple = PONTOS_DAS_FAIXAS  # quanto vale cada faixa (teste_de_faixa)
     descricao_da_faixa: str = ""  # o nome do teste de cada faixa, com {faixa} (teste_de_faixa)
     estrito_na_referencia: bool = True  # load_state_dict estrito no treino de referência
     substituto_se_quebrar: bool = False  # o modelo do aluno confere mas quebra no treino: treina o substituto
@@ -138,6 +174,20 @@ class ItemDeTreino:
     aux: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
+        # o que a aula não declarou vem das convenções da pasta da suíte (ver o módulo)
+        faltam = {}
+        if not self.substituto:
+            faltam["substituto"] = f"_avaliador_{self.classe}Biblioteca"
+        if not self.auxiliar:
+            faltam["auxiliar"] = modulo_da_suite(self.slug, "auxiliares").CODIGO
+        vazios = [campo for campo in EQUIVOCOS_DO_LACO if getattr(self, campo) is None]
+        if vazios:
+            equivocos = modulo_da_suite(self.slug, "equivocos")
+            for campo in vazios:  # só o sem_eval pode faltar no catálogo (então o laço não o confere)
+                nome = EQUIVOCOS_DO_LACO[campo]
+                faltam[campo] = getattr(equivocos, nome, None) if campo == "sem_eval" else getattr(equivocos, nome)
+        for campo, valor in faltam.items():
+            object.__setattr__(self, campo, valor)  # o item é imutável: só aqui, ao montá-lo
         exec(compile(self.auxiliar, f"<auxiliares {self.slug}>", "exec"), self.aux)
 
     # ------------------------------------------------------------ modelo e pesos
@@ -170,23 +220,15 @@ class ItemDeTreino:
         entradas = self.conferencia(rng)
         with torch.no_grad():
             esperado = confiavel(*entradas)
-        try:
-            modelo = aluno.criar(self.classe, *self.args)
-            conferir_state_dict(modelo.pesos(), sd, self.classe)
-            if self.conferir_a_estrutura:
-                # um modelo que erra só na estrutura perde no item do modelo, e o treino usa o substituto
-                conferir_estrutura(aluno, modelo, confiavel, self.classe)
-            modelo.metodo("double", guardar=True)
-            modelo.carregar_pesos(sd, strict=False)
-            modelo.metodo("eval", guardar=True)
-            obtido = modelo(*entradas)
-            if isinstance(obtido, torch.Tensor) and obtido.shape == esperado.shape:
-                if torch.allclose(obtido, esperado, atol=1e-7, rtol=1e-6):
-                    modelo.metodo("float", guardar=True)
-                    return modelo, "aluno"
-        except Exception:  # o modelo do aluno falhou: treina o substituto
-            pass
-        return aluno.criar(self.substituto, *self.args), "substituto"
+
+        def estrutura(modelo):
+            # um modelo que erra só na estrutura perde no item do modelo, e o treino usa o substituto
+            conferir_estrutura(aluno, modelo, confiavel, self.classe)
+
+        conferir = estrutura if self.conferir_a_estrutura else None
+        return modelo_do_aluno_ou_substituto(
+            aluno, self.classe, self.args, sd, entradas, esperado, self.substituto, conferir=conferir
+        )
 
     # ------------------------------------------------------------ o treino avaliado
     def semente_do_treino(self, aluno, qual: str) -> int:

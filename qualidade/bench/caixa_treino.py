@@ -79,8 +79,8 @@ def na_caixa(zigoto, atividade, S, codigo, modo: str) -> dict:
     sessao = Sessao(zigoto, atividade, codigo)
     try:
         deps = [] if modo == "sem-substituir" else S.ITEM.dependencias
-        aluno = Aluno(sessao, {n: getattr(ref, n) for n in deps}, S.TREINO_PRAZO)
-        aluno.injetar(S.AUXILIAR)
+        aluno = Aluno(sessao, {n: getattr(ref, n) for n in deps}, S.ITEM.prazo)
+        aluno.injetar(S.ITEM.auxiliar)
         aluno.injetar(CRONOMETRO)
         modelo, _qual = S.ITEM.modelo_para_treinar(aluno, ref)
         rng = np.random.default_rng(SEMENTE)
@@ -97,7 +97,7 @@ def na_caixa(zigoto, atividade, S, codigo, modo: str) -> dict:
             {"pico": S.TREINO_PICO, "aquecimento": S.TREINO_AQUECIMENTO, "max_norma": 1.0, "mostrar_progresso": False},
             substituir=aluno._substituir,
             prontas=prontas,
-            prazo=S.TREINO_PRAZO,
+            prazo=S.ITEM.prazo,
         )
         relogio = time.perf_counter() - inicio
         callbacks = sessao.caixa.tempos["callbacks"] - antes["callbacks"]

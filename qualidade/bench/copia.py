@@ -138,16 +138,34 @@ def treino_completo(ref, repeticoes, passos):
     )
 
 
-def main(argv=None, prog: str | None = None) -> int:
+def opcoes_do_bench(prog: str | None, descricao: str, passos: int) -> argparse.ArgumentParser:
+    """As opções dos benchmarks de uma aula que treina (06 e 07): as sementes das duas varreduras, as
+    repetições e os passos do treino do notebook."""
     from autograder import argparse_ptbr
 
     argparse_ptbr.instalar()
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog, description=descricao)
     parser.add_argument("--sementes-avaliador", type=int, default=30)
     parser.add_argument("--sementes-substituto", type=int, default=10)
     parser.add_argument("--repeticoes", type=int, default=2)
-    parser.add_argument("--passos", type=int, default=2000)
-    args = parser.parse_args(argv)
+    parser.add_argument("--passos", type=int, default=passos)
+    return parser
+
+
+def varreduras_do_avaliador(suite, args, configuracao: str, medida: str = "acerto exato") -> None:
+    """A configuração do treino avaliado, as varreduras de sementes da referência e do substituto (tantas
+    quanto ``args`` pede) e as faixas de nota."""
+    print(f"\n== Configuração do avaliador (1 thread): {configuracao} ==")
+    if args.sementes_avaliador:
+        varredura(suite, range(1000, 1000 + args.sementes_avaliador), medida=medida)
+    if args.sementes_substituto:
+        sementes = range(2000, 2000 + args.sementes_substituto)
+        varredura(suite, sementes, substituto=True, rotulo="substituto", medida=medida)
+    print(f"(faixas de nota: {', '.join(f'{f:.0%}' for f in suite.FAIXAS)})")
+
+
+def main(argv=None, prog: str | None = None) -> int:
+    args = opcoes_do_bench(prog, __doc__.splitlines()[0], passos=2000).parse_args(argv)
 
     ref = referencia(carregar_atividade(SLUG))
     suite = _suite()
@@ -155,10 +173,5 @@ def main(argv=None, prog: str | None = None) -> int:
 
     if args.repeticoes:
         treino_completo(ref, args.repeticoes, args.passos)
-    print(f"\n== Configuração do avaliador (1 thread): {descrever_treino(suite)} ==")
-    if args.sementes_avaliador:
-        varredura(suite, range(1000, 1000 + args.sementes_avaliador))
-    if args.sementes_substituto:
-        varredura(suite, range(2000, 2000 + args.sementes_substituto), substituto=True, rotulo="substituto")
-    print(f"(faixas de nota: {', '.join(f'{f:.0%}' for f in suite.FAIXAS)})")
+    varreduras_do_avaliador(suite, args, descrever_treino(suite))
     return 0

@@ -16,7 +16,6 @@ Não é um teste cronometrado: só imprime números.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -28,7 +27,7 @@ import torch
 
 from autograder.avaliacao import referencia
 from autograder.notebooks import RAIZ, carregar_atividade
-from qualidade.bench.copia import varredura
+from qualidade.bench.copia import opcoes_do_bench, varreduras_do_avaliador
 
 SLUG = "07-vit"
 
@@ -103,14 +102,7 @@ def avaliar_uma_submissao(repeticoes: int) -> None:
 
 
 def main(argv=None, prog: str | None = None) -> int:
-    from autograder import argparse_ptbr
-
-    argparse_ptbr.instalar()
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--sementes-avaliador", type=int, default=30)
-    parser.add_argument("--sementes-substituto", type=int, default=10)
-    parser.add_argument("--repeticoes", type=int, default=2)
-    parser.add_argument("--passos", type=int, default=1500)
+    parser = opcoes_do_bench(prog, __doc__.splitlines()[0], passos=1500)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 
@@ -118,15 +110,7 @@ def main(argv=None, prog: str | None = None) -> int:
     suite = _suite()
     if args.repeticoes:
         treino_completo(ref, args.repeticoes, args.passos, args.threads)
-    print(f"\n== Configuração do avaliador (1 thread): {descrever_treino(suite)} ==")
-    rotulo = "acurácia"
-    if args.sementes_avaliador:
-        varredura(suite, range(1000, 1000 + args.sementes_avaliador), rotulo="referência", medida=rotulo)
-    if args.sementes_substituto:
-        varredura(
-            suite, range(2000, 2000 + args.sementes_substituto), substituto=True, rotulo="substituto", medida=rotulo
-        )
-    print(f"(faixas de nota: {', '.join(f'{f:.0%}' for f in suite.FAIXAS)})")
+    varreduras_do_avaliador(suite, args, descrever_treino(suite), medida="acurácia")
     if args.repeticoes:
         avaliar_uma_submissao(args.repeticoes)
     return 0

@@ -186,13 +186,10 @@ def _conferir_cache(cache, esperado, t, m, nome):
         )
     if not isinstance(cache, tuple | list) or len(cache) != 2:
         raise Reprovado(f"{nome}: o cache devolvido deve ser a tupla (K, V); veio {type(cache).__name__}.")
-    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
-        obtido = _tensor(obtido, f"{letra} do cache")
-        forma, certa = tuple(obtido.shape), tuple(certo.shape)
+    for letra, obtido, certo, forma, certa, parte in tocha.tensores_do_cache(cache, esperado, t, m):
         if forma != certa:
-            B, h, _, d_k = certa
-            if t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
-                velho = "só as posições antigas" if forma == (B, h, t, d_k) else "só as posições novas"
+            if parte is not None:
+                velho = f"só as posições {parte}"
                 raise Reprovado(
                     f"{CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}, {velho}; o esperado "
                     f"é {certa}, com t + m = {t} + {m} posições.)",

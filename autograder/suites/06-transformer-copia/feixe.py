@@ -157,7 +157,7 @@ def _arvores():
         origem = torch.tensor([3, 4, TR.EOS])
         with _UmThread():
             for semente in FEIXE_SEMENTES:
-                arvore = TR.AUX["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente)
+                arvore = TR.ITEM.aux["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente)
                 for largura in (2, 3):
                     respostas = _respostas_do_feixe(arvore, origem, largura, (0.0, 0.6, 1.0), FEIXE_N_MAX)
                     for alfa, (certa, folga, erradas) in respostas.items():
@@ -207,7 +207,7 @@ def _modelo_de_copia(ref):
                 mostrar_progresso=False,
             )
             pesos = {k: v.detach().clone() for k, v in modelo.state_dict().items()}
-            confiavel = TR.AUX["_avaliador_TransformerBiblioteca"](*TR._args_treino())
+            confiavel = TR.ITEM.aux["_avaliador_TransformerBiblioteca"](*TR._args_treino())
             confiavel.load_state_dict(pesos)
             confiavel.double().eval()
         suite.CACHE_PESADO[chave] = (pesos, confiavel)
@@ -231,7 +231,7 @@ def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
 
 
 def _arvore_remota(aluno, semente):
-    aluno.injetar(TR.AUXILIAR)
+    aluno.injetar(TR.ITEM.auxiliar)
     return aluno.criar("_avaliador_ModeloArvore", FEIXE_VOCAB, semente)
 
 
@@ -252,7 +252,7 @@ def _exigir_que_busque(aluno, rng):
 
 def _copia_remota(aluno, ref):
     pesos, confiavel = _modelo_de_copia(ref)
-    aluno.injetar(TR.AUXILIAR)
+    aluno.injetar(TR.ITEM.auxiliar)
     remoto = aluno.criar("_avaliador_TransformerBiblioteca", *TR._args_treino())
     remoto.carregar_pesos(pesos)
     remoto.metodo("double", guardar=True)

@@ -226,20 +226,12 @@ _EQUIVOCOS_MODELO = [
 
 def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     """O Transformer do aluno com camadas de decoder da biblioteca (não depende da CamadaDecoder dele)."""
-    aluno.injetar(TR.AUXILIAR)
+    aluno.injetar(TR.ITEM.auxiliar)
     modelo = ref.Transformer(TR.VOCAB, d, h, dff, N, n_max).double().eval()
     sd = TR._aleatorizar(modelo, rng)
     remoto = aluno.criar("Transformer", TR.VOCAB, d, h, dff, N, n_max)
     suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
-    try:
-        for i in range(N):
-            camada = aluno.criar("_avaliador_CamadaBiblioteca", d, h, dff)
-            remoto.metodo("decoder.__setitem__", i, camada._ref)
-    except Exception as exc:  # a estrutura do aluno não tem decoder[i]
-        raise Reprovado(
-            f"Não consegui trocar as camadas de self.decoder (deve ser um nn.ModuleList com n_camadas "
-            f"CamadaDecoder): {exc}"
-        ) from None
+    tocha.trocar_camadas(aluno, remoto, "decoder", N, (d, h, dff), "CamadaDecoder")
     remoto.metodo("double", guardar=True)
     remoto.metodo("eval", guardar=True)
     conferir_state_dict(remoto.pesos(), sd, "Transformer")
@@ -252,8 +244,8 @@ def _logits(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
 
 
 def _roteiro(aluno):
-    aluno.injetar(TR.AUXILIAR)
-    return aluno.criar("_avaliador_ModeloRoteiro", TR.VOCAB), TR.AUX["_avaliador_ModeloRoteiro"](TR.VOCAB)
+    aluno.injetar(TR.ITEM.auxiliar)
+    return aluno.criar("_avaliador_ModeloRoteiro", TR.VOCAB), TR.ITEM.aux["_avaliador_ModeloRoteiro"](TR.VOCAB)
 
 
 def _decodificar_do_aluno(aluno, remoto, src, passos_max):

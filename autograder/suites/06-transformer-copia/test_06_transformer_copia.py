@@ -703,7 +703,7 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
         descricoes.append(f"modelo de cópia, origem {origem.tolist()}, largura 1, alfa {alfa}")
     semente = FX._arvores()[int(rng.integers(len(FX._arvores())))][0]
     origem = torch.tensor([3, 4, TR.EOS])
-    certas.append(FX._guloso_de(TR.AUX["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
+    certas.append(FX._guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
     obtidos.append(FX._feixe_do_aluno(aluno, FX._arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída, largura 1, alfa 0.6")
     FX._diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)

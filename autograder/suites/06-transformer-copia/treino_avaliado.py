@@ -36,7 +36,6 @@ TREINO_LOTE = 128
 TREINO_PASSOS = 80
 TREINO_PICO = 3e-2
 TREINO_AQUECIMENTO = 8
-TREINO_PRAZO = 120.0
 TREINO_AVALIACAO = 500
 FAIXAS = (0.30, 0.60, 0.90)
 
@@ -145,7 +144,7 @@ ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0, "lotes
 
 def _rodar_espiao(aluno, rng):
     passos, aquecimento, pico, max_norma = (ESPIAO[k] for k in ("passos", "aquecimento", "pico", "max_norma"))
-    aluno.injetar(AUXILIAR)
+    aluno.injetar(ITEM.auxiliar)
     espiao = aluno.criar("_avaliador_Espiao", VOCAB)
     # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
     lotes = _lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
@@ -179,49 +178,39 @@ def _espiou(resultado, texto, final, aluno):
 ITEM = treino.ItemDeTreino(
     slug="06-transformer-copia",
     classe="Transformer",
-    substituto="_avaliador_TransformerBiblioteca",
-    auxiliar=suite.vizinho(__file__, "auxiliares").CODIGO,
     args=_args_treino(),
+    # as máscaras, a taxa e a perda do treino avaliado são as de referência (``dependencias``)
+    celulas_do_modelo=("camada_decoder", "transformer"),
+    inicializar=_inicializar,
+    # um Transformer que erra só na estrutura perde no item teste_transformer, e o treino usa o substituto
+    conferir_a_estrutura=True,
+    estrito_na_referencia=False,
+    de_quem={
+        "aluno": "o seu Transformer",
+        "substituto": "um Transformer de referência, porque o seu não conferiu no item teste_transformer",
+    },
+    conferencia=_conferencia,
+    semente_da_conferencia=20261202,
+    aleatorizar=_aleatorizar,
     passos=TREINO_PASSOS,
     faixas=FAIXAS,
-    prazo=TREINO_PRAZO,
     kwargs_do_treinar={"pico": TREINO_PICO, "aquecimento": TREINO_AQUECIMENTO, "max_norma": 1.0},
     taxas=lambda: [_taxa_ref(p, TREINO_PICO, TREINO_AQUECIMENTO, TREINO_PASSOS) for p in range(TREINO_PASSOS)],
     lotes=lambda semente: _lotes(
         np.random.default_rng(semente), TREINO_PASSOS, TREINO_LOTE, *TREINO_COMP, TREINO_VOCAB
     ),
     medir=_acerto_exato,
-    conferencia=_conferencia,
-    semente_da_conferencia=20261202,
-    aleatorizar=_aleatorizar,
-    de_quem={
-        "aluno": "o seu Transformer",
-        "substituto": "um Transformer de referência, porque o seu não conferiu no item teste_transformer",
-    },
-    # as máscaras, a taxa e a perda do treino avaliado são as de referência (``dependencias``)
-    celulas_do_modelo=("camada_decoder", "transformer"),
     texto_da_medida=lambda acerto, faixa, qual: (
         f"Acerto exato de {acerto:.1%} (faixa pedida: {faixa:.0%}) em {TREINO_AVALIACAO} sequências novas, "
         f"decodificadas com os pesos que a sua função treinar produziu ({qual})."
     ),
-    pontos_das_faixas=(0.5, 0.75, 1.25),
     descricao_da_faixa="treino: o modelo treinado acerta exatamente ≥ {faixa:.0%} das cópias (decodificação gulosa)",
-    divergiu=EQ.TREINO_DIVERGIU,
-    modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
-    sem_eval=EQ.TREINO_SEM_EVAL,
-    ignora_passos=EQ.TREINO_IGNORA_PASSOS,
     dependencias=["mascara_origem", "mascara_alvo", "taxa_aprendizado"],
     funcao_na_caixa="_avaliador_treinar",  # o treinar do aluno, com o registro do recorte (auxiliares.py)
-    inicializar=_inicializar,
-    # um Transformer que erra só na estrutura perde no item teste_transformer, e o treino usa o substituto
-    conferir_a_estrutura=True,
     respostas_prontas=_respostas_prontas,
     rodar_espiao=_rodar_espiao,
     diagnosticar=_espiou,
-    estrito_na_referencia=False,
 )
-AUXILIAR = ITEM.auxiliar
-AUX = ITEM.aux
 
 # A porta de entrada dos benchmarks e das ferramentas de qualidade (make bench, bench-copia, bench-vit).
 treino_de_referencia = ITEM.treino_de_referencia

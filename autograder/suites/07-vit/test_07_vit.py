@@ -21,21 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import (
-    ErroDoAluno,
-    Reprovado,
-    comparar,
-    conferir_registro,
-    conferir_state_dict,
-    exigir_entradas_intactas,
-    exigir_que_responda,
-    exigir_que_transforme,
-    item,
-    propriedade,
-    tempo_limite,
-    tocha,
-    verificar,
-)
+from autograder.suite import Reprovado, comparar, item, propriedade, tocha, verificar
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 
@@ -66,7 +52,7 @@ def _patches_do_aluno(aluno, x, p):
 
 def _conferir_patches(aluno, x, p):
     obtido = _patches_do_aluno(aluno, x, p)
-    exigir_entradas_intactas(aluno, "extrair_patches", ["imagens", "p"])
+    suite.exigir_entradas_intactas(aluno, "extrair_patches", ["imagens", "p"])
     equivocos = [(eq, ORC._patches_ref(x, p, modo).numpy()) for eq, modo in _EQUIVOCOS_PATCHES]
     comparar(obtido.numpy(), ORC._patches_ref(x, p).numpy(), "os patches", atol=0, rtol=0, equivocos=equivocos)
     return obtido
@@ -77,7 +63,7 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     """patches: (B, C, H, W) → (B, N, C·p·p) na ordem de leitura, com 3 canais e imagem retangular"""
     x = _x(rng, 2, 3, 6, 8)
     obtido = _conferir_patches(aluno, x, 2)
-    exigir_que_transforme(obtido, x, "extrair_patches")
+    suite.exigir_que_transforme(obtido, x, "extrair_patches")
     digitos = _x(rng, 2, 1, 8, 8).float()  # os dígitos do notebook são float32: os patches também
     tipo = _patches_do_aluno(aluno, digitos, 4).dtype
     verificar(tipo == torch.float32, f"{EQ.PATCHES_TIPO.mensagem} (imagens float32, patches {tipo})", EQ.PATCHES_TIPO)
@@ -105,11 +91,11 @@ def test_patches_conferem_com_unfold(aluno, rng):
 @propriedade("test_patches_conferem_com_reshape_e_permute")
 def test_patches_recusam_tamanho_que_nao_divide(aluno, rng):
     """patches: H ou W que não é múltiplo de p levanta ValueError"""
-    exigir_que_transforme(_patches_do_aluno(aluno, _x(rng, 1, 1, 4, 4), 2), None, "extrair_patches")
+    suite.exigir_que_transforme(_patches_do_aluno(aluno, _x(rng, 1, 1, 4, 4), 2), None, "extrair_patches")
     for forma, p in (((1, 1, 5, 4), 2), ((2, 3, 6, 7), 3)):
         try:
             aluno.extrair_patches(_x(rng, *forma), p)
-        except ErroDoAluno as exc:
+        except suite.ErroDoAluno as exc:
             if exc.tipo == "ValueError":
                 continue
             raise Reprovado(
@@ -127,8 +113,8 @@ def test_patches_nao_alteram_as_imagens(aluno, rng):
     """patches: as imagens recebidas saem intactas"""
     x = _x(rng, 2, 1, 4, 6)
     obtido = _patches_do_aluno(aluno, x, 2)
-    exigir_entradas_intactas(aluno, "extrair_patches", ["imagens", "p"])
-    exigir_que_transforme(obtido, x, "extrair_patches")
+    suite.exigir_entradas_intactas(aluno, "extrair_patches", ["imagens", "p"])
+    suite.exigir_que_transforme(obtido, x, "extrair_patches")
 
 
 # ======================================================================= camada do encoder
@@ -168,7 +154,7 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     camada, bib = _camada(aluno, ref, rng)
     x = _x(rng, 3, 5, 8)
     y = _saida_camada(camada, x)
-    exigir_entradas_intactas(camada, "CamadaEncoderPreNorma.forward", ["x"])
+    suite.exigir_entradas_intactas(camada, "CamadaEncoderPreNorma.forward", ["x"])
     with torch.no_grad():
         esperado = bib(x)
 
@@ -191,7 +177,7 @@ def test_camada_equivariante_a_permutacao(aluno, ref, rng):
     camada, bib = _camada(aluno, ref, rng)
     x = _x(rng, 2, 7, 8)
     y = _saida_camada(camada, x)
-    exigir_que_transforme(y, x, "CamadaEncoderPreNorma.forward")
+    suite.exigir_que_transforme(y, x, "CamadaEncoderPreNorma.forward")
     with torch.no_grad():
         verificar(
             torch.allclose(y, bib(x), atol=1e-6, rtol=1e-5),
@@ -215,7 +201,7 @@ def test_camada_estrutura(aluno, ref):
     camada = aluno.criar("CamadaEncoderPreNorma", 12, 3, 20)
     esperado = ref.CamadaEncoderPreNorma(12, 3, 20).state_dict()
     pesos = camada.pesos()
-    conferir_state_dict(pesos, esperado, "CamadaEncoderPreNorma")
+    suite.conferir_state_dict(pesos, esperado, "CamadaEncoderPreNorma")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"CamadaEncoderPreNorma tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
     suite.conferir_estrutura(aluno, camada, ref.CamadaEncoderPreNorma(12, 3, 20), "CamadaEncoderPreNorma")
@@ -268,19 +254,12 @@ def _exigir_tamanhos_lidos(pesos, cfg):
 
 def _vit(aluno, ref, rng):
     """O ViT do aluno com camadas de encoder da biblioteca (não depende da CamadaEncoderPreNorma dele)."""
-    aluno.injetar(TR.AUXILIAR)
+    aluno.injetar(TR.ITEM.auxiliar)
     modelo = ref.ViT(*_args_vit()).double()
     sd = TR._aleatorizar(modelo, rng)
     remoto = aluno.criar("ViT", *_args_vit())
-    try:
-        for i in range(VIT["n_camadas"]):
-            camada = aluno.criar("_avaliador_CamadaBiblioteca", VIT["d_model"], VIT["h"], VIT["d_ff"])
-            remoto.metodo("camadas.__setitem__", i, camada._ref)
-    except Exception as exc:  # a estrutura do aluno não tem camadas[i]
-        raise Reprovado(
-            f"Não consegui trocar as camadas de self.camadas (deve ser um nn.ModuleList com n_camadas "
-            f"CamadaEncoderPreNorma): {exc}"
-        ) from None
+    args_da_camada = (VIT["d_model"], VIT["h"], VIT["d_ff"])
+    tocha.trocar_camadas(aluno, remoto, "camadas", VIT["n_camadas"], args_da_camada, "CamadaEncoderPreNorma")
     remoto.metodo("double", guardar=True)
     remoto.metodo("train", guardar=True)  # sem dropout, o modo não muda a conta; o caminho comum do MHA
     pesos = remoto.pesos()
@@ -291,7 +270,7 @@ def _vit(aluno, ref, rng):
             f"{EQ.VIT_SEM_POSICAO.mensagem} (O seu state_dict não tem o parâmetro 'posicao'.)", EQ.VIT_SEM_POSICAO
         )
     _exigir_tamanhos_lidos(pesos, VIT)
-    conferir_state_dict(pesos, sd, "ViT")
+    suite.conferir_state_dict(pesos, sd, "ViT")
     remoto.carregar_pesos(sd, strict=False)
     return remoto, sd
 
@@ -402,7 +381,7 @@ def test_vit_sem_posicao_nao_ve_a_ordem_dos_patches(aluno, ref, rng):
     remoto.carregar_pesos(zerado, strict=False)
     base = _logits(remoto, imagens)
     outra = _logits(remoto, _imagens(rng))
-    exigir_que_responda([base, outra], "ViT.forward")
+    suite.exigir_que_responda([base, outra], "ViT.forward")
     obtido = _logits(remoto, ORC._permutar_patches(imagens, VIT["tamanho_patch"], perm))
     verificar(
         torch.allclose(obtido, base, atol=1e-7, rtol=1e-6),
@@ -419,7 +398,7 @@ def test_vit_usa_a_posicao(aluno, ref, rng):
     remoto, _ = _vit(aluno, ref, rng)
     imagens = _imagens(rng)
     base = _logits(remoto, imagens)
-    exigir_que_responda([base, _logits(remoto, _imagens(rng))], "ViT.forward")
+    suite.exigir_que_responda([base, _logits(remoto, _imagens(rng))], "ViT.forward")
     perm = torch.from_numpy(np.roll(np.arange(N_VIT), 1))
     obtido = _logits(remoto, ORC._permutar_patches(imagens, VIT["tamanho_patch"], perm))
     verificar(not torch.allclose(obtido, base, atol=1e-6), EQ.VIT_SEM_POSICAO.mensagem, EQ.VIT_SEM_POSICAO)
@@ -442,7 +421,7 @@ def test_vit_estrutura(aluno, ref):
         raise Reprovado(
             f"{EQ.VIT_SEM_POSICAO.mensagem} (O seu state_dict não tem o parâmetro 'posicao'.)", EQ.VIT_SEM_POSICAO
         )
-    conferir_state_dict(pesos, esperado, "ViT")
+    suite.conferir_state_dict(pesos, esperado, "ViT")
     extras = sorted(set(pesos) - set(esperado))
     verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
     suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
@@ -453,7 +432,7 @@ def test_vit_estrutura(aluno, ref):
 
 
 @item("teste_treino", pontos=0.5)
-@tempo_limite(60)
+@suite.tempo_limite(60)
 def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno, rng):
     """treino: o modelo recebe as imagens de cada lote, e a perda é F.cross_entropy(logits, rotulos)"""
     _, lotes, hist, chamadas = TREINO.espiar(aluno, rng)
@@ -477,7 +456,7 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
 
 
 @item("teste_treino", pontos=0.5)
-@tempo_limite(60)
+@suite.tempo_limite(60)
 def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     """treino: a cada passo, o otimizador usa taxa_cosseno(passo, taxa, passos), e o histórico a registra"""
     passos, taxa = TR.ESPIAO["passos"], TR.ESPIAO["taxa"]
@@ -519,12 +498,12 @@ def _previsoes_modelo_acuracia(imagens, treino=False):
 
 
 def _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote):
-    aluno.injetar(TR.AUXILIAR)
+    aluno.injetar(TR.ITEM.auxiliar)
     modelo = aluno.criar("_avaliador_ModeloAcuracia", TR.N_CLASSES)
     modelo.metodo("train", guardar=True)  # começa em modo de treino: a função deve pôr em avaliação
     valor = aluno.acuracia(modelo._ref, imagens, rotulos, tamanho_lote)
-    exigir_entradas_intactas(aluno, "acuracia", ["modelo", "imagens", "rotulos", "tamanho_lote"])
-    chamadas = conferir_registro(modelo.ler("chamadas"), {"n": int, "treino": bool, "grad": bool}, "O registro")
+    suite.exigir_entradas_intactas(aluno, "acuracia", ["modelo", "imagens", "rotulos", "tamanho_lote"])
+    chamadas = suite.conferir_registro(modelo.ler("chamadas"), {"n": int, "treino": bool, "grad": bool}, "O registro")
     return valor, chamadas
 
 
@@ -552,7 +531,9 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     certo = acertos / len(rotulos)
     if math.isclose(valor, certo, rel_tol=1e-6):
         # Todos certos: 1.0, longe dos ~64% de cima (uma constante não passa pelos dois).
-        exigir_que_responda([valor, _acuracia_do_aluno(aluno, *_dados_acuracia(rng, 150, 1.0), 32)[0]], "acuracia")
+        suite.exigir_que_responda(
+            [valor, _acuracia_do_aluno(aluno, *_dados_acuracia(rng, 150, 1.0), 32)[0]], "acuracia"
+        )
         return
     if math.isclose(valor, acertos):
         raise Reprovado(EQ.ACURACIA_CONTAGEM.mensagem, EQ.ACURACIA_CONTAGEM)

@@ -36,7 +36,6 @@ TREINO = {
 TREINO_LOTE = 64
 TREINO_PASSOS = 150
 TREINO_TAXA = 7e-3
-TREINO_PRAZO = 120.0
 FAIXAS = (0.50, 0.75, 0.90)
 
 
@@ -137,42 +136,32 @@ def _diagnosticar(resultado, texto, final, aluno):
 ITEM = treino.ItemDeTreino(
     slug="07-vit",
     classe="ViT",
-    substituto="_avaliador_ViTBiblioteca",
-    auxiliar=suite.vizinho(__file__, "auxiliares").CODIGO,
     args=_args_treino(),
-    passos=TREINO_PASSOS,
-    faixas=FAIXAS,
-    prazo=TREINO_PRAZO,
-    kwargs_do_treinar={"taxa": TREINO_TAXA},
-    taxas=lambda: [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)],
-    lotes=_lotes_de_treino,
-    medir=_acuracia_no_teste,
-    conferencia=lambda rng: (torch.from_numpy(rng.random((6, 1, 8, 8))),),
-    semente_da_conferencia=20261204,
-    aleatorizar=_aleatorizar,
+    celulas_do_modelo=("extrair_patches", "camada_encoder", "vit"),
     de_quem={
         "aluno": "o seu ViT",
         "substituto": "um ViT de referência, porque o seu não deu os logits do ViT de referência com os mesmos pesos",
     },
-    celulas_do_modelo=("extrair_patches", "camada_encoder", "vit"),
+    conferencia=lambda rng: (torch.from_numpy(rng.random((6, 1, 8, 8))),),
+    semente_da_conferencia=20261204,
+    aleatorizar=_aleatorizar,
+    # um ViT que confere em avaliação mas quebra no treino (um resíduo somado no lugar, que o backward
+    # recusa; patches em float64 num modelo float32): o treino avaliado julga só a função treinar
+    substituto_se_quebrar=True,
+    passos=TREINO_PASSOS,
+    faixas=FAIXAS,
+    kwargs_do_treinar={"taxa": TREINO_TAXA},
+    taxas=lambda: [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)],
+    lotes=_lotes_de_treino,
+    medir=_acuracia_no_teste,
     texto_da_medida=lambda acuracia, faixa, qual: (
         f"Acurácia de {acuracia:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos "
         f"que a sua função treinar produziu ({qual})."
     ),
-    pontos_das_faixas=(0.5, 0.75, 1.25),
     descricao_da_faixa="treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
-    divergiu=EQ.TREINO_DIVERGIU,
-    modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
-    sem_eval=EQ.TREINO_SEM_EVAL,
-    # um ViT que confere em avaliação mas quebra no treino (um resíduo somado no lugar, que o backward
-    # recusa; patches em float64 num modelo float32): o treino avaliado julga só a função treinar
-    substituto_se_quebrar=True,
-    ignora_passos=EQ.TREINO_IGNORA_PASSOS,
     rodar_espiao=_rodar_espiao,
     diagnosticar=_diagnosticar,
 )
-AUXILIAR = ITEM.auxiliar
-AUX = ITEM.aux
 
 # A porta de entrada dos benchmarks e das ferramentas de qualidade (make bench, bench-copia, bench-vit).
 treino_de_referencia = ITEM.treino_de_referencia

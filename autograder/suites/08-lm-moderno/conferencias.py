@@ -8,16 +8,7 @@ import numpy as np
 import torch
 
 from autograder import suite
-from autograder.suite import (
-    Reprovado,
-    comparar,
-    conferir_state_dict,
-    exigir_entradas_intactas,
-    tocha,
-)
-from autograder.suite.avaliador import (
-    ErroDoAluno,
-)
+from autograder.suite import ErroDoAluno, Reprovado, comparar, conferir_state_dict, exigir_entradas_intactas, tocha
 
 EQ = suite.vizinho(__file__, "equivocos")
 ORC = suite.vizinho(__file__, "oraculos")
@@ -113,6 +104,22 @@ def _ids_do_aluno(aluno, texto, fusoes):
     ):
         raise Reprovado(f"codificar deve devolver uma lista de ids inteiros; veio {type(valor).__name__}.")
     return [int(v) for v in valor]
+
+
+def _decodificar_do_aluno(aluno, ids, fusoes, esperado):
+    """``decodificar(ids, fusoes)`` do aluno, nomeando os equívocos de decodificar: UTF-8 estrito (o corte de
+    um caractere levanta) e token a token (cada id decodificado sozinho)."""
+    try:
+        obtido = aluno.decodificar(ids, fusoes)
+    except ErroDoAluno as exc:
+        if exc.tipo == "UnicodeDecodeError":
+            raise Reprovado(
+                f"{EQ.BPE_DECODIFICA_ESTRITO.mensagem} ({exc.mensagem})", EQ.BPE_DECODIFICA_ESTRITO
+            ) from None
+        raise
+    if obtido != esperado and obtido == ORC._decodificar_ref(ids, fusoes, "por_token"):
+        raise Reprovado(EQ.BPE_DECODIFICA_POR_TOKEN.mensagem, EQ.BPE_DECODIFICA_POR_TOKEN)
+    return obtido
 
 
 def _texto_unicode(rng):
@@ -284,12 +291,9 @@ def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
             f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu {type(cache).__name__} no lugar de (K, V).)",
             EQ.CACHE_NAO_ATUALIZADO,
         )
-    for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
-        obtido = _tensor(obtido, f"{letra} do cache")
-        forma, certa = tuple(obtido.shape), tuple(certo.shape)
+    for letra, obtido, certo, forma, certa, parte in tocha.tensores_do_cache(cache, esperado, t, m):
         if forma != certa:
-            B, h, _, d_k = certa
-            if t > 0 and forma in ((B, h, t, d_k), (B, h, m, d_k)):
+            if parte is not None:
                 raise Reprovado(
                     f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
                     EQ.CACHE_NAO_ATUALIZADO,

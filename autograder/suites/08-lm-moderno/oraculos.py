@@ -15,12 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite.avaliador import (
-    pasta_da_fonte,
-    referencia_da_atividade,
-    semente_da_submissao,
-    semente_derivada,
-)
+from autograder.suite import pasta_da_fonte, referencia_da_atividade, semente_da_submissao, semente_derivada
 
 SLUG = "08-lm-moderno"
 

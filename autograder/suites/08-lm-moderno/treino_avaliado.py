@@ -13,14 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import (
-    Reprovado,
-    conferir_state_dict,
-    verificar,
-)
-from autograder.suite.avaliador import (
-    semente_derivada,
-)
+from autograder.suite import Reprovado, conferir_state_dict, semente_derivada, treino, verificar
 
 SLUG = "08-lm-moderno"
 EQ = suite.vizinho(__file__, "equivocos")
@@ -118,6 +111,8 @@ TREINO = {
     "desvio": 0.2,
 }
 TREINO_PRAZO = 120.0
+# os argumentos do treinar_lm depois do modelo e dos ids, na ordem da assinatura (a semente/gerador vem no fim)
+ARGS_DO_TREINAR = ("passos", "lote", "contexto", "taxa_max", "taxa_min", "aquecimento", "norma_max", "wd")
 # Perplexidade no texto de validação (menor é melhor). A referência, em 30 sementes (make bench-lm): mínima
 # 50,0, mediana 57,1, máxima 67,9; o substituto da biblioteca, 53,6 a 67,9 em 10. O uniforme dá 320.
 FAIXAS = (150.0, 95.0, 75.0)
@@ -164,20 +159,9 @@ def _modelo_para_treinar(aluno, ref):
     ids = torch.from_numpy(rng.integers(0, _args_treino()[0], size=(2, 12))).long()
     with torch.no_grad():
         esperado = confiavel.eval()(ids)
-    try:
-        modelo = aluno.criar("LMModerno", *_args_treino())
-        conferir_state_dict(modelo.pesos(), sd, "LMModerno")
-        modelo.metodo("double", guardar=True)
-        modelo.carregar_pesos(sd, strict=False)
-        modelo.metodo("eval", guardar=True)
-        obtido = modelo(ids)
-        if isinstance(obtido, torch.Tensor) and obtido.shape == esperado.shape:
-            if torch.allclose(obtido, esperado, atol=1e-7, rtol=1e-6):
-                modelo.metodo("float", guardar=True)
-                return modelo, "aluno"
-    except Exception:  # o modelo do aluno falhou: treina o substituto
-        pass
-    return aluno.criar("_avaliador_LMBiblioteca", *_args_treino()), "substituto"
+    return treino.modelo_do_aluno_ou_substituto(
+        aluno, "LMModerno", _args_treino(), sd, (ids,), esperado, "_avaliador_LMBiblioteca"
+    )
 
 
 _DE_QUEM = {
@@ -267,14 +251,7 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
             (
                 modelo._ref,
                 ids_treino,
-                t["passos"],
-                t["lote"],
-                t["contexto"],
-                t["taxa_max"],
-                t["taxa_min"],
-                t["aquecimento"],
-                t["norma_max"],
-                t["wd"],
+                *(t[k] for k in ARGS_DO_TREINAR),
                 semente,
             ),
             {},
@@ -316,14 +293,7 @@ def treino_de_referencia(semente, substituto=False, com_procedencia=False):
     treinar(
         modelo,
         ids_treino,
-        t["passos"],
-        t["lote"],
-        t["contexto"],
-        t["taxa_max"],
-        t["taxa_min"],
-        t["aquecimento"],
-        t["norma_max"],
-        t["wd"],
+        *(t[k] for k in ARGS_DO_TREINAR),
         torch.Generator().manual_seed(int(semente)),
     )
     segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
