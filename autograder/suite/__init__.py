@@ -38,7 +38,8 @@ importa de ``autograder`` só ``autograder.suite`` (e os seus módulos); nunca `
 Os módulos:
 
 * ``itens``: ``@item``, ``@propriedade``, ``tempo_limite``, ``Equivoco``, ``Reprovado``, ``verificar``,
-  ``comparar`` e os portões;
+  ``comparar``, os portões e a tabela de versões erradas de um oráculo (``Equivoco.modos``: os modos do
+  oráculo que produzem o equívoco; ``pares_por_modo`` e ``saidas_erradas`` os expandem);
 * ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``TempoEsgotado``, ``semente_derivada``,
   ``semente_da_submissao``, ``referencia_da_atividade``);
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
@@ -67,6 +68,7 @@ from autograder.suite.constantes import CONSTANTE_DO_EXEMPLO, conferir_constante
 from autograder.suite.declaracoes import Declaracoes, declaracoes, modulo_da_suite, suite_pesada, vizinho
 from autograder.suite.espiao import (
     AUXILIAR_MODO_DO_SUBMODULO,
+    EMBEDDING_ESPIAO,
     ESPIAO_DE_TREINO,
     TREINO_PERDA_NAO_FLOAT,
     conferir_chamadas_do_espiao,
@@ -108,7 +110,9 @@ from autograder.suite.itens import (
     exigir_que_responda,
     exigir_que_transforme,
     item,
+    pares_por_modo,
     propriedade,
+    saidas_erradas,
     semente_do_teste,
     tempo_limite,
     verificar,
@@ -133,6 +137,7 @@ __all__ = [
     "CONSTANTE_DO_EXEMPLO",
     "CORRELACAO_MINIMA",
     "CORRELACAO_MINIMA_POR_MATRIZ",
+    "EMBEDDING_ESPIAO",
     "ENTRADA_ALTERADA",
     "ESPIAO_DE_TREINO",
     "ESTRUTURA_BUFFER_TREINAVEL",
@@ -175,10 +180,12 @@ __all__ = [
     "item",
     "medir_procedencia",
     "modulo_da_suite",
+    "pares_por_modo",
     "pasta_da_fonte",
     "propriedade",
     "referencia_da_atividade",
     "referencia_na_mesma_semente",
+    "saidas_erradas",
     "semente_da_submissao",
     "semente_derivada",
     "semente_do_teste",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
@@ -53,10 +53,40 @@ def tempo_limite(segundos: float):
 
 @dataclass(frozen=True)
 class Equivoco:
-    """Um erro de concepção conhecido, com a mensagem que o aluno recebe."""
+    """Um erro de concepção conhecido, com a mensagem que o aluno recebe.
+
+    ``modos``: os modos do oráculo da suíte (a versão errada da referência, ``oraculo(..., modo)``) que
+    produzem este erro, na ordem em que a comparação os tenta; ``pares_por_modo`` os expande. Não entram
+    na igualdade nem no hash: um equívoco é o seu código e a sua mensagem."""
 
     codigo: str
     mensagem: str
+    modos: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+
+def pares_por_modo(*itens) -> list[tuple[Equivoco, str]]:
+    """Os pares (equívoco, modo do oráculo) de uma tabela de versões erradas, na ordem dada.
+
+    Cada item é um ``Equivoco`` com ``modos`` (vira um par por modo, na ordem declarada) ou um par
+    explícito ``(equivoco, modo)``, para um equívoco sem modos ou cujo modo muda com o oráculo (como
+    ``CONSTANTE_DO_EXEMPLO``, comum a várias aulas). A ordem importa: a primeira saída errada que confere
+    com a do aluno nomeia o equívoco."""
+    pares = []
+    for it in itens:
+        if isinstance(it, Equivoco):
+            if not it.modos:
+                raise TypeError(f"o equívoco {it.codigo!r} não declara modos: passe o par (equívoco, modo)")
+            pares.extend((it, modo) for modo in it.modos)
+        else:
+            eq, modo = it
+            pares.append((eq, modo))
+    return pares
+
+
+def saidas_erradas(oraculo: Callable[[str], object], *itens) -> list[tuple[Equivoco, object]]:
+    """Os pares (equívoco, ``oraculo(modo)``) para ``comparar(..., equivocos=...)``, um por par de
+    ``pares_por_modo(*itens)``, na ordem."""
+    return [(eq, oraculo(modo)) for eq, modo in pares_por_modo(*itens)]
 
 
 class Reprovado(AssertionError):
