@@ -24,18 +24,17 @@ FEIXE_N_MAX = 5
 FEIXE_FOLGA = 1e-6
 
 
-FEIXE_MODOS = [
-    (EQ.FEIXE_GULOSO, "guloso"),
-    (EQ.FEIXE_SEM_NORMALIZACAO, "sem_normalizacao"),
-    (EQ.FEIXE_TERMINADAS_CRESCEM, "terminadas_crescem"),
-    (EQ.FEIXE_PROBABILIDADES, "soma_probabilidades"),
-    (EQ.FEIXE_PROBABILIDADES, "produto_probabilidades"),
-    (EQ.FEIXE_EOS_NAO_TERMINA, "eos_nao_termina"),
-    (EQ.FEIXE_EOS_NAO_TERMINA, "eos_nao_termina_cortada"),
-    # n_max ou alfa fixos nos valores da verificação visível (n_max = 6, alfa = 0,6)
+# n_max ou alfa fixos nos valores da verificação visível (n_max = 6, alfa = 0,6): CONSTANTE_DO_EXEMPLO, com os
+# modos desta busca
+FEIXE_MODOS = suite.pares_por_modo(
+    EQ.FEIXE_GULOSO,
+    EQ.FEIXE_SEM_NORMALIZACAO,
+    EQ.FEIXE_TERMINADAS_CRESCEM,
+    EQ.FEIXE_PROBABILIDADES,
+    EQ.FEIXE_EOS_NAO_TERMINA,
     (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
     (suite.CONSTANTE_DO_EXEMPLO, "alfa_do_exemplo"),
-]
+)
 FEIXE_N_MAX_DO_EXEMPLO, FEIXE_ALFA_DO_EXEMPLO = 6, 0.6
 
 

@@ -174,20 +174,17 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
     return gerados if modo == "com_bos" else gerados[:, 1:]
 
 
-_EQUIVOCOS_CAMADA = [
-    (EQ.CAMADA_KV_DO_DECODER, "kv_decoder"),
-    (EQ.CAMADA_PRE_NORMA, "pre_norma"),
-    (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
-    (EQ.CAMADA_SEM_CAUSAL, "sem_causal"),
-    (EQ.CAMADA_CONVENCAO, "convencao"),
-    (EQ.CAMADA_CONVENCAO, "convencao_auto"),
-    (EQ.CAMADA_CONVENCAO, "convencao_cruzada"),
-    (EQ.CAMADA_CRUZADA_SEM_PADDING, "cruzada_sem_padding"),
-    (EQ.CAMADA_CRUZADA_ANTES, "cruzada_antes"),
-    (EQ.CAMADA_ATIVACAO, "ativacao"),
-    (EQ.CAMADA_ATIVACAO, "sem_ativacao"),
-    (EQ.CAMADA_NORMAS, "normas"),
-]
+_EQUIVOCOS_CAMADA = suite.pares_por_modo(
+    EQ.CAMADA_KV_DO_DECODER,
+    EQ.CAMADA_PRE_NORMA,
+    EQ.CAMADA_SEM_RESIDUO,
+    EQ.CAMADA_SEM_CAUSAL,
+    EQ.CAMADA_CONVENCAO,
+    EQ.CAMADA_CRUZADA_SEM_PADDING,
+    EQ.CAMADA_CRUZADA_ANTES,
+    EQ.CAMADA_ATIVACAO,
+    EQ.CAMADA_NORMAS,
+)
 
 
 def _camada(aluno, ref, rng, d=8, h=2, dff=16):
@@ -211,17 +208,14 @@ def _saida_camada(camada, x, mem, mo, ma):
     return y
 
 
-_EQUIVOCOS_MODELO = [
-    (EQ.MODELO_SEM_ESCALA, "sem_escala"),
-    (EQ.MODELO_ESCALA_DIVIDIDA, "dividida"),
-    (EQ.MODELO_SEM_POSICAO, "sem_pos_src"),
-    (EQ.MODELO_SEM_POSICAO, "sem_pos_tgt"),
-    (EQ.MODELO_EMBEDDING_TROCADO, "emb_trocados"),
-    (EQ.MODELO_EMBEDDING_TROCADO, "emb_origem_nos_dois"),
-    (EQ.MODELO_EMBEDDING_TROCADO, "emb_alvo_nos_dois"),
-    (EQ.MODELO_ENCODER_SEM_MASCARA, "encoder_sem_mascara"),
-    (EQ.MODELO_MEMORIA_ERRADA, "memoria_embeddings"),
-]
+_EQUIVOCOS_MODELO = suite.pares_por_modo(
+    EQ.MODELO_SEM_ESCALA,
+    EQ.MODELO_ESCALA_DIVIDIDA,
+    EQ.MODELO_SEM_POSICAO,
+    EQ.MODELO_EMBEDDING_TROCADO,
+    EQ.MODELO_ENCODER_SEM_MASCARA,
+    EQ.MODELO_MEMORIA_ERRADA,
+)
 
 
 def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
@@ -261,16 +255,16 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
     esperado = _decodificar_ref(modelo, src, passos_max)
     if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido, esperado):
         return
-    for eq, modo in [
-        (EQ.DEC_COM_BOS, "com_bos"),
-        (EQ.DEC_SEM_PAD, "sem_pad"),
-        (EQ.DEC_NAO_PARA, "nao_para"),
-        (EQ.DEC_PRIMEIRA, "primeira"),
-        (EQ.DEC_SEM_REALIMENTAR, "sem_realimentar"),
-        (EQ.DEC_PASSOS, "passos"),
-        (EQ.DEC_PARA_NO_PRIMEIRO, "para_no_primeiro"),
+    for eq, modo in suite.pares_por_modo(
+        EQ.DEC_COM_BOS,
+        EQ.DEC_SEM_PAD,
+        EQ.DEC_NAO_PARA,
+        EQ.DEC_PRIMEIRA,
+        EQ.DEC_SEM_REALIMENTAR,
+        EQ.DEC_PASSOS,
+        EQ.DEC_PARA_NO_PRIMEIRO,
         *([(suite.CONSTANTE_DO_EXEMPLO, "passos_do_exemplo")] if passos_max != DEC_PASSOS_DO_EXEMPLO else []),
-    ]:
+    ):
         variante = _decodificar_ref(modelo, src, passos_max, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):
             raise Reprovado(eq.mensagem, eq)

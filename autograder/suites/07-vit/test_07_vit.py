@@ -38,12 +38,9 @@ _tensor, _remoto, _x = tocha.tensor, tocha.remoto, tocha.x
 # ======================================================================= patches
 
 
-_EQUIVOCOS_PATCHES = [
-    (EQ.PATCHES_SEM_PERMUTE, "sem_permute"),
-    (EQ.PATCHES_ORDEM_COLUNAS, "colunas"),
-    (EQ.PATCHES_CANAL_NO_FIM, "canal_no_fim"),
-    (EQ.PATCHES_TRANSPOSTOS, "transpostos"),
-]
+_EQUIVOCOS_PATCHES = suite.pares_por_modo(
+    EQ.PATCHES_SEM_PERMUTE, EQ.PATCHES_ORDEM_COLUNAS, EQ.PATCHES_CANAL_NO_FIM, EQ.PATCHES_TRANSPOSTOS
+)
 
 
 def _patches_do_aluno(aluno, x, p):
@@ -120,16 +117,9 @@ def test_patches_nao_alteram_as_imagens(aluno, rng):
 # ======================================================================= camada do encoder
 
 
-_EQUIVOCOS_CAMADA = [
-    (EQ.CAMADA_POS_NORMA, "pos_norma"),
-    (EQ.CAMADA_RELU, "relu"),
-    (EQ.CAMADA_RELU, "sem_ativacao"),
-    (EQ.CAMADA_SEM_RESIDUO, "sem_residuo"),
-    (EQ.CAMADA_RESIDUO_NORMALIZADO, "residuo_normalizado"),
-    (EQ.CAMADA_RESIDUO_NORMALIZADO, "residuo_normalizado_na_atencao"),
-    (EQ.CAMADA_NORMAS, "normas"),
-    (EQ.CAMADA_NORMAS, "mesma_norma"),
-]
+_EQUIVOCOS_CAMADA = suite.pares_por_modo(
+    EQ.CAMADA_POS_NORMA, EQ.CAMADA_RELU, EQ.CAMADA_SEM_RESIDUO, EQ.CAMADA_RESIDUO_NORMALIZADO, EQ.CAMADA_NORMAS
+)
 
 
 H_DO_EXEMPLO = 4  # CamadaEncoderPreNorma(16, 4, 32) na verificação visível
@@ -210,20 +200,15 @@ def test_camada_estrutura(aluno, ref):
 # ======================================================================= ViT
 
 
-_EQUIVOCOS_VIT = [
-    (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),
-    (EQ.VIT_CLS_NO_FIM, "cls_no_fim_le_0"),
-    (EQ.VIT_SEM_POSICAO, "sem_posicao"),
-    (EQ.VIT_CLS_SEM_POSICAO, "cls_sem_posicao"),
-    (EQ.VIT_SEM_CLS, "sem_cls"),
-    (EQ.VIT_SEM_CLS, "sem_cls_pos_inicio"),
-    (EQ.VIT_TOKEN_ERRADO, "ultimo"),
-    (EQ.VIT_TOKEN_ERRADO, "media"),
-    (EQ.VIT_TOKEN_ERRADO, "media_patches"),
-    (EQ.VIT_TOKEN_ERRADO, "media_antes_da_norma"),
-    (EQ.VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
-    (EQ.VIT_SEM_NORMA_FINAL, "sem_norma_final"),
-]
+_EQUIVOCOS_VIT = suite.pares_por_modo(
+    EQ.VIT_CLS_NO_FIM,
+    EQ.VIT_SEM_POSICAO,
+    EQ.VIT_CLS_SEM_POSICAO,
+    EQ.VIT_SEM_CLS,
+    EQ.VIT_TOKEN_ERRADO,
+    EQ.VIT_POSICAO_DESLOCADA,
+    EQ.VIT_SEM_NORMA_FINAL,
+)
 
 # ViT das conferências: imagens 8×8 com patches 2×2 (16 patches + [CLS]), 2 camadas.
 VIT = {"tamanho_imagem": 8, "tamanho_patch": 2, "canais": 2, "d_model": 8, "h": 2, "d_ff": 16, "n_camadas": 2}
@@ -327,10 +312,10 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
     p = VIT["tamanho_patch"]
     equivocos = tocha.erradas(
         functools.partial(ORC._embutir_ref, sd, imagens, p),
-        (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),
-        (EQ.VIT_SEM_POSICAO, "sem_posicao"),
-        (EQ.VIT_CLS_SEM_POSICAO, "cls_sem_posicao"),
-        (EQ.VIT_POSICAO_DESLOCADA, "posicao_antes_do_cls"),
+        (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),  # "cls_no_fim_le_0" só muda a leitura, que embutir não faz
+        EQ.VIT_SEM_POSICAO,
+        EQ.VIT_CLS_SEM_POSICAO,
+        EQ.VIT_POSICAO_DESLOCADA,
     )
     comparar(
         obtido.numpy(),

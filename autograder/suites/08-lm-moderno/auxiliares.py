@@ -7,10 +7,11 @@ quando um item não deve depender de outro; e os espiões dos laços (otimizador
 começam com ``_avaliador_`` para não colidir com os do aluno.
 """
 
-from autograder.suite import ESPIAO_DE_TREINO
+from autograder.suite import EMBEDDING_ESPIAO, ESPIAO_DE_TREINO
 
 CODIGO = (
     ESPIAO_DE_TREINO
+    + EMBEDDING_ESPIAO
     + r'''
 import math as _avaliador_math
 
@@ -214,18 +215,6 @@ _AVALIADOR_SEM_PASSADA = (
     "(atencao.wq, atencao.wk, atencao.wv, atencao.wo, modelo.embedding, bloco.norma1, ...) nas suas funções de "
     "cache, sem chamar atencao(x), bloco(x) ou modelo(ids)."
 )
-
-
-class _avaliador_EmbeddingEspiao(_avaliador_nn.Embedding):
-    """nn.Embedding que anota quantas posições cada chamada processa."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.chamadas = []
-
-    def forward(self, indices):
-        self.chamadas.append(int(indices.shape[-1]) if indices.dim() else 1)
-        return super().forward(indices)
 
 
 class _avaliador_AtencaoCache(_avaliador_Atencao):

@@ -46,13 +46,8 @@ def _fusoes_do_aluno(aluno, texto, n_fusoes):
 def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     if obtidas == esperadas:
         return
-    for equivoco, modo in (
-        (EQ.BPE_ATRAVESSA, "atravessa"),
-        (EQ.BPE_SEM_FREQUENCIA, "sem_frequencia"),
-        (EQ.BPE_CARACTERES, "caracteres"),
-        (EQ.BPE_ID_ERRADO, "id_errado"),
-        (EQ.BPE_DESEMPATE, "desempate_menor"),
-        (EQ.BPE_DESEMPATE, "desempate_ids"),
+    for equivoco, modo in suite.pares_por_modo(
+        EQ.BPE_ATRAVESSA, EQ.BPE_SEM_FREQUENCIA, EQ.BPE_CARACTERES, EQ.BPE_ID_ERRADO, EQ.BPE_DESEMPATE
     ):
         if obtidas == ORC._bpe_ref(texto, n_fusoes, modo):
             raise Reprovado(equivoco.mensagem, equivoco)
@@ -202,14 +197,14 @@ def _logits(modelo, ids, nome="LMModerno.forward"):
     return saida
 
 
-_EQUIVOCOS_ADAMW = (
-    (EQ.ADAMW_L2, "l2"),
-    (EQ.ADAMW_SEM_VIES, "sem_vies"),
-    (EQ.ADAMW_SEM_DECAIMENTO, "sem_decaimento"),
-    (EQ.ADAMW_EPS, "eps_dentro"),
-    (EQ.ADAMW_TAXA_FIXA, "taxa_fixa"),
-    (EQ.ADAMW_DECAIMENTO_DEPOIS, "decaimento_depois"),
-    (EQ.ADAMW_DECAIMENTO_SEM_TAXA, "decaimento_sem_taxa"),
+_EQUIVOCOS_ADAMW = suite.pares_por_modo(
+    EQ.ADAMW_L2,
+    EQ.ADAMW_SEM_VIES,
+    EQ.ADAMW_SEM_DECAIMENTO,
+    EQ.ADAMW_EPS,
+    EQ.ADAMW_TAXA_FIXA,
+    EQ.ADAMW_DECAIMENTO_DEPOIS,
+    EQ.ADAMW_DECAIMENTO_SEM_TAXA,
 )
 
 

@@ -189,11 +189,7 @@ def test_rmsnorm_confere(aluno, rng):
         y = _tensor(norma(x), "RMSNorm.forward")
         suite.exigir_entradas_intactas(norma, "RMSNorm.forward", ["x"])
         equivocos = tocha.erradas(
-            functools.partial(ORC._rms_ref, x, peso, eps),
-            (EQ.RMS_MEDIA, "media"),
-            (EQ.RMS_EPS_FORA, "eps_fora"),
-            (EQ.RMS_EIXO, "eixo"),
-            (EQ.RMS_SEM_PESO, "sem_peso"),
+            functools.partial(ORC._rms_ref, x, peso, eps), EQ.RMS_MEDIA, EQ.RMS_EPS_FORA, EQ.RMS_EIXO, EQ.RMS_SEM_PESO
         )
         comparar(
             y.numpy(), ORC._rms_ref(x, peso, eps).numpy(), f"RMSNorm(d_model={d}, eps={eps:g})", equivocos=equivocos
@@ -216,21 +212,12 @@ def test_swiglu_confere(aluno, rng):
     x = _x(rng, 3, 4, d)
     y = _tensor(ffn(x), "SwiGLU.forward")
     equivocos = tocha.erradas(
-        functools.partial(ORC._swiglu_ref, sd, x),
-        (EQ.SWIGLU_RAMO, "ramo"),
-        (EQ.SWIGLU_ATIVACAO, "relu"),
-        (EQ.SWIGLU_ATIVACAO, "gelu"),
-        (EQ.SWIGLU_SEM_PORTA, "sem_porta"),
+        functools.partial(ORC._swiglu_ref, sd, x), EQ.SWIGLU_RAMO, EQ.SWIGLU_ATIVACAO, EQ.SWIGLU_SEM_PORTA
     )
     comparar(y.numpy(), ORC._swiglu_ref(sd, x).numpy(), "a saída da SwiGLU", equivocos=equivocos)
 
 
-_EQUIVOCOS_ROPE = (
-    (EQ.ROPE_METADES, "metades"),
-    (EQ.ROPE_FREQUENCIA, "freq_i"),
-    (EQ.ROPE_SENTIDO, "sentido"),
-    (EQ.ROPE_POSICOES, "posicoes"),
-)
+_EQUIVOCOS_ROPE = suite.pares_por_modo(EQ.ROPE_METADES, EQ.ROPE_FREQUENCIA, EQ.ROPE_SENTIDO, EQ.ROPE_POSICOES)
 
 
 # A RoPE calculada em float32 (frequências, ângulos e rotação, como no código de referência do LLaMA) é certa: o
@@ -313,13 +300,8 @@ def test_rope_forma_tipo_e_posicoes_por_lote(aluno, rng):
 # ======================================================================= bloco e modelo
 
 
-_EQUIVOCOS_ATENCAO = (
-    (EQ.ATENCAO_ROPE_EM_V, "rope_em_v"),
-    (EQ.ATENCAO_SEM_ROPE, "sem_rope"),
-    (EQ.ATENCAO_ROPE_ANTES, "rope_antes"),
-    (EQ.ATENCAO_SEM_MASCARA, "sem_mascara"),
-    (EQ.ATENCAO_ESCALA, "sem_escala"),
-    (EQ.ATENCAO_ESCALA, "escala_d"),
+_EQUIVOCOS_ATENCAO = suite.pares_por_modo(
+    EQ.ATENCAO_ROPE_EM_V, EQ.ATENCAO_SEM_ROPE, EQ.ATENCAO_ROPE_ANTES, EQ.ATENCAO_SEM_MASCARA, EQ.ATENCAO_ESCALA
 )
 
 
@@ -348,12 +330,7 @@ def test_atencao_causal_rope_confere(aluno, rng):
     )
 
 
-_EQUIVOCOS_BLOCO = (
-    (EQ.BLOCO_POS_NORMA, "pos_norma"),
-    (EQ.BLOCO_SEM_RESIDUO, "sem_residuo"),
-    (EQ.BLOCO_NORMAS, "normas"),
-    (EQ.BLOCO_NORMAS, "mesma_norma"),
-)
+_EQUIVOCOS_BLOCO = suite.pares_por_modo(EQ.BLOCO_POS_NORMA, EQ.BLOCO_SEM_RESIDUO, EQ.BLOCO_NORMAS)
 
 
 @item("teste_modelo", pontos=0.5)
@@ -504,12 +481,8 @@ def test_adamw_pula_parametro_sem_gradiente(aluno, rng):
     )
 
 
-_EQUIVOCOS_CRONOGRAMA = (
-    (EQ.CRON_SEM_AQUECIMENTO, "sem_aquecimento"),
-    (EQ.CRON_AQUECIMENTO_UM, "desde_1"),
-    (EQ.CRON_SEM_MINIMO, "sem_minimo"),
-    (EQ.CRON_FRACAO, "fracao"),
-    (EQ.CRON_DEPOIS, "depois"),
+_EQUIVOCOS_CRONOGRAMA = suite.pares_por_modo(
+    EQ.CRON_SEM_AQUECIMENTO, EQ.CRON_AQUECIMENTO_UM, EQ.CRON_SEM_MINIMO, EQ.CRON_FRACAO, EQ.CRON_DEPOIS
 )
 
 
@@ -757,12 +730,13 @@ def test_cache_gerar_um_token_por_passo(aluno, rng):
     n, n_novos = int(rng.integers(2, 5)), 4
     remoto, _, cfg = CF._lm_cache(aluno, rng, 1)
     CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
-    tamanhos = remoto.ler("embedding.chamadas")
-    if not isinstance(tamanhos, list) or not tamanhos or not all(isinstance(c, int) for c in tamanhos):
+    chamadas = remoto.ler("embedding.chamadas")  # os índices de cada chamada (os da primeira linha do lote)
+    if not isinstance(chamadas, list) or not chamadas or not all(isinstance(c, list) for c in chamadas):
         raise Reprovado(
             "O espião não viu chamadas a modelo.embedding: em lm_com_cache, use os submódulos do modelo "
             "(modelo.embedding(ids), bloco.norma1, ...)."
         )
+    tamanhos = [len(c) for c in chamadas]
     if tamanhos == [n] + [1] * n_novos:
         raise Reprovado(
             f"{EQ.CACHE_REALIMENTA.mensagem} (O espião viu chamadas com {tamanhos} posições.)", EQ.CACHE_REALIMENTA
