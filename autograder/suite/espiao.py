@@ -113,6 +113,27 @@ def submodulo_em_avaliacao(aluno, remoto, caminho: str) -> None:
     aluno.chamar("_avaliador_modo_do_submodulo", remoto._ref, caminho, False)
 
 
+# Código posto na caixa (com ``aluno.injetar``) pelas suítes do cache KV (05, 08), no começo do ``CODIGO`` do seu
+# ``auxiliares.py``: o embedding espião, que anota os índices de cada chamada (os da primeira linha do lote). O
+# número de posições que uma chamada processa é o ``len`` deles. Nada aqui é segredo.
+EMBEDDING_ESPIAO = r'''
+from torch import nn as _avaliador_nn
+
+
+class _avaliador_EmbeddingEspiao(_avaliador_nn.Embedding):
+    """nn.Embedding que anota, a cada chamada, os índices consultados (os da primeira linha do lote)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.chamadas = []
+
+    def forward(self, indices):
+        linha = indices.reshape(-1) if indices.dim() <= 1 else indices.reshape(-1, indices.shape[-1])[0]
+        self.chamadas.append([int(i) for i in linha])
+        return super().forward(indices)
+'''
+
+
 # Código posto na caixa (com ``aluno.injetar``) pelas suítes que espiam um laço de treino (06, 07):
 # a base dos modelos espiões e o gancho global de passo do otimizador. Cada suíte junta a isto, no
 # ``CODIGO`` do seu ``auxiliares.py``, a subclasse com o ``forward`` da sua aula. Nada aqui é segredo.

@@ -3,31 +3,20 @@
 ``CODIGO`` é executado na caixa do aluno, depois das células dele (pela ``Aluno.injetar``). Nada aqui
 é segredo: é um ``MiniGPT`` montado com as camadas da biblioteca, com os mesmos nomes de submódulos
 do notebook, cujos embeddings anotam as posições que cada chamada processa (o espião que conta os
-tokens de cada passo). Ele não tem a passada sem cache: o item avalia as funções de cache do aluno.
+tokens de cada passo, ``EMBEDDING_ESPIAO`` de ``autograder.suite.espiao``, comum com a 08). Ele não tem a passada sem cache: o item avalia as funções de cache do aluno.
 Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
 """
 
-CODIGO = r'''
-from torch import nn as _avaliador_nn
+from autograder.suite import EMBEDDING_ESPIAO
 
+CODIGO = (
+    EMBEDDING_ESPIAO
+    + r"""
 _avaliador_SEM_PASSADA = (
     "No item do cache KV o avaliador usa um MiniGPT próprio, sem a passada comum: use os submódulos "
     "(atencao.w_qkv, atencao.w_o, modelo.emb, modelo.pos, bloco.norm1, ...) nas suas funções de cache, "
     "sem chamar atencao(x), bloco(x) ou modelo(ids)."
 )
-
-
-class _avaliador_EmbeddingEspiao(_avaliador_nn.Embedding):
-    """nn.Embedding que anota, a cada chamada, os índices consultados (os da primeira linha do lote)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.chamadas = []
-
-    def forward(self, indices):
-        linha = indices.reshape(-1) if indices.dim() <= 1 else indices.reshape(-1, indices.shape[-1])[0]
-        self.chamadas.append([int(i) for i in linha])
-        return super().forward(indices)
 
 
 class _avaliador_Atencao(_avaliador_nn.Module):
@@ -69,4 +58,5 @@ class _avaliador_MiniGPT(_avaliador_nn.Module):
 
     def forward(self, *args, **kwargs):
         raise RuntimeError(_avaliador_SEM_PASSADA)
-'''
+"""
+)
