@@ -56,12 +56,18 @@ class Equivoco:
     """Um erro de concepção conhecido, com a mensagem que o aluno recebe.
 
     ``modos``: os modos do oráculo da suíte (a versão errada da referência, ``oraculo(..., modo)``) que
-    produzem este erro, na ordem em que a comparação os tenta; ``pares_por_modo`` os expande. Não entram
-    na igualdade nem no hash: um equívoco é o seu código e a sua mensagem."""
+    produzem este erro, na ordem em que a comparação os tenta, separados por espaço (como os campos de
+    ``collections.namedtuple``: ``modos="convencao convencao_auto"``) ou numa tupla; ficam numa tupla.
+    ``pares_por_modo`` os expande. Não entram na igualdade nem no hash: um equívoco é o seu código e a sua
+    mensagem."""
 
     codigo: str
     mensagem: str
     modos: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self):
+        if isinstance(self.modos, str):
+            object.__setattr__(self, "modos", tuple(self.modos.split()))
 
 
 def pares_por_modo(*itens) -> list[tuple[Equivoco, str]]:
