@@ -37,24 +37,24 @@ PE_TROCADOS = Equivoco(
     "pe-seno-cosseno-trocados",
     "Seno e cosseno trocados no codificador de posição: o seno vai nas colunas pares (0, 2, 4, ...) e o "
     "cosseno nas ímpares. A posição 0 deve ser [0, 1, 0, 1, ...].",
-    modos=("trocados",),
+    modos="trocados",
 )
 PE_EXPOENTE_I = Equivoco(
     "pe-expoente-i",
     "O expoente da frequência usa i (o número do par: 0, 1, 2, ...) em vez de 2i: o ângulo é "
     "pos / 10000**(2i/d), com 2i = 0, 2, 4, ... o índice da coluna par do par.",
-    modos=("sem_2",),
+    modos="sem_2",
 )
 PE_POR_COLUNA = Equivoco(
     "pe-frequencia-por-coluna",
     "A frequência foi calculada com o índice j de cada coluna: as colunas 2i (seno) e 2i + 1 (cosseno) "
     "devem compartilhar a MESMA frequência, com expoente 2·(j // 2) / d (não j/d nem 2j/d).",
-    modos=("coluna", "coluna_dobrada"),
+    modos="coluna coluna_dobrada",
 )
 PE_POSICAO_1 = Equivoco(
     "pe-posicao-comeca-em-1",
     "As posições começam em 0, não em 1: a primeira linha do codificador é [0, 1, 0, 1, ...].",
-    modos=("posicao_1",),
+    modos="posicao_1",
 )
 PE_FLOAT32 = Equivoco(
     "pe-tipo-float32",
@@ -65,13 +65,13 @@ PE_METADES = Equivoco(
     "pe-metades-concatenadas",
     "Os senos e os cossenos foram postos em metades separadas ([sen...sen | cos...cos]); no artigo eles se "
     "alternam: seno na coluna 2i e cosseno na coluna 2i + 1.",
-    modos=("metades",),
+    modos="metades",
 )
 PE_IMPAR = Equivoco(
     "pe-d-impar",
     "Com d ímpar há um seno a mais que cossenos: as colunas pares são ceil(d/2) e as ímpares d // 2. "
     "Use só as d // 2 primeiras frequências nos cossenos.",
-    modos=("impar_sem_ultima",),
+    modos="impar_sem_ultima",
 )
 LN_DDOF = Equivoco(
     "ln-variancia-nao-viesada",

@@ -48,7 +48,7 @@ CAMADA_KV_DO_DECODER = Equivoco(
     "cruzada-kv-do-decoder",
     "Na atenção cruzada, as chaves e os valores vieram do decoder: a camada não lê a memória do encoder. "
     "As consultas vêm do decoder e as chaves e os valores da memória: atencao_cruzada(x, memoria, memoria, ...).",
-    modos=("kv_decoder",),
+    modos="kv_decoder",
 )
 CAMADA_Q_DA_MEMORIA = Equivoco(
     "cruzada-consultas-da-memoria",
@@ -59,48 +59,48 @@ CAMADA_PRE_NORMA = Equivoco(
     "camada-pre-norma",
     "A camada usa pré-normalização (x + subcamada(LN(x))). Esta atividade segue o artigo e o "
     "nn.TransformerDecoderLayer(norm_first=False): LN(x + subcamada(x)).",
-    modos=("pre_norma",),
+    modos="pre_norma",
 )
 CAMADA_SEM_RESIDUO = Equivoco(
     "camada-sem-residuo",
     "Falta a conexão residual: cada subcamada soma a própria entrada antes da normalização, LN(x + subcamada(x)).",
-    modos=("sem_residuo",),
+    modos="sem_residuo",
 )
 CAMADA_SEM_CAUSAL = Equivoco(
     "camada-sem-mascara-causal",
     "A autoatenção da camada não aplicou a máscara do alvo: cada posição vê o futuro. Passe "
     "attn_mask = ~m_alvo (expandida para uma máscara por cabeça).",
-    modos=("sem_causal",),
+    modos="sem_causal",
 )
 CAMADA_CONVENCAO = Equivoco(
     "camada-convencao-mha",
     "A máscara foi passada ao nn.MultiheadAttention sem converter: nele True significa NÃO pode atender. "
     "Use ~m_alvo e ~m_origem.",
-    modos=("convencao", "convencao_auto", "convencao_cruzada"),
+    modos="convencao convencao_auto convencao_cruzada",
 )
 CAMADA_CRUZADA_SEM_PADDING = Equivoco(
     "cruzada-sem-padding",
     "A atenção cruzada não usou a máscara da origem: as posições PAD da memória influem na saída. Passe "
     "key_padding_mask = ~m_origem[:, 0, 0, :].",
-    modos=("cruzada_sem_padding",),
+    modos="cruzada_sem_padding",
 )
 CAMADA_CRUZADA_ANTES = Equivoco(
     "cruzada-com-entrada-original",
     "A atenção cruzada recebeu a entrada da camada, e não a saída da primeira subcamada: as subcamadas são "
     "sequenciais (x1 = LN1(x + auto), depois LN2(x1 + cruzada(x1, memoria, memoria))).",
-    modos=("cruzada_antes",),
+    modos="cruzada_antes",
 )
 CAMADA_ATIVACAO = Equivoco(
     "camada-ativacao",
     "A feed-forward usa outra ativação (ou nenhuma): o artigo e o nn.TransformerDecoderLayer usam ReLU "
     "entre linear1 e linear2.",
-    modos=("ativacao", "sem_ativacao"),
+    modos="ativacao sem_ativacao",
 )
 CAMADA_NORMAS = Equivoco(
     "camada-normas-trocadas",
     "As normalizações estão fora de ordem ou reaproveitadas: norm1 depois da autoatenção, norm2 depois da "
     "atenção cruzada, norm3 depois da feed-forward.",
-    modos=("normas",),
+    modos="normas",
 )
 
 # ----------------------------------------------------------------------- equívocos: Transformer
@@ -108,36 +108,36 @@ MODELO_SEM_ESCALA = Equivoco(
     "modelo-sem-raiz-dmodel",
     "Os embeddings não foram multiplicados por √d_model antes de somar a codificação posicional "
     "(embedding(src) * math.sqrt(d_model) + pe).",
-    modos=("sem_escala",),
+    modos="sem_escala",
 )
 MODELO_ESCALA_DIVIDIDA = Equivoco(
     "modelo-escala-dividida",
     "Os embeddings foram DIVIDIDOS por √d_model; o artigo multiplica: embedding(src) * math.sqrt(d_model).",
-    modos=("dividida",),
+    modos="dividida",
 )
 MODELO_SEM_POSICAO = Equivoco(
     "modelo-sem-posicao",
     "Falta somar a codificação posicional (self.pe[:n]) a um dos lados: sem ela o modelo não sabe a ordem "
     "dos tokens e não consegue alinhar a saída com a entrada.",
-    modos=("sem_pos_src", "sem_pos_tgt"),
+    modos="sem_pos_src sem_pos_tgt",
 )
 MODELO_EMBEDDING_TROCADO = Equivoco(
     "modelo-embedding-trocado",
     "O alvo passou pela tabela da origem (ou o contrário): embedding_origem é do encoder e embedding_alvo "
     "é do decoder.",
-    modos=("emb_trocados", "emb_origem_nos_dois", "emb_alvo_nos_dois"),
+    modos="emb_trocados emb_origem_nos_dois emb_alvo_nos_dois",
 )
 MODELO_ENCODER_SEM_MASCARA = Equivoco(
     "modelo-encoder-sem-mascara",
     "O encoder não recebeu a máscara de padding da origem: os tokens PAD influem na memória. Chame cada "
     "camada com src_key_padding_mask = ~m_origem[:, 0, 0, :].",
-    modos=("encoder_sem_mascara",),
+    modos="encoder_sem_mascara",
 )
 MODELO_MEMORIA_ERRADA = Equivoco(
     "modelo-memoria-errada",
     "O decoder não recebeu a saída do encoder como memória (recebeu os embeddings da origem, ou a saída de "
     "uma camada intermediária). A memória é a saída da ÚLTIMA camada do encoder.",
-    modos=("memoria_embeddings",),
+    modos="memoria_embeddings",
 )
 
 # ----------------------------------------------------------------------- equívocos: dados
@@ -274,38 +274,38 @@ DEC_PARA_NO_PRIMEIRO = Equivoco(
     "dec-para-no-primeiro-eos",
     "A geração parou quando a PRIMEIRA sequência emitiu EOS: ela só para quando todas as sequências do lote "
     "terminaram (terminou.all()); as que já terminaram recebem PAD enquanto as outras continuam.",
-    modos=("para_no_primeiro",),
+    modos="para_no_primeiro",
 )
 DEC_COM_BOS = Equivoco(
     "decodificacao-com-bos",
     "A saída começa com o BOS: devolva só os tokens gerados depois dele (gerados[:, 1:]).",
-    modos=("com_bos",),
+    modos="com_bos",
 )
 DEC_SEM_PAD = Equivoco(
     "decodificacao-sem-pad",
     "Depois do EOS a sequência continuou recebendo tokens: uma sequência que terminou recebe PAD dali em diante.",
-    modos=("sem_pad",),
+    modos="sem_pad",
 )
 DEC_NAO_PARA = Equivoco(
     "decodificacao-nao-para",
     "O laço não parou quando todas as sequências emitiram EOS: pare assim que terminou.all() for True.",
-    modos=("nao_para",),
+    modos="nao_para",
 )
 DEC_PRIMEIRA = Equivoco(
     "decodificacao-primeira-posicao",
     "O próximo token saiu dos logits da PRIMEIRA posição; ele vem da última: logits[:, -1, :].argmax(-1).",
-    modos=("primeira",),
+    modos="primeira",
 )
 DEC_SEM_REALIMENTAR = Equivoco(
     "decodificacao-sem-realimentar",
     "Os tokens gerados não voltaram como entrada do decoder: a cada passo, chame modelo.decodificar com tudo "
     "o que já foi gerado (BOS + tokens anteriores).",
-    modos=("sem_realimentar",),
+    modos="sem_realimentar",
 )
 DEC_PASSOS = Equivoco(
     "decodificacao-passos",
     "O número de passos não respeita passos_max: no máximo passos_max tokens gerados por sequência.",
-    modos=("passos",),
+    modos="passos",
 )
 
 
@@ -314,31 +314,31 @@ FEIXE_GULOSO = Equivoco(
     "feixe-guloso",
     "A busca devolveu a sequência da decodificação gulosa numa árvore em que o feixe de largura 2 acha uma "
     "sequência melhor: o feixe precisa guardar `largura` hipóteses a cada passo e estender todas elas.",
-    modos=("guloso",),
+    modos="guloso",
 )
 FEIXE_SEM_NORMALIZACAO = Equivoco(
     "feixe-sem-normalizacao",
     "A escolha final ignorou a penalidade de comprimento: divida a pontuação de cada terminada por "
     "lp = ((5 + |Y|) / 6) ** alfa antes de comparar (Wu et al., 2016).",
-    modos=("sem_normalizacao",),
+    modos="sem_normalizacao",
 )
 FEIXE_TERMINADAS_CRESCEM = Equivoco(
     "feixe-terminadas-crescem",
     "As hipóteses que já emitiram EOS continuaram no feixe, crescendo (com PAD, somando pontuação e "
     "comprimento) e ocupando lugar: uma hipótese que termina em EOS sai do feixe para a lista de terminadas e "
     "não muda mais.",
-    modos=("terminadas_crescem",),
+    modos="terminadas_crescem",
 )
 FEIXE_PROBABILIDADES = Equivoco(
     "feixe-probabilidades",
     "A pontuação usou probabilidades (somadas ou multiplicadas) em vez de somar log-probabilidades: use "
     "F.log_softmax nos logits da última posição e some. Dividir uma probabilidade pela penalidade de "
     "comprimento favorece as sequências curtas, o contrário do que se quer.",
-    modos=("soma_probabilidades", "produto_probabilidades"),
+    modos="soma_probabilidades produto_probabilidades",
 )
 FEIXE_EOS_NAO_TERMINA = Equivoco(
     "feixe-eos-nao-termina",
     "O EOS foi tratado como um token qualquer: a hipótese seguiu crescendo depois dele. Quando o candidato "
     "termina em EOS, ele sai do feixe e vai para a lista de terminadas.",
-    modos=("eos_nao_termina", "eos_nao_termina_cortada"),
+    modos="eos_nao_termina eos_nao_termina_cortada",
 )

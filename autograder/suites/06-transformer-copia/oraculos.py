@@ -186,6 +186,15 @@ _EQUIVOCOS_CAMADA = suite.pares_por_modo(
     EQ.CAMADA_NORMAS,
 )
 
+_EQUIVOCOS_MODELO = suite.pares_por_modo(
+    EQ.MODELO_SEM_ESCALA,
+    EQ.MODELO_ESCALA_DIVIDIDA,
+    EQ.MODELO_SEM_POSICAO,
+    EQ.MODELO_EMBEDDING_TROCADO,
+    EQ.MODELO_ENCODER_SEM_MASCARA,
+    EQ.MODELO_MEMORIA_ERRADA,
+)
+
 
 def _camada(aluno, ref, rng, d=8, h=2, dff=16):
     modelo = ref.CamadaDecoder(d, h, dff).double().eval()
@@ -206,16 +215,6 @@ def _saida_camada(camada, x, mem, mo, ma):
     if isinstance(y, tuple):
         raise Reprovado("CamadaDecoder.forward deve devolver só o tensor de saída.")
     return y
-
-
-_EQUIVOCOS_MODELO = suite.pares_por_modo(
-    EQ.MODELO_SEM_ESCALA,
-    EQ.MODELO_ESCALA_DIVIDIDA,
-    EQ.MODELO_SEM_POSICAO,
-    EQ.MODELO_EMBEDDING_TROCADO,
-    EQ.MODELO_ENCODER_SEM_MASCARA,
-    EQ.MODELO_MEMORIA_ERRADA,
-)
 
 
 def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):

@@ -18,25 +18,25 @@ PATCHES_SEM_PERMUTE = Equivoco(
     "Os patches saíram de um reshape direto da imagem, sem permute: a forma (B, N, C·p·p) está certa, mas "
     "cada 'patch' junta pixels de uma linha inteira da imagem (de vários patches). Separe os eixos com "
     "reshape(B, C, H/p, p, W/p, p), reordene com permute(0, 2, 4, 1, 3, 5) e só então achate.",
-    modos=("sem_permute",),
+    modos="sem_permute",
 )
 PATCHES_ORDEM_COLUNAS = Equivoco(
     "patches-ordem-das-colunas",
     "Os patches estão em ordem de coluna (de cima para baixo primeiro): a ordem pedida é a de leitura, "
     "linha de patches por linha de patches, da esquerda para a direita (o patch 1 fica à direita do 0).",
-    modos=("colunas",),
+    modos="colunas",
 )
 PATCHES_CANAL_NO_FIM = Equivoco(
     "patches-canal-no-fim",
     "Dentro de cada patch, os valores estão na ordem (linha, coluna, canal). A ordem pedida é a do "
     "nn.Unfold: (canal, linha, coluna), todos os pixels do canal 0 primeiro.",
-    modos=("canal_no_fim",),
+    modos="canal_no_fim",
 )
 PATCHES_TRANSPOSTOS = Equivoco(
     "patches-transpostos",
     "Dentro de cada patch, os pixels estão em ordem de coluna (o patch saiu transposto). A ordem pedida é "
     "(canal, linha, coluna): a primeira linha do patch inteira, depois a segunda.",
-    modos=("transpostos",),
+    modos="transpostos",
 )
 PATCHES_SEM_ERRO = Equivoco(
     "patches-sem-valueerror",
@@ -50,28 +50,28 @@ CAMADA_POS_NORMA = Equivoco(
     "A camada usa pós-normalização, LN(x + subcamada(x)), a do Transformer de 2017. O ViT normaliza ANTES "
     "de cada subcamada e soma o resíduo sem normalizar: x + MHA(LN1(x)), depois x + MLP(LN2(x)) "
     "(nn.TransformerEncoderLayer com norm_first=True).",
-    modos=("pos_norma",),
+    modos="pos_norma",
 )
 CAMADA_RELU = Equivoco(
     "camada-ativacao-relu",
     "A MLP da camada usa ReLU (ou nenhuma ativação): o ViT usa GELU entre linear1 e linear2 (F.gelu).",
-    modos=("relu", "sem_ativacao"),
+    modos="relu sem_ativacao",
 )
 CAMADA_SEM_RESIDUO = Equivoco(
     "camada-sem-residuo",
     "Falta a conexão residual: cada subcamada soma a própria entrada, x + MHA(LN1(x)) e x + MLP(LN2(x)).",
-    modos=("sem_residuo",),
+    modos="sem_residuo",
 )
 CAMADA_RESIDUO_NORMALIZADO = Equivoco(
     "camada-residuo-normalizado",
     "O resíduo somado foi o x já normalizado (LN(x) + MHA(LN(x))): no pré-norma o caminho residual leva o x "
     "original, sem normalizar (x + MHA(LN1(x))).",
-    modos=("residuo_normalizado", "residuo_normalizado_na_atencao"),
+    modos="residuo_normalizado residuo_normalizado_na_atencao",
 )
 CAMADA_NORMAS = Equivoco(
     "camada-normas-trocadas",
     "As normalizações estão trocadas ou reaproveitadas: norm1 antes da autoatenção, norm2 antes da MLP.",
-    modos=("normas", "mesma_norma"),
+    modos="normas mesma_norma",
 )
 
 # ----------------------------------------------------------------------- equívocos: ViT
@@ -79,43 +79,43 @@ VIT_CLS_NO_FIM = Equivoco(
     "vit-cls-no-fim",
     "O [CLS] foi posto no FIM da sequência: ele vai no início, posição 0 (torch.cat([cls, patches], dim=1)), "
     "e é a posição 0 que a cabeça lê.",
-    modos=("cls_no_fim", "cls_no_fim_le_0"),
+    modos="cls_no_fim cls_no_fim_le_0",
 )
 VIT_SEM_CLS = Equivoco(
     "vit-sem-cls",
     "Falta o token [CLS]: a sequência tem N + 1 posições, o [CLS] aprendido (self.cls, expandido para o lote) "
     "seguido dos N patches projetados.",
-    modos=("sem_cls", "sem_cls_pos_inicio"),
+    modos="sem_cls sem_cls_pos_inicio",
 )
 VIT_SEM_POSICAO = Equivoco(
     "vit-sem-posicao",
     "Os embeddings de posição não foram somados: sem eles a saída do [CLS] não depende da ordem dos patches "
     "(embaralhar a imagem em blocos não muda a classe). Some self.posicao depois de juntar o [CLS].",
-    modos=("sem_posicao",),
+    modos="sem_posicao",
 )
 VIT_CLS_SEM_POSICAO = Equivoco(
     "vit-cls-sem-posicao",
     "A posição foi somada só aos patches (antes de juntar o [CLS]): self.posicao tem N + 1 linhas e a linha 0 "
     "é a do [CLS]. Junte o [CLS] primeiro e some self.posicao à sequência inteira.",
-    modos=("cls_sem_posicao",),
+    modos="cls_sem_posicao",
 )
 VIT_POSICAO_DESLOCADA = Equivoco(
     "vit-posicao-deslocada",
     "As posições foram somadas aos patches ANTES de juntar o [CLS]: o patch k ficou com a posição k, e não "
     "k + 1 (a posição 0 é do [CLS]). Junte o [CLS] primeiro e some self.posicao depois de juntar, à "
     "sequência inteira de N + 1 tokens.",
-    modos=("posicao_antes_do_cls",),
+    modos="posicao_antes_do_cls",
 )
 VIT_TOKEN_ERRADO = Equivoco(
     "vit-token-errado",
     "A classificação não saiu da saída do [CLS]: a cabeça deve ler a posição 0 depois da LayerNorm final "
     "(self.cabeca(self.norm(x)[:, 0])), não o último token nem a média dos tokens.",
-    modos=("ultimo", "media", "media_patches", "media_antes_da_norma"),
+    modos="ultimo media media_patches media_antes_da_norma",
 )
 VIT_SEM_NORMA_FINAL = Equivoco(
     "vit-sem-norma-final",
     "Falta a LayerNorm final (self.norm) antes da cabeça: no pré-norma a saída da última camada não está normalizada.",
-    modos=("sem_norma_final",),
+    modos="sem_norma_final",
 )
 VIT_SEM_PROJECAO = Equivoco(
     "vit-patches-sem-projecao",

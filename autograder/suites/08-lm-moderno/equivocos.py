@@ -10,7 +10,7 @@ BPE_ATRAVESSA = Equivoco(
     "As fusões atravessaram a fronteira dos pré-tokens: os pares são contados DENTRO de cada pré-token "
     "(os bytes UTF-8 de cada pedaço de pre_tokenizar(texto)), nunca entre o fim de um e o começo do outro. "
     "Conte os pares por pré-token distinto, com o peso da frequência dele.",
-    modos=("atravessa",),
+    modos="atravessa",
 )
 BPE_DESEMPATE = Equivoco(
     "bpe-desempate-errado",
@@ -18,26 +18,26 @@ BPE_DESEMPATE = Equivoco(
     "cujas sequências de bytes (bytes(a), bytes(b)) são lexicograficamente MAIORES, como no GPT-2 "
     "(max(pares, key=lambda p: (contagem[p], vocab[p[0]], vocab[p[1]]))). Nem o primeiro visto, nem o menor, "
     "nem a comparação dos ids.",
-    modos=("desempate_menor", "desempate_ids"),
+    modos="desempate_menor desempate_ids",
 )
 BPE_CARACTERES = Equivoco(
     "bpe-caracteres-em-vez-de-bytes",
     "O BPE trabalhou com caracteres (ord(c), code points) onde o pedido são BYTES: o vocabulário inicial são os "
     "256 valores de byte, e cada pré-token começa como a lista dos bytes de pedaco.encode('utf-8'). Uma letra "
     "acentuada são dois bytes; um emoji, quatro.",
-    modos=("caracteres",),
+    modos="caracteres",
 )
 BPE_SEM_FREQUENCIA = Equivoco(
     "bpe-sem-frequencia",
     "Cada pré-token distinto contou uma vez só: os pares de um pré-token valem tantas vezes quanto ele aparece "
     "no texto (Counter(pre_tokenizar(texto)) e a contagem de cada par somando a frequência).",
-    modos=("sem_frequencia",),
+    modos="sem_frequencia",
 )
 BPE_ID_ERRADO = Equivoco(
     "bpe-id-da-fusao",
     "O id de uma fusão nova está errado: a fusão i (contando de 0) cria o id 256 + i, e as fusões seguintes "
     "usam esse id nos pares.",
-    modos=("id_errado",),
+    modos="id_errado",
 )
 BPE_CODIFICA_ORDEM = Equivoco(
     "bpe-codifica-fora-de-ordem",
@@ -68,60 +68,60 @@ RMS_MEDIA = Equivoco(
     "rmsnorm-subtrai-media",
     "A RMSNorm subtraiu a média: isso é a LayerNorm. A RMSNorm só divide pela raiz da média dos quadrados, "
     "x / sqrt(mean(x**2, -1, keepdim=True) + eps) * peso, sem centrar.",
-    modos=("media",),
+    modos="media",
 )
 RMS_EPS_FORA = Equivoco(
     "rmsnorm-eps-fora-da-raiz",
     "O eps foi somado fora da raiz: o pedido é sqrt(mean(x**2) + eps), com o eps dentro.",
-    modos=("eps_fora",),
+    modos="eps_fora",
 )
 RMS_SEM_PESO = Equivoco(
     "rmsnorm-sem-peso",
     "A RMSNorm não multiplicou pelo parâmetro peso (ganho aprendido por coordenada).",
-    modos=("sem_peso",),
+    modos="sem_peso",
 )
 RMS_EIXO = Equivoco(
     "rmsnorm-eixo-errado",
     "A média dos quadrados foi tirada no eixo errado (ou no tensor inteiro): é a média de cada vetor, no "
     "último eixo (dim=-1, keepdim=True).",
-    modos=("eixo",),
+    modos="eixo",
 )
 SWIGLU_RAMO = Equivoco(
     "swiglu-silu-no-ramo-errado",
     "A SiLU foi aplicada ao ramo errado: é w2(silu(w1(x)) * w3(x)), a porta é silu(w1(x)) e w3(x) entra sem ativação.",
-    modos=("ramo",),
+    modos="ramo",
 )
 SWIGLU_ATIVACAO = Equivoco(
     "swiglu-ativacao-errada",
     "A porta usou outra ativação (ReLU, GELU, sigmoide): a SwiGLU usa a SiLU (swish), F.silu(w1(x)).",
-    modos=("relu", "gelu"),
+    modos="relu gelu",
 )
 SWIGLU_SEM_PORTA = Equivoco(
     "swiglu-sem-porta",
     "Faltou a porta: a SwiGLU multiplica silu(w1(x)) elemento a elemento por w3(x) antes de w2.",
-    modos=("sem_porta",),
+    modos="sem_porta",
 )
 ROPE_METADES = Equivoco(
     "rope-metades-em-vez-de-pares",
     "A RoPE girou as METADES do vetor (x[..., :d/2] com x[..., d/2:], o estilo 'rotate_half' do GPT-NeoX) "
     "onde o pedido são pares INTERCALADOS (2i, 2i+1), como em Su et al. 2021: x[..., 0::2] e x[..., 1::2].",
-    modos=("metades",),
+    modos="metades",
 )
 ROPE_FREQUENCIA = Equivoco(
     "rope-frequencia-errada",
     "As frequências da RoPE estão erradas por um fator: o par i gira pelo ângulo pos · theta^(−2i/d_k), "
     "i = 0..d_k/2 − 1 (o expoente é 2i/d_k, não i/d_k nem 2i/d_model).",
-    modos=("freq_i",),
+    modos="freq_i",
 )
 ROPE_SENTIDO = Equivoco(
     "rope-sentido-invertido",
     "A rotação foi no sentido contrário: (x0, x1) vira (x0·cos − x1·sen, x0·sen + x1·cos).",
-    modos=("sentido",),
+    modos="sentido",
 )
 ROPE_POSICOES = Equivoco(
     "rope-ignora-posicoes",
     "A RoPE não usou as posições recebidas (usou 0..t−1 sempre, ou nenhuma): o ângulo é posicoes[j] · freq.",
-    modos=("posicoes",),
+    modos="posicoes",
 )
 ROPE_TIPO = Equivoco(
     "rope-tipo-trocado",
@@ -135,44 +135,44 @@ ATENCAO_ROPE_EM_V = Equivoco(
     "atencao-rope-em-v",
     "A RoPE também girou V: ela vai só em Q e K (é o produto q·k que passa a depender da posição relativa); "
     "os valores entram sem rotação.",
-    modos=("rope_em_v",),
+    modos="rope_em_v",
 )
 ATENCAO_SEM_ROPE = Equivoco(
     "atencao-sem-rope",
     "A atenção não aplicou a RoPE em Q e K: sem ela (e sem embedding de posição) o modelo não sabe a ordem.",
-    modos=("sem_rope",),
+    modos="sem_rope",
 )
 ATENCAO_ROPE_ANTES = Equivoco(
     "atencao-rope-antes-das-cabecas",
     "A RoPE foi aplicada antes de separar as cabeças (no vetor de d_model inteiro): ela gira cada cabeça com "
     "d_k = d_model / h, em Q e K já na forma (lote, h, t, d_k).",
-    modos=("rope_antes",),
+    modos="rope_antes",
 )
 ATENCAO_SEM_MASCARA = Equivoco(
     "atencao-sem-mascara-causal",
     "A atenção não é causal: cada posição só pode ver ela mesma e as anteriores (máscara triangular inferior).",
-    modos=("sem_mascara",),
+    modos="sem_mascara",
 )
 ATENCAO_ESCALA = Equivoco(
     "atencao-escala-errada",
     "As pontuações não foram divididas por √d_k (a dimensão de cada cabeça, d_model / h).",
-    modos=("sem_escala", "escala_d"),
+    modos="sem_escala escala_d",
 )
 BLOCO_POS_NORMA = Equivoco(
     "bloco-pos-norma",
     "O bloco normaliza DEPOIS da soma (pós-norma). O pedido é pré-norma: x = x + atencao(norma1(x)); "
     "x = x + ffn(norma2(x)).",
-    modos=("pos_norma",),
+    modos="pos_norma",
 )
 BLOCO_SEM_RESIDUO = Equivoco(
     "bloco-sem-residuo",
     "Falta a conexão residual: cada subcamada soma a própria entrada, x + atencao(norma1(x)) e x + ffn(norma2(x)).",
-    modos=("sem_residuo",),
+    modos="sem_residuo",
 )
 BLOCO_NORMAS = Equivoco(
     "bloco-normas-trocadas",
     "As normas estão trocadas ou reaproveitadas: norma1 antes da atenção, norma2 antes da SwiGLU.",
-    modos=("normas", "mesma_norma"),
+    modos="normas mesma_norma",
 )
 MODELO_SEM_NORMA_FINAL = Equivoco(
     "modelo-sem-norma-final",
@@ -205,41 +205,41 @@ ADAMW_L2 = Equivoco(
     "adamw-decaimento-l2",
     "O decaimento entrou no gradiente (g + wd·p, a regularização L2 do Adam comum): no AdamW ele é "
     "DESACOPLADO, p ← p − lr·wd·p, fora das médias m e v (Loshchilov e Hutter 2019).",
-    modos=("l2",),
+    modos="l2",
 )
 ADAMW_SEM_VIES = Equivoco(
     "adamw-sem-correcao-de-vies",
     "Faltou a correção de viés: use m̂ = m / (1 − β1^t) e v̂ = v / (1 − β2^t), com t o número do passo "
     "daquele parâmetro (1, 2, ...). Sem ela os primeiros passos saem pequenos demais.",
-    modos=("sem_vies",),
+    modos="sem_vies",
 )
 ADAMW_SEM_DECAIMENTO = Equivoco(
     "adamw-sem-decaimento",
     "O AdamW ignorou weight_decay: a cada passo, p ← p − lr·wd·p.",
-    modos=("sem_decaimento",),
+    modos="sem_decaimento",
 )
 ADAMW_EPS = Equivoco(
     "adamw-eps-dentro-da-raiz",
     "O eps foi somado dentro da raiz (√(v̂ + eps)): o do PyTorch é √v̂ + eps.",
-    modos=("eps_dentro",),
+    modos="eps_dentro",
 )
 ADAMW_TAXA_FIXA = Equivoco(
     "adamw-taxa-fixa",
     "O AdamW guardou a taxa do construtor: leia grupo['lr'] de self.param_groups a cada step (o cronograma "
     "muda a taxa do grupo entre os passos).",
-    modos=("taxa_fixa",),
+    modos="taxa_fixa",
 )
 ADAMW_DECAIMENTO_DEPOIS = Equivoco(
     "adamw-decaimento-depois",
     "O decaimento foi aplicado DEPOIS do passo do Adam, sobre o parâmetro já atualizado: como no PyTorch, "
     "p ← p·(1 − lr·wd) vem antes, sobre o valor do começo do passo.",
-    modos=("decaimento_depois",),
+    modos="decaimento_depois",
 )
 ADAMW_DECAIMENTO_SEM_TAXA = Equivoco(
     "adamw-decaimento-sem-taxa",
     "O decaimento não foi multiplicado pela taxa: no AdamW é p ← p − lr·wd·p (a taxa do grupo naquele passo), "
     "não p ← p − wd·p.",
-    modos=("decaimento_sem_taxa",),
+    modos="decaimento_sem_taxa",
 )
 ADAMW_SEM_GRAD = Equivoco(
     "adamw-sem-pular-sem-gradiente",
@@ -249,29 +249,29 @@ CRON_SEM_AQUECIMENTO = Equivoco(
     "cronograma-sem-aquecimento",
     "Faltou o aquecimento: para passo < passos_aquecimento a taxa cresce linearmente, passo / "
     "passos_aquecimento · taxa_max (0 no passo 0).",
-    modos=("sem_aquecimento",),
+    modos="sem_aquecimento",
 )
 CRON_AQUECIMENTO_UM = Equivoco(
     "cronograma-aquecimento-desde-1",
     "O aquecimento começou em (passo + 1) / passos_aquecimento: o pedido é passo / passos_aquecimento · "
     "taxa_max (a taxa do passo 0 é 0, e taxa_max é alcançada em passo = passos_aquecimento).",
-    modos=("desde_1",),
+    modos="desde_1",
 )
 CRON_SEM_MINIMO = Equivoco(
     "cronograma-sem-taxa-minima",
     "O cosseno desceu até 0 em vez de taxa_min: taxa_min + ½(1 + cos(π·fração))·(taxa_max − taxa_min).",
-    modos=("sem_minimo",),
+    modos="sem_minimo",
 )
 CRON_FRACAO = Equivoco(
     "cronograma-fracao-errada",
     "A fração do cosseno está errada: ela vai de 0 (em passos_aquecimento) a 1 (em passos_cosseno), "
     "(passo − passos_aquecimento) / (passos_cosseno − passos_aquecimento).",
-    modos=("fracao",),
+    modos="fracao",
 )
 CRON_DEPOIS = Equivoco(
     "cronograma-depois-do-fim",
     "Depois de passos_cosseno a taxa fica em taxa_min (não volta a subir nem vira 0).",
-    modos=("depois",),
+    modos="depois",
 )
 RECORTE_POR_PARAMETRO = Equivoco(
     "recorte-por-parametro",
