@@ -271,6 +271,40 @@ def test_erradas_da_as_saidas_das_versoes_erradas_na_ordem_e_o_comparar_nomeia_o
     assert exc.value.equivoco is TROCADO
 
 
+def test_equivoco_com_modos_vira_um_par_por_modo_na_ordem_e_o_par_explicito_fica():
+    """``Equivoco.modos``: os modos do oráculo que produzem o equívoco (texto separado por espaço ou tupla);
+    ``pares_por_modo`` e ``saidas_erradas`` os expandem na ordem dada, com os pares explícitos no lugar deles;
+    um equívoco sem modos só entra como par explícito. Os modos não mudam a igualdade nem o hash."""
+    from autograder.suite import pares_por_modo, saidas_erradas
+
+    dois = Equivoco("dois", "Dois modos.", modos="a b")
+    um = Equivoco("um", "Um modo.", modos=("c",))
+    assert dois.modos == ("a", "b") and um.modos == ("c",) and TROCADO.modos == ()
+    assert pares_por_modo(um, (TROCADO, "x"), dois) == [(um, "c"), (TROCADO, "x"), (dois, "a"), (dois, "b")]
+    assert saidas_erradas(str.upper, dois, (TROCADO, "t")) == [(dois, "A"), (dois, "B"), (TROCADO, "T")]
+    with pytest.raises(TypeError, match="trocado"):
+        pares_por_modo(TROCADO)
+    igual = Equivoco("dois", "Dois modos.")
+    assert igual == dois and hash(igual) == hash(dois) and repr(igual) == repr(dois)
+
+
+def test_embedding_espiao_anota_os_indices_da_primeira_linha_de_cada_chamada():
+    """``EMBEDDING_ESPIAO`` (cache KV das 05 e 08): a cada chamada, os índices da primeira linha do lote;
+    o len deles é o número de posições que a chamada processou, com ou sem eixo de lote."""
+    import torch
+
+    from autograder.suite import EMBEDDING_ESPIAO
+
+    espaco = {}
+    exec(EMBEDDING_ESPIAO, espaco)
+    emb = espaco["_avaliador_EmbeddingEspiao"](10, 3)
+    emb(torch.tensor(7))
+    emb(torch.tensor([1, 2, 3]))
+    emb(torch.tensor([[4, 5], [6, 7]]))
+    assert emb.chamadas == [[7], [1, 2, 3], [4, 5]]
+    assert [len(c) for c in emb.chamadas] == [1, 3, 2]
+
+
 def test_carregador_le_cada_arquivo_da_suite_uma_vez():
     """Os módulos irmãos e o variantes.py são executados uma vez por processo e vistos por todos."""
     from autograder.suite import declaracoes, modulo_da_suite, suite_pesada, vizinho
