@@ -1,5 +1,6 @@
 """Catálogo de equívocos da suíte 06-transformer-copia: o código e a mensagem que o aluno lê quando a
-saída dele bate com a de um erro conhecido. Os do laço que toda aula de treino compartilha
+saída dele bate com a de um erro conhecido e, em ``modos``, as versões erradas dos oráculos (``oraculos.py``,
+``feixe.py``) que produzem o erro. Os do laço que toda aula de treino compartilha
 (``TREINO_SEM_ZERAR``, ``TREINO_OTIMIZADOR_RECRIADO``) vêm de ``autograder.suite.espiao``."""
 
 from autograder.suite import Equivoco

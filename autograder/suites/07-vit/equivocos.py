@@ -1,6 +1,7 @@
 """Catálogo de equívocos da suíte 07-vit: o código e a mensagem que o aluno lê quando a saída dele bate
-com a de um erro conhecido. Os do laço que toda aula de treino compartilha (``TREINO_SEM_ZERAR``,
-``TREINO_OTIMIZADOR_RECRIADO``) vêm de ``autograder.suite.espiao``."""
+com a de um erro conhecido e, em ``modos``, as versões erradas dos oráculos que o produzem. Os do laço que
+toda aula de treino compartilha (``TREINO_SEM_ZERAR``, ``TREINO_OTIMIZADOR_RECRIADO``) vêm de
+``autograder.suite.espiao``."""
 
 from autograder.suite import Equivoco
 from autograder.suite.espiao import TREINO_OTIMIZADOR_RECRIADO as TREINO_OTIMIZADOR_RECRIADO

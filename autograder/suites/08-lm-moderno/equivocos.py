@@ -1,6 +1,6 @@
 """Catálogo de equívocos da suíte 08-lm-moderno: o código e a mensagem que o aluno lê quando a saída dele bate
-com a de um erro conhecido, agrupados pelo item (BPE; normas, SwiGLU e RoPE; bloco e modelo; otimização;
-treino; cache KV sob RoPE)."""
+com a de um erro conhecido e, em ``modos``, as versões erradas dos oráculos que o produzem, agrupados pelo
+item (BPE; normas, SwiGLU e RoPE; bloco e modelo; otimização; treino; cache KV sob RoPE)."""
 
 from autograder.suite import Equivoco
 
