@@ -31,6 +31,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 import platform
 import sys
@@ -362,7 +363,10 @@ class _ArgCmp(ctypes.Structure):
     ]
 
 
+@functools.cache
 def _libseccomp():
+    # Guardada: o zigoto a carrega uma vez (seccomp_disponivel) e cada caixa herda a biblioteca já aberta.
+    # Sem isso, cada caixa rodaria o find_library (ldconfig -p, gcc, ld: processos novos) ao se montar.
     nome = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
     try:
         lib = ctypes.CDLL(nome, use_errno=True)
