@@ -15,6 +15,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from jupyterhub.services import service as _servico
+from traitlets import Integer
+
 from hub import comum
 
 c = get_config()  # noqa: F821
@@ -112,6 +115,18 @@ PYTHON = str(comum.PYTHON)
 # os serviços veem o mesmo hub (estado, porta, prefixo, atividades) que este arquivo
 AMBIENTE_SERVICO = {**AMBIENTE_COMUM, **{k: v for k, v in os.environ.items() if k.startswith("CURSO_HUB_")}}
 AMBIENTE_SERVICO.update({"CURSO_HUB_ESTADO": str(comum.ESTADO), "CURSO_HUB_PORTA": str(comum.PORTA)})
+
+
+# O hub só percebe que um serviço gerenciado caiu na verificação seguinte do processo, e o intervalo dela
+# (Spawner.poll_interval, 30 s) não se configura para serviços: o JupyterHub 6 cria o _ServiceSpawner sem a
+# configuração. Com 2 s, um corretor ou ajudante que morre volta em segundos, e as entregas que chegaram
+# nesse meio-tempo são corrigidas logo (um poll é um waitpid, sem custo).
+class _ServicoVigiado(_servico._ServiceSpawner):
+    poll_interval = Integer(2)
+
+
+_servico._ServiceSpawner = _ServicoVigiado
+
 c.JupyterHub.services = [
     {
         # root: a caixa de areia com namespaces exige root (veja hub/ajudante_root.py)
