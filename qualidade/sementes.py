@@ -22,6 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 SEGREDO_DA_RODADA = "rodada-de-sementes-das-variantes-corretas"
 SEMENTES_PADRAO = 4
@@ -67,13 +68,12 @@ def rodar(lista: list[str], n_sementes: int = SEMENTES_PADRAO, saida=print, jobs
     from qualidade.variantes import gravar, notebook_com
 
     jobs = jobs or int(os.environ.get("JOBS") or 0) or os.cpu_count() or 1
-    anteriores = {k: os.environ.get(k) for k in ("AVALIADOR_SEGREDO", "AVALIADOR_CACHE_TREINO")}
-    # A semente de cada aluno fictício sai do segredo fixo (os trabalhadores herdam o ambiente).
-    os.environ["AVALIADOR_SEGREDO"] = SEGREDO_DA_RODADA
-    os.environ.pop("AVALIADOR_CACHE_TREINO", None)
     inicio = time.monotonic()
     placares = {slug: Placar(slug) for slug in lista}
-    try:
+    # A semente de cada aluno fictício sai do segredo fixo (os trabalhadores herdam o ambiente, que volta a ser o
+    # de antes na saída do with).
+    with mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}):
+        os.environ.pop("AVALIADOR_CACHE_TREINO", None)
         with tempfile.TemporaryDirectory(prefix="sementes-") as tmp:
             pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             tarefas, quem = [], []
@@ -87,12 +87,6 @@ def rodar(lista: list[str], n_sementes: int = SEMENTES_PADRAO, saida=print, jobs
                         tarefas.append(Tarefa(aluno, slug, gravar(nb, pasta, aluno, slug)))
                         quem.append((slug, nome, aluno))
             resultados = avaliar_lote(tarefas, notas, ocultar=[tmp], jobs=jobs, retomar=False, aviso=lambda *_: None)
-    finally:
-        for chave, valor in anteriores.items():
-            if valor is None:
-                os.environ.pop(chave, None)
-            else:
-                os.environ[chave] = valor
     for (slug, nome, aluno), res in zip(quem, resultados, strict=True):
         julgar(placares[slug], nome, aluno, res)
     for p in placares.values():
