@@ -27,6 +27,7 @@ import json
 import multiprocessing
 import os
 import pwd
+import shutil
 import signal
 import socket
 import struct
@@ -207,6 +208,7 @@ def main() -> int:
         if ajudante.pool is not None:
             ajudante.pool.shutdown(cancel_futures=True)
         caminho.unlink(missing_ok=True)
+        shutil.rmtree(ajudante.tmp, ignore_errors=True)  # as cópias dos notebooks em correção
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from autograder.notebooks import RAIZ
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ESTADO = RAIZ / "build" / "hub-teste"
 CAPTURAS = RAIZ / "build" / "hub-teste-capturas"
+INICIO_DOS_TESTES = time.time()  # para achar o que os hubs destes testes deixaram em /tmp
 EXEMPLOS = RAIZ / "qualidade" / "exemplos"
 SLUG = "01-atencao"
 PREFIXO = "cursoteste"
@@ -522,6 +523,8 @@ def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
         assert subprocess.run(["getent", "group", grupo], capture_output=True).returncode != 0, grupo
     vivos = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_de(p) in uids]
     assert not vivos, vivos
+    restos = [p for p in Path("/tmp").glob("curso-hub-ajudante-*") if p.stat().st_mtime >= INICIO_DOS_TESTES]
+    assert not restos, f"o ajudante deixou a pasta temporária dele: {restos}"
     for item in [RAIZ, *RAIZ.iterdir()]:
         try:
             assert not os.listxattr(item), (item, os.listxattr(item))
