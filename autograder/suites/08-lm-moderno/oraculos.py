@@ -232,11 +232,15 @@ def _cronometrar(chamar, vezes):
     return melhor, resultado
 
 
-@functools.cache
 def texto_do_curso():
     """O texto da primeira medida do orçamento: fixo para o curso (tirado do segredo dele) e para todos."""
     semente = semente_da_submissao(SLUG, "\0orçamento do BPE")  # nenhum aluno tem NUL no nome
-    return texto_cronometrado(np.random.default_rng(semente_derivada(semente, "texto")))
+    return _texto_da_semente(semente_derivada(semente, "texto"))
+
+
+@functools.lru_cache(maxsize=4)
+def _texto_da_semente(semente):
+    return texto_cronometrado(np.random.default_rng(semente))
 
 
 @functools.lru_cache(maxsize=4)
@@ -245,15 +249,16 @@ def fusoes_de_referencia(texto, n_fusoes):
     return _bpe_ref(texto, n_fusoes)
 
 
-_TEMPO_DO_CURSO = weakref.WeakKeyDictionary()  # zigoto -> segundos do BPE da suíte no texto do curso
+_TEMPO_DO_CURSO = weakref.WeakKeyDictionary()  # zigoto -> {(texto, fusões): segundos do BPE da suíte}
 
 
 def tempo_da_referencia_no_curso(sessao_do_aluno, n_fusoes):
     """Segundos do BPE da suíte no texto do curso, medidos uma vez por zigoto (o menor de três)."""
-    zigoto = sessao_do_aluno.zigoto
-    if zigoto not in _TEMPO_DO_CURSO:
-        _TEMPO_DO_CURSO[zigoto] = tempo_da_referencia(sessao_do_aluno, texto_do_curso(), n_fusoes, vezes=3)
-    return _TEMPO_DO_CURSO[zigoto]
+    texto = texto_do_curso()
+    medidos = _TEMPO_DO_CURSO.setdefault(sessao_do_aluno.zigoto, {})
+    if (texto, n_fusoes) not in medidos:
+        medidos[(texto, n_fusoes)] = tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=3)
+    return medidos[(texto, n_fusoes)]
 
 
 def tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=1):
