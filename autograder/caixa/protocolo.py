@@ -109,16 +109,31 @@ def _ler_exato(sock: socket.socket, n: int) -> bytes:
     return b"".join(partes)
 
 
+# Buffers até este tamanho vão copiados no mesmo envio que o cabeçalho. Cada envio acorda a outra
+# ponta, que espera bloqueada no recv: uma mensagem em pedaços custava uma troca de processo por
+# pedaço (cinco numa resposta com um tensor), e isso dominava o custo de uma chamada pequena.
+JUNTAR_ATE = 1 << 16
+
+
 def enviar(sock: socket.socket, cabecalho: dict, buffers: list | None = None) -> None:
+    """Uma mensagem: tamanho e cabeçalho JSON, número de buffers, e cada buffer com o seu tamanho.
+    Tudo o que é pequeno vai num envio só; um buffer grande vai sem cópia, no seu próprio envio."""
     buffers = buffers or []
     dados = json.dumps(cabecalho, ensure_ascii=False, allow_nan=True).encode("utf-8")
-    partes = [struct.pack("<I", len(dados)), dados, struct.pack("<I", len(buffers))]
+    junto = bytearray(struct.pack("<I", len(dados)))
+    junto += dados
+    junto += struct.pack("<I", len(buffers))
     for buf in buffers:
         mv = memoryview(buf).cast("B")
-        partes.append(struct.pack("<Q", mv.nbytes))
-        partes.append(mv)
-    for parte in partes:
-        sock.sendall(parte)
+        junto += struct.pack("<Q", mv.nbytes)
+        if mv.nbytes <= JUNTAR_ATE:
+            junto += mv
+        else:
+            sock.sendall(junto)
+            sock.sendall(mv)
+            junto = bytearray()
+    if junto:
+        sock.sendall(junto)
 
 
 def _ler_buffer(sock, n: int) -> bytearray:
