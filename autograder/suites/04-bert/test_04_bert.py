@@ -403,7 +403,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT",
-        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        equivocos=lambda: _equivocos_encoder(ref, estado, cfg, ids),
     )
 
 
@@ -460,14 +460,14 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT (padding no começo, uma sequência sem padding)",
-        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        equivocos=lambda: _equivocos_encoder(ref, estado, cfg, ids),
     )
     curto = ids[:1, 3:]  # lote de 1, n < max_len
     comparar(
         _rodar(modelo, curto),
         _saida_oraculo(ref, estado, cfg, curto),
         "a saída do EncoderBERT (lote de 1, n < max_len)",
-        equivocos=_equivocos_encoder(ref, estado, cfg, curto),
+        equivocos=lambda: _equivocos_encoder(ref, estado, cfg, curto),
     )
 
 
