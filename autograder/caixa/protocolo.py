@@ -261,16 +261,31 @@ def _torch_se_carregado():
     return sys.modules.get("torch")
 
 
+# dtype -> nome, para os dtypes aceitos: ``dtype.name`` é calculado em Python pelo NumPy a cada leitura
+# (~4 µs), e cada array que atravessa a fronteira o lia duas vezes.
+_NOMES_ACEITOS: dict = {}
+
+
+def _nome_do_dtype(dtype) -> str:
+    nome = _NOMES_ACEITOS.get(dtype)
+    if nome is None:
+        nome = dtype.name
+        if nome in DTYPES:
+            _NOMES_ACEITOS[dtype] = nome
+    return nome
+
+
 def _codificar_array(arr, buffers: list, marca: str):
     import numpy as np
 
-    if arr.dtype.name not in DTYPES:
+    nome = _nome_do_dtype(arr.dtype)
+    if nome not in DTYPES:
         raise ValorRecusado(f"dtype não aceito: {arr.dtype}")
     if arr.size > LIMITE_ELEMENTOS:
         raise ValorRecusado(f"array grande demais ({arr.size} elementos)")
     arr = np.ascontiguousarray(arr)
     buffers.append(arr.tobytes())
-    return {marca: len(buffers) - 1, "dtype": arr.dtype.name, "shape": list(arr.shape)}
+    return {marca: len(buffers) - 1, "dtype": nome, "shape": list(arr.shape)}
 
 
 # --------------------------------------------------------------------- lado confiável
