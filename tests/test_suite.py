@@ -249,8 +249,9 @@ def test_aleatorizar_mantem_sorteia_com_as_regras_e_na_ordem_do_state_dict():
 
 
 def test_erradas_da_as_saidas_das_versoes_erradas_na_ordem_e_o_comparar_nomeia_o_equivoco():
-    """``tocha.erradas``: um par (equívoco, oráculo(modo) em numpy) por modo, na ordem dada; com elas, o
-    ``comparar`` reconhece a saída de uma versão errada."""
+    """``tocha.erradas``: um par (equívoco, oráculo(modo) em numpy) por modo, na ordem dada, calculados só
+    quando o ``comparar`` precisa deles (a resposta certa não roda versão errada nenhuma) e uma vez só; com
+    elas, o ``comparar`` reconhece a saída de uma versão errada."""
     import torch
 
     from autograder.suite import tocha
@@ -263,12 +264,15 @@ def test_erradas_da_as_saidas_das_versoes_erradas_na_ordem_e_o_comparar_nomeia_o
         return torch.tensor([1.0, 2.0]) if modo != "trocado" else torch.tensor([2.0, 1.0])
 
     pares = tocha.erradas(oraculo, (outro, "outro"), (TROCADO, "trocado"))
-    assert modos == ["outro", "trocado"]
-    assert [eq for eq, _ in pares] == [outro, TROCADO]
-    assert isinstance(pares[1][1], np.ndarray) and pares[1][1].tolist() == [2.0, 1.0]
+    comparar(np.array([1.0, 2.0]), np.array([1.0, 2.0]), equivocos=pares)
+    assert modos == []  # a resposta conferiu: nenhuma versão errada rodou
     with pytest.raises(Reprovado) as exc:
-        comparar(np.array([2.0, 1.0]), oraculo().numpy(), equivocos=pares)
+        comparar(np.array([2.0, 1.0]), np.array([1.0, 2.0]), equivocos=pares)
     assert exc.value.equivoco is TROCADO
+    assert modos == ["outro", "trocado"]
+    assert [eq for eq, _ in pares()] == [outro, TROCADO]
+    assert isinstance(pares()[1][1], np.ndarray) and pares()[1][1].tolist() == [2.0, 1.0]
+    assert modos == ["outro", "trocado"]  # calculadas uma vez
 
 
 def test_equivoco_com_modos_vira_um_par_por_modo_na_ordem_e_o_par_explicito_fica():
@@ -281,9 +285,11 @@ def test_equivoco_com_modos_vira_um_par_por_modo_na_ordem_e_o_par_explicito_fica
     um = Equivoco("um", "Um modo.", modos=("c",))
     assert dois.modos == ("a", "b") and um.modos == ("c",) and TROCADO.modos == ()
     assert pares_por_modo(um, (TROCADO, "x"), dois) == [(um, "c"), (TROCADO, "x"), (dois, "a"), (dois, "b")]
-    assert saidas_erradas(str.upper, dois, (TROCADO, "t")) == [(dois, "A"), (dois, "B"), (TROCADO, "T")]
+    assert saidas_erradas(str.upper, dois, (TROCADO, "t"))() == [(dois, "A"), (dois, "B"), (TROCADO, "T")]
     with pytest.raises(TypeError, match="trocado"):
         pares_por_modo(TROCADO)
+    with pytest.raises(TypeError, match="trocado"):  # conferido já, não só quando a resposta erra
+        saidas_erradas(str.upper, TROCADO)
     igual = Equivoco("dois", "Dois modos.")
     assert igual == dois and hash(igual) == hash(dois) and repr(igual) == repr(dois)
 

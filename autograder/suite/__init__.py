@@ -39,7 +39,8 @@ Os módulos:
 
 * ``itens``: ``@item``, ``@propriedade``, ``tempo_limite``, ``Equivoco``, ``Reprovado``, ``verificar``,
   ``comparar``, os portões e a tabela de versões erradas de um oráculo (``Equivoco.modos``: os modos do
-  oráculo que produzem o equívoco; ``pares_por_modo`` e ``saidas_erradas`` os expandem);
+  oráculo que produzem o equívoco; ``pares_por_modo`` e ``saidas_erradas`` os expandem, e as saídas
+  erradas só são calculadas quando a resposta do aluno não confere);
 * ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``TempoEsgotado``, ``semente_derivada``,
   ``semente_da_submissao``, ``referencia_da_atividade``);
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como

@@ -89,10 +89,29 @@ def pares_por_modo(*itens) -> list[tuple[Equivoco, str]]:
     return pares
 
 
-def saidas_erradas(oraculo: Callable[[str], object], *itens) -> list[tuple[Equivoco, object]]:
+class SaidasErradas:
+    """As saídas das versões erradas de um oráculo, calculadas só quando alguém as pede, e uma vez só.
+
+    É o que ``comparar`` recebe em ``equivocos``: ele só as pede quando a resposta do aluno não confere
+    (para nomear o equívoco). Uma resposta certa, o caso comum, não paga nenhuma versão errada (no ViT
+    e no encoder do BERT, montar cada versão errada custava mais que o resto do teste)."""
+
+    def __init__(self, pares: list, saida: Callable[[str], object]):
+        self._pares = pares  # (equívoco, modo), já conferidos por pares_por_modo
+        self._saida = saida
+        self._calculadas: list | None = None
+
+    def __call__(self) -> list[tuple[Equivoco, object]]:
+        if self._calculadas is None:
+            self._calculadas = [(eq, self._saida(modo)) for eq, modo in self._pares]
+        return self._calculadas
+
+
+def saidas_erradas(oraculo: Callable[[str], object], *itens) -> SaidasErradas:
     """Os pares (equívoco, ``oraculo(modo)``) para ``comparar(..., equivocos=...)``, um por par de
-    ``pares_por_modo(*itens)``, na ordem."""
-    return [(eq, oraculo(modo)) for eq, modo in pares_por_modo(*itens)]
+    ``pares_por_modo(*itens)``, na ordem; o oráculo só roda se ``comparar`` precisar deles
+    (``SaidasErradas``). Os pares são conferidos já: um equívoco sem modos é erro do instrutor."""
+    return SaidasErradas(pares_por_modo(*itens), oraculo)
 
 
 class Reprovado(AssertionError):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from autograder.suite.itens import Reprovado, conferir_state_dict, pares_por_modo
+from autograder.suite.itens import Reprovado, SaidasErradas, conferir_state_dict, pares_por_modo
 
 __all__ = [
     "aleatorizar",
@@ -41,11 +41,11 @@ def x(rng, *forma) -> torch.Tensor:
     return torch.from_numpy(rng.standard_normal(forma))
 
 
-def erradas(oraculo: Callable[[str], torch.Tensor], *itens) -> list:
+def erradas(oraculo: Callable[[str], torch.Tensor], *itens) -> SaidasErradas:
     """Os pares (equívoco, saída da versão errada) para ``comparar(..., equivocos=...)``: ``oraculo(modo)``
     em numpy para cada par de ``pares_por_modo(*itens)`` (um equívoco com ``modos`` ou um par explícito
-    (equívoco, modo)), na ordem dada."""
-    return [(eq, oraculo(modo).numpy()) for eq, modo in pares_por_modo(*itens)]
+    (equívoco, modo)), na ordem dada, calculados só se ``comparar`` precisar deles (``SaidasErradas``)."""
+    return SaidasErradas(pares_por_modo(*itens), lambda modo: oraculo(modo).numpy())
 
 
 def comeca_com(*prefixos: str) -> Callable[[str], bool]:

@@ -9,6 +9,8 @@ propriedades (h = 1 é a atenção de uma cabeça; com projeções bloco-diagona
 atenções independentes, uma por fatia de colunas; ida e volta dividir/juntar; formas).
 """
 
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -322,7 +324,10 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
     X = rng.normal(size=(2, 5, 12))
     esperado = ref.dividir_cabecas(X, 3)
     comparar(
-        chamar_dividir(aluno, X, 3), esperado, "dividir_cabecas(X (2, 5, 12), h=3)", equivocos=_equivocos_dividir(X, 3)
+        chamar_dividir(aluno, X, 3),
+        esperado,
+        "dividir_cabecas(X (2, 5, 12), h=3)",
+        equivocos=functools.partial(_equivocos_dividir, X, 3),
     )
 
 
@@ -334,7 +339,7 @@ def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
         chamar_dividir(aluno, canonico, 2),
         dividir_np(canonico, 2),
         "dividir_cabecas(X (2, 4, 6), h=2)",
-        equivocos=_equivocos_dividir(canonico, 2),
+        equivocos=functools.partial(_equivocos_dividir, canonico, 2),
     )
     entradas = {(7, 8): 4, (2, 3, 5, 6): 3}
     dados = {forma: rng.normal(size=forma) for forma in entradas}
@@ -344,7 +349,12 @@ def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
         obtido = como_array(obtido, f"dividir_cabecas de uma entrada {forma}")
         if obtido.shape != esperado.shape and obtido.ndim != esperado.ndim:
             raise Reprovado(DIMENSOES_LOTE.mensagem, DIMENSOES_LOTE)
-        comparar(obtido, esperado, f"dividir_cabecas(X {forma}, h={h})", equivocos=_equivocos_dividir(dados[forma], h))
+        comparar(
+            obtido,
+            esperado,
+            f"dividir_cabecas(X {forma}, h={h})",
+            equivocos=functools.partial(_equivocos_dividir, dados[forma], h),
+        )
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
@@ -359,7 +369,7 @@ def test_dividir_cabeca_recebe_bloco_contiguo(aluno, rng):
         obtido,
         esperado,
         "cabeças de uma matriz etiquetada (valor = 100·posição + coluna)",
-        equivocos=_equivocos_dividir(etiquetas, h),
+        equivocos=functools.partial(_equivocos_dividir, etiquetas, h),
     )
 
 
@@ -380,7 +390,10 @@ def test_juntar_confere_com_referencia(aluno, rng, ref):
     """juntar_cabecas: forma (..., n, h·d_k) e valores conferem com a referência, com lote"""
     Y = rng.normal(size=(2, 3, 5, 4))
     comparar(
-        chamar_juntar(aluno, Y), ref.juntar_cabecas(Y), "juntar_cabecas(Y (2, 3, 5, 4))", equivocos=_equivocos_juntar(Y)
+        chamar_juntar(aluno, Y),
+        ref.juntar_cabecas(Y),
+        "juntar_cabecas(Y (2, 3, 5, 4))",
+        equivocos=functools.partial(_equivocos_juntar, Y),
     )
 
 
@@ -392,7 +405,7 @@ def test_juntar_desfaz_dividir(aluno, rng):
         chamar_juntar(aluno, canonico),
         juntar_np(canonico),
         "juntar_cabecas(Y (3, 4, 2, 5))",
-        equivocos=_equivocos_juntar(canonico),
+        equivocos=functools.partial(_equivocos_juntar, canonico),
     )
     casos = {(6, 12): 3, (2, 2, 5, 8): 2}
     separados = {forma: dividir_np(rng.normal(size=forma), h) for forma, h in casos.items()}
@@ -402,7 +415,12 @@ def test_juntar_desfaz_dividir(aluno, rng):
         obtido = como_array(obtido, f"juntar_cabecas de uma entrada {Y.shape}")
         if obtido.shape != forma and obtido.ndim != len(forma):
             raise Reprovado(DIMENSOES_LOTE.mensagem, DIMENSOES_LOTE)
-        comparar(obtido, juntar_np(Y), f"juntar_cabecas(dividir_cabecas(X {forma}))", equivocos=_equivocos_juntar(Y))
+        comparar(
+            obtido,
+            juntar_np(Y),
+            f"juntar_cabecas(dividir_cabecas(X {forma}))",
+            equivocos=functools.partial(_equivocos_juntar, Y),
+        )
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
@@ -416,7 +434,7 @@ def test_juntar_cabeca_ocupa_bloco_contiguo(aluno, rng):
         chamar_juntar(aluno, Y),
         esperado,
         "junção de cabeças etiquetadas (valor = 100·cabeça + 10·posição + coluna)",
-        equivocos=_equivocos_juntar(Y),
+        equivocos=functools.partial(_equivocos_juntar, Y),
     )
 
 

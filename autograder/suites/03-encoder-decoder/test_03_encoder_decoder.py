@@ -8,6 +8,7 @@ PE[pos] em cada par de dimensões, d ímpar); ``torch.nn.LayerNorm``; ``torch.nn
 ``pesos``; e a solução do instrutor (fixture ``ref``).
 """
 
+import functools
 import re
 
 import numpy as np
@@ -372,7 +373,11 @@ def test_ln_confere_com_torch(aluno, rng):
     gama, beta = rng.normal(1.0, 0.5, size=d), rng.normal(0.0, 0.5, size=d)
     obtido = _ln_do_aluno(aluno, x, gama, beta)
     comparar(
-        obtido, ln_torch(x, gama, beta), "layernorm(x, gama, beta)", equivocos=_equivocos_ln(x, gama, beta), **_LN_TOL
+        obtido,
+        ln_torch(x, gama, beta),
+        "layernorm(x, gama, beta)",
+        equivocos=functools.partial(_equivocos_ln, x, gama, beta),
+        **_LN_TOL,
     )
 
 
@@ -389,7 +394,13 @@ def test_ln_sem_gama_beta(aluno, rng):
             "cada vetor normalizado (último eixo) deve ter média 0.",
             LN_EIXO,
         )
-        comparar(obtido, ln_torch(x), f"layernorm de um array {forma}", equivocos=_equivocos_ln(x), **_LN_TOL)
+        comparar(
+            obtido,
+            ln_torch(x),
+            f"layernorm de um array {forma}",
+            equivocos=functools.partial(_equivocos_ln, x),
+            **_LN_TOL,
+        )
         suite.exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
 
 
@@ -408,7 +419,7 @@ def test_ln_eps_dentro_da_raiz(aluno, rng):
             obtido,
             ln_torch(x, eps=eps),
             f"layernorm de vetores com variância pequena (eps={eps:g})",
-            equivocos=_equivocos_ln(x, eps=eps),
+            equivocos=functools.partial(_equivocos_ln, x, eps=eps),
             **_LN_TOL,
         )
 
@@ -421,7 +432,11 @@ def test_ln_variancia_com_vies(aluno, rng):
         gama, beta = rng.normal(1.0, 0.3, size=d), rng.normal(0.0, 0.3, size=d)
         obtido = _ln_do_aluno(aluno, x, gama=gama, beta=beta)
         comparar(
-            obtido, ln_torch(x, gama, beta), f"layernorm com d = {d}", equivocos=_equivocos_ln(x, gama, beta), **_LN_TOL
+            obtido,
+            ln_torch(x, gama, beta),
+            f"layernorm com d = {d}",
+            equivocos=functools.partial(_equivocos_ln, x, gama, beta),
+            **_LN_TOL,
         )
 
 
@@ -497,7 +512,7 @@ def test_ffn_confere_com_torch(aluno, rng):
         _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
         ffn_torch(x, W1, b1, W2, b2),
         "feed_forward(x, W1, b1, W2, b2)",
-        equivocos=_equivocos_ffn(x, W1, b1, W2, b2),
+        equivocos=functools.partial(_equivocos_ffn, x, W1, b1, W2, b2),
     )
 
 
@@ -511,7 +526,7 @@ def test_ffn_confere_com_referencia_2d(aluno, ref, rng):
         _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
         ref.feed_forward(x, W1, b1, W2, b2),
         "feed_forward em 2-D",
-        equivocos=_equivocos_ffn(x, W1, b1, W2, b2),
+        equivocos=functools.partial(_equivocos_ffn, x, W1, b1, W2, b2),
     )
 
 
@@ -527,7 +542,7 @@ def test_ffn_relu_corta_e_deixa_passar(aluno, rng):
             _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
             esperado,
             f"feed_forward com a camada do meio toda {caso}",
-            equivocos=_equivocos_ffn(x, W1, b1, W2, b2),
+            equivocos=functools.partial(_equivocos_ffn, x, W1, b1, W2, b2),
         )
 
 
@@ -643,7 +658,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
         aluno.bloco_encoder(X, p, h),
         bloco_torch(X, p, h),
         "bloco_encoder(X, pesos, h) com X em lote",
-        equivocos=_equivocos_bloco(ref, X, p, h),
+        equivocos=functools.partial(_equivocos_bloco, ref, X, p, h),
     )
     suite.exigir_entradas_intactas(aluno, "bloco_encoder", ["X", "pesos", "h", "mascara"])
 
@@ -659,7 +674,7 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
         aluno.bloco_encoder(X, p, h, mascara=causal),
         bloco_torch(X, p, h, causal),
         "bloco_encoder com máscara causal",
-        equivocos=_equivocos_bloco(ref, X, p, h, causal),
+        equivocos=functools.partial(_equivocos_bloco, ref, X, p, h, causal),
     )
 
 
@@ -673,7 +688,7 @@ def test_bloco_2d_uma_cabeca(aluno, ref, rng):
         aluno.bloco_encoder(X, p, 1),
         ref.bloco_encoder(X, p, 1),
         "bloco_encoder(X, pesos, h=1) em 2-D",
-        equivocos=_equivocos_bloco(ref, X, p, 1),
+        equivocos=functools.partial(_equivocos_bloco, ref, X, p, 1),
     )
 
 
@@ -749,7 +764,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
         _mini_do_aluno(aluno, X, lista, h),
         ref.mini_encoder(X, lista, h),
         "mini_encoder com dois blocos",
-        equivocos=_equivocos_mini(ref, X, lista, h),
+        equivocos=functools.partial(_equivocos_mini, ref, X, lista, h),
     )
     suite.exigir_entradas_intactas(aluno, "mini_encoder", ["X", "lista_de_pesos", "h"])
 
@@ -767,7 +782,7 @@ def test_mini_confere_com_torch(aluno, ref, rng):
         _mini_do_aluno(aluno, X, lista, h),
         esperado,
         "mini_encoder com três blocos",
-        equivocos=_equivocos_mini(ref, X, lista, h),
+        equivocos=functools.partial(_equivocos_mini, ref, X, lista, h),
     )
 
 
@@ -788,7 +803,7 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
         _mini_do_aluno(aluno, X, lista, h),
         ref.bloco_encoder(X + pe_np(n, d_model), lista[0], h),
         "mini_encoder com um bloco",
-        equivocos=_equivocos_mini(ref, X, lista, h),
+        equivocos=functools.partial(_equivocos_mini, ref, X, lista, h),
     )
     _exigir_formas_impressas(antes, aluno.saida(), [X.shape])
 
