@@ -624,17 +624,15 @@ def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
 
 
 def _equivocos_blocos(Q, K, V, mascara, bloco):
-    return lambda: [
-        (eq, blocos_np(Q, K, V, mascara, bloco, modo))
-        for eq, modo in [
-            (SOMA_SEM_REESCALA, "soma_sem_reescala"),
-            (FATOR_ERRADO, "saida_sem_reescala"),
-            (FATOR_ERRADO, "fator_invertido"),
-            (DIVIDE_A_CADA_BLOCO, "divide_a_cada_bloco"),
-            (BLOCO_MASCARADO_NAN, "sem_guarda"),
-            (LINHA_TODA_MASCARADA, "linha_zero"),
-        ]
-    ]
+    return suite.saidas_erradas(
+        lambda modo: blocos_np(Q, K, V, mascara, bloco, modo),
+        (SOMA_SEM_REESCALA, "soma_sem_reescala"),
+        (FATOR_ERRADO, "saida_sem_reescala"),
+        (FATOR_ERRADO, "fator_invertido"),
+        (DIVIDE_A_CADA_BLOCO, "divide_a_cada_bloco"),
+        (BLOCO_MASCARADO_NAN, "sem_guarda"),
+        (LINHA_TODA_MASCARADA, "linha_zero"),
+    )
 
 
 def _blocos_do_aluno(aluno, Q, K, V, mascara=None, bloco=64):

@@ -295,15 +295,15 @@ def _saida_oraculo(ref, estado, cfg, ids, modo="certo"):
 
 
 def _equivocos_encoder(ref, estado, cfg, ids):
-    modos = [
+    return suite.saidas_erradas(
+        lambda modo: _saida_oraculo(ref, estado, cfg, ids, modo),
         (ENC_SEM_MASCARA, "sem_mascara"),
         (ENC_MASCARA_INVERTIDA, "invertida"),
         (ENC_SEM_ESCALA, "sem_escala"),
         (ENC_SEM_POSICAO, "sem_posicao"),
         (ENC_ESCALA_NA_SOMA, "escala_na_soma"),
         (ENC_NORM_FIRST, "norm_first"),
-    ]
-    return [(eq, _saida_oraculo(ref, estado, cfg, ids, modo)) for eq, modo in modos]
+    )
 
 
 def _criar_encoder(aluno, cfg):
@@ -403,7 +403,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT",
-        equivocos=lambda: _equivocos_encoder(ref, estado, cfg, ids),
+        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
     )
 
 
@@ -460,14 +460,14 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT (padding no começo, uma sequência sem padding)",
-        equivocos=lambda: _equivocos_encoder(ref, estado, cfg, ids),
+        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
     )
     curto = ids[:1, 3:]  # lote de 1, n < max_len
     comparar(
         _rodar(modelo, curto),
         _saida_oraculo(ref, estado, cfg, curto),
         "a saída do EncoderBERT (lote de 1, n < max_len)",
-        equivocos=lambda: _equivocos_encoder(ref, estado, cfg, curto),
+        equivocos=_equivocos_encoder(ref, estado, cfg, curto),
     )
 
 

@@ -297,7 +297,7 @@ def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
         "os logits do ViT",
         atol=1e-7,
         rtol=1e-6,
-        equivocos=lambda: _equivocos_vit(sd, imagens),
+        equivocos=functools.partial(_equivocos_vit, sd, imagens),
     )
 
 
@@ -339,7 +339,7 @@ def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng)
         "os logits do ViT",
         atol=1e-7,
         rtol=1e-6,
-        equivocos=lambda: _equivocos_vit(sd, imagens),
+        equivocos=functools.partial(_equivocos_vit, sd, imagens),
     )
     perm = torch.from_numpy(rng.permutation(N_VIT))
     novo = dict(sd)
