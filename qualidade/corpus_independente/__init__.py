@@ -43,8 +43,9 @@ def _sem_acento(texto: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", texto.lower()) if unicodedata.category(c) != "Mn")
 
 
-def carregar(slug: str) -> list[Caso]:
-    dados = tomllib.loads((PASTA / f"{slug}.toml").read_text(encoding="utf-8"))
+def carregar(slug: str, pasta: Path = PASTA) -> list[Caso]:
+    """Os casos de ``<pasta>/<slug>.toml`` (por padrão, o corpus independente desta pasta)."""
+    dados = tomllib.loads((Path(pasta) / f"{slug}.toml").read_text(encoding="utf-8"))
     base = dados.get("base", {})
     casos = []
     for bruto in dados.get("caso", []):
@@ -79,8 +80,8 @@ def carregar(slug: str) -> list[Caso]:
     return casos
 
 
-def slugs_do_corpus() -> list[str]:
-    return sorted(p.stem for p in PASTA.glob("*.toml"))
+def slugs_do_corpus(pasta: Path = PASTA) -> list[str]:
+    return sorted(p.stem for p in Path(pasta).glob("*.toml"))
 
 
 @dataclass

@@ -1,6 +1,8 @@
 """Roda o corpus independente num lote só e imprime os números por aula.
 
-python -m qualidade corpus [slug ...] [--resumo]
+python -m qualidade corpus [slug ...] [--resumo] [--pasta PASTA]
+
+``--pasta`` lê os ``<slug>.toml`` de outra pasta no mesmo formato (um corpus cego, por exemplo).
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from qualidade.corpus_independente import Placar, carregar, julgar, slugs_do_corpus
+from qualidade.corpus_independente import PASTA, Placar, carregar, julgar, slugs_do_corpus
 
 
-def rodar(lista: list[str], saida=print, jobs: int | None = None, detalhes: bool = True) -> list[Placar]:
+def rodar(
+    lista: list[str], saida=print, jobs: int | None = None, detalhes: bool = True, pasta: Path = PASTA
+) -> list[Placar]:
     from autograder.avaliacao import semente_da_submissao
     from autograder.lote import Tarefa, avaliar_lote
     from qualidade.variantes import gravar, notebook_com
@@ -28,7 +32,7 @@ def rodar(lista: list[str], saida=print, jobs: int | None = None, detalhes: bool
             pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             casos, tarefas = [], []
             for slug in lista:
-                for caso in carregar(slug):
+                for caso in carregar(slug, pasta):
                     nb = notebook_com(slug, caso.celulas)
                     casos.append(caso)
                     tarefas.append(Tarefa(caso.nome, slug, gravar(nb, pasta, caso.nome, slug)))
@@ -66,6 +70,7 @@ def main(argv=None, prog: str | None = None) -> int:
     p = argparse.ArgumentParser(prog=prog)
     p.add_argument("slugs", nargs="*")
     p.add_argument("--resumo", action="store_true", help="só os números, sem a lista de falhas")
+    p.add_argument("--pasta", type=Path, default=PASTA, help="pasta dos <slug>.toml (padrão: o corpus independente)")
     args = p.parse_args(argv)
-    rodar(args.slugs or slugs_do_corpus(), detalhes=not args.resumo)
+    rodar(args.slugs or slugs_do_corpus(args.pasta), detalhes=not args.resumo, pasta=args.pasta)
     return 0
