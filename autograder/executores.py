@@ -18,6 +18,11 @@ O pool local (``autograder/lote.py``) continua o padrão. Com ``--dask tcp://hos
   gravada uma vez (uma tarefa, um resultado). Uma submissão que derruba o trabalhador de novo e de
   novo para depois de ``distributed.scheduler.allowed-failures`` quedas e fica com 0 e o motivo.
   Escalonador perdido: a rodada para com uma mensagem; a próxima retoma dos ``results.json``.
+  Cada queda (ou reinício) de trabalhador com tarefas desta rodada em andamento vira um aviso na
+  saída do lote, com as submissões que ele tinha, e fica em ``quedas`` do resultado de cada uma
+  (``results.json`` e relatório do instrutor).
+* **Nada fica no /tmp.** O ``local:N`` abre os trabalhadores com a pasta local deles (o
+  ``dask-scratch-space``) numa pasta temporária desta rodada, apagada no fim.
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ import hmac
 import itertools
 import os
 import re
+import shutil
 import stat
 import sys
+import tempfile
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -234,25 +242,23 @@ class ExecutorDask:
         self.tempo_conexao = tempo_conexao
         self.cluster = None
         self.client = None
+        self.pasta_local: str | None = None  # a pasta dos trabalhadores do local:N (apagada no __exit__)
+        self.nomes: dict[str, str] = {}  # endereço -> nome de cada trabalhador visto
+        self.quedas: list[dict] = []  # eventos "remove-worker" inesperados do escalonador, nesta rodada
+        self.quedas_avisadas = 0  # quantas de ``quedas`` já viraram aviso na saída do lote
 
     # ---- abrir e fechar
     def __enter__(self):
-        import logging
-
+        import dask
         from distributed import Client, LocalCluster
 
         m = re.fullmatch(r"local:(\d+)", self.endereco)
         try:
             if m:
-                self.cluster = LocalCluster(
-                    n_workers=max(1, int(m.group(1))),
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    memory_limit=0,  # a memória do aluno é limitada na caixa (RLIMIT), não pelo Dask
-                    silence_logs=logging.ERROR,
-                )
+                # a pasta local dos trabalhadores (dask-scratch-space) nasce aqui dentro, não no /tmp
+                self.pasta_local = tempfile.mkdtemp(prefix="autograder-dask-")
+                with dask.config.set({"temporary-directory": self.pasta_local}):  # a do escalonador também
+                    self.cluster = self._local_cluster(LocalCluster, int(m.group(1)))
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(self.endereco, timeout=self.tempo_conexao)
@@ -260,7 +266,39 @@ class ExecutorDask:
             self.__exit__(None, None, None)
             raise ClusterRecusado(f"não consegui falar com o escalonador Dask em {self.endereco} ({exc}).") from None
         self.client.register_plugin(PluginZigoto(self.aceitar_parcial))
+        self.client.subscribe_topic("all", self._evento)
         return self
+
+    def _local_cluster(self, LocalCluster, n: int):
+        import logging
+
+        return LocalCluster(
+            local_directory=self.pasta_local,
+            n_workers=max(1, n),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            memory_limit=0,  # a memória do aluno é limitada na caixa (RLIMIT), não pelo Dask
+            silence_logs=logging.ERROR,
+        )
+
+    def _evento(self, evento) -> None:
+        """Eventos do tópico "all" do escalonador (no laço do cliente): guarda as quedas de trabalhador."""
+        _, msg = evento
+        if isinstance(msg, dict) and msg.get("action") == "remove-worker" and not msg.get("expected"):
+            self.quedas.append(msg)
+
+    def _quedas_com(self, chaves: dict) -> list[tuple[str, list]]:
+        """(trabalhador, tarefas desta rodada que ele tinha em andamento) de cada queda vista até agora."""
+        saida = []
+        for msg in list(self.quedas):
+            endereco = str(msg.get("worker", "?"))
+            nome = self.nomes.get(endereco)
+            quem = f"{nome} ({endereco})" if nome and nome != endereco else endereco
+            tarefas = [chaves[k] for k in sorted(map(str, msg.get("processing-tasks") or ())) if k in chaves]
+            saida.append((quem, tarefas))
+        return saida
 
     def __exit__(self, *exc) -> None:
         for coisa in (self.client, self.cluster):
@@ -270,6 +308,9 @@ class ExecutorDask:
                 except Exception:
                     pass
         self.client = self.cluster = None
+        if self.pasta_local is not None:
+            shutil.rmtree(self.pasta_local, ignore_errors=True)
+            self.pasta_local = None
 
     @property
     def trabalhadores(self) -> int:
@@ -286,7 +327,8 @@ class ExecutorDask:
         _segredo()  # o condutor tem (ou cria, como no pool local) o segredo do curso
         meu = retrato()
         retratos = self.client.run(retrato_no_trabalhador)
-        nomes = {e: w.get("name", e) for e, w in self.client.scheduler_info(n_workers=-1)["workers"].items()}
+        nomes = {e: str(w.get("name", e)) for e, w in self.client.scheduler_info(n_workers=-1)["workers"].items()}
+        self.nomes.update(nomes)
         problemas = []
         for endereco, r in sorted(retratos.items()):
             quem = f"{nomes.get(endereco, endereco)} ({endereco})"
@@ -333,7 +375,9 @@ class ExecutorDask:
         janela = max(4, 2 * self.trabalhadores)
         rodada = uuid.uuid4().hex[:8]
         de_quem = {}
+        chaves = {}  # chave da tarefa Dask -> "aluno/slug" (para dizer o que cada queda afetou)
         numeros = itertools.count()
+        desde = len(self.quedas)
         andamento = as_completed()
         isolada = None  # a suspeita que roda agora sozinha (ver abaixo)
         lidos = {}  # bytes das suspeitas, para a segunda rodada avaliar o mesmo que a primeira
@@ -360,6 +404,7 @@ class ExecutorDask:
                 pure=False,
             )
             de_quem[futuro.key] = tarefa, impressao(tarefa, semente, marca), (conteudo, marca)
+            chaves[str(futuro.key)] = f"{tarefa.aluno}/{tarefa.slug}"
             andamento.add(futuro)
             return True
 
@@ -404,12 +449,37 @@ class ExecutorDask:
             gravados.add(chave)
             res.notebook = str(tarefa.notebook or "")
             res.impressao = impressao_lida
+            self._avisar_quedas(chaves, desde)
+            rotulo = f"{tarefa.aluno}/{tarefa.slug}"
+            for quem, tarefas in self._quedas_com(chaves):
+                if rotulo in tarefas:
+                    res.quedas.append(
+                        f"o trabalhador Dask {quem} caiu (morreu ou foi reiniciado) avaliando esta submissão; "
+                        "o escalonador a mandou de novo a um trabalhador"
+                    )
             concluir(tarefa, res)
             if not enviar() and not andamento.count() and suspeitas:
                 isolada = suspeitas.pop(0)  # a fila acabou e nada está em voo: a próxima suspeita, sozinha
                 fila = iter([isolada])
                 enviar()
+        time.sleep(0.2)  # um evento de queda ainda a caminho do cliente
+        self._avisar_quedas(chaves, desde)
         return []
+
+    def _avisar_quedas(self, chaves: dict, desde: int) -> None:
+        """Diz na saída do lote cada queda nova desta rodada, com as submissões que o trabalhador tinha."""
+        todas = self._quedas_com(chaves)
+        for quem, tarefas in todas[max(desde, self.quedas_avisadas) :]:
+            if not tarefas:  # a queda de um trabalhador ocioso não afetou nada desta rodada
+                linha = f"Aviso: o trabalhador Dask {quem} caiu sem nenhuma submissão em andamento."
+            else:
+                linha = (
+                    f"Aviso: o trabalhador Dask {quem} caiu (morreu ou foi reiniciado) com "
+                    f"{len(tarefas)} {'submissão' if len(tarefas) == 1 else 'submissões'} em andamento: "
+                    f"{', '.join(tarefas)}; o escalonador as mandou de novo a um trabalhador."
+                )
+            self.aviso(linha)
+        self.quedas_avisadas = max(self.quedas_avisadas, len(todas))
 
 
 def _falhas_permitidas() -> int:

@@ -39,6 +39,7 @@ NOME_VALIDO = re.compile(r"[^\W][\w.@+-]{0,127}")
 SAIDAS_RESERVADAS = ("notas.csv", "relatorio.html")
 
 _ZIGOTO = None  # o zigoto deste trabalhador (um por processo do pool)
+_ANDAMENTO = None  # dict do gerenciador: pid do trabalhador -> "aluno/slug" que ele avalia agora
 
 
 def problema_no_nome(nome: str) -> str | None:
@@ -152,14 +153,15 @@ def _fixar_num_nucleo(vaga: int, jobs: int) -> None:
         pass
 
 
-def _iniciar_trabalhador(vagas, ocultar, jobs) -> None:
+def _iniciar_trabalhador(vagas, ocultar, jobs, andamento=None) -> None:
     """Inicializador de cada processo do pool: um thread no PyTorch, um zigoto com a sua vaga.
 
     O zigoto é fechado quando o trabalhador sai: o processo do pool termina com ``os._exit``,
     que pula o ``atexit``; os finalizadores do ``multiprocessing`` com prioridade rodam antes."""
-    global _ZIGOTO
+    global _ZIGOTO, _ANDAMENTO
     from autograder.caixa.cliente import Zigoto
 
+    _ANDAMENTO = andamento
     _um_thread_no_torch()
     vaga = vagas.get()
     _fixar_num_nucleo(vaga, jobs)
@@ -171,7 +173,62 @@ def no_trabalhador(tarefa, semente):
     """A entrada de cada tarefa num processo do pool (usa o zigoto do trabalhador)."""
     from autograder.avaliacao import avaliar_com_impressao
 
-    return avaliar_com_impressao(tarefa, _ZIGOTO, semente)
+    # Quem avalia o quê: se este processo morrer no meio (SIGKILL, falta de memória), o ``finally``
+    # não roda e a entrada fica, dizendo ao lote qual submissão estava com ele (``quedas_do_pool``).
+    if _ANDAMENTO is not None:
+        _ANDAMENTO[os.getpid()] = f"{tarefa.aluno}/{tarefa.slug}"
+    try:
+        return avaliar_com_impressao(tarefa, _ZIGOTO, semente)
+    finally:
+        if _ANDAMENTO is not None:
+            _ANDAMENTO.pop(os.getpid(), None)
+
+
+def _como_saiu(codigo: int | None) -> str:
+    """O código de saída de um processo em pt-BR: "sinal 9, SIGKILL", "código 1"."""
+    import signal
+
+    if codigo is None:
+        return "sem código de saída"
+    if codigo < 0:
+        try:
+            return f"sinal {-codigo}, {signal.Signals(-codigo).name}"
+        except ValueError:
+            return f"sinal {-codigo}"
+    return f"código {codigo}"
+
+
+def quedas_do_pool(processos: dict, andamento: dict) -> tuple[list[str], dict[str, str]]:
+    """Depois de um ``BrokenProcessPool``: quais trabalhadores morreram e o que avaliavam.
+
+    ``processos``: pid -> ``multiprocessing.Process`` do pool (já encerrados); ``andamento``: pid ->
+    "aluno/slug" que cada um avaliava quando parou. Os outros trabalhadores o próprio pool encerra
+    com SIGTERM ao quebrar: morto é quem saiu de outro jeito (se todos saíram por SIGTERM, alguém
+    de fora os encerrou, e todos contam). Devolve as linhas para a saída do lote e, por submissão
+    afetada ("aluno/slug"), o que registrar no resultado dela."""
+    import signal
+
+    saidas = {pid: p.exitcode for pid, p in processos.items()}
+    mortos = [pid for pid, c in saidas.items() if c not in (0, -signal.SIGTERM, None)]
+    if not mortos:
+        mortos = [pid for pid, c in saidas.items() if c not in (0, None)]
+    linhas, afetadas = [], {}
+    for pid in sorted(mortos):
+        em_maos = andamento.get(pid)
+        oque = f"avaliando {em_maos}" if em_maos else "entre duas submissões (nenhuma em andamento nele)"
+        linhas.append(f"o trabalhador do lote pid {pid} morreu ({_como_saiu(saidas[pid])}) {oque}")
+        if em_maos:
+            afetadas[em_maos] = (
+                f"o trabalhador do lote (pid {pid}) morreu ({_como_saiu(saidas[pid])}) avaliando esta "
+                "submissão; ela foi avaliada de novo, em série"
+            )
+    for pid, em_maos in sorted(andamento.items()):
+        if pid not in mortos and em_maos not in afetadas:
+            afetadas[em_maos] = (
+                f"interrompida quando o trabalhador do lote pid {', '.join(map(str, sorted(mortos)))} morreu; "
+                "avaliada de novo, em série"
+            )
+    return linhas, afetadas
 
 
 class Progresso:
@@ -239,7 +296,12 @@ def avaliar_lote(
     progresso = Progresso(len(pendentes))
     jobs = max(1, min(jobs, len(pendentes) or 1))
 
+    quedas: dict[str, str] = {}  # "aluno/slug" -> o que a queda de um trabalhador fez com ela
+
     def concluir(tarefa, res):
+        motivo = quedas.pop(f"{tarefa.aluno}/{tarefa.slug}", None)
+        if motivo and motivo not in res.quedas:
+            res.quedas.append(motivo)  # vai para o results.json e o relatório (saidas/html.py)
         entregar(tarefa, res)
         resultados[(tarefa.aluno, tarefa.slug)] = res
         progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
@@ -264,12 +326,17 @@ def avaliar_lote(
         contexto = mp.get_context("spawn")
         with contexto.Manager() as gerente:
             vagas = gerente.Queue()
+            andamento = gerente.dict()
             for v in range(jobs):
                 vagas.put(v)
             with ProcessPoolExecutor(
-                jobs, mp_context=contexto, initializer=_iniciar_trabalhador, initargs=(vagas, ocultar, jobs)
+                jobs,
+                mp_context=contexto,
+                initializer=_iniciar_trabalhador,
+                initargs=(vagas, ocultar, jobs, andamento),
             ) as ex:
                 futuros = {ex.submit(no_trabalhador, t, semente): t for t in pendentes}
+                processos = dict(getattr(ex, "_processes", None) or {})  # pid -> Process, para o relato de quedas
                 while futuros:
                     prontos, _ = wait(futuros, return_when=FIRST_COMPLETED)
                     for f in prontos:
@@ -282,8 +349,17 @@ def avaliar_lote(
                         except Exception as exc:
                             res = falha_do_trabalhador(tarefa, exc)
                         concluir(tarefa, res)
+            if restantes:
+                linhas, afetadas = quedas_do_pool(processos, dict(andamento))
+                quedas.update(afetadas)
+                for linha in linhas:
+                    aviso(f"Aviso: {linha}.")
     if restantes:
-        aviso(f"Aviso: os trabalhadores em paralelo caíram; {len(restantes)} submissões terminam em série.")
+        aviso(
+            f"Aviso: os trabalhadores em paralelo caíram; {len(restantes)} submissões terminam em série: "
+            + ", ".join(f"{t.aluno}/{t.slug}" for t in restantes)
+            + "."
+        )
         em_serie(restantes)
     progresso.fechar()
     return [resultados[(t.aluno, t.slug)] for t in tarefas]

@@ -58,6 +58,9 @@ class ResultadoSubmissao:
     interrompida: list[str] = field(default_factory=list)  # o que a caixa teve de parar
     isolamento: dict = field(default_factory=dict)  # modo, garantias, bandeira de parcial (cliente.Zigoto)
     impressao: str = ""  # hash do notebook + atividade: permite retomar um lote sem reavaliar
+    # Trabalhador do lote (pool ou Dask) que morreu ou foi reiniciado com esta submissão em mãos: o
+    # que aconteceu, para o instrutor (extra_data.quedas e o relatório; fora do texto do aluno).
+    quedas: list[str] = field(default_factory=list)
     # Onde o tempo foi (segundos; só para o make bench, não vai para os relatórios): ver
     # Sessao.tempos e PluginAvaliacao.pytest_pyfunc_call.
     tempos: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
@@ -101,6 +104,7 @@ class ResultadoSubmissao:
         self.erro = None if self.erro is None else _curto(self.erro, LIMITES_TEXTO["erro"])
         self.avisos = [_curto(a, LIMITES_TEXTO["aviso"]) for a in self.avisos[: LIMITES_TEXTO["avisos"]]]
         self.interrompida = [_curto(a, LIMITES_TEXTO["aviso"]) for a in self.interrompida[: LIMITES_TEXTO["avisos"]]]
+        self.quedas = [_curto(a, LIMITES_TEXTO["aviso"]) for a in self.quedas[: LIMITES_TEXTO["avisos"]]]
         for t in self.testes:
             t.nome, t.mensagem = _texto_utf8(t.nome), _curto(t.mensagem, LIMITES_TEXTO["mensagem"])
             t.equivoco = None if t.equivoco is None else _texto_utf8(t.equivoco)
@@ -186,6 +190,7 @@ def results_json(res: ResultadoSubmissao) -> dict:
             "erro": res.erro,
             "impressao": res.impressao,
             "isolamento": res.isolamento,
+            **({"quedas": res.quedas} if res.quedas else {}),
         },
     }
 
@@ -208,6 +213,7 @@ def de_results_json(dados: dict, itens_max: dict[str, float], notebook: str = ""
         interrompida=list(extra.get("interrompida", [])),
         impressao=extra.get("impressao", ""),
         isolamento=dict(extra.get("isolamento") or {}),
+        quedas=list(extra.get("quedas") or []),
     )
     for t in dados.get("tests", []):
         nome = t["name"][1:] if t["name"].startswith("[") else t["name"]

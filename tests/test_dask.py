@@ -4,7 +4,9 @@
 * um escalonador e dois trabalhadores em processos separados (127.0.0.1), com um trabalhador
   morto (SIGKILL) no meio: nada perdido, nada contado duas vezes;
 * um trabalhador com outro curso (uma cópia com um arquivo de ``source/`` mudado) é recusado
-  pelo nome, e nada é corrigido.
+  pelo nome, e nada é corrigido;
+* a queda de um trabalhador aparece na saída do lote e no resultado das submissões que ele tinha;
+* o ``local:N`` não deixa ``dask-scratch-space`` na pasta temporária (``TMPDIR`` só deste teste).
 
 Custo: quatro submissões da aula 01, três vezes (pool, local:2, cluster em processos)."""
 
@@ -23,6 +25,7 @@ from autograder.notebooks import RAIZ
 SLUG = "01-atencao"
 ESCALONADOR = (sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0")
 TRABALHADOR = (sys.executable, "-m", "distributed.cli.dask_worker", "--nthreads", "1", "--no-nanny")
+# (o cluster em processos passa --local-directory numa pasta do teste: nada de dask-scratch-space no /tmp)
 ALUNOS = ("ana-correta", "bruno-sem-escala", "davi-mascara-invertida", "fabio-nao-fez")
 
 
@@ -39,9 +42,11 @@ def submissoes(tmp_path_factory):
     return pasta
 
 
-def _lote(submissoes, saida, *extra):
+def _lote(submissoes, saida, *extra, tmpdir=None):
     comando = [sys.executable, "-m", "autograder", "lote", str(submissoes), "--saida", str(saida), "--refazer", *extra]
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER"}
+    if tmpdir is not None:
+        env["TMPDIR"] = tmpdir
     proc = subprocess.run(comando, capture_output=True, text=True, cwd=RAIZ, timeout=300, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
@@ -68,11 +73,24 @@ def _relatorios(saida):
     return dados
 
 
-def test_local_2_da_o_mesmo_notas_csv_que_o_pool(submissoes, referencia, tmp_path):
+@pytest.fixture
+def tmpdir_proprio():
+    """Uma pasta temporária só deste teste, aberta como o /tmp (1777): o ``TMPDIR`` do lote."""
+    import tempfile
+
+    pasta = tempfile.mkdtemp(prefix="teste-dask-tmpdir-")
+    os.chmod(pasta, 0o1777)
+    yield pasta
+    shutil.rmtree(pasta, ignore_errors=True)
+
+
+def test_local_2_da_o_mesmo_notas_csv_que_o_pool(submissoes, referencia, tmp_path, tmpdir_proprio):
     csv, saida_pool = referencia
     saida = tmp_path / "dask"
-    texto = _lote(submissoes, saida, "--dask", "local:2")
+    texto = _lote(submissoes, saida, "--dask", "local:2", tmpdir=tmpdir_proprio)
     assert "cluster Dask local:2 com 2 trabalhadores" in texto, texto
+    # a pasta local dos trabalhadores (dask-scratch-space) ficou na pasta da rodada, apagada no fim
+    assert os.listdir(tmpdir_proprio) == [], os.listdir(tmpdir_proprio)
     assert (saida / "notas.csv").read_bytes() == csv
     # os relatórios também (mensagens, impressão da retomada, recusas de arquivo), não só as notas
     assert _relatorios(saida) == _relatorios(saida_pool)
@@ -110,11 +128,19 @@ def test_submissao_que_derruba_o_trabalhador_para_no_limite_do_dask(submissoes, 
         (t for t in descobrir(submissoes, slugs())[0] if t.aluno in ("ana-correta", "fabio-nao-fez")),
         key=lambda t: t.aluno != "fabio-nao-fez",
     )
+    avisos = []
     try:
-        with dask.config.set({"distributed.scheduler.allowed-failures": 1}), Derrubado("local:1") as executor:
+        with (
+            dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+            Derrubado("local:1", aviso=avisos.append) as executor,
+        ):
             resultados = avaliar_lote(tarefas, tmp_path, [], 1, retomar=False, executor=executor)
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    # cada queda aparece na saída do lote, com a submissão que o trabalhador tinha em mãos
+    quedas = [a for a in avisos if "caiu" in a]
+    assert len(quedas) >= 2 and all("fabio-nao-fez/01-atencao" in a for a in quedas), avisos
+    assert all("o trabalhador Dask " in a for a in quedas), quedas
     por_aluno = {r.aluno: r for r in resultados}
     assert por_aluno["fabio-nao-fez"].nota == 0
     assert "derrubou o trabalhador que a rodava 2 vezes" in por_aluno["fabio-nao-fez"].erro
@@ -124,6 +150,14 @@ def test_submissao_que_derruba_o_trabalhador_para_no_limite_do_dask(submissoes, 
     assert por_aluno["ana-correta"].nota > 0
     gravado = json.loads((tmp_path / "fabio-nao-fez" / SLUG / "results.json").read_text(encoding="utf-8"))
     assert "derrubou o trabalhador" in gravado["output"]
+    # e no resultado de quem estava com ele: results.json (extra_data.quedas) e relatório do instrutor
+    assert gravado["extra_data"]["quedas"] and "caiu" in gravado["extra_data"]["quedas"][0], gravado["extra_data"]
+    assert "caiu" not in gravado["output"]  # é para o instrutor, não vai para o texto do aluno
+    from autograder.saidas import html
+
+    relatorio = html.gerar(html.carregar(tmp_path))
+    parte = relatorio.split("<h2>Trabalhadores que caíram</h2>")[1]
+    assert "fabio-nao-fez" in parte and "caiu" in parte, parte
 
 
 def _esperar(condicao, prazo=60.0, oque=""):
@@ -154,7 +188,11 @@ def cluster(tmp_path_factory):
 
     def trabalhador(nome, cwd=RAIZ, env=env):
         return subprocess.Popen(
-            [*TRABALHADOR, endereco, "--name", nome, "--host", "127.0.0.1", "--no-dashboard"],
+            [
+                *TRABALHADOR,
+                *(endereco, "--name", nome, "--host", "127.0.0.1", "--no-dashboard"),
+                *("--local-directory", str(pasta / f"local-{nome}")),
+            ],
             **{**comum, "cwd": cwd, "env": env},
         )
 
@@ -188,8 +226,9 @@ def test_cluster_em_processos_com_um_trabalhador_morto_no_meio(submissoes, refer
     assert len(tarefas) == len(ALUNOS) + 2
     concluidas = []
     morto = []
+    avisos = []
 
-    with ExecutorDask(endereco, tempo_conexao=30) as executor:
+    with ExecutorDask(endereco, tempo_conexao=30, aviso=avisos.append) as executor:
         _esperar_trabalhadores(executor.client, 2)
 
         def executor_que_mata(pendentes, semente, concluir):
@@ -210,6 +249,13 @@ def test_cluster_em_processos_com_um_trabalhador_morto_no_meio(submissoes, refer
         resultados = avaliar_lote(tarefas, tmp_path, [], 1, retomar=False, executor=executor_que_mata)
         assert executor.trabalhadores == 1  # só o outro sobrou
     assert morto, "o trabalhador não foi morto"
+    # a queda aparece na saída do lote pelo nome, com as submissões que o trabalhador tinha
+    quedas = [a for a in avisos if f"o trabalhador Dask {morto[0]} (tcp://127.0.0.1:" in a]
+    assert len(quedas) == 1 and "em andamento: " in quedas[0], avisos
+    afetadas = quedas[0].split("em andamento: ")[1].split(";")[0].split(", ")
+    por_aluno = {r.aluno: r for r in resultados}
+    for rotulo in afetadas:
+        assert por_aluno[rotulo.split("/")[0]].quedas, (rotulo, avisos)
     assert sorted(concluidas) == sorted((t.aluno, t.slug) for t in tarefas), (concluidas, morto)
     assert len(set(concluidas)) == len(concluidas) == len(tarefas)
     itens = {SLUG: [i.grade_id for i in carregar_atividade(SLUG).itens]}

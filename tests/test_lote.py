@@ -201,3 +201,59 @@ def test_relatorio_html_recusa_destino_que_e_pasta(tmp_path):
     )
     (tmp_path / "relatorio.html").mkdir()
     assert relatorio_html.main([str(tmp_path)]) == 1
+
+
+def test_trabalhador_morto_no_meio_aparece_na_saida_e_nos_resultados(submissoes, tmp_path):
+    """SIGKILL num trabalhador do pool no meio do lote: a saída diz qual (pid e sinal) e o que ele
+    avaliava, lista as submissões refeitas em série, e o ``results.json`` de cada afetada (e o
+    relatório do instrutor) registra a queda; a turma inteira sai corrigida."""
+    import os
+    import re
+    import signal
+    import time
+
+    import psutil
+
+    saida = tmp_path / "notas"
+    comando = [sys.executable, "-m", "autograder", "lote", str(submissoes), "--saida", str(saida)]
+    proc = subprocess.Popen(
+        [*comando, "--jobs", "2", "--refazer"],
+        cwd=RAIZ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        fim = time.monotonic() + 240
+        while not list(saida.glob(f"*/{SLUG}/results.json")) and time.monotonic() < fim and proc.poll() is None:
+            time.sleep(0.05)  # o primeiro resultado: os dois trabalhadores estão corrigindo
+        # os trabalhadores do pool são os filhos do lote que têm filho (o zigoto); o gerenciador não tem
+        trabalhadores = [c for c in psutil.Process(proc.pid).children() if c.children()]
+        assert len(trabalhadores) == 2, [c.cmdline() for c in psutil.Process(proc.pid).children()]
+        vitima = trabalhadores[0].pid
+        os.kill(vitima, signal.SIGKILL)
+        texto, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, texto[-3000:]
+    assert f"o trabalhador do lote pid {vitima} morreu (sinal 9, SIGKILL)" in texto, texto[-3000:]
+    serie = re.search(r"submissões terminam em série: (.*)\.$", texto, flags=re.M)
+    assert serie, texto[-3000:]
+    refeitas = serie.group(1).split(", ")
+    em_maos = re.search(rf"pid {vitima} morreu \(sinal 9, SIGKILL\) avaliando (\S+/{SLUG})", texto)
+    afetadas = [em_maos.group(1)] if em_maos else []
+    assert set(afetadas) <= set(refeitas), (afetadas, refeitas)
+    for rotulo in afetadas:
+        gravado = json.loads((saida / rotulo / "results.json").read_text(encoding="utf-8"))
+        assert any(f"pid {vitima}" in q for q in gravado["extra_data"]["quedas"]), gravado["extra_data"]
+    for rotulo in refeitas:
+        assert (saida / rotulo / "results.json").is_file(), rotulo
+    # todas corrigidas, e o relatório do instrutor mostra a queda
+    assert len(list(saida.glob(f"*/{SLUG}/results.json"))) == len(list(submissoes.iterdir()))
+    from autograder.saidas import html
+
+    parte = html.gerar(html.carregar(saida)).split("<h2>Trabalhadores que caíram</h2>")[1]
+    for rotulo in afetadas:
+        assert rotulo.split("/")[0] in parte, parte

@@ -124,6 +124,21 @@ def gerar(resultados: list[ResultadoSubmissao]) -> str:
         partes.append("</table>")
     else:
         partes.append("<p>Nenhuma.</p>")
+    partes.append("<h2>Trabalhadores que caíram</h2>")
+    caidas = [r for r in resultados if r.quedas]
+    if caidas:
+        partes.append(
+            f"<p>{len(caidas)} {'submissão estava' if len(caidas) == 1 else 'submissões estavam'} com um "
+            "trabalhador do lote que morreu ou foi reiniciado (e foram avaliadas de novo):</p>"
+        )
+        partes.append("<table><tr><th>aluno</th><th>atividade</th><th>o que aconteceu</th></tr>")
+        for r in caidas:
+            partes.append(
+                f"<tr><td>{esc(r.aluno)}</td><td>{esc(r.slug)}</td><td>{esc('; '.join(r.quedas)[:500])}</td></tr>"
+            )
+        partes.append("</table>")
+    else:
+        partes.append("<p>Nenhum.</p>")
     partes.append("</body></html>")
     return "\n".join(partes)
 
