@@ -95,7 +95,8 @@ class Ajudante:
         from autograder.notebooks import slugs
 
         self.slugs = set(slugs())
-        self.tmp = Path(tempfile.mkdtemp(prefix="curso-hub-ajudante-"))  # root, 0700
+        # root, 0700; o nome diz de que hub é (prefixo e porta): o teste procura só a do hub dele
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"{comum.PREFIXO}-hub-ajudante-{comum.PORTA}-"))
         self.recusa = None
         self.pool = None
         try:

@@ -152,11 +152,13 @@ import os  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 RAIZ = Path(__file__).resolve().parents[1]
 SETPRIV = shutil.which("setpriv")
+UNSHARE = shutil.which("unshare")
 SEM_SYS_ADMIN = list(modos.MODOS[modos.ROOT_SEM_NAMESPACES].simular[1:])  # sem o "setpriv"
 COMO_NOBODY = list(modos.MODOS[modos.NAO_ROOT].simular[1:])
 
@@ -306,7 +308,7 @@ saida["isolamento"] = z.isolamento
 saida["avisos"] = z.avisos
 from autograder.caixa import disco
 import os
-antes = set(os.listdir("/tmp"))
+antes = set(os.listdir("/tmp"))  # o /tmp só deste teste (ver _rodar_modo)
 try:
     if not saida["isolamento"]["faltando"]:
         saida.update(ataques(z))
@@ -319,6 +321,26 @@ print("JSON" + json.dumps(saida))
 """
 
 
+def _tmp_proprio(comando: list[str], pasta: str) -> list[str]:
+    """``comando`` num namespace de montagem só dele, com ``pasta`` montada sobre o /tmp: o antes e
+    depois do /tmp do script olha só as pastas deste teste, nunca as de outra correção na máquina
+    (que criaria e apagaria pastas de caixa no /tmp de verdade no meio). Sem ``unshare`` que
+    funcione, roda no /tmp da máquina (o script filtra pelo prefixo das pastas de caixa)."""
+    if not UNSHARE or subprocess.run([UNSHARE, "--mount", "true"], capture_output=True).returncode != 0:
+        return comando
+    return [
+        UNSHARE,
+        "--mount",
+        "--propagation",
+        "private",
+        "/bin/sh",
+        "-c",
+        'mount --bind "$0" /tmp && exec "$@"',
+        pasta,
+        *comando,
+    ]
+
+
 def _rodar_modo(opcoes_setpriv: list[str], env_extra: dict | None = None) -> dict:
     if os.geteuid() != 0 or not SETPRIV:
         pytest.skip("simular os modos exige root e setpriv")
@@ -327,14 +349,19 @@ def _rodar_modo(opcoes_setpriv: list[str], env_extra: dict | None = None) -> dic
         python = Path(sys.executable)
     codigo = _SCRIPT_MODO.format(raiz=str(RAIZ), testes=str(RAIZ / "tests"))
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", **(env_extra or {})}
-    proc = subprocess.run(
-        [SETPRIV, *opcoes_setpriv, str(python), "-c", codigo],
-        capture_output=True,
-        text=True,
-        cwd="/tmp",
-        env=env,
-        timeout=180,
-    )
+    pasta = tempfile.mkdtemp(prefix="teste-caixa-tmp-")
+    os.chmod(pasta, 0o1777)  # como o /tmp: o modo sem root (nobody) também grava nele
+    try:
+        proc = subprocess.run(
+            _tmp_proprio([SETPRIV, *opcoes_setpriv, str(python), "-c", codigo], pasta),
+            capture_output=True,
+            text=True,
+            cwd="/",
+            env=env,
+            timeout=180,
+        )
+    finally:
+        shutil.rmtree(pasta, ignore_errors=True)
     linhas = [linha for linha in proc.stdout.splitlines() if linha.startswith("JSON")]
     assert proc.returncode == 0 and linhas, proc.stdout[-2000:] + proc.stderr[-3000:]
     return json.loads(linhas[-1][4:])
