@@ -25,6 +25,9 @@ if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "transformers"
+# Datas do formgrader (prazo, hora da entrega) no formato brasileiro; os rótulos são traduzidos por
+# jupyter/completar_traducao.py (jupyter/traducao/formgrader/nbgrader.po).
+c.NbGraderAPI.timestamp_format = "%d/%m/%Y %H:%M:%S %Z"
 
 # `nbgrader export` grava as notas em build/ (ignorado pelo git), nunca na raiz do repositório
 # (na seção ExportPlugin, a mesma do `--to` da linha de comando, que continua valendo).
