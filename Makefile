@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao sementes adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente release grade test mutacao sementes adversarial lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -130,8 +130,11 @@ lab: $(CARIMBO) ## Abre o JupyterLab do aluno (pt-BR, só "Validar", sem ferrame
 	@$(PY) jupyter/preparar_lab.py $(LAB_CURSO)
 	@$(LAB_ALUNO_ENV) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(LAB_CURSO) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
 
-lab-instrutor: $(CARIMBO) ## Abre o JupyterLab do instrutor na raiz do curso: formgrader (menu Nbgrader) com o gradebook.db deste repositório
-	@$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
+lab-instrutor: $(CARIMBO) ## Abre o JupyterLab do instrutor na raiz do curso: formgrader (menu Nbgrader) com o gradebook.db deste repositório (TURMA=csv põe os nomes dos alunos)
+	@$(if $(TURMA),$(PY) -m hub.nomes_gradebook gradebook.db --turma $(TURMA) &&) $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) --no-browser $(LAB_ROOT) $(LAB_OPCOES)
+
+submitted: $(CARIMBO) ## Copia para submitted/ as submissões de exemplo da aula SLUG (ALUNOS=a,b: só essas), com os nomes de exemplo no gradebook.db
+	@$(PY) -m hub.nomes_gradebook gradebook.db --exemplos qualidade/exemplos --slug "$(SLUG)" $(if $(ALUNOS),--alunos "$(ALUNOS)") --submitted submitted
 
 limpar: ## Apaga saídas geradas (não apaga o .venv nem o trabalho do aluno em build/lab-aluno/)
 	@if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name lab-aluno -exec rm -rf {} +; fi

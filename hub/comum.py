@@ -4,7 +4,9 @@ Estado do hub (tudo o que persiste entre ``make hub-parar`` e ``make hub``) fica
 ``build/hub/`` (``CURSO_HUB_ESTADO`` muda):
 
     build/hub/
-      usuarios.json     usuários e grupos que o hub criou, com uid/gid fixos (root, 0600)
+      usuarios.json     usuários e grupos que o hub criou, com uid/gid fixos e o nome de cada um
+                        (root, 0600: é a lista da turma com os nomes)
+      papeis.json       o mesmo sem os nomes (root, grupo da equipe, 0640): o serviço de correção lê
       senhas.txt        senhas da turma de demonstração (root, 0600)
       home/<usuario>/   pasta de cada usuário (dono, 0700): o trabalho do aluno sobrevive ao parar
       curso/            diretório de curso do nbgrader (equipe, 2770): source, release, submitted,
@@ -60,6 +62,7 @@ RUN = ESTADO / "run"
 LOGS = ESTADO / "logs"
 SOQUETE_AJUDANTE = RUN / "ajudante" / "avaliador.sock"
 USUARIOS = ESTADO / "usuarios.json"
+PAPEIS = ESTADO / "papeis.json"
 SENHAS = ESTADO / "senhas.txt"
 PID_HUB = RUN / "jupyterhub.pid"
 
@@ -77,11 +80,41 @@ class Pessoa:
 
 
 def ler_registro() -> dict:
-    """``usuarios.json``: {"usuarios": {nome: {uid, papel, nome}}, "grupos": {nome: gid}}."""
+    """``usuarios.json``: {"usuarios": {nome: {uid, papel, nome}}, "grupos": {nome: gid}}.
+
+    Só o root lê o ``usuarios.json`` (tem o nome de cada aluno); quem não é root (o serviço de
+    correção) lê o ``papeis.json``, igual mas sem os nomes."""
+    for arquivo in (USUARIOS, PAPEIS):
+        try:
+            return json.loads(arquivo.read_text(encoding="utf-8"))
+        except PermissionError:
+            continue
+        except (OSError, ValueError):
+            break
+    return {"usuarios": {}, "grupos": {}}
+
+
+def sem_nomes(registro: dict) -> dict:
+    """O registro sem o nome das pessoas (o ``papeis.json``)."""
+    return {
+        "usuarios": {u: {k: v for k, v in d.items() if k != "nome"} for u, d in registro["usuarios"].items()},
+        "grupos": dict(registro["grupos"]),
+    }
+
+
+def gravar_restrito(caminho: Path, texto: str, modo: int, gid: int = 0) -> None:
+    """Grava ``texto`` num arquivo do root com ``modo`` desde o primeiro byte (nunca um instante
+    legível por todos, nem se o arquivo já existia com outro modo)."""
+    novo = caminho.with_name(f".{caminho.name}.novo")
+    novo.unlink(missing_ok=True)
+    fd = os.open(novo, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, modo)
     try:
-        return json.loads(USUARIOS.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {"usuarios": {}, "grupos": {}}
+        os.fchown(fd, 0, gid)
+        os.fchmod(fd, modo)
+        os.write(fd, texto.encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(novo, caminho)
 
 
 def papel_de(usuario: str) -> str | None:

@@ -118,10 +118,14 @@ def garantir_usuario(registro: dict, usuario: str, nome: str, papel: str) -> Non
     uid = dados["uid"] if dados else _id_livre(usados, _uid_existe)
     grupo = comum.GRUPO_ALUNOS if papel == "aluno" else comum.GRUPO_EQUIPE
     home = comum.HOME / usuario if papel != "servico" else comum.CORRETOR
+    # O comentário (GECOS) do /etc/passwd é legível por todos: nunca o nome de um aluno ali.
+    comentario = nome if papel != "aluno" else "Aluno do curso"
     try:
         atual = pwd.getpwnam(usuario)
         if atual.pw_uid != uid:
             sys.exit(f"Erro: o usuário {usuario} já existe no sistema (uid {atual.pw_uid}) e não é do hub.")
+        if atual.pw_gecos != comentario:
+            rodar("usermod", "-c", comentario, usuario)
     except KeyError:
         rodar(
             "useradd",
@@ -137,7 +141,7 @@ def garantir_usuario(registro: dict, usuario: str, nome: str, papel: str) -> Non
             "-s",
             "/bin/bash",
             "-c",
-            nome,
+            comentario,
             usuario,
         )
     registro["usuarios"][usuario] = {"uid": uid, "papel": papel, "nome": nome}
@@ -167,8 +171,14 @@ def preparar_usuarios(turma: list[dict], instrutor: str) -> tuple[dict, dict[str
     garantir_usuario(registro, instrutor, "Instrutor", "professor")
     for aluno in turma:
         garantir_usuario(registro, aluno["usuario"], aluno["nome"], "aluno")
-    comum.USUARIOS.write_text(json.dumps(registro, ensure_ascii=False, indent=1), encoding="utf-8")
-    os.chmod(comum.USUARIOS, 0o644)  # o jupyterhub_config.py e o serviço leem os papéis
+    # os nomes da turma só para o root; o serviço de correção (grupo da equipe) lê os papéis sem nomes
+    comum.gravar_restrito(comum.USUARIOS, json.dumps(registro, ensure_ascii=False, indent=1), 0o600)
+    comum.gravar_restrito(
+        comum.PAPEIS,
+        json.dumps(comum.sem_nomes(registro), ensure_ascii=False, indent=1),
+        0o640,
+        registro["grupos"][comum.GRUPO_EQUIPE],
+    )
     pessoas = [{"usuario": instrutor}, *turma]
     senhas = senhas_da_turma(pessoas)
     entrada = "".join(f"{u}:{s}\n" for u, s in senhas.items())
@@ -310,9 +320,42 @@ def preparar_curso(instrutor: str) -> None:
         if proc.returncode != 0:
             sys.exit(f"Erro: nbgrader generate_assignment {slug} falhou:\n{proc.stdout}\n{proc.stderr}")
         print(f">> Atividade {slug} gerada no curso do hub (release/{slug}).")
+    registrar_nomes(instrutor, env)
     banco = comum.CURSO / "gradebook.db"
     if banco.exists():
         os.chmod(banco, 0o660)
+
+
+def registrar_nomes(instrutor: str, env: dict) -> None:
+    """Cada aluno da turma no gradebook com nome e sobrenome (``hub.nomes_gradebook``), como o
+    instrutor: o formgrader mostra "Souza, Ana", não "None, None". Os nomes vão pela entrada padrão
+    (nunca num arquivo ou na linha de comando, que outros usuários da máquina leem)."""
+    from hub.nomes_gradebook import dividir_nome
+
+    alunos = [
+        (u, *dividir_nome(d.get("nome") or u))
+        for u, d in comum.ler_registro()["usuarios"].items()
+        if d["papel"] == "aluno"
+    ]
+    if not alunos:
+        return
+    codigo = (
+        "import json, sys; from pathlib import Path; from hub.nomes_gradebook import registrar; "
+        "registrar(Path(sys.argv[1]), [tuple(a) for a in json.load(sys.stdin)], sys.argv[2])"
+    )
+    proc = como(
+        instrutor,
+        str(comum.PYTHON),
+        "-c",
+        codigo,
+        str(comum.CURSO / "gradebook.db"),
+        comum.CURSO_ID,
+        cwd=comum.CURSO,
+        env={**env, "PYTHONPATH": str(comum.RAIZ)},
+        input=json.dumps(alunos, ensure_ascii=False),
+    )
+    if proc.returncode != 0:
+        sys.exit(f"Erro: não consegui pôr os nomes da turma no gradebook:\n{proc.stdout}\n{proc.stderr}")
 
 
 # --- 6. labs --------------------------------------------------------------------------------

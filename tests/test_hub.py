@@ -360,10 +360,39 @@ def test_turma_no_navegador(hub, navegador):
         notas[nome] = linha.locator(".code-score").inner_text().strip()
     pagina_prof.screenshot(path=str(CAPTURAS / "instrutor-formgrader.png"))
     codigo = _pontos_da_atividade(SLUG, so_codigo=True)
-    assert notas.get(ANA) == f"{nota_ana:g} / {codigo:g}", notas
-    assert notas.get(BIA) == f"{nota_bia:g} / {codigo:g}", notas
+    # o formgrader mostra o nome da lista da turma ("Aluna teste-ana": sobrenome, nome), com vírgula decimal
+    assert notas.get(f"{ANA}, Aluna") == _nota_ptbr(nota_ana, codigo), notas
+    assert notas.get(f"{BIA}, Aluna") == _nota_ptbr(nota_bia, codigo), notas
     for c in (prof, ana, bia):
         c.close()
+
+
+def _nota_ptbr(nota: float, maximo: float) -> str:
+    return f"{nota:g} / {maximo:g}".replace(".", ",")
+
+
+def test_nomes_da_turma_so_para_o_root_e_no_gradebook(hub):
+    """Os nomes da turma: no gradebook (o formgrader mostra "teste-ana, Aluna", não "None, None") e em
+    nenhum arquivo que um aluno leia (usuarios.json 0600 do root, papeis.json sem nomes, /etc/passwd)."""
+    import sqlite3
+    import stat
+
+    info = (ESTADO / "usuarios.json").stat()
+    assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o600, oct(info.st_mode)
+    registro = json.loads((ESTADO / "usuarios.json").read_text())
+    assert registro["usuarios"][ANA]["nome"] == f"Aluna {ANA}"
+    papeis = json.loads((ESTADO / "papeis.json").read_text())
+    assert set(papeis["usuarios"]) == set(registro["usuarios"])
+    assert not any("nome" in d for d in papeis["usuarios"].values()), papeis
+    assert stat.S_IMODE((ESTADO / "papeis.json").stat().st_mode) == 0o640
+    _sem_acesso(ANA, "cat", str(ESTADO / "usuarios.json"))
+    _sem_acesso(ANA, "cat", str(ESTADO / "papeis.json"))
+    for usuario in SENHAS:
+        assert f"Aluna {usuario}" not in pwd.getpwnam(usuario).pw_gecos, pwd.getpwnam(usuario)
+    with sqlite3.connect(ESTADO / "curso" / "gradebook.db") as db:
+        nomes = dict((i, (p, s)) for i, p, s in db.execute("select id, first_name, last_name from student"))
+    for usuario in SENHAS:
+        assert nomes.get(usuario) == ("Aluna", usuario), nomes
 
 
 def _sem_acesso(usuario: str, *cmd: str) -> None:
@@ -523,7 +552,10 @@ def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
         assert subprocess.run(["getent", "group", grupo], capture_output=True).returncode != 0, grupo
     vivos = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_de(p) in uids]
     assert not vivos, vivos
-    restos = [p for p in Path("/tmp").glob("curso-hub-ajudante-*") if p.stat().st_mtime >= INICIO_DOS_TESTES]
+    # só a pasta do ajudante deste hub (prefixo e porta do teste), nunca a de outro hub na máquina
+    restos = [
+        p for p in Path("/tmp").glob(f"{PREFIXO}-hub-ajudante-{PORTA}-*") if p.stat().st_mtime >= INICIO_DOS_TESTES
+    ]
     assert not restos, f"o ajudante deixou a pasta temporária dele: {restos}"
     for item in [RAIZ, *RAIZ.iterdir()]:
         try:
