@@ -139,15 +139,25 @@ def _generate_assignment(r, clone, fora):
     with sqlite3.connect(clone / "gradebook.db") as db:
         tabelas = {t for (t,) in db.execute("select name from sqlite_master where type='table'")}
     assert "alembic_version" in tabelas, "o gradebook.db ficou sem alembic_version (alembic fora do PATH)"
-    # prepara o que o texto diz que o autograde lê: submitted/<aluno>/01-atencao/
-    for aluno in ("ana-correta", "bruno-sem-escala"):
-        shutil.copytree(
-            clone / "qualidade" / "exemplos" / aluno / "01-atencao", clone / "submitted" / aluno / "01-atencao"
-        )
+
+
+def _submitted(r, clone, fora):
+    """``make submitted``: o que o texto diz que o autograde lê, submitted/<aluno>/01-atencao/, e os
+    alunos com nome no gradebook (o formgrader não mostra "None, None")."""
+    assert r.returncode == 0, r.saida[-3000:]
+    alunos = sorted(p.name for p in (clone / "submitted").iterdir())
+    assert alunos == ["ana-correta", "bruno-sem-escala"], alunos
+    for aluno in alunos:
+        assert (clone / "submitted" / aluno / "01-atencao" / "01-atencao.ipynb").is_file()
+    with sqlite3.connect(clone / "gradebook.db") as db:
+        nomes = dict((i, (p, s)) for i, p, s in db.execute("select id, first_name, last_name from student"))
+    assert nomes == {"ana-correta": ("Ana (correta)", "Exemplo"), "bruno-sem-escala": ("Bruno (sem escala)", "Exemplo")}
 
 
 def _autograde(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
+    with sqlite3.connect(clone / "gradebook.db") as db:  # o autograde não apaga os nomes
+        assert db.execute("select first_name from student where id = 'ana-correta'").fetchone() == ("Ana (correta)",)
     alarmes = [linha for linha in r.saida.splitlines() if "WARNING" in linha or "Warning" in linha]
     assert not alarmes, f"o autograde dos exemplos registrou alarmes: {alarmes[:4]}"
     assert (clone / "autograded" / "bruno-sem-escala" / "01-atencao" / "01-atencao.ipynb").is_file()
@@ -196,6 +206,7 @@ CONFERENCIAS = [
     (r"^make mutacao ATIVIDADES=09-exemplo$", _mutacao),
     (r"^make remover-aula SLUG=09-exemplo$", _remover_aula),
     (r"nbgrader generate_assignment 01-atencao --force$", _generate_assignment),
+    (r"^make submitted SLUG=01-atencao ALUNOS=ana-correta,bruno-sem-escala$", _submitted),
     (r"nbgrader autograde 01-atencao$", _autograde),
     (r"nbgrader generate_feedback 01-atencao$", _generate_feedback),
     (r"nbgrader export$", _export),
