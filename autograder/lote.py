@@ -350,7 +350,11 @@ def avaliar_lote(
                             res = falha_do_trabalhador(tarefa, exc)
                         concluir(tarefa, res)
             if restantes:
-                linhas, afetadas = quedas_do_pool(processos, dict(andamento))
+                try:
+                    em_maos = dict(andamento)
+                except Exception:  # o gerenciador também caiu: a queda sai sem o que cada um avaliava
+                    em_maos = {}
+                linhas, afetadas = quedas_do_pool(processos, em_maos)
                 quedas.update(afetadas)
                 for linha in linhas:
                     aviso(f"Aviso: {linha}.")

@@ -294,6 +294,8 @@ class Cluster:
             "--no-dashboard",
         )
         arquivo = clone.parent / "escalonador.json"
+        # a pasta local (dask-scratch-space) do escalonador e do trabalhador fica na pasta do teste
+        env = {**env, "DASK_TEMPORARY_DIRECTORY": str(clone.parent / "dask-local")}
         comum = dict(cwd=clone, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.procs = [
             subprocess.Popen(
