@@ -610,3 +610,29 @@ def test_varredura_apaga_so_pastas_de_donos_mortos(tmp_path):
     assert Path(viva).exists() and alheia.exists()
     os.close(trava)
     assert disco.varrer_abandonadas(str(tmp_path)) == [viva]
+
+
+def test_caixa_tem_cota_de_uma_cpu_onde_ha_cgroups(zigoto):
+    """Onde o hospedeiro tem o controlador cpu do cgroup v1 e o avaliador é root, cada caixa fica num cgroup
+    próprio com cota de uma CPU (nenhuma caixa passa de um núcleo, com quantas threads for), que some com ela."""
+    from autograder.caixa import sistema
+
+    if os.geteuid() != 0 or not os.access(sistema.CGROUP_CPU, os.W_OK):
+        pytest.skip("sem cgroup v1 de cpu gravável (vale o autogroup, ver SEGURANCA.md)")
+    c = zigoto.nova_caixa()
+    try:
+        c.executar("x = 1", "c")
+        donos = {}
+        for pasta in Path(sistema.CGROUP_CAIXAS).glob("caixa-*"):
+            for pid in (pasta / "cgroup.procs").read_text().split():
+                donos[int(pid)] = pasta
+        assert c.pid in donos, "o processo da caixa não está num cgroup de caixa"
+        pasta = donos[c.pid]
+        assert int((pasta / "cpu.cfs_quota_us").read_text()) == int((pasta / "cpu.cfs_period_us").read_text())
+    finally:
+        c.matar()
+    for _ in range(100):
+        if not pasta.exists():
+            break
+        time.sleep(0.05)
+    assert not pasta.exists(), "o cgroup da caixa sobrou depois dela"
