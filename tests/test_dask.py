@@ -175,6 +175,7 @@ def cluster(tmp_path_factory):
     pasta = tmp_path_factory.mktemp("cluster")
     arquivo = pasta / "escalonador.json"
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER"}
+    env["DASK_TEMPORARY_DIRECTORY"] = str(pasta / "dask-local")  # o escalonador também: nada no /tmp
     comum = dict(cwd=RAIZ, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = {
         "escalonador": subprocess.Popen(
