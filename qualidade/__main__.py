@@ -27,6 +27,10 @@ COMANDOS = {
         "qualidade.corpus_independente.executor",
         "corpus independente (issue #24): pegos, nomeados, vazamentos",
     ),
+    "constancia": (
+        "qualidade.constancia",
+        "mutantes e casos errados do corpus sob 5 alunos: o mesmo erro tira a mesma nota (issue #38)",
+    ),
     "sementes": (
         "qualidade.sementes",
         "variantes corretas e casos corretos do corpus sob várias sementes: nenhum perde ponto (make sementes)",

@@ -23,6 +23,7 @@ from autograder.suite import (
     tempo_limite,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar a atenção e as máscaras, a softmax do aluno é trocada pela de referência:
 # um erro na softmax tira pontos só do item da softmax.
@@ -660,14 +661,15 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
     """A saída do aluno contra a atenção inteira (sdpa, float64), com os equívocos do laço em blocos."""
     esperado = atencao_inteira(Q, K, V, mascara)
     obtido = _blocos_do_aluno(aluno, Q, K, V, mascara, bloco)
-    comparar(
-        obtido,
-        esperado,
-        f"saida ({nome}, bloco={bloco})",
-        atol=1e-10,
-        rtol=1e-9,
-        equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
-    )
+    with S.sondar(lambda: _sondas_blocos(aluno)):  # sem equívoco do catálogo: as promessas (issue #38)
+        comparar(
+            obtido,
+            esperado,
+            f"saida ({nome}, bloco={bloco})",
+            atol=1e-10,
+            rtol=1e-9,
+            equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
+        )
 
 
 @item("teste_blocos", pontos=0.5)
@@ -690,6 +692,11 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
     K, V = K[ordem], V[ordem]
     for bloco in (4, 9):
         _conferir_blocos(aluno, Q, K, V, None, bloco, "pontuações grandes")
+    # caso construído (issue #38): o máximo cresce 700 a cada bloco, para todo aluno (o sorteado pode não crescer
+    # o bastante para estourar quem guarda um máximo antigo)
+    Qg, Kg = np.zeros((1, 4)), np.zeros((6, 4))
+    Qg[0, 0], Kg[:, 0] = 2.0, np.arange(6) * 700.0
+    _conferir_blocos(aluno, Qg, Kg, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce")
 
 
 @item("teste_blocos", pontos=0.5)
@@ -734,3 +741,94 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     verificar(np.all(np.isfinite(obtido)), "saida tem NaN ou infinito, e nenhuma linha está mascarada.")
     nome = f"saida (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO}, {len(linhas)} linhas sorteadas)"
     comparar(obtido[linhas], atencao_inteira(Q[linhas], K, V), nome, atol=1e-10, rtol=1e-9)
+
+
+# ======================================================================= sondas (issue #38)
+# Promessas do enunciado de atencao_em_blocos, sondadas quando a saída não confere e nenhum equívoco do
+# catálogo coincidiu (autograder/suite/sondas.py). Entradas construídas, fixas: o mesmo diagnóstico para
+# todo aluno, e nenhuma entrada oculta citada.
+_SONDA_RNG = 3801
+
+
+def _sonda_qkv(n_q=3, n_k=10, d_k=4, d_v=2):
+    return _qkv(np.random.default_rng(_SONDA_RNG), n_q=n_q, n_k=n_k, d_k=d_k, d_v=d_v, escala_dados=1.2)
+
+
+def _blocos_variante(Q, K, V, mascara, bloco, modo):
+    """Contas que quebram uma promessa do enunciado (para as sondas): a máscara lida sempre no começo,
+    sem o deslocamento do bloco; a escala por d_k ou por √d_v no lugar de √d_k."""
+    if modo == "mascara_sem_deslocar":
+        n_k = K.shape[-2]
+        partes = []
+        for inicio in range(0, n_k, bloco):
+            largura = min(bloco, n_k - inicio)
+            partes.append(np.asarray(mascara)[..., :largura])
+        return atencao_inteira(Q, K, V, np.concatenate(partes, axis=-1))
+    if modo == "escala_d_k":
+        return atencao_inteira(Q / np.sqrt(Q.shape[-1]), K, V)
+    if modo == "escala_d_v":
+        return atencao_inteira(Q * np.sqrt(Q.shape[-1]) / np.sqrt(V.shape[-1]), K, V)
+    raise ValueError(modo)
+
+
+def _sondas_blocos(aluno):
+    Q, K, V = _sonda_qkv()
+    mascara = np.random.default_rng(_SONDA_RNG + 1).random((3, 10)) < 0.6
+    mascara[:, 0] = True
+    mascara[:, 4] = True
+
+    def maximo_preso():
+        # o máximo cresce ~700 de um bloco para o outro: exp(s - m) com o m de um bloco anterior estoura
+        Qg = np.zeros((1, 4))
+        Qg[0, 0] = 2.0
+        Kg = np.zeros((6, 4))
+        Kg[:, 0] = np.arange(6) * 700.0
+        Vg = np.arange(12, dtype=np.float64).reshape(6, 2)
+        pequeno = _blocos_do_aluno(aluno, Qg, Kg / 700.0, Vg, None, 2)
+        grande = _blocos_do_aluno(aluno, Qg, Kg, Vg, None, 2)
+        return S.iguais(pequeno, atencao_inteira(Qg, Kg / 700.0, Vg), atol=1e-9) and not np.all(
+            np.isfinite(como_array(grande))
+        )
+
+    return [
+        S.coincide_com(
+            "blocos-ultimo-bloco-de-fora",
+            "A saída ignora as últimas chaves quando o bloco não divide n_k: o último bloco, incompleto "
+            "(K[..., inicio:n_k, :]), ficou de fora. Percorra range(0, n_k, bloco) e fatie até o fim.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
+            lambda: atencao_inteira(Q, K[:8], V[:8]),
+            atol=1e-9,
+        ),
+        S.promessa(
+            "blocos-maximo-nao-acompanha",
+            "Com pontuações pequenas a saída confere, e quando o máximo cresce muito de um bloco para o outro ela "
+            "vira inf ou nan: o máximo corrente m não acompanha os blocos (ficou o do primeiro bloco, ou a "
+            "exponencial usa um máximo antigo). A cada bloco, m_novo = max(m, max do bloco), e "
+            "p = exp(s - m_novo).",
+            maximo_preso,
+        ),
+        S.coincide_com(
+            "blocos-mascara-sem-deslocar",
+            "A máscara de cada bloco foi lida sempre do começo (mascara[..., :bloco]): o bloco que começa em "
+            "`inicio` usa mascara[..., inicio:inicio + bloco], as colunas das mesmas chaves.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, mascara, 4),
+            lambda: _blocos_variante(Q, K, V, mascara, 4, "mascara_sem_deslocar"),
+            atol=1e-9,
+        ),
+        S.coincide_com(
+            "blocos-escala-errada",
+            "As pontuações de cada bloco não foram divididas por √d_k (a dimensão das chaves): a saída confere "
+            "com outra escala (d_k, ou √d_v). Use s = Q @ K_bloco^T / √d_k em todo bloco.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
+            lambda: _blocos_variante(Q, K, V, None, 4, "escala_d_k"),
+            atol=1e-9,
+        ),
+        S.coincide_com(
+            "blocos-escala-errada",
+            "As pontuações de cada bloco não foram divididas por √d_k (a dimensão das chaves): a saída confere "
+            "com outra escala (d_k, ou √d_v). Use s = Q @ K_bloco^T / √d_k em todo bloco.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
+            lambda: _blocos_variante(Q, K, V, None, 4, "escala_d_v"),
+            atol=1e-9,
+        ),
+    ]
