@@ -343,3 +343,33 @@ FEIXE_EOS_NAO_TERMINA = Equivoco(
     "termina em EOS, ele sai do feixe e vai para a lista de terminadas.",
     modos="eos_nao_termina eos_nao_termina_cortada",
 )
+
+
+# ----------------------------------------------- busca em feixe: penalidade e desempate (issue #38)
+FEIXE_LP_SIMPLES = Equivoco(
+    "feixe-penalidade-simples",
+    "A penalidade de comprimento foi |Y| ** alfa (a normalização simples pelo comprimento), não a de Wu et "
+    "al. (2016): lp = ((5 + |Y|) / 6) ** alfa. As duas escolhem diferente quando as terminadas têm "
+    "comprimentos diferentes.",
+    modos="lp_simples",
+)
+FEIXE_LP_COM_BOS = Equivoco(
+    "feixe-penalidade-conta-bos",
+    "O |Y| da penalidade de comprimento contou o BOS: |Y| é o número de tokens gerados depois do BOS, "
+    "contando o EOS (lp = ((5 + |Y|) / 6) ** alfa).",
+    modos="lp_com_bos",
+)
+FEIXE_DESEMPATE = Equivoco(
+    "feixe-desempate",
+    "Num empate exato de pontuação a busca ficou com a hipótese de índice maior e o token maior (ou com a "
+    "última terminada): o enunciado fixa o desempate pela hipótese de menor índice no feixe, depois pelo "
+    "menor token, e, na escolha final, pela terminada que entrou primeiro. Ordene os candidatos por "
+    "(-pontuação, índice, token) com uma ordenação estável.",
+    modos="empate_invertido",
+)
+FEIXE_DESCARTA_TERMINADAS = Equivoco(
+    "feixe-descarta-terminadas",
+    "As hipóteses que terminam em EOS saíram do feixe e foram descartadas: elas vão para a lista de "
+    "terminadas, que é de onde sai a escolha final (junto com as vivas, no fim).",
+    modos="descarta_terminadas",
+)
