@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao sementes adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente release grade test mutacao sementes constancia adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -66,6 +66,9 @@ mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (
 
 sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob várias sementes (SEMENTES=4): nenhum pode perder ponto; roda no .ci/run
 	@$(PY) -m qualidade sementes $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(SEMENTES),--sementes $(SEMENTES))
+
+constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5): o mesmo erro tem de tirar a mesma nota (issue #38)
+	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS))
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)

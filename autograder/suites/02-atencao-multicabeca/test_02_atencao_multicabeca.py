@@ -27,6 +27,7 @@ from autograder.suite import (
     propriedade,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar a camada em NumPy, dividir_cabecas e juntar_cabecas do aluno são trocadas pelas de
 # referência: um erro nelas tira pontos só dos próprios itens.
@@ -444,6 +445,7 @@ def _mh_aluno(aluno, *args, **kw):
 
 
 @item("teste_multicabeca_numpy", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
 def test_multicabeca_confere_com_pytorch(aluno, rng):
     """atenção multicabeça (NumPy): confere com torch.nn.MultiheadAttention, atenção cruzada com lote"""
     d, h, B, nq, nk = 16, 4, 2, 3, 5
@@ -465,6 +467,7 @@ def test_multicabeca_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_multicabeca_numpy", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
 def test_multicabeca_uma_cabeca(aluno, rng):
     """atenção multicabeça (NumPy): com h = 1, é a atenção de uma cabeça seguida de W_o (sem lote)"""
     d, nq, nk = 8, 4, 6
@@ -780,3 +783,27 @@ def test_modulo_pesos_por_cabeca(aluno, rng):
         raise Reprovado(PESOS_MEDIA.mensagem, PESOS_MEDIA)
     verificar(pesos.shape == (B, h, nq, nk), f"pesos deveria ter forma {(B, h, nq, nk)}; veio {pesos.shape}.")
     verificar(np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-5), "os pesos de cada cabeça devem somar 1 sobre as chaves.")
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_multicabeca(aluno):
+    rng = np.random.default_rng(3802)
+    d, h = 8, 2
+    Xq, Xkv = rng.normal(size=(3, d)), rng.normal(size=(5, d))
+    W = _pesos_aleatorios(rng, d)
+
+    def pesos_nao_somam_1():
+        _, pesos = par(_mh_aluno(aluno, Xq, Xkv, *W, h), "atencao_multicabeca")
+        pesos = np.asarray(pesos, dtype=np.float64)
+        return pesos.shape[-1] == Xkv.shape[0] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-9)
+
+    return [
+        S.promessa(
+            "multicabeca-pesos-nao-somam-1",
+            "Os pesos de atenção de cada consulta, em cada cabeça, não somam 1: a softmax é sobre as chaves (o último "
+            "eixo, axis=-1), não sobre as consultas nem sobre as cabeças.",
+            pesos_nao_somam_1,
+        ),
+    ]

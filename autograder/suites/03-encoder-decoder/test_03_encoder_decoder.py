@@ -24,6 +24,7 @@ from autograder.suite import (
     propriedade,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar o bloco, a normalização, a feed-forward e a atenção dada são as de referência; ao
 # testar o mini encoder, o codificador de posição e o bloco são os de referência. Um erro numa
@@ -366,6 +367,7 @@ _LN_TOL = {"atol": 1e-9, "rtol": 1e-8}
 
 
 @item("teste_layernorm", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_ln(aluno))
 def test_ln_confere_com_torch(aluno, rng):
     """normalização de camada: confere com torch.nn.LayerNorm (com gama e beta, em lote)"""
     d = int(rng.integers(6, 17))
@@ -382,6 +384,7 @@ def test_ln_confere_com_torch(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.75)
+@S.com_sondas(lambda aluno: _sondas_ln(aluno))
 def test_ln_sem_gama_beta(aluno, rng):
     """normalização de camada: sem gama e beta, média 0 e variância ~1 em cada vetor (1-D e 3-D), sem alterar x"""
     d = int(rng.integers(5, 13))
@@ -425,6 +428,7 @@ def test_ln_eps_dentro_da_raiz(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_ln(aluno))
 def test_ln_variancia_com_vies(aluno, rng):
     """normalização de camada: variância com viés (divide por d), visível com d pequeno"""
     for d in (2, 3):
@@ -824,3 +828,28 @@ def _exigir_formas_impressas(antes, depois, formas):
                 MINI_SEM_IMPRESSAO,
             )
         linhas = linhas[achou + 1 :]
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+_SONDA_RNG = 3803
+
+
+def _sondas_ln(aluno):
+    x = np.random.default_rng(_SONDA_RNG).normal(loc=1.0, scale=2.0, size=(3, 5))
+
+    def mistura_vetores():
+        outro = x.copy()
+        outro[0] = outro[0] * 4.0 + 3.0  # muda só o primeiro vetor
+        a, b = como_array(aluno.layernorm(x)), como_array(aluno.layernorm(outro))
+        return a.shape == x.shape and not S.iguais(a[1:], b[1:], atol=1e-10)
+
+    return [
+        S.promessa(
+            "ln-mistura-vetores",
+            "Mudar um vetor mudou a normalização dos outros: a média e a variância são de cada vetor sozinho, no "
+            "último eixo (axis=-1, keepdims=True), as duas. Nenhuma estatística pode vir do lote inteiro.",
+            mistura_vetores,
+        ),
+    ]

@@ -32,6 +32,7 @@ from autograder.suite import (
     tocha,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
 # um erro na máscara causal tira pontos só do item da máscara.
@@ -535,6 +536,7 @@ def _atencao(aluno, rng, d, h):
 
 
 @item("teste_atencao_causal", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_confere_com_sdpa_causal(aluno, rng):
     """atenção causal: confere com F.scaled_dot_product_attention(is_causal=True), pesos copiados"""
     d, h, n = 12, 3, 6
@@ -550,6 +552,7 @@ def test_atencao_confere_com_sdpa_causal(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_confere_com_multihead_attention(aluno, rng):
     """atenção causal: confere com nn.MultiheadAttention (mesmos pesos, máscara convertida)"""
     d, h, n = 8, 2, 5
@@ -897,3 +900,28 @@ def test_gerar_casos_pequenos(aluno, ref, rng):
         f"com n_novos = 0, gerar_guloso deve devolver os próprios ids; veio forma {tuple(zero.shape)}.",
     )
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 1), modelo, ids, 1)
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_atencao(aluno):
+    rng = np.random.default_rng(3805)
+    d, h, n = 8, 2, 5
+    att, _ = _atencao(aluno, rng, d, h)
+    x = _x(rng, 1, n, d)
+
+    def prefixo_muda():
+        completa, _ = _par(att(x))
+        curta, _ = _par(att(x[:, :3]))
+        return not S.iguais(completa[:, :3], curta)
+
+    return [
+        S.promessa(
+            "atencao-prefixo-muda",
+            "A saída das primeiras posições mudou quando a sequência ganhou posições depois delas: numa atenção "
+            "causal, a posição i só depende de x[:, :i + 1]. A softmax é sobre as chaves (dim=-1), depois da máscara "
+            "causal; normalizar sobre as consultas (dim=-2) ou mascarar depois da softmax deixa o futuro entrar.",
+            prefixo_muda,
+        ),
+    ]
