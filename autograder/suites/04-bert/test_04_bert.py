@@ -25,6 +25,7 @@ from autograder.suite import (
     propriedade,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar o encoder, a mascara_de_padding do aluno é trocada pela de referência:
 # um erro na máscara tira pontos só do item da máscara.
@@ -391,6 +392,7 @@ def test_encoder_estrutura(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.5)
+@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
@@ -692,3 +694,29 @@ def test_mlm_semente(aluno, rng):
     depois = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
     iguais = isinstance(antes, torch.Tensor) and isinstance(depois, torch.Tensor) and torch.equal(antes, depois)
     verificar(iguais, MLM_GERADOR_GLOBAL.mensagem, MLM_GERADOR_GLOBAL)
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_encoder(aluno):
+    rng = np.random.default_rng(3804)
+    cfg = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)
+    ids = _ids_encoder(rng, cfg, B=2, n=6, sem_padding_em=(1,))
+
+    def exemplos_misturados():
+        modelo = _criar_encoder(aluno, cfg)
+        modelo.carregar_pesos(_pesos_aleatorios(cfg, rng), strict=False)
+        outro = ids.copy()
+        outro[0, 3:] = cfg.pad  # muda só o padding do exemplo 0
+        a, b = _rodar(modelo, ids), _rodar(modelo, outro)
+        return not S.iguais(a[1], b[1], atol=1e-9)
+
+    return [
+        S.promessa(
+            "encoder-mistura-exemplos",
+            "Mudar o padding de um exemplo do lote mudou a saída de outro: cada exemplo usa a própria máscara de "
+            "padding, de forma (B, n) (src_key_padding_mask), não a do primeiro exemplo nem uma máscara (n, n).",
+            exemplos_misturados,
+        ),
+    ]

@@ -238,3 +238,77 @@ def sondas_perplexidade(aluno):
             media_por_janela,
         ),
     ]
+
+
+# ------------------------------------------------------------------ RoPE
+def sondas_rope(aluno):
+    x = tocha.x(_rng(9), 3, 8)
+    posicoes = torch.tensor([0, 5, 40])
+
+    def posicao_zero_mexe():
+        y = CF._rope_do_aluno(aluno, x, torch.zeros(3, dtype=torch.long))
+        return not S.iguais(y, x, atol=1e-10)
+
+    return [
+        S.argumento_ignorado(
+            "rope-theta-ignorado",
+            "`theta`",
+            "o `theta` recebido não é usado (as frequências são theta^(-2i/d_k) com o theta do argumento)",
+            lambda theta: CF._rope_do_aluno(aluno, x, posicoes, theta=theta),
+            valores=(10000.0, 50.0),
+            atol=1e-10,
+        ),
+        S.promessa(
+            "rope-posicao-zero-gira",
+            "Na posição 0 a RoPE mudou o vetor: o ângulo é posição · frequência, que dá 0 na posição 0 (cos = 1, "
+            "sen = 0), e o vetor sai igual.",
+            posicao_zero_mexe,
+        ),
+    ]
+
+
+# ------------------------------------------------------------------ cache KV
+def sondas_atencao_cache(aluno):
+    rng = _rng(10)
+
+    def so_um_token_confere():
+        # com o cache e um token novo confere; com o cache e vários tokens novos, não
+        remoto, sd = CF._atencao_do_cache(aluno, rng)
+        h, t = CF.CACHE["h"], 4
+        x = tocha.x(rng, 1, t + 3, CF.CACHE["d_model"])
+        cache = ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
+        toda = ORC._atencao_ref(sd, x, h)
+        um = CF._chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t : t + 1], cache)
+        varios = CF._chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t:], cache)
+        return S.iguais(um[0], toda[:, t : t + 1]) and not S.iguais(varios[0], toda[:, t:])
+
+    return [
+        S.promessa(
+            "cache-sem-mascara-entre-os-novos",
+            "Com o cache e um token novo a atenção confere; com o cache e vários tokens novos, não: a máscara causal "
+            "também vale entre os tokens novos. A consulta da posição t + i vê as chaves 0..t + i: são as últimas m "
+            "linhas da máscara causal (t + m) × (t + m), inclusive quando já há cache.",
+            so_um_token_confere,
+        ),
+    ]
+
+
+def sondas_lm_cache(aluno):
+    rng = _rng(11)
+
+    def um_bloco_confere():
+        remoto, sd, cfg = CF._lm_cache(aluno, rng, 1)
+        ids = CF._ids(rng, 1, 4, cfg["vocab"])
+        completos = ORC._modelo_ref(sd, ids, cfg)
+        logits, caches = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, ids[:, :3], None)
+        passo, _ = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, ids[:, 3:], caches)
+        return S.iguais(logits, completos[:, :3]) and S.iguais(passo, completos[:, 3:])
+
+    return [
+        S.promessa(
+            "cache-um-por-bloco",
+            "Com um bloco só, lm_com_cache confere com a passada comum; com dois, não: cada bloco tem o seu cache. "
+            "Passe caches[i] ao bloco i e devolva a lista dos caches novos, um por bloco, na ordem.",
+            um_bloco_confere,
+        ),
+    ]

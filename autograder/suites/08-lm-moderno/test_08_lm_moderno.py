@@ -231,6 +231,7 @@ TOLERANCIA_ROPE = {"atol": 5e-5, "rtol": 1e-4}
 
 
 @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
+@S.com_sondas(PR.sondas_rope)
 def test_rope_confere(aluno, rng):
     """RoPE: pares intercalados (2i, 2i+1) girados por pos · theta^(−2i/d_k), nas posições recebidas"""
     for forma, theta in (((2, 3, 6, 8), 10000.0), ((5, 16), 500.0)):
@@ -668,6 +669,7 @@ def test_cache_atencao_do_prefixo(aluno, rng):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(PR.sondas_atencao_cache)
 def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
     """cache KV, atenção: tokens novos nas posições t..t+m−1, K do cache sem girar de novo, máscara das últimas linhas"""
     CF._conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
@@ -675,6 +677,7 @@ def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
 
 
 @item("teste_cache_kv", pontos=0.25)
+@S.com_sondas(PR.sondas_lm_cache)
 def test_cache_lm_passo_a_passo(aluno, rng):
     """cache KV, modelo: o prefixo e depois um token por vez dão os logits da passada comum"""
     remoto, sd, cfg = CF._lm_cache(aluno, rng, 2)

@@ -1487,3 +1487,40 @@ MUTANTES += [
         "perplexidade-media-das-janelas",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-rope-theta-fixo",
+        _trocar("aplicar_rope", ("* theta ** (-expoentes)", "* 10000.0 ** (-expoentes)")),
+        [N],
+        "rope-theta-ignorado",
+    ),
+    Variante(
+        "sonda-rope-posicoes-mais-um",
+        _trocar("aplicar_rope", ("angulos = posicoes.to(torch.float64)", "angulos = (posicoes + 1).to(torch.float64)")),
+        [N],
+        "rope-posicao-zero-gira",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-cache-sem-mascara-com-cache",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:]",
+                "mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:] if cache is None "
+                "else torch.ones(m, t + m, dtype=torch.bool)",
+            ),
+        ),
+        [K],
+        "cache-sem-mascara-entre-os-novos",
+    ),
+    Variante(
+        "sonda-cache-do-primeiro-bloco-em-todos",
+        _trocar("lm_com_cache", ("None if caches is None else caches[i]", "None if caches is None else caches[0]")),
+        [K],
+        "cache-um-por-bloco",
+    ),
+]
