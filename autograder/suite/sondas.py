@@ -98,7 +98,7 @@ def iguais(a, b, atol: float = 1e-8, rtol: float = 1e-6) -> bool:
         a, b = np.asarray(a), np.asarray(b)
         if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
             return a.shape == b.shape and bool(np.all(a == b))
-        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), atol=atol, rtol=rtol))
+        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), atol=atol, rtol=rtol, equal_nan=True))
     except Exception:
         return False
 

@@ -435,7 +435,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
             "Mudar o embedding do [PAD] mudou a saída dos tokens reais: as chaves de padding não estão sendo "
             "ignoradas (src_key_padding_mask = ~mascara_de_padding(ids, pad_id))."
         )
-    extra = int(rng.integers(2, 6))
+    extra = cfg.max_len - ids.shape[1]  # até max_len: o buffer pe tem de cobrir max_len (issue #38: fixo, não sorteado)
     ids_longos = np.concatenate([ids, np.full((ids.shape[0], extra), cfg.pad, dtype=np.int64)], axis=1)
     longa = _rodar(modelo, ids_longos)
     verificar(
@@ -674,6 +674,9 @@ def test_mlm_respeita_prob(aluno, rng):
             f"{MLM_PROB.mensagem} Com prob={prob}, vieram {fracao:.1%} dos tokens comuns (tolerância: ±1,5 ponto).",
             MLM_PROB,
         )
+    # issue #38: um destino sorteado por linha acerta as médias por acaso em parte dos sorteios; a dispersão
+    # por linha o pega sempre (a mesma nota para todo aluno)
+    _conferir_independencia(comuns, escolhidos, entrada == 3)
     _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
 
 

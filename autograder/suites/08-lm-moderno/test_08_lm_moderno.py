@@ -522,6 +522,26 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         ],
     )
 
+    # issue #38: dois aquecimentos construídos (3 e 7) além do sorteado: um número fixo no código no lugar de
+    # passos_aquecimento erra em pelo menos um deles, para todo aluno (o sorteado pode coincidir com ele)
+    for aquecimento, cosseno in ((3, 20), (7, 26)):
+        passos = list(range(0, cosseno + 3))
+        obtidas = [aluno.taxa_cosseno_com_aquecimento(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in obtidas):
+            raise Reprovado("taxa_cosseno_com_aquecimento deve devolver um float.")
+        certas = [ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
+        comparar(
+            np.array(obtidas),
+            np.array(certas),
+            f"as taxas dos passos 0..{passos[-1]} (aquecimento {aquecimento}, cosseno até {cosseno})",
+            atol=1e-12,
+            rtol=1e-9,
+            equivocos=[
+                (eq, np.array([ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno, modo) for p in passos]))
+                for eq, modo in _EQUIVOCOS_CRONOGRAMA
+            ],
+        )
+
 
 @item("teste_otimizacao", pontos=1.0)
 @S.com_sondas(PR.sondas_recorte)
