@@ -393,7 +393,8 @@ def sonda_desempate_largura_1(aluno):
         "feixe-desempate-largura-1",
         "Com largura 1 a busca difere da gulosa num empate exato de pontuação: no empate, fica a hipótese de "
         "menor índice no feixe e, nela, o menor token (o mesmo que o argmax da gulosa escolhe); na escolha final, "
-        "a terminada que entrou primeiro.",
+        "a terminada que entrou primeiro. torch.topk não garante a ordem dos empates: ordene por "
+        "(-pontuação, índice, token) com uma ordenação estável (sorted, ou torch.sort(..., stable=True)).",
         quebrada,
     )
 
