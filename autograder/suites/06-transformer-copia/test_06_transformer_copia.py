@@ -440,6 +440,7 @@ def _logits_alvo(rng, B=4, T=7, V=TR.VOCAB):
 
 
 @item("teste_perda", pontos=0.6)
+@S.com_sondas(lambda aluno: _sondas_perda(aluno))
 def test_perda_ignora_o_pad(aluno, rng):
     """perda: entropia cruzada média só sobre os tokens reais do alvo, sem alterar logits e alvo"""
     logits, alvo = _logits_alvo(rng)
@@ -761,3 +762,25 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
 
     descricoes = [f"modelo de cópia, origem {o.tolist()}, largura {k}, alfa {a}" for o, k, a, _ in instancias]
     FX._diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes, FX.confirmacao(aluno))
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_perda(aluno):
+    logits, alvo = _logits_alvo(np.random.default_rng(3806), B=3, T=7)
+
+    def media_por_exemplo():
+        obtido = _perda_do_aluno(aluno, logits, alvo)
+        por_linha = [float(F.cross_entropy(logits[b], alvo[b], ignore_index=TR.PAD)) for b in range(alvo.shape[0])]
+        return math.isclose(float(obtido), sum(por_linha) / len(por_linha), rel_tol=1e-7)
+
+    return [
+        S.promessa(
+            "perda-media-por-exemplo",
+            "A perda saiu como a média das perdas de cada exemplo: com alvos de comprimentos diferentes, isso dá "
+            "peso demais aos tokens das sequências curtas. A média é sobre todos os tokens reais do lote juntos "
+            "(F.cross_entropy no lote achatado, com ignore_index=PAD).",
+            media_por_exemplo,
+        ),
+    ]

@@ -1015,3 +1015,15 @@ MUTANTES += [
         equivoco="feixe-penalidade-errada",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-perda-media-por-exemplo",
+        _perda(
+            "    por_linha = [F.cross_entropy(logits[b], alvo[b], ignore_index=PAD) for b in range(alvo.shape[0])]\n"
+            "    return torch.stack(por_linha).mean()"
+        ),
+        itens=["teste_perda"],
+        equivoco="perda-media-por-exemplo",
+    ),
+]
