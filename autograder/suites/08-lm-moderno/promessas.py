@@ -61,7 +61,7 @@ def sondas_swiglu(aluno):
 
     def dimensao_oculta():
         pesos = aluno.criar("SwiGLU", d, d_ff).pesos()
-        formas = {tuple(getattr(pesos.get(f"{n}.weight"), "shape", ())) for n in ("w1", "w3")}
+        formas = {tuple(getattr(pesos.get(n + ".weight"), "shape", ())) for n in ("w1", "w3")}
         return formas != {(d_ff, d)}
 
     def responde_a_zero():
@@ -139,8 +139,8 @@ def sondas_adamw(aluno):
 
     def ignorado(argumento, valores, consequencia):
         return S.argumento_ignorado(
-            f"adamw-{argumento.replace('_', '-')}-ignorado",
-            f"`{argumento}`",
+            "adamw-" + argumento.replace("_", "-") + "-ignorado",
+            "`" + argumento + "`",
             consequencia,
             lambda v: trajetoria(**{argumento: v}),
             valores=valores,
