@@ -663,3 +663,12 @@ MUTANTES += [
         equivoco="blocos-escala-errada",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-blocos-escala-d-v",
+        {"atencao_blocos": _blocos(_CERTA).replace("/ np.sqrt(Q.shape[-1])", "/ np.sqrt(V.shape[-1])")},
+        itens=["teste_blocos"],
+        equivoco="blocos-escala-errada",
+    ),
+]
