@@ -2,6 +2,8 @@
 catálogo, a primeira que dispara troca a mensagem pela promessa quebrada, não dão pontos, e uma sonda que
 quebra não dispara. E o juiz da constância (``qualidade/constancia.py``) acusa nota que varia entre alunos."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,17 @@ def test_amostra_da_constancia_um_mutante_e_um_caso_do_corpus_sob_5_alunos_tiram
     placares = rodar(["01-atencao"], 5, amostra=2, saida=linhas.append, jobs=2)
     assert placares[0].casos == 2
     assert not placares[0].variam, "\n".join(linhas)
+
+
+def test_arvore_de_empates_separa_o_desempate_do_enunciado_do_invertido_e_a_gulosa_desempata_igual():
+    import torch
+
+    from autograder.suite import vizinho
+
+    fx = vizinho(str(Path(__file__).resolve().parents[1] / "autograder/suites/06-transformer-copia/feixe.py"), "feixe")
+    modelo, origem = fx._modelo_empate(), torch.tensor(fx.EMPATE_ORIGEM)
+    for largura in (1, 2, 3):
+        certa = fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX)[0]
+        assert certa == [3, 4, 2]
+        assert fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX, "empate_invertido")[0] != certa
+    assert fx._guloso_de(modelo, origem) == [3, 4, 2]
