@@ -1009,8 +1009,8 @@ MUTANTES += [
         equivoco="feixe-desempate-largura-1",
     ),
     Variante(
-        "sonda-feixe-penalidade-sem-parenteses",
-        {"busca_em_feixe": _feixe(normalizar="pont / (5 + len(tokens) / 6) ** alfa")},
+        "sonda-feixe-penalidade-expoente-dobrado",
+        {"busca_em_feixe": _feixe(normalizar="pont / ((5 + len(tokens)) / 6) ** (2 * alfa)")},
         itens=["teste_feixe"],
         equivoco="feixe-penalidade-errada",
     ),
