@@ -265,6 +265,10 @@ def _exigir_que_busque(aluno, rng):
     """Portão do item: numa árvore em que a gulosa erra, a resposta não pode ser a gulosa (a não ser que ela
     seja também a de outro equívoco conhecido: aí quem nomeia o erro são os testes do item)."""
     candidatas = [a for a in _arvores() if a[2] == 0.0 and a[1] == 2]
+    # issue #38: só árvores em que a resposta gulosa não é a de outro equívoco, para a gulosa ser pega com a
+    # árvore de qualquer aluno (senão o portão só dispara em parte dos sorteios)
+    separam = [a for a in candidatas if all(a[4][m] != a[4]["guloso"] for _, m in FEIXE_MODOS if m != "guloso")]
+    candidatas = separam or candidatas
     semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
     obtido = _feixe_do_aluno(
         aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, TR.EOS]), largura, alfa, FEIXE_N_MAX
