@@ -719,9 +719,9 @@ def test_mlm_semente(aluno, rng):
     verificar(np.array_equal(e1, e2) and np.array_equal(r1, r2), MLM_SEMENTE.mensagem, MLM_SEMENTE)
     e3, r3 = _chamar_mlm(aluno, ids, 64, 3, especiais, semente + 1)
     verificar(not (np.array_equal(e1, e3) and np.array_equal(r1, r3)), MLM_SEMENTE.mensagem, MLM_SEMENTE)
-    antes = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
+    antes = aluno.chamar_caminho("torch", ("get_rng_state",))
     _chamar_mlm(aluno, ids, 64, 3, especiais, semente)
-    depois = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
+    depois = aluno.chamar_caminho("torch", ("get_rng_state",))
     iguais = isinstance(antes, torch.Tensor) and isinstance(depois, torch.Tensor) and torch.equal(antes, depois)
     verificar(iguais, MLM_GERADOR_GLOBAL.mensagem, MLM_GERADOR_GLOBAL)
 
