@@ -223,7 +223,7 @@ def sondas_perplexidade(aluno):
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("eval", guardar=True)
         janelas = CF._ids(rng, 4, 7)
-        return float(aluno.perplexidade(modelo._ref, janelas)), sd, janelas, cfg
+        return float(aluno.perplexidade(modelo, janelas)), sd, janelas, cfg
 
     def media_por_janela():
         valor, sd, janelas, cfg = medir()
@@ -278,8 +278,8 @@ def sondas_atencao_cache(aluno):
         x = tocha.x(rng, 1, t + 3, CF.CACHE["d_model"])
         cache = ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
         toda = ORC._atencao_ref(sd, x, h)
-        um = CF._chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t : t + 1], cache)
-        varios = CF._chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t:], cache)
+        um = CF._chamar_cache(aluno.atencao_com_cache, remoto, x[:, t : t + 1], cache)
+        varios = CF._chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
         return S.iguais(um[0], toda[:, t : t + 1]) and not S.iguais(varios[0], toda[:, t:])
 
     return [
@@ -300,8 +300,8 @@ def sondas_lm_cache(aluno):
         remoto, sd, cfg = CF._lm_cache(aluno, rng, 1)
         ids = CF._ids(rng, 1, 4, cfg["vocab"])
         completos = ORC._modelo_ref(sd, ids, cfg)
-        logits, caches = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, ids[:, :3], None)
-        passo, _ = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, ids[:, 3:], caches)
+        logits, caches = CF._chamar_cache(aluno.lm_com_cache, remoto, ids[:, :3], None)
+        passo, _ = CF._chamar_cache(aluno.lm_com_cache, remoto, ids[:, 3:], caches)
         return S.iguais(logits, completos[:, :3]) and S.iguais(passo, completos[:, 3:])
 
     return [
