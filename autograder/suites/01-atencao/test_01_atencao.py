@@ -709,6 +709,10 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
     Qg, Kg = np.zeros((1, 4)), np.zeros((6, 4))
     Qg[0, 0], Kg[:, 0] = 2.0, np.arange(6) * 700.0
     _conferir_blocos(aluno, Qg, Kg, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce")
+    # e crescendo devagar (1 por bloco): os blocos antigos ainda pesam, e uma saída mal reescalada aparece
+    _conferir_blocos(
+        aluno, Qg, Kg / 700.0, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce devagar"
+    )
 
 
 @item("teste_blocos", pontos=0.5)
