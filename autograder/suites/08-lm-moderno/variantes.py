@@ -1493,7 +1493,13 @@ def contar_pre_tokens(texto, especiais):
     ),
     Variante(
         "especiais-contados-como-pre-token",
-        _trocar("contar_pre_tokens", ("        if pedaco in especiais:\n            continue\n", "")),
+        _trocar(
+            "contar_pre_tokens",
+            (
+                "        if pedaco in especiais:\n            continue\n",
+                "        if pedaco in especiais:\n            contagem[pedaco] = contagem.get(pedaco, 0) + 1\n            continue\n",
+            ),
+        ),
         [E],
         "especiais-contados-como-pre-token",
     ),
@@ -1537,7 +1543,10 @@ def grupos_de_parametros(modelo, weight_decay):
     Variante(
         "grupos-invertidos",
         _trocar(
-            "grupos_de_parametros", ("if p.dim() >= 2]", "if p.dim() < 2]"), ("if p.dim() < 2]", "if p.dim() >= 2]")
+            "grupos_de_parametros",
+            ("if p.dim() >= 2]", "if TROCA]"),
+            ("if p.dim() < 2]", "if p.dim() >= 2]"),
+            ("if TROCA]", "if p.dim() < 2]"),
         ),
         [G],
         "grupos-invertidos",
@@ -1722,3 +1731,10 @@ def distribuicao_de_amostragem(logits, temperatura=1.0, top_p=1.0):
         },
     ),
 ]
+
+# A lista de pedaços de dividir_especiais é de textos, e os "zeros da forma" deixam um texto como está: essa
+# variante devolve a divisão certa da referência e ganha o teste dela.
+NADA_HONESTO["nada-zeros-da-forma"]["teste_tokens_especiais"] = (
+    0.5,
+    "dividir_especiais devolve uma lista de textos, que os zeros da forma deixam como estão (a divisão da referência)",
+)
