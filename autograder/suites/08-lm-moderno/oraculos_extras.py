@@ -27,7 +27,7 @@ def _dividir_ref(texto, especiais, modo="certo"):
         return [texto] if texto else []
     ordem = list(especiais) if modo == "ordem_dada" else sorted(especiais, key=len, reverse=True)
     alternativas = "|".join(e if modo == "sem_escape" else re.escape(e) for e in ordem)
-    padrao = alternativas if modo == "sem_grupo" else f"({alternativas})"
+    padrao = alternativas if modo == "sem_grupo" else "(" + alternativas + ")"
     return [pedaco for pedaco in re.split(padrao, texto) if pedaco]
 
 

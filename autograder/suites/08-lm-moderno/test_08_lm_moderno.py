@@ -803,14 +803,13 @@ def test_especiais_dividir(aluno, rng):
         if obtido == esperado:
             continue
         if not isinstance(obtido, list) or not all(isinstance(p, str) for p in obtido):
-            raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {type(obtido).__name__}.")
+            raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {mostrar(type(obtido).__name__)}.")
         for eq, modo in suite.pares_por_modo(EQ.ESP_SEM_ESCAPE, EQ.ESP_MAIS_CURTO, EQ.ESP_DESCARTA):
             if obtido == EX._dividir_ref(texto, especiais, modo):
                 raise Reprovado(eq.mensagem, eq)
         raise Reprovado(
-            f"dividir_especiais não confere: {len(obtido)} pedaços, o esperado são {len(esperado)} (primeiros: "
-            f"{[p[:20] for p in obtido[:4]]} contra {[p[:20] for p in esperado[:4]]}). Cada especial é um pedaço "
-            "sozinho, o texto entre eles fica inteiro, e não há pedaços vazios."
+            f"dividir_especiais não confere: {mostrar(len(obtido))} pedaços, o esperado são {mostrar(len(esperado))}. "
+            "Cada especial é um pedaço sozinho, o texto entre eles fica inteiro, e não há pedaços vazios."
         )
 
 
@@ -823,17 +822,18 @@ def test_especiais_contar_pre_tokens(aluno, rng):
     esperado = EX._contar_ref(texto, especiais)
     if not isinstance(obtido, dict):
         raise Reprovado(
-            f"contar_pre_tokens deve devolver um dict {{pré-token: frequência}}; veio {type(obtido).__name__}."
+            f"contar_pre_tokens deve devolver um dict {{pré-token: frequência}}; veio {mostrar(type(obtido).__name__)}."
         )
     if obtido == esperado:
         return
     for eq, modo in suite.pares_por_modo(EQ.ESP_PRE_TOKENIZA, EQ.ESP_JUNTA_DOCUMENTOS, EQ.ESP_CONTA_ESPECIAL):
         if obtido == EX._contar_ref(texto, especiais, modo):
             raise Reprovado(eq.mensagem, eq)
-    diferentes = sorted(k for k in set(obtido) | set(esperado) if obtido.get(k) != esperado.get(k))[:4]
+    diferentes = sum(obtido.get(k) != esperado.get(k) for k in set(obtido) | set(esperado))
     raise Reprovado(
-        "contar_pre_tokens não confere com a contagem dos pré-tokens dos trechos entre os especiais (por exemplo "
-        f"{[(k, obtido.get(k, 0), esperado.get(k, 0)) for k in diferentes]}: pré-token, a sua contagem e a esperada)."
+        f"contar_pre_tokens não confere: {mostrar(diferentes)} pré-tokens com contagem diferente da esperada (de "
+        f"{mostrar(len(esperado))} pré-tokens distintos). Conte os pré-tokens de cada trecho entre os especiais, "
+        "pré-tokenizado sozinho."
     )
 
 
@@ -851,7 +851,9 @@ def test_especiais_codificar(aluno, rng):
     if obtido == esperado:
         return
     if not isinstance(obtido, list) or not all(isinstance(i, int) for i in obtido):
-        raise Reprovado(f"codificar_com_especiais deve devolver uma lista de ids (int); veio {type(obtido).__name__}.")
+        raise Reprovado(
+            f"codificar_com_especiais deve devolver uma lista de ids (int); veio {mostrar(type(obtido).__name__)}."
+        )
     for eq, modo in (
         (EQ.ESP_COMO_TEXTO, "como_texto"),
         (EQ.ESP_ID_ERRADO, "id_sem_fusoes"),
@@ -860,7 +862,7 @@ def test_especiais_codificar(aluno, rng):
         if obtido == EX._codificar_especiais_ref(texto, fusoes, especiais, modo):
             raise Reprovado(eq.mensagem, eq)
     raise Reprovado(
-        f"codificar_com_especiais não confere: {len(obtido)} ids, o esperado são {len(esperado)}. Os trechos "
+        f"codificar_com_especiais não confere: {mostrar(len(obtido))} ids, o esperado são {mostrar(len(esperado))}. Os trechos "
         "comuns vão por codificar; o especial j vira o id 256 + len(fusoes) + j."
     )
 
@@ -876,7 +878,7 @@ def _grupos_do_aluno(aluno, amarrar, weight_decay, padrao):
         tipo = descricao.get("tipo", "?") if isinstance(descricao, dict) else "?"
         raise Reprovado(
             f"grupos_de_parametros deve devolver uma lista de dicionários {{'params': [...], 'weight_decay': ...}}; "
-            f"veio {tipo}."
+            f"veio {mostrar(tipo)}."
         )
     return descricao
 
@@ -891,11 +893,11 @@ def _conferir_grupos(aluno, amarrar):
         raise Reprovado(_mensagem_repetidos(nomes), EQ.GRUPOS_REPETIDO)
     if set(esperados) - set(nomes):
         faltam = sorted(set(esperados) - set(nomes))[:4]
-        raise Reprovado(f"{EQ.GRUPOS_ESQUECIDO.mensagem} (Ficaram de fora: {faltam}.)", EQ.GRUPOS_ESQUECIDO)
+        raise Reprovado(f"{EQ.GRUPOS_ESQUECIDO.mensagem} (Ficaram de fora: {mostrar(faltam)}.)", EQ.GRUPOS_ESQUECIDO)
     if set(nomes) - set(esperados):
         raise Reprovado("grupos_de_parametros devolveu parâmetros que não são do modelo recebido.")
     if descricao.get("erro"):
-        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {descricao['erro'][:160]}")
+        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(descricao['erro'][:160])}")
     efetivos = descricao.get("efetivos", [])
     if len(efetivos) != len(grupos):
         raise Reprovado("Não consegui ler o weight_decay de cada grupo (o registro do avaliador foi alterado).")
@@ -917,14 +919,14 @@ def _conferir_grupos(aluno, amarrar):
     certos = EX.decaimentos_ref(amarrar, weight_decay)
     errados = sorted(n for n in certos if not math.isclose(obtidos[n], certos[n]))[:4]
     raise Reprovado(
-        f"O weight_decay efetivo não confere em {[(n, obtidos[n], certos[n]) for n in errados]} (parâmetro, o seu, "
-        f"o esperado, com weight_decay={weight_decay}): parâmetros de 2 eixos ou mais decaem; os de 1 eixo, não."
+        f"O weight_decay efetivo não confere em {mostrar([(n, obtidos[n], certos[n]) for n in errados])} (parâmetro, o seu, "
+        f"o esperado, com weight_decay={mostrar(weight_decay)}): parâmetros de 2 eixos ou mais decaem; os de 1 eixo, não."
     )
 
 
 def _mensagem_repetidos(nomes):
     repetidos = sorted({n for n in nomes if nomes.count(n) > 1})[:3]
-    return f"{EQ.GRUPOS_REPETIDO.mensagem} (Repetidos: {repetidos}.)"
+    return f"{EQ.GRUPOS_REPETIDO.mensagem} (Repetidos: {mostrar(repetidos)}.)"
 
 
 @item("teste_grupos_decaimento", pontos=0.75)
@@ -947,7 +949,7 @@ def _distribuicao_do_aluno(aluno, logits, **kwargs):
     suite.exigir_entradas_intactas(aluno, "distribuicao_de_amostragem", ["logits", "temperatura", "top_p"])
     if tuple(obtida.shape) != tuple(logits.shape):
         raise Reprovado(
-            f"distribuicao_de_amostragem devolveu forma {tuple(obtida.shape)}; o esperado é {tuple(logits.shape)}."
+            f"distribuicao_de_amostragem devolveu forma {mostrar(tuple(obtida.shape))}; o esperado é {mostrar(tuple(logits.shape))}."
         )
     return obtida
 
@@ -961,7 +963,7 @@ def test_amostragem_temperatura(aluno, rng):
         comparar(
             obtida.double().numpy(),
             EX.distribuicao_ref(logits, temperatura).numpy(),
-            f"distribuicao_de_amostragem(logits, temperatura={temperatura:g})",
+            f"distribuicao_de_amostragem(logits, temperatura={mostrar(temperatura):g})",
             equivocos=lambda t=temperatura: [
                 (eq, EX.distribuicao_ref(logits, t, modo=modo).numpy())
                 for eq, modo in suite.pares_por_modo(EQ.AMOSTRA_MULTIPLICA, EQ.AMOSTRA_TEMPERATURA_NAS_PROBS)
@@ -984,7 +986,7 @@ def test_amostragem_top_p(aluno, rng):
         comparar(
             obtida.double().numpy(),
             EX.distribuicao_ref(logits, temperatura, top_p).numpy(),
-            f"distribuicao_de_amostragem(logits, temperatura={temperatura:g}, top_p={top_p:g})",
+            f"distribuicao_de_amostragem(logits, temperatura={mostrar(temperatura):g}, top_p={mostrar(top_p):g})",
             equivocos=lambda t=temperatura, p=top_p: [
                 (eq, EX.distribuicao_ref(logits, t, p, modo).numpy())
                 for eq, modo in suite.pares_por_modo(
@@ -1010,12 +1012,14 @@ def test_amostragem_sorteia_do_nucleo_com_o_gerador(aluno, rng):
     primeira, segunda = (_tensor(r, "amostrar_proximo(...)") for r in resultado)
     if tuple(primeira.shape) != (n, 1) or primeira.is_floating_point():
         raise Reprovado(
-            f"amostrar_proximo deve devolver ids inteiros de forma (B, 1); com B = {n} veio {tuple(primeira.shape)} "
-            f"({primeira.dtype})."
+            f"amostrar_proximo deve devolver ids inteiros de forma (B, 1); com B = {mostrar(n)} veio {mostrar(tuple(primeira.shape))} "
+            f"({mostrar(primeira.dtype)})."
         )
     ids = primeira.long().flatten()
     if ids.min() < 0 or ids.max() >= 10:
-        raise Reprovado(f"amostrar_proximo devolveu ids fora do vocabulário (0 a 9): {sorted(set(ids.tolist()))[:6]}.")
+        raise Reprovado(
+            f"amostrar_proximo devolveu ids fora do vocabulário (0 a 9): {mostrar(sorted(set(ids.tolist()))[:6])}."
+        )
     if len(set(ids.tolist())) == 1:
         if int(ids[0]) == int(certa.argmax()):
             raise Reprovado(EQ.AMOSTRA_GULOSA.mensagem, EQ.AMOSTRA_GULOSA)
