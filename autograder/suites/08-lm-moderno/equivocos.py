@@ -412,3 +412,138 @@ CACHE_REALIMENTA = Equivoco(
     "O último token gerado também passou pelo modelo: nenhum token depois dele é pedido, então o laço para "
     "depois de anexá-lo (n + n_novos − 1 posições passam pelo modelo, não n + n_novos).",
 )
+
+
+# ======================================================================= equívocos: tokens especiais
+ESP_SEM_ESCAPE = Equivoco(
+    "especiais-sem-re-escape",
+    "Os tokens especiais entraram na expressão regular sem re.escape: em '<|endoftext|>', o '|' é a alternativa "
+    "da regex, e o padrão passa a cortar o texto em qualquer '<', 'endoftext' ou '>'. Monte o padrão com "
+    "'|'.join(re.escape(e) for e in ...), dentro de um grupo de captura.",
+    modos="sem_escape",
+)
+ESP_MAIS_CURTO = Equivoco(
+    "especiais-mais-longo-depois",
+    "Quando um especial contém outro (como '<|endoftext|>' e '<|endoftext|><|endoftext|>'), vale o mais longo: "
+    "ordene os especiais pelo comprimento, do maior para o menor, antes de montar o padrão (numa regex, a "
+    "primeira alternativa que casa vence, não a mais longa).",
+    modos="ordem_dada",
+)
+ESP_DESCARTA = Equivoco(
+    "especiais-descartados-na-divisao",
+    "dividir_especiais perdeu os próprios especiais: re.split só devolve o que casou se o padrão estiver num "
+    "grupo de captura, f'({padrao})'. Cada especial é um pedaço da lista, e juntar os pedaços devolve o texto.",
+    modos="sem_grupo",
+)
+ESP_PRE_TOKENIZA = Equivoco(
+    "especiais-pre-tokenizados",
+    "Os especiais foram pré-tokenizados como texto comum: '<|endoftext|>' vira os pré-tokens '<|', 'endoftext' "
+    "e '|>', e o BPE aprenderia fusões com pedaços do marcador. Tire os especiais ANTES de pré-tokenizar: "
+    "divida o texto neles e pré-tokenize cada trecho sozinho.",
+    modos="sem_dividir",
+)
+ESP_JUNTA_DOCUMENTOS = Equivoco(
+    "especiais-juntam-documentos",
+    "Os especiais foram apagados do texto antes de pré-tokenizar, e o fim de um documento colou no começo do "
+    "seguinte ('casa' + '<|endoftext|>' + 'mento' virou o pré-token 'casamento'). Pré-tokenize cada trecho "
+    "entre dois especiais sozinho: nenhum pré-token atravessa um especial.",
+    modos="junta",
+)
+ESP_CONTA_ESPECIAL = Equivoco(
+    "especiais-contados-como-pre-token",
+    "Os especiais entraram na contagem dos pré-tokens: o BPE contaria os pares de bytes de '<|endoftext|>' e "
+    "poderia fundi-los. Os especiais não são texto de treino do BPE: conte só os pré-tokens dos trechos entre eles.",
+    modos="conta_especial",
+)
+ESP_COMO_TEXTO = Equivoco(
+    "especiais-codificados-como-bytes",
+    "codificar_com_especiais codificou os especiais como texto comum (os bytes do marcador, fundidos pelo BPE). "
+    "Cada ocorrência de um especial vira UM id: o especial j recebe 256 + len(fusoes) + j.",
+    modos="como_texto",
+)
+ESP_ID_ERRADO = Equivoco(
+    "especiais-id-errado",
+    "O id de um especial colide com os das fusões: as fusões ocupam os ids 256 a 256 + len(fusoes) - 1, e o "
+    "especial j (na ordem da lista especiais) recebe 256 + len(fusoes) + j.",
+    modos="id_sem_fusoes",
+)
+
+# ======================================================================= equívocos: grupos do otimizador
+GRUPOS_TUDO_DECAI = Equivoco(
+    "grupos-tudo-decai",
+    "Os ganhos das normas e os vieses (parâmetros de 1 eixo) ficaram com decaimento de peso: o decaimento puxa "
+    "o ganho de uma RMSNorm, que começa em 1, para 0. Só os parâmetros de 2 eixos ou mais decaem; os de 1 "
+    "eixo vão para o grupo com 'weight_decay': 0.0.",
+    modos="tudo",
+)
+GRUPOS_INVERTIDOS = Equivoco(
+    "grupos-invertidos",
+    "Os grupos estão trocados: as matrizes (2 eixos ou mais: lineares e embeddings) ficaram sem decaimento e os "
+    "ganhos e vieses (1 eixo) com ele. O primeiro grupo é o das matrizes, com weight_decay; o segundo, o dos "
+    "vetores, com 0.0.",
+    modos="invertido",
+)
+GRUPOS_HERDA_PADRAO = Equivoco(
+    "grupos-sem-decaimento-zero",
+    "O grupo dos ganhos e vieses não tem a chave 'weight_decay': 0.0, e um grupo sem a chave herda o "
+    "weight_decay padrão do otimizador. Ponha o 0.0 explícito no dicionário do grupo.",
+)
+GRUPOS_REPETIDO = Equivoco(
+    "grupos-parametro-repetido",
+    "Um parâmetro entrou duas vezes nos grupos: com os pesos amarrados, saida.weight e embedding.weight são o "
+    "MESMO parâmetro, e o PyTorch recusa um parâmetro em mais de um grupo. Percorra modelo.parameters(), que "
+    "pula as repetições (named_parameters() também; o laço pelos módulos, não).",
+)
+GRUPOS_ESQUECIDO = Equivoco(
+    "grupos-parametro-esquecido",
+    "Há parâmetros do modelo fora dos grupos, e um parâmetro fora dos grupos nunca é atualizado pelo "
+    "otimizador. Percorra todos os parâmetros (modelo.parameters()) e decida o grupo de cada um pelo número "
+    "de eixos (p.dim() >= 2), não pelo tipo do módulo.",
+)
+
+# ======================================================================= equívocos: amostragem
+AMOSTRA_MULTIPLICA = Equivoco(
+    "amostragem-temperatura-multiplica",
+    "A temperatura multiplicou os logits: ela DIVIDE, softmax(logits / temperatura). Temperatura menor que 1 "
+    "concentra a distribuição; maior que 1, espalha.",
+    modos="multiplica",
+)
+AMOSTRA_TEMPERATURA_NAS_PROBS = Equivoco(
+    "amostragem-temperatura-depois-da-softmax",
+    "A temperatura não mudou a distribuição: dividir as probabilidades por uma constante e renormalizar "
+    "devolve as mesmas probabilidades. A temperatura divide os LOGITS, antes da softmax.",
+    modos="temperatura_nas_probs",
+)
+AMOSTRA_TOP_P_EXCLUI = Equivoco(
+    "amostragem-top-p-exclui-o-ultimo",
+    "O top-p deixou de fora o token que faz a soma cruzar top_p: o núcleo é o MENOR conjunto dos mais "
+    "prováveis cuja soma chega a top_p, então esse token entra. Corte um token só se a soma dos mais "
+    "prováveis que ele (sem ele) já chegava a top_p.",
+    modos="top_p_exclui",
+)
+AMOSTRA_TOP_P_ANTES = Equivoco(
+    "amostragem-top-p-antes-da-temperatura",
+    "O núcleo do top-p foi escolhido nas probabilidades sem a temperatura. A ordem pedida é a da biblioteca "
+    "Hugging Face: primeiro a temperatura, depois o corte do top-p nas probabilidades já temperadas.",
+    modos="top_p_antes",
+)
+AMOSTRA_SEM_RENORMALIZAR = Equivoco(
+    "amostragem-top-p-sem-renormalizar",
+    "Depois do corte do top-p, as probabilidades não somam 1: divida as que sobraram pela soma delas.",
+    modos="sem_renormalizar",
+)
+AMOSTRA_GULOSA = Equivoco(
+    "amostragem-gulosa",
+    "amostrar_proximo devolveu sempre o token mais provável: isso é a decodificação gulosa. Sorteie da "
+    "distribuição, com torch.multinomial(probabilidades, 1, generator=gerador).",
+)
+AMOSTRA_SEM_GERADOR = Equivoco(
+    "amostragem-ignora-o-gerador",
+    "Duas chamadas com geradores de mesma semente deram tokens diferentes: o sorteio não usou o gerador "
+    "recebido. Passe-o a torch.multinomial(..., generator=gerador).",
+)
+AMOSTRA_FORA_DO_NUCLEO = Equivoco(
+    "amostragem-fora-da-distribuicao",
+    "amostrar_proximo sorteou tokens fora do núcleo do top-p (ou com outra temperatura): sorteie da "
+    "distribuicao_de_amostragem(logits, temperatura, top_p), não da softmax dos logits crus.",
+)
