@@ -215,7 +215,10 @@ class PluginAvaliacao:
             else:
                 exc = call.excinfo.value if call.excinfo else Exception("falha")
                 situacao, msg, equivoco = _mensagem_de(exc, self.sessao)
-                self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
+                r = ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao)
+                if equivoco and isinstance(exc, Reprovado):  # o equívoco vem da suíte (confiável)
+                    r.palavras = exc.equivoco.palavras()
+                self.resultados.append(r)
             self.origens.append(origem_do_teste(item))
 
     def resultados_finais(self) -> list[ResultadoTeste]:
