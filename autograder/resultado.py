@@ -44,6 +44,7 @@ class ResultadoTeste:
     situacao: str = "passou"  # um de SITUACOES
     # O equívoco em palavras, para o instrutor (Equivoco.palavras(): titulo, para_instrutor, secao)
     palavras: dict[str, str] = field(default_factory=dict)
+    faixa: int | None = None  # teste de faixa de um item de treino (0 = a primeira); ver suite.faixa
 
 
 @dataclass
@@ -145,6 +146,8 @@ def results_json(res: ResultadoSubmissao) -> dict:
         extra = {"equivoco": t.equivoco} if t.equivoco else {}
         if t.equivoco and t.palavras:
             extra["equivoco_palavras"] = dict(t.palavras)
+        if t.faixa is not None:
+            extra["faixa"] = t.faixa
         if t.situacao not in ("passou", "falhou"):  # o status só diz passou/falhou
             extra["situacao"] = t.situacao
         testes.append(
@@ -235,6 +238,7 @@ def de_results_json(dados: dict, itens_max: dict[str, float], notebook: str = ""
                 extra_teste.get("equivoco"),
                 extra_teste.get("situacao") or ("passou" if passou else "falhou"),
                 _palavras(extra_teste.get("equivoco_palavras")),
+                extra_teste.get("faixa") if type(extra_teste.get("faixa")) is int else None,
             )
         )
     return res

@@ -46,6 +46,12 @@ MENSAGEM_PROPRIEDADE = (
 )
 
 
+def faixa(indice: int):
+    """Marca um teste de faixa de um item de treino (0 = a primeira, a mais fácil). O relatório do
+    instrutor aponta quem nunca chegou à primeira faixa (vai no results.json, ``extra_data.faixa``)."""
+    return pytest.mark.faixa(int(indice))
+
+
 def tempo_limite(segundos: float):
     """Prazo de cada chamada ao código do aluno neste teste (padrão: 10 s)."""
     return pytest.mark.tempo_limite(segundos)
