@@ -71,7 +71,7 @@ adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com name
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
 
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
-	@$(PY) -m autograder.saidas.html "$(OUT)"
+	@$(PY) -m autograder.saidas.html "$(OUT)" $(if $(SUBMISSIONS),--submissoes "$(SUBMISSIONS)") $(if $(DECIMAL),--decimal "$(DECIMAL)") $(if $(PRAZOS),--prazos "$(PRAZOS)") $(if $(CADASTRO),--cadastro "$(CADASTRO)")
 
 bench: $(CARIMBO) ## Benchmark: turma gerada inteira (200 alunos × todas as aulas) pelo nosso lote e amostra pelo nbgrader, tempo da turma (relógio e CPU), razão, varredura de sementes e a turma por --dask local:N (DASK=so: só essa seção)
 	@$(PY) -m qualidade bench turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES)) $(if $(filter so,$(DASK)),--so-dask)
