@@ -35,7 +35,9 @@ def _resultado(aluno, slug, equivocos=(), perde=0.0, faixa0_falhou=False):
         if n == 0 and (equivocos or perde):
             for codigo in equivocos:
                 res.testes.append(
-                    ResultadoTeste(gid, f"t-{codigo}", 0.0, itens[gid] / 2, "msg", codigo, "falhou", CAT[(slug, codigo)])
+                    ResultadoTeste(
+                        gid, f"t-{codigo}", 0.0, itens[gid] / 2, "msg", codigo, "falhou", CAT[(slug, codigo)]
+                    )
                 )
             res.testes.append(ResultadoTeste(gid, "resto", itens[gid] / 2 - perde, itens[gid] / 2))
         else:
@@ -47,8 +49,12 @@ def _resultado(aluno, slug, equivocos=(), perde=0.0, faixa0_falhou=False):
 
 @pytest.fixture(scope="module")
 def turma(tmp_path_factory):
-    """notas/ (results.json) e submitted/ (notebooks): 6 alunos, 2 aulas, dois pares plantados."""
-    base = tmp_path_factory.mktemp("turma")
+    return turma_sintetica(tmp_path_factory.mktemp("turma"))
+
+
+def turma_sintetica(base: Path) -> dict:
+    """notas/ (results.json) e submitted/ (notebooks) em ``base``: 7 alunos, 2 aulas, dois pares
+    plantados; gera o relatório e devolve os caminhos e a página."""
     notas, sub = base / "notas", base / "submitted"
     resultados = [
         # carla: o mesmo equívoco (máscara invertida) em 01; e 03 com outro; nao entregou nada mais
@@ -74,7 +80,8 @@ def turma(tmp_path_factory):
     gravar(notebook_liberado(AULA1), sub, "davi", AULA1)  # o esqueleto
     # carla: código com HTML e um "script" (nunca executado; tem de sair escapado), copiado por ela mesma
     malicioso = PLANTADOS[AULA1]["plantado-01-original"]["softmax"] + '\n# </pre><script>alert("x")</script>\n'
-    gravar(notebook_com(AULA1, {"softmax": malicioso}), sub, "carla", AULA1)
+    atencao = PLANTADOS[AULA1]["plantado-01-original"]["atencao"]
+    gravar(notebook_com(AULA1, {"softmax": malicioso, "atencao": atencao}), sub, "carla", AULA1)
     gravar(notebook_com(AULA3, None), sub, "carla", AULA3)
     (sub / "carla" / AULA1 / "timestamp.txt").write_text("2026-12-02 10:00:00.000000 UTC", encoding="utf-8")
     (sub / "ana" / AULA1 / "timestamp.txt").write_text("2026-11-30 10:00:00.000000 UTC", encoding="utf-8")
@@ -194,7 +201,13 @@ def test_csv_do_moodle(decimal):
     texto = exportacoes.moodle(_turma_exportacao(), decimal)
     sep = ";" if decimal == "," else ","
     linhas = list(csv.reader(io.StringIO(texto), delimiter=sep))
-    assert linhas[0] == ["Nome de usuário", "Endereço de email", "Número de identificação", "01-atencao (Real)", "03-encoder-decoder (Real)"]
+    assert linhas[0] == [
+        "Nome de usuário",
+        "Endereço de email",
+        "Número de identificação",
+        "01-atencao (Real)",
+        "03-encoder-decoder (Real)",
+    ]
     assert all(len(linha) == len(linhas[0]) for linha in linhas)
     assert linhas[1][0] == "ana" and linhas[1][3:] == [f"7{decimal}5", "10"]
     assert linhas[2][0] == "bruno, o segundo" and linhas[2][3:] == [f"0{decimal}25", "-"]
@@ -210,7 +223,15 @@ def test_csv_do_canvas(decimal):
     aula não entregue em branco."""
     texto = exportacoes.canvas(_turma_exportacao(), decimal, ids={AULA1: "4417"})
     linhas = list(csv.reader(io.StringIO(texto)))
-    assert linhas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "01-atencao (4417)", "03-encoder-decoder"]
+    assert linhas[0] == [
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "01-atencao (4417)",
+        "03-encoder-decoder",
+    ]
     assert linhas[1][0] == "Points Possible" and linhas[1][5:] == ["10", "12"]
     assert all(len(linha) == 7 for linha in linhas)
     assert linhas[2][3] == "ana" and float(linhas[2][5].replace(",", ".")) == 7.5
@@ -264,5 +285,7 @@ def test_relatorio_nao_importa_suites(turma):
         f"main([{str(turma['notas'])!r}, '--saida', {str(turma['base'] / 'x' / 'r.html')!r}])\n"
         "print(sorted(m for m in sys.modules if m.startswith('test_') or 'suites' in m))\n"
     )
-    saida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent)
+    saida = subprocess.run(
+        [sys.executable, "-c", codigo], capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent
+    )
     assert saida.stdout.strip().splitlines()[-1] == "[]"

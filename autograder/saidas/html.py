@@ -272,7 +272,7 @@ table.ordenavel th[aria-sort=ascending]::after{content:" ▲";color:#333}
 table.ordenavel th[aria-sort=descending]::after{content:" ▼";color:#333}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .aviso{background:#fff7e0;border-left:4px solid #e0a800;padding:.5em 1em}
-.lado{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+.lado{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em}
 .lado pre{background:#f7f7f9;border:1px solid #dde;padding:.5em;overflow:auto;max-height:32em;font-size:12px;white-space:pre}
 mark{background:#ffe08a}
 details.par{border:1px solid #ccd;padding:.3em .8em;margin:.5em 0}details.par[open]{background:#fcfcff}
@@ -517,7 +517,7 @@ def gerar(
                     f"inverso)</summary><div class='lado'><div><h4>{esc(par.a)}</h4><pre>{par.html_a}</pre></div>"
                     f"<div><h4>{esc(par.b)}</h4><pre>{par.html_b}</pre></div></div></details>"
                 )
-            partes.append(_tabela(["#", "aluno", "aluno", "em comum", "caracteres", "", ""], linhas))
+            partes.append(_tabela(["#", "aluno", "aluno", "em comum", "caracteres", "reforço", "código"], linhas))
             partes.extend(detalhes)
 
     # --- cada aluno
@@ -572,29 +572,47 @@ def gerar(
 
 
 # ------------------------------------------------------------------------------ parecidas
-def comparar_turma(resultados, submissoes: Path, limiar: float, com_solucao: bool) -> dict[str, list]:
-    """Os pares parecidos de cada aula (``similares.pares_parecidos``), lendo o código de ``submissoes``."""
+def _comparar_aula(slug: str, notebooks: dict[str, Path], assinaturas: dict, limiar: float, com_solucao: bool):
+    """Os pares parecidos de uma aula (num processo do pool: uma aula por vez)."""
+    from autograder.saidas import similares
+
+    codigos = {}
+    for aluno, caminho in notebooks.items():
+        try:
+            codigos[aluno] = similares.codigo_de_solucao(caminho, slug)
+        except Exception:  # um notebook que nem o lote leu: sem código para comparar
+            continue
+    base = similares.hashes_da_base(similares.textos_da_base(slug, com_solucao))
+    return similares.pares_parecidos(slug, codigos, base, assinaturas, limiar=limiar)
+
+
+def comparar_turma(resultados, submissoes: Path, limiar: float, com_solucao: bool, jobs: int = 0) -> dict[str, list]:
+    """Os pares parecidos de cada aula (``similares.pares_parecidos``), lendo o código de ``submissoes``;
+    as aulas se dividem entre ``jobs`` processos (padrão: um por núcleo, até 2)."""
+    from concurrent.futures import ProcessPoolExecutor
+
     from autograder.lote import descobrir
     from autograder.notebooks import slugs
     from autograder.saidas import similares
 
     tarefas, _ = descobrir(submissoes, slugs())
     avaliadas = {(r.aluno, r.slug) for r in resultados}
-    por_slug: dict[str, dict[str, str]] = defaultdict(dict)
+    por_slug: dict[str, dict[str, Path]] = defaultdict(dict)
     for t in tarefas:
-        if t.notebook is None or t.notebook.is_symlink() or (t.aluno, t.slug) not in avaliadas:
-            continue
-        try:
-            por_slug[t.slug][t.aluno] = similares.codigo_de_solucao(t.notebook, t.slug)
-        except Exception:  # um notebook que nem o lote leu: sem código para comparar
-            continue
+        if t.notebook is not None and not t.notebook.is_symlink() and (t.aluno, t.slug) in avaliadas:
+            por_slug[t.slug][t.aluno] = t.notebook
     assinaturas = {(r.slug, r.aluno): similares.assinatura(r) for r in resultados}
-    parecidas = {}
-    for slug, codigos in sorted(por_slug.items()):
-        base = similares.hashes_da_base(similares.textos_da_base(slug, com_solucao))
-        ass = {aluno: assinaturas.get((slug, aluno), ()) for aluno in codigos}
-        parecidas[slug] = similares.pares_parecidos(slug, codigos, base, ass, limiar=limiar)
-    return parecidas
+    pedidos = {
+        slug: (slug, nbs, {a: assinaturas.get((slug, a), ()) for a in nbs}, limiar, com_solucao)
+        for slug, nbs in por_slug.items()
+    }
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    if jobs <= 1 or len(pedidos) <= 1:
+        return {slug: _comparar_aula(*args) for slug, args in sorted(pedidos.items())}
+    with ProcessPoolExecutor(jobs) as pool:
+        # as aulas de mais código primeiro (a 08 é a maior), para os dois processos terminarem juntos
+        futuros = {slug: pool.submit(_comparar_aula, *pedidos[slug]) for slug in sorted(pedidos, reverse=True)}
+        return {slug: futuros[slug].result() for slug in sorted(futuros)}
 
 
 def _dados(alunos_atencao, parecidas) -> str:

@@ -13,8 +13,12 @@ a "base":
 
 - o esqueleto liberado (o que todo aluno recebeu: assinaturas, docstrings, ``raise NotImplementedError``);
 - os blocos de código da aula (``course/<slug>.md``), que todo aluno leu e pode reaproveitar;
-- a solução do instrutor (``source/<slug>.ipynb``): num exercício curto, a resposta certa mais direta
-  é uma só, e dois alunos que chegam nela não copiaram um do outro (``--sem-solucao-na-base`` tira).
+- o código que o próprio curso escreveu: a solução do instrutor (``source/<slug>.ipynb``) e o
+  catálogo da suíte (``variantes.py``: as variantes corretas e os mutantes, cada um o código de um
+  equívoco conhecido). Num exercício curto, as respostas certas diretas são poucas, e os erros
+  conhecidos também: dois alunos que chegam no mesmo código que o curso já previu não copiaram um do
+  outro por isso (e o mesmo erro já aparece como "mesmos erros"). ``--sem-solucao-na-base`` tira
+  esse código da base (fica só o esqueleto e a aula).
 
 Um par entra na lista quando a fração do código de algum dos dois (fora da base) que aparece no outro
 passa do limiar **e** o trecho em comum tem pelo menos ``minimo`` caracteres filtrados (uma linha
@@ -33,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
+from copydetect.utils import filter_code, get_token_coverage
 
 from autograder.notebooks import RAIZ, carregar_atividade, ler_bytes, ler_submissao
 
@@ -66,17 +71,48 @@ class Par:
         return self.fracao + (0.1 if self.mesmos_erros else 0.0)
 
 
+SEPARADOR = "\n\n"  # entre as células (espaço: o filtro do copydetect o descarta)
+
+
 def _impressao(codigo: str, base=None, janela: int = 1) -> CodeFingerprint:
     return CodeFingerprint("solucao.py", K, janela, boilerplate=base, fp=io.StringIO(codigo), language="python")
 
 
-def codigo_de_solucao(notebook: Path, slug: str) -> str:
+def _impressao_das_celulas(celulas: list[str], base) -> CodeFingerprint:
+    """A impressão do código das células juntas, sem os k-gramas que atravessam a fronteira entre duas
+    células: o fim de uma célula e o começo da seguinte não são um trecho que alguém escreveu (e dois
+    alunos com células de base diferentes nos dois lados coincidiriam ali sem ter escrito nada)."""
+    fp = _impressao(SEPARADOR.join(celulas), base)
+    fronteiras, pos = [], 0
+    for celula in celulas[:-1]:
+        pos += len(filter_code(celula, "solucao.py", "python")[0])
+        fronteiras.append(pos)
+    if not fronteiras or len(fp.offsets) == 0:
+        return fp
+    fr = np.array(fronteiras)
+    novo = {}
+    for h, indices in fp.hash_idx.items():
+        # o k-grama que começa em i cobre [i, i + K): atravessa a fronteira f se i < f < i + K
+        dentro = [i for i in indices if not np.any((fr > i) & (fr < i + K))]
+        if dentro:
+            novo[h] = dentro
+    fp.hash_idx = novo
+    fp.hashes = set(novo)
+    fp.token_coverage = get_token_coverage(novo, K, len(fp.filtered_code))
+    return fp
+
+
+def codigo_de_solucao(notebook: Path, slug: str) -> list[str]:
     """As células de solução do aluno, na ordem do notebook liberado, só como texto."""
     atividade = carregar_atividade(slug)
     conteudo = ler_bytes(notebook)
     sub = ler_submissao(notebook, atividade, conteudo)
-    partes = [sub.codigo[gid] for gid in atividade.solucoes if gid in sub.codigo]
-    return "\n\n".join(partes)[:MAX_CODIGO]
+    celulas, total = [], 0
+    for gid in atividade.solucoes:
+        if gid in sub.codigo and total < MAX_CODIGO:
+            celulas.append(sub.codigo[gid][: MAX_CODIGO - total])
+            total += len(celulas[-1])
+    return celulas
 
 
 def _blocos_da_aula(slug: str) -> list[str]:
@@ -99,15 +135,22 @@ def _celulas_de_solucao(notebook: Path) -> list[str]:
 
 def textos_da_base(slug: str, com_solucao: bool = True) -> list[str]:
     """O esqueleto liberado, os blocos de código da aula e (se ``com_solucao``) a solução do instrutor."""
-    esqueleto = _celulas_de_solucao(RAIZ / "release" / slug / f"{slug}.ipynb")
-    # as células também juntas, como ``codigo_de_solucao`` as junta: um k-grama que atravessa a
-    # fronteira entre duas células iguais às da base também é base
-    textos = [*esqueleto, "\n\n".join(esqueleto), *_blocos_da_aula(slug)]
+    textos = [*_celulas_de_solucao(RAIZ / "release" / slug / f"{slug}.ipynb"), *_blocos_da_aula(slug)]
     if com_solucao:
-        atividade = carregar_atividade(slug)
-        referencia = [atividade.codigo_referencia[g] for g in atividade.solucoes if g in atividade.codigo_referencia]
-        textos += [*referencia, "\n\n".join(referencia)]
+        textos += list(carregar_atividade(slug).codigo_referencia.values())
+        for celulas in _catalogo(slug):
+            textos += list(celulas.values())
     return textos
+
+
+def _catalogo(slug: str) -> list[dict[str, str]]:
+    """As células das variantes do catálogo da suíte (``variantes.py``: ``CORRETAS`` e ``MUTANTES``)."""
+    from autograder.suite.declaracoes import modulo_da_suite
+
+    modulo = modulo_da_suite(slug, "variantes")
+    if modulo is None:
+        return []
+    return [dict(v.celulas) for v in [*getattr(modulo, "CORRETAS", []), *getattr(modulo, "MUTANTES", [])]]
 
 
 def hashes_da_base(textos: list[str]) -> np.ndarray:
@@ -134,21 +177,22 @@ def _marcado(codigo: str, fatias) -> str:
 
 def pares_parecidos(
     slug: str,
-    codigos: dict[str, str],
+    codigos: dict[str, list[str] | str],
     base: np.ndarray,
     assinaturas: dict[str, tuple] | None = None,
     limiar: float = LIMIAR,
     minimo: int = MINIMO,
 ) -> list[Par]:
-    """Os pares de ``codigos`` (aluno -> código de solução) acima do limiar, do mais parecido ao menos.
+    """Os pares de ``codigos`` (aluno -> células de solução) acima do limiar, do mais parecido ao menos.
 
     ``assinaturas``: aluno -> (equívocos, itens perdidos) da correção; duas iguais e não vazias
     marcam "mesmos erros" no par."""
     assinaturas = assinaturas or {}
     impressoes = {}
-    for aluno, codigo in codigos.items():
-        if codigo.strip():
-            fp = _impressao(codigo, base)
+    codigos = {a: [c] if isinstance(c, str) else list(c) for a, c in codigos.items()}
+    for aluno, celulas in codigos.items():
+        if any(c.strip() for c in celulas):
+            fp = _impressao_das_celulas(celulas, base)
             if fp.hashes:
                 impressoes[aluno] = fp
     alunos = sorted(impressoes)

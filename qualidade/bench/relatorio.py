@@ -10,6 +10,12 @@ Corrige a turma com o lote (``python -m autograder lote``, ``--jobs``), gera o r
 o tempo do relatório (relógio e CPU, com a carga da máquina), a posição de cada par plantado na
 lista de parecidas e os pares não plantados acima do limiar, separando os de notebooks idênticos
 por construção (o rodízio dá a mesma variante a alunos ``i`` e ``i + len(variantes)``).
+
+``--unicas``: corrige só um aluno por variante do rodízio (os ``len(variantes)`` primeiros de cada aula;
+os outros têm o mesmo notebook, byte a byte) e copia o results.json de cada um para os alunos com o
+mesmo notebook, trocando o nome. É o que cabe numa máquina carregada para medir o relatório de 200
+alunos × 8 aulas; a nota copiada é a do mesmo código, mas corrigida com a semente de outro aluno (a
+semente depende do nome), o que só muda os itens de treino de quem está perto de uma faixa.
 """
 
 from __future__ import annotations
@@ -253,6 +259,28 @@ def plantar(pasta: Path) -> list[Path]:
     return escritos
 
 
+def replicar(unicas: Path, notas: Path, n_alunos: int, por_aula: dict[str, int]) -> int:
+    """Copia o results.json do aluno ``i % k`` (k variantes na aula) para o aluno ``i``, com o nome
+    dele; os plantados vão como estão."""
+    copiados = 0
+    for slug, k in por_aula.items():
+        for i in range(n_alunos):
+            origem = unicas / f"aluno{i % k:04d}" / slug / "results.json"
+            dados = json.loads(origem.read_text(encoding="utf-8"))
+            dados["extra_data"]["aluno"] = f"aluno{i:04d}"
+            destino = notas / f"aluno{i:04d}" / slug / "results.json"
+            destino.parent.mkdir(parents=True, exist_ok=True)
+            destino.write_text(json.dumps(dados, ensure_ascii=False), encoding="utf-8")
+            copiados += 1
+    for slug, alunos in PLANTADOS.items():
+        for aluno in alunos:
+            destino = notas / aluno / slug / "results.json"
+            destino.parent.mkdir(parents=True, exist_ok=True)
+            destino.write_bytes((unicas / aluno / slug / "results.json").read_bytes())
+            copiados += 1
+    return copiados
+
+
 def _carga() -> str:
     return "carga (1, 5, 15 min): " + ", ".join(f"{x:.2f}".replace(".", ",") for x in os.getloadavg())
 
@@ -267,6 +295,7 @@ def main(argv=None, prog: str | None = None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--pasta", default="build/turma-relatorio", help="onde gravar a turma e as notas")
     p.add_argument("--sem-corrigir", action="store_true", help="usa as notas já gravadas em --pasta")
+    p.add_argument("--unicas", action="store_true", help="corrige um aluno por variante e copia os results.json")
     args = p.parse_args(argv)
     base = Path(args.pasta)
     turma, notas = base / "submitted", base / "notas"
@@ -274,14 +303,37 @@ def main(argv=None, prog: str | None = None) -> int:
         n = gerar_turma(turma, args.alunos)
         n += len(plantar(turma))
         print(f"Turma gerada: {n} notebooks em {turma} ({args.alunos} alunos + os plantados). {_carga()}")
+        corrigir, saida = turma, notas
+        if args.unicas:
+            from autograder.notebooks import slugs
+            from qualidade.bench.turma import opcoes_da_turma
+
+            por_aula = {s: len(opcoes_da_turma(s)) for s in slugs()}
+            corrigir, saida = base / "submitted-unicas", base / "notas-unicas"
+            gerar_turma(corrigir, args.alunos, indices={s: range(min(k, args.alunos)) for s, k in por_aula.items()})
+            plantar(corrigir)
         inicio = time.monotonic()
         subprocess.run(
-            [sys.executable, "-m", "autograder", "lote", str(turma), "--saida", str(notas), "--jobs", str(args.jobs)],
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "lote",
+                str(corrigir),
+                "--saida",
+                str(saida),
+                "--jobs",
+                str(args.jobs),
+            ],
             cwd=RAIZ,
             check=True,
             stdout=subprocess.DEVNULL,
         )
         print(f"Lote corrigido em {time.monotonic() - inicio:.0f} s. {_carga()}".replace(".", ",", 1))
+        if args.unicas:
+            print(
+                f"Copiados {replicar(saida, notas, args.alunos, por_aula)} results.json para os alunos de notebook igual."
+            )
     inicio, cpu0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
         [sys.executable, "-m", "autograder.saidas.html", str(notas), "--submissoes", str(turma)], cwd=RAIZ, check=True
