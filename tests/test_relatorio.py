@@ -247,10 +247,14 @@ def test_planilha_e_cadastro(tmp_path):
     assert linhas[0] == ["aluno", AULA1, AULA3, "total", "entregues"]
     assert linhas[1] == ["ana", "7,5", "10", "17,5", "2"] and linhas[2][2] == ""
     cad = tmp_path / "cadastro.csv"
-    cad.write_text("aluno;nome;email;id_canvas;id_sis;secao\nana;Ana Lima;ana@x.br;101;2026001;T1\n", "utf-8")
+    cad.write_text(
+        "aluno;nome;email;id_canvas;id_sis;secao\nana;Ana Lima;ana@x.br;101;2026001;T1\nbruno, o segundo;=HYPERLINK(1);;;;\n",
+        "utf-8",
+    )
     cadastro = exportacoes.ler_cadastro(cad)
     canvas = list(csv.reader(io.StringIO(exportacoes.canvas(_turma_exportacao(), ".", cadastro))))
     assert canvas[2][:5] == ["Ana Lima", "101", "2026001", "ana", "T1"]
+    assert canvas[3][0] == "'=HYPERLINK(1)"  # fórmula neutralizada, como no notas.csv
     moodle = list(csv.reader(io.StringIO(exportacoes.moodle(_turma_exportacao(), ",", cadastro)), delimiter=";"))
     assert moodle[1][:3] == ["ana", "ana@x.br", "2026001"]
     sem = tmp_path / "sem.csv"

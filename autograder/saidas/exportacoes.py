@@ -36,6 +36,8 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.saidas.notas_csv import _celula_segura as seguro  # contra fórmulas na planilha
+
 CAMPOS_CADASTRO = ("aluno", "nome", "email", "id_canvas", "id_sis", "secao")
 CABECALHO_CANVAS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
@@ -90,7 +92,7 @@ def planilha(turma: Turma, decimal: str = ",") -> str:
     for aluno in turma.alunos:
         notas = turma.notas.get(aluno, {})
         celulas = [numero(notas[s], decimal) if s in notas else "" for s in turma.aulas]
-        linhas.append([aluno, *celulas, numero(sum(notas.values()), decimal), str(len(notas))])
+        linhas.append([seguro(aluno), *celulas, numero(sum(notas.values()), decimal), str(len(notas))])
     return _escrever(linhas, _separador(decimal), bom=True)
 
 
@@ -104,9 +106,9 @@ def moodle(turma: Turma, decimal: str = ",", cadastro: dict | None = None) -> st
         notas = turma.notas.get(aluno, {})
         linhas.append(
             [
-                aluno,
-                c.get("email", ""),
-                c.get("id_sis", ""),
+                seguro(aluno),
+                seguro(c.get("email", "")),
+                seguro(c.get("id_sis", "")),
                 *(numero(notas[s], decimal) if s in notas else "-" for s in turma.aulas),
             ]
         )
@@ -127,11 +129,11 @@ def canvas(turma: Turma, decimal: str = ".", cadastro: dict | None = None, ids: 
         notas = turma.notas.get(aluno, {})
         linhas.append(
             [
-                c.get("nome") or aluno,
-                c.get("id_canvas", ""),
-                c.get("id_sis", ""),
-                aluno,
-                c.get("secao", ""),
+                seguro(c.get("nome") or aluno),
+                seguro(c.get("id_canvas", "")),
+                seguro(c.get("id_sis", "")),
+                seguro(aluno),
+                seguro(c.get("secao", "")),
                 *(numero(notas[s], decimal) if s in notas else "" for s in turma.aulas),
             ]
         )

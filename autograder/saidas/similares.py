@@ -190,11 +190,14 @@ def pares_parecidos(
     assinaturas = assinaturas or {}
     impressoes = {}
     codigos = {a: [c] if isinstance(c, str) else list(c) for a, c in codigos.items()}
+    ja_feitas: dict[tuple[str, ...], CodeFingerprint] = {}  # notebooks iguais (o esqueleto intocado...)
     for aluno, celulas in codigos.items():
         if any(c.strip() for c in celulas):
-            fp = _impressao_das_celulas(celulas, base)
-            if fp.hashes:
-                impressoes[aluno] = fp
+            chave = tuple(celulas)
+            if chave not in ja_feitas:
+                ja_feitas[chave] = _impressao_das_celulas(celulas, base)
+            if ja_feitas[chave].hashes:
+                impressoes[aluno] = ja_feitas[chave]
     alunos = sorted(impressoes)
     conjuntos = [impressoes[a].hashes for a in alunos]
     pares = []
