@@ -293,3 +293,11 @@ def test_relatorio_nao_importa_suites(turma):
         [sys.executable, "-c", codigo], capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent
     )
     assert saida.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_submissoes_de_outra_turma_avisam(turma, tmp_path, capsys):
+    outra = tmp_path / "outra"
+    gravar(notebook_liberado(AULA1), outra, "zeca", AULA1)
+    assert main([str(turma["notas"]), "--submissoes", str(outra), "--saida", str(tmp_path / "r" / "r.html")]) == 0
+    assert "o código não foi comparado" in capsys.readouterr().out
+    assert "o código não foi comparado" in (tmp_path / "r" / "r.html").read_text(encoding="utf-8")

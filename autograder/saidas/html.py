@@ -586,9 +586,12 @@ def _comparar_aula(slug: str, notebooks: dict[str, Path], assinaturas: dict, lim
     return similares.pares_parecidos(slug, codigos, base, assinaturas, limiar=limiar)
 
 
-def comparar_turma(resultados, submissoes: Path, limiar: float, com_solucao: bool, jobs: int = 0) -> dict[str, list]:
+def comparar_turma(
+    resultados, submissoes: Path, limiar: float, com_solucao: bool, jobs: int = 0
+) -> dict[str, list] | None:
     """Os pares parecidos de cada aula (``similares.pares_parecidos``), lendo o código de ``submissoes``;
-    as aulas se dividem entre ``jobs`` processos (padrão: um por núcleo, até 2)."""
+    as aulas se dividem entre ``jobs`` processos (padrão: um por núcleo, até 2). None se nenhuma
+    submissão corrigida está em ``submissoes`` (outra turma)."""
     from concurrent.futures import ProcessPoolExecutor
 
     from autograder.lote import descobrir
@@ -601,6 +604,8 @@ def comparar_turma(resultados, submissoes: Path, limiar: float, com_solucao: boo
     for t in tarefas:
         if t.notebook is not None and not t.notebook.is_symlink() and (t.aluno, t.slug) in avaliadas:
             por_slug[t.slug][t.aluno] = t.notebook
+    if not por_slug:
+        return None
     assinaturas = {(r.slug, r.aluno): similares.assinatura(r) for r in resultados}
     pedidos = {
         slug: (slug, nbs, {a: assinaturas.get((slug, a), ()) for a in nbs}, limiar, com_solucao)
@@ -686,6 +691,8 @@ def main(argv=None) -> int:
     parecidas = (
         comparar_turma(resultados, submissoes, args.limiar, not args.sem_solucao_na_base) if submissoes else None
     )
+    if submissoes and parecidas is None:
+        print(f"Aviso: nenhuma submissão corrigida em {pasta} está em {submissoes}; o código não foi comparado.")
     aulas, alunos = montar_turma(resultados, prazos, submissoes)
     turma = exportacoes.Turma(
         [a.nome for a in alunos],
