@@ -489,8 +489,9 @@ def gerar(
         )
     else:
         partes.append(
-            "<p>Pares de alunos cujo código de solução (fora do esqueleto liberado, dos exemplos da aula e da "
-            f"solução do instrutor) tem em comum pelo menos {pct(limiar or 0)} do código de um deles. Semelhança "
+            "<p>Pares de alunos cujo código de solução (fora do esqueleto liberado, do código da aula, da solução "
+            "do instrutor e das variantes que a suíte conhece) tem em comum pelo menos "
+            f"{pct(limiar or 0)} do código de um deles. Semelhança "
             "não é prova de nada: são pares que vale olhar lado a lado, e conversar. "
             "“mesmos erros”: os dois perderam os mesmos itens, com os mesmos equívocos.</p>"
         )
@@ -661,7 +662,11 @@ def main(argv=None) -> int:
     p.add_argument("--prazos", help="CSV atividade,prazo (ISO 8601); sem ele, os duedate do gradebook.db")
     p.add_argument("--cadastro", help="CSV com aluno,nome,email,id_canvas,id_sis,secao (para Moodle e Canvas)")
     p.add_argument("--limiar", type=float, default=similares.LIMIAR, help="fração em comum para listar um par")
-    p.add_argument("--sem-solucao-na-base", action="store_true", help="compara também o que coincide com a solução")
+    p.add_argument(
+        "--sem-solucao-na-base",
+        action="store_true",
+        help="compara também o que coincide com a solução do instrutor e as variantes da suíte",
+    )
     args = p.parse_args(argv)
     pasta = Path(args.pasta)
     resultados = carregar(pasta)
