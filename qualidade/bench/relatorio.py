@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from autograder.notebooks import RAIZ
+from autograder.saidas.html import br
 from qualidade.variantes import gravar, notebook_com
 
 # ------------------------------------------------------------------ aula 01: a solução "própria"
@@ -282,7 +283,7 @@ def replicar(unicas: Path, notas: Path, n_alunos: int, por_aula: dict[str, int])
 
 
 def _carga() -> str:
-    return "carga (1, 5, 15 min): " + ", ".join(f"{x:.2f}".replace(".", ",") for x in os.getloadavg())
+    return "carga (1, 5, 15 min): " + "; ".join(br(x) for x in os.getloadavg())
 
 
 def main(argv=None, prog: str | None = None) -> int:
@@ -329,7 +330,7 @@ def main(argv=None, prog: str | None = None) -> int:
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        print(f"Lote corrigido em {time.monotonic() - inicio:.0f} s. {_carga()}".replace(".", ",", 1))
+        print(f"Lote corrigido em {time.monotonic() - inicio:.0f} s; {_carga()}.")
         if args.unicas:
             print(
                 f"Copiados {replicar(saida, notas, args.alunos, por_aula)} results.json para os alunos de notebook igual."
@@ -340,14 +341,15 @@ def main(argv=None, prog: str | None = None) -> int:
     )
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     relogio, cpu = time.monotonic() - inicio, (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    print(f"Relatório em {relogio:.1f} s de relógio, {cpu:.1f} s de CPU. {_carga()}".replace(".", ","))
+    print(f"Relatório em {br(relogio, 1)} s de relógio e {br(cpu, 1)} s de CPU (todos os processos); {_carga()}.")
     dados = json.loads((notas / "relatorio-dados.json").read_text(encoding="utf-8"))
     pares = dados["parecidas"]
     for slug, a, b in sorted(PARES_PLANTADOS):
-        pos = next((i for i, q in enumerate(pares[slug]) if {q["a"], q["b"]} == {a, b}), None)
+        lista = pares.get(slug, [])
+        pos = next((i for i, q in enumerate(lista) if {q["a"], q["b"]} == {a, b}), None)
         print(
             f"{slug}: par plantado {a} × {b}: "
-            + ("FORA da lista" if pos is None else f"posição {pos + 1} de {len(pares[slug])}")
+            + ("FORA da lista" if pos is None else f"posição {pos + 1} de {len(lista)}")
         )
     plantados = {frozenset((a, b)) for _, a, b in PARES_PLANTADOS}
     honestos = [(s, q) for s, lista in pares.items() for q in lista if frozenset((q["a"], q["b"])) not in plantados]
@@ -357,7 +359,7 @@ def main(argv=None, prog: str | None = None) -> int:
         f"Pares não plantados acima do limiar: {len(outros)} de código diferente; {len(identicos)} de notebooks idênticos (rodízio)."
     )
     for s, q in outros[:20]:
-        print(f"  {s}: {q['a']} × {q['b']} ({q['fracao']:.2f})".replace(".", ","))
+        print(f"  {s}: {q['a']} × {q['b']} ({br(q['fracao'])})")
     return 0
 
 
