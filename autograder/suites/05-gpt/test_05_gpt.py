@@ -949,7 +949,7 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
 
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
     try:
-        saida = aluno.gerar_guloso(remoto._ref, ids, n_novos)
+        saida = aluno.gerar_guloso(remoto, ids, n_novos)
     except suite.ErroDoAluno as exc:
         if "n_max" in exc.mensagem or "index out of range" in exc.mensagem:
             raise Reprovado(

@@ -252,7 +252,7 @@ def _conferir_atencao(aluno, rng, t, m):
     nome = "atencao_com_cache" + (
         f" (t = {mostrar(t)} posições no cache, m = {mostrar(m)} novas)" if t else f" (sem cache, m = {mostrar(m)})"
     )
-    resultado = _chamar(aluno.atencao_com_cache, att._ref, x[:, t:], cache)
+    resultado = _chamar(aluno.atencao_com_cache, att, x[:, t:], cache)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
         raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
@@ -307,7 +307,7 @@ def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
     for m in [prompt] + [1] * (ids.shape[1] - prompt):
         novos = ids[:, t : t + m]
         nome = f"minigpt_com_cache, tokens {mostrar(t)}..{mostrar(t + m - 1)}" + (" (o prompt)" if t == 0 else "")
-        resultado = _chamar(aluno.minigpt_com_cache, remoto._ref, novos, caches)
+        resultado = _chamar(aluno.minigpt_com_cache, remoto, novos, caches)
         if not isinstance(resultado, tuple | list) or len(resultado) != 2:
             raise Reprovado(
                 f"minigpt_com_cache deve devolver (logits, caches); veio {mostrar(type(resultado).__name__)}."
@@ -334,7 +334,7 @@ def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
 
 # ======================================================================= geração com cache
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
-    saida = _tensor(_chamar(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
+    saida = _tensor(_chamar(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
     verificar(
         saida.dtype in (torch.int64, torch.int32),
         f"gerar_com_cache deve devolver ids inteiros (torch.long); veio {mostrar(saida.dtype)}.",

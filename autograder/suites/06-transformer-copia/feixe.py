@@ -223,7 +223,7 @@ def _guloso_de(modelo, origem):
 
 
 def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
-    saida = aluno.busca_em_feixe(remoto._ref, origem, largura, alfa, n_max)
+    saida = aluno.busca_em_feixe(remoto, origem, largura, alfa, n_max)
     if isinstance(saida, torch.Tensor):
         saida = saida.tolist()
     verificar(

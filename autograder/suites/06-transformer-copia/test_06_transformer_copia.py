@@ -287,9 +287,8 @@ def test_transformer_codificar_e_decodificar(aluno, ref, rng):
 
 # ======================================================================= dados da cópia
 def _gerador(aluno, semente):
-    sessao = aluno._sessao
-    ger = sessao.chamar("torch", caminho=("Generator",), guardar=True)
-    sessao.chamar(ger, (int(semente),), caminho=("manual_seed",), guardar=True)
+    ger = aluno.chamar_caminho("torch", ("Generator",), guardar=True)
+    ger.metodo("manual_seed", int(semente), guardar=True)
     return ger
 
 

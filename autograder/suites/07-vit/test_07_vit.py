@@ -491,7 +491,7 @@ def _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote):
     aluno.injetar(TR.ITEM.auxiliar)
     modelo = aluno.criar("_avaliador_ModeloAcuracia", TR.N_CLASSES)
     modelo.metodo("train", guardar=True)  # começa em modo de treino: a função deve pôr em avaliação
-    valor = aluno.acuracia(modelo._ref, imagens, rotulos, tamanho_lote)
+    valor = aluno.acuracia(modelo, imagens, rotulos, tamanho_lote)
     suite.exigir_entradas_intactas(aluno, "acuracia", ["modelo", "imagens", "rotulos", "tamanho_lote"])
     chamadas = suite.conferir_registro(modelo.ler("chamadas"), {"n": int, "treino": bool, "grad": bool}, "O registro")
     return valor, chamadas

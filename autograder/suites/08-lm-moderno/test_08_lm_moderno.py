@@ -708,7 +708,7 @@ def test_cache_lm_passo_a_passo(aluno, rng):
     for m in [prefixo] + [1] * (ids.shape[1] - prefixo):
         novos = ids[:, t : t + m]
         nome = f"lm_com_cache, tokens {mostrar(t)}..{mostrar(t + m - 1)}"
-        resultado = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, novos, caches)
+        resultado = CF._chamar_cache(aluno.lm_com_cache, remoto, novos, caches)
         if not isinstance(resultado, tuple | list) or len(resultado) != 2:
             raise Reprovado(f"lm_com_cache deve devolver (logits, caches); veio {mostrar(type(resultado).__name__)}.")
         logits = _tensor(resultado[0], "logits")
@@ -740,7 +740,7 @@ def test_cache_gerar_igual_sem_cache(aluno, rng):
     for B, n, n_novos, n_camadas in ((2, 4, 6, 2), (1, 1, 4, 1), (2, 3, 0, 1)):
         remoto, sd, cfg = CF._lm_cache(aluno, rng, n_camadas)
         ids = CF._ids(rng, B, n, cfg["vocab"])
-        obtido = _tensor(CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
+        obtido = _tensor(CF._chamar_cache(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
         esperado = ORC._gerar_ref(sd, ids, n_novos, cfg)
         if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido.long(), esperado):
             continue
@@ -765,7 +765,7 @@ def test_cache_gerar_um_token_por_passo(aluno, rng):
     """cache KV, geração: depois do prefixo, cada passo processa exatamente uma posição nova (espião)"""
     n, n_novos = int(rng.integers(2, 5)), 4
     remoto, _, cfg = CF._lm_cache(aluno, rng, 1)
-    CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
+    CF._chamar_cache(aluno.gerar_com_cache, remoto, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
     chamadas = remoto.ler("embedding.chamadas")  # os índices de cada chamada (os da primeira linha do lote)
     if not isinstance(chamadas, list) or not chamadas or not all(isinstance(c, list) for c in chamadas):
         raise Reprovado(
