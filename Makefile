@@ -76,8 +76,8 @@ adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com name
 instantaneo: $(CARIMBO) ## Corrige os exemplos com o segredo de teste fixo e regrava o instantâneo das saídas (qualidade/instantaneo/; revise com git diff)
 	@$(PY) -m qualidade instantaneo
 
-relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
-	@$(PY) -m autograder.saidas.html "$(OUT)"
+relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote em OUT (parecidas com o código de SUBMISSIONS; DECIMAL, PRAZOS, CADASTRO) e os CSV para planilha, Moodle e Canvas
+	@$(PY) -m autograder.saidas.html "$(OUT)" $(if $(SUBMISSIONS),--submissoes "$(SUBMISSIONS)") $(if $(DECIMAL),--decimal "$(DECIMAL)") $(if $(PRAZOS),--prazos "$(PRAZOS)") $(if $(CADASTRO),--cadastro "$(CADASTRO)")
 
 bench: $(CARIMBO) ## Benchmark: turma gerada inteira (200 alunos × todas as aulas) pelo nosso lote e amostra pelo nbgrader, tempo da turma (relógio e CPU), razão, varredura de sementes e a turma por --dask local:N (DASK=so: só essa seção)
 	@$(PY) -m qualidade bench turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES)) $(if $(filter so,$(DASK)),--so-dask)

@@ -692,6 +692,7 @@ def test_treino_cronograma_recorte_e_gerador(aluno):
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(TR.TREINO_PRAZO)
+@suite.faixa(0)
 def test_treino_perplexidade_ate_150(aluno, ref):
     """treino: perplexidade de validação ≤ 150 (o vocabulário tem 320 tokens)"""
     TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[0], aluno)
@@ -699,6 +700,7 @@ def test_treino_perplexidade_ate_150(aluno, ref):
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(TR.TREINO_PRAZO)
+@suite.faixa(1)
 def test_treino_perplexidade_ate_95(aluno, ref):
     """treino: perplexidade de validação ≤ 95"""
     TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[1], aluno)
@@ -706,6 +708,7 @@ def test_treino_perplexidade_ate_95(aluno, ref):
 
 @item("teste_treino", pontos=0.75)
 @suite.tempo_limite(TR.TREINO_PRAZO)
+@suite.faixa(2)
 def test_treino_perplexidade_ate_75(aluno, ref):
     """treino: perplexidade de validação ≤ 75"""
     TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[2], aluno)
