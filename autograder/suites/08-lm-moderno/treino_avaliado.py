@@ -52,7 +52,7 @@ def _rodar_espiao(aluno, semente):
     ids = _ids_espiao()
     perdas = aluno.chamar(
         "_avaliador_treinar_com_a_biblioteca",
-        espiao._ref,
+        espiao,
         ids,
         e["passos"],
         e["lote"],
@@ -246,16 +246,8 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("train", guardar=True)
         _, ids_treino, _ = dados_do_treino()
-        perdas = aluno._sessao.chamar(
-            "_avaliador_treinar_com_a_biblioteca",
-            (
-                modelo._ref,
-                ids_treino,
-                *(t[k] for k in ARGS_DO_TREINAR),
-                semente,
-            ),
-            {},
-            prazo=TREINO_PRAZO,
+        perdas = aluno.com_prazo(TREINO_PRAZO, sem_substitutos=True).chamar(
+            "_avaliador_treinar_com_a_biblioteca", modelo, ids_treino, *(t[k] for k in ARGS_DO_TREINAR), semente
         )
         perdas = np.array(perdas if isinstance(perdas, list | tuple) else [], dtype=np.float64)
         pesos = modelo.pesos()
