@@ -1366,6 +1366,165 @@ NADA_HONESTO: dict = {
 NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
 
 
+# ------------------------------------------------------------------ sondas (issue #38)
+# Um mutante por sonda de promessas.py: um erro que o catálogo não lista, cuja mensagem vem da sonda.
+MUTANTES += [
+    Variante("sonda-rmsnorm-eps-fixo", _trocar("rmsnorm", ("+ self.eps)", "+ 1e-5)")), [N], "rmsnorm-eps-ignorado"),
+    Variante(
+        "sonda-rmsnorm-media-na-sequencia",
+        _trocar("rmsnorm", ("mean(dim=-1, keepdim=True)", "mean(dim=(-2, -1), keepdim=True)")),
+        [N],
+        "rmsnorm-mistura-posicoes",
+    ),
+    Variante(
+        "sonda-swiglu-dois-tercos",
+        _trocar(
+            "swiglu",
+            (
+                "self.w1 = nn.Linear(d_model, d_ff, bias=False)",
+                "self.w1 = nn.Linear(d_model, 2 * d_ff // 3, bias=False)",
+            ),
+            (
+                "self.w3 = nn.Linear(d_model, d_ff, bias=False)",
+                "self.w3 = nn.Linear(d_model, 2 * d_ff // 3, bias=False)",
+            ),
+            (
+                "self.w2 = nn.Linear(d_ff, d_model, bias=False)",
+                "self.w2 = nn.Linear(2 * d_ff // 3, d_model, bias=False)",
+            ),
+        ),
+        [N],
+        "swiglu-dimensao-oculta",
+    ),
+    Variante(
+        "sonda-swiglu-vies-na-saida",
+        _trocar("swiglu", ("self.w2 = nn.Linear(d_ff, d_model, bias=False)", "self.w2 = nn.Linear(d_ff, d_model)")),
+        [N],
+        "swiglu-termo-constante",
+    ),
+    Variante(
+        "sonda-atencao-ve-um-futuro",
+        _trocar("atencao_rope", ("dtype=torch.bool).tril()", "dtype=torch.bool).tril(1)")),
+        [M],
+        "atencao-ve-o-futuro",
+    ),
+    Variante(
+        "sonda-atencao-sem-diagonal",
+        _trocar("atencao_rope", ("dtype=torch.bool).tril()", "dtype=torch.bool).tril(-1)")),
+        [M],
+        "atencao-posicao-nao-ve-a-si-mesma",
+    ),
+    Variante(
+        "sonda-adamw-decaimento-fixo",
+        _trocar("adamw", ("p.mul_(1 - lr * wd)", "p.mul_(1 - lr * 0.01)")),
+        [OT],
+        "adamw-weight-decay-ignorado",
+    ),
+    Variante(
+        "sonda-adamw-betas-fixas",
+        _trocar("adamw", ('grupo["lr"], grupo["betas"]', 'grupo["lr"], (0.9, 0.999)')),
+        [OT],
+        "adamw-betas-ignorado",
+    ),
+    Variante(
+        "sonda-adamw-eps-fixo",
+        _trocar("adamw", ("(v_hat.sqrt() + eps)", "(v_hat.sqrt() + 1e-8)")),
+        [OT],
+        "adamw-eps-ignorado",
+    ),
+    Variante(
+        "sonda-adamw-taxa-fixa-em-tudo",
+        _trocar("adamw", ('lr, (b1, b2), eps, wd = grupo["lr"],', "lr, (b1, b2), eps, wd = 1e-3,")),
+        [OT],
+        "adamw-lr-ignorado",
+    ),
+    Variante(
+        "sonda-cronograma-taxa-min-fixa",
+        _trocar(
+            "taxa_cosseno",
+            (
+                "return taxa_min + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - taxa_min)",
+                "return 1e-5 + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - 1e-5)",
+            ),
+        ),
+        [OT],
+        "cronograma-taxa-min-ignorada",
+    ),
+    Variante(
+        "sonda-cronograma-aquecimento-fixo",
+        _trocar(
+            "taxa_cosseno",
+            ("    if passo < passos_aquecimento:", "    passos_aquecimento = 10\n    if passo < passos_aquecimento:"),
+        ),
+        [OT],
+        "cronograma-aquecimento-ignorado",
+    ),
+    Variante(
+        "sonda-recorte-norma-max-fixa",
+        _trocar(
+            "recortar_gradientes", ("if norma > norma_max:", "if norma > 1.0:"), ("g.mul_(norma_max /", "g.mul_(1.0 /")
+        ),
+        [OT],
+        "recorte-norma-max-ignorada",
+    ),
+    Variante(
+        "sonda-perplexidade-media-das-janelas",
+        _trocar(
+            "perplexidade",
+            (
+                """        logits = modelo(ids[:, :-1])
+        perda = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+    modelo.train(estava_treinando)
+    return float(torch.exp(perda))""",
+                """        valores = [
+            float(torch.exp(F.cross_entropy(modelo(ids[i : i + 1, :-1])[0], ids[i, 1:]))) for i in range(ids.shape[0])
+        ]
+    modelo.train(estava_treinando)
+    return sum(valores) / len(valores)""",
+            ),
+        ),
+        [T],
+        "perplexidade-media-das-janelas",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-rope-theta-fixo",
+        _trocar("aplicar_rope", ("* theta ** (-expoentes)", "* 10000.0 ** (-expoentes)")),
+        [N],
+        "rope-theta-ignorado",
+    ),
+    Variante(
+        "sonda-rope-posicoes-mais-um",
+        _trocar("aplicar_rope", ("angulos = posicoes.to(torch.float64)", "angulos = (posicoes + 1).to(torch.float64)")),
+        [N],
+        "rope-posicao-zero-gira",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-cache-sem-mascara-com-cache",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:]",
+                "mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:] if cache is None "
+                "else torch.ones(m, t + m, dtype=torch.bool)",
+            ),
+        ),
+        [K],
+        "cache-sem-mascara-entre-os-novos",
+    ),
+    Variante(
+        "sonda-cache-do-primeiro-bloco-em-todos",
+        _trocar("lm_com_cache", ("None if caches is None else caches[i]", "None if caches is None else caches[0]")),
+        [K],
+        "cache-um-por-bloco",
+    ),
+]
+
 # ----------------------------------------------------------------------- itens da revisão da aula
 # Tokens especiais, grupos do otimizador e amostragem: a versão própria de cada célula (escrita aqui), os
 # mutantes (um erro plausível cada) e as variantes corretas. Entram nas listas acima (os exemplos não mudam).
