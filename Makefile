@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao sementes adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente livro release grade test mutacao sementes adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -49,6 +49,9 @@ $(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/comp
 	  echo ">> Ambiente pronto em $$(( $$(date +%s) - inicio )) s: $$($(PY) -m pip list --format=freeze 2>/dev/null | wc -l) pacotes em $(VENV) (log em $(VENV)/instalacao.log)."
 
 ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (idempotente)
+
+livro: $(CARIMBO) ## Constrói o livro do curso (aulas, figuras, citações, busca) em build/livro/, sem rede; avisos são erros
+	@$(PY) -m livro $(if $(JOBS),--jobs $(JOBS))
 
 release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exemplos de submissão
 	@$(PY) -m autograder.release $(SLUGS)
