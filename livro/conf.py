@@ -7,6 +7,7 @@ simbólicos, as páginas de ``livro/paginas/`` e as figuras geradas por ``livro/
 """
 
 import dataclasses
+import os
 from pathlib import Path
 
 import jupyter_server_mathjax
@@ -77,7 +78,7 @@ gettext_auto_build = True
 html_theme = "sphinx_book_theme"
 html_title = "Curso de Transformers"
 # _estatico/mathjax é um link para o MathJax do pacote, montado por python -m livro
-html_static_path = [str(AQUI / "_static"), str(RAIZ / "build" / "livro-fonte" / "_estatico")]
+html_static_path = [str(AQUI / "_static"), str(Path(os.environ.get("LIVRO_FONTE", RAIZ / "build" / "livro-fonte")) / "_estatico")]
 html_css_files = ["livro.css"]
 html_copy_source = False
 html_show_sourcelink = False
@@ -115,6 +116,14 @@ mathjax2_config = {
         "webFont": "STIX-Web",
         "imageFont": None,
         "styles": {"@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"}},
+    },
+    # a saída NativeMML (a MathML escondida para leitores de tela usa as regras dela) pediria as fontes
+    # TeX do MathJax, que o pacote não traz: as variantes ficam com a fonte do texto
+    "NativeMML": {
+        "styles": {
+            f'[mathvariant="{variante}"]': {"font-family": "inherit"}
+            for variante in ("double-struck", "script", "fraktur", "bold-script", "bold-fraktur")
+        }
     },
     "showMathMenu": False,
     "messageStyle": "none",
