@@ -49,8 +49,8 @@ def gerar_figuras_da_aula(slug: str, pasta: str) -> tuple[str, float, int]:
     """Roda livro/figuras/<slug>.py (num processo próprio: cada aula carrega a sua referência)."""
     inicio = time.perf_counter()
     script = LIVRO / "figuras" / f"{slug}.py"
-    if not script.is_file():
-        raise SystemExit(f"Erro: a aula {slug} não tem figuras (falta {script.relative_to(RAIZ)}).")
+    if not script.is_file():  # uma aula nova (make nova-aula) entra no livro antes de ganhar figuras
+        return slug, 0.0, 0
     spec = importlib.util.spec_from_file_location(f"livro.figuras.aula_{slug.replace('-', '_')}", script)
     modulo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(modulo)
@@ -114,6 +114,7 @@ def montar() -> None:
         _copiar(FONTE / pagina.name, pagina)
         desejados.add(pagina.name)
     indice = (LIVRO / "paginas" / "index.md").read_text(encoding="utf-8")
+    indice = indice.replace("<!-- aulas -->\n", "".join(f"{aula}\n" for aula in aulas()))
     indice = indice.replace("<!-- glossario -->\n", "glossario\n" if glossario.is_file() else "")
     _copiar(FONTE / "index.md", LIVRO / "paginas" / "index.md", indice.encode("utf-8"))
     for velho in FONTE.iterdir():  # uma aula ou página que saiu do curso sai do livro

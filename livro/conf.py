@@ -78,7 +78,10 @@ gettext_auto_build = True
 html_theme = "sphinx_book_theme"
 html_title = "Curso de Transformers"
 # _estatico/mathjax é um link para o MathJax do pacote, montado por python -m livro
-html_static_path = [str(AQUI / "_static"), str(Path(os.environ.get("LIVRO_FONTE", RAIZ / "build" / "livro-fonte")) / "_estatico")]
+html_static_path = [
+    str(AQUI / "_static"),
+    str(Path(os.environ.get("LIVRO_FONTE", RAIZ / "build" / "livro-fonte")) / "_estatico"),
+]
 html_css_files = ["livro.css"]
 html_copy_source = False
 html_show_sourcelink = False

@@ -75,7 +75,7 @@ def _portas_livres() -> int:
         if base > 64000:
             continue
         livres = True
-        for p in (base + 1, base + 2):
+        for p in (base + 1, base + 2, base + 3):
             with socket.socket() as s:
                 try:
                     s.bind(("127.0.0.1", p))
@@ -83,7 +83,7 @@ def _portas_livres() -> int:
                     livres = False
         if livres:
             return base
-    raise RuntimeError("sem três portas livres seguidas")
+    raise RuntimeError("sem quatro portas livres seguidas")
 
 
 PORTA = _portas_livres()
@@ -364,6 +364,28 @@ def test_turma_no_navegador(hub, navegador):
     assert notas.get(BIA) == f"{nota_bia:g} / {codigo:g}", notas
     for c in (prof, ana, bia):
         c.close()
+
+
+def test_aluno_abre_o_livro_pelo_lab(hub, navegador):
+    """O livro do curso (serviço livro, servido pelo próprio hub em /services/livro/) abre pelo menu
+    Ajuda do lab do aluno, com fórmulas e figuras, e está nos serviços da página inicial do hub."""
+    contexto, pagina = _entrar(navegador, ANA, hub["senhas"][ANA])
+    try:
+        pagina.click("#jp-MainMenu >> text=Ajuda")
+        with contexto.expect_page(timeout=60_000) as aba_nova:
+            pagina.click(".lm-Menu >> text=Livro do curso")
+        livro = aba_nova.value
+        livro.wait_for_load_state("load")
+        assert livro.url == f"{BASE}/services/livro/", livro.url
+        assert "Curso de Transformers" in livro.title()
+        livro.click(".bd-sidebar-primary >> text=Aula 1, Atenção")
+        livro.wait_for_url("**/services/livro/01-atencao.html")
+        livro.wait_for_function("document.querySelectorAll('.MathJax').length > 10", timeout=90_000)
+        assert livro.evaluate("[...document.images].filter(i => i.naturalWidth > 0).length") >= 4
+        pagina.goto(f"{BASE}/hub/home")
+        assert pagina.locator("a[href$='/services/livro/']").count() >= 1, "o livro não está nos serviços do hub"
+    finally:
+        contexto.close()
 
 
 def _sem_acesso(usuario: str, *cmd: str) -> None:
