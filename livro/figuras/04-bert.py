@@ -35,7 +35,7 @@ def figuras(pasta: Path) -> None:
         iguais = escolhidos & (entrada[0] == ids[0])
         if mascarados.any() and trocados.any() and iguais.any():
             break
-    fig, ax = tela(12, 7.4, (0, 12, -1.2, 6.2))
+    fig, ax = tela(12, 6.1, (0, 12, 0.1, 6.2))
     x, y = 0.1, 5.3
     for pos, (original, novo) in enumerate(zip(ids[0].tolist(), entrada[0].tolist())):
         texto = vocab[novo]
@@ -61,8 +61,8 @@ def figuras(pasta: Path) -> None:
         ("#f0f0f0", "não escolhido (85%)"),
     ]
     for k, (cor, texto) in enumerate(legenda):
-        caixa(ax, 0.1 + k * 3.0, -1.0, 0.5, 0.45, "", cor=cor)
-        ax.text(0.7 + k * 3.0, -0.78, texto, fontsize=8, va="center")
+        caixa(ax, 0.1 + k * 3.0, 0.2, 0.5, 0.45, "", cor=cor)
+        ax.text(0.7 + k * 3.0, 0.42, texto, fontsize=8, va="center")
     ax.text(
         0.1, 6.05, f"entrada do MLM (mascarar_tokens, semente {semente}); só os escolhidos entram na perda", fontsize=9
     )

@@ -82,6 +82,9 @@ def figuras(pasta: Path) -> None:
 
     # 3. top-k e top-p numa distribuição de verdade: a palavra depois de "a" no texto desta aula
     texto = (RAIZ / "course" / "05-gpt.md").read_text(encoding="utf-8").lower()
+    # só a prosa: sem blocos de código, figuras, papéis do MyST ({cite:p}`...`), código e fórmulas
+    for marcacao in (r"```.*?```", r":::.*?:::", r"\{[a-z:]+\}`[^`]*`", r"`[^`]*`", r"\$\$.*?\$\$", r"\$[^$]*\$"):
+        texto = re.sub(marcacao, " ", texto, flags=re.S)
     palavras = re.findall(r"[a-záàâãéêíóôõúç]+", texto)
     seguintes = Counter(b for a, b in pairwise(palavras) if a == "a")
     comuns = seguintes.most_common(12)
