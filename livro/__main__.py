@@ -15,6 +15,7 @@ import argparse
 import hashlib
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -131,8 +132,25 @@ def figuras_desatualizadas() -> list[str]:
     return pendentes
 
 
+def _impressao_da_configuracao() -> str:
+    """conf.py, modelos, estáticos, traduções e o .bib: o Sphinx nem sempre refaz as páginas quando
+    só eles mudam (estilo das citações, um modelo do tema), então uma mudança aqui recomeça do zero."""
+    h = hashlib.sha256()
+    arquivos = [LIVRO / "conf.py", RAIZ / "references" / "referencias.bib"]
+    for pasta in ("_templates", "_static", "locale"):
+        arquivos += sorted(p for p in (LIVRO / pasta).rglob("*") if p.is_file() and p.suffix != ".mo")
+    for arquivo in arquivos:
+        h.update(str(arquivo.relative_to(RAIZ)).encode() + b"\0" + arquivo.read_bytes())
+    return h.hexdigest()
+
+
 def construir(jobs: int) -> int:
     inicio = time.perf_counter()
+    impressao = _impressao_da_configuracao()
+    carimbo = ARVORES / ".impressao-configuracao"
+    if not carimbo.is_file() or carimbo.read_text() != impressao:
+        shutil.rmtree(ARVORES, ignore_errors=True)
+        shutil.rmtree(SAIDA, ignore_errors=True)
     montar()
     pendentes = figuras_desatualizadas()
     if pendentes:
@@ -161,6 +179,8 @@ def construir(jobs: int) -> int:
         str(SAIDA),
     ]
     proc = subprocess.run(cmd, cwd=RAIZ)
+    if proc.returncode == 0:
+        carimbo.write_text(impressao)
     if proc.returncode != 0:
         print("Erro: o livro não foi construído (veja os avisos acima).", file=sys.stderr)
         return 1

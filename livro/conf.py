@@ -11,6 +11,9 @@ import os
 from pathlib import Path
 
 import jupyter_server_mathjax
+from pybtex.plugin import register_plugin as registrar_estilo_pybtex
+from pybtex.style.formatting.plain import Style as EstiloSimples
+from pybtex.style.template import names, sentence
 from pygments.lexers.special import TextLexer
 from sphinxcontrib.bibtex.plugin import register_plugin
 from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
@@ -68,7 +71,18 @@ class _AutorAno(AuthorYearReferenceStyle):
 
 register_plugin("sphinxcontrib.bibtex.style.referencing", "autor_ano_ptbr", _AutorAno)
 bibtex_reference_style = "autor_ano_ptbr"
-bibtex_default_style = "plain"
+
+
+class _EstiloBibliografia(EstiloSimples):
+    """O estilo "plain" do pybtex com "e" entre os dois últimos autores (os títulos ficam no original)."""
+
+    def format_names(self, role, as_sentence=True):
+        nomes = names(role, sep=", ", sep2=" e ", last_sep=" e ")
+        return sentence[nomes] if as_sentence else nomes
+
+
+registrar_estilo_pybtex("pybtex.style.formatting", "simples_ptbr", _EstiloBibliografia, force=True)
+bibtex_default_style = "simples_ptbr"
 bibtex_encoding = "utf-8"
 
 # Textos da interface que o tema PyData não traduz (o pt do sphinx-book-theme e do Sphinx já existem).
@@ -76,6 +90,7 @@ locale_dirs = [str(AQUI / "locale")]
 gettext_auto_build = True
 
 html_theme = "sphinx_book_theme"
+templates_path = [str(AQUI / "_templates")]  # botões do tema com o título fixo em inglês, em pt-BR
 html_title = "Curso de Transformers"
 # _estatico/mathjax é um link para o MathJax do pacote, montado por python -m livro
 html_static_path = [
@@ -83,6 +98,9 @@ html_static_path = [
     str(Path(os.environ.get("LIVRO_FONTE", RAIZ / "build" / "livro-fonte")) / "_estatico"),
 ]
 html_css_files = ["livro.css"]
+html_favicon = str(AQUI / "_static" / "favicon.svg")  # sem ele, o navegador pede /favicon.ico (404)
+# a busca não baixa cada página para mostrar um trecho: aberto do disco, esse fetch é barrado (CORS)
+html_show_search_summary = False
 html_copy_source = False
 html_show_sourcelink = False
 html_show_sphinx = False
