@@ -7,7 +7,9 @@ roda como ``nobody`` e só lê a pasta do livro (o StaticFileHandler do tornado 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import signal
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -35,6 +37,15 @@ def aplicacao(prefixo: str, pasta: Path = LIVRO) -> web.Application:
     )
 
 
+def _sair_com_o_hub() -> None:
+    """Se o hub morrer sem parar os serviços (um SIGKILL do make hub-parar), este sai junto: o
+    kernel manda SIGTERM quando o processo pai (o hub) acaba (prctl PR_SET_PDEATHSIG)."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:  # o hub já tinha acabado antes do prctl
+        sys.exit(0)
+
+
 async def _servir() -> None:
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
     prefixo = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/livro/")
@@ -47,4 +58,5 @@ async def _servir() -> None:
 
 
 if __name__ == "__main__":
+    _sair_com_o_hub()
     asyncio.run(_servir())

@@ -545,6 +545,10 @@ def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
         assert subprocess.run(["getent", "group", grupo], capture_output=True).returncode != 0, grupo
     vivos = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_de(p) in uids]
     assert not vivos, vivos
+    with socket.socket() as s:  # o serviço livro (usuário nobody) saiu junto com o hub: a porta está livre
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (conexões em TIME_WAIT não contam)
+        s.bind(("127.0.0.1", PORTA + 3))
+        s.listen()
     restos = [p for p in Path("/tmp").glob("curso-hub-ajudante-*") if p.stat().st_mtime >= INICIO_DOS_TESTES]
     assert not restos, f"o ajudante deixou a pasta temporária dele: {restos}"
     for item in [RAIZ, *RAIZ.iterdir()]:
