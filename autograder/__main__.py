@@ -238,4 +238,11 @@ _AJUDA_PARCIAL = (
 
 
 if __name__ == "__main__":
+    from autograder.caixa import encerramento
+
+    # SIGTERM/SIGINT/SIGHUP: fecha trabalhadores, zigotos e caixas em até 5 s e sai (caixa/encerramento.py).
+    # O `nota` é sempre filho de quem corrige (a ponte, o nbgrader autograde): morre com ele.
+    encerramento.instalar()
+    if sys.argv[1:2] == ["nota"]:
+        encerramento.morrer_com_o_pai()
     sys.exit(main())
