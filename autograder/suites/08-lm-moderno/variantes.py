@@ -885,6 +885,13 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         [T],
         "treino-ignora-passos",
     ),
+    # (#37) o dobro dos passos: o avaliador conta cada optimizer.step() do treino avaliado (suite/passos_vistos.py)
+    Variante(
+        "treino-a-mais-que-o-pedido",
+        _trocar("treinar_lm", ("for passo in range(passos):", "for passo in range(2 * passos):")),
+        [T],
+        "treino-a-mais-que-o-pedido",
+    ),
     Variante(
         "adamw-decaimento-depois",
         _trocar(
