@@ -144,8 +144,9 @@ def test_make_grade_interrompido_nao_deixa_nada_e_retoma(tmp_path):
     assert len(antes) < len(SUBMISSOES), "o lote terminou antes do sinal: o teste não interrompeu nada"
     assert any("autograder lote" in _linha(p) for p in arvore)
     segundos = _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
-    proc.communicate(timeout=30)
+    saida_do_make = proc.communicate(timeout=30)[0]
     assert proc.returncode != 0
+    assert "Rode o mesmo comando de novo para continuar de onde parou" in saida_do_make
     print(f"make grade: nada sobrou {segundos:.1f} s depois do SIGTERM ({len(arvore)} processos)")
 
     # Retomada: o que ficou gravado vale e não é refeito; o resto é corrigido.

@@ -35,6 +35,7 @@ PRAZO = 3.5  # segundos para os filhos (que fecham os seus zigotos) saírem, ant
 _abertos: weakref.WeakSet = weakref.WeakSet()  # objetos com fechar(espera=...): os zigotos deste processo
 _trava = threading.Lock()
 _encerrando = threading.Event()
+_mensagem: list[str] = []  # o que dizer em stderr ao sair por um sinal (instalar(mensagem=...))
 
 
 def registrar(objeto) -> None:
@@ -63,6 +64,11 @@ def encerrar(codigo: int) -> None:
     while time.monotonic() < limite and _sinalizar_filhos(signal.SIGTERM):
         time.sleep(0.05)
     _sinalizar_filhos(signal.SIGKILL)
+    for texto in _mensagem:
+        try:
+            os.write(2, ("\n" + texto + "\n").encode())
+        except OSError:
+            pass
     os._exit(codigo)
 
 
@@ -83,11 +89,14 @@ def _ao_sinal(numero, _quadro) -> None:
     encerrar(128 + numero)
 
 
-def instalar() -> bool:
-    """SIGTERM, SIGINT e SIGHUP passam a ``encerrar`` este processo. Só no thread principal (é onde o
-    Python aceita tratadores); em outro thread não faz nada e devolve ``False``."""
+def instalar(mensagem: str | None = None) -> bool:
+    """SIGTERM, SIGINT e SIGHUP passam a ``encerrar`` este processo (e ``mensagem``, se dada, vai para
+    stderr ao sair). Só no thread principal (é onde o Python aceita tratadores); em outro thread não faz
+    nada e devolve ``False``."""
     if threading.current_thread() is not threading.main_thread():
         return False
+    if mensagem:
+        _mensagem[:] = [mensagem]
     for sinal in SINAIS:
         signal.signal(sinal, _ao_sinal)
     return True
