@@ -3,7 +3,7 @@
 O gancho que vai para a caixa conta cada ``optimizer.step()`` pelo callback (aqui, no próprio processo, com o
 callback de verdade no lugar do substituto da caixa), e o portão das faixas reprova o treino a mais e o
 treino que o avaliador não viu. Os casos de ponta a ponta (mutantes ``treino-a-mais-que-o-pedido`` das aulas
-06, 07 e 08 e os ataques de ``qualidade/ataques/16-passos-que-o-avaliador-ve.toml``) rodam na rodada de
+06, 07 e 08 e os ataques de ``qualidade/ataques/17-passos-que-o-avaliador-ve.toml``) rodam na rodada de
 mutação e no corpus adversarial.
 """
 
