@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from autograder import suite
-from autograder.suite import Reprovado, tocha, treino
+from autograder.suite import Reprovado, mostrar, tocha, treino
 
 EQ = suite.vizinho(__file__, "equivocos")
 
@@ -130,7 +130,10 @@ def _causa_no_laco(aluno):
 def _diagnosticar(resultado, texto, final, aluno):
     causa = _causa_no_laco(aluno)
     if causa is not None:
-        raise Reprovado(f"{texto}{final} Causa provável, vista pelo modelo espião: {causa.mensagem}", causa)
+        raise Reprovado(
+            texto + final + f" Causa provável, vista pelo modelo espião: {causa.mensagem}",
+            causa,
+        )
 
 
 ITEM = treino.ItemDeTreino(
@@ -155,8 +158,8 @@ ITEM = treino.ItemDeTreino(
     lotes=_lotes_de_treino,
     medir=_acuracia_no_teste,
     texto_da_medida=lambda acuracia, faixa, qual: (
-        f"Acurácia de {acuracia:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos "
-        f"que a sua função treinar produziu ({qual})."
+        f"Acurácia de {mostrar(acuracia):.1%} (faixa pedida: {mostrar(faixa):.0%}) nas 360 imagens de teste, medida com os pesos "
+        f"que a sua função treinar produziu ({mostrar(qual)})."
     ),
     descricao_da_faixa="treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
     rodar_espiao=_rodar_espiao,
