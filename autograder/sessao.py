@@ -167,6 +167,10 @@ class Sessao:
         prontas=None,
     ):
         chave = alvo if isinstance(alvo, str) else None
+        # Um objeto remoto passado como argumento (aluno.f(modelo)) vai como a referência dele.
+        args = tuple(a._ref if isinstance(a, ObjetoRemoto) else a for a in args)
+        if kwargs:
+            kwargs = {k: v._ref if isinstance(v, ObjetoRemoto) else v for k, v in kwargs.items()}
         if chave and ".".join([chave, *caminho]) in self.travadas:
             raise TempoEsgotado(self.travadas[".".join([chave, *caminho])])
         caixa = self.garantir()
@@ -337,6 +341,19 @@ class Aluno:
         limites (``memoria_mb=16``, ``cpu_s=...``), fixados antes do código do aluno e que ele não
         desfaz (ver ``Sessao.chamar_com_limites``). Ex.: ``aluno.com_limites(memoria_mb=16).f(x)``."""
         return AlunoComLimites(self._sessao, self._substituir, self._prazo, limites)
+
+    def com_prazo(self, segundos: float, *, sem_substitutos: bool = False) -> Aluno:
+        """O mesmo aluno, com outro prazo por chamada (um treino longo, por exemplo); ``sem_substitutos``
+        desliga as funções trocadas pela referência (o código injetado pela suíte chama as do aluno)."""
+        return Aluno(self._sessao, None if sem_substitutos else self._substituir, segundos)
+
+    def chamar_caminho(self, nome: str, caminho: tuple[str, ...], *args, guardar: bool = False, **kwargs):
+        """``nome.a.b(*args)`` na caixa, com ``caminho=("a", "b")``: ex. ``aluno.chamar_caminho("torch",
+        ("get_rng_state",))``. Com ``guardar``, o resultado fica na caixa e volta como objeto remoto."""
+        r = self._sessao.chamar(
+            nome, args, kwargs, caminho=tuple(caminho), guardar=guardar, substituir=self._substituir, prazo=self._prazo
+        )
+        return ObjetoRemoto(self._sessao, r, self._substituir, self._prazo) if guardar else r
 
     def com_substitutos(self, **funcoes) -> Aluno:
         """O mesmo aluno, com mais funções trocadas por versões do processo confiável."""

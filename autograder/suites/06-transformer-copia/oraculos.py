@@ -242,7 +242,7 @@ def _roteiro(aluno):
 
 
 def _decodificar_do_aluno(aluno, remoto, src, passos_max):
-    saida = _tensor(aluno.decodificar_guloso(remoto._ref, src, passos_max), "decodificar_guloso(...)")
+    saida = _tensor(aluno.decodificar_guloso(remoto, src, passos_max), "decodificar_guloso(...)")
     verificar(
         saida.dtype in (torch.int64, torch.int32) and saida.ndim == 2,
         f"decodificar_guloso deve devolver tokens inteiros de forma (B, L); veio {mostrar(saida.dtype)} {mostrar(tuple(saida.shape))}.",

@@ -151,7 +151,7 @@ def _rodar_espiao(aluno, rng):
     # os hiperparâmetros por nome, como no treino avaliado: a chamada tem a mesma forma nos dois
     hist = aluno.chamar(
         "_avaliador_treinar",
-        espiao._ref,
+        espiao,
         lotes,
         passos,
         pico=pico,

@@ -170,7 +170,7 @@ def _trocar_submodulos(aluno, remoto, trocas, classe):
                 if attr.isdigit()
                 else (f"{mostrar(dono)}.__setattr__" if dono else "__setattr__")
             )
-            remoto.metodo(alvo, int(attr) if attr.isdigit() else attr, peca._ref)
+            remoto.metodo(alvo, int(attr) if attr.isdigit() else attr, peca)
     except ErroDoAluno as exc:
         raise Reprovado(
             f"Não consegui trocar os submódulos de {mostrar(classe)} pelas peças da biblioteca ({mostrar(exc.tipo)}: {exc.mensagem}): "
@@ -282,7 +282,7 @@ def _perplexidade_do_aluno(aluno, rng, treino_antes):
     modelo.carregar_pesos(sd, strict=False)
     modelo.metodo("train" if treino_antes else "eval", guardar=True)
     janelas = _ids(rng, 5, 9)
-    valor = aluno.perplexidade(modelo._ref, janelas)
+    valor = aluno.perplexidade(modelo, janelas)
     exigir_entradas_intactas(aluno, "perplexidade", ["modelo", "ids"])
     if not isinstance(valor, int | float | np.floating) or isinstance(valor, bool):
         raise Reprovado(f"perplexidade deve devolver um float; veio {mostrar(type(valor).__name__)}.")
@@ -349,7 +349,7 @@ def _conferir_atencao_cache(aluno, rng, t, m):
     nome = "atencao_com_cache" + (
         f" (t = {mostrar(t)} no cache, m = {mostrar(m)} novas)" if t else f" (sem cache, m = {mostrar(m)})"
     )
-    resultado = _chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t:], cache)
+    resultado = _chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
         raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")

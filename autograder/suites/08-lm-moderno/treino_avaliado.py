@@ -61,7 +61,7 @@ def _rodar_espiao(aluno, semente):
     ids = _ids_espiao()
     perdas = aluno.chamar(
         "_avaliador_treinar_com_a_biblioteca",
-        espiao._ref,
+        espiao,
         ids,
         e["passos"],
         e["lote"],
@@ -255,18 +255,10 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("train", guardar=True)
         _, ids_treino, _ = dados_do_treino()
-        substituir, contador = passos_vistos.contar_passos(aluno)  # cada optimizer.step(), visto daqui
-        perdas = aluno._sessao.chamar(
-            "_avaliador_treinar_com_a_biblioteca",
-            (
-                modelo._ref,
-                ids_treino,
-                *(t[k] for k in ARGS_DO_TREINAR),
-                semente,
-            ),
-            {},
-            prazo=TREINO_PRAZO,
-            substituir=substituir,
+        # cada optimizer.step() do treino é visto daqui (suite/passos_vistos.py), não o histórico
+        avaliado, contador = passos_vistos.contando_passos(aluno.com_prazo(TREINO_PRAZO, sem_substitutos=True))
+        perdas = avaliado.chamar(
+            "_avaliador_treinar_com_a_biblioteca", modelo, ids_treino, *(t[k] for k in ARGS_DO_TREINAR), semente
         )
         perdas = np.array(perdas if isinstance(perdas, list | tuple) else [], dtype=np.float64)
         pesos = modelo.pesos()
