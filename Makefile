@@ -59,7 +59,7 @@ release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exe
 	@echo "qualidade/exemplos/ regenerado a partir de release/ e das variantes."
 
 grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios em OUT
-	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
+	@exec $(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q --durations=12

@@ -166,8 +166,12 @@ def _iniciar_trabalhador(vagas, ocultar, jobs) -> None:
     O zigoto é fechado quando o trabalhador sai: o processo do pool termina com ``os._exit``,
     que pula o ``atexit``; os finalizadores do ``multiprocessing`` com prioridade rodam antes."""
     global _ZIGOTO
+    from autograder.caixa import encerramento
     from autograder.caixa.cliente import Zigoto
 
+    # SIGTERM/SIGINT ao trabalhador, ou o lote que morre: fecha o zigoto (e as caixas) e sai
+    encerramento.instalar()
+    encerramento.morrer_com_o_pai()
     _um_thread_no_torch()
     vaga = vagas.get()
     _fixar_num_nucleo(vaga, jobs)
