@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente livro release grade test mutacao sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -50,13 +50,16 @@ $(CARIMBO): requirements.txt constraints.txt jupyter/overrides.json jupyter/comp
 
 ambiente: $(CARIMBO) ## Cria/atualiza o .venv a partir das versões fixadas (idempotente)
 
+livro: $(CARIMBO) ## Constrói o livro do curso (aulas, figuras, citações, busca) em build/livro/, sem rede; avisos são erros
+	@$(PY) -m livro $(if $(JOBS),--jobs $(JOBS))
+
 release: $(CARIMBO) ## Regenera release/ (nbgrader generate_assignment) e os exemplos de submissão
 	@$(PY) -m autograder.release $(SLUGS)
 	@rm -rf qualidade/exemplos && $(PY) -m qualidade exemplos qualidade/exemplos >/dev/null
 	@echo "qualidade/exemplos/ regenerado a partir de release/ e das variantes."
 
 grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios em OUT
-	@$(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
+	@exec $(PY) -m autograder lote "$(SUBMISSIONS)" --saida "$(OUT)" $(if $(JOBS),--jobs $(JOBS))
 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q --durations=12

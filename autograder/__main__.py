@@ -238,4 +238,16 @@ _AJUDA_PARCIAL = (
 
 
 if __name__ == "__main__":
+    from autograder.caixa import encerramento
+
+    # SIGTERM/SIGINT/SIGHUP: fecha trabalhadores, zigotos e caixas em até 5 s e sai (caixa/encerramento.py).
+    # O `nota` é sempre filho de quem corrige (a ponte, o nbgrader autograde): morre com ele.
+    encerramento.instalar(
+        "Lote interrompido: trabalhadores, zigotos e caixas foram encerrados. Rode o mesmo comando de novo para "
+        "continuar de onde parou (o que já está gravado não é refeito)."
+        if sys.argv[1:2] == ["lote"]
+        else None
+    )
+    if sys.argv[1:2] == ["nota"]:
+        encerramento.morrer_com_o_pai()
     sys.exit(main())

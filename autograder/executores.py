@@ -178,6 +178,11 @@ class PluginZigoto(WorkerPlugin):
         """Abre o zigoto num thread: o trabalhador se registra sem esperar o PyTorch do zigoto
         carregar; a primeira tarefa (e a conferência do condutor) espera por ele."""
         impressao_do_curso()  # o curso carregado agora, antes de qualquer mudança no disco
+        if getattr(worker, "nanny", None):
+            # aberto por um Nanny (dask worker, LocalCluster): morre com ele, e o zigoto e as caixas junto
+            from autograder.caixa import encerramento
+
+            encerramento.morrer_com_o_pai()
         self._abrindo = threading.Thread(target=self._abrir, args=(worker.local_directory,), daemon=True)
         self._abrindo.start()
 

@@ -167,8 +167,12 @@ def _iniciar_trabalhador(vagas, ocultar, jobs, andamento=None) -> None:
     O zigoto é fechado quando o trabalhador sai: o processo do pool termina com ``os._exit``,
     que pula o ``atexit``; os finalizadores do ``multiprocessing`` com prioridade rodam antes."""
     global _ZIGOTO, _ANDAMENTO
+    from autograder.caixa import encerramento
     from autograder.caixa.cliente import Zigoto
 
+    # SIGTERM/SIGINT ao trabalhador, ou o lote que morre: fecha o zigoto (e as caixas) e sai
+    encerramento.instalar()
+    encerramento.morrer_com_o_pai()
     _ANDAMENTO = andamento
     _um_thread_no_torch()
     vaga = vagas.get()
@@ -217,7 +221,9 @@ def quedas_do_pool(processos: dict, andamento: dict) -> tuple[list[str], dict[st
     import signal
 
     saidas = {pid: p.exitcode for pid, p in processos.items()}
-    mortos = [pid for pid, c in saidas.items() if c not in (0, -signal.SIGTERM, None)]
+    # encerrado pelo pool: SIGTERM direto (-15) ou pelo tratador de encerramento (128 + 15)
+    encerrados = (0, -signal.SIGTERM, 128 + signal.SIGTERM, None)
+    mortos = [pid for pid, c in saidas.items() if c not in encerrados]
     if not mortos:
         mortos = [pid for pid, c in saidas.items() if c not in (0, None)]
     linhas, afetadas = [], {}

@@ -377,6 +377,7 @@ def preparar_labs() -> None:
         pagina["disabledExtensions"].pop(plugin, None)
     (comum.CONFIG_ALUNO / "labconfig" / "page_config.json").write_text(json.dumps(pagina, indent=2), encoding="utf-8")
     (comum.CONFIG_ALUNO / "nbgrader_config.py").write_text(comum.nbgrader_config_aluno(), encoding="utf-8")
+    menu_do_livro()
 
     if comum.CONFIG_PROFESSOR.exists():
         shutil.rmtree(comum.CONFIG_PROFESSOR)
@@ -414,6 +415,40 @@ def preparar_labs() -> None:
     rodar(str(comum.PYTHON), str(comum.RAIZ / "jupyter" / "traduzir_nbgrader.py"), str(comum.DADOS_ALUNO))
     for raiz in (comum.CONFIG_ALUNO, comum.CONFIG_PROFESSOR, comum.DADOS_ALUNO):
         rodar("chmod", "-R", "u+rwX,go+rX,go-w", str(raiz))
+
+
+def menu_do_livro() -> None:
+    """Menu Ajuda do lab do aluno: "Livro do curso" abre o serviço livro (/services/livro/) numa aba
+    nova (labconfig/default_setting_overrides.json, os padrões de ajustes que o lab lê da configuração)."""
+    padroes = {
+        "@jupyterlab/mainmenu-extension:plugin": {
+            "menus": [
+                {
+                    "id": "jp-mainmenu-help",
+                    "items": [
+                        {
+                            "command": "help:open",
+                            "args": {"url": "/services/livro/", "text": "Livro do curso", "newBrowserTab": True},
+                            "rank": 0,
+                        }
+                    ],
+                }
+            ]
+        }
+    }
+    destino = comum.CONFIG_ALUNO / "labconfig" / "default_setting_overrides.json"
+    destino.parent.mkdir(parents=True, exist_ok=True)
+    destino.write_text(json.dumps(padroes, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def garantir_livro() -> None:
+    """O serviço livro serve build/livro/: sem ele, o hub constrói o livro uma vez (make livro)."""
+    if (comum.RAIZ / "build" / "livro" / "index.html").is_file():
+        return
+    print(">> O livro do curso ainda não foi construído: make livro (uma vez; 1 a 3 min)...", flush=True)
+    proc = subprocess.run([str(comum.PYTHON), "-m", "livro"], cwd=comum.RAIZ)
+    if proc.returncode != 0:
+        print("Aviso: o livro não foi construído; o hub sobe sem ele (rode make livro).", file=sys.stderr)
 
 
 # --- 7. JupyterHub --------------------------------------------------------------------------
@@ -492,6 +527,7 @@ def main(argv=None) -> int:
     fechar_repositorio(registro["grupos"][comum.GRUPO_ALUNOS])
     preparar_curso(args.instrutor)
     preparar_labs()
+    garantir_livro()
     if args.sem_subir:
         return 0
     pid = subir_hub()

@@ -107,7 +107,8 @@ c.Spawner.pre_spawn_hook = preparar_ambiente
 # O lab de cada um só para o próprio dono; o instrutor (admin) administra o hub, mas não entra
 # no servidor dos alunos. Os serviços não aparecem para os alunos.
 c.JupyterHub.load_roles = [
-    {"name": "user", "scopes": ["self"]},
+    # o livro do curso (serviço livro) aparece no menu Serviços da página inicial de cada um
+    {"name": "user", "scopes": ["self", "access:services!service=livro"]},
     {"name": "corretor", "services": ["corretor"], "scopes": []},
 ]
 
@@ -141,5 +142,15 @@ c.JupyterHub.services = [
         "user": comum.USUARIO_CORRETOR,
         "cwd": str(comum.CORRETOR),
         "environment": {**AMBIENTE_SERVICO, "HOME": str(comum.CORRETOR)},
+    },
+    {
+        # o livro do curso (build/livro/, make livro) em /services/livro/: estático, sem login
+        "name": "livro",
+        "url": f"http://{comum.IP}:{comum.PORTA + 3}",
+        "command": [PYTHON, "-m", "hub.livro"],
+        "user": "nobody",
+        "cwd": "/",
+        "environment": {**AMBIENTE_COMUM, "PYTHONPATH": str(comum.RAIZ)},
+        "display": True,
     },
 ]

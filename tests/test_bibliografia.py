@@ -1,5 +1,9 @@
 """references/referencias.bib é BibTeX válido, com entradas reais (DOI, arXiv ou URL), toda chave
-citada numa lição ou notebook existe nele e toda entrada dele é citada em alguma lição ou notebook."""
+citada numa lição ou notebook existe nele e toda entrada dele é citada em alguma lição ou notebook.
+
+Nas lições (course/*.md), uma citação é um papel do sphinxcontrib-bibtex em MyST, que o livro do curso
+(make livro) mostra como autor e ano, com link para a bibliografia: {cite:p}`chave` ou
+{cite:p}`a,b`. Nos notebooks (source/), a citação continua sendo a chave entre parênteses."""
 
 import json
 import re
@@ -11,6 +15,9 @@ BIB = RAIZ / "references" / "referencias.bib"
 # "(vaswani2017attention)", "(a2019x; b2020y)", "(o pre-norm da aula 3, xiong2020layer)".
 PARENTESES = re.compile(r"\(([^()]*)\)")
 CHAVE = re.compile(r"[a-z]+\d{4}[a-z0-9]+")
+# {cite:p}`chave`, {cite:t}`a, b`, {cite:alp}`chave` (papéis do sphinxcontrib-bibtex em MyST)
+PAPEL = re.compile(r"\{cite:(p|t|ps|ts|alp|ct|cp|ctp|year|yearpar|author|authorpar)\}`([^`]*)`")
+FORA_DE_CODIGO = re.compile(r"```.*?```", flags=re.S)
 
 
 def chaves_citadas(texto: str) -> list[str]:
@@ -18,6 +25,12 @@ def chaves_citadas(texto: str) -> list[str]:
     for grupo in PARENTESES.findall(texto):
         achadas += [parte.strip() for parte in re.split(r"[;,]", grupo) if CHAVE.fullmatch(parte.strip())]
     return achadas
+
+
+def chaves_em_papeis(texto: str) -> list[str]:
+    """As chaves dos papéis {cite:...}`...` de um texto MyST (fora dos blocos de código)."""
+    texto = FORA_DE_CODIGO.sub("", texto)
+    return [chave.strip() for _, grupo in PAPEL.findall(texto) for chave in grupo.split(",")]
 
 
 def entradas() -> dict[str, str]:
@@ -56,7 +69,7 @@ def test_cada_entrada_tem_titulo_ano_e_identificador():
 
 def _citacoes():
     for md in sorted((RAIZ / "course").glob("*.md")):
-        for chave in chaves_citadas(md.read_text(encoding="utf-8")):
+        for chave in chaves_em_papeis(md.read_text(encoding="utf-8")):
             yield md.name, chave
     for nb in sorted((RAIZ / "source").rglob("*.ipynb")):
         dados = json.loads(nb.read_text(encoding="utf-8"))
@@ -68,6 +81,24 @@ def _citacoes():
 def test_reconhece_as_formas_de_citar():
     texto = "(vaswani2017attention) e (a2019x; b2020y), (o pre-norm da aula 3, xiong2020layer), (d = 512)"
     assert chaves_citadas(texto) == ["vaswani2017attention", "a2019x", "b2020y", "xiong2020layer"]
+
+
+def test_reconhece_os_papeis_de_citacao():
+    texto = (
+        "como {cite:p}`vaswani2017attention` e {cite:p}`a2019x,b2020y` (pre-norm, {cite:alp}`xiong2020layer`)"
+        "\n```python\n# {cite:p}`fora2020codigo`\n```\n{cite:t}`c2021z`"
+    )
+    assert chaves_em_papeis(texto) == ["vaswani2017attention", "a2019x", "b2020y", "xiong2020layer", "c2021z"]
+
+
+def test_licoes_nao_tem_chave_solta():
+    """Toda citação de uma lição é um papel {cite:...}: uma chave entre parênteses sobrou sem virar
+    citação renderizada no livro (e o make livro não a conferiria no .bib)."""
+    soltas = []
+    for md in sorted((RAIZ / "course").glob("*.md")):
+        texto = PAPEL.sub("", FORA_DE_CODIGO.sub("", md.read_text(encoding="utf-8")))
+        soltas += [(md.name, chave) for chave in chaves_citadas(texto)]
+    assert not soltas, f"chaves entre parênteses que não são citações do livro: {soltas}"
 
 
 def test_toda_chave_citada_existe_no_bib():

@@ -75,7 +75,7 @@ def _portas_livres() -> int:
         if base > 64000:
             continue
         livres = True
-        for p in (base + 1, base + 2):
+        for p in (base + 1, base + 2, base + 3):
             with socket.socket() as s:
                 try:
                     s.bind(("127.0.0.1", p))
@@ -83,7 +83,7 @@ def _portas_livres() -> int:
                     livres = False
         if livres:
             return base
-    raise RuntimeError("sem três portas livres seguidas")
+    raise RuntimeError("sem quatro portas livres seguidas")
 
 
 PORTA = _portas_livres()
@@ -395,6 +395,28 @@ def test_nomes_da_turma_so_para_o_root_e_no_gradebook(hub):
         assert nomes.get(usuario) == ("Aluna", usuario), nomes
 
 
+def test_aluno_abre_o_livro_pelo_lab(hub, navegador):
+    """O livro do curso (serviço livro, servido pelo próprio hub em /services/livro/) abre pelo menu
+    Ajuda do lab do aluno, com fórmulas e figuras, e está nos serviços da página inicial do hub."""
+    contexto, pagina = _entrar(navegador, ANA, hub["senhas"][ANA])
+    try:
+        pagina.click("#jp-MainMenu >> text=Ajuda")
+        with contexto.expect_page(timeout=60_000) as aba_nova:
+            pagina.click(".lm-Menu >> text=Livro do curso")
+        livro = aba_nova.value
+        livro.wait_for_load_state("load")
+        assert livro.url == f"{BASE}/services/livro/", livro.url
+        assert "Curso de Transformers" in livro.title()
+        livro.click(".bd-sidebar-primary >> text=Aula 1, Atenção")
+        livro.wait_for_url("**/services/livro/01-atencao.html")
+        livro.wait_for_function("document.querySelectorAll('.MathJax').length > 10", timeout=90_000)
+        assert livro.evaluate("[...document.images].filter(i => i.naturalWidth > 0).length") >= 4
+        pagina.goto(f"{BASE}/hub/home")
+        assert pagina.locator("a[href$='/services/livro/']").count() >= 1, "o livro não está nos serviços do hub"
+    finally:
+        contexto.close()
+
+
 def _sem_acesso(usuario: str, *cmd: str) -> None:
     proc = _como(usuario, *cmd)
     assert proc.returncode != 0 and not proc.stdout.strip(), (cmd, proc.returncode, proc.stdout[:300])
@@ -552,6 +574,10 @@ def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
         assert subprocess.run(["getent", "group", grupo], capture_output=True).returncode != 0, grupo
     vivos = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_de(p) in uids]
     assert not vivos, vivos
+    with socket.socket() as s:  # o serviço livro (usuário nobody) saiu junto com o hub: a porta está livre
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (conexões em TIME_WAIT não contam)
+        s.bind(("127.0.0.1", PORTA + 3))
+        s.listen()
     # só a pasta do ajudante deste hub (prefixo e porta do teste), nunca a de outro hub na máquina
     restos = [
         p for p in Path("/tmp").glob(f"{PREFIXO}-hub-ajudante-{PORTA}-*") if p.stat().st_mtime >= INICIO_DOS_TESTES

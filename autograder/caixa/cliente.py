@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.caixa import memoria, modos, protocolo, restricoes
+from autograder.caixa import encerramento, memoria, modos, protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
 
@@ -161,6 +161,7 @@ class Zigoto:
         # Na saída do processo (inclusive de um trabalhador do multiprocessing, que não roda
         # atexit), fecha o zigoto e ESPERA por ele: o lote só termina sem zigotos vivos.
         multiprocessing.util.Finalize(self, self.fechar, exitpriority=10)
+        encerramento.registrar(self)  # e num SIGTERM/SIGINT a este processo (caixa/encerramento.py)
         if self.isolamento["faltando"] and not self.aceitar_parcial:
             self.fechar()
             raise IsolamentoInsuficiente(self.isolamento["faltando"], self.isolamento["modo"])
@@ -173,6 +174,7 @@ class Zigoto:
             "venv": sys.prefix if sys.prefix != sys.base_prefix else None,
             "isolar": self.isolar,
             "exigir": not self.aceitar_parcial,
+            "pai": os.getpid(),  # o zigoto morre com este processo enquanto se prepara
         }
         env = {
             "PATH": "/usr/bin:/bin",

@@ -385,6 +385,7 @@ class ProcessoZigoto:
     def _neto(self, sock: socket.socket, pedido: dict, novo_pid: bool) -> None:
         """Processo G: prepara o ambiente, aplica limites, perde privilégios e atende."""
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        pai = os.getppid()  # C (0 num namespace de PID novo)
         os.setsid()
         sistema.entrar_no_cgroup(pedido.get("cgroup"))
         limites = pedido.get("limites", {})
@@ -413,6 +414,11 @@ class ProcessoZigoto:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+            # Trocar de usuário apaga o PR_SET_PDEATHSIG (regra do kernel): sem repô-lo, um G que
+            # calcula seguia vivo depois que C e o zigoto morriam por SIGKILL (encerramento.py).
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != pai:
+                os._exit(0)  # C morreu antes de o sinal voltar a valer
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         try:
             restricoes.restringir_aluno(trabalho, self.config.get("leitura_extra"))
@@ -487,9 +493,16 @@ def _aquecer_torch(torch) -> None:
 
 def main() -> None:
     config = json.loads(sys.argv[1])
+    # Enquanto se prepara (segundos: importar o PyTorch, sem caixa nenhuma), o zigoto morre com quem o abriu,
+    # mesmo por SIGKILL; pronto, passa a sair quando o soquete de controle fecha (matando as caixas antes).
+    # O sinal é desligado ANTES de avisar "pronto": o thread que o abriu (no Dask) pode terminar logo depois.
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != config.get("pai", os.getppid()):
+        os._exit(0)  # quem abriu já morreu
     controle = socket.socket(fileno=int(config["fd"]))
     zig = ProcessoZigoto(config)
     zig.preparar()
+    prctl(PR_SET_PDEATHSIG, 0)
     zig.atender(controle)
     os._exit(0)  # caixas já colhidas; sair sem a finalização lenta do interpretador (PyTorch)
 

@@ -87,6 +87,7 @@ from autograder.suite.faixas import (
     uma_vez_por_submissao,
 )
 from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, faixa, item, tempo_limite
+from autograder.suite.passos_vistos import contando_passos, contar_passos, exigir_passos_vistos
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
 
 __all__ = ["PONTOS_DAS_FAIXAS", "PRAZO_DO_TREINO", "ItemDeTreino", "modelo_do_aluno_ou_substituto"]
@@ -280,11 +281,13 @@ class ItemDeTreino:
             extra = {}
             if self.respostas_prontas is not None:
                 extra["prontas"] = self.respostas_prontas(aluno._substituir, lotes)
+            # o avaliador conta cada optimizer.step() do treino (passos_vistos.py), não o histórico
+            substituir, contador = contar_passos(aluno, aluno._substituir)
             hist = aluno._sessao.chamar(
                 self.funcao_na_caixa,
                 (modelo._ref, lotes, self.passos),
                 {**self.kwargs_do_treinar, "mostrar_progresso": False},
-                substituir=aluno._substituir,
+                substituir=substituir,
                 prazo=self.prazo,
                 **extra,
             )
@@ -297,6 +300,7 @@ class ItemDeTreino:
                 "qual": self.de_quem[qual],
                 "semente": semente,
                 "substituto": qual == "substituto",
+                "passos_vistos": contador.vistos,
             }
             if not all(torch.isfinite(v).all() for v in treinados.values()):
                 # a pior medida possível na direção da métrica: NaN nunca alcança faixa nenhuma
@@ -347,6 +351,7 @@ class ItemDeTreino:
         )
         if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
             exigir_procedencia(resultado.get("procedencia"))
+            self.exigir_passos_vistos(resultado)
             return
         perdas = resultado["perdas"]
         texto = self.texto_da_medida(medida, faixa, resultado["qual"])
@@ -363,7 +368,16 @@ class ItemDeTreino:
     def espiar(self, aluno, rng):
         """``rodar_espiao(aluno, rng)`` (o treinar do aluno com o modelo espião) uma vez por submissão: os
         testes do laço leem o mesmo resultado, (extra, lotes, histórico, chamadas)."""
-        return uma_vez_por_submissao(aluno, f"{self.slug}:espiao", lambda: self.rodar_espiao(aluno, rng))
+        # o espião roda com o mesmo contador de passos que o treino avaliado (o laço vê o mesmo gancho)
+        return uma_vez_por_submissao(
+            aluno, f"{self.slug}:espiao", lambda: self.rodar_espiao(contando_passos(aluno)[0], rng)
+        )
+
+    def exigir_passos_vistos(self, resultado: dict) -> None:
+        """Nas faixas: o avaliador viu no máximo ``passos`` passos do otimizador (``passos_vistos.py``)."""
+        procedencia = resultado.get("procedencia")
+        deslocamento = procedencia.deslocamento if procedencia is not None else 0.0
+        exigir_passos_vistos(resultado.get("passos_vistos"), self.passos, deslocamento)
 
     def conferir_chamadas(self, hist, chamadas, passos: int, n_lotes: int) -> None:
         conferir_chamadas_do_espiao(hist, chamadas, passos, n_lotes, ignora_passos=self.ignora_passos)

@@ -148,7 +148,17 @@ def _rodar_espiao(aluno, rng):
     espiao = aluno.criar("_avaliador_Espiao", VOCAB)
     # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
     lotes = _lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
-    hist = aluno.chamar("_avaliador_treinar", espiao, lotes, passos, pico, aquecimento, max_norma, False)
+    # os hiperparâmetros por nome, como no treino avaliado: a chamada tem a mesma forma nos dois
+    hist = aluno.chamar(
+        "_avaliador_treinar",
+        espiao,
+        lotes,
+        passos,
+        pico=pico,
+        aquecimento=aquecimento,
+        max_norma=max_norma,
+        mostrar_progresso=False,
+    )
     chamadas = espiao.ler("chamadas")
     ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
     extra = {

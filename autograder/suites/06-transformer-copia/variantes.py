@@ -481,6 +481,13 @@ MUTANTES = [
     Variante("treino-otimizador-recriado", _treino(otimizador_no_laco=True), [R], "treino-otimizador-recriado"),
     Variante("treino-modo-avaliacao", _treino(modo="modelo.eval()"), [R], "treino-modo-avaliacao"),
     Variante("treino-ignora-passos", _treino(laco="enumerate(lotes)"), [R], "treino-ignora-passos"),
+    # (#37) uma época a mais: o avaliador conta cada optimizer.step() do treino avaliado (suite/passos_vistos.py)
+    Variante(
+        "treino-a-mais-que-o-pedido",
+        _treino(laco="zip(list(range(passos)) * 2, list(lotes) * 2)"),
+        [R],
+        "treino-a-mais-que-o-pedido",
+    ),
     # (#24) o espião chega em modo de avaliação: o laço precisa de train() no começo e eval() no fim
     Variante("treino-sem-train", _treino(modo="pass"), [R], "treino-modo-avaliacao"),
     Variante(

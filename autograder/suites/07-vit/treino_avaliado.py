@@ -100,7 +100,7 @@ def _rodar_espiao(aluno, rng):
     espiao = aluno.criar("_avaliador_Espiao", _DIM_ESPIAO, N_CLASSES)
     # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
     lotes = _lotes_espiao(rng, passos + ESPIAO["lotes_a_mais"])
-    hist = aluno.treinar(espiao, lotes, passos, taxa, False)
+    hist = aluno.treinar(espiao, lotes, passos, taxa=taxa, mostrar_progresso=False)  # como no treino avaliado
     chamadas = espiao.ler("chamadas")
     ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas")}

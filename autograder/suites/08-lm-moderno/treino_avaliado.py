@@ -13,7 +13,15 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, conferir_state_dict, mostrar, semente_derivada, treino, verificar
+from autograder.suite import (
+    Reprovado,
+    conferir_state_dict,
+    mostrar,
+    passos_vistos,
+    semente_derivada,
+    treino,
+    verificar,
+)
 
 SLUG = "08-lm-moderno"
 EQ = suite.vizinho(__file__, "equivocos")
@@ -47,6 +55,7 @@ def _ids_espiao():
 
 def _rodar_espiao(aluno, semente):
     e = ESPIAO
+    aluno = passos_vistos.contando_passos(aluno)[0]  # o mesmo gancho e callback do treino avaliado
     aluno.injetar(ORC.AUXILIAR)
     espiao = aluno.criar("_avaliador_EspiaoLM", e["vocab"], e["vocab"])
     ids = _ids_espiao()
@@ -246,7 +255,9 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("train", guardar=True)
         _, ids_treino, _ = dados_do_treino()
-        perdas = aluno.com_prazo(TREINO_PRAZO, sem_substitutos=True).chamar(
+        # cada optimizer.step() do treino é visto daqui (suite/passos_vistos.py), não o histórico
+        avaliado, contador = passos_vistos.contando_passos(aluno.com_prazo(TREINO_PRAZO, sem_substitutos=True))
+        perdas = avaliado.chamar(
             "_avaliador_treinar_com_a_biblioteca", modelo, ids_treino, *(t[k] for k in ARGS_DO_TREINAR), semente
         )
         perdas = np.array(perdas if isinstance(perdas, list | tuple) else [], dtype=np.float64)
@@ -254,6 +265,7 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         conferir_state_dict(pesos, sd, "o modelo treinado")
         treinados = {k: torch.as_tensor(pesos[k]).float() for k in sd}
         base = {"perdas": perdas, "qual": _DE_QUEM[qual], "semente": semente, "substituto": qual == "substituto"}
+        base["passos_vistos"] = contador.vistos
         if not all(torch.isfinite(v).all() for v in treinados.values()):
             return {**base, "ppl": math.inf, "nan": True}
         return {
@@ -428,6 +440,7 @@ def _conferir_faixa(resultado, faixa, aluno):
     )
     if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
         suite.exigir_procedencia(resultado.get("procedencia"))
+        _exigir_passos_vistos(resultado)
         return
     perdas = resultado["perdas"]
     texto = (
@@ -446,3 +459,10 @@ def _conferir_faixa(resultado, faixa, aluno):
             causa,
         )
     raise Reprovado(texto + final)
+
+
+def _exigir_passos_vistos(resultado):
+    """Nas faixas: o avaliador viu no máximo os passos pedidos do otimizador (``suite/passos_vistos.py``)."""
+    procedencia = resultado.get("procedencia")
+    deslocamento = procedencia.deslocamento if procedencia is not None else 0.0
+    passos_vistos.exigir_passos_vistos(resultado.get("passos_vistos"), TREINO["passos"], deslocamento)

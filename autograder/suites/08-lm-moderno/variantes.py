@@ -885,6 +885,14 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         [T],
         "treino-ignora-passos",
     ),
+    # (#37) um quarto dos passos a mais, já na taxa mínima (os pesos ficam ao alcance): o avaliador conta
+    # cada optimizer.step() do treino avaliado (suite/passos_vistos.py)
+    Variante(
+        "treino-a-mais-que-o-pedido",
+        _trocar("treinar_lm", ("for passo in range(passos):", "for passo in range(passos + passos // 4):")),
+        [T],
+        "treino-a-mais-que-o-pedido",
+    ),
     Variante(
         "adamw-decaimento-depois",
         _trocar(

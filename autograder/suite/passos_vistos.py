@@ -1,0 +1,101 @@
+"""O treino avaliado vê cada passo que paga (aulas 06, 07 e 08).
+
+Os pesos que voltam da caixa dizem de onde o treino partiu e quanto andou (``procedencia``), não quantos
+passos a caixa deu: cinco vezes os passos pedidos ainda cabem no alcance do Adam e guardam a correlação
+com a inicialização. Por isso, no treino avaliado (e, do mesmo jeito, nas rodadas do espião), o avaliador
+põe na caixa um gancho global **depois** de cada ``optimizer.step()`` (``CONTADOR``) que chama uma função
+do processo confiável (``_avaliador_passo_visto``, um callback que só existe durante a chamada): quem
+conta é o avaliador, não a caixa, e o número não depende do histórico que o ``treinar`` devolve.
+
+Nas faixas (``exigir_passos_vistos``, só quando a medida alcança a faixa, como a procedência):
+
+* mais passos vistos que os ``passos`` pedidos: 0 nas faixas (``treino-a-mais-que-o-pedido``): o treino a
+  mais não compra nada, seja uma época extra de um laço honesto, seja um laço que reconhece o treino
+  avaliado e treina cinco vezes registrando uma;
+* nenhum passo visto e pesos que mudaram: 0 nas faixas (``treino-sem-passos-do-otimizador``): o que mudou os
+  pesos passou por fora do que o avaliador vê.
+
+Limite (``SEGURANCA.md``): o gancho roda na caixa, ao lado do código do aluno, que pode desinstalá-lo e
+chamar o callback à mão; quem faz isso de propósito ainda precisa caber no alcance e na correlação da
+procedência. Menos passos que os pedidos não reprovam aqui: só treinam menos.
+"""
+
+from __future__ import annotations
+
+from autograder.suite.itens import Equivoco, Reprovado
+
+NOME = "_avaliador_passo_visto"  # o callback que o gancho chama a cada passo do otimizador
+
+TREINO_A_MAIS = Equivoco(
+    "treino-a-mais-que-o-pedido",
+    "O laço deu mais passos do otimizador do que os `passos` pedidos (o avaliador conta cada "
+    "otimizador.step() do treino avaliado): treino a mais não ganha as faixas do treino. Dê exatamente "
+    "`passos` passos, um por lote, e pare: nada de épocas extras nem de repetir o laço.",
+)
+PASSOS_NAO_VISTOS = Equivoco(
+    "treino-sem-passos-do-otimizador",
+    "Os pesos mudaram, mas o avaliador não viu nenhum passo de um otimizador do PyTorch (otimizador.step()) "
+    "no treino avaliado: as faixas só valem para o treino que o avaliador vê. Atualize os pesos com o "
+    "otimizador que o enunciado pede, chamando step() uma vez por passo.",
+)
+
+# Código posto na caixa (``aluno.injetar``) antes do treino avaliado e do espião. Nada aqui é segredo.
+CONTADOR = r'''
+def _avaliador_instalar_contador_de_passos():
+    """Gancho global depois de cada optimizer.step(): avisa o avaliador pelo callback _avaliador_passo_visto
+    (existe só durante a chamada que o avaliador faz; fora dela, o gancho não faz nada)."""
+    from torch.optim import optimizer as modulo
+
+    if getattr(modulo, "_avaliador_contador", False):
+        return
+
+    def depois_do_passo(otimizador, args, kwargs):
+        avisar = globals().get("_avaliador_passo_visto")
+        if avisar is not None:
+            avisar()
+
+    modulo.register_optimizer_step_post_hook(depois_do_passo)
+    modulo._avaliador_contador = True
+
+
+_avaliador_instalar_contador_de_passos()
+'''
+
+
+class ContadorDePassos:
+    """O callback do processo confiável: conta as chamadas (os argumentos, se houver, são ignorados)."""
+
+    def __init__(self) -> None:
+        self.vistos = 0
+
+    def __call__(self, *_args, **_kwargs) -> None:
+        self.vistos += 1
+
+
+def contar_passos(aluno, substituir: dict | None = None) -> tuple[dict, ContadorDePassos]:
+    """Põe o ``CONTADOR`` na caixa e devolve (``substituir`` com o callback, o contador) para a chamada do
+    treino: ``aluno._sessao.chamar(..., substituir=substituir)``; depois, ``contador.vistos``."""
+    aluno.injetar(CONTADOR)
+    contador = ContadorDePassos()
+    return {**(substituir or {}), NOME: contador}, contador
+
+
+def contando_passos(aluno):
+    """O mesmo aluno, com o ``CONTADOR`` na caixa e o callback em toda chamada (as rodadas do espião: o laço
+    do aluno vê nelas o mesmo gancho e o mesmo callback que no treino avaliado). Devolve (aluno, contador)."""
+    substituir, contador = contar_passos(aluno)
+    return aluno.com_substitutos(**{NOME: substituir[NOME]}), contador
+
+
+def exigir_passos_vistos(vistos: int | None, passos: int, deslocamento: float) -> None:
+    """Portão das faixas de treino: reprova se o avaliador viu mais passos do otimizador que os ``passos``
+    pedidos, ou nenhum com os pesos mudados (``deslocamento``: o maior |w − w0|)."""
+    if vistos is None:
+        return
+    if vistos > passos:
+        raise Reprovado(
+            f"{TREINO_A_MAIS.mensagem} (O avaliador viu {int(vistos)} passos do otimizador; foram pedidos {int(passos)}.)",
+            TREINO_A_MAIS,
+        )
+    if vistos == 0 and deslocamento > 0:
+        raise Reprovado(PASSOS_NAO_VISTOS.mensagem, PASSOS_NAO_VISTOS)

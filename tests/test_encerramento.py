@@ -1,0 +1,242 @@
+"""SIGTERM no meio de uma correção não deixa processo nenhum do avaliador nem do aluno (``caixa/encerramento.py``).
+
+Para cada processo de longa duração da correção (``make grade``, que é o ``lote``; o ``nota`` de um notebook;
+o ``nbgrader autograde``; o condutor e um trabalhador de ``lote --dask local:2``), o teste espera uma caixa
+viva (o aluno rodando), manda SIGTERM e confere que, em até 5 s, nenhum processo que descende do processo
+sinalizado sobrou (trabalhadores, gerenciador da fila, rastreador de recursos do ``multiprocessing``,
+zigotos, caixas). Só olha para a árvore que o próprio teste criou: os processos são anotados (número e
+instante de início, contra número reciclado) pouco antes do sinal. Depois de um ``make grade``
+interrompido, o mesmo comando retoma: o que já estava gravado não é refeito e o resto é corrigido.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.notebooks import RAIZ
+
+ZIGOTO = "autograder.caixa.zigoto"
+PRAZO_DA_GARANTIA = 5.0
+EXEMPLOS = RAIZ / "qualidade" / "exemplos"
+# (aluno, aula): o 01 termina logo e grava o primeiro results.json; o 06 (treino) ainda corre quando o sinal chega
+SUBMISSOES = [
+    ("ana-correta", "01-atencao"),
+    ("ana-correta", "06-transformer-copia"),
+    ("bruno-sem-escala", "01-atencao"),
+    ("carla-treino-sem-deslocar", "06-transformer-copia"),
+]
+
+
+def _processos() -> dict[int, tuple[int, int]]:
+    """pid -> (pai, instante de início) de cada processo visível."""
+    tabela = {}
+    for nome in os.listdir("/proc"):
+        if nome.isdigit():
+            try:
+                texto = Path(f"/proc/{nome}/stat").read_text()
+            except OSError:
+                continue
+            campos = texto[texto.rfind(")") + 2 :].split()
+            tabela[int(nome)] = (int(campos[1]), int(campos[19]))
+    return tabela
+
+
+def _arvore(raiz: int) -> dict[int, int]:
+    """Os descendentes de ``raiz`` (e ela): pid -> instante de início."""
+    tabela = _processos()
+    achados = {raiz: tabela.get(raiz, (0, 0))[1]}
+    mudou = True
+    while mudou:
+        mudou = False
+        for pid, (pai, inicio) in tabela.items():
+            if pai in achados and pid not in achados:
+                achados[pid] = inicio
+                mudou = True
+    return achados
+
+
+def _linha(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _vivos(anotados: dict[int, int]) -> list[int]:
+    """Os anotados que ainda existem (zumbis à espera de quem os colha já não contam: não rodam nada)."""
+    tabela = _processos()
+    vivos = []
+    for pid, inicio in anotados.items():
+        if pid in tabela and tabela[pid][1] == inicio:
+            try:
+                estado = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if estado != "Z":
+                vivos.append(pid)
+    return vivos
+
+
+def _caixa_viva(arvore: dict[int, int]) -> bool:
+    """Há uma caixa (um processo do zigoto cujo pai também é do zigoto: C ou G)?"""
+    tabela = _processos()
+    return any(ZIGOTO in _linha(p) and ZIGOTO in _linha(tabela.get(p, (0, 0))[0]) for p in arvore)
+
+
+def _esperar_caixa(proc: subprocess.Popen, raiz: int | None = None, condicao=lambda: True, limite=300.0):
+    """Espera uma caixa viva sob ``raiz`` (e ``condicao()``); devolve a árvore anotada nesse instante."""
+    fim = time.monotonic() + limite
+    while time.monotonic() < fim:
+        assert proc.poll() is None, f"o processo terminou antes do sinal (código {proc.returncode})"
+        arvore = _arvore(raiz or proc.pid)
+        if _caixa_viva(arvore) and condicao():
+            return arvore
+        time.sleep(0.2)
+    raise AssertionError("nenhuma caixa apareceu no prazo")
+
+
+def _sinalizar_e_conferir(alvo: int, anotados: dict[int, int], colher=None) -> float:
+    """SIGTERM a ``alvo``; nada de ``anotados`` pode sobrar em 5 s. Devolve quanto levou."""
+    inicio = time.monotonic()
+    os.kill(alvo, signal.SIGTERM)
+    while time.monotonic() - inicio < PRAZO_DA_GARANTIA:
+        if colher is not None:
+            colher()
+        if not _vivos(anotados):
+            return time.monotonic() - inicio
+        time.sleep(0.1)
+    sobras = {p: _linha(p)[:120] for p in _vivos(anotados)}
+    for pid in sobras:  # não deixa o lixo para os outros testes
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    raise AssertionError(f"{len(sobras)} processos sobreviveram {PRAZO_DA_GARANTIA:g} s ao SIGTERM: {sobras}")
+
+
+def _submissoes(pasta: Path) -> None:
+    for aluno, slug in SUBMISSOES:
+        shutil.copytree(EXEMPLOS / aluno / slug, pasta / aluno / slug)
+
+
+def _gravados(saida: Path) -> set:
+    return {(p.parent.parent.name, p.parent.name) for p in saida.glob("*/*/results.json")}
+
+
+def test_make_grade_interrompido_nao_deixa_nada_e_retoma(tmp_path):
+    from autograder.avaliacao import itens_max
+    from autograder.saidas.results_json import ler_results
+
+    envios, saida = tmp_path / "envios", tmp_path / "saida"
+    _submissoes(envios)
+    comando = ["make", "-s", "grade", f"SUBMISSIONS={envios}", f"OUT={saida}", "JOBS=2"]
+    proc = subprocess.Popen(comando, cwd=RAIZ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    arvore = _esperar_caixa(proc, condicao=lambda: bool(_gravados(saida)))
+    antes = _gravados(saida)
+    assert len(antes) < len(SUBMISSOES), "o lote terminou antes do sinal: o teste não interrompeu nada"
+    assert any("autograder lote" in _linha(p) for p in arvore)
+    segundos = _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    saida_do_make = proc.communicate(timeout=30)[0]
+    assert proc.returncode != 0
+    assert "Rode o mesmo comando de novo para continuar de onde parou" in saida_do_make
+    print(f"make grade: nada sobrou {segundos:.1f} s depois do SIGTERM ({len(arvore)} processos)")
+
+    # Retomada: o que ficou gravado vale e não é refeito; o resto é corrigido.
+    de_novo = subprocess.run(comando, cwd=RAIZ, capture_output=True, text=True, timeout=900)
+    assert de_novo.returncode == 0, de_novo.stdout[-2000:] + de_novo.stderr[-2000:]
+    assert f"Retomando: {len(antes)} " in de_novo.stdout
+    assert _gravados(saida) == set(SUBMISSOES)
+    for aluno, slug in SUBMISSOES:
+        res = ler_results(saida / aluno / slug, itens_max(slug))
+        assert res is not None and not res.erro, (aluno, slug)
+    linhas = (saida / "notas.csv").read_text(encoding="utf-8").splitlines()
+    assert {"ana-correta", "bruno-sem-escala", "carla-treino-sem-deslocar"} <= {
+        linha.split(",")[0] for linha in linhas[1:]
+    }
+
+
+def test_nota_de_um_notebook_interrompido_nao_deixa_nada(tmp_path):
+    notebook = EXEMPLOS / "ana-correta" / "06-transformer-copia" / "06-transformer-copia.ipynb"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "nota", str(notebook), "--slug", "06-transformer-copia"],
+        cwd=RAIZ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    arvore = _esperar_caixa(proc)
+    _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    assert proc.wait(timeout=10) != 0
+
+
+@pytest.fixture
+def curso_nbgrader(tmp_path):
+    curso = tmp_path / "curso"
+    curso.mkdir()
+    shutil.copy(RAIZ / "nbgrader_config.py", curso / "nbgrader_config.py")
+    slug = "06-transformer-copia"
+    shutil.copytree(RAIZ / "source" / slug, curso / "source" / slug)
+    for aluno in ("ana-correta", "carla-treino-sem-deslocar"):
+        shutil.copytree(EXEMPLOS / aluno / slug, curso / "submitted" / aluno / slug)
+    return curso
+
+
+def _nbgrader(curso: Path, *args, **popen):
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"], cwd=curso, env=env, **popen
+    )
+
+
+def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader):
+    gerar = _nbgrader(curso_nbgrader, "generate_assignment", "06-transformer-copia", "--force")
+    assert gerar.wait(timeout=600) == 0
+    proc = _nbgrader(
+        curso_nbgrader,
+        "autograde",
+        "06-transformer-copia",
+        "--force",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    arvore = _esperar_caixa(proc)
+    assert any(" nota " in _linha(p) for p in arvore)  # o subprocesso do nbgrader_confiavel
+    _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+
+
+def _lote_dask(tmp_path) -> subprocess.Popen:
+    envios, saida = tmp_path / "envios", tmp_path / "saida"
+    _submissoes(envios)
+    return subprocess.Popen(
+        [sys.executable, "-m", "autograder", "lote", str(envios), "--saida", str(saida), "--dask", "local:2"],
+        cwd=RAIZ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_lote_dask_interrompido_nao_deixa_nada(tmp_path):
+    proc = _lote_dask(tmp_path)
+    arvore = _esperar_caixa(proc)
+    _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+
+
+def test_trabalhador_dask_interrompido_nao_deixa_nada_dele(tmp_path):
+    proc = _lote_dask(tmp_path)
+    try:
+        arvore = _esperar_caixa(proc)
+        tabela = _processos()
+        zigotos = [p for p in arvore if ZIGOTO in _linha(p) and ZIGOTO not in _linha(tabela.get(p, (0, 0))[0])]
+        com_caixa = [z for z in zigotos if _caixa_viva(_arvore(z))]
+        trabalhador = tabela[(com_caixa or zigotos)[0]][0]
+        _sinalizar_e_conferir(trabalhador, _arvore(trabalhador))
+    finally:
+        if proc.poll() is None:
+            _sinalizar_e_conferir(proc.pid, _arvore(proc.pid), colher=proc.poll)
