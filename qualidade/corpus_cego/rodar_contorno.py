@@ -1,5 +1,6 @@
 """Contorno: rodar() reaproveita o nome `pasta` para a pasta temporária de submissões e
 carregar() acaba lendo de /tmp/.../submissoes. Aqui carregar() lê sempre do corpus cego."""
+
 import sys
 from pathlib import Path
 
