@@ -124,11 +124,9 @@ def _entregar(aluno: str, slug: str, texto: str) -> tuple[str, float]:
 
 def _tratadas() -> dict:
     from hub import comum
+    from hub.corretor import ler_tratadas
 
-    try:
-        return json.loads((comum.CORRETOR / "tratadas.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    return ler_tratadas(comum.CORRETOR / "tratadas.jsonl")
 
 
 def _esperar(nomes: dict[str, float], prazo: float) -> dict[str, float]:

@@ -14,6 +14,8 @@ Estado do hub (tudo o que persiste entre ``make hub-parar`` e ``make hub``) fica
       config-professor/ JUPYTER_CONFIG_DIR do lab do instrutor (formgrader)
       dados-aluno/      JUPYTER_PATH do aluno: a extensão do nbgrader traduzida para o pt-BR
       corretor/         fila e registro do serviço de correção (usuário do serviço, 0700)
+      estado/           <aluno>.json: a situação das entregas de cada aluno (serviço, 0711; cada
+                        arquivo 0600 com leitura por ACL só para o aluno dele)
       privado/          banco e segredo de cookies do JupyterHub (root, 0700)
       run/              pids e o soquete do ajudante de correção
       logs/             jupyterhub.log, corretor.log, ajudante.log
@@ -55,6 +57,7 @@ CONFIG_ALUNO = ESTADO / "config-aluno"
 CONFIG_PROFESSOR = ESTADO / "config-professor"
 DADOS_ALUNO = ESTADO / "dados-aluno"
 CORRETOR = ESTADO / "corretor"
+ESTADO_ALUNOS = ESTADO / "estado"  # situação das entregas de cada aluno (serviço, 0711; ACL por aluno)
 PRIVADO = ESTADO / "privado"
 RUN = ESTADO / "run"
 LOGS = ESTADO / "logs"

@@ -197,6 +197,8 @@ def preparar_pastas(registro: dict, instrutor: str) -> None:
         grupo = comum.GRUPO_ALUNOS if dados["papel"] == "aluno" else comum.GRUPO_EQUIPE
         pasta(comum.HOME / usuario, usuario, grupo, 0o700)
     pasta(comum.CORRETOR, comum.USUARIO_CORRETOR, comum.GRUPO_EQUIPE, 0o700)
+    # a situação das entregas: cada aluno lê só o seu arquivo (ACL que o serviço põe), não lista a pasta
+    pasta(comum.ESTADO_ALUNOS, comum.USUARIO_CORRETOR, comum.GRUPO_EQUIPE, 0o711)
     pasta(comum.PRIVADO, modo=0o700)
     pasta(comum.RUN, modo=0o755)
     # o soquete do ajudante: só a equipe (instrutor e serviço) chega até ele

@@ -123,10 +123,9 @@ def _nbgrader_aluno(usuario: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def _registro_corretor() -> list[dict]:
-    try:
-        return list(json.loads((ESTADO / "corretor" / "tratadas.json").read_text()).values())
-    except (OSError, ValueError):
-        return []
+    from hub.corretor import ler_tratadas
+
+    return list(ler_tratadas(ESTADO / "corretor" / "tratadas.jsonl").values())
 
 
 def _esperar_tratadas(n: int, prazo: float = 90) -> list[dict]:
