@@ -17,6 +17,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -303,3 +306,140 @@ def test_arquivo_de_situacao_so_o_aluno_le(servico):
     assert entradas and (acl._USER, 4, ANA) in entradas
     assert not any(t == acl._USER and i != ANA for t, _, i in entradas)
     assert _situacao(estado, "ana")["entregas"][SLUG][0]["estado"] == "na fila"
+
+
+# --- SIGTERM/SIGINT aos serviços do hub: nada do avaliador nem de aluno sobra em 5 s ---------------
+
+
+def _descendentes(raiz: int) -> set[int]:
+    pais: dict[int, int] = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                pais[int(p.name)] = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    achados, fronteira = set(), {raiz}
+    while fronteira:
+        novos = {pid for pid, pai in pais.items() if pai in fronteira} - achados
+        achados |= novos
+        fronteira = novos
+    return achados
+
+
+def _vivos(pids: set[int]) -> set[int]:
+    vivos = set()
+    for pid in pids:
+        try:
+            estado = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if estado != "Z":
+            vivos.add(pid)
+    return vivos
+
+
+def _estado_falso(pasta: Path) -> dict:
+    from hub import comum
+
+    (pasta / "logs").mkdir(parents=True)
+    (pasta / "run" / "ajudante").mkdir(parents=True)
+    (pasta / "curso").mkdir()
+    (pasta / "corretor").mkdir()
+    (pasta / "usuarios.json").write_text(json.dumps({"usuarios": {}, "grupos": {comum.GRUPO_EQUIPE: 0}}))
+    return {
+        **os.environ,
+        "CURSO_HUB_ESTADO": str(pasta),
+        "CURSO_HUB_TRABALHADORES": "2",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    }
+
+
+@pytest.mark.parametrize("sinal", [signal.SIGTERM, signal.SIGINT])
+def test_sinal_ao_ajudante_nao_deixa_processo(pasta_aberta, sinal):
+    """Com uma caixa rodando o laço infinito de um aluno, SIGTERM (ou SIGINT) ao ajudante de
+    correção: em 5 s não sobra nenhum processo dele (trabalhadores, zigotos, caixas, filhos do aluno)."""
+    raiz = Path(__file__).resolve().parents[1]
+    env = _estado_falso(pasta_aberta / "hub")
+    nb = json.loads((raiz / "qualidade" / "exemplos" / "ana-correta" / SLUG / f"{SLUG}.ipynb").read_text())
+    for c in nb["cells"]:
+        if c["cell_type"] == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            c["source"] = "import os\n\ndef softmax(z, eixo=-1):\n    while True:\n        pass\n"
+            break
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub.ajudante_root"],
+        cwd=raiz,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    soquete = pasta_aberta / "hub" / "run" / "ajudante" / "avaliador.sock"
+    try:
+        fim = time.monotonic() + 240
+        while not soquete.exists():
+            assert proc.poll() is None and time.monotonic() < fim, "o ajudante não subiu"
+            time.sleep(0.2)
+        import threading
+
+        threading.Thread(target=lambda: _ignorar(lambda: pedir_nota_em(soquete, nb)), daemon=True).start()
+        # espera a caixa do aluno existir (um neto do trabalhador, já rodando o laço)
+        fim = time.monotonic() + 120
+        while len(_descendentes(proc.pid)) < 2 + 2 + 1 and time.monotonic() < fim:
+            time.sleep(0.2)
+        time.sleep(1.0)
+        antes = _descendentes(proc.pid)
+        assert len(antes) >= 5, antes  # 2 trabalhadores, 2 zigotos, a caixa
+        proc.send_signal(sinal)
+        inicio = time.monotonic()
+        while (_vivos(antes) or proc.poll() is None) and time.monotonic() - inicio < 5:
+            time.sleep(0.1)
+        assert proc.poll() is not None, "o ajudante não saiu em 5 s"
+        assert not _vivos(antes), f"sobraram {sorted(_vivos(antes))} de {sorted(antes)}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _ignorar(f):
+    try:
+        f()
+    except Exception:
+        pass
+
+
+def pedir_nota_em(soquete: Path, nb: dict) -> None:
+    import socket as _socket
+
+    with _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM) as s:
+        s.settimeout(120)
+        s.connect(str(soquete))
+        s.sendall(json.dumps({"slug": SLUG, "aluno": "ana", "notebook": json.dumps(nb)}).encode() + b"\n")
+        s.shutdown(_socket.SHUT_WR)
+        while s.recv(65536):
+            pass
+
+
+def test_sigterm_ao_servico_de_correcao(pasta_aberta):
+    """O serviço de correção (sem entregas) sai em menos de 5 s com SIGTERM e com SIGINT."""
+    raiz = Path(__file__).resolve().parents[1]
+    env = _estado_falso(pasta_aberta / "hub")
+    log = pasta_aberta / "hub" / "logs" / "corretor.log"
+    for sinal in (signal.SIGTERM, signal.SIGINT):
+        log.unlink(missing_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hub.corretor"], cwd=raiz, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        try:
+            fim = time.monotonic() + 60
+            while not (log.exists() and "observando" in log.read_text()) and time.monotonic() < fim:
+                time.sleep(0.1)
+            antes = _descendentes(proc.pid)
+            proc.send_signal(sinal)
+            proc.wait(timeout=5)
+            assert not _vivos(antes)
+            assert f"parando ({sinal.name})" in log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
