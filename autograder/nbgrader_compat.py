@@ -32,7 +32,7 @@ from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades, OverwriteCells
 from nbgrader.utils import is_locked
 from traitlets import Bool, List
 
@@ -87,6 +87,39 @@ class MathJaxLocal(Preprocessor):
         if not (destino / "MathJax.js").is_file():
             shutil.copytree(origem, destino, dirs_exist_ok=True)
         return nb, resources
+
+
+class NotasComPendentes(GetGrades):
+    """O ``GetGrades`` do nbgrader com o que o retorno em pt-BR mostra à parte: cada item corrigido à
+    mão que ainda espera o professor (``aguardando``, em vez de um 0 que parece nota), a nota da
+    parte automática e os pontos que faltam corrigir; o comentário automático "No response." do
+    nbgrader some (a célula mostra a resposta, ou a falta dela)."""
+
+    def preprocess(self, nb, resources):
+        self._automatica, self._maximo_automatico, self._pendente = 0.0, 0.0, 0.0
+        nb, resources = super().preprocess(nb, resources)
+        resources["nbgrader"].update(
+            nota_automatica=self._automatica,
+            maximo_automatico=self._maximo_automatico,
+            pendente=self._pendente,
+        )
+        return nb, resources
+
+    def _get_score(self, cell, resources) -> None:
+        super()._get_score(cell, resources)
+        g = cell.metadata["nbgrader"]
+        grade = self.gradebook.find_grade(g["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+        g["aguardando"] = bool(grade.needs_manual_grade)
+        if grade.needs_manual_grade:
+            self._pendente += float(grade.max_score or 0)
+        elif grade.auto_score is not None:
+            self._automatica += float(grade.score or 0)
+            self._maximo_automatico += float(grade.max_score or 0)
+
+    def _get_comment(self, cell, resources) -> None:
+        super()._get_comment(cell, resources)
+        if (cell.metadata["nbgrader"].get("comment") or "").strip() == "No response.":
+            cell.metadata["nbgrader"]["comment"] = None
 
 
 def instalar_add_submission_sem_autoflush() -> None:

@@ -50,6 +50,8 @@ from autograder.lote import NOME_VALIDO
 from hub import comum
 
 LIMITE_PEDIDO = 8 * 1024 * 1024
+
+
 def _nucleos() -> int:
     try:
         return len(os.sched_getaffinity(0))
