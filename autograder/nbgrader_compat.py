@@ -90,36 +90,47 @@ class MathJaxLocal(Preprocessor):
 
 
 class NotasComPendentes(GetGrades):
-    """O ``GetGrades`` do nbgrader com o que o retorno em pt-BR mostra à parte: cada item corrigido à
-    mão que ainda espera o professor (``aguardando``, em vez de um 0 que parece nota), a nota da
-    parte automática e os pontos que faltam corrigir; o comentário automático "No response." do
-    nbgrader some (a célula mostra a resposta, ou a falta dela)."""
+    """O ``GetGrades`` do nbgrader com o que o retorno em pt-BR mostra à parte: a nota da parte
+    automática (as células de teste) separada das respostas corrigidas à mão; cada resposta escrita
+    que ainda espera o professor fica ``aguardando`` (em vez de um 0 que parece nota) e a que ficou
+    em branco, ``sem_resposta`` (o comentário automático "No response." do nbgrader some)."""
 
     def preprocess(self, nb, resources):
-        self._automatica, self._maximo_automatico, self._pendente = 0.0, 0.0, 0.0
+        self._somas = {
+            "nota_automatica": 0.0,
+            "maximo_automatico": 0.0,
+            "pendente": 0.0,
+            "nota_manual": 0.0,
+            "maximo_manual": 0.0,
+        }
         nb, resources = super().preprocess(nb, resources)
-        resources["nbgrader"].update(
-            nota_automatica=self._automatica,
-            maximo_automatico=self._maximo_automatico,
-            pendente=self._pendente,
-        )
+        resources["nbgrader"].update(self._somas)
         return nb, resources
 
     def _get_score(self, cell, resources) -> None:
+        from nbgrader.utils import is_solution
+
         super()._get_score(cell, resources)
         g = cell.metadata["nbgrader"]
         grade = self.gradebook.find_grade(g["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
         g["aguardando"] = bool(grade.needs_manual_grade)
-        if grade.needs_manual_grade:
-            self._pendente += float(grade.max_score or 0)
-        elif grade.auto_score is not None:
-            self._automatica += float(grade.score or 0)
-            self._maximo_automatico += float(grade.max_score or 0)
+        pontos, maximo = float(grade.score or 0), float(grade.max_score or 0)
+        if is_solution(cell) or grade.needs_manual_grade:
+            self._somas["maximo_manual"] += maximo
+            if grade.needs_manual_grade:
+                self._somas["pendente"] += maximo
+            else:
+                self._somas["nota_manual"] += pontos
+        else:
+            self._somas["nota_automatica"] += pontos
+            self._somas["maximo_automatico"] += maximo
 
     def _get_comment(self, cell, resources) -> None:
         super()._get_comment(cell, resources)
-        if (cell.metadata["nbgrader"].get("comment") or "").strip() == "No response.":
-            cell.metadata["nbgrader"]["comment"] = None
+        g = cell.metadata["nbgrader"]
+        g["sem_resposta"] = (g.get("comment") or "").strip() == "No response."
+        if g["sem_resposta"]:
+            g["comment"] = None
 
 
 def instalar_add_submission_sem_autoflush() -> None:

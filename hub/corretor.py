@@ -415,7 +415,7 @@ class Corretor:
                 for g in nb.grades:
                     if g.needs_manual_grade:
                         pendente += float(g.max_score)
-                    elif g.auto_score is not None:
+                    elif g.cell.cell_type == "code" and g.auto_score is not None:
                         automatica += float(g.score)
                         maximo_auto += float(g.max_score)
             return {
@@ -441,7 +441,9 @@ class Corretor:
                 quebrado = self._consertar_quebrado(
                     destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
                 )
-                registrar(f"autograde falhou para {aluno}/{atividade}: {r.get('error', '')[-400:]}")
+                registrar(
+                    f"autograde falhou para {aluno}/{atividade}: {r.get('log', '')[-2500:]}\n{r.get('error', '')[-400:]}"
+                )
                 r = self.api.autograde(atividade, aluno, force=True, create=True)
             if not r["success"]:
                 registrar(f"ERRO {aluno}/{atividade}: autograde falhou de novo: {r.get('error', '')[-600:]}")

@@ -111,7 +111,10 @@
   function consultar() {
     if (consultando || !document.getElementById("submitted_assignments_list")) { return; }
     consultando = true;
-    fetch(base + "curso/estado", {credentials: "same-origin", cache: "no-store"})
+    /* o JupyterHub exige o token XSRF também nos GET de API autenticados pelo cookie */
+    var xsrf = (document.cookie.match(/(?:^|;\s*)_xsrf=([^;]*)/) || [])[1];
+    var cabecalhos = xsrf ? {"X-XSRFToken": decodeURIComponent(xsrf)} : {};
+    fetch(base + "curso/estado", {credentials: "same-origin", cache: "no-store", headers: cabecalhos})
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (d) { if (d) { estado = d; atualizar(); } })
       .catch(function () { /* o servidor reiniciando: tenta no próximo segundo */ })

@@ -228,7 +228,17 @@ def _atualizar_lista(pagina) -> None:
     pagina.wait_for_timeout(800)
 
 
-def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path) -> None:
+def _com_respostas_escritas(notebook: Path) -> dict:
+    """O notebook com as perguntas escritas respondidas (corrigidas à mão pelo professor)."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for celula in nb["cells"]:
+        meta = celula.get("metadata", {}).get("nbgrader", {})
+        if celula["cell_type"] == "markdown" and meta.get("solution"):
+            celula["source"] = "Escalar por √d_k mantém a variância dos produtos escalares perto de 1."
+    return nb
+
+
+def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path, respostas: bool = False) -> None:
     _lista_de_tarefas(pagina)
     botao = pagina.locator("#released_assignments_list button", has_text="Buscar")
     for _ in range(20):
@@ -241,7 +251,13 @@ def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path) -> None:
     url = f"{BASE}/user/{usuario}/api/contents/{SLUG}/{SLUG}.ipynb"
     r = contexto.request.put(
         url,
-        data=json.dumps({"type": "notebook", "format": "json", "content": json.loads(notebook.read_text())}),
+        data=json.dumps(
+            {
+                "type": "notebook",
+                "format": "json",
+                "content": _com_respostas_escritas(notebook) if respostas else json.loads(notebook.read_text()),
+            }
+        ),
         headers={"Content-Type": "application/json", **_xsrf(contexto)},
     )
     assert r.ok, (r.status, r.text()[:500])
@@ -427,7 +443,7 @@ def test_turma_no_navegador(hub, navegador):
     pagina_ana.screenshot(path=str(CAPTURAS / "aluna-lista-de-tarefas.png"))
     assert pagina_ana.evaluate("window.jupyterapp.commands.hasCommand('nbgrader:open-formgrader')") is False
 
-    _buscar_e_entregar(pagina_ana, ana, ANA, CORRETA)
+    _buscar_e_entregar(pagina_ana, ana, ANA, CORRETA, respostas=True)
     _buscar_e_entregar(pagina_bia, bia, BIA, COM_ERRO)
 
     texto_ana, demora_ana = _retorno(pagina_ana, ana, ANA, "ana")
@@ -439,7 +455,9 @@ def test_turma_no_navegador(hub, navegador):
     manual = _pontos_da_atividade(SLUG) - codigo
     for texto, nota in ((texto_ana, nota_ana), (texto_bia, nota_bia)):
         assert f"{SLUG} (Nota automática: {_nota_br(nota)} de {_nota_br(codigo)})" in texto, texto[:800]
-        assert f"aguardando correção do professor ({_nota_br(manual)} pontos)" in texto, texto[:800]
+    # a Ana respondeu as perguntas escritas: esperam o professor (não são 0); a Bia não respondeu
+    assert f"aguardando correção do professor ({_nota_br(manual)} pontos)" in texto_ana, texto_ana[:800]
+    assert "sem resposta" in texto_bia and "aguardando" not in texto_bia, texto_bia[:800]
     assert nota_bia < nota_ana
     assert f"Equívoco identificado: {EQUIVOCO_BIA}" in texto_bia
     assert "Faltou dividir as pontuações por √d_k" in texto_bia

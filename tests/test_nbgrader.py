@@ -139,7 +139,8 @@ def test_retorno_em_portugues_com_mathjax_local(curso):
     assert 'lang="pt-BR"' in html and "Célula de teste" in html and re.search(r"Nota: \d+(,\d+)? de \d+", html)
     assert "../../mathjax/MathJax.js" in html and "/static/jupyter_server_mathjax/MathJax.js" in html
     assert "cdnjs" not in html and not re.search(r"""src=["']https?://""", html), "o retorno busca algo fora da máquina"
-    assert "aguardando correção do professor" in html and "Nota automática:" in html
+    # o Bruno não respondeu as perguntas escritas: "sem resposta", e a nota automática à parte
+    assert re.search(r"Nota automática: \d+(,\d+)? de 10\b", html) and "sem resposta" in html
     assert "No response." not in html and "In&nbsp;[" not in html
     assert (curso / "feedback" / "mathjax" / "MathJax.js").is_file()
 
