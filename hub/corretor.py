@@ -521,6 +521,10 @@ class Corretor:
 
         os.umask(0o002)
         os.chdir(comum.CURSO)
+        # o nbgrader põe e tira NBGRADER_EXECUTION do ambiente do processo a cada autograde
+        # (utils.setenv); com dois autogrades ao mesmo tempo, o segundo a sair apagava uma variável
+        # que o primeiro já tinha tirado (KeyError). Fixa, ela só é posta e reposta.
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
         avaliacao_ajudante.FORA_DA_TRAVA = self._fora_da_trava
         registrar(
             f"observando {self.inbound} (a cada {INTERVALO:g} s, {CORRECOES} correções ao mesmo tempo);"
