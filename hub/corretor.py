@@ -183,6 +183,22 @@ class Situacao:
             registrar(f"não consegui gravar a situação de {aluno}: {exc}")
 
 
+def _setenv_entre_threads() -> None:
+    """O ``nbgrader.utils.setenv`` do 0.9.6 põe ``NBGRADER_EXECUTION=autograde`` no ambiente do
+    processo a cada autograde e, ao sair, sempre a apaga (ele guarda ``os.environ.get(valor)`` em vez
+    de ``get(chave)``). Com dois autogrades ao mesmo tempo, o segundo a sair apagava uma variável que
+    o primeiro já tinha tirado: ``KeyError`` e a entrega virava "o nbgrader não conseguiu ler". Aqui
+    a variável é posta e fica (o serviço só faz autograde, nunca validate)."""
+    import nbgrader.utils
+
+    @contextlib.contextmanager
+    def setenv(**variaveis):
+        os.environ.update(variaveis)
+        yield
+
+    nbgrader.utils.setenv = setenv
+
+
 class Corretor:
     def __init__(
         self,
@@ -521,10 +537,7 @@ class Corretor:
 
         os.umask(0o002)
         os.chdir(comum.CURSO)
-        # o nbgrader põe e tira NBGRADER_EXECUTION do ambiente do processo a cada autograde
-        # (utils.setenv); com dois autogrades ao mesmo tempo, o segundo a sair apagava uma variável
-        # que o primeiro já tinha tirado (KeyError). Fixa, ela só é posta e reposta.
-        os.environ["NBGRADER_EXECUTION"] = "autograde"
+        _setenv_entre_threads()
         avaliacao_ajudante.FORA_DA_TRAVA = self._fora_da_trava
         registrar(
             f"observando {self.inbound} (a cada {INTERVALO:g} s, {CORRECOES} correções ao mesmo tempo);"
