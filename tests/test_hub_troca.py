@@ -443,3 +443,44 @@ def test_sigterm_ao_servico_de_correcao(pasta_aberta):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_dois_autogrades_ao_mesmo_tempo_nao_apagam_o_ambiente_um_do_outro():
+    """O setenv do nbgrader 0.9.6 apaga NBGRADER_EXECUTION ao sair mesmo que outro autograde (outro
+    thread do serviço) ainda esteja dentro: o segundo a sair levava KeyError. O serviço o troca."""
+    import threading
+
+    import nbgrader.utils
+
+    from hub.corretor import _setenv_entre_threads
+
+    original = nbgrader.utils.setenv
+    erros = []
+    dentro = threading.Barrier(2)
+
+    def autograde():
+        try:
+            with nbgrader.utils.setenv(NBGRADER_EXECUTION="autograde"):
+                dentro.wait(timeout=10)
+        except Exception as exc:
+            erros.append(exc)
+
+    try:
+        for trocar in (False, True):
+            if trocar:
+                _setenv_entre_threads()
+            erros.clear()
+            dentro.reset()
+            threads = [threading.Thread(target=autograde) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if not trocar:
+                assert erros, (
+                    "o setenv original do nbgrader deveria falhar com dois threads (o teste não reproduz o erro)"
+                )
+        assert not erros, erros
+    finally:
+        nbgrader.utils.setenv = original
+        os.environ.pop("NBGRADER_EXECUTION", None)
