@@ -399,10 +399,10 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
         linhas_corrida = []
         nucleos = len(os.sched_getaffinity(0))
         if corrida:
-            turma = alunos[:corrida]
+            da_corrida = alunos[:corrida]
             for slug, base in (("06-transformer-copia", 40_000), ("01-atencao", 50_000)):
                 print(f"Corrida: {corrida} entregas da {slug} ...")
-                r = _corrida(turma, slug, None, base)
+                r = _corrida(da_corrida, slug, None, base)
                 meta = 1.2 * corrida * r["cpu"] / nucleos
                 linhas_corrida.append(
                     _linha_corrida(f"corrida {slug}", r)
@@ -413,7 +413,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
                 if slug == "06-transformer-copia":
                     sem = statistics.median(r["lat"]) if r["lat"] else float("nan")
             print(f"Corrida da 06 de novo, com {alunos[corrida]} reenviando 50 vezes ...")
-            r = _corrida(turma, "06-transformer-copia", alunos[corrida], 60_000)
+            r = _corrida(da_corrida, "06-transformer-copia", alunos[corrida], 60_000)
             com = statistics.median(r["lat"]) if r["lat"] else float("nan")
             linhas_corrida.append(
                 _linha_corrida("corrida 06 com um aluno reenviando 50×", r)
