@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao sementes adversarial lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente release grade test mutacao sementes adversarial instantaneo lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -69,6 +69,9 @@ sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob vária
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
+
+instantaneo: $(CARIMBO) ## Corrige os exemplos com o segredo de teste fixo e regrava o instantâneo das saídas (qualidade/instantaneo/; revise com git diff)
+	@$(PY) -m qualidade instantaneo
 
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
 	@$(PY) -m autograder.saidas.html "$(OUT)"

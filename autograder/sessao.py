@@ -167,6 +167,10 @@ class Sessao:
         prontas=None,
     ):
         chave = alvo if isinstance(alvo, str) else None
+        # Um objeto remoto passado como argumento (aluno.f(modelo)) vai como a referência dele.
+        args = tuple(a._ref if isinstance(a, ObjetoRemoto) else a for a in args)
+        if kwargs:
+            kwargs = {k: v._ref if isinstance(v, ObjetoRemoto) else v for k, v in kwargs.items()}
         if chave and ".".join([chave, *caminho]) in self.travadas:
             raise TempoEsgotado(self.travadas[".".join([chave, *caminho])])
         caixa = self.garantir()
@@ -202,6 +206,43 @@ class Sessao:
         """Posições e nomes dos argumentos que a última chamada alterou no lugar (diagnóstico da
         caixa, não confiável: só serve para tirar pontos, ver ``suite.exigir_entradas_intactas``)."""
         return list(getattr(self.caixa, "alterados", [])) if self.caixa is not None and self.caixa.viva else []
+
+    def tempo_de_cpu(self) -> float:
+        """CPU (s) da caixa viva mais a CPU que este processo gastou atendendo os callbacks dela: o
+        trabalho feito pelo aluno, onde quer que tenha rodado. Só a diferença entre duas leituras da
+        mesma caixa tem sentido (``cronometrar``)."""
+        caixa = self.garantir()
+        return caixa.tempo_de_cpu() + caixa.cpu_callbacks
+
+    def cronometrar(self, fazer):
+        """``(segundos de CPU do aluno, resultado)`` de ``fazer()`` (chamadas à caixa desta sessão)."""
+        caixa = self.garantir()
+        inicio = self.tempo_de_cpu()
+        resultado = fazer()
+        if self.caixa is not caixa or not caixa.viva:
+            raise CaixaMorreu("a caixa foi reaberta durante a medida")
+        return self.tempo_de_cpu() - inicio, resultado
+
+    def cronometrar_referencia(self, codigo: str, nome: str, args=(), vezes: int = 1, prazo: float = 60) -> float:
+        """CPU (s, o menor de ``vezes``) de ``nome(*args)`` numa caixa limpa do mesmo zigoto, com o preâmbulo
+        e ``codigo`` (do avaliador) e SEM o código do aluno; a caixa do aluno fica congelada enquanto isso
+        (nenhum código dele roda durante a medida)."""
+        limpa = Sessao(self.zigoto, self.atividade, {}, semente=self.semente)
+        vivo = self.caixa if self.caixa is not None and self.caixa.viva else None
+        try:
+            limpa.injetar(codigo)
+            if vivo is not None:
+                vivo.congelar(True)
+            melhor = float("inf")
+            for _ in range(vezes):
+                melhor = min(melhor, limpa.cronometrar(lambda: limpa.chamar(nome, args, prazo=prazo))[0])
+            return melhor
+        finally:
+            if vivo is not None:
+                vivo.congelar(False)
+            limpa.fechar()
+            for chave, valor in limpa.tempos.items():
+                self.tempos[chave] = self.tempos.get(chave, 0.0) + valor
 
     def fechar(self):
         if self.caixa is not None:
@@ -301,6 +342,19 @@ class Aluno:
         desfaz (ver ``Sessao.chamar_com_limites``). Ex.: ``aluno.com_limites(memoria_mb=16).f(x)``."""
         return AlunoComLimites(self._sessao, self._substituir, self._prazo, limites)
 
+    def com_prazo(self, segundos: float, *, sem_substitutos: bool = False) -> Aluno:
+        """O mesmo aluno, com outro prazo por chamada (um treino longo, por exemplo); ``sem_substitutos``
+        desliga as funções trocadas pela referência (o código injetado pela suíte chama as do aluno)."""
+        return Aluno(self._sessao, None if sem_substitutos else self._substituir, segundos)
+
+    def chamar_caminho(self, nome: str, caminho: tuple[str, ...], *args, guardar: bool = False, **kwargs):
+        """``nome.a.b(*args)`` na caixa, com ``caminho=("a", "b")``: ex. ``aluno.chamar_caminho("torch",
+        ("get_rng_state",))``. Com ``guardar``, o resultado fica na caixa e volta como objeto remoto."""
+        r = self._sessao.chamar(
+            nome, args, kwargs, caminho=tuple(caminho), guardar=guardar, substituir=self._substituir, prazo=self._prazo
+        )
+        return ObjetoRemoto(self._sessao, r, self._substituir, self._prazo) if guardar else r
+
     def com_substitutos(self, **funcoes) -> Aluno:
         """O mesmo aluno, com mais funções trocadas por versões do processo confiável."""
         return Aluno(self._sessao, {**(self._substituir or {}), **funcoes}, self._prazo)
@@ -318,6 +372,18 @@ class Aluno:
     def saida(self) -> str:
         """O que o código do aluno imprimiu até agora nesta caixa (os primeiros 20 mil caracteres)."""
         return self._sessao.garantir().saida_do_aluno()
+
+    def cronometrar(self, fazer):
+        """``(segundos, resultado)`` de ``fazer()``, que chama funções deste aluno: os segundos são a CPU que a
+        caixa dele gastou (todas as threads; a caixa não cria processos) mais o tempo de callbacks, medidos
+        pelo avaliador. Nenhum vizinho no mesmo núcleo muda a conta, e o aluno não a reduz."""
+        return self._sessao.cronometrar(fazer)
+
+    def cronometrar_referencia(self, codigo: str, nome: str, *args, vezes: int = 1, prazo: float = 60) -> float:
+        """CPU (s, o menor de ``vezes``) de ``nome(*args)`` definido por ``codigo`` (do avaliador) numa caixa
+        limpa, com o preâmbulo da aula e sem o código do aluno, cuja caixa fica congelada durante a medida:
+        a referência de um orçamento de tempo, comparável com ``cronometrar``."""
+        return self._sessao.cronometrar_referencia(codigo, nome, args, vezes=vezes, prazo=prazo)
 
 
 class AlunoComLimites:

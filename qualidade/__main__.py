@@ -22,6 +22,10 @@ COMANDOS = {
         "qualidade.adversarial",
         "corpus adversarial do avaliador, no modo atual ou nos três (make adversarial)",
     ),
+    "instantaneo": (
+        "qualidade.instantaneo",
+        "corrige os exemplos com o segredo de teste fixo e regrava qualidade/instantaneo/ (make instantaneo)",
+    ),
     "exemplos": ("qualidade.variantes", "regenera as submissões de exemplo (qualidade/exemplos/; make release)"),
     "corpus": (
         "qualidade.corpus_independente.executor",

@@ -1,6 +1,6 @@
 """Corpus adversarial (``qualidade/adversarial.py``, casos em ``qualidade/ataques/*.toml``).
 
-O subconjunto representativo (24 ataques e 3 controles honestos) roda uma vez por módulo nos três
+O subconjunto representativo (25 ataques e 3 controles honestos) roda uma vez por módulo nos três
 modos de ``MODOS`` (fixture ``modos``): root com namespaces, root sem CAP_SYS_ADMIN e sem root. Em
 cada modo o lote é o caminho real (``python -m autograder lote`` num subprocesso) e cada modo tem
 de CONTER cada ataque (nenhum vazamento, nenhuma nota acima da honesta, nenhum aluno honesto
@@ -49,6 +49,7 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "mata-pai": "sinalizar o avaliador",
     "mata-todos": "matar todos (kill -1)",
     "bomba-fork": "bomba de fork",
+    "filhos-e-threads-entre-chamadas": "processos e threads do aluno entre chamadas",
     "bomba-memoria-funcao": "memória",
     "laco-infinito-funcao": "tempo",
     "mensagem-com-entrada-oculta": "entradas ocultas no texto da exceção",

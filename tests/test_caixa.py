@@ -237,7 +237,7 @@ def ataques(zigoto) -> dict:
     b.matar()
     r["irma_apos_mata_todos"] = irma.chamar("f", [1])
     r["zigoto_vivo"] = zigoto.proc.poll() is None
-    # bomba de fork: para no limite de processos da caixa, e morre com ela
+    # bomba de fork: a caixa não cria processo nenhum (e o que criasse morreria com ela)
     b = zigoto.nova_caixa()
     b.executar(_BOMBA, "c")
     filhos = b.chamar("bomba", prazo=20)
@@ -275,7 +275,7 @@ def _conferir(r: dict, pid_ns: bool = False) -> None:
     assert not vazou, vazou
     assert any(k.startswith("ler ") and "01-atencao.ipynb" in k for k in r["sondagem"])
     assert r["irma_apos_mata_todos"] == 2 and r["zigoto_vivo"]
-    assert 0 < r["bomba_filhos"] < 500, "a bomba de fork não parou no limite de processos"
+    assert r["bomba_filhos"] == 0, "a caixa criou processos (o seccomp nega fork, vfork e clone sem CLONE_THREAD)"
     assert r["irma_durante_bomba"] == 3 and r["nova_caixa_durante_bomba"] == 7
     if not pid_ns:
         assert r["bomba_vivos_apos_matar"] == 0, "processos da bomba sobreviveram à caixa"
@@ -445,8 +445,19 @@ def permitidas():
     resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))
     resource.prlimit(0, resource.RLIMIT_CORE, (0, 0))
     os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) + 1)
-    os.sched_setaffinity(0, os.sched_getaffinity(0))
-    return 'ok'
+    import threading
+    feitas = []
+    t = threading.Thread(target=lambda: feitas.append(1))  # threads continuam valendo
+    t.start(); t.join()
+    return 'ok' if feitas == [1] else 'sem thread'
+def processos_novos():
+    import subprocess, multiprocessing
+    r = {}
+    r['fork'] = py(os.fork)
+    r['subprocess'] = py(lambda: subprocess.run(['true']))
+    r['multiprocessing'] = py(lambda: multiprocessing.get_context('fork').Process(target=int).start())
+    r['sched_setaffinity_proprio'] = py(lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)))
+    return r
 """
 
 
@@ -455,10 +466,8 @@ def test_seccomp_nega_chamadas_perigosas(zigoto, caixa):
     POSIX dão erro na caixa (seccomp); prlimit, setpriority, sched_set* e ioprio_set só valem para
     o próprio processo, e o que a caixa faz consigo mesma continua funcionando."""
     caixa.executar(_CODIGO_SECCOMP, "c")
-    alvo = 1 if zigoto.isolado else zigoto.proc.pid  # com PID próprio, o pid 1 é G: outro alvo é o pai
-    if zigoto.isolado:
-        caixa.executar("import os\nfilho = os.fork()\nif filho == 0:\n    import time\n    time.sleep(30)\n", "f")
-        alvo = caixa.chamar("filho", ler=True)
+    # com PID próprio, a caixa só vê a si mesma (pid 1): o filtro nega qualquer outro pid antes do kernel procurá-lo
+    alvo = 2 if zigoto.isolado else zigoto.proc.pid
     r = caixa.chamar("negadas", [alvo])
     assert "PERMITIU" not in r.values(), r
     assert r["io_uring_setup"] == "EPERM" and r["unshare"] == "EPERM"
@@ -466,6 +475,14 @@ def test_seccomp_nega_chamadas_perigosas(zigoto, caixa):
     assert {r[k] for k in ("shmget", "semget", "msgget", "mq_open")} == {"EPERM"}
     assert r["prlimit_outro"] == "EPERM" and r["setpriority_usuario"] == "EPERM" and r["ioprio_set_usuario"] == "EPERM"
     assert caixa.chamar("permitidas") == "ok"
+
+
+def test_caixa_nao_cria_processos(caixa):
+    """A caixa é um processo só (issue #37, classe 3): fork, subprocess e multiprocessing dão EPERM, e ela não
+    troca de núcleo; threads continuam valendo (ver test_seccomp_nega_chamadas_perigosas)."""
+    caixa.executar(_CODIGO_SECCOMP, "c")
+    r = caixa.chamar("processos_novos")
+    assert set(r.values()) == {"EPERM"}, r
 
 
 def test_garantias_por_modo_nomeiam_o_que_falta():
@@ -486,7 +503,7 @@ def _trabalhador_que_esquece_de_fechar(fila):
 
     z = Zigoto()
     c = z.nova_caixa()
-    c.executar("import os, time\nif os.fork() == 0:\n    while True:\n        time.sleep(1)\n", "c")
+    c.executar("import threading, time\nthreading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n", "c")
     fila.put((z.proc.pid, c.pid))
     # sai sem z.fechar(): como um trabalhador do lote ao fim do ProcessPoolExecutor
 
@@ -593,3 +610,29 @@ def test_varredura_apaga_so_pastas_de_donos_mortos(tmp_path):
     assert Path(viva).exists() and alheia.exists()
     os.close(trava)
     assert disco.varrer_abandonadas(str(tmp_path)) == [viva]
+
+
+def test_caixa_tem_cota_de_uma_cpu_onde_ha_cgroups(zigoto):
+    """Onde o hospedeiro tem o controlador cpu do cgroup v1 e o avaliador é root, cada caixa fica num cgroup
+    próprio com cota de uma CPU (nenhuma caixa passa de um núcleo, com quantas threads for), que some com ela."""
+    from autograder.caixa import sistema
+
+    if os.geteuid() != 0 or not os.access(sistema.CGROUP_CPU, os.W_OK):
+        pytest.skip("sem cgroup v1 de cpu gravável (vale o autogroup, ver SEGURANCA.md)")
+    c = zigoto.nova_caixa()
+    try:
+        c.executar("x = 1", "c")
+        donos = {}
+        for pasta in Path(sistema.CGROUP_CAIXAS).glob("caixa-*"):
+            for pid in (pasta / "cgroup.procs").read_text().split():
+                donos[int(pid)] = pasta
+        assert c.pid in donos, "o processo da caixa não está num cgroup de caixa"
+        pasta = donos[c.pid]
+        assert int((pasta / "cpu.cfs_quota_us").read_text()) == int((pasta / "cpu.cfs_period_us").read_text())
+    finally:
+        c.matar()
+    for _ in range(100):
+        if not pasta.exists():
+            break
+        time.sleep(0.05)
+    assert not pasta.exists(), "o cgroup da caixa sobrou depois dela"

@@ -172,3 +172,19 @@ def test_a_conferencia_da_costura_acha_um_import_proibido(tmp_path):
     assert not _proibido("qualidade.variantes", tmp_path / "variantes.py")
     assert _proibido("qualidade.variantes", falso)
     assert _proibido("qualidade.mutacao", tmp_path / "variantes.py")
+
+
+def test_suites_usam_o_aluno_so_pelo_contrato_publico():
+    """Nenhuma suíte alcança por dentro os objetos do aluno (``aluno._sessao``, ``modelo._ref``...): o que ela
+    precisa está em métodos públicos de ``Aluno``/``ObjetoRemoto`` (``chamar_caminho``, ``com_prazo``,
+    ``cronometrar``; um objeto remoto passado como argumento vai como referência)."""
+    raiz = Path(__file__).resolve().parents[1]
+    privados = {"_sessao", "_ref", "_substituir", "_prazo", "_limites"}
+    achados = []
+    for caminho in sorted((raiz / "autograder" / "suites").rglob("*.py")):
+        if caminho.name == "variantes.py":
+            continue
+        for no in ast.walk(ast.parse(caminho.read_text(encoding="utf-8"))):
+            if isinstance(no, ast.Attribute) and no.attr in privados:
+                achados.append(f"{caminho.relative_to(raiz)}:{no.lineno}: .{no.attr}")
+    assert not achados, "\n".join(achados)

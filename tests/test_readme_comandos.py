@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from autograder.notebooks import RAIZ, carregar_atividade
+from qualidade import instantaneo
 
 FORA = ("make test", "make bench")
 TOTAL_01 = carregar_atividade("01-atencao").total  # a nota máxima da aula 01 (a ana-correta tira ela)
@@ -63,6 +64,13 @@ def _grade(r, clone, fora):
     tabela = r.saida[r.saida.index("aluno ") :].split("\n\n")[0]
     assert _largura(tabela) <= 100, "a tabela do terminal passa de 100 colunas"
     assert (clone / "build" / "notas" / "notas.csv").is_file()
+    # O instantâneo (issue #39): com o segredo de teste fixo, notas, mensagens, notas.csv e a tabela dos
+    # exemplos são os guardados em qualidade/instantaneo/. Uma mudança de propósito: make instantaneo.
+    diferencas = instantaneo.conferir(clone / "build" / "notas")
+    assert not diferencas, (
+        "as saídas dos exemplos mudaram; se foi de propósito, rode make instantaneo e revise o git diff:\n"
+        + "\n\n".join(diferencas)[:6000]
+    )
 
 
 def _grade_pasta(r, clone, fora):
@@ -365,6 +373,7 @@ def test_comandos_do_readme_num_clone_limpo(tmp_path):
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTEST", "MAKE"))}
     env["PATH"] = "/usr/local/bin:/usr/bin:/bin"  # sem o .venv no PATH, como um usuário novo
+    env["AVALIADOR_SEGREDO"] = instantaneo.SEGREDO  # o segredo de teste fixo: o make grade confere o instantâneo
     comandos = [
         c for c in comandos_do_readme((clone / "README.md").read_text(encoding="utf-8")) if not c.startswith(FORA)
     ]

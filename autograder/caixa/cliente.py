@@ -295,6 +295,9 @@ class Caixa:
         # "chamar", o tempo que a caixa diz ter passado dentro da função do aluno (dado não
         # confiável, limitado ao tempo de relógio) e o tempo atendendo callbacks de referência.
         self.tempos = {"chamadas": 0.0, "remoto": 0.0, "callbacks": 0.0}
+        # CPU deste processo atendendo callbacks da caixa (trabalho feito a pedido do aluno): entra na
+        # conta de ``Sessao.tempo_de_cpu``, que dá nota (um orçamento de tempo), ao contrário de ``tempos``.
+        self.cpu_callbacks = 0.0
         # Argumentos que a última chamada alterou no lugar (posições e nomes). Os DADOS de arrays e
         # tensores são conferidos NESTE processo: a caixa os recebe numa região de memória que o
         # avaliador compara depois da chamada com o que mandou (ver memoria.py). A isso se soma o
@@ -324,6 +327,26 @@ class Caixa:
             self.aviso = None
 
     encerrar = matar
+
+    def tempo_de_cpu(self) -> float:
+        """Segundos de CPU que o processo da caixa já usou (todas as threads, vivas e mortas), lidos deste
+        lado pelo relógio de CPU do processo (``clock_getcpuclockid``), não pelo que a caixa diz. A caixa
+        não cria processos (seccomp), então isso é todo o trabalho do aluno nela; e o relógio não anda
+        quando outro processo ocupa o núcleo: nenhum vizinho infla nem desinfla a conta."""
+        try:
+            return time.clock_gettime(((~self.pid) << 3) | 2)  # CPUCLOCK_SCHED do processo inteiro
+        except OSError:
+            raise CaixaMorreu("a caixa terminou antes de ser cronometrada") from None
+
+    def congelar(self, congelada: bool) -> None:
+        """Para (SIGSTOP) ou solta (SIGCONT) o processo da caixa, com todas as threads dele: enquanto o
+        avaliador cronometra uma referência, nenhum código do aluno roda."""
+        if self.pidfd is None:
+            return
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGSTOP if congelada else signal.SIGCONT)
+        except OSError:
+            pass
 
     def _motivo_da_morte(self) -> str:
         """Por que o processo C matou a caixa, se foi ele (texto deste processo, não da caixa)."""
@@ -364,9 +387,10 @@ class Caixa:
                     # depois) e os argumentos são conferidos antes de qualquer trabalho.
                     if time.monotonic() >= canal.limite:
                         raise TimeoutError
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     self._atender_callback(canal, resp, bufs, callbacks or {})
                     self.tempos["callbacks"] += time.perf_counter() - t0
+                    self.cpu_callbacks += time.thread_time() - c0
                     if time.monotonic() >= canal.limite:
                         raise TimeoutError
                     continue

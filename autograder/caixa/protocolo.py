@@ -447,6 +447,43 @@ def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
     return linha if len(linha) <= limite else linha[: limite - 1] + "…"
 
 
+# Um valor que a suíte cita numa mensagem (o que a função do aluno devolveu, uma forma, um nome de
+# tipo) já formatado em texto: o aluno escolhe o que devolve, então o texto pode carregar as entradas
+# ocultas que o código dele viu (um texto oculto em hexadecimal, números com muitos dígitos). Passa
+# só uma amostra curta: sem caracteres de controle (quebras de linha ficam), cada sequência de letras
+# e dígitos com até ``LIMITE_SEQUENCIA_VALOR`` caracteres, até ``LIMITE_ALFANUMERICOS_VALOR`` letras e
+# dígitos no total e até ``LIMITE_VALOR_ALUNO`` caracteres; o que passa disso vira "…".
+LIMITE_VALOR_ALUNO = 200
+LIMITE_ALFANUMERICOS_VALOR = 80
+LIMITE_SEQUENCIA_VALOR = 24
+_SEQUENCIA = re.compile(r"[^\W_]+")
+
+
+def valor_do_aluno(texto) -> str:
+    """O texto de um valor que pode ter vindo do aluno, do jeito que pode entrar numa mensagem
+    (ver acima). Um valor curto e comum (formas, dtypes, poucos números) passa igual."""
+    if type(texto) is not str:
+        texto = str(texto)
+    texto = "".join(c if c == "\n" or unicodedata.category(c)[0] != "C" else " " for c in texto[:4096])
+    partes, alfanumericos, fim = [], 0, 0
+    for m in _SEQUENCIA.finditer(texto):
+        partes.append(texto[fim : m.start()])
+        fim = m.end()
+        seq = m.group(0)
+        if len(seq) > LIMITE_SEQUENCIA_VALOR:
+            seq = seq[:LIMITE_SEQUENCIA_VALOR] + "…"
+        resta = LIMITE_ALFANUMERICOS_VALOR - alfanumericos
+        if len(seq.rstrip("…")) > resta:
+            partes.append(seq[:resta] + "…")
+            fim = len(texto)
+            break
+        alfanumericos += len(seq.rstrip("…"))
+        partes.append(seq)
+    partes.append(texto[fim:])
+    saida = "".join(partes)
+    return saida if len(saida) <= LIMITE_VALOR_ALUNO else saida[: LIMITE_VALOR_ALUNO - 1] + "…"
+
+
 def tipo_do_aluno(tipo) -> str:
     """O nome de um tipo de exceção vindo da caixa: os das exceções do Python e de poucas da
     biblioteca; qualquer outro nome (o aluno escolhe o nome de uma classe sua) vira "Exception"."""

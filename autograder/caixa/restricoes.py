@@ -16,8 +16,10 @@ sem privilégio, e que não se desfazem depois:
   UNIX abstratos de fora.
 * **seccomp** (filtro montado pela libseccomp, ``libseccomp.so.2``, via ctypes): nenhum
   ``socket()`` (nem ``AF_UNIX``: o soquete da caixa vem herdado; ``socketpair(AF_UNIX)`` fica),
-  nada de IPC do System V nem de filas POSIX, ``prlimit``/``setpriority``/``sched_set*``/
-  ``ioprio_set``/``migrate_pages``/``move_pages`` só sobre o próprio processo, e nega chamadas
+  nada de IPC do System V nem de filas POSIX, nenhum processo novo (``fork``, ``vfork``, ``clone`` sem
+  ``CLONE_THREAD``: a caixa é um processo só, com as threads que quiser), nenhuma troca de núcleos
+  (``sched_setaffinity``), ``prlimit``/``setpriority``/``sched_set*``/``ioprio_set``/``migrate_pages``/
+  ``move_pages`` só sobre o próprio processo, e nega chamadas
   que furariam a caixa ou o kernel: ``ptrace``, ``process_vm_readv/writev``, ``bpf``,
   ``io_uring_*``, ``perf_event_open``, ``userfaultfd``, ``unshare``/``setns``/``clone`` com
   namespaces novos, montagens, módulos do kernel etc.
@@ -260,6 +262,10 @@ CLONE_NAMESPACES = (
     0x40000000,  # CLONE_NEWNET
 )
 
+CLONE_THREAD = 0x00010000
+# fork e vfork (clone sem CLONE_THREAD também é negado, ver aplicar_seccomp)
+PROCESSOS_NOVOS = ("fork", "vfork")
+
 NEGADAS = (
     "ptrace",
     "process_vm_readv",
@@ -304,6 +310,9 @@ NEGADAS = (
     "syslog",
     "process_madvise",
     "process_mrelease",
+    # A caixa fica nos núcleos que o avaliador lhe deu (o trabalhador do lote fixa o seu): não invade
+    # o núcleo de um vizinho cronometrado.
+    "sched_setaffinity",
 )
 
 # IPC do System V e filas POSIX: sem namespace de IPC, duas caixas trocariam dados por elas, e um
@@ -334,7 +343,6 @@ NEGADAS_IPC = (
 SO_NO_PROPRIO = (
     ("prlimit64", 0),
     ("setpriority", 1),
-    ("sched_setaffinity", 0),
     ("sched_setparam", 0),
     ("sched_setscheduler", 0),
     ("sched_setattr", 0),
@@ -429,6 +437,11 @@ def aplicar_seccomp() -> bool:
         regra(_erro(errno.ENOSYS), "clone3")
         for bit in CLONE_NAMESPACES:
             regra(_erro(errno.EPERM), "clone", _ArgCmp(0, SCMP_CMP_MASKED_EQ, bit, bit))
+        # A caixa é um processo só (threads ficam): nenhum processo novo. Um filho do aluno correria
+        # entre as chamadas, fora da conta de CPU da caixa, e roubaria o núcleo de quem é cronometrado.
+        for nome in PROCESSOS_NOVOS:
+            regra(_erro(errno.EPERM), nome)
+        regra(_erro(errno.EPERM), "clone", _ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0))
         ret = lib.seccomp_load(ctx)
         if ret < 0:
             raise RestricaoFalhou(-ret, f"seccomp_load: {os.strerror(-ret)}")

@@ -12,6 +12,7 @@ import ctypes
 import os
 import resource
 import signal
+import time
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -181,3 +182,67 @@ def fechar_fds(manter: int) -> None:
     for fd in (0, 1, 2):
         os.dup2(nulo, fd)
     os.close(nulo)
+
+
+# ----------------------------------------------------------------------------- CPU por caixa (cgroup)
+# Onde o hospedeiro oferece o controlador ``cpu`` do cgroup v1 e o avaliador pode escrever nele (root), cada
+# caixa ganha um cgroup próprio com cota de uma CPU (``cfs_quota_us`` = ``cfs_period_us``): com quantas threads
+# for, uma caixa não passa de um núcleo e não rouba os vizinhos. Sem isso (sem root, contêiner com o cgroupfs
+# só de leitura), vale o que está em SEGURANCA.md: núcleo fixo no lote e o autogroup da sessão de cada caixa.
+CGROUP_CPU = "/sys/fs/cgroup/cpu"
+CGROUP_CAIXAS = os.path.join(CGROUP_CPU, "curso-caixas")
+PERIODO_CPU_US = 100_000
+
+
+def criar_cgroup_da_caixa(nome: str, cpus: float = 1.0) -> str | None:
+    """Cria ``curso-caixas/<nome>`` com cota de ``cpus`` CPUs; ``None`` se o hospedeiro não deixa."""
+    if os.geteuid() != 0 or not os.path.isdir(CGROUP_CPU):
+        return None
+    caminho = os.path.join(CGROUP_CAIXAS, nome)
+    try:
+        os.makedirs(caminho, exist_ok=True)
+        with open(os.path.join(caminho, "cpu.cfs_period_us"), "w") as f:
+            f.write(str(PERIODO_CPU_US))
+        with open(os.path.join(caminho, "cpu.cfs_quota_us"), "w") as f:
+            f.write(str(int(PERIODO_CPU_US * cpus)))
+    except OSError:
+        remover_cgroup(caminho)
+        return None
+    return caminho
+
+
+def entrar_no_cgroup(caminho: str | None) -> bool:
+    """O processo que chama (com as threads dele) passa para o cgroup ``caminho``."""
+    if not caminho:
+        return False
+    try:
+        with open(os.path.join(caminho, "cgroup.procs"), "w") as f:
+            f.write("0")
+        return True
+    except OSError:
+        return False
+
+
+def remover_cgroup(caminho: str | None) -> None:
+    """Apaga o cgroup da caixa (só sai vazio: chame depois de colher os processos dela)."""
+    if not caminho:
+        return
+    for _ in range(20):
+        try:
+            os.rmdir(caminho)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # um processo ainda saindo: tenta de novo logo
+            time.sleep(0.01)
+
+
+def varrer_cgroups_abandonados() -> None:
+    """Cgroups de caixas cujo processo C morreu sem apagá-los (``caixa-<pid>`` de um pid que não existe)."""
+    try:
+        nomes = os.listdir(CGROUP_CAIXAS)
+    except OSError:
+        return
+    for nome in nomes:
+        if nome.startswith("caixa-") and nome[6:].isdigit() and not os.path.exists(f"/proc/{nome[6:]}"):
+            remover_cgroup(os.path.join(CGROUP_CAIXAS, nome))

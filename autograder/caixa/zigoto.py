@@ -88,6 +88,7 @@ class ProcessoZigoto:
     def preparar(self) -> None:
         # Pastas de caixas de avaliadores que morreram sem limpar (trava livre): some com elas.
         disco.varrer_abandonadas()
+        sistema.varrer_cgroups_abandonados()
         self.modo = modos.pelo_usuario()
         if self.modo == modos.ROOT_SEM_NAMESPACES:
             if self.config.get("isolar", True):
@@ -210,6 +211,7 @@ class ProcessoZigoto:
             disco.apagar_arvore(caminho)
             os.close(trava)
         self.pastas.clear()
+        sistema.varrer_cgroups_abandonados()  # os das caixas cujo C morreu no meio da limpeza
 
     def _laco(self, controle: socket.socket) -> None:
         while True:
@@ -288,6 +290,8 @@ class ProcessoZigoto:
                     break
                 except OSError:
                     continue
+        # A cota de CPU da caixa (um núcleo, onde o hospedeiro tem cgroups): G entra nela antes do aluno.
+        pedido["cgroup"] = sistema.criar_cgroup_da_caixa(f"caixa-{os.getpid()}")
         pid = os.fork()
         if pid == 0:
             try:
@@ -326,6 +330,7 @@ class ProcessoZigoto:
                 break
             except InterruptedError:
                 continue
+        sistema.remover_cgroup(pedido.get("cgroup"))
         if trabalho:  # todos os processos da caixa já morreram e foram colhidos
             disco.apagar_arvore(trabalho)
 
@@ -381,6 +386,7 @@ class ProcessoZigoto:
         """Processo G: prepara o ambiente, aplica limites, perde privilégios e atende."""
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         os.setsid()
+        sistema.entrar_no_cgroup(pedido.get("cgroup"))
         limites = pedido.get("limites", {})
         if self.isolado:
             if novo_pid:

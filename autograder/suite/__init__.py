@@ -52,6 +52,8 @@ Os módulos:
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
 * ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);
+* ``mensagens``: ``mostrar``, o único caminho de um valor (devolvido pelo aluno ou não) para um campo
+  de f-string de uma mensagem: formata e filtra (``tests/test_mensagens_da_suite.py`` confere);
 * ``constantes``: ``CONSTANTE_DO_EXEMPLO`` e ``conferir_constante_do_exemplo`` (um valor fixo no código
   que é o da verificação visível, no lugar do argumento).
 """
@@ -118,6 +120,7 @@ from autograder.suite.itens import (
     tempo_limite,
     verificar,
 )
+from autograder.suite.mensagens import Mostrado, mostrar
 from autograder.suite.procedencia import (
     BETAS_DO_ADAM,
     CORRELACAO_MINIMA,
@@ -157,6 +160,7 @@ __all__ = [
     "Declaracoes",
     "Equivoco",
     "ErroDoAluno",
+    "Mostrado",
     "Procedencia",
     "Reprovado",
     "TempoEsgotado",
@@ -181,6 +185,7 @@ __all__ = [
     "item",
     "medir_procedencia",
     "modulo_da_suite",
+    "mostrar",
     "pares_por_modo",
     "pasta_da_fonte",
     "propriedade",

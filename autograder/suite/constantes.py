@@ -8,6 +8,7 @@ a referência daria com o valor do exemplo, a mensagem diz isso.
 from __future__ import annotations
 
 from autograder.suite.itens import Equivoco, Reprovado, _iguais
+from autograder.suite.mensagens import mostrar
 
 CONSTANTE_DO_EXEMPLO = Equivoco(
     "constante-do-exemplo",
@@ -26,7 +27,7 @@ def conferir_constante_do_exemplo(obtido, com_o_exemplo, nome: str, recebido, do
         com_o_exemplo = com_o_exemplo()
     if _iguais(obtido, com_o_exemplo):
         raise Reprovado(
-            f"{CONSTANTE_DO_EXEMPLO.mensagem} (aqui {nome} = {recebido!r}, mas o resultado é o de "
-            f"{nome} = {do_exemplo!r}, o valor do exemplo)",
+            f"{CONSTANTE_DO_EXEMPLO.mensagem} (aqui {mostrar(nome)} = {mostrar(recebido)!r}, mas o resultado é o de "
+            f"{mostrar(nome)} = {mostrar(do_exemplo)!r}, o valor do exemplo)",
             CONSTANTE_DO_EXEMPLO,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.suite.itens import Equivoco, Reprovado, verificar
+from autograder.suite.mensagens import mostrar
 
 # Equívocos do laço que o espião vê, com a mesma mensagem em toda aula que treina.
 TREINO_SEM_ZERAR = Equivoco(
@@ -37,23 +38,25 @@ def conferir_chamadas_do_espiao(hist, chamadas, passos: int, n_lotes: int, *, ig
     ``ignora_passos`` da suíte."""
     if not isinstance(hist, dict) or not {"perda", "taxa"} <= set(hist):
         raise Reprovado(
-            f"treinar deve devolver o dicionário {{'perda': [...], 'taxa': [...]}}; veio {type(hist).__name__}."
+            f"treinar deve devolver o dicionário {{'perda': [...], 'taxa': [...]}}; veio {mostrar(type(hist).__name__)}."
         )
     verificar(len(chamadas) >= 1, "treinar não chamou o modelo nenhuma vez.")
     if len(chamadas) == n_lotes != passos:
         raise Reprovado(
-            f"{ignora_passos.mensagem} Com passos = {passos} e {n_lotes} lotes, o modelo foi chamado "
-            f"{len(chamadas)} vezes.",
+            f"{ignora_passos.mensagem} Com passos = {mostrar(passos)} e {mostrar(n_lotes)} lotes, o modelo foi chamado "
+            f"{mostrar(len(chamadas))} vezes.",
             ignora_passos,
         )
     verificar(
         len(chamadas) == passos and len(hist["perda"]) == passos,
-        f"Com passos = {passos}, o modelo devia ser chamado {passos} vezes e o histórico ter {passos} perdas; "
-        f"foram {len(chamadas)} chamadas e {len(hist['perda'])} perdas.",
+        f"Com passos = {mostrar(passos)}, o modelo devia ser chamado {mostrar(passos)} vezes e o histórico ter {mostrar(passos)} perdas; "
+        f"foram {mostrar(len(chamadas))} chamadas e {mostrar(len(hist['perda']))} perdas.",
     )
     tipos = {type(p).__name__ for p in hist["perda"] if isinstance(p, bool) or not isinstance(p, int | float)}
     if tipos:
-        raise Reprovado(f"{TREINO_PERDA_NAO_FLOAT.mensagem} (Veio {', '.join(sorted(tipos))}.)", TREINO_PERDA_NAO_FLOAT)
+        raise Reprovado(
+            f"{TREINO_PERDA_NAO_FLOAT.mensagem} (Veio {mostrar(', '.join(sorted(tipos)))}.)", TREINO_PERDA_NAO_FLOAT
+        )
 
 
 def conferir_laco_do_espiao(
@@ -79,20 +82,20 @@ def conferir_laco_do_espiao(
     if not all(chamada["treino"] for chamada in chamadas):
         em_avaliacao = sum(not chamada["treino"] for chamada in chamadas)
         raise Reprovado(
-            f"{modo_avaliacao.mensagem} ({em_avaliacao} de {len(chamadas)} chamadas em modo de avaliação.)",
+            f"{modo_avaliacao.mensagem} ({mostrar(em_avaliacao)} de {mostrar(len(chamadas))} chamadas em modo de avaliação.)",
             modo_avaliacao,
         )
     verificar(acumulou, "O laço de treino não chamou perda.backward(): nenhum gradiente chegou ao modelo.")
     if any(acumulou):
         raise Reprovado(
-            f"{sem_zerar.mensagem} (Em {sum(acumulou)} de {len(acumulou)} backwards o .grad tinha o do passo "
+            f"{sem_zerar.mensagem} (Em {mostrar(sum(acumulou))} de {mostrar(len(acumulou))} backwards o .grad tinha o do passo "
             "anterior somado.)",
             sem_zerar,
         )
     verificar(otimizadores, "O laço de treino não deu nenhum passo do otimizador (otimizador.step()).")
     if len(set(otimizadores)) > 1:
         raise Reprovado(
-            f"{recriado.mensagem} ({len(set(otimizadores))} otimizadores diferentes em {len(otimizadores)} passos.)",
+            f"{recriado.mensagem} ({mostrar(len(set(otimizadores)))} otimizadores diferentes em {mostrar(len(otimizadores))} passos.)",
             recriado,
         )
     if sem_eval is not None and treino_no_fim:

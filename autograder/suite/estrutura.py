@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.suite.itens import Equivoco, Reprovado
+from autograder.suite.mensagens import mostrar
 
 # ------------------------------------------------------------------ estrutura e estado de treino
 # Erros que uma comparação de saídas em modo de avaliação não vê: camadas que compartilham os mesmos
@@ -57,10 +58,10 @@ def conferir_inicializacao(pesos: dict, modulo_ref, classe: str, outros_itens: t
         ref = valor.detach().double()
         sorteado = bool((ref != ref[..., :1, :]).any())
         if sorteado and dele.shape == ref.shape and bool((dele == dele[..., :1, :]).all()):
-            constantes.append(f"{nome}: todas as {ref.shape[-2]} linhas iguais")
+            constantes.append(f"{mostrar(nome)}: todas as {mostrar(ref.shape[-2])} linhas iguais")
     if constantes:
         raise Reprovado(
-            f"{ESTRUTURA_INICIALIZACAO_CONSTANTE.mensagem} ({classe}: {constantes[:4]})",
+            f"{ESTRUTURA_INICIALIZACAO_CONSTANTE.mensagem} ({mostrar(classe)}: {mostrar(constantes[:4])})",
             ESTRUTURA_INICIALIZACAO_CONSTANTE,
         )
 
@@ -145,7 +146,7 @@ def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tup
     ref = _descrever_estrutura(modulo_ref)
     if dele is None:
         raise Reprovado(
-            f"Não consegui ler a estrutura de {classe} (parâmetros, buffers e submódulos): a descrição que "
+            f"Não consegui ler a estrutura de {mostrar(classe)} (parâmetros, buffers e submódulos): a descrição que "
             "voltou da caixa não tem a forma esperada. O seu código não pode mexer no que o avaliador injeta."
         )
     repetidos, parametros, buffers, dropouts = dele
@@ -161,18 +162,24 @@ def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tup
         dropouts = [(n, p) for n, p in dropouts if _subarvore(str(n), outros_itens) is None]
     if repetidos and not ref["repetidos"]:
         a, b = repetidos[0]
-        raise Reprovado(f"{ESTRUTURA_COMPARTILHADA.mensagem} ({classe}: {a} e {b})", ESTRUTURA_COMPARTILHADA)
+        raise Reprovado(
+            f"{ESTRUTURA_COMPARTILHADA.mensagem} ({mostrar(classe)}: {mostrar(a)} e {mostrar(b)})",
+            ESTRUTURA_COMPARTILHADA,
+        )
     congelados = sorted(
         n for n, treina in ref["parametros"].items() if treina and (n in buffers or parametros.get(n) is False)
     )
     if congelados:
-        raise Reprovado(f"{ESTRUTURA_NAO_APRENDE.mensagem} ({classe}: {congelados[:4]})", ESTRUTURA_NAO_APRENDE)
+        raise Reprovado(
+            f"{ESTRUTURA_NAO_APRENDE.mensagem} ({mostrar(classe)}: {mostrar(congelados[:4])})", ESTRUTURA_NAO_APRENDE
+        )
     treinaveis = sorted(n for n in ref["buffers"] if n in parametros)
     if treinaveis:
         raise Reprovado(
-            f"{ESTRUTURA_BUFFER_TREINAVEL.mensagem} ({classe}: {treinaveis[:4]})", ESTRUTURA_BUFFER_TREINAVEL
+            f"{ESTRUTURA_BUFFER_TREINAVEL.mensagem} ({mostrar(classe)}: {mostrar(treinaveis[:4])})",
+            ESTRUTURA_BUFFER_TREINAVEL,
         )
     com_ref = {nome for nome, _ in ref["dropouts"]}
-    extras = [f"{nome or classe} (p = {taxa:g})" for nome, taxa in dropouts if nome not in com_ref]
+    extras = [f"{mostrar(nome or classe)} (p = {mostrar(taxa):g})" for nome, taxa in dropouts if nome not in com_ref]
     if extras:
-        raise Reprovado(f"{ESTRUTURA_DROPOUT.mensagem} ({classe}: {extras[:4]})", ESTRUTURA_DROPOUT)
+        raise Reprovado(f"{ESTRUTURA_DROPOUT.mensagem} ({mostrar(classe)}: {mostrar(extras[:4])})", ESTRUTURA_DROPOUT)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from autograder.caixa.protocolo import texto_do_aluno
+from autograder.suite.mensagens import mostrar
 
 
 def item(grade_id: str, pontos: float):
@@ -81,7 +82,7 @@ def pares_por_modo(*itens) -> list[tuple[Equivoco, str]]:
     for it in itens:
         if isinstance(it, Equivoco):
             if not it.modos:
-                raise TypeError(f"o equívoco {it.codigo!r} não declara modos: passe o par (equívoco, modo)")
+                raise TypeError(f"o equívoco {mostrar(it.codigo)!r} não declara modos: passe o par (equívoco, modo)")
             pares.extend((it, modo) for modo in it.modos)
         else:
             eq, modo = it
@@ -171,13 +172,13 @@ def exigir_entradas_intactas(aluno, funcao: str, parametros=None) -> None:
     rotulos = []
     for chave in alterados:
         if type(chave) is int:
-            rotulos.append(f"`{nomes[chave]}`" if chave < len(nomes) else f"o {chave + 1}º argumento")
+            rotulos.append(f"`{mostrar(nomes[chave])}`" if chave < len(nomes) else f"o {mostrar(chave + 1)}º argumento")
         else:
-            rotulos.append(f"`{chave}`")
+            rotulos.append(f"`{mostrar(chave)}`")
     lista = rotulos[0] if len(rotulos) == 1 else ", ".join(rotulos[:-1]) + " e " + rotulos[-1]
     plural = "os argumentos" if len(rotulos) > 1 else "o argumento"
     raise Reprovado(
-        f"`{funcao}` alterou no lugar {plural} {lista} que recebeu (por exemplo com `z -= ...`, `x[...] = ...` "
+        f"`{mostrar(funcao)}` alterou no lugar {mostrar(plural)} {mostrar(lista)} que recebeu (por exemplo com `z -= ...`, `x[...] = ...` "
         "ou `t.add_(...)`): quem chamou a função perde os dados originais. Trabalhe numa cópia "
         "(`z = z - ...`, `x.copy()`, `t.clone()`).",
         ENTRADA_ALTERADA,
@@ -238,7 +239,7 @@ def exigir_que_responda(saidas, nome: str = "a função") -> None:
     saidas = list(saidas)
     if len(saidas) >= 2 and all(_iguais(saidas[0], s) for s in saidas[1:]):
         raise Reprovado(
-            f"{nome} devolveu o mesmo valor para entradas diferentes: ela não está calculando nada. "
+            f"{mostrar(nome)} devolveu o mesmo valor para entradas diferentes: ela não está calculando nada. "
             f"{NAO_FAZ_NADA.mensagem}",
             NAO_FAZ_NADA,
         )
@@ -249,7 +250,7 @@ def exigir_que_transforme(saida, entrada, nome: str = "a função") -> None:
     (um número, ``None``, um array de zeros)."""
     if _constante(saida) or (entrada is not None and _iguais(saida, entrada)):
         raise Reprovado(
-            f"{nome} devolveu a própria entrada ou um valor constante. {NAO_FAZ_NADA.mensagem}", NAO_FAZ_NADA
+            f"{mostrar(nome)} devolveu a própria entrada ou um valor constante. {NAO_FAZ_NADA.mensagem}", NAO_FAZ_NADA
         )
 
 
@@ -263,7 +264,7 @@ def como_array(valor, nome: str = "o resultado") -> np.ndarray:
     except ImportError:  # pragma: no cover
         pass
     if not isinstance(valor, np.ndarray):
-        raise Reprovado(f"{nome} deveria ser um array do NumPy, mas veio {type(valor).__name__}.")
+        raise Reprovado(f"{mostrar(nome)} deveria ser um array do NumPy, mas veio {mostrar(type(valor).__name__)}.")
     return valor
 
 
@@ -295,21 +296,25 @@ def comparar(
     esperado = np.asarray(esperado)
     if obtido.shape != esperado.shape:
         _diagnosticar(obtido, equivocos, atol, rtol)
-        raise Reprovado(f"{nome} tem shape {tuple(obtido.shape)}, mas o esperado é {tuple(esperado.shape)}.")
+        raise Reprovado(
+            f"{mostrar(nome)} tem shape {mostrar(tuple(obtido.shape))}, mas o esperado é {mostrar(tuple(esperado.shape))}."
+        )
     if obtido.dtype.kind not in "biuf":
-        raise Reprovado(f"{nome} tem dtype {obtido.dtype}, que não é numérico.")
+        raise Reprovado(f"{mostrar(nome)} tem dtype {mostrar(obtido.dtype)}, que não é numérico.")
     if not np.all(np.isfinite(obtido[np.isfinite(esperado)])):
         _diagnosticar(obtido, equivocos, atol, rtol)
-        raise Reprovado(f"{nome} tem NaN ou infinito onde o esperado é um número finito.")
+        raise Reprovado(f"{mostrar(nome)} tem NaN ou infinito onde o esperado é um número finito.")
     if not np.allclose(obtido, esperado, atol=atol, rtol=rtol, equal_nan=True):
         _diagnosticar(obtido, equivocos, atol, rtol)
         dif = np.nanmax(np.abs(obtido.astype(np.float64) - esperado.astype(np.float64)))
         if esperado.dtype == np.float64 and obtido.dtype in (np.float32, np.float16) and dif < 1e-2:
             raise Reprovado(
-                f"{PRECISAO_REDUZIDA.mensagem} ({nome} veio em {obtido.dtype}; maior diferença: {dif:.3g}.)",
+                f"{PRECISAO_REDUZIDA.mensagem} ({mostrar(nome)} veio em {mostrar(obtido.dtype)}; maior diferença: {mostrar(dif):.3g}.)",
                 PRECISAO_REDUZIDA,
             )
-        raise Reprovado(f"{nome} não confere com o esperado (maior diferença: {dif:.3g}). {dica}".strip())
+        raise Reprovado(
+            f"{mostrar(nome)} não confere com o esperado (maior diferença: {mostrar(dif):.3g}). {dica}".strip()
+        )
 
 
 def _diagnosticar(obtido, equivocos, atol, rtol) -> None:
@@ -332,18 +337,20 @@ def conferir_state_dict(chaves, esperado: dict, classe: str) -> None:
     """Reprova se o ``state_dict()`` do aluno (``chaves``: nome -> tensor) não tem os nomes e as
     formas de ``esperado``. Chaves a mais são toleradas (um buffer extra não muda o modelo)."""
     if not isinstance(chaves, dict):
-        raise Reprovado(f"{classe}.state_dict() não devolveu um dicionário.")
+        raise Reprovado(f"{mostrar(classe)}.state_dict() não devolveu um dicionário.")
     faltando = sorted(set(esperado) - set(chaves))
     if faltando:
         raise Reprovado(
-            f"Os parâmetros de {classe} não têm os nomes pedidos: faltam {faltando[:8]} "
-            f"(o seu state_dict tem {[texto_do_aluno(k, 80) for k in sorted(chaves)[:12]]}). Confira os nomes "
+            f"Os parâmetros de {mostrar(classe)} não têm os nomes pedidos: faltam {mostrar(faltando[:8])} "
+            f"(o seu state_dict tem {mostrar([texto_do_aluno(k, 80) for k in sorted(chaves)[:12]])}). Confira os nomes "
             "dos submódulos no enunciado."
         )
     for nome, valor in esperado.items():
         forma = tuple(getattr(chaves[nome], "shape", ()))
         if forma != tuple(valor.shape):
-            raise Reprovado(f"O parâmetro {nome} de {classe} tem forma {forma}; o esperado é {tuple(valor.shape)}.")
+            raise Reprovado(
+                f"O parâmetro {mostrar(nome)} de {mostrar(classe)} tem forma {mostrar(forma)}; o esperado é {mostrar(tuple(valor.shape))}."
+            )
 
 
 def conferir_registro(registro, campos: dict[str, type], nome: str = "o registro") -> list[dict]:
@@ -357,8 +364,8 @@ def conferir_registro(registro, campos: dict[str, type], nome: str = "o registro
     )
     if not valido:
         raise Reprovado(
-            f"{nome} do modelo de teste foi alterado durante a chamada (não é uma lista de registros com "
-            f"{', '.join(campos)}): o seu código não pode mexer no modelo que o avaliador passa."
+            f"{mostrar(nome)} do modelo de teste foi alterado durante a chamada (não é uma lista de registros com "
+            f"{mostrar(', '.join(campos))}): o seu código não pode mexer no modelo que o avaliador passa."
         )
     return registro
 

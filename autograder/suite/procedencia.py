@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from autograder.suite.itens import Equivoco, Reprovado
+from autograder.suite.mensagens import mostrar
 
 # ----------------------------------------------------------- procedência dos pesos treinados
 # Tudo o que a caixa relata sobre o treino (passos, ganchos, classe do otimizador, o histórico) pode ser
@@ -81,14 +82,14 @@ class Procedencia:
     def descrever(self) -> str:
         """Os números, em pt-BR, para a mensagem ao aluno e para os benchmarks."""
         texto = (
-            f"maior deslocamento de um parâmetro {self.deslocamento:.3g} ({self.onde}; o alcance dos passos pedidos "
-            f"é {self.alcance:.3g}); correlação com os pesos iniciais sorteados {self.correlacao:.2f} (mínimo "
+            f"maior deslocamento de um parâmetro {mostrar(self.deslocamento):.3g} ({mostrar(self.onde)}; o alcance dos passos pedidos "
+            f"é {mostrar(self.alcance):.3g}); correlação com os pesos iniciais sorteados {mostrar(self.correlacao):.2f} (mínimo "
             f"{CORRELACAO_MINIMA:g})"
         )
         if self.pior_matriz:
-            texto += f", na matriz {self.pior_matriz} {self.correlacao_da_pior:.2f} (mínimo {CORRELACAO_MINIMA_POR_MATRIZ:g})"
+            texto += f", na matriz {mostrar(self.pior_matriz)} {mostrar(self.correlacao_da_pior):.2f} (mínimo {CORRELACAO_MINIMA_POR_MATRIZ:g})"
         if self.buffers_alterados:
-            texto += f"; buffers alterados: {', '.join(self.buffers_alterados[:4])}"
+            texto += f"; buffers alterados: {mostrar(', '.join(self.buffers_alterados[:4]))}"
         return texto
 
 

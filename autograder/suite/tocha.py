@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from autograder.suite.itens import Reprovado, SaidasErradas, conferir_state_dict, pares_por_modo
+from autograder.suite.mensagens import mostrar
 
 __all__ = [
     "aleatorizar",
@@ -32,7 +33,7 @@ __all__ = [
 def tensor(valor, nome: str) -> torch.Tensor:
     """``valor`` se é um ``torch.Tensor``; senão reprova dizendo o tipo que veio."""
     if not isinstance(valor, torch.Tensor):
-        raise Reprovado(f"{nome} deveria ser um torch.Tensor, mas veio {type(valor).__name__}.")
+        raise Reprovado(f"{mostrar(nome)} deveria ser um torch.Tensor, mas veio {mostrar(type(valor).__name__)}.")
     return valor
 
 
@@ -116,7 +117,7 @@ def tensores_do_cache(cache, esperado, t: int, m: int):
     tinha ou só as ``m`` novas (o cache não foi concatenado); None nos outros casos. O tensor que não é
     um ``torch.Tensor`` reprova (``tensor``), na ordem: K antes de V."""
     for obtido, certo, letra in zip(cache, esperado, "KV", strict=True):
-        obtido = tensor(obtido, f"{letra} do cache")
+        obtido = tensor(obtido, f"{mostrar(letra)} do cache")
         forma, certa = tuple(obtido.shape), tuple(certo.shape)
         B, h, _, d_k = certa
         parte = None
@@ -133,9 +134,9 @@ def trocar_camadas(aluno, remoto, atributo: str, n: int, args, classe_da_camada:
     try:
         for i in range(n):
             camada = aluno.criar("_avaliador_CamadaBiblioteca", *args)
-            remoto.metodo(f"{atributo}.__setitem__", i, camada._ref)
+            remoto.metodo(f"{mostrar(atributo)}.__setitem__", i, camada._ref)
     except Exception as exc:  # a estrutura do aluno não tem atributo[i]
         raise Reprovado(
-            f"Não consegui trocar as camadas de self.{atributo} (deve ser um nn.ModuleList com n_camadas "
-            f"{classe_da_camada}): {exc}"
+            f"Não consegui trocar as camadas de self.{mostrar(atributo)} (deve ser um nn.ModuleList com n_camadas "
+            f"{mostrar(classe_da_camada)}): {mostrar(exc)}"
         ) from None

@@ -29,13 +29,13 @@ def rodar(
     inicio = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="corpus-independente-") as tmp:
-            pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
+            submissoes, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             casos, tarefas = [], []
             for slug in lista:
                 for caso in carregar(slug, pasta):
                     nb = notebook_com(slug, caso.celulas)
                     casos.append(caso)
-                    tarefas.append(Tarefa(caso.nome, slug, gravar(nb, pasta, caso.nome, slug)))
+                    tarefas.append(Tarefa(caso.nome, slug, gravar(nb, submissoes, caso.nome, slug)))
             semente = semente_da_submissao("corpus", "corpus-independente")
             resultados = avaliar_lote(
                 tarefas, notas, ocultar=[tmp], jobs=jobs, semente=semente, retomar=False, aviso=lambda *_: None

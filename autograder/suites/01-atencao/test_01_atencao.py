@@ -19,6 +19,7 @@ from autograder.suite import (
     comparar,
     exigir_entradas_intactas,
     item,
+    mostrar,
     propriedade,
     tempo_limite,
     verificar,
@@ -152,7 +153,9 @@ def atencao_np(Q, K, V, escala, eixo=-1, mascara=None, modo="certo"):
 
 def par(resultado, nome="a função"):
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"{nome} deve devolver a tupla (saida, pesos); veio {type(resultado).__name__}.")
+        raise Reprovado(
+            f"{mostrar(nome)} deve devolver a tupla (saida, pesos); veio {mostrar(type(resultado).__name__)}."
+        )
     return como_array(resultado[0], "saida"), como_array(resultado[1], "pesos")
 
 
@@ -162,7 +165,10 @@ def diagnosticar_erro(chamada, equivoco, palavras):
         return chamada()
     except ErroDoAluno as exc:
         if exc.tipo in ("ValueError", "IndexError") and any(p in exc.mensagem for p in palavras):
-            raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
+            raise Reprovado(
+                f"{equivoco.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {exc.mensagem})",
+                equivoco,
+            ) from None
         raise
 
 
@@ -184,7 +190,7 @@ def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
     K = rng.normal(size=(7, 6))
     V = rng.normal(size=(7, 3))
     _, pesos = par(atencao_do_aluno(aluno, Q, K, V))
-    verificar(pesos.shape == (4, 7), f"pesos deveria ter forma (4, 7); veio {pesos.shape}.")
+    verificar(pesos.shape == (4, 7), f"pesos deveria ter forma (4, 7); veio {mostrar(pesos.shape)}.")
     ordem_certa = np.argsort(Q @ K.T, axis=-1)
     verificar(
         np.all(np.isfinite(pesos)) and np.array_equal(np.argsort(pesos, axis=-1), ordem_certa),
@@ -202,7 +208,7 @@ def test_softmax_ultimo_eixo(aluno, rng):
         comparar(
             softmax_do_aluno(aluno, z),
             softmax_np(z),
-            f"softmax de um array {forma}",
+            f"softmax de um array {mostrar(forma)}",
             equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0)), (SOFTMAX_EIXO, np.exp(z) / np.exp(z).sum())],
         )
 
@@ -215,7 +221,7 @@ def test_softmax_outros_eixos(aluno, rng):
         obtido = softmax_do_aluno(aluno, z, eixo=eixo)
         erradas = [(SOFTMAX_EIXO, softmax_np(z, e)) for e in (0, 1, 2) if e % 3 != eixo % 3]
         erradas.append((SOFTMAX_EIXO, np.exp(z) / np.exp(z).sum()))
-        comparar(obtido, softmax_np(z, eixo), f"softmax com eixo={eixo}", equivocos=erradas)
+        comparar(obtido, softmax_np(z, eixo), f"softmax com eixo={mostrar(eixo)}", equivocos=erradas)
 
 
 @item("teste_softmax", pontos=0.5)
@@ -240,7 +246,7 @@ def test_softmax_propriedades(aluno, rng):
     z = rng.normal(scale=4.0, size=(6, 8)).astype(np.float32)
     p = como_array(softmax_do_aluno(aluno, z), "softmax de float32")
     exigir_entradas_intactas(aluno, "softmax", ["z", "eixo"])
-    verificar(p.shape == z.shape, f"a softmax deve preservar a forma {z.shape}; veio {p.shape}.")
+    verificar(p.shape == z.shape, f"a softmax deve preservar a forma {mostrar(z.shape)}; veio {mostrar(p.shape)}.")
     verificar(np.all(p >= 0), "a softmax devolveu valores negativos.")
     verificar(np.allclose(p.sum(axis=-1), 1.0, atol=1e-5), "cada linha da softmax deve somar 1.", SOFTMAX_EIXO)
     deslocado = como_array(softmax_do_aluno(aluno, z + np.float32(7.5)), "softmax deslocada")
@@ -288,8 +294,12 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
         ):
             raise Reprovado(SAIDA_TROCADA.mensagem, SAIDA_TROCADA)
     saida, pesos = par(resultado)
-    comparar(pesos, esperado[1], f"pesos ({nome})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag])
-    comparar(saida, esperado[0], f"saida ({nome})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag])
+    comparar(
+        pesos, esperado[1], f"pesos ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag]
+    )
+    comparar(
+        saida, esperado[0], f"saida ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag]
+    )
 
 
 @item("teste_atencao", pontos=1.0)
@@ -318,8 +328,8 @@ def test_atencao_pesos_sao_distribuicao(aluno, rng):
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
     Q, K, V = _qkv(rng, lote=(3,), n_q=5, n_k=4, d_k=6, d_v=6)
     saida, pesos = par(atencao_do_aluno(aluno, Q, K, V))
-    verificar(pesos.shape == (3, 5, 4), f"pesos deveria ter forma (3, 5, 4); veio {pesos.shape}.")
-    verificar(saida.shape == (3, 5, 6), f"saida deveria ter forma (3, 5, 6); veio {saida.shape}.")
+    verificar(pesos.shape == (3, 5, 4), f"pesos deveria ter forma (3, 5, 4); veio {mostrar(pesos.shape)}.")
+    verificar(saida.shape == (3, 5, 6), f"saida deveria ter forma (3, 5, 6); veio {mostrar(saida.shape)}.")
     verificar(np.all(pesos >= 0), "há pesos negativos.")
     verificar(np.allclose(pesos.sum(axis=-1), 1.0), ATENCAO_EIXO.mensagem, ATENCAO_EIXO)
     comparar(saida, pesos @ V, "saida comparada com pesos @ V")
@@ -443,11 +453,13 @@ def _mascara_sobre_a_base(aluno, Q, K, V, mascara, nome):
     except ErroDoAluno as exc:
         if esperado is None:  # a mesma conta quebra sem máscara também: é o erro de teste_atencao
             return True
-        raise Reprovado(f"Com máscara ({nome}) a sua função levantou {exc.tipo}: {exc.mensagem}") from None
+        raise Reprovado(
+            f"Com máscara ({mostrar(nome)}) a sua função levantou {mostrar(exc.tipo)}: {exc.mensagem}"
+        ) from None
     if esperado is None:
-        raise Reprovado(f"A sua atenção com máscara ({nome}) não confere com a mesma atenção sem máscara.")
-    comparar(obtido[1], esperado[1], f"pesos ({nome})")
-    comparar(obtido[0], esperado[0], f"saida ({nome})")
+        raise Reprovado(f"A sua atenção com máscara ({mostrar(nome)}) não confere com a mesma atenção sem máscara.")
+    comparar(obtido[1], esperado[1], f"pesos ({mostrar(nome)})")
+    comparar(obtido[0], esperado[0], f"saida ({mostrar(nome)})")
     return True
 
 
@@ -504,7 +516,7 @@ def test_mascara_zera_pesos_mascarados(aluno, rng):
     if _mascara_sobre_a_base(aluno, Q, K, V, causal, "máscara causal com broadcast"):
         return
     _saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=causal))
-    verificar(pesos.shape == (3, 6, 6), f"pesos deveria ter forma (3, 6, 6); veio {pesos.shape}.")
+    verificar(pesos.shape == (3, 6, 6), f"pesos deveria ter forma (3, 6, 6); veio {mostrar(pesos.shape)}.")
     mascarados = pesos[np.broadcast_to(~causal, pesos.shape)]
     permitidos = pesos[np.broadcast_to(causal, pesos.shape)]
     if np.all((np.abs(permitidos) < 1e-12) | np.isnan(permitidos)):
@@ -663,7 +675,7 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
     comparar(
         obtido,
         esperado,
-        f"saida ({nome}, bloco={bloco})",
+        f"saida ({mostrar(nome)}, bloco={mostrar(bloco)})",
         atol=1e-10,
         rtol=1e-9,
         equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
@@ -720,7 +732,7 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
         if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
             raise Reprovado(
                 f"{MATRIZ_INTEIRA.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou "
-                f"{exc.tipo}: {exc.mensagem[:200]})",
+                f"{mostrar(exc.tipo)}: {exc.mensagem[:200]})",
                 MATRIZ_INTEIRA,
             ) from None
         raise
@@ -730,7 +742,9 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
             MATRIZ_INTEIRA,
         ) from None
     obtido = como_array(obtido, "saida")
-    verificar(obtido.shape == (BLOCOS_N, 16), f"saida deveria ter forma ({BLOCOS_N}, 16); veio {obtido.shape}.")
+    verificar(
+        obtido.shape == (BLOCOS_N, 16), f"saida deveria ter forma ({BLOCOS_N}, 16); veio {mostrar(obtido.shape)}."
+    )
     verificar(np.all(np.isfinite(obtido)), "saida tem NaN ou infinito, e nenhuma linha está mascarada.")
-    nome = f"saida (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO}, {len(linhas)} linhas sorteadas)"
+    nome = f"saida (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO}, {mostrar(len(linhas))} linhas sorteadas)"
     comparar(obtido[linhas], atencao_inteira(Q[linhas], K, V), nome, atol=1e-10, rtol=1e-9)

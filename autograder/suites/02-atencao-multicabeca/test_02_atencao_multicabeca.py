@@ -24,6 +24,7 @@ from autograder.suite import (
     comparar,
     exigir_que_transforme,
     item,
+    mostrar,
     propriedade,
     verificar,
 )
@@ -259,15 +260,21 @@ def equivocos_mha(Xq, Xkv, Wq, Wk, Wv, Wo, h, mascara=None, vieses=(0.0, 0.0, 0.
 
 def par(resultado, nome="a função"):
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"{nome} deve devolver a tupla (saida, pesos); veio {type(resultado).__name__}.")
+        raise Reprovado(
+            f"{mostrar(nome)} deve devolver a tupla (saida, pesos); veio {mostrar(type(resultado).__name__)}."
+        )
     return como_array(resultado[0], "saida"), como_array(resultado[1], "pesos")
 
 
 def comparar_par(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5, funcao="a função"):
     """Compara (saida, pesos) com o esperado; a saída primeiro, depois os pesos, nomeando equívocos."""
     saida, pesos = par(resultado, funcao)
-    comparar(saida, esperado[0], f"saida ({nome})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag])
-    comparar(pesos, esperado[1], f"pesos ({nome})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag])
+    comparar(
+        saida, esperado[0], f"saida ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag]
+    )
+    comparar(
+        pesos, esperado[1], f"pesos ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag]
+    )
 
 
 def _pesos_aleatorios(rng, d, n=4, escala=1.0):
@@ -276,7 +283,9 @@ def _pesos_aleatorios(rng, d, n=4, escala=1.0):
 
 def _erro_tipico(exc, equivoco, tipos, palavras):
     if exc.tipo in tipos and any(p in exc.mensagem for p in palavras):
-        raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
+        raise Reprovado(
+            f"{equivoco.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {exc.mensagem})", equivoco
+        ) from None
 
 
 def chamar_dividir(aluno, X, h):
@@ -300,7 +309,7 @@ def _lote_variavel(chamada, formas, nome):
         except ErroDoAluno as exc:
             if exc.tipo in ("ValueError", "IndexError", "TypeError", "AxisError"):
                 raise Reprovado(
-                    f"{DIMENSOES_LOTE.mensagem} ({nome} com entrada de forma {forma} levantou {exc.tipo}: "
+                    f"{DIMENSOES_LOTE.mensagem} ({mostrar(nome)} com entrada de forma {mostrar(forma)} levantou {mostrar(exc.tipo)}: "
                     f"{exc.mensagem})",
                     DIMENSOES_LOTE,
                 ) from None
@@ -346,13 +355,13 @@ def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
     obtidos = _lote_variavel(lambda f: chamar_dividir(aluno, dados[f], entradas[f]), list(entradas), "dividir_cabecas")
     for (forma, h), obtido in zip(entradas.items(), obtidos):
         esperado = dividir_np(dados[forma], h)
-        obtido = como_array(obtido, f"dividir_cabecas de uma entrada {forma}")
+        obtido = como_array(obtido, f"dividir_cabecas de uma entrada {mostrar(forma)}")
         if obtido.shape != esperado.shape and obtido.ndim != esperado.ndim:
             raise Reprovado(DIMENSOES_LOTE.mensagem, DIMENSOES_LOTE)
         comparar(
             obtido,
             esperado,
-            f"dividir_cabecas(X {forma}, h={h})",
+            f"dividir_cabecas(X {mostrar(forma)}, h={mostrar(h)})",
             equivocos=functools.partial(_equivocos_dividir, dados[forma], h),
         )
 
@@ -412,13 +421,13 @@ def test_juntar_desfaz_dividir(aluno, rng):
     obtidos = _lote_variavel(lambda f: chamar_juntar(aluno, separados[f]), list(casos), "juntar_cabecas")
     for forma, obtido in zip(casos, obtidos):
         Y = separados[forma]
-        obtido = como_array(obtido, f"juntar_cabecas de uma entrada {Y.shape}")
+        obtido = como_array(obtido, f"juntar_cabecas de uma entrada {mostrar(Y.shape)}")
         if obtido.shape != forma and obtido.ndim != len(forma):
             raise Reprovado(DIMENSOES_LOTE.mensagem, DIMENSOES_LOTE)
         comparar(
             obtido,
             juntar_np(Y),
-            f"juntar_cabecas(dividir_cabecas(X {forma}))",
+            f"juntar_cabecas(dividir_cabecas(X {mostrar(forma)}))",
             equivocos=functools.partial(_equivocos_juntar, Y),
         )
 
@@ -540,7 +549,9 @@ def test_multicabeca_mascara(aluno, rng, ref):
     por_exemplo = rng.random((B, 1, n, n)) < 0.6
     por_exemplo[..., 0] = True
     saida, pesos = par(_mh_aluno(aluno, X, X, *W, h, mascara=por_exemplo), "atencao_multicabeca")
-    verificar(pesos.shape == (B, h, n, n), f"pesos deveria ter forma {(B, h, n, n)}; veio {pesos.shape}.")
+    verificar(
+        pesos.shape == (B, h, n, n), f"pesos deveria ter forma {mostrar((B, h, n, n))}; veio {mostrar(pesos.shape)}."
+    )
     bloqueados = pesos[np.broadcast_to(~por_exemplo, pesos.shape)]
     verificar(np.all(np.abs(bloqueados) <= 1e-12), MASCARA_IGNORADA.mensagem, MASCARA_IGNORADA)
     comparar_par(
@@ -558,10 +569,15 @@ def test_multicabeca_formas(aluno, rng):
     Xq, Xkv = rng.normal(size=(2, 3, 4, d)), rng.normal(size=(2, 3, 7, d))
     W = _pesos_aleatorios(rng, d)
     saida, pesos = par(_mh_aluno(aluno, Xq, Xkv, *W, h), "atencao_multicabeca")
-    verificar(saida.shape == (2, 3, 4, d), f"saida deveria ter forma (2, 3, 4, {d}); veio {saida.shape}.")
+    verificar(
+        saida.shape == (2, 3, 4, d), f"saida deveria ter forma (2, 3, 4, {mostrar(d)}); veio {mostrar(saida.shape)}."
+    )
     if pesos.shape == (2, 3, 4, 7):
         raise Reprovado(PESOS_MEDIA.mensagem, PESOS_MEDIA)
-    verificar(pesos.shape == (2, 3, h, 4, 7), f"pesos deveria ter forma (2, 3, {h}, 4, 7); veio {pesos.shape}.")
+    verificar(
+        pesos.shape == (2, 3, h, 4, 7),
+        f"pesos deveria ter forma (2, 3, {mostrar(h)}, 4, 7); veio {mostrar(pesos.shape)}.",
+    )
     verificar(np.allclose(pesos.sum(axis=-1), 1.0), "os pesos de cada cabeça devem somar 1 sobre as chaves.")
     comparar_par((saida, pesos), mha(Xq, Xkv, *W, h), equivocos_mha(Xq, Xkv, *W, h), "duas dimensões de lote")
 
@@ -579,15 +595,15 @@ def _state_dict(rng, d, escala=1.4):
     g = _gerador(rng)
     sd = {}
     for nome in NOMES:
-        sd[f"{nome}.weight"] = torch.randn(d, d, generator=g) * (escala / d**0.5)
-        sd[f"{nome}.bias"] = torch.randn(d, generator=g) * 0.1
+        sd[f"{mostrar(nome)}.weight"] = torch.randn(d, d, generator=g) * (escala / d**0.5)
+        sd[f"{mostrar(nome)}.bias"] = torch.randn(d, generator=g) * 0.1
     return sd
 
 
 def _em_numpy(sd):
     """(W_q, W_k, W_v, W_o) na convenção X @ W e os vieses, em float64."""
-    W = [sd[f"{n}.weight"].double().numpy().T for n in NOMES]
-    b = tuple(sd[f"{n}.bias"].double().numpy() for n in NOMES)
+    W = [sd[f"{mostrar(n)}.weight"].double().numpy().T for n in NOMES]
+    b = tuple(sd[f"{mostrar(n)}.bias"].double().numpy() for n in NOMES)
     return W, b
 
 
@@ -605,14 +621,18 @@ def _conferir_chaves(sd_aluno, d):
     """As 8 entradas de w_q, w_k, w_v e w_o, com as formas certas (outras entradas, como buffers, são toleradas)."""
     if not isinstance(sd_aluno, dict):
         raise Reprovado("state_dict() do módulo deveria ser um dicionário.")
-    esperadas = {f"{n}.{p}": (d, d) if p == "weight" else (d,) for n in NOMES for p in ("weight", "bias")}
+    esperadas = {
+        f"{mostrar(n)}.{mostrar(p)}": (d, d) if p == "weight" else (d,) for n in NOMES for p in ("weight", "bias")
+    }
     faltam = sorted(set(esperadas) - set(sd_aluno))
     if faltam:
-        raise Reprovado(f"{SUBMODULOS.mensagem} Faltam no state_dict: {faltam}.", SUBMODULOS)
+        raise Reprovado(f"{SUBMODULOS.mensagem} Faltam no state_dict: {mostrar(faltam)}.", SUBMODULOS)
     for chave, forma in esperadas.items():
         obtida = tuple(getattr(sd_aluno[chave], "shape", ()))
         verificar(
-            obtida == forma, f"{SUBMODULOS.mensagem} ({chave} tem forma {obtida}; o esperado é {forma}.)", SUBMODULOS
+            obtida == forma,
+            f"{SUBMODULOS.mensagem} ({mostrar(chave)} tem forma {mostrar(obtida)}; o esperado é {mostrar(forma)}.)",
+            SUBMODULOS,
         )
 
 
@@ -729,10 +749,13 @@ def test_modulo_valueerror(aluno):
                 verificar(exc.mensagem.strip(), "O ValueError deveria trazer uma mensagem explicando o problema.")
                 continue
             raise Reprovado(
-                f"{SEM_VALUEERROR.mensagem} (AtencaoMultiCabeca({d}, {h}) levantou {exc.tipo}: {exc.mensagem})",
+                f"{SEM_VALUEERROR.mensagem} (AtencaoMultiCabeca({mostrar(d)}, {mostrar(h)}) levantou {mostrar(exc.tipo)}: {exc.mensagem})",
                 SEM_VALUEERROR,
             ) from None
-        raise Reprovado(f"{SEM_VALUEERROR.mensagem} (AtencaoMultiCabeca({d}, {h}) não levantou nada.)", SEM_VALUEERROR)
+        raise Reprovado(
+            f"{SEM_VALUEERROR.mensagem} (AtencaoMultiCabeca({mostrar(d)}, {mostrar(h)}) não levantou nada.)",
+            SEM_VALUEERROR,
+        )
     for d, h in ((12, 3), (8, 8), (7, 1)):
         _criar(aluno, d, h)
 
@@ -744,7 +767,10 @@ def test_modulo_uma_cabeca_e_formas(aluno, rng):
     sd = _state_dict(rng, d)
     g = _gerador(rng)
     q, kv = torch.randn(B, nq, d, generator=g), torch.randn(B, nk, d, generator=g)
-    Q, K, V = (F.linear(x, sd[f"{n}.weight"], sd[f"{n}.bias"]) for x, n in ((q, "w_q"), (kv, "w_k"), (kv, "w_v")))
+    Q, K, V = (
+        F.linear(x, sd[f"{mostrar(n)}.weight"], sd[f"{mostrar(n)}.bias"])
+        for x, n in ((q, "w_q"), (kv, "w_k"), (kv, "w_v"))
+    )
     pesos = torch.softmax(Q @ K.transpose(-2, -1) / d**0.5, dim=-1)
     saida = F.linear(F.scaled_dot_product_attention(Q, K, V), sd["w_o.weight"], sd["w_o.bias"])
     modulo = _criar(aluno, d, 1, sd)
@@ -761,9 +787,11 @@ def test_modulo_uma_cabeca_e_formas(aluno, rng):
     modulo = _criar(aluno, d, h)
     q, kv = torch.randn(4, 1, d, generator=g), torch.randn(4, 9, d, generator=g)
     saida, pesos = par(_rodar(modulo, q, kv, kv), "forward")
-    verificar(saida.shape == (4, 1, d), f"saida deveria ter forma (4, 1, {d}); veio {saida.shape}.")
+    verificar(saida.shape == (4, 1, d), f"saida deveria ter forma (4, 1, {mostrar(d)}); veio {mostrar(saida.shape)}.")
     verificar(pesos.shape != (4, 1, 9), PESOS_MEDIA.mensagem, PESOS_MEDIA)
-    verificar(pesos.shape == (4, h, 1, 9), f"pesos deveria ter forma (4, {h}, 1, 9); veio {pesos.shape}.")
+    verificar(
+        pesos.shape == (4, h, 1, 9), f"pesos deveria ter forma (4, {mostrar(h)}, 1, 9); veio {mostrar(pesos.shape)}."
+    )
 
 
 @item("teste_modulo_pytorch", pontos=0.25)
@@ -778,5 +806,8 @@ def test_modulo_pesos_por_cabeca(aluno, rng):
     _, pesos = par(_rodar(modulo, q, kv, kv), "forward")
     if pesos.shape == (B, nq, nk):
         raise Reprovado(PESOS_MEDIA.mensagem, PESOS_MEDIA)
-    verificar(pesos.shape == (B, h, nq, nk), f"pesos deveria ter forma {(B, h, nq, nk)}; veio {pesos.shape}.")
+    verificar(
+        pesos.shape == (B, h, nq, nk),
+        f"pesos deveria ter forma {mostrar((B, h, nq, nk))}; veio {mostrar(pesos.shape)}.",
+    )
     verificar(np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-5), "os pesos de cada cabeça devem somar 1 sobre as chaves.")

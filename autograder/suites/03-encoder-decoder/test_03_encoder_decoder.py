@@ -21,6 +21,7 @@ from autograder.suite import (
     como_array,
     comparar,
     item,
+    mostrar,
     propriedade,
     verificar,
 )
@@ -201,7 +202,10 @@ def _erro_tipico(chamada, equivoco, palavras, quando=True):
         return chamada()
     except suite.ErroDoAluno as exc:
         if quando and exc.tipo in ("ValueError", "IndexError") and any(p in exc.mensagem for p in palavras):
-            raise Reprovado(f"{equivoco.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", equivoco) from None
+            raise Reprovado(
+                f"{equivoco.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {exc.mensagem})",
+                equivoco,
+            ) from None
         raise
 
 
@@ -241,7 +245,7 @@ def _pe_do_aluno(aluno, n, d):
     obtido = _erro_tipico(
         lambda: aluno.positional_encoding(n, d), PE_IMPAR, ["broadcast", "shape", "could not"], quando=d % 2 == 1
     )
-    return como_array(obtido, f"positional_encoding({n}, {d})")
+    return como_array(obtido, f"positional_encoding({mostrar(n)}, {mostrar(d)})")
 
 
 @item("teste_positional_encoding", pontos=1.0)
@@ -249,7 +253,7 @@ def test_pe_confere_com_a_formula(aluno, rng):
     """codificador de posição: confere com a fórmula do artigo (sen nas pares, cos nas ímpares)"""
     for n, d in [(int(rng.integers(10, 40)), 2 * int(rng.integers(4, 16))), (50, 512)]:
         obtido = _pe_do_aluno(aluno, n, d)
-        comparar(obtido, pe_np(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+        comparar(obtido, pe_np(n, d), f"positional_encoding({mostrar(n)}, {mostrar(d)})", equivocos=_equivocos_pe(n, d))
 
 
 @item("teste_positional_encoding", pontos=0.5)
@@ -257,9 +261,14 @@ def test_pe_posicao_zero_e_faixa(aluno, rng):
     """codificador de posição: forma (seq_len, d), PE[0] = [0, 1, 0, 1, ...] e valores em [-1, 1]"""
     n, d = int(rng.integers(60, 120)), 2 * int(rng.integers(5, 20))
     obtido = _pe_do_aluno(aluno, n, d)
-    verificar(obtido.shape == (n, d), f"positional_encoding({n}, {d}) deveria ter forma {(n, d)}; veio {obtido.shape}.")
-    verificar(obtido.dtype.kind == "f", f"o codificador de posição deve ser de ponto flutuante; veio {obtido.dtype}.")
-    verificar(obtido.dtype == np.float64, f"{PE_FLOAT32.mensagem} (veio {obtido.dtype})", PE_FLOAT32)
+    verificar(
+        obtido.shape == (n, d),
+        f"positional_encoding({mostrar(n)}, {mostrar(d)}) deveria ter forma {mostrar((n, d))}; veio {mostrar(obtido.shape)}.",
+    )
+    verificar(
+        obtido.dtype.kind == "f", f"o codificador de posição deve ser de ponto flutuante; veio {mostrar(obtido.dtype)}."
+    )
+    verificar(obtido.dtype == np.float64, f"{PE_FLOAT32.mensagem} (veio {mostrar(obtido.dtype)})", PE_FLOAT32)
     esperado0 = np.tile([0.0, 1.0], d // 2)
     comparar(
         obtido[0],
@@ -268,7 +277,7 @@ def test_pe_posicao_zero_e_faixa(aluno, rng):
         equivocos=[(PE_TROCADOS, np.tile([1.0, 0.0], d // 2)), (PE_POSICAO_1, pe_np(n, d, "posicao_1")[0])],
     )
     verificar(np.all(np.abs(obtido) <= 1.0 + 1e-12), "senos e cossenos ficam em [-1, 1]; há valores fora dessa faixa.")
-    comparar(obtido, pe_np(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+    comparar(obtido, pe_np(n, d), f"positional_encoding({mostrar(n)}, {mostrar(d)})", equivocos=_equivocos_pe(n, d))
 
 
 @item("teste_positional_encoding", pontos=1.0)
@@ -277,10 +286,13 @@ def test_pe_deslocamento_e_rotacao(aluno, rng):
     """codificador de posição: PE[pos + k] é uma rotação fixa de PE[pos] em cada par (sen, cos)"""
     n, d = int(rng.integers(40, 70)), 2 * int(rng.integers(6, 12))
     obtido = _pe_do_aluno(aluno, n, d)
-    verificar(obtido.shape == (n, d), f"positional_encoding({n}, {d}) deveria ter forma {(n, d)}; veio {obtido.shape}.")
+    verificar(
+        obtido.shape == (n, d),
+        f"positional_encoding({mostrar(n)}, {mostrar(d)}) deveria ter forma {mostrar((n, d))}; veio {mostrar(obtido.shape)}.",
+    )
     verificar(
         obtido.dtype.kind in "biuf" and np.all(np.isfinite(obtido)),
-        f"positional_encoding({n}, {d}) tem valores não numéricos, NaN ou infinitos.",
+        f"positional_encoding({mostrar(n)}, {mostrar(d)}) tem valores não numéricos, NaN ou infinitos.",
     )
     for k in (1, int(rng.integers(2, 9))):
         for i in range(d // 2):
@@ -292,10 +304,15 @@ def test_pe_deslocamento_e_rotacao(aluno, rng):
             rotacao = np.array([[c, -s], [s, c]])  # linhas-vetor: [sen, cos] @ rotacao
             ok = np.allclose(antes @ mapa, depois, atol=1e-8) and np.allclose(mapa, rotacao, atol=1e-6)
             if not ok:
-                comparar(obtido, pe_np(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
+                comparar(
+                    obtido,
+                    pe_np(n, d),
+                    f"positional_encoding({mostrar(n)}, {mostrar(d)})",
+                    equivocos=_equivocos_pe(n, d),
+                )
                 raise Reprovado(
-                    f"No par de colunas ({2 * i}, {2 * i + 1}), PE[pos + {k}] deveria ser a rotação de PE[pos] pelo "
-                    f"ângulo {k}·10000^(-{2 * i}/{d}), igual para toda posição; não é o que acontece."
+                    f"No par de colunas ({mostrar(2 * i)}, {mostrar(2 * i + 1)}), PE[pos + {mostrar(k)}] deveria ser a rotação de PE[pos] pelo "
+                    f"ângulo {mostrar(k)}·10000^(-{mostrar(2 * i)}/{mostrar(d)}), igual para toda posição; não é o que acontece."
                 )
 
 
@@ -305,8 +322,15 @@ def test_pe_d_impar(aluno, ref, rng):
     for d in (int(2 * rng.integers(2, 10) + 1), 1):
         n = int(rng.integers(5, 30))
         obtido = _pe_do_aluno(aluno, n, d)
-        comparar(obtido, ref.positional_encoding(n, d), f"positional_encoding({n}, {d})", equivocos=_equivocos_pe(n, d))
-        comparar(obtido[:, -1], np.sin(np.arange(n) / 10000.0 ** ((d - 1) / d)), f"a última coluna com d = {d}")
+        comparar(
+            obtido,
+            ref.positional_encoding(n, d),
+            f"positional_encoding({mostrar(n)}, {mostrar(d)})",
+            equivocos=_equivocos_pe(n, d),
+        )
+        comparar(
+            obtido[:, -1], np.sin(np.arange(n) / 10000.0 ** ((d - 1) / d)), f"a última coluna com d = {mostrar(d)}"
+        )
 
 
 # ======================================================================= normalização de camada
@@ -387,8 +411,10 @@ def test_ln_sem_gama_beta(aluno, rng):
     d = int(rng.integers(5, 13))
     for forma in [(d,), (3, 2, d)]:
         x = rng.normal(loc=2.0, scale=1.5, size=forma)
-        obtido = como_array(_ln_do_aluno(aluno, x), f"layernorm de um array {forma}")
-        verificar(obtido.shape == x.shape, f"layernorm deve preservar a forma {forma}; veio {obtido.shape}.")
+        obtido = como_array(_ln_do_aluno(aluno, x), f"layernorm de um array {mostrar(forma)}")
+        verificar(
+            obtido.shape == x.shape, f"layernorm deve preservar a forma {mostrar(forma)}; veio {mostrar(obtido.shape)}."
+        )
         verificar(
             np.allclose(obtido.mean(axis=-1), 0.0, atol=1e-9),
             "cada vetor normalizado (último eixo) deve ter média 0.",
@@ -397,7 +423,7 @@ def test_ln_sem_gama_beta(aluno, rng):
         comparar(
             obtido,
             ln_torch(x),
-            f"layernorm de um array {forma}",
+            f"layernorm de um array {mostrar(forma)}",
             equivocos=functools.partial(_equivocos_ln, x),
             **_LN_TOL,
         )
@@ -412,13 +438,13 @@ def test_ln_eps_dentro_da_raiz(aluno, rng):
     x[-1] = 3.25  # um vetor constante: variância 0
     for eps in (1e-5, 1e-2):
         kw = {} if eps == 1e-5 else {"eps": eps}
-        obtido = como_array(_ln_do_aluno(aluno, x, **kw), f"layernorm com eps={eps:g}")
+        obtido = como_array(_ln_do_aluno(aluno, x, **kw), f"layernorm com eps={mostrar(eps):g}")
         if obtido.shape == x.shape and not np.all(np.isfinite(obtido[-1])):
             raise Reprovado(LN_ZERO.mensagem, LN_ZERO)
         comparar(
             obtido,
             ln_torch(x, eps=eps),
-            f"layernorm de vetores com variância pequena (eps={eps:g})",
+            f"layernorm de vetores com variância pequena (eps={mostrar(eps):g})",
             equivocos=functools.partial(_equivocos_ln, x, eps=eps),
             **_LN_TOL,
         )
@@ -434,7 +460,7 @@ def test_ln_variancia_com_vies(aluno, rng):
         comparar(
             obtido,
             ln_torch(x, gama, beta),
-            f"layernorm com d = {d}",
+            f"layernorm com d = {mostrar(d)}",
             equivocos=functools.partial(_equivocos_ln, x, gama, beta),
             **_LN_TOL,
         )
@@ -541,7 +567,7 @@ def test_ffn_relu_corta_e_deixa_passar(aluno, rng):
         comparar(
             _ffn_do_aluno(aluno, x, W1, b1, W2, b2),
             esperado,
-            f"feed_forward com a camada do meio toda {caso}",
+            f"feed_forward com a camada do meio toda {mostrar(caso)}",
             equivocos=functools.partial(_equivocos_ffn, x, W1, b1, W2, b2),
         )
 
@@ -700,7 +726,10 @@ def test_bloco_saida_normalizada_e_equivariante(aluno, ref, rng):
     p["gama2"], p["beta2"] = np.ones(d_model), np.zeros(d_model)
     X = rng.normal(loc=1.0, scale=2.0, size=(n, d_model))
     Y = como_array(aluno.bloco_encoder(X, p, h), "bloco_encoder(X, pesos, h)")
-    verificar(Y.shape == X.shape, f"a saída do bloco deveria ter a forma da entrada, {X.shape}; veio {Y.shape}.")
+    verificar(
+        Y.shape == X.shape,
+        f"a saída do bloco deveria ter a forma da entrada, {mostrar(X.shape)}; veio {mostrar(Y.shape)}.",
+    )
     diag = _equivocos_bloco(ref, X, p, h)
     normalizada = np.allclose(Y.mean(axis=-1), 0.0, atol=1e-8) and np.allclose(Y.var(axis=-1), 1.0, atol=1e-3)
     if not normalizada:
@@ -819,7 +848,7 @@ def _exigir_formas_impressas(antes, depois, formas):
         achou = next((i for i, linha in enumerate(linhas) if padrao.search(linha)), None)
         if achou is None:
             raise Reprovado(
-                f"{MINI_SEM_IMPRESSAO.mensagem} (Com um bloco e X de forma {tuple(forma)}, nada foi impresso com "
+                f"{MINI_SEM_IMPRESSAO.mensagem} (Com um bloco e X de forma {mostrar(tuple(forma))}, nada foi impresso com "
                 "essa forma.)",
                 MINI_SEM_IMPRESSAO,
             )

@@ -22,6 +22,7 @@ from autograder.suite import (
     exigir_entradas_intactas,
     exigir_que_transforme,
     item,
+    mostrar,
     propriedade,
     verificar,
 )
@@ -163,12 +164,16 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
     """Confere tipo, dtype, forma e valores da máscara; nomeia o equívoco quando reconhece a saída."""
     esperado = ids != pad_id
     if not isinstance(obtido, torch.Tensor):
-        raise Reprovado(f"mascara_de_padding deve devolver um tensor do PyTorch; veio {type(obtido).__name__}.")
+        raise Reprovado(
+            f"mascara_de_padding deve devolver um tensor do PyTorch; veio {mostrar(type(obtido).__name__)}."
+        )
     arr = como_array(obtido, "a máscara")
     if arr.shape != esperado.shape:
         if arr.size == esperado.size and arr.ndim > 2:
             raise Reprovado(MASCARA_FORMA.mensagem, MASCARA_FORMA)
-        raise Reprovado(f"a máscara tem forma {arr.shape}; o esperado é {esperado.shape}, a forma de ids.")
+        raise Reprovado(
+            f"a máscara tem forma {mostrar(arr.shape)}; o esperado é {mostrar(esperado.shape)}, a forma de ids."
+        )
     if arr.dtype != np.bool_:
         raise Reprovado(MASCARA_NAO_BOOL.mensagem, MASCARA_NAO_BOOL)
     if np.array_equal(arr, esperado):
@@ -179,7 +184,9 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
         if np.array_equal(arr, saida):
             raise Reprovado(equivoco.mensagem, equivoco)
     erradas = int((arr != esperado).sum())
-    raise Reprovado(f"a máscara erra {erradas} de {arr.size} posições: True nos tokens reais, False no [PAD].")
+    raise Reprovado(
+        f"a máscara erra {mostrar(erradas)} de {mostrar(arr.size)} posições: True nos tokens reais, False no [PAD]."
+    )
 
 
 def _lote_com_padding(rng, B, n, pad_id, vocab=30, onde="fim"):
@@ -316,14 +323,15 @@ def _criar_encoder(aluno, cfg):
         camadas = {int(k.split(".")[1]) for k in chaves if k.startswith("camadas.") and k.split(".")[1].isdigit()}
         if camadas and len(camadas) != cfg.n_camadas:
             raise Reprovado(
-                f"{ENC_N_CAMADAS.mensagem} (pedidas {cfg.n_camadas}, encontradas {len(camadas)})", ENC_N_CAMADAS
+                f"{ENC_N_CAMADAS.mensagem} (pedidas {mostrar(cfg.n_camadas)}, encontradas {mostrar(len(camadas))})",
+                ENC_N_CAMADAS,
             )
         faltam = sorted(esperadas - chaves)[:4]
         sobram = sorted(chaves - esperadas)[:4]
         raise Reprovado(
             "Os pesos do modelo (state_dict) não têm os nomes esperados: use exatamente self.embedding "
             "(nn.Embedding) e self.camadas (nn.ModuleList de nn.TransformerEncoderLayer com d_model, h e d_ff "
-            f"pedidos), sem outros parâmetros. Faltam {faltam or 'nenhum'}; sobram {sobram or 'nenhum'}."
+            f"pedidos), sem outros parâmetros. Faltam {mostrar(faltam or 'nenhum')}; sobram {mostrar(sobram or 'nenhum')}."
         )
     return modelo
 
@@ -365,14 +373,18 @@ def test_encoder_estrutura(aluno, ref, rng):
         ENC_PADDING_IDX,
     )
     for i in range(cfg.n_camadas):
-        verificar(modelo.ler(f"camadas.{i}.norm_first") is False, ENC_NORM_FIRST.mensagem, ENC_NORM_FIRST)
+        verificar(modelo.ler(f"camadas.{mostrar(i)}.norm_first") is False, ENC_NORM_FIRST.mensagem, ENC_NORM_FIRST)
         verificar(
-            modelo.ler(f"camadas.{i}.self_attn.batch_first") is True,
+            modelo.ler(f"camadas.{mostrar(i)}.self_attn.batch_first") is True,
             "As camadas devem usar batch_first=True: ids e a saída têm forma (B, n, ...).",
         )
-        verificar(modelo.ler(f"camadas.{i}.self_attn.num_heads") == cfg.h, "As camadas devem ter h cabeças de atenção.")
         verificar(
-            modelo.ler(f"camadas.{i}.dropout1.p") == 0.0 and modelo.ler(f"camadas.{i}.dropout.p") == 0.0,
+            modelo.ler(f"camadas.{mostrar(i)}.self_attn.num_heads") == cfg.h,
+            "As camadas devem ter h cabeças de atenção.",
+        )
+        verificar(
+            modelo.ler(f"camadas.{mostrar(i)}.dropout1.p") == 0.0
+            and modelo.ler(f"camadas.{mostrar(i)}.dropout.p") == 0.0,
             "As camadas devem usar dropout=0.0 (o avaliador compara as saídas exatamente).",
         )
     buffers = modelo.ler("_buffers")
@@ -386,7 +398,9 @@ def test_encoder_estrutura(aluno, ref, rng):
         suite.conferir_constante_do_exemplo(
             pe.size, MAX_LEN_DO_EXEMPLO * cfg.d, "max_len", cfg.max_len, MAX_LEN_DO_EXEMPLO
         )
-    verificar(pe.size == esperado.size, f"o buffer pe deveria ter forma {esperado.shape}; veio {pe.shape}.")
+    verificar(
+        pe.size == esperado.size, f"o buffer pe deveria ter forma {mostrar(esperado.shape)}; veio {mostrar(pe.shape)}."
+    )
     comparar(pe.reshape(esperado.shape), esperado, "o buffer pe", atol=1e-6)
 
 
@@ -423,7 +437,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
         modelo.carregar_pesos(estado, strict=False)
         saidas.append(_rodar(modelo, ids))
     if saidas[0].shape != (*ids.shape, cfg.d):
-        raise Reprovado(f"a saída deveria ter forma {(*ids.shape, cfg.d)}; veio {saidas[0].shape}.")
+        raise Reprovado(f"a saída deveria ter forma {mostrar((*ids.shape, cfg.d))}; veio {mostrar(saidas[0].shape)}.")
     exigir_que_transforme(saidas[0], None, "EncoderBERT.forward")  # uma saída constante é invariante a tudo
     if not np.allclose(saidas[0][reais], saidas[1][reais], atol=1e-8, rtol=1e-7):
         for equivoco, modo in [(ENC_SEM_MASCARA, "sem_mascara"), (ENC_MASCARA_INVERTIDA, "invertida")]:
@@ -438,7 +452,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
     longa = _rodar(modelo, ids_longos)
     verificar(
         longa.shape == (*ids_longos.shape, cfg.d),
-        f"a saída deveria ter forma {(*ids_longos.shape, cfg.d)}; veio {longa.shape}.",
+        f"a saída deveria ter forma {mostrar((*ids_longos.shape, cfg.d))}; veio {mostrar(longa.shape)}.",
     )
     if not np.allclose(longa[:, : ids.shape[1]][reais], saidas[1][reais], atol=1e-8, rtol=1e-7):
         if np.allclose(longa, _saida_oraculo(ref, estado, cfg, ids_longos, "sem_mascara"), atol=1e-6, rtol=1e-5):
@@ -493,12 +507,20 @@ def _chamar_mlm(aluno, ids, vocab, id_mask, especiais, semente, prob=None):
     kwargs = {} if prob is None else {"prob": prob}
     resultado = aluno.mascarar_tokens(torch.from_numpy(ids), vocab, id_mask, list(especiais), semente, **kwargs)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"mascarar_tokens deve devolver a tupla (entrada, rotulos); veio {type(resultado).__name__}.")
+        raise Reprovado(
+            f"mascarar_tokens deve devolver a tupla (entrada, rotulos); veio {mostrar(type(resultado).__name__)}."
+        )
     entrada = como_array(resultado[0], "entrada")
     rotulos = como_array(resultado[1], "rotulos")
     for nome, arr in (("entrada", entrada), ("rotulos", rotulos)):
-        verificar(arr.shape == ids.shape, f"{nome} deveria ter a forma de ids, {ids.shape}; veio {arr.shape}.")
-        verificar(arr.dtype.kind in "iu", f"{nome} deve ser um tensor de inteiros (torch.long); veio {arr.dtype}.")
+        verificar(
+            arr.shape == ids.shape,
+            f"{mostrar(nome)} deveria ter a forma de ids, {mostrar(ids.shape)}; veio {mostrar(arr.shape)}.",
+        )
+        verificar(
+            arr.dtype.kind in "iu",
+            f"{mostrar(nome)} deve ser um tensor de inteiros (torch.long); veio {mostrar(arr.dtype)}.",
+        )
     return entrada.astype(np.int64), rotulos.astype(np.int64)
 
 
@@ -529,8 +551,8 @@ VOCAB_DO_EXEMPLO, ID_MASK_DO_EXEMPLO, ESPECIAIS_DO_EXEMPLO = 50, 3, (0, 1, 2, 3)
 
 def _constante_do_exemplo(nome, recebido, do_exemplo):
     return Reprovado(
-        f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui {nome} = {recebido!r}, mas o sorteio usou "
-        f"{nome} = {do_exemplo!r}, o valor do exemplo)",
+        f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui {mostrar(nome)} = {mostrar(recebido)!r}, mas o sorteio usou "
+        f"{mostrar(nome)} = {mostrar(do_exemplo)!r}, o valor do exemplo)",
         suite.CONSTANTE_DO_EXEMPLO,
     )
 
@@ -573,8 +595,8 @@ def _conferir_80_10_10(p_mask, p_aleatorio, p_igual):
     ok = abs(p_mask - 0.8) <= 0.03 and abs(p_aleatorio - 0.1) <= 0.025 and abs(p_igual - 0.1) <= 0.025
     if not ok:
         raise Reprovado(
-            f"{MLM_PROPORCOES.mensagem} Veio {p_mask:.1%} [MASK], {p_aleatorio:.1%} aleatórios e "
-            f"{p_igual:.1%} inalterados (tolerância: ±3 pontos para 80% e ±2,5 para 10%).",
+            f"{MLM_PROPORCOES.mensagem} Veio {mostrar(p_mask):.1%} [MASK], {mostrar(p_aleatorio):.1%} aleatórios e "
+            f"{mostrar(p_igual):.1%} inalterados (tolerância: ±3 pontos para 80% e ±2,5 para 10%).",
             MLM_PROPORCOES,
         )
 
@@ -623,7 +645,7 @@ def test_mlm_proporcoes(aluno, rng):
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - 0.15) > 0.01:
         raise Reprovado(
-            f"{MLM_PROB.mensagem} Com prob=0.15 (o padrão), vieram {fracao:.1%} dos {int(comuns.sum())} "
+            f"{MLM_PROB.mensagem} Com prob=0.15 (o padrão), vieram {mostrar(fracao):.1%} dos {mostrar(int(comuns.sum()))} "
             "tokens comuns (tolerância: ±1 ponto).",
             MLM_PROB,
         )
@@ -649,11 +671,13 @@ def _conferir_independencia(comuns, escolhidos, viraram_mask):
     linha acertam a média."""
     por_linha = _dispersao(escolhidos.sum(axis=1), comuns.sum(axis=1))
     if por_linha is not None and por_linha < 0.4:
-        raise Reprovado(f"{MLM_CONTAGEM_EXATA.mensagem} (dispersão {por_linha:.2f}; esperada ~1)", MLM_CONTAGEM_EXATA)
+        raise Reprovado(
+            f"{MLM_CONTAGEM_EXATA.mensagem} (dispersão {mostrar(por_linha):.2f}; esperada ~1)", MLM_CONTAGEM_EXATA
+        )
     destino = _dispersao((escolhidos & viraram_mask).sum(axis=1), escolhidos.sum(axis=1))
     if destino is not None and destino > 3.0:
         raise Reprovado(
-            f"{MLM_SORTEIO_POR_LINHA.mensagem} (dispersão {destino:.1f}; esperada ~1)", MLM_SORTEIO_POR_LINHA
+            f"{MLM_SORTEIO_POR_LINHA.mensagem} (dispersão {mostrar(destino):.1f}; esperada ~1)", MLM_SORTEIO_POR_LINHA
         )
 
 
@@ -669,7 +693,7 @@ def test_mlm_respeita_prob(aluno, rng):
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - prob) > 0.015:
         raise Reprovado(
-            f"{MLM_PROB.mensagem} Com prob={prob}, vieram {fracao:.1%} dos tokens comuns (tolerância: ±1,5 ponto).",
+            f"{MLM_PROB.mensagem} Com prob={mostrar(prob)}, vieram {mostrar(fracao):.1%} dos tokens comuns (tolerância: ±1,5 ponto).",
             MLM_PROB,
         )
     _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
@@ -687,8 +711,8 @@ def test_mlm_semente(aluno, rng):
     verificar(np.array_equal(e1, e2) and np.array_equal(r1, r2), MLM_SEMENTE.mensagem, MLM_SEMENTE)
     e3, r3 = _chamar_mlm(aluno, ids, 64, 3, especiais, semente + 1)
     verificar(not (np.array_equal(e1, e3) and np.array_equal(r1, r3)), MLM_SEMENTE.mensagem, MLM_SEMENTE)
-    antes = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
+    antes = aluno.chamar_caminho("torch", ("get_rng_state",))
     _chamar_mlm(aluno, ids, 64, 3, especiais, semente)
-    depois = aluno._sessao.chamar("torch", caminho=("get_rng_state",))
+    depois = aluno.chamar_caminho("torch", ("get_rng_state",))
     iguais = isinstance(antes, torch.Tensor) and isinstance(depois, torch.Tensor) and torch.equal(antes, depois)
     verificar(iguais, MLM_GERADOR_GLOBAL.mensagem, MLM_GERADOR_GLOBAL)

@@ -28,6 +28,7 @@ from autograder.suite import (
     exigir_que_responda,
     exigir_que_transforme,
     item,
+    mostrar,
     propriedade,
     tocha,
     verificar,
@@ -259,7 +260,9 @@ _tensor = tocha.tensor
 
 def _par(resultado, nome="AtencaoCausal.forward"):
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"{nome} deve devolver a tupla (saida, pesos); veio {type(resultado).__name__}.")
+        raise Reprovado(
+            f"{mostrar(nome)} deve devolver a tupla (saida, pesos); veio {mostrar(type(resultado).__name__)}."
+        )
     return _tensor(resultado[0], "saida"), _tensor(resultado[1], "pesos")
 
 
@@ -284,17 +287,19 @@ def _causal(n):
 
 def _mascara_do_aluno(aluno, n):
     """Devolve a máscara do aluno como ndarray booleano; diagnostica tipo e convenção."""
-    m = _tensor(aluno.mascara_causal(n), f"mascara_causal({n})")
+    m = _tensor(aluno.mascara_causal(n), f"mascara_causal({mostrar(n)})")
     arr = m.numpy()
     certa = _causal(n).numpy()
     if arr.shape != (n, n):
-        raise Reprovado(f"mascara_causal({n}) deveria ter forma ({n}, {n}); veio {arr.shape}.")
+        raise Reprovado(
+            f"mascara_causal({mostrar(n)}) deveria ter forma ({mostrar(n)}, {mostrar(n)}); veio {mostrar(arr.shape)}."
+        )
     if m.dtype != torch.bool:
         if arr.dtype.kind == "f" and np.array_equal(np.isneginf(arr), ~certa) and np.all(arr[certa] == 0):
             raise Reprovado(MASCARA_ADITIVA.mensagem, MASCARA_ADITIVA)
         if np.array_equal(arr != 0, certa):
             raise Reprovado(MASCARA_NAO_BOOLEANA.mensagem, MASCARA_NAO_BOOLEANA)
-        raise Reprovado(f"mascara_causal deve devolver um tensor torch.bool; veio {m.dtype}.")
+        raise Reprovado(f"mascara_causal deve devolver um tensor torch.bool; veio {mostrar(m.dtype)}.")
     return arr
 
 
@@ -312,7 +317,7 @@ def _diagnosticar_mascara(arr, n, nome):
             if np.array_equal(arr, m):
                 raise Reprovado(eq.mensagem, eq)
         errados = int((arr != esperado).sum())
-        raise Reprovado(f"{nome} não confere com a máscara causal: {errados} posições erradas.")
+        raise Reprovado(f"{mostrar(nome)} não confere com a máscara causal: {mostrar(errados)} posições erradas.")
 
 
 @item("teste_mascara_causal", pontos=0.5)
@@ -321,8 +326,11 @@ def test_mascara_confere_com_generate_square_subsequent_mask(aluno):
     for n in (5, 2, 9, 1):  # n = 1 por último: ali várias máscaras erradas coincidem
         arr = _mascara_do_aluno(aluno, n)
         oraculo = (nn.Transformer.generate_square_subsequent_mask(n) == 0).numpy()
-        _diagnosticar_mascara(arr, n, f"mascara_causal({n})")
-        verificar(np.array_equal(arr, oraculo), f"mascara_causal({n}) não confere com generate_square_subsequent_mask.")
+        _diagnosticar_mascara(arr, n, f"mascara_causal({mostrar(n)})")
+        verificar(
+            np.array_equal(arr, oraculo),
+            f"mascara_causal({mostrar(n)}) não confere com generate_square_subsequent_mask.",
+        )
 
 
 @item("teste_mascara_causal", pontos=0.5)
@@ -385,9 +393,11 @@ def _combinar_do_aluno(aluno, causal, padding):
     if arr.shape == (B, n, n) and np.array_equal(arr != 0, esperado[:, 0]):
         raise Reprovado(PADDING_SEM_EIXO.mensagem, PADDING_SEM_EIXO)
     verificar(
-        arr.shape == (B, 1, n, n), f"a máscara combinada deveria ter forma {(B, 1, n, n)}; veio {arr.shape}.", None
+        arr.shape == (B, 1, n, n),
+        f"a máscara combinada deveria ter forma {mostrar((B, 1, n, n))}; veio {mostrar(arr.shape)}.",
+        None,
     )
-    verificar(m.dtype == torch.bool, f"a máscara combinada deve ser booleana (torch.bool); veio {m.dtype}.")
+    verificar(m.dtype == torch.bool, f"a máscara combinada deve ser booleana (torch.bool); veio {mostrar(m.dtype)}.")
     return arr
 
 
@@ -411,7 +421,7 @@ def test_combinar_confere_com_a_regra(aluno, rng):
                 raise Reprovado(eq.mensagem, eq)
         errados = int((arr != esperado).sum())
         raise Reprovado(
-            f"A máscara combinada tem {errados} posições erradas. Regra: causal[i, j] e (padding[b, j] ou i == j)."
+            f"A máscara combinada tem {mostrar(errados)} posições erradas. Regra: causal[i, j] e (padding[b, j] ou i == j)."
         )
 
 
@@ -519,8 +529,8 @@ _MODOS = [
 
 def _comparar_atencao(resultado, esperado, diag, nome):
     saida, pesos = _par(resultado)
-    comparar(pesos, esperado[1], f"pesos ({nome})", equivocos=[(e, p) for e, (_, p) in diag])
-    comparar(saida, esperado[0], f"saida ({nome})", equivocos=[(e, s) for e, (s, _) in diag])
+    comparar(pesos, esperado[1], f"pesos ({mostrar(nome)})", equivocos=[(e, p) for e, (_, p) in diag])
+    comparar(saida, esperado[0], f"saida ({mostrar(nome)})", equivocos=[(e, s) for e, (s, _) in diag])
 
 
 H_DO_EXEMPLO = 2  # AtencaoCausal(8, 2) na verificação visível
@@ -583,7 +593,7 @@ def test_atencao_nao_espia_o_futuro(aluno, rng):
         lote[t, t + 1 :] = rng.standard_normal((n - t - 1, d)) * 2.0
     saida, pesos = _par(att(torch.from_numpy(lote)))
     saida, pesos = saida.numpy(), pesos.numpy()
-    verificar(saida.shape == (n, n, d), f"saida deveria ter forma {(n, n, d)}; veio {saida.shape}.")
+    verificar(saida.shape == (n, n, d), f"saida deveria ter forma {mostrar((n, n, d))}; veio {mostrar(saida.shape)}.")
     # Portão: zeros (ou a própria entrada) também "não espiam o futuro".
     exigir_que_transforme(saida, lote, "AtencaoCausal.forward")
     futuro = np.triu(np.ones((n, n), dtype=bool), 1)
@@ -592,10 +602,10 @@ def test_atencao_nao_espia_o_futuro(aluno, rng):
             if pesos.shape[-2:] == (n, n) and np.all(pesos[..., futuro] == 0):
                 raise Reprovado(
                     f"{ATENCAO_DEPOIS.mensagem} Os pesos do futuro saíram zero, mas o denominador da softmax "
-                    f"ainda somou as chaves futuras: a saída da posição {t} mudou quando só tokens depois dela mudaram.",
+                    f"ainda somou as chaves futuras: a saída da posição {mostrar(t)} mudou quando só tokens depois dela mudaram.",
                     ATENCAO_DEPOIS,
                 )
-            raise Reprovado(f"{ATENCAO_ESPIA.mensagem} (Primeira violação: posição {t}.)", ATENCAO_ESPIA)
+            raise Reprovado(f"{ATENCAO_ESPIA.mensagem} (Primeira violação: posição {mostrar(t)}.)", ATENCAO_ESPIA)
 
 
 @item("teste_atencao_causal", pontos=0.5)
@@ -607,7 +617,9 @@ def test_atencao_pesos_do_futuro_sao_zero(aluno, rng):
     x = _x(rng, 2, n, d) * 3.0
     _, pesos = _par(att(x))
     pesos = como_array(pesos, "pesos")
-    verificar(pesos.shape == (2, h, n, n), f"pesos deveria ter forma {(2, h, n, n)}; veio {pesos.shape}.")
+    verificar(
+        pesos.shape == (2, h, n, n), f"pesos deveria ter forma {mostrar((2, h, n, n))}; veio {mostrar(pesos.shape)}."
+    )
     futuro = np.triu(np.ones((n, n), dtype=bool), 1)
     if not np.all(np.isfinite(pesos)):
         linhas_nan = ~np.all(np.isfinite(pesos), axis=-1)
@@ -632,8 +644,10 @@ def test_atencao_com_padding(aluno, rng):
     x = _x(rng, 4, n, d)
     saida, pesos = _par(att(x, padding))
     saida, pesos = saida.numpy(), pesos.numpy()
-    verificar(saida.shape == (4, n, d), f"saida deveria ter forma {(4, n, d)}; veio {saida.shape}.")
-    verificar(pesos.shape == (4, h, n, n), f"pesos deveria ter forma {(4, h, n, n)}; veio {pesos.shape}.")
+    verificar(saida.shape == (4, n, d), f"saida deveria ter forma {mostrar((4, n, d))}; veio {mostrar(saida.shape)}.")
+    verificar(
+        pesos.shape == (4, h, n, n), f"pesos deveria ter forma {mostrar((4, h, n, n))}; veio {mostrar(pesos.shape)}."
+    )
     reais = padding.numpy()
     finitos = np.isfinite(saida).all(axis=-1) & np.isfinite(pesos).all(axis=(1, 3))
     if not finitos.all():
@@ -677,7 +691,7 @@ def _funcoes_do_bloco(sd, bloco, padding=None):
     d = sd["norm1.weight"].shape[0]
 
     def ln(z, nome):
-        return F.layer_norm(z, (d,), sd[f"{nome}.weight"], sd[f"{nome}.bias"], EPS_LN)
+        return F.layer_norm(z, (d,), sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"], EPS_LN)
 
     def ff(z, ativacao=F.gelu):
         meio = ativacao(z @ sd["ff.0.weight"].T + sd["ff.0.bias"])
@@ -754,7 +768,10 @@ def test_bloco_estrutura(aluno, ref, rng):
     if isinstance(y, tuple | list):
         raise Reprovado("BlocoDecoder.forward deve devolver só a saída (um tensor), não uma tupla.")
     y = _tensor(y, "a saída do bloco")
-    verificar(tuple(y.shape) == (2, 4, d), f"a saída do bloco deveria ter forma {(2, 4, d)}; veio {tuple(y.shape)}.")
+    verificar(
+        tuple(y.shape) == (2, 4, d),
+        f"a saída do bloco deveria ter forma {mostrar((2, 4, d))}; veio {mostrar(tuple(y.shape))}.",
+    )
 
 
 # ======================================================================= geração gulosa
@@ -812,17 +829,18 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
 
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
     try:
-        saida = aluno.gerar_guloso(remoto._ref, ids, n_novos)
+        saida = aluno.gerar_guloso(remoto, ids, n_novos)
     except suite.ErroDoAluno as exc:
         if "n_max" in exc.mensagem or "index out of range" in exc.mensagem:
             raise Reprovado(
-                f"{GULOSO_SEM_JANELA.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", GULOSO_SEM_JANELA
+                f"{GULOSO_SEM_JANELA.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {exc.mensagem})",
+                GULOSO_SEM_JANELA,
             ) from None
         raise
     saida = _tensor(saida, "gerar_guloso(...)")
     verificar(
         saida.dtype in (torch.int64, torch.int32),
-        f"gerar_guloso deve devolver ids inteiros (torch.long); veio {saida.dtype}.",
+        f"gerar_guloso deve devolver ids inteiros (torch.long); veio {mostrar(saida.dtype)}.",
     )
     return saida
 
@@ -847,8 +865,8 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
     B, n = ids.shape
     if tuple(obtido.shape) != (B, n + n_novos):
         raise Reprovado(
-            f"gerar_guloso devolveu forma {tuple(obtido.shape)}; com ids {tuple(ids.shape)} e n_novos = {n_novos} "
-            f"o esperado é {(B, n + n_novos)}."
+            f"gerar_guloso devolveu forma {mostrar(tuple(obtido.shape))}; com ids {mostrar(tuple(ids.shape))} e n_novos = {mostrar(n_novos)} "
+            f"o esperado é {mostrar((B, n + n_novos))}."
         )
     obtido = obtido.long()
     if not torch.equal(obtido[:, :n], ids):
@@ -859,7 +877,7 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
             melhor = modelo(contexto)[:, -1, :].argmax(dim=-1)
             if not torch.equal(obtido[:, t], melhor):
                 raise Reprovado(
-                    f"{GULOSO_NAO_ARGMAX.mensagem} (Primeiro passo errado: o token {t}.)", GULOSO_NAO_ARGMAX
+                    f"{GULOSO_NAO_ARGMAX.mensagem} (Primeiro passo errado: o token {mostrar(t)}.)", GULOSO_NAO_ARGMAX
                 )
     raise Reprovado("A sequência gerada não confere com a decodificação gulosa de referência.")
 
@@ -894,6 +912,6 @@ def test_gerar_casos_pequenos(aluno, ref, rng):
     zero = _gerar_do_aluno(aluno, remoto, ids, 0)
     verificar(
         tuple(zero.shape) == (4, 3) and torch.equal(zero.long(), ids),
-        f"com n_novos = 0, gerar_guloso deve devolver os próprios ids; veio forma {tuple(zero.shape)}.",
+        f"com n_novos = 0, gerar_guloso deve devolver os próprios ids; veio forma {mostrar(tuple(zero.shape))}.",
     )
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 1), modelo, ids, 1)

@@ -25,6 +25,7 @@ from autograder.suite import (
     Reprovado,
     comparar,
     item,
+    mostrar,
     propriedade,
     tocha,
     verificar,
@@ -95,10 +96,13 @@ def _diagnosticar_erro(exc):
     if "atencao_com_cache" not in (exc.trace or ""):
         return None
     if "Sizes of tensors must match except in dimension" in msg:
-        return Reprovado(f"{CACHE_EIXO_ERRADO.mensagem} (Seu código levantou {exc.tipo}: {msg})", CACHE_EIXO_ERRADO)
+        return Reprovado(
+            f"{CACHE_EIXO_ERRADO.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {mostrar(msg)})", CACHE_EIXO_ERRADO
+        )
     if "must match the size of tensor b" in msg and "non-singleton dimension 3" in msg:
         return Reprovado(
-            f"{CACHE_MASCARA_CONSULTA.mensagem} (Seu código levantou {exc.tipo}: {msg})", CACHE_MASCARA_CONSULTA
+            f"{CACHE_MASCARA_CONSULTA.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {mostrar(msg)})",
+            CACHE_MASCARA_CONSULTA,
         )
     return None
 
@@ -148,11 +152,11 @@ def _passada_ref(sd, h, n_camadas, ids, caches, modo="certo"):
     d = x.shape[-1]
 
     def ln(z, nome):
-        return F.layer_norm(z, (d,), sd[f"{nome}.weight"], sd[f"{nome}.bias"], 1e-5)
+        return F.layer_norm(z, (d,), sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"], 1e-5)
 
     novos = []
     for i in range(n_camadas):
-        p = f"blocos.{i}."
+        p = f"blocos.{mostrar(i)}."
         atendido, cache = _atencao_ref(
             sd, p + "atencao.", ln(x, p + "norm1"), None if caches is None else caches[i], h, modo
         )
@@ -182,26 +186,30 @@ def _conferir_cache(cache, esperado, t, m, nome):
     """O cache devolvido: a tupla (K, V), de forma (B, h, t + m, d_k), com os valores da sequência inteira."""
     if cache is None:
         raise Reprovado(
-            f"{CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu None no lugar de (K, V).)", CACHE_NAO_ATUALIZADO
+            f"{CACHE_NAO_ATUALIZADO.mensagem} ({mostrar(nome)} devolveu None no lugar de (K, V).)", CACHE_NAO_ATUALIZADO
         )
     if not isinstance(cache, tuple | list) or len(cache) != 2:
-        raise Reprovado(f"{nome}: o cache devolvido deve ser a tupla (K, V); veio {type(cache).__name__}.")
+        raise Reprovado(
+            f"{mostrar(nome)}: o cache devolvido deve ser a tupla (K, V); veio {mostrar(type(cache).__name__)}."
+        )
     for letra, obtido, certo, forma, certa, parte in tocha.tensores_do_cache(cache, esperado, t, m):
         if forma != certa:
             if parte is not None:
-                velho = f"só as posições {parte}"
+                velho = f"só as posições {mostrar(parte)}"
                 raise Reprovado(
-                    f"{CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}, {velho}; o esperado "
-                    f"é {certa}, com t + m = {t} + {m} posições.)",
+                    f"{CACHE_NAO_ATUALIZADO.mensagem} ({mostrar(nome)}: {mostrar(letra)} tem forma {mostrar(forma)}, {mostrar(velho)}; o esperado "
+                    f"é {mostrar(certa)}, com t + m = {mostrar(t)} + {mostrar(m)} posições.)",
                     CACHE_NAO_ATUALIZADO,
                 )
             if obtido.numel() == certo.numel() and len(forma) == 4 and forma[2] in (t, m):  # cresceu outro eixo
                 raise Reprovado(
-                    f"{CACHE_EIXO_ERRADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
+                    f"{CACHE_EIXO_ERRADO.mensagem} ({mostrar(nome)}: {mostrar(letra)} tem forma {mostrar(forma)}; o esperado é {mostrar(certa)}.)",
                     CACHE_EIXO_ERRADO,
                 )
-            raise Reprovado(f"{nome}: {letra} do cache tem forma {forma}; o esperado é (B, h, t + m, d_k) = {certa}.")
-        comparar(obtido, certo, f"{letra} do cache ({nome})")
+            raise Reprovado(
+                f"{mostrar(nome)}: {mostrar(letra)} do cache tem forma {mostrar(forma)}; o esperado é (B, h, t + m, d_k) = {mostrar(certa)}."
+            )
+        comparar(obtido, certo, f"{mostrar(letra)} do cache ({mostrar(nome)})")
 
 
 # ======================================================================= atenção com cache
@@ -226,15 +234,17 @@ def _conferir_atencao(aluno, rng, t, m):
     cache = None
     if t > 0:
         _, cache = _atencao_ref(sd, "", x[:, :t], None, h)
-    nome = "atencao_com_cache" + (f" (t = {t} posições no cache, m = {m} novas)" if t else f" (sem cache, m = {m})")
-    resultado = _chamar(aluno.atencao_com_cache, att._ref, x[:, t:], cache)
+    nome = "atencao_com_cache" + (
+        f" (t = {mostrar(t)} posições no cache, m = {mostrar(m)} novas)" if t else f" (sem cache, m = {mostrar(m)})"
+    )
+    resultado = _chamar(aluno.atencao_com_cache, att, x[:, t:], cache)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {type(resultado).__name__}.")
+        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
     diag = []
     if t > 0:
         diag.append((CACHE_MASCARA_CONSULTA, _atencao_ref(sd, "", x[:, t:], cache, h, "mascara_primeiras")[0]))
-    comparar(saida, esperado[0], f"saida de {nome}", equivocos=diag)
+    comparar(saida, esperado[0], f"saida de {mostrar(nome)}", equivocos=diag)
     _conferir_cache(resultado[1], esperado[1], t, m, nome)
 
 
@@ -281,10 +291,12 @@ def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
     t = 0
     for m in [prompt] + [1] * (ids.shape[1] - prompt):
         novos = ids[:, t : t + m]
-        nome = f"minigpt_com_cache, tokens {t}..{t + m - 1}" + (" (o prompt)" if t == 0 else "")
-        resultado = _chamar(aluno.minigpt_com_cache, remoto._ref, novos, caches)
+        nome = f"minigpt_com_cache, tokens {mostrar(t)}..{mostrar(t + m - 1)}" + (" (o prompt)" if t == 0 else "")
+        resultado = _chamar(aluno.minigpt_com_cache, remoto, novos, caches)
         if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-            raise Reprovado(f"minigpt_com_cache deve devolver (logits, caches); veio {type(resultado).__name__}.")
+            raise Reprovado(
+                f"minigpt_com_cache deve devolver (logits, caches); veio {mostrar(type(resultado).__name__)}."
+            )
         logits, caches_aluno = _tensor(resultado[0], "logits"), resultado[1]
         certos, caches_certos = _passada_ref(sd, h, n_camadas, novos, caches)
         assert torch.allclose(certos, completos[:, t : t + m]), "oráculo inconsistente"
@@ -294,21 +306,23 @@ def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
                 (CACHE_POSICAO_ZERO, _passada_ref(sd, h, n_camadas, novos, caches, "posicao_zero")[0]),
                 (CACHE_MASCARA_CONSULTA, _passada_ref(sd, h, n_camadas, novos, caches, "mascara_primeiras")[0]),
             ]
-        comparar(logits, completos[:, t : t + m], f"logits de {nome}", equivocos=diag)
+        comparar(logits, completos[:, t : t + m], f"logits de {mostrar(nome)}", equivocos=diag)
         if not isinstance(caches_aluno, tuple | list) or len(caches_aluno) != n_camadas:
-            raise Reprovado(f"{nome}: devolva uma lista com um cache (K, V) por bloco ({n_camadas} blocos).")
+            raise Reprovado(
+                f"{mostrar(nome)}: devolva uma lista com um cache (K, V) por bloco ({mostrar(n_camadas)} blocos)."
+            )
         for i in range(n_camadas):
-            _conferir_cache(caches_aluno[i], caches_certos[i], t, m, f"{nome}, bloco {i}")
+            _conferir_cache(caches_aluno[i], caches_certos[i], t, m, f"{mostrar(nome)}, bloco {mostrar(i)}")
         caches = caches_certos
         t += m
 
 
 # ======================================================================= geração com cache
 def _gerar_do_aluno(aluno, remoto, ids, n_novos):
-    saida = _tensor(_chamar(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
+    saida = _tensor(_chamar(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
     verificar(
         saida.dtype in (torch.int64, torch.int32),
-        f"gerar_com_cache deve devolver ids inteiros (torch.long); veio {saida.dtype}.",
+        f"gerar_com_cache deve devolver ids inteiros (torch.long); veio {mostrar(saida.dtype)}.",
     )
     return saida.long()
 
@@ -321,8 +335,8 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
     B, n = ids.shape
     if tuple(obtido.shape) != (B, n + n_novos):
         raise Reprovado(
-            f"gerar_com_cache devolveu forma {tuple(obtido.shape)}; com ids {tuple(ids.shape)} e n_novos = {n_novos} "
-            f"o esperado é {(B, n + n_novos)}."
+            f"gerar_com_cache devolveu forma {mostrar(tuple(obtido.shape))}; com ids {mostrar(tuple(ids.shape))} e n_novos = {mostrar(n_novos)} "
+            f"o esperado é {mostrar((B, n + n_novos))}."
         )
     if not torch.equal(obtido[:, :n], ids):
         raise Reprovado("Os ids originais devem ficar no começo da sequência devolvida, sem alteração.")
@@ -345,7 +359,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
         if torch.equal(obtido, _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo)):
             raise Reprovado(eq.mensagem, eq)
     raise Reprovado(
-        f"Os tokens gerados com cache diferem dos de gerar_guloso (sem cache) a partir do token {t}: com o "
+        f"Os tokens gerados com cache diferem dos de gerar_guloso (sem cache) a partir do token {mostrar(t)}: com o "
         "cache, a geração tem de ser exatamente a mesma."
     )
 
@@ -378,8 +392,8 @@ def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
     total, possiveis = sum(tamanhos), (n + n_novos - 1, n + n_novos)  # o último token não precisa ser processado
     if total > n + n_novos:
         raise Reprovado(
-            f"{CACHE_SEM_USO.mensagem} (O espião contou {total} posições processadas em {len(tamanhos)} chamadas, "
-            f"{tamanhos}; com o cache são no máximo n + n_novos = {n + n_novos}.)",
+            f"{CACHE_SEM_USO.mensagem} (O espião contou {mostrar(total)} posições processadas em {mostrar(len(tamanhos))} chamadas, "
+            f"{mostrar(tamanhos)}; com o cache são no máximo n + n_novos = {mostrar(n + n_novos)}.)",
             CACHE_SEM_USO,
         )
     vistas = [p for c in posicoes for p in c]
@@ -387,17 +401,17 @@ def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
         depois = posicoes[1:]
         if depois and all(c == [0] for c in depois):
             raise Reprovado(
-                f"{CACHE_POSICAO_ZERO.mensagem} (Posições vistas pelo modelo depois do prompt: {depois}.)",
+                f"{CACHE_POSICAO_ZERO.mensagem} (Posições vistas pelo modelo depois do prompt: {mostrar(depois)}.)",
                 CACHE_POSICAO_ZERO,
             )
         raise Reprovado(
-            f"{CACHE_NAO_ATUALIZADO.mensagem} (Posições vistas pelo modelo em cada passo: {posicoes}; com o cache, "
-            f"o prompt ocupa as posições 0..{n - 1} e cada passo seguinte processa só a posição seguinte.)",
+            f"{CACHE_NAO_ATUALIZADO.mensagem} (Posições vistas pelo modelo em cada passo: {mostrar(posicoes)}; com o cache, "
+            f"o prompt ocupa as posições 0..{mostrar(n - 1)} e cada passo seguinte processa só a posição seguinte.)",
             CACHE_NAO_ATUALIZADO,
         )
     verificar(
         total in possiveis and all(m == 1 for m in tamanhos[len(tamanhos) - (n_novos - 1) :]),
-        f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {tamanhos} posições.)",
+        f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {mostrar(tamanhos)} posições.)",
         CACHE_SEM_USO,
     )
 
@@ -431,7 +445,7 @@ def _exigir_limite_lido(aluno, remoto, ids, n_max):
     except ErroDoAluno as exc:
         if exc.tipo == "ValueError":
             raise Reprovado(
-                f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui modelo.n_max = {n_max}, mas o "
+                f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui modelo.n_max = {mostrar(n_max)}, mas o "
                 f"ValueError só veio depois de {N_MAX_DO_EXEMPLO} posições, o n_max do exemplo)",
                 suite.CONSTANTE_DO_EXEMPLO,
             ) from None
@@ -452,7 +466,7 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
         if exc.tipo != "ValueError":
             raise
         raise Reprovado(
-            f"{CACHE_LIMITE_UM_A_MENOS.mensagem} (Com n = {n}, n_novos = {n_novos} e n_max = {n_max} veio "
+            f"{CACHE_LIMITE_UM_A_MENOS.mensagem} (Com n = {mostrar(n)}, n_novos = {mostrar(n_novos)} e n_max = {mostrar(n_max)} veio "
             f"ValueError: {exc.mensagem[:200]})",
             CACHE_LIMITE_UM_A_MENOS,
         ) from None
@@ -464,13 +478,13 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
             return
         _exigir_limite_lido(aluno, remoto, ids, n_max)
         raise Reprovado(
-            f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max} veio "
-            f"{exc.tipo}: {exc.mensagem[:200]})",
+            f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {mostrar(n)}, n_novos = {mostrar(n_novos + 1)} e n_max = {mostrar(n_max)} veio "
+            f"{mostrar(exc.tipo)}: {exc.mensagem[:200]})",
             CACHE_SEM_VALUEERROR,
         ) from None
     _exigir_limite_lido(aluno, remoto, ids, n_max)
     raise Reprovado(
-        f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {n}, n_novos = {n_novos + 1} e n_max = {n_max}, isto é, "
-        f"n + n_novos - 1 = {n + n_novos} > n_max, não houve erro.)",
+        f"{CACHE_SEM_VALUEERROR.mensagem} (Com n = {mostrar(n)}, n_novos = {mostrar(n_novos + 1)} e n_max = {mostrar(n_max)}, isto é, "
+        f"n + n_novos - 1 = {mostrar(n + n_novos)} > n_max, não houve erro.)",
         CACHE_SEM_VALUEERROR,
     )

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, verificar
+from autograder.suite import Reprovado, mostrar, verificar
 
 EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
@@ -174,14 +174,18 @@ def _diagnosticar_feixe(obtidos, certas, erradas, descricoes):
     for eq, modo in FEIXE_MODOS:
         if all(o == e[modo] for o, e in zip(obtidos, por_instancia, strict=True)):
             j = next(j for j, (o, c) in enumerate(zip(obtidos, certas, strict=True)) if o != c)
-            raise Reprovado(f"{eq.mensagem} ({descricoes[j]}: esperado {certas[j]}, veio {obtidos[j]}.)", eq)
+            raise Reprovado(
+                f"{eq.mensagem} ({mostrar(descricoes[j])}: esperado {mostrar(certas[j])}, veio {mostrar(obtidos[j])}.)",
+                eq,
+            )
     j = next(j for j, (o, c) in enumerate(zip(obtidos, certas, strict=True)) if o != c)
     if TR.EOS in obtidos[j][:-1]:
         raise Reprovado(
-            f"{EQ.FEIXE_EOS_NAO_TERMINA.mensagem} ({descricoes[j]}: veio {obtidos[j]}.)", EQ.FEIXE_EOS_NAO_TERMINA
+            f"{EQ.FEIXE_EOS_NAO_TERMINA.mensagem} ({mostrar(descricoes[j])}: veio {mostrar(obtidos[j])}.)",
+            EQ.FEIXE_EOS_NAO_TERMINA,
         )
     raise Reprovado(
-        f"A busca não confere com a de referência ({descricoes[j]}: esperado {certas[j]}, veio {obtidos[j]})."
+        f"A busca não confere com a de referência ({mostrar(descricoes[j])}: esperado {mostrar(certas[j])}, veio {mostrar(obtidos[j])})."
     )
 
 
@@ -219,12 +223,12 @@ def _guloso_de(modelo, origem):
 
 
 def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
-    saida = aluno.busca_em_feixe(remoto._ref, origem, largura, alfa, n_max)
+    saida = aluno.busca_em_feixe(remoto, origem, largura, alfa, n_max)
     if isinstance(saida, torch.Tensor):
         saida = saida.tolist()
     verificar(
         isinstance(saida, list | tuple) and all(type(t) is int for t in saida),
-        f"busca_em_feixe deve devolver uma lista de ints (os tokens depois do BOS); veio {type(saida).__name__}.",
+        f"busca_em_feixe deve devolver uma lista de ints (os tokens depois do BOS); veio {mostrar(type(saida).__name__)}.",
     )
     return list(saida)
 
@@ -245,7 +249,8 @@ def _exigir_que_busque(aluno, rng):
     outras = [erradas[m] for _, m in FEIXE_MODOS if m != "guloso"]
     if obtido == erradas["guloso"] and obtido not in outras:
         raise Reprovado(
-            f"{EQ.FEIXE_GULOSO.mensagem} (largura {largura}: esperado {certa}, veio {obtido}.)", EQ.FEIXE_GULOSO
+            f"{EQ.FEIXE_GULOSO.mensagem} (largura {mostrar(largura)}: esperado {mostrar(certa)}, veio {mostrar(obtido)}.)",
+            EQ.FEIXE_GULOSO,
         )
 
 
@@ -288,5 +293,5 @@ def _conferir_arvores(aluno, rng, escolher, n):
             escolhidas.append(a)
     origem = torch.tensor([3, 4, TR.EOS])
     obtidos = [_feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
-    descricoes = [f"árvore construída, largura {a[1]}, alfa {a[2]}" for a in escolhidas]
+    descricoes = [f"árvore construída, largura {mostrar(a[1])}, alfa {mostrar(a[2])}" for a in escolhidas]
     _diagnosticar_feixe(obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes)

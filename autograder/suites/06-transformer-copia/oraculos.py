@@ -9,7 +9,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, conferir_state_dict, tocha, verificar
+from autograder.suite import Reprovado, conferir_state_dict, mostrar, tocha, verificar
 
 EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
@@ -98,9 +98,9 @@ def _mapear_nn_transformer(sd, N):
     novo = {}
     for i in range(N):
         for chave, valor in sd.items():
-            if chave.startswith(f"encoder.{i}."):
-                novo[f"encoder.layers.{i}." + chave[len(f"encoder.{i}.") :]] = valor
-        novo.update(_para_biblioteca(sd, f"decoder.{i}.", f"decoder.layers.{i}."))
+            if chave.startswith(f"encoder.{mostrar(i)}."):
+                novo[f"encoder.layers.{mostrar(i)}." + chave[len(f"encoder.{mostrar(i)}.") :]] = valor
+        novo.update(_para_biblioteca(sd, f"decoder.{mostrar(i)}.", f"decoder.layers.{mostrar(i)}."))
     return novo
 
 
@@ -242,10 +242,10 @@ def _roteiro(aluno):
 
 
 def _decodificar_do_aluno(aluno, remoto, src, passos_max):
-    saida = _tensor(aluno.decodificar_guloso(remoto._ref, src, passos_max), "decodificar_guloso(...)")
+    saida = _tensor(aluno.decodificar_guloso(remoto, src, passos_max), "decodificar_guloso(...)")
     verificar(
         saida.dtype in (torch.int64, torch.int32) and saida.ndim == 2,
-        f"decodificar_guloso deve devolver tokens inteiros de forma (B, L); veio {saida.dtype} {tuple(saida.shape)}.",
+        f"decodificar_guloso deve devolver tokens inteiros de forma (B, L); veio {mostrar(saida.dtype)} {mostrar(tuple(saida.shape))}.",
     )
     return saida.long()
 
@@ -270,6 +270,6 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
     if obtido.shape[1] > passos_max:
         raise Reprovado(EQ.DEC_PASSOS.mensagem, EQ.DEC_PASSOS)
     raise Reprovado(
-        f"A decodificação não confere com o laço guloso de referência (esperado {esperado.tolist()[:2]}..., "
-        f"veio {obtido.tolist()[:2]}...)."
+        f"A decodificação não confere com o laço guloso de referência (esperado {mostrar(esperado.tolist()[:2])}..., "
+        f"veio {mostrar(obtido.tolist()[:2])}...)."
     )

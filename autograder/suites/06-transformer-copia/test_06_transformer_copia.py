@@ -25,6 +25,7 @@ from autograder.suite import (
     comparar,
     exigir_entradas_intactas,
     item,
+    mostrar,
     propriedade,
     tempo_limite,
     tocha,
@@ -53,9 +54,9 @@ _tensor, _remoto, _x = tocha.tensor, tocha.remoto, tocha.x
 
 # ======================================================================= máscaras
 def _mascara(aluno, nome, entrada):
-    m = _tensor(getattr(aluno, nome)(entrada), f"{nome}(...)")
+    m = _tensor(getattr(aluno, nome)(entrada), f"{mostrar(nome)}(...)")
     if m.dtype != torch.bool:
-        raise Reprovado(f"{nome} deve devolver um tensor torch.bool; veio {m.dtype}.")
+        raise Reprovado(f"{mostrar(nome)} deve devolver um tensor torch.bool; veio {mostrar(m.dtype)}.")
     return m
 
 
@@ -101,7 +102,9 @@ def test_mascara_alvo_causal_e_padding(aluno, rng):
     certa = TR._m_alvo(tgt)
     if tuple(m.shape) != tuple(certa.shape):
         _diagnosticar_alvo(m, tgt)
-        raise Reprovado(f"mascara_alvo deve ter forma (B, 1, T, T) = {tuple(certa.shape)}; veio {tuple(m.shape)}.")
+        raise Reprovado(
+            f"mascara_alvo deve ter forma (B, 1, T, T) = {mostrar(tuple(certa.shape))}; veio {mostrar(tuple(m.shape))}."
+        )
     if not torch.equal(m, certa):
         _diagnosticar_alvo(m, tgt)
         raise Reprovado("A máscara do alvo não confere com causal (j <= i) E chave não PAD.")
@@ -117,7 +120,7 @@ def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
         certa = TR._m_alvo(tgt)
         if tuple(m.shape) != tuple(certa.shape) or not torch.equal(m, certa):
             _diagnosticar_alvo(m, tgt) if tuple(m.shape)[-2:] == (T, T) else None
-            raise Reprovado(f"Sem PAD, mascara_alvo deve ser a causal de forma (B, 1, {T}, {T}).")
+            raise Reprovado(f"Sem PAD, mascara_alvo deve ser a causal de forma (B, 1, {mostrar(T)}, {mostrar(T)}).")
 
 
 # ======================================================================= camada do decoder
@@ -199,7 +202,7 @@ def test_camada_estrutura(aluno, ref):
     esperado = ref.CamadaDecoder(12, 3, 20).state_dict()
     suite.conferir_state_dict(camada.pesos(), esperado, "CamadaDecoder")
     extras = sorted(set(camada.pesos()) - set(esperado))
-    verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    verificar(not extras, f"CamadaDecoder tem parâmetros a mais, que a referência não tem: {mostrar(extras[:6])}.")
     suite.conferir_estrutura(aluno, camada, ref.CamadaDecoder(12, 3, 20), "CamadaDecoder")
 
 
@@ -273,7 +276,7 @@ def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     memoria = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
     verificar(
         tuple(memoria.shape) == (3, src.shape[1], 16),
-        f"codificar deve devolver a memória (B, S, d_model) = {(3, src.shape[1], 16)}; veio {tuple(memoria.shape)}.",
+        f"codificar deve devolver a memória (B, S, d_model) = {mostrar((3, src.shape[1], 16))}; veio {mostrar(tuple(memoria.shape))}.",
     )
     with torch.no_grad():
         esperada = modelo.codificar(src, mo)
@@ -284,20 +287,19 @@ def test_transformer_codificar_e_decodificar(aluno, ref, rng):
 
 # ======================================================================= dados da cópia
 def _gerador(aluno, semente):
-    sessao = aluno._sessao
-    ger = sessao.chamar("torch", caminho=("Generator",), guardar=True)
-    sessao.chamar(ger, (int(semente),), caminho=("manual_seed",), guardar=True)
+    ger = aluno.chamar_caminho("torch", ("Generator",), guardar=True)
+    ger.metodo("manual_seed", int(semente), guardar=True)
     return ger
 
 
 def _lote_do_aluno(aluno, n, cmin, cmax, semente):
     par = aluno.gerar_lote_copia(n, cmin, cmax, _gerador(aluno, semente))
     if not isinstance(par, tuple | list) or len(par) != 2:
-        raise Reprovado(f"gerar_lote_copia deve devolver o par (src, tgt); veio {type(par).__name__}.")
+        raise Reprovado(f"gerar_lote_copia deve devolver o par (src, tgt); veio {mostrar(type(par).__name__)}.")
     src, tgt = _tensor(par[0], "src"), _tensor(par[1], "tgt")
     verificar(
         src.dtype == torch.long and tgt.dtype == torch.long,
-        f"src e tgt devem ser torch.long; vieram {src.dtype} e {tgt.dtype}.",
+        f"src e tgt devem ser torch.long; vieram {mostrar(src.dtype)} e {mostrar(tgt.dtype)}.",
     )
     return src, tgt
 
@@ -317,7 +319,7 @@ def _exigir_comprimentos_lidos(comps, comp_min, comp_max):
     """Comprimentos de 3 a 10 quando se pediu outra faixa: comp_min e comp_max fixos nos do exemplo."""
     if (comp_min, comp_max) != COMPRIMENTOS_DO_EXEMPLO and (comps.min(), comps.max()) == COMPRIMENTOS_DO_EXEMPLO:
         raise Reprovado(
-            f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui comp_min = {comp_min} e comp_max = {comp_max}, mas os "
+            f"{suite.CONSTANTE_DO_EXEMPLO.mensagem} (aqui comp_min = {mostrar(comp_min)} e comp_max = {mostrar(comp_max)}, mas os "
             "comprimentos foram de 3 a 10, os do exemplo)",
             suite.CONSTANTE_DO_EXEMPLO,
         )
@@ -329,7 +331,8 @@ def test_dados_formato_da_copia(aluno, rng):
     n = 300
     src, tgt = _lote_do_aluno(aluno, n, 3, 9, int(rng.integers(1 << 30)))
     verificar(
-        src.ndim == 2 and src.shape[0] == n, f"src deve ter forma (n, L + 1) com n = {n}; veio {tuple(src.shape)}."
+        src.ndim == 2 and src.shape[0] == n,
+        f"src deve ter forma (n, L + 1) com n = {mostrar(n)}; veio {mostrar(tuple(src.shape))}.",
     )
     comps = _comprimentos(src)
     verificar((comps >= 0).all(), EQ.DADOS_SEM_EOS.mensagem, EQ.DADOS_SEM_EOS)
@@ -337,7 +340,7 @@ def test_dados_formato_da_copia(aluno, rng):
     L = int(comps.max())
     verificar(
         tuple(src.shape) == (n, L + 1),
-        f"src deve ter forma (n, L + 1) = {(n, L + 1)}, com L = maior comprimento do lote; veio {tuple(src.shape)}.",
+        f"src deve ter forma (n, L + 1) = {mostrar((n, L + 1))}, com L = maior comprimento do lote; veio {mostrar(tuple(src.shape))}.",
     )
     verificar(
         tuple(tgt.shape) == (n, L + 2) and bool((tgt[:, 0] == TR.BOS).all()) and torch.equal(tgt[:, 1:], src),
@@ -372,8 +375,8 @@ def test_dados_formato_da_copia(aluno, rng):
             break
     verificar(
         pequeno.ndim == 2 and pequeno.shape[1] == L_pequeno + 1,
-        f"{EQ.DADOS_PAD_ATE_COMP_MAX.mensagem} (lote de 3 com comp_max = 40: maior sorteado {L_pequeno}, "
-        f"src com {pequeno.shape[-1]} colunas)",
+        f"{EQ.DADOS_PAD_ATE_COMP_MAX.mensagem} (lote de 3 com comp_max = 40: maior sorteado {mostrar(L_pequeno)}, "
+        f"src com {mostrar(pequeno.shape[-1])} colunas)",
         EQ.DADOS_PAD_ATE_COMP_MAX,
     )
 
@@ -390,7 +393,7 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     contagem = np.array([(comps == c).sum() for c in range(2, 7)])
     verificar(
         contagem.min() > 0.12 * n and contagem.max() < 0.28 * n,
-        f"Os comprimentos não parecem uniformes em 2..6 (contagens {contagem.tolist()} em {n} sequências).",
+        f"Os comprimentos não parecem uniformes em 2..6 (contagens {mostrar(contagem.tolist())} em {mostrar(n)} sequências).",
     )
     simbolos = torch.cat([src[b, : comps[b]] for b in range(200)]).numpy()
     freq = np.bincount(simbolos, minlength=TR.VOCAB)[TR.PRIMEIRO :]
@@ -400,7 +403,7 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     esperado = len(todos) / (TR.VOCAB - TR.PRIMEIRO)  # ~800 por símbolo; o desvio é ~30
     verificar(
         freq.min() > 0.75 * esperado and freq.max() < 1.25 * esperado,
-        f"{EQ.DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {freq.tolist()} em {len(todos)} símbolos)",
+        f"{EQ.DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {mostrar(freq.tolist())} em {mostrar(len(todos))} símbolos)",
         EQ.DADOS_SIMBOLOS_NAO_UNIFORMES,
     )
 
@@ -423,11 +426,13 @@ def test_dados_reprodutiveis(aluno, rng):
 def _perda_do_aluno(aluno, logits, alvo):
     valor = aluno.perda_copia(logits, alvo)
     if isinstance(valor, torch.Tensor):
-        verificar(valor.numel() == 1, f"perda_copia deve devolver um escalar; veio forma {tuple(valor.shape)}.")
+        verificar(
+            valor.numel() == 1, f"perda_copia deve devolver um escalar; veio forma {mostrar(tuple(valor.shape))}."
+        )
         return float(valor.reshape(()))
     if isinstance(valor, float | int):
         return float(valor)
-    raise Reprovado(f"perda_copia deve devolver um tensor escalar; veio {type(valor).__name__}.")
+    raise Reprovado(f"perda_copia deve devolver um tensor escalar; veio {mostrar(type(valor).__name__)}.")
 
 
 def _logits_alvo(rng, B=4, T=7, V=TR.VOCAB):
@@ -485,7 +490,7 @@ def _taxas_do_aluno(aluno, pico, aq, total, passos):
         if isinstance(v, torch.Tensor) and v.numel() == 1:
             v = float(v)
         if not isinstance(v, float | int):
-            raise Reprovado(f"taxa_aprendizado deve devolver um número; veio {type(v).__name__}.")
+            raise Reprovado(f"taxa_aprendizado deve devolver um número; veio {mostrar(type(v).__name__)}.")
         valores.append(float(v))
     return np.array(valores)
 
@@ -571,8 +576,8 @@ def test_treino_desloca_entrada_e_alvo(aluno, rng):
             if any(math.isclose(perda, c, rel_tol=1e-6, abs_tol=1e-8) for c in erradas):
                 raise Reprovado(EQ.TREINO_SEM_DESLOCAR.mensagem, EQ.TREINO_SEM_DESLOCAR)
             raise Reprovado(
-                f"A perda registrada no passo {k} ({perda:.6g}) não é a entropia cruzada dos logits do modelo "
-                f"contra o alvo tgt[:, 1:] ({certas[0]:.6g}). Guarde perda.item() do próprio passo."
+                f"A perda registrada no passo {mostrar(k)} ({mostrar(perda):.6g}) não é a entropia cruzada dos logits do modelo "
+                f"contra o alvo tgt[:, 1:] ({mostrar(certas[0]):.6g}). Guarde perda.item() do próprio passo."
             )
 
 
@@ -623,8 +628,8 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
         raise Reprovado(EQ.TREINO_SEM_AQUECIMENTO.mensagem, EQ.TREINO_SEM_AQUECIMENTO)
     verificar(
         math.isclose(passo0, esperadas[0], rel_tol=0.05),
-        f"O primeiro passo do otimizador não usou a taxa do passo 0 ({esperadas[0]:.3g}); mudou os parâmetros "
-        f"em até {passo0:.3g}. Use Adam e ponha a taxa em param_groups[...]['lr'] antes de step().",
+        f"O primeiro passo do otimizador não usou a taxa do passo 0 ({mostrar(esperadas[0]):.3g}); mudou os parâmetros "
+        f"em até {mostrar(passo0):.3g}. Use Adam e ponha a taxa em param_groups[...]['lr'] antes de step().",
     )
     normas, recortes, final = extra["normas"], extra["recortes"], extra["final"]
     verificar(max(normas) > 1.0, "Erro interno do teste: o espião deveria gerar gradientes grandes.")
@@ -700,7 +705,7 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     for origem, alfa in zip(FX._origens_de_copia(rng, 3), (0.0, 0.6, 1.0), strict=True):
         certas.append(FX._guloso_de(confiavel, origem))
         obtidos.append(FX._feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
-        descricoes.append(f"modelo de cópia, origem {origem.tolist()}, largura 1, alfa {alfa}")
+        descricoes.append(f"modelo de cópia, origem {mostrar(origem.tolist())}, largura 1, alfa {mostrar(alfa)}")
     semente = FX._arvores()[int(rng.integers(len(FX._arvores())))][0]
     origem = torch.tensor([3, 4, TR.EOS])
     certas.append(FX._guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
@@ -745,5 +750,8 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
                 for o, k, a, _ in instancias
             ]
 
-    descricoes = [f"modelo de cópia, origem {o.tolist()}, largura {k}, alfa {a}" for o, k, a, _ in instancias]
+    descricoes = [
+        f"modelo de cópia, origem {mostrar(o.tolist())}, largura {mostrar(k)}, alfa {mostrar(a)}"
+        for o, k, a, _ in instancias
+    ]
     FX._diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes)

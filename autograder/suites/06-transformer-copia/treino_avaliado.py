@@ -15,7 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, tocha, treino
+from autograder.suite import Reprovado, mostrar, tocha, treino
 
 EQ = suite.vizinho(__file__, "equivocos")
 
@@ -148,7 +148,7 @@ def _rodar_espiao(aluno, rng):
     espiao = aluno.criar("_avaliador_Espiao", VOCAB)
     # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
     lotes = _lotes(rng, passos + ESPIAO["lotes_a_mais"], 6, 2, 5)
-    hist = aluno.chamar("_avaliador_treinar", espiao._ref, lotes, passos, pico, aquecimento, max_norma, False)
+    hist = aluno.chamar("_avaliador_treinar", espiao, lotes, passos, pico, aquecimento, max_norma, False)
     chamadas = espiao.ler("chamadas")
     ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
     extra = {
@@ -172,7 +172,7 @@ def _espiou(resultado, texto, final, aluno):
     """Perda minúscula e decodificação ruim: o treino espiou o futuro (máscara ou alvo)."""
     perdas = resultado["perdas"]
     if len(perdas) and perdas[-20:].mean() < 0.05 and resultado["medida"] < 0.5:
-        raise Reprovado(f"{EQ.TREINO_ESPIOU.mensagem} {texto}", EQ.TREINO_ESPIOU)
+        raise Reprovado(EQ.TREINO_ESPIOU.mensagem + " " + texto, EQ.TREINO_ESPIOU)
 
 
 ITEM = treino.ItemDeTreino(
@@ -201,8 +201,8 @@ ITEM = treino.ItemDeTreino(
     ),
     medir=_acerto_exato,
     texto_da_medida=lambda acerto, faixa, qual: (
-        f"Acerto exato de {acerto:.1%} (faixa pedida: {faixa:.0%}) em {TREINO_AVALIACAO} sequências novas, "
-        f"decodificadas com os pesos que a sua função treinar produziu ({qual})."
+        f"Acerto exato de {mostrar(acerto):.1%} (faixa pedida: {mostrar(faixa):.0%}) em {TREINO_AVALIACAO} sequências novas, "
+        f"decodificadas com os pesos que a sua função treinar produziu ({mostrar(qual)})."
     ),
     descricao_da_faixa="treino: o modelo treinado acerta exatamente ≥ {faixa:.0%} das cópias (decodificação gulosa)",
     dependencias=["mascara_origem", "mascara_alvo", "taxa_aprendizado"],

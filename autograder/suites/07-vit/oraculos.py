@@ -6,6 +6,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
+from autograder.suite import mostrar
 
 TR = suite.vizinho(__file__, "treino_avaliado")
 
@@ -70,10 +71,10 @@ def _camada_variante(c, x, modo="certo"):
 
 def _mapear_nn_encoder(sd, N):
     return {
-        f"layers.{i}." + chave[len(f"camadas.{i}.") :].replace("auto_atencao.", "self_attn."): valor
+        f"layers.{mostrar(i)}." + chave[len(f"camadas.{mostrar(i)}.") :].replace("auto_atencao.", "self_attn."): valor
         for i in range(N)
         for chave, valor in sd.items()
-        if chave.startswith(f"camadas.{i}.")
+        if chave.startswith(f"camadas.{mostrar(i)}.")
     }
 
 

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, comparar, item, propriedade, tocha, verificar
+from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 
@@ -63,7 +63,9 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     suite.exigir_que_transforme(obtido, x, "extrair_patches")
     digitos = _x(rng, 2, 1, 8, 8).float()  # os dígitos do notebook são float32: os patches também
     tipo = _patches_do_aluno(aluno, digitos, 4).dtype
-    verificar(tipo == torch.float32, f"{EQ.PATCHES_TIPO.mensagem} (imagens float32, patches {tipo})", EQ.PATCHES_TIPO)
+    verificar(
+        tipo == torch.float32, f"{EQ.PATCHES_TIPO.mensagem} (imagens float32, patches {mostrar(tipo)})", EQ.PATCHES_TIPO
+    )
 
 
 @item("teste_patches", pontos=0.5)
@@ -77,7 +79,7 @@ def test_patches_conferem_com_unfold(aluno, rng):
         comparar(
             obtido.numpy(),
             esperado.numpy(),
-            f"os patches {p}×{p} de imagens {tuple(forma)}",
+            f"os patches {mostrar(p)}×{mostrar(p)} de imagens {mostrar(tuple(forma))}",
             atol=0,
             rtol=0,
             equivocos=equivocos,
@@ -96,10 +98,11 @@ def test_patches_recusam_tamanho_que_nao_divide(aluno, rng):
             if exc.tipo == "ValueError":
                 continue
             raise Reprovado(
-                f"{EQ.PATCHES_SEM_ERRO.mensagem} (Veio {exc.tipo}: {exc.mensagem[:200]})", EQ.PATCHES_SEM_ERRO
+                f"{EQ.PATCHES_SEM_ERRO.mensagem} (Veio {mostrar(exc.tipo)}: {exc.mensagem[:200]})",
+                EQ.PATCHES_SEM_ERRO,
             ) from None
         raise Reprovado(
-            f"{EQ.PATCHES_SEM_ERRO.mensagem} (Imagens {forma[2]}×{forma[3]} com p = {p} não levantaram erro.)",
+            f"{EQ.PATCHES_SEM_ERRO.mensagem} (Imagens {mostrar(forma[2])}×{mostrar(forma[3])} com p = {mostrar(p)} não levantaram erro.)",
             EQ.PATCHES_SEM_ERRO,
         )
 
@@ -193,7 +196,9 @@ def test_camada_estrutura(aluno, ref):
     pesos = camada.pesos()
     suite.conferir_state_dict(pesos, esperado, "CamadaEncoderPreNorma")
     extras = sorted(set(pesos) - set(esperado))
-    verificar(not extras, f"CamadaEncoderPreNorma tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    verificar(
+        not extras, f"CamadaEncoderPreNorma tem parâmetros a mais, que a referência não tem: {mostrar(extras[:6])}."
+    )
     suite.conferir_estrutura(aluno, camada, ref.CamadaEncoderPreNorma(12, 3, 20), "CamadaEncoderPreNorma")
 
 
@@ -268,7 +273,7 @@ def _logits(remoto, imagens, nome="ViT.forward"):
     saida = _tensor(remoto(imagens), nome)
     if tuple(saida.shape) != (imagens.shape[0], TR.N_CLASSES):
         raise Reprovado(
-            f"{nome} deve devolver logits (B, n_classes) = {(imagens.shape[0], TR.N_CLASSES)}; veio {tuple(saida.shape)}."
+            f"{mostrar(nome)} deve devolver logits (B, n_classes) = {mostrar((imagens.shape[0], TR.N_CLASSES))}; veio {mostrar(tuple(saida.shape))}."
         )
     return saida
 
@@ -408,7 +413,7 @@ def test_vit_estrutura(aluno, ref):
         )
     suite.conferir_state_dict(pesos, esperado, "ViT")
     extras = sorted(set(pesos) - set(esperado))
-    verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {extras[:6]}.")
+    verificar(not extras, f"ViT tem parâmetros a mais, que a referência não tem: {mostrar(extras[:6])}.")
     suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
     suite.conferir_inicializacao(pesos, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
 
@@ -424,7 +429,7 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
     for k, ((imagens, rotulos), chamada) in enumerate(zip(lotes, chamadas)):
         verificar(
             isinstance(chamada["imagens"], torch.Tensor) and torch.equal(chamada["imagens"], imagens),
-            f"No passo {k} o modelo não recebeu as imagens do lote {k}: chame modelo(imagens) com o lote do passo.",
+            f"No passo {mostrar(k)} o modelo não recebeu as imagens do lote {mostrar(k)}: chame modelo(imagens) com o lote do passo.",
         )
         logits = 3.0 * imagens.flatten(1) @ chamada["tabela"]
         certa = float(F.cross_entropy(logits, rotulos))
@@ -434,8 +439,8 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
             if math.isclose(perda, dupla, rel_tol=1e-5, abs_tol=1e-7):
                 raise Reprovado(EQ.TREINO_PERDA_SOFTMAX.mensagem, EQ.TREINO_PERDA_SOFTMAX)
             raise Reprovado(
-                f"A perda registrada no passo {k} ({perda:.6g}) não é a entropia cruzada dos logits do modelo "
-                f"contra os rótulos do lote ({certa:.6g}). Use F.cross_entropy(modelo(imagens), rotulos) e guarde "
+                f"A perda registrada no passo {mostrar(k)} ({mostrar(perda):.6g}) não é a entropia cruzada dos logits do modelo "
+                f"contra os rótulos do lote ({mostrar(certa):.6g}). Use F.cross_entropy(modelo(imagens), rotulos) e guarde "
                 "perda.item() do próprio passo."
             )
 
@@ -452,7 +457,7 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     if len(usadas) != passos or not np.allclose(usadas, esperadas, rtol=1e-9, atol=1e-12):
         if len(usadas) and np.allclose(usadas, taxa):
             raise Reprovado(
-                f"{EQ.TREINO_SEM_COSSENO.mensagem} (O otimizador usou a taxa {taxa:g} em todos os passos.)",
+                f"{EQ.TREINO_SEM_COSSENO.mensagem} (O otimizador usou a taxa {mostrar(taxa):g} em todos os passos.)",
                 EQ.TREINO_SEM_COSSENO,
             )
         raise Reprovado(EQ.TREINO_SEM_COSSENO.mensagem, EQ.TREINO_SEM_COSSENO)
@@ -486,7 +491,7 @@ def _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote):
     aluno.injetar(TR.ITEM.auxiliar)
     modelo = aluno.criar("_avaliador_ModeloAcuracia", TR.N_CLASSES)
     modelo.metodo("train", guardar=True)  # começa em modo de treino: a função deve pôr em avaliação
-    valor = aluno.acuracia(modelo._ref, imagens, rotulos, tamanho_lote)
+    valor = aluno.acuracia(modelo, imagens, rotulos, tamanho_lote)
     suite.exigir_entradas_intactas(aluno, "acuracia", ["modelo", "imagens", "rotulos", "tamanho_lote"])
     chamadas = suite.conferir_registro(modelo.ler("chamadas"), {"n": int, "treino": bool, "grad": bool}, "O registro")
     return valor, chamadas
@@ -509,7 +514,7 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     rotulos[128:] = _previsoes_modelo_acuracia(imagens[128:])  # o último lote (22) todo certo: pesa na conta
     valor, chamadas = _acuracia_do_aluno(aluno, imagens, rotulos, 32)
     if not isinstance(valor, (int, float, np.floating, np.integer)) or isinstance(valor, bool):
-        raise Reprovado(f"acuracia deve devolver um número (float entre 0 e 1); veio {type(valor).__name__}.")
+        raise Reprovado(f"acuracia deve devolver um número (float entre 0 e 1); veio {mostrar(type(valor).__name__)}.")
     valor = float(valor)
     previstos = _previsoes_modelo_acuracia(imagens)
     acertos = int((previstos == rotulos).sum())
@@ -530,8 +535,8 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     if math.isclose(valor, em_treino) and any(c["treino"] for c in chamadas):
         raise Reprovado(EQ.ACURACIA_MODO_TREINO.mensagem, EQ.ACURACIA_MODO_TREINO)
     raise Reprovado(
-        f"A acurácia não confere: {valor:.6g}, mas o modelo acertou {acertos} de {len(rotulos)} imagens "
-        f"({certo:.6g}). A classe prevista é logits.argmax(dim=-1), comparada com o rótulo de cada imagem."
+        f"A acurácia não confere: {mostrar(valor):.6g}, mas o modelo acertou {mostrar(acertos)} de {mostrar(len(rotulos))} imagens "
+        f"({mostrar(certo):.6g}). A classe prevista é logits.argmax(dim=-1), comparada com o rótulo de cada imagem."
     )
 
 
@@ -555,7 +560,9 @@ def test_acuracia_argmax_nas_classes(aluno, rng):
         errado += int((logits.argmax(dim=0) == rotulos[inicio : inicio + TR.N_CLASSES]).sum())
     if isinstance(valor, (int, float)) and math.isclose(float(valor), errado / 40):
         raise Reprovado(EQ.ACURACIA_EIXO.mensagem, EQ.ACURACIA_EIXO)
-    raise Reprovado(f"A acurácia não confere: {valor!r}, o esperado é {certo:.6g} (lotes de {TR.N_CLASSES} imagens).")
+    raise Reprovado(
+        f"A acurácia não confere: {mostrar(valor)!r}, o esperado é {mostrar(certo):.6g} (lotes de {TR.N_CLASSES} imagens)."
+    )
 
 
 @item("teste_acuracia", pontos=0.25)
@@ -572,7 +579,7 @@ def test_acuracia_em_modo_de_avaliacao_e_sem_gradiente(aluno, rng):
     numero = isinstance(valor, (int, float)) and not isinstance(valor, bool)
     verificar(
         numero and math.isclose(float(valor), certo, rel_tol=1e-6),
-        f"A acurácia não confere: {valor!r}, o esperado é {certo:.6g}.",
+        f"A acurácia não confere: {mostrar(valor)!r}, o esperado é {mostrar(certo):.6g}.",
     )
     verificar(
         sum(c["n"] for c in chamadas) == len(rotulos) and max(c["n"] for c in chamadas) <= 16,

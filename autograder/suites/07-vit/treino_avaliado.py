@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from autograder import suite
-from autograder.suite import Reprovado, tocha, treino
+from autograder.suite import Reprovado, mostrar, tocha, treino
 
 EQ = suite.vizinho(__file__, "equivocos")
 
@@ -100,7 +100,7 @@ def _rodar_espiao(aluno, rng):
     espiao = aluno.criar("_avaliador_Espiao", _DIM_ESPIAO, N_CLASSES)
     # Mais lotes que passos: um laço que ignora ``passos`` consome todos e chama o modelo a mais.
     lotes = _lotes_espiao(rng, passos + ESPIAO["lotes_a_mais"])
-    hist = aluno.treinar(espiao._ref, lotes, passos, taxa, False)
+    hist = aluno.treinar(espiao, lotes, passos, taxa, False)
     chamadas = espiao.ler("chamadas")
     ITEM.conferir_chamadas(hist, chamadas, passos, len(lotes))
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas")}
@@ -130,7 +130,10 @@ def _causa_no_laco(aluno):
 def _diagnosticar(resultado, texto, final, aluno):
     causa = _causa_no_laco(aluno)
     if causa is not None:
-        raise Reprovado(f"{texto}{final} Causa provável, vista pelo modelo espião: {causa.mensagem}", causa)
+        raise Reprovado(
+            texto + final + f" Causa provável, vista pelo modelo espião: {causa.mensagem}",
+            causa,
+        )
 
 
 ITEM = treino.ItemDeTreino(
@@ -155,8 +158,8 @@ ITEM = treino.ItemDeTreino(
     lotes=_lotes_de_treino,
     medir=_acuracia_no_teste,
     texto_da_medida=lambda acuracia, faixa, qual: (
-        f"Acurácia de {acuracia:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos "
-        f"que a sua função treinar produziu ({qual})."
+        f"Acurácia de {mostrar(acuracia):.1%} (faixa pedida: {mostrar(faixa):.0%}) nas 360 imagens de teste, medida com os pesos "
+        f"que a sua função treinar produziu ({mostrar(qual)})."
     ),
     descricao_da_faixa="treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
     rodar_espiao=_rodar_espiao,

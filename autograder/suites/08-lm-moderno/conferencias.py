@@ -8,7 +8,15 @@ import numpy as np
 import torch
 
 from autograder import suite
-from autograder.suite import ErroDoAluno, Reprovado, comparar, conferir_state_dict, exigir_entradas_intactas, tocha
+from autograder.suite import (
+    ErroDoAluno,
+    Reprovado,
+    comparar,
+    conferir_state_dict,
+    exigir_entradas_intactas,
+    mostrar,
+    tocha,
+)
 
 EQ = suite.vizinho(__file__, "equivocos")
 ORC = suite.vizinho(__file__, "oraculos")
@@ -28,7 +36,7 @@ def _trecho(rng, n_chars, so_latin1=False):
 def _fusoes_do_aluno(aluno, texto, n_fusoes):
     valor = aluno.treinar_bpe(texto, n_fusoes)
     if not isinstance(valor, list | tuple):
-        raise Reprovado(f"treinar_bpe deve devolver uma lista de pares (a, b); veio {type(valor).__name__}.")
+        raise Reprovado(f"treinar_bpe deve devolver uma lista de pares (a, b); veio {mostrar(type(valor).__name__)}.")
     fusoes = []
     for par in valor:
         if (
@@ -37,7 +45,8 @@ def _fusoes_do_aluno(aluno, texto, n_fusoes):
             or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in par)
         ):
             raise Reprovado(
-                f"treinar_bpe deve devolver uma lista de pares de ids inteiros (a, b); um dos itens é {par!r:.80}."
+                f"treinar_bpe deve devolver uma lista de pares de ids inteiros (a, b); um dos itens é "
+                f"{mostrar(type(par).__name__)} de comprimento {mostrar(len(par) if isinstance(par, list | tuple) else 1)}."
             )
         fusoes.append((int(par[0]), int(par[1])))
     return fusoes
@@ -54,7 +63,7 @@ def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
     if k is None:
         raise Reprovado(
-            f"{nome}: vieram {len(obtidas)} fusões; o esperado são {len(esperadas)} (n_fusoes = {n_fusoes}; o "
+            f"{mostrar(nome)}: vieram {mostrar(len(obtidas))} fusões; o esperado são {mostrar(len(esperadas))} (n_fusoes = {mostrar(n_fusoes)}; o "
             "treino só para antes se não sobrar nenhum par)."
         )
     contagens: list = []
@@ -62,14 +71,14 @@ def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     antes = contagens[k]
     if antes.get(obtidas[k]) == antes.get(esperadas[k]):  # um par empatado com o certo: outra regra de desempate
         raise Reprovado(
-            f"{EQ.BPE_DESEMPATE.mensagem} (Na fusão {k}, {obtidas[k]} e {esperadas[k]} têm a mesma contagem, "
-            f"{antes[esperadas[k]]}; a regra escolhe {esperadas[k]}.)",
+            f"{EQ.BPE_DESEMPATE.mensagem} (Na fusão {mostrar(k)}, {mostrar(obtidas[k])} e {mostrar(esperadas[k])} têm a mesma contagem, "
+            f"{mostrar(antes[esperadas[k]])}; a regra escolhe {mostrar(esperadas[k])}.)",
             EQ.BPE_DESEMPATE,
         )
     raise Reprovado(
-        f"{nome}: as fusões conferem até a {k - 1 if k else 'nenhuma'}ª e divergem na fusão {k}: veio "
-        f"{obtidas[k]}, o esperado é {esperadas[k]} (contagem {antes.get(esperadas[k])}; a do seu par, "
-        f"{antes.get(obtidas[k], 0)})."
+        f"{mostrar(nome)}: as fusões conferem até a {mostrar(k - 1 if k else 'nenhuma')}ª e divergem na fusão {mostrar(k)}: veio "
+        f"{mostrar(obtidas[k])}, o esperado é {mostrar(esperadas[k])} (contagem {mostrar(antes.get(esperadas[k]))}; a do seu par, "
+        f"{mostrar(antes.get(obtidas[k], 0))})."
     )
 
 
@@ -97,7 +106,7 @@ def _ids_do_aluno(aluno, texto, fusoes):
     if not isinstance(valor, list | tuple) or not all(
         isinstance(v, int | np.integer) and not isinstance(v, bool) for v in valor
     ):
-        raise Reprovado(f"codificar deve devolver uma lista de ids inteiros; veio {type(valor).__name__}.")
+        raise Reprovado(f"codificar deve devolver uma lista de ids inteiros; veio {mostrar(type(valor).__name__)}.")
     return [int(v) for v in valor]
 
 
@@ -156,11 +165,15 @@ def _trocar_submodulos(aluno, remoto, trocas, classe):
             peca = aluno.criar(dubla, *args)
             peca.metodo("double", guardar=True)
             dono, _, attr = nome.rpartition(".")
-            alvo = f"{dono}.__setitem__" if attr.isdigit() else (f"{dono}.__setattr__" if dono else "__setattr__")
-            remoto.metodo(alvo, int(attr) if attr.isdigit() else attr, peca._ref)
+            alvo = (
+                f"{mostrar(dono)}.__setitem__"
+                if attr.isdigit()
+                else (f"{mostrar(dono)}.__setattr__" if dono else "__setattr__")
+            )
+            remoto.metodo(alvo, int(attr) if attr.isdigit() else attr, peca)
     except ErroDoAluno as exc:
         raise Reprovado(
-            f"Não consegui trocar os submódulos de {classe} pelas peças da biblioteca ({exc.tipo}: {exc.mensagem}): "
+            f"Não consegui trocar os submódulos de {mostrar(classe)} pelas peças da biblioteca ({mostrar(exc.tipo)}: {exc.mensagem}): "
             "confira os nomes pedidos no enunciado."
         ) from None
 
@@ -168,7 +181,7 @@ def _trocar_submodulos(aluno, remoto, trocas, classe):
 def _sd_modelo(rng, cfg=ORC.MODELO, saida=None):
     sd = {"embedding.weight": _x(rng, cfg["vocab"], cfg["d_model"])}
     for i in range(cfg["n_camadas"]):
-        sd.update(_sd_bloco(rng, cfg["d_model"], cfg["d_ff"], f"blocos.{i}."))
+        sd.update(_sd_bloco(rng, cfg["d_model"], cfg["d_ff"], f"blocos.{mostrar(i)}."))
     sd["norma_final.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(cfg["d_model"]))
     sd["saida.weight"] = sd["embedding.weight"] if saida is None else saida
     return sd
@@ -177,7 +190,7 @@ def _sd_modelo(rng, cfg=ORC.MODELO, saida=None):
 def _modelo_com_pecas_da_biblioteca(aluno, rng, amarrar=True, cfg=ORC.MODELO):
     args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
     modelo = aluno.criar("LMModerno", *args, amarrar_pesos=amarrar)
-    trocas = {f"blocos.{i}": ("_avaliador_Bloco", args[1:4]) for i in range(cfg["n_camadas"])}
+    trocas = {f"blocos.{mostrar(i)}": ("_avaliador_Bloco", args[1:4]) for i in range(cfg["n_camadas"])}
     trocas["norma_final"] = ("_avaliador_RMSNorm", (cfg["d_model"],))
     _trocar_submodulos(aluno, modelo, trocas, "LMModerno")
     modelo.metodo("double", guardar=True)
@@ -192,7 +205,7 @@ def _logits(modelo, ids, nome="LMModerno.forward"):
     saida = _tensor(modelo(ids), nome)
     if tuple(saida.shape) != (*ids.shape, ORC.MODELO["vocab"]):
         raise Reprovado(
-            f"{nome} deve devolver logits (lote, t, vocab) = {(*ids.shape, ORC.MODELO['vocab'])}; veio {tuple(saida.shape)}."
+            f"{mostrar(nome)} deve devolver logits (lote, t, vocab) = {mostrar((*ids.shape, ORC.MODELO['vocab']))}; veio {mostrar(tuple(saida.shape))}."
         )
     return saida
 
@@ -237,7 +250,7 @@ def _conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
         comparar(
             juntos_obtidos.numpy(),
             juntos_certos.numpy(),
-            f"os parâmetros depois do passo {t + 1} do AdamW ({nome})",
+            f"os parâmetros depois do passo {mostrar(t + 1)} do AdamW ({mostrar(nome)})",
             atol=1e-10,
             rtol=1e-8,
             equivocos=erradas,
@@ -269,10 +282,10 @@ def _perplexidade_do_aluno(aluno, rng, treino_antes):
     modelo.carregar_pesos(sd, strict=False)
     modelo.metodo("train" if treino_antes else "eval", guardar=True)
     janelas = _ids(rng, 5, 9)
-    valor = aluno.perplexidade(modelo._ref, janelas)
+    valor = aluno.perplexidade(modelo, janelas)
     exigir_entradas_intactas(aluno, "perplexidade", ["modelo", "ids"])
     if not isinstance(valor, int | float | np.floating) or isinstance(valor, bool):
-        raise Reprovado(f"perplexidade deve devolver um float; veio {type(valor).__name__}.")
+        raise Reprovado(f"perplexidade deve devolver um float; veio {mostrar(type(valor).__name__)}.")
     chamadas = suite.conferir_registro(modelo.ler("chamadas"), {"treino": bool, "grad": bool}, "O registro")
     return float(valor), sd, janelas, cfg, chamadas, bool(modelo.ler("training"))
 
@@ -283,23 +296,26 @@ CACHE = {"vocab": 17, "d_model": 12, "h": 3, "d_ff": 20}
 def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
     if cache is None or not isinstance(cache, tuple | list) or len(cache) != 2:
         raise Reprovado(
-            f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome} devolveu {type(cache).__name__} no lugar de (K, V).)",
+            f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({mostrar(nome)} devolveu {mostrar(type(cache).__name__)} no lugar de (K, V).)",
             EQ.CACHE_NAO_ATUALIZADO,
         )
     for letra, obtido, certo, forma, certa, parte in tocha.tensores_do_cache(cache, esperado, t, m):
         if forma != certa:
             if parte is not None:
                 raise Reprovado(
-                    f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({nome}: {letra} tem forma {forma}; o esperado é {certa}.)",
+                    f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({mostrar(nome)}: {mostrar(letra)} tem forma {mostrar(forma)}; o esperado é {mostrar(certa)}.)",
                     EQ.CACHE_NAO_ATUALIZADO,
                 )
             if obtido.numel() == certo.numel() and len(forma) == 4:
                 raise Reprovado(
-                    f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({nome}: {letra} tem forma {forma}.)", EQ.CACHE_EIXO_ERRADO
+                    f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({mostrar(nome)}: {mostrar(letra)} tem forma {mostrar(forma)}.)",
+                    EQ.CACHE_EIXO_ERRADO,
                 )
-            raise Reprovado(f"{nome}: {letra} do cache tem forma {forma}; o esperado é (B, h, t + m, d_k) = {certa}.")
+            raise Reprovado(
+                f"{mostrar(nome)}: {mostrar(letra)} do cache tem forma {mostrar(forma)}; o esperado é (B, h, t + m, d_k) = {mostrar(certa)}."
+            )
         diag = [(EQ.CACHE_K_SEM_GIRAR, k_cru.numpy())] if letra == "K" and k_cru is not None else []
-        comparar(obtido.numpy(), certo.numpy(), f"{letra} do cache ({nome})", equivocos=diag)
+        comparar(obtido.numpy(), certo.numpy(), f"{mostrar(letra)} do cache ({mostrar(nome)})", equivocos=diag)
 
 
 def _atencao_do_cache(aluno, rng):
@@ -318,7 +334,7 @@ def _chamar_cache(funcao, *args):
     except ErroDoAluno as exc:
         if "Sizes of tensors must match except in dimension" in exc.mensagem:
             raise Reprovado(
-                f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({exc.tipo}: {exc.mensagem})", EQ.CACHE_EIXO_ERRADO
+                f"{EQ.CACHE_EIXO_ERRADO.mensagem} ({mostrar(exc.tipo)}: {exc.mensagem})", EQ.CACHE_EIXO_ERRADO
             ) from None
         raise
 
@@ -330,10 +346,12 @@ def _conferir_atencao_cache(aluno, rng, t, m):
     saida_toda = ORC._atencao_ref(sd, x, h)  # a atenção causal com RoPE sobre tudo, sem cache
     cache = None if t == 0 else ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
     _, esperado = ORC._atencao_cache_ref(sd, x[:, t:], cache, h)
-    nome = "atencao_com_cache" + (f" (t = {t} no cache, m = {m} novas)" if t else f" (sem cache, m = {m})")
-    resultado = _chamar_cache(aluno.atencao_com_cache, remoto._ref, x[:, t:], cache)
+    nome = "atencao_com_cache" + (
+        f" (t = {mostrar(t)} no cache, m = {mostrar(m)} novas)" if t else f" (sem cache, m = {mostrar(m)})"
+    )
+    resultado = _chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {type(resultado).__name__}.")
+        raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
     diag = [
         (eq, ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo)[0].numpy())
@@ -345,7 +363,7 @@ def _conferir_atencao_cache(aluno, rng, t, m):
         )
         if t > 0 or modo == "rope_em_v"
     ]
-    comparar(saida.numpy(), saida_toda[:, t:].numpy(), f"saida de {nome}", equivocos=diag)
+    comparar(saida.numpy(), saida_toda[:, t:].numpy(), f"saida de {mostrar(nome)}", equivocos=diag)
     k_cru = ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar")[1][0]
     _conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
 

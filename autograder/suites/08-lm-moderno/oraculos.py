@@ -5,8 +5,6 @@ dublês de ``auxiliares.py`` carregados também neste processo (``AUX``)."""
 
 import functools
 import math
-import time
-import weakref
 from collections import Counter, defaultdict
 from itertools import pairwise
 
@@ -15,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import pasta_da_fonte, referencia_da_atividade, semente_da_submissao, semente_derivada
+from autograder.suite import mostrar, pasta_da_fonte, referencia_da_atividade, semente_da_submissao, semente_derivada
 
 SLUG = "08-lm-moderno"
 
@@ -156,15 +154,18 @@ def _corpus():
 
 # ----------------------------------------------------------------------- BPE: orçamento de tempo
 # O treino do aluno é cronometrado contra um BPE incremental típico (o da suíte, com max sobre um
-# dicionário de contagens) rodado numa caixa do mesmo zigoto, SEM o código do aluno, na mesma correção. O
+# dicionário de contagens) rodado numa caixa limpa do mesmo zigoto, SEM o código do aluno. Os dois tempos são
+# de CPU, lidos pelo avaliador (``aluno.cronometrar``/``cronometrar_referencia``): a caixa não cria
+# processos, o relógio de CPU de um processo não anda quando outro ocupa o núcleo, e a caixa do aluno fica
+# congelada enquanto a referência roda. Nenhum vizinho infla a referência, e o aluno não desinfla a sua. O
 # texto junta um trecho do corpus repetido (os pares frequentes, que as fusões pegam) a milhares de
 # palavras sorteadas de letras maiúsculas (pares raros, que nenhuma fusão toca): recontar tudo a cada fusão
 # custa ~20× o incremental (make bench-lm imprime a razão), e o orçamento é 5×.
 #
 # A primeira medida de cada submissão usa o texto do curso (sorteado do segredo do curso, o mesmo para
-# todos, desconhecido do aluno) e o tempo da referência medido uma vez por zigoto (o menor de três, na
-# primeira submissão que o pede): um trabalhador do lote não refaz, a cada notebook, a caixa limpa, o BPE
-# da suíte nem as fusões de referência desse texto. Quem passa do orçamento nela é medido de novo, como
+# todos, desconhecido do aluno) e o tempo da referência medido uma vez por processo (o menor de três, na
+# primeira submissão que o pede, com a caixa dela congelada): um trabalhador do lote não refaz, a cada
+# notebook, a caixa limpa, o BPE da suíte nem as fusões de referência desse texto. Quem passa do orçamento nela é medido de novo, como
 # antes: um texto novo da semente da submissão e a referência cronometrada outra vez, na mesma hora.
 ORCAMENTO_BPE = 5.0
 BPE_CRONOMETRO = {"ruido": 3000, "comprimento": 25, "natural": 15000, "repeticoes": 8, "fusoes": 100}
@@ -222,16 +223,6 @@ def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
     return (natural + "\n") * cfg["repeticoes"] + " " + ruido
 
 
-def _cronometrar(chamar, vezes):
-    melhor = math.inf
-    resultado = None
-    for _ in range(vezes):
-        inicio = time.perf_counter()
-        resultado = chamar()
-        melhor = min(melhor, time.perf_counter() - inicio)
-    return melhor, resultado
-
-
 def texto_do_curso():
     """O texto da primeira medida do orçamento: fixo para o curso (tirado do segredo dele) e para todos."""
     semente = semente_da_submissao(SLUG, "\0orçamento do BPE")  # nenhum aluno tem NUL no nome
@@ -249,31 +240,21 @@ def fusoes_de_referencia(texto, n_fusoes):
     return _bpe_ref(texto, n_fusoes)
 
 
-_TEMPO_DO_CURSO = weakref.WeakKeyDictionary()  # zigoto -> {(texto, fusões): segundos do BPE da suíte}
+_TEMPO_DO_CURSO: dict = {}  # (texto, fusões) -> segundos de CPU do BPE da suíte
 
 
-def tempo_da_referencia_no_curso(sessao_do_aluno, n_fusoes):
-    """Segundos do BPE da suíte no texto do curso, medidos uma vez por zigoto (o menor de três)."""
+def tempo_da_referencia_no_curso(aluno, n_fusoes):
+    """CPU (s) do BPE da suíte no texto do curso, medida uma vez por processo (o menor de três). A medida é de
+    CPU, numa caixa limpa, com a caixa do aluno da vez congelada: nada de uma submissão entra nela."""
     texto = texto_do_curso()
-    medidos = _TEMPO_DO_CURSO.setdefault(sessao_do_aluno.zigoto, {})
-    if (texto, n_fusoes) not in medidos:
-        medidos[(texto, n_fusoes)] = tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=3)
-    return medidos[(texto, n_fusoes)]
+    if (texto, n_fusoes) not in _TEMPO_DO_CURSO:
+        _TEMPO_DO_CURSO[(texto, n_fusoes)] = tempo_da_referencia(aluno, texto, n_fusoes, vezes=3)
+    return _TEMPO_DO_CURSO[(texto, n_fusoes)]
 
 
-def tempo_da_referencia(sessao_do_aluno, texto, n_fusoes, vezes=1):
-    """Segundos (o menor de ``vezes``) do BPE da suíte numa caixa do mesmo zigoto, sem o código do aluno."""
-    # Uma sessão no mesmo zigoto e na mesma atividade, sem o código do aluno (só o preâmbulo e o injetado).
-    limpa = type(sessao_do_aluno)(
-        sessao_do_aluno.zigoto, sessao_do_aluno.atividade, {}, semente=sessao_do_aluno.semente
-    )
-    try:
-        limpa.injetar(_BPE_DA_SUITE)
-        return _cronometrar(lambda: limpa.chamar("_avaliador_treinar_bpe", (texto, n_fusoes), prazo=60), vezes)[0]
-    finally:
-        limpa.fechar()
-        for chave, valor in limpa.tempos.items():
-            sessao_do_aluno.tempos[chave] = sessao_do_aluno.tempos.get(chave, 0.0) + valor
+def tempo_da_referencia(aluno, texto, n_fusoes, vezes=1):
+    """CPU (s, o menor de ``vezes``) do BPE da suíte numa caixa limpa, sem o código do aluno."""
+    return aluno.cronometrar_referencia(_BPE_DA_SUITE, "_avaliador_treinar_bpe", texto, n_fusoes, vezes=vezes)
 
 
 def _rms_ref(x, peso, eps, modo="certo"):
@@ -366,7 +347,7 @@ def _modelo_ref(sd, ids, cfg=MODELO, modo="certo"):
     if modo == "escala":
         x = x * math.sqrt(cfg["d_model"])
     for i in range(cfg["n_camadas"]):
-        x = _bloco_ref(sd, x, cfg["h"], p=f"blocos.{i}.")
+        x = _bloco_ref(sd, x, cfg["h"], p=f"blocos.{mostrar(i)}.")
     if modo != "sem_norma_final":
         x = F.rms_norm(x, (x.shape[-1],), sd["norma_final.peso"], 1e-5)
     return _linear(x, sd["saida.weight"])
@@ -504,7 +485,7 @@ def _passada_ref(sd, ids, caches, cfg, modo="certo"):
     x = sd["embedding.weight"][ids]
     novos = []
     for i in range(cfg["n_camadas"]):
-        p = f"blocos.{i}."
+        p = f"blocos.{mostrar(i)}."
         z = F.rms_norm(x, (x.shape[-1],), sd[p + "norma1.peso"], 1e-5)
         atendido, cache = _atencao_cache_ref(
             sd, z, None if caches is None else caches[i], cfg["h"], p + "atencao.", modo

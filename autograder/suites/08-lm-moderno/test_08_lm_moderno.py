@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, comparar, item, propriedade, tocha, verificar
+from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 SLUG = "08-lm-moderno"
@@ -87,10 +87,12 @@ def test_bpe_codificar_confere(aluno, rng):
             ORC._codificar_ref(texto, fusoes, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
+        # O texto é oculto (um trecho sorteado da validação): a mensagem diz onde difere, não o que veio.
         raise Reprovado(
-            f"codificar não confere: {len(obtidos)} ids, o esperado são {len(esperados)} (primeiros: "
-            f"{obtidos[:8]} contra {esperados[:8]}). Cada pré-token vira a lista dos seus bytes UTF-8, e as fusões "
-            "entram pela ordem em que foram aprendidas (o posto: a de menor índice na lista primeiro)."
+            f"codificar não confere: {mostrar(len(obtidos))} ids, o esperado são {mostrar(len(esperados))} (o primeiro id "
+            f"diferente é o de índice {mostrar(_primeira_diferenca(obtidos, esperados))}). Cada pré-token vira a lista dos "
+            "seus bytes UTF-8, e as fusões entram pela ordem em que foram aprendidas (o posto: a de menor índice na lista "
+            "primeiro)."
         )
     # Fusões dadas à mão (qualquer lista de fusões é entrada válida): uma delas junta o fim de um pré-token
     # ao começo do seguinte, e não pode ser aplicada ali.
@@ -105,7 +107,21 @@ def test_bpe_codificar_confere(aluno, rng):
             ORC._codificar_ref(texto, manuais, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
-        raise Reprovado(f"codificar({texto!r}, {manuais}) devolveu {obtidos}; o esperado é {esperados}.")
+        raise Reprovado(
+            f"codificar({mostrar(texto)!r}, {mostrar(manuais)}) devolveu {mostrar(obtidos)}; o esperado é {mostrar(esperados)}."
+        )
+
+
+def _primeira_diferenca(obtido, esperado) -> int:
+    """O índice do primeiro elemento em que ``obtido`` e ``esperado`` diferem (ou o fim do mais curto)."""
+    try:
+        return next(i for i, (a, b) in enumerate(zip(obtido, esperado)) if a != b)
+    except (StopIteration, TypeError):
+        return min(_comprimento(obtido), len(esperado))
+
+
+def _comprimento(valor) -> int:
+    return len(valor) if isinstance(valor, str | list | tuple) else 0
 
 
 @item("teste_bpe", pontos=0.5)
@@ -117,8 +133,9 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
         volta = CF._decodificar_do_aluno(aluno, ids, fusoes, texto)
         verificar(
             volta == texto,
-            f"decodificar(ids de codificar(s)) não devolveu s: veio {volta[:60]!r}, o esperado é {texto[:60]!r}. "
-            "Junte os bytes de todos os ids e decodifique em UTF-8 (não latin-1: um caractere pode ter vários bytes).",
+            f"decodificar(ids de codificar(s)) não devolveu s: veio um texto de {mostrar(_comprimento(volta))} caracteres, "
+            f"o original tem {mostrar(len(texto))}, e eles diferem a partir do caractere de índice "
+            f"{mostrar(_primeira_diferenca(volta, texto))}. Junte os bytes de todos os ids e decodifique em UTF-8 (não latin-1: um caractere pode ter vários bytes).",
         )
         # Ida e volta pela função do aluno inteira (codificar dele também).
         verificar(
@@ -134,7 +151,10 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
     for ids in casos:
         esperado = ORC._decodificar_ref(ids, fusoes)
         obtido = CF._decodificar_do_aluno(aluno, ids, fusoes, esperado)
-        verificar(obtido == esperado, f"decodificar({ids}) devolveu {obtido!r}; o esperado é {esperado!r}.")
+        verificar(
+            obtido == esperado,
+            f"decodificar({mostrar(ids)}) devolveu {mostrar(obtido)!r}; o esperado é {mostrar(esperado)!r}.",
+        )
 
 
 @item("teste_bpe", pontos=0.5)
@@ -143,23 +163,23 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
 def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
     """BPE: o treino usa contagens incrementais (cabe em 5× o tempo de um BPE incremental na mesma caixa)"""
     n_fusoes = ORC.BPE_CRONOMETRO["fusoes"]
-    sessao = aluno._sessao
-    # A primeira medida usa o texto do curso, contra o tempo da referência guardado para este zigoto (ver
-    # oraculos.texto_do_curso). Acima do orçamento, mede de novo, os dois, num texto novo desta submissão: só
-    # reprova quem passa do orçamento nas duas (uma medida ruim numa máquina carregada não basta). As fusões
-    # de cada medida são conferidas (um treino rápido e errado não conta).
+    # Tempos de CPU (oraculos, "orçamento de tempo"). A primeira medida usa o texto do curso, contra a referência
+    # guardada neste processo; acima do orçamento, mede de novo, os dois, num texto novo desta submissão: só
+    # reprova quem passa do orçamento nas duas. As fusões de cada medida são conferidas (um treino rápido e
+    # errado não conta).
     for tentativa in range(2):
         if tentativa == 0:
-            texto, t_ref = ORC.texto_do_curso(), ORC.tempo_da_referencia_no_curso(sessao, n_fusoes)
+            texto, t_ref = ORC.texto_do_curso(), ORC.tempo_da_referencia_no_curso(aluno, n_fusoes)
         else:
             texto = ORC.texto_cronometrado(rng)
-            t_ref = ORC.tempo_da_referencia(sessao, texto, n_fusoes, vezes=2)
+            t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
         try:
-            t_aluno, obtidas = ORC._cronometrar(lambda texto=texto: CF._fusoes_do_aluno(aluno, texto, n_fusoes), 1)
+            t_aluno, obtidas = aluno.cronometrar(lambda texto=texto: CF._fusoes_do_aluno(aluno, texto, n_fusoes))
         except suite.TempoEsgotado:
             raise Reprovado(
-                f"{EQ.BPE_RECONTAGEM.mensagem} (O treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
-                f"caracteres passou do prazo; o BPE incremental da suíte levou {t_ref:.2f} s.)",
+                f"{EQ.BPE_RECONTAGEM.mensagem} (O treino de {mostrar(n_fusoes)} fusões num texto de "
+                f"{mostrar(len(texto) // 1000)} mil caracteres passou do prazo; o BPE incremental da suíte gastou "
+                f"{mostrar(t_ref):.2f} s de CPU.)",
                 EQ.BPE_RECONTAGEM,
             ) from None
         verificar(
@@ -169,9 +189,9 @@ def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
         if t_aluno <= ORC.ORCAMENTO_BPE * t_ref:
             return
     raise Reprovado(
-        f"{EQ.BPE_RECONTAGEM.mensagem} (O seu treino de {n_fusoes} fusões num texto de {len(texto) // 1000} mil "
-        f"caracteres levou {t_aluno:.2f} s; o BPE incremental da suíte, na mesma caixa, {t_ref:.2f} s; o "
-        f"orçamento é {ORC.ORCAMENTO_BPE:g}×.)",
+        f"{EQ.BPE_RECONTAGEM.mensagem} (O seu treino de {mostrar(n_fusoes)} fusões num texto de "
+        f"{mostrar(len(texto) // 1000)} mil caracteres gastou {mostrar(t_aluno):.2f} s de CPU; o BPE incremental da "
+        f"suíte, numa caixa igual, {mostrar(t_ref):.2f} s; o orçamento é {ORC.ORCAMENTO_BPE:g}×.)",
         EQ.BPE_RECONTAGEM,
     )
 
@@ -192,7 +212,10 @@ def test_rmsnorm_confere(aluno, rng):
             functools.partial(ORC._rms_ref, x, peso, eps), EQ.RMS_MEDIA, EQ.RMS_EPS_FORA, EQ.RMS_EIXO, EQ.RMS_SEM_PESO
         )
         comparar(
-            y.numpy(), ORC._rms_ref(x, peso, eps).numpy(), f"RMSNorm(d_model={d}, eps={eps:g})", equivocos=equivocos
+            y.numpy(),
+            ORC._rms_ref(x, peso, eps).numpy(),
+            f"RMSNorm(d_model={mostrar(d)}, eps={mostrar(eps):g})",
+            equivocos=equivocos,
         )
         comparar(y.numpy(), F.rms_norm(x, (d,), peso, eps).numpy(), "RMSNorm contra F.rms_norm")
 
@@ -208,7 +231,9 @@ def test_swiglu_confere(aluno, rng):
     }
     ffn = CF._remoto(aluno, "SwiGLU", (d, d_ff), sd)
     extras = sorted(set(ffn.pesos()) - set(sd))
-    verificar(not extras, f"SwiGLU tem parâmetros a mais (vieses?): {extras[:6]}; as três lineares são bias=False.")
+    verificar(
+        not extras, f"SwiGLU tem parâmetros a mais (vieses?): {mostrar(extras[:6])}; as três lineares são bias=False."
+    )
     x = _x(rng, 3, 4, d)
     y = _tensor(ffn(x), "SwiGLU.forward")
     equivocos = tocha.erradas(
@@ -238,7 +263,7 @@ def test_rope_confere(aluno, rng):
         comparar(
             y.numpy(),
             ORC._rope_ref(x, posicoes, theta).numpy(),
-            f"aplicar_rope em {forma}",
+            f"aplicar_rope em {mostrar(forma)}",
             equivocos=equivocos,
             **TOLERANCIA_ROPE,
         )
@@ -262,8 +287,8 @@ def test_rope_pontuacao_so_depende_da_distancia(aluno, rng):
         torch.allclose(
             pontuacoes[:3], pontuacoes[0].expand(3), atol=TOLERANCIA_ROPE["atol"] * float(q.norm() * k.norm()), rtol=0
         ),
-        f"q·k mudou quando q e k andaram juntos ({[round(float(p), 6) for p in pontuacoes[:3]]} nas posições "
-        f"(m, n) = {list(zip(posicoes_q[:3].tolist(), posicoes_k[:3].tolist(), strict=True))}): com a RoPE, a "
+        f"q·k mudou quando q e k andaram juntos ({mostrar([round(float(p), 6) for p in pontuacoes[:3]])} nas posições "
+        f"(m, n) = {mostrar(list(zip(posicoes_q[:3].tolist(), posicoes_k[:3].tolist(), strict=True)))}): com a RoPE, a "
         "pontuação só depende de m − n.",
     )
     verificar(
@@ -279,10 +304,10 @@ def test_rope_forma_tipo_e_posicoes_por_lote(aluno, rng):
     x = _x(rng, 2, 4, 6).float()
     posicoes = torch.arange(4)
     y = CF._rope_do_aluno(aluno, x, posicoes)
-    verificar(y.dtype == torch.float32, f"{EQ.ROPE_TIPO.mensagem} (x float32, saída {y.dtype})", EQ.ROPE_TIPO)
+    verificar(y.dtype == torch.float32, f"{EQ.ROPE_TIPO.mensagem} (x float32, saída {mostrar(y.dtype)})", EQ.ROPE_TIPO)
     verificar(
         tuple(y.shape) == tuple(x.shape),
-        f"aplicar_rope devolveu forma {tuple(y.shape)}; o esperado é {tuple(x.shape)}.",
+        f"aplicar_rope devolveu forma {mostrar(tuple(y.shape))}; o esperado é {mostrar(tuple(x.shape))}.",
     )
     comparar(y.numpy(), ORC._rope_ref(x, posicoes).numpy(), "aplicar_rope em float32", atol=1e-5, rtol=1e-4)
     suite.exigir_que_transforme(y, x, "aplicar_rope")
@@ -312,7 +337,7 @@ def test_atencao_causal_rope_confere(aluno, rng):
     sd = CF._sd_atencao(rng, d)
     atencao = CF._remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
     extras = sorted(set(atencao.pesos()) - set(sd))
-    verificar(not extras, f"AtencaoCausalRoPE tem parâmetros a mais (vieses?): {extras[:6]}.")
+    verificar(not extras, f"AtencaoCausalRoPE tem parâmetros a mais (vieses?): {mostrar(extras[:6])}.")
     x = _x(rng, 2, 7, d)
     y = _tensor(atencao(x), "AtencaoCausalRoPE.forward")
     suite.exigir_entradas_intactas(atencao, "AtencaoCausalRoPE.forward", ["x", "posicoes"])
@@ -372,7 +397,7 @@ def test_modelo_confere(aluno, rng):
     suite.conferir_state_dict(pesos, sd, "LMModerno")
     extras = sorted(set(pesos) - set(sd))
     if extras:
-        raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {extras[:6]}.)", EQ.MODELO_POSICAO)
+        raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {mostrar(extras[:6])}.)", EQ.MODELO_POSICAO)
     modelo.carregar_pesos(sd, strict=False)
     ids = CF._ids(rng, 2, 9)
     comparar(
@@ -427,11 +452,12 @@ def test_modelo_estrutura(aluno, ref):
     suite.conferir_state_dict(pesos, esperado, "LMModerno")
     # RMSNorm e SwiGLU são do item teste_rmsnorm_swiglu_rope: o que há dentro delas não conta aqui.
     de_outro_item = tuple(
-        [f"blocos.{i}.{nome}." for i in range(args[4]) for nome in ("norma1", "norma2", "ffn")] + ["norma_final."]
+        [f"blocos.{mostrar(i)}.{mostrar(nome)}." for i in range(args[4]) for nome in ("norma1", "norma2", "ffn")]
+        + ["norma_final."]
     )
     extras = sorted(k for k in set(pesos) - set(esperado) if not str(k).startswith(de_outro_item))
     if extras:
-        raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {extras[:6]}.)", EQ.MODELO_POSICAO)
+        raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {mostrar(extras[:6])}.)", EQ.MODELO_POSICAO)
     suite.conferir_estrutura(aluno, remoto, ref.LMModerno(*args), "LMModerno", outros_itens=de_outro_item)
 
 
@@ -467,7 +493,8 @@ def test_adamw_pula_parametro_sem_gradiente(aluno, rng):
         if exc.tipo not in ("AttributeError", "TypeError") or "NoneType" not in exc.mensagem:
             raise
         raise Reprovado(
-            f"{EQ.ADAMW_SEM_GRAD.mensagem} (Seu código levantou {exc.tipo}: {exc.mensagem})", EQ.ADAMW_SEM_GRAD
+            f"{EQ.ADAMW_SEM_GRAD.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {exc.mensagem})",
+            EQ.ADAMW_SEM_GRAD,
         ) from None
     verificar(
         torch.equal(_tensor(trajetoria[1][1], "parâmetro"), iniciais[1]),
@@ -496,13 +523,15 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
     for passo in passos:
         valor = aluno.taxa_cosseno_com_aquecimento(passo, taxa_max, taxa_min, aquecimento, cosseno)
         if not isinstance(valor, int | float) or isinstance(valor, bool):
-            raise Reprovado(f"taxa_cosseno_com_aquecimento deve devolver um float; veio {type(valor).__name__}.")
+            raise Reprovado(
+                f"taxa_cosseno_com_aquecimento deve devolver um float; veio {mostrar(type(valor).__name__)}."
+            )
         obtidas.append(float(valor))
     certas = [ORC._cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno) for p in passos]
     comparar(
         np.array(obtidas),
         np.array(certas),
-        f"as taxas dos passos 0..{passos[-1]} (aquecimento {aquecimento}, cosseno até {cosseno})",
+        f"as taxas dos passos 0..{mostrar(passos[-1])} (aquecimento {mostrar(aquecimento)}, cosseno até {mostrar(cosseno)})",
         atol=1e-12,
         rtol=1e-9,
         dica="O cosseno desce de taxa_max até taxa_min (não até 0), e a taxa mínima vale depois de passos_cosseno.",
@@ -521,12 +550,14 @@ def test_recorte_pela_norma_global(aluno, rng):
         norma, recortados = CF._recortar_do_aluno(aluno, gradientes, norma_max)
         certa, esperados = ORC._recorte_ref(gradientes, norma_max)
         if not isinstance(norma, int | float) or isinstance(norma, bool):
-            raise Reprovado(f"{EQ.RECORTE_RETORNO.mensagem} (Veio {type(norma).__name__}.)", EQ.RECORTE_RETORNO)
+            raise Reprovado(
+                f"{EQ.RECORTE_RETORNO.mensagem} (Veio {mostrar(type(norma).__name__)}.)", EQ.RECORTE_RETORNO
+            )
         if not math.isclose(float(norma), certa, rel_tol=1e-6):
             if math.isclose(float(norma), ORC._recorte_ref(gradientes, norma_max, "soma_das_normas")[0], rel_tol=1e-6):
                 raise Reprovado(EQ.RECORTE_NORMA.mensagem, EQ.RECORTE_NORMA)
             raise Reprovado(
-                f"{EQ.RECORTE_RETORNO.mensagem} (Veio {float(norma):.6g}; a norma global é {certa:.6g}.)",
+                f"{EQ.RECORTE_RETORNO.mensagem} (Veio {mostrar(float(norma)):.6g}; a norma global é {mostrar(certa):.6g}.)",
                 EQ.RECORTE_RETORNO,
             )
         if not isinstance(recortados, list) or len(recortados) != len(gradientes) or recortados[1] is not None:
@@ -534,7 +565,7 @@ def test_recorte_pela_norma_global(aluno, rng):
         comparar(
             CF._juntar([_tensor(g, "gradiente") for g in recortados if g is not None]),
             CF._juntar(esperados),
-            f"os gradientes depois do recorte (norma global {certa:.3g}, norma_max {norma_max:g})",
+            f"os gradientes depois do recorte (norma global {mostrar(certa):.3g}, norma_max {mostrar(norma_max):g})",
             atol=1e-10,
             rtol=1e-8,
             equivocos=[
@@ -576,7 +607,7 @@ def test_perplexidade_confere(aluno, rng):
         if math.isclose(valor, ORC._ppl_ref(sd, janelas, cfg, modo), rel_tol=1e-6):
             raise Reprovado(eq.mensagem, eq)
     raise Reprovado(
-        f"A perplexidade não confere: {valor:.6g}, o esperado é {certo:.6g}. Ela é exp da entropia cruzada média "
+        f"A perplexidade não confere: {mostrar(valor):.6g}, o esperado é {mostrar(certo):.6g}. Ela é exp da entropia cruzada média "
         "(log natural, em nats) sobre todos os tokens de todas as janelas juntos."
     )
 
@@ -600,8 +631,8 @@ def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
             raise Reprovado(EQ.PPL_GRAD.mensagem, EQ.PPL_GRAD)
         if treino_depois != treino_antes:
             raise Reprovado(
-                f"{EQ.PPL_MODO.mensagem} (Recebido em modo de {'treino' if treino_antes else 'avaliação'}, devolvido em "
-                f"modo de {'treino' if treino_depois else 'avaliação'}.)",
+                f"{EQ.PPL_MODO.mensagem} (Recebido em modo de {mostrar('treino' if treino_antes else 'avaliação')}, devolvido em "
+                f"modo de {mostrar('treino' if treino_depois else 'avaliação')}.)",
                 EQ.PPL_MODO,
             )
 
@@ -673,10 +704,10 @@ def test_cache_lm_passo_a_passo(aluno, rng):
     caches, t = None, 0
     for m in [prefixo] + [1] * (ids.shape[1] - prefixo):
         novos = ids[:, t : t + m]
-        nome = f"lm_com_cache, tokens {t}..{t + m - 1}"
-        resultado = CF._chamar_cache(aluno.lm_com_cache, remoto._ref, novos, caches)
+        nome = f"lm_com_cache, tokens {mostrar(t)}..{mostrar(t + m - 1)}"
+        resultado = CF._chamar_cache(aluno.lm_com_cache, remoto, novos, caches)
         if not isinstance(resultado, tuple | list) or len(resultado) != 2:
-            raise Reprovado(f"lm_com_cache deve devolver (logits, caches); veio {type(resultado).__name__}.")
+            raise Reprovado(f"lm_com_cache deve devolver (logits, caches); veio {mostrar(type(resultado).__name__)}.")
         logits = _tensor(resultado[0], "logits")
         _, caches_certos = ORC._passada_ref(sd, novos, caches, cfg)
         diag = []
@@ -689,11 +720,13 @@ def test_cache_lm_passo_a_passo(aluno, rng):
                     (EQ.CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
                 )
             ]
-        comparar(logits.numpy(), completos[:, t : t + m].numpy(), f"logits de {nome}", equivocos=diag)
+        comparar(logits.numpy(), completos[:, t : t + m].numpy(), f"logits de {mostrar(nome)}", equivocos=diag)
         if not isinstance(resultado[1], tuple | list) or len(resultado[1]) != cfg["n_camadas"]:
-            raise Reprovado(f"{nome}: devolva uma lista com um cache (K, V) por bloco ({cfg['n_camadas']} blocos).")
+            raise Reprovado(
+                f"{mostrar(nome)}: devolva uma lista com um cache (K, V) por bloco ({mostrar(cfg['n_camadas'])} blocos)."
+            )
         for i in range(cfg["n_camadas"]):
-            CF._conferir_cache(resultado[1][i], caches_certos[i], t, m, f"{nome}, bloco {i}")
+            CF._conferir_cache(resultado[1][i], caches_certos[i], t, m, f"{mostrar(nome)}, bloco {mostrar(i)}")
         caches = caches_certos
         t += m
 
@@ -704,14 +737,14 @@ def test_cache_gerar_igual_sem_cache(aluno, rng):
     for B, n, n_novos, n_camadas in ((2, 4, 6, 2), (1, 1, 4, 1), (2, 3, 0, 1)):
         remoto, sd, cfg = CF._lm_cache(aluno, rng, n_camadas)
         ids = CF._ids(rng, B, n, cfg["vocab"])
-        obtido = _tensor(CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, ids, n_novos), "gerar_com_cache(...)")
+        obtido = _tensor(CF._chamar_cache(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
         esperado = ORC._gerar_ref(sd, ids, n_novos, cfg)
         if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido.long(), esperado):
             continue
         if tuple(obtido.shape) != tuple(esperado.shape):
             raise Reprovado(
-                f"gerar_com_cache devolveu forma {tuple(obtido.shape)}; com prefixo {tuple(ids.shape)} e n_novos = "
-                f"{n_novos} o esperado é {tuple(esperado.shape)}."
+                f"gerar_com_cache devolveu forma {mostrar(tuple(obtido.shape))}; com prefixo {mostrar(tuple(ids.shape))} e n_novos = "
+                f"{mostrar(n_novos)} o esperado é {mostrar(tuple(esperado.shape))}."
             )
         for eq, modo in (
             (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
@@ -729,7 +762,7 @@ def test_cache_gerar_um_token_por_passo(aluno, rng):
     """cache KV, geração: depois do prefixo, cada passo processa exatamente uma posição nova (espião)"""
     n, n_novos = int(rng.integers(2, 5)), 4
     remoto, _, cfg = CF._lm_cache(aluno, rng, 1)
-    CF._chamar_cache(aluno.gerar_com_cache, remoto._ref, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
+    CF._chamar_cache(aluno.gerar_com_cache, remoto, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
     chamadas = remoto.ler("embedding.chamadas")  # os índices de cada chamada (os da primeira linha do lote)
     if not isinstance(chamadas, list) or not chamadas or not all(isinstance(c, list) for c in chamadas):
         raise Reprovado(
@@ -739,11 +772,12 @@ def test_cache_gerar_um_token_por_passo(aluno, rng):
     tamanhos = [len(c) for c in chamadas]
     if tamanhos == [n] + [1] * n_novos:
         raise Reprovado(
-            f"{EQ.CACHE_REALIMENTA.mensagem} (O espião viu chamadas com {tamanhos} posições.)", EQ.CACHE_REALIMENTA
+            f"{EQ.CACHE_REALIMENTA.mensagem} (O espião viu chamadas com {mostrar(tamanhos)} posições.)",
+            EQ.CACHE_REALIMENTA,
         )
     if tamanhos != [n] + [1] * (n_novos - 1):
         raise Reprovado(
-            f"{EQ.CACHE_SEM_USO.mensagem} (O espião viu chamadas com {tamanhos} posições; com o cache: {n} no prefixo e "
+            f"{EQ.CACHE_SEM_USO.mensagem} (O espião viu chamadas com {mostrar(tamanhos)} posições; com o cache: {mostrar(n)} no prefixo e "
             "depois 1 por passo.)",
             EQ.CACHE_SEM_USO,
         )

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, conferir_state_dict, semente_derivada, treino, verificar
+from autograder.suite import Reprovado, conferir_state_dict, mostrar, semente_derivada, treino, verificar
 
 SLUG = "08-lm-moderno"
 EQ = suite.vizinho(__file__, "equivocos")
@@ -52,7 +52,7 @@ def _rodar_espiao(aluno, semente):
     ids = _ids_espiao()
     perdas = aluno.chamar(
         "_avaliador_treinar_com_a_biblioteca",
-        espiao._ref,
+        espiao,
         ids,
         e["passos"],
         e["lote"],
@@ -246,16 +246,8 @@ def _treinar_e_medir(aluno, ref, modelo, qual, semente):
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("train", guardar=True)
         _, ids_treino, _ = dados_do_treino()
-        perdas = aluno._sessao.chamar(
-            "_avaliador_treinar_com_a_biblioteca",
-            (
-                modelo._ref,
-                ids_treino,
-                *(t[k] for k in ARGS_DO_TREINAR),
-                semente,
-            ),
-            {},
-            prazo=TREINO_PRAZO,
+        perdas = aluno.com_prazo(TREINO_PRAZO, sem_substitutos=True).chamar(
+            "_avaliador_treinar_com_a_biblioteca", modelo, ids_treino, *(t[k] for k in ARGS_DO_TREINAR), semente
         )
         perdas = np.array(perdas if isinstance(perdas, list | tuple) else [], dtype=np.float64)
         pesos = modelo.pesos()
@@ -310,13 +302,13 @@ def _conferir_basico_do_espiao(perdas, chamadas):
     e = ESPIAO
     if not isinstance(perdas, list | tuple) or not all(isinstance(p, int | float) for p in perdas):
         raise Reprovado(
-            f"treinar_lm deve devolver a lista das perdas (floats), uma por passo; veio {type(perdas).__name__}."
+            f"treinar_lm deve devolver a lista das perdas (floats), uma por passo; veio {mostrar(type(perdas).__name__)}."
         )
     verificar(chamadas, "treinar_lm não chamou o modelo nenhuma vez.")
     if len(chamadas) != e["passos"] or len(perdas) != e["passos"]:
         raise Reprovado(
-            f"{EQ.TREINO_IGNORA_PASSOS.mensagem} (Com passos = {e['passos']}: {len(chamadas)} chamadas ao modelo e "
-            f"{len(perdas)} perdas.)",
+            f"{EQ.TREINO_IGNORA_PASSOS.mensagem} (Com passos = {mostrar(e['passos'])}: {mostrar(len(chamadas))} chamadas ao modelo e "
+            f"{mostrar(len(perdas))} perdas.)",
             EQ.TREINO_IGNORA_PASSOS,
         )
 
@@ -331,14 +323,14 @@ def conferir_janelas_e_perda(aluno):
         if not isinstance(x, torch.Tensor) or tuple(x.shape) != (e["lote"], e["contexto"]):
             forma = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise Reprovado(
-                f"{EQ.TREINO_JANELAS.mensagem} (No passo {k} o modelo recebeu {forma}; o esperado é (tamanho_lote, "
-                f"contexto) = ({e['lote']}, {e['contexto']}).)",
+                f"{EQ.TREINO_JANELAS.mensagem} (No passo {mostrar(k)} o modelo recebeu {mostrar(forma)}; o esperado é (tamanho_lote, "
+                f"contexto) = ({mostrar(e['lote'])}, {mostrar(e['contexto'])}).)",
                 EQ.TREINO_JANELAS,
             )
         inicios = [_onde(ids, linha) for linha in x]
         if any(i is None or i + e["contexto"] >= len(ids) for i in inicios):
             raise Reprovado(
-                f"{EQ.TREINO_JANELAS.mensagem} (No passo {k}, uma linha não é um trecho de ids_treino seguido de mais "
+                f"{EQ.TREINO_JANELAS.mensagem} (No passo {mostrar(k)}, uma linha não é um trecho de ids_treino seguido de mais "
                 "um token, o alvo.)",
                 EQ.TREINO_JANELAS,
             )
@@ -350,8 +342,8 @@ def conferir_janelas_e_perda(aluno):
             if math.isclose(float(perdas[k]), sem_deslocar, rel_tol=1e-5, abs_tol=1e-7):
                 raise Reprovado(EQ.TREINO_ALVO.mensagem, EQ.TREINO_ALVO)
             raise Reprovado(
-                f"A perda do passo {k} ({float(perdas[k]):.6g}) não é a entropia cruzada dos logits contra as janelas "
-                f"deslocadas de um token ({certa:.6g})."
+                f"A perda do passo {mostrar(k)} ({mostrar(float(perdas[k])):.6g}) não é a entropia cruzada dos logits contra as janelas "
+                f"deslocadas de um token ({mostrar(certa):.6g})."
             )
 
 
@@ -374,8 +366,8 @@ def conferir_cronograma_recorte_e_gerador(aluno):
     usadas = [float(t) for t in extra["taxas"]]
     if len(usadas) != len(certas) or not np.allclose(usadas, certas, rtol=1e-9, atol=1e-12):
         raise Reprovado(
-            f"{EQ.TREINO_SEM_CRONOGRAMA.mensagem} (Taxas usadas: {[round(t, 5) for t in usadas]}; as do cronograma: "
-            f"{[round(t, 5) for t in certas]}.)",
+            f"{EQ.TREINO_SEM_CRONOGRAMA.mensagem} (Taxas usadas: {mostrar([round(t, 5) for t in usadas])}; as do cronograma: "
+            f"{mostrar([round(t, 5) for t in certas])}.)",
             EQ.TREINO_SEM_CRONOGRAMA,
         )
     recortes = extra["recortes"]
@@ -386,8 +378,8 @@ def conferir_cronograma_recorte_e_gerador(aluno):
         if len(recortes) == e["passos"] and all(float(r[1]) == e["norma_max"] for r in recortes):
             raise Reprovado(EQ.TREINO_RECORTE_FORA_DE_ORDEM.mensagem, EQ.TREINO_RECORTE_FORA_DE_ORDEM)
         raise Reprovado(
-            f"{EQ.TREINO_SEM_RECORTE.mensagem} (Esperado: uma chamada por passo com norma_max = {e['norma_max']}; "
-            f"vieram {len(recortes)}.)",
+            f"{EQ.TREINO_SEM_RECORTE.mensagem} (Esperado: uma chamada por passo com norma_max = {mostrar(e['norma_max'])}; "
+            f"vieram {mostrar(len(recortes))}.)",
             EQ.TREINO_SEM_RECORTE,
         )
     mesmas = len(chamadas_bis) == len(chamadas) and all(
@@ -439,15 +431,18 @@ def _conferir_faixa(resultado, faixa, aluno):
         return
     perdas = resultado["perdas"]
     texto = (
-        f"Perplexidade de {ppl:.1f} no texto de validação (faixa pedida: até {faixa:g}), medida com os pesos que o "
-        f"seu treinar_lm produziu ({resultado['qual']})."
+        f"Perplexidade de {mostrar(ppl):.1f} no texto de validação (faixa pedida: até {mostrar(faixa):g}), medida com os pesos que o "
+        f"seu treinar_lm produziu ({mostrar(resultado['qual'])})."
     )
     if da_referencia is not None:
-        texto += f" Com a mesma semente, a solução de referência chega a {math.exp(-da_referencia):.1f}."
+        texto += f" Com a mesma semente, a solução de referência chega a {mostrar(math.exp(-da_referencia)):.1f}."
     if suite.treino_divergiu(perdas, resultado["nan"]):
-        raise Reprovado(f"{EQ.TREINO_DIVERGIU.mensagem} {texto}", EQ.TREINO_DIVERGIU)
-    final = f" Perda no fim do treino: {perdas[-20:].mean():.3g}." if len(perdas) else ""
+        raise Reprovado(EQ.TREINO_DIVERGIU.mensagem + " " + texto, EQ.TREINO_DIVERGIU)
+    final = f" Perda no fim do treino: {mostrar(perdas[-20:].mean()):.3g}." if len(perdas) else ""
     causa = _causa_no_laco(aluno)
     if causa is not None:
-        raise Reprovado(f"{texto}{final} Causa provável, vista pelo modelo espião: {causa.mensagem}", causa)
+        raise Reprovado(
+            texto + final + f" Causa provável, vista pelo modelo espião: {causa.mensagem}",
+            causa,
+        )
     raise Reprovado(texto + final)

@@ -1,0 +1,135 @@
+"""Nenhuma mensagem de suíte cita um valor sem passar por ``suite.mostrar`` (issue #37, classe 2).
+
+O que a função do aluno devolve (um texto, um array, uma forma, o nome de um tipo) pode carregar as
+entradas ocultas que o código dele viu. Numa suíte, todo campo de f-string passa por ``mostrar`` (que
+formata e filtra: ``protocolo.valor_do_aluno``), a não ser literais e constantes em MAIÚSCULAS; e
+``str.format``/``%`` não se usam para montar texto. Este teste lê as suítes (a árvore sintática) e
+aponta arquivo e linha de cada campo que escapa; os ``variantes.py`` (modelos de mutantes, código do
+aluno) ficam de fora.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from autograder.caixa.protocolo import LIMITE_VALOR_ALUNO, valor_do_aluno
+from autograder.suite import mostrar
+
+SUITES = Path(__file__).resolve().parents[1] / "autograder" / "suites"
+
+
+def _constante(nome: str) -> bool:
+    """Um nome de constante de módulo: MAIÚSCULAS, com 3 letras ou mais (X, Y, Q, K são variáveis)."""
+    return nome.isupper() and (len(nome) >= 3 or "_" in nome)
+
+
+def _isento(e: ast.expr) -> bool:
+    if isinstance(e, ast.Call):
+        f = e.func
+        return (isinstance(f, ast.Name) and f.id == "mostrar") or (isinstance(f, ast.Attribute) and f.attr == "mostrar")
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.Name):
+        return _constante(e.id)
+    if isinstance(e, ast.Subscript):  # um trecho de uma mensagem: exc.mensagem[:200]
+        return isinstance(e.value, ast.Attribute) and e.value.attr == "mensagem"
+    if isinstance(e, ast.Attribute) and e.attr == "mensagem":
+        # a mensagem de um Equivoco (texto da suíte) ou de um ErroDoAluno (já filtrada na fronteira da caixa
+        # por protocolo.texto_do_aluno): nenhuma das duas é um valor devolvido
+        return True
+    if isinstance(e, ast.Attribute):  # uma constante de módulo: EQ.VIT_SEM_CLS.mensagem
+        x = e
+        while isinstance(x, ast.Attribute):
+            if _constante(x.attr):
+                return True
+            x = x.value
+        return isinstance(x, ast.Name) and _constante(x.id)
+    return False
+
+
+def campos_sem_filtro(fonte: str, nome: str = "<fonte>") -> list[str]:
+    """Os campos de f-string (e usos de ``.format``/``%`` em textos) que não passam por ``mostrar``."""
+    achados = []
+    for no in ast.walk(ast.parse(fonte)):
+        if isinstance(no, ast.FormattedValue) and not _isento(no.value):
+            achados.append(f"{nome}:{no.value.lineno}: {{{ast.unparse(no.value)}}}")
+        elif (
+            isinstance(no, ast.Call)
+            and isinstance(no.func, ast.Attribute)
+            and no.func.attr == "format"
+            and isinstance(no.func.value, ast.Constant)
+            and isinstance(no.func.value.value, str)
+        ):
+            achados.append(f"{nome}:{no.lineno}: str.format")
+        elif (
+            isinstance(no, ast.BinOp)
+            and isinstance(no.op, ast.Mod)
+            and isinstance(no.left, ast.Constant)
+            and isinstance(no.left.value, str)
+        ):
+            achados.append(f"{nome}:{no.lineno}: formatação com %")
+        elif isinstance(no, ast.BinOp) and isinstance(no.op, ast.Add):
+            for lado in (no.left, no.right):
+                if (
+                    isinstance(lado, ast.Call)
+                    and isinstance(lado.func, ast.Name)
+                    and lado.func.id in ("str", "repr", "format")
+                ):
+                    achados.append(f"{nome}:{no.lineno}: texto + {lado.func.id}(...)")
+    return achados
+
+
+def _arquivos():
+    return sorted(p for p in SUITES.rglob("*.py") if p.name != "variantes.py")
+
+
+def test_ha_suites_para_ler():
+    assert len(_arquivos()) >= 8
+
+
+def test_toda_mensagem_das_suites_passa_por_mostrar():
+    achados = [
+        a for p in _arquivos() for a in campos_sem_filtro(p.read_text(encoding="utf-8"), str(p.relative_to(SUITES)))
+    ]
+    assert not achados, "campos de mensagem sem suite.mostrar(...):\n" + "\n".join(achados[:40])
+
+
+@pytest.mark.parametrize(
+    "fonte, falhas",
+    [
+        ('f"veio {obtido!r}"', 1),
+        ('f"forma {x.shape}, esperado {mostrar(y)}"', 1),
+        ('f"{EQ.SEM_CLS.mensagem} ({mostrar(n)} itens)"', 0),
+        ('"veio {}".format(x)', 1),
+        ('"veio %s" % x', 1),
+        ('f"{LIMITE} e {3}"', 0),
+        ('"veio " + repr(obtido)', 1),
+        ('EQ.X.mensagem + " " + texto', 0),
+        ('f"{Y.shape}"', 1),
+    ],
+)
+def test_o_detector_aponta_os_campos_sem_filtro(fonte, falhas):
+    assert len(campos_sem_filtro(fonte)) == falhas
+
+
+def test_mostrar_formata_igual_um_valor_curto():
+    assert f"{mostrar(3.14159):.2f} {mostrar((2, 3))} {mostrar('abc')!r}" == "3.14 (2, 3) 'abc'"
+
+
+def test_mostrar_nao_deixa_passar_um_texto_oculto_codificado():
+    oculto = "o gato subiu no telhado e a chuva caiu a noite inteira sobre a cidade adormecida " * 10
+    em_hex = oculto.encode().hex()
+    for valor in (em_hex, oculto, list(oculto.split()), [int(b) for b in oculto.encode()]):
+        texto = f"devolveu {mostrar(valor)!r}"
+        alfanumericos = sum(c.isalnum() for c in texto)
+        assert alfanumericos <= len("devolveu") + 80, texto
+        assert len(texto) <= len("devolveu ") + LIMITE_VALOR_ALUNO
+
+
+def test_valor_do_aluno_corta_sequencias_longas_e_caracteres_de_controle():
+    assert valor_do_aluno("a" * 30) == "a" * 24 + "…"
+    assert valor_do_aluno("x\x1b[2Jy") == "x [2Jy"
+    assert valor_do_aluno("linha 1\nlinha 2") == "linha 1\nlinha 2"
