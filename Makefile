@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente release grade test mutacao sementes adversarial instantaneo lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente release grade test mutacao sementes constancia adversarial instantaneo lint formatar lab lab-instrutor limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -67,14 +67,17 @@ mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (
 sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob várias sementes (SEMENTES=4): nenhum pode perder ponto; roda no .ci/run
 	@$(PY) -m qualidade sementes $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(SEMENTES),--sementes $(SEMENTES))
 
+constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5): o mesmo erro tem de tirar a mesma nota (issue #38)
+	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS))
+
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
 
 instantaneo: $(CARIMBO) ## Corrige os exemplos com o segredo de teste fixo e regrava o instantâneo das saídas (qualidade/instantaneo/; revise com git diff)
 	@$(PY) -m qualidade instantaneo
 
-relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote avaliado em OUT
-	@$(PY) -m autograder.saidas.html "$(OUT)"
+relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote em OUT (parecidas com o código de SUBMISSIONS; DECIMAL, PRAZOS, CADASTRO) e os CSV para planilha, Moodle e Canvas
+	@$(PY) -m autograder.saidas.html "$(OUT)" $(if $(SUBMISSIONS),--submissoes "$(SUBMISSIONS)") $(if $(DECIMAL),--decimal "$(DECIMAL)") $(if $(PRAZOS),--prazos "$(PRAZOS)") $(if $(CADASTRO),--cadastro "$(CADASTRO)")
 
 bench: $(CARIMBO) ## Benchmark: turma gerada inteira (200 alunos × todas as aulas) pelo nosso lote e amostra pelo nbgrader, tempo da turma (relógio e CPU), razão, varredura de sementes e a turma por --dask local:N (DASK=so: só essa seção)
 	@$(PY) -m qualidade bench turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES)) $(if $(filter so,$(DASK)),--so-dask)

@@ -36,7 +36,15 @@ NOME_VALIDO = re.compile(r"[^\W][\w.@+-]{0,127}")
 # (``<saida>/<aluno>/<slug>/results.json``): uma pasta de aluno com um destes nomes ocuparia o
 # lugar deles (``notas.csv`` derrubava o lote; ``relatorio.html``, o ``make relatorio``). A
 # comparação ignora maiúsculas, por causa de sistemas de arquivos que também as ignoram.
-SAIDAS_RESERVADAS = ("notas.csv", "relatorio.html")
+SAIDAS_RESERVADAS = (
+    "notas.csv",
+    "relatorio.html",
+    # as do make relatorio (autograder.saidas.html.ARQUIVOS_DO_RELATORIO)
+    "notas-planilha.csv",
+    "notas-moodle.csv",
+    "notas-canvas.csv",
+    "relatorio-dados.json",
+)
 
 _ZIGOTO = None  # o zigoto deste trabalhador (um por processo do pool)
 

@@ -190,6 +190,7 @@ class PluginAvaliacao:
         config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
         config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
         config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
+        config.addinivalue_line("markers", "faixa(indice): teste da faixa de um item de treino (0 = a primeira)")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -211,11 +212,17 @@ class PluginAvaliacao:
             gid, pontos = self._marca(item)
             nome = (item.function.__doc__ or item.name).strip().splitlines()[0]
             if rep.passed:
-                self.resultados.append(ResultadoTeste(gid, nome, pontos, pontos))
+                r = ResultadoTeste(gid, nome, pontos, pontos)
             else:
                 exc = call.excinfo.value if call.excinfo else Exception("falha")
                 situacao, msg, equivoco = _mensagem_de(exc, self.sessao)
-                self.resultados.append(ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao))
+                r = ResultadoTeste(gid, nome, 0.0, pontos, msg, equivoco, situacao)
+                if equivoco and isinstance(exc, Reprovado):  # o equívoco vem da suíte (confiável)
+                    r.palavras = exc.equivoco.palavras()
+            marca_faixa = item.get_closest_marker("faixa")
+            if marca_faixa is not None:
+                r.faixa = int(marca_faixa.args[0])
+            self.resultados.append(r)
             self.origens.append(origem_do_teste(item))
 
     def resultados_finais(self) -> list[ResultadoTeste]:

@@ -42,6 +42,9 @@ class ResultadoTeste:
     mensagem: str = ""
     equivoco: str | None = None
     situacao: str = "passou"  # um de SITUACOES
+    # O equívoco em palavras, para o instrutor (Equivoco.palavras(): titulo, para_instrutor, secao)
+    palavras: dict[str, str] = field(default_factory=dict)
+    faixa: int | None = None  # teste de faixa de um item de treino (0 = a primeira); ver suite.faixa
 
 
 @dataclass
@@ -141,6 +144,10 @@ def results_json(res: ResultadoSubmissao) -> dict:
     testes = []
     for t in res.testes:
         extra = {"equivoco": t.equivoco} if t.equivoco else {}
+        if t.equivoco and t.palavras:
+            extra["equivoco_palavras"] = dict(t.palavras)
+        if t.faixa is not None:
+            extra["faixa"] = t.faixa
         if t.situacao not in ("passou", "falhou"):  # o status só diz passou/falhou
             extra["situacao"] = t.situacao
         testes.append(
@@ -190,6 +197,13 @@ def results_json(res: ResultadoSubmissao) -> dict:
     }
 
 
+def _palavras(dados) -> dict[str, str]:
+    """As palavras de um equívoco lidas de um results.json: só textos, com os campos conhecidos."""
+    if not isinstance(dados, dict):
+        return {}
+    return {k: str(dados[k]) for k in ("titulo", "para_instrutor", "secao") if isinstance(dados.get(k), str)}
+
+
 def de_results_json(dados: dict, itens_max: dict[str, float], notebook: str = "") -> ResultadoSubmissao:
     """Reconstrói o resultado gravado por ``results_json`` (para retomar um lote interrompido).
 
@@ -223,6 +237,8 @@ def de_results_json(dados: dict, itens_max: dict[str, float], notebook: str = ""
                 "" if passou else t.get("output", ""),
                 extra_teste.get("equivoco"),
                 extra_teste.get("situacao") or ("passou" if passou else "falhou"),
+                _palavras(extra_teste.get("equivoco_palavras")),
+                extra_teste.get("faixa") if type(extra_teste.get("faixa")) is int else None,
             )
         )
     return res

@@ -31,6 +31,10 @@ COMANDOS = {
         "qualidade.corpus_independente.executor",
         "corpus independente (issue #24): pegos, nomeados, vazamentos",
     ),
+    "constancia": (
+        "qualidade.constancia",
+        "mutantes e casos errados do corpus sob 5 alunos: o mesmo erro tira a mesma nota (issue #38)",
+    ),
     "sementes": (
         "qualidade.sementes",
         "variantes corretas e casos corretos do corpus sob várias sementes: nenhum perde ponto (make sementes)",
@@ -44,6 +48,7 @@ BENCHMARKS = {
     "lm": ("qualidade.bench.lm", "treino do notebook, BPE e varredura de sementes da aula 08 (make bench-lm)"),
     "kv": ("qualidade.bench.kv_cache", "geração com e sem cache KV, aula 05 (make bench-kv)"),
     "caixa": ("qualidade.bench.caixa_treino", "treino da aula 06 dentro e fora da caixa (make bench-caixa)"),
+    "relatorio": ("qualidade.bench.relatorio", "relatório do instrutor numa turma gerada com cópias plantadas"),
     "notebook-denso": ("qualidade.bench.notebook_denso", "notebook de 50 MB denso: tempo e memória da leitura"),
 }
 

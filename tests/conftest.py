@@ -29,3 +29,4 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "item(grade_id, pontos): item avaliado e pontos do teste")
     config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
     config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
+    config.addinivalue_line("markers", "faixa(indice): teste da faixa de um item de treino (0 = a primeira)")

@@ -8,6 +8,9 @@ from autograder.suite import Equivoco, comparar, item
 SOMOU = Equivoco(
     "escalar-somou-o-fator",
     "O fator foi somado a x; a função deve multiplicar cada elemento pelo fator.",
+    titulo="Somou o fator em vez de multiplicar",
+    para_instrutor="O aluno acha que escalar um vetor é somar o fator a cada elemento.",
+    secao="Código Comentado",
 )
 
 

@@ -14,6 +14,9 @@ CONSTANTE_DO_EXEMPLO = Equivoco(
     "constante-do-exemplo",
     "A função usou um valor fixo no código, o mesmo das verificações visíveis do notebook, no lugar do "
     "argumento (ou atributo) recebido: o exemplo passa, qualquer outro valor não. Leia o valor do argumento.",
+    titulo="Valor do exemplo fixo no código",
+    para_instrutor="O aluno acredita que basta passar nas verificações visíveis e escreveu no código o valor do exemplo em vez de ler o argumento.",
+    secao="Exercícios",
 )
 
 

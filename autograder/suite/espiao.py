@@ -10,11 +10,17 @@ TREINO_SEM_ZERAR = Equivoco(
     "treino-sem-zero-grad",
     "Os gradientes se acumulam de um passo para o outro: o laço não zera os gradientes antes do backward. "
     "O PyTorch SOMA cada backward no .grad; chame otimizador.zero_grad() a cada passo, antes de perda.backward().",
+    titulo="Gradientes acumulados entre passos",
+    para_instrutor="O aluno não sabe que o PyTorch soma cada backward no .grad e por isso não zera os gradientes a cada passo.",
+    secao="Código Comentado",
 )
 TREINO_OTIMIZADOR_RECRIADO = Equivoco(
     "treino-otimizador-recriado",
     "O otimizador é criado de novo a cada passo: o Adam perde a média dos gradientes e das suas variâncias "
     "(cada passo vira o primeiro, que move todo parâmetro de ±taxa). Crie o otimizador uma vez, antes do laço.",
+    titulo="Otimizador recriado a cada passo",
+    para_instrutor="O aluno trata o otimizador como uma função sem estado e o recria no laço, apagando as médias do Adam.",
+    secao="Código Comentado",
 )
 
 
@@ -22,12 +28,18 @@ TREINO_PERDA_NAO_FLOAT = Equivoco(
     "treino-perda-tensor",
     "O histórico guardou a perda como tensor (ou outro tipo), não como float: guarde perda.item(). Um tensor "
     "no histórico prende o grafo (ou a memória) de cada passo e não é o número que o enunciado pede.",
+    titulo="Histórico guarda tensores, não números",
+    para_instrutor="O aluno não distingue o tensor da perda (com grafo) do número que ele representa (perda.item()).",
+    secao="Código Comentado",
 )
 
 TREINO_SEM_EVAL = Equivoco(
     "treino-sem-eval",
     "O laço devolveu o modelo em modo de treino: chame modelo.eval() no fim de treinar (o enunciado pede o "
     "modelo pronto para avaliar, com o dropout e afins desligados).",
+    titulo="Modelo devolvido em modo de treino",
+    para_instrutor="O aluno não sabe que dropout e afins seguem ligados até chamar modelo.eval().",
+    secao="Código Comentado",
 )
 
 

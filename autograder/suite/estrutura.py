@@ -17,21 +17,33 @@ ESTRUTURA_COMPARTILHADA = Equivoco(
     "estrutura_pesos_compartilhados",
     "Submódulos que deveriam ser independentes são o mesmo objeto e compartilham os mesmos pesos "
     "(por exemplo, nn.ModuleList([camada] * n) ou self.b = self.a): crie um submódulo novo para cada um.",
+    titulo="Submódulos que são o mesmo objeto",
+    para_instrutor="O aluno acha que [camada] * n cria n camadas independentes, mas todas compartilham os mesmos pesos.",
+    secao="Código Comentado",
 )
 ESTRUTURA_NAO_APRENDE = Equivoco(
     "estrutura_parametro_nao_aprende",
     "Um parâmetro que deveria ser treinado nunca aprende: ele não é um nn.Parameter com requires_grad=True "
     "(virou buffer, tensor comum ou foi congelado).",
+    titulo="Parâmetro que não aprende",
+    para_instrutor="O aluno não sabe que só um nn.Parameter com requires_grad=True é atualizado pelo otimizador.",
+    secao="Código Comentado",
 )
 ESTRUTURA_BUFFER_TREINAVEL = Equivoco(
     "estrutura_buffer_treinavel",
     "Um tensor que deveria ser um buffer fixo (register_buffer) virou parâmetro treinável: o otimizador o "
     "altera no treino.",
+    titulo="Buffer fixo virou parâmetro",
+    para_instrutor="O aluno não distingue um buffer fixo (register_buffer) de um parâmetro treinável.",
+    secao="Código Comentado",
 )
 ESTRUTURA_DROPOUT = Equivoco(
     "estrutura_dropout_excluido",
     "Há dropout onde o enunciado não pede (dropout=0.0 ou nenhum nn.Dropout): em modo de treino ele "
     "zera valores ao acaso e muda o que o modelo aprende.",
+    titulo="Dropout onde não é pedido",
+    para_instrutor="O aluno acrescentou dropout por hábito, sem perceber que ele muda o que o modelo aprende no treino.",
+    secao="Código Comentado",
 )
 
 ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
@@ -39,6 +51,9 @@ ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
     "Um parâmetro que o enunciado manda inicializar com valores aleatórios começou com todas as linhas "
     "iguais (zeros, por exemplo): as posições (ou unidades) que ele separa nascem indistinguíveis. Sorteie-o, "
     "como pede o enunciado (por exemplo, 0.02 * torch.randn(...)).",
+    titulo="Inicialização constante",
+    para_instrutor="O aluno acha que inicializar com zeros é neutro, mas as unidades nascem iguais e não se separam.",
+    secao="Código Comentado",
 )
 
 

@@ -47,6 +47,12 @@ MENSAGEM_PROPRIEDADE = (
 )
 
 
+def faixa(indice: int):
+    """Marca um teste de faixa de um item de treino (0 = a primeira, a mais fácil). O relatório do
+    instrutor aponta quem nunca chegou à primeira faixa (vai no results.json, ``extra_data.faixa``)."""
+    return pytest.mark.faixa(int(indice))
+
+
 def tempo_limite(segundos: float):
     """Prazo de cada chamada ao código do aluno neste teste (padrão: 10 s)."""
     return pytest.mark.tempo_limite(segundos)
@@ -60,11 +66,27 @@ class Equivoco:
     produzem este erro, na ordem em que a comparação os tenta, separados por espaço (como os campos de
     ``collections.namedtuple``: ``modos="convencao convencao_auto"``) ou numa tupla; ficam numa tupla.
     ``pares_por_modo`` os expande. Não entram na igualdade nem no hash: um equívoco é o seu código e a sua
-    mensagem."""
+    mensagem.
+
+    Para o instrutor (o relatório da turma, ``make relatorio``), também fora da igualdade e do hash:
+    ``titulo``, um nome curto em pt-BR; ``para_instrutor``, uma frase com o que o aluno acredita; e
+    ``secao``, o título de uma seção (``##`` ou ``###``) da aula ``course/<slug>.md`` que trata disso.
+    Vão para o ``results.json`` (``extra_data`` do teste), e o relatório não precisa importar a suíte.
+    ``tests/test_equivocos_palavras.py`` confere que todo equívoco de toda suíte tem os três e que a
+    seção existe na aula."""
 
     codigo: str
     mensagem: str
     modos: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    titulo: str = field(default="", compare=False, repr=False)
+    para_instrutor: str = field(default="", compare=False, repr=False)
+    secao: str = field(default="", compare=False, repr=False)
+
+    def palavras(self) -> dict[str, str]:
+        """O que o relatório do instrutor mostra deste equívoco (vazio se a suíte ainda não o escreveu)."""
+        if not self.titulo:
+            return {}
+        return {"titulo": self.titulo, "para_instrutor": self.para_instrutor, "secao": self.secao}
 
     def __post_init__(self):
         if isinstance(self.modos, str):
@@ -135,11 +157,17 @@ ENTRADA_ALTERADA = Equivoco(
     "A função alterou no lugar um argumento que recebeu (por exemplo com `z -= ...`, `x[...] = ...` ou "
     "`t.add_(...)`): quem a chamou perde os dados originais. Trabalhe numa cópia (`z = z - ...`, "
     "`x.copy()`, `t.clone()`).",
+    titulo="Altera a entrada no lugar",
+    para_instrutor="O aluno não percebe que operações no lugar (-=, x[...] =, add_) mudam o array de quem chamou a função.",
+    secao="Código Comentado",
 )
 NAO_FAZ_NADA = Equivoco(
     "funcao-nao-faz-nada",
     "A função não faz o trabalho pedido: devolve sempre o mesmo valor (0, zeros, None) ou a própria "
     "entrada. Os testes de propriedade só valem para uma função que de fato calcula algo.",
+    titulo="Função que não calcula nada",
+    para_instrutor="A função devolve uma constante ou a própria entrada: o aluno ainda não implementou o trabalho pedido.",
+    secao="Exercícios",
 )
 
 
@@ -272,6 +300,9 @@ PRECISAO_REDUZIDA = Equivoco(
     "precisao-reduzida",
     "A conta foi feita (ou devolvida) em precisão menor que a da entrada: o resultado saiu em float32 (ou "
     "float16) e perdeu dígitos. Mantenha o tipo (dtype) da entrada, float64, do começo ao fim.",
+    titulo="Conta em precisão reduzida",
+    para_instrutor="O aluno converteu para float32 (ou float16) sem perceber que perde dígitos em relação à entrada em float64.",
+    secao="Código Comentado",
 )
 
 

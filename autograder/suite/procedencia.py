@@ -20,6 +20,9 @@ PESOS_FORA_DO_ALCANCE = Equivoco(
     "do cronograma. Pesos carregados de fora (treinados antes, escritos no notebook ou montados à mão), um "
     "modelo reinicializado dentro de treinar, ou um treino muito maior que o pedido (passos escondidos, taxas "
     "maiores) não ganham as faixas do treino.",
+    titulo="Pesos que o treino pedido não produz",
+    para_instrutor="Os pesos devolvidos não podem ter vindo dos passos pedidos a partir da inicialização sorteada: vale conversar sobre de onde vieram.",
+    secao="Exercícios",
 )
 
 # Os betas do Adam que o alcance cobre: os do enunciado da aula 06 e o padrão do PyTorch (enunciado da 07).

@@ -86,7 +86,7 @@ from autograder.suite.faixas import (
     treino_divergiu,
     uma_vez_por_submissao,
 )
-from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, item, tempo_limite
+from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, faixa, item, tempo_limite
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
 
 __all__ = ["PONTOS_DAS_FAIXAS", "PRAZO_DO_TREINO", "ItemDeTreino", "modelo_do_aluno_ou_substituto"]
@@ -388,7 +388,9 @@ class ItemDeTreino:
             self.conferir_faixa(aluno, ref, indice)
 
         teste.__doc__ = self.descricao_da_faixa.format(faixa=self.faixas[indice])
-        return item(self.grade_id, pontos=self.pontos_das_faixas[indice])(tempo_limite(self.prazo)(teste))
+        return item(self.grade_id, pontos=self.pontos_das_faixas[indice])(
+            faixa(indice)(tempo_limite(self.prazo)(teste))
+        )
 
     def conferir_laco(self, extra: dict, chamadas) -> None:
         """Modo de treino, gradientes zerados e um só otimizador, pelo que o modelo espião registrou."""

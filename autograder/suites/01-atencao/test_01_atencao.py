@@ -24,6 +24,7 @@ from autograder.suite import (
     tempo_limite,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar a atenção e as máscaras, a softmax do aluno é trocada pela de referência:
 # um erro na softmax tira pontos só do item da softmax.
@@ -33,81 +34,132 @@ SEM_MAXIMO = Equivoco(
     "softmax-sem-maximo",
     "Softmax instável: com logits grandes (1e4) o resultado virou nan/inf. "
     "Subtraia o máximo de cada fatia antes de exponenciar; isso não muda o resultado.",
+    titulo="Softmax sem subtrair o máximo",
+    para_instrutor="O aluno acha que a fórmula da softmax pode ser aplicada direto, sem ver que exp de logits grandes estoura.",
+    secao="Explicação Matemática",
 )
 MAXIMO_GLOBAL = Equivoco(
     "softmax-maximo-global",
     "A softmax subtrai o máximo do array inteiro, não o de cada fatia: fatias com valores bem menores "
     "que o máximo global viram 0/0. Use np.max(z, axis=eixo, keepdims=True).",
+    titulo="Máximo global na softmax",
+    para_instrutor="O aluno subtrai o máximo do array inteiro, acreditando que qualquer constante serve, e fatias pequenas viram 0/0.",
+    secao="Explicação Matemática",
 )
 SOFTMAX_EIXO = Equivoco(
     "softmax-eixo-errado",
     "A softmax foi normalizada no eixo errado (ou no array inteiro): cada fatia ao longo de `eixo` "
     "deve somar 1. Use axis=eixo e keepdims=True na soma.",
+    titulo="Softmax no eixo errado",
+    para_instrutor="O aluno não tem claro ao longo de qual eixo a distribuição deve somar 1.",
+    secao="Explicação Matemática",
 )
 SEM_ESCALA = Equivoco(
     "atencao-sem-escala",
     "Faltou dividir as pontuações por √d_k: é a atenção por produto escalar *escalonado*.",
+    titulo="Atenção sem a escala √d_k",
+    para_instrutor="O aluno esqueceu (ou não entende por que existe) a divisão das pontuações por √d_k.",
+    secao="Explicação Matemática",
 )
 ESCALA_DK = Equivoco(
     "atencao-escala-dk",
     "As pontuações foram divididas por d_k; o certo é dividir pela raiz quadrada, √d_k.",
+    titulo="Escala por d_k em vez de √d_k",
+    para_instrutor="O aluno lembra que há uma escala, mas acha que é d_k, não a raiz de d_k.",
+    secao="Explicação Matemática",
 )
 ESCALA_DV = Equivoco(
     "atencao-escala-dv",
     "A escala usou a dimensão errada: divida por √d_k (dimensão das chaves), não por √d_v nem por √n.",
+    titulo="Escala com a dimensão errada",
+    para_instrutor="O aluno não associa a escala à dimensão das chaves (d_k) e usou d_v ou o número de posições.",
+    secao="Explicação Matemática",
 )
 ATENCAO_EIXO = Equivoco(
     "atencao-softmax-eixo",
     "A softmax da atenção foi aplicada sobre as consultas (eixo -2), não sobre as chaves (eixo -1): "
     "cada linha de `pesos` deve somar 1.",
+    titulo="Softmax da atenção sobre as consultas",
+    para_instrutor="O aluno acha que os pesos se normalizam ao longo das consultas, quando cada consulta distribui peso entre as chaves.",
+    secao="Explicação Matemática",
 )
 PESOS_TRANSPOSTOS = Equivoco(
     "atencao-pesos-transpostos",
     "Os pesos foram devolvidos transpostos, com forma (..., n_k, n_q): devolva-os como foram usados, "
     "(..., n_q, n_k), uma linha por consulta somando 1.",
+    titulo="Pesos devolvidos transpostos",
+    para_instrutor="O aluno confunde a orientação da matriz de pesos: uma linha por consulta, uma coluna por chave.",
+    secao="Explicação Matemática",
 )
 SAIDA_TROCADA = Equivoco(
     "atencao-ordem-retorno",
     "A função deve devolver a tupla (saida, pesos), nessa ordem.",
+    titulo="Ordem do retorno trocada",
+    para_instrutor="O aluno devolveu (pesos, saida), sem seguir a assinatura pedida.",
+    secao="Código Comentado",
 )
 MASCARA_INVERTIDA = Equivoco(
     "mascara-invertida",
     "Máscara invertida: True significa 'pode atender' (a convenção de "
     "torch.nn.functional.scaled_dot_product_attention); você bloqueou justamente as posições permitidas.",
+    titulo="Máscara com a convenção invertida",
+    para_instrutor="O aluno acha que True na máscara quer dizer bloquear, o oposto da convenção do curso.",
+    secao="Código Comentado",
 )
 MASCARA_DEPOIS = Equivoco(
     "mascara-depois-softmax",
     "A máscara foi aplicada depois da softmax sem renormalizar: as linhas deixam de somar 1. "
     "Aplique -inf nas pontuações antes da softmax.",
+    titulo="Máscara depois da softmax",
+    para_instrutor="O aluno acha que zerar pesos depois da softmax equivale a mascarar, mas as linhas deixam de somar 1.",
+    secao="Explicação Matemática",
 )
 MASCARA_ZERO = Equivoco(
     "mascara-zera-pontuacao",
     "A máscara zerou as pontuações em vez de torná-las -inf: pontuação 0 ainda dá peso positivo. "
     "Use -inf (ou um número muito negativo) onde a máscara é False.",
+    titulo="Máscara zera a pontuação",
+    para_instrutor="O aluno acha que pontuação 0 bloqueia uma chave, mas exp(0) ainda dá peso positivo.",
+    secao="Explicação Matemática",
 )
 SEM_KEEPDIMS = Equivoco(
     "softmax-sem-keepdims",
     "A softmax quebrou no broadcast: o máximo e a soma perderam o eixo reduzido. "
     "Use keepdims=True em np.max e np.sum para que z - max e e / soma alinhem as fatias.",
+    titulo="Softmax sem keepdims",
+    para_instrutor="O aluno não domina o broadcast do NumPy: sem keepdims o máximo e a soma não se alinham com as fatias.",
+    secao="Código Comentado",
 )
 TRANSPOSTA_TOTAL = Equivoco(
     "atencao-transposta-total",
     "Com dimensões de lote a multiplicação falhou: K.T (ou np.transpose(K)) inverte todos os eixos. "
     "Transponha só os dois últimos: np.swapaxes(K, -1, -2).",
+    titulo="K.T com dimensões de lote",
+    para_instrutor="O aluno acha que K.T transpõe só as duas últimas dimensões, mas ela inverte todos os eixos.",
+    secao="Código Comentado",
 )
 BOOLEANA_SOMADA = Equivoco(
     "mascara-booleana-somada",
     "A máscara booleana foi somada às pontuações como 0/1: isso não bloqueia nada. "
     "Onde a máscara é False a pontuação deve virar -inf.",
+    titulo="Máscara booleana somada como 0/1",
+    para_instrutor="O aluno trata a máscara booleana como aditiva, somando 0 e 1, o que não bloqueia nada.",
+    secao="Explicação Matemática",
 )
 PESOS_NAO_SEGUEM = Equivoco(
     "atencao-pesos-nao-seguem-pontuacoes",
     "Os pesos não seguem as pontuações: em cada linha, a chave com maior produto escalar q·k deve "
     "receber o maior peso (a softmax preserva a ordem). Pesos constantes ou embaralhados não são atenção.",
+    titulo="Pesos que não seguem as pontuações",
+    para_instrutor="O aluno não ligou os pesos às pontuações q·k: a chave mais parecida deveria receber o maior peso.",
+    secao="Explicação Intuitiva",
 )
 ADITIVA_IGNORADA = Equivoco(
     "mascara-aditiva-ignorada",
     "A máscara aditiva (float) não foi somada às pontuações: só a booleana é tratada.",
+    titulo="Máscara aditiva ignorada",
+    para_instrutor="O aluno tratou só a máscara booleana e esqueceu que a máscara pode vir aditiva (float).",
+    secao="Código Comentado",
 )
 
 
@@ -558,34 +610,52 @@ SOMA_SEM_REESCALA = Equivoco(
     "blocos-soma-sem-reescala",
     "A soma corrida não foi corrigida quando o máximo mudou: ela mistura termos calculados com máximos "
     "diferentes. A cada bloco, soma = exp(m - m_novo) * soma + p.sum(...), com o mesmo fator da saída.",
+    titulo="Soma corrida sem reescala",
+    para_instrutor="O aluno não percebe que, quando o máximo muda, a soma acumulada precisa ser corrigida pelo fator exp(m - m_novo).",
+    secao="Explicação Matemática",
 )
 FATOR_ERRADO = Equivoco(
     "blocos-fator-errado",
     "A saída acumulada foi corrigida com o fator errado (ou não foi corrigida) quando o máximo mudou: o "
     "fator é exp(m_antigo - m_novo), que é <= 1, o mesmo da soma corrida: o = exp(m - m_novo) * o + p @ V_bloco.",
+    titulo="Fator de correção errado na saída",
+    para_instrutor="O aluno não aplica à saída acumulada o mesmo fator exp(m_antigo - m_novo) da soma corrida.",
+    secao="Explicação Matemática",
 )
 DIVIDE_A_CADA_BLOCO = Equivoco(
     "blocos-divide-a-cada-bloco",
     "A saída foi dividida pela soma a cada bloco e depois tratada como se não tivesse sido dividida: no bloco "
     "seguinte ela entra numa soma de termos sem dividir. Acumule o sem dividir e divida por soma uma vez, no "
     "fim (ou, se dividir a cada bloco, multiplique de volta pela soma antiga antes de somar).",
+    titulo="Divide pela soma a cada bloco",
+    para_instrutor="O aluno normaliza a saída a cada bloco e depois a mistura com termos não normalizados.",
+    secao="Explicação Matemática",
 )
 BLOCO_MASCARADO_NAN = Equivoco(
     "blocos-bloco-mascarado-nan",
     "Uma linha cujo primeiro bloco vem todo mascarado virou nan, embora tenha chaves permitidas depois: com "
     "m = -inf, exp(s - m) = exp(-inf + inf) = nan. Enquanto o máximo for -inf, use 0 como referência "
     "(np.where(np.isfinite(m_novo), m_novo, 0.0)).",
+    titulo="Bloco todo mascarado vira nan",
+    para_instrutor="O aluno não trata o caso em que o máximo ainda é -inf, e exp(-inf + inf) vira nan.",
+    secao="Explicação Matemática",
 )
 LINHA_TODA_MASCARADA = Equivoco(
     "blocos-linha-toda-mascarada",
     "Uma linha sem nenhuma chave permitida deve devolver nan (0/0), como atencao_produto_escalar; a sua "
     "função devolveu números nela.",
+    titulo="Linha sem chaves não dá nan",
+    para_instrutor="O aluno inventou um valor para uma linha sem chaves permitidas, em vez de manter o 0/0 da atenção comum.",
+    secao="Explicação Matemática",
 )
 MATRIZ_INTEIRA = Equivoco(
     "blocos-matriz-inteira",
     "A função montou um array do tamanho da matriz de pontuações inteira (n_q × n_k), ou ignorou o tamanho do "
     "bloco: com um limite de memória menor que essa matriz, ela não cabe. Calcule só as pontuações de um bloco "
     "de chaves por vez (Q @ K[..., inicio:fim, :]^T) e guarde apenas m, soma e o.",
+    titulo="Monta a matriz de pontuações inteira",
+    para_instrutor="O aluno não entendeu que a atenção em blocos existe para nunca montar a matriz n_q × n_k inteira.",
+    secao="Explicação Matemática",
 )
 
 # Memória: n_q = n_k = 2048 consultas e chaves, blocos de 64. A matriz de pontuações em float64 ocupa
@@ -672,14 +742,15 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
     """A saída do aluno contra a atenção inteira (sdpa, float64), com os equívocos do laço em blocos."""
     esperado = atencao_inteira(Q, K, V, mascara)
     obtido = _blocos_do_aluno(aluno, Q, K, V, mascara, bloco)
-    comparar(
-        obtido,
-        esperado,
-        f"saida ({mostrar(nome)}, bloco={mostrar(bloco)})",
-        atol=1e-10,
-        rtol=1e-9,
-        equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
-    )
+    with S.sondar(lambda: _sondas_blocos(aluno)):  # sem equívoco do catálogo: as promessas (issue #38)
+        comparar(
+            obtido,
+            esperado,
+            f"saida ({mostrar(nome)}, bloco={mostrar(bloco)})",
+            atol=1e-10,
+            rtol=1e-9,
+            equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
+        )
 
 
 @item("teste_blocos", pontos=0.5)
@@ -702,6 +773,15 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
     K, V = K[ordem], V[ordem]
     for bloco in (4, 9):
         _conferir_blocos(aluno, Q, K, V, None, bloco, "pontuações grandes")
+    # caso construído (issue #38): o máximo cresce 700 a cada bloco, para todo aluno (o sorteado pode não crescer
+    # o bastante para estourar quem guarda um máximo antigo)
+    Qg, Kg = np.zeros((1, 4)), np.zeros((6, 4))
+    Qg[0, 0], Kg[:, 0] = 2.0, np.arange(6) * 700.0
+    _conferir_blocos(aluno, Qg, Kg, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce")
+    # e crescendo devagar (1 por bloco): os blocos antigos ainda pesam, e uma saída mal reescalada aparece
+    _conferir_blocos(
+        aluno, Qg, Kg / 700.0, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce devagar"
+    )
 
 
 @item("teste_blocos", pontos=0.5)
@@ -748,3 +828,94 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     verificar(np.all(np.isfinite(obtido)), "saida tem NaN ou infinito, e nenhuma linha está mascarada.")
     nome = f"saida (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO}, {mostrar(len(linhas))} linhas sorteadas)"
     comparar(obtido[linhas], atencao_inteira(Q[linhas], K, V), nome, atol=1e-10, rtol=1e-9)
+
+
+# ======================================================================= sondas (issue #38)
+# Promessas do enunciado de atencao_em_blocos, sondadas quando a saída não confere e nenhum equívoco do
+# catálogo coincidiu (autograder/suite/sondas.py). Entradas construídas, fixas: o mesmo diagnóstico para
+# todo aluno, e nenhuma entrada oculta citada.
+_SONDA_RNG = 3801
+
+
+def _sonda_qkv(n_q=3, n_k=10, d_k=4, d_v=2):
+    return _qkv(np.random.default_rng(_SONDA_RNG), n_q=n_q, n_k=n_k, d_k=d_k, d_v=d_v, escala_dados=1.2)
+
+
+def _blocos_variante(Q, K, V, mascara, bloco, modo):
+    """Contas que quebram uma promessa do enunciado (para as sondas): a máscara lida sempre no começo,
+    sem o deslocamento do bloco; a escala por d_k ou por √d_v no lugar de √d_k."""
+    if modo == "mascara_sem_deslocar":
+        n_k = K.shape[-2]
+        partes = []
+        for inicio in range(0, n_k, bloco):
+            largura = min(bloco, n_k - inicio)
+            partes.append(np.asarray(mascara)[..., :largura])
+        return atencao_inteira(Q, K, V, np.concatenate(partes, axis=-1))
+    if modo == "escala_d_k":
+        return atencao_inteira(Q / np.sqrt(Q.shape[-1]), K, V)
+    if modo == "escala_d_v":
+        return atencao_inteira(Q * np.sqrt(Q.shape[-1]) / np.sqrt(V.shape[-1]), K, V)
+    raise ValueError(modo)
+
+
+def _sondas_blocos(aluno):
+    Q, K, V = _sonda_qkv()
+    mascara = np.random.default_rng(_SONDA_RNG + 1).random((3, 10)) < 0.6
+    mascara[:, 0] = True
+    mascara[:, 4] = True
+
+    def maximo_preso():
+        # o máximo cresce ~700 de um bloco para o outro: exp(s - m) com o m de um bloco anterior estoura
+        Qg = np.zeros((1, 4))
+        Qg[0, 0] = 2.0
+        Kg = np.zeros((6, 4))
+        Kg[:, 0] = np.arange(6) * 700.0
+        Vg = np.arange(12, dtype=np.float64).reshape(6, 2)
+        pequeno = _blocos_do_aluno(aluno, Qg, Kg / 700.0, Vg, None, 2)
+        grande = _blocos_do_aluno(aluno, Qg, Kg, Vg, None, 2)
+        return S.iguais(pequeno, atencao_inteira(Qg, Kg / 700.0, Vg), atol=1e-9) and not np.all(
+            np.isfinite(como_array(grande))
+        )
+
+    return [
+        S.coincide_com(
+            "blocos-ultimo-bloco-de-fora",
+            "A saída ignora as últimas chaves quando o bloco não divide n_k: o último bloco, incompleto "
+            "(K[..., inicio:n_k, :]), ficou de fora. Percorra range(0, n_k, bloco) e fatie até o fim.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
+            lambda: atencao_inteira(Q, K[:8], V[:8]),
+            atol=1e-9,
+        ),
+        S.promessa(
+            "blocos-maximo-nao-acompanha",
+            "Com pontuações pequenas a saída confere, e quando o máximo cresce muito de um bloco para o outro ela "
+            "vira inf ou nan: o máximo corrente m não acompanha os blocos (ficou o do primeiro bloco, ou a "
+            "exponencial usa um máximo antigo). A cada bloco, m_novo = max(m, max do bloco), e "
+            "p = exp(s - m_novo).",
+            maximo_preso,
+        ),
+        S.coincide_com(
+            "blocos-mascara-sem-deslocar",
+            "A máscara de cada bloco foi lida sempre do começo (mascara[..., :bloco]): o bloco que começa em "
+            "`inicio` usa mascara[..., inicio:inicio + bloco], as colunas das mesmas chaves.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, mascara, 4),
+            lambda: _blocos_variante(Q, K, V, mascara, 4, "mascara_sem_deslocar"),
+            atol=1e-9,
+        ),
+        S.coincide_com(
+            "blocos-escala-errada",
+            "As pontuações de cada bloco não foram divididas por √d_k (a dimensão das chaves): a saída confere "
+            "com outra escala (d_k, ou √d_v). Use s = Q @ K_bloco^T / √d_k em todo bloco.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
+            lambda: _blocos_variante(Q, K, V, None, 4, "escala_d_k"),
+            atol=1e-9,
+        ),
+        S.coincide_com(
+            "blocos-escala-errada",
+            "As pontuações de cada bloco não foram divididas por √d_k (a dimensão das chaves): a saída confere "
+            "com outra escala (d_k, ou √d_v). Use s = Q @ K_bloco^T / √d_k em todo bloco.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
+            lambda: _blocos_variante(Q, K, V, None, 4, "escala_d_v"),
+            atol=1e-9,
+        ),
+    ]

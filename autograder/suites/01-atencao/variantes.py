@@ -624,3 +624,51 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------------- atenção em blocos: sondas (issue #38)
+# Erros que o catálogo de teste_blocos não lista: a mensagem vem da sonda da promessa quebrada.
+MUTANTES += [
+    Variante(
+        "sonda-blocos-ultimo-bloco-de-fora",
+        {"atencao_blocos": _blocos(_CERTA).replace("range(0, n_k, bloco)", "range(0, n_k - bloco + 1, bloco)")},
+        itens=["teste_blocos"],
+        equivoco="blocos-ultimo-bloco-de-fora",
+    ),
+    Variante(
+        "sonda-blocos-maximo-do-primeiro-bloco",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))",
+                "m_novo = np.maximum(m, s.max(axis=-1, keepdims=True)) if inicio == 0 else m",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-nao-acompanha",
+    ),
+    Variante(
+        "sonda-blocos-mascara-sem-deslocar",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "parte = mascara[..., inicio:inicio + bloco]", "parte = mascara[..., :s.shape[-1]]"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-mascara-sem-deslocar",
+    ),
+    Variante(
+        "sonda-blocos-escala-d-k",
+        {"atencao_blocos": _blocos(_CERTA).replace("/ np.sqrt(Q.shape[-1])", "/ Q.shape[-1]")},
+        itens=["teste_blocos"],
+        equivoco="blocos-escala-errada",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-blocos-escala-d-v",
+        {"atencao_blocos": _blocos(_CERTA).replace("/ np.sqrt(Q.shape[-1])", "/ np.sqrt(V.shape[-1])")},
+        itens=["teste_blocos"],
+        equivoco="blocos-escala-errada",
+    ),
+]

@@ -28,6 +28,7 @@ from autograder.suite import (
     propriedade,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar a camada em NumPy, dividir_cabecas e juntar_cabecas do aluno são trocadas pelas de
 # referência: um erro nelas tira pontos só dos próprios itens.
@@ -40,92 +41,146 @@ SEM_TRANSPOSTA = Equivoco(
     "cabeça (e sem trocar os eixos a atenção corre entre as cabeças, não entre as posições). Para separar, "
     "faça reshape para (..., n, h, d_k) e troque os eixos -3 e -2 (no PyTorch, .transpose(1, 2)); para "
     "juntar, transponha de volta antes do reshape.",
+    titulo="Cabeças sem a transposição",
+    para_instrutor="O aluno acha que um reshape direto separa as cabeças, mas ele mistura posições diferentes numa mesma cabeça.",
+    secao="Explicação Matemática",
 )
 ESCALA_D_MODEL = Equivoco(
     "escala-d-model",
     "A escala usou d_model: cada cabeça compara vetores de d_k = d_model // h dimensões, então as "
     "pontuações se dividem por √d_k, não por √d_model. (Na versão NumPy, a `atencao` dada já usa √d_k "
     "quando recebe as cabeças separadas: não passe `escala`.)",
+    titulo="Escala com d_model",
+    para_instrutor="O aluno não percebe que cada cabeça compara vetores de d_k dimensões e escala por √d_model.",
+    secao="Explicação Matemática",
 )
 ORDEM_CABECAS = Equivoco(
     "ordem-das-cabecas",
     "As cabeças ficaram na ordem errada dentro de d_model: a cabeça i corresponde às colunas contíguas "
     "i·d_k até (i+1)·d_k − 1 (blocos, não colunas intercaladas). Separe com reshape para (..., n, h, d_k) "
     "e, ao juntar, volte para (..., n, h, d_k) antes do reshape final para (..., n, d_model).",
+    titulo="Cabeças intercaladas",
+    para_instrutor="O aluno acha que as colunas de cada cabeça se intercalam em d_model, quando são blocos contíguos.",
+    secao="Explicação Matemática",
 )
 SEM_W_O = Equivoco(
     "sem-projecao-saida",
     "Faltou a projeção de saída: depois de concatenar as cabeças, multiplique por W_o (no módulo, aplique "
     "self.w_o). É ela que mistura o que as cabeças encontraram.",
+    titulo="Sem a projeção de saída W_o",
+    para_instrutor="O aluno acha que concatenar as cabeças encerra a camada, sem a projeção que mistura o que elas acharam.",
+    secao="Explicação Matemática",
 )
 SEM_DIVIDIR = Equivoco(
     "sem-dividir-cabecas",
     "Você calculou uma única atenção com as projeções inteiras (d_model dimensões): isso é atenção de uma "
     "cabeça só. Separe Q, K e V em h cabeças (dividir_cabecas) antes de chamar a atenção.",
+    titulo="Uma cabeça só",
+    para_instrutor="O aluno calculou uma única atenção com as projeções inteiras, sem separar as cabeças.",
+    secao="Teoria",
 )
 KV_DE_X_Q = Equivoco(
     "kv-de-x-q",
     "Chaves e valores devem vir de X_kv (X_kv @ W_k e X_kv @ W_v); você usou X_q. Na autoatenção os dois "
     "são o mesmo array, mas na atenção cruzada não.",
+    titulo="Chaves e valores da entrada errada",
+    para_instrutor="O aluno confunde autoatenção e atenção cruzada e tira K e V de X_q.",
+    secao="Teoria",
 )
 W_TRANSPOSTA = Equivoco(
     "projecao-transposta",
     "As projeções usaram W.T: nesta função os pesos têm forma (entrada, saída) e a projeção é X @ W. "
     "(Guardar o peso como (saída, entrada) e calcular x @ W.T é a convenção do nn.Linear.)",
+    titulo="Projeção com W transposto",
+    para_instrutor="O aluno misturou a convenção X @ W com a do nn.Linear (x @ W.T).",
+    secao="Código Comentado",
 )
 PESOS_MEDIA = Equivoco(
     "pesos-media-cabecas",
     "Os pesos devem vir por cabeça, com forma (..., h, n_q, n_k); você devolveu a média (ou a soma) sobre "
     "as cabeças, como o nn.MultiheadAttention faz por padrão.",
+    titulo="Média dos pesos sobre as cabeças",
+    para_instrutor="O aluno seguiu o padrão do nn.MultiheadAttention e devolveu a média dos pesos, não um mapa por cabeça.",
+    secao="Código Comentado",
 )
 MASCARA_IGNORADA = Equivoco(
     "mascara-ignorada",
     "A máscara não teve efeito: repasse `mascara` para a atenção; ela faz broadcast sobre o eixo das cabeças.",
+    titulo="Máscara não repassada",
+    para_instrutor="O aluno esqueceu de repassar a máscara para a atenção de cada cabeça.",
+    secao="Código Comentado",
 )
 MASCARA_INVERTIDA = Equivoco(
     "mascara-invertida",
     "Máscara invertida: aqui True significa 'pode atender'. O attn_mask booleano do nn.MultiheadAttention "
     "usa a convenção oposta (True = bloqueado); no seu módulo, bloqueie onde a máscara é False "
     "(masked_fill(~mascara, float('-inf'))).",
+    titulo="Máscara com a convenção invertida",
+    para_instrutor="O aluno seguiu a convenção do nn.MultiheadAttention (True = bloqueado), oposta à do curso.",
+    secao="Código Comentado",
 )
 SEM_VALUEERROR = Equivoco(
     "sem-valueerror",
     "Com d_model não divisível por h, o construtor deve levantar ValueError com uma mensagem clara "
     "(raise ValueError(...)), e não usar assert nem deixar o erro estourar mais adiante.",
+    titulo="Sem ValueError para d_model indivisível",
+    para_instrutor="O aluno não valida que d_model é divisível por h e deixa o erro estourar adiante (ou usa assert).",
+    secao="Código Comentado",
 )
 DIMENSOES_LOTE = Equivoco(
     "dimensoes-de-lote",
     "Sua função só funciona com um número fixo de dimensões. Conte os eixos a partir do fim "
     "(X.shape[:-2], eixos -3 e -2) para aceitar zero, uma ou mais dimensões de lote.",
+    titulo="Só funciona com um número fixo de eixos",
+    para_instrutor="O aluno indexou os eixos a partir do começo e a função quebra com outras dimensões de lote.",
+    secao="Código Comentado",
 )
 TROCA_H_DK = Equivoco(
     "troca-h-dk",
     "h e d_k trocaram de lugar: o reshape é para (..., n, h, d_k), com h = número de cabeças e "
     "d_k = d_model // h, e o resultado final tem forma (..., h, n, d_k).",
+    titulo="h e d_k trocados",
+    para_instrutor="O aluno confunde o número de cabeças com a dimensão de cada cabeça no reshape.",
+    secao="Explicação Matemática",
 )
 D_K_FLOAT = Equivoco(
     "d-k-float",
     "d_k saiu como float: use divisão inteira, d_k = d_model // h (o reshape não aceita tamanhos float).",
+    titulo="d_k como float",
+    para_instrutor="O aluno usou divisão comum e d_k saiu float, que o reshape não aceita.",
+    secao="Código Comentado",
 )
 JUNTAR_EIXO = Equivoco(
     "juntar-eixo-errado",
     "As cabeças foram concatenadas no eixo das posições: o resultado deve ter forma (..., n, h·d_k), com as "
     "cabeças lado a lado nas características de cada posição.",
+    titulo="Cabeças concatenadas nas posições",
+    para_instrutor="O aluno juntou as cabeças no eixo das posições, não lado a lado nas características.",
+    secao="Explicação Matemática",
 )
 CABECAS_SOMADAS = Equivoco(
     "cabecas-somadas",
     "Você somou (ou tirou a média de) as cabeças em vez de concatená-las: o resultado tem d_k colunas, mas "
     "deve ter h·d_k = d_model.",
+    titulo="Cabeças somadas em vez de concatenadas",
+    para_instrutor="O aluno acha que combinar cabeças é somá-las ou tirar a média, não concatená-las.",
+    secao="Teoria",
 )
 SUBMODULOS = Equivoco(
     "submodulos",
     "O módulo deve ter exatamente os submódulos w_q, w_k, w_v e w_o, cada um nn.Linear(d_model, d_model) "
     "com viés (bias=True): o avaliador carrega os pesos por esses nomes.",
+    titulo="Submódulos com nomes ou formas diferentes",
+    para_instrutor="O aluno não seguiu os nomes e as formas de w_q, w_k, w_v e w_o pedidos no enunciado.",
+    secao="Código Comentado",
 )
 VIEW_SEM_CONTIGUOUS = Equivoco(
     "view-sem-contiguous",
     "Depois de .transpose(1, 2) o tensor não é contíguo na memória e .view falha. "
     "Use .contiguous().view(...) ou .reshape(...).",
+    titulo="view depois de transpose",
+    para_instrutor="O aluno não sabe que um tensor transposto não é contíguo e que .view falha nele.",
+    secao="Código Comentado",
 )
 
 
@@ -453,6 +508,7 @@ def _mh_aluno(aluno, *args, **kw):
 
 
 @item("teste_multicabeca_numpy", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
 def test_multicabeca_confere_com_pytorch(aluno, rng):
     """atenção multicabeça (NumPy): confere com torch.nn.MultiheadAttention, atenção cruzada com lote"""
     d, h, B, nq, nk = 16, 4, 2, 3, 5
@@ -474,6 +530,7 @@ def test_multicabeca_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_multicabeca_numpy", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
 def test_multicabeca_uma_cabeca(aluno, rng):
     """atenção multicabeça (NumPy): com h = 1, é a atenção de uma cabeça seguida de W_o (sem lote)"""
     d, nq, nk = 8, 4, 6
@@ -811,3 +868,27 @@ def test_modulo_pesos_por_cabeca(aluno, rng):
         f"pesos deveria ter forma {mostrar((B, h, nq, nk))}; veio {mostrar(pesos.shape)}.",
     )
     verificar(np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-5), "os pesos de cada cabeça devem somar 1 sobre as chaves.")
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_multicabeca(aluno):
+    rng = np.random.default_rng(3802)
+    d, h = 8, 2
+    Xq, Xkv = rng.normal(size=(3, d)), rng.normal(size=(5, d))
+    W = _pesos_aleatorios(rng, d)
+
+    def pesos_nao_somam_1():
+        _, pesos = par(_mh_aluno(aluno, Xq, Xkv, *W, h), "atencao_multicabeca")
+        pesos = np.asarray(pesos, dtype=np.float64)
+        return pesos.shape[-1] == Xkv.shape[0] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-9)
+
+    return [
+        S.promessa(
+            "multicabeca-pesos-nao-somam-1",
+            "Os pesos de atenção de cada consulta, em cada cabeça, não somam 1: a softmax é sobre as chaves (o último "
+            "eixo, axis=-1), não sobre as consultas nem sobre as cabeças.",
+            pesos_nao_somam_1,
+        ),
+    ]

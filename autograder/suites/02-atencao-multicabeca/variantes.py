@@ -558,3 +558,27 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-multicabeca-softmax-nas-consultas",
+        {
+            "multicabeca": """
+def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
+    Q = dividir_cabecas(X_q @ W_q, h)
+    K = dividir_cabecas(X_kv @ W_k, h)
+    V = dividir_cabecas(X_kv @ W_v, h)
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mascara is not None:
+        s = np.where(mascara, s, -np.inf)
+    s = s - s.max(axis=-2, keepdims=True)
+    pesos = np.exp(s) / np.exp(s).sum(axis=-2, keepdims=True)
+    return juntar_cabecas(pesos @ V) @ W_o, pesos
+"""
+        },
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-pesos-nao-somam-1",
+    ),
+]

@@ -25,6 +25,7 @@ from autograder.suite import (
     propriedade,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar o bloco, a normalização, a feed-forward e a atenção dada são as de referência; ao
 # testar o mini encoder, o codificador de posição e o bloco são os de referência. Um erro numa
@@ -40,154 +41,250 @@ PE_TROCADOS = Equivoco(
     "Seno e cosseno trocados no codificador de posição: o seno vai nas colunas pares (0, 2, 4, ...) e o "
     "cosseno nas ímpares. A posição 0 deve ser [0, 1, 0, 1, ...].",
     modos="trocados",
+    titulo="Seno e cosseno trocados",
+    para_instrutor="O aluno pôs o cosseno nas colunas pares e o seno nas ímpares do codificador de posição.",
+    secao="Explicação Matemática",
 )
 PE_EXPOENTE_I = Equivoco(
     "pe-expoente-i",
     "O expoente da frequência usa i (o número do par: 0, 1, 2, ...) em vez de 2i: o ângulo é "
     "pos / 10000**(2i/d), com 2i = 0, 2, 4, ... o índice da coluna par do par.",
     modos="sem_2",
+    titulo="Expoente com i em vez de 2i",
+    para_instrutor="O aluno usou o número do par, e não o índice da coluna par, no expoente da frequência.",
+    secao="Explicação Matemática",
 )
 PE_POR_COLUNA = Equivoco(
     "pe-frequencia-por-coluna",
     "A frequência foi calculada com o índice j de cada coluna: as colunas 2i (seno) e 2i + 1 (cosseno) "
     "devem compartilhar a MESMA frequência, com expoente 2·(j // 2) / d (não j/d nem 2j/d).",
     modos="coluna coluna_dobrada",
+    titulo="Uma frequência por coluna",
+    para_instrutor="O aluno acha que cada coluna tem a sua frequência, quando seno e cosseno de um par compartilham a mesma.",
+    secao="Explicação Matemática",
 )
 PE_POSICAO_1 = Equivoco(
     "pe-posicao-comeca-em-1",
     "As posições começam em 0, não em 1: a primeira linha do codificador é [0, 1, 0, 1, ...].",
     modos="posicao_1",
+    titulo="Posições começando em 1",
+    para_instrutor="O aluno contou as posições a partir de 1, não de 0.",
+    secao="Explicação Matemática",
 )
 PE_FLOAT32 = Equivoco(
     "pe-tipo-float32",
     "O codificador de posição deve devolver float64 (o enunciado pede): em float32 as colunas de frequência "
     "baixa perdem precisão nas posições altas. Não converta para float32.",
+    titulo="Codificador de posição em float32",
+    para_instrutor="O aluno converteu para float32 sem ver que as frequências baixas perdem precisão nas posições altas.",
+    secao="Código Comentado",
 )
 PE_METADES = Equivoco(
     "pe-metades-concatenadas",
     "Os senos e os cossenos foram postos em metades separadas ([sen...sen | cos...cos]); no artigo eles se "
     "alternam: seno na coluna 2i e cosseno na coluna 2i + 1.",
     modos="metades",
+    titulo="Senos e cossenos em metades",
+    para_instrutor="O aluno separou senos e cossenos em duas metades, quando no artigo eles se alternam.",
+    secao="Explicação Matemática",
 )
 PE_IMPAR = Equivoco(
     "pe-d-impar",
     "Com d ímpar há um seno a mais que cossenos: as colunas pares são ceil(d/2) e as ímpares d // 2. "
     "Use só as d // 2 primeiras frequências nos cossenos.",
     modos="impar_sem_ultima",
+    titulo="d ímpar no codificador",
+    para_instrutor="O aluno não tratou d ímpar, em que há um seno a mais que cossenos.",
+    secao="Explicação Matemática",
 )
 LN_DDOF = Equivoco(
     "ln-variancia-nao-viesada",
     "A normalização de camada usa a variância com viés, dividida por d (np.var com ddof=0), não por d - 1.",
+    titulo="Variância com d - 1",
+    para_instrutor="O aluno usou a variância amostral (ddof=1) onde a normalização de camada usa a dividida por d.",
+    secao="Explicação Matemática",
 )
 LN_EPS_FORA = Equivoco(
     "ln-eps-fora-da-raiz",
     "O eps vai dentro da raiz, somado à variância: (x - média) / sqrt(variância + eps), não / (sqrt(variância) + eps).",
+    titulo="eps fora da raiz",
+    para_instrutor="O aluno somou eps ao desvio padrão, não à variância dentro da raiz.",
+    secao="Explicação Matemática",
 )
 LN_EPS_FIXO = Equivoco(
     "ln-eps-ignorado",
     "O argumento eps foi ignorado (um valor fixo foi usado no lugar): use o eps recebido.",
+    titulo="eps ignorado",
+    para_instrutor="O aluno escreveu um eps fixo no código e ignorou o argumento recebido.",
+    secao="Código Comentado",
 )
 LN_EIXO = Equivoco(
     "ln-eixo-errado",
     "A normalização de camada age em cada vetor, ao longo do ÚLTIMO eixo (axis=-1, keepdims=True), "
     "não ao longo do lote nem do array inteiro.",
+    titulo="Normalização de camada no eixo errado",
+    para_instrutor="O aluno normalizou ao longo do lote ou do array inteiro, não em cada vetor (último eixo).",
+    secao="Explicação Matemática",
 )
 LN_VARIANCIA = Equivoco(
     "ln-divide-pela-variancia",
     "Faltou a raiz: divida pelo desvio padrão, sqrt(variância + eps), não pela variância.",
+    titulo="Divide pela variância",
+    para_instrutor="O aluno dividiu pela variância, esquecendo a raiz (o desvio padrão).",
+    secao="Explicação Matemática",
 )
 LN_AFIM = Equivoco(
     "ln-gama-beta",
     "gama e beta não foram aplicados como pedido: depois de normalizar, multiplique por gama e some beta "
     "(quando não forem None).",
+    titulo="gama e beta mal aplicados",
+    para_instrutor="O aluno não aplicou a escala gama e o deslocamento beta depois de normalizar.",
+    secao="Explicação Matemática",
 )
 LN_ZERO = Equivoco(
     "ln-divisao-por-zero",
     "Com um vetor constante a variância é 0 e o resultado virou nan/inf: some eps à variância antes da raiz.",
+    titulo="Vetor constante vira nan",
+    para_instrutor="O aluno não somou eps à variância, e um vetor constante divide por zero.",
+    secao="Explicação Matemática",
 )
 FFN_SEM_RELU = Equivoco(
     "ffn-sem-relu",
     "Faltou a ReLU entre as duas camadas da feed-forward: FFN(x) = max(0, x W1 + b1) W2 + b2. Sem ela, as duas "
     "camadas lineares equivalem a uma só.",
+    titulo="Feed-forward sem ReLU",
+    para_instrutor="O aluno não percebe que, sem a não linearidade, as duas camadas lineares equivalem a uma só.",
+    secao="Explicação Matemática",
 )
 FFN_RELU_FIM = Equivoco(
     "ffn-relu-no-lugar-errado",
     "A ReLU está no lugar errado: ela vai entre as duas camadas, aplicada a x W1 + b1 (depois do viés b1), "
     "não na saída nem antes de somar b1.",
+    titulo="ReLU no lugar errado",
+    para_instrutor="O aluno aplicou a ReLU antes do viés b1 ou na saída, não entre as duas camadas.",
+    secao="Explicação Matemática",
 )
 FFN_SEM_VIES = Equivoco(
     "ffn-sem-vies",
     "Faltou somar um dos vieses da feed-forward (b1 antes da ReLU, b2 no fim).",
+    titulo="Feed-forward sem um dos vieses",
+    para_instrutor="O aluno esqueceu b1 ou b2 da feed-forward.",
+    secao="Explicação Matemática",
 )
 FFN_ATIVACAO = Equivoco(
     "ffn-ativacao-errada",
     "A ativação da feed-forward do artigo é a ReLU, max(0, ·) elemento a elemento (np.maximum), não tanh, "
     "sigmoide nem GELU.",
+    titulo="Outra ativação na feed-forward",
+    para_instrutor="O aluno usou tanh, sigmoide ou GELU onde o artigo usa ReLU.",
+    secao="Teoria",
 )
 FFN_TRANSPOSTOS = Equivoco(
     "ffn-pesos-transpostos",
     "Os pesos já vêm na forma de x @ W: W1 é (d_model, d_ff) e W2 é (d_ff, d_model). Não transponha "
     "(é o torch.nn.Linear que guarda a transposta).",
+    titulo="Pesos da feed-forward transpostos",
+    para_instrutor="O aluno transpôs W1 e W2, confundindo a convenção x @ W com a do nn.Linear.",
+    secao="Código Comentado",
 )
 PRE_NORM = Equivoco(
     "bloco-pre-norm",
     "O bloco pedido é post-norm (o do artigo): Z = LayerNorm(X + MultiHead(X)) e saída = LayerNorm(Z + FFN(Z)). "
     "Você normalizou ANTES da subcamada (pre-norm, X + MultiHead(LayerNorm(X))).",
+    titulo="Pré-normalização no bloco do artigo",
+    para_instrutor="O aluno normalizou antes da subcamada (pre-norm), quando o bloco do artigo normaliza depois da soma residual.",
+    secao="Explicação Matemática",
 )
 SEM_RESIDUAL = Equivoco(
     "bloco-sem-residual",
     "Faltou uma conexão residual: cada subcamada soma a própria entrada à saída antes de normalizar, "
     "LayerNorm(X + MultiHead(X)) e LayerNorm(Z + FFN(Z)).",
+    titulo="Bloco sem conexão residual",
+    para_instrutor="O aluno não soma a entrada de cada subcamada à saída dela antes de normalizar.",
+    secao="Explicação Matemática",
 )
 RESIDUAL_DA_ENTRADA = Equivoco(
     "bloco-residual-da-entrada",
     "A segunda residual soma Z, a entrada da feed-forward (a saída da primeira subcamada), não o X original: "
     "saída = LayerNorm(Z + FFN(Z)).",
+    titulo="Segunda residual com X original",
+    para_instrutor="O aluno soma o X do começo na segunda residual, quando cada subcamada soma a própria entrada (Z).",
+    secao="Explicação Matemática",
 )
 SEM_MASCARA = Equivoco(
     "bloco-ignora-mascara",
     "A máscara não chegou à atenção: repasse mascara=mascara para atencao_multicabeca.",
+    titulo="Máscara não chega à atenção",
+    para_instrutor="O aluno não repassou a máscara do bloco para a atenção multicabeça.",
+    secao="Código Comentado",
 )
 NORMAS_TROCADAS = Equivoco(
     "bloco-normas-trocadas",
     "Os parâmetros das normalizações se misturaram: gama1/beta1 na primeira (depois da atenção) e "
     "gama2/beta2 na segunda (depois da feed-forward).",
+    titulo="Parâmetros das normalizações trocados",
+    para_instrutor="O aluno trocou gama1/beta1 e gama2/beta2 entre as duas normalizações do bloco.",
+    secao="Código Comentado",
 )
 MINI_SEM_POSICAO = Equivoco(
     "mini-sem-posicao",
     "O mini encoder não somou o codificador de posição: H0 = X + positional_encoding(n, d_model), antes do 1º bloco.",
+    titulo="Encoder sem codificação de posição",
+    para_instrutor="O aluno não somou a codificação de posição à entrada, e o encoder não distingue a ordem.",
+    secao="Teoria",
 )
 MINI_POSICAO_REPETIDA = Equivoco(
     "mini-posicao-em-todo-bloco",
     "O codificador de posição entra uma vez só, antes do primeiro bloco, não antes de cada bloco.",
+    titulo="Posição somada em todo bloco",
+    para_instrutor="O aluno acha que a posição entra antes de cada bloco, não uma vez só na entrada.",
+    secao="Teoria",
 )
 MINI_POSICAO_NO_FIM = Equivoco(
     "mini-posicao-no-fim",
     "O codificador de posição é somado à ENTRADA (antes do primeiro bloco), não à saída do encoder.",
+    titulo="Posição somada na saída",
+    para_instrutor="O aluno somou a codificação de posição à saída do encoder, não à entrada.",
+    secao="Teoria",
 )
 MINI_MESMOS_PESOS = Equivoco(
     "mini-mesmos-pesos",
     "Cada bloco usa os próprios pesos: o bloco l recebe lista_de_pesos[l], não sempre os mesmos.",
+    titulo="Todos os blocos com os mesmos pesos",
+    para_instrutor="O aluno reaproveitou os pesos do primeiro bloco em todos, em vez de um conjunto por bloco.",
+    secao="Código Comentado",
 )
 MINI_NAO_ENCADEIA = Equivoco(
     "mini-blocos-nao-encadeados",
     "Os blocos devem ser encadeados: cada um recebe a saída do anterior (H = bloco_encoder(H, ...)), e a "
     "função devolve a saída do ÚLTIMO bloco.",
+    titulo="Blocos não encadeados",
+    para_instrutor="O aluno aplica cada bloco à entrada original, sem passar a saída de um para o próximo.",
+    secao="Código Comentado",
 )
 MINI_ORDEM_DOS_BLOCOS = Equivoco(
     "mini-ordem-dos-blocos",
     "Os blocos foram aplicados noutra ordem: lista_de_pesos vem na ordem em que os blocos são aplicados, o "
     "primeiro dicionário é o do primeiro bloco (for pesos in lista_de_pesos, sem inverter).",
+    titulo="Blocos fora de ordem",
+    para_instrutor="O aluno aplicou os blocos numa ordem diferente da lista de pesos.",
+    secao="Código Comentado",
 )
 MINI_SEM_IMPRESSAO = Equivoco(
     "mini-sem-impressao",
     "Depois de cada bloco, mini_encoder deve imprimir a forma da saída (por exemplo, "
     'print(f"Saída do bloco {i}: forma {H.shape}")): uma linha por bloco, com a forma.',
+    titulo="Sem imprimir a forma de cada bloco",
+    para_instrutor="O aluno não imprimiu a forma da saída de cada bloco, como o enunciado pede.",
+    secao="Exercícios",
 )
 MINI_EIXO = Equivoco(
     "mini-posicao-eixo-errado",
     "Com dimensões de lote, X tem forma (..., n, d_model): o comprimento é X.shape[-2] e a dimensão "
     "X.shape[-1] (X.shape[0] é o tamanho do lote).",
+    titulo="Comprimento lido do eixo do lote",
+    para_instrutor="O aluno leu o comprimento da sequência em X.shape[0], que com lote é o tamanho do lote.",
+    secao="Código Comentado",
 )
 
 
@@ -390,6 +487,7 @@ _LN_TOL = {"atol": 1e-9, "rtol": 1e-8}
 
 
 @item("teste_layernorm", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_ln(aluno))
 def test_ln_confere_com_torch(aluno, rng):
     """normalização de camada: confere com torch.nn.LayerNorm (com gama e beta, em lote)"""
     d = int(rng.integers(6, 17))
@@ -406,6 +504,7 @@ def test_ln_confere_com_torch(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.75)
+@S.com_sondas(lambda aluno: _sondas_ln(aluno))
 def test_ln_sem_gama_beta(aluno, rng):
     """normalização de camada: sem gama e beta, média 0 e variância ~1 em cada vetor (1-D e 3-D), sem alterar x"""
     d = int(rng.integers(5, 13))
@@ -451,6 +550,7 @@ def test_ln_eps_dentro_da_raiz(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_ln(aluno))
 def test_ln_variancia_com_vies(aluno, rng):
     """normalização de camada: variância com viés (divide por d), visível com d pequeno"""
     for d in (2, 3):
@@ -853,3 +953,28 @@ def _exigir_formas_impressas(antes, depois, formas):
                 MINI_SEM_IMPRESSAO,
             )
         linhas = linhas[achou + 1 :]
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+_SONDA_RNG = 3803
+
+
+def _sondas_ln(aluno):
+    x = np.random.default_rng(_SONDA_RNG).normal(loc=1.0, scale=2.0, size=(3, 5))
+
+    def mistura_vetores():
+        outro = x.copy()
+        outro[0] = outro[0] * 4.0 + 3.0  # muda só o primeiro vetor
+        a, b = como_array(aluno.layernorm(x)), como_array(aluno.layernorm(outro))
+        return a.shape == x.shape and not S.iguais(a[1:], b[1:], atol=1e-10)
+
+    return [
+        S.promessa(
+            "ln-mistura-vetores",
+            "Mudar um vetor mudou a normalização dos outros: a média e a variância são de cada vetor sozinho, no "
+            "último eixo (axis=-1, keepdims=True), as duas. Nenhuma estatística pode vir do lote inteiro.",
+            mistura_vetores,
+        ),
+    ]

@@ -686,3 +686,14 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-ln-variancia-do-lote",
+        {"layernorm": _ln().replace("var = x.var(axis=-1, keepdims=True)", "var = x.var(keepdims=True)")},
+        itens=["teste_layernorm"],
+        equivoco="ln-mistura-vetores",
+    ),
+]

@@ -26,6 +26,7 @@ from autograder.suite import (
     propriedade,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar o encoder, a mascara_de_padding do aluno é trocada pela de referência:
 # um erro na máscara tira pontos só do item da máscara.
@@ -36,26 +37,41 @@ MASCARA_INVERTIDA = Equivoco(
     "padding-mascara-invertida",
     "Máscara invertida: na convenção do curso True significa 'pode atender', isto é, True nos tokens reais "
     "e False no [PAD]. (Quem usa True = ignorar é o src_key_padding_mask do PyTorch.)",
+    titulo="Máscara de padding invertida",
+    para_instrutor="O aluno seguiu a convenção do PyTorch (True = ignorar), oposta à do curso (True = token real).",
+    secao="Código Comentado",
 )
 MASCARA_NAO_BOOL = Equivoco(
     "padding-mascara-nao-booleana",
     "A máscara deve ser um tensor booleano (torch.bool), não 0/1 inteiro ou float: o PyTorch trata uma "
     "máscara float como aditiva (somada às pontuações), e ela deixa de bloquear o padding.",
+    titulo="Máscara de padding numérica",
+    para_instrutor="O aluno não sabe que o PyTorch trata máscara float como aditiva, e ela deixa de bloquear.",
+    secao="Código Comentado",
 )
 MASCARA_PAD_FIXO = Equivoco(
     "padding-pad-fixo",
     "A máscara ignorou o argumento pad_id (usou 0 fixo?): compare ids com o pad_id recebido; o id 0 pode "
     "ser um token comum.",
+    titulo="pad_id fixo em 0",
+    para_instrutor="O aluno supôs que o [PAD] é sempre o id 0 e ignorou o argumento pad_id.",
+    secao="Código Comentado",
 )
 MASCARA_FORMA = Equivoco(
     "padding-mascara-forma",
     "A máscara deve ter a forma (B, n) de ids, sem eixos extras de broadcast: o src_key_padding_mask "
     "do PyTorch também é (B, n).",
+    titulo="Máscara de padding com eixos extras",
+    para_instrutor="O aluno acrescentou eixos de broadcast à máscara, que deve ter a forma (B, n) dos ids.",
+    secao="Código Comentado",
 )
 MASCARA_SO_NO_FIM = Equivoco(
     "padding-so-no-fim",
     "A máscara supôs que o padding fica sempre no fim (contou os tokens reais e marcou os primeiros). "
     "Compare cada posição com pad_id: o padding pode estar no começo ou no meio.",
+    titulo="Padding só no fim",
+    para_instrutor="O aluno supôs que o padding fica sempre no fim da sequência, em vez de comparar cada posição com pad_id.",
+    secao="Código Comentado",
 )
 
 # ----------------------------------------------------------------------- equívocos: encoder
@@ -63,38 +79,62 @@ ENC_SEM_MASCARA = Equivoco(
     "encoder-sem-mascara",
     "O encoder não usa a máscara de padding: os tokens reais estão olhando para os [PAD]. Passe "
     "src_key_padding_mask a cada camada, derivado de mascara_de_padding(ids, pad_id) e negado.",
+    titulo="Encoder sem máscara de padding",
+    para_instrutor="O aluno não passou a máscara de padding às camadas, e os tokens reais atendem aos [PAD].",
+    secao="Teoria",
 )
 ENC_MASCARA_INVERTIDA = Equivoco(
     "encoder-mascara-invertida",
     "A máscara chegou invertida às camadas: o src_key_padding_mask do PyTorch usa True = ignorar, o oposto "
     "da convenção do curso, e os tokens reais passaram a olhar só para o padding. Passe "
     "~mascara_de_padding(ids, pad_id).",
+    titulo="Máscara invertida nas camadas",
+    para_instrutor="O aluno não converteu a convenção do curso para a do src_key_padding_mask (True = ignorar).",
+    secao="Código Comentado",
 )
 ENC_SEM_ESCALA = Equivoco(
     "encoder-sem-escala",
     "Faltou multiplicar os embeddings por √d_model antes de somar a codificação posicional: X = E[ids]·√d_model + PE.",
+    titulo="Embeddings sem √d_model",
+    para_instrutor="O aluno não multiplicou os embeddings por √d_model antes de somar a posição.",
+    secao="Explicação Matemática",
 )
 ENC_SEM_POSICAO = Equivoco(
     "encoder-sem-posicao",
     "A codificação posicional (o buffer pe) não foi somada aos embeddings: sem ela o encoder não distingue "
     "a ordem dos tokens. Some self.pe nas n primeiras posições.",
+    titulo="Encoder sem posição",
+    para_instrutor="O aluno não somou a codificação posicional e o encoder perde a ordem dos tokens.",
+    secao="Teoria",
 )
 ENC_ESCALA_NA_SOMA = Equivoco(
     "encoder-escala-na-soma",
     "A escala √d_model foi aplicada depois de somar a posição; multiplique só os embeddings: E[ids]·√d_model + PE.",
+    titulo="Escala aplicada depois da posição",
+    para_instrutor="O aluno multiplicou por √d_model a soma embedding + posição, não só os embeddings.",
+    secao="Explicação Matemática",
 )
 ENC_NORM_FIRST = Equivoco(
     "encoder-norm-first",
     "As camadas usam norm_first=True (pré-normalização); o pedido é a pós-normalização do Transformer "
     "original e do BERT: norm_first=False.",
+    titulo="Camadas com pré-normalização",
+    para_instrutor="O aluno usou norm_first=True onde o BERT usa a pós-normalização do Transformer original.",
+    secao="Código Comentado",
 )
 ENC_PADDING_IDX = Equivoco(
     "encoder-padding-idx",
     "O nn.Embedding precisa de padding_idx=pad_id: a linha do [PAD] começa zerada e não recebe gradiente.",
+    titulo="Embedding sem padding_idx",
+    para_instrutor="O aluno não sabe que padding_idx deixa a linha do [PAD] zerada e sem gradiente.",
+    secao="Código Comentado",
 )
 ENC_N_CAMADAS = Equivoco(
     "encoder-n-camadas",
     "self.camadas deve ter exatamente n_camadas camadas nn.TransformerEncoderLayer, uma instância por camada.",
+    titulo="Número de camadas errado",
+    para_instrutor="O aluno não criou exatamente n_camadas camadas, uma instância por camada.",
+    secao="Código Comentado",
 )
 
 # ----------------------------------------------------------------------- equívocos: MLM
@@ -102,56 +142,89 @@ MLM_ESPECIAIS = Equivoco(
     "mlm-escolhe-especiais",
     "Tokens especiais ([CLS], [SEP], [PAD], [MASK]...) foram escolhidos pelo MLM: sorteie só entre os tokens "
     "comuns e deixe os especiais intactos, com rótulo -100.",
+    titulo="MLM escolhe tokens especiais",
+    para_instrutor="O aluno sorteia também [CLS], [SEP] e [PAD], que o MLM deve deixar intactos.",
+    secao="Teoria",
 )
 MLM_SO_MASK = Equivoco(
     "mlm-sem-80-10-10",
     "Todos os tokens escolhidos viraram [MASK]: faltou a regra 80/10/10 (80% [MASK], 10% um token comum "
     "aleatório, 10% inalterados).",
+    titulo="Sem a regra 80/10/10",
+    para_instrutor="O aluno acha que todo token escolhido vira [MASK], sem os 10% aleatórios e os 10% inalterados.",
+    secao="Explicação Intuitiva",
 )
 MLM_ROTULOS_FORA = Equivoco(
     "mlm-rotulos-fora",
     "Os rótulos devem valer -100 em toda posição não escolhida (é o ignore_index da cross_entropy); só as "
     "posições escolhidas recebem o id original.",
+    titulo="Rótulos fora das posições escolhidas",
+    para_instrutor="O aluno não usa -100 (ignore_index) nas posições que o MLM não escolheu.",
+    secao="Código Comentado",
 )
 MLM_ROTULOS_CORROMPIDOS = Equivoco(
     "mlm-rotulos-corrompidos",
     "Os rótulos das posições escolhidas devem ser os ids ORIGINAIS, não os da entrada corrompida (com [MASK] "
     "e tokens aleatórios): o modelo aprende a recuperar o que foi escondido.",
+    titulo="Rótulos da entrada corrompida",
+    para_instrutor="O aluno usou como rótulo o id já corrompido, não o original que o modelo deve recuperar.",
+    secao="Teoria",
 )
 MLM_CONTAGEM_EXATA = Equivoco(
     "mlm-contagem-exata",
     "Cada linha recebeu quase exatamente prob × (tokens comuns) escolhidos: a escolha é um sorteio independente "
     "por token (torch.rand(...) < prob), e o número de escolhidos por linha varia de uma linha para outra.",
+    titulo="Número fixo de escolhidos por linha",
+    para_instrutor="O aluno escolhe exatamente prob × n tokens por linha, em vez de um sorteio independente por token.",
+    secao="Teoria",
 )
 MLM_SORTEIO_POR_LINHA = Equivoco(
     "mlm-80-10-10-por-linha",
     "O destino 80/10/10 foi sorteado uma vez para a linha (ou um bloco) inteira: cada token escolhido tem o seu "
     "próprio sorteio, independente dos outros da mesma linha.",
+    titulo="80/10/10 sorteado por linha",
+    para_instrutor="O aluno sorteou o destino uma vez para a linha inteira, não um sorteio por token escolhido.",
+    secao="Explicação Intuitiva",
 )
 MLM_GERADOR_GLOBAL = Equivoco(
     "mlm-gerador-global",
     "mascarar_tokens mexeu no gerador global do PyTorch (torch.manual_seed ou um sorteio sem generator=...): "
     "use só o gerador próprio, torch.Generator().manual_seed(semente), em todos os sorteios.",
+    titulo="Usa o gerador global",
+    para_instrutor="O aluno mexeu no gerador global do PyTorch em vez de usar um torch.Generator próprio.",
+    secao="Código Comentado",
 )
 MLM_SEMENTE = Equivoco(
     "mlm-semente",
     "O sorteio não segue o argumento semente: a mesma semente deve dar sempre o mesmo resultado e sementes "
     "diferentes, sorteios diferentes. Crie torch.Generator().manual_seed(semente) e passe generator=... "
     "a cada sorteio.",
+    titulo="Sorteio não segue a semente",
+    para_instrutor="O aluno não ligou o sorteio ao argumento semente, e o resultado não é reprodutível.",
+    secao="Código Comentado",
 )
 MLM_ALEATORIO_ESPECIAL = Equivoco(
     "mlm-aleatorio-especial",
     "Os 10% de tokens aleatórios devem vir só do vocabulário comum: apareceu um id especial (ou fora de "
     "0..vocab-1) como substituto.",
+    titulo="Token aleatório especial",
+    para_instrutor="O aluno sorteia os 10% aleatórios no vocabulário todo, incluindo ids especiais.",
+    secao="Explicação Intuitiva",
 )
 MLM_PROPORCOES = Equivoco(
     "mlm-proporcoes",
     "Entre os tokens escolhidos, as proporções de [MASK], token aleatório e inalterado não batem com 80/10/10.",
+    titulo="Proporções fora de 80/10/10",
+    para_instrutor="O aluno implementou a regra 80/10/10 com proporções erradas.",
+    secao="Explicação Intuitiva",
 )
 MLM_PROB = Equivoco(
     "mlm-prob",
     "A fração de tokens comuns escolhidos não acompanha o argumento prob: cada token comum deve ser escolhido "
     "com probabilidade prob.",
+    titulo="Fração escolhida ignora prob",
+    para_instrutor="O aluno não usa o argumento prob como a probabilidade de escolher cada token.",
+    secao="Teoria",
 )
 
 
@@ -405,6 +478,7 @@ def test_encoder_estrutura(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.5)
+@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
@@ -412,7 +486,9 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
     modelo = _criar_encoder(aluno, cfg)
     estado = _pesos_aleatorios(cfg, rng)
     modelo.carregar_pesos(estado, strict=False)
-    ids = _ids_encoder(rng, cfg, B=3, n=10)
+    # issue #38: uma sequência sem padding ao lado das com padding, para todo aluno (uma máscara que não é a de
+    # cada exemplo erra sempre, não só quando os comprimentos sorteados diferem)
+    ids = _ids_encoder(rng, cfg, B=3, n=10, sem_padding_em=(2,))
     comparar(
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
@@ -447,7 +523,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
             "Mudar o embedding do [PAD] mudou a saída dos tokens reais: as chaves de padding não estão sendo "
             "ignoradas (src_key_padding_mask = ~mascara_de_padding(ids, pad_id))."
         )
-    extra = int(rng.integers(2, 6))
+    extra = cfg.max_len - ids.shape[1]  # até max_len: o buffer pe tem de cobrir max_len (issue #38: fixo, não sorteado)
     ids_longos = np.concatenate([ids, np.full((ids.shape[0], extra), cfg.pad, dtype=np.int64)], axis=1)
     longa = _rodar(modelo, ids_longos)
     verificar(
@@ -463,6 +539,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
 def test_encoder_outra_configuracao(aluno, ref, rng):
     """EncoderBERT: outra configuração (3 camadas, 3 cabeças, pad_id no fim do vocabulário, n = max_len)"""
     cfg = Config(vocab=25, d=12, h=3, d_ff=20, n_camadas=3, max_len=8, pad=24)
@@ -696,6 +773,9 @@ def test_mlm_respeita_prob(aluno, rng):
             f"{MLM_PROB.mensagem} Com prob={mostrar(prob)}, vieram {mostrar(fracao):.1%} dos tokens comuns (tolerância: ±1,5 ponto).",
             MLM_PROB,
         )
+    # issue #38: um destino sorteado por linha acerta as médias por acaso em parte dos sorteios; a dispersão
+    # por linha o pega sempre (a mesma nota para todo aluno)
+    _conferir_independencia(comuns, escolhidos, entrada == 3)
     _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
 
 
@@ -716,3 +796,29 @@ def test_mlm_semente(aluno, rng):
     depois = aluno.chamar_caminho("torch", ("get_rng_state",))
     iguais = isinstance(antes, torch.Tensor) and isinstance(depois, torch.Tensor) and torch.equal(antes, depois)
     verificar(iguais, MLM_GERADOR_GLOBAL.mensagem, MLM_GERADOR_GLOBAL)
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_encoder(aluno):
+    rng = np.random.default_rng(3804)
+    cfg = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)
+    ids = _ids_encoder(rng, cfg, B=2, n=6, sem_padding_em=(1,))
+
+    def exemplos_misturados():
+        modelo = _criar_encoder(aluno, cfg)
+        modelo.carregar_pesos(_pesos_aleatorios(cfg, rng), strict=False)
+        outro = ids.copy()
+        outro[0, 3:] = cfg.pad  # muda só o padding do exemplo 0
+        a, b = _rodar(modelo, ids), _rodar(modelo, outro)
+        return not S.iguais(a[1], b[1], atol=1e-9)
+
+    return [
+        S.promessa(
+            "encoder-mistura-exemplos",
+            "Mudar o padding de um exemplo do lote mudou a saída de outro: cada exemplo usa a própria máscara de "
+            "padding, de forma (B, n) (src_key_padding_mask), não a do primeiro exemplo nem uma máscara (n, n).",
+            exemplos_misturados,
+        ),
+    ]

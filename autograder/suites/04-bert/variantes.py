@@ -581,3 +581,18 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-encoder-mascara-do-primeiro-exemplo",
+        {
+            "encoder_bert": _encoder(
+                mascara="        m = (~mascara_de_padding(ids, self.pad_id))[:1].expand(ids.shape[0], -1)"
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mistura-exemplos",
+    ),
+]

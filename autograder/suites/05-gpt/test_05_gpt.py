@@ -33,6 +33,7 @@ from autograder.suite import (
     tocha,
     verificar,
 )
+from autograder.suite import sondas as S
 
 # Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
 # um erro na máscara causal tira pontos só do item da máscara.
@@ -49,31 +50,49 @@ MASCARA_INVERTIDA = Equivoco(
     "mascara-invertida",
     "Máscara causal invertida: ela libera o futuro e esconde o passado (triangular superior). "
     "A consulta i (linha) pode atender às chaves j <= i (colunas): use a triangular inferior, torch.tril.",
+    titulo="Máscara causal invertida",
+    para_instrutor="O aluno montou a triangular superior: a máscara libera o futuro e esconde o passado.",
+    secao="Explicação Matemática",
 )
 MASCARA_CONVENCAO_MHA = Equivoco(
     "mascara-convencao-mha",
     "A máscara segue a convenção do nn.MultiheadAttention (True = NÃO pode atender), que é o contrário "
     "da do curso e do F.scaled_dot_product_attention (True = pode atender). Devolva True em j <= i.",
+    titulo="Convenção do nn.MultiheadAttention",
+    para_instrutor="O aluno seguiu a convenção True = bloqueado do nn.MultiheadAttention, oposta à do curso.",
+    secao="Código Comentado",
 )
 MASCARA_SEM_DIAGONAL = Equivoco(
     "mascara-sem-diagonal",
     "Máscara causal deslocada de um: a diagonal ficou False, então um token não vê a si mesmo "
     "(e a primeira linha fica toda bloqueada, o que dá nan). A diagonal deve ser True: j <= i, não j < i.",
+    titulo="Máscara causal sem a diagonal",
+    para_instrutor="O aluno acha que um token não deve ver a si mesmo (j < i), e a primeira linha fica toda bloqueada.",
+    secao="Explicação Matemática",
 )
 MASCARA_VE_PROXIMO = Equivoco(
     "mascara-ve-proximo",
     "Máscara causal deslocada de um: cada posição enxerga também o token seguinte (j <= i + 1), "
     "justamente o que ela deveria prever. Use j <= i (torch.tril com diagonal=0).",
+    titulo="Máscara vê o próximo token",
+    para_instrutor="O aluno deslocou a máscara de um, e cada posição vê justamente o token que deve prever.",
+    secao="Explicação Matemática",
 )
 MASCARA_ADITIVA = Equivoco(
     "mascara-aditiva",
     "Você devolveu a máscara aditiva de nn.Transformer.generate_square_subsequent_mask (0.0 e -inf). "
     "O curso usa a máscara booleana, True = pode atender; converta com (aditiva == 0).",
+    titulo="Máscara aditiva em vez de booleana",
+    para_instrutor="O aluno devolveu a máscara aditiva (0 e -inf) do PyTorch, não a booleana do curso.",
+    secao="Código Comentado",
 )
 MASCARA_NAO_BOOLEANA = Equivoco(
     "mascara-nao-booleana",
     "A máscara tem o desenho certo, mas não é booleana (veio com 0/1 numéricos). Devolva dtype torch.bool: "
     "com números, ~mascara e masked_fill não fazem o que se espera.",
+    titulo="Máscara causal numérica",
+    para_instrutor="O aluno devolveu 0/1 numéricos, e ~mascara e masked_fill deixam de funcionar como esperado.",
+    secao="Código Comentado",
 )
 
 # ----------------------------------------------------------------------- equívocos: padding
@@ -81,26 +100,41 @@ PADDING_CONSULTAS = Equivoco(
     "padding-nas-consultas",
     "O padding bloqueou as consultas (linhas) em vez das chaves (colunas). Nenhum token deve atender "
     "a uma CHAVE de padding: use padding[:, None, None, :], que varia ao longo do último eixo.",
+    titulo="Padding bloqueando as consultas",
+    para_instrutor="O aluno bloqueou as linhas (consultas) de padding, quando são as colunas (chaves) que não podem ser atendidas.",
+    secao="Explicação Matemática",
 )
 PADDING_LINHA_VAZIA = Equivoco(
     "padding-linha-vazia",
     "Há linhas da máscara combinada inteiramente False (a consulta de um pad, com padding à esquerda): "
     "na softmax isso vira 0/0 = nan. Pela regra da atividade, a diagonal nunca é bloqueada.",
+    titulo="Linha da máscara toda False",
+    para_instrutor="O aluno não previu que a consulta de um pad fica sem chaves e a softmax vira 0/0.",
+    secao="Explicação Matemática",
 )
 PADDING_INVERTIDO = Equivoco(
     "padding-invertido",
     "O padding foi lido ao contrário: no tensor padding, True marca os tokens REAIS (que podem ser "
     "atendidos) e False marca o padding.",
+    titulo="Padding lido ao contrário",
+    para_instrutor="O aluno acha que True no tensor de padding marca o pad, e não os tokens reais.",
+    secao="Código Comentado",
 )
 PADDING_UNIAO = Equivoco(
     "padding-uniao",
     "As máscaras foram combinadas com OU: assim o padding reabre o futuro. Uma chave só é permitida "
     "se as duas máscaras permitirem (E lógico, &), com a exceção da diagonal.",
+    titulo="Máscaras combinadas com OU",
+    para_instrutor="O aluno combinou causal e padding com OU, e o padding reabre o futuro.",
+    secao="Explicação Matemática",
 )
 PADDING_SEM_EIXO = Equivoco(
     "padding-sem-eixo-cabecas",
     "A máscara combinada deve ter forma (B, 1, n, n): o eixo 1, de tamanho 1, faz broadcast sobre as "
     "cabeças das pontuações (B, h, n, n). Use padding[:, None, None, :].",
+    titulo="Máscara sem o eixo das cabeças",
+    para_instrutor="O aluno não deixou o eixo de tamanho 1 que faz broadcast sobre as cabeças.",
+    secao="Código Comentado",
 )
 
 # ----------------------------------------------------------------------- equívocos: atenção
@@ -110,59 +144,95 @@ ATENCAO_CONVENCAO_MHA = Equivoco(
     "do nn.MultiheadAttention, ou o resultado de generate_square_subsequent_mask(n).bool()). No curso, "
     "True = pode atender: faça masked_fill(~mascara, -inf). Com a troca, o token vê só o futuro e a "
     "última linha vira nan.",
+    titulo="Atenção com a convenção trocada",
+    para_instrutor="O aluno bloqueou onde a máscara é True, a convenção do nn.MultiheadAttention.",
+    secao="Código Comentado",
 )
 ATENCAO_DEPOIS = Equivoco(
     "atencao-mascara-depois-softmax",
     "A máscara foi aplicada depois da softmax (os pesos do futuro foram zerados, mas as linhas não "
     "somam mais 1). Aplique -inf nas pontuações ANTES da softmax.",
+    titulo="Máscara depois da softmax",
+    para_instrutor="O aluno zerou os pesos do futuro depois da softmax, e as linhas deixam de somar 1.",
+    secao="Explicação Matemática",
 )
 ATENCAO_SEM_MASCARA = Equivoco(
     "atencao-sem-mascara",
     "A atenção não aplicou a máscara causal: cada posição atende ao futuro.",
+    titulo="Atenção sem máscara causal",
+    para_instrutor="O aluno não aplicou a máscara causal, e cada posição vê o futuro.",
+    secao="Teoria",
 )
 ATENCAO_ZERO = Equivoco(
     "atencao-mascara-zero",
     "A máscara zerou as pontuações bloqueadas em vez de torná-las -inf: pontuação 0 ainda dá peso "
     "positivo ao futuro. Use masked_fill(~mascara, float('-inf')).",
+    titulo="Máscara zera a pontuação",
+    para_instrutor="O aluno acha que pontuação 0 bloqueia o futuro, mas ela ainda dá peso positivo.",
+    secao="Explicação Matemática",
 )
 ATENCAO_SOMADA = Equivoco(
     "atencao-mascara-somada",
     "A máscara booleana foi somada às pontuações como 0/1 (por exemplo, mascara.float() passada como "
     "máscara aditiva): isso não bloqueia nada. A máscara aditiva usa 0 e -inf.",
+    titulo="Máscara booleana somada",
+    para_instrutor="O aluno somou a máscara booleana como 0/1, o que não bloqueia nada.",
+    secao="Explicação Matemática",
 )
 ATENCAO_NAN_PADDING = Equivoco(
     "atencao-nan-padding",
     "Com padding à esquerda a saída ficou com nan: a consulta de um pad ficou com todas as chaves "
     "bloqueadas e a softmax calculou 0/0. Use combinar_mascaras (a diagonal nunca é bloqueada).",
+    titulo="nan com padding à esquerda",
+    para_instrutor="O aluno não combinou as máscaras de forma a manter a diagonal, e a consulta de um pad vira 0/0.",
+    secao="Explicação Matemática",
 )
 ATENCAO_IGNORA_PADDING = Equivoco(
     "atencao-ignora-padding",
     "A atenção ignorou o argumento padding: tokens reais continuaram atendendo a chaves de padding. "
     "Com padding, use combinar_mascaras(mascara_causal(n), padding).",
+    titulo="Atenção ignora o padding",
+    para_instrutor="O aluno não usou o argumento padding, e tokens reais atendem a chaves de padding.",
+    secao="Código Comentado",
 )
 ATENCAO_SEM_ESCALA = Equivoco(
     "atencao-sem-escala",
     "Faltou dividir as pontuações por √d_k, com d_k = d_model / h (a dimensão de cada cabeça).",
+    titulo="Atenção sem a escala √d_k",
+    para_instrutor="O aluno esqueceu a divisão das pontuações por √d_k.",
+    secao="Explicação Matemática",
 )
 ATENCAO_ESCALA_DMODEL = Equivoco(
     "atencao-escala-d-model",
     "As pontuações foram divididas por √d_model: a escala é 1/√d_k, com d_k = d_model / h, a dimensão de "
     "CADA cabeça (é nela que o produto q·k é somado).",
+    titulo="Escala com d_model",
+    para_instrutor="O aluno escalou por √d_model, sem ver que o produto q·k soma d_k termos em cada cabeça.",
+    secao="Explicação Matemática",
 )
 ATENCAO_ORDEM_QKV = Equivoco(
     "atencao-ordem-qkv",
     "As três fatias de w_qkv(x) foram lidas noutra ordem: o split devolve q, k, v nessa ordem "
     "(q, k, v = self.w_qkv(x).split(d_model, dim=-1)), a mesma de nn.MultiheadAttention.",
+    titulo="Ordem de q, k, v trocada",
+    para_instrutor="O aluno leu as três fatias de w_qkv(x) numa ordem diferente de q, k, v.",
+    secao="Código Comentado",
 )
 ATENCAO_CABECAS = Equivoco(
     "atencao-divisao-cabecas",
     "As cabeças foram separadas do jeito errado: (B, n, d_model) deve virar (B, n, h, d_k) e só então "
     "(B, h, n, d_k) com transpose(1, 2); um view direto para (B, h, n, d_k) mistura posições entre cabeças.",
+    titulo="Cabeças separadas com view direto",
+    para_instrutor="O aluno acha que um view direto para (B, h, n, d_k) separa as cabeças, mas ele mistura posições.",
+    secao="Código Comentado",
 )
 ATENCAO_ESPIA = Equivoco(
     "atencao-espia-futuro",
     "A saída de uma posição mudou quando só tokens POSTERIORES a ela mudaram: a atenção está espiando o "
     "futuro. A posição t só pode depender das posições 0..t.",
+    titulo="Atenção espia o futuro",
+    para_instrutor="A saída de uma posição depende de tokens posteriores: o aluno não garantiu a causalidade.",
+    secao="Teoria",
 )
 
 # ----------------------------------------------------------------------- equívocos: bloco
@@ -170,39 +240,63 @@ BLOCO_POS_NORMA = Equivoco(
     "bloco-pos-norma",
     "O bloco usa pós-normalização, LN(x + subcamada(x)). A atividade pede a pré-normalização do GPT-2: "
     "x = x + atencao(norm1(x)); depois x + ff(norm2(x)).",
+    titulo="Pós-normalização no GPT",
+    para_instrutor="O aluno usou a pós-normalização do Transformer de 2017, não a pré-normalização do GPT-2.",
+    secao="Explicação Matemática",
 )
 BLOCO_SEM_RESIDUO = Equivoco(
     "bloco-sem-residuo",
     "Falta uma conexão residual: a saída de cada subcamada deve ser SOMADA à entrada dela "
     "(x = x + atencao(norm1(x)); y = x + ff(norm2(x))).",
+    titulo="Bloco sem conexão residual",
+    para_instrutor="O aluno não somou a saída de cada subcamada à entrada dela.",
+    secao="Explicação Matemática",
 )
 BLOCO_RESIDUO_NORMALIZADO = Equivoco(
     "bloco-residuo-normalizado",
     "A conexão residual somou a entrada já normalizada. Na pré-normalização, o caminho residual leva o "
     "x original: x + atencao(norm1(x)), não norm1(x) + atencao(norm1(x)).",
+    titulo="Resíduo já normalizado",
+    para_instrutor="O aluno somou a entrada normalizada no caminho residual, que deve levar o x original.",
+    secao="Explicação Matemática",
 )
 BLOCO_NORMA_TROCADA = Equivoco(
     "bloco-norma-trocada",
     "As normalizações foram trocadas ou reaproveitadas: norm1 vem antes da atenção e norm2 antes da "
     "feed-forward, cada uma com os próprios parâmetros.",
+    titulo="Normalizações trocadas",
+    para_instrutor="O aluno trocou ou reaproveitou norm1 e norm2 entre as subcamadas.",
+    secao="Código Comentado",
 )
 BLOCO_PARALELO = Equivoco(
     "bloco-paralelo",
     "A feed-forward recebeu a entrada do bloco, em paralelo com a atenção. No GPT as subcamadas são "
     "sequenciais: a feed-forward atua sobre x + atencao(norm1(x)).",
+    titulo="Subcamadas em paralelo",
+    para_instrutor="O aluno aplicou a feed-forward à entrada do bloco, em paralelo com a atenção, não depois dela.",
+    secao="Explicação Matemática",
 )
 BLOCO_ATIVACAO = Equivoco(
     "bloco-ativacao",
     "A feed-forward usa outra ativação: a atividade (como o GPT) usa GELU, nn.GELU(), entre as duas lineares.",
+    titulo="Outra ativação na feed-forward",
+    para_instrutor="O aluno usou outra ativação onde o GPT usa GELU.",
+    secao="Teoria",
 )
 BLOCO_GELU_TANH = Equivoco(
     "bloco-gelu-tanh",
     'A feed-forward usa a GELU com a aproximação por tanh (approximate="tanh"): a atividade pede a GELU '
     "exata, nn.GELU(), com a função de distribuição normal.",
+    titulo="GELU aproximada por tanh",
+    para_instrutor="O aluno usou a GELU aproximada por tanh, não a GELU exata pedida.",
+    secao="Código Comentado",
 )
 BLOCO_IGNORA_PADDING = Equivoco(
     "bloco-ignora-padding",
     "O bloco não repassou o argumento padding para a atenção: self.atencao(norm1(x), padding).",
+    titulo="Bloco não repassa o padding",
+    para_instrutor="O aluno não repassou o argumento padding do bloco para a atenção.",
+    secao="Código Comentado",
 )
 
 # ----------------------------------------------------------------------- equívocos: geração
@@ -210,44 +304,71 @@ GULOSO_PRIMEIRA = Equivoco(
     "guloso-primeira-posicao",
     "O token novo saiu dos logits da PRIMEIRA posição. O próximo token é previsto pela última posição: "
     "logits[:, -1, :].argmax(dim=-1).",
+    titulo="Token previsto pela primeira posição",
+    para_instrutor="O aluno tirou o próximo token dos logits da primeira posição, não da última.",
+    secao="Explicação Intuitiva",
 )
 GULOSO_SEM_CONTEXTO = Equivoco(
     "guloso-sem-contexto",
     "A cada passo o modelo recebeu só o último token, sem o contexto. Alimente o modelo com a sequência "
     "inteira gerada até ali (respeitando a janela de n_max tokens).",
+    titulo="Geração sem o contexto",
+    para_instrutor="O aluno alimenta o modelo só com o último token, como se ele tivesse memória entre chamadas.",
+    secao="Explicação Intuitiva",
 )
 GULOSO_SEM_JANELA = Equivoco(
     "guloso-sem-janela",
     "Quando a sequência passa de modelo.n_max tokens o modelo não tem mais posições: alimente-o só com "
     "os últimos modelo.n_max tokens (ids[:, -modelo.n_max:]), mas devolva a sequência inteira.",
+    titulo="Sem janela de n_max tokens",
+    para_instrutor="O aluno não limita a entrada aos últimos n_max tokens quando a sequência passa do que o modelo aguenta.",
+    secao="Código Comentado",
 )
 GULOSO_JANELA_PRIMEIROS = Equivoco(
     "guloso-janela-primeiros",
     "Passando de modelo.n_max tokens, o modelo recebeu os PRIMEIROS n_max tokens da sequência: a janela "
     "desliza, o modelo deve ver os últimos n_max (ids[:, -modelo.n_max:]), que incluem o token mais novo.",
+    titulo="Janela com os primeiros tokens",
+    para_instrutor="O aluno passou os primeiros n_max tokens, não os últimos: a janela deve deslizar.",
+    secao="Código Comentado",
 )
 GULOSO_JANELA_CURTA = Equivoco(
     "guloso-janela-curta",
     "A janela tem um token a menos que o modelo aguenta: passando de modelo.n_max tokens, alimente o "
     "modelo com os últimos modelo.n_max (ids[:, -modelo.n_max:]), não n_max - 1.",
+    titulo="Janela um token curta",
+    para_instrutor="O aluno usou n_max - 1 tokens na janela, um a menos do que o modelo aguenta.",
+    secao="Código Comentado",
 )
 GULOSO_SO_NOVOS = Equivoco(
     "guloso-so-novos",
     "A função devolveu só os tokens novos. Ela deve devolver (B, n + n_novos): os ids originais seguidos dos gerados.",
+    titulo="Devolve só os tokens novos",
+    para_instrutor="O aluno devolveu só os tokens gerados, sem os ids originais na frente.",
+    secao="Código Comentado",
 )
 GULOSO_PASSOS = Equivoco(
     "guloso-numero-de-passos",
     "O número de tokens gerados está errado: são exatamente n_novos passos, um token novo por passo.",
+    titulo="Número de passos errado",
+    para_instrutor="O aluno não gerou exatamente n_novos tokens, um por passo.",
+    secao="Código Comentado",
 )
 GULOSO_SEM_REALIMENTAR = Equivoco(
     "guloso-sem-realimentar",
     "Os tokens novos foram tirados todos de uma única passada (por exemplo, os n_novos maiores logits da "
     "última posição). A geração é autorregressiva: cada token escolhido volta para a entrada do passo seguinte.",
+    titulo="Geração sem realimentar",
+    para_instrutor="O aluno tirou todos os tokens novos de uma única passada, sem perceber que a geração é autorregressiva.",
+    secao="Explicação Intuitiva",
 )
 GULOSO_NAO_ARGMAX = Equivoco(
     "guloso-nao-argmax",
     "Em algum passo o token escolhido não foi o de maior logit na última posição: a decodificação gulosa "
     "é determinística, sem sorteio (nada de torch.multinomial) e sem temperatura.",
+    titulo="Escolha que não é o argmax",
+    para_instrutor="O aluno sorteou ou usou temperatura onde a decodificação gulosa escolhe sempre o maior logit.",
+    secao="Código Comentado",
 )
 
 EPS_LN = 1e-5
@@ -545,6 +666,7 @@ def _atencao(aluno, rng, d, h):
 
 
 @item("teste_atencao_causal", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_confere_com_sdpa_causal(aluno, rng):
     """atenção causal: confere com F.scaled_dot_product_attention(is_causal=True), pesos copiados"""
     d, h, n = 12, 3, 6
@@ -560,6 +682,7 @@ def test_atencao_confere_com_sdpa_causal(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_confere_com_multihead_attention(aluno, rng):
     """atenção causal: confere com nn.MultiheadAttention (mesmos pesos, máscara convertida)"""
     d, h, n = 8, 2, 5
@@ -915,3 +1038,28 @@ def test_gerar_casos_pequenos(aluno, ref, rng):
         f"com n_novos = 0, gerar_guloso deve devolver os próprios ids; veio forma {mostrar(tuple(zero.shape))}.",
     )
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 1), modelo, ids, 1)
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_atencao(aluno):
+    rng = np.random.default_rng(3805)
+    d, h, n = 8, 2, 5
+    att, _ = _atencao(aluno, rng, d, h)
+    x = _x(rng, 1, n, d)
+
+    def prefixo_muda():
+        completa, _ = _par(att(x))
+        curta, _ = _par(att(x[:, :3]))
+        return not S.iguais(completa[:, :3], curta)
+
+    return [
+        S.promessa(
+            "atencao-prefixo-muda",
+            "A saída das primeiras posições mudou quando a sequência ganhou posições depois delas: numa atenção "
+            "causal, a posição i só depende de x[:, :i + 1]. A softmax é sobre as chaves (dim=-1), depois da máscara "
+            "causal; normalizar sobre as consultas (dim=-2) ou mascarar depois da softmax deixa o futuro entrar.",
+            prefixo_muda,
+        ),
+    ]

@@ -42,29 +42,44 @@ CACHE_NAO_ATUALIZADO = Equivoco(
     "processadas até ali, as do cache recebido seguidas das novas (torch.cat([K_cache, k_novo], dim=2)), e o "
     "laço deve passar adiante o cache que a função devolveu. Guardar só as posições novas, devolver o cache "
     "antigo ou reaproveitar o do prompt faz o token novo atender a um passado incompleto.",
+    titulo="Cache KV não atualizado",
+    para_instrutor="O aluno não acrescenta as chaves e valores novos ao cache a cada passo.",
+    secao="Código Comentado",
 )
 CACHE_EIXO_ERRADO = Equivoco(
     "cache-eixo-errado",
     "As chaves e os valores novos foram concatenados ao cache no eixo errado. Com a forma (B, h, posições, d_k), "
     "as posições são o eixo 2: torch.cat([K_cache, k_novo], dim=2). O cache deve ter forma (B, h, t + m, d_k).",
+    titulo="Cache concatenado no eixo errado",
+    para_instrutor="O aluno concatenou K e V novos ao cache num eixo que não é o das posições.",
+    secao="Código Comentado",
 )
 CACHE_POSICAO_ZERO = Equivoco(
     "cache-posicao-zero",
     "O índice de posição não avançou: os tokens novos receberam o embedding de posição 0 (torch.arange(m)), "
     "como se cada passo começasse uma sequência. Com t posições no cache, os tokens novos estão nas posições "
     "t, ..., t + m - 1: modelo.pos(torch.arange(t, t + m)), com t = caches[0][0].shape[2].",
+    titulo="Posição não avança com o cache",
+    para_instrutor="O aluno deu aos tokens novos a posição 0, como se cada passo começasse uma sequência.",
+    secao="Código Comentado",
 )
 CACHE_MASCARA_CONSULTA = Equivoco(
     "cache-mascara-consulta",
     "A máscara causal foi montada como se as consultas novas fossem a sequência inteira (começando na posição 0). "
     "Com t posições no cache, a consulta nova i está na posição t + i e vê as chaves 0..t + i: a máscara é "
     "formada pelas ÚLTIMAS m linhas de mascara_causal(t + m), isto é, mascara_causal(t + m)[t:], de forma (m, t + m).",
+    titulo="Máscara causal do cache deslocada",
+    para_instrutor="O aluno montou a máscara como se as consultas novas começassem na posição 0, não em t.",
+    secao="Código Comentado",
 )
 CACHE_SEM_USO = Equivoco(
     "cache-sem-uso",
     "Os tokens estão certos, mas o cache não foi usado: a cada passo o modelo processou de novo a sequência "
     "inteira (ou boa parte dela). Depois do prompt, passe ao modelo só o token novo, com os caches devolvidos "
     "pelo passo anterior: cada posição é processada uma única vez.",
+    titulo="Cache calculado mas não usado",
+    para_instrutor="O aluno reprocessa a sequência inteira a cada passo, sem aproveitar o cache.",
+    secao="Explicação Intuitiva",
 )
 
 DT = torch.float64
@@ -423,6 +438,9 @@ CACHE_LIMITE_UM_A_MENOS = Equivoco(
     "ao modelo (nenhum token depois dele é pedido): passam pelo modelo o prompt e os tokens gerados menos o "
     "último, n + n_novos - 1 posições, e não n + n_novos. Levante ValueError só quando n + n_novos - 1 passar "
     "de modelo.n_max.",
+    titulo="Limite do cache um a menos",
+    para_instrutor="O aluno acha que o último token gerado também passa pelo modelo e recusa uma geração que cabe.",
+    secao="Código Comentado",
 )
 CACHE_SEM_VALUEERROR = Equivoco(
     "cache-sem-valueerror",
@@ -430,6 +448,9 @@ CACHE_SEM_VALUEERROR = Equivoco(
     "janela de contexto como a gerar_guloso. Nesse caso gerar_com_cache deve levantar ValueError com uma "
     "mensagem clara, e não devolver uma sequência nem falhar com outro erro (como o índice fora da tabela de "
     "posições).",
+    titulo="Sem ValueError quando o cache estoura",
+    para_instrutor="O aluno não verifica que a geração com cache não cabe em n_max posições.",
+    secao="Código Comentado",
 )
 
 

@@ -1019,3 +1019,14 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-softmax-nas-consultas",
+        {"atencao_causal": _atencao(pesos=_PESOS.replace("dim=-1)", "dim=-2)"))},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-prefixo-muda",
+    ),
+]

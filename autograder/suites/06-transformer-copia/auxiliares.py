@@ -224,3 +224,27 @@ class _avaliador_ModeloArvore(_avaliador_nn.Module):
         return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)
 '''
 )
+
+
+# Árvore com empates exatos (issue #38): o enunciado fixa o desempate (a hipótese de menor índice no feixe,
+# depois o menor token; na escolha final, a terminada que entrou primeiro) e nenhuma árvore sorteada empata.
+# Os logits são inteiros e só dependem do comprimento do prefixo: dois tokens empatam no primeiro passo e no
+# segundo, e todas as hipóteses de um passo recebem os mesmos logits (empate entre hipóteses, bit a bit).
+CODIGO += r'''
+
+class _avaliador_ModeloEmpate(_avaliador_ModeloArvore):
+    """Interface do Transformer; logits inteiros que só dependem do comprimento do prefixo (vocab 8)."""
+
+    _TABELA = (
+        (-9.0, -9.0, -3.0, 2.0, 0.0, 2.0, 1.0, -1.0),
+        (-9.0, -9.0, -3.0, 0.0, 2.0, -1.0, 2.0, 0.0),
+        (-9.0, -9.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    )
+
+    def __init__(self, vocab=8, semente=0):
+        super().__init__(8, semente)
+
+    def logits_do_prefixo(self, prefixo):
+        linha = self._TABELA[min(len(tuple(prefixo)), len(self._TABELA) - 1)]
+        return _avaliador_torch.tensor(linha, dtype=_avaliador_torch.float64)
+'''

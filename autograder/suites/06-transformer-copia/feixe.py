@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, mostrar, verificar
+from autograder.suite import sondas as S
 
 EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
@@ -32,6 +33,10 @@ FEIXE_MODOS = suite.pares_por_modo(
     EQ.FEIXE_TERMINADAS_CRESCEM,
     EQ.FEIXE_PROBABILIDADES,
     EQ.FEIXE_EOS_NAO_TERMINA,
+    EQ.FEIXE_LP_SIMPLES,
+    EQ.FEIXE_LP_COM_BOS,
+    EQ.FEIXE_DESEMPATE,
+    EQ.FEIXE_DESCARTA_TERMINADAS,
     (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
     (suite.CONSTANTE_DO_EXEMPLO, "alfa_do_exemplo"),
 )
@@ -79,11 +84,16 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
                 else:
                     nova = pont + lp
                 candidatos.append((nova, i, v))
-        candidatos.sort(key=lambda c: (-c[0], c[1], c[2]))
+        if modo == "empate_invertido":
+            candidatos.sort(key=lambda c: (-c[0], -c[1], -c[2]))
+        else:
+            candidatos.sort(key=lambda c: (-c[0], c[1], c[2]))
         if len(candidatos) > k and not probabilidades:
             folga = min(folga, candidatos[k - 1][0] - candidatos[k][0])
         novas = []
         for pont, i, v in candidatos[:k]:
+            if v == TR.EOS and modo == "descarta_terminadas":
+                continue
             (terminadas if v == TR.EOS and eos_termina else novas).append((vivas[i][0] + [v], pont))
         vivas = novas
         if modo == "terminadas_crescem" and all(t and t[-1] in (TR.EOS, TR.PAD) for t, _ in vivas):
@@ -97,9 +107,18 @@ def _feixe_escolher(terminadas, alfa, modo="certo"):
 
     def normalizada(hipotese):
         tokens, pont = hipotese
+        if modo == "lp_simples":
+            return pont / len(tokens) ** alfa
+        if modo == "lp_com_bos":
+            return pont / _lp(len(tokens) + 1, alfa)
         return pont if modo in ("sem_normalizacao", "guloso") else pont / _lp(len(tokens), alfa)
 
+    if not terminadas:  # só as versões erradas chegam aqui (descartar as terminadas pode não deixar nenhuma)
+        return None, math.inf
     ordem = sorted(range(len(terminadas)), key=lambda j: -normalizada(terminadas[j]))
+    if modo == "empate_invertido":  # na escolha final, a última das empatadas
+        ordem = ordem[::-1]
+        ordem = sorted(ordem, key=lambda j: -normalizada(terminadas[j]))
     folga = math.inf
     if len(ordem) > 1:
         folga = normalizada(terminadas[ordem[0]]) - normalizada(terminadas[ordem[1]])
@@ -165,14 +184,18 @@ def _arvores():
     return _ARVORES
 
 
-def _diagnosticar_feixe(obtidos, certas, erradas, descricoes):
+def _diagnosticar_feixe(obtidos, certas, erradas, descricoes, confirmar=None):
     """Reprova se alguma resposta difere da certa. O equívoco nomeado é o que dá, em TODAS as instâncias,
-    exatamente as respostas do aluno (``erradas``: uma função que devolve, por instância, {modo: resposta})."""
+    exatamente as respostas do aluno (``erradas``: uma função que devolve, por instância, {modo: resposta})
+    e, com ``confirmar(modo)``, também nas instâncias fixas em que esse modo erra (issue #38: um erro fora do
+    catálogo pode coincidir com um do catálogo nas poucas instâncias de um teste)."""
     if obtidos == certas:
         return
     por_instancia = erradas()
     for eq, modo in FEIXE_MODOS:
-        if all(o == e[modo] for o, e in zip(obtidos, por_instancia, strict=True)):
+        if all(o == e[modo] for o, e in zip(obtidos, por_instancia, strict=True)) and (
+            confirmar is None or confirmar(modo)
+        ):
             j = next(j for j, (o, c) in enumerate(zip(obtidos, certas, strict=True)) if o != c)
             raise Reprovado(
                 f"{eq.mensagem} ({mostrar(descricoes[j])}: esperado {mostrar(certas[j])}, veio {mostrar(obtidos[j])}.)",
@@ -242,6 +265,10 @@ def _exigir_que_busque(aluno, rng):
     """Portão do item: numa árvore em que a gulosa erra, a resposta não pode ser a gulosa (a não ser que ela
     seja também a de outro equívoco conhecido: aí quem nomeia o erro são os testes do item)."""
     candidatas = [a for a in _arvores() if a[2] == 0.0 and a[1] == 2]
+    # issue #38: só árvores em que a resposta gulosa não é a de outro equívoco, para a gulosa ser pega com a
+    # árvore de qualquer aluno (senão o portão só dispara em parte dos sorteios)
+    separam = [a for a in candidatas if all(a[4][m] != a[4]["guloso"] for _, m in FEIXE_MODOS if m != "guloso")]
+    candidatas = separam or candidatas
     semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
     obtido = _feixe_do_aluno(
         aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, TR.EOS]), largura, alfa, FEIXE_N_MAX
@@ -294,4 +321,127 @@ def _conferir_arvores(aluno, rng, escolher, n):
     origem = torch.tensor([3, 4, TR.EOS])
     obtidos = [_feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
     descricoes = [f"árvore construída, largura {mostrar(a[1])}, alfa {mostrar(a[2])}" for a in escolhidas]
-    _diagnosticar_feixe(obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes)
+    _diagnosticar_feixe(
+        obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes, confirmacao(aluno)
+    )
+
+
+# ----------------------------------------------------------------- casos construídos (issue #38)
+# O desempate e a penalidade de comprimento que o enunciado fixa têm casos construídos, não sorteados: a
+# árvore de empates exatos (_avaliador_ModeloEmpate) e, no modelo de cópia treinado, instâncias fixas (uma
+# por equívoco do catálogo que erra em alguma delas), para que a mesma busca errada perca o mesmo com as
+# entradas de qualquer aluno.
+EMPATE_ORIGEM = (3, 4, 2)
+
+
+def _modelo_empate():
+    return TR.ITEM.aux["_avaliador_ModeloEmpate"](FEIXE_VOCAB, 0)
+
+
+def _empate_remoto(aluno):
+    aluno.injetar(TR.ITEM.auxiliar)
+    return aluno.criar("_avaliador_ModeloEmpate", FEIXE_VOCAB, 0)
+
+
+def _conferir_empate(aluno, larguras=(2, 3), alfa=0.6):
+    """A árvore de empates exatos nas ``larguras``: a resposta tem de ser a da referência (o desempate do
+    enunciado); o equívoco nomeado é o que dá as respostas do aluno em todas."""
+    modelo, origem = _modelo_empate(), torch.tensor(EMPATE_ORIGEM)
+    with _UmThread():
+        certas = [_feixe_ref(modelo, origem, k, alfa, FEIXE_N_MAX)[0] for k in larguras]
+    remoto = _empate_remoto(aluno)
+    obtidos = [_feixe_do_aluno(aluno, remoto, origem, k, alfa, FEIXE_N_MAX) for k in larguras]
+
+    def erradas():
+        with _UmThread():
+            return [
+                {m: _feixe_ref(modelo, origem, k, alfa, FEIXE_N_MAX, m)[0] for _, m in FEIXE_MODOS} for k in larguras
+            ]
+
+    descricoes = [f"árvore construída com empates exatos, largura {mostrar(k)}, alfa {mostrar(alfa)}" for k in larguras]
+    _diagnosticar_feixe(obtidos, certas, erradas, descricoes)
+
+
+_INSTANCIAS_DE_COPIA: list = []
+COPIA_SEMENTE_FIXA = 20261205  # as origens fixas do modelo de cópia: a mesma para todo aluno
+
+
+def _instancias_de_copia_fixas(confiavel):
+    """Instâncias (origem, largura, alfa, certa) do modelo de cópia, fixas (semente da suíte): para cada equívoco
+    do catálogo, a primeira em que ele erra (sem quase-empate); calculadas uma vez por processo."""
+    if _INSTANCIAS_DE_COPIA:
+        return _INSTANCIAS_DE_COPIA
+    rng = np.random.default_rng(COPIA_SEMENTE_FIXA)
+    faltam = {m for _, m in FEIXE_MODOS}
+    with _UmThread():
+        for i, origem in enumerate(_origens_de_copia(rng, 24)):
+            if not faltam:
+                break
+            largura, alfa = 2 + i % 3, (0.6, 1.0)[i % 2]
+            certa, folga = _feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX)
+            if folga < FEIXE_FOLGA:
+                continue
+            expoe = {m for m in faltam if _feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX, m)[0] != certa}
+            if expoe:
+                _INSTANCIAS_DE_COPIA.append((origem, largura, alfa, certa))
+                faltam -= expoe
+    return _INSTANCIAS_DE_COPIA
+
+
+# ----------------------------------------------------------------- sondas (autograder/suite/sondas.py)
+def sonda_desempate_largura_1(aluno):
+    """Promessa: com largura 1 a busca é a gulosa, para qualquer alfa, inclusive num empate exato (o
+    desempate pelo menor token é o do argmax da gulosa)."""
+
+    def quebrada():
+        modelo, origem = _modelo_empate(), torch.tensor(EMPATE_ORIGEM)
+        obtido = _feixe_do_aluno(aluno, _empate_remoto(aluno), origem, 1, 0.6, FEIXE_N_MAX)
+        return obtido != _guloso_de(modelo, origem)
+
+    return S.promessa(
+        "feixe-desempate-largura-1",
+        "Com largura 1 a busca difere da gulosa num empate exato de pontuação: no empate, fica a hipótese de "
+        "menor índice no feixe e, nela, o menor token (o mesmo que o argmax da gulosa escolhe); na escolha final, "
+        "a terminada que entrou primeiro. torch.topk não garante a ordem dos empates: ordene por "
+        "(-pontuação, índice, token) com uma ordenação estável (sorted, ou torch.sort(..., stable=True)).",
+        quebrada,
+    )
+
+
+def sonda_penalidade(aluno, instancias):
+    """Promessa: alfa só entra na escolha final, pela penalidade de Wu et al. Se a busca do aluno confere com
+    alfa = 0 nas mesmas árvores em que erra com alfa > 0, o erro está na penalidade de comprimento."""
+
+    def quebrada():
+        origem = torch.tensor([3, 4, TR.EOS])
+        modelo_de = TR.ITEM.aux["_avaliador_ModeloArvore"]
+        for semente, largura, _, _, _ in instancias:
+            with _UmThread():
+                certa = _feixe_ref(modelo_de(FEIXE_VOCAB, semente), origem, largura, 0.0, FEIXE_N_MAX)[0]
+            if _feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, largura, 0.0, FEIXE_N_MAX) != certa:
+                return False
+        return True
+
+    return S.promessa(
+        "feixe-penalidade-errada",
+        "Com alfa = 0 a busca confere com a referência nessas árvores, e com alfa > 0 não: o erro está na "
+        "penalidade de comprimento. Ela só entra na escolha final: pontuação / lp, com lp = ((5 + |Y|) / 6) ** alfa "
+        "e |Y| = número de tokens gerados depois do BOS, contando o EOS.",
+        quebrada,
+    )
+
+
+def confirmacao(aluno, n=3):
+    """``confirmar(modo)`` para ``_diagnosticar_feixe``: nas ``n`` primeiras árvores fixas em que o modo erra, a
+    busca do aluno dá a resposta desse modo (as mesmas árvores para todo aluno)."""
+
+    def confirmar(modo):
+        origem = torch.tensor([3, 4, TR.EOS])
+        quem = [a for a in _arvores() if a[4][modo] is not None and a[4][modo] != a[3]][:n]
+        for semente, largura, alfa, _, erradas in quem:
+            obtido = _feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, largura, alfa, FEIXE_N_MAX)
+            if obtido != erradas[modo]:
+                return False
+        return True
+
+    return confirmar

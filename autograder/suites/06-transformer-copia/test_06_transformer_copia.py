@@ -31,6 +31,7 @@ from autograder.suite import (
     tocha,
     verificar,
 )
+from autograder.suite import sondas as S
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
@@ -444,6 +445,7 @@ def _logits_alvo(rng, B=4, T=7, V=TR.VOCAB):
 
 
 @item("teste_perda", pontos=0.6)
+@S.com_sondas(lambda aluno: _sondas_perda(aluno))
 def test_perda_ignora_o_pad(aluno, rng):
     """perda: entropia cruzada média só sobre os tokens reais do alvo, sem alterar logits e alvo"""
     logits, alvo = _logits_alvo(rng)
@@ -711,7 +713,15 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     certas.append(FX._guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
     obtidos.append(FX._feixe_do_aluno(aluno, FX._arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída, largura 1, alfa 0.6")
-    FX._diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)
+    # caso construído (issue #38): a árvore de empates exatos, em que o desempate do enunciado decide
+    empate = torch.tensor(FX.EMPATE_ORIGEM)
+    certas.append(FX._guloso_de(FX._modelo_empate(), empate))
+    obtidos.append(FX._feixe_do_aluno(aluno, FX._empate_remoto(aluno), empate, 1, 0.6, FX.FEIXE_N_MAX))
+    descricoes.append("árvore construída com empates exatos, largura 1, alfa 0.6")
+    with S.sondar(lambda: [FX.sonda_desempate_largura_1(aluno)]):
+        FX._diagnosticar_feixe(
+            obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes
+        )
 
 
 @item("teste_feixe", pontos=0.5)
@@ -719,13 +729,16 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
 def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
     """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
     FX._conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
+    FX._conferir_empate(aluno)  # caso construído: empates exatos, o desempate do enunciado (issue #38)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
-    FX._conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5)
+    fixas = [a for a in FX._arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
+    with S.sondar(lambda: [FX.sonda_penalidade(aluno, fixas)]):
+        FX._conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5)
 
 
 @item("teste_feixe", pontos=0.5)
@@ -741,6 +754,8 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
             certa, folga = FX._feixe_ref(confiavel, origem, largura, alfa, FX.FEIXE_N_MAX)
             if folga >= FX.FEIXE_FOLGA:  # num quase-empate a ordem dependeria do arredondamento
                 instancias.append((origem, largura, alfa, certa))
+        # instâncias fixas, uma por equívoco que erra nelas: o mesmo erro perde aqui para todo aluno (issue #38)
+        instancias += FX._instancias_de_copia_fixas(confiavel)
     obtidos = [FX._feixe_do_aluno(aluno, remoto, o, k, a, FX.FEIXE_N_MAX) for o, k, a, _ in instancias]
 
     def erradas():
@@ -754,4 +769,26 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
         f"modelo de cópia, origem {mostrar(o.tolist())}, largura {mostrar(k)}, alfa {mostrar(a)}"
         for o, k, a, _ in instancias
     ]
-    FX._diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes)
+    FX._diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes, FX.confirmacao(aluno))
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_perda(aluno):
+    logits, alvo = _logits_alvo(np.random.default_rng(3806), B=3, T=7)
+
+    def media_por_exemplo():
+        obtido = _perda_do_aluno(aluno, logits, alvo)
+        por_linha = [float(F.cross_entropy(logits[b], alvo[b], ignore_index=TR.PAD)) for b in range(alvo.shape[0])]
+        return math.isclose(float(obtido), sum(por_linha) / len(por_linha), rel_tol=1e-7)
+
+    return [
+        S.promessa(
+            "perda-media-por-exemplo",
+            "A perda saiu como a média das perdas de cada exemplo: com alvos de comprimentos diferentes, isso dá "
+            "peso demais aos tokens das sequências curtas. A média é sobre todos os tokens reais do lote juntos "
+            "(F.cross_entropy no lote achatado, com ignore_index=PAD).",
+            media_por_exemplo,
+        ),
+    ]

@@ -958,3 +958,72 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------- busca em feixe: penalidade, desempate e sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "feixe-penalidade-simples",
+        {"busca_em_feixe": _feixe(normalizar="pont / len(tokens) ** alfa")},
+        itens=["teste_feixe"],
+        equivoco="feixe-penalidade-simples",
+    ),
+    Variante(
+        "feixe-penalidade-conta-bos",
+        {"busca_em_feixe": _feixe(normalizar="pont / ((5 + len(tokens) + 1) / 6) ** alfa")},
+        itens=["teste_feixe"],
+        equivoco="feixe-penalidade-conta-bos",
+    ),
+    Variante(
+        "feixe-desempate-invertido",
+        {
+            "busca_em_feixe": _feixe()
+            .replace("candidatos.sort(key=lambda c: (-c[0], c[1], c[2]))", "candidatos.sort(reverse=True)")
+            .replace("max(terminadas, key=normalizada)", "max(terminadas[::-1], key=normalizada)")
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-desempate",
+    ),
+    Variante(
+        "feixe-descarta-terminadas",
+        {
+            "busca_em_feixe": _feixe(
+                separar="""        for pont, i, v in candidatos[:largura]:
+            if v != EOS:
+                novas.append((vivas[i][0] + [v], pont))"""
+            ).replace("melhor = max(terminadas", "melhor = max(terminadas or [([], 0.0)]")
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-descarta-terminadas",
+    ),
+    # sondas: erros que o catálogo não lista
+    Variante(
+        "sonda-feixe-desempate-pelo-token-maior",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "candidatos.sort(key=lambda c: (-c[0], c[1], c[2]))",
+                "candidatos.sort(key=lambda c: (-c[0], c[1], -c[2]))",
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-desempate-largura-1",
+    ),
+    Variante(
+        "sonda-feixe-penalidade-expoente-dobrado",
+        {"busca_em_feixe": _feixe(normalizar="pont / ((5 + len(tokens)) / 6) ** (2 * alfa)")},
+        itens=["teste_feixe"],
+        equivoco="feixe-penalidade-errada",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-perda-media-por-exemplo",
+        _perda(
+            "    por_linha = [F.cross_entropy(logits[b], alvo[b], ignore_index=PAD) for b in range(alvo.shape[0])]\n"
+            "    return torch.stack(por_linha).mean()"
+        ),
+        itens=["teste_perda"],
+        equivoco="perda-media-por-exemplo",
+    ),
+]

@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
+from autograder.suite import sondas as S
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 
@@ -508,6 +509,7 @@ def _dados_acuracia(rng, n, fracao=0.6):
 
 
 @item("teste_acuracia", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_acuracia(aluno))
 def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     """acurácia: fração de acertos (argmax nas classes) de 150 imagens em lotes de 32, o último menor"""
     imagens, rotulos = _dados_acuracia(rng, 150)
@@ -585,3 +587,25 @@ def test_acuracia_em_modo_de_avaliacao_e_sem_gradiente(aluno, rng):
         sum(c["n"] for c in chamadas) == len(rotulos) and max(c["n"] for c in chamadas) <= 16,
         "acuracia deve passar cada imagem pelo modelo uma vez, em lotes de no máximo tamanho_lote.",
     )
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+def _sondas_acuracia(aluno):
+    imagens, rotulos = _dados_acuracia(np.random.default_rng(3807), 70)
+
+    def media_dos_lotes():
+        valor, _ = _acuracia_do_aluno(aluno, imagens, rotulos, 32)
+        certos = (_previsoes_modelo_acuracia(imagens) == rotulos).float()
+        por_lote = [float(certos[i : i + 32].mean()) for i in range(0, len(rotulos), 32)]
+        return math.isclose(float(valor), sum(por_lote) / len(por_lote), rel_tol=1e-6)
+
+    return [
+        S.promessa(
+            "acuracia-media-dos-lotes",
+            "A acurácia saiu como a média das acurácias de cada lote: com o último lote menor, isso dá peso demais "
+            "às imagens dele. Conte os acertos de todos os lotes e divida pelo número total de imagens.",
+            media_dos_lotes,
+        ),
+    ]

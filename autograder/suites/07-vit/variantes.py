@@ -587,3 +587,25 @@ MUTANTES += [
         equivoco="constante-do-exemplo",
     ),
 ]
+
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-acuracia-media-dos-lotes",
+        {
+            "acuracia": """
+def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
+    modelo.eval()
+    fracoes = []
+    with torch.no_grad():
+        for inicio in range(0, len(rotulos), tamanho_lote):
+            logits = modelo(imagens[inicio : inicio + tamanho_lote])
+            fracoes.append(float((logits.argmax(dim=-1) == rotulos[inicio : inicio + tamanho_lote]).float().mean()))
+    return sum(fracoes) / len(fracoes)
+"""
+        },
+        [A],
+        "acuracia-media-dos-lotes",
+    ),
+]

@@ -23,6 +23,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
+from autograder.suite import sondas as S
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 SLUG = "08-lm-moderno"
@@ -40,6 +41,7 @@ EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos, por item
 ORC = suite.vizinho(__file__, "oraculos")  # as referências e as versões erradas conhecidas
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino e o espião do laço
 CF = suite.vizinho(__file__, "conferencias")  # como se chama e confere o código do aluno
+PR = suite.vizinho(__file__, "promessas")  # as sondas: as promessas do enunciado (issue #38)
 
 
 # ======================================================================= utilidades
@@ -200,6 +202,7 @@ def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
 
 
 @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
+@S.com_sondas(PR.sondas_rmsnorm)
 def test_rmsnorm_confere(aluno, rng):
     """RMSNorm: x / sqrt(mean(x²) + eps) · peso, no último eixo, com o eps pedido"""
     for d, eps, kwargs in ((12, 1e-5, {}), (6, 0.5, {"eps": 0.5})):
@@ -221,6 +224,7 @@ def test_rmsnorm_confere(aluno, rng):
 
 
 @item("teste_rmsnorm_swiglu_rope", pontos=0.5)
+@S.com_sondas(PR.sondas_swiglu)
 def test_swiglu_confere(aluno, rng):
     """SwiGLU: w2(silu(w1(x)) · w3(x)), sem vieses"""
     d, d_ff = 8, 20
@@ -252,6 +256,7 @@ TOLERANCIA_ROPE = {"atol": 5e-5, "rtol": 1e-4}
 
 
 @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
+@S.com_sondas(PR.sondas_rope)
 def test_rope_confere(aluno, rng):
     """RoPE: pares intercalados (2i, 2i+1) girados por pos · theta^(−2i/d_k), nas posições recebidas"""
     for forma, theta in (((2, 3, 6, 8), 10000.0), ((5, 16), 500.0)):
@@ -331,6 +336,7 @@ _EQUIVOCOS_ATENCAO = suite.pares_por_modo(
 
 
 @item("teste_modelo", pontos=0.5)
+@S.com_sondas(PR.sondas_atencao)
 def test_atencao_causal_rope_confere(aluno, rng):
     """atenção: RoPE em Q e K (não em V), máscara causal, escala 1/√d_k, cabeças concatenadas e wo"""
     d, h = 12, 3
@@ -449,12 +455,14 @@ def test_modelo_estrutura(aluno, ref):
     remoto = aluno.criar("LMModerno", *args)
     esperado = ref.LMModerno(*args).state_dict()
     pesos = remoto.pesos()
-    suite.conferir_state_dict(pesos, esperado, "LMModerno")
-    # RMSNorm e SwiGLU são do item teste_rmsnorm_swiglu_rope: o que há dentro delas não conta aqui.
+    # RMSNorm e SwiGLU são do item teste_rmsnorm_swiglu_rope: o que há dentro delas não conta aqui (nem as formas:
+    # uma SwiGLU certa com outra dimensão oculta perde só no próprio item; issue #38).
     de_outro_item = tuple(
         [f"blocos.{mostrar(i)}.{mostrar(nome)}." for i in range(args[4]) for nome in ("norma1", "norma2", "ffn")]
         + ["norma_final."]
     )
+    deste_item = {k: v for k, v in esperado.items() if not k.startswith(de_outro_item)}
+    suite.conferir_state_dict(pesos, deste_item, "LMModerno")
     extras = sorted(k for k in set(pesos) - set(esperado) if not str(k).startswith(de_outro_item))
     if extras:
         raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {mostrar(extras[:6])}.)", EQ.MODELO_POSICAO)
@@ -465,6 +473,7 @@ def test_modelo_estrutura(aluno, ref):
 
 
 @item("teste_otimizacao", pontos=1.0)
+@S.com_sondas(PR.sondas_adamw)
 def test_adamw_passo_a_passo_igual_ao_do_pytorch(aluno, rng):
     """AdamW: passo a passo igual a torch.optim.AdamW (correção de viés, decaimento desacoplado, taxa do grupo)"""
     iniciais = [_x(rng, 4, 3), _x(rng, 5)]
@@ -514,6 +523,7 @@ _EQUIVOCOS_CRONOGRAMA = suite.pares_por_modo(
 
 
 @item("teste_otimizacao", pontos=0.75)
+@S.com_sondas(PR.sondas_cronograma)
 def test_cronograma_aquecimento_e_cosseno(aluno, rng):
     """cronograma: aquecimento linear desde 0, cosseno de taxa_max a taxa_min, taxa_min depois do fim"""
     taxa_max, taxa_min = float(rng.uniform(1e-3, 1e-2)), float(rng.uniform(1e-5, 5e-4))
@@ -541,8 +551,30 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         ],
     )
 
+    # issue #38: dois aquecimentos construídos (3 e 7) além do sorteado: um número fixo no código no lugar de
+    # passos_aquecimento erra em pelo menos um deles, para todo aluno (o sorteado pode coincidir com ele)
+    for aquecimento, cosseno in ((3, 20), (7, 26)):
+        passos = list(range(0, cosseno + 3))
+        obtidas = [aluno.taxa_cosseno_com_aquecimento(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in obtidas):
+            raise Reprovado("taxa_cosseno_com_aquecimento deve devolver um float.")
+        certas = [ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
+        comparar(
+            np.array(obtidas),
+            np.array(certas),
+            f"as taxas dos passos 0..{mostrar(passos[-1])} (aquecimento {mostrar(aquecimento)}, cosseno até "
+            f"{mostrar(cosseno)})",
+            atol=1e-12,
+            rtol=1e-9,
+            equivocos=[
+                (eq, np.array([ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno, modo) for p in passos]))
+                for eq, modo in _EQUIVOCOS_CRONOGRAMA
+            ],
+        )
+
 
 @item("teste_otimizacao", pontos=1.0)
+@S.com_sondas(PR.sondas_recorte)
 def test_recorte_pela_norma_global(aluno, rng):
     """recorte: norma global de todos os gradientes; acima de norma_max, um fator só escala todos"""
     for escala, norma_max in ((3.0, 1.0), (0.1, 5.0)):
@@ -597,6 +629,7 @@ def test_recorte_pela_norma_global(aluno, rng):
 
 
 @item("teste_treino", pontos=0.5)
+@S.com_sondas(PR.sondas_perplexidade)
 def test_perplexidade_confere(aluno, rng):
     """perplexidade: exp da entropia cruzada de prever ids[:, 1:] a partir de ids[:, :-1]"""
     valor, sd, janelas, cfg, _, _ = CF._perplexidade_do_aluno(aluno, rng, False)
@@ -659,6 +692,7 @@ def test_treino_cronograma_recorte_e_gerador(aluno):
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(TR.TREINO_PRAZO)
+@suite.faixa(0)
 def test_treino_perplexidade_ate_150(aluno, ref):
     """treino: perplexidade de validação ≤ 150 (o vocabulário tem 320 tokens)"""
     TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[0], aluno)
@@ -666,6 +700,7 @@ def test_treino_perplexidade_ate_150(aluno, ref):
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(TR.TREINO_PRAZO)
+@suite.faixa(1)
 def test_treino_perplexidade_ate_95(aluno, ref):
     """treino: perplexidade de validação ≤ 95"""
     TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[1], aluno)
@@ -673,6 +708,7 @@ def test_treino_perplexidade_ate_95(aluno, ref):
 
 @item("teste_treino", pontos=0.75)
 @suite.tempo_limite(TR.TREINO_PRAZO)
+@suite.faixa(2)
 def test_treino_perplexidade_ate_75(aluno, ref):
     """treino: perplexidade de validação ≤ 75"""
     TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[2], aluno)
@@ -688,6 +724,7 @@ def test_cache_atencao_do_prefixo(aluno, rng):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(PR.sondas_atencao_cache)
 def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
     """cache KV, atenção: tokens novos nas posições t..t+m−1, K do cache sem girar de novo, máscara das últimas linhas"""
     CF._conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
@@ -695,6 +732,7 @@ def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
 
 
 @item("teste_cache_kv", pontos=0.25)
+@S.com_sondas(PR.sondas_lm_cache)
 def test_cache_lm_passo_a_passo(aluno, rng):
     """cache KV, modelo: o prefixo e depois um token por vez dão os logits da passada comum"""
     remoto, sd, cfg = CF._lm_cache(aluno, rng, 2)
@@ -781,3 +819,253 @@ def test_cache_gerar_um_token_por_passo(aluno, rng):
             "depois 1 por passo.)",
             EQ.CACHE_SEM_USO,
         )
+
+
+# ======================================================================= tokens especiais (revisão da aula)
+EX = suite.vizinho(__file__, "oraculos_extras")  # oráculos e dublê dos três itens da revisão
+
+
+def _especiais(rng):
+    """O marcador de fim de texto, ele dobrado (o mais longo vem depois, como no teste do CS336) e um outro."""
+    return [EX.FIM, EX.FIM + EX.FIM, "<|" + "".join(rng.choice(list("sepqr"), size=3)) + "|>"]
+
+
+@item("teste_tokens_especiais", pontos=0.5)
+def test_especiais_dividir(aluno, rng):
+    """tokens especiais: cada especial é um pedaço sozinho, o mais longo primeiro, com re.escape"""
+    especiais = _especiais(rng)
+    for texto in (EX.texto_com_especiais(rng, especiais), "sem nenhum especial: 1 < 2 > 0, a|b"):
+        obtido = aluno.dividir_especiais(texto, list(especiais))
+        suite.exigir_entradas_intactas(aluno, "dividir_especiais", ["texto", "especiais"])
+        esperado = EX._dividir_ref(texto, especiais)
+        if obtido == esperado:
+            continue
+        if not isinstance(obtido, list) or not all(isinstance(p, str) for p in obtido):
+            raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {mostrar(type(obtido).__name__)}.")
+        for eq, modo in suite.pares_por_modo(EQ.ESP_SEM_ESCAPE, EQ.ESP_MAIS_CURTO, EQ.ESP_DESCARTA):
+            if obtido == EX._dividir_ref(texto, especiais, modo):
+                raise Reprovado(eq.mensagem, eq)
+        raise Reprovado(
+            f"dividir_especiais não confere: {mostrar(len(obtido))} pedaços, o esperado são {mostrar(len(esperado))}. "
+            "Cada especial é um pedaço sozinho, o texto entre eles fica inteiro, e não há pedaços vazios."
+        )
+
+
+@item("teste_tokens_especiais", pontos=0.5)
+def test_especiais_contar_pre_tokens(aluno, rng):
+    """tokens especiais: o BPE conta os pré-tokens de cada trecho entre especiais, sem os especiais"""
+    especiais = _especiais(rng)
+    texto = EX.texto_com_especiais(rng, especiais)
+    obtido = aluno.contar_pre_tokens(texto, list(especiais))
+    esperado = EX._contar_ref(texto, especiais)
+    if not isinstance(obtido, dict):
+        raise Reprovado(
+            f"contar_pre_tokens deve devolver um dict {{pré-token: frequência}}; veio {mostrar(type(obtido).__name__)}."
+        )
+    if obtido == esperado:
+        return
+    for eq, modo in suite.pares_por_modo(EQ.ESP_PRE_TOKENIZA, EQ.ESP_JUNTA_DOCUMENTOS, EQ.ESP_CONTA_ESPECIAL):
+        if obtido == EX._contar_ref(texto, especiais, modo):
+            raise Reprovado(eq.mensagem, eq)
+    diferentes = sum(obtido.get(k) != esperado.get(k) for k in set(obtido) | set(esperado))
+    raise Reprovado(
+        f"contar_pre_tokens não confere: {mostrar(diferentes)} pré-tokens com contagem diferente da esperada (de "
+        f"{mostrar(len(esperado))} pré-tokens distintos). Conte os pré-tokens de cada trecho entre os especiais, "
+        "pré-tokenizado sozinho."
+    )
+
+
+@item("teste_tokens_especiais", pontos=0.5)
+def test_especiais_codificar(aluno, rng):
+    """tokens especiais: um id para cada especial (256 + len(fusoes) + j) e codificar no resto"""
+    especiais = _especiais(rng)
+    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+    texto = EX.texto_com_especiais(rng, especiais)
+    # O codificar é do item do BPE: aqui ele é o da referência, na caixa (um erro nele não tira pontos deste item).
+    aluno.injetar(ORC.AUXILIAR)
+    aluno.injetar(EX.CODIGO)
+    obtido = aluno.chamar("_avaliador_codificar_com_especiais", texto, fusoes, list(especiais))
+    esperado = EX._codificar_especiais_ref(texto, fusoes, especiais)
+    if obtido == esperado:
+        return
+    if not isinstance(obtido, list) or not all(isinstance(i, int) for i in obtido):
+        raise Reprovado(
+            f"codificar_com_especiais deve devolver uma lista de ids (int); veio {mostrar(type(obtido).__name__)}."
+        )
+    for eq, modo in (
+        (EQ.ESP_COMO_TEXTO, "como_texto"),
+        (EQ.ESP_ID_ERRADO, "id_sem_fusoes"),
+        (EQ.ESP_MAIS_CURTO, "ordem_dada"),
+    ):
+        if obtido == EX._codificar_especiais_ref(texto, fusoes, especiais, modo):
+            raise Reprovado(eq.mensagem, eq)
+    raise Reprovado(
+        f"codificar_com_especiais não confere: {mostrar(len(obtido))} ids, o esperado são {mostrar(len(esperado))}. Os trechos "
+        "comuns vão por codificar; o especial j vira o id 256 + len(fusoes) + j."
+    )
+
+
+# ======================================================================= grupos do otimizador (revisão da aula)
+
+
+def _grupos_do_aluno(aluno, amarrar, weight_decay, padrao):
+    aluno.injetar(ORC.AUXILIAR)
+    aluno.injetar(EX.CODIGO)
+    descricao = aluno.chamar("_avaliador_descrever_grupos", amarrar, weight_decay, padrao)
+    if not isinstance(descricao, dict) or "tipo" in descricao or not isinstance(descricao.get("grupos"), list):
+        tipo = descricao.get("tipo", "?") if isinstance(descricao, dict) else "?"
+        raise Reprovado(
+            f"grupos_de_parametros deve devolver uma lista de dicionários {{'params': [...], 'weight_decay': ...}}; "
+            f"veio {mostrar(tipo)}."
+        )
+    return descricao
+
+
+def _conferir_grupos(aluno, amarrar):
+    weight_decay, padrao = 0.3, 0.05  # diferentes: um grupo sem a chave herda o padrão do otimizador
+    descricao = _grupos_do_aluno(aluno, amarrar, weight_decay, padrao)
+    grupos = descricao["grupos"]
+    nomes = [n for g in grupos for n in g.get("nomes", [])]
+    esperados = EX.parametros_esperados(amarrar)
+    if len(nomes) != len(set(nomes)) or "more than one" in str(descricao.get("erro", "")):
+        raise Reprovado(_mensagem_repetidos(nomes), EQ.GRUPOS_REPETIDO)
+    if set(esperados) - set(nomes):
+        faltam = sorted(set(esperados) - set(nomes))[:4]
+        raise Reprovado(f"{EQ.GRUPOS_ESQUECIDO.mensagem} (Ficaram de fora: {mostrar(faltam)}.)", EQ.GRUPOS_ESQUECIDO)
+    if set(nomes) - set(esperados):
+        raise Reprovado("grupos_de_parametros devolveu parâmetros que não são do modelo recebido.")
+    if descricao.get("erro"):
+        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(descricao['erro'][:160])}")
+    efetivos = descricao.get("efetivos", [])
+    if len(efetivos) != len(grupos):
+        raise Reprovado("Não consegui ler o weight_decay de cada grupo (o registro do avaliador foi alterado).")
+    obtidos = {n: efetivos[i] for i, g in enumerate(grupos) for n in g["nomes"]}
+    if obtidos == EX.decaimentos_ref(amarrar, weight_decay):
+        verificar(
+            len(grupos) == 2 and all(d >= 2 for d in (esperados[n] for n in grupos[0]["nomes"])),
+            "Devolva exatamente dois grupos, nesta ordem: o das matrizes (com weight_decay) e o dos ganhos e "
+            "vieses (com 0.0).",
+        )
+        return
+    vetores = [n for n, d in esperados.items() if d < 2]
+    sem_chave = [g for g in grupos if "weight_decay" not in g.get("chaves", [])]
+    if sem_chave and all(math.isclose(obtidos[n], padrao) for n in vetores):
+        raise Reprovado(EQ.GRUPOS_HERDA_PADRAO.mensagem, EQ.GRUPOS_HERDA_PADRAO)
+    for eq, modo in suite.pares_por_modo(EQ.GRUPOS_TUDO_DECAI, EQ.GRUPOS_INVERTIDOS):
+        if obtidos == EX.decaimentos_ref(amarrar, weight_decay, modo):
+            raise Reprovado(eq.mensagem, eq)
+    certos = EX.decaimentos_ref(amarrar, weight_decay)
+    errados = sorted(n for n in certos if not math.isclose(obtidos[n], certos[n]))[:4]
+    raise Reprovado(
+        f"O weight_decay efetivo não confere em {mostrar([(n, obtidos[n], certos[n]) for n in errados])} (parâmetro, o seu, "
+        f"o esperado, com weight_decay={mostrar(weight_decay)}): parâmetros de 2 eixos ou mais decaem; os de 1 eixo, não."
+    )
+
+
+def _mensagem_repetidos(nomes):
+    repetidos = sorted({n for n in nomes if nomes.count(n) > 1})[:3]
+    return f"{EQ.GRUPOS_REPETIDO.mensagem} (Repetidos: {mostrar(repetidos)}.)"
+
+
+@item("teste_grupos_decaimento", pontos=0.75)
+def test_grupos_matrizes_decaem_vetores_nao(aluno):
+    """grupos do otimizador: matrizes com weight_decay; ganhos de normas e vieses com 0.0 (todos os parâmetros)"""
+    _conferir_grupos(aluno, amarrar=False)
+
+
+@item("teste_grupos_decaimento", pontos=0.25)
+def test_grupos_peso_amarrado_uma_vez(aluno):
+    """grupos do otimizador: com os pesos amarrados, o parâmetro compartilhado entra uma vez só"""
+    _conferir_grupos(aluno, amarrar=True)
+
+
+# ======================================================================= amostragem (revisão da aula)
+
+
+def _distribuicao_do_aluno(aluno, logits, **kwargs):
+    obtida = _tensor(aluno.distribuicao_de_amostragem(logits, **kwargs), "distribuicao_de_amostragem(...)")
+    suite.exigir_entradas_intactas(aluno, "distribuicao_de_amostragem", ["logits", "temperatura", "top_p"])
+    if tuple(obtida.shape) != tuple(logits.shape):
+        raise Reprovado(
+            f"distribuicao_de_amostragem devolveu forma {mostrar(tuple(obtida.shape))}; o esperado é {mostrar(tuple(logits.shape))}."
+        )
+    return obtida
+
+
+@item("teste_amostragem", pontos=0.5)
+def test_amostragem_temperatura(aluno, rng):
+    """amostragem: softmax(logits / temperatura); temperatura 0 é a escolha gulosa"""
+    logits = EX.logits_sem_empates(rng, 3, 11)
+    for temperatura in (0.7, 1.6):
+        obtida = _distribuicao_do_aluno(aluno, logits, temperatura=temperatura)
+        comparar(
+            obtida.double().numpy(),
+            EX.distribuicao_ref(logits, temperatura).numpy(),
+            f"distribuicao_de_amostragem(logits, temperatura={mostrar(temperatura):g})",
+            equivocos=lambda t=temperatura: [
+                (eq, EX.distribuicao_ref(logits, t, modo=modo).numpy())
+                for eq, modo in suite.pares_por_modo(EQ.AMOSTRA_MULTIPLICA, EQ.AMOSTRA_TEMPERATURA_NAS_PROBS)
+            ],
+        )
+    gulosa = _distribuicao_do_aluno(aluno, logits, temperatura=0)
+    comparar(
+        gulosa.double().numpy(),
+        EX.distribuicao_ref(logits, 0).numpy(),
+        "distribuicao_de_amostragem(logits, temperatura=0): probabilidade 1 no maior logit",
+    )
+
+
+@item("teste_amostragem", pontos=0.5)
+def test_amostragem_top_p(aluno, rng):
+    """amostragem: o núcleo do top-p (o token que cruza top_p entra), renormalizado, depois da temperatura"""
+    logits = EX.logits_sem_empates(rng, 4, 12)
+    for temperatura, top_p in ((1.0, 0.55), (0.7, 0.92), (1.6, 0.75), (1.0, 0.3)):
+        obtida = _distribuicao_do_aluno(aluno, logits, temperatura=temperatura, top_p=top_p)
+        comparar(
+            obtida.double().numpy(),
+            EX.distribuicao_ref(logits, temperatura, top_p).numpy(),
+            f"distribuicao_de_amostragem(logits, temperatura={mostrar(temperatura):g}, top_p={mostrar(top_p):g})",
+            equivocos=lambda t=temperatura, p=top_p: [
+                (eq, EX.distribuicao_ref(logits, t, p, modo).numpy())
+                for eq, modo in suite.pares_por_modo(
+                    EQ.AMOSTRA_TOP_P_EXCLUI, EQ.AMOSTRA_TOP_P_ANTES, EQ.AMOSTRA_SEM_RENORMALIZAR, EQ.AMOSTRA_MULTIPLICA
+                )
+            ],
+        )
+
+
+@item("teste_amostragem", pontos=0.5)
+def test_amostragem_sorteia_do_nucleo_com_o_gerador(aluno, rng):
+    """amostragem: amostrar_proximo sorteia do núcleo, com as frequências da distribuição, e usa o gerador"""
+    n = 600
+    temperatura, top_p = 1.3, 0.92
+    while True:  # um núcleo de 3 tokens ou mais: a resposta certa nunca sai sempre igual
+        linha = EX.logits_sem_empates(rng, 1, 10)
+        certa = EX.distribuicao_ref(linha, temperatura, top_p)[0]
+        if int((certa > 0).sum()) >= 3:
+            break
+    aluno.injetar(ORC.AUXILIAR)
+    aluno.injetar(EX.CODIGO)
+    semente = int(rng.integers(0, 2**31))
+    resultado = aluno.chamar("_avaliador_amostrar", linha.expand(n, 10).clone(), temperatura, top_p, semente)
+    if not isinstance(resultado, tuple | list) or len(resultado) != 2:
+        raise Reprovado("Não consegui ler os sorteios do seu amostrar_proximo (o registro do avaliador foi alterado).")
+    primeira, segunda = (_tensor(r, "amostrar_proximo(...)") for r in resultado)
+    if tuple(primeira.shape) != (n, 1) or primeira.is_floating_point():
+        raise Reprovado(
+            f"amostrar_proximo deve devolver ids inteiros de forma (B, 1); com B = {mostrar(n)} veio {mostrar(tuple(primeira.shape))} "
+            f"({mostrar(primeira.dtype)})."
+        )
+    ids = primeira.long().flatten()
+    if ids.min() < 0 or ids.max() >= 10:
+        raise Reprovado(
+            f"amostrar_proximo devolveu ids fora do vocabulário (0 a 9): {mostrar(sorted(set(ids.tolist()))[:6])}."
+        )
+    if len(set(ids.tolist())) == 1:
+        if int(ids[0]) == int(certa.argmax()):
+            raise Reprovado(EQ.AMOSTRA_GULOSA.mensagem, EQ.AMOSTRA_GULOSA)
+        raise Reprovado("amostrar_proximo devolveu sempre o mesmo token: sorteie da distribuição.")
+    frequencias = torch.bincount(ids, minlength=10).double() / n
+    if frequencias[certa == 0].sum() > 0 or (frequencias - certa).abs().sum() / 2 > 0.12:
+        raise Reprovado(EQ.AMOSTRA_FORA_DO_NUCLEO.mensagem, EQ.AMOSTRA_FORA_DO_NUCLEO)
+    verificar(torch.equal(primeira, segunda), EQ.AMOSTRA_SEM_GERADOR.mensagem, EQ.AMOSTRA_SEM_GERADOR)

@@ -1364,3 +1364,536 @@ NADA_HONESTO: dict = {
 
 # Na variante "zeros da forma certa", o treino não roda a referência: devolve direto as perdas zeradas.
 NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
+
+
+# ------------------------------------------------------------------ sondas (issue #38)
+# Um mutante por sonda de promessas.py: um erro que o catálogo não lista, cuja mensagem vem da sonda.
+MUTANTES += [
+    Variante("sonda-rmsnorm-eps-fixo", _trocar("rmsnorm", ("+ self.eps)", "+ 1e-5)")), [N], "rmsnorm-eps-ignorado"),
+    Variante(
+        "sonda-rmsnorm-media-na-sequencia",
+        _trocar("rmsnorm", ("mean(dim=-1, keepdim=True)", "mean(dim=(-2, -1), keepdim=True)")),
+        [N],
+        "rmsnorm-mistura-posicoes",
+    ),
+    Variante(
+        "sonda-swiglu-dois-tercos",
+        _trocar(
+            "swiglu",
+            (
+                "self.w1 = nn.Linear(d_model, d_ff, bias=False)",
+                "self.w1 = nn.Linear(d_model, 2 * d_ff // 3, bias=False)",
+            ),
+            (
+                "self.w3 = nn.Linear(d_model, d_ff, bias=False)",
+                "self.w3 = nn.Linear(d_model, 2 * d_ff // 3, bias=False)",
+            ),
+            (
+                "self.w2 = nn.Linear(d_ff, d_model, bias=False)",
+                "self.w2 = nn.Linear(2 * d_ff // 3, d_model, bias=False)",
+            ),
+        ),
+        [N],
+        "swiglu-dimensao-oculta",
+    ),
+    Variante(
+        "sonda-swiglu-vies-na-saida",
+        _trocar("swiglu", ("self.w2 = nn.Linear(d_ff, d_model, bias=False)", "self.w2 = nn.Linear(d_ff, d_model)")),
+        [N],
+        "swiglu-termo-constante",
+    ),
+    Variante(
+        "sonda-atencao-ve-um-futuro",
+        _trocar("atencao_rope", ("dtype=torch.bool).tril()", "dtype=torch.bool).tril(1)")),
+        [M],
+        "atencao-ve-o-futuro",
+    ),
+    Variante(
+        "sonda-atencao-sem-diagonal",
+        _trocar("atencao_rope", ("dtype=torch.bool).tril()", "dtype=torch.bool).tril(-1)")),
+        [M],
+        "atencao-posicao-nao-ve-a-si-mesma",
+    ),
+    Variante(
+        "sonda-adamw-decaimento-fixo",
+        _trocar("adamw", ("p.mul_(1 - lr * wd)", "p.mul_(1 - lr * 0.01)")),
+        [OT],
+        "adamw-weight-decay-ignorado",
+    ),
+    Variante(
+        "sonda-adamw-betas-fixas",
+        _trocar("adamw", ('grupo["lr"], grupo["betas"]', 'grupo["lr"], (0.9, 0.999)')),
+        [OT],
+        "adamw-betas-ignorado",
+    ),
+    Variante(
+        "sonda-adamw-eps-fixo",
+        _trocar("adamw", ("(v_hat.sqrt() + eps)", "(v_hat.sqrt() + 1e-8)")),
+        [OT],
+        "adamw-eps-ignorado",
+    ),
+    Variante(
+        "sonda-adamw-taxa-fixa-em-tudo",
+        _trocar("adamw", ('lr, (b1, b2), eps, wd = grupo["lr"],', "lr, (b1, b2), eps, wd = 1e-3,")),
+        [OT],
+        "adamw-lr-ignorado",
+    ),
+    Variante(
+        "sonda-cronograma-taxa-min-fixa",
+        _trocar(
+            "taxa_cosseno",
+            (
+                "return taxa_min + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - taxa_min)",
+                "return 1e-5 + 0.5 * (1 + math.cos(math.pi * fracao)) * (taxa_max - 1e-5)",
+            ),
+        ),
+        [OT],
+        "cronograma-taxa-min-ignorada",
+    ),
+    Variante(
+        "sonda-cronograma-aquecimento-fixo",
+        _trocar(
+            "taxa_cosseno",
+            ("    if passo < passos_aquecimento:", "    passos_aquecimento = 10\n    if passo < passos_aquecimento:"),
+        ),
+        [OT],
+        "cronograma-aquecimento-ignorado",
+    ),
+    Variante(
+        "sonda-recorte-norma-max-fixa",
+        _trocar(
+            "recortar_gradientes", ("if norma > norma_max:", "if norma > 1.0:"), ("g.mul_(norma_max /", "g.mul_(1.0 /")
+        ),
+        [OT],
+        "recorte-norma-max-ignorada",
+    ),
+    Variante(
+        "sonda-perplexidade-media-das-janelas",
+        _trocar(
+            "perplexidade",
+            (
+                """        logits = modelo(ids[:, :-1])
+        perda = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+    modelo.train(estava_treinando)
+    return float(torch.exp(perda))""",
+                """        valores = [
+            float(torch.exp(F.cross_entropy(modelo(ids[i : i + 1, :-1])[0], ids[i, 1:]))) for i in range(ids.shape[0])
+        ]
+    modelo.train(estava_treinando)
+    return sum(valores) / len(valores)""",
+            ),
+        ),
+        [T],
+        "perplexidade-media-das-janelas",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-rope-theta-fixo",
+        _trocar("aplicar_rope", ("* theta ** (-expoentes)", "* 10000.0 ** (-expoentes)")),
+        [N],
+        "rope-theta-ignorado",
+    ),
+    Variante(
+        "sonda-rope-posicoes-mais-um",
+        _trocar("aplicar_rope", ("angulos = posicoes.to(torch.float64)", "angulos = (posicoes + 1).to(torch.float64)")),
+        [N],
+        "rope-posicao-zero-gira",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-cache-sem-mascara-com-cache",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:]",
+                "mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()[t:] if cache is None "
+                "else torch.ones(m, t + m, dtype=torch.bool)",
+            ),
+        ),
+        [K],
+        "cache-sem-mascara-entre-os-novos",
+    ),
+    Variante(
+        "sonda-cache-do-primeiro-bloco-em-todos",
+        _trocar("lm_com_cache", ("None if caches is None else caches[i]", "None if caches is None else caches[0]")),
+        [K],
+        "cache-um-por-bloco",
+    ),
+]
+
+# ----------------------------------------------------------------------- itens da revisão da aula
+# Tokens especiais, grupos do otimizador e amostragem: a versão própria de cada célula (escrita aqui), os
+# mutantes (um erro plausível cada) e as variantes corretas. Entram nas listas acima (os exemplos não mudam).
+BASE.update(
+    {
+        "dividir_especiais": """
+def dividir_especiais(texto, especiais):
+    if not especiais:
+        return [texto] if texto else []
+    ordem = sorted(especiais, key=len, reverse=True)
+    padrao = "(" + "|".join(re.escape(e) for e in ordem) + ")"
+    return [p for p in re.split(padrao, texto) if p != ""]
+""",
+        "contar_pre_tokens": """
+def contar_pre_tokens(texto, especiais):
+    contagem = {}
+    for pedaco in dividir_especiais(texto, especiais):
+        if pedaco in especiais:
+            continue
+        for pre in pre_tokenizar(pedaco):
+            contagem[pre] = contagem.get(pre, 0) + 1
+    return contagem
+""",
+        "codificar_com_especiais": """
+def codificar_com_especiais(texto, fusoes, especiais):
+    ids = []
+    for pedaco in dividir_especiais(texto, especiais):
+        if pedaco in especiais:
+            ids.append(256 + len(fusoes) + especiais.index(pedaco))
+        else:
+            ids += codificar(pedaco, fusoes)
+    return ids
+""",
+        "grupos_de_parametros": """
+def grupos_de_parametros(modelo, weight_decay):
+    decaem = [p for p in modelo.parameters() if p.dim() >= 2]
+    nao_decaem = [p for p in modelo.parameters() if p.dim() < 2]
+    return [{"params": decaem, "weight_decay": weight_decay}, {"params": nao_decaem, "weight_decay": 0.0}]
+""",
+        "distribuicao_de_amostragem": """
+def distribuicao_de_amostragem(logits, temperatura=1.0, top_p=1.0):
+    if temperatura == 0:
+        return F.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    probs = torch.softmax(logits / temperatura, dim=-1)
+    if top_p < 1.0:
+        ordenadas, indices = torch.sort(probs, dim=-1, descending=True)
+        acumuladas = torch.cumsum(ordenadas, dim=-1)
+        remover = acumuladas - ordenadas >= top_p
+        ordenadas = torch.where(remover, torch.zeros_like(ordenadas), ordenadas)
+        probs = torch.zeros_like(probs).scatter(-1, indices, ordenadas)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+""",
+        "amostrar_proximo": """
+def amostrar_proximo(logits, temperatura, top_p, gerador):
+    probs = distribuicao_de_amostragem(logits, temperatura, top_p)
+    return torch.multinomial(probs, 1, generator=gerador)
+""",
+    }
+)
+
+E, G, A = "teste_tokens_especiais", "teste_grupos_decaimento", "teste_amostragem"
+
+MUTANTES += [
+    # ------------------------------------------------------------------ tokens especiais
+    Variante(
+        "especiais-sem-re-escape",
+        _trocar("dividir_especiais", ('"|".join(re.escape(e) for e in ordem)', '"|".join(ordem)')),
+        [E],
+        "especiais-sem-re-escape",
+    ),
+    Variante(
+        "especiais-mais-longo-depois",
+        _trocar("dividir_especiais", ("ordem = sorted(especiais, key=len, reverse=True)", "ordem = list(especiais)")),
+        [E],
+        "especiais-mais-longo-depois",
+    ),
+    Variante(
+        "especiais-descartados-na-divisao",
+        _trocar(
+            "dividir_especiais",
+            (
+                'padrao = "(" + "|".join(re.escape(e) for e in ordem) + ")"',
+                'padrao = "|".join(re.escape(e) for e in ordem)',
+            ),
+        ),
+        [E],
+        "especiais-descartados-na-divisao",
+    ),
+    Variante(
+        "especiais-ordenados-no-lugar",
+        _trocar(
+            "dividir_especiais",
+            (
+                "ordem = sorted(especiais, key=len, reverse=True)",
+                "especiais.sort(key=len, reverse=True)\n    ordem = especiais",
+            ),
+        ),
+        [E],
+        "entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "especiais-pre-tokenizados",
+        {
+            "contar_pre_tokens": """
+def contar_pre_tokens(texto, especiais):
+    return dict(Counter(pre_tokenizar(texto)))
+"""
+        },
+        [E],
+        "especiais-pre-tokenizados",
+    ),
+    Variante(
+        "especiais-juntam-documentos",
+        {
+            "contar_pre_tokens": """
+def contar_pre_tokens(texto, especiais):
+    for especial in especiais:
+        texto = texto.replace(especial, "")
+    return dict(Counter(pre_tokenizar(texto)))
+"""
+        },
+        [E],
+        "especiais-juntam-documentos",
+    ),
+    Variante(
+        "especiais-contados-como-pre-token",
+        _trocar(
+            "contar_pre_tokens",
+            (
+                "        if pedaco in especiais:\n            continue\n",
+                "        if pedaco in especiais:\n            contagem[pedaco] = contagem.get(pedaco, 0) + 1\n            continue\n",
+            ),
+        ),
+        [E],
+        "especiais-contados-como-pre-token",
+    ),
+    Variante(
+        "especiais-codificados-como-bytes",
+        {
+            "codificar_com_especiais": """
+def codificar_com_especiais(texto, fusoes, especiais):
+    return codificar(texto, fusoes)
+"""
+        },
+        [E],
+        "especiais-codificados-como-bytes",
+    ),
+    Variante(
+        "especiais-id-errado",
+        _trocar(
+            "codificar_com_especiais", ("256 + len(fusoes) + especiais.index(pedaco)", "256 + especiais.index(pedaco)")
+        ),
+        [E],
+        "especiais-id-errado",
+    ),
+    # ------------------------------------------------------------------ grupos do otimizador
+    Variante(
+        "grupos-sem-decaimento-zero",
+        _trocar("grupos_de_parametros", ('{"params": nao_decaem, "weight_decay": 0.0}', '{"params": nao_decaem}')),
+        [G],
+        "grupos-sem-decaimento-zero",
+    ),
+    Variante(
+        "grupos-um-grupo-so",
+        {
+            "grupos_de_parametros": """
+def grupos_de_parametros(modelo, weight_decay):
+    return [{"params": list(modelo.parameters()), "weight_decay": weight_decay}]
+"""
+        },
+        [G],
+        "grupos-tudo-decai",
+    ),
+    Variante(
+        "grupos-invertidos",
+        _trocar(
+            "grupos_de_parametros",
+            ("if p.dim() >= 2]", "if TROCA]"),
+            ("if p.dim() < 2]", "if p.dim() >= 2]"),
+            ("if TROCA]", "if p.dim() < 2]"),
+        ),
+        [G],
+        "grupos-invertidos",
+    ),
+    Variante(
+        "grupos-parametro-repetido",
+        {
+            "grupos_de_parametros": """
+def grupos_de_parametros(modelo, weight_decay):
+    decaem, nao_decaem = [], []
+    for modulo in modelo.modules():
+        for p in modulo.parameters(recurse=False):
+            (decaem if p.dim() >= 2 else nao_decaem).append(p)
+    return [{"params": decaem, "weight_decay": weight_decay}, {"params": nao_decaem, "weight_decay": 0.0}]
+"""
+        },
+        [G],
+        "grupos-parametro-repetido",
+    ),
+    Variante(
+        "grupos-parametro-esquecido",
+        {
+            "grupos_de_parametros": """
+def grupos_de_parametros(modelo, weight_decay):
+    decaem, nao_decaem = [], []
+    for modulo in modelo.modules():
+        if isinstance(modulo, nn.Linear):
+            decaem.append(modulo.weight)
+        elif isinstance(modulo, RMSNorm):
+            nao_decaem.append(modulo.peso)
+    return [{"params": decaem, "weight_decay": weight_decay}, {"params": nao_decaem, "weight_decay": 0.0}]
+"""
+        },
+        [G],
+        "grupos-parametro-esquecido",
+    ),
+    # ------------------------------------------------------------------ amostragem
+    Variante(
+        "amostragem-temperatura-multiplica",
+        _trocar(
+            "distribuicao_de_amostragem",
+            ("torch.softmax(logits / temperatura, dim=-1)", "torch.softmax(logits * temperatura, dim=-1)"),
+        ),
+        [A],
+        "amostragem-temperatura-multiplica",
+    ),
+    Variante(
+        "amostragem-temperatura-depois-da-softmax",
+        _trocar(
+            "distribuicao_de_amostragem",
+            (
+                "probs = torch.softmax(logits / temperatura, dim=-1)",
+                "probs = torch.softmax(logits, dim=-1) / temperatura\n    probs = probs / probs.sum(dim=-1, keepdim=True)",
+            ),
+        ),
+        [A],
+        "amostragem-temperatura-depois-da-softmax",
+    ),
+    Variante(
+        "amostragem-top-p-exclui-o-ultimo",
+        _trocar(
+            "distribuicao_de_amostragem",
+            (
+                "remover = acumuladas - ordenadas >= top_p",
+                "remover = acumuladas > top_p\n        remover[..., 0] = False",
+            ),
+        ),
+        [A],
+        "amostragem-top-p-exclui-o-ultimo",
+    ),
+    Variante(
+        "amostragem-top-p-antes-da-temperatura",
+        _trocar(
+            "distribuicao_de_amostragem",
+            (
+                "probs = torch.softmax(logits / temperatura, dim=-1)",
+                "temperadas = torch.softmax(logits / temperatura, dim=-1)\n    probs = torch.softmax(logits, dim=-1)",
+            ),
+            (
+                "probs = torch.zeros_like(probs).scatter(-1, indices, ordenadas)",
+                "probs = torch.where(torch.zeros_like(probs).scatter(-1, indices, ordenadas) > 0, temperadas, 0.0)",
+            ),
+            ("    return probs\n", "        return probs\n    return temperadas\n"),
+        ),
+        [A],
+        "amostragem-top-p-antes-da-temperatura",
+    ),
+    Variante(
+        "amostragem-top-p-sem-renormalizar",
+        _trocar("distribuicao_de_amostragem", ("        probs = probs / probs.sum(dim=-1, keepdim=True)\n", "")),
+        [A],
+        "amostragem-top-p-sem-renormalizar",
+    ),
+    Variante(
+        "amostragem-logits-alterados-no-lugar",
+        _trocar(
+            "distribuicao_de_amostragem",
+            (
+                "probs = torch.softmax(logits / temperatura, dim=-1)",
+                "logits /= temperatura\n    probs = torch.softmax(logits, dim=-1)",
+            ),
+        ),
+        [A],
+        "entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "amostragem-gulosa",
+        _trocar(
+            "amostrar_proximo", ("torch.multinomial(probs, 1, generator=gerador)", "probs.argmax(dim=-1, keepdim=True)")
+        ),
+        [A],
+        "amostragem-gulosa",
+    ),
+    Variante(
+        "amostragem-ignora-o-gerador",
+        _trocar("amostrar_proximo", ("torch.multinomial(probs, 1, generator=gerador)", "torch.multinomial(probs, 1)")),
+        [A],
+        "amostragem-ignora-o-gerador",
+    ),
+    Variante(
+        "amostragem-fora-da-distribuicao",
+        _trocar(
+            "amostrar_proximo",
+            ("probs = distribuicao_de_amostragem(logits, temperatura, top_p)", "probs = torch.softmax(logits, dim=-1)"),
+        ),
+        [A],
+        "amostragem-fora-da-distribuicao",
+    ),
+]
+
+CORRETAS += [
+    Variante(
+        "correta-especiais-laco-grupos-por-nome-e-temperatura-nas-probs",
+        {
+            "dividir_especiais": """
+def dividir_especiais(texto, especiais):
+    pedacos, atual, i = [], "", 0
+    ordem = sorted(especiais, key=len, reverse=True)
+    while i < len(texto):
+        achado = next((e for e in ordem if texto.startswith(e, i)), None)
+        if achado is None:
+            atual += texto[i]
+            i += 1
+            continue
+        if atual:
+            pedacos.append(atual)
+        pedacos.append(achado)
+        atual, i = "", i + len(achado)
+    if atual:
+        pedacos.append(atual)
+    return pedacos
+""",
+            "contar_pre_tokens": """
+def contar_pre_tokens(texto, especiais):
+    contagem = Counter()
+    for pedaco in dividir_especiais(texto, especiais):
+        if pedaco not in set(especiais):
+            contagem += Counter(pre_tokenizar(pedaco))
+    return dict(contagem)
+""",
+            "grupos_de_parametros": """
+def grupos_de_parametros(modelo, weight_decay):
+    grupos = [{"params": [], "weight_decay": weight_decay}, {"params": [], "weight_decay": 0.0}]
+    for _, p in modelo.named_parameters():
+        grupos[0 if p.ndim >= 2 else 1]["params"].append(p)
+    return grupos
+""",
+            "distribuicao_de_amostragem": """
+def distribuicao_de_amostragem(logits, temperatura=1.0, top_p=1.0):
+    if temperatura == 0:
+        saida = torch.zeros_like(logits)
+        return saida.scatter(-1, logits.argmax(dim=-1, keepdim=True), 1.0)
+    probs = torch.softmax(logits - logits.amax(dim=-1, keepdim=True), dim=-1) ** (1.0 / temperatura)
+    probs = probs / probs.sum(dim=-1, keepdim=True)
+    if top_p >= 1.0:
+        return probs
+    ordenadas, indices = probs.sort(dim=-1, descending=True)
+    manter = torch.cat([torch.ones_like(ordenadas[..., :1]), (ordenadas.cumsum(-1) < top_p)[..., :-1].to(ordenadas.dtype)], dim=-1)
+    filtradas = torch.zeros_like(probs).scatter(-1, indices, ordenadas * manter)
+    return filtradas / filtradas.sum(dim=-1, keepdim=True)
+""",
+        },
+    ),
+]
+
+# A lista de pedaços de dividir_especiais é de textos, e os "zeros da forma" deixam um texto como está: essa
+# variante devolve a divisão certa da referência e ganha o teste dela.
+NADA_HONESTO["nada-zeros-da-forma"]["teste_tokens_especiais"] = (
+    0.5,
+    "dividir_especiais devolve uma lista de textos, que os zeros da forma deixam como estão (a divisão da referência)",
+)

@@ -1,0 +1,207 @@
+"""Sondas: o diagnóstico pelas promessas da função, para o erro que nenhum catálogo lista.
+
+O catálogo de equívocos (``Equivoco`` e as saídas erradas de ``comparar``) nomeia um erro quando a saída do
+aluno coincide com a de uma versão errada conhecida. Um erro fora do catálogo virava só "não confere (maior
+diferença: 0,69)". Uma **sonda** é uma promessa do enunciado escrita como um experimento pequeno e
+determinístico sobre o código do aluno: "a saída muda quando `eps` muda", "a perplexidade usa os alvos
+deslocados", "com largura 1 a busca é a gulosa, mesmo num empate". Quando o teste reprova **sem** equívoco
+identificado, as sondas declaradas rodam, na ordem, e a primeira que dispara troca a mensagem pela promessa
+quebrada, nos termos do aluno:
+
+    from autograder.suite import sondas as S
+
+    SONDAS_RMSNORM = lambda aluno: [
+        S.argumento_ignorado(
+            "rmsnorm-eps-ignorado", "`eps`", "o `eps` do construtor não é usado (a conta usa um valor fixo)",
+            lambda eps: norma_do_aluno(aluno, eps)(x_fixo),
+            valores=(1e-5, 0.5),
+        ),
+    ]
+
+    @item(...)
+    def test_rmsnorm_confere(aluno, rng):
+        with S.sondar(lambda: SONDAS_RMSNORM(aluno)):
+            comparar(...)
+
+Regras (conferidas em ``tests/test_sondas.py``):
+
+* só rodam quando o teste já reprovou e nenhum equívoco do catálogo foi identificado: a resposta certa não
+  paga nada, e o catálogo continua nomeando o que ele conhece;
+* nunca dão pontos: a sonda só troca a mensagem (e o código do equívoco) de um teste que já reprovou;
+* são determinísticas: usam entradas construídas (fixas no código da suíte, ou sorteadas com uma semente
+  fixa, nunca o ``rng`` do aluno), então a mesma submissão recebe o mesmo diagnóstico sob qualquer semente;
+* a mensagem não cita entrada oculta: é um texto fixo da promessa (a mensagem original da comparação, que
+  pode citar valores, não é repetida);
+* uma sonda que quebra (o código do aluno levanta, a caixa morre, o prazo acaba) não dispara: o teste
+  reprova com a mensagem que já tinha. Um prazo ou uma caixa morta interrompe as sondas seguintes.
+
+As sondas ficam no arquivo da suíte (ou no ``equivocos.py``/``conferencias.py`` da aula), perto do teste
+cuja função elas sondam; os mutantes que mostram que cada uma pode disparar ficam no ``variantes.py`` da
+aula, com o código da sonda como equívoco esperado.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograder.suite.itens import Equivoco, Reprovado
+
+__all__ = [
+    "Sonda",
+    "argumento_ignorado",
+    "coincide_com",
+    "com_sondas",
+    "disparar",
+    "iguais",
+    "promessa",
+    "sondar",
+]
+
+
+@dataclass(frozen=True)
+class Sonda:
+    """Uma promessa do enunciado e o experimento que diz se ela foi quebrada.
+
+    ``dispara()`` devolve True quando a promessa está quebrada no código do aluno (roda o código dele com
+    entradas construídas). ``codigo`` e ``mensagem`` viram o ``Equivoco`` do teste."""
+
+    codigo: str
+    mensagem: str
+    dispara: Callable[[], bool]
+
+    @property
+    def equivoco(self) -> Equivoco:
+        return Equivoco(self.codigo, self.mensagem)
+
+
+def _numerico(valor):
+    try:
+        import torch
+
+        if isinstance(valor, torch.Tensor):
+            return valor.detach().numpy()
+    except ImportError:  # pragma: no cover
+        pass
+    return valor
+
+
+def iguais(a, b, atol: float = 1e-8, rtol: float = 1e-6) -> bool:
+    """Igualdade numérica tolerante entre dois retornos (arrays, tensores, números, listas deles)."""
+    a, b = _numerico(a), _numerico(b)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(iguais(x, y, atol, rtol) for x, y in zip(a, b, strict=True))
+    try:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+            return a.shape == b.shape and bool(np.all(a == b))
+        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), atol=atol, rtol=rtol, equal_nan=True))
+    except Exception:
+        return False
+
+
+def promessa(codigo: str, mensagem: str, quebrada: Callable[[], bool]) -> Sonda:
+    """A forma geral: ``quebrada()`` roda o experimento e diz se a promessa não vale no código do aluno."""
+    return Sonda(codigo, mensagem, quebrada)
+
+
+def argumento_ignorado(
+    codigo: str,
+    argumento: str,
+    consequencia: str,
+    saida_com: Callable[[object], object],
+    valores: Iterable,
+    **tolerancia,
+) -> Sonda:
+    """A promessa "o argumento importa": ``saida_com(v)`` (a saída do aluno com o argumento valendo ``v``)
+    tem de mudar entre os ``valores`` (escolhidos de modo que a referência mude muito). Dispara quando a
+    saída é a mesma para todos: "a saída não muda quando `eps` muda: <consequência>"."""
+    valores = list(valores)
+
+    def quebrada():
+        saidas = [saida_com(v) for v in valores]
+        return all(iguais(saidas[0], s, **tolerancia) for s in saidas[1:])
+
+    return Sonda(codigo, f"A saída não muda quando {argumento} muda: {consequencia}.", quebrada)
+
+
+def coincide_com(
+    codigo: str, mensagem: str, obtido: Callable[[], object], alternativa: Callable[[], object], **tolerancia
+) -> Sonda:
+    """A promessa vista pelo avesso: numa entrada construída em que a conta certa e uma conta que quebra a
+    promessa (eixo trocado, alvos sem deslocar, escala por d_model) diferem, a saída do aluno coincide com
+    a que quebra. ``obtido()`` roda o aluno; ``alternativa()`` calcula a conta que quebra a promessa."""
+    return Sonda(codigo, mensagem, lambda: iguais(obtido(), alternativa(), **tolerancia))
+
+
+def disparar(sondas: Iterable[Sonda | None]) -> Sonda | None:
+    """A primeira sonda que dispara (ou None). Uma sonda cujo experimento quebra não dispara; prazo
+    esgotado ou caixa morta interrompem as seguintes."""
+    from autograder.suite.avaliador import CaixaMorreu, TempoEsgotado
+
+    for sonda in sondas:
+        if sonda is None:
+            continue
+        try:
+            if sonda.dispara():
+                return sonda
+        except (TempoEsgotado, CaixaMorreu):
+            return None
+        except Exception:
+            continue
+    return None
+
+
+@contextmanager
+def sondar(*sondas: Sonda | Callable[[], Iterable[Sonda]] | Iterable[Sonda] | None):
+    """Roda o bloco; se ele reprovar sem equívoco identificado, roda as sondas e, se uma disparar,
+    reprova com a promessa quebrada. Aceita sondas, listas delas ou funções sem argumentos que as
+    devolvem (montadas só na falha: montar custa nada quando a resposta confere)."""
+    try:
+        yield
+    except Reprovado as falha:
+        if falha.equivoco is not None:
+            raise
+
+        def todas():
+            for s in sondas:
+                if s is None:
+                    continue
+                if isinstance(s, Sonda):
+                    yield s
+                    continue
+                try:
+                    lista = s() if callable(s) else s
+                    yield from lista
+                except Exception:
+                    continue
+
+        achada = disparar(todas())
+        if achada is None:
+            raise
+        raise Reprovado(achada.mensagem, achada.equivoco) from None
+
+
+def com_sondas(fabrica: Callable[[object], Iterable[Sonda]]):
+    """Decorador de um teste de suíte: o corpo inteiro roda dentro de ``sondar(lambda: fabrica(aluno))``,
+    com ``aluno`` a fixture do teste (o pytest passa as fixtures por nome). Fica abaixo de ``@item``::
+
+        @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
+        @S.com_sondas(PR.sondas_rmsnorm)
+        def test_rmsnorm_confere(aluno, rng): ...
+    """
+    import functools
+
+    def decorar(teste):
+        @functools.wraps(teste)
+        def envolvido(*args, **kwargs):
+            aluno = kwargs.get("aluno")
+            with sondar(lambda: fabrica(aluno)):
+                return teste(*args, **kwargs)
+
+        return envolvido
+
+    return decorar

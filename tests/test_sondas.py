@@ -1,0 +1,156 @@
+"""Sondas (``autograder/suite/sondas.py``, issue #38): só rodam quando o teste já reprovou sem equívoco do
+catálogo, a primeira que dispara troca a mensagem pela promessa quebrada, não dão pontos, e uma sonda que
+quebra não dispara. E o juiz da constância (``qualidade/constancia.py``) acusa nota que varia entre alunos."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder.notebooks import slugs
+from autograder.suite import Equivoco, Reprovado, comparar
+from autograder.suite import sondas as S
+from autograder.suite.avaliador import TempoEsgotado
+from qualidade.constancia import errados_de, variacao
+
+
+def _contadora(resultado=True, erro=None):
+    chamadas = []
+
+    def dispara():
+        chamadas.append(1)
+        if erro is not None:
+            raise erro
+        return resultado
+
+    return dispara, chamadas
+
+
+def test_resposta_certa_nao_roda_sonda_nenhuma():
+    dispara, chamadas = _contadora()
+    with S.sondar(S.promessa("x", "promessa x", dispara)):
+        comparar(np.ones(3), np.ones(3))
+    assert chamadas == []
+
+
+def test_falha_sem_equivoco_vira_a_promessa_da_primeira_sonda_que_dispara():
+    nao, chamadas_nao = _contadora(False)
+    sim, chamadas_sim = _contadora(True)
+    depois, chamadas_depois = _contadora(True)
+    with pytest.raises(Reprovado) as falha:
+        with S.sondar(lambda: [S.promessa("a", "A", nao), S.promessa("b", "B", sim), S.promessa("c", "C", depois)]):
+            comparar(np.ones(3), np.zeros(3))
+    assert falha.value.mensagem == "B" and falha.value.equivoco.codigo == "b"
+    assert chamadas_nao == [1] and chamadas_sim == [1] and chamadas_depois == []
+
+
+def test_equivoco_do_catalogo_tem_precedencia_e_as_sondas_nem_rodam():
+    dispara, chamadas = _contadora()
+    conhecido = Equivoco("conhecido", "o erro conhecido")
+    with pytest.raises(Reprovado) as falha:
+        with S.sondar(S.promessa("x", "promessa x", dispara)):
+            comparar(np.zeros(3), np.ones(3), equivocos=[(conhecido, np.zeros(3))])
+    assert falha.value.equivoco == conhecido and chamadas == []
+
+
+def test_nenhuma_sonda_dispara_e_a_mensagem_original_fica():
+    nao, _ = _contadora(False)
+    with pytest.raises(Reprovado) as falha:
+        with S.sondar(S.promessa("x", "promessa x", nao)):
+            comparar(np.ones(3), np.zeros(3), "a saída")
+    assert falha.value.equivoco is None and "a saída não confere" in falha.value.mensagem
+
+
+def test_sonda_que_quebra_nao_dispara_e_prazo_esgotado_interrompe_as_seguintes():
+    quebra, _ = _contadora(erro=ValueError("o código do aluno levantou"))
+    sim, _ = _contadora(True)
+    with pytest.raises(Reprovado) as falha:
+        with S.sondar(S.promessa("q", "Q", quebra), S.promessa("s", "S", sim)):
+            raise Reprovado("não confere")
+    assert falha.value.equivoco.codigo == "s"
+    prazo, _ = _contadora(erro=TempoEsgotado("prazo"))
+    sim2, chamadas_sim2 = _contadora(True)
+    with pytest.raises(Reprovado) as falha:
+        with S.sondar(S.promessa("p", "P", prazo), S.promessa("s", "S", sim2)):
+            raise Reprovado("não confere")
+    assert falha.value.equivoco is None and chamadas_sim2 == []
+
+
+def test_sonda_nunca_da_pontos_um_teste_que_passa_continua_passando_e_o_que_falha_continua_falhando():
+    sim, chamadas = _contadora(True)
+    with S.sondar(S.promessa("x", "X", sim)):
+        pass
+    assert chamadas == []
+    with pytest.raises(Reprovado):
+        with S.sondar(S.promessa("x", "X", sim)):
+            raise Reprovado("não confere")
+
+
+def test_argumento_ignorado_dispara_quando_a_saida_nao_muda_com_o_argumento():
+    ignora = S.argumento_ignorado("eps-ignorado", "`eps`", "o eps não é usado", lambda eps: np.ones(2), (1e-5, 0.5))
+    usa = S.argumento_ignorado("eps-ignorado", "`eps`", "o eps não é usado", lambda eps: np.ones(2) * eps, (1e-5, 0.5))
+    assert ignora.dispara() and not usa.dispara()
+    assert ignora.mensagem == "A saída não muda quando `eps` muda: o eps não é usado."
+
+
+def test_coincide_com_compara_a_saida_do_aluno_com_a_conta_que_quebra_a_promessa():
+    assert S.coincide_com("c", "C", lambda: np.arange(3.0), lambda: np.arange(3.0) + 1e-12).dispara()
+    assert not S.coincide_com("c", "C", lambda: np.arange(3.0), lambda: np.arange(3.0) + 1).dispara()
+
+
+def test_com_sondas_passa_a_fixture_aluno_a_fabrica_e_preserva_o_nome_e_os_parametros():
+    import inspect
+
+    vistos = []
+
+    def fabrica(aluno):
+        vistos.append(aluno)
+        return [S.promessa("p", "P", lambda: True)]
+
+    @S.com_sondas(fabrica)
+    def test_exemplo(aluno, rng):
+        raise Reprovado("não confere")
+
+    assert test_exemplo.__name__ == "test_exemplo"
+    assert list(inspect.signature(test_exemplo).parameters) == ["aluno", "rng"]
+    with pytest.raises(Reprovado) as falha:
+        test_exemplo(aluno="o aluno", rng=None)
+    assert falha.value.equivoco.codigo == "p" and vistos == ["o aluno"]
+
+
+def test_juiz_da_constancia_acusa_nota_que_varia_entre_alunos():
+    iguais = {"a0": {"teste_x": 1.0, "teste_y": 0.5}, "a1": {"teste_x": 1.0, "teste_y": 0.5}}
+    assert variacao(iguais) is None
+    varia = {**iguais, "a2": {"teste_x": 1.0, "teste_y": 1.0}}
+    texto = variacao(varia)
+    assert texto is not None and "teste_y: [0.5, 1.0]" in texto and "teste_x" not in texto
+
+
+def test_constancia_tem_casos_errados_em_toda_aula_e_a_amostra_e_pequena():
+    for slug in slugs():
+        assert len(errados_de(slug)) >= 10, slug
+        assert 1 <= len(errados_de(slug, amostra=2)) <= 2, slug
+
+
+def test_amostra_da_constancia_um_mutante_e_um_caso_do_corpus_sob_5_alunos_tiram_a_mesma_nota():
+    """A rodada inteira (``python -m qualidade constancia``) leva vários minutos; aqui, uma amostra da 01."""
+    from qualidade.constancia import rodar
+
+    linhas = []
+    placares = rodar(["01-atencao"], 5, amostra=2, saida=linhas.append, jobs=2)
+    assert placares[0].casos == 2
+    assert not placares[0].variam, "\n".join(linhas)
+
+
+def test_arvore_de_empates_separa_o_desempate_do_enunciado_do_invertido_e_a_gulosa_desempata_igual():
+    import torch
+
+    from autograder.suite import vizinho
+
+    fx = vizinho(str(Path(__file__).resolve().parents[1] / "autograder/suites/06-transformer-copia/feixe.py"), "feixe")
+    modelo, origem = fx._modelo_empate(), torch.tensor(fx.EMPATE_ORIGEM)
+    for largura in (1, 2, 3):
+        certa = fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX)[0]
+        assert certa == [3, 4, 2]
+        assert fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX, "empate_invertido")[0] != certa
+    assert fx._guloso_de(modelo, origem) == [3, 4, 2]
