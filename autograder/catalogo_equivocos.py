@@ -35,11 +35,18 @@ class Declaracao:
     nao_literais: list[str] = field(default_factory=list)
 
 
+# O que declara um equívoco: o próprio Equivoco e as sondas de promessa (autograder/suite/sondas.py),
+# que viram um Equivoco com as mesmas palavras.
+DECLARADORES = {"Equivoco", "Sonda", "promessa", "argumento_ignorado", "coincide_com"}
+
+
 def _eh_equivoco(no: ast.AST) -> bool:
     if not isinstance(no, ast.Call):
         return False
     f = no.func
-    return (isinstance(f, ast.Name) and f.id == "Equivoco") or (isinstance(f, ast.Attribute) and f.attr == "Equivoco")
+    return (isinstance(f, ast.Name) and f.id in DECLARADORES) or (
+        isinstance(f, ast.Attribute) and f.attr in DECLARADORES
+    )
 
 
 def _aula_do_arquivo(raiz: Path, arquivo: Path) -> str | None:
@@ -66,6 +73,8 @@ def declaracoes(raiz: Path = RAIZ) -> list[Declaracao]:
                 continue
             primeiro = no.args[0]
             codigo = primeiro.value if isinstance(primeiro, ast.Constant) and isinstance(primeiro.value, str) else None
+            if codigo is None and {kw.arg for kw in no.keywords} >= set(CAMPOS):
+                continue  # repassa as palavras de quem chama (Sonda.equivoco, promessa, um laço de sondas)
             d = Declaracao(arquivo, no.lineno, codigo, aula)
             for kw in no.keywords:
                 if kw.arg in CAMPOS:

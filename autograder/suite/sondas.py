@@ -72,10 +72,16 @@ class Sonda:
     codigo: str
     mensagem: str
     dispara: Callable[[], bool]
+    # as palavras do equívoco para o instrutor (ver Equivoco: titulo, para_instrutor, secao)
+    titulo: str = ""
+    para_instrutor: str = ""
+    secao: str = ""
 
     @property
     def equivoco(self) -> Equivoco:
-        return Equivoco(self.codigo, self.mensagem)
+        return Equivoco(
+            self.codigo, self.mensagem, titulo=self.titulo, para_instrutor=self.para_instrutor, secao=self.secao
+        )
 
 
 def _numerico(valor):
@@ -103,9 +109,18 @@ def iguais(a, b, atol: float = 1e-8, rtol: float = 1e-6) -> bool:
         return False
 
 
-def promessa(codigo: str, mensagem: str, quebrada: Callable[[], bool]) -> Sonda:
-    """A forma geral: ``quebrada()`` roda o experimento e diz se a promessa não vale no código do aluno."""
-    return Sonda(codigo, mensagem, quebrada)
+def promessa(
+    codigo: str,
+    mensagem: str,
+    quebrada: Callable[[], bool],
+    *,
+    titulo: str = "",
+    para_instrutor: str = "",
+    secao: str = "",
+) -> Sonda:
+    """A forma geral: ``quebrada()`` roda o experimento e diz se a promessa não vale no código do aluno.
+    ``titulo``, ``para_instrutor`` e ``secao``: as palavras do equívoco para o instrutor (como no ``Equivoco``)."""
+    return Sonda(codigo, mensagem, quebrada, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
 def argumento_ignorado(
@@ -114,6 +129,10 @@ def argumento_ignorado(
     consequencia: str,
     saida_com: Callable[[object], object],
     valores: Iterable,
+    *,
+    titulo: str = "",
+    para_instrutor: str = "",
+    secao: str = "",
     **tolerancia,
 ) -> Sonda:
     """A promessa "o argumento importa": ``saida_com(v)`` (a saída do aluno com o argumento valendo ``v``)
@@ -125,16 +144,29 @@ def argumento_ignorado(
         saidas = [saida_com(v) for v in valores]
         return all(iguais(saidas[0], s, **tolerancia) for s in saidas[1:])
 
-    return Sonda(codigo, f"A saída não muda quando {argumento} muda: {consequencia}.", quebrada)
+    mensagem = f"A saída não muda quando {argumento} muda: {consequencia}."
+    return Sonda(codigo, mensagem, quebrada, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
 def coincide_com(
-    codigo: str, mensagem: str, obtido: Callable[[], object], alternativa: Callable[[], object], **tolerancia
+    codigo: str,
+    mensagem: str,
+    obtido: Callable[[], object],
+    alternativa: Callable[[], object],
+    *,
+    titulo: str = "",
+    para_instrutor: str = "",
+    secao: str = "",
+    **tolerancia,
 ) -> Sonda:
     """A promessa vista pelo avesso: numa entrada construída em que a conta certa e uma conta que quebra a
     promessa (eixo trocado, alvos sem deslocar, escala por d_model) diferem, a saída do aluno coincide com
     a que quebra. ``obtido()`` roda o aluno; ``alternativa()`` calcula a conta que quebra a promessa."""
-    return Sonda(codigo, mensagem, lambda: iguais(obtido(), alternativa(), **tolerancia))
+
+    def quebrada():
+        return iguais(obtido(), alternativa(), **tolerancia)
+
+    return Sonda(codigo, mensagem, quebrada, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
 def disparar(sondas: Iterable[Sonda | None]) -> Sonda | None:

@@ -885,6 +885,9 @@ def _sondas_blocos(aluno):
             lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
             lambda: atencao_inteira(Q, K[:8], V[:8]),
             atol=1e-9,
+            titulo="Último bloco incompleto de fora",
+            para_instrutor="O aluno percorre só blocos inteiros e perde as últimas chaves quando o bloco não divide n_k.",
+            secao="Explicação Matemática",
         ),
         S.promessa(
             "blocos-maximo-nao-acompanha",
@@ -893,6 +896,9 @@ def _sondas_blocos(aluno):
             "exponencial usa um máximo antigo). A cada bloco, m_novo = max(m, max do bloco), e "
             "p = exp(s - m_novo).",
             maximo_preso,
+            titulo="Máximo corrente que não acompanha",
+            para_instrutor="O aluno não atualiza o máximo corrente entre os blocos, e pontuações grandes estouram.",
+            secao="Explicação Matemática",
         ),
         S.coincide_com(
             "blocos-mascara-sem-deslocar",
@@ -901,6 +907,9 @@ def _sondas_blocos(aluno):
             lambda: _blocos_do_aluno(aluno, Q, K, V, mascara, 4),
             lambda: _blocos_variante(Q, K, V, mascara, 4, "mascara_sem_deslocar"),
             atol=1e-9,
+            titulo="Máscara do bloco sem deslocar",
+            para_instrutor="O aluno lê a máscara sempre do começo, sem o deslocamento do bloco atual.",
+            secao="Explicação Matemática",
         ),
         S.coincide_com(
             "blocos-escala-errada",
@@ -909,6 +918,9 @@ def _sondas_blocos(aluno):
             lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
             lambda: _blocos_variante(Q, K, V, None, 4, "escala_d_k"),
             atol=1e-9,
+            titulo="Escala errada na atenção em blocos",
+            para_instrutor="O aluno dividiu as pontuações de cada bloco por outra coisa que não √d_k.",
+            secao="Explicação Matemática",
         ),
         S.coincide_com(
             "blocos-escala-errada",
@@ -917,5 +929,8 @@ def _sondas_blocos(aluno):
             lambda: _blocos_do_aluno(aluno, Q, K, V, None, 4),
             lambda: _blocos_variante(Q, K, V, None, 4, "escala_d_v"),
             atol=1e-9,
+            titulo="Escala errada na atenção em blocos",
+            para_instrutor="O aluno dividiu as pontuações de cada bloco por outra coisa que não √d_k.",
+            secao="Explicação Matemática",
         ),
     ]

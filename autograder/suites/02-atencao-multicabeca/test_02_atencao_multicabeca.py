@@ -890,5 +890,8 @@ def _sondas_multicabeca(aluno):
             "Os pesos de atenção de cada consulta, em cada cabeça, não somam 1: a softmax é sobre as chaves (o último "
             "eixo, axis=-1), não sobre as consultas nem sobre as cabeças.",
             pesos_nao_somam_1,
+            titulo="Pesos por cabeça não somam 1",
+            para_instrutor="O aluno aplicou a softmax noutro eixo que não o das chaves, em cada cabeça.",
+            secao="Explicação Matemática",
         ),
     ]

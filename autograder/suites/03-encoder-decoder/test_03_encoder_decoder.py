@@ -976,5 +976,8 @@ def _sondas_ln(aluno):
             "Mudar um vetor mudou a normalização dos outros: a média e a variância são de cada vetor sozinho, no "
             "último eixo (axis=-1, keepdims=True), as duas. Nenhuma estatística pode vir do lote inteiro.",
             mistura_vetores,
+            titulo="Normalização mistura vetores",
+            para_instrutor="O aluno calcula média ou variância sobre mais de um vetor, e mudar um muda os outros.",
+            secao="Explicação Matemática",
         ),
     ]

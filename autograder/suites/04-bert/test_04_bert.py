@@ -820,5 +820,8 @@ def _sondas_encoder(aluno):
             "Mudar o padding de um exemplo do lote mudou a saída de outro: cada exemplo usa a própria máscara de "
             "padding, de forma (B, n) (src_key_padding_mask), não a do primeiro exemplo nem uma máscara (n, n).",
             exemplos_misturados,
+            titulo="Padding de um exemplo afeta outro",
+            para_instrutor="O aluno montou a máscara de padding de um jeito que mistura os exemplos do lote.",
+            secao="Código Comentado",
         ),
     ]

@@ -1061,5 +1061,8 @@ def _sondas_atencao(aluno):
             "causal, a posição i só depende de x[:, :i + 1]. A softmax é sobre as chaves (dim=-1), depois da máscara "
             "causal; normalizar sobre as consultas (dim=-2) ou mascarar depois da softmax deixa o futuro entrar.",
             prefixo_muda,
+            titulo="Prefixo muda com posições futuras",
+            para_instrutor="A atenção do aluno deixa as primeiras posições dependerem das posições seguintes.",
+            secao="Teoria",
         ),
     ]

@@ -532,12 +532,18 @@ FEIXE_LP_SIMPLES = Equivoco(
     "al. (2016): lp = ((5 + |Y|) / 6) ** alfa. As duas escolhem diferente quando as terminadas têm "
     "comprimentos diferentes.",
     modos="lp_simples",
+    titulo="Penalidade de comprimento simples",
+    para_instrutor="O aluno normalizou pela potência do comprimento, |Y| ** alfa, e não pela penalidade de Wu et al.",
+    secao="Explicação Matemática",
 )
 FEIXE_LP_COM_BOS = Equivoco(
     "feixe-penalidade-conta-bos",
     "O |Y| da penalidade de comprimento contou o BOS: |Y| é o número de tokens gerados depois do BOS, "
     "contando o EOS (lp = ((5 + |Y|) / 6) ** alfa).",
     modos="lp_com_bos",
+    titulo="Penalidade conta o BOS",
+    para_instrutor="O aluno contou o BOS no comprimento da hipótese usado na penalidade.",
+    secao="Explicação Matemática",
 )
 FEIXE_DESEMPATE = Equivoco(
     "feixe-desempate",
@@ -546,10 +552,16 @@ FEIXE_DESEMPATE = Equivoco(
     "menor token, e, na escolha final, pela terminada que entrou primeiro. Ordene os candidatos por "
     "(-pontuação, índice, token) com uma ordenação estável.",
     modos="empate_invertido",
+    titulo="Desempate do feixe invertido",
+    para_instrutor="O aluno não seguiu a regra de desempate do enunciado (menor índice, depois menor token, depois a primeira terminada).",
+    secao="Explicação Matemática",
 )
 FEIXE_DESCARTA_TERMINADAS = Equivoco(
     "feixe-descarta-terminadas",
     "As hipóteses que terminam em EOS saíram do feixe e foram descartadas: elas vão para a lista de "
     "terminadas, que é de onde sai a escolha final (junto com as vivas, no fim).",
     modos="descarta_terminadas",
+    titulo="Feixe descarta as terminadas",
+    para_instrutor="O aluno tira do feixe as hipóteses que terminam em EOS e as perde, em vez de guardá-las para a escolha final.",
+    secao="Explicação Matemática",
 )

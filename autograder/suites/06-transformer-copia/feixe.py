@@ -405,6 +405,9 @@ def sonda_desempate_largura_1(aluno):
         "a terminada que entrou primeiro. torch.topk não garante a ordem dos empates: ordene por "
         "(-pontuação, índice, token) com uma ordenação estável (sorted, ou torch.sort(..., stable=True)).",
         quebrada,
+        titulo="Feixe de largura 1 diferente da gulosa",
+        para_instrutor="O aluno não segue a regra de desempate, e com largura 1 a busca não coincide com a gulosa.",
+        secao="Explicação Matemática",
     )
 
 
@@ -428,6 +431,9 @@ def sonda_penalidade(aluno, instancias):
         "penalidade de comprimento. Ela só entra na escolha final: pontuação / lp, com lp = ((5 + |Y|) / 6) ** alfa "
         "e |Y| = número de tokens gerados depois do BOS, contando o EOS.",
         quebrada,
+        titulo="Penalidade de comprimento errada",
+        para_instrutor="O aluno aplica a penalidade de comprimento de um jeito diferente do pedido (só alfa > 0 revela).",
+        secao="Explicação Matemática",
     )
 
 

@@ -790,5 +790,8 @@ def _sondas_perda(aluno):
             "peso demais aos tokens das sequências curtas. A média é sobre todos os tokens reais do lote juntos "
             "(F.cross_entropy no lote achatado, com ignore_index=PAD).",
             media_por_exemplo,
+            titulo="Perda como média por exemplo",
+            para_instrutor="O aluno tira a média por exemplo e depois entre exemplos, em vez da média sobre todos os tokens.",
+            secao="Explicação Matemática",
         ),
     ]

@@ -607,5 +607,8 @@ def _sondas_acuracia(aluno):
             "A acurácia saiu como a média das acurácias de cada lote: com o último lote menor, isso dá peso demais "
             "às imagens dele. Conte os acertos de todos os lotes e divida pelo número total de imagens.",
             media_dos_lotes,
+            titulo="Acurácia como média dos lotes",
+            para_instrutor="O aluno tira a média das acurácias de cada lote, o que pesa demais o último lote menor.",
+            secao="Código Comentado",
         ),
     ]

@@ -646,6 +646,9 @@ ESP_SEM_ESCAPE = Equivoco(
     "da regex, e o padrão passa a cortar o texto em qualquer '<', 'endoftext' ou '>'. Monte o padrão com "
     "'|'.join(re.escape(e) for e in ...), dentro de um grupo de captura.",
     modos="sem_escape",
+    titulo="Especiais sem re.escape",
+    para_instrutor="O aluno monta a expressão regular com os especiais crus, e o '|' deles vira alternativa.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_MAIS_CURTO = Equivoco(
     "especiais-mais-longo-depois",
@@ -653,12 +656,18 @@ ESP_MAIS_CURTO = Equivoco(
     "ordene os especiais pelo comprimento, do maior para o menor, antes de montar o padrão (numa regex, a "
     "primeira alternativa que casa vence, não a mais longa).",
     modos="ordem_dada",
+    titulo="Especial mais curto vence o longo",
+    para_instrutor="O aluno não ordena os especiais pelo comprimento, e um especial contido noutro vence o mais longo.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_DESCARTA = Equivoco(
     "especiais-descartados-na-divisao",
     "dividir_especiais perdeu os próprios especiais: re.split só devolve o que casou se o padrão estiver num "
     "grupo de captura, f'({padrao})'. Cada especial é um pedaço da lista, e juntar os pedaços devolve o texto.",
     modos="sem_grupo",
+    titulo="Especiais somem na divisão",
+    para_instrutor="O aluno usa re.split sem grupo de captura, e os próprios especiais somem da lista de pedaços.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_PRE_TOKENIZA = Equivoco(
     "especiais-pre-tokenizados",
@@ -666,6 +675,9 @@ ESP_PRE_TOKENIZA = Equivoco(
     "e '|>', e o BPE aprenderia fusões com pedaços do marcador. Tire os especiais ANTES de pré-tokenizar: "
     "divida o texto neles e pré-tokenize cada trecho sozinho.",
     modos="sem_dividir",
+    titulo="Especiais pré-tokenizados como texto",
+    para_instrutor="O aluno pré-tokeniza os especiais como texto comum, e o BPE contaria pedaços do marcador.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_JUNTA_DOCUMENTOS = Equivoco(
     "especiais-juntam-documentos",
@@ -673,24 +685,36 @@ ESP_JUNTA_DOCUMENTOS = Equivoco(
     "seguinte ('casa' + '<|endoftext|>' + 'mento' virou o pré-token 'casamento'). Pré-tokenize cada trecho "
     "entre dois especiais sozinho: nenhum pré-token atravessa um especial.",
     modos="junta",
+    titulo="Documentos colados no BPE",
+    para_instrutor="O aluno apaga os especiais antes de pré-tokenizar, e o fim de um documento cola no começo do seguinte.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_CONTA_ESPECIAL = Equivoco(
     "especiais-contados-como-pre-token",
     "Os especiais entraram na contagem dos pré-tokens: o BPE contaria os pares de bytes de '<|endoftext|>' e "
     "poderia fundi-los. Os especiais não são texto de treino do BPE: conte só os pré-tokens dos trechos entre eles.",
     modos="conta_especial",
+    titulo="Especial contado como pré-token",
+    para_instrutor="O aluno põe os especiais na contagem de pré-tokens do BPE.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_COMO_TEXTO = Equivoco(
     "especiais-codificados-como-bytes",
     "codificar_com_especiais codificou os especiais como texto comum (os bytes do marcador, fundidos pelo BPE). "
     "Cada ocorrência de um especial vira UM id: o especial j recebe 256 + len(fusoes) + j.",
     modos="como_texto",
+    titulo="Especial codificado como bytes",
+    para_instrutor="O aluno codifica os especiais como texto comum, em vez de um id próprio para cada um.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 ESP_ID_ERRADO = Equivoco(
     "especiais-id-errado",
     "O id de um especial colide com os das fusões: as fusões ocupam os ids 256 a 256 + len(fusoes) - 1, e o "
     "especial j (na ordem da lista especiais) recebe 256 + len(fusoes) + j.",
     modos="id_sem_fusoes",
+    titulo="Id do especial colide com fusões",
+    para_instrutor="O aluno numera os especiais sem contar os ids das fusões, e os ids colidem.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
 )
 
 # ======================================================================= equívocos: grupos do otimizador
@@ -700,6 +724,9 @@ GRUPOS_TUDO_DECAI = Equivoco(
     "o ganho de uma RMSNorm, que começa em 1, para 0. Só os parâmetros de 2 eixos ou mais decaem; os de 1 "
     "eixo vão para o grupo com 'weight_decay': 0.0.",
     modos="tudo",
+    titulo="Decaimento nos ganhos e vieses",
+    para_instrutor="O aluno aplica o decaimento de pesos também aos parâmetros de 1 eixo (ganhos das normas e vieses).",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 GRUPOS_INVERTIDOS = Equivoco(
     "grupos-invertidos",
@@ -707,23 +734,35 @@ GRUPOS_INVERTIDOS = Equivoco(
     "ganhos e vieses (1 eixo) com ele. O primeiro grupo é o das matrizes, com weight_decay; o segundo, o dos "
     "vetores, com 0.0.",
     modos="invertido",
+    titulo="Grupos do otimizador trocados",
+    para_instrutor="O aluno põe as matrizes no grupo sem decaimento e os vetores no grupo com decaimento.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 GRUPOS_HERDA_PADRAO = Equivoco(
     "grupos-sem-decaimento-zero",
     "O grupo dos ganhos e vieses não tem a chave 'weight_decay': 0.0, e um grupo sem a chave herda o "
     "weight_decay padrão do otimizador. Ponha o 0.0 explícito no dicionário do grupo.",
+    titulo="Grupo herda o decaimento padrão",
+    para_instrutor="O aluno não põe 'weight_decay': 0.0 no grupo dos vetores, que herda o valor padrão do otimizador.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 GRUPOS_REPETIDO = Equivoco(
     "grupos-parametro-repetido",
     "Um parâmetro entrou duas vezes nos grupos: com os pesos amarrados, saida.weight e embedding.weight são o "
     "MESMO parâmetro, e o PyTorch recusa um parâmetro em mais de um grupo. Percorra modelo.parameters(), que "
     "pula as repetições (named_parameters() também; o laço pelos módulos, não).",
+    titulo="Peso amarrado em dois grupos",
+    para_instrutor="O aluno percorre os módulos e põe o peso amarrado (saída e embedding) duas vezes nos grupos.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 GRUPOS_ESQUECIDO = Equivoco(
     "grupos-parametro-esquecido",
     "Há parâmetros do modelo fora dos grupos, e um parâmetro fora dos grupos nunca é atualizado pelo "
     "otimizador. Percorra todos os parâmetros (modelo.parameters()) e decida o grupo de cada um pelo número "
     "de eixos (p.dim() >= 2), não pelo tipo do módulo.",
+    titulo="Parâmetros fora dos grupos",
+    para_instrutor="O aluno escolhe os parâmetros pelo tipo do módulo e deixa alguns fora dos grupos, sem treino.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 
 # ======================================================================= equívocos: amostragem
@@ -732,12 +771,18 @@ AMOSTRA_MULTIPLICA = Equivoco(
     "A temperatura multiplicou os logits: ela DIVIDE, softmax(logits / temperatura). Temperatura menor que 1 "
     "concentra a distribuição; maior que 1, espalha.",
     modos="multiplica",
+    titulo="Temperatura multiplica os logits",
+    para_instrutor="O aluno multiplica os logits pela temperatura, em vez de dividir.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_TEMPERATURA_NAS_PROBS = Equivoco(
     "amostragem-temperatura-depois-da-softmax",
     "A temperatura não mudou a distribuição: dividir as probabilidades por uma constante e renormalizar "
     "devolve as mesmas probabilidades. A temperatura divide os LOGITS, antes da softmax.",
     modos="temperatura_nas_probs",
+    titulo="Temperatura depois da softmax",
+    para_instrutor="O aluno aplica a temperatura às probabilidades e renormaliza, o que não muda nada.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_TOP_P_EXCLUI = Equivoco(
     "amostragem-top-p-exclui-o-ultimo",
@@ -745,30 +790,48 @@ AMOSTRA_TOP_P_EXCLUI = Equivoco(
     "prováveis cuja soma chega a top_p, então esse token entra. Corte um token só se a soma dos mais "
     "prováveis que ele (sem ele) já chegava a top_p.",
     modos="top_p_exclui",
+    titulo="Top-p sem o token do limiar",
+    para_instrutor="O aluno corta também o token que faz a soma cruzar top_p, que pertence ao núcleo.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_TOP_P_ANTES = Equivoco(
     "amostragem-top-p-antes-da-temperatura",
     "O núcleo do top-p foi escolhido nas probabilidades sem a temperatura. A ordem pedida é a da biblioteca "
     "Hugging Face: primeiro a temperatura, depois o corte do top-p nas probabilidades já temperadas.",
     modos="top_p_antes",
+    titulo="Top-p antes da temperatura",
+    para_instrutor="O aluno escolhe o núcleo nas probabilidades sem a temperatura.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_SEM_RENORMALIZAR = Equivoco(
     "amostragem-top-p-sem-renormalizar",
     "Depois do corte do top-p, as probabilidades não somam 1: divida as que sobraram pela soma delas.",
     modos="sem_renormalizar",
+    titulo="Top-p sem renormalizar",
+    para_instrutor="O aluno corta o núcleo e não divide as probabilidades que sobram pela soma delas.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_GULOSA = Equivoco(
     "amostragem-gulosa",
     "amostrar_proximo devolveu sempre o token mais provável: isso é a decodificação gulosa. Sorteie da "
     "distribuição, com torch.multinomial(probabilidades, 1, generator=gerador).",
+    titulo="Amostragem gulosa",
+    para_instrutor="O aluno devolve o argmax em vez de sortear da distribuição.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_SEM_GERADOR = Equivoco(
     "amostragem-ignora-o-gerador",
     "Duas chamadas com geradores de mesma semente deram tokens diferentes: o sorteio não usou o gerador "
     "recebido. Passe-o a torch.multinomial(..., generator=gerador).",
+    titulo="Sorteio sem o gerador",
+    para_instrutor="O aluno sorteia sem passar o gerador recebido, e o sorteio não se reproduz.",
+    secao="Gerar: o cache KV com RoPE",
 )
 AMOSTRA_FORA_DO_NUCLEO = Equivoco(
     "amostragem-fora-da-distribuicao",
     "amostrar_proximo sorteou tokens fora do núcleo do top-p (ou com outra temperatura): sorteie da "
     "distribuicao_de_amostragem(logits, temperatura, top_p), não da softmax dos logits crus.",
+    titulo="Sorteio fora do núcleo",
+    para_instrutor="O aluno sorteia da softmax dos logits crus, sem a temperatura e o top-p.",
+    secao="Gerar: o cache KV com RoPE",
 )

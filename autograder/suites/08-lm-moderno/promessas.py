@@ -45,6 +45,9 @@ def sondas_rmsnorm(aluno):
             "x / sqrt(mean(x²) + self.eps)",
             saida,
             valores=(1e-5, 0.5),
+            titulo="RMSNorm ignora eps",
+            para_instrutor="O aluno não usa o eps do construtor e escreveu um valor fixo.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
         S.promessa(
             "rmsnorm-mistura-posicoes",
@@ -52,6 +55,9 @@ def sondas_rmsnorm(aluno):
             "d_model sozinho, com a média de x² no último eixo (dim=-1, keepdim=True), não sobre o lote ou a "
             "sequência.",
             posicoes_misturadas,
+            titulo="RMSNorm mistura posições",
+            para_instrutor="O aluno normaliza sobre mais de um vetor, e mudar uma posição muda as outras.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
     ]
 
@@ -80,12 +86,18 @@ def sondas_swiglu(aluno):
             "A camada oculta da SwiGLU não tem d_ff unidades: w1 e w3 são nn.Linear(d_model, d_ff, bias=False) e "
             "w2 é nn.Linear(d_ff, d_model, bias=False), com o d_ff recebido (sem o fator 2/3 do LLaMA).",
             dimensao_oculta,
+            titulo="SwiGLU com outra dimensão oculta",
+            para_instrutor="O aluno não usou d_ff unidades na camada oculta da SwiGLU.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
         S.promessa(
             "swiglu-termo-constante",
             "Com x = 0 a SwiGLU devolveu algo diferente de 0: há um termo constante (um viés, ou um +1 na porta). "
             "w2(silu(w1(x)) · w3(x)) sem vieses dá 0 em x = 0.",
             responde_a_zero,
+            titulo="SwiGLU com termo constante",
+            para_instrutor="O aluno pôs um viés ou uma constante na SwiGLU, que deve dar 0 em x = 0.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
     ]
 
@@ -117,12 +129,18 @@ def sondas_atencao(aluno):
             "posições j > i. A máscara causal põe -inf acima da diagonal (torch.triu(..., diagonal=1)) antes da "
             "softmax.",
             ve_o_futuro,
+            titulo="Atenção vê o futuro",
+            para_instrutor="A atenção do aluno deixa uma posição ver as seguintes.",
+            secao="Teoria",
         ),
         S.promessa(
             "atencao-posicao-nao-ve-a-si-mesma",
             "Numa sequência de um token só a saída não é wo(v) do próprio token: a máscara causal também tirou a "
             "diagonal. A posição i vê as posições j <= i, inclusive ela mesma.",
             nao_ve_a_si_mesma,
+            titulo="Posição não vê a si mesma",
+            para_instrutor="O aluno tirou a diagonal da máscara causal.",
+            secao="Teoria",
         ),
     ]
 
@@ -146,6 +164,11 @@ def sondas_adamw(aluno):
             valores=valores,
             atol=1e-12,
             rtol=1e-10,
+            titulo="AdamW ignora " + argumento,
+            para_instrutor="O aluno não usa o argumento "
+            + argumento
+            + " recebido no AdamW (usa um valor fixo ou nenhum).",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
         )
 
     return [
@@ -179,6 +202,9 @@ def sondas_cronograma(aluno):
             lambda v: taxas(taxa_min=v),
             valores=(1e-4, 5e-3),
             atol=1e-15,
+            titulo="Cronograma ignora taxa_min",
+            para_instrutor="O aluno não usa a taxa_min recebida no cosseno.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
         ),
         S.argumento_ignorado(
             "cronograma-aquecimento-ignorado",
@@ -188,6 +214,9 @@ def sondas_cronograma(aluno):
             lambda v: taxas(aquecimento=v),
             valores=(5, 9),
             atol=1e-15,
+            titulo="Cronograma ignora o aquecimento",
+            para_instrutor="O aluno não usa os passos_aquecimento recebidos.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
         ),
     ]
 
@@ -205,6 +234,9 @@ def sondas_recorte(aluno):
             lambda v: CF._recortar_do_aluno(aluno, gradientes, v)[1],
             valores=(1.0, 2.0),
             atol=1e-12,
+            titulo="Recorte ignora norma_max",
+            para_instrutor="O aluno não usa a norma_max recebida no recorte.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
         ),
     ]
 
@@ -236,6 +268,9 @@ def sondas_perplexidade(aluno):
             "A perplexidade saiu como a média das perplexidades de cada janela: ela é exp da entropia cruzada média "
             "sobre todos os tokens de todas as janelas juntos (some as perdas e os tokens, depois exp).",
             media_por_janela,
+            titulo="Perplexidade como média das janelas",
+            para_instrutor="O aluno tira a média das perplexidades de cada janela, não exp da entropia média de todos os tokens.",
+            secao="Medir: a perplexidade",
         ),
     ]
 
@@ -257,12 +292,18 @@ def sondas_rope(aluno):
             lambda theta: CF._rope_do_aluno(aluno, x, posicoes, theta=theta),
             valores=(10000.0, 50.0),
             atol=1e-10,
+            titulo="RoPE ignora theta",
+            para_instrutor="O aluno não usa o theta recebido nas frequências da RoPE.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
         S.promessa(
             "rope-posicao-zero-gira",
             "Na posição 0 a RoPE mudou o vetor: o ângulo é posição · frequência, que dá 0 na posição 0 (cos = 1, "
             "sen = 0), e o vetor sai igual.",
             posicao_zero_mexe,
+            titulo="RoPE gira a posição 0",
+            para_instrutor="O aluno deslocou as posições ou os ângulos, e a posição 0 não sai igual.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
     ]
 
@@ -289,6 +330,9 @@ def sondas_atencao_cache(aluno):
             "também vale entre os tokens novos. A consulta da posição t + i vê as chaves 0..t + i: são as últimas m "
             "linhas da máscara causal (t + m) × (t + m), inclusive quando já há cache.",
             so_um_token_confere,
+            titulo="Sem máscara entre os tokens novos",
+            para_instrutor="O aluno esqueceu a máscara causal entre os vários tokens novos processados com o cache.",
+            secao="Gerar: o cache KV com RoPE",
         ),
     ]
 
@@ -310,5 +354,8 @@ def sondas_lm_cache(aluno):
             "Com um bloco só, lm_com_cache confere com a passada comum; com dois, não: cada bloco tem o seu cache. "
             "Passe caches[i] ao bloco i e devolva a lista dos caches novos, um por bloco, na ordem.",
             um_bloco_confere,
+            titulo="Um cache para todos os blocos",
+            para_instrutor="O aluno usa o mesmo cache em todos os blocos, em vez de um cache por bloco.",
+            secao="Gerar: o cache KV com RoPE",
         ),
     ]
