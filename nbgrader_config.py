@@ -88,7 +88,7 @@ c.OverwriteCells.add_missing_cells = True
 
 # O feedback mostra as mensagens do avaliador, nunca o código oculto das células de teste.
 c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
+    "autograder.nbgrader_compat.NotasComPendentes",  # o GetGrades, com os itens que esperam o professor
     "autograder.nbgrader_compat.ClearHiddenTestsDoRetorno",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "autograder.nbgrader_compat.MathJaxLocal",

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades, OverwriteCells
 from nbgrader.utils import is_locked
 from traitlets import Bool, List
 
@@ -87,6 +87,50 @@ class MathJaxLocal(Preprocessor):
         if not (destino / "MathJax.js").is_file():
             shutil.copytree(origem, destino, dirs_exist_ok=True)
         return nb, resources
+
+
+class NotasComPendentes(GetGrades):
+    """O ``GetGrades`` do nbgrader com o que o retorno em pt-BR mostra à parte: a nota da parte
+    automática (as células de teste) separada das respostas corrigidas à mão; cada resposta escrita
+    que ainda espera o professor fica ``aguardando`` (em vez de um 0 que parece nota) e a que ficou
+    em branco, ``sem_resposta`` (o comentário automático "No response." do nbgrader some)."""
+
+    def preprocess(self, nb, resources):
+        self._somas = {
+            "nota_automatica": 0.0,
+            "maximo_automatico": 0.0,
+            "pendente": 0.0,
+            "nota_manual": 0.0,
+            "maximo_manual": 0.0,
+        }
+        nb, resources = super().preprocess(nb, resources)
+        resources["nbgrader"].update(self._somas)
+        return nb, resources
+
+    def _get_score(self, cell, resources) -> None:
+        from nbgrader.utils import is_solution
+
+        super()._get_score(cell, resources)
+        g = cell.metadata["nbgrader"]
+        grade = self.gradebook.find_grade(g["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+        g["aguardando"] = bool(grade.needs_manual_grade)
+        pontos, maximo = float(grade.score or 0), float(grade.max_score or 0)
+        if is_solution(cell) or grade.needs_manual_grade:
+            self._somas["maximo_manual"] += maximo
+            if grade.needs_manual_grade:
+                self._somas["pendente"] += maximo
+            else:
+                self._somas["nota_manual"] += pontos
+        else:
+            self._somas["nota_automatica"] += pontos
+            self._somas["maximo_automatico"] += maximo
+
+    def _get_comment(self, cell, resources) -> None:
+        super()._get_comment(cell, resources)
+        g = cell.metadata["nbgrader"]
+        g["sem_resposta"] = (g.get("comment") or "").strip() == "No response."
+        if g["sem_resposta"]:
+            g["comment"] = None
 
 
 def instalar_add_submission_sem_autoflush() -> None:

@@ -104,3 +104,12 @@ def _mascara(entradas):
 def grupo_negado(caminho: str, gid: int) -> bool:
     """Se o item tem ``g:gid:---`` na ACL de acesso."""
     return any(t == _GROUP and i == gid and p == 0 for t, p, i in _ler(caminho, ACESSO) or [])
+
+
+def permitir_leitura_usuario(caminho: str, uid: int) -> None:
+    """Acrescenta ``u:uid:r--`` à ACL de acesso de um arquivo (o dono do arquivo pode fazê-lo sem
+    root): o serviço de correção deixa cada aluno ler só o próprio arquivo de situação."""
+    info = os.lstat(caminho)
+    atuais = [e for e in (_ler(caminho, ACESSO) or _base(info.st_mode)) if e[0] != _MASK]
+    atuais = [e for e in atuais if not (e[0] == _USER and e[2] == uid)] + [(_USER, 4, uid)]
+    _gravar(caminho, ACESSO, [*atuais, _mascara(atuais)])

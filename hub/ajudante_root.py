@@ -16,9 +16,17 @@ aluno (a mesma recusa do ``make grade``, código 3) ou ``{"falha": "..."}``. Slu
 pedido maior que 8 MB ou JSON inválido são recusados sem correr nada. Não há outro comando: o
 cliente não escolhe caminho, semente, opção nem programa.
 
-Cada pedido é corrigido por um de dois trabalhadores (um por núcleo), cada um com o seu zigoto
-(vagas 40 e 41, uids 61040 e 61041 da caixa), como os trabalhadores de ``make grade``: mesma caixa,
-mesma semente (HMAC do segredo, da atividade e do aluno), mesma nota.
+Cada pedido é corrigido por um dos trabalhadores (um por núcleo que a máquina dá ao serviço;
+``CURSO_HUB_TRABALHADORES`` muda), cada um com o seu zigoto (vagas 40, 41..., uids 61040, 61041...
+da caixa) e preso ao seu núcleo, como os trabalhadores de ``make grade`` (``autograder/lote.py``):
+mesma caixa, mesma semente (HMAC do segredo, da atividade e do aluno), mesma nota.
+
+SIGTERM ou SIGINT: os trabalhadores são mortos na hora (cada zigoto, ao ver o soquete de controle
+fechado, mata e colhe as suas caixas e sai) e o ajudante espera, no máximo uns segundos, até não
+sobrar processo nenhum dele (o ajudante é "subreaper": os zigotos órfãos voltam para ele).
+
+Quarentena: a cada poucos segundos apaga, como root, as entradas ``.quarentena+...`` do ``inbound``
+(o que o serviço de correção recusou e não conseguiu apagar: pastas de aluno fechadas para ele).
 """
 
 from __future__ import annotations
@@ -42,7 +50,16 @@ from autograder.lote import NOME_VALIDO
 from hub import comum
 
 LIMITE_PEDIDO = 8 * 1024 * 1024
-TRABALHADORES = int(os.environ.get("CURSO_HUB_TRABALHADORES") or 2)
+
+
+def _nucleos() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+TRABALHADORES = int(os.environ.get("CURSO_HUB_TRABALHADORES") or _nucleos())
 PRIMEIRA_VAGA = 40
 _ZIGOTO = None
 
@@ -55,13 +72,17 @@ def registrar(msg: str) -> None:
 
 
 def _iniciar_trabalhador(vagas, ocultar) -> None:
+    """O mesmo preparo dos trabalhadores do lote: um thread no PyTorch, preso a um núcleo."""
     global _ZIGOTO
-    import torch
-
     from autograder.caixa.cliente import Zigoto
+    from autograder.lote import _fixar_num_nucleo, _um_thread_no_torch
 
-    torch.set_num_threads(1)
-    _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vagas.get())
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # o Ctrl-C vai ao grupo: quem para é o ajudante
+    _um_thread_no_torch()
+    vaga = vagas.get()
+    _fixar_num_nucleo(vaga - PRIMEIRA_VAGA, TRABALHADORES)
+    _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vaga)
     multiprocessing.util.Finalize(None, _ZIGOTO.fechar, exitpriority=10)
 
 
@@ -188,10 +209,80 @@ def _sair(*_):
     raise SystemExit(0)
 
 
+def _esvaziar_quarentena() -> None:
+    """Apaga as entradas em quarentena do inbound (root; nunca segue link)."""
+    from hub import troca
+
+    inbound = comum.TROCA / comum.CURSO_ID / "inbound"
+    while True:
+        time.sleep(5)
+        try:
+            fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            for nome in os.listdir(fd):
+                if nome.startswith(troca.QUARENTENA):
+                    troca.por_de_lado(fd, nome)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _parar_trabalhadores(ajudante: Ajudante, prazo: float = 4.0) -> None:
+    """Mata os trabalhadores agora e espera os zigotos órfãos (que voltam para este processo,
+    subreaper) saírem: nada do avaliador nem de aluno sobra depois do ajudante."""
+    if ajudante.pool is None:
+        return
+    for proc in list(getattr(ajudante.pool, "_processes", {}).values()):
+        try:
+            proc.kill()
+        except (OSError, AttributeError):
+            pass
+    ajudante.pool.shutdown(wait=False, cancel_futures=True)
+    fim = time.monotonic() + prazo
+    while time.monotonic() < fim:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
+    for filho in _filhos():
+        try:
+            os.kill(filho, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _filhos() -> list[int]:
+    eu = str(os.getpid())
+    filhos = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            campos = (p / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if campos[1] == eu:
+            filhos.append(int(p.name))
+    return filhos
+
+
 def main() -> int:
     os.umask(0o077)
     signal.signal(signal.SIGTERM, _sair)
+    signal.signal(signal.SIGINT, _sair)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
     ajudante = Ajudante()
+    threading.Thread(target=_esvaziar_quarentena, daemon=True).start()
     caminho = comum.SOQUETE_AJUDANTE
     caminho.unlink(missing_ok=True)
     servidor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -206,8 +297,7 @@ def main() -> int:
             conexao, _ = servidor.accept()
             threading.Thread(target=ajudante.atender, args=(conexao,), daemon=True).start()
     finally:
-        if ajudante.pool is not None:
-            ajudante.pool.shutdown(cancel_futures=True)
+        _parar_trabalhadores(ajudante)
         caminho.unlink(missing_ok=True)
         shutil.rmtree(ajudante.tmp, ignore_errors=True)  # as cópias dos notebooks em correção
 

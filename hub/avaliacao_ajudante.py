@@ -9,15 +9,22 @@ mesmo avaliador como root, com a caixa de areia com namespaces e o segredo do ``
 Nota guardada: o resultado fica em ``curso/.notas-avaliador/<hash>.json``, com o hash do notebook
 entregue (já saneado pelo nbgrader), do aluno e da atividade (``source/`` e suíte). A mesma
 entrega de novo (o aluno reenviou sem mudar nada) não é corrigida outra vez: a nota é a mesma
-por construção (a semente é função do segredo, da atividade e do aluno). ``ULTIMAS`` diz ao serviço o que
-aconteceu em cada notebook (corrigido ou reaproveitado, e em quanto tempo).
+por construção (a semente é função do segredo, da atividade e do aluno). ``ultimas()`` diz ao serviço o que
+aconteceu em cada notebook do thread que o chama (corrigido ou reaproveitado, e em quanto tempo).
+
+O serviço corrige várias entregas ao mesmo tempo (um thread por núcleo), mas o nbgrader (gradebook,
+``submitted/``, ``feedback/``) é usado por um thread de cada vez: ``FORA_DA_TRAVA`` é o contexto em
+que a ida ao ajudante acontece, e o serviço o troca por um que solta a trava do nbgrader enquanto o
+ajudante corrige (a parte cara), para os outros threads seguirem.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import socket
+import threading
 import time
 from functools import cache
 
@@ -28,7 +35,19 @@ from autograder.ponte import RECUSA_ISOLAMENTO
 from hub import comum
 
 GUARDADAS = comum.CURSO / ".notas-avaliador"
-ULTIMAS: list[dict] = []
+_LOCAL = threading.local()
+FORA_DA_TRAVA = contextlib.nullcontext
+
+
+def ultimas() -> list[dict]:
+    """O que aconteceu em cada notebook corrigido por este thread desde o último ``limpar_ultimas``."""
+    if not hasattr(_LOCAL, "ultimas"):
+        _LOCAL.ultimas = []
+    return _LOCAL.ultimas
+
+
+def limpar_ultimas() -> None:
+    ultimas().clear()
 
 
 @cache
@@ -83,18 +102,19 @@ class AvaliacaoPeloAjudante(AvaliacaoForaDoKernel):
         inicio = time.monotonic()
         try:
             resultado = json.loads(guardada.read_text(encoding="utf-8"))
-            ULTIMAS.append({"slug": slug, "chave": chave, "reaproveitada": True, "segundos": 0.0})
+            ultimas().append({"slug": slug, "chave": chave, "reaproveitada": True, "segundos": 0.0})
             self.log.info("%s: entrega idêntica a uma já corrigida; nota reaproveitada (%s)", slug, chave[:12])
             return resultado, ""
         except (OSError, ValueError):
             pass
         try:
-            resposta = pedir_nota(slug, texto, self.prazo, aluno)
+            with FORA_DA_TRAVA():
+                resposta = pedir_nota(slug, texto, self.prazo, aluno)
         except (OSError, ValueError) as exc:
             self.log.error("O ajudante de correção não respondeu: %s", exc)
             return None, "o serviço de correção não alcançou o avaliador; avise o instrutor"
         segundos = time.monotonic() - inicio
-        ULTIMAS.append({"slug": slug, "chave": chave, "reaproveitada": False, "segundos": segundos})
+        ultimas().append({"slug": slug, "chave": chave, "reaproveitada": False, "segundos": segundos})
         if "recusado" in resposta:
             self.log.error("O avaliador recusou corrigir: %s", resposta["recusado"])
             return None, RECUSA_ISOLAMENTO

@@ -12,6 +12,13 @@ Imprime:
   corrigida depois do ``release_feedback``): mediana, p95 e máximo, em 20 entregas da aula 01
   (uma por vez) e 5 da 06; metas: mediana ≤ 5 s (01-05) e ≤ 10 s (06-07);
 - rajada de 50 entregas (50 alunos) em 10 s: tempo até o último retorno e quantas se perderam;
+- inundação (issue #37): um aluno cria 6.000 entradas de lixo no ``inbound`` e entrega 50 vezes
+  enquanto outro entrega uma vez: a latência do outro contra a dele com o hub quieto, e quanto o
+  disco sob o estado do hub cresceu (contra o tamanho dos notebooks entregues);
+- corrida de fim de prazo (``--corrida N``, padrão 200): N alunos entregam a 06 e depois a 01, cada
+  um uma vez, o mais rápido que o submit deixa: primeira, mediana, p95 e última latência da entrega
+  ao retorno, o tempo total contra 1,2 × (N × CPU por entrega ÷ núcleos), e a mediana da espera da
+  primeira entrega de cada aluno com e sem outro aluno reenviando 50 vezes durante a corrida;
 - memória (RSS) do hub ocioso: JupyterHub, proxy, serviço de correção e ajudante com os zigotos.
 """
 
@@ -122,13 +129,83 @@ def _entregar(aluno: str, slug: str, texto: str) -> tuple[str, float]:
     return nome, time.time()
 
 
-def _tratadas() -> dict:
+def _lixo(aluno: str, n: int) -> float:
+    """O aluno cria ``n`` pastas vazias com nomes que não são de entrega no ``inbound``; devolve os segundos."""
     from hub import comum
 
-    try:
-        return json.loads((comum.CORRETOR / "tratadas.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    info = pwd.getpwnam(aluno)
+    inbound = comum.TROCA / comum.CURSO_ID / "inbound"
+    inicio = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(info.pw_gid)
+            os.setuid(info.pw_uid)
+            for i in range(n):
+                os.mkdir(inbound / f"lixo-{os.getpid()}-{i}+01-atencao+x+y")
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    os.waitpid(pid, 0)
+    return time.monotonic() - inicio
+
+
+def _disco(raiz: Path) -> int:
+    """Bytes alocados (st_blocks) sob ``raiz``, sem seguir links."""
+    total = 0
+    for pasta, pastas, arquivos in os.walk(raiz):
+        for nome in pastas + arquivos:
+            try:
+                total += os.lstat(os.path.join(pasta, nome)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def _corrida(alunos: list[str], slug: str, reenviador: str | None, base: int) -> dict:
+    """Cada aluno entrega uma vez, em seguida; ``reenviador`` (se houver) entrega 50 vezes no meio.
+    Devolve as latências das primeiras entregas, o tempo total e a CPU média por entrega."""
+    nomes: dict[str, float] = {}
+    intervalo = max(1, len(alunos) // 50)
+    t_inicio = time.time()
+    reenvios = 0
+    for i, aluno in enumerate(alunos):
+        nome, t0 = _entregar(aluno, slug, _variante(slug, base + i))
+        nomes[nome] = t0
+        if reenviador and i % intervalo == 0 and reenvios < 50:
+            _entregar(reenviador, slug, _variante(slug, base + 10_000 + reenvios))
+            reenvios += 1
+    while reenviador and reenvios < 50:
+        _entregar(reenviador, slug, _variante(slug, base + 10_000 + reenvios))
+        reenvios += 1
+    vistas = _esperar(nomes, prazo=3600)
+    tratadas = _tratadas()
+    lat = sorted(vistas[n] - nomes[n] for n in vistas)
+    cpu = [tratadas[n].get("segundos_correcao", 0.0) for n in vistas if tratadas[n].get("situacao") == "corrigida"]
+    return {
+        "lat": lat,
+        "perdidas": len(nomes) - len(vistas),
+        "total": (max(vistas.values()) - t_inicio) if vistas else float("nan"),
+        "cpu": statistics.mean(cpu) if cpu else float("nan"),
+    }
+
+
+def _linha_corrida(rotulo: str, r: dict) -> str:
+    lat = r["lat"]
+    if not lat:
+        return f"{rotulo}: nenhuma entrega voltou"
+    return (
+        f"{rotulo:<40} n={len(lat):<4} primeira {lat[0]:6.1f} s  mediana {statistics.median(lat):6.1f} s  "
+        f"p95 {_p95(lat):6.1f} s  última {lat[-1]:6.1f} s  total {r['total']:6.1f} s  perdidas {r['perdidas']}"
+    )
+
+
+def _tratadas() -> dict:
+    from hub import comum
+    from hub.corretor import ler_tratadas
+
+    return ler_tratadas(comum.CORRETOR / "tratadas.jsonl")
 
 
 def _esperar(nomes: dict[str, float], prazo: float) -> dict[str, float]:
@@ -181,8 +258,8 @@ def _descendentes(pid: int) -> list[int]:
     return filhos + [n for f in filhos for n in _descendentes(f)]
 
 
-def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
-    alunos = [f"bench{i:02d}" for i in range(1, max(rajada, 10) + 1)]
+def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 200, lixo: int = 6000) -> int:
+    alunos = [f"bench{i:03d}" for i in range(1, max(rajada, corrida + 2, 10) + 1)]
     porta = _porta()
     atividades = ["01-atencao", "06-transformer-copia"]
     env = _ambiente(porta, atividades)
@@ -256,6 +333,8 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
             if not latencias:
                 print(f"{slug}: nenhuma entrega voltou corrigida")
                 return 1
+            if slug == "01-atencao":
+                latencias_01 = list(latencias)
             resultados.append(_linha(f"{slug}, uma entrega por vez", latencias, meta))
             print(resultados[-1])
             print(f"    notas (conferem com os exemplos de qualidade/exemplos): {' '.join(notas)}")
@@ -281,11 +360,75 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float) -> int:
             f"{ultimo - t_inicio:.1f} s depois da primeira entrega; corrigidas {corrigidas}, perdidas {perdidas}; "
             f"latência mediana {statistics.median(lat):.1f} s, p95 {_p95(lat):.1f} s"
         )
+        # --- inundação: 6.000 entradas de lixo e 50 entregas de um aluno contra uma de outro
+        quieta = statistics.median(latencias_01)
+        atacante, vitima = alunos[-1], alunos[-2]
+        disco_antes = _disco(ESTADO)
+        segundos_lixo = _lixo(atacante, lixo)
+        print(f"Inundação: {atacante} criou {lixo} entradas de lixo em {segundos_lixo:.1f} s; agora entrega 50 vezes")
+        tamanhos = 0
+        nomes_atacante = {}
+        nome_vitima = t_vitima = None
+        for i in range(50):
+            texto = _variante("01-atencao", 20_000 + i)
+            tamanhos += len(texto.encode())
+            nome, t0 = _entregar(atacante, "01-atencao", texto)
+            nomes_atacante[nome] = t0
+            if i == 10:
+                texto = _variante("01-atencao", 30_000)
+                tamanhos += len(texto.encode())
+                nome_vitima, t_vitima = _entregar(vitima, "01-atencao", texto)
+        vistas = _esperar({nome_vitima: t_vitima}, prazo=900)
+        lat_vitima = vistas[nome_vitima] - t_vitima if vistas else float("nan")
+        _esperar({n: t for n, t in nomes_atacante.items() if n == max(nomes_atacante)}, prazo=900)
+        inbound = comum.TROCA / comum.CURSO_ID / "inbound"
+        fim = time.time() + 120
+        while time.time() < fim and any(n.startswith(("lixo-", ".quarentena")) for n in os.listdir(inbound)):
+            time.sleep(0.5)
+        restos = sum(1 for n in os.listdir(inbound) if n.startswith(("lixo-", ".quarentena")))
+        crescimento = _disco(ESTADO) - disco_antes
+        linha_inundacao = (
+            f"inundação: a entrega de {vitima} voltou em {lat_vitima:.2f} s (quieta: {quieta:.2f} s; "
+            f"{lat_vitima / quieta:.1f}×, meta ≤ 2×: {'OK' if lat_vitima <= 2 * quieta else 'NÃO'}); "
+            f"disco sob o hub +{crescimento / 2**20:.1f} MiB para {tamanhos / 2**20:.1f} MiB de notebooks entregues "
+            f"(retornos HTML e cópias do nbgrader incluídos); lixo que sobrou no inbound: {restos}"
+        )
+        print(linha_inundacao)
+
+        # --- corrida de fim de prazo: N alunos, a 06 e a 01; e a 06 de novo com um aluno reenviando 50 vezes
+        linhas_corrida = []
+        nucleos = len(os.sched_getaffinity(0))
+        if corrida:
+            da_corrida = alunos[:corrida]
+            for slug, base in (("06-transformer-copia", 40_000), ("01-atencao", 50_000)):
+                print(f"Corrida: {corrida} entregas da {slug} ...")
+                r = _corrida(da_corrida, slug, None, base)
+                meta = 1.2 * corrida * r["cpu"] / nucleos
+                linhas_corrida.append(
+                    _linha_corrida(f"corrida {slug}", r)
+                    + f"\n      CPU por entrega {r['cpu']:.2f} s; meta 1,2 × ({corrida} × CPU ÷ {nucleos} núcleos) = {meta:.1f} s:"
+                    f" {'OK' if r['total'] <= meta else 'NÃO'}"
+                )
+                print(linhas_corrida[-1])
+                if slug == "06-transformer-copia":
+                    sem = statistics.median(r["lat"]) if r["lat"] else float("nan")
+            print(f"Corrida da 06 de novo, com {alunos[corrida]} reenviando 50 vezes ...")
+            r = _corrida(da_corrida, "06-transformer-copia", alunos[corrida], 60_000)
+            com = statistics.median(r["lat"]) if r["lat"] else float("nan")
+            linhas_corrida.append(
+                _linha_corrida("corrida 06 com um aluno reenviando 50×", r)
+                + f"\n      espera mediana da primeira entrega de cada aluno: sem o reenviador {sem:.1f} s, com {com:.1f} s"
+            )
+            print(linhas_corrida[-1])
+
         print("\nRESUMO")
         for linha in resultados:
             print("  " + linha)
         print(f"  rajada de {rajada} em {janela:g} s: último retorno em {ultimo - t_inicio:.1f} s, perdidas {perdidas}")
-        print(f"  hub ocioso: {rss:.0f} MiB (RSS somado)")
+        print("  " + linha_inundacao)
+        for linha in linhas_corrida:
+            print("  " + linha)
+        print(f"  hub ocioso: {rss:.0f} MiB (RSS somado); núcleos: {nucleos}; carga: {os.getloadavg()}")
         return 0 if perdidas == 0 and corrigidas == len(nomes) else 1
     finally:
         subprocess.run([py, "-m", "hub.parar", "--apagar-estado"], env=env, cwd=RAIZ, capture_output=True)
@@ -298,10 +441,12 @@ def main(argv=None) -> int:
     p.add_argument("--pesadas", type=int, default=5, help="entregas da aula 06, uma por vez")
     p.add_argument("--rajada", type=int, default=50, help="entregas da rajada (um aluno cada)")
     p.add_argument("--janela", type=float, default=10.0, help="segundos em que a rajada chega")
+    p.add_argument("--corrida", type=int, default=200, help="alunos na corrida de fim de prazo (0: sem corrida)")
+    p.add_argument("--lixo", type=int, default=6000, help="entradas de lixo na inundação")
     args = p.parse_args(argv)
     if os.geteuid() != 0:
         sys.exit("Erro: o benchmark sobe um hub com usuários do sistema e precisa de root.")
-    return medir(args.leves, args.pesadas, args.rajada, args.janela)
+    return medir(args.leves, args.pesadas, args.rajada, args.janela, args.corrida, args.lixo)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ Estado do hub (tudo o que persiste entre ``make hub-parar`` e ``make hub``) fica
       config-professor/ JUPYTER_CONFIG_DIR do lab do instrutor (formgrader)
       dados-aluno/      JUPYTER_PATH do aluno: a extensão do nbgrader traduzida para o pt-BR
       corretor/         fila e registro do serviço de correção (usuário do serviço, 0700)
+      estado/           <aluno>.json: a situação das entregas de cada aluno (serviço, 0711; cada
+                        arquivo 0600 com leitura por ACL só para o aluno dele)
       privado/          banco e segredo de cookies do JupyterHub (root, 0700)
       run/              pids e o soquete do ajudante de correção
       logs/             jupyterhub.log, corretor.log, ajudante.log
@@ -37,6 +39,8 @@ ESTADO = Path(os.environ.get("CURSO_HUB_ESTADO") or RAIZ / "build" / "hub").reso
 PORTA = int(os.environ.get("CURSO_HUB_PORTA") or 8765)
 IP = "127.0.0.1"  # só o loopback: a turma de verdade fica atrás de um proxy HTTPS (README)
 CURSO_ID = "transformers"
+# fuso e formato de data do curso em tudo o que uma pessoa lê no hub (lista de tarefas, páginas do hub)
+FUSO = os.environ.get("CURSO_HUB_FUSO") or "America/Sao_Paulo"
 
 # Prefixo dos grupos e do usuário do serviço (o teste usa outro, para não tocar um hub no ar).
 PREFIXO = os.environ.get("CURSO_HUB_PREFIXO") or "curso"
@@ -57,6 +61,7 @@ CONFIG_ALUNO = ESTADO / "config-aluno"
 CONFIG_PROFESSOR = ESTADO / "config-professor"
 DADOS_ALUNO = ESTADO / "dados-aluno"
 CORRETOR = ESTADO / "corretor"
+ESTADO_ALUNOS = ESTADO / "estado"  # situação das entregas de cada aluno (serviço, 0711; ACL por aluno)
 PRIVADO = ESTADO / "privado"
 RUN = ESTADO / "run"
 LOGS = ESTADO / "logs"
@@ -143,14 +148,8 @@ c.CourseDirectory.course_id = {CURSO_ID!r}
 c.CourseDirectory.groupshared = True
 c.Exchange.root = {str(TROCA)!r}
 c.ExportPlugin.to = {str(CURSO / "grades.csv")!r}
-# retorno em pt-BR: o modelo do nbgrader com os rótulos traduzidos (jupyter/traduzir_nbgrader.py)
-# vem antes dos modelos do próprio nbgrader (o formgrader usa os dele: formgrade, etc.)
-import nbgrader as _nbgrader, os as _os
-
-c.HTMLExporter.extra_template_basedirs = [
-    {str(ESTADO / "dados-aluno" / "retorno")!r},
-    _os.path.join(_os.path.dirname(_nbgrader.__file__), "server_extensions", "formgrader", "templates"),
-]
+# o retorno é o mesmo do make grade / nbgrader generate_feedback: o modelo de jupyter/retorno (em
+# pt-BR, fórmulas com o MathJax local), que o nbgrader_config.py do repositório já põe na frente
 c.Autograde.autograde_preprocessors = [
     "hub.avaliacao_ajudante.AvaliacaoPeloAjudante" if p.endswith("AvaliacaoForaDoKernel") else p
     for p in c.Autograde.autograde_preprocessors

@@ -1,44 +1,68 @@
 """Serviço de correção do hub: cada entrega que chega ao exchange volta corrigida, em pt-BR.
 
 Roda como serviço gerenciado do JupyterHub, com o usuário ``curso-corretor`` (do grupo da
-equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound`` e, para cada
-entrega nova (``aluno+atividade+data+sorteio``, como o ``nbgrader submit`` grava):
+equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound`` e:
 
-1. confere que a pasta é do aluno que ela diz ser (o dono do arquivo; o ``nbgrader collect`` só
-   avisaria) e que o aluno é da turma; senão, registra e ignora;
-2. vale a entrega mais recente de cada aluno em cada atividade: uma mais antiga que já tem outra
-   mais nova na fila é marcada como superada, sem correção;
-3. coleta (copia para ``curso/submitted/<aluno>/<atividade>``, como o ``nbgrader collect``);
-4. um notebook que não abre (JSON quebrado, não é notebook, faltando) vira o notebook liberado
-   com uma célula que explica, em pt-BR, por que a nota é 0; os outros alunos seguem;
-5. ``nbgrader autograde`` (a nota vem do ajudante root, o avaliador do ``make grade``; uma entrega
-   idêntica a uma já corrigida reaproveita a nota), ``generate_feedback`` e ``release_feedback``:
-   o aluno busca o retorno na lista de tarefas. Notas manuais do formgrader ficam no gradebook e
-   entram em todo retorno gerado depois.
+1. **confere cada entrada nova num passo só e protegido** (``hub/troca.py``: nome, tipo e dono
+   antes de a entrada ser ordenada ou lida; pasta aberta sem seguir links; no máximo
+   ``CURSO_HUB_LIMITE_VARREDURA`` entradas por varredura, em rodízio pelo aluno do nome). O que é
+   recusado sai do ``inbound`` (apagado ou em quarentena) e o dono da entrada, se é aluno, vê o
+   motivo na lista de tarefas;
+2. põe a entrega na **fila justa** (rodízio por aluno, uma entrega de cada aluno em correção por
+   vez; vale a mais nova de cada aluno em cada atividade, as outras ficam superadas);
+3. corrige em ``CURSO_HUB_CORRECOES`` threads (padrão: os núcleos que a máquina dá ao serviço): o
+   ajudante root corrige em paralelo, com um trabalhador por núcleo, como o ``make grade``; o
+   nbgrader (gradebook, ``submitted/``, ``feedback/``) é usado por um thread de cada vez;
+4. coleta só o notebook da atividade (com teto nos blocos alocados) para
+   ``curso/submitted/<aluno>/<atividade>``; um notebook que não abre vira o liberado com uma célula
+   que explica, em pt-BR, por que a nota é 0;
+5. ``nbgrader autograde`` (a nota vem do ajudante root; uma entrega idêntica a uma já corrigida
+   reaproveita a nota), ``generate_feedback`` (o modelo de ``jupyter/retorno``, o mesmo do
+   ``make grade``) e ``release_feedback``.
 
-O que já foi tratado fica em ``corretor/tratadas.json``: ao voltar (o hub reinicia o serviço se ele
-cai), o serviço corrige o que chegou enquanto estava fora. O registro (``logs/corretor.log``) diz
-quem, qual atividade, quando chegou, a nota, o tempo de correção e o tempo até o retorno.
+A situação de cada entrega (na fila, corrigindo, corrigida com a nota automática, recusada com o
+motivo, superada) vai para ``estado/<aluno>.json``, que só o aluno (ACL) e a equipe leem: a lista
+de tarefas do aluno a consulta a cada segundo (``hub/estado_aluno.py``). O histórico fica em
+``corretor/tratadas.jsonl`` (uma linha por entrega tratada, só acrescentada; recusas limitadas por
+aluno). O registro (``logs/corretor.log``) diz quem, qual atividade, quando chegou, a nota, o tempo
+de correção e o tempo até o retorno.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import pwd
+import secrets
 import shutil
 import signal
 import sys
+import threading
 import time
 import traceback
+from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hub import comum
+from hub import comum, troca
 
 INTERVALO = float(os.environ.get("CURSO_HUB_INTERVALO") or 0.5)
-TRATADAS = comum.CORRETOR / "tratadas.json"
+TRATADAS = comum.CORRETOR / "tratadas.jsonl"
 LOG = comum.LOGS / "corretor.log"
+LIMITE_VARREDURA = int(os.environ.get("CURSO_HUB_LIMITE_VARREDURA") or 4096)
+TEMPO_RETIRADA = float(os.environ.get("CURSO_HUB_TEMPO_RETIRADA") or 0.25)  # por varredura
+LIMITE_RECUSAS = 20  # por aluno: as últimas recusas que ele vê e que vão para o histórico
+LIMITE_ENTREGAS_VISTAS = 10  # por aluno e atividade, no arquivo de situação
+
+
+def nucleos() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+CORRECOES = int(os.environ.get("CURSO_HUB_CORRECOES") or os.environ.get("CURSO_HUB_TRABALHADORES") or nucleos())
 
 AVISO_QUEBRADO = (
     "## ⚠️ Entrega não corrigida: nota 0\n\n"
@@ -48,104 +72,325 @@ AVISO_QUEBRADO = (
     "e entregue de novo: a entrega mais recente é a que vale."
 )
 
+_TRAVA_LOG = threading.Lock()
+
 
 def registrar(msg: str) -> None:
     linha = f"{datetime.now().strftime('%Y-%m-%d %H:%M:%S')} [corretor] {msg}"
-    print(linha, flush=True)
-    with open(LOG, "a", encoding="utf-8") as f:
-        f.write(linha + "\n")
+    with _TRAVA_LOG:
+        print(linha, flush=True)
+        try:
+            with open(LOG, "a", encoding="utf-8") as f:
+                f.write(linha + "\n")
+        except OSError:  # sem o registro o serviço segue (a linha já foi para a saída)
+            pass
 
 
-def _ler_tratadas() -> dict:
+def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
+    """O histórico: nome da entrega -> último registro (linhas quebradas no fim são ignoradas)."""
+    tratadas: dict[str, dict] = {}
     try:
-        return json.loads(TRATADAS.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+        with open(caminho, encoding="utf-8") as f:
+            for linha in f:
+                try:
+                    r = json.loads(linha)
+                    tratadas[r["nome"]] = r
+                except (ValueError, KeyError, TypeError):
+                    continue
+    except OSError:
+        pass
+    return tratadas
 
 
-def _gravar_tratadas(tratadas: dict) -> None:
-    provisorio = TRATADAS.with_suffix(".tmp")
-    provisorio.write_text(json.dumps(tratadas, ensure_ascii=False, indent=0), encoding="utf-8")
-    provisorio.replace(TRATADAS)
+def legivel(nome: str) -> str:
+    """O nome de uma entrada (o aluno escolhe: bytes que não são UTF-8, quebras de linha) como texto
+    que se grava em JSON e no registro sem quebrar nada, até 200 caracteres."""
+    return nome.encode("utf-8", "backslashreplace").decode("utf-8").replace("\n", "\\n")[:200]
 
 
-def _entrada(nome: str) -> dict | None:
-    partes = nome.split("+")
-    if len(partes) != 4:
-        return None
-    aluno, atividade, carimbo, _ = partes
-    return {"nome": nome, "aluno": aluno, "atividade": atividade, "carimbo": carimbo}
+class Situacao:
+    """``estado/<aluno>.json``: o que a lista de tarefas do aluno mostra (pequeno, por aluno).
+
+    Gravado por inteiro a cada mudança (só o do aluno afetado: o custo não cresce com a turma),
+    pelo dono do serviço, 0600 com ``u:<aluno>:r`` na ACL: o aluno lê o seu, nenhum outro."""
+
+    def __init__(self, pasta: Path, uids: dict[str, int]):
+        self.pasta = pasta
+        self.uids = uids
+        self.dados: dict[str, dict] = {}
+        self.sujos: set[str] = set()
+        self.trava = threading.Lock()
+        for aluno in uids:
+            try:
+                self.dados[aluno] = json.loads((pasta / f"{aluno}.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+
+    def _do_aluno(self, aluno: str) -> dict:
+        return self.dados.setdefault(aluno, {"entregas": {}, "recusas": [], "recusas_total": 0})
+
+    def entrega(self, e: troca.Entrega, estado: str, **extra) -> None:
+        with self.trava:
+            d = self._do_aluno(e.aluno)
+            lista = d["entregas"].setdefault(e.atividade, [])
+            for item in lista:
+                if item["carimbo"] == e.carimbo:
+                    item.clear()
+                    break
+            else:
+                item = {}
+                lista.append(item)
+            item.update({"carimbo": e.carimbo, "estado": estado, "quando": round(time.time(), 3), **extra})
+            lista.sort(key=lambda i: i["carimbo"])
+            del lista[:-LIMITE_ENTREGAS_VISTAS]
+            self._gravar(e.aluno)
+
+    def recusa(self, aluno: str, nome: str, motivo: str) -> bool:
+        """Registra a recusa para o aluno (as últimas ``LIMITE_RECUSAS``); devolve se entrou no histórico."""
+        with self.trava:
+            d = self._do_aluno(aluno)
+            d["recusas_total"] = d.get("recusas_total", 0) + 1
+            d["recusas"] = [
+                *d.get("recusas", []),
+                {"nome": legivel(nome), "motivo": motivo, "quando": round(time.time(), 3)},
+            ][-LIMITE_RECUSAS:]
+            self.sujos.add(aluno)  # gravado uma vez no fim da varredura, não a cada recusa
+            return d["recusas_total"] <= LIMITE_RECUSAS
+
+    def gravar_sujos(self) -> None:
+        with self.trava:
+            for aluno in sorted(self.sujos):
+                self._gravar(aluno)
+            self.sujos.clear()
+
+    def _gravar(self, aluno: str) -> None:
+        self.sujos.discard(aluno)
+        self.dados[aluno]["atualizado"] = round(time.time(), 3)
+        destino = self.pasta / f"{aluno}.json"
+        provisorio = self.pasta / f".{aluno}.{threading.get_ident()}.tmp"
+        try:
+            fd = os.open(provisorio, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self.dados[aluno], f, ensure_ascii=False)
+            try:
+                from hub import acl
+
+                acl.permitir_leitura_usuario(str(provisorio), self.uids[aluno])
+            except OSError as exc:  # sem ACL no sistema de arquivos: o aluno não vê a situação
+                registrar(f"sem ACL para {destino.name} ({exc}); a lista de tarefas não mostrará a situação")
+            os.replace(provisorio, destino)
+        except OSError as exc:
+            registrar(f"não consegui gravar a situação de {aluno}: {exc}")
+
+
+def _setenv_entre_threads() -> None:
+    """O ``nbgrader.utils.setenv`` do 0.9.6 põe ``NBGRADER_EXECUTION=autograde`` no ambiente do
+    processo a cada autograde e, ao sair, sempre a apaga (ele guarda ``os.environ.get(valor)`` em vez
+    de ``get(chave)``). Com dois autogrades ao mesmo tempo, o segundo a sair apagava uma variável que
+    o primeiro já tinha tirado: ``KeyError`` e a entrega virava "o nbgrader não conseguiu ler". Aqui
+    a variável é posta e fica (o serviço só faz autograde, nunca validate)."""
+    import nbgrader.utils
+
+    @contextlib.contextmanager
+    def setenv(**variaveis):
+        os.environ.update(variaveis)
+        yield
+
+    nbgrader.utils.setenv = setenv
 
 
 class Corretor:
-    def __init__(self):
+    def __init__(
+        self,
+        api_nova=None,
+        inbound: Path | None = None,
+        alunos: dict[str, int] | None = None,
+        pasta_estado: Path | None = None,
+        historico: Path | None = None,
+        atividades: set[str] | None = None,
+    ):
+        """Os argumentos servem aos testes (um exchange falso, sem hub); o serviço usa os do hub."""
+        self._api_nova = api_nova or self._nbgrader_api
+        self.inbound = inbound or comum.TROCA / comum.CURSO_ID / "inbound"
+        if alunos is None:
+            registro = comum.ler_registro()["usuarios"]
+            alunos = {u: d["uid"] for u, d in registro.items() if d["papel"] == "aluno"}
+        self.alunos = alunos
+        self.por_uid = {uid: u for u, uid in self.alunos.items()}
+        self.historico = historico or TRATADAS
+        self.tratadas = ler_tratadas(self.historico)
+        self.situacao = Situacao(pasta_estado or comum.ESTADO_ALUNOS, self.alunos)
+        self._atividades = atividades
+        self.fila = troca.Fila()
+        self.vistos: set[str] = set()
+        self.a_retirar: deque[str] = deque()
+        self.anonimas = 0
+        self.trava_fila = threading.Condition()
+        self.trava_nbgrader = threading.Lock()
+        self.parar = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.local = threading.local()
+
+    # -- nbgrader, um thread de cada vez --------------------------------------------------------
+
+    @staticmethod
+    def _nbgrader_api():
         from nbgrader.apps import NbGraderAPI
         from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
 
-        os.umask(0o002)
-        os.chdir(comum.CURSO)
         config = PyFileConfigLoader("nbgrader_config.py", path=str(comum.CURSO)).load_config()
         config.merge(Config({"Exchange": {"root": str(comum.TROCA)}}))
-        self.api = NbGraderAPI(config=config)
-        self.inbound = comum.TROCA / comum.CURSO_ID / "inbound"
-        self.tratadas = _ler_tratadas()
-        self.alunos = {u for u, d in comum.ler_registro()["usuarios"].items() if d["papel"] == "aluno"}
+        return NbGraderAPI(config=config)
 
-    # -- fila -------------------------------------------------------------------------------
+    @property
+    def api(self):
+        """Um NbGraderAPI por thread (o NbGraderAPI muda atributos do coursedir durante cada chamada)."""
+        if not hasattr(self.local, "api"):
+            self.local.api = self._api_nova()
+        return self.local.api
 
-    def pendentes(self) -> list[dict]:
-        """Entregas ainda não tratadas; só a mais recente de cada (aluno, atividade) é corrigida."""
+    @contextlib.contextmanager
+    def _fora_da_trava(self):
+        """Enquanto o ajudante corrige (a parte cara), os outros threads usam o nbgrader."""
+        self.trava_nbgrader.release()
         try:
-            nomes = os.listdir(self.inbound)
-        except FileNotFoundError:
-            return []
-        entradas = [e for e in map(_entrada, nomes) if e]
-        mais_nova: dict[tuple[str, str], dict] = {}
-        for e in entradas:
-            chave = (e["aluno"], e["atividade"])
-            if chave not in mais_nova or e["carimbo"] > mais_nova[chave]["carimbo"]:
-                mais_nova[chave] = e
-        fila = []
-        for e in entradas:
-            if e["nome"] in self.tratadas:
-                continue
-            if mais_nova[(e["aluno"], e["atividade"])] is not e:
-                self._marcar(e, "superada", "havia uma entrega mais nova do mesmo aluno na fila")
-                continue
-            fila.append(e)
-        return sorted(fila, key=lambda e: os.stat(self.inbound / e["nome"]).st_mtime)
+            yield
+        finally:
+            self.trava_nbgrader.acquire()
 
-    def _marcar(self, e: dict, situacao: str, detalhe: str = "", **extra) -> None:
-        self.tratadas[e["nome"]] = {"situacao": situacao, "detalhe": detalhe, "quando": time.time(), **extra}
-        _gravar_tratadas(self.tratadas)
+    # -- varredura: o passo protegido -----------------------------------------------------------
 
-    # -- uma entrega ------------------------------------------------------------------------
+    def atividades(self) -> set[str]:
+        if self._atividades is not None:
+            return self._atividades
+        try:
+            return {p.name for p in (comum.CURSO / "release").iterdir() if p.is_dir()}
+        except OSError:
+            return set()
 
-    def _dona(self, e: dict) -> str | None:
-        """Motivo para recusar a entrega, ou None se ela é mesmo do aluno que diz ser."""
-        if e["aluno"] not in self.alunos:
-            return f"{e['aluno']} não é aluno desta turma"
-        if e["atividade"] not in {p.name for p in (comum.CURSO / "release").iterdir()}:
-            return f"atividade desconhecida {e['atividade']}"
-        dono = os.lstat(self.inbound / e["nome"]).st_uid
-        if dono != pwd.getpwnam(e["aluno"]).pw_uid:
-            return f"a pasta é do uid {dono}, não de {e['aluno']}: entrega em nome de outro aluno"
-        return None
+    def varrer(self) -> int:
+        """Examina as entradas novas do ``inbound`` (no máximo ``LIMITE_VARREDURA``): aceitas vão
+        para a fila, recusadas saem do ``inbound``. Nunca levanta exceção; devolve quantas examinou."""
+        try:
+            fd = os.open(self.inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            return 0
+        try:
+            nomes = os.listdir(fd)
+            presentes = set(nomes)
+            self.vistos &= presentes
+            novos = [n for n in nomes if n not in self.vistos and not n.startswith(troca.QUARENTENA)]
+            if not novos:
+                return 0
+            atividades = self.atividades()
+            examinadas = 0
+            for nome in troca.ordem_justa(novos, self.alunos, LIMITE_VARREDURA):
+                examinadas += 1
+                self.vistos.add(nome)
+                anterior = self.tratadas.get(nome)
+                if anterior and anterior.get("situacao") in ("corrigida", "superada", "recusada"):
+                    self.a_retirar.append(nome)  # já tratada (o serviço caiu antes de retirá-la)
+                    continue
+                try:
+                    r = troca.examinar(fd, nome, self.alunos, atividades)
+                except Exception as exc:  # o passo é protegido: nada do aluno derruba o serviço
+                    r = troca.Recusa(nome, f"erro ao examinar ({type(exc).__name__})", None)
+                if isinstance(r, troca.Recusa):
+                    self._recusar(r)
+                    continue
+                with self.trava_fila:
+                    superada = self.fila.acrescentar(r)
+                    self.trava_fila.notify()
+                if superada is not None:
+                    self._superar(superada)
+                if superada is not r:
+                    self.situacao.entrega(r, "na fila")
+            return examinadas
+        except Exception:
+            registrar(f"ERRO na varredura (segue na próxima):\n{traceback.format_exc()}")
+            return 0
+        finally:
+            self.situacao.gravar_sujos()
+            self._retirar_recusadas(fd)
+            os.close(fd)
 
-    def _coletar(self, e: dict) -> Path:
-        destino = comum.CURSO / "submitted" / e["aluno"] / e["atividade"]
+    def _retirar_recusadas(self, fd: int) -> None:
+        """Tira do ``inbound`` as recusadas e superadas, até ``TEMPO_RETIRADA`` segundos por
+        varredura (apagar pastas é a parte cara de uma inundação; o resto fica para a próxima).
+        Vem depois de as aceitas entrarem na fila: o lixo não atrasa a entrega de ninguém."""
+        fim = time.monotonic() + TEMPO_RETIRADA
+        while self.a_retirar and time.monotonic() < fim:
+            nome = self.a_retirar.popleft()
+            try:
+                self._retirar(fd, nome)
+            except Exception as exc:
+                registrar(f"não consegui retirar {legivel(nome)!r} do exchange: {type(exc).__name__}")
+
+    def _recusar(self, r: troca.Recusa) -> None:
+        self.a_retirar.append(r.nome)
+        aluno = self.por_uid.get(r.uid) if r.uid is not None else None
+        no_historico = self.situacao.recusa(aluno, r.nome, r.motivo) if aluno else False
+        if no_historico:
+            self._historico(r.nome, "recusada", r.motivo, aluno=aluno)
+            registrar(f"RECUSADA {legivel(r.nome)!r} (de {aluno}): {r.motivo}")
+        elif aluno is None:
+            self._contar_recusa_anonima(r)
+
+    def _contar_recusa_anonima(self, r: troca.Recusa) -> None:
+        """Recusas sem aluno dono (uid fora da turma): uma linha no registro a cada 100, nada no histórico."""
+        self.anonimas += 1
+        if self.anonimas % 100 == 1:
+            registrar(f"RECUSADA {legivel(r.nome)!r} (uid {r.uid}): {r.motivo} ({self.anonimas} até agora)")
+
+    def _superar(self, e: troca.Entrega) -> None:
+        self.situacao.entrega(e, "superada", motivo="chegou uma entrega mais nova desta atividade antes da correção")
+        self._historico(e.nome, "superada", "havia uma entrega mais nova do mesmo aluno na fila", aluno=e.aluno)
+        self.a_retirar.append(e.nome)
+
+    def _historico(self, nome: str, situacao: str, detalhe: str = "", **extra) -> None:
+        r = {"nome": legivel(nome), "situacao": situacao, "detalhe": detalhe, "quando": time.time(), **extra}
+        self.tratadas[nome] = r
+        with _TRAVA_LOG, open(self.historico, "a", encoding="utf-8") as f:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+    def _retirar(self, fd: int, nome: str) -> None:
+        feito = troca.por_de_lado(fd, nome)
+        if feito.startswith("não"):
+            registrar(f"não consegui retirar {nome} do exchange: {feito}")
+
+    def _retirar_nome(self, nome: str) -> None:
+        try:
+            fd = os.open(self.inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            return
+        try:
+            self._retirar(fd, nome)
+        finally:
+            os.close(fd)
+
+    # -- uma entrega ----------------------------------------------------------------------------
+
+    def _coletar(self, e: troca.Entrega) -> tuple[Path, str | None]:
+        """Copia para ``submitted/<aluno>/<atividade>`` só o notebook (e o segredo e a data que o
+        nbgrader usa para devolver o retorno). Devolve a pasta e o motivo, se o notebook não veio."""
+        destino = comum.CURSO / "submitted" / e.aluno / e.atividade
         if destino.exists():
             shutil.rmtree(destino)
-        destino.parent.mkdir(parents=True, exist_ok=True)
-        origem = self.inbound / e["nome"]
-        shutil.copytree(origem, destino, symlinks=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-        for raiz, pastas, arquivos in os.walk(destino):  # links simbólicos do aluno não entram
-            for nome in pastas + arquivos:
-                caminho = Path(raiz) / nome
-                if caminho.is_symlink():
-                    caminho.unlink()
-        return destino
+        destino.mkdir(parents=True)
+        try:
+            fd = os.open(self.inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError as exc:
+            return destino, f"o inbound não abre ({type(exc).__name__})"
+        try:
+            notebook, segredo, motivo = troca.ler_entrega(fd, e)
+        finally:
+            os.close(fd)
+        if notebook is not None:
+            (destino / f"{e.atividade}.ipynb").write_bytes(notebook)
+        (destino / "timestamp.txt").write_text(e.carimbo, encoding="utf-8")
+        (destino / "submission_secret.txt").write_text(segredo or secrets.token_hex(64), encoding="utf-8")
+        return destino, motivo
 
     def _consertar_quebrado(self, destino: Path, atividade: str, motivo_externo: str | None = None) -> str | None:
         """Se o notebook da atividade não abre, troca-o pelo liberado com o aviso; devolve o motivo."""
@@ -175,105 +420,146 @@ class Corretor:
         nbformat.write(liberado, str(caminho))
         return motivo
 
-    def _nota(self, atividade: str, aluno: str) -> tuple[float, float]:
+    def _nota(self, atividade: str, aluno: str) -> dict:
+        """Nota do gradebook: total, a parte automática à parte e os pontos que esperam o professor."""
         from nbgrader.api import Gradebook
 
         with Gradebook(self.api.coursedir.db_url) as gb:
             sub = gb.find_submission(atividade, aluno)
-            return float(sub.score), float(sub.max_score)
+            automatica = maximo_auto = pendente = 0.0
+            for nb in sub.notebooks:
+                for g in nb.grades:
+                    if g.needs_manual_grade:
+                        pendente += float(g.max_score)
+                    elif g.cell.cell_type == "code" and g.auto_score is not None:
+                        automatica += float(g.score)
+                        maximo_auto += float(g.max_score)
+            return {
+                "nota": float(sub.score),
+                "maximo": float(sub.max_score),
+                "automatica": automatica,
+                "maximo_automatico": maximo_auto,
+                "pendente": pendente,
+            }
 
-    def processar(self, e: dict) -> None:
+    def processar(self, e: troca.Entrega) -> None:
         from hub import avaliacao_ajudante
 
-        chegada = os.stat(self.inbound / e["nome"]).st_mtime
         inicio = time.monotonic()
-        recusa = self._dona(e)
-        if recusa:
-            registrar(f"IGNORADA {e['nome']}: {recusa}")
-            self._marcar(e, "recusada", recusa)
-            return
-        aluno, atividade = e["aluno"], e["atividade"]
-        destino = self._coletar(e)
-        quebrado = self._consertar_quebrado(destino, atividade)
-        avaliacao_ajudante.ULTIMAS.clear()
-        r = self.api.autograde(atividade, aluno, force=True, create=True)
-        if not r["success"] and not quebrado:
-            quebrado = self._consertar_quebrado(
-                destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
-            )
-            registrar(f"autograde falhou para {aluno}/{atividade}: {r.get('error', '')[-400:]}")
+        aluno, atividade = e.aluno, e.atividade
+        self.situacao.entrega(e, "corrigindo")
+        with self.trava_nbgrader:
+            destino, motivo = self._coletar(e)
+            quebrado = self._consertar_quebrado(destino, atividade, motivo)
+            avaliacao_ajudante.limpar_ultimas()
             r = self.api.autograde(atividade, aluno, force=True, create=True)
-        if not r["success"]:
-            registrar(f"ERRO {aluno}/{atividade}: autograde falhou de novo: {r.get('error', '')[-600:]}")
-            self._marcar(e, "erro", "autograde falhou")
-            return
-        correcao = sum(u["segundos"] for u in avaliacao_ajudante.ULTIMAS)
-        reaproveitada = bool(avaliacao_ajudante.ULTIMAS) and all(u["reaproveitada"] for u in avaliacao_ajudante.ULTIMAS)
-        for passo, fazer in (
-            ("generate_feedback", lambda: self.api.generate_feedback(atividade, aluno, force=True)),
-            ("release_feedback", lambda: self.api.release_feedback(atividade, aluno)),
-        ):
-            r = fazer()
+            if not r["success"] and not quebrado:
+                quebrado = self._consertar_quebrado(
+                    destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
+                )
+                registrar(
+                    f"autograde falhou para {aluno}/{atividade}: {r.get('log', '')[-2500:]}\n{r.get('error', '')[-400:]}"
+                )
+                r = self.api.autograde(atividade, aluno, force=True, create=True)
             if not r["success"]:
-                registrar(f"ERRO {aluno}/{atividade}: {passo} falhou: {r.get('error', '')[-600:]}")
-                self._marcar(e, "erro", f"{passo} falhou")
+                registrar(f"ERRO {aluno}/{atividade}: autograde falhou de novo: {r.get('error', '')[-600:]}")
+                self._erro(e, "autograde falhou")
                 return
-        nota, maximo = self._nota(atividade, aluno)
+            feitas = list(avaliacao_ajudante.ultimas())
+            for passo, fazer in (
+                ("generate_feedback", lambda: self.api.generate_feedback(atividade, aluno, force=True)),
+                ("release_feedback", lambda: self.api.release_feedback(atividade, aluno)),
+            ):
+                r = fazer()
+                if not r["success"]:
+                    registrar(f"ERRO {aluno}/{atividade}: {passo} falhou: {r.get('error', '')[-600:]}")
+                    self._erro(e, f"{passo} falhou")
+                    return
+            nota = self._nota(atividade, aluno)
+        correcao = sum(u["segundos"] for u in feitas)
+        reaproveitada = bool(feitas) and all(u["reaproveitada"] for u in feitas)
         total = time.monotonic() - inicio
-        espera = time.time() - chegada
+        espera = time.time() - e.chegada
         como = "idêntica a uma já corrigida: nota reaproveitada" if reaproveitada else f"corrigida em {correcao:.2f} s"
-        chegou = datetime.fromtimestamp(chegada, UTC).astimezone().strftime("%H:%M:%S")
+        chegou = datetime.fromtimestamp(e.chegada, UTC).astimezone().strftime("%H:%M:%S")
         registrar(
-            f"{aluno} {atividade}: nota {nota:g}/{maximo:g} ({como}{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
+            f"{aluno} {atividade}: nota {nota['nota']:g}/{nota['maximo']:g} ({como}"
+            f"{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
             f" chegou às {chegou}, retorno liberado em {total:.2f} s de trabalho, {espera:.2f} s depois da entrega"
         )
-        self._marcar(
-            e,
+        self.situacao.entrega(e, "corrigida", motivo=quebrado or "", **nota)
+        self._historico(
+            e.nome,
             "corrigida",
             quebrado or "",
-            nota=nota,
-            maximo=maximo,
+            aluno=aluno,
+            atividade=atividade,
+            **nota,
             reaproveitada=reaproveitada,
             segundos_correcao=round(correcao, 3),
             segundos_total=round(total, 3),
             segundos_desde_entrega=round(espera, 3),
         )
-        self._retirar_do_exchange(aluno, atividade)
+        # coletada e corrigida, a entrega sai do exchange: o nbgrader submit a grava legível por
+        # todos, protegida só pelo nome sorteado; aqui ela fica só na cópia do curso
+        self._retirar_nome(e.nome)
 
-    def _retirar_do_exchange(self, aluno: str, atividade: str) -> None:
-        """Coletada e corrigida, a entrega sai do exchange (e as mais antigas do mesmo aluno): o
-        ``nbgrader submit`` a grava legível por todos, protegida só pelo nome sorteado; aqui ela
-        fica só na cópia do curso, que nenhum aluno lê. O aluno busca o retorno pelo cache dele."""
-        for nome in os.listdir(self.inbound):
-            e = _entrada(nome)
-            if not e or (e["aluno"], e["atividade"]) != (aluno, atividade) or nome not in self.tratadas:
-                continue
-            if self.tratadas[nome]["situacao"] not in ("corrigida", "superada"):
-                continue
+    def _erro(self, e: troca.Entrega, detalhe: str) -> None:
+        self.situacao.entrega(e, "erro", motivo=f"{detalhe}: o professor foi avisado")
+        self._historico(e.nome, "erro", detalhe, aluno=e.aluno)
+
+    # -- laço --------------------------------------------------------------------------------
+
+    def _trabalhar(self) -> None:
+        while not self.parar.is_set():
+            with self.trava_fila:
+                e = self.fila.proxima()
+                while e is None and not self.parar.is_set():
+                    self.trava_fila.wait(1.0)
+                    e = self.fila.proxima()
+            if e is None:
+                return
             try:
-                shutil.rmtree(self.inbound / nome)
-            except OSError as exc:
-                registrar(f"não consegui retirar {nome} do exchange: {exc}")
+                self.processar(e)
+            except Exception:
+                registrar(f"ERRO inesperado em {e.nome}:\n{traceback.format_exc()}")
+                try:
+                    self._erro(e, "erro inesperado (veja o registro)")
+                except Exception:
+                    pass
+            finally:
+                with self.trava_fila:
+                    self.fila.terminou(e)
+                    self.trava_fila.notify_all()
 
     def rodar(self) -> None:
-        registrar(f"observando {self.inbound} (a cada {INTERVALO:g} s); {len(self.tratadas)} entregas já tratadas")
-        while True:
-            for e in self.pendentes():
-                try:
-                    self.processar(e)
-                except Exception:
-                    registrar(f"ERRO inesperado em {e['nome']}:\n{traceback.format_exc()}")
-                    self._marcar(e, "erro", "erro inesperado (veja o registro)")
-            time.sleep(INTERVALO)
+        from hub import avaliacao_ajudante
+
+        os.umask(0o002)
+        os.chdir(comum.CURSO)
+        _setenv_entre_threads()
+        avaliacao_ajudante.FORA_DA_TRAVA = self._fora_da_trava
+        registrar(
+            f"observando {self.inbound} (a cada {INTERVALO:g} s, {CORRECOES} correções ao mesmo tempo);"
+            f" {len(self.tratadas)} entregas já tratadas"
+        )
+        for i in range(CORRECOES):
+            t = threading.Thread(target=self._trabalhar, name=f"correcao-{i}", daemon=True)
+            t.start()
+            self.threads.append(t)
+        while not self.parar.is_set():
+            self.varrer()
+            self.parar.wait(INTERVALO)
 
 
-def _sair(*_):
-    registrar("parando (SIGTERM)")
+def _sair(sinal, _quadro):
+    registrar(f"parando ({signal.Signals(sinal).name})")
     raise SystemExit(0)
 
 
 def main() -> int:
     signal.signal(signal.SIGTERM, _sair)
+    signal.signal(signal.SIGINT, _sair)
     Corretor().rodar()
     return 0
 

@@ -207,6 +207,8 @@ def preparar_pastas(registro: dict, instrutor: str) -> None:
         grupo = comum.GRUPO_ALUNOS if dados["papel"] == "aluno" else comum.GRUPO_EQUIPE
         pasta(comum.HOME / usuario, usuario, grupo, 0o700)
     pasta(comum.CORRETOR, comum.USUARIO_CORRETOR, comum.GRUPO_EQUIPE, 0o700)
+    # a situação das entregas: cada aluno lê só o seu arquivo (ACL que o serviço põe), não lista a pasta
+    pasta(comum.ESTADO_ALUNOS, comum.USUARIO_CORRETOR, comum.GRUPO_EQUIPE, 0o711)
     pasta(comum.PRIVADO, modo=0o700)
     pasta(comum.RUN, modo=0o755)
     # o soquete do ajudante: só a equipe (instrutor e serviço) chega até ele
@@ -370,6 +372,8 @@ def preparar_labs() -> None:
     shutil.copytree(origem, comum.CONFIG_ALUNO)
     servidor = json.loads((origem / "jupyter_server_config.json").read_text(encoding="utf-8"))
     servidor["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.assignment_list"] = True
+    # a situação das entregas (hub/curso_estado.py, copiada para dados-aluno/python)
+    servidor["ServerApp"]["jpserver_extensions"]["curso_estado"] = True
     servidor["ServerApp"]["terminals_enabled"] = False
     (comum.CONFIG_ALUNO / "jupyter_server_config.json").write_text(json.dumps(servidor, indent=2), encoding="utf-8")
     pagina = json.loads((origem / "labconfig" / "page_config.json").read_text(encoding="utf-8"))
@@ -413,6 +417,13 @@ def preparar_labs() -> None:
     )
     shutil.copy(comum.CURSO / "nbgrader_config.py", comum.CONFIG_PROFESSOR / "nbgrader_config.py")
     rodar(str(comum.PYTHON), str(comum.RAIZ / "jupyter" / "traduzir_nbgrader.py"), str(comum.DADOS_ALUNO))
+    from hub import lista_tarefas, paginas
+
+    paginas.gerar(comum.ESTADO / "paginas")
+
+    lista_tarefas.instalar(comum.DADOS_ALUNO / "labextensions" / "@jupyter" / "nbgrader")
+    (comum.DADOS_ALUNO / "python").mkdir(exist_ok=True)
+    shutil.copy(comum.RAIZ / "hub" / "curso_estado.py", comum.DADOS_ALUNO / "python" / "curso_estado.py")
     for raiz in (comum.CONFIG_ALUNO, comum.CONFIG_PROFESSOR, comum.DADOS_ALUNO):
         rodar("chmod", "-R", "u+rwX,go+rX,go-w", str(raiz))
 

@@ -19,6 +19,7 @@ from jupyterhub.services import service as _servico
 from traitlets import Integer
 
 from hub import comum
+from hub import paginas as _paginas
 
 c = get_config()  # noqa: F821
 
@@ -33,7 +34,14 @@ c.JupyterHub.cookie_secret_file = str(comum.PRIVADO / "jupyterhub_cookie_secret"
 c.JupyterHub.pid_file = str(comum.PID_HUB)
 c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
-c.JupyterHub.template_vars = {"announcement_login": "Curso de Transformers: entre com o seu usuário e a sua senha."}
+# as páginas do JupyterHub em pt-BR (hub/paginas.py gera a cópia traduzida no make hub)
+c.JupyterHub.template_paths = [str(comum.ESTADO / "paginas")]
+c.JupyterHub.template_vars = {
+    "announcement_login": "Curso de Transformers: entre com o seu usuário e a sua senha.",
+    "MENSAGENS": _paginas.MENSAGENS,
+    "ERROS": _paginas.ERROS,
+    "FUSO": comum.FUSO,
+}
 
 registro = comum.ler_registro()["usuarios"]
 professores = {u for u, d in registro.items() if d["papel"] == "professor"}
@@ -94,6 +102,10 @@ def preparar_ambiente(spawner):
     elif papel == "aluno":
         env["JUPYTER_CONFIG_PATH"] = str(comum.CONFIG_ALUNO)
         env["JUPYTER_PATH"] = str(comum.DADOS_ALUNO)
+        # a situação das entregas na lista de tarefas (hub/curso_estado.py): o arquivo do aluno e o fuso
+        env["PYTHONPATH"] = str(comum.DADOS_ALUNO / "python")
+        env["CURSO_SITUACAO"] = str(comum.ESTADO_ALUNOS / f"{nome}.json")
+        env["CURSO_FUSO"] = comum.FUSO
         env["JUPYTERLAB_SETTINGS_DIR"] = str(comum.HOME / nome / ".jupyter" / "lab" / "user-settings")
         spawner.notebook_dir = str(comum.HOME / nome)
         spawner.cmd = [str(comum.PYTHON), "-m", "jupyterhub.singleuser"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -123,10 +124,9 @@ def _nbgrader_aluno(usuario: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def _registro_corretor() -> list[dict]:
-    try:
-        return list(json.loads((ESTADO / "corretor" / "tratadas.json").read_text()).values())
-    except (OSError, ValueError):
-        return []
+    from hub.corretor import ler_tratadas
+
+    return list(ler_tratadas(ESTADO / "corretor" / "tratadas.jsonl").values())
 
 
 def _esperar_tratadas(n: int, prazo: float = 90) -> list[dict]:
@@ -228,7 +228,17 @@ def _atualizar_lista(pagina) -> None:
     pagina.wait_for_timeout(800)
 
 
-def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path) -> None:
+def _com_respostas_escritas(notebook: Path) -> dict:
+    """O notebook com as perguntas escritas respondidas (corrigidas à mão pelo professor)."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for celula in nb["cells"]:
+        meta = celula.get("metadata", {}).get("nbgrader", {})
+        if celula["cell_type"] == "markdown" and meta.get("solution"):
+            celula["source"] = "Escalar por √d_k mantém a variância dos produtos escalares perto de 1."
+    return nb
+
+
+def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path, respostas: bool = False) -> None:
     _lista_de_tarefas(pagina)
     botao = pagina.locator("#released_assignments_list button", has_text="Buscar")
     for _ in range(20):
@@ -241,7 +251,13 @@ def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path) -> None:
     url = f"{BASE}/user/{usuario}/api/contents/{SLUG}/{SLUG}.ipynb"
     r = contexto.request.put(
         url,
-        data=json.dumps({"type": "notebook", "format": "json", "content": json.loads(notebook.read_text())}),
+        data=json.dumps(
+            {
+                "type": "notebook",
+                "format": "json",
+                "content": _com_respostas_escritas(notebook) if respostas else json.loads(notebook.read_text()),
+            }
+        ),
         headers={"Content-Type": "application/json", **_xsrf(contexto)},
     )
     assert r.ok, (r.status, r.text()[:500])
@@ -249,46 +265,150 @@ def _buscar_e_entregar(pagina, contexto, usuario: str, notebook: Path) -> None:
     pagina.wait_for_selector("#submitted_assignments_list .list_item", timeout=60_000)
 
 
-def _retorno(pagina, contexto, usuario: str, captura: str) -> str:
-    """Espera o retorno, busca pela lista de tarefas e devolve o texto do HTML do retorno."""
-    inicio = time.monotonic()
-    botao = pagina.locator("#submitted_assignments_list button", has_text="Buscar retorno")
-    while not botao.count():
-        assert time.monotonic() - inicio < 120, "o retorno não apareceu na lista de tarefas em 2 minutos"
-        _atualizar_lista(pagina)
-    url = f"{BASE}/user/{usuario}/api/contents/{SLUG}/feedback"
+# rótulos do JupyterHub e do nbgrader que não podem aparecer nas páginas que o aluno abre
+INGLES = (
+    "Sign in",
+    "Username:",
+    "Password:",
+    "Stop My Server",
+    "Start My Server",
+    "My Server",
+    "Logout",
+    "Released assignments",
+    "Downloaded assignments",
+    "Submitted assignments",
+    "Fetch Feedback",
+    "feedback available",
+    "view feedback",
+    "No response",
+    "Score",
+    "Test cell",
+    "Student's answer",
+    "In [",
+    "Comments:",
+    "Not Found",
+    "Forbidden",
+    "Jupyter has lots of moons",
+    "Invalid username",
+)
 
-    def buscado() -> list[str]:
-        r = contexto.request.get(url, headers=_xsrf(contexto))
-        return [item["path"] for item in r.json()["content"]] if r.ok else []
 
-    for _ in range(6):  # um clique que cai numa lista sendo redesenhada se perde: clica de novo
-        botao.first.click()
-        for _ in range(20):
-            if buscado():
-                break
-            pagina.wait_for_timeout(500)
-        if buscado():
+def _sem_ingles(texto: str, onde: str) -> None:
+    sobrou = [r for r in INGLES if r in texto]
+    assert not sobrou, f"textos em inglês em {onde}: {sobrou}\n{texto[:1500]}"
+
+
+def _situacao_escrita(usuario: str, estado: str) -> float | None:
+    """Quando o serviço gravou ``estado`` para a entrega mais nova do aluno (mtime do arquivo)."""
+    arquivo = ESTADO / "estado" / f"{usuario}.json"
+    try:
+        info = arquivo.stat()
+        dados = json.loads(arquivo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entregas = dados.get("entregas", {}).get(SLUG) or []
+    return info.st_mtime if entregas and entregas[-1]["estado"] == estado else None
+
+
+def _retorno(pagina, contexto, usuario: str, captura: str) -> tuple[str, float]:
+    """Sem clicar em nada: espera a lista de tarefas mostrar a entrega corrigida com a nota (e mede
+    quanto depois de o serviço gravar a situação); busca o retorno e abre o HTML dele com a rede de
+    fora cortada (só 127.0.0.1). Devolve o texto do retorno e a demora da lista em segundos."""
+    # enquanto não há retorno, "Buscar retorno" não é clicável
+    observando = time.time()
+    pagina.wait_for_selector("#submitted_assignments_list .curso-situacao[data-estado]", timeout=60_000)
+    antes = pagina.evaluate(
+        """() => ({estado: document.querySelector('#submitted_assignments_list .curso-situacao').dataset.estado,
+                  desligado: [...document.querySelectorAll('#submitted_assignments_list button')]
+                      .filter(b => b.innerText.includes('Buscar retorno')).every(b => b.disabled)})"""
+    )
+    if antes["estado"] != "corrigida":
+        assert antes["desligado"], antes
+    corrigida = pagina.locator("#submitted_assignments_list .curso-situacao[data-estado='corrigida']")
+    fim = time.monotonic() + 180
+    escrito = None
+    while time.monotonic() < fim:
+        escrito = escrito or _situacao_escrita(usuario, "corrigida")
+        if corrigida.count():
             break
-        _atualizar_lista(pagina)
-    assert buscado(), "o retorno não chegou à pasta da aluna"
-    _atualizar_lista(pagina)
+        pagina.wait_for_timeout(50)
+    visto = time.time()
+    assert corrigida.count(), "a lista de tarefas não mostrou a correção em 3 minutos (sem clique)"
+    escrito = escrito or _situacao_escrita(usuario, "corrigida")
+    assert escrito is not None
+    # se o serviço gravou antes de a página ser observada, a lista tinha de mostrar logo ao ser olhada
+    demora = visto - max(escrito, observando)
+    texto_lista = pagina.inner_text("#assignments")
     CAPTURAS.mkdir(parents=True, exist_ok=True)
-    pagina.screenshot(path=str(CAPTURAS / f"{captura}-lista.png"))
-    # (a lista do lab do nbgrader 0.9.6 segue dizendo "retorno disponível" depois de buscar; o
-    # `nbgrader list --cached` diz "already fetched". O que vale é o arquivo na pasta da aluna.)
-    pasta = sorted(buscado())[-1]
+    pagina.screenshot(path=str(CAPTURAS / f"{captura}-lista-corrigida.png"))
+    assert "nota automática" in texto_lista and "Retorno pronto" in texto_lista, texto_lista
+    assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ UTC", texto_lista), texto_lista  # data crua
+    assert re.search(r"\d\d/\d\d/\d{4}", texto_lista), texto_lista
+    _sem_ingles(texto_lista, "a lista de tarefas")
+
+    botao = pagina.locator("#submitted_assignments_list button:not([disabled])", has_text="Buscar retorno")
+    botao.first.click()
+    link = pagina.locator("#submitted_assignments_list .curso-abrir-retorno:visible")
+    link.first.wait_for(timeout=60_000)
+    pagina.screenshot(path=str(CAPTURAS / f"{captura}-lista-retorno-buscado.png"))
+    href = link.first.get_attribute("href")
+
     html = contexto.new_page()
-    html.goto(f"{BASE}/user/{usuario}/files/{urllib.parse.quote(pasta)}/{SLUG}.html")
+    fora = []
+
+    def so_o_hub(rota):
+        if rota.request.url.startswith(BASE):
+            rota.continue_()
+        else:
+            fora.append(rota.request.url)
+            rota.abort()
+
+    html.route("**/*", so_o_hub)
+    html.goto(urllib.parse.urljoin(BASE, href))
     html.wait_for_selector("h4", timeout=30_000)
+    html.wait_for_function(
+        "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0"
+        " && document.querySelectorAll('.MathJax, .MathJax_Display').length > 0"
+        " && document.querySelectorAll('.MathJax_Processing').length === 0",
+        timeout=120_000,
+    )
     html.screenshot(path=str(CAPTURAS / f"{captura}-retorno.png"), full_page=False)
     texto = html.inner_text("body")
+    formulas = html.evaluate("document.querySelectorAll('.MathJax, .MathJax_Display').length")
     html.close()
-    return texto
+    assert formulas > 0 and "$$" not in texto, "fórmula sem renderizar no retorno do hub"
+    assert not fora, f"o retorno pediu algo fora da máquina: {fora}"
+    _sem_ingles(texto, "o retorno")
+    return texto, demora
+
+
+def _nota_br(x: float) -> str:
+    return f"{x:g}".replace(".", ",")
 
 
 def test_turma_no_navegador(hub, navegador):
     """Instrutor libera, duas alunas buscam e entregam, cada uma lê a nota; o formgrader confere."""
+    # as páginas do hub antes de entrar: login (com senha errada) e uma página que não existe
+    contexto = navegador.new_context(viewport={"width": 1400, "height": 950}, locale="pt-BR")
+    pagina = contexto.new_page()
+    pagina.goto(f"{BASE}/hub/login")
+    pagina.fill("#username_input", ANA)
+    pagina.fill("#password_input", "senha-errada")
+    pagina.click("#login_submit")
+    pagina.wait_for_selector(".login_error", timeout=60_000)
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    pagina.screenshot(path=str(CAPTURAS / "login-senha-errada.png"))
+    texto = pagina.inner_text("body")
+    assert "Entrar" in texto and "Usuário ou senha inválidos" in texto, texto
+    _sem_ingles(texto, "o login")
+    assert pagina.evaluate("document.documentElement.lang") == "pt-BR"
+    pagina.goto(f"{BASE}/hub/nao-existe")
+    texto = pagina.inner_text("body")
+    pagina.screenshot(path=str(CAPTURAS / "pagina-404.png"))
+    assert "404" in texto and "Página não encontrada" in texto, texto
+    _sem_ingles(texto, "a página 404")
+    contexto.close()
+
     prof, pagina_prof = _entrar(navegador, PROF, hub["senhas"][PROF])
     pagina_prof.goto(f"{BASE}/user/{PROF}/formgrader/manage_assignments")
     linha = pagina_prof.locator("tr", has_text=SLUG)
@@ -300,6 +420,17 @@ def test_turma_no_navegador(hub, navegador):
 
     ana, pagina_ana = _entrar(navegador, ANA, SENHAS[ANA])
     bia, pagina_bia = _entrar(navegador, BIA, SENHAS[BIA])
+    # a página inicial do hub (parar/abrir o servidor, sair) em pt-BR
+    inicio = ana.new_page()
+    inicio.goto(f"{BASE}/hub/home")
+    inicio.wait_for_selector("#start", timeout=60_000)
+    inicio.screenshot(path=str(CAPTURAS / "aluna-inicio-do-hub.png"))
+    texto = inicio.inner_text("body")
+    assert "Parar o meu servidor" in texto and "Sair" in texto, texto
+    _sem_ingles(texto, "o início do hub")
+    inicio.goto(f"{BASE}/hub/token")
+    _sem_ingles(inicio.inner_text("body"), "a página de tokens")
+    inicio.close()
     # a lista de tarefas do aluno em pt-BR, sem ferramentas de instrutor
     _lista_de_tarefas(pagina_ana)
     _atualizar_lista(pagina_ana)
@@ -314,15 +445,21 @@ def test_turma_no_navegador(hub, navegador):
     pagina_ana.screenshot(path=str(CAPTURAS / "aluna-lista-de-tarefas.png"))
     assert pagina_ana.evaluate("window.jupyterapp.commands.hasCommand('nbgrader:open-formgrader')") is False
 
-    _buscar_e_entregar(pagina_ana, ana, ANA, CORRETA)
+    _buscar_e_entregar(pagina_ana, ana, ANA, CORRETA, respostas=True)
     _buscar_e_entregar(pagina_bia, bia, BIA, COM_ERRO)
 
-    texto_ana = _retorno(pagina_ana, ana, ANA, "ana")
-    texto_bia = _retorno(pagina_bia, bia, BIA, "bia")
+    texto_ana, demora_ana = _retorno(pagina_ana, ana, ANA, "ana")
+    texto_bia, demora_bia = _retorno(pagina_bia, bia, BIA, "bia")
+    print(f"a lista de tarefas mostrou a nota {demora_ana:.2f} s e {demora_bia:.2f} s depois de o serviço gravá-la")
+    assert demora_ana <= 2 and demora_bia <= 2, (demora_ana, demora_bia)
     nota_ana, nota_bia = _nota_make_grade(CORRETA, ANA), _nota_make_grade(COM_ERRO, BIA)
-    total = _pontos_da_atividade(SLUG)
-    assert f"{SLUG} (Nota: {nota_ana:.1f} / {total:.1f})" in texto_ana, texto_ana[:800]
-    assert f"{SLUG} (Nota: {nota_bia:.1f} / {total:.1f})" in texto_bia, texto_bia[:800]
+    codigo = _pontos_da_atividade(SLUG, so_codigo=True)
+    manual = _pontos_da_atividade(SLUG) - codigo
+    for texto, nota in ((texto_ana, nota_ana), (texto_bia, nota_bia)):
+        assert f"{SLUG} (Nota automática: {_nota_br(nota)} de {_nota_br(codigo)})" in texto, texto[:800]
+    # a Ana respondeu as perguntas escritas: esperam o professor (não são 0); a Bia não respondeu
+    assert f"aguardando correção do professor ({_nota_br(manual)} pontos)" in texto_ana, texto_ana[:800]
+    assert "sem resposta" in texto_bia and "aguardando" not in texto_bia, texto_bia[:800]
     assert nota_bia < nota_ana
     assert f"Equívoco identificado: {EQUIVOCO_BIA}" in texto_bia
     assert "Faltou dividir as pontuações por √d_k" in texto_bia
@@ -556,6 +693,18 @@ def test_regras_do_servico_de_correcao(hub):
     _como(CAIO, "cp", str(ESTADO / "home" / CAIO / SLUG / f"{SLUG}.ipynb"), str(falsa))
     ultima = _esperar_tratadas(antes + 5)[-1]
     assert ultima["situacao"] == "recusada" and "outro aluno" in ultima["detalhe"], ultima
+    # a recusada sai do exchange (a pasta da Caio é fechada para o serviço: quarentena, e o ajudante
+    # root a apaga em segundos); a Caio vê o motivo na situação dela, que a Bia não lê
+    inbound = ESTADO / "troca" / "transformers" / "inbound"
+    fim = time.monotonic() + 30
+    while any("falsa" in n or n.startswith(".quarentena") for n in os.listdir(inbound)) and time.monotonic() < fim:
+        time.sleep(0.5)
+    assert not any("falsa" in n or n.startswith(".quarentena") for n in os.listdir(inbound)), os.listdir(inbound)
+    situacao = ESTADO / "estado" / f"{CAIO}.json"
+    lida = _como(CAIO, "cat", str(situacao))
+    assert lida.returncode == 0 and "em nome de outro aluno" in lida.stdout, lida.stderr
+    _sem_acesso(BIA, "cat", str(situacao))
+    _sem_acesso(BIA, "ls", str(ESTADO / "estado"))
 
 
 def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):

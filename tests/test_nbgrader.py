@@ -130,13 +130,18 @@ def test_nbgrader_dos_exemplos_sem_alarmes(curso):
 
 def test_retorno_em_portugues_com_mathjax_local(curso):
     """O HTML do retorno não tem rótulo em inglês, usa vírgula decimal e carrega o MathJax de uma
-    cópia local (feedback/mathjax/) antes de tentar a rede."""
+    cópia local (feedback/mathjax/) ou do servidor Jupyter que o serve, nunca da rede; as respostas
+    escritas ainda não corrigidas dizem "aguardando correção do professor" (não 0) e a nota
+    automática vem à parte."""
     html = (curso / "feedback" / "bruno-sem-escala" / "01-atencao" / "01-atencao.html").read_text(encoding="utf-8")
     sobrou = [r for r in ROTULOS_EM_INGLES if r in html]
     assert not sobrou, f"rótulos em inglês no retorno: {sobrou}"
     assert 'lang="pt-BR"' in html and "Célula de teste" in html and re.search(r"Nota: \d+(,\d+)? de \d+", html)
-    assert "../../mathjax/MathJax.js" in html
-    assert html.index("../../mathjax/MathJax.js") < html.index("cdnjs.cloudflare.com")
+    assert "../../mathjax/MathJax.js" in html and "/static/jupyter_server_mathjax/MathJax.js" in html
+    assert "cdnjs" not in html and not re.search(r"""src=["']https?://""", html), "o retorno busca algo fora da máquina"
+    # o Bruno não respondeu as perguntas escritas: "sem resposta", e a nota automática à parte
+    assert re.search(r"Nota automática: \d+(,\d+)? de 10\b", html) and "sem resposta" in html
+    assert "No response." not in html and "In&nbsp;[" not in html
     assert (curso / "feedback" / "mathjax" / "MathJax.js").is_file()
 
 

@@ -1,0 +1,258 @@
+"""O ``inbound`` do exchange é entrada hostil: o que o serviço de correção confere antes de confiar.
+
+Qualquer aluno escreve no ``inbound`` (o nbgrader exige a pasta aberta) e decide o nome, o tipo, o
+dono aparente, o tamanho e o momento de cada entrada. Por isso, **num passo só e protegido**
+(``examinar``, que nunca levanta exceção para quem chama), antes de uma entrada entrar na fila, ser
+ordenada ou lida:
+
+- **nome**: ``aluno+atividade+AAAA-MM-DD HH:MM:SS.ffffff UTC+sorteio``, como o ``nbgrader submit``
+  grava, com aluno da turma, atividade liberada e sorteio curto;
+- **tipo**: ``lstat`` (nunca segue link): só pasta; link simbólico, arquivo, FIFO, soquete são
+  recusados;
+- **dono**: o uid da pasta é o do aluno do nome (pasta criada em nome de outro é recusada);
+- a pasta é aberta com ``O_NOFOLLOW | O_DIRECTORY`` e conferida por ``fstat`` (o mesmo inode do
+  ``lstat``: trocar a pasta por um link entre os dois passos não adianta); dali em diante tudo é
+  lido relativo a esse descritor.
+
+Da entrega aceita só se copia o notebook da atividade (``<atividade>.ipynb``) e os dois arquivos
+pequenos que o ``nbgrader`` usa para devolver o retorno (``timestamp.txt``, ``submission_secret.txt``),
+cada um aberto com ``O_NOFOLLOW``, arquivo regular, com teto nos **blocos alocados** (``st_blocks``,
+não o tamanho aparente: um arquivo esparso de 1 GiB tem 0 blocos, mas a cópia teria 1 GiB) e
+leitura limitada ao teto (um esparso grande é lido só até o teto e recusado).
+
+Entradas recusadas saem do ``inbound``: apagadas quando dá, senão renomeadas para
+``.quarentena+...`` (renomear na mesma pasta não exige escrita na pasta do aluno) e apagadas depois
+pelo ajudante root (``hub/ajudante_root.py``). ``Fila`` reparte a correção por aluno (rodízio, no
+máximo uma entrega de cada aluno em correção e só a mais nova de cada atividade esperando).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+# o nome que o nbgrader submit grava: aluno+atividade+carimbo+sorteio (base64 urlsafe de 9 bytes)
+NOME = re.compile(
+    r"(?P<aluno>[a-z_][a-z0-9_-]{0,31})\+(?P<atividade>[0-9A-Za-z][0-9A-Za-z_-]{0,63})"
+    r"\+(?P<carimbo>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6} UTC)\+(?P<sorteio>[A-Za-z0-9_-]{1,32})"
+)
+QUARENTENA = ".quarentena+"
+LIMITE_NOTEBOOK = int(os.environ.get("CURSO_HUB_LIMITE_NOTEBOOK") or 8 * 1024 * 1024)  # o do ajudante
+LIMITE_PEQUENO = 4096  # timestamp.txt e submission_secret.txt
+SEGREDO = re.compile(r"[0-9a-f]{16,256}")
+
+
+@dataclass
+class Entrega:
+    nome: str
+    aluno: str
+    atividade: str
+    carimbo: str
+    uid: int
+    chegada: float  # mtime da pasta (quando o nbgrader submit a criou)
+    ino: int = 0
+    dev: int = 0
+    quando: float = field(default_factory=time.time)  # quando o serviço a viu
+
+
+@dataclass
+class Recusa:
+    nome: str
+    motivo: str
+    uid: int | None  # dono da entrada (quem recebe o aviso), se deu para saber
+
+
+def carimbo_valido(carimbo: str) -> bool:
+    try:
+        datetime.strptime(carimbo, "%Y-%m-%d %H:%M:%S.%f UTC").replace(tzinfo=UTC)
+        return True
+    except ValueError:
+        return False
+
+
+def examinar(dir_fd: int, nome: str, alunos: dict[str, int], atividades: set[str]) -> Entrega | Recusa:
+    """O passo protegido: nome, tipo e dono de uma entrada do ``inbound`` (relativo a ``dir_fd``).
+
+    Nunca levanta exceção: uma entrada que some, vira link ou não se deixa ler vira ``Recusa``."""
+    try:
+        info = os.lstat(nome, dir_fd=dir_fd)
+    except OSError as exc:
+        return Recusa(nome, f"a entrada não pôde ser examinada ({type(exc).__name__})", None)
+    except Exception as exc:  # nome com NUL etc.: nada do que vem do aluno derruba o serviço
+        return Recusa(nome, f"nome inválido ({type(exc).__name__})", None)
+    uid = info.st_uid
+    if stat.S_ISLNK(info.st_mode):
+        return Recusa(nome, "link simbólico no lugar de uma entrega (só pastas são aceitas)", uid)
+    if not stat.S_ISDIR(info.st_mode):
+        return Recusa(nome, "arquivo solto no lugar de uma entrega (só pastas do nbgrader submit)", uid)
+    m = NOME.fullmatch(nome)
+    if not m:
+        return Recusa(nome, "o nome não é o de uma entrega do nbgrader (aluno+atividade+data+sorteio)", uid)
+    aluno, atividade, carimbo = m["aluno"], m["atividade"], m["carimbo"]
+    if aluno not in alunos:
+        return Recusa(nome, "a entrega está em nome de alguém que não é aluno desta turma", uid)
+    if atividade not in atividades:
+        return Recusa(nome, f"a atividade {atividade} não foi liberada", uid)
+    if not carimbo_valido(carimbo):
+        return Recusa(nome, "a data no nome da entrega não é uma data válida", uid)
+    if uid != alunos[aluno]:
+        return Recusa(nome, "entrega em nome de outro aluno (a pasta não é de quem o nome diz)", uid)
+    try:
+        fd = os.open(nome, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        return Recusa(nome, f"a pasta da entrega não abre ({type(exc).__name__})", uid)
+    try:
+        aberto = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if (aberto.st_ino, aberto.st_dev, aberto.st_uid) != (info.st_ino, info.st_dev, uid):
+        return Recusa(nome, "a pasta da entrega mudou enquanto era examinada", uid)
+    return Entrega(nome, aluno, atividade, carimbo, uid, info.st_mtime, info.st_ino, info.st_dev)
+
+
+def _ler_arquivo(pasta_fd: int, nome: str, limite: int) -> bytes:
+    """Um arquivo regular da pasta da entrega, sem seguir link, com teto nos blocos e na leitura."""
+    fd = os.open(nome, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=pasta_fd)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{nome} não é um arquivo comum")
+        if info.st_blocks * 512 > limite + 8192:
+            raise ValueError(f"{nome} ocupa {info.st_blocks * 512 // 1024} KiB no disco (teto: {limite // 1024} KiB)")
+        partes, lidos = [], 0
+        while lidos <= limite:
+            bloco = os.read(fd, min(1 << 20, limite + 1 - lidos))
+            if not bloco:
+                break
+            partes.append(bloco)
+            lidos += len(bloco)
+        if lidos > limite:
+            raise ValueError(f"{nome} passa de {limite // 1024} KiB")
+        return b"".join(partes)
+    finally:
+        os.close(fd)
+
+
+def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str | None]:
+    """(notebook, segredo, motivo): o notebook da atividade (None se falta ou é recusado, com o
+    motivo) e o ``submission_secret.txt`` (None se falta ou é inválido). Relê pelo descritor e
+    confere que a pasta ainda é a examinada."""
+    try:
+        pasta = os.open(e.nome, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        return None, None, f"a pasta da entrega não abre mais ({type(exc).__name__})"
+    try:
+        info = os.fstat(pasta)
+        if (info.st_ino, info.st_dev, info.st_uid) != (e.ino, e.dev, e.uid):
+            return None, None, "a pasta da entrega foi trocada depois de aceita"
+        segredo = None
+        try:
+            texto = _ler_arquivo(pasta, "submission_secret.txt", LIMITE_PEQUENO).decode("ascii").strip()
+            segredo = texto if SEGREDO.fullmatch(texto) else None
+        except (OSError, ValueError, UnicodeDecodeError):
+            pass
+        try:
+            return _ler_arquivo(pasta, f"{e.atividade}.ipynb", LIMITE_NOTEBOOK), segredo, None
+        except FileNotFoundError:
+            return None, segredo, f"o arquivo {e.atividade}.ipynb não veio na entrega"
+        except (OSError, ValueError) as exc:
+            return None, segredo, f"o notebook entregue foi recusado: {exc}"
+    finally:
+        os.close(pasta)
+
+
+def por_de_lado(dir_fd: int, nome: str) -> str:
+    """Tira uma entrada do ``inbound``: apaga (sem seguir links) ou, se não dá (pasta do aluno
+    fechada para o serviço), renomeia para ``.quarentena+...`` na mesma pasta. Devolve o que fez."""
+    try:
+        info = os.lstat(nome, dir_fd=dir_fd)
+    except OSError:
+        return "sumiu"
+    try:
+        if stat.S_ISDIR(info.st_mode):
+            try:
+                os.rmdir(nome, dir_fd=dir_fd)  # pasta vazia: uma chamada só
+            except OSError:
+                shutil.rmtree(nome, dir_fd=dir_fd)
+        else:
+            os.unlink(nome, dir_fd=dir_fd)
+        return "apagada"
+    except OSError:
+        pass
+    try:
+        os.rename(nome, f"{QUARENTENA}{time.time_ns()}+{os.getpid()}", src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        return "em quarentena"
+    except OSError as exc:
+        return f"não saiu ({type(exc).__name__})"
+
+
+def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int) -> list[str]:
+    """Até ``limite`` nomes para examinar nesta varredura, em rodízio pelo prefixo do nome (o aluno
+    que o nome diz), os da turma antes: um aluno que enche o ``inbound`` de lixo ocupa só a vez dele."""
+    grupos: dict[str, deque] = {}
+    for n in sorted(nomes):
+        grupos.setdefault(n.split("+", 1)[0], deque()).append(n)
+    ordem = sorted(grupos, key=lambda g: (g not in alunos, g))
+    filas = deque(grupos[g] for g in ordem)
+    escolhidos: list[str] = []
+    while filas and len(escolhidos) < limite:
+        f = filas.popleft()
+        escolhidos.append(f.pop())  # o mais novo primeiro (nomes em ordem de carimbo)
+        if f:
+            filas.append(f)
+    return escolhidos
+
+
+class Fila:
+    """Fila justa por aluno: rodízio entre alunos, uma entrega de cada aluno em correção por vez,
+    só a mais nova de cada (aluno, atividade) esperando (as outras ficam superadas)."""
+
+    def __init__(self):
+        self.esperando: dict[str, dict[str, Entrega]] = {}
+        self.vez: deque[str] = deque()
+        self.em_correcao: set[str] = set()
+
+    def acrescentar(self, e: Entrega) -> Entrega | None:
+        """Põe ``e`` na fila; devolve a entrega que ela superou (ou ``e`` mesma, se já havia uma mais nova)."""
+        do_aluno = self.esperando.setdefault(e.aluno, {})
+        anterior = do_aluno.get(e.atividade)
+        if anterior is not None and (anterior.carimbo, anterior.chegada) > (e.carimbo, e.chegada):
+            return e
+        do_aluno[e.atividade] = e
+        if e.aluno not in self.vez:
+            self.vez.append(e.aluno)
+        return anterior
+
+    def proxima(self) -> Entrega | None:
+        for _ in range(len(self.vez)):
+            aluno = self.vez.popleft()
+            do_aluno = self.esperando.get(aluno)
+            if not do_aluno:
+                self.esperando.pop(aluno, None)
+                continue
+            if aluno in self.em_correcao:
+                self.vez.append(aluno)
+                continue
+            atividade = min(do_aluno, key=lambda a: do_aluno[a].quando)
+            e = do_aluno.pop(atividade)
+            if do_aluno:
+                self.vez.append(aluno)
+            else:
+                self.esperando.pop(aluno)
+            self.em_correcao.add(aluno)
+            return e
+        return None
+
+    def terminou(self, e: Entrega) -> None:
+        self.em_correcao.discard(e.aluno)
+        if self.esperando.get(e.aluno) and e.aluno not in self.vez:
+            self.vez.append(e.aluno)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.esperando.values())

@@ -1,0 +1,486 @@
+"""O ``inbound`` do exchange como entrada hostil (issue #37, classe 4), sem hub e sem usuários do sistema.
+
+Um exchange falso numa pasta temporária, uids inventados para os alunos (o teste roda como root e
+dá a cada entrada o dono que quiser) e o serviço de correção de verdade (``hub.corretor.Corretor``)
+só na parte que recebe as entregas: a varredura protegida (``varrer``), a fila justa e o arquivo de
+situação de cada aluno. Nenhuma entrega é corrigida aqui (isso é do ``tests/test_hub.py``).
+
+Os ataques são nossos (não os da issue): FIFO com nome de entrega, notebook que é link para o
+arquivo de outro aluno, pasta trocada por um link depois de examinada, notebook esparso, nomes que
+não são UTF-8 ou têm quebra de linha, milhares de entradas em nome da vítima com data no futuro,
+uma pasta fechada (0700) que o serviço não consegue apagar, e uma rajada de reenvios contra a
+primeira entrega de outro aluno.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from hub import troca
+from hub.corretor import Corretor, ler_tratadas
+
+ANA, BIA, CAIO = 64901, 64902, 64903  # uids de ninguém: só números de dono
+ALUNOS = {"ana": ANA, "bia": BIA, "caio": CAIO}
+SLUG = "01-atencao"
+NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
+
+
+def _carimbo(segundos: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
+
+
+def _nome(aluno: str, segundos: float, sorteio: str = "abc123") -> str:
+    return f"{aluno}+{SLUG}+{_carimbo(segundos)}+{sorteio}"
+
+
+def _entrega(inbound: Path, nome: str, uid: int, notebook: str | None = NB, modo: int = 0o755) -> Path:
+    pasta = inbound / nome
+    pasta.mkdir()
+    if notebook is not None:
+        (pasta / f"{SLUG}.ipynb").write_text(notebook, encoding="utf-8")
+        os.chown(pasta / f"{SLUG}.ipynb", uid, -1)
+    (pasta / "submission_secret.txt").write_text("ab" * 64)
+    os.chown(pasta, uid, -1)
+    os.chmod(pasta, modo)
+    return pasta
+
+
+@pytest.fixture
+def servico(tmp_path):
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    estado = tmp_path / "estado"
+    estado.mkdir()
+    c = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+    )
+    return c, inbound, estado
+
+
+def _situacao(estado: Path, aluno: str) -> dict:
+    return json.loads((estado / f"{aluno}.json").read_text(encoding="utf-8"))
+
+
+def _fila(c: Corretor) -> list[troca.Entrega]:
+    saida = []
+    while (e := c.fila.proxima()) is not None:
+        saida.append(e)
+        c.fila.terminou(e)
+    return saida
+
+
+def test_entradas_que_nao_sao_pastas_saem_sem_derrubar_nem_travar(servico):
+    """FIFO (abrir travaria o serviço), arquivo, link pendurado e link para a pasta de outro:
+    recusados pelo lstat, nunca abertos, tirados do inbound; a entrega honesta entra na fila."""
+    c, inbound, estado = servico
+    agora = time.time()
+    fifo = inbound / _nome("ana", agora, "fifo")
+    os.mkfifo(fifo)
+    os.chown(fifo, ANA, -1, follow_symlinks=False)
+    solto = inbound / _nome("ana", agora, "arquivo")
+    solto.write_text(NB)
+    os.chown(solto, ANA, -1)
+    honesta = _entrega(inbound, _nome("bia", agora), BIA)
+    pendurado = inbound / _nome("ana", agora, "pendurado")
+    pendurado.symlink_to(inbound / "nao-existe")
+    os.chown(pendurado, ANA, -1, follow_symlinks=False)
+    para_outro = inbound / _nome("ana", agora + 1, "link")
+    para_outro.symlink_to(honesta)
+    os.chown(para_outro, ANA, -1, follow_symlinks=False)
+
+    inicio = time.monotonic()
+    assert c.varrer() == 5
+    assert time.monotonic() - inicio < 5
+    assert sorted(os.listdir(inbound)) == [honesta.name]
+    assert [e.nome for e in _fila(c)] == [honesta.name]
+    motivos = [r["motivo"] for r in _situacao(estado, "ana")["recusas"]]
+    assert len(motivos) == 4 and sum("link simbólico" in m for m in motivos) == 2, motivos
+    assert sum("arquivo solto" in m for m in motivos) == 2, motivos
+
+
+def test_notebook_link_esparso_e_pasta_trocada_nao_sao_lidos(servico, tmp_path):
+    """Só o notebook da atividade é lido, sem seguir link, com teto nos blocos e na leitura; a
+    pasta trocada por um link depois de aceita não é lida."""
+    c, inbound, _ = servico
+    agora = time.time()
+    segredo = tmp_path / "notebook-da-bia.ipynb"
+    segredo.write_text('{"segredo": "da bia"}')
+    os.chmod(segredo, 0o600)
+
+    link = _entrega(inbound, _nome("ana", agora, "link"), ANA, notebook=None)
+    (link / f"{SLUG}.ipynb").symlink_to(segredo)
+    esparso = _entrega(inbound, _nome("caio", agora, "esparso"), CAIO, notebook=None)
+    with open(esparso / f"{SLUG}.ipynb", "wb") as f:
+        f.truncate(1 << 30)  # 1 GiB aparente, 0 blocos
+    with open(esparso / "lastro.bin", "wb") as f:  # outro arquivo na pasta: nunca é copiado
+        f.truncate(1 << 30)
+    trocada = _entrega(inbound, _nome("bia", agora, "trocada"), BIA)
+    c.varrer()
+    entregas = {e.aluno: e for e in _fila(c)}
+    assert set(entregas) == {"ana", "bia", "caio"}
+
+    fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        notebook, _, motivo = troca.ler_entrega(fd, entregas["ana"])
+        assert notebook is None and "recusado" in motivo, motivo
+        inicio = time.monotonic()
+        notebook, segredo_lido, motivo = troca.ler_entrega(fd, entregas["caio"])
+        assert notebook is None and "passa de" in motivo, motivo
+        assert time.monotonic() - inicio < 5 and segredo_lido == "ab" * 64
+        # a pasta da Bia vira um link para a do Caio entre o exame e a leitura
+        os.rename(trocada, tmp_path / "guardada")
+        os.symlink(esparso, trocada)
+        notebook, _, motivo = troca.ler_entrega(fd, entregas["bia"])
+        assert notebook is None and "não abre" in motivo, motivo
+    finally:
+        os.close(fd)
+    assert os.stat(segredo).st_blocks <= 8  # nada foi escrito por cima do arquivo alheio
+
+
+def test_nomes_hostis_e_entregas_em_nome_de_outro(servico):
+    """Nome que não é UTF-8, com quebra de linha, de 255 caracteres, de quem não é da turma, com data
+    impossível, e pasta com o nome da Bia criada pela Ana: nenhuma entra na fila, a Ana vê por quê, e
+    a entrega verdadeira da Bia (mais antiga que a falsa) não é superada pela falsa."""
+    c, inbound, estado = servico
+    agora = time.time()
+    verdadeira = _entrega(inbound, _nome("bia", agora - 60), BIA)
+    _entrega(inbound, _nome("bia", agora + 86400 * 365, "falsa"), ANA)
+    nomes_ruins = [
+        os.fsdecode(b"ana+01-atencao+\xff\xfe+lixo"),
+        "ana+01-atencao+2026-12-05 10:00:00.000000 UTC+a\nb",
+        "ana+" + "x" * 240,
+        _nome("mallory", agora),
+        "ana+01-atencao+2026-13-45 99:00:00.000000 UTC+abc",
+    ]
+    for n in nomes_ruins:
+        _entrega(inbound, n, ANA)
+    c.varrer()
+    assert [e.nome for e in _fila(c)] == [verdadeira.name]
+    assert sorted(os.listdir(inbound)) == [verdadeira.name]
+    situacao = _situacao(estado, "ana")
+    assert situacao["recusas_total"] == 6
+    assert any("em nome de outro aluno" in r["motivo"] for r in situacao["recusas"])
+    assert "bia" not in [e.aluno for e in c.fila.esperando.get("bia", {}).values()]
+    historico = (c.historico).read_text(encoding="utf-8")
+    assert all(json.loads(linha) for linha in historico.splitlines())  # JSON válido, uma linha cada
+
+
+@pytest.fixture
+def pasta_aberta():
+    """Uma pasta em /tmp que um processo sem root atravessa (a tmp_path do pytest é 0700)."""
+    pasta = Path(tempfile.mkdtemp(prefix="curso-hub-troca-"))
+    os.chmod(pasta, 0o755)
+    yield pasta
+    shutil.rmtree(pasta)
+
+
+def test_pasta_fechada_vai_para_a_quarentena(pasta_aberta):
+    """Uma pasta 0700 com arquivo dentro, em nome de outro: o serviço (sem root) não a apaga; ela
+    é renomeada para .quarentena+... e não é examinada de novo."""
+    inbound = pasta_aberta / "inbound"
+    inbound.mkdir()
+    os.chmod(inbound, 0o777)
+    fechada = _entrega(inbound, _nome("bia", time.time(), "fechada"), ANA, modo=0o700)
+    lido, escrito = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # o serviço, sem root (uid do Caio)
+        try:
+            os.close(lido)
+            os.setgid(CAIO)
+            os.setuid(CAIO)
+            fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+            r = troca.examinar(fd, fechada.name, ALUNOS, {SLUG})
+            feito = troca.por_de_lado(fd, fechada.name) if isinstance(r, troca.Recusa) else "aceita"
+            os.write(escrito, feito.encode())
+        except BaseException as exc:
+            os.write(escrito, repr(exc).encode()[:200])
+        finally:
+            os._exit(0)
+    os.close(escrito)
+    feito = os.read(lido, 200).decode()
+    os.waitpid(pid, 0)
+    assert feito == "em quarentena", feito
+    restos = os.listdir(inbound)
+    assert len(restos) == 1 and restos[0].startswith(troca.QUARENTENA), restos
+
+
+def test_inundacao_trabalho_limitado_e_recusas_limitadas(servico):
+    """3.000 pastas em nome da vítima (datas no futuro) e 2.000 de nomes inventados, do Caio: cada
+    varredura examina no máximo o limite; a entrega da vítima entra na fila na primeira varredura em
+    que chega a vez dela; o histórico e a situação guardam no máximo 20 recusas do Caio."""
+    c, inbound, estado = servico
+    agora = time.time()
+    criar = time.monotonic()
+    for i in range(3000):
+        _entrega(inbound, _nome("bia", agora + 1000 + i, f"j{i}"), CAIO, notebook=None)
+    for i in range(2000):
+        _entrega(inbound, f"lixo{i}+{SLUG}+x+y", CAIO, notebook=None)
+    verdadeira = _entrega(inbound, _nome("bia", agora), BIA)
+    print(f"5.001 entradas criadas em {time.monotonic() - criar:.1f} s")
+    import hub.corretor as corretor
+
+    limite = corretor.LIMITE_VARREDURA
+    corretor.LIMITE_VARREDURA = 1000
+    try:
+        varreduras, mais_longa = 0, 0.0
+        while len(c.fila) == 0 and varreduras < 20:
+            inicio = time.monotonic()
+            assert c.varrer() <= 1000
+            mais_longa = max(mais_longa, time.monotonic() - inicio)
+            varreduras += 1
+        print(f"a entrega da vítima entrou na fila na varredura {varreduras}; a mais longa levou {mais_longa:.2f} s")
+        assert varreduras <= 6, varreduras
+        assert [e.nome for e in _fila(c)] == [verdadeira.name]
+        inicio = time.monotonic()
+        while len(os.listdir(inbound)) > 1 and varreduras < 2000:
+            passo = time.monotonic()
+            c.varrer()
+            mais_longa = max(mais_longa, time.monotonic() - passo)
+            varreduras += 1
+        print(
+            f"lixo retirado em {varreduras} varreduras, {time.monotonic() - inicio:.1f} s; a mais longa: {mais_longa:.2f} s"
+        )
+    finally:
+        corretor.LIMITE_VARREDURA = limite
+    assert os.listdir(inbound) == [verdadeira.name]
+    assert mais_longa < 10, mais_longa  # trabalho limitado por varredura (folga para a máquina carregada)
+    situacao = _situacao(estado, "caio")
+    assert situacao["recusas_total"] == 5000 and len(situacao["recusas"]) == 20
+    linhas = c.historico.read_text(encoding="utf-8").splitlines()
+    assert len(linhas) == 20, len(linhas)
+    assert ler_tratadas(c.historico)
+
+
+def test_rajada_de_um_aluno_nao_atrasa_a_primeira_de_outro(servico):
+    """A Ana entrega 50 vezes (e a primeira já está em correção); a primeira da Bia, que chega
+    depois de todas, é a próxima a sair da fila; das 50 da Ana só a mais nova é corrigida."""
+    c, inbound, estado = servico
+    agora = time.time()
+    primeira = _entrega(inbound, _nome("ana", agora, "r0"), ANA)
+    c.varrer()
+    em_correcao = c.fila.proxima()
+    assert em_correcao.nome == primeira.name
+    for i in range(1, 50):
+        _entrega(inbound, _nome("ana", agora + i, f"r{i}"), ANA)
+    c.varrer()
+    bia = _entrega(inbound, _nome("bia", agora + 100), BIA)
+    c.varrer()
+    assert c.fila.proxima().nome == bia.name  # a Ana já ocupa uma vaga: a vez é da Bia
+    assert c.fila.proxima() is None  # a Ana não ganha a segunda vaga
+    c.fila.terminou(em_correcao)
+    ultima = c.fila.proxima()
+    assert ultima.nome == _nome("ana", agora + 49, "r49")
+    situacoes = [s["estado"] for s in _situacao(estado, "ana")["entregas"][SLUG]]
+    assert situacoes.count("superada") >= 8 and len(situacoes) <= 10, situacoes
+    superadas = [r for r in ler_tratadas(c.historico).values() if r["situacao"] == "superada"]
+    assert len(superadas) == 48
+
+
+def test_arquivo_de_situacao_so_o_aluno_le(servico):
+    """estado/<aluno>.json: 0600 do serviço, com leitura por ACL só para o aluno dele."""
+    c, inbound, estado = servico
+    _entrega(inbound, _nome("ana", time.time()), ANA)
+    c.varrer()
+    arquivo = estado / "ana.json"
+    assert (arquivo.stat().st_mode & 0o777) == 0o600 or os.listxattr(arquivo)
+    from hub import acl
+
+    entradas = acl._ler(str(arquivo), acl.ACESSO)
+    assert entradas and (acl._USER, 4, ANA) in entradas
+    assert not any(t == acl._USER and i != ANA for t, _, i in entradas)
+    assert _situacao(estado, "ana")["entregas"][SLUG][0]["estado"] == "na fila"
+
+
+# --- SIGTERM/SIGINT aos serviços do hub: nada do avaliador nem de aluno sobra em 5 s ---------------
+
+
+def _descendentes(raiz: int) -> set[int]:
+    pais: dict[int, int] = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                pais[int(p.name)] = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    achados, fronteira = set(), {raiz}
+    while fronteira:
+        novos = {pid for pid, pai in pais.items() if pai in fronteira} - achados
+        achados |= novos
+        fronteira = novos
+    return achados
+
+
+def _vivos(pids: set[int]) -> set[int]:
+    vivos = set()
+    for pid in pids:
+        try:
+            estado = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if estado != "Z":
+            vivos.add(pid)
+    return vivos
+
+
+def _estado_falso(pasta: Path) -> dict:
+    from hub import comum
+
+    (pasta / "logs").mkdir(parents=True)
+    (pasta / "run" / "ajudante").mkdir(parents=True)
+    (pasta / "curso").mkdir()
+    (pasta / "corretor").mkdir()
+    (pasta / "usuarios.json").write_text(json.dumps({"usuarios": {}, "grupos": {comum.GRUPO_EQUIPE: 0}}))
+    return {
+        **os.environ,
+        "CURSO_HUB_ESTADO": str(pasta),
+        "CURSO_HUB_TRABALHADORES": "2",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    }
+
+
+@pytest.mark.parametrize("sinal", [signal.SIGTERM, signal.SIGINT])
+def test_sinal_ao_ajudante_nao_deixa_processo(pasta_aberta, sinal):
+    """Com uma caixa rodando o laço infinito de um aluno, SIGTERM (ou SIGINT) ao ajudante de
+    correção: em 5 s não sobra nenhum processo dele (trabalhadores, zigotos, caixas, filhos do aluno)."""
+    raiz = Path(__file__).resolve().parents[1]
+    env = _estado_falso(pasta_aberta / "hub")
+    nb = json.loads((raiz / "qualidade" / "exemplos" / "ana-correta" / SLUG / f"{SLUG}.ipynb").read_text())
+    for c in nb["cells"]:
+        if c["cell_type"] == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            c["source"] = "import os\n\ndef softmax(z, eixo=-1):\n    while True:\n        pass\n"
+            break
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub.ajudante_root"],
+        cwd=raiz,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    soquete = pasta_aberta / "hub" / "run" / "ajudante" / "avaliador.sock"
+    try:
+        fim = time.monotonic() + 240
+        while not soquete.exists():
+            assert proc.poll() is None and time.monotonic() < fim, "o ajudante não subiu"
+            time.sleep(0.2)
+        import threading
+
+        threading.Thread(target=lambda: _ignorar(lambda: pedir_nota_em(soquete, nb)), daemon=True).start()
+        # espera a caixa do aluno existir (um neto do trabalhador, já rodando o laço)
+        fim = time.monotonic() + 120
+        while len(_descendentes(proc.pid)) < 2 + 2 + 1 and time.monotonic() < fim:
+            time.sleep(0.2)
+        time.sleep(1.0)
+        antes = _descendentes(proc.pid)
+        assert len(antes) >= 5, antes  # 2 trabalhadores, 2 zigotos, a caixa
+        proc.send_signal(sinal)
+        inicio = time.monotonic()
+        while (_vivos(antes) or proc.poll() is None) and time.monotonic() - inicio < 5:
+            time.sleep(0.1)
+        assert proc.poll() is not None, "o ajudante não saiu em 5 s"
+        assert not _vivos(antes), f"sobraram {sorted(_vivos(antes))} de {sorted(antes)}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _ignorar(f):
+    try:
+        f()
+    except Exception:
+        pass
+
+
+def pedir_nota_em(soquete: Path, nb: dict) -> None:
+    import socket as _socket
+
+    with _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM) as s:
+        s.settimeout(120)
+        s.connect(str(soquete))
+        s.sendall(json.dumps({"slug": SLUG, "aluno": "ana", "notebook": json.dumps(nb)}).encode() + b"\n")
+        s.shutdown(_socket.SHUT_WR)
+        while s.recv(65536):
+            pass
+
+
+def test_sigterm_ao_servico_de_correcao(pasta_aberta):
+    """O serviço de correção (sem entregas) sai em menos de 5 s com SIGTERM e com SIGINT."""
+    raiz = Path(__file__).resolve().parents[1]
+    env = _estado_falso(pasta_aberta / "hub")
+    log = pasta_aberta / "hub" / "logs" / "corretor.log"
+    for sinal in (signal.SIGTERM, signal.SIGINT):
+        log.unlink(missing_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hub.corretor"], cwd=raiz, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        try:
+            fim = time.monotonic() + 60
+            while not (log.exists() and "observando" in log.read_text()) and time.monotonic() < fim:
+                time.sleep(0.1)
+            antes = _descendentes(proc.pid)
+            proc.send_signal(sinal)
+            proc.wait(timeout=5)
+            assert not _vivos(antes)
+            assert f"parando ({sinal.name})" in log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_dois_autogrades_ao_mesmo_tempo_nao_apagam_o_ambiente_um_do_outro():
+    """O setenv do nbgrader 0.9.6 apaga NBGRADER_EXECUTION ao sair mesmo que outro autograde (outro
+    thread do serviço) ainda esteja dentro: o segundo a sair levava KeyError. O serviço o troca."""
+    import threading
+
+    import nbgrader.utils
+
+    from hub.corretor import _setenv_entre_threads
+
+    original = nbgrader.utils.setenv
+    erros = []
+    dentro = threading.Barrier(2)
+
+    def autograde():
+        try:
+            with nbgrader.utils.setenv(NBGRADER_EXECUTION="autograde"):
+                dentro.wait(timeout=10)
+        except Exception as exc:
+            erros.append(exc)
+
+    try:
+        for trocar in (False, True):
+            if trocar:
+                _setenv_entre_threads()
+            erros.clear()
+            dentro.reset()
+            threads = [threading.Thread(target=autograde) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if not trocar:
+                assert erros, (
+                    "o setenv original do nbgrader deveria falhar com dois threads (o teste não reproduz o erro)"
+                )
+        assert not erros, erros
+    finally:
+        nbgrader.utils.setenv = original
+        os.environ.pop("NBGRADER_EXECUTION", None)
