@@ -97,6 +97,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/caixa/__init__.py",
     "autograder/caixa/cliente.py",
     "autograder/caixa/disco.py",
+    "autograder/caixa/encerramento.py",
     "autograder/caixa/memoria.py",
     "autograder/caixa/modos.py",
     "autograder/caixa/protocolo.py",
@@ -125,7 +126,9 @@ AVALIADOR_NO_ZIP = {
     "autograder/suite/estrutura.py",
     "autograder/suite/faixas.py",
     "autograder/suite/itens.py",
+    "autograder/suite/mensagens.py",
     "autograder/suite/procedencia.py",
+    "autograder/suite/sondas.py",
 }
 GERADOS_NO_ZIP = {".segredo_avaliador", "requirements-gradescope.txt", "run_autograder", "setup.sh"}
 
@@ -153,6 +156,7 @@ def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:
         arquivos = {n for n in z.namelist() if not n.endswith("/")}
     assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
+        "autograder/suite/passos_vistos.py",
         "autograder/suite/tocha.py",
         "autograder/suite/treino.py",
         "autograder/suites/07-vit/auxiliares.py",
