@@ -31,12 +31,19 @@ TREINO_A_MAIS = Equivoco(
     "O laço deu mais passos do otimizador do que os `passos` pedidos (o avaliador conta cada "
     "otimizador.step() do treino avaliado): treino a mais não ganha as faixas do treino. Dê exatamente "
     "`passos` passos, um por lote, e pare: nada de épocas extras nem de repetir o laço.",
+    titulo="Treino com mais passos que os pedidos",
+    para_instrutor="O laço do aluno dá épocas extras ou repete o treino: ele não segue o número de passos pedido "
+    "(ou tenta comprar a faixa do treino com passos escondidos).",
+    secao="Código Comentado",
 )
 PASSOS_NAO_VISTOS = Equivoco(
     "treino-sem-passos-do-otimizador",
     "Os pesos mudaram, mas o avaliador não viu nenhum passo de um otimizador do PyTorch (otimizador.step()) "
     "no treino avaliado: as faixas só valem para o treino que o avaliador vê. Atualize os pesos com o "
     "otimizador que o enunciado pede, chamando step() uma vez por passo.",
+    titulo="Pesos mudados sem o otimizador",
+    para_instrutor="O aluno atualiza os pesos à mão (ou fora do otimizador pedido), sem chamar otimizador.step().",
+    secao="Código Comentado",
 )
 
 # Código posto na caixa (``aluno.injetar``) antes do treino avaliado e do espião. Nada aqui é segredo.
