@@ -328,6 +328,17 @@ def _tmp_proprio(comando: list[str], pasta: str) -> list[str]:
     funcione, roda no /tmp da máquina (o script filtra pelo prefixo das pastas de caixa)."""
     if not UNSHARE or subprocess.run([UNSHARE, "--mount", "true"], capture_output=True).returncode != 0:
         return comando
+    # Um clone do repositório (ou o Python) dentro do /tmp (a CI pode clonar ali) continua visível: a pasta
+    # dele é montada de novo, no mesmo caminho, dentro do /tmp próprio.
+    tmp = Path("/tmp")
+    de_volta = sorted(
+        {
+            tmp / p.resolve().relative_to(tmp).parts[0]
+            for p in (RAIZ, Path(sys.prefix))
+            if p.resolve().is_relative_to(tmp)
+        }
+    )
+    montagens = "".join(f'mkdir -p "$0/{d.name}" && mount --bind "{d}" "$0/{d.name}" && ' for d in de_volta)
     return [
         UNSHARE,
         "--mount",
@@ -335,7 +346,7 @@ def _tmp_proprio(comando: list[str], pasta: str) -> list[str]:
         "private",
         "/bin/sh",
         "-c",
-        'mount --bind "$0" /tmp && exec "$@"',
+        montagens + 'mount --rbind "$0" /tmp && exec "$@"',
         pasta,
         *comando,
     ]
