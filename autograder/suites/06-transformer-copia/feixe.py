@@ -296,11 +296,12 @@ def _origens_de_copia(rng, n):
     return [linha[: int((linha != TR.PAD).sum())] for linha in src]
 
 
-def _conferir_arvores(aluno, rng, escolher, n):
+def _conferir_arvores(aluno, rng, escolher, n, fixas=()):
     _exigir_que_busque(aluno, rng)
     candidatas = [a for a in _arvores() if escolher(a)]
-    # ao menos uma instância em que cada equívoco erra, completadas com sorteadas
-    escolhidas = []
+    # as ``fixas`` (as mesmas para todo aluno), ao menos uma instância em que cada equívoco erra, completadas
+    # com sorteadas
+    escolhidas = list(fixas)
     for _, modo in FEIXE_MODOS:
         quem = [a for a in candidatas if a[4][modo] != a[3] and a not in escolhidas]
         if quem and not any(a[4][modo] != a[3] for a in escolhidas):
@@ -360,6 +361,31 @@ def _conferir_empate(aluno, larguras=(2, 3), alfa=0.6):
 
     descricoes = [f"árvore construída com empates exatos, largura {mostrar(k)}, alfa {mostrar(alfa)}" for k in larguras]
     _diagnosticar_feixe(obtidos, certas, erradas, descricoes)
+
+
+_ARVORES_DA_PENALIDADE: list = []
+
+
+def arvores_da_penalidade():
+    """Árvores fixas (alfa > 0) em que a escolha final muda se o expoente da penalidade mudar: a primeira em
+    que 2·alfa muda a resposta e a primeira em que alfa/2 muda. Uma penalidade de comprimento forte ou fraca
+    demais erra numa delas com as entradas de qualquer aluno, e não só quando o sorteio cai numa árvore
+    sensível ao expoente (issue #38: o mesmo erro custa o mesmo para todo aluno)."""
+    if not _ARVORES_DA_PENALIDADE:
+        origem = torch.tensor([3, 4, TR.EOS])
+        faltam = [2.0, 0.5]
+        with _UmThread():
+            for a in _arvores():
+                semente, largura, alfa, certa, _ = a
+                if alfa == 0.0 or not faltam:
+                    continue
+                arvore = TR.ITEM.aux["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente)
+                terminadas, _ = _feixe_terminadas(arvore, origem, largura, FEIXE_N_MAX)
+                muda = [f for f in faltam if _feixe_escolher(terminadas, f * alfa)[0] != certa]
+                if muda:
+                    _ARVORES_DA_PENALIDADE.append(a)
+                    faltam = [f for f in faltam if f not in muda]
+    return list(_ARVORES_DA_PENALIDADE)
 
 
 _INSTANCIAS_DE_COPIA: list = []

@@ -738,7 +738,8 @@ def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
     fixas = [a for a in FX._arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
     with S.sondar(lambda: [FX.sonda_penalidade(aluno, fixas)]):
-        FX._conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5)
+        # mais as árvores fixas sensíveis ao expoente: o mesmo erro na penalidade perde o mesmo para todo aluno
+        FX._conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5, FX.arvores_da_penalidade())
 
 
 @item("teste_feixe", pontos=0.5)
