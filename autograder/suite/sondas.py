@@ -59,6 +59,7 @@ __all__ = [
     "iguais",
     "promessa",
     "sondar",
+    "sondas_de",
 ]
 
 
@@ -215,6 +216,26 @@ def sondar(*sondas: Sonda | Callable[[], Iterable[Sonda]] | Iterable[Sonda] | No
         if achada is None:
             raise
         raise Reprovado(achada.mensagem, achada.equivoco) from None
+
+
+def sondas_de(*funcoes: str):
+    """Marca uma fábrica de sondas (``fabrica(aluno) -> [Sonda, ...]``) com as funções avaliadas que ela
+    sonda (os nomes definidos nas células de solução do notebook)::
+
+        @S.sondas_de("softmax")
+        def _sondas_softmax(aluno): ...
+
+    ``tests/test_sondas_cobertura.py`` lê essas marcas (sem importar a suíte) e falha se alguma função
+    avaliada de alguma aula não tiver fábrica marcada, ou se a fábrica não for usada num ``sondar``/
+    ``com_sondas`` da aula. A marca não muda a fábrica (só registra os nomes em ``funcoes_sondadas``)."""
+    if not funcoes or not all(isinstance(f, str) and f for f in funcoes):
+        raise ValueError("sondas_de precisa do nome de pelo menos uma função avaliada")
+
+    def marcar(fabrica):
+        fabrica.funcoes_sondadas = tuple(funcoes)
+        return fabrica
+
+    return marcar
 
 
 def com_sondas(fabrica: Callable[[object], Iterable[Sonda]]):

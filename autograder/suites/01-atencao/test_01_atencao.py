@@ -253,6 +253,7 @@ def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
 
 # ======================================================================= softmax
 @item("teste_softmax", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_ultimo_eixo(aluno, rng):
     """softmax: confere com a referência no último eixo (1-D e 2-D)"""
     for forma in [(7,), (5, 9)]:
@@ -266,6 +267,7 @@ def test_softmax_ultimo_eixo(aluno, rng):
 
 
 @item("teste_softmax", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_outros_eixos(aluno, rng):
     """softmax: respeita o argumento eixo (0, 1 e negativo) num array 3-D"""
     z = rng.normal(scale=2.0, size=(3, 4, 5))
@@ -277,6 +279,7 @@ def test_softmax_outros_eixos(aluno, rng):
 
 
 @item("teste_softmax", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_logits_grandes(aluno, rng):
     """softmax: logits de 1e4 não estouram, e cada fatia usa o próprio máximo"""
     z = rng.normal(size=(4, 6))
@@ -355,6 +358,7 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
 
 
 @item("teste_atencao", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_confere_com_pytorch(aluno, rng):
     """atenção: confere com torch scaled_dot_product_attention, com dimensões de lote, sem alterar Q, K e V"""
     Q, K, V = _qkv(rng, lote=(2, 3), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.5)
@@ -365,6 +369,7 @@ def test_atencao_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_atencao", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
     """atenção: confere com a solução de referência em 2-D e em float32"""
     Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=16, d_v=4, escala_dados=1.2, dtype=np.float32)
@@ -401,6 +406,7 @@ def test_atencao_permutar_chaves_e_valores(aluno, rng):
 
 
 @item("teste_atencao", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_logits_grandes(aluno, rng):
     """atenção: pontuações da ordem de 1e4 não estouram"""
     Q, K, V = _qkv(rng, n_q=3, n_k=5, d_k=4, d_v=2)
@@ -528,6 +534,7 @@ def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
 
 
 @item("teste_mascara", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
     _portao_da_mascara(aluno, rng)
@@ -543,6 +550,7 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_mascara", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
     _portao_da_mascara(aluno, rng)
@@ -858,6 +866,7 @@ def _blocos_variante(Q, K, V, mascara, bloco, modo):
     raise ValueError(modo)
 
 
+@S.sondas_de("atencao_em_blocos")
 def _sondas_blocos(aluno):
     Q, K, V = _sonda_qkv()
     mascara = np.random.default_rng(_SONDA_RNG + 1).random((3, 10)) < 0.6
@@ -931,6 +940,67 @@ def _sondas_blocos(aluno):
             atol=1e-9,
             titulo="Escala errada na atenção em blocos",
             para_instrutor="O aluno dividiu as pontuações de cada bloco por outra coisa que não √d_k.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("softmax")
+def _sondas_softmax(aluno):
+    """As promessas da softmax: cada fatia ao longo de ``eixo`` soma 1; somar a mesma constante a uma fatia
+    não muda nada (softmax(z + c) = softmax(z))."""
+    z = np.random.default_rng(_SONDA_RNG + 10).normal(size=(3, 5))
+
+    def nao_soma_1():
+        p = como_array(aluno.softmax(z), "softmax")
+        return p.shape == z.shape and not np.allclose(p.sum(axis=-1), 1.0, atol=1e-9)
+
+    def nao_invariante():
+        p = como_array(aluno.softmax(z), "softmax")
+        q = como_array(aluno.softmax(z + 3.0), "softmax")
+        return p.shape == q.shape == z.shape and not S.iguais(p, q, atol=1e-9)
+
+    return [
+        S.promessa(
+            "softmax-nao-soma-1",
+            "As fatias da softmax não somam 1 ao longo de `eixo`: o numerador e o denominador têm de usar as mesmas "
+            "exponenciais, e = exp(z - max), e a saída é e / e.sum(axis=eixo, keepdims=True).",
+            nao_soma_1,
+            titulo="Softmax que não soma 1",
+            para_instrutor="O aluno normalizou com uma soma que não é a das mesmas exponenciais do numerador.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "softmax-nao-invariante-a-constante",
+            "A saída muda quando se soma a mesma constante a todos os logits de uma fatia, e a softmax não muda "
+            "com isso (softmax(z + c) = softmax(z)). Para estabilizar, subtraia o máximo (z - max); dividir "
+            "pelo máximo, ou por outra coisa, muda o resultado.",
+            nao_invariante,
+            titulo="Softmax que muda com uma constante",
+            para_instrutor="O aluno estabilizou a softmax dividindo (ou escalando) os logits, o que não é a mesma função.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("atencao_produto_escalar")
+def _sondas_atencao(aluno):
+    """A promessa da atenção que o catálogo não cobre: a saída é pesos @ V (a máscara ignorada já é nomeada
+    pelo teste dos pesos mascarados)."""
+    Q, K, V = _sonda_qkv(n_q=3, n_k=5, d_k=4, d_v=2)
+
+    def saida_nao_e_pesos_v():
+        saida, pesos = par(aluno.atencao_produto_escalar(Q, K, V))
+        return pesos.shape == (3, 5) and saida.shape == (3, 2) and not np.allclose(saida, pesos @ V, atol=1e-9)
+
+    return [
+        S.promessa(
+            "atencao-saida-nao-e-pesos-vezes-v",
+            "A saída devolvida não é a média dos valores com os pesos devolvidos (saida = pesos @ V): os pesos "
+            "da softmax é que combinam as linhas de V, não as pontuações nem outra matriz.",
+            saida_nao_e_pesos_v,
+            titulo="Saída que não é pesos @ V",
+            para_instrutor="O aluno combinou V com outra coisa (as pontuações, pesos antes da softmax) no lugar dos pesos.",
             secao="Explicação Matemática",
         ),
     ]

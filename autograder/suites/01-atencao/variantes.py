@@ -672,3 +672,39 @@ MUTANTES += [
         equivoco="blocos-escala-errada",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas da softmax e da atenção (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-softmax-denominador-sem-o-maximo",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z)
+    e = np.exp(z - np.max(z, axis=eixo, keepdims=True))
+    return e / np.sum(np.exp(z), axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-soma-1",
+    ),
+    Variante(
+        "sonda-softmax-divide-pelo-maximo",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z)
+    e = np.exp(z / np.max(np.abs(z), axis=eixo, keepdims=True))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-invariante-a-constante",
+    ),
+    Variante(
+        "sonda-atencao-saida-com-as-pontuacoes",
+        {"atencao": _atencao(_PONT, _MASC, "    pesos = softmax(s, eixo=-1)\n    return s @ V, pesos")},
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-saida-nao-e-pesos-vezes-v",
+    ),
+]

@@ -873,6 +873,7 @@ def test_modulo_pesos_por_cabeca(aluno, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+@S.sondas_de("atencao_multicabeca")
 def _sondas_multicabeca(aluno):
     rng = np.random.default_rng(3802)
     d, h = 8, 2

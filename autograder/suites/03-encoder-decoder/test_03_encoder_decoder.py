@@ -961,6 +961,7 @@ def _exigir_formas_impressas(antes, depois, formas):
 _SONDA_RNG = 3803
 
 
+@S.sondas_de("layernorm")
 def _sondas_ln(aluno):
     x = np.random.default_rng(_SONDA_RNG).normal(loc=1.0, scale=2.0, size=(3, 5))
 

@@ -801,6 +801,7 @@ def test_mlm_semente(aluno, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+@S.sondas_de("EncoderBERT")
 def _sondas_encoder(aluno):
     rng = np.random.default_rng(3804)
     cfg = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)

@@ -1043,6 +1043,7 @@ def test_gerar_casos_pequenos(aluno, ref, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+@S.sondas_de("AtencaoCausal")
 def _sondas_atencao(aluno):
     rng = np.random.default_rng(3805)
     d, h, n = 8, 2, 5

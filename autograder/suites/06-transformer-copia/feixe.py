@@ -415,6 +415,7 @@ def _instancias_de_copia_fixas(confiavel):
 
 
 # ----------------------------------------------------------------- sondas (autograder/suite/sondas.py)
+@S.sondas_de("busca_em_feixe")
 def sonda_desempate_largura_1(aluno):
     """Promessa: com largura 1 a busca é a gulosa, para qualquer alfa, inclusive num empate exato (o
     desempate pelo menor token é o do argmax da gulosa)."""
@@ -437,6 +438,7 @@ def sonda_desempate_largura_1(aluno):
     )
 
 
+@S.sondas_de("busca_em_feixe")
 def sonda_penalidade(aluno, instancias):
     """Promessa: alfa só entra na escolha final, pela penalidade de Wu et al. Se a busca do aluno confere com
     alfa = 0 nas mesmas árvores em que erra com alfa > 0, o erro está na penalidade de comprimento."""

@@ -776,6 +776,7 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+@S.sondas_de("perda_copia")
 def _sondas_perda(aluno):
     logits, alvo = _logits_alvo(np.random.default_rng(3806), B=3, T=7)
 

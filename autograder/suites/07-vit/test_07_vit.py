@@ -592,6 +592,7 @@ def test_acuracia_em_modo_de_avaliacao_e_sem_gradiente(aluno, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+@S.sondas_de("acuracia")
 def _sondas_acuracia(aluno):
     imagens, rotulos = _dados_acuracia(np.random.default_rng(3807), 70)
 

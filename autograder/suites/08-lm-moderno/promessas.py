@@ -23,6 +23,7 @@ def _rng(k=0):
 
 
 # ------------------------------------------------------------------ RMSNorm e SwiGLU
+@S.sondas_de("RMSNorm")
 def sondas_rmsnorm(aluno):
     d = 6
     x = tocha.x(_rng(1), 2, 3, d) * 0.2 + 0.3  # valores pequenos: um eps de 0,5 muda muito a saída
@@ -62,6 +63,7 @@ def sondas_rmsnorm(aluno):
     ]
 
 
+@S.sondas_de("SwiGLU")
 def sondas_swiglu(aluno):
     d, d_ff = 4, 10
 
@@ -103,6 +105,7 @@ def sondas_swiglu(aluno):
 
 
 # ------------------------------------------------------------------ atenção causal com RoPE
+@S.sondas_de("AtencaoCausalRoPE")
 def sondas_atencao(aluno):
     d, h, t = 8, 2, 5
     rng = _rng(5)
@@ -146,6 +149,7 @@ def sondas_atencao(aluno):
 
 
 # ------------------------------------------------------------------ AdamW, cronograma, recorte
+@S.sondas_de("AdamW")
 def sondas_adamw(aluno):
     rng = _rng(6)
     iniciais = [tocha.x(rng, 3, 2)]
@@ -188,6 +192,7 @@ def sondas_adamw(aluno):
     ]
 
 
+@S.sondas_de("taxa_cosseno_com_aquecimento")
 def sondas_cronograma(aluno):
     def taxas(taxa_min=1e-4, aquecimento=5):
         return [
@@ -221,6 +226,7 @@ def sondas_cronograma(aluno):
     ]
 
 
+@S.sondas_de("recortar_gradientes")
 def sondas_recorte(aluno):
     rng = _rng(7)
     gradientes = [tocha.x(rng, 3, 2) * 3.0, tocha.x(rng, 4) * 3.0]
@@ -242,6 +248,7 @@ def sondas_recorte(aluno):
 
 
 # ------------------------------------------------------------------ perplexidade
+@S.sondas_de("perplexidade")
 def sondas_perplexidade(aluno):
     rng = _rng(8)
 
@@ -276,6 +283,7 @@ def sondas_perplexidade(aluno):
 
 
 # ------------------------------------------------------------------ RoPE
+@S.sondas_de("aplicar_rope")
 def sondas_rope(aluno):
     x = tocha.x(_rng(9), 3, 8)
     posicoes = torch.tensor([0, 5, 40])
@@ -309,6 +317,7 @@ def sondas_rope(aluno):
 
 
 # ------------------------------------------------------------------ cache KV
+@S.sondas_de("atencao_com_cache")
 def sondas_atencao_cache(aluno):
     rng = _rng(10)
 
@@ -337,6 +346,7 @@ def sondas_atencao_cache(aluno):
     ]
 
 
+@S.sondas_de("lm_com_cache")
 def sondas_lm_cache(aluno):
     rng = _rng(11)
 
