@@ -383,6 +383,7 @@ def _equivocos_dividir(X, h):
 
 
 @item("teste_dividir_cabecas", pontos=0.4)
+@S.com_sondas(lambda aluno: _sondas_dividir(aluno))
 def test_dividir_confere_com_referencia(aluno, rng, ref):
     """dividir_cabecas: forma (..., h, n, d_k) e valores conferem com a referência, com lote"""
     X = rng.normal(size=(2, 5, 12))
@@ -396,6 +397,7 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
+@S.com_sondas(lambda aluno: _sondas_dividir(aluno))
 def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
     """dividir_cabecas: aceita zero, uma e duas dimensões de lote"""
     canonico = rng.normal(size=(2, 4, 6))
@@ -422,6 +424,7 @@ def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
+@S.com_sondas(lambda aluno: _sondas_dividir(aluno))
 def test_dividir_cabeca_recebe_bloco_contiguo(aluno, rng):
     """dividir_cabecas: a cabeça i recebe as colunas contíguas i·d_k … (i+1)·d_k − 1 de cada posição"""
     h, dk, n = 4, 3, 5
@@ -450,6 +453,7 @@ def _equivocos_juntar(Y):
 
 
 @item("teste_juntar_cabecas", pontos=0.4)
+@S.com_sondas(lambda aluno: _sondas_juntar(aluno))
 def test_juntar_confere_com_referencia(aluno, rng, ref):
     """juntar_cabecas: forma (..., n, h·d_k) e valores conferem com a referência, com lote"""
     Y = rng.normal(size=(2, 3, 5, 4))
@@ -462,6 +466,7 @@ def test_juntar_confere_com_referencia(aluno, rng, ref):
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
+@S.com_sondas(lambda aluno: _sondas_juntar(aluno))
 def test_juntar_desfaz_dividir(aluno, rng):
     """juntar_cabecas: desfaz dividir_cabecas (ida e volta) com zero, uma e duas dimensões de lote"""
     canonico = rng.normal(size=(3, 4, 2, 5))
@@ -488,6 +493,7 @@ def test_juntar_desfaz_dividir(aluno, rng):
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
+@S.com_sondas(lambda aluno: _sondas_juntar(aluno))
 def test_juntar_cabeca_ocupa_bloco_contiguo(aluno, rng):
     """juntar_cabecas: a cabeça i ocupa as colunas contíguas i·d_k … (i+1)·d_k − 1"""
     h, n, dk = 3, 4, 2
@@ -733,6 +739,7 @@ def test_modulo_submodulos(aluno, ref):
 
 
 @item("teste_modulo_pytorch", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_modulo(aluno))
 def test_modulo_confere_com_pytorch(aluno, rng):
     """módulo: confere com torch.nn.MultiheadAttention (pesos copiados), atenção cruzada com lote"""
     d, h, B, nq, nk = 16, 4, 2, 3, 5
@@ -754,6 +761,7 @@ def test_modulo_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_modulo_pytorch", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_modulo(aluno))
 def test_modulo_mascaras(aluno, rng):
     """módulo: máscara booleana True = pode atender (causal (n, n) e de padding (B, 1, 1, n_k)), igual para todas as cabeças"""
     d, h, B, n, nk = 12, 3, 2, 4, 6
@@ -894,5 +902,70 @@ def _sondas_multicabeca(aluno):
             titulo="Pesos por cabeça não somam 1",
             para_instrutor="O aluno aplicou a softmax noutro eixo que não o das chaves, em cada cabeça.",
             secao="Explicação Matemática",
+        ),
+    ]
+
+
+def _so_reorganiza(entrada, saida) -> bool:
+    """Os mesmos valores, só em outra ordem (e a mesma quantidade): o que dividir e juntar prometem."""
+    saida = np.asarray(saida, dtype=np.float64)
+    return saida.size == entrada.size and np.array_equal(np.sort(saida, axis=None), np.sort(entrada, axis=None))
+
+
+@S.sondas_de("dividir_cabecas")
+def _sondas_dividir(aluno):
+    X = np.random.default_rng(3812).normal(size=(2, 3, 8))
+
+    return [
+        S.promessa(
+            "dividir-nao-so-reorganiza",
+            "A saída de dividir_cabecas não tem exatamente os valores de X: dividir em cabeças só reorganiza os "
+            "números (reshape para (..., n, h, d_k) e troca dos eixos n e h), sem repetir, somar ou perder nenhum.",
+            lambda: not _so_reorganiza(X, como_array(aluno.dividir_cabecas(X, 2), "dividir_cabecas")),
+            titulo="Dividir cabeças que altera os valores",
+            para_instrutor="O aluno repetiu, somou ou descartou parte das colunas ao separar as cabeças.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("juntar_cabecas")
+def _sondas_juntar(aluno):
+    Y = np.random.default_rng(3813).normal(size=(2, 3, 4, 2))
+
+    return [
+        S.promessa(
+            "juntar-nao-so-reorganiza",
+            "A saída de juntar_cabecas não tem exatamente os valores de Y: juntar as cabeças só reorganiza os "
+            "números (troca dos eixos h e n e reshape para (..., n, h·d_k)), sem repetir, somar ou perder nenhum.",
+            lambda: not _so_reorganiza(Y, como_array(aluno.juntar_cabecas(Y), "juntar_cabecas")),
+            titulo="Juntar cabeças que altera os valores",
+            para_instrutor="O aluno repetiu, combinou ou descartou cabeças ao juntá-las.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("AtencaoMultiCabeca")
+def _sondas_modulo(aluno):
+    rng = np.random.default_rng(3814)
+    d, h = 8, 2
+    sd = _state_dict(rng, d)
+    g = torch.Generator().manual_seed(3814)
+    q, k, v1, v2 = (torch.randn(1, n, d, generator=g) for n in (3, 4, 4, 4))
+
+    def saida_com_v(v):
+        return par(_rodar(_criar(aluno, d, h, sd), q, k, v), "forward")[0]
+
+    return [
+        S.argumento_ignorado(
+            "modulo-valores-ignorados",
+            "`v` (os valores)",
+            "as linhas combinadas pelos pesos não vêm de w_v(v); V = w_v(v), não w_v(k) nem w_v(q)",
+            saida_com_v,
+            valores=(v1, v2),
+            titulo="Valores tirados de outra entrada",
+            para_instrutor="O aluno projetou V a partir de k (ou q), ignorando o argumento v do forward.",
+            secao="Código Comentado",
         ),
     ]

@@ -582,3 +582,26 @@ def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
         equivoco="multicabeca-pesos-nao-somam-1",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-dividir-fatias-sem-multiplicar-por-d-k",
+        _dividir(
+            "    d_k = X.shape[-1] // h\n    return np.stack([X[..., :, i:i + d_k] for i in range(h)], axis=-3)\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="dividir-nao-so-reorganiza",
+    ),
+    Variante(
+        "sonda-juntar-perde-a-ultima-cabeca",
+        _juntar("    return np.concatenate([X[..., i, :, :] for i in range(X.shape[-3] - 1)], axis=-1)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-nao-so-reorganiza",
+    ),
+    Variante(
+        "sonda-modulo-valores-de-k",
+        {"modulo": _modulo()["modulo"].replace("self.w_v(v)", "self.w_v(k)")},
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-valores-ignorados",
+    ),
+]
