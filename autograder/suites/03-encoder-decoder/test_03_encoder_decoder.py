@@ -346,6 +346,7 @@ def _pe_do_aluno(aluno, n, d):
 
 
 @item("teste_positional_encoding", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_pe(aluno))
 def test_pe_confere_com_a_formula(aluno, rng):
     """codificador de posição: confere com a fórmula do artigo (sen nas pares, cos nas ímpares)"""
     for n, d in [(int(rng.integers(10, 40)), 2 * int(rng.integers(4, 16))), (50, 512)]:
@@ -414,6 +415,7 @@ def test_pe_deslocamento_e_rotacao(aluno, rng):
 
 
 @item("teste_positional_encoding", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_pe(aluno))
 def test_pe_d_impar(aluno, ref, rng):
     """codificador de posição: funciona com d ímpar (a última coluna é um seno)"""
     for d in (int(2 * rng.integers(2, 10) + 1), 1):
@@ -628,6 +630,7 @@ def _ffn_do_aluno(aluno, *args):
 
 
 @item("teste_feed_forward", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_ffn(aluno))
 def test_ffn_confere_com_torch(aluno, rng):
     """feed-forward: confere com Linear → ReLU → Linear do PyTorch, com dimensões de lote"""
     d_model = int(rng.integers(4, 10))
@@ -643,6 +646,7 @@ def test_ffn_confere_com_torch(aluno, rng):
 
 
 @item("teste_feed_forward", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_ffn(aluno))
 def test_ffn_confere_com_referencia_2d(aluno, ref, rng):
     """feed-forward: confere com a referência em 2-D, com d_ff menor que d_model"""
     d_model, d_ff = int(rng.integers(6, 10)), 3
@@ -774,6 +778,7 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
 
 
 @item("teste_bloco_encoder", pontos=1.5)
+@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
     h = int(rng.choice([3, 4]))  # nunca o h = 2 das verificações visíveis
@@ -790,6 +795,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
     h, d_model, n = 4, 8, int(rng.integers(4, 8))  # h diferente do h = 2 das verificações visíveis
@@ -805,6 +811,7 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=0.75)
+@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     """bloco de encoder: confere com a referência sem lote, com uma cabeça e d_ff diferente de d_model"""
     d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
@@ -884,6 +891,7 @@ def _mini_do_aluno(aluno, X, lista, h):
 
 
 @item("teste_mini_encoder", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_mini(aluno))
 def test_mini_confere_com_referencia(aluno, ref, rng):
     """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote), sem alterar X"""
     h, d_model, n = 2, 8, int(rng.integers(4, 8))
@@ -899,6 +907,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
 
 
 @item("teste_mini_encoder", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mini(aluno))
 def test_mini_confere_com_torch(aluno, ref, rng):
     """mini encoder: três blocos sobre X + PE conferem com três TransformerEncoderLayer do PyTorch"""
     h, d_model, n = 4, 8, int(rng.integers(3, 7))
@@ -979,6 +988,112 @@ def _sondas_ln(aluno):
             mistura_vetores,
             titulo="Normalização mistura vetores",
             para_instrutor="O aluno calcula média ou variância sobre mais de um vetor, e mudar um muda os outros.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("positional_encoding")
+def _sondas_pe(aluno):
+    """A base das frequências é 10000: na posição 1, a coluna 2i tem sen(1 / 10000^(2i/d)). As colunas 0 e 1
+    (frequência 1) e a estrutura sen/cos têm de conferir; então a base que o aluno usou sai da coluna 2."""
+    n, d = 4, 8
+
+    def base_errada():
+        pe = como_array(aluno.positional_encoding(n, d), "positional_encoding")
+        if pe.shape != (n, d):
+            return False
+        pos = np.arange(n, dtype=np.float64)
+        if not (np.allclose(pe[:, 0], np.sin(pos), atol=1e-6) and np.allclose(pe[:, 1], np.cos(pos), atol=1e-6)):
+            return False
+        angulo = np.arcsin(np.clip(pe[1, 2], -1.0, 1.0))  # = 1 / base^(2/d), pequeno: o arco-seno é o ângulo
+        if not 0 < angulo < 1:
+            return False
+        base = angulo ** (-d / 2)
+        return abs(base / 10000.0 - 1.0) > 0.01
+
+    return [
+        S.promessa(
+            "pe-base-errada",
+            "As colunas de frequência 1 conferem, e as outras giram num ritmo que corresponde a outra base: "
+            "o ângulo da coluna 2i é pos / 10000^(2i/d_model), com a base 10000 do artigo.",
+            base_errada,
+            titulo="Base das frequências diferente de 10000",
+            para_instrutor="O aluno usou outra base (1000, 100, e) no denominador das frequências.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("feed_forward")
+def _sondas_ffn(aluno):
+    """A ReLU zera o que é negativo: com a pré-ativação toda negativa, a saída é exatamente b2."""
+    x = np.ones((2, 3))
+    W1, b1 = -np.ones((3, 4)), np.zeros(4)
+    W2, b2 = np.random.default_rng(3815).normal(size=(4, 3)), np.array([0.5, -1.0, 2.0])
+
+    def negativos_passam():
+        y = como_array(aluno.feed_forward(x, W1, b1, W2, b2), "feed_forward")
+        return y.shape == (2, 3) and not np.allclose(y, np.broadcast_to(b2, (2, 3)), atol=1e-9)
+
+    return [
+        S.promessa(
+            "ffn-negativos-nao-cortados",
+            "Com a pré-ativação x @ W1 + b1 toda negativa, a saída deveria ser só b2 (a ReLU zera os negativos), "
+            "e não é: a ativação deixa passar valores negativos. Use np.maximum(0, x @ W1 + b1).",
+            negativos_passam,
+            titulo="Ativação que não corta os negativos",
+            para_instrutor="O aluno usou outra função no lugar da ReLU (valor absoluto, identidade nos negativos).",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("bloco_encoder")
+def _sondas_bloco(aluno):
+    """Post-norm: a última operação do bloco é LN2(Z + FFN(Z)), então (saída - beta2) / gama2 tem média 0 e
+    variância 1 em cada posição."""
+    rng = np.random.default_rng(3816)
+    p = _pesos_bloco(rng, 4, 8)
+    X = rng.normal(size=(5, 4))
+
+    def nao_normalizada():
+        y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
+        if y.shape != X.shape:
+            return False
+        z = (y - p["beta2"]) / p["gama2"]
+        return not (np.allclose(z.mean(axis=-1), 0.0, atol=1e-6) and np.allclose(z.var(axis=-1), 1.0, atol=1e-3))
+
+    return [
+        S.promessa(
+            "bloco-saida-nao-normalizada",
+            "A saída do bloco não sai da segunda LayerNorm: no bloco post-norm a última operação é "
+            "LN2(Z + FFN(Z)), com o residual somado antes da norma (nada é somado depois dela).",
+            nao_normalizada,
+            titulo="Saída do bloco fora da segunda norma",
+            para_instrutor="O aluno somou o residual (ou outra coisa) depois da última LayerNorm.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("mini_encoder")
+def _sondas_mini(aluno):
+    """Sem blocos, o mini encoder devolve X + PE(n, d_model): a posição é somada uma vez, sem escalar X."""
+    X = np.random.default_rng(3817).normal(size=(2, 5, 6))
+
+    def posicao_errada():
+        y = como_array(aluno.mini_encoder(X, [], 2), "mini_encoder")
+        return y.shape == X.shape and not np.allclose(y, X + pe_np(5, 6), atol=1e-9)
+
+    return [
+        S.promessa(
+            "mini-entrada-nao-e-x-mais-pe",
+            "Com a lista de blocos vazia a saída não é X + PE: a entrada do primeiro bloco é só X somado ao "
+            "codificador de posição de forma (n, d_model), com n = X.shape[-2] (sem escalar X, sem outro termo).",
+            posicao_errada,
+            titulo="Entrada do encoder diferente de X + PE",
+            para_instrutor="O aluno escalou X, usou outro n ou somou outra coisa antes dos blocos.",
             secao="Explicação Matemática",
         ),
     ]

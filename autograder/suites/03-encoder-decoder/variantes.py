@@ -697,3 +697,38 @@ MUTANTES += [
         equivoco="ln-mistura-vetores",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-pe-base-1000",
+        {"positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace("10000 **", "1000 **")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-base-errada",
+    ),
+    Variante(
+        "sonda-ffn-valor-absoluto",
+        {"feed_forward": _ffn("    return np.abs(x @ W1 + b1) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-negativos-nao-cortados",
+    ),
+    Variante(
+        "sonda-bloco-residual-depois-da-norma",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(ffn(Z), p["gama2"], p["beta2"]) + Z""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-saida-nao-normalizada",
+    ),
+    Variante(
+        "sonda-mini-escala-x-por-raiz-de-d",
+        {
+            "mini_encoder": _mini("""    H = X * np.sqrt(d_model) + positional_encoding(n, d_model)
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-entrada-nao-e-x-mais-pe",
+    ),
+]
