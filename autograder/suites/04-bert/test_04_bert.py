@@ -277,6 +277,7 @@ def _lote_com_padding(rng, B, n, pad_id, vocab=30, onde="fim"):
 
 
 @item("teste_mascara_padding", pontos=0.25)
+@S.com_sondas(lambda aluno: _sondas_mascara_padding(aluno))
 def test_mascara_padding_no_fim(aluno, rng):
     """máscara de padding: True nos tokens reais e False no [PAD] no fim das sequências"""
     ids = _lote_com_padding(rng, 4, 10, 0, onde="fim")
@@ -284,6 +285,7 @@ def test_mascara_padding_no_fim(aluno, rng):
 
 
 @item("teste_mascara_padding", pontos=0.25)
+@S.com_sondas(lambda aluno: _sondas_mascara_padding(aluno))
 def test_mascara_padding_outro_pad_id(aluno, rng):
     """máscara de padding: usa o pad_id recebido (o id 0 pode ser um token comum)"""
     pad_id = int(rng.integers(3, 20))
@@ -293,6 +295,7 @@ def test_mascara_padding_outro_pad_id(aluno, rng):
 
 
 @item("teste_mascara_padding", pontos=0.25)
+@S.com_sondas(lambda aluno: _sondas_mascara_padding(aluno))
 def test_mascara_padding_no_comeco_e_no_meio(aluno, rng):
     """máscara de padding: padding no começo ou no meio da sequência"""
     ids = np.concatenate([_lote_com_padding(rng, 3, 8, 0, onde="comeco"), _lote_com_padding(rng, 3, 8, 0, onde="meio")])
@@ -302,6 +305,7 @@ def test_mascara_padding_no_comeco_e_no_meio(aluno, rng):
 
 
 @item("teste_mascara_padding", pontos=0.25)
+@S.com_sondas(lambda aluno: _sondas_mascara_padding(aluno))
 def test_mascara_padding_lote_sem_padding(aluno, rng):
     """máscara de padding: lote de uma sequência sem [PAD] dá tudo True, com forma (1, n)"""
     ids = rng.integers(1, 30, size=(1, 7)).astype(np.int64)
@@ -679,6 +683,7 @@ def _conferir_80_10_10(p_mask, p_aleatorio, p_igual):
 
 
 @item("teste_mascarar_tokens", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mascarar(aluno))
 def test_mlm_rotulos(aluno, rng):
     """mascarar_tokens: devolve (entrada, rotulos) sem alterar ids; rótulo = id original nas escolhidas e -100 no resto"""
     ids = _amostra_mlm(rng, 24, 48, vocab=64, especiais=[0, 1, 2, 3], cls=1, sep=2, pad=0)
@@ -689,6 +694,7 @@ def test_mlm_rotulos(aluno, rng):
 
 
 @item("teste_mascarar_tokens", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mascarar(aluno))
 def test_mlm_especiais_nunca_escolhidos(aluno, rng):
     """mascarar_tokens: especiais e [PAD] nunca são escolhidos; os aleatórios vêm só do vocabulário comum"""
     # Ids no estilo do BERT: especiais espalhados pelo vocabulário, [UNK] e [MASK] também no texto.
@@ -711,6 +717,7 @@ def test_mlm_especiais_nunca_escolhidos(aluno, rng):
 
 
 @item("teste_mascarar_tokens", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_mascarar(aluno))
 def test_mlm_proporcoes(aluno, rng):
     """mascarar_tokens: ~15% dos tokens comuns escolhidos e, deles, 80% [MASK], 10% aleatórios, 10% iguais"""
     especiais = [0, 1, 2, 3]
@@ -759,6 +766,7 @@ def _conferir_independencia(comuns, escolhidos, viraram_mask):
 
 
 @item("teste_mascarar_tokens", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mascarar(aluno))
 def test_mlm_respeita_prob(aluno, rng):
     """mascarar_tokens: respeita o argumento prob (outra probabilidade de escolha)"""
     prob = float(rng.choice([0.25, 0.3, 0.4]))
@@ -824,5 +832,54 @@ def _sondas_encoder(aluno):
             titulo="Padding de um exemplo afeta outro",
             para_instrutor="O aluno montou a máscara de padding de um jeito que mistura os exemplos do lote.",
             secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("mascara_de_padding")
+def _sondas_mascara_padding(aluno):
+    """Cada linha da máscara depende só da própria linha de ids: a máscara do lote é a pilha das máscaras de
+    cada sequência sozinha."""
+    ids = np.array([[5, 6, 7, 0, 0, 0], [5, 6, 7, 8, 9, 0], [0, 4, 0, 4, 4, 4]], dtype=np.int64)
+
+    def linhas_misturadas():
+        lote = como_array(_mascara_do_aluno(aluno, ids, 0), "a máscara")
+        sozinhas = np.concatenate(
+            [como_array(_mascara_do_aluno(aluno, ids[i : i + 1], 0), "a máscara") for i in range(3)]
+        )
+        return lote.shape == sozinhas.shape == ids.shape and not np.array_equal(lote, sozinhas)
+
+    return [
+        S.promessa(
+            "padding-linhas-misturadas",
+            "A máscara de uma sequência muda conforme as outras sequências do lote: cada linha deve depender só "
+            "dos próprios ids (True onde ids != pad_id), sem comprimento, contagem ou posição tirados de outra linha.",
+            linhas_misturadas,
+            titulo="Máscara de padding que mistura as linhas",
+            para_instrutor="O aluno calculou o comprimento (ou outra coisa) numa linha só e aplicou ao lote inteiro.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("mascarar_tokens")
+def _sondas_mascarar(aluno):
+    """Só as posições escolhidas (rótulo diferente de -100) podem mudar na entrada."""
+    ids = _amostra_mlm(np.random.default_rng(3818), 16, 64, 64, [0, 1, 2, 3], cls=1, sep=2, pad=0)
+
+    def muda_fora():
+        entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, [0, 1, 2, 3], 3818)
+        return bool(np.any((entrada != ids) & (rotulos == -100)))
+
+    return [
+        S.promessa(
+            "mlm-troca-fora-das-escolhidas",
+            "A entrada muda em posições que não foram escolhidas (rótulo -100): o [MASK] e o token aleatório só "
+            "podem cair nas ~15% escolhidas; combine o sorteio do destino com a máscara das escolhidas "
+            "(escolhidos & (u < 0,8), escolhidos & (0,8 <= u < 0,9)).",
+            muda_fora,
+            titulo="Troca fora das posições escolhidas",
+            para_instrutor="O aluno sorteou o destino (80/10/10) sem restringir às posições escolhidas.",
+            secao="Explicação Matemática",
         ),
     ]

@@ -596,3 +596,33 @@ MUTANTES += [
         equivoco="encoder-mistura-exemplos",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-padding-comprimento-da-primeira-linha",
+        {
+            "mascara_padding": (
+                "def mascara_de_padding(ids, pad_id):\n"
+                "    comprimento = int((ids[0] != pad_id).sum())\n"
+                "    return (torch.arange(ids.shape[1]) < comprimento).expand(ids.shape[0], -1)\n"
+            )
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-mlm-aleatorio-fora-das-escolhidas",
+        {
+            "mascarar_tokens": _mlm(
+                _ESCOLHA_OK,
+                _DESTINO_OK.replace(
+                    "troca = escolhidos & (u >= 0.8) & (u < 0.9)",
+                    "troca = (u >= 0.8) & (u < 0.9) & ~torch.isin(ids, esp)",
+                ),
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-troca-fora-das-escolhidas",
+    ),
+]
