@@ -154,3 +154,19 @@ def test_arvore_de_empates_separa_o_desempate_do_enunciado_do_invertido_e_a_gulo
         assert certa == [3, 4, 2]
         assert fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX, "empate_invertido")[0] != certa
     assert fx._guloso_de(modelo, origem) == [3, 4, 2]
+
+
+def test_com_sondas_passa_a_fabrica_as_fixtures_que_ela_pede_pelo_nome():
+    vistos = []
+
+    def fabrica(aluno, ref):
+        vistos.append((aluno, ref))
+        return [S.promessa("p", "P", lambda: True)]
+
+    @S.com_sondas(fabrica)
+    def test_exemplo(aluno, ref, rng):
+        raise Reprovado("não confere")
+
+    with pytest.raises(Reprovado) as falha:
+        test_exemplo(aluno="o aluno", ref="a referência", rng=None)
+    assert falha.value.equivoco.codigo == "p" and vistos == [("o aluno", "a referência")]

@@ -240,19 +240,25 @@ def sondas_de(*funcoes: str):
 
 def com_sondas(fabrica: Callable[[object], Iterable[Sonda]]):
     """Decorador de um teste de suíte: o corpo inteiro roda dentro de ``sondar(lambda: fabrica(aluno))``,
-    com ``aluno`` a fixture do teste (o pytest passa as fixtures por nome). Fica abaixo de ``@item``::
+    com ``aluno`` a fixture do teste (o pytest passa as fixtures por nome; a fábrica pode pedir também
+    ``ref`` ou outra fixture do teste, pelo nome do parâmetro). Fica abaixo de ``@item``::
 
         @item("teste_rmsnorm_swiglu_rope", pontos=0.75)
         @S.com_sondas(PR.sondas_rmsnorm)
         def test_rmsnorm_confere(aluno, rng): ...
     """
     import functools
+    import inspect
+
+    # a fábrica recebe, por nome, as fixtures do teste que ela pede (``aluno``; ``ref`` quando precisa da
+    # referência para montar um modelo): ``@S.com_sondas(lambda aluno, ref: sondas_x(aluno, ref))``
+    nomes = list(inspect.signature(fabrica).parameters)
 
     def decorar(teste):
         @functools.wraps(teste)
         def envolvido(*args, **kwargs):
-            aluno = kwargs.get("aluno")
-            with sondar(lambda: fabrica(aluno)):
+            pedidos = {nome: kwargs.get(nome) for nome in nomes}
+            with sondar(lambda: fabrica(**pedidos)):
                 return teste(*args, **kwargs)
 
         return envolvido

@@ -442,6 +442,7 @@ def _diagnosticar_mascara(arr, n, nome):
 
 
 @item("teste_mascara_causal", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mascara_causal(aluno))
 def test_mascara_confere_com_generate_square_subsequent_mask(aluno):
     """máscara causal: confere com nn.Transformer.generate_square_subsequent_mask convertida (0 -> True)"""
     for n in (5, 2, 9, 1):  # n = 1 por último: ali várias máscaras erradas coincidem
@@ -455,6 +456,7 @@ def test_mascara_confere_com_generate_square_subsequent_mask(aluno):
 
 
 @item("teste_mascara_causal", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mascara_causal(aluno))
 def test_mascara_propriedades(aluno, rng):
     """máscara causal: booleana (n, n), diagonal liberada, passado liberado e futuro bloqueado"""
     n = int(rng.integers(10, 40))
@@ -523,6 +525,7 @@ def _combinar_do_aluno(aluno, causal, padding):
 
 
 @item("teste_combinar_mascaras", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_combinar(aluno))
 def test_combinar_confere_com_a_regra(aluno, rng):
     """combinar máscaras: chaves de padding bloqueadas, diagonal liberada, forma (B, 1, n, n)"""
     n = int(rng.integers(5, 9))
@@ -849,6 +852,7 @@ def _variantes_bloco(sd, bloco, x, padding=None):
 
 
 @item("teste_bloco_decoder", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_pre_norma(aluno, ref, rng):
     """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), com a sua própria atenção, sem alterar x"""
     d, h, d_ff = 8, 2, 16
@@ -865,6 +869,7 @@ def test_bloco_pre_norma(aluno, ref, rng):
 
 
 @item("teste_bloco_decoder", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_repassa_padding(aluno, ref, rng):
     """bloco do decoder: repassa o padding para a atenção"""
     d, h, d_ff = 8, 2, 16
@@ -1010,6 +1015,7 @@ def _ids(rng, B, n):
 
 
 @item("teste_gerar_guloso", pontos=1.0)
+@S.com_sondas(lambda aluno, ref: _sondas_gerar(aluno, ref))
 def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
     """geração gulosa: confere com um laço guloso de referência (mesmo modelo, mesmos pesos)"""
     remoto, modelo = _minigpt(aluno, ref, rng, n_max=16)
@@ -1018,6 +1024,7 @@ def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
 
 
 @item("teste_gerar_guloso", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_gerar(aluno, ref))
 def test_gerar_respeita_a_janela(aluno, ref, rng):
     """geração gulosa: passando de n_max tokens, o modelo vê só os últimos n_max"""
     ids = _ids(rng, 2, 5)
@@ -1028,6 +1035,7 @@ def test_gerar_respeita_a_janela(aluno, ref, rng):
 
 
 @item("teste_gerar_guloso", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_gerar(aluno, ref))
 def test_gerar_casos_pequenos(aluno, ref, rng):
     """geração gulosa: n_novos = 0 devolve os ids; n_novos = 1 anexa o argmax da última posição"""
     remoto, modelo = _minigpt(aluno, ref, rng, n_max=10)
@@ -1065,5 +1073,112 @@ def _sondas_atencao(aluno):
             titulo="Prefixo muda com posições futuras",
             para_instrutor="A atenção do aluno deixa as primeiras posições dependerem das posições seguintes.",
             secao="Teoria",
+        ),
+    ]
+
+
+@S.sondas_de("mascara_causal")
+def _sondas_mascara_causal(aluno):
+    def linha_vazia():
+        arr = _tensor(aluno.mascara_causal(6), "mascara_causal(6)").numpy()
+        return arr.shape == (6, 6) and not np.all(arr.astype(bool).any(axis=-1))
+
+    return [
+        S.promessa(
+            "causal-linha-vazia",
+            "Há uma linha da máscara sem nenhum True: toda posição i atende pelo menos a si mesma (j = i), "
+            "inclusive a primeira. Confira o começo do laço ou do range que preenche as linhas.",
+            linha_vazia,
+            titulo="Linha da máscara causal sem nenhuma chave",
+            para_instrutor="O aluno pulou a primeira linha (ou outra) ao montar a máscara, que fica sem chave.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("combinar_mascaras")
+def _sondas_combinar(aluno):
+    padding = torch.tensor([[True, True, True, False], [False, True, True, True]])
+
+    return [
+        S.argumento_ignorado(
+            "combinar-causal-ignorada",
+            "`causal`",
+            "a máscara causal recebida não entra na combinação (causal & (chaves | diagonal))",
+            lambda causal: _tensor(aluno.combinar_mascaras(causal, padding), "combinar_mascaras(...)"),
+            valores=(_causal(4), torch.ones(4, 4, dtype=torch.bool)),
+            titulo="Máscara causal ignorada na combinação",
+            para_instrutor="O aluno combinou só o padding (e a diagonal), sem a máscara causal.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+def _sd_bloco_identidade(d, h, d_ff):
+    """Pesos de um BlocoDecoder em que a atenção e a feed-forward devolvem zero (w_o e ff.2 zerados): o bloco
+    pré-norma vira a identidade, x + 0 + 0."""
+    g = torch.Generator().manual_seed(3820)
+    sd = {
+        "norm1.weight": torch.ones(d, dtype=DT),
+        "norm1.bias": torch.zeros(d, dtype=DT),
+        "norm2.weight": torch.ones(d, dtype=DT),
+        "norm2.bias": torch.zeros(d, dtype=DT),
+        "atencao.w_qkv.weight": torch.randn(3 * d, d, generator=g, dtype=DT) * 0.3,
+        "atencao.w_qkv.bias": torch.zeros(3 * d, dtype=DT),
+        "atencao.w_o.weight": torch.zeros(d, d, dtype=DT),
+        "atencao.w_o.bias": torch.zeros(d, dtype=DT),
+        "ff.0.weight": torch.randn(d_ff, d, generator=g, dtype=DT) * 0.3,
+        "ff.0.bias": torch.zeros(d_ff, dtype=DT),
+        "ff.2.weight": torch.zeros(d, d_ff, dtype=DT),
+        "ff.2.bias": torch.zeros(d, dtype=DT),
+    }
+    return sd
+
+
+@S.sondas_de("BlocoDecoder")
+def _sondas_bloco(aluno):
+    d, h, d_ff = 8, 2, 16
+
+    def nao_identidade():
+        bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), _sd_bloco_identidade(d, h, d_ff))
+        x = torch.from_numpy(np.random.default_rng(3820).normal(size=(2, 5, d)))
+        y = _tensor(bloco(x), "a saída do bloco")
+        return tuple(y.shape) == tuple(x.shape) and not torch.allclose(y, x, atol=1e-9)
+
+    return [
+        S.promessa(
+            "bloco-nao-so-residuos",
+            "Com a atenção e a feed-forward devolvendo zero (w_o e a última camada da FF zeradas), o bloco "
+            "pré-norma é a identidade (x + 0 + 0), e o seu não é: algo além dos dois resíduos mexe em x (uma "
+            "norma ou um fator na saída, ou no caminho do resíduo). Só norm1(x) e norm2(x) são normalizados; "
+            "x segue intacto pelo resíduo.",
+            nao_identidade,
+            titulo="Bloco que mexe no resíduo",
+            para_instrutor="O aluno normaliza ou escala a saída do bloco (ou o resíduo), em vez de só as entradas das subcamadas.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("gerar_guloso")
+def _sondas_gerar(aluno, ref):
+    def quantidade_errada():
+        remoto, _ = _minigpt(aluno, ref, np.random.default_rng(3821), n_max=10)
+        ids = torch.from_numpy(np.random.default_rng(3822).integers(0, VOCAB, size=(2, 3)).astype(np.int64))
+        for n_novos in (0, 1, 3):
+            saida = _gerar_do_aluno(aluno, remoto, ids, n_novos)
+            if tuple(saida.shape) != (2, 3 + n_novos):
+                return True
+        return False
+
+    return [
+        S.promessa(
+            "guloso-quantidade-de-novos",
+            "A sequência devolvida não tem n + n_novos tokens (para n_novos = 0, 1 e 3): o laço deve rodar "
+            "exatamente n_novos vezes, anexando um token por passo, e devolver os ids originais seguidos dos novos.",
+            quantidade_errada,
+            titulo="Número de tokens gerados errado",
+            para_instrutor="O aluno gera um token a mais (ou a menos) do que n_novos.",
+            secao="Código Comentado",
         ),
     ]

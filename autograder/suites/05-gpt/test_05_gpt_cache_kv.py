@@ -30,6 +30,7 @@ from autograder.suite import (
     tocha,
     verificar,
 )
+from autograder.suite import sondas as S
 
 DEPENDENCIAS = {"teste_cache_kv": ["mascara_causal", "combinar_mascaras"]}
 
@@ -264,18 +265,21 @@ def _conferir_atencao(aluno, rng, t, m):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao_cache(aluno))
 def test_cache_atencao_do_prompt(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal e o cache guarda K e V do prompt"""
     _conferir_atencao(aluno, rng, 0, int(rng.integers(3, 7)))
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao_cache(aluno))
 def test_cache_atencao_um_token(aluno, rng):
     """cache KV, atenção: um token novo vê o cache e a si mesmo; o cache cresce uma posição"""
     _conferir_atencao(aluno, rng, int(rng.integers(3, 7)), 1)
 
 
 @item("teste_cache_kv", pontos=0.25)
+@S.com_sondas(lambda aluno: _sondas_atencao_cache(aluno))
 def test_cache_atencao_varios_tokens(aluno, rng):
     """cache KV, atenção: m tokens novos de uma vez usam as últimas m linhas da máscara causal"""
     _conferir_atencao(aluno, rng, int(rng.integers(4, 8)), 3)  # t != m: um cat no eixo errado falha no próprio cat
@@ -294,6 +298,7 @@ def _ids(rng, B, n):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_cache_modelo(aluno, ref))
 def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
     """cache KV, modelo: prompt e depois um token por vez dão os logits da passada comum; o cache cresce"""
     n_camadas, h = 2, 2
@@ -380,6 +385,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_cache_modelo(aluno, ref))
 def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
     """cache KV, geração: os mesmos tokens de gerar_guloso sem cache, em modelos e prompts sorteados"""
     for B, n, n_novos, n_camadas in [(3, 4, 8, 2), (2, 1, 5, 1), (2, 3, 0, 1)]:
@@ -475,6 +481,7 @@ def _exigir_limite_lido(aluno, remoto, ids, n_max):
 
 
 @item("teste_cache_kv", pontos=0.25)
+@S.com_sondas(lambda aluno, ref: _sondas_cache_modelo(aluno, ref))
 def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     """cache KV, geração: com n + n_novos - 1 = n_max a geração cabe; uma posição a mais levanta ValueError"""
     n, n_novos, h, n_camadas = int(rng.integers(2, 5)), int(rng.integers(3, 6)), 2, 1
@@ -509,3 +516,74 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
         f"n + n_novos - 1 = {mostrar(n + n_novos)} > n_max, não houve erro.)",
         CACHE_SEM_VALUEERROR,
     )
+
+
+# ======================================================================= sondas (issue #38)
+# As promessas do enunciado do cache KV, sondadas quando um teste reprova sem equívoco do catálogo
+# (autograder/suite/sondas.py): entradas fixas (semente da suíte), mensagem fixa.
+@S.sondas_de("atencao_com_cache")
+def _sondas_atencao_cache(aluno):
+    d, h, t = 12, 3, 3
+
+    def ordem_trocada():
+        att, sd = _atencao(aluno, np.random.default_rng(3823), d, h)
+        x = torch.from_numpy(np.random.default_rng(3824).normal(size=(1, t + 1, d)))
+        _, cache = _atencao_ref(sd, "", x[:, :t], None, h)
+        resultado = aluno.atencao_com_cache(att, x[:, t:], cache)
+        K = _tensor(resultado[1][0], "K do cache")
+        return tuple(K.shape) == (1, h, t + 1, d // h) and not torch.allclose(K[:, :, :t], cache[0], atol=1e-9)
+
+    return [
+        S.promessa(
+            "cache-nao-comeca-pelo-antigo",
+            "O cache devolvido não começa pelo cache recebido: as posições antigas vêm primeiro e as novas depois, "
+            "torch.cat([K_antigo, K_novo], dim=2) (o mesmo para V), para que a posição j do cache seja o token j.",
+            ordem_trocada,
+            titulo="Cache concatenado na ordem errada",
+            para_instrutor="O aluno pôs as chaves novas antes das antigas no cache, bagunçando as posições.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("minigpt_com_cache", "gerar_com_cache")
+def _sondas_cache_modelo(aluno, ref):
+    h, n_camadas = 2, 2
+
+    def mesmo_cache():
+        remoto, _, sd = _minigpt(aluno, ref, np.random.default_rng(3825), n_camadas, n_max=12, h=h)
+        ids = torch.from_numpy(np.random.default_rng(3826).integers(0, VOCAB, size=(2, 4)).astype(np.int64))
+        caches = _passada_ref(sd, h, n_camadas, ids[:, :3], None)[1]
+        proprio = _tensor(aluno.minigpt_com_cache(remoto, ids[:, 3:], caches)[0], "logits")
+        do_bloco_0 = _tensor(aluno.minigpt_com_cache(remoto, ids[:, 3:], [caches[0]] * n_camadas)[0], "logits")
+        return torch.allclose(proprio, do_bloco_0, atol=1e-12)
+
+    def quantidade_errada():
+        remoto, _, _ = _minigpt(aluno, ref, np.random.default_rng(3827), 1, n_max=10, h=h)
+        ids = torch.from_numpy(np.random.default_rng(3828).integers(0, VOCAB, size=(2, 3)).astype(np.int64))
+        for n_novos in (0, 1, 3):
+            saida = _tensor(aluno.gerar_com_cache(remoto, ids, n_novos), "gerar_com_cache(...)")
+            if tuple(saida.shape) != (2, 3 + n_novos):
+                return True
+        return False
+
+    return [
+        S.promessa(
+            "cache-bloco-sem-o-proprio-cache",
+            "Os logits não mudam quando todos os blocos recebem o cache do bloco 0: cada bloco i tem de usar o "
+            "próprio cache, caches[i] (as chaves e valores daquele bloco), e devolver o seu na mesma posição.",
+            mesmo_cache,
+            titulo="Bloco que não usa o próprio cache",
+            para_instrutor="O aluno passou o mesmo cache (o do primeiro bloco) a todos os blocos.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "cache-quantidade-de-novos",
+            "gerar_com_cache não devolve n + n_novos tokens (para n_novos = 0, 1 e 3): são exatamente n_novos "
+            "tokens novos depois dos ids originais, um por passo (com n_novos = 0, os próprios ids).",
+            quantidade_errada,
+            titulo="Número de tokens gerados com cache errado",
+            para_instrutor="O aluno gera um token a mais (ou a menos) do que n_novos com o cache.",
+            secao="Código Comentado",
+        ),
+    ]

@@ -1030,3 +1030,71 @@ MUTANTES += [
         equivoco="atencao-prefixo-muda",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-causal-primeira-linha-vazia",
+        {
+            "mascara_causal": (
+                "def mascara_causal(n):\n"
+                "    m = torch.zeros(n, n, dtype=torch.bool)\n"
+                "    for i in range(1, n):\n"
+                "        m[i, : i + 1] = True\n"
+                "    return m\n"
+            )
+        },
+        itens=["teste_mascara_causal"],
+        equivoco="causal-linha-vazia",
+    ),
+    Variante(
+        "sonda-combinar-sem-a-causal",
+        {"combinar_mascaras": _combinar("chaves | olho")},
+        itens=["teste_combinar_mascaras"],
+        equivoco="combinar-causal-ignorada",
+    ),
+    Variante(
+        "sonda-bloco-normaliza-a-saida",
+        {
+            "bloco_decoder": _bloco("""        x = x + self.atencao(self.norm1(x), padding)[0]
+        return self.norm2(x + self.ff(self.norm2(x)))""")
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-nao-so-residuos",
+    ),
+    Variante(
+        "sonda-guloso-um-token-a-mais",
+        {"gerar_guloso": _laco(passos="n_novos + 1")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-quantidade-de-novos",
+    ),
+    Variante(
+        "sonda-cache-ordem-trocada",
+        {
+            "atencao_com_cache": _atencao_cache()
+            .replace("[cache[0], k_novo]", "[k_novo, cache[0]]")
+            .replace("[cache[1], v_novo]", "[v_novo, cache[1]]")
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-nao-comeca-pelo-antigo",
+    ),
+    Variante(
+        "sonda-cache-do-bloco-0-em-todos",
+        {"minigpt_com_cache": _minigpt_cache().replace("caches[i]", "caches[0]")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-bloco-sem-o-proprio-cache",
+    ),
+    Variante(
+        "sonda-cache-um-token-a-mais",
+        {
+            "gerar_com_cache": _gerar_cache("""    logits, caches = minigpt_com_cache(modelo, ids)
+    for passo in range(n_novos + 1):
+        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+        if passo < n_novos:
+            logits, caches = minigpt_com_cache(modelo, proximo, caches)""")
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-quantidade-de-novos",
+    ),
+]
