@@ -62,6 +62,7 @@ def _mascara(aluno, nome, entrada):
 
 
 @item("teste_mascaras", pontos=0.75)
+@S.com_sondas(lambda aluno: _sondas_mascara_origem(aluno))
 def test_mascara_origem_marca_os_tokens_reais(aluno, rng):
     """máscara da origem: bool (B, 1, 1, S), True nos tokens reais"""
     src, _ = TR._lote(rng, 5, 2, 7)
@@ -96,6 +97,7 @@ def _diagnosticar_alvo(m, tgt):
 
 
 @item("teste_mascaras", pontos=0.75)
+@S.com_sondas(lambda aluno: _sondas_mascara_alvo(aluno))
 def test_mascara_alvo_causal_e_padding(aluno, rng):
     """máscara do alvo: causal E padding, bool (B, 1, T, T)"""
     _, tgt = TR._lote(rng, 6, 1, 7)
@@ -112,6 +114,7 @@ def test_mascara_alvo_causal_e_padding(aluno, rng):
 
 
 @item("teste_mascaras", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_mascara_alvo(aluno))
 def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
     """máscara do alvo: sem PAD, vira a causal (inclui T = 1)"""
     for T in (1, 4):
@@ -128,6 +131,7 @@ def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
 
 
 @item("teste_camada_decoder", pontos=1.5)
+@S.com_sondas(lambda aluno, ref: _sondas_camada(aluno, ref))
 def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
     """camada do decoder: confere com nn.TransformerDecoderLayer (pesos copiados, com padding)"""
     camada, bib = ORC._camada(aluno, ref, rng)
@@ -211,6 +215,7 @@ def test_camada_estrutura(aluno, ref):
 
 
 @item("teste_transformer", pontos=1.5)
+@S.com_sondas(lambda aluno, ref: _sondas_transformer(aluno, ref))
 def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
     """Transformer: confere com nn.Transformer (pesos copiados, padding na origem e no alvo)"""
     remoto, modelo, sd = ORC._transformer(aluno, ref, rng)
@@ -327,6 +332,7 @@ def _exigir_comprimentos_lidos(comps, comp_min, comp_max):
 
 
 @item("teste_dados_copia", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_dados(aluno))
 def test_dados_formato_da_copia(aluno, rng):
     """dados: src = símbolos, EOS, PAD; tgt = BOS + src; formas (n, L + 1) e (n, L + 2)"""
     n = 300
@@ -501,6 +507,7 @@ TAXA_DO_EXEMPLO = {"pico": 1e-2, "aquecimento": 10, "total": 100}  # taxa_aprend
 
 
 @item("teste_taxa", pontos=0.6)
+@S.com_sondas(lambda aluno: _sondas_taxa(aluno))
 def test_taxa_aquecimento_e_queda(aluno, rng):
     """taxa: sobe linearmente até o pico no aquecimento e cai linearmente até o fim"""
     pico = float(rng.uniform(1e-3, 5e-2))
@@ -544,6 +551,7 @@ def _comparar_taxas(obtido, esperado, passos, aq, nome, equivocos=()):
 
 
 @item("teste_taxa", pontos=0.4)
+@S.com_sondas(lambda aluno: _sondas_taxa(aluno))
 def test_taxa_sem_aquecimento_longo(aluno):
     """taxa: aquecimento de 1 passo começa no pico; nunca negativa nem zero dentro do treino"""
     obtido = _taxas_do_aluno(aluno, 0.01, 1, 10, range(10))
@@ -655,6 +663,7 @@ test_treino_decodifica_ao_menos_90_por_cento = TREINO.teste_de_faixa(2)
 
 @item("teste_decodificacao", pontos=1.0)
 @tempo_limite(30)
+@S.com_sondas(lambda aluno: _sondas_decodificar(aluno))
 def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
     """decodificação: confere com o laço guloso de referência num lote com comprimentos variados"""
     remoto, modelo = ORC._roteiro(aluno)
@@ -668,6 +677,7 @@ def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
 
 @item("teste_decodificacao", pontos=0.5)
 @tempo_limite(30)
+@S.com_sondas(lambda aluno: _sondas_decodificar(aluno))
 def test_decodificacao_para_e_completa_com_pad(aluno, rng):
     """decodificação: PAD depois do EOS e parada quando todas terminam"""
     remoto, modelo = ORC._roteiro(aluno)
@@ -795,5 +805,187 @@ def _sondas_perda(aluno):
             titulo="Perda como média por exemplo",
             para_instrutor="O aluno tira a média por exemplo e depois entre exemplos, em vez da média sobre todos os tokens.",
             secao="Explicação Matemática",
+        ),
+    ]
+
+
+# ------------------------------------------------------------------ sondas de cada função (issue #38)
+_SONDA = 3830  # a semente das entradas das sondas: a mesma para todo aluno
+
+
+def _linhas_misturadas(junto, sozinhas) -> bool:
+    """True quando a saída do lote não é a pilha das saídas de cada linha sozinha (formas iguais)."""
+    sozinhas = torch.cat(sozinhas)
+    return tuple(junto.shape) == tuple(sozinhas.shape) and not torch.allclose(
+        junto.double(), sozinhas.double(), atol=1e-8
+    )
+
+
+def _origem_fixa():
+    src = torch.tensor([[5, 6, 7, TR.EOS, TR.PAD, TR.PAD], [4, 5, 6, 7, 8, TR.EOS], [9, TR.EOS, 0, 0, 0, 0]])
+    return src
+
+
+@S.sondas_de("mascara_origem")
+def _sondas_mascara_origem(aluno):
+    src = _origem_fixa()
+
+    def misturadas():
+        junto = _mascara(aluno, "mascara_origem", src)
+        return _linhas_misturadas(junto, [_mascara(aluno, "mascara_origem", src[i : i + 1]) for i in range(3)])
+
+    return [
+        S.promessa(
+            "origem-linhas-misturadas",
+            "A máscara de uma sequência da origem muda conforme as outras sequências do lote: cada linha depende "
+            "só dos próprios tokens (True onde src != PAD), sem comprimento ou posição tirados de outra linha.",
+            misturadas,
+            titulo="Máscara da origem que mistura as linhas",
+            para_instrutor="O aluno calculou o padding numa linha só (ou no lote inteiro) e aplicou a todas.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("mascara_alvo")
+def _sondas_mascara_alvo(aluno):
+    tgt = torch.cat([torch.full((3, 1), TR.BOS), _origem_fixa()], dim=1)
+
+    def misturadas():
+        junto = _mascara(aluno, "mascara_alvo", tgt)
+        return _linhas_misturadas(junto, [_mascara(aluno, "mascara_alvo", tgt[i : i + 1]) for i in range(3)])
+
+    return [
+        S.promessa(
+            "alvo-linhas-misturadas",
+            "A máscara do alvo de uma sequência muda conforme as outras sequências do lote: a parte de padding de "
+            "cada linha vem só dos próprios tokens (chaves != PAD), combinada com a causal.",
+            misturadas,
+            titulo="Máscara do alvo que mistura as linhas",
+            para_instrutor="O aluno tirou o padding de uma linha só (ou do lote inteiro) ao montar a máscara do alvo.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("CamadaDecoder")
+def _sondas_camada(aluno, ref):
+    def misturadas():
+        rng = np.random.default_rng(_SONDA)
+        camada, _ = ORC._camada(aluno, ref, rng)
+        x, mem, mo, ma = ORC._entradas_camada(rng)
+        junto = ORC._saida_camada(camada, x, mem, mo, ma)
+        sozinhas = [ORC._saida_camada(camada, *(t[i : i + 1] for t in (x, mem, mo, ma))) for i in range(x.shape[0])]
+        return _linhas_misturadas(junto, sozinhas)
+
+    return [
+        S.promessa(
+            "camada-linhas-misturadas",
+            "A saída de uma sequência muda conforme as outras sequências do lote: cada exemplo só pode ver as "
+            "próprias máscaras e a própria memória. Confira a ordem (B, h) ao repetir m_alvo para as cabeças "
+            "(expand(B, h, T, T).reshape(B·h, T, T), não repeat(h, ...)) e o batch_first das atenções.",
+            misturadas,
+            titulo="Camada do decoder que mistura os exemplos do lote",
+            para_instrutor="O aluno repetiu a máscara na ordem (h, B) ou trocou o eixo do lote, e um exemplo usa a máscara de outro.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("Transformer")
+def _sondas_transformer(aluno, ref):
+    def misturadas():
+        rng = np.random.default_rng(_SONDA + 1)
+        remoto, _, _ = ORC._transformer(aluno, ref, rng)
+        src = _origem_fixa()
+        tgt = torch.cat([torch.full((3, 1), TR.BOS), src], dim=1)
+        mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
+        junto = ORC._logits(remoto, src, tgt, mo, ma)
+        sozinhas = [ORC._logits(remoto, src[i : i + 1], tgt[i : i + 1], mo[i : i + 1], ma[i : i + 1]) for i in range(3)]
+        return _linhas_misturadas(junto, sozinhas)
+
+    return [
+        S.promessa(
+            "modelo-linhas-misturadas",
+            "Os logits de uma sequência mudam conforme as outras sequências do lote: no encoder e no decoder, cada "
+            "exemplo só usa a própria máscara (src_key_padding_mask = ~m_origem[:, 0, 0, :], por linha).",
+            misturadas,
+            titulo="Transformer que mistura os exemplos do lote",
+            para_instrutor="O aluno passou ao encoder uma máscara de padding de uma linha só (ou com o eixo do lote trocado).",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("gerar_lote_copia")
+def _sondas_dados(aluno):
+    def lixo_depois_do_eos():
+        src = _tensor(_lote_do_aluno(aluno, 64, 1, 6, _SONDA)[0], "src")
+        for linha in src:
+            fim = (linha == TR.EOS).nonzero()
+            if len(fim) and bool((linha[int(fim[0]) + 1 :] != TR.PAD).any()):
+                return True
+        return False
+
+    return [
+        S.promessa(
+            "dados-lixo-depois-do-eos",
+            "Há tokens diferentes de PAD depois do EOS na origem: as posições além do comprimento sorteado de cada "
+            "sequência ficam com PAD (só o EOS vem logo depois do último símbolo).",
+            lixo_depois_do_eos,
+            titulo="Símbolos depois do EOS",
+            para_instrutor="O aluno sorteou símbolos para o comprimento máximo e não trocou por PAD o que passa do comprimento de cada linha.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("taxa_aprendizado")
+def _sondas_taxa(aluno):
+    def sem_pico():
+        pico, aq, total = 0.02, 8, 40
+        v = _taxas_do_aluno(aluno, pico, aq, total, [aq - 1])
+        return not np.isclose(v[0], pico, rtol=1e-9, atol=0.0)
+
+    return [
+        S.promessa(
+            "taxa-sem-pico-no-fim-do-aquecimento",
+            "A taxa não chega ao pico no último passo do aquecimento (passo = aquecimento − 1): na subida, "
+            "taxa = pico · (passo + 1) / aquecimento, e os passos começam em 0.",
+            sem_pico,
+            titulo="Pico fora do fim do aquecimento",
+            para_instrutor="O aluno errou a contagem dos passos (começando em 1, ou dividindo por outra coisa) na subida e na queda.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("decodificar_guloso")
+def _sondas_decodificar(aluno):
+    src = _origem_fixa()
+
+    def misturadas():
+        junto = ORC._decodificar_do_aluno(aluno, ORC._roteiro(aluno)[0], src, 12)
+        for i in range(src.shape[0]):
+            so = ORC._decodificar_do_aluno(aluno, ORC._roteiro(aluno)[0], src[i : i + 1], 12)[0]
+            linha = junto[i]
+            if (
+                len(so) > len(linha)
+                or not torch.equal(linha[: len(so)], so)
+                or bool((linha[len(so) :] != TR.PAD).any())
+            ):
+                return True
+        return False
+
+    return [
+        S.promessa(
+            "decodificacao-linhas-misturadas",
+            "A saída de uma sequência depende das outras do lote: decodificada sozinha, cada sequência tem de dar "
+            "a sua linha do lote (completada com PAD). Uma linha que já gerou EOS só recebe PAD até o fim, mesmo "
+            "que as outras continuem (acumule terminou = terminou | (proximo == EOS)).",
+            misturadas,
+            titulo="Decodificação que depende do lote",
+            para_instrutor="O aluno não acumula quem já terminou, e uma linha volta a gerar depois do EOS enquanto as outras seguem.",
+            secao="Código Comentado",
         ),
     ]

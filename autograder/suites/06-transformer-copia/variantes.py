@@ -1034,3 +1034,61 @@ MUTANTES += [
         equivoco="perda-media-por-exemplo",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas de cada função (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-origem-padding-da-primeira-linha",
+        _origem("(src[:1] != PAD)[:, None, None, :].expand(src.shape[0], 1, 1, -1)"),
+        itens=[M],
+        equivoco="origem-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-alvo-padding-da-primeira-linha",
+        _alvo("causal & (tgt[:1] != PAD)[:, None, None, :].expand(B, 1, T, T)"),
+        itens=[M],
+        equivoco="alvo-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-camada-mascara-repetida-na-ordem-das-cabecas",
+        _camada(bloqueio="~m_alvo.repeat(self.h, 1, 1, 1).reshape(B * self.h, T, T)"),
+        itens=[C],
+        equivoco="camada-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-modelo-mascara-do-encoder-da-primeira-linha",
+        _modelo(kpm="~m_origem[:1, 0, 0, :].expand(src.shape[0], -1)"),
+        itens=[T],
+        equivoco="modelo-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-dados-simbolos-depois-do-eos",
+        {
+            "gerar_lote_copia": _dados()["gerar_lote_copia"].replace(
+                "src[:, :L] = torch.where(reais, simbolos, torch.full_like(simbolos, PAD))", "src[:, :L] = simbolos"
+            )
+        },
+        itens=[D],
+        equivoco="dados-lixo-depois-do-eos",
+    ),
+    Variante(
+        "sonda-taxa-passos-contados-de-1",
+        _taxa(
+            "    if passo < aquecimento:\n"
+            "        return pico * passo / aquecimento\n"
+            "    return pico * (total - passo - 1) / (total - aquecimento)"
+        ),
+        itens=[P],
+        equivoco="taxa-sem-pico-no-fim-do-aquecimento",
+    ),
+    Variante(
+        "sonda-decodificacao-terminou-sem-acumular",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "terminou = terminou | (proximo == EOS)", "terminou = proximo == EOS"
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-linhas-misturadas",
+    ),
+]

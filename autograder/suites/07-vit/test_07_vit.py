@@ -57,6 +57,7 @@ def _conferir_patches(aluno, x, p):
 
 
 @item("teste_patches", pontos=1.0)
+@S.com_sondas(lambda aluno: _sondas_patches(aluno))
 def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     """patches: (B, C, H, W) → (B, N, C·p·p) na ordem de leitura, com 3 canais e imagem retangular"""
     x = _x(rng, 2, 3, 6, 8)
@@ -70,6 +71,7 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
 
 
 @item("teste_patches", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_patches(aluno))
 def test_patches_conferem_com_unfold(aluno, rng):
     """patches: iguais ao nn.Unfold(kernel_size=p, stride=p) transposto, em dígitos 8×8 e em imagens 6×9"""
     for forma, p in (((4, 1, 8, 8), 4), ((3, 2, 6, 9), 3), ((2, 1, 8, 8), 2)):
@@ -143,6 +145,7 @@ def _saida_camada(camada, x):
 
 
 @item("teste_camada_encoder", pontos=1.0)
+@S.com_sondas(lambda aluno, ref: _sondas_camada(aluno, ref))
 def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     """camada do encoder: confere com nn.TransformerEncoderLayer(norm_first=True, activation="gelu")"""
     camada, bib = _camada(aluno, ref, rng)
@@ -291,6 +294,7 @@ def _oraculo(sd, imagens, modo="certo"):
 
 
 @item("teste_vit", pontos=1.25)
+@S.com_sondas(lambda aluno, ref: _sondas_vit(aluno, ref))
 def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
     """ViT: logits conferem com um ViT montado com nn.Unfold e nn.TransformerEncoder (pesos copiados)"""
     remoto, sd = _vit(aluno, ref, rng)
@@ -610,6 +614,82 @@ def _sondas_acuracia(aluno):
             media_dos_lotes,
             titulo="Acurácia como média dos lotes",
             para_instrutor="O aluno tira a média das acurácias de cada lote, o que pesa demais o último lote menor.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+# ------------------------------------------------------------------ sondas de cada função (issue #38)
+_SONDA = 3840  # a semente das entradas das sondas: a mesma para todo aluno
+
+
+@S.sondas_de("extrair_patches")
+def _sondas_patches(aluno):
+    x = torch.from_numpy(np.random.default_rng(_SONDA).normal(size=(2, 2, 4, 6)))
+
+    def nao_reorganiza():
+        obtido = _patches_do_aluno(aluno, x, 2)
+        if obtido.ndim != 3 or obtido.shape[0] != 2:
+            return False
+        return any(
+            obtido[i].numel() != x[i].numel()
+            or not torch.equal(torch.sort(obtido[i].flatten()).values, torch.sort(x[i].flatten()).values)
+            for i in range(2)
+        )
+
+    return [
+        S.promessa(
+            "patches-nao-so-reorganizam",
+            "Os patches de uma imagem não têm exatamente os pixels dela: extrair patches só reorganiza os valores "
+            "(N = (H/p)·(W/p) blocos p×p sem sobreposição, cada um com C·p·p números), sem repetir nem perder pixel.",
+            nao_reorganiza,
+            titulo="Patches que repetem ou perdem pixels",
+            para_instrutor="O aluno extraiu blocos com sobreposição (passo 1) ou de tamanho errado.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("CamadaEncoderPreNorma")
+def _sondas_camada(aluno, ref):
+    def misturadas():
+        camada, _ = _camada(aluno, ref, np.random.default_rng(_SONDA + 1))
+        x = torch.from_numpy(np.random.default_rng(_SONDA + 2).normal(size=(3, 5, 8)))
+        junto = _saida_camada(camada, x)
+        sozinhas = torch.cat([_saida_camada(camada, x[i : i + 1]) for i in range(3)])
+        return tuple(junto.shape) == tuple(sozinhas.shape) and not torch.allclose(junto, sozinhas, atol=1e-8)
+
+    return [
+        S.promessa(
+            "camada-encoder-linhas-misturadas",
+            "A saída de uma sequência muda conforme as outras sequências do lote: a autoatenção tem de correr "
+            "sobre os tokens de cada exemplo, com o lote no eixo 0 (nn.MultiheadAttention(..., batch_first=True) "
+            "para entradas (B, T, d_model)).",
+            misturadas,
+            titulo="Camada que mistura os exemplos do lote",
+            para_instrutor="O aluno criou a atenção sem batch_first=True, e ela atende ao longo do lote.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("ViT")
+def _sondas_vit(aluno, ref):
+    def ordem_invisivel():
+        remoto, _ = _vit(aluno, ref, np.random.default_rng(_SONDA + 3))
+        imagens = torch.from_numpy(np.random.default_rng(_SONDA + 4).normal(size=(2, 2, 8, 8)))
+        trocadas = imagens.clone()  # troca o primeiro e o último patch 2×2 de lugar
+        trocadas[..., 0:2, 0:2], trocadas[..., 6:8, 6:8] = imagens[..., 6:8, 6:8], imagens[..., 0:2, 0:2]
+        return torch.allclose(_logits(remoto, imagens), _logits(remoto, trocadas), atol=1e-10)
+
+    return [
+        S.promessa(
+            "vit-ordem-dos-patches-invisivel",
+            "Os logits não mudam quando dois patches trocam de lugar: a posição de cada patch não chega ao modelo. "
+            "Some a cada token a própria linha de `posicao` (forma (1, N + 1, d_model)), não uma linha só para todos.",
+            ordem_invisivel,
+            titulo="ViT que não vê a ordem dos patches",
+            para_instrutor="O aluno somou a mesma posição a todos os tokens (ou nenhuma), e o modelo vira um saco de patches.",
             secao="Código Comentado",
         ),
     ]

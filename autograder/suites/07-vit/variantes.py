@@ -616,3 +616,25 @@ def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
         "acuracia-media-dos-lotes",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas de cada função (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-patches-unfold-com-passo-1",
+        _patches(corpo="    return F.unfold(imagens, p, stride=1).transpose(1, 2)"),
+        itens=["teste_patches"],
+        equivoco="patches-nao-so-reorganizam",
+    ),
+    Variante(
+        "sonda-camada-atencao-sem-batch-first",
+        {"camada_encoder": _camada()["camada_encoder"].replace("batch_first=True", "batch_first=False")},
+        itens=["teste_camada_encoder"],
+        equivoco="camada-encoder-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-vit-a-mesma-posicao-para-todos",
+        _vit(embutir=_EMBUTIR.replace("+ self.posicao", "+ self.posicao[:, :1]")),
+        itens=["teste_vit"],
+        equivoco="vit-ordem-dos-patches-invisivel",
+    ),
+]

@@ -369,3 +369,309 @@ def sondas_lm_cache(aluno):
             secao="Gerar: o cache KV com RoPE",
         ),
     ]
+
+
+# ------------------------------------------------------------------ BPE, tokens especiais (issue #38, item 1)
+EX = suite.vizinho(__file__, "oraculos_extras")
+
+_TEXTO_SONDA = "ababab abab aba cdcd cd ababab açaí açaí 🙂 ab ab"
+
+
+@S.sondas_de("treinar_bpe")
+def sondas_treinar_bpe(aluno):
+    def numero_errado():
+        obtidas = CF._fusoes_do_aluno(aluno, _TEXTO_SONDA, 6)
+        return len(obtidas) != len(ORC._bpe_ref(_TEXTO_SONDA, 6))
+
+    return [
+        S.promessa(
+            "bpe-numero-de-fusoes",
+            "treinar_bpe não devolve n_fusoes fusões num texto que tem pares de sobra: o laço faz exatamente "
+            "n_fusoes passos (k = 0, ..., n_fusoes − 1) e só para antes se não sobrar par nenhum.",
+            numero_errado,
+            titulo="Número de fusões errado",
+            para_instrutor="O aluno faz uma fusão a mais (ou a menos) do que n_fusoes.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
+    ]
+
+
+@S.sondas_de("codificar")
+def sondas_codificar(aluno):
+    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+
+    def nao_reconstroi():
+        ids = CF._ids_do_aluno(aluno, _TEXTO_SONDA, fusoes)
+        return ORC._decodificar_ref(ids, fusoes) != _TEXTO_SONDA
+
+    return [
+        S.promessa(
+            "codificar-nao-reconstroi",
+            "Os ids de codificar, decodificados pela tabela das fusões, não devolvem o texto: algum pré-token foi "
+            "perdido, repetido ou trocado. Cada pré-token (inclusive os repetidos) contribui os seus ids, na ordem "
+            "do texto.",
+            nao_reconstroi,
+            titulo="Codificar perde parte do texto",
+            para_instrutor="O aluno pula pré-tokens repetidos (ou outros) ao juntar os ids.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
+    ]
+
+
+@S.sondas_de("decodificar")
+def sondas_decodificar(aluno):
+    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+
+    def nao_volta():
+        ids = ORC._codificar_ref(_TEXTO_SONDA, fusoes)
+        return aluno.decodificar(ids, fusoes) != _TEXTO_SONDA
+
+    return [
+        S.promessa(
+            "decodificar-fusao-errada",
+            "decodificar(codificar(s)) não devolve s quando há fusões: o id 256 + i vale os bytes de a seguidos dos "
+            "de b (vocab[a] + vocab[b], nessa ordem), e a ou b podem ser eles mesmos fusões anteriores.",
+            nao_volta,
+            titulo="Bytes de uma fusão montados errado",
+            para_instrutor="O aluno monta os bytes de uma fusão na ordem trocada (ou sem seguir fusões aninhadas).",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
+    ]
+
+
+_TEXTO_ESPECIAIS = "oi  tudo bem?<|fim|>  de novo <|fim|>tchau\n"
+
+
+@S.sondas_de("dividir_especiais")
+def sondas_dividir_especiais(aluno):
+    def perde_texto():
+        pedacos = aluno.dividir_especiais(_TEXTO_ESPECIAIS, ["<|fim|>"])
+        return isinstance(pedacos, list) and "".join(map(str, pedacos)) != _TEXTO_ESPECIAIS
+
+    return [
+        S.promessa(
+            "especiais-divisao-perde-texto",
+            "Juntar os pedaços de dividir_especiais não devolve o texto: nenhum caractere pode sumir nem mudar "
+            "(espaços e quebras de linha inclusive). Só os pedaços vazios saem.",
+            perde_texto,
+            titulo="Divisão que perde caracteres",
+            para_instrutor="O aluno aparou (strip) os pedaços ou descartou texto entre os especiais.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("contar_pre_tokens")
+def sondas_contar_pre_tokens(aluno):
+    texto = "ab ab ab cd cd ef ab\nab"
+
+    def contagem_errada():
+        obtido = aluno.contar_pre_tokens(texto, [])
+        esperado = {}
+        for pre in ORC._pre_tokenizar(texto):
+            esperado[pre] = esperado.get(pre, 0) + 1
+        return isinstance(obtido, dict) and dict(obtido) != esperado
+
+    return [
+        S.promessa(
+            "especiais-contagem-errada",
+            "Sem nenhum especial, contar_pre_tokens não dá a frequência de cada pré-token do texto: cada ocorrência "
+            "conta 1 (um pré-token repetido num mesmo trecho conta várias vezes).",
+            contagem_errada,
+            titulo="Frequência dos pré-tokens errada",
+            para_instrutor="O aluno conta cada pré-token uma vez por trecho (um conjunto) em vez de cada ocorrência.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("codificar_com_especiais")
+def sondas_codificar_com_especiais(aluno):
+    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+
+    def difere_de_codificar():
+        aluno.injetar(ORC.AUXILIAR)
+        aluno.injetar(EX.CODIGO)
+        obtido = aluno.chamar("_avaliador_codificar_com_especiais", _TEXTO_ESPECIAIS, fusoes, ["<|fim|>"])
+        esperado = []
+        for pedaco in ("oi  tudo bem?", "<|fim|>", "  de novo ", "<|fim|>", "tchau\n"):
+            esperado += [256 + len(fusoes)] if pedaco == "<|fim|>" else ORC._codificar_ref(pedaco, fusoes)
+        return list(obtido) != esperado
+
+    return [
+        S.promessa(
+            "especiais-trechos-alterados",
+            "Os ids dos trechos entre os especiais não são os de codificar(trecho): cada trecho vai inteiro para "
+            "codificar (sem aparar espaços nem juntar com o vizinho), e cada especial vira um id só.",
+            difere_de_codificar,
+            titulo="Trechos entre especiais alterados",
+            para_instrutor="O aluno aparou ou alterou os trechos de texto antes de codificá-los.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+# ------------------------------------------------------------------ bloco e modelo
+@S.sondas_de("BlocoPreNorma")
+def sondas_bloco(aluno):
+    d, h, d_ff = 8, 2, 16
+
+    def nao_identidade():
+        bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
+        CF._trocar_submodulos(
+            aluno,
+            bloco,
+            {
+                "norma1": ("_avaliador_RMSNorm", (d,)),
+                "atencao": ("_avaliador_Atencao", (d, h)),
+                "norma2": ("_avaliador_RMSNorm", (d,)),
+                "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
+            },
+            "BlocoPreNorma",
+        )
+        bloco.metodo("double", guardar=True)
+        sd = CF._sd_bloco(_rng(20), d, d_ff)
+        sd["atencao.wo.weight"] = torch.zeros(d, d, dtype=torch.float64)
+        sd["ffn.w2.weight"] = torch.zeros(d, d_ff, dtype=torch.float64)
+        bloco.carregar_pesos(sd, strict=False)
+        x = tocha.x(_rng(21), 2, 5, d)
+        y = tocha.tensor(bloco(x), "BlocoPreNorma.forward")
+        return tuple(y.shape) == tuple(x.shape) and not torch.allclose(y, x, atol=1e-10)
+
+    return [
+        S.promessa(
+            "bloco-nao-so-residuos",
+            "Com a atenção e a SwiGLU devolvendo zero (wo e w2 zerados), o bloco pré-norma é a identidade "
+            "(x + 0 + 0), e o seu não é: algo além dos dois resíduos mexe em x (uma norma ou um fator na saída). "
+            "Só as entradas das subcamadas são normalizadas; o resíduo passa limpo.",
+            nao_identidade,
+            titulo="Bloco que mexe no resíduo",
+            para_instrutor="O aluno normaliza (ou escala) a saída do bloco, em vez de só as entradas das subcamadas.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
+    ]
+
+
+@S.sondas_de("LMModerno")
+def sondas_modelo(aluno):
+    rng = _rng(22)
+
+    def blocos_invertidos():
+        modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng)
+        sd = CF._sd_modelo(rng)
+        modelo.carregar_pesos(sd, strict=False)
+        ids = CF._ids(rng, 2, 6)
+        trocado = dict(sd)
+        for chave in [c for c in sd if c.startswith("blocos.")]:
+            resto = chave.split(".", 2)[2]
+            outro = 1 - int(chave.split(".")[1])
+            trocado[chave] = sd[f"blocos.{outro}.{resto}"]
+        return S.iguais(CF._logits(modelo, ids), ORC._modelo_ref(trocado, ids))
+
+    return [
+        S.promessa(
+            "modelo-blocos-fora-de-ordem",
+            "Os logits conferem com os blocos aplicados na ordem inversa: a entrada passa por blocos[0], depois "
+            "blocos[1], ..., na ordem da lista.",
+            blocos_invertidos,
+            titulo="Blocos aplicados fora de ordem",
+            para_instrutor="O aluno percorre os blocos de trás para a frente.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
+    ]
+
+
+# ------------------------------------------------------------------ grupos, geração e amostragem
+@S.sondas_de("grupos_de_parametros")
+def sondas_grupos(aluno):
+    def decaimentos(wd):
+        descricao = aluno.chamar("_avaliador_descrever_grupos", True, wd, 0.05)
+        return [g.get("weight_decay") for g in descricao["grupos"]]
+
+    def preparar_e_decaimentos(wd):
+        aluno.injetar(ORC.AUXILIAR)
+        aluno.injetar(EX.CODIGO)
+        return decaimentos(wd)
+
+    return [
+        S.argumento_ignorado(
+            "grupos-weight-decay-ignorado",
+            "`weight_decay`",
+            'o grupo das matrizes tem de levar o weight_decay recebido ({"params": matrizes, "weight_decay": '
+            "weight_decay}), não um valor fixo",
+            preparar_e_decaimentos,
+            valores=(0.2, 0.7),
+            titulo="weight_decay recebido ignorado",
+            para_instrutor="O aluno fixou o decaimento das matrizes num valor, sem usar o argumento.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+        ),
+    ]
+
+
+@S.sondas_de("gerar_com_cache")
+def sondas_gerar_cache(aluno):
+    def quantidade_errada():
+        remoto, _, cfg = CF._lm_cache(aluno, _rng(23), 1)
+        ids = CF._ids(_rng(24), 2, 3, cfg["vocab"])
+        for n_novos in (0, 1, 3):
+            saida = tocha.tensor(aluno.gerar_com_cache(remoto, ids, n_novos), "gerar_com_cache(...)")
+            if tuple(saida.shape) != (2, 3 + n_novos):
+                return True
+        return False
+
+    return [
+        S.promessa(
+            "cache-quantidade-de-novos",
+            "gerar_com_cache não devolve (B, n + n_novos) para n_novos = 0, 1 e 3: são exatamente n_novos tokens "
+            "novos depois do prefixo, um por passo (com n_novos = 0, o próprio prefixo).",
+            quantidade_errada,
+            titulo="Número de tokens gerados com cache errado",
+            para_instrutor="O aluno gera um token a mais (ou a menos) do que n_novos.",
+            secao="Gerar: o cache KV com RoPE",
+        ),
+    ]
+
+
+@S.sondas_de("distribuicao_de_amostragem")
+def sondas_distribuicao(aluno):
+    logits = torch.tensor([[0.5, 2.0, -1.0, 1.0], [3.0, 0.0, 0.1, -2.0]], dtype=torch.float64)
+
+    def temperatura_zero():
+        obtida = tocha.tensor(aluno.distribuicao_de_amostragem(logits.clone(), temperatura=0), "a distribuição")
+        certa = torch.nn.functional.one_hot(logits.argmax(dim=-1), 4).double()
+        return tuple(obtida.shape) == (2, 4) and not torch.allclose(obtida.double(), certa)
+
+    return [
+        S.promessa(
+            "amostragem-temperatura-zero",
+            "Com temperatura 0 a distribuição não é 1 no maior logit e 0 no resto: dividir por 0 dá inf/nan, então "
+            "temperatura 0 é um caso à parte (a escolha gulosa, one-hot no argmax).",
+            temperatura_zero,
+            titulo="Temperatura zero sem caso à parte",
+            para_instrutor="O aluno dividiu os logits por temperatura = 0 em vez de tratar a escolha gulosa.",
+            secao="Gerar: o cache KV com RoPE",
+        ),
+    ]
+
+
+@S.sondas_de("amostrar_proximo")
+def sondas_amostrar(aluno):
+    logits = torch.tensor([[0.5, 2.0, -1.0, 1.0], [3.0, 0.0, 0.1, -2.0], [0.0, 0.0, 1.0, 0.5]], dtype=torch.float64)
+
+    def forma_errada():
+        aluno.injetar(ORC.AUXILIAR)
+        aluno.injetar(EX.CODIGO)
+        primeira, _ = aluno.chamar("_avaliador_amostrar", logits.clone(), 1.0, 1.0, 3808)
+        return tuple(tocha.tensor(primeira, "amostrar_proximo(...)").shape) != (3, 1)
+
+    return [
+        S.promessa(
+            "amostragem-forma-errada",
+            "amostrar_proximo não devolve um id por linha na forma (B, 1): torch.multinomial(probs, 1, "
+            "generator=gerador) já dá essa forma, pronta para ser anexada à sequência com torch.cat(..., dim=1).",
+            forma_errada,
+            titulo="Sorteio com a forma errada",
+            para_instrutor="O aluno achatou (ou transpôs) o resultado do sorteio.",
+            secao="Gerar: o cache KV com RoPE",
+        ),
+    ]

@@ -50,6 +50,7 @@ _tensor, _x = tocha.tensor, tocha.x
 
 # ======================================================================= BPE: testes
 @item("teste_bpe", pontos=1.0)
+@S.com_sondas(PR.sondas_treinar_bpe)
 def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
     """BPE: as fusões de trechos do corpus (com acentos) conferem com as da referência"""
     for n_chars, n_fusoes in ((3000, 40), (1500, 60)):
@@ -60,6 +61,7 @@ def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
 
 
 @item("teste_bpe", pontos=0.5)
+@S.com_sondas(PR.sondas_treinar_bpe)
 def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
     """BPE: empates de contagem vão para o par de bytes lexicograficamente maior"""
     for _ in range(2):
@@ -72,6 +74,7 @@ def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
 
 
 @item("teste_bpe", pontos=0.5)
+@S.com_sondas(PR.sondas_codificar)
 def test_bpe_codificar_confere(aluno, rng):
     """BPE: codificar aplica as fusões pela ordem aprendida, dentro de cada pré-token"""
     fusoes = list(CF._fusoes_fixas())
@@ -127,6 +130,7 @@ def _comprimento(valor) -> int:
 
 
 @item("teste_bpe", pontos=0.5)
+@S.com_sondas(PR.sondas_decodificar)
 def test_bpe_ida_e_volta_exata(aluno, rng):
     """BPE: decodificar(codificar(s)) == s para UTF-8 qualquer (acentos, emoji), e ids que cortam um caractere"""
     fusoes = [tuple(p) for p in CF._fusoes_fixas()]
@@ -365,6 +369,7 @@ _EQUIVOCOS_BLOCO = suite.pares_por_modo(EQ.BLOCO_POS_NORMA, EQ.BLOCO_SEM_RESIDUO
 
 
 @item("teste_modelo", pontos=0.5)
+@S.com_sondas(PR.sondas_bloco)
 def test_bloco_pre_norma_confere(aluno, rng):
     """bloco: x + atencao(norma1(x)), depois x + ffn(norma2(x)) (com as peças da biblioteca nos submódulos)"""
     d, h, d_ff = 8, 2, 16
@@ -395,6 +400,7 @@ def test_bloco_pre_norma_confere(aluno, rng):
 
 
 @item("teste_modelo", pontos=0.5)
+@S.com_sondas(PR.sondas_modelo)
 def test_modelo_confere(aluno, rng):
     """modelo: embedding → blocos → norma_final → saida, sem posição somada (com blocos da biblioteca)"""
     modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng)
@@ -770,6 +776,7 @@ def test_cache_lm_passo_a_passo(aluno, rng):
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(PR.sondas_gerar_cache)
 def test_cache_gerar_igual_sem_cache(aluno, rng):
     """cache KV, geração: os mesmos tokens de gerar_sem_cache, em modelos e prefixos sorteados"""
     for B, n, n_novos, n_camadas in ((2, 4, 6, 2), (1, 1, 4, 1), (2, 3, 0, 1)):
@@ -831,6 +838,7 @@ def _especiais(rng):
 
 
 @item("teste_tokens_especiais", pontos=0.5)
+@S.com_sondas(PR.sondas_dividir_especiais)
 def test_especiais_dividir(aluno, rng):
     """tokens especiais: cada especial é um pedaço sozinho, o mais longo primeiro, com re.escape"""
     especiais = _especiais(rng)
@@ -852,6 +860,7 @@ def test_especiais_dividir(aluno, rng):
 
 
 @item("teste_tokens_especiais", pontos=0.5)
+@S.com_sondas(PR.sondas_contar_pre_tokens)
 def test_especiais_contar_pre_tokens(aluno, rng):
     """tokens especiais: o BPE conta os pré-tokens de cada trecho entre especiais, sem os especiais"""
     especiais = _especiais(rng)
@@ -876,6 +885,7 @@ def test_especiais_contar_pre_tokens(aluno, rng):
 
 
 @item("teste_tokens_especiais", pontos=0.5)
+@S.com_sondas(PR.sondas_codificar_com_especiais)
 def test_especiais_codificar(aluno, rng):
     """tokens especiais: um id para cada especial (256 + len(fusoes) + j) e codificar no resto"""
     especiais = _especiais(rng)
@@ -968,6 +978,7 @@ def _mensagem_repetidos(nomes):
 
 
 @item("teste_grupos_decaimento", pontos=0.75)
+@S.com_sondas(PR.sondas_grupos)
 def test_grupos_matrizes_decaem_vetores_nao(aluno):
     """grupos do otimizador: matrizes com weight_decay; ganhos de normas e vieses com 0.0 (todos os parâmetros)"""
     _conferir_grupos(aluno, amarrar=False)
@@ -993,6 +1004,7 @@ def _distribuicao_do_aluno(aluno, logits, **kwargs):
 
 
 @item("teste_amostragem", pontos=0.5)
+@S.com_sondas(PR.sondas_distribuicao)
 def test_amostragem_temperatura(aluno, rng):
     """amostragem: softmax(logits / temperatura); temperatura 0 é a escolha gulosa"""
     logits = EX.logits_sem_empates(rng, 3, 11)
@@ -1016,6 +1028,7 @@ def test_amostragem_temperatura(aluno, rng):
 
 
 @item("teste_amostragem", pontos=0.5)
+@S.com_sondas(PR.sondas_distribuicao)
 def test_amostragem_top_p(aluno, rng):
     """amostragem: o núcleo do top-p (o token que cruza top_p entra), renormalizado, depois da temperatura"""
     logits = EX.logits_sem_empates(rng, 4, 12)
@@ -1035,6 +1048,7 @@ def test_amostragem_top_p(aluno, rng):
 
 
 @item("teste_amostragem", pontos=0.5)
+@S.com_sondas(PR.sondas_amostrar)
 def test_amostragem_sorteia_do_nucleo_com_o_gerador(aluno, rng):
     """amostragem: amostrar_proximo sorteia do núcleo, com as frequências da distribuição, e usa o gerador"""
     n = 600

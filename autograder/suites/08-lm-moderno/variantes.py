@@ -1905,3 +1905,112 @@ NADA_HONESTO["nada-zeros-da-forma"]["teste_tokens_especiais"] = (
     0.5,
     "dividir_especiais devolve uma lista de textos, que os zeros da forma deixam como estão (a divisão da referência)",
 )
+
+# ------------------------------------------------------------------ sondas de cada função (issue #38, item 1)
+MUTANTES += [
+    Variante(
+        "sonda-bpe-uma-fusao-a-mais",
+        _trocar("treinar_bpe", ("for k in range(n_fusoes):", "for k in range(n_fusoes + 1):")),
+        [B],
+        "bpe-numero-de-fusoes",
+    ),
+    Variante(
+        "sonda-codificar-pula-pre-token-repetido",
+        _trocar(
+            "codificar",
+            (
+                "    for pedaco in pre_tokenizar(texto):\n",
+                "    vistos = set()\n    for pedaco in pre_tokenizar(texto):\n"
+                "        if pedaco in vistos:\n            continue\n        vistos.add(pedaco)\n",
+            ),
+        ),
+        [B],
+        "codificar-nao-reconstroi",
+    ),
+    Variante(
+        "sonda-decodificar-fusao-invertida",
+        _trocar("decodificar", ("vocab[256 + i] = vocab[a] + vocab[b]", "vocab[256 + i] = vocab[b] + vocab[a]")),
+        [B],
+        "decodificar-fusao-errada",
+    ),
+    Variante(
+        "sonda-especiais-pedacos-aparados",
+        _trocar(
+            "dividir_especiais",
+            (
+                'return [p for p in re.split(padrao, texto) if p != ""]',
+                'return [p.strip() for p in re.split(padrao, texto) if p.strip() != ""]',
+            ),
+        ),
+        [E],
+        "especiais-divisao-perde-texto",
+    ),
+    Variante(
+        "sonda-especiais-conta-uma-vez-por-trecho",
+        _trocar("contar_pre_tokens", ("for pre in pre_tokenizar(pedaco):", "for pre in set(pre_tokenizar(pedaco)):")),
+        [E],
+        "especiais-contagem-errada",
+    ),
+    Variante(
+        "sonda-especiais-trecho-aparado",
+        _trocar(
+            "codificar_com_especiais", ("ids += codificar(pedaco, fusoes)", "ids += codificar(pedaco.strip(), fusoes)")
+        ),
+        [E],
+        "especiais-trechos-alterados",
+    ),
+    Variante(
+        "sonda-bloco-norma-na-saida",
+        _trocar(
+            "bloco_pre_norma",
+            ("return x + self.ffn(self.norma2(x))", "return self.norma2(x + self.ffn(self.norma2(x)))"),
+        ),
+        [M],
+        "bloco-nao-so-residuos",
+    ),
+    Variante(
+        "sonda-modelo-blocos-invertidos",
+        _trocar("lm_moderno", ("for bloco in self.blocos:", "for bloco in reversed(self.blocos):")),
+        [M],
+        "modelo-blocos-fora-de-ordem",
+    ),
+    Variante(
+        "sonda-grupos-decaimento-fixo",
+        _trocar(
+            "grupos_de_parametros",
+            ('{"params": decaem, "weight_decay": weight_decay}', '{"params": decaem, "weight_decay": 0.01}'),
+        ),
+        [G],
+        "grupos-weight-decay-ignorado",
+    ),
+    Variante(
+        "sonda-gerar-cache-um-token-a-mais",
+        _trocar("gerar_com_cache", ("for passo in range(n_novos):", "for passo in range(n_novos + 1):")),
+        [K],
+        "cache-quantidade-de-novos",
+    ),
+    Variante(
+        "sonda-amostragem-divide-por-temperatura-zero",
+        _trocar(
+            "distribuicao_de_amostragem",
+            (
+                "    if temperatura == 0:\n        return F.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)\n",
+                "",
+            ),
+        ),
+        [A],
+        "amostragem-temperatura-zero",
+    ),
+    Variante(
+        "sonda-amostragem-achatada",
+        _trocar(
+            "amostrar_proximo",
+            (
+                "torch.multinomial(probs, 1, generator=gerador)",
+                "torch.multinomial(probs, 1, generator=gerador).flatten()",
+            ),
+        ),
+        [A],
+        "amostragem-forma-errada",
+    ),
+]
