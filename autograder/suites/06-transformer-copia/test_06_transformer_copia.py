@@ -622,6 +622,7 @@ def test_treino_usa_as_mascaras(aluno, rng):
 
 @item("teste_treino", pontos=0.25)
 @tempo_limite(60)
+@S.com_sondas(lambda aluno: _sondas_treinar(aluno))
 def test_treino_aquecimento_e_recorte(aluno, rng):
     """treino: a taxa de cada passo vem de taxa_aprendizado (aquecimento) e o gradiente é recortado"""
     pico, aq, passos = TR.ESPIAO["pico"], TR.ESPIAO["aquecimento"], TR.ESPIAO["passos"]
@@ -986,6 +987,25 @@ def _sondas_decodificar(aluno):
             misturadas,
             titulo="Decodificação que depende do lote",
             para_instrutor="O aluno não acumula quem já terminou, e uma linha volta a gerar depois do EOS enquanto as outras seguem.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("treinar")
+def _sondas_treinar(aluno):
+    def taxas_faltando():
+        _, _, hist, _ = TREINO.espiar(aluno, np.random.default_rng(_SONDA + 2))
+        return isinstance(hist, dict) and len(hist.get("taxa", [])) != TR.ESPIAO["passos"]
+
+    return [
+        S.promessa(
+            "treino-taxa-nao-registrada-por-passo",
+            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
+            '(historico["taxa"].append(taxa)), ao lado da perda do mesmo passo.',
+            taxas_faltando,
+            titulo="Taxa fora do histórico por passo",
+            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
             secao="Código Comentado",
         ),
     ]

@@ -1078,7 +1078,7 @@ MUTANTES += [
             "        return pico * passo / aquecimento\n"
             "    return pico * (total - passo - 1) / (total - aquecimento)"
         ),
-        itens=[P],
+        itens=[X],
         equivoco="taxa-sem-pico-no-fim-do-aquecimento",
     ),
     Variante(
@@ -1090,5 +1090,18 @@ MUTANTES += [
         },
         itens=["teste_decodificacao"],
         equivoco="decodificacao-linhas-misturadas",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-treino-taxa-registrada-uma-vez",
+        {
+            "treinar": _treino()["treinar"]
+            .replace('        historico["taxa"].append(taxa)\n', "")
+            .replace("    modelo.eval()\n", '    historico["taxa"].append(taxa)\n    modelo.eval()\n')
+        },
+        itens=[R],
+        equivoco="treino-taxa-nao-registrada-por-passo",
     ),
 ]

@@ -452,6 +452,7 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(60)
+@S.com_sondas(lambda aluno: _sondas_treinar(aluno))
 def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     """treino: a cada passo, o otimizador usa taxa_cosseno(passo, taxa, passos), e o histórico a registra"""
     passos, taxa = TR.ESPIAO["passos"], TR.ESPIAO["taxa"]
@@ -690,6 +691,25 @@ def _sondas_vit(aluno, ref):
             ordem_invisivel,
             titulo="ViT que não vê a ordem dos patches",
             para_instrutor="O aluno somou a mesma posição a todos os tokens (ou nenhuma), e o modelo vira um saco de patches.",
+            secao="Código Comentado",
+        ),
+    ]
+
+
+@S.sondas_de("treinar")
+def _sondas_treinar(aluno):
+    def taxas_faltando():
+        _, _, hist, _ = TREINO.espiar(aluno, np.random.default_rng(_SONDA + 5))
+        return isinstance(hist, dict) and len(hist.get("taxa", [])) != TR.ESPIAO["passos"]
+
+    return [
+        S.promessa(
+            "treino-taxa-nao-registrada-por-passo",
+            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
+            '(historico["taxa"].append(taxa_do_passo)), ao lado da perda do mesmo passo.',
+            taxas_faltando,
+            titulo="Taxa fora do histórico por passo",
+            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
             secao="Código Comentado",
         ),
     ]

@@ -638,3 +638,16 @@ MUTANTES += [
         equivoco="vit-ordem-dos-patches-invisivel",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-treino-taxa-registrada-uma-vez",
+        {
+            "treinar": _treino()["treinar"]
+            .replace('        historico["taxa"].append(taxa_do_passo)\n', "")
+            .replace("    modelo.eval()\n", '    historico["taxa"].append(taxa_do_passo)\n    modelo.eval()\n')
+        },
+        itens=["teste_treino"],
+        equivoco="treino-taxa-nao-registrada-por-passo",
+    ),
+]

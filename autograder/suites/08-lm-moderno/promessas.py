@@ -675,3 +675,31 @@ def sondas_amostrar(aluno):
             secao="Gerar: o cache KV com RoPE",
         ),
     ]
+
+
+# ------------------------------------------------------------------ laço de treino
+@S.sondas_de("treinar_lm")
+def sondas_treinar_lm(aluno):
+    TR = suite.vizinho(__file__, "treino_avaliado")
+
+    def soma_em_vez_de_media():
+        (perdas, chamadas, _), _, _ = TR._espiar(aluno)
+        e, ids = TR.ESPIAO, TR._ids_espiao()
+        x = chamadas[0]["ids"]
+        inicios = [TR._onde(ids, linha) for linha in x]
+        alvo = torch.stack([ids[i + 1 : i + 1 + e["contexto"]] for i in inicios])
+        logits = 3.0 * chamadas[0]["tabela"][x]
+        media = float(torch.nn.functional.cross_entropy(logits.reshape(-1, e["vocab"]), alvo.reshape(-1)))
+        return bool(np.isclose(float(perdas[0]), media * alvo.numel(), rtol=1e-5))
+
+    return [
+        S.promessa(
+            "treino-perda-somada",
+            "A perda de cada passo é a soma das entropias cruzadas de todas as posições do lote, não a média: use "
+            "F.cross_entropy com a redução padrão (a média), para que a perda não cresça com tamanho_lote × contexto.",
+            soma_em_vez_de_media,
+            titulo="Perda somada em vez da média",
+            para_instrutor="O aluno usou reduction='sum' (ou somou as perdas) no laço de treino.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+        ),
+    ]

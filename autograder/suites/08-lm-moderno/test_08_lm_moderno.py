@@ -683,7 +683,8 @@ def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
 @suite.tempo_limite(60)
 def test_treino_janelas_do_texto_e_entropia_cruzada(aluno):
     """treino: janelas de `contexto` tokens seguidos, alvo deslocado de um token e a perda de cada passo"""
-    TR.conferir_janelas_e_perda(aluno)
+    with S.sondar(lambda: PR.sondas_treinar_lm(aluno)):
+        TR.conferir_janelas_e_perda(aluno)
 
 
 @item("teste_treino", pontos=0.25)

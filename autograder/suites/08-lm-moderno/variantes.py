@@ -2014,3 +2014,12 @@ MUTANTES += [
         "amostragem-forma-errada",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-treino-perda-somada",
+        _trocar("treinar_lm", ("y.reshape(-1))", 'y.reshape(-1), reduction="sum")')),
+        [T],
+        "treino-perda-somada",
+    ),
+]
