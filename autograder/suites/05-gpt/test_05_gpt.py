@@ -1046,6 +1046,14 @@ def test_gerar_casos_pequenos(aluno, ref, rng):
         f"com n_novos = 0, gerar_guloso deve devolver os próprios ids; veio forma {mostrar(tuple(zero.shape))}.",
     )
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 1), modelo, ids, 1)
+    # instância fixa (issue #38, item 3), a mesma para todo aluno: 64 sequências e um modelo em que o argmax
+    # da última posição difere do que se vê só com o último token; um laço sem contexto, que sorteia ou que lê
+    # outra posição perde aqui sempre, e não só quando o sorteio do aluno o expõe
+    fixos = _ids(np.random.default_rng(3851), 64, 3)
+    remoto, modelo = _minigpt(
+        aluno, ref, np.random.default_rng(3850), n_max=10, borda=(fixos, 1, ("sem_contexto", "primeira"))
+    )
+    _conferir_geracao(_gerar_do_aluno(aluno, remoto, fixos, 1), modelo, fixos, 1)
 
 
 # ======================================================================= sondas (issue #38)

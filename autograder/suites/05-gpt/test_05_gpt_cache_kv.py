@@ -384,6 +384,27 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
     )
 
 
+# Instâncias construídas (issue #38, item 3): num modelo sorteado, um erro do cache pode gerar por acaso os
+# mesmos tokens que a gulosa, e a nota dependeria do sorteio do aluno. As instâncias fixas abaixo (as mesmas
+# para todo aluno) são escolhidas, a partir de uma semente fixa, de modo que a geração certa difira da de cada
+# erro conhecido: quem tem um desses erros perde o ponto sempre.
+_MODOS_DO_CACHE = ("posicao_zero", "congelado", "mascara_primeiras", "so_novos")
+
+
+def _instancia_fixa(aluno, ref, semente, n_camadas, B, n, n_novos, n_max, h=2):
+    """(remoto, modelo, sd, ids) de uma instância fixa em que a geração certa difere de cada modo errado."""
+    for k in range(200):
+        rng = np.random.default_rng(semente + k)
+        modelo = ref.MiniGPT(VOCAB, 8, h, n_camadas, n_max).double()
+        sd = _aleatorizar(modelo, rng, escala=0.5)
+        modelo.eval()
+        ids = _ids(rng, B, n)
+        certo = _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, "certo")
+        if all(not torch.equal(certo, _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, m)) for m in _MODOS_DO_CACHE):
+            return _remoto(aluno, "_avaliador_MiniGPT", (VOCAB, 8, h, n_camadas, n_max), sd), modelo, sd, ids
+    raise AssertionError("nenhuma semente separou a geração certa das erradas")
+
+
 @item("teste_cache_kv", pontos=0.5)
 @S.com_sondas(lambda aluno, ref: _sondas_cache_modelo(aluno, ref))
 def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
@@ -394,6 +415,9 @@ def test_cache_gerar_igual_ao_guloso(aluno, ref, rng):
         ids = _ids(rng, B, n)
         obtido = _gerar_do_aluno(aluno, remoto, ids, n_novos)
         _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos)
+    # a instância fixa: a mesma para todo aluno, separa a geração certa de cada erro conhecido do cache
+    remoto, modelo, sd, ids = _instancia_fixa(aluno, ref, 3860, 2, 3, 3, 5, 8)
+    _conferir_tokens(_gerar_do_aluno(aluno, remoto, ids, 5), ref, modelo, sd, 2, 2, ids, 5)
 
 
 @item("teste_cache_kv", pontos=0.5)
@@ -499,6 +523,9 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
             CACHE_LIMITE_UM_A_MENOS,
         ) from None
     _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos)
+    # a instância fixa no limite (n + n_novos - 1 = n_max), a mesma para todo aluno (issue #38, item 3)
+    fixo, modelo_fixo, sd_fixo, ids_fixos = _instancia_fixa(aluno, ref, 3870, 1, 2, 3, 4, 6)
+    _conferir_tokens(_gerar_do_aluno(aluno, fixo, ids_fixos, 4), ref, modelo_fixo, sd_fixo, 2, 1, ids_fixos, 4)
     try:
         _gerar_do_aluno(aluno, remoto, ids, n_novos + 1)
     except ErroDoAluno as exc:
