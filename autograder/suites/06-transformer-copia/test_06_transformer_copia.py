@@ -671,6 +671,16 @@ def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
     src, _ = TR._lote(rng, 6, 2, 7)
     obtido = ORC._decodificar_do_aluno(aluno, remoto, src, src.shape[1] + 2)
     ORC._conferir_decodificacao(obtido, modelo, src, src.shape[1] + 2)
+    # origem fixa longa (issue #38, item 3), a mesma para todo aluno: 10 símbolos pedem 11 passos, e um
+    # passos_max trocado por um número fixo perde aqui sempre (no lote sorteado, só se ele tiver uma origem longa)
+    longa = torch.tensor([[3, 4, 5, 6, 7, 8, 9, 10, 11, 12, TR.EOS], [5, 6, TR.EOS] + [TR.PAD] * 8])
+    remoto_longo, modelo_longo = ORC._roteiro(aluno)
+    ORC._conferir_decodificacao(
+        ORC._decodificar_do_aluno(aluno, remoto_longo, longa, longa.shape[1] + 2),
+        modelo_longo,
+        longa,
+        longa.shape[1] + 2,
+    )
     verificar(
         remoto.ler("codificacoes") == 1, "Chame modelo.codificar uma vez só: a memória não muda durante a geração."
     )
@@ -724,6 +734,13 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     certas.append(FX._guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
     obtidos.append(FX._feixe_do_aluno(aluno, FX._arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída, largura 1, alfa 0.6")
+    # origem fixa com n_max curto (issue #38, item 3): a cópia de 3 símbolos pede 4 tokens e n_max = 2 a corta;
+    # um n_max trocado por um número fixo perde aqui para todo aluno
+    curta = torch.tensor([3, 4, 5, TR.EOS])
+    with FX._UmThread():
+        certas.append([t for t in ORC._decodificar_ref(confiavel, curta[None], 2)[0].tolist() if t != TR.PAD])
+    obtidos.append(FX._feixe_do_aluno(aluno, remoto, curta, 1, 0.6, 2))
+    descricoes.append("modelo de cópia, origem fixa, largura 1, alfa 0.6, n_max 2")
     # caso construído (issue #38): a árvore de empates exatos, em que o desempate do enunciado decide
     empate = torch.tensor(FX.EMPATE_ORIGEM)
     certas.append(FX._guloso_de(FX._modelo_empate(), empate))
@@ -782,6 +799,17 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
         for o, k, a, _ in instancias
     ]
     FX._diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes, FX.confirmacao(aluno))
+    # instância fixa com n_max curto (issue #38, item 3), a mesma para todo aluno: a busca é cortada em 2 tokens
+    curta = torch.tensor([3, 4, 5, TR.EOS])
+    with FX._UmThread():
+        certa = FX._feixe_ref(confiavel, curta, 2, 0.6, 2)[0]
+    FX._diagnosticar_feixe(
+        [FX._feixe_do_aluno(aluno, remoto, curta, 2, 0.6, 2)],
+        [certa],
+        lambda: [{m: FX._feixe_ref(confiavel, curta, 2, 0.6, 2, m)[0] for _, m in FX.FEIXE_MODOS}],
+        ["modelo de cópia, origem fixa, largura 2, alfa 0.6, n_max 2"],
+        FX.confirmacao(aluno),
+    )
 
 
 # ======================================================================= sondas (issue #38)
