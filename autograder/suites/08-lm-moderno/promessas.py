@@ -565,7 +565,7 @@ def sondas_modelo(aluno):
         for chave in [c for c in sd if c.startswith("blocos.")]:
             resto = chave.split(".", 2)[2]
             outro = 1 - int(chave.split(".")[1])
-            trocado[chave] = sd[f"blocos.{outro}.{resto}"]
+            trocado[chave] = sd[f"blocos.{suite.mostrar(outro)}.{suite.mostrar(resto)}"]
         return S.iguais(CF._logits(modelo, ids), ORC._modelo_ref(trocado, ids))
 
     return [
