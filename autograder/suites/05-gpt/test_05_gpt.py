@@ -1158,8 +1158,8 @@ def _sondas_bloco(aluno):
             "bloco-nao-so-residuos",
             "Com a atenção e a feed-forward devolvendo zero (w_o e a última camada da FF zeradas), o bloco "
             "pré-norma é a identidade (x + 0 + 0), e o seu não é: algo além dos dois resíduos mexe em x (uma "
-            "norma ou um fator na saída, ou no caminho do resíduo). Só norm1(x) e norm2(x) são normalizados; "
-            "x segue intacto pelo resíduo.",
+            "norma ou um fator na saída, ou no caminho residual). Só as entradas das subcamadas são normalizadas "
+            "(norm1(x), norm2(x)); o residual soma a entrada x sem normalizar.",
             nao_identidade,
             titulo="Bloco que mexe no resíduo",
             para_instrutor="O aluno normaliza ou escala a saída do bloco (ou o resíduo), em vez de só as entradas das subcamadas.",

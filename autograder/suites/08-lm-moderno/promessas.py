@@ -423,14 +423,16 @@ def sondas_decodificar(aluno):
     fusoes = [tuple(p) for p in CF._fusoes_fixas()]
 
     def nao_volta():
+        # só os bytes (nenhum id de fusão) voltam ao texto, e os ids com fusões não: o erro está nas fusões
+        so_bytes = aluno.decodificar(list(_TEXTO_SONDA.encode("utf-8")), fusoes) == _TEXTO_SONDA
         ids = ORC._codificar_ref(_TEXTO_SONDA, fusoes)
-        return aluno.decodificar(ids, fusoes) != _TEXTO_SONDA
+        return so_bytes and aluno.decodificar(ids, fusoes) != _TEXTO_SONDA
 
     return [
         S.promessa(
             "decodificar-fusao-errada",
-            "decodificar(codificar(s)) não devolve s quando há fusões: o id 256 + i vale os bytes de a seguidos dos "
-            "de b (vocab[a] + vocab[b], nessa ordem), e a ou b podem ser eles mesmos fusões anteriores.",
+            "Com ids que são só bytes, decodificar devolve o texto; com ids de fusões, não: o id 256 + i vale os bytes "
+            "de a seguidos dos de b (vocab[a] + vocab[b], nessa ordem), e a ou b podem ser eles mesmos fusões anteriores.",
             nao_volta,
             titulo="Bytes de uma fusão montados errado",
             para_instrutor="O aluno monta os bytes de uma fusão na ordem trocada (ou sem seguir fusões aninhadas).",
