@@ -25,12 +25,12 @@ TREINO_TAXA = 7e-3
 FAIXAS = (0.50, 0.75, 0.90)
 
 
-def _aleatorizar(modulo, rng, escala=0.4):
+def aleatorizar(modulo, rng, escala=0.4):
     """Sorteia os parâmetros de ``modulo`` (float64) a partir do rng; devolve o state_dict."""
     return tocha.aleatorizar(modulo, rng, escala, especiais=[(tocha.e_um_de("cls", "posicao"), 0.5)])
 
 
-def _taxa_ref(passo, taxa, total):
+def taxa_ref(passo, taxa, total):
     return taxa * 0.5 * (1.0 + math.cos(math.pi * passo / total))
 
 
@@ -84,7 +84,7 @@ def _causa_no_laco(aluno):
     except Exception:  # o espião nem rodou: a faixa fala por si
         return None
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
-    esperadas = [_taxa_ref(p, taxa, passos) for p in range(passos)]
+    esperadas = [taxa_ref(p, taxa, passos) for p in range(passos)]
     if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
         return EQ.TREINO_SEM_COSSENO
     return None
@@ -97,7 +97,7 @@ ITEM = treino.ItemDeTreino(
         _args_treino(),
         substituto="_avaliador_ViTBiblioteca",
         conferencia=lambda rng: (torch.from_numpy(rng.random((6, 1, 8, 8))),),
-        aleatorizar=_aleatorizar,
+        aleatorizar=aleatorizar,
         semente_da_conferencia=20261204,
         celulas=("extrair_patches", "camada_encoder", "vit"),
         de_quem={
@@ -113,7 +113,7 @@ ITEM = treino.ItemDeTreino(
         TREINO_PASSOS,
         dados=lambda semente: (_lotes_de_treino(semente), TREINO_PASSOS),
         kwargs={"taxa": TREINO_TAXA, "mostrar_progresso": False},
-        taxas=lambda: [_taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)],
+        taxas=lambda: [taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)],
     ),
     medida=treino.Medida(
         _acuracia_no_teste,
