@@ -335,6 +335,7 @@ def test_item_de_treino_e_declarado_pela_api_unica_sem_convencoes_de_nome(slug):
     import inspect
 
     from autograder.suite import declaracoes, modulo_da_suite, treino
+    from autograder.suite import espiao as suite_espiao
 
     item = declaracoes(slug).treino
     eq = modulo_da_suite(slug, "equivocos")
@@ -343,10 +344,11 @@ def test_item_de_treino_e_declarado_pela_api_unica_sem_convencoes_de_nome(slug):
     assert isinstance(item.medida, treino.Medida) and item.substituto in item.aux
     assert item.auxiliar == modulo_da_suite(slug, "auxiliares").CODIGO
     assert item.divergiu is eq.TREINO_DIVERGIU and item.ignora_passos is eq.TREINO_IGNORA_PASSOS
+    assert item.sem_eval is getattr(eq, "TREINO_SEM_EVAL", item.sem_eval)  # 06 e 07: o laço devolve o modelo em avaliação
     assert item.prazo == treino.PRAZO_DO_TREINO and len(item.medida.pontos) == len(item.faixas) == 3
     # sem a declaração, o padrão é o da API (e não um nome do equivocos.py da suíte)
     padrao = dataclasses.replace(item, divergiu=treino.ItemDeTreino.divergiu)
-    assert padrao.divergiu.codigo == "treino-divergiu" and padrao.divergiu is not eq.TREINO_DIVERGIU
+    assert padrao.divergiu.codigo == "treino-divergiu" and padrao.divergiu is suite_espiao.TREINO_DIVERGIU
     # a API não executa texto, não procura nomes por convenção e não escreve em objetos imutáveis
     arvore = ast.parse(inspect.getsource(treino))
     chamadas = {n.func.id for n in ast.walk(arvore) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}

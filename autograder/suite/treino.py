@@ -1,8 +1,7 @@
 """O item de treino de uma aula que treina um modelo (06: cópia; 07: ViT; 08: LM moderno; a próxima, igual).
 
 O item é julgado pelo que o modelo treinado **faz**, medido no processo confiável: o avaliador sorteia os
-pesos iniciais e os dados do treino (com uma semente fixada pela suíte, a mesma para todo aluno: o mesmo
-código tem o mesmo veredito), treina o modelo do aluno (ou um substituto com a mesma interface, se o dele
+pesos iniciais e os dados do treino (com uma semente da submissão), treina o modelo do aluno (ou um substituto com a mesma interface, se o dele
 não confere com a referência) com o laço do aluno, na caixa, tira os pesos treinados da caixa, confere que
 eles estão ao alcance do treino pedido (``procedencia``) e que o avaliador viu cada passo do otimizador
 (``passos_vistos``), e mede a métrica da aula com eles. A métrica alcança faixas; perto de uma faixa, a
@@ -52,6 +51,7 @@ from autograder.suite.espiao import (
     TREINO_IGNORA_PASSOS,
     TREINO_MODO_AVALIACAO,
     TREINO_OTIMIZADOR_RECRIADO,
+    TREINO_SEM_EVAL,
     TREINO_SEM_ZERAR,
     conferir_chamadas_do_espiao,
     conferir_laco_do_espiao,
@@ -74,7 +74,6 @@ __all__ = [
     "AUXILIARES_PADRAO",
     "PONTOS_DAS_FAIXAS",
     "PRAZO_DO_TREINO",
-    "SEMENTE_DO_TREINO",
     "Auxiliares",
     "Espiao",
     "ItemDeTreino",
@@ -86,7 +85,6 @@ __all__ = [
 
 PRAZO_DO_TREINO = 120.0  # segundos de um teste de faixa: o treino avaliado cabe com folga
 PONTOS_DAS_FAIXAS = (0.5, 0.75, 1.25)  # quanto vale cada uma das três faixas do item de treino
-SEMENTE_DO_TREINO = 20261205  # a base da semente do treino avaliado: fixa, a mesma para todo aluno
 
 
 def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado, substituto, conferir=None):
@@ -220,7 +218,7 @@ class ItemDeTreino:
     divergiu: Equivoco = TREINO_DIVERGIU
     modo_avaliacao: Equivoco = TREINO_MODO_AVALIACAO
     ignora_passos: Equivoco = TREINO_IGNORA_PASSOS
-    sem_eval: Equivoco | None = None
+    sem_eval: Equivoco | None = TREINO_SEM_EVAL  # None: o laço não precisa devolver o modelo em avaliação
     sem_zerar: Equivoco = TREINO_SEM_ZERAR
     recriado: Equivoco = TREINO_OTIMIZADOR_RECRIADO
     grade_id: str = "teste_treino"
@@ -310,8 +308,8 @@ class ItemDeTreino:
 
     # ------------------------------------------------------------ o treino avaliado
     def semente_do_treino(self, aluno, qual: str) -> int:
-        """Fixada pela suíte (a mesma para todo aluno: o mesmo código, o mesmo veredito; nunca do texto do
-        código, que o aluno poderia variar até sortear um treino melhor) e por qual modelo treina."""
+        """Derivada da semente da submissão (segredo, atividade e aluno; nunca do texto do código, que o
+        aluno poderia variar até sortear um treino melhor) e de qual modelo treina."""
         return semente_derivada(aluno.semente, f"{self.slug}:treino:{qual}")
 
     def codigo_do_treino(self, aluno, qual: str) -> tuple:

@@ -127,7 +127,6 @@ ITEM = treino.ItemDeTreino(
         (16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
     ),
     causa_no_laco=_causa_no_laco,
-    divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
 )
