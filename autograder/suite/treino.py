@@ -1,7 +1,8 @@
 """O item de treino de uma aula que treina um modelo (06: cópia; 07: ViT; 08: LM moderno; a próxima, igual).
 
 O item é julgado pelo que o modelo treinado **faz**, medido no processo confiável: o avaliador sorteia os
-pesos iniciais e os dados do treino (com uma semente da submissão), treina o modelo do aluno (ou um substituto com a mesma interface, se o dele
+pesos iniciais e os dados do treino (com uma semente do segredo do curso, a mesma para todo aluno: o mesmo
+código tem o mesmo veredito), treina o modelo do aluno (ou um substituto com a mesma interface, se o dele
 não confere com a referência) com o laço do aluno, na caixa, tira os pesos treinados da caixa, confere que
 eles estão ao alcance do treino pedido (``procedencia``) e que o avaliador viu cada passo do otimizador
 (``passos_vistos``), e mede a métrica da aula com eles. A métrica alcança faixas; perto de uma faixa, a
@@ -44,7 +45,7 @@ from types import FunctionType
 import numpy as np
 import torch
 
-from autograder.suite.avaliador import ErroDoAluno, referencia_da_atividade, semente_derivada
+from autograder.suite.avaliador import ErroDoAluno, referencia_da_atividade, semente_da_submissao, semente_derivada
 from autograder.suite.espiao import (
     ESPIAO_LINEAR,
     TREINO_DIVERGIU,
@@ -74,6 +75,7 @@ __all__ = [
     "AUXILIARES_PADRAO",
     "PONTOS_DAS_FAIXAS",
     "PRAZO_DO_TREINO",
+    "ROTULO_DO_TREINO",
     "Auxiliares",
     "Espiao",
     "ItemDeTreino",
@@ -85,6 +87,7 @@ __all__ = [
 
 PRAZO_DO_TREINO = 120.0  # segundos de um teste de faixa: o treino avaliado cabe com folga
 PONTOS_DAS_FAIXAS = (0.5, 0.75, 1.25)  # quanto vale cada uma das três faixas do item de treino
+ROTULO_DO_TREINO = "\0treino-avaliado"  # no lugar do aluno: a semente do treino é a mesma para toda a turma
 
 
 def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado, substituto, conferir=None):
@@ -308,9 +311,11 @@ class ItemDeTreino:
 
     # ------------------------------------------------------------ o treino avaliado
     def semente_do_treino(self, aluno, qual: str) -> int:
-        """Derivada da semente da submissão (segredo, atividade e aluno; nunca do texto do código, que o
-        aluno poderia variar até sortear um treino melhor) e de qual modelo treina."""
-        return semente_derivada(aluno.semente, f"{self.slug}:treino:{qual}")
+        """A mesma para todo aluno (o mesmo código tem o mesmo veredito nas faixas: a constância, issue #38),
+        tirada do segredo do curso (imprevisível: ninguém treina fora da caixa a partir destes pesos iniciais e
+        lotes) e de qual modelo treina; nunca do texto do código, que o aluno poderia variar até sortear um
+        treino melhor, nem do aluno, cujo sorteio mudaria a nota de um erro perto de uma faixa."""
+        return semente_derivada(semente_da_submissao(self.slug, ROTULO_DO_TREINO), f"{self.slug}:treino:{qual}")
 
     def codigo_do_treino(self, aluno, qual: str) -> tuple:
         """O código que o treino usa (o laço; o modelo do aluno só se for ele o treinado): com a semente,
