@@ -17,8 +17,8 @@ Uma aula declara o item em ``treino_avaliado.py`` com quatro peças obrigatória
         modelo=treino.Modelo("Regressor", (4, 8), conferencia=lambda rng: (tocha.x(rng, 5, 4),)),
         laco=treino.Laco("treinar", passos=60, dados=lambda semente: (lotes(semente), 60)),
         medida=treino.Medida(acuracia, (0.5, 0.75, 0.9), "Acurácia de {medida:.1%} ({qual}).", "treino: ≥ {faixa:.0%}"),
-        auxiliares=suite.vizinho(__file__, "auxiliares"),  # CODIGO, posto na caixa, e LOCAL, o mesmo aqui
-    )
+        espiao=treino.Espiao((4, 3), lotes_do_espiao, passos=8, classe="_avaliador_EspiaoLinear"),
+    )  # auxiliares= o auxiliares.py da suíte (CODIGO na caixa, LOCAL aqui), se a aula tem substituto ou espião próprio
 
 e, nos testes, uma linha por teste (nomes, docstrings e pontos vêm do item)::
 
