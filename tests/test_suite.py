@@ -344,9 +344,8 @@ def test_item_de_treino_e_declarado_pela_api_unica_sem_convencoes_de_nome(slug):
     assert isinstance(item.medida, treino.Medida) and item.substituto in item.aux
     assert item.auxiliar == modulo_da_suite(slug, "auxiliares").CODIGO
     assert item.divergiu is eq.TREINO_DIVERGIU and item.ignora_passos is eq.TREINO_IGNORA_PASSOS
-    assert item.sem_eval is getattr(
-        eq, "TREINO_SEM_EVAL", item.sem_eval
-    )  # 06 e 07: o laço devolve o modelo em avaliação
+    # 06 e 07: o laço devolve o modelo em avaliação (o equívoco da costura, que o equivocos.py reexporta)
+    assert item.sem_eval is getattr(eq, "TREINO_SEM_EVAL", item.sem_eval)
     assert item.prazo == treino.PRAZO_DO_TREINO and len(item.medida.pontos) == len(item.faixas) == 3
     # sem a declaração, o padrão é o da API (e não um nome do equivocos.py da suíte)
     padrao = dataclasses.replace(item, divergiu=treino.ItemDeTreino.divergiu)
