@@ -95,9 +95,9 @@ ITEM = treino.ItemDeTreino(
     modelo=treino.Modelo(
         "ViT",
         _args_treino(),
-        substituto="_avaliador_ViTBiblioteca",
         conferencia=lambda rng: (torch.from_numpy(rng.random((6, 1, 8, 8))),),
         aleatorizar=aleatorizar,
+        substituto="_avaliador_ViTBiblioteca",
         semente_da_conferencia=20261204,
         celulas=("extrair_patches", "camada_encoder", "vit"),
         de_quem={
