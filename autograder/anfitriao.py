@@ -133,7 +133,7 @@ class Anfitriao:
 
     ``ocultar``: pastas que as caixas não podem ver (submissões, saída; o repositório sempre);
     ``vaga``: número da vaga ou ``RESERVAR``; ``nucleo``: ``(i, n)`` quando este é o i-ésimo de n
-    hospedeiros da máquina (``i=None``: o número da vaga); ``papel``: ver ``preparar_processo``; ``aviso``: função que recebe cada
+    hospedeiros da máquina; ``papel``: ver ``preparar_processo``; ``aviso``: função que recebe cada
     aviso do isolamento (por exemplo ``print``); ``aceitar_parcial``: como no ``Zigoto``.
 
     Levanta ``caixa.cliente.IsolamentoInsuficiente`` (sem nada aberto) se a máquina não isola e o
@@ -144,7 +144,7 @@ class Anfitriao:
         ocultar: list[str] | tuple[str, ...] = (),
         *,
         vaga: int | str = 0,
-        nucleo: tuple[int | None, int] | None = None,
+        nucleo: tuple[int, int] | None = None,
         papel: str | None = None,
         aviso=None,
         aceitar_parcial: bool | None = None,
@@ -159,11 +159,7 @@ class Anfitriao:
         if vaga == RESERVAR:
             vaga, self._trava_da_vaga = reservar_vaga()
         self.vaga = int(vaga)
-        if nucleo is not None:
-            indice, total = nucleo
-            self.nucleo = nucleo_de(self.vaga if indice is None else indice, total)
-        else:
-            self.nucleo = None
+        self.nucleo = nucleo_de(*nucleo) if nucleo is not None else None
         self._fixar_este_thread()  # antes do zigoto: ele e as caixas herdam a afinidade
         try:
             self.zigoto = Zigoto(ocultar=[str(p) for p in ocultar], vaga=self.vaga, aceitar_parcial=aceitar_parcial)

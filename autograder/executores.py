@@ -146,6 +146,7 @@ class PluginZigoto(WorkerPlugin):
         self.trava = threading.Lock()
         self._abrindo: threading.Thread | None = None
         self._nanny = False
+        self._indice: int | None = None  # o número do trabalhador no local:N (0..N-1), que escolhe o núcleo
 
     def __getstate__(self):
         return {"aceitar_parcial": self.aceitar_parcial, "por_maquina": self.por_maquina}
@@ -159,6 +160,8 @@ class PluginZigoto(WorkerPlugin):
         impressao_do_curso()  # o curso carregado agora, antes de qualquer mudança no disco
         # aberto por um Nanny (dask worker, LocalCluster): morre com ele, e o zigoto e as caixas junto
         self._nanny = bool(getattr(worker, "nanny", None))
+        nome = getattr(worker, "name", None)
+        self._indice = nome if isinstance(nome, int) and not isinstance(nome, bool) else None
         self._abrindo = threading.Thread(target=self._abrir, args=(worker.local_directory,), daemon=True)
         self._abrindo.start()
 
@@ -171,8 +174,8 @@ class PluginZigoto(WorkerPlugin):
         from autograder.caixa.cliente import IsolamentoInsuficiente
 
         try:
-            # no local:N, a vaga reservada (a primeira livre: 0..N-1) escolhe o núcleo do trabalhador
-            nucleo = (None, self.por_maquina) if self.por_maquina else None
+            # no local:N, o número do trabalhador (0..N-1, o nome que o LocalCluster lhe dá) escolhe o núcleo
+            nucleo = (self._indice, self.por_maquina) if self.por_maquina and self._indice is not None else None
             # a pasta do trabalhador (onde o Dask guarda dados de tarefas) some da caixa, como RAIZ
             self.anfitriao = Anfitriao(
                 [pasta_local],

@@ -225,6 +225,7 @@ def test_os_caminhos_passam_pelo_anfitriao(falso, monkeypatch, tmp_path, capsys)
     assert len(ZigotoFalso.abertos) == 3 and all(z.fechado for z in ZigotoFalso.abertos)
     # Dask: o plugin do trabalhador abre um Anfitriao com vaga reservada e, no local:N, um núcleo
     plugin = executores.PluginZigoto(por_maquina=1)
+    plugin._indice = 0  # o trabalhador 0 de um local:1 (o setup o tira do nome do trabalhador)
     plugin._abrir(str(tmp_path))
     assert plugin.recusa is None and isinstance(plugin.anfitriao.zigoto, ZigotoFalso)
     assert plugin.anfitriao.nucleo is not None
