@@ -15,6 +15,7 @@ import ast
 import json
 import os
 import queue
+import re
 import signal
 from pathlib import Path
 from typing import ClassVar
@@ -124,14 +125,16 @@ def test_uma_regra_de_quem_e_o_aluno():
 def test_nenhum_caminho_deduz_o_aluno_por_conta_propria():
     """Só ``resultado.aluno_da_submissao`` deduz o aluno da pasta; ninguém mais sobe ``parent.parent``
     nem inventa um aluno padrão."""
-    arquivos = sorted((RAIZ / "autograder").glob("*.py")) + sorted((RAIZ / "hub").glob("*.py"))
+    arquivos = [
+        a for a in sorted((RAIZ / "autograder").rglob("*.py")) if "suites" not in a.relative_to(RAIZ).parts
+    ] + sorted((RAIZ / "hub").glob("*.py"))
     achados = []
     for a in arquivos:
         if a.name == "resultado.py":
             continue
         texto = a.read_text(encoding="utf-8")
-        for marca in (".parent.parent.name", 'or "aluno"'):
-            if marca in texto:
+        for marca in (r"\.parent\.parent\.name", r'\bor "aluno"(?!\s+not in)'):
+            if re.search(marca, texto):
                 achados.append(f"{a.relative_to(RAIZ)}: {marca}")
     assert not achados, achados
 
