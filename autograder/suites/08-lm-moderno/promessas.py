@@ -682,13 +682,14 @@ def sondas_amostrar(aluno):
 # ------------------------------------------------------------------ laço de treino
 @S.sondas_de("treinar_lm")
 def sondas_treinar_lm(aluno):
-    TR = suite.vizinho(__file__, "treino_avaliado")
+    LACO = suite.vizinho(__file__, "laco")
+    TREINO = suite.vizinho(__file__, "treino_avaliado").ITEM
 
     def soma_em_vez_de_media():
-        (perdas, chamadas, _), _, _ = TR._espiar(aluno)
-        e, ids = TR.ESPIAO, TR._ids_espiao()
+        (perdas, chamadas, _), _, _ = TREINO.espiar(aluno, None)
+        e, ids = LACO.ESPIAO, LACO._ids_espiao()
         x = chamadas[0]["ids"]
-        inicios = [TR._onde(ids, linha) for linha in x]
+        inicios = [LACO._onde(ids, linha) for linha in x]
         alvo = torch.stack([ids[i + 1 : i + 1 + e["contexto"]] for i in inicios])
         logits = 3.0 * chamadas[0]["tabela"][x]
         media = float(torch.nn.functional.cross_entropy(logits.reshape(-1, e["vocab"]), alvo.reshape(-1)))
