@@ -1,5 +1,5 @@
-"""Esqueleto de uma aula nova: lição, notebook do instrutor, suíte oculta e variantes, com o slug
-preenchido, que já passa em ``make release`` e ``make mutacao`` sem outra edição (a solução tira a
+"""Esqueleto de uma aula nova: lição, notebook do instrutor, suíte oculta e catálogo de variantes
+(``qualidade/variantes/<slug>.py``, da rodada de mutação), com o slug preenchido, que já passa em ``make release`` e ``make mutacao`` sem outra edição (a solução tira a
 nota máxima, o notebook liberado tira 0). Depois é trocar o exercício de exemplo (``escalar``)
 pelo de verdade, nos lugares que o comando lista.
 
@@ -21,6 +21,8 @@ import nbformat
 from autograder.notebooks import RAIZ
 
 MODELO = Path(__file__).resolve().parent / "modelo_aula"
+# O molde do catálogo de variantes fica com os catálogos (é dado da rodada de mutação, não do avaliador).
+MODELO_VARIANTES = RAIZ / "qualidade" / "variantes" / "modelo_aula.py"
 SLUG_VALIDO = re.compile(r"\d\d-[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -31,7 +33,7 @@ def pecas(slug: str) -> dict[str, Path]:
         "lição": RAIZ / "course" / f"{slug}.md",
         "notebook do instrutor": RAIZ / "source" / slug / f"{slug}.ipynb",
         "suíte oculta": RAIZ / "autograder" / "suites" / slug / modulo,
-        "variantes": RAIZ / "autograder" / "suites" / slug / "variantes.py",
+        "variantes": RAIZ / "qualidade" / "variantes" / f"{slug}.py",
     }
 
 
@@ -109,8 +111,8 @@ def criar(slug: str, titulo: str) -> dict[str, Path]:
         p.parent.mkdir(parents=True, exist_ok=True)
     destinos["lição"].write_text(_preencher((MODELO / "aula.md").read_text(encoding="utf-8"), slug, titulo), "utf-8")
     nbformat.write(notebook(slug, titulo), destinos["notebook do instrutor"])
-    for chave, modelo in (("suíte oculta", "suite.py"), ("variantes", "variantes.py")):
-        texto = (MODELO / modelo).read_text(encoding="utf-8")
+    for chave, modelo in (("suíte oculta", MODELO / "suite.py"), ("variantes", MODELO_VARIANTES)):
+        texto = modelo.read_text(encoding="utf-8")
         destinos[chave].write_text(_preencher(texto, slug, titulo), encoding="utf-8")
     return destinos
 
@@ -141,6 +143,7 @@ def remover(slug: str) -> list[str]:
         RAIZ / "source" / slug,
         RAIZ / "release" / slug,
         RAIZ / "autograder" / "suites" / slug,
+        RAIZ / "qualidade" / "variantes" / f"{slug}.py",
     ]
     rastreados = subprocess.run(
         ["git", "ls-files", "--", *(str(p) for p in caminhos)], cwd=RAIZ, capture_output=True, text=True

@@ -2,7 +2,7 @@
 
     python -m qualidade mutacao [slug ...]
 
-Para cada atividade com ``variantes.py``, avalia cada mutante e cada variante correta (além
+Para cada atividade com catálogo de variantes (``qualidade/variantes/<slug>.py``), avalia cada mutante e cada variante correta (além
 da solução do instrutor e do stub) e imprime, por item e no total:
 
 * taxa de morte: mutantes que perdem pontos no(s) próprio(s) item(ns) (meta: 100%);
@@ -10,8 +10,8 @@ da solução do instrutor e do stub) e imprime, por item e no total:
 * mensagem: mutantes que recebem a mensagem do próprio equívoco (meta: >= 80%);
 * falsa rejeição: variantes corretas que perdem qualquer ponto (meta: 0%);
 * "não faz nada": as variantes geradas de ``variantes.NADA`` (toda função devolve 0, devolve a
-  entrada, ou devolve zeros da forma certa) tiram 0 em todo item (meta: 0 pontos), salvo o que a
-  suíte declarar honesto em ``NADA_HONESTO`` (ex.: um ``__init__`` certo passa no teste de estrutura).
+  entrada, ou devolve zeros da forma certa) tiram 0 em todo item (meta: 0 pontos), salvo o que o
+  catálogo da aula declarar honesto em ``NADA_HONESTO`` (ex.: um ``__init__`` certo passa no teste de estrutura).
 
 Sai com código 1 se alguma meta não foi atingida.
 """
@@ -26,15 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.notebooks import carregar_atividade, slugs
-from qualidade.variantes import (
-    NADA,
-    carregar_variantes,
-    gravar,
-    nada_honesto,
-    notebook_com,
-    notebook_liberado,
-    variantes_nada,
-)
+from qualidade.catalogo import carregar_variantes, nada_honesto, variantes_nada
+from qualidade.variantes import NADA, gravar, notebook_com, notebook_liberado
 
 META_MENSAGEM = 0.80
 
@@ -81,7 +74,7 @@ def _rodar(lista, saida, jobs) -> Relatorio:
         for slug in lista:
             mutantes, corretas = carregar_variantes(slug)
             if not mutantes and not corretas:
-                saida(f"{slug}: sem variantes.py; nada a verificar.")
+                saida(f"{slug}: sem catálogo de variantes (qualidade/variantes/{slug}.py); nada a verificar.")
                 continue
             planos[slug] = (mutantes, corretas)
             nbs = [("referencia", notebook_com(slug, {})), ("stub", notebook_liberado(slug))]

@@ -95,9 +95,6 @@ def test_descricao_adulterada_na_caixa_reprova_sem_erro_interno(resposta):
 # ------------------------------------------------------------------ a costura das suítes
 SUITES = Path(suite.__file__).resolve().parents[1] / "suites"
 COSTURA = "autograder.suite"
-# O variantes.py de uma suíte é da rodada de mutação, não da avaliação: só ele pode importar, além da
-# costura, o construtor das variantes (Variante, em qualidade/).
-CONSTRUTOR_DE_VARIANTES = ("qualidade.variantes",)
 
 
 def _importados(arvore) -> list[tuple[int, str]]:
@@ -124,9 +121,7 @@ def _proibido(modulo: str, arquivo: Path) -> bool:
         return True  # uma pasta de suíte não é pacote: irmãos vêm de suite.vizinho
     if modulo == "autograder" or not modulo.startswith(("autograder.", "qualidade")):
         return False
-    if modulo == COSTURA or modulo.startswith(COSTURA + "."):
-        return False
-    return not (arquivo.name == "variantes.py" and modulo.startswith(CONSTRUTOR_DE_VARIANTES))
+    return not (modulo == COSTURA or modulo.startswith(COSTURA + "."))
 
 
 def _arquivos_de_suite():
@@ -135,7 +130,9 @@ def _arquivos_de_suite():
 
 def test_as_suites_existem_para_a_conferencia_da_costura():
     nomes = {p.name for p in _arquivos_de_suite()}
-    assert {"variantes.py", "equivocos.py", "treino_avaliado.py"} <= nomes, nomes
+    assert {"equivocos.py", "treino_avaliado.py"} <= nomes, nomes
+    # os mutantes e as variantes corretas são da rodada de mutação: ficam em qualidade/variantes/<slug>.py
+    assert "variantes.py" not in nomes, "um variantes.py voltou para uma pasta de suíte"
 
 
 @pytest.mark.parametrize("arquivo", _arquivos_de_suite(), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -169,7 +166,6 @@ def test_a_conferencia_da_costura_acha_um_import_proibido(tmp_path):
         "autograder.notebooks",
         "autograder.avaliacao",
     ]
-    assert not _proibido("qualidade.variantes", tmp_path / "variantes.py")
     assert _proibido("qualidade.variantes", falso)
     assert _proibido("qualidade.mutacao", tmp_path / "variantes.py")
 
@@ -182,8 +178,6 @@ def test_suites_usam_o_aluno_so_pelo_contrato_publico():
     privados = {"_sessao", "_ref", "_substituir", "_prazo", "_limites"}
     achados = []
     for caminho in sorted((raiz / "autograder" / "suites").rglob("*.py")):
-        if caminho.name == "variantes.py":
-            continue
         for no in ast.walk(ast.parse(caminho.read_text(encoding="utf-8"))):
             if isinstance(no, ast.Attribute) and no.attr in privados:
                 achados.append(f"{caminho.relative_to(raiz)}:{no.lineno}: .{no.attr}")

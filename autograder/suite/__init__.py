@@ -44,8 +44,9 @@ Os módulos:
 * ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``TempoEsgotado``, ``semente_derivada``,
   ``semente_da_submissao``, ``referencia_da_atividade``);
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
-  ``equivocos.py`` e ``auxiliares.py``; ``declaracoes(slug)``: ``DEPENDENCIAS``, ``PESADA``,
-  ``NADA_HONESTO`` e as variantes, lidos uma vez);
+  ``equivocos.py`` e ``auxiliares.py``; ``modulo_da_suite(slug, nome)``: o mesmo, de fora;
+  ``suite_pesada(slug)``: ``PESADA``, lido por ``ast``). Os mutantes e as variantes corretas não são da
+  suíte: ficam em ``qualidade/variantes/<slug>.py``;
 * ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``, ``erradas``:
   as saídas das versões erradas de um oráculo); importe-o com ``from autograder.suite import tocha``
   (o avaliador não importa o PyTorch por causa dele);
@@ -68,7 +69,7 @@ from autograder.suite.avaliador import (
     semente_derivada,
 )
 from autograder.suite.constantes import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
-from autograder.suite.declaracoes import Declaracoes, declaracoes, modulo_da_suite, suite_pesada, vizinho
+from autograder.suite.declaracoes import modulo_da_suite, suite_pesada, vizinho
 from autograder.suite.espiao import (
     AUXILIAR_MODO_DO_SUBMODULO,
     EMBEDDING_ESPIAO,
@@ -158,7 +159,6 @@ __all__ = [
     "PRECISAO_REDUZIDA",
     "TREINO_PERDA_NAO_FLOAT",
     "CaixaMorreu",
-    "Declaracoes",
     "Equivoco",
     "ErroDoAluno",
     "Mostrado",
@@ -176,7 +176,6 @@ __all__ = [
     "conferir_laco_do_espiao",
     "conferir_registro",
     "conferir_state_dict",
-    "declaracoes",
     "exigir_entradas_intactas",
     "exigir_procedencia",
     "exigir_que_responda",
