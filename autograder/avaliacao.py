@@ -44,7 +44,7 @@ from autograder.plugin_pytest import (  # noqa: F401  (nomes usados pelas suíte
 )
 from autograder.referencia import referencia  # noqa: F401
 from autograder.resultado import LIMITES_TEXTO, ResultadoSubmissao, ResultadoTeste, Tarefa  # noqa: F401
-from autograder.semente import _segredo, semente_da_submissao, semente_derivada  # noqa: F401
+from autograder.semente import semente_da_submissao, semente_derivada  # noqa: F401
 from autograder.sessao import Aluno, ObjetoRemoto, Sessao  # noqa: F401
 
 

@@ -86,7 +86,6 @@ from autograder.suite.estrutura import (
     ESTRUTURA_DROPOUT,
     ESTRUTURA_INICIALIZACAO_CONSTANTE,
     ESTRUTURA_NAO_APRENDE,
-    _descrever_estrutura,
     conferir_estrutura,
     conferir_inicializacao,
 )
@@ -165,7 +164,6 @@ __all__ = [
     "Procedencia",
     "Reprovado",
     "TempoEsgotado",
-    "_descrever_estrutura",
     "alcance_do_adam",
     "como_array",
     "comparar",
