@@ -34,7 +34,10 @@ formas), que uma função que não faz o trabalho também satisfaz:
 
 A costura entre as suítes e o avaliador é este pacote: um arquivo de ``autograder/suites/<slug>/``
 importa de ``autograder`` só ``autograder.suite`` (e os seus módulos); nunca ``autograder.caixa``,
-``autograder.avaliacao`` nem ``autograder.notebooks`` (``tests/test_estrutura_modulos.py`` confere).
+``autograder.avaliacao`` nem ``autograder.notebooks``; e de outro módulo (um irmão carregado por ``vizinho``,
+esta costura, uma biblioteca) usa só nomes públicos, nunca ``X._nome`` nem ``aluno._``: o que se compartilha
+tem nome público (``tests/test_estrutura_modulos.py`` confere as duas regras). Esta costura não exporta nome
+com ``_``.
 Os módulos:
 
 * ``itens``: ``@item``, ``@propriedade``, ``tempo_limite``, ``Equivoco``, ``Reprovado``, ``verificar``,

@@ -692,7 +692,7 @@ def test_decodificacao_respeita_passos_max(aluno, rng):
 
 
 # ======================================================================= busca em feixe
-# Item teste_feixe. Oráculo: a busca em feixe de referência escrita aqui (_feixe_ref), nas versões certa e
+# Item teste_feixe. Oráculo: a busca em feixe de referência escrita aqui (FX.feixe_ref), nas versões certa e
 # com cada erro conhecido, rodada no processo confiável sobre os mesmos modelos que a função do aluno recebe
 # na caixa: árvores construídas (_avaliador_ModeloArvore, em que a gulosa não acha a melhor sequência) e um
 # Transformer de cópia treinado pela referência, com os pesos em float64. As instâncias usadas têm folga
