@@ -32,7 +32,7 @@ def modulos(
             partes = list(arquivo.relative_to(raiz).with_suffix("").parts)
             if partes[-1] == "__init__":
                 partes.pop()
-            if "modelo_aula" in partes or any(p.startswith(".") for p in partes):
+            if any(p.startswith(("modelo_aula", ".")) for p in partes):
                 continue
             if any("-" in p for p in partes) and not pelo_caminho:
                 continue

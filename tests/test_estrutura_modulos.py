@@ -188,25 +188,6 @@ def test_suites_usam_o_aluno_so_pelo_contrato_publico():
 # ------------------------------------------------------------------ nomes privados de outro módulo
 RAIZ = Path(__file__).resolve().parents[1]
 CARREGADORES = {"vizinho", "modulo_da_suite", "carregar"}
-# Até o treino-api entrar: os nomes privados definidos nos treino_avaliado.py (que o helper treino-api
-# reescreve, tornando públicos os que outros módulos usam) e os de oraculos.py da 08 que o
-# treino_avaliado.py da 08 usa (renomeá-los quebraria esse arquivo, que este ramo não edita). O líder apaga
-# esta lista na junção.
-PRIVADOS_PERMITIDOS = {
-    "treino_avaliado": {
-        "_aleatorizar",
-        "_args_treino",
-        "_conferir_faixa",
-        "_lote",
-        "_lotes",
-        "_m_alvo",
-        "_m_origem",
-        "_perda_espiao",
-        "_taxa_ref",
-        "_treino_avaliado",
-    },
-    "08-lm-moderno/oraculos": {"_bpe_ref", "_codificar_ref", "_corpus", "_cronograma_ref", "_ref_ns"},
-}
 
 
 def _eh_privado(nome: str) -> bool:
@@ -248,12 +229,6 @@ def _carga(chamada: ast.Call) -> str | None:
     return nome.value if isinstance(nome, ast.Constant) and isinstance(nome.value, str) else "?"
 
 
-def _permitido(modulo: str, nome: str, arquivo: Path) -> bool:
-    if nome in PRIVADOS_PERMITIDOS.get(modulo.rsplit("/", 1)[-1], ()):
-        return True
-    return nome in PRIVADOS_PERMITIDOS.get(f"{arquivo.parent.name}/{modulo}", ())
-
-
 def privados_alheios(codigo: str, arquivo: Path) -> list[str]:
     """Os usos de um nome com ``_`` de outro módulo em ``codigo`` (um arquivo de suíte): ``X._nome`` com ``X``
     ligado a um módulo (import, ``vizinho``...), ``vizinho(...)._nome`` e qualquer ``aluno._``."""
@@ -268,7 +243,7 @@ def privados_alheios(codigo: str, arquivo: Path) -> list[str]:
             modulo = ligados[valor.id]
         elif isinstance(valor, ast.Call) and _carga(valor):
             modulo = _carga(valor)
-        if modulo is not None and not _permitido(modulo, no.attr, arquivo):
+        if modulo is not None:
             achados.append((no.lineno, f"{ast.unparse(valor)}.{no.attr}"))
     return [f"linha {i}: {texto}" for i, texto in sorted(achados)]
 
@@ -297,7 +272,7 @@ def test_a_conferencia_de_nomes_privados_acha_cada_forma(tmp_path):
         "    suite.vizinho(__file__, 'feixe')._feixe_ref()\n"
         "    aluno._sessao\n"
         "    suite._descrever_estrutura\n"
-        "    TR._lote, TR._nao_listado\n"
+        "    TR._lote\n"
         "    obj._ref, item._x, ORC.publico, self_.__dict__, np.__version__\n"
     )
     assert privados_alheios(codigo, arquivo) == [
@@ -307,7 +282,7 @@ def test_a_conferencia_de_nomes_privados_acha_cada_forma(tmp_path):
         "linha 10: suite.vizinho(__file__, 'feixe')._feixe_ref",
         "linha 11: aluno._",
         "linha 12: suite._descrever_estrutura",
-        "linha 13: TR._nao_listado",
+        "linha 13: TR._lote",
     ]
 
 

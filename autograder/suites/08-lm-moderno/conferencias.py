@@ -25,7 +25,7 @@ _tensor, _x = tocha.tensor, tocha.x
 
 
 def trecho(rng, n_chars, so_latin1=False):
-    treino, _ = ORC._corpus()
+    treino, _ = ORC.textos_do_corpus()
     inicio = int(rng.integers(0, len(treino) - n_chars))
     texto = treino[inicio : inicio + n_chars]
     if so_latin1:
@@ -58,7 +58,7 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     for equivoco, modo in suite.pares_por_modo(
         EQ.BPE_ATRAVESSA, EQ.BPE_SEM_FREQUENCIA, EQ.BPE_CARACTERES, EQ.BPE_ID_ERRADO, EQ.BPE_DESEMPATE
     ):
-        if obtidas == ORC._bpe_ref(texto, n_fusoes, modo):
+        if obtidas == ORC.bpe_ref(texto, n_fusoes, modo):
             raise Reprovado(equivoco.mensagem, equivoco)
     k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
     if k is None:
@@ -67,7 +67,7 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
             "treino só para antes se não sobrar nenhum par)."
         )
     contagens: list = []
-    ORC._bpe_ref(texto, k + 1, contagens=contagens)
+    ORC.bpe_ref(texto, k + 1, contagens=contagens)
     antes = contagens[k]
     if antes.get(obtidas[k]) == antes.get(esperadas[k]):  # um par empatado com o certo: outra regra de desempate
         raise Reprovado(
@@ -96,9 +96,9 @@ def texto_de_empates(rng):
 @functools.cache
 def fusoes_fixas():
     """Fusões do corpus (e de um texto com emoji), para os testes de codificar e decodificar."""
-    treino, _ = ORC._corpus()
+    treino, _ = ORC.textos_do_corpus()
     texto = treino[:20000] + " 🙂🙂 café ☕ 🙂 naïve ação " * 30
-    return tuple(ORC._bpe_ref(texto, 200))
+    return tuple(ORC.bpe_ref(texto, 200))
 
 
 def ids_do_aluno(aluno, texto, fusoes):

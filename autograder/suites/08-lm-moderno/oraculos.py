@@ -18,8 +18,7 @@ from autograder.suite import mostrar, pasta_da_fonte, referencia_da_atividade, s
 SLUG = "08-lm-moderno"
 
 AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
-AUX: dict = {}
-exec(compile(AUXILIAR, "<auxiliares 08>", "exec"), AUX)
+AUX: dict = suite.vizinho(__file__, "auxiliares").LOCAL  # o mesmo código, carregado neste processo
 
 
 DT = torch.float64
@@ -39,7 +38,7 @@ def _vocab_inicial():
     return {i: bytes([i]) for i in range(256)}
 
 
-def _bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
+def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
     """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes), ou as de
     um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
     if modo == "atravessa":
@@ -123,7 +122,7 @@ def _fundir_todas(ids, par, novo):
     return saida
 
 
-def _codificar_ref(texto, fusoes, modo="certo"):
+def codificar_ref(texto, fusoes, modo="certo"):
     fusoes = [tuple(par) for par in fusoes]
     pedacos = [texto] if modo == "atravessa" else pre_tokenizar_ref(texto)
     ids = []
@@ -147,7 +146,7 @@ def decodificar_ref(ids, fusoes, modo="certo"):
 
 
 @functools.cache
-def _corpus():
+def textos_do_corpus():
     """(treino, validação) pela carregar_corpus do notebook, com o arquivo de dados da aula."""
     return _ref_ns().carregar_corpus(pasta_da_fonte(SLUG) / "dados" / "corpus.txt")
 
@@ -214,7 +213,7 @@ _BPE_DA_SUITE = (
 
 def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
     """O texto do orçamento de tempo (ver acima), sorteado pelo ``rng``."""
-    treino, _ = _corpus()
+    treino, _ = textos_do_corpus()
     inicio = int(rng.integers(0, len(treino) - cfg["natural"]))
     natural = treino[inicio : inicio + cfg["natural"]]
     letras = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
@@ -237,7 +236,7 @@ def _texto_da_semente(semente):
 @functools.lru_cache(maxsize=4)
 def fusoes_de_referencia(texto, n_fusoes):
     """As fusões do BPE de referência em ``texto`` (guardadas: o texto do curso se repete a cada submissão)."""
-    return _bpe_ref(texto, n_fusoes)
+    return bpe_ref(texto, n_fusoes)
 
 
 _TEMPO_DO_CURSO: dict = {}  # (texto, fusões) -> segundos de CPU do BPE da suíte
@@ -408,7 +407,7 @@ def adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
     return trajetoria
 
 
-def _cronograma_ref(passo, taxa_max, taxa_min, aquecimento, cosseno, modo="certo"):
+def cronograma_ref(passo, taxa_max, taxa_min, aquecimento, cosseno, modo="certo"):
     if modo == "sem_aquecimento":
         aquecimento_efetivo = 0
     else:

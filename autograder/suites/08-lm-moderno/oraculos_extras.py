@@ -52,21 +52,21 @@ def contar_ref(texto, especiais, modo="certo"):
 def codificar_especiais_ref(texto, fusoes, especiais, modo="certo"):
     """Os ids: codificar nos trechos comuns e 256 + len(fusoes) + j no lugar do especial j."""
     if modo == "como_texto":
-        return ORC._codificar_ref(texto, fusoes)
+        return ORC.codificar_ref(texto, fusoes)
     primeiro = 256 if modo == "id_sem_fusoes" else 256 + len(fusoes)
     ids = []
     for pedaco in dividir_ref(texto, especiais, "ordem_dada" if modo == "ordem_dada" else "certo"):
         if pedaco in especiais:
             ids.append(primeiro + list(especiais).index(pedaco))
         else:
-            ids.extend(ORC._codificar_ref(pedaco, fusoes))
+            ids.extend(ORC.codificar_ref(pedaco, fusoes))
     return ids
 
 
 def texto_com_especiais(rng, especiais):
     """Documentos do corpus (com acentos) separados por especiais, com um especial entre duas letras, dois
     seguidos, o mais longo e sinais que a expressão regular sem re.escape tomaria por pedaços do especial."""
-    treino = ORC._corpus()[0]
+    treino = ORC.textos_do_corpus()[0]
     documentos = [treino[i : i + int(rng.integers(60, 160))] for i in rng.integers(0, len(treino) - 200, size=4)]
     fim, longo = especiais[0], especiais[1]
     return (

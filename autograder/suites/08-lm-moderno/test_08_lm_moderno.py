@@ -39,7 +39,8 @@ DEPENDENCIAS = {
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos, por item
 ORC = suite.vizinho(__file__, "oraculos")  # as referências e as versões erradas conhecidas
-TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino e o espião do laço
+TREINO = suite.vizinho(__file__, "treino_avaliado").ITEM  # o item de treino
+LACO = suite.vizinho(__file__, "laco")  # o espião do laço treinar_lm
 CF = suite.vizinho(__file__, "conferencias")  # como se chama e confere o código do aluno
 PR = suite.vizinho(__file__, "promessas")  # as sondas: as promessas do enunciado (issue #38)
 
@@ -56,7 +57,7 @@ def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
         texto = CF.trecho(rng, n_chars)
         obtidas = CF.fusoes_do_aluno(aluno, texto, n_fusoes)
         suite.exigir_entradas_intactas(aluno, "treinar_bpe", ["texto", "n_fusoes"])
-        CF.diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC._bpe_ref(texto, n_fusoes), "treinar_bpe")
+        CF.diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC.bpe_ref(texto, n_fusoes), "treinar_bpe")
 
 
 @item("teste_bpe", pontos=0.5)
@@ -65,28 +66,28 @@ def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
     for _ in range(2):
         texto = CF.texto_de_empates(rng)
         obtidas = CF.fusoes_do_aluno(aluno, texto, 12)
-        CF.diagnosticar_fusoes(obtidas, texto, 12, ORC._bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
+        CF.diagnosticar_fusoes(obtidas, texto, 12, ORC.bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
     # Poucos pares: o treino para quando não sobra par nenhum.
     obtidas = CF.fusoes_do_aluno(aluno, "ab ab", 5)
-    CF.diagnosticar_fusoes(obtidas, "ab ab", 5, ORC._bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
+    CF.diagnosticar_fusoes(obtidas, "ab ab", 5, ORC.bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
 
 
 @item("teste_bpe", pontos=0.5)
 def test_bpe_codificar_confere(aluno, rng):
     """BPE: codificar aplica as fusões pela ordem aprendida, dentro de cada pré-token"""
     fusoes = list(CF.fusoes_fixas())
-    _, validacao = ORC._corpus()
+    _, validacao = ORC.textos_do_corpus()
     inicio = int(rng.integers(0, len(validacao) - 800))
     for texto in (validacao[inicio : inicio + 800], "aaaa aaa  açaí  🙂☕!! 123 " + validacao[inicio : inicio + 40]):
         obtidos = CF.ids_do_aluno(aluno, texto, fusoes)
-        esperados = ORC._codificar_ref(texto, fusoes)
+        esperados = ORC.codificar_ref(texto, fusoes)
         if obtidos == esperados:
             continue
-        if obtidos == ORC._codificar_ref(texto, fusoes, "atravessa"):
+        if obtidos == ORC.codificar_ref(texto, fusoes, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
         if obtidos in (
-            ORC._codificar_ref(texto, fusoes, "posicao"),
-            ORC._codificar_ref(texto, fusoes, "posicao_todas"),
+            ORC.codificar_ref(texto, fusoes, "posicao"),
+            ORC.codificar_ref(texto, fusoes, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
         # O texto é oculto (um trecho sorteado da validação): a mensagem diz onde difere, não o que veio.
@@ -100,13 +101,13 @@ def test_bpe_codificar_confere(aluno, rng):
     # ao começo do seguinte, e não pode ser aplicada ali.
     manuais = [(ord("a"), ord(" ")), (ord(" "), ord("b")), (ord("b"), ord("a"))]
     texto = "ba ba aba"
-    obtidos, esperados = CF.ids_do_aluno(aluno, texto, manuais), ORC._codificar_ref(texto, manuais)
+    obtidos, esperados = CF.ids_do_aluno(aluno, texto, manuais), ORC.codificar_ref(texto, manuais)
     if obtidos != esperados:
-        if obtidos == ORC._codificar_ref(texto, manuais, "atravessa"):
+        if obtidos == ORC.codificar_ref(texto, manuais, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
         if obtidos in (
-            ORC._codificar_ref(texto, manuais, "posicao"),
-            ORC._codificar_ref(texto, manuais, "posicao_todas"),
+            ORC.codificar_ref(texto, manuais, "posicao"),
+            ORC.codificar_ref(texto, manuais, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
         raise Reprovado(
@@ -131,7 +132,7 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
     """BPE: decodificar(codificar(s)) == s para UTF-8 qualquer (acentos, emoji), e ids que cortam um caractere"""
     fusoes = [tuple(p) for p in CF.fusoes_fixas()]
     for texto in (CF.texto_unicode(rng), CF.texto_unicode(rng) + CF.trecho(rng, 300)):
-        ids = ORC._codificar_ref(texto, fusoes)
+        ids = ORC.codificar_ref(texto, fusoes)
         volta = CF.decodificar_do_aluno(aluno, ids, fusoes, texto)
         verificar(
             volta == texto,
@@ -537,7 +538,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
                 f"taxa_cosseno_com_aquecimento deve devolver um float; veio {mostrar(type(valor).__name__)}."
             )
         obtidas.append(float(valor))
-    certas = [ORC._cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno) for p in passos]
+    certas = [ORC.cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno) for p in passos]
     comparar(
         np.array(obtidas),
         np.array(certas),
@@ -546,7 +547,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         rtol=1e-9,
         dica="O cosseno desce de taxa_max até taxa_min (não até 0), e a taxa mínima vale depois de passos_cosseno.",
         equivocos=[
-            (eq, np.array([ORC._cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno, modo) for p in passos]))
+            (eq, np.array([ORC.cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno, modo) for p in passos]))
             for eq, modo in _EQUIVOCOS_CRONOGRAMA
         ],
     )
@@ -558,7 +559,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         obtidas = [aluno.taxa_cosseno_com_aquecimento(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in obtidas):
             raise Reprovado("taxa_cosseno_com_aquecimento deve devolver um float.")
-        certas = [ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
+        certas = [ORC.cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
         comparar(
             np.array(obtidas),
             np.array(certas),
@@ -567,7 +568,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
             atol=1e-12,
             rtol=1e-9,
             equivocos=[
-                (eq, np.array([ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno, modo) for p in passos]))
+                (eq, np.array([ORC.cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno, modo) for p in passos]))
                 for eq, modo in _EQUIVOCOS_CRONOGRAMA
             ],
         )
@@ -677,41 +678,20 @@ def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
 @suite.tempo_limite(60)
 def test_treino_janelas_do_texto_e_entropia_cruzada(aluno):
     """treino: janelas de `contexto` tokens seguidos, alvo deslocado de um token e a perda de cada passo"""
-    TR.conferir_janelas_e_perda(aluno)
+    LACO.conferir_janelas_e_perda(TREINO.espiar(aluno, None))
 
 
 @item("teste_treino", pontos=0.25)
 @suite.tempo_limite(60)
 def test_treino_cronograma_recorte_e_gerador(aluno):
     """treino: a taxa do cronograma em cada passo, o recorte entre backward e step, e as janelas do gerador"""
-    TR.conferir_cronograma_recorte_e_gerador(aluno)
+    LACO.conferir_cronograma_recorte_e_gerador(TREINO.espiar(aluno, None))
 
 
 # ======================================================================= treino: de verdade
-
-
-@item("teste_treino", pontos=0.5)
-@suite.tempo_limite(TR.TREINO_PRAZO)
-@suite.faixa(0)
-def test_treino_perplexidade_ate_150(aluno, ref):
-    """treino: perplexidade de validação ≤ 150 (o vocabulário tem 320 tokens)"""
-    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[0], aluno)
-
-
-@item("teste_treino", pontos=0.5)
-@suite.tempo_limite(TR.TREINO_PRAZO)
-@suite.faixa(1)
-def test_treino_perplexidade_ate_95(aluno, ref):
-    """treino: perplexidade de validação ≤ 95"""
-    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[1], aluno)
-
-
-@item("teste_treino", pontos=0.75)
-@suite.tempo_limite(TR.TREINO_PRAZO)
-@suite.faixa(2)
-def test_treino_perplexidade_ate_75(aluno, ref):
-    """treino: perplexidade de validação ≤ 75"""
-    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[2], aluno)
+test_treino_perplexidade_ate_150 = TREINO.teste_de_faixa(0)
+test_treino_perplexidade_ate_95 = TREINO.teste_de_faixa(1)
+test_treino_perplexidade_ate_75 = TREINO.teste_de_faixa(2)
 
 
 # ======================================================================= cache KV sob RoPE
