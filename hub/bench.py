@@ -288,11 +288,21 @@ def _cpu_da_correcao() -> float:
         tempos[pid] = sum(int(x) for x in campos[11:15])  # utime stime cutime cstime
         if b"hub.corretor" in cmd or b"hub.ajudante_root" in cmd:
             raizes.append(pid)
-    vistos, fronteira = set(raizes), set(raizes)
-    while fronteira:
-        fronteira = {pid for pid, pai in pais.items() if pai in fronteira} - vistos
-        vistos |= fronteira
-    return sum(tempos[p] for p in vistos) / tique
+
+    def descendentes(de: set[int]) -> set[int]:
+        vistos, fronteira = set(de), set(de)
+        while fronteira:
+            fronteira = {pid for pid, pai in pais.items() if pai in fronteira} - vistos
+            vistos |= fronteira
+        return vistos
+
+    from hub import comum
+
+    try:  # só os deste hub (outro hub na máquina tem os seus)
+        do_hub = descendentes({int(comum.PID_HUB.read_text())})
+    except (OSError, ValueError):
+        do_hub = set(pais)
+    return sum(tempos[p] for p in descendentes({r for r in raizes if r in do_hub})) / tique
 
 
 def _p95(valores: list[float]) -> float:
