@@ -624,6 +624,10 @@ class Corretor:
         feito = troca.por_de_lado(fd, nome)
         if feito.startswith("não"):
             registrar(f"não consegui retirar {nome} do exchange: {feito}")
+        else:
+            # o nome saiu do inbound: se voltar (o aluno recria a entrada entre duas varreduras, uma
+            # pasta vazia apagada e depois um arquivo com o mesmo nome), é examinado de novo
+            self.vistos.discard(nome)
 
     def _retirar_nome(self, nome: str) -> None:
         try:

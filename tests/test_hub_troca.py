@@ -154,6 +154,22 @@ def test_notebook_link_esparso_e_pasta_trocada_nao_sao_lidos(servico, tmp_path):
     assert os.stat(segredo).st_blocks <= 8  # nada foi escrito por cima do arquivo alheio
 
 
+def test_entrada_recriada_com_o_mesmo_nome_e_examinada_de_novo(servico):
+    """A Ana cria uma pasta vazia em nome da Bia (recusada e apagada na hora) e, antes da varredura
+    seguinte, um arquivo com o mesmo nome (o ``cp`` para uma pasta que já não existe): o arquivo
+    também é examinado e sai do ``inbound``, em vez de ficar lá para sempre como "já visto"."""
+    c, inbound, _ = servico
+    nome = _nome("bia", time.time() + 10**6, "falsa")
+    (inbound / nome).mkdir()
+    os.chown(inbound / nome, ANA, -1)
+    c.varrer()
+    assert not (inbound / nome).exists()
+    (inbound / nome).write_text(NB)
+    os.chown(inbound / nome, ANA, -1)
+    c.varrer()
+    assert not (inbound / nome).exists(), os.listdir(inbound)
+
+
 def test_nomes_hostis_e_entregas_em_nome_de_outro(servico):
     """Nome que não é UTF-8, com quebra de linha, de 255 caracteres, de quem não é da turma, com data
     impossível, e pasta com o nome da Bia criada pela Ana: nenhuma entra na fila, a Ana vê por quê, e
