@@ -30,3 +30,14 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
     config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
     config.addinivalue_line("markers", "faixa(indice): teste da faixa de um item de treino (0 = a primeira)")
+
+
+@pytest.fixture(scope="module")
+def navegador():
+    """Um Chromium sem cabeça por arquivo de teste (tests/navegador_comum.py): cada teste abre o seu contexto
+    (cookies e rotas próprios). Por arquivo, e não por sessão: o Playwright síncrono mantém um laço de eventos
+    próprio enquanto está aberto, e os outros testes (nbclient, Dask) não devem conviver com ele."""
+    from navegador_comum import chromium
+
+    with chromium() as browser:
+        yield browser

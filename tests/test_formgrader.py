@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -27,10 +26,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from navegador_comum import PRECISA_DO_CHROMIUM, sem_travar
 
 from autograder.notebooks import RAIZ
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CAPTURAS = RAIZ / "build" / "formgrader-capturas"
 SLUG = "01-atencao"
 ALUNOS = {"ana-correta": "Exemplo, Ana (correta)", "davi-mascara-invertida": "Exemplo, Davi (mascara invertida)"}
@@ -81,22 +80,14 @@ EM_INGLES = (
     "None, None",
 )
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason="Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala",
-)
+pytestmark = PRECISA_DO_CHROMIUM
 
 
 @pytest.fixture(autouse=True)
 def _sem_travar():
-    def estourou(*_):
-        raise TimeoutError("o teste do formgrader passou de 6 minutos")
-
-    anterior = signal.signal(signal.SIGALRM, estourou)
-    signal.alarm(360)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, anterior)
+    """Um navegador travado vira falha, nunca um CI parado."""
+    with sem_travar(360, "o teste do formgrader"):
+        yield
 
 
 def _porta_livre() -> int:
@@ -193,32 +184,24 @@ def servidor(curso):
 
 
 @pytest.fixture(scope="module")
-def pagina(servidor):
-    from playwright.sync_api import sync_playwright
-
+def pagina(servidor, navegador):
     base, token = servidor
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-        )
-        contexto = browser.new_context(viewport={"width": 1400, "height": 950}, locale="pt-BR")
-        fora = []
+    contexto = navegador.new_context(viewport={"width": 1400, "height": 950}, locale="pt-BR")
+    fora = []
 
-        def so_daqui(rota):
-            if rota.request.url.startswith(base):
-                rota.continue_()
-            else:  # nada sai da máquina: registra e recusa
-                fora.append(rota.request.url)
-                rota.abort()
+    def so_daqui(rota):
+        if rota.request.url.startswith(base):
+            rota.continue_()
+        else:  # nada sai da máquina: registra e recusa
+            fora.append(rota.request.url)
+            rota.abort()
 
-        contexto.route("**/*", so_daqui)
-        pagina = contexto.new_page()
-        pagina.goto(f"{base}/formgrader?token={token}")  # o token vira cookie
-        pagina.fora = fora
-        yield pagina
-        browser.close()
+    contexto.route("**/*", so_daqui)
+    pagina = contexto.new_page()
+    pagina.goto(f"{base}/formgrader?token={token}")  # o token vira cookie
+    pagina.fora = fora
+    yield pagina
+    contexto.close()
 
 
 def _visitar(pagina, url: str, espera: str, captura: str) -> str:

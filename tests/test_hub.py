@@ -36,10 +36,10 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from navegador_comum import sem_travar
 
 from autograder.notebooks import RAIZ
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ESTADO = RAIZ / "build" / "hub-teste"
 CAPTURAS = RAIZ / "build" / "hub-teste-capturas"
 INICIO_DOS_TESTES = time.time()  # para achar o que os hubs destes testes deixaram em /tmp
@@ -158,14 +158,9 @@ def _nota_make_grade(notebook: Path, aluno: str) -> float:
 
 @pytest.fixture(autouse=True)
 def _sem_travar():
-    def estourou(*_):
-        raise TimeoutError("o teste do hub passou de 6 minutos")
-
-    anterior = signal.signal(signal.SIGALRM, estourou)
-    signal.alarm(360)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, anterior)
+    """Um navegador travado vira falha, nunca um CI parado."""
+    with sem_travar(360, "o teste do hub"):
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -182,22 +177,6 @@ def hub(tmp_path_factory):
     if (ESTADO / "logs").is_dir():  # os registros do hub e do serviço ficam para quem investiga
         shutil.copytree(ESTADO / "logs", CAPTURAS / "logs", dirs_exist_ok=True)
     _hub("hub.parar", "--apagar-estado")
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-        )
-        yield browser
-        browser.close()
 
 
 def _entrar(navegador, usuario: str, senha: str):

@@ -15,8 +15,6 @@ import filecmp
 import http.server
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -24,10 +22,10 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from navegador_comum import PRECISA_DO_CHROMIUM, sem_travar
 
 from autograder.notebooks import RAIZ
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 LIVRO = RAIZ / "build" / "livro"
 FONTE = RAIZ / "build" / "livro-fonte"
 CAPTURAS = RAIZ / "build" / "livro-capturas"
@@ -69,24 +67,14 @@ ROTULOS_EM_INGLES = (
     "Toggle secondary sidebar",
 )
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason="Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala",
-)
+pytestmark = PRECISA_DO_CHROMIUM
 
 
 @pytest.fixture(autouse=True)
 def _sem_travar():
-    """Um navegador travado vira falha em 8 minutos, nunca um CI parado."""
-
-    def estourou(*_):
-        raise TimeoutError("o teste do livro passou de 8 minutos")
-
-    anterior = signal.signal(signal.SIGALRM, estourou)
-    signal.alarm(480)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, anterior)
+    """Um navegador travado vira falha, nunca um CI parado."""
+    with sem_travar(480, "o teste do livro"):
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -96,26 +84,6 @@ def livro():
     assert (LIVRO / "index.html").is_file()
     CAPTURAS.mkdir(parents=True, exist_ok=True)
     return LIVRO
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-sync",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 def _paginas(livro: Path) -> list[Path]:

@@ -17,7 +17,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -26,11 +25,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from navegador_comum import PRECISA_DO_CHROMIUM, sem_travar
 
 from autograder.notebooks import RAIZ, slugs
 from qualidade.variantes import encurtar_treino, notebook_com, notebook_liberado
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CAPTURAS = RAIZ / "build" / "navegador"
 # O primeiro notebook é o do teste (tem figura e roda em segundos); os demais rodam em kernel.
 PRIMEIRO = slugs()[0]
@@ -65,24 +64,14 @@ VALIDAR_EM_INGLES = (
     "Validate",
 )
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason="Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala",
-)
+pytestmark = PRECISA_DO_CHROMIUM
 
 
 @pytest.fixture(autouse=True)
 def _sem_travar():
-    """Um navegador ou kernel travado vira falha em 6 minutos, nunca um CI parado."""
-
-    def estourou(*_):
-        raise TimeoutError("o teste de navegador passou de 6 minutos")
-
-    anterior = signal.signal(signal.SIGALRM, estourou)
-    signal.alarm(360)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, anterior)
+    """Um navegador travado vira falha, nunca um CI parado."""
+    with sem_travar(360, "o teste de navegador"):
+        yield
 
 
 def _porta_livre() -> int:
@@ -141,28 +130,6 @@ def jupyterlab(tmp_path_factory):
     yield base, token
     proc.terminate()
     proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 def _rodar_tudo(navegador, base, token, arquivo, captura):
@@ -258,6 +225,10 @@ def test_interface_do_aluno_em_portugues_sem_pop_up_nem_instrutor(jupyterlab, na
     assert validar.inner_text().strip() == "Validar", f"botão de validar: {validar.inner_text()!r}"
     assert "Validar a atividade" in sem_atalho, f"dica do botão Validar: {dicas}"
 
+    # o kernel pode ainda estar conectando numa máquina carregada: espera ele ficar ocioso (até 2 min)
+    pagina.wait_for_function(
+        "() => /Ocioso|Idle/.test(document.querySelector('#jp-main-statusbar')?.innerText || '')", timeout=120_000
+    )
     status = pagina.inner_text("#jp-main-statusbar")
     assert "Idle" not in status and "Ocioso" in status, f"barra de status: {status!r}"
     cabecalho = pagina.inner_text(".jp-DirListing-header")

@@ -3,20 +3,14 @@ página, ordena uma tabela pelo cabeçalho, abre um par de submissões parecidas
 capturas de tela em build/relatorio/. Usa o Chromium do Debian (/usr/bin/chromium) guiado pelo
 Playwright, como tests/test_navegador.py; sem Chromium, o teste é pulado com o motivo."""
 
-import shutil
-from pathlib import Path
-
 import pytest
+from navegador_comum import PRECISA_DO_CHROMIUM
 
 from autograder.notebooks import RAIZ
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CAPTURAS = RAIZ / "build" / "relatorio"
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason="Chromium do Debian não está instalado (apt-get install chromium); o .ci/run instala",
-)
+pytestmark = PRECISA_DO_CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -25,20 +19,6 @@ def pagina_do_relatorio(tmp_path_factory):
     from test_relatorio import turma_sintetica
 
     return turma_sintetica(tmp_path_factory.mktemp("turma-navegador"))["saida"]
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-        )
-        yield browser
-        browser.close()
 
 
 def test_relatorio_no_navegador_ordena_e_abre_par(pagina_do_relatorio, navegador):
