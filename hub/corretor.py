@@ -92,6 +92,12 @@ def registrar(msg: str) -> None:
             pass
 
 
+def _br(valor: float, casas: int | None = 2) -> str:
+    """Um número para o registro, com vírgula decimal (``casas=None``: sem zeros à direita)."""
+    texto = f"{valor:g}" if casas is None else f"{valor:.{casas}f}"
+    return texto.replace(".", ",")
+
+
 def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
     """O histórico: nome da entrega -> último registro (linhas quebradas no fim são ignoradas)."""
     tratadas: dict[str, dict] = {}
@@ -657,13 +663,13 @@ class Corretor:
         reaproveitada = bool(feitas) and all(u["reaproveitada"] for u in feitas)
         total = time.monotonic() - inicio
         espera = time.time() - e.chegada
-        como = "idêntica a uma já corrigida: nota reaproveitada" if reaproveitada else f"corrigida em {correcao:.2f} s"
+        como = "idêntica a uma já corrigida: nota reaproveitada" if reaproveitada else f"corrigida em {_br(correcao)} s"
         chegou = datetime.fromtimestamp(e.chegada, UTC).astimezone().strftime("%H:%M:%S")
         registrar(
-            f"{aluno} {atividade}: nota {nota['nota']:g}/{nota['maximo']:g} ({como}"
+            f"{aluno} {atividade}: nota {_br(nota['nota'], None)}/{_br(nota['maximo'], None)} ({como}"
             f"{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
-            f" chegou às {chegou}, retorno liberado em {total:.2f} s de trabalho"
-            f" ({r.get('segundos_trava', 0):.2f} s com a trava do gradebook), {espera:.2f} s depois da entrega"
+            f" chegou às {chegou}, retorno liberado em {_br(total)} s de trabalho"
+            f" ({_br(r.get('segundos_trava', 0))} s com a trava do gradebook), {_br(espera)} s depois da entrega"
         )
         self.situacao.entrega(e, "corrigida", motivo=quebrado, **nota)
         self._historico(
@@ -756,7 +762,7 @@ class Corretor:
         os.chdir(comum.CURSO)
         self.iniciar()
         registrar(
-            f"observando {self.inbound} (a cada {INTERVALO:g} s, {len(self.vagas)} correções ao mesmo tempo,"
+            f"observando {self.inbound} (a cada {_br(INTERVALO, None)} s, {len(self.vagas)} correções ao mesmo tempo,"
             f" processos {' '.join(str(v.pid) for v in self.vagas)}); {len(self.tratadas)} entregas já tratadas"
         )
         try:
