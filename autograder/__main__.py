@@ -17,17 +17,18 @@ import time
 from pathlib import Path
 
 
-def _aviso_isolamento(zigoto) -> None:
-    for aviso in zigoto.avisos:  # em stderr: com --json, stdout é só o results.json
-        print(f"Aviso de segurança: {aviso}", file=sys.stderr, flush=True)
+def _em_stderr(texto: str) -> None:
+    print(texto, file=sys.stderr, flush=True)  # com --json, stdout é só o results.json
 
 
 def cmd_lote(args) -> int:
+    """O lote num sentido só: descobre -> avalia (cada resultado vai às saídas assim que fica pronto) ->
+    as saídas da turma (``notas.csv`` e a tabela, ``saidas.lote``). Nada aqui grava arquivo de saída."""
     from autograder.caixa.cliente import verificar_isolamento
     from autograder.lote import avaliar_lote, descobrir
-    from autograder.notebooks import carregar_atividade, slugs
-    from autograder.saidas.notas_csv import gravar_notas_csv
-    from autograder.saidas.tabela import plural, tabela
+    from autograder.notebooks import slugs
+    from autograder.saidas.lote import SaidaInvalida, SaidasDoLote
+    from autograder.saidas.tabela import plural
 
     if args.slug and args.slug not in slugs():
         raise SystemExit(f"Erro: atividade desconhecida em --slug: {args.slug}. Existentes: {', '.join(slugs())}.")
@@ -37,6 +38,7 @@ def cmd_lote(args) -> int:
 
     pasta = Path(args.pasta).resolve()
     saida = Path(args.saida).resolve()
+    # 1. descobrir
     tarefas, avisos = descobrir(pasta, slugs(), args.slug)
     for aviso in avisos:
         print(f"Aviso: {aviso}")
@@ -44,12 +46,15 @@ def cmd_lote(args) -> int:
         print(f"Nenhuma submissão encontrada em {pasta} (layout esperado: <aluno>/<slug>/<notebook>.ipynb).")
         return 1
     jobs = args.jobs or os.cpu_count() or 1
-    saida.mkdir(parents=True, exist_ok=True)  # precisa existir para o zigoto escondê-la das caixas
-    notas = saida / "notas.csv"
-    if notas.is_symlink() or (notas.exists() and not notas.is_file()):
-        raise SystemExit(f"Erro: {notas} já existe e não é um arquivo comum; apague-o ou escolha outra pasta de saída.")
+    try:
+        saidas = SaidasDoLote(saida)
+    except SaidaInvalida as exc:
+        raise SystemExit(f"Erro: {exc}") from None
     inicio = time.monotonic()
-    lote = functools.partial(avaliar_lote, tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente)
+    # 2. avaliar; 3. cada resultado às saídas (``saidas.entregar``)
+    lote = functools.partial(
+        avaliar_lote, tarefas, saida, [str(pasta), str(saida)], jobs, semente=args.semente, entregar=saidas.entregar
+    )
     if dask is None:
         n = min(jobs, len(tarefas))
         print(
@@ -62,20 +67,8 @@ def cmd_lote(args) -> int:
         resultados = _lote_no_dask(lote, dask, len(tarefas), pasta, not args.refazer)
         if resultados is None:
             return 3
-    itens = {slug: [i.grade_id for i in carregar_atividade(slug).itens] for slug in {t.slug for t in tarefas}}
-    csv = gravar_notas_csv(resultados, notas, itens)
-    print(tabela(resultados))
-    segundos = f"{time.monotonic() - inicio:.1f}".replace(".", ",")
-    print(f"\n{plural(len(resultados), 'submissão', 'submissões')} em {segundos} s.")
-    print(f"Relatórios: {saida}")
-    print(f"Notas: {csv} (célula vazia = aula não entregue)")
-    print("Pontos por item: <aluno>/<atividade>/results.json de cada submissão e make relatorio.")
-    ruins = [r for r in resultados if r.erro]
-    if ruins:
-        print(
-            f"{plural(len(ruins), 'notebook não pôde ser avaliado', 'notebooks não puderam ser avaliados')} "
-            "(nota 0, motivo na tabela e no results.json); o resto do lote foi corrigido."
-        )
+    # 4. as saídas da turma
+    print(saidas.fechar(resultados, time.monotonic() - inicio))
     return 0
 
 
@@ -125,9 +118,9 @@ def _slug_de(caminho: Path, informado: str | None) -> str:
 
 
 def cmd_avaliar(args) -> int:
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
-    from autograder.caixa.cliente import Zigoto, verificar_isolamento
-    from autograder.resultado import results_json
+    from autograder.anfitriao import Anfitriao
+    from autograder.caixa.cliente import verificar_isolamento
+    from autograder.resultado import Tarefa, aluno_da_submissao, results_json
     from autograder.saidas.results_json import gravar_results, texto
     from autograder.saidas.tabela import tabela
 
@@ -140,13 +133,9 @@ def cmd_avaliar(args) -> int:
     verificar_isolamento()  # falha fechado antes de iniciar o zigoto
     if args.saida:
         Path(args.saida).mkdir(parents=True, exist_ok=True)  # idem: pasta inexistente não é escondida
-    zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())] + ([args.saida] if args.saida else []))
-    _aviso_isolamento(zigoto)
-    try:
-        aluno = args.aluno or (caminho.parent.parent.name if caminho.parent.name == slug else caminho.parent.name)
-        res = avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
-    finally:
-        zigoto.fechar()
+    ocultar = [str(caminho.parent.resolve())] + ([args.saida] if args.saida else [])
+    with Anfitriao(ocultar, aviso=_em_stderr) as anfitriao:
+        res = anfitriao.avaliar(Tarefa(aluno_da_submissao(args.aluno, caminho, slug), slug, caminho), args.semente)
     if args.saida:
         gravar_results(res, Path(args.saida))
     if args.json:
@@ -163,19 +152,15 @@ def cmd_avaliar(args) -> int:
 
 def cmd_nota(args) -> int:
     """Saída de uma linha JSON para a ponte do nbgrader; nada em stderr."""
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
-    from autograder.caixa.cliente import Zigoto
+    from autograder.anfitriao import Anfitriao
+    from autograder.resultado import Tarefa, aluno_da_submissao
     from autograder.saidas import ponte
 
     caminho = Path(args.notebook)
     slug = _slug_de(caminho, args.slug)
-    zigoto = Zigoto(ocultar=[str(caminho.parent.resolve())])
-    try:
-        aluno = args.aluno or (caminho.parent.parent.name if caminho.parent.name == slug else caminho.parent.name)
-        res = avaliar_tarefa(Tarefa(aluno, slug, caminho), zigoto, args.semente)
-    finally:
-        zigoto.fechar()
-    print(ponte.texto(res, zigoto.avisos))
+    with Anfitriao([str(caminho.parent.resolve())]) as anfitriao:
+        res = anfitriao.avaliar(Tarefa(aluno_da_submissao(args.aluno, caminho, slug), slug, caminho), args.semente)
+    print(ponte.texto(res, anfitriao.avisos))
     return 0
 
 
@@ -238,16 +223,15 @@ _AJUDA_PARCIAL = (
 
 
 if __name__ == "__main__":
-    from autograder.caixa import encerramento
+    from autograder.anfitriao import preparar_processo
 
     # SIGTERM/SIGINT/SIGHUP: fecha trabalhadores, zigotos e caixas em até 5 s e sai (caixa/encerramento.py).
     # O `nota` é sempre filho de quem corrige (a ponte, o nbgrader autograde): morre com ele.
-    encerramento.instalar(
+    preparar_processo(
+        "trabalhador" if sys.argv[1:2] == ["nota"] else "condutor",
         "Lote interrompido: trabalhadores, zigotos e caixas foram encerrados. Rode o mesmo comando de novo para "
         "continuar de onde parou (o que já está gravado não é refeito)."
         if sys.argv[1:2] == ["lote"]
-        else None
+        else None,
     )
-    if sys.argv[1:2] == ["nota"]:
-        encerramento.morrer_com_o_pai()
     sys.exit(main())

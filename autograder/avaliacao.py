@@ -43,7 +43,13 @@ from autograder.plugin_pytest import (  # noqa: F401  (nomes usados pelas suíte
     suite_coletada,
 )
 from autograder.referencia import referencia  # noqa: F401
-from autograder.resultado import LIMITES_TEXTO, ResultadoSubmissao, ResultadoTeste, Tarefa  # noqa: F401
+from autograder.resultado import (  # noqa: F401
+    LIMITES_TEXTO,
+    ResultadoSubmissao,
+    ResultadoTeste,
+    Tarefa,
+    aluno_da_submissao,
+)
 from autograder.semente import _segredo, semente_da_submissao, semente_derivada  # noqa: F401
 from autograder.sessao import Aluno, ObjetoRemoto, Sessao  # noqa: F401
 
@@ -69,7 +75,7 @@ def avaliar(
     inicio = time.monotonic()
     atividade = carregar_atividade(slug)
     sub = ler_submissao(Path(caminho), atividade, conteudo)
-    aluno = aluno or Path(caminho).parent.parent.name
+    aluno = aluno_da_submissao(aluno, caminho, slug)
     if semente is None:
         semente = semente_da_submissao(slug, aluno)
     res = ResultadoSubmissao(
@@ -126,9 +132,13 @@ def avaliar_tarefa(tarefa: Tarefa, zigoto, semente=None, conteudo=None) -> Resul
 
 
 def avaliar_com_impressao(tarefa: Tarefa, zigoto, semente=None) -> ResultadoSubmissao:
-    """``avaliar_tarefa`` para o lote: lê o notebook uma vez, avalia esses bytes e guarda no
-    resultado a impressão digital deles (``impressao``), que a retomada compara."""
-    conteudo, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
+    """``avaliar_tarefa`` para o lote: lê o notebook uma vez (ou usa os bytes que a retomada já leu,
+    ``tarefa.lido``), avalia esses bytes e guarda no resultado a impressão digital deles
+    (``impressao``), que a retomada compara."""
+    if tarefa.lido is not None:
+        conteudo, marca = tarefa.lido
+    else:
+        conteudo, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
     res = avaliar_tarefa(tarefa, zigoto, semente, conteudo)
     res.impressao = impressao(tarefa, semente, marca)
     return res

@@ -4,9 +4,10 @@ O pool local (``autograder/lote.py``) continua o padrão. Com ``--dask tcp://hos
 ``DASK_SCHEDULER``) as submissões vão para o escalonador dado; com ``--dask local:N`` um
 ``LocalCluster`` de N processos é aberto só para esta rodada.
 
-* **A caixa de areia em cada trabalhador.** ``PluginZigoto`` abre o zigoto do trabalhador uma vez
-  (com uma vaga, isto é, um uid sem privilégio, que nenhum outro trabalhador da mesma máquina usa
-  ao mesmo tempo) e o fecha quando o trabalhador sai. Um nó que não isola recusa toda tarefa com o
+* **A caixa de areia em cada trabalhador.** ``PluginZigoto`` abre o hospedeiro de correção do
+  trabalhador uma vez (``anfitriao.Anfitriao``: o zigoto, uma vaga, isto é, um uid sem privilégio,
+  que nenhum outro trabalhador da mesma máquina usa ao mesmo tempo, e, no ``local:N``, que sabe a
+  sua parte da máquina, um núcleo só dele) e o fecha quando o trabalhador sai. Um nó que não isola recusa toda tarefa com o
   motivo em pt-BR; o lote para. Nada cai para "sem caixa".
 * **Nada é compartilhado.** O condutor (este processo) lê o notebook e manda os bytes; o
   trabalhador devolve o resultado como dado; ``results.json``, ``notas.csv`` e a tabela são gravados
@@ -28,7 +29,6 @@ O pool local (``autograder/lote.py``) continua o padrão. Com ``--dask tcp://hos
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import functools
 import hashlib
 import hmac
@@ -36,7 +36,6 @@ import itertools
 import os
 import re
 import shutil
-import stat
 import sys
 import tempfile
 import threading
@@ -51,7 +50,6 @@ from autograder.notebooks import RAIZ
 VAR_ESCALONADOR = "DASK_SCHEDULER"  # lido pela CLI (``--dask`` tem prioridade)
 NOME_PLUGIN = "autograder-zigoto"
 PASTAS_DO_CURSO = ("source", "autograder")
-VAGAS_POR_MAQUINA = 64
 
 
 class ClusterRecusado(Exception):
@@ -131,27 +129,6 @@ def retrato(dask_worker=None) -> dict:
 
 
 # ------------------------------------------------------------------ o lado do trabalhador
-def _reservar_vaga() -> tuple[int, int]:
-    """Uma vaga (uid 61000 + vaga) que nenhum outro trabalhador desta máquina usa agora: trava
-    (flock) um arquivo por vaga, solto quando o processo sai, mesmo morto por SIGKILL."""
-    pasta = Path(f"/tmp/autograder-vagas-{os.geteuid()}")
-    try:
-        os.mkdir(pasta, 0o700)
-    except FileExistsError:
-        pass
-    info = os.lstat(pasta)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise RuntimeError(f"{pasta} não é uma pasta só deste usuário; não dá para reservar vagas nela.")
-    for vaga in range(VAGAS_POR_MAQUINA):
-        fd = os.open(pasta / f"{vaga}.trava", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return vaga, fd
-        except BlockingIOError:
-            os.close(fd)
-    raise RuntimeError(f"mais de {VAGAS_POR_MAQUINA} trabalhadores nesta máquina: nenhuma vaga livre.")
-
-
 class PluginZigoto(WorkerPlugin):
     """Plugin de trabalhador do Dask: um zigoto por processo trabalhador, aberto no ``setup`` e
     fechado no ``teardown``. Um zigoto recusado (isolamento insuficiente) vira ``recusa``: toda
@@ -160,29 +137,31 @@ class PluginZigoto(WorkerPlugin):
     name = NOME_PLUGIN
     idempotent = True  # outra rodada no mesmo cluster reaproveita os zigotos já abertos
 
-    def __init__(self, aceitar_parcial: bool = False):
+    def __init__(self, aceitar_parcial: bool = False, por_maquina: int | None = None):
         self.aceitar_parcial = aceitar_parcial
-        self.zigoto = None
+        # quantos trabalhadores esta máquina tem, quando se sabe (local:N): cada um fica com um núcleo
+        self.por_maquina = por_maquina
+        self.anfitriao = None
         self.recusa: str | None = None
-        self.vaga_fd: int | None = None
         self.trava = threading.Lock()
         self._abrindo: threading.Thread | None = None
+        self._nanny = False
+        self._indice: int | None = None  # o número do trabalhador no local:N (0..N-1), que escolhe o núcleo
 
     def __getstate__(self):
-        return {"aceitar_parcial": self.aceitar_parcial}
+        return {"aceitar_parcial": self.aceitar_parcial, "por_maquina": self.por_maquina}
 
     def __setstate__(self, estado):
-        self.__init__(estado["aceitar_parcial"])
+        self.__init__(estado["aceitar_parcial"], estado.get("por_maquina"))
 
     def setup(self, worker) -> None:
         """Abre o zigoto num thread: o trabalhador se registra sem esperar o PyTorch do zigoto
         carregar; a primeira tarefa (e a conferência do condutor) espera por ele."""
         impressao_do_curso()  # o curso carregado agora, antes de qualquer mudança no disco
-        if getattr(worker, "nanny", None):
-            # aberto por um Nanny (dask worker, LocalCluster): morre com ele, e o zigoto e as caixas junto
-            from autograder.caixa import encerramento
-
-            encerramento.morrer_com_o_pai()
+        # aberto por um Nanny (dask worker, LocalCluster): morre com ele, e o zigoto e as caixas junto
+        self._nanny = bool(getattr(worker, "nanny", None))
+        nome = getattr(worker, "name", None)
+        self._indice = nome if isinstance(nome, int) and not isinstance(nome, bool) else None
         self._abrindo = threading.Thread(target=self._abrir, args=(worker.local_directory,), daemon=True)
         self._abrindo.start()
 
@@ -191,14 +170,20 @@ class PluginZigoto(WorkerPlugin):
             self._abrindo.join()
 
     def _abrir(self, pasta_local: str) -> None:
-        from autograder.caixa.cliente import IsolamentoInsuficiente, Zigoto
-        from autograder.lote import _um_thread_no_torch
+        from autograder.anfitriao import RESERVAR, Anfitriao
+        from autograder.caixa.cliente import IsolamentoInsuficiente
 
-        _um_thread_no_torch()
         try:
-            vaga, self.vaga_fd = _reservar_vaga()
+            # no local:N, o número do trabalhador (0..N-1, o nome que o LocalCluster lhe dá) escolhe o núcleo
+            nucleo = (self._indice, self.por_maquina) if self.por_maquina and self._indice is not None else None
             # a pasta do trabalhador (onde o Dask guarda dados de tarefas) some da caixa, como RAIZ
-            self.zigoto = Zigoto(ocultar=[pasta_local], vaga=vaga, aceitar_parcial=self.aceitar_parcial)
+            self.anfitriao = Anfitriao(
+                [pasta_local],
+                vaga=RESERVAR,
+                nucleo=nucleo,
+                papel="filho" if self._nanny else None,
+                aceitar_parcial=self.aceitar_parcial,
+            )
         except IsolamentoInsuficiente as exc:
             self.recusa = str(exc)
         except Exception as exc:
@@ -206,29 +191,26 @@ class PluginZigoto(WorkerPlugin):
 
     def teardown(self, worker) -> None:
         self.esperar()
-        if self.zigoto is not None:
-            self.zigoto.fechar()
-            self.zigoto = None
-        if self.vaga_fd is not None:
-            os.close(self.vaga_fd)
-            self.vaga_fd = None
+        if self.anfitriao is not None:
+            self.anfitriao.fechar()  # o zigoto (e as caixas) e a vaga
+            self.anfitriao = None
 
 
 def avaliar_no_trabalhador(aluno: str, slug: str, caminho: str | None, conteudo, problema, semente):
     """A tarefa Dask de uma submissão: avalia os bytes recebidos no zigoto deste trabalhador."""
     from distributed import get_worker
 
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
+    from autograder.resultado import Tarefa
 
     plugin = get_worker().plugins.get(NOME_PLUGIN)
     if plugin is not None:
         plugin.esperar()
-    if plugin is None or plugin.zigoto is None:
+    if plugin is None or plugin.anfitriao is None:
         motivo = plugin.recusa if plugin is not None else "o plugin do zigoto não foi instalado"
         raise TrabalhadorSemIsolamento(f"trabalhador {get_worker().name}: {motivo}")
     with plugin.trava:  # um zigoto atende uma submissão por vez
         tarefa = Tarefa(aluno, slug, Path(caminho) if caminho else None, problema)
-        return avaliar_tarefa(tarefa, plugin.zigoto, semente, conteudo=conteudo)
+        return plugin.anfitriao.avaliar(tarefa, semente, conteudo)
 
 
 # ------------------------------------------------------------------ o condutor
@@ -270,7 +252,8 @@ class ExecutorDask:
         except (OSError, TimeoutError) as exc:
             self.__exit__(None, None, None)
             raise ClusterRecusado(f"não consegui falar com o escalonador Dask em {self.endereco} ({exc}).") from None
-        self.client.register_plugin(PluginZigoto(self.aceitar_parcial))
+        # no local:N, cada trabalhador sabe a sua parte da máquina (um de N): o anfitrião o prende a um núcleo
+        self.client.register_plugin(PluginZigoto(self.aceitar_parcial, int(m.group(1)) if m else None))
         self.client.subscribe_topic("all", self._evento)
         return self
 
@@ -392,9 +375,11 @@ class ExecutorDask:
             if tarefa is None:
                 return False
             chave = f"avaliar-{rodada}-{next(numeros)}-{tarefa.aluno}-{tarefa.slug}"
-            # Os bytes são lidos uma vez, aqui: vão para o trabalhador e dão a impressão digital.
+            # Os bytes são lidos uma vez (aqui ou na retomada): vão para o trabalhador e dão a impressão digital.
             if id(tarefa) in lidos:  # uma suspeita que volta: os mesmos bytes da primeira vez
                 conteudo, marca = lidos.pop(id(tarefa))
+            elif tarefa.lido is not None:  # a retomada já os leu para comparar
+                conteudo, marca = tarefa.lido
             else:
                 conteudo, marca = ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
             futuro = self.client.submit(

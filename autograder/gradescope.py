@@ -316,53 +316,54 @@ def aluno_do_gradescope(raiz: Path) -> str:
     """Quem entregou, segundo ``submission_metadata.json`` do Gradescope: os ids dos usuários da
     submissão (um grupo tem vários), em ordem. A semente das entradas ocultas vem daqui e da atividade,
     então reenviar o mesmo código com outro comentário não sorteia outras entradas. Sem metadados
-    legíveis, ``"aluno"``."""
+    legíveis, ``"aluno"`` (a regra única, ``resultado.aluno_da_submissao``)."""
+    from autograder.resultado import aluno_da_submissao
+
     try:
         dados = json.loads((raiz / "submission_metadata.json").read_text(encoding="utf-8"))
         ids = sorted(str(u["id"]) for u in dados.get("users") or [] if isinstance(u, dict) and u.get("id") is not None)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         ids = []
-    return "gradescope-" + "+".join(ids) if ids else "aluno"
+    return aluno_da_submissao("gradescope-" + "+".join(ids) if ids else None)
 
 
 def avaliar_no_gradescope(slug: str, raiz: Path) -> tuple[dict, int]:
     """Corrige ``raiz/submission`` e grava ``raiz/results/results.json``; devolve (results, código)."""
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
-    from autograder.caixa.cliente import Zigoto
+    from autograder.anfitriao import Anfitriao
+    from autograder.caixa.cliente import IsolamentoInsuficiente
+    from autograder.resultado import Tarefa
     from autograder.saidas.gradescope import gravar, resultado_gradescope, resultado_recusado
 
     submissao = raiz / "submission"
     resultados = raiz / "results"
     resultados.mkdir(mode=0o700, parents=True, exist_ok=True)
     destino = resultados / "results.json"
-    zigoto = None
+    anfitriao = None
     try:
         conferir_permissoes(raiz)
         try:
-            zigoto = Zigoto(ocultar=[str(submissao), str(resultados)])
-        except Exception as exc:  # a recusa do isolamento (IsolamentoInsuficiente) ou a caixa que não abre
-            if type(exc).__name__ == "IsolamentoInsuficiente":
-                faltando = list(getattr(exc, "faltando", []))
-                raise RecusaGradescope(
-                    "o ambiente de correção não isola o código do aluno o bastante"
-                    + (f" (falta: {'; '.join(faltando)})" if faltando else f" ({exc})"),
-                    {"modo": getattr(exc, "modo", None), "faltando": faltando, "recusado": True},
-                ) from None
-            raise
-        alcancados = sondar_caixa(zigoto, raiz)
+            anfitriao = Anfitriao([str(submissao), str(resultados)])
+        except IsolamentoInsuficiente as exc:
+            faltando = list(exc.faltando)
+            raise RecusaGradescope(
+                "o ambiente de correção não isola o código do aluno o bastante"
+                + (f" (falta: {'; '.join(faltando)})" if faltando else f" ({exc})"),
+                {"modo": exc.modo, "faltando": faltando, "recusado": True},
+            ) from None
+        alcancados = sondar_caixa(anfitriao.zigoto, raiz)
         if alcancados:
             raise RecusaGradescope(f"de dentro da caixa de areia o código do aluno alcança {', '.join(alcancados)}")
         notebook = _notebook_da_submissao(submissao, slug) if submissao.is_dir() else None
         problema = None if notebook else f"não encontrei {slug}.ipynb (nem um único .ipynb) na submissão."
-        res = avaliar_tarefa(Tarefa(aluno_do_gradescope(raiz), slug, notebook, problema), zigoto)
+        res = anfitriao.avaliar(Tarefa(aluno_do_gradescope(raiz), slug, notebook, problema))
     except RecusaGradescope as exc:
         saida = resultado_recusado(str(exc), exc.isolamento)
         gravar(saida, destino)
         return saida, CODIGO_RECUSA
     finally:
-        if zigoto is not None:
-            zigoto.fechar()
-    saida = resultado_gradescope(res, zigoto.avisos)
+        if anfitriao is not None:
+            anfitriao.fechar()
+    saida = resultado_gradescope(res, anfitriao.avisos)
     gravar(saida, destino)
     return saida, 0
 

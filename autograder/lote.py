@@ -1,24 +1,29 @@
 """Avaliação de uma turma inteira: trabalhadores em paralelo, retomada e progresso.
 
-Cada trabalhador é um processo com o seu próprio zigoto (NumPy e PyTorch importados uma vez)
-e a sua própria "vaga" (um uid sem privilégio diferente), então as caixas de trabalhadores
-diferentes não se enxergam nem disputam o limite de processos. As notas não dependem da
+Cada trabalhador é um processo com o seu próprio hospedeiro de correção (``autograder.anfitriao``:
+zigoto com NumPy e PyTorch importados uma vez, a sua própria "vaga", isto é, um uid sem privilégio
+diferente, e o seu núcleo), então as caixas de trabalhadores diferentes não se enxergam nem disputam
+o limite de processos. As notas não dependem da
 ordem nem do número de trabalhadores: a semente de cada submissão vem do aluno (o nome da pasta)
 e da atividade, nunca do texto do código.
 
 Retomada: no ``results.json`` fica a impressão digital (hash dos bytes do notebook que foram
 avaliados, do notebook do instrutor e da suíte; ``avaliacao.impressao``). Se nada mudou, a
-submissão não é reavaliada e o resultado gravado é lido de volta, igual ao que foi gravado.
+submissão não é reavaliada e o resultado gravado é lido de volta, igual ao que foi gravado. Se
+mudou, os bytes que a retomada leu para comparar são os avaliados (``Tarefa.lido``): cada notebook é
+lido uma vez por correção.
 
-O lote descobre, agenda, retoma e entrega cada resultado pronto às saídas (``entregar``); quem
-avalia, inclusive as notas 0, é ``autograder/avaliacao.py``.
+O lote anda num sentido só: descobre (``descobrir``) -> avalia (``avaliar_lote``, no anfitrião de
+cada trabalhador) -> resultado -> saídas (``entregar``, do pacote ``autograder/saidas/``, que grava
+também o ``notas.csv`` e a tabela: ``saidas.lote.SaidasDoLote``). Quem avalia, inclusive as notas 0,
+é ``autograder/avaliacao.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import multiprocessing as mp
-import multiprocessing.util
 import os
 import re
 import sys
@@ -46,7 +51,7 @@ SAIDAS_RESERVADAS = (
     "relatorio-dados.json",
 )
 
-_ZIGOTO = None  # o zigoto deste trabalhador (um por processo do pool)
+_ANFITRIAO = None  # o hospedeiro de correção deste trabalhador (um por processo do pool)
 _ANDAMENTO = None  # dict do gerenciador: pid do trabalhador -> "aluno/slug" que ele avalia agora
 
 
@@ -113,84 +118,51 @@ def impressao(tarefa, semente) -> str:
     return avaliacao.impressao(tarefa, semente, marca)
 
 
-def ja_avaliada(tarefa, saida: Path, semente):
-    """O resultado gravado, se ainda vale para esta submissão; senão None."""
-    from autograder.avaliacao import itens_max
+def retomada(tarefa, saida: Path, semente):
+    """``(resultado gravado, tarefa)``: o resultado, se ainda vale para esta submissão (senão ``None``),
+    e a tarefa a avaliar. Sem ``results.json`` legível nada é lido; com ele, o notebook é lido uma vez
+    para a comparação, e se mudou esses mesmos bytes vão para a avaliação (``Tarefa.lido``)."""
+    from autograder import avaliacao
     from autograder.saidas.results_json import ler_results, pasta_da_submissao
 
     pasta = pasta_da_submissao(saida, tarefa.aluno, tarefa.slug)
-    res = ler_results(pasta, itens_max(tarefa.slug), str(tarefa.notebook or ""))
-    if res is None or res.impressao != impressao(tarefa, semente):
-        return None
-    return res
+    res = ler_results(pasta, avaliacao.itens_max(tarefa.slug), str(tarefa.notebook or ""))
+    if res is None:
+        return None, tarefa
+    lido = avaliacao.ler_notebook(tarefa.notebook) if tarefa.notebook is not None else (None, b"")
+    if res.impressao == avaliacao.impressao(tarefa, semente, lido[1]):
+        return res, tarefa
+    return None, dataclasses.replace(tarefa, lido=lido)
 
 
-def _um_thread_no_torch() -> None:
-    """Um trabalhador por núcleo já ocupa a máquina: threads do PyTorch dentro de cada um só
-    disputam os mesmos núcleos (com tensores pequenos, uma layer_norm chega a ficar 10× mais
-    lenta). É o que o Makefile já faz com OMP_NUM_THREADS=1; aqui vale também fora do make."""
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover
-        pass
-
-
-def _fechar_zigoto_do_trabalhador() -> None:
-    global _ZIGOTO
-    if _ZIGOTO is not None:
-        _ZIGOTO.fechar()  # mata o zigoto e espera por ele: nenhum neto sobra depois do lote
-        _ZIGOTO = None
-
-
-def _fixar_num_nucleo(vaga: int, jobs: int) -> None:
-    """Prende o trabalhador ``vaga`` (e o zigoto e as caixas que ele abrir, que herdam a afinidade) num
-    núcleo só dele, quando há um núcleo por trabalhador.
-
-    O trabalhador e a caixa conversam em ida e volta: um espera enquanto o outro calcula, centenas de
-    vezes por notebook. No mesmo núcleo, acordar o outro lado é uma troca de processo (~5 µs); em
-    núcleos diferentes, uma interrupção entre processadores, que numa máquina virtual custa ~30 µs por
-    sentido (medido nesta). Com mais trabalhadores que núcleos, o escalonador do sistema reparte melhor:
-    nada é preso. Só muda o tempo, nunca a nota."""
-    try:
-        nucleos = sorted(os.sched_getaffinity(0))
-        if jobs <= len(nucleos):
-            os.sched_setaffinity(0, {nucleos[vaga % len(nucleos)]})
-    except (AttributeError, OSError):  # sem afinidade nesta plataforma: segue sem prender
-        pass
+def ja_avaliada(tarefa, saida: Path, semente):
+    """O resultado gravado, se ainda vale para esta submissão; senão None."""
+    return retomada(tarefa, saida, semente)[0]
 
 
 def _iniciar_trabalhador(vagas, ocultar, jobs, andamento=None) -> None:
-    """Inicializador de cada processo do pool: um thread no PyTorch, um zigoto com a sua vaga.
+    """Inicializador de cada processo do pool: o hospedeiro de correção (``anfitriao.Anfitriao``) com a
+    vaga que a fila lhe deu, preso ao seu núcleo quando há um por trabalhador; SIGTERM/SIGINT ao
+    trabalhador, ou o lote que morre, fecham o zigoto (e as caixas) e o trabalhador sai.
 
     O zigoto é fechado quando o trabalhador sai: o processo do pool termina com ``os._exit``,
     que pula o ``atexit``; os finalizadores do ``multiprocessing`` com prioridade rodam antes."""
-    global _ZIGOTO, _ANDAMENTO
-    from autograder.caixa import encerramento
-    from autograder.caixa.cliente import Zigoto
+    global _ANFITRIAO, _ANDAMENTO
+    from autograder.anfitriao import Anfitriao
 
-    # SIGTERM/SIGINT ao trabalhador, ou o lote que morre: fecha o zigoto (e as caixas) e sai
-    encerramento.instalar()
-    encerramento.morrer_com_o_pai()
     _ANDAMENTO = andamento
-    _um_thread_no_torch()
     vaga = vagas.get()
-    _fixar_num_nucleo(vaga, jobs)
-    _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vaga)
-    multiprocessing.util.Finalize(None, _fechar_zigoto_do_trabalhador, exitpriority=10)
+    _ANFITRIAO = Anfitriao(ocultar, vaga=vaga, nucleo=(vaga, jobs), papel="trabalhador")
 
 
 def no_trabalhador(tarefa, semente):
-    """A entrada de cada tarefa num processo do pool (usa o zigoto do trabalhador)."""
-    from autograder.avaliacao import avaliar_com_impressao
-
+    """A entrada de cada tarefa num processo do pool (usa o hospedeiro do trabalhador)."""
     # Quem avalia o quê: se este processo morrer no meio (SIGKILL, falta de memória), o ``finally``
     # não roda e a entrada fica, dizendo ao lote qual submissão estava com ele (``quedas_do_pool``).
     if _ANDAMENTO is not None:
         _ANDAMENTO[os.getpid()] = f"{tarefa.aluno}/{tarefa.slug}"
     try:
-        return avaliar_com_impressao(tarefa, _ZIGOTO, semente)
+        return _ANFITRIAO.avaliar_no_lote(tarefa, semente)
     finally:
         if _ANDAMENTO is not None:
             _ANDAMENTO.pop(os.getpid(), None)
@@ -292,15 +264,15 @@ def avaliar_lote(
 
     Só volta depois que os trabalhadores, os seus zigotos e o gerenciador da fila de vagas
     saíram: pool e gerenciador ficam em ``with``, e cada trabalhador fecha o seu zigoto ao sair."""
-    from autograder.avaliacao import avaliar_com_impressao, falha_do_trabalhador
-    from autograder.caixa.cliente import Zigoto
+    from autograder.anfitriao import Anfitriao
+    from autograder.avaliacao import falha_do_trabalhador
     from autograder.saidas.results_json import gravar_no_lote
 
     entregar = entregar or functools.partial(gravar_no_lote, saida)
     resultados = {}
     pendentes = []
     for tarefa in tarefas:
-        anterior = ja_avaliada(tarefa, saida, semente) if retomar else None
+        anterior, tarefa = retomada(tarefa, saida, semente) if retomar else (None, tarefa)
         if anterior is not None:
             resultados[(tarefa.aluno, tarefa.slug)] = anterior
         else:
@@ -321,15 +293,9 @@ def avaliar_lote(
         progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
 
     def em_serie(lista):
-        _um_thread_no_torch()
-        zigoto = Zigoto(ocultar=ocultar)
-        for a in zigoto.avisos:
-            aviso(f"Aviso de segurança: {a}")
-        try:
+        with Anfitriao(ocultar, aviso=aviso) as anfitriao:
             for tarefa in lista:
-                concluir(tarefa, avaliar_com_impressao(tarefa, zigoto, semente))
-        finally:
-            zigoto.fechar()
+                concluir(tarefa, anfitriao.avaliar_no_lote(tarefa, semente))
 
     restantes = []
     if executor is not None:

@@ -31,6 +31,29 @@ class Tarefa:
     slug: str
     notebook: Path | None
     problema: str | None = None
+    # ``(conteudo, marca)`` do notebook já lidos (``avaliacao.ler_notebook``): a retomada do lote leu os
+    # bytes para comparar e a avaliação usa esses mesmos, sem ler o arquivo de novo
+    lido: tuple | None = field(default=None, repr=False, compare=False)
+
+
+ALUNO_SEM_NOME = "aluno"
+
+
+def aluno_da_submissao(informado: str | None, caminho: Path | None = None, slug: str | None = None) -> str:
+    """A regra única de quem é o aluno de uma submissão (a semente das entradas ocultas vem dele).
+
+    1. o id que quem entrega informou: a pasta ``<aluno>`` do lote, o ``--aluno`` da linha de comando,
+       o aluno do ``nbgrader autograde``, os usuários do Gradescope, o aluno do pedido ao hub;
+    2. senão, a pasta do notebook: ``<aluno>/<slug>/<notebook>.ipynb`` (o layout do nbgrader) dá
+       ``<aluno>``, e ``<aluno>/<notebook>.ipynb`` também;
+    3. sem caminho que diga algo (uma cópia temporária), ``"aluno"``."""
+    if informado:
+        return str(informado)
+    if caminho is None:
+        return ALUNO_SEM_NOME
+    pasta = Path(caminho).parent
+    nome = pasta.parent.name if slug is not None and pasta.name == slug else pasta.name
+    return nome or ALUNO_SEM_NOME
 
 
 @dataclass

@@ -46,6 +46,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from autograder.anfitriao import aluno_da_submissao
 from autograder.lote import NOME_VALIDO
 from hub import comum
 
@@ -61,7 +62,7 @@ def _nucleos() -> int:
 
 TRABALHADORES = int(os.environ.get("CURSO_HUB_TRABALHADORES") or _nucleos())
 PRIMEIRA_VAGA = 40
-_ZIGOTO = None
+_ANFITRIAO = None  # o hospedeiro de correção deste trabalhador (autograder.anfitriao)
 
 
 def registrar(msg: str) -> None:
@@ -72,33 +73,25 @@ def registrar(msg: str) -> None:
 
 
 def _iniciar_trabalhador(vagas, ocultar) -> None:
-    """O mesmo preparo dos trabalhadores do lote: um thread no PyTorch, preso a um núcleo."""
-    global _ZIGOTO
-    from autograder.caixa.cliente import Zigoto
-    from autograder.lote import _fixar_num_nucleo, _um_thread_no_torch
+    """O mesmo hospedeiro dos trabalhadores do lote (``autograder.anfitriao``): um thread no PyTorch,
+    a sua vaga, preso a um núcleo; SIGTERM o encerra e o Ctrl-C é do ajudante."""
+    global _ANFITRIAO
+    from autograder.anfitriao import Anfitriao
 
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # o Ctrl-C vai ao grupo: quem para é o ajudante
-    _um_thread_no_torch()
     vaga = vagas.get()
-    _fixar_num_nucleo(vaga - PRIMEIRA_VAGA, TRABALHADORES)
-    _ZIGOTO = Zigoto(ocultar=ocultar, vaga=vaga)
-    multiprocessing.util.Finalize(None, _ZIGOTO.fechar, exitpriority=10)
+    _ANFITRIAO = Anfitriao(ocultar, vaga=vaga, nucleo=(vaga - PRIMEIRA_VAGA, TRABALHADORES), papel="servico")
 
 
 def _corrigir(caminho: str, slug: str, aluno: str) -> dict:
-    """O que ``python -m autograder nota --aluno A`` imprime, com o zigoto deste trabalhador."""
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
+    """O que ``python -m autograder nota --aluno A`` imprime (``saidas.ponte.nota_json``), com o
+    hospedeiro deste trabalhador e, por item, os nomes dos equívocos identificados (a coluna
+    "observações" do make grade)."""
+    from autograder.avaliacao import Tarefa
+    from autograder.saidas.ponte import nota_json
 
-    res = avaliar_tarefa(Tarefa(aluno, slug, Path(caminho)), _ZIGOTO)
+    res = _ANFITRIAO.avaliar(Tarefa(aluno, slug, Path(caminho)))
     return {
-        "pontos": res.pontos_por_item(),
-        "maximos": res.itens_max,
-        "mensagens": {gid: res.mensagens_do_item(gid) for gid in res.itens_max},
-        "erro": res.erro,
-        "semente": res.semente,
-        "avisos": list(_ZIGOTO.avisos),
-        # os nomes dos equívocos identificados (a coluna "observações" do make grade), por item
+        **nota_json(res, _ANFITRIAO.avisos),
         "equivocos": {
             gid: sorted({t.equivoco for t in res.testes if t.item == gid and t.equivoco}) for gid in res.itens_max
         },
@@ -164,7 +157,8 @@ class Ajudante:
                 return
             try:
                 pedido = json.loads(dados)
-                slug, notebook, aluno = pedido["slug"], pedido["notebook"], pedido.get("aluno") or "aluno"
+                slug, notebook = pedido["slug"], pedido["notebook"]
+                aluno = aluno_da_submissao(pedido.get("aluno"))
                 if slug not in self.slugs or not isinstance(notebook, str) or not NOME_VALIDO.match(str(aluno)):
                     raise ValueError(slug)
             except (ValueError, KeyError, TypeError):

@@ -92,6 +92,7 @@ def _results(raiz: Path) -> dict:
 # novo que o avaliador importe aparece aqui e tem de ser acrescentado de propósito.
 AVALIADOR_NO_ZIP = {
     "autograder/__init__.py",
+    "autograder/anfitriao.py",
     "autograder/argparse_ptbr.py",
     "autograder/avaliacao.py",
     "autograder/caixa/__init__.py",

@@ -2,6 +2,8 @@
 (``autograder.resultado.ResultadoSubmissao``) e gravam por ``gravar_atomico``.
 
 - ``results_json``: o ``results.json`` de cada submissão (gravar e ler de volta, para a retomada);
+- ``lote``: as saídas de um lote (``SaidasDoLote``: cada ``results.json``, o ``notas.csv`` e o texto do fim,
+  com a tabela), o fim do caminho descobre -> avalia -> resultado -> saídas;
 - ``notas_csv``: o ``notas.csv`` do lote;
 - ``tabela``: a tabela do terminal (e ``observacoes``, ``plural``);
 - ``html``: o relatório do instrutor (``python -m autograder.saidas.html``, ``make relatorio``);

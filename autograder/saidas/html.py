@@ -49,7 +49,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from autograder.resultado import ResultadoSubmissao, de_results_json
+from autograder.resultado import ResultadoSubmissao, aluno_da_submissao, de_results_json
 from autograder.saidas import gravar_atomico
 
 esc = html.escape
@@ -75,8 +75,8 @@ def carregar(pasta: Path) -> list[ResultadoSubmissao]:
             res = de_results_json(dados, _itens_max(arquivo.parent.name, dados))
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             continue
-        res.aluno = res.aluno or arquivo.parent.parent.name
         res.slug = res.slug or arquivo.parent.name
+        res.aluno = aluno_da_submissao(res.aluno, arquivo, arquivo.parent.name)  # <aluno>/<slug>/results.json
         resultados.append(res)
     return resultados
 

@@ -183,9 +183,9 @@ def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]])
     processo (suíte, pytest, relatório) mais o das caixas, lido de ``/proc/<pid>/stat`` logo antes de
     cada caixa ser morta (o zigoto ignora SIGCHLD, então o CPU das caixas não sobe para ninguém).
     Quase não depende da carga da máquina, ao contrário do tempo de relógio."""
+    from autograder.anfitriao import um_thread_no_torch
     from autograder.avaliacao import Tarefa, avaliar_tarefa
     from autograder.caixa import cliente
-    from autograder.lote import _um_thread_no_torch
 
     tique = os.sysconf("SC_CLK_TCK")
     das_caixas = [0.0]
@@ -200,7 +200,7 @@ def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]])
             pass
         return original(caixa)
 
-    _um_thread_no_torch()
+    um_thread_no_torch()
     por_slug: dict[str, list[float]] = {}
     cliente.Caixa.matar = cliente.Caixa.encerrar = matar_contando
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
