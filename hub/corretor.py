@@ -15,7 +15,7 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
    uma com o seu **processo** (``python -m hub.corretor --trabalhador``: o nbgrader é Python puro, e
    threads de um processo só dividiriam um núcleo pelo GIL). O ajudante root corrige em paralelo,
    com um trabalhador por núcleo, como o ``make grade``. Entre as vagas, só a escrita no gradebook
-   (o ``autograde``, fora a ida ao ajudante) passa por uma trava (``flock``); o resto corre junto;
+   (o ``autograde``, fora a ida ao ajudante) passa por uma trava de arquivo; o resto corre junto;
 4. no processo da vaga: coleta só o notebook da atividade (com teto nos blocos alocados) para
    ``curso/submitted/<aluno>/<atividade>`` (um notebook que não abre vira o liberado com uma célula
    que explica, em pt-BR, por que a nota é 0); ``nbgrader autograde`` (a nota vem do ajudante root;
@@ -216,14 +216,15 @@ def _setenv_entre_threads() -> None:
 # Cada vaga do serviço tem o seu processo (``python -m hub.corretor --trabalhador``): o nbgrader é
 # Python puro (nbconvert, Jinja, SQLAlchemy), e threads de um processo só dividiriam um núcleo pelo
 # GIL. Entre os processos, só a escrita no gradebook (o ``autograde``, fora a ida ao ajudante) passa
-# por uma trava (``flock`` em ``corretor/nbgrader.trava``); coletar, gerar e liberar o retorno e ler a
+# por uma trava (``lockf`` em ``corretor/nbgrader.trava``); coletar, gerar e liberar o retorno e ler a
 # nota correm em paralelo (o SQLite dá a cada leitura a sua vez; se ainda assim a leitura esbarrar
 # numa escrita, repete-se dentro da trava).
 
 
 class TravaNbgrader:
-    """A trava do gradebook entre os processos de correção (``flock``: o sistema a solta se o
-    processo morrer). ``fora()`` a solta enquanto o ajudante corrige (a parte cara)."""
+    """A trava do gradebook entre os processos de correção (``lockf``, trava de arquivo do POSIX: o
+    sistema a solta se o processo morrer; cada vaga é um processo de um thread só e abre o arquivo
+    uma vez). ``fora()`` a solta enquanto o ajudante corrige (a parte cara)."""
 
     def __init__(self, caminho: Path):
         self.fd = os.open(caminho, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o660)
@@ -231,12 +232,12 @@ class TravaNbgrader:
         self._desde = 0.0
 
     def _pegar(self) -> None:
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        fcntl.lockf(self.fd, fcntl.LOCK_EX)
         self._desde = time.monotonic()
 
     def _soltar(self) -> None:
         self.segundos += time.monotonic() - self._desde
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        fcntl.lockf(self.fd, fcntl.LOCK_UN)
 
     @contextlib.contextmanager
     def dentro(self):
@@ -409,10 +410,12 @@ def trabalhar() -> int:
     """O processo de uma vaga (``python -m hub.corretor --trabalhador``): lê uma entrega por linha
     (JSON) na entrada e responde uma linha (JSON) na saída original; o resto do que ele imprime vai
     para a saída de erros (o registro do hub)."""
-    from autograder.caixa import encerramento
+    from autograder.anfitriao import preparar_processo
     from hub import avaliacao_ajudante
 
-    encerramento.morrer_com_o_pai()  # o serviço caiu (até por SIGKILL): este processo vai junto
+    # o serviço caiu (até por SIGKILL): este processo vai junto. Nenhum zigoto aqui: quem corrige é
+    # o ajudante root, com o seu anfitrião; esta vaga só faz a parte do nbgrader
+    preparar_processo("filho")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # o Ctrl+C vai ao grupo; quem para as vagas é o serviço
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     canal = os.fdopen(os.dup(1), "w", encoding="utf-8")

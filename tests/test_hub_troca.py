@@ -446,6 +446,35 @@ def test_processo_da_vaga_que_cai_vira_erro_e_volta(tmp_path):
         c.fechar()
 
 
+def test_trava_do_gradebook_entre_processos(tmp_path):
+    """A trava do gradebook vale entre processos (as vagas): quem a tem faz o outro esperar; dentro
+    de ``fora()`` (a ida ao ajudante) outro processo a pega."""
+    from hub.corretor import TravaNbgrader
+
+    raiz = str(Path(__file__).resolve().parents[1])
+    arquivo = tmp_path / "nbgrader.trava"
+    outro = (
+        f"import sys, time; sys.path.insert(0, {raiz!r})\n"
+        "from pathlib import Path\nfrom hub.corretor import TravaNbgrader\n"
+        f"t = TravaNbgrader(Path({str(arquivo)!r}))\n"
+        "print('pronto', flush=True)\n"
+        "inicio = time.monotonic()\n"
+        "with t.dentro():\n    print(round(time.monotonic() - inicio, 3), flush=True)\n    time.sleep(float(sys.argv[1]))\n"
+    )
+    trava = TravaNbgrader(arquivo)
+    with trava.dentro():
+        filho = subprocess.Popen([sys.executable, "-c", outro, "1.0"], stdout=subprocess.PIPE, text=True)
+        assert filho.stdout.readline().strip() == "pronto"
+        time.sleep(1.0)
+        with trava.fora():  # a ida ao ajudante: o outro processo entra
+            esperou = float(filho.stdout.readline())
+            assert esperou >= 0.5, esperou
+            inicio = time.monotonic()
+        segurou = time.monotonic() - inicio  # voltar para dentro esperou o outro soltar
+    filho.wait(timeout=30)
+    assert segurou >= 0.5, segurou
+
+
 # --- SIGTERM/SIGINT aos serviços do hub: nada do avaliador nem de aluno sobra em 5 s ---------------
 
 
