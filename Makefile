@@ -107,9 +107,9 @@ gradescope-local: $(CARIMBO) ## Roda o zip da atividade SLUG no NOTEBOOK como o 
 	@test -n "$(SLUG)" -a -n "$(NOTEBOOK)" || { echo "Uso: make gradescope-local SLUG=01-atencao NOTEBOOK=caminho/01-atencao.ipynb" >&2; exit 2; }
 	@$(PY) -m autograder.gradescope local "$(NOTEBOOK)" --slug "$(SLUG)"
 
-nova-aula: $(CARIMBO) ## Cria o esqueleto de uma aula (lição, notebook, suíte e variantes) com SLUG=NN-nome e lista onde editar
-	@test -n "$(SLUG)" || { echo "Uso: make nova-aula SLUG=09-exemplo [TITULO='Título da aula']" >&2; exit 2; }
-	@$(PY) -m autograder.nova_aula "$(SLUG)" $(if $(TITULO),--titulo "$(TITULO)")
+nova-aula: $(CARIMBO) ## Cria o esqueleto de uma aula (lição, notebook, suíte e variantes; TREINO=1: com item de treino) com SLUG=NN-nome e lista onde editar
+	@test -n "$(SLUG)" || { echo "Uso: make nova-aula SLUG=09-exemplo [TITULO='Título da aula'] [TREINO=1]" >&2; exit 2; }
+	@$(PY) -m autograder.nova_aula "$(SLUG)" $(if $(TITULO),--titulo "$(TITULO)") $(if $(filter 1,$(TREINO)),--treino)
 
 remover-aula: $(CARIMBO) ## Apaga uma aula criada por make nova-aula que ainda não foi para o git (SLUG=NN-nome): peças, release, exemplos e a linha nas listas de aulas
 	@test -n "$(SLUG)" || { echo "Uso: make remover-aula SLUG=09-exemplo" >&2; exit 2; }

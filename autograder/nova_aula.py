@@ -3,7 +3,11 @@ preenchido, que já passa em ``make release`` e ``make mutacao`` sem outra ediç
 nota máxima, o notebook liberado tira 0). Depois é trocar o exercício de exemplo (``escalar``)
 pelo de verdade, nos lugares que o comando lista.
 
-    python -m autograder.nova_aula 09-exemplo [--titulo "Título da aula"]   (make nova-aula SLUG=...)
+    python -m autograder.nova_aula 09-exemplo [--titulo "Título da aula"] [--treino]   (make nova-aula SLUG=... [TREINO=1])
+
+Com ``--treino`` (``TREINO=1``), o exercício de exemplo é um laço de treino (``treinar``) com o item de treino
+declarado pela API de ``autograder.suite.treino`` num ``treino_avaliado.py``: o laço visto pelo modelo espião e
+três faixas de acurácia do treino avaliado.
 
 Nada existente é sobrescrito: se alguma das peças já existe, o comando para sem escrever nada.
 """
@@ -24,15 +28,18 @@ MODELO = Path(__file__).resolve().parent / "modelo_aula"
 SLUG_VALIDO = re.compile(r"\d\d-[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
-def pecas(slug: str) -> dict[str, Path]:
-    """As quatro peças de uma aula (a regra do slug do README)."""
+def pecas(slug: str, treino: bool = False) -> dict[str, Path]:
+    """As peças de uma aula (a regra do slug do README): quatro, e o item de treino com ``treino``."""
     modulo = "test_" + slug.replace("-", "_") + ".py"
-    return {
+    destinos = {
         "lição": RAIZ / "course" / f"{slug}.md",
         "notebook do instrutor": RAIZ / "source" / slug / f"{slug}.ipynb",
         "suíte oculta": RAIZ / "autograder" / "suites" / slug / modulo,
         "variantes": RAIZ / "autograder" / "suites" / slug / "variantes.py",
     }
+    if treino:
+        destinos["item de treino"] = RAIZ / "autograder" / "suites" / slug / "treino_avaliado.py"
+    return destinos
 
 
 def _preencher(texto: str, slug: str, titulo: str) -> str:
@@ -96,10 +103,80 @@ def notebook(slug: str, titulo: str) -> nbformat.NotebookNode:
     return nb
 
 
-def criar(slug: str, titulo: str) -> dict[str, Path]:
+PREAMBULO_DE_TREINO = """import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Classificador(nn.Module):
+    \"\"\"Uma camada oculta com ReLU e os logits de cada classe (pronto).\"\"\"
+
+    def __init__(self, d_entrada, d_oculto, n_classes):
+        super().__init__()
+        self.oculta = nn.Linear(d_entrada, d_oculto)
+        self.saida = nn.Linear(d_oculto, n_classes)
+
+    def forward(self, x):
+        return self.saida(torch.relu(self.oculta(x)))"""
+
+SOLUCAO_DE_TREINO = """def treinar(modelo, lotes, passos, taxa, mostrar_progresso=True):
+    \"\"\"Treina ``modelo`` com Adam (taxa ``taxa``) por ``passos`` passos, um lote (x, y) de ``lotes`` por passo,
+    com a entropia cruzada; devolve {"perda": [...], "taxa": [...]} (floats, um por passo) e o modelo em
+    modo de avaliação.\"\"\"
+    ### BEGIN SOLUTION
+    otimizador = torch.optim.Adam(modelo.parameters(), lr=taxa)
+    modelo.train()
+    historico = {"perda": [], "taxa": []}
+    for passo in range(passos):
+        x, y = lotes[passo]
+        perda = F.cross_entropy(modelo(x), y)
+        otimizador.zero_grad()
+        perda.backward()
+        otimizador.step()
+        historico["perda"].append(perda.item())
+        historico["taxa"].append(taxa)
+        if mostrar_progresso and passo % 20 == 0:
+            print(f"passo {passo}: perda {perda.item():.3f}")
+    modelo.eval()
+    return historico
+    ### END SOLUTION"""
+
+VERIFICACAO_DE_TREINO = """gerador = torch.Generator().manual_seed(0)
+centros = 3.0 * torch.randn(3, 4, generator=gerador)
+rotulos = torch.randint(0, 3, (40, 32), generator=gerador)
+lotes = [(centros[r] + torch.randn(32, 4, generator=gerador), r) for r in rotulos]
+modelo = Classificador(4, 16, 3)
+historico = treinar(modelo, lotes, 40, 0.01, mostrar_progresso=False)
+assert len(historico["perda"]) == 40, "treinar deve dar um passo por lote, e registrar a perda de cada um"
+assert historico["perda"][-1] < historico["perda"][0], "a perda devia cair"
+assert not modelo.training, "devolva o modelo em modo de avaliação\""""
+
+
+def notebook_de_treino(slug: str, titulo: str) -> nbformat.NotebookNode:
+    """O notebook do instrutor do esqueleto com treino: o modelo pronto no preâmbulo e o laço ``treinar``."""
+    nb = notebook(slug, titulo)
+    nb.cells[1] = _celula(
+        "code", PREAMBULO_DE_TREINO, {"grade": False, "grade_id": "preambulo", "solution": False}, ["preambulo"]
+    )
+    nb.cells[2:] = [
+        _celula("markdown", "## 1. O laço de treino\n\nComplete `treinar`: Adam, entropia cruzada, um lote por passo."),
+        _celula("code", SOLUCAO_DE_TREINO, {"grade": False, "grade_id": "treinar", "solution": True, "locked": False}),
+        _celula(
+            "code",
+            "### BEGIN HIDDEN TESTS\nfrom autograder.ponte import nota_do_item\n\n"
+            f'nota_do_item("{slug}", "teste_treino")\n### END HIDDEN TESTS\n# Verificações visíveis\n'
+            + VERIFICACAO_DE_TREINO,
+            {"grade": True, "grade_id": "teste_treino", "solution": False, "points": 3},
+        ),
+    ]
+    return nb
+
+
+def criar(slug: str, titulo: str, treino: bool = False) -> dict[str, Path]:
     if not SLUG_VALIDO.fullmatch(slug):
         raise SystemExit(f"Erro: slug inválido: {slug!r}. Use NN-nome, com letras minúsculas, números e hífens.")
-    destinos = pecas(slug)
+    destinos = pecas(slug, treino)
     existentes = [str(p.relative_to(RAIZ)) for p in destinos.values() if p.exists()]
     if existentes or (RAIZ / "source" / slug).exists():
         raise SystemExit(
@@ -108,15 +185,32 @@ def criar(slug: str, titulo: str) -> dict[str, Path]:
     for p in destinos.values():
         p.parent.mkdir(parents=True, exist_ok=True)
     destinos["lição"].write_text(_preencher((MODELO / "aula.md").read_text(encoding="utf-8"), slug, titulo), "utf-8")
-    nbformat.write(notebook(slug, titulo), destinos["notebook do instrutor"])
-    for chave, modelo in (("suíte oculta", "suite.py"), ("variantes", "variantes.py")):
-        texto = (MODELO / modelo).read_text(encoding="utf-8")
+    nbformat.write((notebook_de_treino if treino else notebook)(slug, titulo), destinos["notebook do instrutor"])
+    modelos = [("suíte oculta", "suite.py"), ("variantes", "variantes.py")]
+    if treino:
+        modelos.append(("item de treino", "treino_avaliado.py"))
+    for chave, modelo in modelos:
+        texto = (MODELO / ("treino" if treino else "") / modelo).read_text(encoding="utf-8")
         destinos[chave].write_text(_preencher(texto, slug, titulo), encoding="utf-8")
     return destinos
 
 
 def onde_editar(slug: str, destinos: dict[str, Path]) -> list[str]:
     rel = {k: p.relative_to(RAIZ) for k, p in destinos.items()}
+    if "item de treino" in rel:
+        return [
+            f"Aula {slug} criada, com um item de treino. Ela já passa em `make release` e `make mutacao ATIVIDADES={slug}`.",
+            "Troque o laço de exemplo (`treinar` de um Classificador pronto) pelo da aula, nestes lugares:",
+            f"  1. {rel['lição']}: título, as dez seções e as referências.",
+            f"  2. {rel['notebook do instrutor']}: o modelo (preâmbulo ou célula de solução), o `treinar` e a célula",
+            f'     de teste (nota_do_item("{slug}", "teste_treino")).',
+            f"  3. {rel['item de treino']}: o ITEM (modelo, laço, medida e faixas; o resto tem padrão em",
+            "     autograder/suite/treino.py).",
+            f"  4. {rel['suíte oculta']}: uma linha por teste do item (ITEM.teste_do_laco, ITEM.teste_de_faixa).",
+            f"  5. {rel['variantes']}: MUTANTES, CORRETAS e EXEMPLOS do laço.",
+            f"Depois: make release && make mutacao ATIVIDADES={slug} && make test.",
+            f"Para desfazer (antes do commit): make remover-aula SLUG={slug}.",
+        ]
     return [
         f"Aula {slug} criada. Ela já passa em `make release` e `make mutacao ATIVIDADES={slug}`.",
         "Troque o exercício de exemplo (`escalar`) pelo da aula, nestes lugares:",
@@ -180,12 +274,13 @@ def main(argv=None) -> int:
     p.add_argument("slug", help="NN-nome da aula nova, por exemplo 09-exemplo")
     p.add_argument("--titulo", default="Título da aula (ESCREVA AQUI)")
     p.add_argument("--remover", action="store_true", help="apaga uma aula criada por este comando e fora do git")
+    p.add_argument("--treino", action="store_true", help="o exercício de exemplo é um laço de treino (item de treino)")
     args = p.parse_args(argv)
     if args.remover:
         apagados = remover(args.slug)
         print(f"Removido: {', '.join(apagados) or 'nada (a aula não existia)'}.")
         return 0
-    for linha in onde_editar(args.slug, criar(args.slug, args.titulo)):
+    for linha in onde_editar(args.slug, criar(args.slug, args.titulo, args.treino)):
         print(linha)
     return 0
 

@@ -355,6 +355,18 @@ class Aluno:
         )
         return ObjetoRemoto(self._sessao, r, self._substituir, self._prazo) if guardar else r
 
+    @property
+    def substitutos(self) -> dict:
+        """As funções trocadas por versões do processo confiável nas chamadas deste aluno (nome -> função)."""
+        return dict(self._substituir or {})
+
+    def chamar_com_prontas(self, nome: str, args: tuple, kwargs: dict, prontas: dict | None):
+        """``aluno.chamar(nome, *args, **kwargs)`` com ``prontas``: as respostas das funções trocadas já
+        calculadas para as entradas que o avaliador manda (a caixa as devolve sem voltar ao avaliador)."""
+        return self._sessao.chamar(
+            nome, args, kwargs, substituir=self._substituir, prazo=self._prazo, prontas=prontas or None
+        )
+
     def com_substitutos(self, **funcoes) -> Aluno:
         """O mesmo aluno, com mais funções trocadas por versões do processo confiável."""
         return Aluno(self._sessao, {**(self._substituir or {}), **funcoes}, self._prazo)

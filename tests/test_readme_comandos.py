@@ -117,6 +117,7 @@ def _nova_aula(r, clone, fora):
         "source/09-exemplo/09-exemplo.ipynb",
         "autograder/suites/09-exemplo/test_09_exemplo.py",
         "autograder/suites/09-exemplo/variantes.py",
+        "autograder/suites/09-exemplo/treino_avaliado.py",
     ):
         assert (clone / caminho).is_file(), caminho
         assert caminho in r.saida, f"o make nova-aula deveria listar {caminho}"
@@ -132,7 +133,8 @@ def _release(r, clone, fora):
 
 def _mutacao(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
-    assert "09-exemplo: referência 2/2, stub 0" in r.saida, r.saida[-2000:]
+    assert "09-exemplo: referência 3/3, stub 0" in r.saida, r.saida[-2000:]
+    assert "mortos  2 (100%)  mensagem certa  2 (100%)" in r.saida and "falsas rejeições 0" in r.saida, r.saida[-2000:]
     assert "01-atencao" not in r.saida  # só a aula pedida
 
 
@@ -209,7 +211,7 @@ CONFERENCIAS = [
     (r"avaliar .* --saida pasta$", _avaliar_saida),
     (r"avaliar .* --semente \d+$", _avaliar_semente),
     (r"^make lab$", _lab),
-    (r"^make nova-aula SLUG=09-exemplo$", _nova_aula),
+    (r"^make nova-aula SLUG=09-exemplo TREINO=1$", _nova_aula),
     (r"^make release$", _release),
     (r"^make mutacao ATIVIDADES=09-exemplo$", _mutacao),
     (r"^make remover-aula SLUG=09-exemplo$", _remover_aula),

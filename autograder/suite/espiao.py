@@ -23,6 +23,29 @@ TREINO_OTIMIZADOR_RECRIADO = Equivoco(
     secao="Código Comentado",
 )
 
+# Os equívocos do laço que uma aula nova herda (06, 07 e 08 têm os seus, com a seção da aula).
+TREINO_DIVERGIU = Equivoco(
+    "treino-divergiu",
+    "O treino divergiu (perda nan, infinita ou crescendo no fim). Confira a taxa e a perda.",
+    titulo="Treino divergiu",
+    para_instrutor="O treino do aluno divergiu: confira a taxa e a perda.",
+    secao="Código Comentado",
+)
+TREINO_MODO_AVALIACAO = Equivoco(
+    "treino-modo-avaliacao",
+    "O laço treina com o modelo em modo de avaliação: chame modelo.train() antes do laço (dropout e afins "
+    "só se comportam como no treino em modo de treino).",
+    titulo="Treino em modo de avaliação",
+    para_instrutor="O aluno não chama modelo.train() antes de treinar.",
+    secao="Código Comentado",
+)
+TREINO_IGNORA_PASSOS = Equivoco(
+    "treino-ignora-passos",
+    "O laço ignora o argumento `passos` e percorre todos os lotes: dê exatamente `passos` passos.",
+    titulo="Laço ignora o número de passos",
+    para_instrutor="O laço do aluno percorre a lista de lotes inteira em vez de dar `passos` passos.",
+    secao="Código Comentado",
+)
 
 TREINO_PERDA_NAO_FLOAT = Equivoco(
     "treino-perda-tensor",
@@ -236,3 +259,22 @@ def _avaliador_instalar_registro_de_otimizador():
 
 _avaliador_instalar_registro_de_otimizador()
 '''
+
+
+# O espião padrão de uma aula nova (``treino.AUXILIARES_PADRAO``): um modelo de entradas vetoriais (B, linhas) e
+# logits (B, colunas) = escala · x @ tabela, que registra cada lote (``x``). Nada aqui é segredo.
+ESPIAO_LINEAR = (
+    ESPIAO_DE_TREINO
+    + r'''
+
+class _avaliador_EspiaoLinear(_avaliador_EspiaoDeTreino):
+    """Espião de um laço de classificação: logits = escala · x @ tabela."""
+
+    def __init__(self, linhas, colunas, escala=1.0):
+        super().__init__(linhas, colunas, escala)
+
+    def forward(self, x):
+        self.registrar(x=x)
+        return self.escala * (x.to(self.tabela.dtype) @ self.tabela)
+'''
+)

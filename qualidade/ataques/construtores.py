@@ -357,15 +357,10 @@ def _treinados_fora(slug: str) -> dict:
         s = _suite_de_treino(slug)
         ref = referencia(carregar_atividade(slug))
         sd = s.ITEM.pesos_iniciais(ref, 7)
-        if slug == "06-transformer-copia":
-            modelo = ref.Transformer(*s._args_treino())
-            lotes = s._lotes(np.random.default_rng(7), s.TREINO_PASSOS, s.TREINO_LOTE, *s.TREINO_COMP, s.TREINO_VOCAB)
-            kw = {"pico": s.TREINO_PICO, "aquecimento": s.TREINO_AQUECIMENTO, "max_norma": 1.0}
-        else:
-            modelo = ref.ViT(*s._args_treino())
-            lotes, kw = s._lotes_de_treino(7), {"taxa": s.TREINO_TAXA}
+        item = s.ITEM  # o mesmo modelo, dados e argumentos do treino avaliado, com a semente do atacante
+        modelo = getattr(ref, item.modelo.classe)(*item.modelo.args)
         modelo.load_state_dict(sd)
-        ref.treinar(modelo, lotes, s.TREINO_PASSOS, mostrar_progresso=False, **kw)
+        getattr(ref, item.laco.funcao)(modelo, *item.laco.dados(7), **item.laco.kwargs)
         _PESOS_DE_FORA[slug] = {k: v.detach().float().clone() for k, v in modelo.state_dict().items()}
         torch.manual_seed(0)
     return _PESOS_DE_FORA[slug]

@@ -83,19 +83,18 @@ def na_caixa(zigoto, atividade, S, codigo, modo: str) -> dict:
         aluno.injetar(S.ITEM.auxiliar)
         aluno.injetar(CRONOMETRO)
         modelo, _qual = S.ITEM.modelo_para_treinar(aluno, ref)
-        rng = np.random.default_rng(SEMENTE)
         sd = S.ITEM.pesos_iniciais(ref, SEMENTE)
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("train", guardar=True)
-        lotes = S._lotes(rng, S.TREINO_PASSOS, S.TREINO_LOTE, *S.TREINO_COMP, S.TREINO_VOCAB)
-        prontas = S._respostas_prontas(aluno._substituir, lotes) if modo == "caixa" else None
+        lotes = S.ITEM.laco.dados(SEMENTE)[0]
+        prontas = S.ITEM.laco.respostas_prontas(aluno.substitutos, (lotes,)) if modo == "caixa" else None
         antes = dict(sessao.garantir().tempos)
         inicio = time.perf_counter()
         hist = sessao.chamar(
             "_avaliador_treinar",
             (modelo._ref, lotes, S.TREINO_PASSOS),
             {"pico": S.TREINO_PICO, "aquecimento": S.TREINO_AQUECIMENTO, "max_norma": 1.0, "mostrar_progresso": False},
-            substituir=aluno._substituir,
+            substituir=aluno.substitutos,
             prontas=prontas,
             prazo=S.ITEM.prazo,
         )
@@ -119,12 +118,11 @@ def fora(atividade, S) -> dict:
     from autograder.avaliacao import referencia
 
     ref = referencia(atividade)
-    rng = np.random.default_rng(SEMENTE)
     sd = S.ITEM.pesos_iniciais(ref, SEMENTE)
-    modelo = ref.Transformer(*S._args_treino())
+    modelo = ref.Transformer(*S.ITEM.modelo.args)
     modelo.load_state_dict(sd, strict=False)
     modelo.train()
-    lotes = S._lotes(rng, S.TREINO_PASSOS, S.TREINO_LOTE, *S.TREINO_COMP, S.TREINO_VOCAB)
+    lotes = S.ITEM.laco.dados(SEMENTE)[0]
     inicio, cpu = time.perf_counter(), time.thread_time()
     hist = ref.treinar(
         modelo,

@@ -248,3 +248,7 @@ class _avaliador_ModeloEmpate(_avaliador_ModeloArvore):
         linha = self._TABELA[min(len(tuple(prefixo)), len(self._TABELA) - 1)]
         return _avaliador_torch.tensor(linha, dtype=_avaliador_torch.float64)
 '''
+
+# O mesmo código, carregado no processo confiável (oráculos, substituto do treino de referência).
+LOCAL: dict = {}
+exec(compile(CODIGO, "<auxiliares 06>", "exec"), LOCAL)

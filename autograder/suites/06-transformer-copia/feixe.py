@@ -13,6 +13,7 @@ from autograder.suite import sondas as S
 
 EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
+DA = suite.vizinho(__file__, "dados")  # tokens, lotes, máscaras e a taxa da cópia
 ORC = suite.vizinho(__file__, "oraculos")
 
 
@@ -55,7 +56,7 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
     """A parte da busca que não depende de alfa: (terminadas na ordem em que entraram, menor folga entre o
     último candidato que fica no feixe e o primeiro que sai)."""
     src = origem[None]
-    mo = TR._m_origem(src)
+    mo = DA.m_origem(src)
     memoria = modelo.codificar(src, mo)
     probabilidades = modo in ("soma_probabilidades", "produto_probabilidades")
     vivas = [([], 1.0 if modo == "produto_probabilidades" else 0.0)]
@@ -68,14 +69,14 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
         if not vivas:
             break
         h = len(vivas)
-        entrada = torch.tensor([[TR.BOS, *tokens] for tokens, _ in vivas], dtype=torch.long)
-        logits = modelo.decodificar(memoria.expand(h, -1, -1), mo.expand(h, -1, -1, -1), entrada, TR._m_alvo(entrada))
+        entrada = torch.tensor([[DA.BOS, *tokens] for tokens, _ in vivas], dtype=torch.long)
+        logits = modelo.decodificar(memoria.expand(h, -1, -1), mo.expand(h, -1, -1, -1), entrada, DA.m_alvo(entrada))
         logp = F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()
         candidatos = []
         for i, (tokens, pont) in enumerate(vivas):
-            parada = modo == "terminadas_crescem" and tokens and tokens[-1] in (TR.EOS, TR.PAD)
+            parada = modo == "terminadas_crescem" and tokens and tokens[-1] in (DA.EOS, DA.PAD)
             for v, lp in enumerate(logp[i]):
-                if parada and v != TR.PAD:
+                if parada and v != DA.PAD:
                     continue
                 if modo == "soma_probabilidades":
                     nova = pont + math.exp(lp)
@@ -92,11 +93,11 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
             folga = min(folga, candidatos[k - 1][0] - candidatos[k][0])
         novas = []
         for pont, i, v in candidatos[:k]:
-            if v == TR.EOS and modo == "descarta_terminadas":
+            if v == DA.EOS and modo == "descarta_terminadas":
                 continue
-            (terminadas if v == TR.EOS and eos_termina else novas).append((vivas[i][0] + [v], pont))
+            (terminadas if v == DA.EOS and eos_termina else novas).append((vivas[i][0] + [v], pont))
         vivas = novas
-        if modo == "terminadas_crescem" and all(t and t[-1] in (TR.EOS, TR.PAD) for t, _ in vivas):
+        if modo == "terminadas_crescem" and all(t and t[-1] in (DA.EOS, DA.PAD) for t, _ in vivas):
             break
     return terminadas + vivas, folga
 
@@ -123,8 +124,8 @@ def _feixe_escolher(terminadas, alfa, modo="certo"):
     if len(ordem) > 1:
         folga = normalizada(terminadas[ordem[0]]) - normalizada(terminadas[ordem[1]])
     tokens = list(terminadas[ordem[0]][0])
-    if modo in ("terminadas_crescem", "eos_nao_termina_cortada") and TR.EOS in tokens:
-        tokens = tokens[: tokens.index(TR.EOS) + 1]
+    if modo in ("terminadas_crescem", "eos_nao_termina_cortada") and DA.EOS in tokens:
+        tokens = tokens[: tokens.index(DA.EOS) + 1]
     return tokens, folga
 
 
@@ -172,7 +173,7 @@ def _arvores():
     """Instâncias (semente, largura, alfa, certa, {modo: resposta}) das árvores construídas, sem quase-empate
     e com a gulosa errando; calculadas uma vez por processo (determinístico)."""
     if not _ARVORES:
-        origem = torch.tensor([3, 4, TR.EOS])
+        origem = torch.tensor([3, 4, DA.EOS])
         with _UmThread():
             for semente in FEIXE_SEMENTES:
                 arvore = TR.ITEM.aux["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente)
@@ -202,7 +203,7 @@ def _diagnosticar_feixe(obtidos, certas, erradas, descricoes, confirmar=None):
                 eq,
             )
     j = next(j for j, (o, c) in enumerate(zip(obtidos, certas, strict=True)) if o != c)
-    if TR.EOS in obtidos[j][:-1]:
+    if DA.EOS in obtidos[j][:-1]:
         raise Reprovado(
             f"{EQ.FEIXE_EOS_NAO_TERMINA.mensagem} ({mostrar(descricoes[j])}: veio {mostrar(obtidos[j])}.)",
             EQ.FEIXE_EOS_NAO_TERMINA,
@@ -220,10 +221,10 @@ def _modelo_de_copia(ref):
         with _UmThread():
             torch.manual_seed(20261204)
             sd = TR.ITEM.pesos_iniciais(ref, 20261204)
-            modelo = ref.Transformer(*TR._args_treino())
+            modelo = ref.Transformer(*TR.args_treino())
             modelo.load_state_dict(sd)
             rng = np.random.default_rng(20261204)
-            lotes = TR._lotes(rng, FEIXE_TREINO_PASSOS, TR.TREINO_LOTE, *TR.TREINO_COMP, TR.TREINO_VOCAB)
+            lotes = DA.lotes(rng, FEIXE_TREINO_PASSOS, TR.TREINO_LOTE, *TR.TREINO_COMP, TR.TREINO_VOCAB)
             ref.treinar(
                 modelo,
                 lotes,
@@ -233,7 +234,7 @@ def _modelo_de_copia(ref):
                 mostrar_progresso=False,
             )
             pesos = {k: v.detach().clone() for k, v in modelo.state_dict().items()}
-            confiavel = TR.ITEM.aux["_avaliador_TransformerBiblioteca"](*TR._args_treino())
+            confiavel = TR.ITEM.aux["_avaliador_TransformerBiblioteca"](*TR.args_treino())
             confiavel.load_state_dict(pesos)
             confiavel.double().eval()
         suite.CACHE_PESADO[chave] = (pesos, confiavel)
@@ -242,7 +243,7 @@ def _modelo_de_copia(ref):
 
 def _guloso_de(modelo, origem):
     with _UmThread():
-        return [t for t in ORC._decodificar_ref(modelo, origem[None], FEIXE_N_MAX)[0].tolist() if t != TR.PAD]
+        return [t for t in ORC._decodificar_ref(modelo, origem[None], FEIXE_N_MAX)[0].tolist() if t != DA.PAD]
 
 
 def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
@@ -271,7 +272,7 @@ def _exigir_que_busque(aluno, rng):
     candidatas = separam or candidatas
     semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
     obtido = _feixe_do_aluno(
-        aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, TR.EOS]), largura, alfa, FEIXE_N_MAX
+        aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, DA.EOS]), largura, alfa, FEIXE_N_MAX
     )
     outras = [erradas[m] for _, m in FEIXE_MODOS if m != "guloso"]
     if obtido == erradas["guloso"] and obtido not in outras:
@@ -284,7 +285,7 @@ def _exigir_que_busque(aluno, rng):
 def _copia_remota(aluno, ref):
     pesos, confiavel = _modelo_de_copia(ref)
     aluno.injetar(TR.ITEM.auxiliar)
-    remoto = aluno.criar("_avaliador_TransformerBiblioteca", *TR._args_treino())
+    remoto = aluno.criar("_avaliador_TransformerBiblioteca", *TR.args_treino())
     remoto.carregar_pesos(pesos)
     remoto.metodo("double", guardar=True)
     remoto.metodo("eval", guardar=True)
@@ -292,8 +293,8 @@ def _copia_remota(aluno, ref):
 
 
 def _origens_de_copia(rng, n):
-    src, _ = TR._lote(rng, n, *TR.TREINO_COMP, TR.TREINO_VOCAB)
-    return [linha[: int((linha != TR.PAD).sum())] for linha in src]
+    src, _ = DA.lote(rng, n, *TR.TREINO_COMP, TR.TREINO_VOCAB)
+    return [linha[: int((linha != DA.PAD).sum())] for linha in src]
 
 
 def _conferir_arvores(aluno, rng, escolher, n, fixas=()):
@@ -319,7 +320,7 @@ def _conferir_arvores(aluno, rng, escolher, n, fixas=()):
         a = candidatas[int(rng.integers(len(candidatas)))]
         if a not in escolhidas:
             escolhidas.append(a)
-    origem = torch.tensor([3, 4, TR.EOS])
+    origem = torch.tensor([3, 4, DA.EOS])
     obtidos = [_feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
     descricoes = [f"árvore construída, largura {mostrar(a[1])}, alfa {mostrar(a[2])}" for a in escolhidas]
     _diagnosticar_feixe(
@@ -372,7 +373,7 @@ def arvores_da_penalidade():
     demais erra numa delas com as entradas de qualquer aluno, e não só quando o sorteio cai numa árvore
     sensível ao expoente (issue #38: o mesmo erro custa o mesmo para todo aluno)."""
     if not _ARVORES_DA_PENALIDADE:
-        origem = torch.tensor([3, 4, TR.EOS])
+        origem = torch.tensor([3, 4, DA.EOS])
         faltam = [2.0, 0.5]
         with _UmThread():
             for a in _arvores():
@@ -442,7 +443,7 @@ def sonda_penalidade(aluno, instancias):
     alfa = 0 nas mesmas árvores em que erra com alfa > 0, o erro está na penalidade de comprimento."""
 
     def quebrada():
-        origem = torch.tensor([3, 4, TR.EOS])
+        origem = torch.tensor([3, 4, DA.EOS])
         modelo_de = TR.ITEM.aux["_avaliador_ModeloArvore"]
         for semente, largura, _, _, _ in instancias:
             with _UmThread():
@@ -468,7 +469,7 @@ def confirmacao(aluno, n=3):
     busca do aluno dá a resposta desse modo (as mesmas árvores para todo aluno)."""
 
     def confirmar(modo):
-        origem = torch.tensor([3, 4, TR.EOS])
+        origem = torch.tensor([3, 4, DA.EOS])
         quem = [a for a in _arvores() if a[4][modo] is not None and a[4][modo] != a[3]][:n]
         for semente, largura, alfa, _, erradas in quem:
             obtido = _feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, largura, alfa, FEIXE_N_MAX)

@@ -13,6 +13,7 @@ from autograder.suite import Reprovado, conferir_state_dict, mostrar, tocha, ver
 
 EQ = suite.vizinho(__file__, "equivocos")
 TR = suite.vizinho(__file__, "treino_avaliado")
+DA = suite.vizinho(__file__, "dados")  # tokens, lotes, máscaras e a taxa da cópia
 
 _tensor, _remoto, _x = tocha.tensor, tocha.remoto, tocha.x
 
@@ -119,7 +120,7 @@ def _oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
         e_tgt,
         tgt_mask=~torch.tril(torch.ones(T, T, dtype=torch.bool)),
         src_key_padding_mask=~mo[:, 0, 0, :],
-        tgt_key_padding_mask=tgt == TR.PAD,
+        tgt_key_padding_mask=tgt == DA.PAD,
         memory_key_padding_mask=~mo[:, 0, 0, :],
     )
     return F.linear(saida, sd["saida.weight"], sd["saida.bias"])
@@ -151,22 +152,22 @@ DEC_PASSOS_DO_EXEMPLO = 7  # decodificar_guloso(..., passos_max=7) na verificaç
 
 @torch.no_grad()
 def _decodificar_ref(modelo, src, passos_max, modo="certo"):
-    mo = TR._m_origem(src)
+    mo = DA.m_origem(src)
     memoria = modelo.codificar(src, mo)
     B = src.shape[0]
-    gerados = torch.full((B, 1), TR.BOS, dtype=torch.long)
+    gerados = torch.full((B, 1), DA.BOS, dtype=torch.long)
     terminou = torch.zeros(B, dtype=torch.bool)
     limite = {"passos": passos_max + 1, "passos_do_exemplo": DEC_PASSOS_DO_EXEMPLO}.get(modo, passos_max)
     for _ in range(limite):
         entrada = gerados[:, :1] if modo == "sem_realimentar" else gerados
         if modo == "sem_realimentar":
-            entrada = torch.cat([gerados[:, :1], torch.full((B, gerados.shape[1] - 1), TR.BOS, dtype=torch.long)], 1)
-        logits = modelo.decodificar(memoria, mo, entrada, TR._m_alvo(entrada))
+            entrada = torch.cat([gerados[:, :1], torch.full((B, gerados.shape[1] - 1), DA.BOS, dtype=torch.long)], 1)
+        logits = modelo.decodificar(memoria, mo, entrada, DA.m_alvo(entrada))
         proximo = logits[:, 0 if modo == "primeira" else -1, :].argmax(dim=-1)
         if modo != "sem_pad":
-            proximo = proximo.masked_fill(terminou, TR.PAD)
+            proximo = proximo.masked_fill(terminou, DA.PAD)
         gerados = torch.cat([gerados, proximo[:, None]], dim=1)
-        terminou = terminou | (proximo == TR.EOS)
+        terminou = terminou | (proximo == DA.EOS)
         if modo == "para_no_primeiro" and bool(terminou.any()):
             break
         if modo != "nao_para" and bool(terminou.all()):
@@ -198,16 +199,16 @@ _EQUIVOCOS_MODELO = suite.pares_por_modo(
 
 def _camada(aluno, ref, rng, d=8, h=2, dff=16):
     modelo = ref.CamadaDecoder(d, h, dff).double().eval()
-    sd = TR._aleatorizar(modelo, rng)
+    sd = DA.aleatorizar(modelo, rng)
     return _remoto(aluno, "CamadaDecoder", (d, h, dff), sd), _camada_bib(sd, d, h, dff)
 
 
 def _entradas_camada(rng, B=3, T=5, S=6, d=8):
-    src, _ = TR._lote(rng, B, 2, S - 1)
-    while not bool((src == TR.PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
-        src, _ = TR._lote(rng, B, 2, S - 1)
-    _, tgt = TR._lote(rng, B, 1, T - 2)
-    return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), TR._m_origem(src), TR._m_alvo(tgt)
+    src, _ = DA.lote(rng, B, 2, S - 1)
+    while not bool((src == DA.PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
+        src, _ = DA.lote(rng, B, 2, S - 1)
+    _, tgt = DA.lote(rng, B, 1, T - 2)
+    return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), DA.m_origem(src), DA.m_alvo(tgt)
 
 
 def _saida_camada(camada, x, mem, mo, ma):
@@ -220,9 +221,9 @@ def _saida_camada(camada, x, mem, mo, ma):
 def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     """O Transformer do aluno com camadas de decoder da biblioteca (não depende da CamadaDecoder dele)."""
     aluno.injetar(TR.ITEM.auxiliar)
-    modelo = ref.Transformer(TR.VOCAB, d, h, dff, N, n_max).double().eval()
-    sd = TR._aleatorizar(modelo, rng)
-    remoto = aluno.criar("Transformer", TR.VOCAB, d, h, dff, N, n_max)
+    modelo = ref.Transformer(DA.VOCAB, d, h, dff, N, n_max).double().eval()
+    sd = DA.aleatorizar(modelo, rng)
+    remoto = aluno.criar("Transformer", DA.VOCAB, d, h, dff, N, n_max)
     suite.conferir_estrutura(aluno, remoto, modelo, "Transformer", outros_itens=("decoder.",))
     tocha.trocar_camadas(aluno, remoto, "decoder", N, (d, h, dff), "CamadaDecoder")
     remoto.metodo("double", guardar=True)
@@ -238,7 +239,7 @@ def _logits(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
 
 def _roteiro(aluno):
     aluno.injetar(TR.ITEM.auxiliar)
-    return aluno.criar("_avaliador_ModeloRoteiro", TR.VOCAB), TR.ITEM.aux["_avaliador_ModeloRoteiro"](TR.VOCAB)
+    return aluno.criar("_avaliador_ModeloRoteiro", DA.VOCAB), TR.ITEM.aux["_avaliador_ModeloRoteiro"](DA.VOCAB)
 
 
 def _decodificar_do_aluno(aluno, remoto, src, passos_max):

@@ -35,6 +35,7 @@ from autograder.suite import sondas as S
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
+DA = suite.vizinho(__file__, "dados")  # tokens, lotes, máscaras e a taxa da cópia
 ORC = suite.vizinho(__file__, "oraculos")  # nn.Transformer*, as versões erradas e o laço guloso
 FX = suite.vizinho(__file__, "feixe")  # a busca em feixe de referência e as árvores
 TREINO = TR.ITEM
@@ -64,9 +65,9 @@ def _mascara(aluno, nome, entrada):
 @item("teste_mascaras", pontos=0.75)
 def test_mascara_origem_marca_os_tokens_reais(aluno, rng):
     """máscara da origem: bool (B, 1, 1, S), True nos tokens reais"""
-    src, _ = TR._lote(rng, 5, 2, 7)
+    src, _ = DA.lote(rng, 5, 2, 7)
     m = _mascara(aluno, "mascara_origem", src)
-    certa = TR._m_origem(src)
+    certa = DA.m_origem(src)
     if tuple(m.shape) == tuple(src.shape):
         verificar(False, EQ.ORIGEM_SEM_EIXOS.mensagem, EQ.ORIGEM_SEM_EIXOS)
     if tuple(m.shape) == tuple(certa.shape) and torch.equal(m, ~certa):
@@ -76,15 +77,15 @@ def test_mascara_origem_marca_os_tokens_reais(aluno, rng):
 
 
 def _diagnosticar_alvo(m, tgt):
-    certa = TR._m_alvo(tgt)
+    certa = DA.m_alvo(tgt)
     T = tgt.shape[1]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
-    pad = (tgt != TR.PAD)[:, None, None, :]
+    pad = (tgt != DA.PAD)[:, None, None, :]
     variantes = [
         (EQ.ALVO_CONVENCAO_MHA, ~certa),
         (EQ.ALVO_SEM_CAUSAL, pad.expand_as(certa)),
         (EQ.ALVO_SEM_PADDING, causal.expand_as(certa)),
-        (EQ.ALVO_PADDING_CONSULTAS, (tgt != TR.PAD)[:, None, :, None] & causal),
+        (EQ.ALVO_PADDING_CONSULTAS, (tgt != DA.PAD)[:, None, :, None] & causal),
         (EQ.ALVO_SEM_DIAGONAL, pad & torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-1)),
     ]
     for eq, var in variantes:
@@ -98,9 +99,9 @@ def _diagnosticar_alvo(m, tgt):
 @item("teste_mascaras", pontos=0.75)
 def test_mascara_alvo_causal_e_padding(aluno, rng):
     """máscara do alvo: causal E padding, bool (B, 1, T, T)"""
-    _, tgt = TR._lote(rng, 6, 1, 7)
+    _, tgt = DA.lote(rng, 6, 1, 7)
     m = _mascara(aluno, "mascara_alvo", tgt)
-    certa = TR._m_alvo(tgt)
+    certa = DA.m_alvo(tgt)
     if tuple(m.shape) != tuple(certa.shape):
         _diagnosticar_alvo(m, tgt)
         raise Reprovado(
@@ -115,10 +116,10 @@ def test_mascara_alvo_causal_e_padding(aluno, rng):
 def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
     """máscara do alvo: sem PAD, vira a causal (inclui T = 1)"""
     for T in (1, 4):
-        tgt = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=(2, T)))
-        tgt[:, 0] = TR.BOS
+        tgt = torch.from_numpy(rng.integers(DA.PRIMEIRO, DA.VOCAB, size=(2, T)))
+        tgt[:, 0] = DA.BOS
         m = _mascara(aluno, "mascara_alvo", tgt)
-        certa = TR._m_alvo(tgt)
+        certa = DA.m_alvo(tgt)
         if tuple(m.shape) != tuple(certa.shape) or not torch.equal(m, certa):
             _diagnosticar_alvo(m, tgt) if tuple(m.shape)[-2:] == (T, T) else None
             raise Reprovado(f"Sem PAD, mascara_alvo deve ser a causal de forma (B, 1, {mostrar(T)}, {mostrar(T)}).")
@@ -177,7 +178,7 @@ def test_camada_nao_espia_o_futuro(aluno, ref, rng):
     B, T, S, d = 2, 6, 5, 8
     x, mem = _x(rng, B, T, d), _x(rng, B, S, d)
     mo = torch.ones(B, 1, 1, S, dtype=torch.bool)
-    ma = TR._m_alvo(torch.ones(B, T, dtype=torch.long))
+    ma = DA.m_alvo(torch.ones(B, T, dtype=torch.long))
     y = ORC._saida_camada(camada, x, mem, mo, ma)
     suite.exigir_que_transforme(y, x, "CamadaDecoder.forward")  # zeros (ou x) também não espiam o futuro
     for t in (0, 2, 4):
@@ -214,8 +215,8 @@ def test_camada_estrutura(aluno, ref):
 def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
     """Transformer: confere com nn.Transformer (pesos copiados, padding na origem e no alvo)"""
     remoto, modelo, sd = ORC._transformer(aluno, ref, rng)
-    src, tgt = TR._lote(rng, 4, 2, 8)
-    mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
+    src, tgt = DA.lote(rng, 4, 2, 8)
+    mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
     obtido = ORC._logits(remoto, src, tgt, mo, ma)
     esperado = ORC._oraculo_nn_transformer(sd, src, tgt, mo, ma, 16, 4, 32, 2)
     comparar(
@@ -235,12 +236,12 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
 def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     """Transformer: trocar os tokens nas posições PAD da origem (mesma máscara) não muda nada"""
     remoto, _, _ = ORC._transformer(aluno, ref, rng)
-    src, tgt = TR._lote(rng, 4, 2, 8)
-    mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
+    src, tgt = DA.lote(rng, 4, 2, 8)
+    mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
     y = ORC._logits(remoto, src, tgt, mo, ma)
     suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
     lixo = src.clone()
-    lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=int((~mo).sum())))
+    lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(DA.PRIMEIRO, DA.VOCAB, size=int((~mo).sum())))
     verificar(
         torch.allclose(ORC._logits(remoto, lixo, tgt, mo, ma), y, atol=1e-8),
         EQ.MODELO_ENCODER_SEM_MASCARA.mensagem,
@@ -253,14 +254,14 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
 def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
     """Transformer: os logits da posição t não dependem do alvo depois de t"""
     remoto, _, _ = ORC._transformer(aluno, ref, rng)
-    src, tgt = TR._lote(rng, 3, 6, 6)
-    mo = TR._m_origem(src)
-    y = ORC._logits(remoto, src, tgt, mo, TR._m_alvo(tgt))
+    src, tgt = DA.lote(rng, 3, 6, 6)
+    mo = DA.m_origem(src)
+    y = ORC._logits(remoto, src, tgt, mo, DA.m_alvo(tgt))
     suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes também não espiam o futuro
     for t in (1, 3):
         outro = tgt.clone()
-        outro[:, t + 1 :] = torch.from_numpy(rng.integers(TR.PRIMEIRO, TR.VOCAB, size=outro[:, t + 1 :].shape))
-        z = ORC._logits(remoto, src, outro, mo, TR._m_alvo(outro))
+        outro[:, t + 1 :] = torch.from_numpy(rng.integers(DA.PRIMEIRO, DA.VOCAB, size=outro[:, t + 1 :].shape))
+        z = ORC._logits(remoto, src, outro, mo, DA.m_alvo(outro))
         verificar(
             torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8),
             "Os logits de uma posição mudaram quando só o alvo DEPOIS dela mudou: repasse m_alvo às camadas "
@@ -272,8 +273,8 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
 def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     """Transformer: forward = decodificar(codificar(src)); memória (B, S, d_model)"""
     remoto, modelo, _ = ORC._transformer(aluno, ref, rng)
-    src, tgt = TR._lote(rng, 3, 2, 6)
-    mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
+    src, tgt = DA.lote(rng, 3, 2, 6)
+    mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
     memoria = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
     verificar(
         tuple(memoria.shape) == (3, src.shape[1], 16),
@@ -309,7 +310,7 @@ def _comprimentos(src):
     """Número de símbolos antes do primeiro EOS (ou -1 se não houver EOS)."""
     out = []
     for linha in src.tolist():
-        out.append(linha.index(TR.EOS) if TR.EOS in linha else -1)
+        out.append(linha.index(DA.EOS) if DA.EOS in linha else -1)
     return np.array(out)
 
 
@@ -344,7 +345,7 @@ def test_dados_formato_da_copia(aluno, rng):
         f"src deve ter forma (n, L + 1) = {mostrar((n, L + 1))}, com L = maior comprimento do lote; veio {mostrar(tuple(src.shape))}.",
     )
     verificar(
-        tuple(tgt.shape) == (n, L + 2) and bool((tgt[:, 0] == TR.BOS).all()) and torch.equal(tgt[:, 1:], src),
+        tuple(tgt.shape) == (n, L + 2) and bool((tgt[:, 0] == DA.BOS).all()) and torch.equal(tgt[:, 1:], src),
         EQ.DADOS_SEM_BOS.mensagem,
         EQ.DADOS_SEM_BOS,
     )
@@ -352,12 +353,12 @@ def test_dados_formato_da_copia(aluno, rng):
         c = comps[b]
         simbolos = src[b, :c]
         verificar(
-            bool(((simbolos >= TR.PRIMEIRO) & (simbolos < TR.VOCAB)).all()),
+            bool(((simbolos >= DA.PRIMEIRO) & (simbolos < DA.VOCAB)).all()),
             EQ.DADOS_SIMBOLOS.mensagem,
             EQ.DADOS_SIMBOLOS,
         )
         verificar(
-            bool((src[b, c + 1 :] == TR.PAD).all()),
+            bool((src[b, c + 1 :] == DA.PAD).all()),
             "Depois do EOS, src deve ter só PAD (e tgt também).",
         )
     _exigir_comprimentos_lidos(comps, 3, 9)
@@ -397,11 +398,11 @@ def test_dados_comprimentos_uniformes(aluno, rng):
         f"Os comprimentos não parecem uniformes em 2..6 (contagens {mostrar(contagem.tolist())} em {mostrar(n)} sequências).",
     )
     simbolos = torch.cat([src[b, : comps[b]] for b in range(200)]).numpy()
-    freq = np.bincount(simbolos, minlength=TR.VOCAB)[TR.PRIMEIRO :]
+    freq = np.bincount(simbolos, minlength=DA.VOCAB)[DA.PRIMEIRO :]
     verificar(freq.min() > 0, "Nem todos os símbolos PRIMEIRO_SIMBOLO..VOCAB - 1 aparecem: sorteie até VOCAB - 1.")
     todos = torch.cat([src[b, : comps[b]] for b in range(n)]).numpy()
-    freq = np.bincount(todos, minlength=TR.VOCAB)[TR.PRIMEIRO :]
-    esperado = len(todos) / (TR.VOCAB - TR.PRIMEIRO)  # ~800 por símbolo; o desvio é ~30
+    freq = np.bincount(todos, minlength=DA.VOCAB)[DA.PRIMEIRO :]
+    esperado = len(todos) / (DA.VOCAB - DA.PRIMEIRO)  # ~800 por símbolo; o desvio é ~30
     verificar(
         freq.min() > 0.75 * esperado and freq.max() < 1.25 * esperado,
         f"{EQ.DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {mostrar(freq.tolist())} em {mostrar(len(todos))} símbolos)",
@@ -436,11 +437,11 @@ def _perda_do_aluno(aluno, logits, alvo):
     raise Reprovado(f"perda_copia deve devolver um tensor escalar; veio {mostrar(type(valor).__name__)}.")
 
 
-def _logits_alvo(rng, B=4, T=7, V=TR.VOCAB):
+def _logits_alvo(rng, B=4, T=7, V=DA.VOCAB):
     logits = torch.from_numpy(2.0 * rng.standard_normal((B, T, V)))
-    _, tgt = TR._lote(rng, B, 1, T - 2)
+    _, tgt = DA.lote(rng, B, 1, T - 2)
     alvo = tgt[:, 1:]
-    alvo = F.pad(alvo, (0, T - alvo.shape[1]), value=TR.PAD)[:, :T]
+    alvo = F.pad(alvo, (0, T - alvo.shape[1]), value=DA.PAD)[:, :T]
     return logits, alvo
 
 
@@ -451,13 +452,13 @@ def test_perda_ignora_o_pad(aluno, rng):
     logits, alvo = _logits_alvo(rng)
     obtido = _perda_do_aluno(aluno, logits, alvo)
     exigir_entradas_intactas(aluno, "perda_copia", ["logits", "alvo"])
-    plano, rotulos = logits.reshape(-1, TR.VOCAB), alvo.reshape(-1)
-    esperado = float(F.cross_entropy(plano, rotulos, ignore_index=TR.PAD))
+    plano, rotulos = logits.reshape(-1, DA.VOCAB), alvo.reshape(-1)
+    esperado = float(F.cross_entropy(plano, rotulos, ignore_index=DA.PAD))
     equivocos = [
         (EQ.PERDA_COM_PAD, float(F.cross_entropy(plano, rotulos))),
-        (EQ.PERDA_SOMA, float(F.cross_entropy(plano, rotulos, ignore_index=TR.PAD, reduction="sum"))),
+        (EQ.PERDA_SOMA, float(F.cross_entropy(plano, rotulos, ignore_index=DA.PAD, reduction="sum"))),
         (EQ.PERDA_SOMA, float(F.cross_entropy(plano, rotulos, reduction="sum"))),
-        (EQ.PERDA_SOFTMAX, float(F.cross_entropy(plano.softmax(-1), rotulos, ignore_index=TR.PAD))),
+        (EQ.PERDA_SOFTMAX, float(F.cross_entropy(plano.softmax(-1), rotulos, ignore_index=DA.PAD))),
     ]
     comparar(np.array(obtido), np.array(esperado), "a perda", atol=1e-9, rtol=1e-7, equivocos=equivocos)
 
@@ -471,10 +472,10 @@ def test_perda_nao_depende_dos_logits_do_pad(aluno, rng):
     # Portão: uma perda constante (devolver 0) também "não depende dos logits do PAD"; a perda tem de
     # mudar quando mudam os logits dos tokens reais.
     reais = logits.clone()
-    reais[alvo != TR.PAD] += torch.from_numpy(3.0 * rng.standard_normal((int((alvo != TR.PAD).sum()), TR.VOCAB)))
+    reais[alvo != DA.PAD] += torch.from_numpy(3.0 * rng.standard_normal((int((alvo != DA.PAD).sum()), DA.VOCAB)))
     suite.exigir_que_responda([base, _perda_do_aluno(aluno, reais, alvo)], "perda_copia")
     outros = logits.clone()
-    outros[alvo == TR.PAD] += torch.from_numpy(5.0 * rng.standard_normal((int((alvo == TR.PAD).sum()), TR.VOCAB)))
+    outros[alvo == DA.PAD] += torch.from_numpy(5.0 * rng.standard_normal((int((alvo == DA.PAD).sum()), DA.VOCAB)))
     verificar(
         math.isclose(_perda_do_aluno(aluno, outros, alvo), base, rel_tol=1e-9, abs_tol=1e-9),
         EQ.PERDA_COM_PAD.mensagem,
@@ -508,18 +509,18 @@ def test_taxa_aquecimento_e_queda(aluno, rng):
     aq += aq >= TAXA_DO_EXEMPLO["aquecimento"]  # 5..19, nunca o aquecimento = 10 da verificação visível
     passos = sorted({0, 1, aq - 2, aq - 1, aq, aq + 1, total // 2, total - 2, total - 1})
     obtido = _taxas_do_aluno(aluno, pico, aq, total, passos)
-    esperado = np.array([TR._taxa_ref(p, pico, aq, total) for p in passos])
+    esperado = np.array([DA.taxa_ref(p, pico, aq, total) for p in passos])
     noam = np.array([(aq * pico) ** 0 * min((p + 1) ** -0.5, (p + 1) * aq**-1.5) for p in passos])
     equivocos = [
-        (EQ.TAXA_SEM_AQUECIMENTO, np.array([pico if p < aq else TR._taxa_ref(p, pico, aq, total) for p in passos])),
+        (EQ.TAXA_SEM_AQUECIMENTO, np.array([pico if p < aq else DA.taxa_ref(p, pico, aq, total) for p in passos])),
         (EQ.TAXA_SEM_AQUECIMENTO, np.array([pico] * len(passos))),
-        (EQ.TAXA_DESLOCADA, np.array([pico * p / aq if p < aq else TR._taxa_ref(p, pico, aq, total) for p in passos])),
-        (EQ.TAXA_SEM_QUEDA, np.array([TR._taxa_ref(p, pico, aq, total) if p < aq else pico for p in passos])),
+        (EQ.TAXA_DESLOCADA, np.array([pico * p / aq if p < aq else DA.taxa_ref(p, pico, aq, total) for p in passos])),
+        (EQ.TAXA_SEM_QUEDA, np.array([DA.taxa_ref(p, pico, aq, total) if p < aq else pico for p in passos])),
         (EQ.TAXA_NOAM, noam),
     ]
     for nome, valor in TAXA_DO_EXEMPLO.items():  # um argumento fixo no valor da verificação visível
         args = {"pico": pico, "aquecimento": aq, "total": total, nome: valor}
-        taxas = [TR._taxa_ref(p, args["pico"], args["aquecimento"], args["total"]) for p in passos]
+        taxas = [DA.taxa_ref(p, args["pico"], args["aquecimento"], args["total"]) for p in passos]
         equivocos.append((suite.CONSTANTE_DO_EXEMPLO, np.array(taxas)))
     _comparar_taxas(obtido, esperado, passos, aq, "as taxas", equivocos)
 
@@ -547,7 +548,7 @@ def _comparar_taxas(obtido, esperado, passos, aq, nome, equivocos=()):
 def test_taxa_sem_aquecimento_longo(aluno):
     """taxa: aquecimento de 1 passo começa no pico; nunca negativa nem zero dentro do treino"""
     obtido = _taxas_do_aluno(aluno, 0.01, 1, 10, range(10))
-    esperado = np.array([TR._taxa_ref(p, 0.01, 1, 10) for p in range(10)])
+    esperado = np.array([DA.taxa_ref(p, 0.01, 1, 10) for p in range(10)])
     _comparar_taxas(obtido, esperado, range(10), 1, "as taxas com aquecimento = 1")
 
 
@@ -572,9 +573,9 @@ def test_treino_desloca_entrada_e_alvo(aluno, rng):
             "A entrada do decoder no treino deve ser tgt[:, :-1] (começa no BOS, sem o último token).",
         )
         perda = float(hist["perda"][k])
-        certas = [TR._perda_espiao(chamada, tgt[:, 1:]), TR._perda_espiao(chamada, tgt[:, 1:], contar_pad=True)]
+        certas = [TR.perda_espiao(chamada, tgt[:, 1:]), TR.perda_espiao(chamada, tgt[:, 1:], contar_pad=True)]
         if not any(math.isclose(perda, c, rel_tol=1e-6, abs_tol=1e-8) for c in certas):
-            erradas = [TR._perda_espiao(chamada, entrada), TR._perda_espiao(chamada, entrada, contar_pad=True)]
+            erradas = [TR.perda_espiao(chamada, entrada), TR.perda_espiao(chamada, entrada, contar_pad=True)]
             if any(math.isclose(perda, c, rel_tol=1e-6, abs_tol=1e-8) for c in erradas):
                 raise Reprovado(EQ.TREINO_SEM_DESLOCAR.mensagem, EQ.TREINO_SEM_DESLOCAR)
             raise Reprovado(
@@ -594,7 +595,7 @@ def test_treino_usa_as_mascaras(aluno, rng):
         verificar(
             isinstance(mo, torch.Tensor)
             and tuple(mo.shape) == (src.shape[0], 1, 1, src.shape[1])
-            and torch.equal(mo, TR._m_origem(src)),
+            and torch.equal(mo, DA.m_origem(src)),
             "O modelo deve receber a máscara da origem, mascara_origem(src), como terceiro argumento.",
         )
         if not isinstance(ma, torch.Tensor) or ma.dtype != torch.bool:
@@ -607,7 +608,7 @@ def test_treino_usa_as_mascaras(aluno, rng):
         verificar(not bool(cheia.triu(diagonal=1).any()), EQ.TREINO_SEM_CAUSAL.mensagem, EQ.TREINO_SEM_CAUSAL)
         if tuple(chamada["tgt"].shape) == tuple(entrada.shape):
             verificar(
-                torch.equal(cheia, TR._m_alvo(entrada)),
+                torch.equal(cheia, DA.m_alvo(entrada)),
                 "A máscara do alvo no treino deve ser mascara_alvo(entrada), da entrada do decoder.",
             )
 
@@ -619,7 +620,7 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
     pico, aq, passos = TR.ESPIAO["pico"], TR.ESPIAO["aquecimento"], TR.ESPIAO["passos"]
     extra, _, hist, chamadas = TREINO.espiar(aluno, rng)
     taxas = np.array([float(t) for t in hist["taxa"]])
-    esperadas = np.array([TR._taxa_ref(p, pico, aq, passos) for p in range(passos)])
+    esperadas = np.array([DA.taxa_ref(p, pico, aq, passos) for p in range(passos)])
     if not np.allclose(taxas, esperadas, rtol=1e-9, atol=1e-12):
         if np.isclose(taxas[0], pico):
             raise Reprovado(EQ.TREINO_SEM_AQUECIMENTO.mensagem, EQ.TREINO_SEM_AQUECIMENTO)
@@ -658,7 +659,7 @@ test_treino_decodifica_ao_menos_90_por_cento = TREINO.teste_de_faixa(2)
 def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
     """decodificação: confere com o laço guloso de referência num lote com comprimentos variados"""
     remoto, modelo = ORC._roteiro(aluno)
-    src, _ = TR._lote(rng, 6, 2, 7)
+    src, _ = DA.lote(rng, 6, 2, 7)
     obtido = ORC._decodificar_do_aluno(aluno, remoto, src, src.shape[1] + 2)
     ORC._conferir_decodificacao(obtido, modelo, src, src.shape[1] + 2)
     verificar(
@@ -671,9 +672,9 @@ def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
 def test_decodificacao_para_e_completa_com_pad(aluno, rng):
     """decodificação: PAD depois do EOS e parada quando todas terminam"""
     remoto, modelo = ORC._roteiro(aluno)
-    src, _ = TR._lote(rng, 5, 1, 6)
-    src[0] = TR.PAD
-    src[0, :2] = torch.tensor([4, TR.EOS])  # uma sequência curtíssima termina bem antes das outras
+    src, _ = DA.lote(rng, 5, 1, 6)
+    src[0] = DA.PAD
+    src[0, :2] = torch.tensor([4, DA.EOS])  # uma sequência curtíssima termina bem antes das outras
     obtido = ORC._decodificar_do_aluno(aluno, remoto, src, 30)
     ORC._conferir_decodificacao(obtido, modelo, src, 30)
 
@@ -683,7 +684,7 @@ def test_decodificacao_para_e_completa_com_pad(aluno, rng):
 def test_decodificacao_respeita_passos_max(aluno, rng):
     """decodificação: para em passos_max mesmo sem EOS; passos_max = 1 gera um token"""
     remoto, modelo = ORC._roteiro(aluno)
-    src, _ = TR._lote(rng, 3, 6, 8)
+    src, _ = DA.lote(rng, 3, 6, 8)
     for passos in (3, 1):
         obtido = ORC._decodificar_do_aluno(aluno, remoto, src, passos)
         ORC._conferir_decodificacao(obtido, modelo, src, passos)
@@ -709,7 +710,7 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
         obtidos.append(FX._feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
         descricoes.append(f"modelo de cópia, origem {mostrar(origem.tolist())}, largura 1, alfa {mostrar(alfa)}")
     semente = FX._arvores()[int(rng.integers(len(FX._arvores())))][0]
-    origem = torch.tensor([3, 4, TR.EOS])
+    origem = torch.tensor([3, 4, DA.EOS])
     certas.append(FX._guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
     obtidos.append(FX._feixe_do_aluno(aluno, FX._arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída, largura 1, alfa 0.6")
@@ -781,7 +782,7 @@ def _sondas_perda(aluno):
 
     def media_por_exemplo():
         obtido = _perda_do_aluno(aluno, logits, alvo)
-        por_linha = [float(F.cross_entropy(logits[b], alvo[b], ignore_index=TR.PAD)) for b in range(alvo.shape[0])]
+        por_linha = [float(F.cross_entropy(logits[b], alvo[b], ignore_index=DA.PAD)) for b in range(alvo.shape[0])]
         return math.isclose(float(obtido), sum(por_linha) / len(por_linha), rel_tol=1e-7)
 
     return [

@@ -93,3 +93,7 @@ class _avaliador_ModeloAcuracia(_avaliador_nn.Module):
         return logits
 '''
 )
+
+# O mesmo código, carregado no processo confiável (oráculos, substituto do treino de referência).
+LOCAL: dict = {}
+exec(compile(CODIGO, "<auxiliares 07>", "exec"), LOCAL)

@@ -1,9 +1,10 @@
 """Catálogo de equívocos da suíte 07-vit: o código e a mensagem que o aluno lê quando a saída dele bate
 com a de um erro conhecido e, em ``modos``, as versões erradas dos oráculos que o produzem. Os do laço que
-toda aula de treino compartilha (``TREINO_SEM_ZERAR``, ``TREINO_OTIMIZADOR_RECRIADO``) vêm de
+toda aula de treino compartilha (``TREINO_SEM_ZERAR``, ``TREINO_OTIMIZADOR_RECRIADO``, ``TREINO_DIVERGIU``) vêm de
 ``autograder.suite.espiao``."""
 
 from autograder.suite import Equivoco
+from autograder.suite.espiao import TREINO_DIVERGIU as TREINO_DIVERGIU
 from autograder.suite.espiao import TREINO_OTIMIZADOR_RECRIADO as TREINO_OTIMIZADOR_RECRIADO
 from autograder.suite.espiao import TREINO_SEM_EVAL as TREINO_SEM_EVAL
 from autograder.suite.espiao import TREINO_SEM_ZERAR as TREINO_SEM_ZERAR
@@ -210,13 +211,6 @@ TREINO_IGNORA_PASSOS = Equivoco(
     "primeiros (por exemplo, for passo, (imagens, rotulos) in zip(range(passos), lotes)).",
     titulo="Treino ignora passos",
     para_instrutor="O aluno consumiu todos os lotes recebidos, ignorando o argumento passos.",
-    secao="Código Comentado",
-)
-TREINO_DIVERGIU = Equivoco(
-    "treino-divergiu",
-    "O treino divergiu (perda nan, infinita ou crescendo no fim). Confira a taxa e a perda.",
-    titulo="Treino divergiu",
-    para_instrutor="O treino do aluno divergiu: confira a taxa e a perda.",
     secao="Código Comentado",
 )
 

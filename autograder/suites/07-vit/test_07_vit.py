@@ -131,7 +131,7 @@ H_DO_EXEMPLO = 4  # CamadaEncoderPreNorma(16, 4, 32) na verificação visível
 
 def _camada(aluno, ref, rng, d=8, h=2, dff=16):
     modelo = ref.CamadaEncoderPreNorma(d, h, dff).double().eval()
-    sd = TR._aleatorizar(modelo, rng)
+    sd = TR.aleatorizar(modelo, rng)
     return _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd), ORC._camada_bib(sd, d, h, dff)
 
 
@@ -247,7 +247,7 @@ def _vit(aluno, ref, rng):
     """O ViT do aluno com camadas de encoder da biblioteca (não depende da CamadaEncoderPreNorma dele)."""
     aluno.injetar(TR.ITEM.auxiliar)
     modelo = ref.ViT(*_args_vit()).double()
-    sd = TR._aleatorizar(modelo, rng)
+    sd = TR.aleatorizar(modelo, rng)
     remoto = aluno.criar("ViT", *_args_vit())
     args_da_camada = (VIT["d_model"], VIT["h"], VIT["d_ff"])
     tocha.trocar_camadas(aluno, remoto, "camadas", VIT["n_camadas"], args_da_camada, "CamadaEncoderPreNorma")
@@ -452,7 +452,7 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     """treino: a cada passo, o otimizador usa taxa_cosseno(passo, taxa, passos), e o histórico a registra"""
     passos, taxa = TR.ESPIAO["passos"], TR.ESPIAO["taxa"]
     extra, _, hist, _ = TREINO.espiar(aluno, rng)
-    esperadas = np.array([TR._taxa_ref(p, taxa, passos) for p in range(passos)])
+    esperadas = np.array([TR.taxa_ref(p, taxa, passos) for p in range(passos)])
     usadas = np.array(extra["taxas"], dtype=np.float64)
     verificar(len(usadas) >= 1, "O laço de treino não deu nenhum passo do otimizador (otimizador.step()).")
     if len(usadas) != passos or not np.allclose(usadas, esperadas, rtol=1e-9, atol=1e-12):

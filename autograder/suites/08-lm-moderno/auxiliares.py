@@ -248,3 +248,8 @@ class _avaliador_LMCache(_avaliador_LMBiblioteca):
         raise RuntimeError(_AVALIADOR_SEM_PASSADA)
 '''
 )
+
+
+# O mesmo código, carregado no processo confiável (oráculos, substituto e trocas do treino de referência).
+LOCAL: dict = {}
+exec(compile(CODIGO, "<auxiliares 08>", "exec"), LOCAL)

@@ -18,8 +18,7 @@ from autograder.suite import mostrar, pasta_da_fonte, referencia_da_atividade, s
 SLUG = "08-lm-moderno"
 
 AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
-AUX: dict = {}
-exec(compile(AUXILIAR, "<auxiliares 08>", "exec"), AUX)
+AUX: dict = suite.vizinho(__file__, "auxiliares").LOCAL  # o mesmo código, carregado neste processo
 
 
 DT = torch.float64

@@ -39,7 +39,8 @@ DEPENDENCIAS = {
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos, por item
 ORC = suite.vizinho(__file__, "oraculos")  # as referências e as versões erradas conhecidas
-TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino e o espião do laço
+TREINO = suite.vizinho(__file__, "treino_avaliado").ITEM  # o item de treino
+LACO = suite.vizinho(__file__, "laco")  # o espião do laço treinar_lm
 CF = suite.vizinho(__file__, "conferencias")  # como se chama e confere o código do aluno
 PR = suite.vizinho(__file__, "promessas")  # as sondas: as promessas do enunciado (issue #38)
 
@@ -677,41 +678,20 @@ def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
 @suite.tempo_limite(60)
 def test_treino_janelas_do_texto_e_entropia_cruzada(aluno):
     """treino: janelas de `contexto` tokens seguidos, alvo deslocado de um token e a perda de cada passo"""
-    TR.conferir_janelas_e_perda(aluno)
+    LACO.conferir_janelas_e_perda(TREINO.espiar(aluno, None))
 
 
 @item("teste_treino", pontos=0.25)
 @suite.tempo_limite(60)
 def test_treino_cronograma_recorte_e_gerador(aluno):
     """treino: a taxa do cronograma em cada passo, o recorte entre backward e step, e as janelas do gerador"""
-    TR.conferir_cronograma_recorte_e_gerador(aluno)
+    LACO.conferir_cronograma_recorte_e_gerador(TREINO.espiar(aluno, None))
 
 
 # ======================================================================= treino: de verdade
-
-
-@item("teste_treino", pontos=0.5)
-@suite.tempo_limite(TR.TREINO_PRAZO)
-@suite.faixa(0)
-def test_treino_perplexidade_ate_150(aluno, ref):
-    """treino: perplexidade de validação ≤ 150 (o vocabulário tem 320 tokens)"""
-    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[0], aluno)
-
-
-@item("teste_treino", pontos=0.5)
-@suite.tempo_limite(TR.TREINO_PRAZO)
-@suite.faixa(1)
-def test_treino_perplexidade_ate_95(aluno, ref):
-    """treino: perplexidade de validação ≤ 95"""
-    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[1], aluno)
-
-
-@item("teste_treino", pontos=0.75)
-@suite.tempo_limite(TR.TREINO_PRAZO)
-@suite.faixa(2)
-def test_treino_perplexidade_ate_75(aluno, ref):
-    """treino: perplexidade de validação ≤ 75"""
-    TR._conferir_faixa(TR._treino_avaliado(aluno, ref), TR.FAIXAS[2], aluno)
+test_treino_perplexidade_ate_150 = TREINO.teste_de_faixa(0)
+test_treino_perplexidade_ate_95 = TREINO.teste_de_faixa(1)
+test_treino_perplexidade_ate_75 = TREINO.teste_de_faixa(2)
 
 
 # ======================================================================= cache KV sob RoPE

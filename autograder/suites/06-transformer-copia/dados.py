@@ -1,0 +1,46 @@
+"""Os dados da tarefa de cópia (06), sorteados do mesmo jeito pela suíte, pelo item de treino, pelos benchmarks e
+pelas ferramentas de qualidade: tokens especiais, lotes (src, tgt), máscaras de referência, a taxa do cronograma
+e os pesos sorteados das conferências."""
+
+import numpy as np
+import torch
+
+from autograder.suite import tocha
+
+PAD, BOS, EOS, PRIMEIRO = 0, 1, 2, 3
+VOCAB = 13
+
+
+def aleatorizar(modulo, rng, escala=0.4):
+    """Parâmetros de ``modulo`` (float64) sorteados do rng; o ``pe`` (tabela senoidal) fica como está."""
+    especiais = [(tocha.contem("embedding"), 0.3)]
+    return tocha.aleatorizar(modulo, rng, escala, especiais=especiais, manter=lambda n: n.split(".")[-1] == "pe")
+
+
+def lote(rng, B, comp_min, comp_max, vocab=VOCAB):
+    """(src, tgt) no formato da atividade, sorteados no processo confiável."""
+    comps = rng.integers(comp_min, comp_max + 1, size=B)
+    L = int(comps.max())
+    simbolos = rng.integers(PRIMEIRO, vocab, size=(B, L))
+    src = np.full((B, L + 1), PAD, dtype=np.int64)
+    src[:, :L] = np.where(np.arange(L)[None, :] < comps[:, None], simbolos, PAD)
+    src[np.arange(B), comps] = EOS
+    tgt = np.concatenate([np.full((B, 1), BOS, dtype=np.int64), src], axis=1)
+    return torch.from_numpy(src), torch.from_numpy(tgt)
+
+
+def lotes(rng, n_lotes, B, cmin, cmax, vocab=VOCAB):
+    return [lote(rng, B, cmin, cmax, vocab) for _ in range(n_lotes)]
+
+
+def m_origem(src):
+    return (src != PAD)[:, None, None, :]
+
+
+def m_alvo(tgt):
+    T = tgt.shape[1]
+    return (tgt != PAD)[:, None, None, :] & torch.tril(torch.ones(T, T, dtype=torch.bool))
+
+
+def taxa_ref(p, pico, aq, total):
+    return pico * (p + 1) / aq if p < aq else pico * (total - p) / (total - aq)

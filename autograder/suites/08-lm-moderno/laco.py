@@ -1,0 +1,197 @@
+"""O espião do laço ``treinar_lm`` da 08 (``rodar_espiao``, que o ``ITEM`` de ``treino_avaliado.py`` roda uma vez
+por submissão) e o que os testes do laço conferem no que ele registrou: janelas, alvo e perda, cronograma,
+recorte e gerador."""
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from autograder import suite
+from autograder.suite import Reprovado, mostrar, verificar
+
+EQ = suite.vizinho(__file__, "equivocos")
+ORC = suite.vizinho(__file__, "oraculos")
+
+
+ESPIAO = {
+    "vocab": 40,
+    "n": 300,
+    "passos": 8,
+    "lote": 3,
+    "contexto": 5,
+    "taxa_max": 0.05,
+    "taxa_min": 0.005,
+    "aquecimento": 3,
+    "norma_max": 0.5,
+    "wd": 0.1,
+}
+
+
+def _ids_espiao():
+    """Uma sequência em que toda janela de 5 tokens é única: dá para saber de onde veio cada janela."""
+    gerador = np.random.default_rng(20261205)
+    while True:
+        ids = gerador.integers(0, ESPIAO["vocab"], ESPIAO["n"])
+        janelas = {tuple(ids[i : i + ESPIAO["contexto"]]) for i in range(len(ids) - ESPIAO["contexto"] + 1)}
+        if len(janelas) == len(ids) - ESPIAO["contexto"] + 1:
+            return torch.from_numpy(ids).long()
+
+
+def _rodar_espiao(aluno, semente):
+    e = ESPIAO
+    aluno.injetar(ORC.AUXILIAR)
+    espiao = aluno.criar("_avaliador_EspiaoLM", e["vocab"], e["vocab"])
+    ids = _ids_espiao()
+    perdas = aluno.chamar(
+        "_avaliador_treinar_com_a_biblioteca",
+        espiao,
+        ids,
+        e["passos"],
+        e["lote"],
+        e["contexto"],
+        e["taxa_max"],
+        e["taxa_min"],
+        e["aquecimento"],
+        e["norma_max"],
+        e["wd"],
+        semente,
+    )
+    chamadas = espiao.ler("chamadas")
+    extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas")}
+    return perdas, chamadas, extra
+
+
+def rodar_espiao(aluno, _rng=None):
+    """O treinar_lm do aluno com o espião, três vezes (sementes 1, 1 e 2: o gerador é mesmo usado?)."""
+    return [_rodar_espiao(aluno, s) for s in (1, 1, 2)]
+
+
+def _janelas_vistas(chamadas):
+    return [c["ids"] for c in chamadas]
+
+
+def _onde(ids, janela):
+    n = len(janela)
+    for inicio in range(len(ids) - n + 1):
+        if torch.equal(ids[inicio : inicio + n], janela):
+            return inicio
+    return None
+
+
+def _conferir_basico_do_espiao(perdas, chamadas):
+    e = ESPIAO
+    if not isinstance(perdas, list | tuple) or not all(isinstance(p, int | float) for p in perdas):
+        raise Reprovado(
+            f"treinar_lm deve devolver a lista das perdas (floats), uma por passo; veio {mostrar(type(perdas).__name__)}."
+        )
+    verificar(chamadas, "treinar_lm não chamou o modelo nenhuma vez.")
+    if len(chamadas) != e["passos"] or len(perdas) != e["passos"]:
+        raise Reprovado(
+            f"{EQ.TREINO_IGNORA_PASSOS.mensagem} (Com passos = {mostrar(e['passos'])}: {mostrar(len(chamadas))} chamadas ao modelo e "
+            f"{mostrar(len(perdas))} perdas.)",
+            EQ.TREINO_IGNORA_PASSOS,
+        )
+
+
+def conferir_janelas_e_perda(espiado):
+    """Pelo espião (``rodar_espiao``): janelas de `contexto` tokens seguidos, alvo deslocado de um token e a
+    perda de cada passo."""
+    (perdas, chamadas, _), _, _ = espiado
+    _conferir_basico_do_espiao(perdas, chamadas)
+    ids, e = _ids_espiao(), ESPIAO
+    for k, chamada in enumerate(chamadas):
+        x = chamada["ids"]
+        if not isinstance(x, torch.Tensor) or tuple(x.shape) != (e["lote"], e["contexto"]):
+            forma = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise Reprovado(
+                f"{EQ.TREINO_JANELAS.mensagem} (No passo {mostrar(k)} o modelo recebeu {mostrar(forma)}; o esperado é (tamanho_lote, "
+                f"contexto) = ({mostrar(e['lote'])}, {mostrar(e['contexto'])}).)",
+                EQ.TREINO_JANELAS,
+            )
+        inicios = [_onde(ids, linha) for linha in x]
+        if any(i is None or i + e["contexto"] >= len(ids) for i in inicios):
+            raise Reprovado(
+                f"{EQ.TREINO_JANELAS.mensagem} (No passo {mostrar(k)}, uma linha não é um trecho de ids_treino seguido de mais "
+                "um token, o alvo.)",
+                EQ.TREINO_JANELAS,
+            )
+        alvo = torch.stack([ids[i + 1 : i + 1 + e["contexto"]] for i in inicios])
+        logits = 3.0 * chamada["tabela"][x]
+        certa = float(F.cross_entropy(logits.reshape(-1, e["vocab"]), alvo.reshape(-1)))
+        if not math.isclose(float(perdas[k]), certa, rel_tol=1e-5, abs_tol=1e-7):
+            sem_deslocar = float(F.cross_entropy(logits.reshape(-1, e["vocab"]), x.reshape(-1)))
+            if math.isclose(float(perdas[k]), sem_deslocar, rel_tol=1e-5, abs_tol=1e-7):
+                raise Reprovado(EQ.TREINO_ALVO.mensagem, EQ.TREINO_ALVO)
+            raise Reprovado(
+                f"A perda do passo {mostrar(k)} ({mostrar(float(perdas[k])):.6g}) não é a entropia cruzada dos logits contra as janelas "
+                f"deslocadas de um token ({mostrar(certa):.6g})."
+            )
+
+
+def conferir_cronograma_recorte_e_gerador(espiado):
+    """Pelo espião: a taxa do cronograma em cada passo, o recorte entre backward e step, e as janelas do gerador."""
+    (perdas, chamadas, extra), (_, chamadas_bis, _), (_, chamadas_outra, _) = espiado
+    _conferir_basico_do_espiao(perdas, chamadas)
+    e = ESPIAO
+    suite.conferir_laco_do_espiao(
+        chamadas,
+        extra["acumulou"],
+        extra["otimizadores"],
+        modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
+        sem_zerar=EQ.TREINO_SEM_ZERAR,
+        recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
+    )
+    certas = [
+        ORC._cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
+    ]
+    usadas = [float(t) for t in extra["taxas"]]
+    if len(usadas) != len(certas) or not np.allclose(usadas, certas, rtol=1e-9, atol=1e-12):
+        raise Reprovado(
+            f"{EQ.TREINO_SEM_CRONOGRAMA.mensagem} (Taxas usadas: {mostrar([round(t, 5) for t in usadas])}; as do cronograma: "
+            f"{mostrar([round(t, 5) for t in certas])}.)",
+            EQ.TREINO_SEM_CRONOGRAMA,
+        )
+    recortes = extra["recortes"]
+    if not recortes:
+        raise Reprovado(EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
+    esperados = [[k, float(e["norma_max"]), k + 1] for k in range(e["passos"])]
+    if [list(r) for r in recortes] != esperados:
+        if len(recortes) == e["passos"] and all(float(r[1]) == e["norma_max"] for r in recortes):
+            raise Reprovado(EQ.TREINO_RECORTE_FORA_DE_ORDEM.mensagem, EQ.TREINO_RECORTE_FORA_DE_ORDEM)
+        raise Reprovado(
+            f"{EQ.TREINO_SEM_RECORTE.mensagem} (Esperado: uma chamada por passo com norma_max = {mostrar(e['norma_max'])}; "
+            f"vieram {mostrar(len(recortes))}.)",
+            EQ.TREINO_SEM_RECORTE,
+        )
+    mesmas = len(chamadas_bis) == len(chamadas) and all(
+        torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_bis, strict=True)
+    )
+    outras = len(chamadas_outra) != len(chamadas) or not all(
+        torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_outra, strict=True)
+    )
+    if not (mesmas and outras):
+        raise Reprovado(
+            f"{EQ.TREINO_SEM_GERADOR.mensagem} ("
+            + (
+                "Com o mesmo gerador, as janelas mudaram."
+                if not mesmas
+                else "Com outro gerador, as janelas foram as mesmas."
+            )
+            + ")",
+            EQ.TREINO_SEM_GERADOR,
+        )
+
+
+def causa_no_laco(espiado):
+    """O equívoco que o espião viu no laço de treino (já rodado nesta submissão), ou None."""
+    for conferir in (conferir_janelas_e_perda, conferir_cronograma_recorte_e_gerador):
+        try:
+            conferir(espiado)
+        except Reprovado as exc:
+            if exc.equivoco is not None:
+                return exc.equivoco
+        except Exception:
+            return None
+    return None
