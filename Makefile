@@ -166,5 +166,5 @@ hub-parar: $(CARIMBO) ## Para o hub: processos, usuários e grupos do sistema e 
 hub-limpar: $(CARIMBO) ## Para o hub e apaga também o estado da turma (build/hub/)
 	@$(PY) -m hub.parar --apagar-estado
 
-bench-hub: $(CARIMBO) ## Benchmark do hub: latência da entrega ao retorno, rajada, inundação do inbound, corrida de 200 entregas (06 e 01), memória
-	@$(PY) -m hub.bench
+bench-hub: $(CARIMBO) ## Benchmark do hub: latência da entrega ao retorno, rajada, inundação do inbound, corrida de N=200 entregas (06 e 01), memória
+	@$(PY) -m hub.bench --corrida $(or $(N),200)
