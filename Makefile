@@ -80,7 +80,8 @@ instantaneo: $(CARIMBO) ## Corrige os exemplos com o segredo de teste fixo e reg
 	@$(PY) -m qualidade instantaneo
 
 relatorio: $(CARIMBO) ## Relatório HTML do instrutor para o lote em OUT (parecidas com o código de SUBMISSIONS; DECIMAL, PRAZOS, CADASTRO) e os CSV para planilha, Moodle e Canvas
-	@$(PY) -m autograder.saidas.html "$(OUT)" $(if $(SUBMISSIONS),--submissoes "$(SUBMISSIONS)") $(if $(DECIMAL),--decimal "$(DECIMAL)") $(if $(PRAZOS),--prazos "$(PRAZOS)") $(if $(CADASTRO),--cadastro "$(CADASTRO)")
+	@$(if $(SUBMISSIONS),$(PY) -m qualidade variantes build/variantes-conhecidas.json >/dev/null &&) \
+	$(PY) -m autograder.saidas.html "$(OUT)" $(if $(SUBMISSIONS),--submissoes "$(SUBMISSIONS)" --variantes build/variantes-conhecidas.json) $(if $(DECIMAL),--decimal "$(DECIMAL)") $(if $(PRAZOS),--prazos "$(PRAZOS)") $(if $(CADASTRO),--cadastro "$(CADASTRO)")
 
 bench: $(CARIMBO) ## Benchmark: turma gerada inteira (200 alunos × todas as aulas) pelo nosso lote e amostra pelo nbgrader, tempo da turma (relógio e CPU), razão, varredura de sementes e a turma por --dask local:N (DASK=so: só essa seção)
 	@$(PY) -m qualidade bench turma $(if $(JOBS),--jobs $(JOBS)) $(if $(ATIVIDADES),--atividades $(ATIVIDADES)) $(if $(filter so,$(DASK)),--so-dask)
@@ -165,5 +166,5 @@ hub-parar: $(CARIMBO) ## Para o hub: processos, usuários e grupos do sistema e 
 hub-limpar: $(CARIMBO) ## Para o hub e apaga também o estado da turma (build/hub/)
 	@$(PY) -m hub.parar --apagar-estado
 
-bench-hub: $(CARIMBO) ## Benchmark do hub: latência da entrega ao retorno, rajada, inundação do inbound, corrida de 200 entregas (06 e 01), memória
-	@$(PY) -m hub.bench
+bench-hub: $(CARIMBO) ## Benchmark do hub: latência da entrega ao retorno, rajada, inundação do inbound, corrida de N=200 entregas (06 e 01), memória
+	@$(PY) -m hub.bench --corrida $(or $(N),200)

@@ -50,7 +50,7 @@ from autograder.resultado import (  # noqa: F401
     Tarefa,
     aluno_da_submissao,
 )
-from autograder.semente import _segredo, semente_da_submissao, semente_derivada  # noqa: F401
+from autograder.semente import semente_da_submissao, semente_derivada  # noqa: F401
 from autograder.sessao import Aluno, ObjetoRemoto, Sessao  # noqa: F401
 
 

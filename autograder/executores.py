@@ -308,11 +308,11 @@ class ExecutorDask:
     def conferir(self) -> dict:
         """Recusa (``ClusterRecusado``) se algum trabalhador tem outro curso, outros pacotes, outro
         segredo (ou nenhum), mais de um thread, ou não isola. Devolve os retratos por trabalhador."""
-        from autograder.avaliacao import _segredo
+        from autograder.semente import segredo_do_curso
 
         if self.trabalhadores == 0:
             raise ClusterRecusado(f"o escalonador {self.endereco} não tem nenhum trabalhador.")
-        _segredo()  # o condutor tem (ou cria, como no pool local) o segredo do curso
+        segredo_do_curso()  # o condutor tem (ou cria, como no pool local) o segredo do curso
         meu = retrato()
         retratos = self.client.run(retrato_no_trabalhador)
         nomes = {e: str(w.get("name", e)) for e, w in self.client.scheduler_info(n_workers=-1)["workers"].items()}

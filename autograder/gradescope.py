@@ -212,9 +212,9 @@ def empacotar(slug: str, destino: Path) -> Path:
         for relativo in arquivos_do_avaliador(slug):
             (raiz / relativo).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(RAIZ / relativo, raiz / relativo)
-        from autograder.avaliacao import _segredo
+        from autograder.semente import segredo_do_curso
 
-        (raiz / ".segredo_avaliador").write_bytes(_segredo())  # mesma semente em toda regravação
+        (raiz / ".segredo_avaliador").write_bytes(segredo_do_curso())  # mesma semente em toda regravação
         (raiz / "requirements-gradescope.txt").write_text(_requisitos_gradescope(slug), encoding="utf-8")
         (raiz / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (raiz / "run_autograder").write_text(RUN_AUTOGRADER.replace("{slug}", slug), encoding="utf-8")

@@ -1,6 +1,7 @@
-"""Esqueleto de uma aula nova: lição, notebook do instrutor, suíte oculta e variantes, com o slug
-preenchido, que já passa em ``make release`` e ``make mutacao`` sem outra edição (a solução tira a
-nota máxima, o notebook liberado tira 0). Depois é trocar o exercício de exemplo (``escalar``)
+"""Esqueleto de uma aula nova: lição, notebook do instrutor, suíte oculta e catálogo de variantes
+(``qualidade/variantes/<slug>.py``, da rodada de mutação), com o slug preenchido, que já passa em
+``make release`` e ``make mutacao`` sem outra edição (a solução tira a nota máxima, o notebook
+liberado tira 0). Depois é trocar o exercício de exemplo (``escalar``)
 pelo de verdade, nos lugares que o comando lista.
 
     python -m autograder.nova_aula 09-exemplo [--titulo "Título da aula"] [--treino]   (make nova-aula SLUG=... [TREINO=1])
@@ -25,6 +26,9 @@ import nbformat
 from autograder.notebooks import RAIZ
 
 MODELO = Path(__file__).resolve().parent / "modelo_aula"
+# O molde do catálogo de variantes fica com os catálogos (é dado da rodada de mutação, não do avaliador).
+MODELO_VARIANTES = RAIZ / "qualidade" / "variantes" / "modelo_aula.py"
+MODELO_VARIANTES_TREINO = RAIZ / "qualidade" / "variantes" / "modelo_aula_treino.py"
 SLUG_VALIDO = re.compile(r"\d\d-[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -35,7 +39,7 @@ def pecas(slug: str, treino: bool = False) -> dict[str, Path]:
         "lição": RAIZ / "course" / f"{slug}.md",
         "notebook do instrutor": RAIZ / "source" / slug / f"{slug}.ipynb",
         "suíte oculta": RAIZ / "autograder" / "suites" / slug / modulo,
-        "variantes": RAIZ / "autograder" / "suites" / slug / "variantes.py",
+        "variantes": RAIZ / "qualidade" / "variantes" / f"{slug}.py",
     }
     if treino:
         destinos["item de treino"] = RAIZ / "autograder" / "suites" / slug / "treino_avaliado.py"
@@ -186,11 +190,13 @@ def criar(slug: str, titulo: str, treino: bool = False) -> dict[str, Path]:
         p.parent.mkdir(parents=True, exist_ok=True)
     destinos["lição"].write_text(_preencher((MODELO / "aula.md").read_text(encoding="utf-8"), slug, titulo), "utf-8")
     nbformat.write((notebook_de_treino if treino else notebook)(slug, titulo), destinos["notebook do instrutor"])
-    modelos = [("suíte oculta", "suite.py"), ("variantes", "variantes.py")]
+    pasta = MODELO / ("treino" if treino else "")
+    variantes = MODELO_VARIANTES_TREINO if treino else MODELO_VARIANTES
+    modelos = [("suíte oculta", pasta / "suite.py"), ("variantes", variantes)]
     if treino:
-        modelos.append(("item de treino", "treino_avaliado.py"))
+        modelos.append(("item de treino", pasta / "treino_avaliado.py"))
     for chave, modelo in modelos:
-        texto = (MODELO / ("treino" if treino else "") / modelo).read_text(encoding="utf-8")
+        texto = modelo.read_text(encoding="utf-8")
         destinos[chave].write_text(_preencher(texto, slug, titulo), encoding="utf-8")
     return destinos
 
@@ -235,6 +241,7 @@ def remover(slug: str) -> list[str]:
         RAIZ / "source" / slug,
         RAIZ / "release" / slug,
         RAIZ / "autograder" / "suites" / slug,
+        RAIZ / "qualidade" / "variantes" / f"{slug}.py",
     ]
     rastreados = subprocess.run(
         ["git", "ls-files", "--", *(str(p) for p in caminhos)], cwd=RAIZ, capture_output=True, text=True

@@ -14,7 +14,8 @@ import secrets
 from autograder.notebooks import RAIZ
 
 
-def _segredo() -> bytes:
+def segredo_do_curso() -> bytes:
+    """O segredo do curso (``AVALIADOR_SEGREDO``, ou ``.segredo_avaliador``, criado 0600 se não existe)."""
     if os.environ.get("AVALIADOR_SEGREDO"):
         return os.environ["AVALIADOR_SEGREDO"].encode()
     arquivo = RAIZ / ".segredo_avaliador"
@@ -39,7 +40,7 @@ def semente_da_submissao(slug: str, aluno: str) -> int:
     que o código faz. O aluno é o nome da pasta no lote, o ``--aluno`` do ``avaliar``, o aluno do
     nbgrader ou os usuários da submissão no Gradescope."""
     conteudo = "\0".join(("semente-das-entradas-ocultas", slug, str(aluno)))
-    digest = hmac.new(_segredo(), conteudo.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    digest = hmac.new(segredo_do_curso(), conteudo.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "little")
 
 

@@ -12,10 +12,11 @@ entrega de novo (o aluno reenviou sem mudar nada) não é corrigida outra vez: a
 por construção (a semente é função do segredo, da atividade e do aluno). ``ultimas()`` diz ao serviço o que
 aconteceu em cada notebook do thread que o chama (corrigido ou reaproveitado, e em quanto tempo).
 
-O serviço corrige várias entregas ao mesmo tempo (um thread por núcleo), mas o nbgrader (gradebook,
-``submitted/``, ``feedback/``) é usado por um thread de cada vez: ``FORA_DA_TRAVA`` é o contexto em
-que a ida ao ajudante acontece, e o serviço o troca por um que solta a trava do nbgrader enquanto o
-ajudante corrige (a parte cara), para os outros threads seguirem.
+O serviço corrige várias entregas ao mesmo tempo (uma vaga por núcleo, cada uma no seu processo),
+mas o ``autograde`` escreve no gradebook um processo de cada vez: ``FORA_DA_TRAVA`` é o contexto em
+que a ida ao ajudante acontece, e o processo da vaga o troca por um que solta a trava do gradebook
+(``hub.corretor.TravaNbgrader``) enquanto o ajudante corrige (a parte cara), para as outras vagas
+seguirem.
 """
 
 from __future__ import annotations

@@ -10,16 +10,22 @@ numa célula de solução): nenhuma nota é reaproveitada, toda entrega passa pe
 Imprime:
 - latência da entrega (fim do submit) ao retorno liberado (o serviço marcou a entrega como
   corrigida depois do ``release_feedback``): mediana, p95 e máximo, em 20 entregas da aula 01
-  (uma por vez) e 5 da 06; metas: mediana ≤ 5 s (01-05) e ≤ 10 s (06-07);
+  (uma por vez) e 5 da 06; metas: mediana ≤ 3 s (01) e ≤ 10 s (06);
 - rajada de 50 entregas (50 alunos) em 10 s: tempo até o último retorno e quantas se perderam;
 - inundação (issue #37): um aluno cria 6.000 entradas de lixo no ``inbound`` e entrega 50 vezes
   enquanto outro entrega uma vez: a latência do outro contra a dele com o hub quieto, e quanto o
-  disco sob o estado do hub cresceu (contra o tamanho dos notebooks entregues);
-- corrida de fim de prazo (``--corrida N``, padrão 200): N alunos entregam a 06 e depois a 01, cada
-  um uma vez, o mais rápido que o submit deixa: primeira, mediana, p95 e última latência da entrega
-  ao retorno, o tempo total contra 1,2 × (N × CPU por entrega ÷ núcleos), e a mediana da espera da
-  primeira entrega de cada aluno com e sem outro aluno reenviando 50 vezes durante a corrida;
+  disco cresceu (blocos alocados sob o curso e sob todo o hub, contra o tamanho dos notebooks
+  entregues);
+- corrida de fim de prazo (``--corrida N``, padrão 200; ``make bench-hub N=30``): N alunos entregam a
+  06 e depois a 01, cada um uma vez, o mais rápido que o submit deixa: primeira, mediana, p95 e
+  última latência da entrega ao retorno, a CPU por entrega (medida em ``/proc``: o serviço e as suas
+  vagas, o ajudante, os trabalhadores, os zigotos e as caixas), o tempo total contra
+  1,2 × (N × CPU por entrega ÷ núcleos), e a mediana da espera da primeira entrega de cada aluno com
+  e sem outro aluno reenviando 50 vezes durante a corrida;
 - memória (RSS) do hub ocioso: JupyterHub, proxy, serviço de correção e ajudante com os zigotos.
+
+Todo número sai com vírgula decimal e cada linha diz a carga da máquina (``uptime``): numa máquina
+dividida, o tempo de relógio mede também os outros.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ EXEMPLOS = RAIZ / "qualidade" / "exemplos"
 
 
 def _porta() -> int:
+    """Três portas seguidas livres (``CURSO_HUB_BENCH_PORTA`` fixa a primeira: uma faixa combinada)."""
+    if os.environ.get("CURSO_HUB_BENCH_PORTA"):
+        return int(os.environ["CURSO_HUB_BENCH_PORTA"])
     for _ in range(50):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -168,6 +177,9 @@ def _corrida(alunos: list[str], slug: str, reenviador: str | None, base: int) ->
     Devolve as latências das primeiras entregas, o tempo total e a CPU média por entrega."""
     nomes: dict[str, float] = {}
     intervalo = max(1, len(alunos) // 50)
+    _esperar_quieto()
+    cpu_antes = _cpu_da_correcao()
+    corrigidas_antes = sum(1 for n in _tratadas().values() if n.get("situacao") == "corrigida")
     t_inicio = time.time()
     reenvios = 0
     for i, aluno in enumerate(alunos):
@@ -180,15 +192,39 @@ def _corrida(alunos: list[str], slug: str, reenviador: str | None, base: int) ->
         _entregar(reenviador, slug, _variante(slug, base + 10_000 + reenvios))
         reenvios += 1
     vistas = _esperar(nomes, prazo=3600)
+    if reenviador:  # a CPU conta também as correções do reenviador
+        _esperar_quieto()
+    cpu_total = _cpu_da_correcao() - cpu_antes
     tratadas = _tratadas()
     lat = sorted(vistas[n] - nomes[n] for n in vistas)
-    cpu = [tratadas[n].get("segundos_correcao", 0.0) for n in vistas if tratadas[n].get("situacao") == "corrigida"]
+    corrigidas = sum(1 for n in tratadas.values() if n.get("situacao") == "corrigida") - corrigidas_antes
     return {
         "lat": lat,
         "perdidas": len(nomes) - len(vistas),
         "total": (max(vistas.values()) - t_inicio) if vistas else float("nan"),
-        "cpu": statistics.mean(cpu) if cpu else float("nan"),
+        "cpu": cpu_total / max(1, corrigidas),
+        "corrigidas": corrigidas,
+        "carga": _carga(),
     }
+
+
+def _esperar_quieto(prazo: float = 900) -> None:
+    """Espera a fila do serviço esvaziar: nenhuma entrega 'na fila' ou 'corrigindo' em estado/."""
+    from hub import comum
+
+    fim = time.time() + prazo
+    while time.time() < fim:
+        ocupado = False
+        for arquivo in comum.ESTADO_ALUNOS.glob("*.json"):
+            try:
+                dados = json.loads(arquivo.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            for lista in dados.get("entregas", {}).values():
+                ocupado |= any(i.get("estado") in ("na fila", "corrigindo") for i in lista)
+        if not ocupado:
+            return
+        time.sleep(0.2)
 
 
 def _linha_corrida(rotulo: str, r: dict) -> str:
@@ -196,8 +232,9 @@ def _linha_corrida(rotulo: str, r: dict) -> str:
     if not lat:
         return f"{rotulo}: nenhuma entrega voltou"
     return (
-        f"{rotulo:<40} n={len(lat):<4} primeira {lat[0]:6.1f} s  mediana {statistics.median(lat):6.1f} s  "
-        f"p95 {_p95(lat):6.1f} s  última {lat[-1]:6.1f} s  total {r['total']:6.1f} s  perdidas {r['perdidas']}"
+        f"{rotulo:<40} n={len(lat):<4} da entrega ao retorno: primeira {_n(lat[0])} s, mediana "
+        f"{_n(statistics.median(lat))} s, p95 {_n(_p95(lat))} s, última {_n(lat[-1])} s; total {_n(r['total'])} s;"
+        f" perdidas {r['perdidas']}; {r['carga']}"
     )
 
 
@@ -222,6 +259,52 @@ def _esperar(nomes: dict[str, float], prazo: float) -> dict[str, float]:
     return vistas
 
 
+def _n(valor: float, casas: int = 1) -> str:
+    """Um número como se lê no Brasil: vírgula decimal."""
+    return f"{valor:.{casas}f}".replace(".", ",")
+
+
+def _carga() -> str:
+    um, cinco, quinze = os.getloadavg()
+    return f"carga {_n(um, 2)} {_n(cinco, 2)} {_n(quinze, 2)} (uptime)"
+
+
+def _cpu_da_correcao() -> float:
+    """Segundos de CPU gastos até agora pelos processos que corrigem: o serviço de correção e as suas
+    vagas, o ajudante root, os trabalhadores, os zigotos e as caixas (as que já saíram contam no
+    ``cutime`` de quem as colheu)."""
+    tique = os.sysconf("SC_CLK_TCK")
+    raizes, pais, tempos = [], {}, {}
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            campos = (p / "stat").read_text().rsplit(")", 1)[1].split()
+            cmd = (p / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        pid = int(p.name)
+        pais[pid] = int(campos[1])
+        tempos[pid] = sum(int(x) for x in campos[11:15])  # utime stime cutime cstime
+        if b"hub.corretor" in cmd or b"hub.ajudante_root" in cmd:
+            raizes.append(pid)
+
+    def descendentes(de: set[int]) -> set[int]:
+        vistos, fronteira = set(de), set(de)
+        while fronteira:
+            fronteira = {pid for pid, pai in pais.items() if pai in fronteira} - vistos
+            vistos |= fronteira
+        return vistos
+
+    from hub import comum
+
+    try:  # só os deste hub (outro hub na máquina tem os seus)
+        do_hub = descendentes({int(comum.PID_HUB.read_text())})
+    except (OSError, ValueError):
+        do_hub = set(pais)
+    return sum(tempos[p] for p in descendentes({r for r in raizes if r in do_hub})) / tique
+
+
 def _p95(valores: list[float]) -> float:
     ordenados = sorted(valores)
     return ordenados[min(len(ordenados) - 1, round(0.95 * (len(ordenados) - 1)))]
@@ -230,8 +313,8 @@ def _p95(valores: list[float]) -> float:
 def _linha(rotulo: str, latencias: list[float], meta: float) -> str:
     med = statistics.median(latencias)
     return (
-        f"{rotulo:<34} n={len(latencias):<3} mediana {med:5.2f} s   p95 {_p95(latencias):5.2f} s   "
-        f"máx {max(latencias):5.2f} s   meta mediana ≤ {meta:g} s: {'OK' if med <= meta else 'NÃO'}"
+        f"{rotulo:<34} n={len(latencias):<3} mediana {_n(med, 2)} s   p95 {_n(_p95(latencias), 2)} s   "
+        f"máx {_n(max(latencias), 2)} s   meta mediana ≤ {_n(meta, 0)} s: {'OK' if med <= meta else 'NÃO'}; {_carga()}"
     )
 
 
@@ -286,7 +369,9 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
     if proc.returncode != 0:
         print(proc.stdout[-2000:], proc.stderr[-2000:])
         return 1
-    print(f"Hub de medida no ar em {time.monotonic() - inicio:.1f} s (porta {porta}, {len(alunos)} alunos).")
+    print(
+        f"Hub de medida no ar em {_n(time.monotonic() - inicio)} s (porta {porta}, {len(alunos)} alunos); {_carga()}."
+    )
     try:
         for slug in atividades:
             r = subprocess.run(
@@ -308,7 +393,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
         processos = [hub_pid, *_descendentes(hub_pid)]
         rss = sum(_rss_kb(p) for p in processos) / 1024
         print(
-            f"Memória do hub ocioso (RSS, {len(processos)} processos: hub, proxy, serviços, ajudante e zigotos): {rss:.0f} MiB"
+            f"Memória do hub ocioso (RSS, {len(processos)} processos: hub, proxy, serviços, ajudante e zigotos): {_n(rss, 0)} MiB"
         )
         for p in processos:
             try:
@@ -318,7 +403,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
             print(f"    {_rss_kb(p) / 1024:6.0f} MiB  {cmd}")
 
         resultados = []
-        for slug, n, meta in (("01-atencao", leves, 5.0), ("06-transformer-copia", pesadas, 10.0)):
+        for slug, n, meta in (("01-atencao", leves, 3.0), ("06-transformer-copia", pesadas, 10.0)):
             latencias, notas = [], []
             for i in range(n):
                 aluno = alunos[i % len(alunos)]
@@ -329,7 +414,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
                     print(f"  {slug}: a entrega {i} não voltou corrigida: {tratada or 'sem resposta em 300 s'}")
                     continue
                 latencias.append(vistas[nome] - t0)
-                notas.append(f"{tratada['nota']:g}/{tratada['maximo']:g}")
+                notas.append(f"{_n(tratada['nota'], 2).rstrip('0').rstrip(',')}/{_n(tratada['maximo'], 0)}")
             if not latencias:
                 print(f"{slug}: nenhuma entrega voltou corrigida")
                 return 1
@@ -339,33 +424,38 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
             print(resultados[-1])
             print(f"    notas (conferem com os exemplos de qualidade/exemplos): {' '.join(notas)}")
 
-        print(f"Rajada: {rajada} entregas da 01 ({rajada} alunos) em {janela:g} s ...")
-        nomes: dict[str, float] = {}
-        t_inicio = time.time()
-        for i in range(rajada):
-            alvo = t_inicio + i * janela / rajada
-            if time.time() < alvo:
-                time.sleep(alvo - time.time())
-            nome, t0 = _entregar(alunos[i], "01-atencao", _variante("01-atencao", 5000 + i))
-            nomes[nome] = t0
-        t_fim_envio = time.time()
-        vistas = _esperar(nomes, prazo=900)
-        perdidas = len(nomes) - len(vistas)
-        tratadas = _tratadas()
-        corrigidas = sum(1 for n in vistas if tratadas[n]["situacao"] == "corrigida")
-        ultimo = max(vistas.values()) if vistas else float("nan")
-        lat = [vistas[n] - nomes[n] for n in vistas]
-        print(
-            f"Rajada: {len(nomes)} entregas enviadas em {t_fim_envio - t_inicio:.1f} s; último retorno "
-            f"{ultimo - t_inicio:.1f} s depois da primeira entrega; corrigidas {corrigidas}, perdidas {perdidas}; "
-            f"latência mediana {statistics.median(lat):.1f} s, p95 {_p95(lat):.1f} s"
-        )
+        linha_rajada = None
+        perdidas = faltam = 0
+        if rajada:
+            print(f"Rajada: {rajada} entregas da 01 ({rajada} alunos) em {_n(janela, 0)} s ...")
+            nomes: dict[str, float] = {}
+            t_inicio = time.time()
+            for i in range(rajada):
+                alvo = t_inicio + i * janela / rajada
+                if time.time() < alvo:
+                    time.sleep(alvo - time.time())
+                nome, t0 = _entregar(alunos[i], "01-atencao", _variante("01-atencao", 5000 + i))
+                nomes[nome] = t0
+            t_fim_envio = time.time()
+            vistas = _esperar(nomes, prazo=900)
+            perdidas = len(nomes) - len(vistas)
+            tratadas = _tratadas()
+            faltam = len(nomes) - sum(1 for n in vistas if tratadas[n]["situacao"] == "corrigida")
+            ultimo = max(vistas.values()) if vistas else float("nan")
+            lat = [vistas[n] - nomes[n] for n in vistas] or [float("nan")]
+            linha_rajada = (
+                f"rajada de {rajada} entregas da 01 em {_n(janela, 0)} s (enviadas em {_n(t_fim_envio - t_inicio)} s):"
+                f" último retorno {_n(ultimo - t_inicio)} s depois da primeira entrega; mediana {_n(statistics.median(lat))} s,"
+                f" p95 {_n(_p95(lat))} s; perdidas {perdidas}; {_carga()}"
+            )
+            print(linha_rajada)
         # --- inundação: 6.000 entradas de lixo e 50 entregas de um aluno contra uma de outro
         quieta = statistics.median(latencias_01)
         atacante, vitima = alunos[-1], alunos[-2]
-        disco_antes = _disco(ESTADO)
+        _esperar_quieto()
+        disco_antes, curso_antes = _disco(ESTADO), _disco(comum.CURSO)
         segundos_lixo = _lixo(atacante, lixo)
-        print(f"Inundação: {atacante} criou {lixo} entradas de lixo em {segundos_lixo:.1f} s; agora entrega 50 vezes")
+        print(f"Inundação: {atacante} criou {lixo} entradas de lixo em {_n(segundos_lixo)} s; agora entrega 50 vezes")
         tamanhos = 0
         nomes_atacante = {}
         nome_vitima = t_vitima = None
@@ -381,17 +471,20 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
         vistas = _esperar({nome_vitima: t_vitima}, prazo=900)
         lat_vitima = vistas[nome_vitima] - t_vitima if vistas else float("nan")
         _esperar({n: t for n, t in nomes_atacante.items() if n == max(nomes_atacante)}, prazo=900)
+        _esperar_quieto()
         inbound = comum.TROCA / comum.CURSO_ID / "inbound"
         fim = time.time() + 120
         while time.time() < fim and any(n.startswith(("lixo-", ".quarentena")) for n in os.listdir(inbound)):
             time.sleep(0.5)
         restos = sum(1 for n in os.listdir(inbound) if n.startswith(("lixo-", ".quarentena")))
-        crescimento = _disco(ESTADO) - disco_antes
+        crescimento, no_curso = _disco(ESTADO) - disco_antes, _disco(comum.CURSO) - curso_antes
         linha_inundacao = (
-            f"inundação: a entrega de {vitima} voltou em {lat_vitima:.2f} s (quieta: {quieta:.2f} s; "
-            f"{lat_vitima / quieta:.1f}×, meta ≤ 2×: {'OK' if lat_vitima <= 2 * quieta else 'NÃO'}); "
-            f"disco sob o hub +{crescimento / 2**20:.1f} MiB para {tamanhos / 2**20:.1f} MiB de notebooks entregues "
-            f"(retornos HTML e cópias do nbgrader incluídos); lixo que sobrou no inbound: {restos}"
+            f"inundação: a entrega de {vitima} voltou em {_n(lat_vitima, 2)} s (quieta: {_n(quieta, 2)} s; "
+            f"{_n(lat_vitima / quieta)}×, meta ≤ 2×: {'OK' if lat_vitima <= 2 * quieta else 'NÃO'}); "
+            f"blocos alocados sob o curso +{_n(no_curso / 2**20, 2)} MiB e sob todo o hub (exchange, estado, registros)"
+            f" +{_n(crescimento / 2**20, 2)} MiB, para {_n(tamanhos / 2**20, 2)} MiB de notebooks entregues"
+            f" (meta: o curso cresce no máximo isso: {'OK' if no_curso <= tamanhos else 'NÃO'});"
+            f" lixo que sobrou no inbound: {restos}; {_carga()}"
         )
         print(linha_inundacao)
 
@@ -400,36 +493,40 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
         nucleos = len(os.sched_getaffinity(0))
         if corrida:
             da_corrida = alunos[:corrida]
+            sem = float("nan")
             for slug, base in (("06-transformer-copia", 40_000), ("01-atencao", 50_000)):
                 print(f"Corrida: {corrida} entregas da {slug} ...")
                 r = _corrida(da_corrida, slug, None, base)
                 meta = 1.2 * corrida * r["cpu"] / nucleos
                 linhas_corrida.append(
                     _linha_corrida(f"corrida {slug}", r)
-                    + f"\n      CPU por entrega {r['cpu']:.2f} s; meta 1,2 × ({corrida} × CPU ÷ {nucleos} núcleos) = {meta:.1f} s:"
-                    f" {'OK' if r['total'] <= meta else 'NÃO'}"
+                    + f"\n      CPU por entrega (serviço, vagas, ajudante, zigotos e caixas) {_n(r['cpu'], 2)} s;"
+                    f" meta 1,2 × ({corrida} × CPU ÷ {nucleos} núcleos) = {_n(meta)} s: {'OK' if r['total'] <= meta else 'NÃO'}"
+                    f" (núcleos usados em média: {_n(corrida * r['cpu'] / r['total'], 2)})"
                 )
                 print(linhas_corrida[-1])
-                if slug == "06-transformer-copia":
-                    sem = statistics.median(r["lat"]) if r["lat"] else float("nan")
+                if slug == "06-transformer-copia" and r["lat"]:
+                    sem = statistics.median(r["lat"])
             print(f"Corrida da 06 de novo, com {alunos[corrida]} reenviando 50 vezes ...")
             r = _corrida(da_corrida, "06-transformer-copia", alunos[corrida], 60_000)
             com = statistics.median(r["lat"]) if r["lat"] else float("nan")
             linhas_corrida.append(
                 _linha_corrida("corrida 06 com um aluno reenviando 50×", r)
-                + f"\n      espera mediana da primeira entrega de cada aluno: sem o reenviador {sem:.1f} s, com {com:.1f} s"
+                + f"\n      espera mediana da primeira entrega de cada aluno: sem o reenviador {_n(sem)} s, com {_n(com)} s"
+                f" (meta: não cresce; {'OK' if com <= sem * 1.1 else 'NÃO'}, 10% de folga para a carga)"
             )
             print(linhas_corrida[-1])
 
-        print("\nRESUMO")
+        print("\nRESUMO (números com vírgula decimal; carga da máquina em cada linha)")
         for linha in resultados:
             print("  " + linha)
-        print(f"  rajada de {rajada} em {janela:g} s: último retorno em {ultimo - t_inicio:.1f} s, perdidas {perdidas}")
+        if linha_rajada:
+            print("  " + linha_rajada)
         print("  " + linha_inundacao)
         for linha in linhas_corrida:
             print("  " + linha)
-        print(f"  hub ocioso: {rss:.0f} MiB (RSS somado); núcleos: {nucleos}; carga: {os.getloadavg()}")
-        return 0 if perdidas == 0 and corrigidas == len(nomes) else 1
+        print(f"  hub ocioso: {_n(rss, 0)} MiB (RSS somado); núcleos: {nucleos}; {_carga()}")
+        return 0 if perdidas == 0 and faltam == 0 else 1
     finally:
         subprocess.run([py, "-m", "hub.parar", "--apagar-estado"], env=env, cwd=RAIZ, capture_output=True)
         turma.unlink(missing_ok=True)
@@ -439,7 +536,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m hub.bench", description=__doc__.splitlines()[0])
     p.add_argument("--leves", type=int, default=20, help="entregas da aula 01, uma por vez")
     p.add_argument("--pesadas", type=int, default=5, help="entregas da aula 06, uma por vez")
-    p.add_argument("--rajada", type=int, default=50, help="entregas da rajada (um aluno cada)")
+    p.add_argument("--rajada", type=int, default=50, help="entregas da rajada (um aluno cada; 0: sem rajada)")
     p.add_argument("--janela", type=float, default=10.0, help="segundos em que a rajada chega")
     p.add_argument("--corrida", type=int, default=200, help="alunos na corrida de fim de prazo (0: sem corrida)")
     p.add_argument("--lixo", type=int, default=6000, help="entradas de lixo na inundação")

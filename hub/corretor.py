@@ -9,19 +9,22 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
    recusado sai do ``inbound`` (apagado ou em quarentena) e o dono da entrada, se é aluno, vê o
    motivo na lista de tarefas;
 2. põe a entrega na **fila justa** (rodízio por aluno, uma entrega de cada aluno em correção por
-   vez; vale a mais nova de cada aluno em cada atividade, as outras ficam superadas);
-3. corrige em ``CURSO_HUB_CORRECOES`` threads (padrão: os núcleos que a máquina dá ao serviço): o
-   ajudante root corrige em paralelo, com um trabalhador por núcleo, como o ``make grade``; o
-   nbgrader (gradebook, ``submitted/``, ``feedback/``) é usado por um thread de cada vez;
-4. coleta só o notebook da atividade (com teto nos blocos alocados) para
-   ``curso/submitted/<aluno>/<atividade>``; um notebook que não abre vira o liberado com uma célula
-   que explica, em pt-BR, por que a nota é 0;
-5. ``nbgrader autograde`` (a nota vem do ajudante root; uma entrega idêntica a uma já corrigida
-   reaproveita a nota), ``generate_feedback`` (o modelo de ``jupyter/retorno``, o mesmo do
-   ``make grade``) e ``release_feedback``.
+   vez; vale a mais nova de cada aluno em cada atividade: uma mais velha que ainda esperava fica
+   **substituída**, e o aluno vê isso na lista de tarefas);
+3. corrige em ``CURSO_HUB_CORRECOES`` vagas (padrão: os núcleos que a máquina dá ao serviço), cada
+   uma com o seu **processo** (``python -m hub.corretor --trabalhador``: o nbgrader é Python puro, e
+   threads de um processo só dividiriam um núcleo pelo GIL). O ajudante root corrige em paralelo,
+   com um trabalhador por núcleo, como o ``make grade``. Entre as vagas, só a escrita no gradebook
+   (o ``autograde``, fora a ida ao ajudante) passa por uma trava de arquivo; o resto corre junto;
+4. no processo da vaga: coleta só o notebook da atividade (com teto nos blocos alocados) para
+   ``curso/submitted/<aluno>/<atividade>`` (um notebook que não abre vira o liberado com uma célula
+   que explica, em pt-BR, por que a nota é 0); ``nbgrader autograde`` (a nota vem do ajudante root;
+   uma entrega idêntica a uma já corrigida reaproveita a nota), ``generate_feedback`` (o modelo de
+   ``jupyter/retorno``, o mesmo do ``make grade``) e ``release_feedback``;
+5. liberado o retorno novo, o da entrega anterior do mesmo aluno e atividade sai do exchange.
 
 A situação de cada entrega (na fila, corrigindo, corrigida com a nota automática, recusada com o
-motivo, superada) vai para ``estado/<aluno>.json``, que só o aluno (ACL) e a equipe leem: a lista
+motivo, substituída) vai para ``estado/<aluno>.json``, que só o aluno (ACL) e a equipe leem: a lista
 de tarefas do aluno a consulta a cada segundo (``hub/estado_aluno.py``). O histórico fica em
 ``corretor/tratadas.jsonl`` (uma linha por entrega tratada, só acrescentada; recusas limitadas por
 aluno). O registro (``logs/corretor.log``) diz quem, qual atividade, quando chegou, a nota, o tempo
@@ -31,16 +34,19 @@ de correção e o tempo até o retorno.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import secrets
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
 import traceback
 from collections import deque
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -84,6 +90,12 @@ def registrar(msg: str) -> None:
                 f.write(linha + "\n")
         except OSError:  # sem o registro o serviço segue (a linha já foi para a saída)
             pass
+
+
+def _br(valor: float, casas: int | None = 2) -> str:
+    """Um número para o registro, com vírgula decimal (``casas=None``: sem zeros à direita)."""
+    texto = f"{valor:g}" if casas is None else f"{valor:.{casas}f}"
+    return texto.replace(".", ",")
 
 
 def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
@@ -199,6 +211,289 @@ def _setenv_entre_threads() -> None:
     nbgrader.utils.setenv = setenv
 
 
+# -- o processo de correção: uma entrega do exchange ao retorno liberado ----------------------------
+#
+# Cada vaga do serviço tem o seu processo (``python -m hub.corretor --trabalhador``): o nbgrader é
+# Python puro (nbconvert, Jinja, SQLAlchemy), e threads de um processo só dividiriam um núcleo pelo
+# GIL. Entre os processos, só a escrita no gradebook (o ``autograde``, fora a ida ao ajudante) passa
+# por uma trava (``lockf`` em ``corretor/nbgrader.trava``); coletar, gerar e liberar o retorno e ler a
+# nota correm em paralelo (o SQLite dá a cada leitura a sua vez; se ainda assim a leitura esbarrar
+# numa escrita, repete-se dentro da trava).
+
+
+class TravaNbgrader:
+    """A trava do gradebook entre os processos de correção (``lockf``, trava de arquivo do POSIX: o
+    sistema a solta se o processo morrer; cada vaga é um processo de um thread só e abre o arquivo
+    uma vez). ``fora()`` a solta enquanto o ajudante corrige (a parte cara)."""
+
+    def __init__(self, caminho: Path):
+        self.fd = os.open(caminho, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o660)
+        self.segundos = 0.0  # tempo com a trava, por entrega (para o registro)
+        self._desde = 0.0
+
+    def _pegar(self) -> None:
+        fcntl.lockf(self.fd, fcntl.LOCK_EX)
+        self._desde = time.monotonic()
+
+    def _soltar(self) -> None:
+        self.segundos += time.monotonic() - self._desde
+        fcntl.lockf(self.fd, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def dentro(self):
+        self._pegar()
+        try:
+            yield
+        finally:
+            self._soltar()
+
+    @contextlib.contextmanager
+    def fora(self):
+        self._soltar()
+        try:
+            yield
+        finally:
+            self._pegar()
+
+
+def _nbgrader_api():
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(comum.CURSO)).load_config()
+    config.merge(Config({"Exchange": {"root": str(comum.TROCA)}}))
+    return NbGraderAPI(config=config)
+
+
+def coletar(inbound: Path, e: troca.Entrega) -> tuple[Path, str | None]:
+    """Copia para ``submitted/<aluno>/<atividade>`` só o notebook (e o segredo e a data que o
+    nbgrader usa para devolver o retorno). Devolve a pasta e o motivo, se o notebook não veio."""
+    destino = comum.CURSO / "submitted" / e.aluno / e.atividade
+    if destino.exists():
+        shutil.rmtree(destino)
+    destino.mkdir(parents=True)
+    try:
+        fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        return destino, f"o inbound não abre ({type(exc).__name__})"
+    try:
+        notebook, segredo, motivo = troca.ler_entrega(fd, e)
+    finally:
+        os.close(fd)
+    if notebook is not None:
+        (destino / f"{e.atividade}.ipynb").write_bytes(notebook)
+    (destino / "timestamp.txt").write_text(e.carimbo, encoding="utf-8")
+    (destino / "submission_secret.txt").write_text(segredo or secrets.token_hex(64), encoding="utf-8")
+    return destino, motivo
+
+
+def consertar_quebrado(destino: Path, atividade: str, motivo_externo: str | None = None) -> str | None:
+    """Se o notebook da atividade não abre, troca-o pelo liberado com o aviso; devolve o motivo."""
+    import nbformat
+    from nbformat.v4 import new_markdown_cell
+
+    nome = f"{atividade}.ipynb"
+    caminho = destino / nome
+    motivo = motivo_externo
+    if motivo is None:
+        if not caminho.is_file():
+            motivo = f"o arquivo {nome} não veio na entrega"
+        else:
+            try:
+                nb = nbformat.read(str(caminho), as_version=4)
+                nbformat.validate(nb)
+                if not any(c.get("metadata", {}).get("nbgrader") for c in nb.cells):
+                    raise ValueError("o notebook não tem as células da atividade (metadados do nbgrader)")
+            except Exception as exc:  # JSON quebrado, esquema inválido, outro arquivo
+                motivo = f"o arquivo {nome} não é um notebook válido ({type(exc).__name__}: {str(exc)[:200]})"
+    if motivo is None:
+        return None
+    liberado = nbformat.read(str(comum.CURSO / "release" / atividade / nome), as_version=4)
+    liberado.cells.insert(0, new_markdown_cell(AVISO_QUEBRADO.format(motivo=motivo)))
+    if caminho.exists() or caminho.is_symlink():
+        caminho.unlink()
+    nbformat.write(liberado, str(caminho))
+    return motivo
+
+
+def ler_nota(api, atividade: str, aluno: str) -> dict:
+    """Nota do gradebook: total, a parte automática à parte e os pontos que esperam o professor."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(api.coursedir.db_url) as gb:
+        sub = gb.find_submission(atividade, aluno)
+        automatica = maximo_auto = pendente = 0.0
+        for nb in sub.notebooks:
+            for g in nb.grades:
+                if g.needs_manual_grade:
+                    pendente += float(g.max_score)
+                elif g.cell.cell_type == "code" and g.auto_score is not None:
+                    automatica += float(g.score)
+                    maximo_auto += float(g.max_score)
+        return {
+            "nota": float(sub.score),
+            "maximo": float(sub.max_score),
+            "automatica": automatica,
+            "maximo_automatico": maximo_auto,
+            "pendente": pendente,
+        }
+
+
+def _trancado(resultado: dict) -> bool:
+    texto = f"{resultado.get('log', '')}{resultado.get('error', '')}"
+    return "database is locked" in texto
+
+
+def corrigir(e: troca.Entrega, inbound: Path, api, trava: TravaNbgrader) -> dict:
+    """Uma entrega, do ``inbound`` ao retorno liberado, no processo de correção; devolve o que o
+    serviço registra: ``situacao`` (``corrigida`` ou ``erro``), ``detalhe``, a nota, o que o
+    ajudante fez (``feitas``) e o motivo, se o notebook veio quebrado."""
+    from hub import avaliacao_ajudante
+
+    aluno, atividade = e.aluno, e.atividade
+    trava.segundos = 0.0
+    destino, motivo = coletar(inbound, e)
+    quebrado = consertar_quebrado(destino, atividade, motivo)
+    avaliacao_ajudante.limpar_ultimas()
+    with trava.dentro():  # o gradebook: um processo de cada vez (a ida ao ajudante solta a trava)
+        r = api.autograde(atividade, aluno, force=True, create=True)
+        if not r["success"] and not quebrado:
+            quebrado = consertar_quebrado(
+                destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
+            )
+            registrar(
+                f"autograde falhou para {aluno}/{atividade}: {r.get('log', '')[-2500:]}\n{r.get('error', '')[-400:]}"
+            )
+            r = api.autograde(atividade, aluno, force=True, create=True)
+    feitas = list(avaliacao_ajudante.ultimas())
+    if not r["success"]:
+        registrar(f"ERRO {aluno}/{atividade}: autograde falhou de novo: {r.get('error', '')[-600:]}")
+        return {"situacao": "erro", "detalhe": "autograde falhou", "feitas": feitas}
+    for passo, fazer in (
+        ("generate_feedback", lambda: api.generate_feedback(atividade, aluno, force=True)),
+        ("release_feedback", lambda: api.release_feedback(atividade, aluno)),
+    ):
+        r = fazer()  # fora da trava: cada aluno tem as suas pastas, e a fila corrige um aluno por vez
+        if not r["success"] and _trancado(r):
+            with trava.dentro():
+                r = fazer()
+        if not r["success"]:
+            registrar(f"ERRO {aluno}/{atividade}: {passo} falhou: {r.get('error', '')[-600:]}")
+            return {"situacao": "erro", "detalhe": f"{passo} falhou", "feitas": feitas}
+    retorno = None
+    try:  # o nome que o release_feedback deu ao retorno no exchange (para o serviço apagar o anterior)
+        from nbgrader.utils import notebook_hash
+
+        segredo = (comum.CURSO / "feedback" / aluno / atividade / "submission_secret.txt").read_text()
+        retorno = f"{notebook_hash(secret=segredo, notebook_id=atividade)}.html"
+    except (OSError, AssertionError):
+        pass
+    try:
+        nota = ler_nota(api, atividade, aluno)
+    except Exception as exc:  # o SQLite ocupado por outra escrita: de novo, com a trava
+        if "locked" not in str(exc):
+            raise
+        with trava.dentro():
+            nota = ler_nota(api, atividade, aluno)
+    return {
+        "situacao": "corrigida",
+        "detalhe": quebrado or "",
+        "nota": nota,
+        "feitas": feitas,
+        "segundos_trava": round(trava.segundos, 3),
+        "retorno": retorno,
+    }
+
+
+def trabalhar() -> int:
+    """O processo de uma vaga (``python -m hub.corretor --trabalhador``): lê uma entrega por linha
+    (JSON) na entrada e responde uma linha (JSON) na saída original; o resto do que ele imprime vai
+    para a saída de erros (o registro do hub)."""
+    from autograder.anfitriao import preparar_processo
+    from hub import avaliacao_ajudante
+
+    # o serviço caiu (até por SIGKILL): este processo vai junto. Nenhum zigoto aqui: quem corrige é
+    # o ajudante root, com o seu anfitrião; esta vaga só faz a parte do nbgrader
+    preparar_processo("filho")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # o Ctrl+C vai ao grupo; quem para as vagas é o serviço
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    canal = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # um print do nbgrader não quebra a conversa
+    os.umask(0o002)
+    os.chdir(comum.CURSO)
+    _setenv_entre_threads()
+    trava = TravaNbgrader(comum.CORRETOR / "nbgrader.trava")
+    avaliacao_ajudante.FORA_DA_TRAVA = trava.fora
+    api = _nbgrader_api()
+    canal.write(json.dumps({"pronto": os.getpid()}) + "\n")
+    canal.flush()
+    for linha in sys.stdin:
+        inicio = time.process_time()
+        try:
+            pedido = json.loads(linha)
+            e = troca.Entrega(**pedido["entrega"])
+            resposta = corrigir(e, Path(pedido["inbound"]), api, trava)
+        except Exception:
+            registrar(f"ERRO inesperado no processo de correção:\n{traceback.format_exc()}")
+            resposta = {"situacao": "erro", "detalhe": "erro inesperado (veja o registro)"}
+        resposta["cpu"] = round(time.process_time() - inicio, 3)
+        canal.write(json.dumps(resposta, ensure_ascii=False) + "\n")
+        canal.flush()
+    return 0
+
+
+class Vaga:
+    """Uma vaga de correção do serviço: o seu processo (``trabalhar``), aberto na primeira entrega e
+    reaberto se cair. ``comando`` troca o processo (os testes usam um falso)."""
+
+    def __init__(self, inbound: Path, comando: list[str] | None = None):
+        self.inbound = inbound
+        self.comando = comando or [sys.executable, "-m", "hub.corretor", "--trabalhador"]
+        self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
+
+    def abrir(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(comum.RAIZ), env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen(
+            self.comando, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, encoding="utf-8"
+        )
+        pronto = self.proc.stdout.readline()
+        if not pronto:
+            self.fechar()
+            raise RuntimeError("o processo de correção não abriu (veja o registro)")
+        self.pid = json.loads(pronto)["pronto"]
+
+    def corrigir(self, e: troca.Entrega) -> dict:
+        try:
+            self.abrir()
+            self.proc.stdin.write(json.dumps({"entrega": asdict(e), "inbound": str(self.inbound)}) + "\n")
+            self.proc.stdin.flush()
+            linha = self.proc.stdout.readline()
+        except (OSError, RuntimeError, ValueError) as exc:
+            linha = ""
+            registrar(f"o processo de correção falhou ({type(exc).__name__}: {exc})")
+        if not linha:
+            codigo = self.proc.poll() if self.proc else None
+            self.fechar()
+            return {"situacao": "erro", "detalhe": f"o processo de correção caiu (código {codigo})"}
+        return json.loads(linha)
+
+    def fechar(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.proc = None
+
+
 class Corretor:
     def __init__(
         self,
@@ -208,9 +503,11 @@ class Corretor:
         pasta_estado: Path | None = None,
         historico: Path | None = None,
         atividades: set[str] | None = None,
+        vagas: int | None = None,
+        comando: list[str] | None = None,
     ):
-        """Os argumentos servem aos testes (um exchange falso, sem hub); o serviço usa os do hub."""
-        self._api_nova = api_nova or self._nbgrader_api
+        """Os argumentos servem aos testes (um exchange falso, sem hub, um processo de correção falso);
+        o serviço usa os do hub. ``api_nova`` fica para quem ainda o passa (não é usado)."""
         self.inbound = inbound or comum.TROCA / comum.CURSO_ID / "inbound"
         if alunos is None:
             registro = comum.ler_registro()["usuarios"]
@@ -226,38 +523,14 @@ class Corretor:
         self.a_retirar: deque[str] = deque()
         self.anonimas = 0
         self.trava_fila = threading.Condition()
-        self.trava_nbgrader = threading.Lock()
         self.parar = threading.Event()
         self.threads: list[threading.Thread] = []
-        self.local = threading.local()
-
-    # -- nbgrader, um thread de cada vez --------------------------------------------------------
-
-    @staticmethod
-    def _nbgrader_api():
-        from nbgrader.apps import NbGraderAPI
-        from traitlets.config import Config
-        from traitlets.config.loader import PyFileConfigLoader
-
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(comum.CURSO)).load_config()
-        config.merge(Config({"Exchange": {"root": str(comum.TROCA)}}))
-        return NbGraderAPI(config=config)
-
-    @property
-    def api(self):
-        """Um NbGraderAPI por thread (o NbGraderAPI muda atributos do coursedir durante cada chamada)."""
-        if not hasattr(self.local, "api"):
-            self.local.api = self._api_nova()
-        return self.local.api
-
-    @contextlib.contextmanager
-    def _fora_da_trava(self):
-        """Enquanto o ajudante corrige (a parte cara), os outros threads usam o nbgrader."""
-        self.trava_nbgrader.release()
-        try:
-            yield
-        finally:
-            self.trava_nbgrader.acquire()
+        self.vagas = [Vaga(self.inbound, comando) for _ in range(vagas or CORRECOES)]
+        # o retorno de cada (aluno, atividade) no exchange: ao liberar um novo, o anterior sai
+        self.retornos: dict[tuple[str, str], str] = {}
+        for r in self.tratadas.values():
+            if r.get("situacao") == "corrigida" and r.get("retorno"):
+                self.retornos[(r.get("aluno"), r.get("atividade"))] = r["retorno"]
 
     # -- varredura: o passo protegido -----------------------------------------------------------
 
@@ -289,7 +562,7 @@ class Corretor:
                 examinadas += 1
                 self.vistos.add(nome)
                 anterior = self.tratadas.get(nome)
-                if anterior and anterior.get("situacao") in ("corrigida", "superada", "recusada"):
+                if anterior and anterior.get("situacao") in ("corrigida", "substituída", "superada", "recusada"):
                     self.a_retirar.append(nome)  # já tratada (o serviço caiu antes de retirá-la)
                     continue
                 try:
@@ -316,7 +589,7 @@ class Corretor:
             os.close(fd)
 
     def _retirar_recusadas(self, fd: int) -> None:
-        """Tira do ``inbound`` as recusadas e superadas, até ``TEMPO_RETIRADA`` segundos por
+        """Tira do ``inbound`` as recusadas e substituídas, até ``TEMPO_RETIRADA`` segundos por
         varredura (apagar pastas é a parte cara de uma inundação; o resto fica para a próxima).
         Vem depois de as aceitas entrarem na fila: o lixo não atrasa a entrega de ninguém."""
         fim = time.monotonic() + TEMPO_RETIRADA
@@ -344,8 +617,10 @@ class Corretor:
             registrar(f"RECUSADA {legivel(r.nome)!r} (uid {r.uid}): {r.motivo} ({self.anonimas} até agora)")
 
     def _superar(self, e: troca.Entrega) -> None:
-        self.situacao.entrega(e, "superada", motivo="chegou uma entrega mais nova desta atividade antes da correção")
-        self._historico(e.nome, "superada", "havia uma entrega mais nova do mesmo aluno na fila", aluno=e.aluno)
+        self.situacao.entrega(
+            e, "substituída", motivo="chegou uma entrega mais nova desta atividade antes da correção: vale a mais nova"
+        )
+        self._historico(e.nome, "substituída", "havia uma entrega mais nova do mesmo aluno na fila", aluno=e.aluno)
         self.a_retirar.append(e.nome)
 
     def _historico(self, nome: str, situacao: str, detalhe: str = "", **extra) -> None:
@@ -358,6 +633,10 @@ class Corretor:
         feito = troca.por_de_lado(fd, nome)
         if feito.startswith("não"):
             registrar(f"não consegui retirar {nome} do exchange: {feito}")
+        else:
+            # o nome saiu do inbound: se voltar (o aluno recria a entrada entre duas varreduras, uma
+            # pasta vazia apagada e depois um arquivo com o mesmo nome), é examinado de novo
+            self.vistos.discard(nome)
 
     def _retirar_nome(self, nome: str) -> None:
         try:
@@ -371,127 +650,35 @@ class Corretor:
 
     # -- uma entrega ----------------------------------------------------------------------------
 
-    def _coletar(self, e: troca.Entrega) -> tuple[Path, str | None]:
-        """Copia para ``submitted/<aluno>/<atividade>`` só o notebook (e o segredo e a data que o
-        nbgrader usa para devolver o retorno). Devolve a pasta e o motivo, se o notebook não veio."""
-        destino = comum.CURSO / "submitted" / e.aluno / e.atividade
-        if destino.exists():
-            shutil.rmtree(destino)
-        destino.mkdir(parents=True)
-        try:
-            fd = os.open(self.inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        except OSError as exc:
-            return destino, f"o inbound não abre ({type(exc).__name__})"
-        try:
-            notebook, segredo, motivo = troca.ler_entrega(fd, e)
-        finally:
-            os.close(fd)
-        if notebook is not None:
-            (destino / f"{e.atividade}.ipynb").write_bytes(notebook)
-        (destino / "timestamp.txt").write_text(e.carimbo, encoding="utf-8")
-        (destino / "submission_secret.txt").write_text(segredo or secrets.token_hex(64), encoding="utf-8")
-        return destino, motivo
-
-    def _consertar_quebrado(self, destino: Path, atividade: str, motivo_externo: str | None = None) -> str | None:
-        """Se o notebook da atividade não abre, troca-o pelo liberado com o aviso; devolve o motivo."""
-        import nbformat
-        from nbformat.v4 import new_markdown_cell
-
-        nome = f"{atividade}.ipynb"
-        caminho = destino / nome
-        motivo = motivo_externo
-        if motivo is None:
-            if not caminho.is_file():
-                motivo = f"o arquivo {nome} não veio na entrega"
-            else:
-                try:
-                    nb = nbformat.read(str(caminho), as_version=4)
-                    nbformat.validate(nb)
-                    if not any(c.get("metadata", {}).get("nbgrader") for c in nb.cells):
-                        raise ValueError("o notebook não tem as células da atividade (metadados do nbgrader)")
-                except Exception as exc:  # JSON quebrado, esquema inválido, outro arquivo
-                    motivo = f"o arquivo {nome} não é um notebook válido ({type(exc).__name__}: {str(exc)[:200]})"
-        if motivo is None:
-            return None
-        liberado = nbformat.read(str(comum.CURSO / "release" / atividade / nome), as_version=4)
-        liberado.cells.insert(0, new_markdown_cell(AVISO_QUEBRADO.format(motivo=motivo)))
-        if caminho.exists() or caminho.is_symlink():
-            caminho.unlink()
-        nbformat.write(liberado, str(caminho))
-        return motivo
-
-    def _nota(self, atividade: str, aluno: str) -> dict:
-        """Nota do gradebook: total, a parte automática à parte e os pontos que esperam o professor."""
-        from nbgrader.api import Gradebook
-
-        with Gradebook(self.api.coursedir.db_url) as gb:
-            sub = gb.find_submission(atividade, aluno)
-            automatica = maximo_auto = pendente = 0.0
-            for nb in sub.notebooks:
-                for g in nb.grades:
-                    if g.needs_manual_grade:
-                        pendente += float(g.max_score)
-                    elif g.cell.cell_type == "code" and g.auto_score is not None:
-                        automatica += float(g.score)
-                        maximo_auto += float(g.max_score)
-            return {
-                "nota": float(sub.score),
-                "maximo": float(sub.max_score),
-                "automatica": automatica,
-                "maximo_automatico": maximo_auto,
-                "pendente": pendente,
-            }
-
-    def processar(self, e: troca.Entrega) -> None:
-        from hub import avaliacao_ajudante
-
+    def processar(self, e: troca.Entrega, vaga: Vaga) -> None:
+        """Manda a entrega ao processo da vaga e registra o que voltou (situação, histórico, registro)."""
         inicio = time.monotonic()
         aluno, atividade = e.aluno, e.atividade
         self.situacao.entrega(e, "corrigindo")
-        with self.trava_nbgrader:
-            destino, motivo = self._coletar(e)
-            quebrado = self._consertar_quebrado(destino, atividade, motivo)
-            avaliacao_ajudante.limpar_ultimas()
-            r = self.api.autograde(atividade, aluno, force=True, create=True)
-            if not r["success"] and not quebrado:
-                quebrado = self._consertar_quebrado(
-                    destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
-                )
-                registrar(
-                    f"autograde falhou para {aluno}/{atividade}: {r.get('log', '')[-2500:]}\n{r.get('error', '')[-400:]}"
-                )
-                r = self.api.autograde(atividade, aluno, force=True, create=True)
-            if not r["success"]:
-                registrar(f"ERRO {aluno}/{atividade}: autograde falhou de novo: {r.get('error', '')[-600:]}")
-                self._erro(e, "autograde falhou")
-                return
-            feitas = list(avaliacao_ajudante.ultimas())
-            for passo, fazer in (
-                ("generate_feedback", lambda: self.api.generate_feedback(atividade, aluno, force=True)),
-                ("release_feedback", lambda: self.api.release_feedback(atividade, aluno)),
-            ):
-                r = fazer()
-                if not r["success"]:
-                    registrar(f"ERRO {aluno}/{atividade}: {passo} falhou: {r.get('error', '')[-600:]}")
-                    self._erro(e, f"{passo} falhou")
-                    return
-            nota = self._nota(atividade, aluno)
+        r = vaga.corrigir(e)
+        feitas = r.get("feitas") or []
+        if r.get("situacao") != "corrigida":
+            registrar(f"ERRO {aluno}/{atividade}: {r.get('detalhe')}")
+            self._erro(e, r.get("detalhe") or "erro")
+            return
+        nota, quebrado = r["nota"], r.get("detalhe") or ""
         correcao = sum(u["segundos"] for u in feitas)
         reaproveitada = bool(feitas) and all(u["reaproveitada"] for u in feitas)
         total = time.monotonic() - inicio
         espera = time.time() - e.chegada
-        como = "idêntica a uma já corrigida: nota reaproveitada" if reaproveitada else f"corrigida em {correcao:.2f} s"
+        como = "idêntica a uma já corrigida: nota reaproveitada" if reaproveitada else f"corrigida em {_br(correcao)} s"
         chegou = datetime.fromtimestamp(e.chegada, UTC).astimezone().strftime("%H:%M:%S")
         registrar(
-            f"{aluno} {atividade}: nota {nota['nota']:g}/{nota['maximo']:g} ({como}"
+            f"{aluno} {atividade}: nota {_br(nota['nota'], None)}/{_br(nota['maximo'], None)} ({como}"
             f"{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
-            f" chegou às {chegou}, retorno liberado em {total:.2f} s de trabalho, {espera:.2f} s depois da entrega"
+            f" chegou às {chegou}, retorno liberado em {_br(total)} s de trabalho"
+            f" ({_br(r.get('segundos_trava', 0))} s com a trava do gradebook), {_br(espera)} s depois da entrega"
         )
-        self.situacao.entrega(e, "corrigida", motivo=quebrado or "", **nota)
+        self.situacao.entrega(e, "corrigida", motivo=quebrado, **nota)
         self._historico(
             e.nome,
             "corrigida",
-            quebrado or "",
+            quebrado,
             aluno=aluno,
             atividade=atividade,
             **nota,
@@ -499,10 +686,30 @@ class Corretor:
             segundos_correcao=round(correcao, 3),
             segundos_total=round(total, 3),
             segundos_desde_entrega=round(espera, 3),
+            segundos_trava=r.get("segundos_trava", 0.0),
+            cpu_servico=r.get("cpu", 0.0),
+            processo=vaga.pid,
+            retorno=r.get("retorno"),
         )
+        self._trocar_retorno(aluno, atividade, r.get("retorno"))
         # coletada e corrigida, a entrega sai do exchange: o nbgrader submit a grava legível por
         # todos, protegida só pelo nome sorteado; aqui ela fica só na cópia do curso
         self._retirar_nome(e.nome)
+
+    def _trocar_retorno(self, aluno: str, atividade: str, retorno: str | None) -> None:
+        """Vale a entrega mais recente: liberado o retorno novo, o da entrega anterior do aluno nesta
+        atividade sai do exchange (cinquenta reenvios não deixam cinquenta retornos HTML no disco)."""
+        if not retorno:
+            return
+        anterior = self.retornos.get((aluno, atividade))
+        self.retornos[(aluno, atividade)] = retorno
+        if anterior and anterior != retorno and troca.RETORNO.fullmatch(anterior):
+            try:
+                (comum.TROCA / comum.CURSO_ID / "feedback" / anterior).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                registrar(f"não consegui apagar o retorno anterior de {aluno}/{atividade}: {exc}")
 
     def _erro(self, e: troca.Entrega, detalhe: str) -> None:
         self.situacao.entrega(e, "erro", motivo=f"{detalhe}: o professor foi avisado")
@@ -510,7 +717,7 @@ class Corretor:
 
     # -- laço --------------------------------------------------------------------------------
 
-    def _trabalhar(self) -> None:
+    def _trabalhar(self, vaga: Vaga) -> None:
         while not self.parar.is_set():
             with self.trava_fila:
                 e = self.fila.proxima()
@@ -520,7 +727,7 @@ class Corretor:
             if e is None:
                 return
             try:
-                self.processar(e)
+                self.processar(e, vaga)
             except Exception:
                 registrar(f"ERRO inesperado em {e.nome}:\n{traceback.format_exc()}")
                 try:
@@ -532,24 +739,41 @@ class Corretor:
                     self.fila.terminou(e)
                     self.trava_fila.notify_all()
 
-    def rodar(self) -> None:
-        from hub import avaliacao_ajudante
-
-        os.umask(0o002)
-        os.chdir(comum.CURSO)
-        _setenv_entre_threads()
-        avaliacao_ajudante.FORA_DA_TRAVA = self._fora_da_trava
-        registrar(
-            f"observando {self.inbound} (a cada {INTERVALO:g} s, {CORRECOES} correções ao mesmo tempo);"
-            f" {len(self.tratadas)} entregas já tratadas"
-        )
-        for i in range(CORRECOES):
-            t = threading.Thread(target=self._trabalhar, name=f"correcao-{i}", daemon=True)
+    def iniciar(self) -> None:
+        """Abre os processos das vagas (em paralelo: cada um carrega o nbgrader) e um thread por vaga."""
+        abrindo = [threading.Thread(target=v.abrir, daemon=True) for v in self.vagas]
+        for t in abrindo:
+            t.start()
+        for t in abrindo:
+            t.join()
+        for i, vaga in enumerate(self.vagas):
+            t = threading.Thread(target=self._trabalhar, args=(vaga,), name=f"correcao-{i}", daemon=True)
             t.start()
             self.threads.append(t)
-        while not self.parar.is_set():
-            self.varrer()
-            self.parar.wait(INTERVALO)
+
+    def fechar(self) -> None:
+        """Para os threads e mata os processos das vagas (uma correção no meio volta para a fila
+        quando o serviço voltar: ela ainda está no ``inbound``)."""
+        self.parar.set()
+        with self.trava_fila:
+            self.trava_fila.notify_all()
+        for vaga in self.vagas:
+            vaga.fechar()
+
+    def rodar(self) -> None:
+        os.umask(0o002)
+        os.chdir(comum.CURSO)
+        self.iniciar()
+        registrar(
+            f"observando {self.inbound} (a cada {_br(INTERVALO, None)} s, {len(self.vagas)} correções ao mesmo tempo,"
+            f" processos {' '.join(str(v.pid) for v in self.vagas)}); {len(self.tratadas)} entregas já tratadas"
+        )
+        try:
+            while not self.parar.is_set():
+                self.varrer()
+                self.parar.wait(INTERVALO)
+        finally:
+            self.fechar()
 
 
 def _sair(sinal, _quadro):
@@ -557,7 +781,10 @@ def _sair(sinal, _quadro):
     raise SystemExit(0)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--trabalhador"]:
+        return trabalhar()
     signal.signal(signal.SIGTERM, _sair)
     signal.signal(signal.SIGINT, _sair)
     Corretor().rodar()

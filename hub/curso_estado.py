@@ -3,7 +3,7 @@ entregas dele (o arquivo ``estado/<aluno>.json`` que o serviço de correção gr
 
 A lista de tarefas (a extensão do nbgrader, com ``hub/lista_tarefas.js`` acrescentado) consulta este
 endereço a cada segundo e mostra, em cada entrega, a situação (na fila, corrigindo, corrigida com a
-nota automática, recusada com o motivo, superada) e se há retorno para buscar ou já buscado.
+nota automática, recusada com o motivo, substituída) e se há retorno para buscar ou já buscado.
 
 O hub copia este arquivo para ``dados-aluno/python`` (o aluno não lê o repositório) e o liga em
 ``config-aluno``; o caminho do arquivo de situação e o fuso do curso vêm do ambiente que o hub

@@ -2,7 +2,7 @@
    Acrescentado pelo hub (hub/lista_tarefas.py) ao começo do código da lista de tarefas do nbgrader.
    A cada segundo consulta <base>/curso/estado (hub/curso_estado.py) e mostra, em cada entrega, a data
    no fuso do curso, a situação (na fila, corrigindo, corrigida com a nota automática, recusada com o
-   motivo, superada) e se o retorno está pronto; "Buscar retorno" só fica clicável quando há o que buscar. */
+   motivo, substituída) e se o retorno está pronto; "Buscar retorno" só fica clicável quando há o que buscar. */
 (function () {
   if (window.cursoEntrega) { return; }
   var estado = null;
@@ -38,7 +38,8 @@
         if (it.motivo) { t += " (" + it.motivo + ")"; }
         return t + (it.retorno_local ? "" : ". Retorno pronto: clique em Buscar retorno");
       case "recusada": return "recusada: " + (it.motivo || "");
-      case "superada": return "superada: " + (it.motivo || "chegou uma entrega mais nova");
+      case "substituída":
+      case "superada": return "substituída: " + (it.motivo || "chegou uma entrega mais nova");
       case "erro": return "erro na correção: " + (it.motivo || "");
       default: return it.estado;
     }

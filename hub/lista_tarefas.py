@@ -9,7 +9,10 @@ UTC``) e um "Buscar retorno" sempre clicável. Na cópia que o hub serve aos alu
   segundo);
 - a linha de cada entrega passa a ser desenhada por ``cursoEntrega`` (data no fuso do curso e a
   situação), e o botão de buscar o retorno passa por ``cursoBotaoRetorno`` (clicável só quando há
-  retorno para buscar).
+  retorno para buscar);
+- o "(ver retorno)" do nbgrader (que só abre a pasta no navegador de arquivos) e o "(retorno
+  disponível para buscar)" saem: o retorno se abre por um caminho só, o nosso **abrir o retorno**, e
+  a situação já diz quando há retorno para buscar.
 
 As trocas são textos exatos do nbgrader 0.9.6: se um deles não aparece (outra versão), falha com a
 explicação, em vez de servir uma lista sem a situação.
@@ -25,8 +28,20 @@ MARCA = "/* curso: situação das entregas */"
 
 TROCAS = [
     (
-        re.compile(re.escape('var s=document.createElement("span").innerText=this.data.timestamp;if(t.append(s),')),
-        "var s=window.cursoEntrega?window.cursoEntrega(this.data):this.data.timestamp;if(t.append(s),",
+        re.compile(
+            re.escape(
+                'var s=document.createElement("span").innerText=this.data.timestamp;if(t.append(s),'
+                "this.data.has_local_feedback&&"
+            )
+        ),
+        "var s=window.cursoEntrega?window.cursoEntrega(this.data):this.data.timestamp;if(t.append(s),"
+        "!window.cursoEntrega&&this.data.has_local_feedback&&",
+    ),
+    (  # o "(retorno disponível para buscar)" do nbgrader: a nossa situação já diz isso
+        re.compile(
+            re.escape('t.append(i)}else if(this.data.has_exchange_feedback){var l=document.createElement("span")')
+        ),
+        't.append(i)}else if(!window.cursoEntrega&&this.data.has_exchange_feedback){var l=document.createElement("span")',
     ),
     (
         re.compile(r'("submitted"==this\.data\.status&&\(t\.innerText="[^"]*",)'),

@@ -46,6 +46,7 @@ QUARENTENA = ".quarentena+"
 LIMITE_NOTEBOOK = int(os.environ.get("CURSO_HUB_LIMITE_NOTEBOOK") or 8 * 1024 * 1024)  # o do ajudante
 LIMITE_PEQUENO = 4096  # timestamp.txt e submission_secret.txt
 SEGREDO = re.compile(r"[0-9a-f]{16,256}")
+RETORNO = re.compile(r"[0-9a-f]{32}\.html")  # o nome de um retorno liberado no exchange (md5 do nbgrader)
 
 
 @dataclass
@@ -211,15 +212,22 @@ def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int) -> list[s
 
 class Fila:
     """Fila justa por aluno: rodízio entre alunos, uma entrega de cada aluno em correção por vez,
-    só a mais nova de cada (aluno, atividade) esperando (as outras ficam superadas)."""
+    só a mais nova de cada (aluno, atividade) esperando (as outras ficam substituídas)."""
 
     def __init__(self):
         self.esperando: dict[str, dict[str, Entrega]] = {}
         self.vez: deque[str] = deque()
         self.em_correcao: set[str] = set()
+        # a mais nova de cada (aluno, atividade) que já saiu da fila para correção: uma mais velha
+        # que chegue depois (vista numa varredura seguinte) não é corrigida por cima dela
+        self.saidas: dict[tuple[str, str], tuple[str, float]] = {}
 
     def acrescentar(self, e: Entrega) -> Entrega | None:
-        """Põe ``e`` na fila; devolve a entrega que ela superou (ou ``e`` mesma, se já havia uma mais nova)."""
+        """Põe ``e`` na fila; devolve a entrega que ela substituiu (ou ``e`` mesma, se já havia uma
+        mais nova, esperando ou já em correção)."""
+        saida = self.saidas.get((e.aluno, e.atividade))
+        if saida is not None and saida >= (e.carimbo, e.chegada):
+            return e
         do_aluno = self.esperando.setdefault(e.aluno, {})
         anterior = do_aluno.get(e.atividade)
         if anterior is not None and (anterior.carimbo, anterior.chegada) > (e.carimbo, e.chegada):
@@ -246,6 +254,9 @@ class Fila:
             else:
                 self.esperando.pop(aluno)
             self.em_correcao.add(aluno)
+            self.saidas[(aluno, e.atividade)] = max(
+                self.saidas.get((aluno, e.atividade), ("", 0.0)), (e.carimbo, e.chegada)
+            )
             return e
         return None
 

@@ -12,7 +12,7 @@ import sys
 
 from autograder import argparse_ptbr
 
-# comando -> (módulo, o que faz)
+# comando -> (módulo, o que faz); "módulo:função" chama outra função que não a main
 COMANDOS = {
     "mutacao": (
         "qualidade.mutacao",
@@ -26,7 +26,11 @@ COMANDOS = {
         "qualidade.instantaneo",
         "corrige os exemplos com o segredo de teste fixo e regrava qualidade/instantaneo/ (make instantaneo)",
     ),
-    "exemplos": ("qualidade.variantes", "regenera as submissões de exemplo (qualidade/exemplos/; make release)"),
+    "exemplos": ("qualidade.catalogo", "regenera as submissões de exemplo (qualidade/exemplos/; make release)"),
+    "variantes": (
+        "qualidade.catalogo:main_variantes",
+        "grava num JSON as células das variantes de cada aula, para o relatório (make relatorio)",
+    ),
     "corpus": (
         "qualidade.corpus_independente.executor",
         "corpus independente (issue #24): pegos, nomeados, vazamentos",
@@ -53,8 +57,9 @@ BENCHMARKS = {
 }
 
 
-def _executar(modulo: str, prog: str, resto: list[str]) -> int:
-    return int(importlib.import_module(modulo).main(resto, prog=prog) or 0)
+def _executar(alvo: str, prog: str, resto: list[str]) -> int:
+    modulo, _, funcao = alvo.partition(":")
+    return int(getattr(importlib.import_module(modulo), funcao or "main")(resto, prog=prog) or 0)
 
 
 def _ajuda() -> str:

@@ -878,9 +878,9 @@ def _rodar_lote(
             ctx.saida.mkdir()
             os.chown(ctx.saida, info.pw_uid, info.pw_gid)
         elif modo is not None:
-            from autograder.avaliacao import _segredo
+            from autograder.semente import segredo_do_curso
 
-            _segredo()  # o .segredo_avaliador 0600 existe, como depois de um make grade
+            segredo_do_curso()  # o .segredo_avaliador 0600 existe, como depois de um make grade
         if modo is None and ctx.pid_ns and os.geteuid() == 0:
             # Processo de fora da caixa com o mesmo uid da vaga 0: um kill(-1) que escapasse o mataria.
             sentinela = subprocess.Popen(

@@ -4,8 +4,8 @@
 
 As entradas ocultas são sorteadas por aluno (a semente vem do segredo, da atividade e do aluno). Se um erro
 só aparece em parte dos sorteios, a mesma submissão errada tira notas diferentes para alunos diferentes: o
-``mascarar_tokens`` errado da issue #38 tirava 6,5, 7,5 e 8 de 8 conforme o aluno. Aqui cada mutante de
-``variantes.py`` e cada caso errado do corpus independente é avaliado por ``N`` alunos fictícios (padrão 5),
+``mascarar_tokens`` errado da issue #38 tirava 6,5, 7,5 e 8 de 8 conforme o aluno. Aqui cada mutante do
+catálogo da aula (``qualidade/variantes/<slug>.py``) e cada caso errado do corpus independente é avaliado por ``N`` alunos fictícios (padrão 5),
 num lote só e com um segredo fixo (a rodada se repete igual em qualquer máquina), e a nota de cada um tem de
 ser a mesma para todos os alunos, item a item. Sai com código 1 se alguma variar.
 
@@ -37,8 +37,8 @@ class Placar:
 def errados_de(slug: str, amostra: int | None = None) -> list[tuple[str, dict[str, str]]]:
     """(nome, células) dos mutantes da suíte e dos casos errados do corpus independente; com ``amostra``,
     só os primeiros de cada (metade para cada lado, arredondada para cima nos mutantes)."""
+    from qualidade.catalogo import carregar_variantes
     from qualidade.corpus_independente import carregar, slugs_do_corpus
-    from qualidade.variantes import carregar_variantes
 
     mutantes, _ = carregar_variantes(slug)
     muts = [(m.nome, m.celulas) for m in mutantes]

@@ -2,7 +2,7 @@
 
     python -m qualidade mutacao [slug ...]
 
-Para cada atividade com ``variantes.py``, avalia cada mutante e cada variante correta (além
+Para cada atividade com catálogo de variantes (``qualidade/variantes/<slug>.py``), avalia cada mutante e cada variante correta (além
 da solução do instrutor e do stub) e imprime, por item e no total:
 
 * taxa de morte: mutantes que perdem pontos no(s) próprio(s) item(ns) (meta: 100%);
@@ -10,8 +10,8 @@ da solução do instrutor e do stub) e imprime, por item e no total:
 * mensagem: mutantes que recebem a mensagem do próprio equívoco (meta: >= 80%);
 * falsa rejeição: variantes corretas que perdem qualquer ponto (meta: 0%);
 * "não faz nada": as variantes geradas de ``variantes.NADA`` (toda função devolve 0, devolve a
-  entrada, ou devolve zeros da forma certa) tiram 0 em todo item (meta: 0 pontos), salvo o que a
-  suíte declarar honesto em ``NADA_HONESTO`` (ex.: um ``__init__`` certo passa no teste de estrutura).
+  entrada, ou devolve zeros da forma certa) tiram 0 em todo item (meta: 0 pontos), salvo o que o
+  catálogo da aula declarar honesto em ``NADA_HONESTO`` (ex.: um ``__init__`` certo passa no teste de estrutura).
 
 Sai com código 1 se alguma meta não foi atingida.
 """
@@ -24,19 +24,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 from autograder.notebooks import carregar_atividade, slugs
-from qualidade.variantes import (
-    NADA,
-    carregar_variantes,
-    gravar,
-    nada_honesto,
-    notebook_com,
-    notebook_liberado,
-    variantes_nada,
-)
+from qualidade.catalogo import carregar_variantes, nada_honesto, variantes_nada
+from qualidade.variantes import NADA, gravar, notebook_com, notebook_liberado
 
 META_MENSAGEM = 0.80
+SEGREDO_DA_RODADA = "rodada-de-mutacao-dos-mutantes"
 
 
 @dataclass
@@ -58,10 +53,14 @@ def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
     paralelo (``jobs`` trabalhadores, padrão: um por núcleo), e confere as metas."""
     # Treinos inteiros (06-transformer-copia) são reaproveitados entre mutantes cujo código relevante
     # ao treino é o mesmo da referência: os mutantes de outras células não mexem nele.
+    # Um segredo fixo para a rodada (como em sementes e constancia): o sorteio das entradas ocultas é o mesmo
+    # em qualquer máquina e em qualquer clone, e a rodada dá o mesmo resultado na CI e aqui. Um erro que só
+    # aparece em parte dos sorteios é trabalho do ``python -m qualidade constancia`` (5 alunos por caso).
     anterior = os.environ.get("AVALIADOR_CACHE_TREINO")
     os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
     try:
-        return _rodar(lista, saida, jobs)
+        with mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}):
+            return _rodar(lista, saida, jobs)
     finally:
         if anterior is None:
             os.environ.pop("AVALIADOR_CACHE_TREINO", None)
@@ -81,7 +80,7 @@ def _rodar(lista, saida, jobs) -> Relatorio:
         for slug in lista:
             mutantes, corretas = carregar_variantes(slug)
             if not mutantes and not corretas:
-                saida(f"{slug}: sem variantes.py; nada a verificar.")
+                saida(f"{slug}: sem catálogo de variantes (qualidade/variantes/{slug}.py); nada a verificar.")
                 continue
             planos[slug] = (mutantes, corretas)
             nbs = [("referencia", notebook_com(slug, {})), ("stub", notebook_liberado(slug))]

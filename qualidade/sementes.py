@@ -5,8 +5,8 @@
 A rodada de mutação e o corpus independente usam uma semente só para todas as submissões, então uma
 tolerância justa demais, que só reprova código certo em algumas entradas sorteadas, passa por eles: a
 RoPE calculada em float32 (como no LLaMA) perdia 1,75 ponto da aula 08 em 7 de 25 sementes, e o corpus
-só a pegou com o segredo de outra cópia do curso. Aqui cada variante correta (``variantes.py`` de cada
-suíte) e cada caso correto do corpus independente é avaliado por ``N`` alunos fictícios (``N`` sementes),
+só a pegou com o segredo de outra cópia do curso. Aqui cada variante correta (do catálogo de cada
+aula, ``qualidade/variantes/<slug>.py``) e cada caso correto do corpus independente é avaliado por ``N`` alunos fictícios (``N`` sementes),
 num lote só, com um segredo fixo: a rodada se repete igual em qualquer máquina. Meta: nenhuma perde
 ponto em nenhuma semente. Sai com código 1 se alguma perder.
 
@@ -38,8 +38,8 @@ class Placar:
 
 def corretas_de(slug: str) -> list[tuple[str, dict[str, str]]]:
     """(nome, células) das variantes corretas da suíte e dos casos corretos do corpus independente."""
+    from qualidade.catalogo import carregar_variantes
     from qualidade.corpus_independente import carregar, slugs_do_corpus
-    from qualidade.variantes import carregar_variantes
 
     _, corretas = carregar_variantes(slug)
     casos = [(v.nome, v.celulas) for v in corretas]

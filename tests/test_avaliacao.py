@@ -15,7 +15,8 @@ import pytest
 from autograder.avaliacao import avaliar
 from autograder.notebooks import RAIZ, carregar_atividade, slugs
 from autograder.suite import suite_pesada
-from qualidade.variantes import exemplos, gravar, notebook_com, notebook_liberado
+from qualidade.catalogo import exemplos
+from qualidade.variantes import gravar, notebook_com, notebook_liberado
 
 ESQUEMA = json.loads((RAIZ / "autograder" / "esquemas" / "gradescope_results.schema.json").read_text())
 

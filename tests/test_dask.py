@@ -265,11 +265,11 @@ def test_cluster_em_processos_com_um_trabalhador_morto_no_meio(submissoes, refer
 
 
 def test_trabalhador_com_outro_curso_e_recusado_pelo_nome(cluster, tmp_path):
-    from autograder.avaliacao import _segredo
     from autograder.executores import ClusterRecusado, ExecutorDask
+    from autograder.semente import segredo_do_curso
 
     endereco, procs, trabalhador = cluster
-    _segredo()  # o segredo existe antes da cópia (o trabalhador diferente tem o mesmo)
+    segredo_do_curso()  # o segredo existe antes da cópia (o trabalhador diferente tem o mesmo)
     copia = tmp_path / "curso"
     for nome in ("source", "autograder"):
         shutil.copytree(RAIZ / nome, copia / nome, ignore=shutil.ignore_patterns("__pycache__"))

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from autograder import suite
+from autograder.suite import estrutura
 
 
 class _AlunoFalso:
@@ -21,7 +22,7 @@ class _AlunoFalso:
 
     def chamar(self, nome, ref):
         assert nome == "_avaliador_estrutura"
-        return self.resposta if self.resposta is not None else suite._descrever_estrutura(self.modulo)
+        return self.resposta if self.resposta is not None else estrutura.descrever_estrutura(self.modulo)
 
 
 class _Remoto:
@@ -95,9 +96,6 @@ def test_descricao_adulterada_na_caixa_reprova_sem_erro_interno(resposta):
 # ------------------------------------------------------------------ a costura das suítes
 SUITES = Path(suite.__file__).resolve().parents[1] / "suites"
 COSTURA = "autograder.suite"
-# O variantes.py de uma suíte é da rodada de mutação, não da avaliação: só ele pode importar, além da
-# costura, o construtor das variantes (Variante, em qualidade/).
-CONSTRUTOR_DE_VARIANTES = ("qualidade.variantes",)
 
 
 def _importados(arvore) -> list[tuple[int, str]]:
@@ -124,9 +122,7 @@ def _proibido(modulo: str, arquivo: Path) -> bool:
         return True  # uma pasta de suíte não é pacote: irmãos vêm de suite.vizinho
     if modulo == "autograder" or not modulo.startswith(("autograder.", "qualidade")):
         return False
-    if modulo == COSTURA or modulo.startswith(COSTURA + "."):
-        return False
-    return not (arquivo.name == "variantes.py" and modulo.startswith(CONSTRUTOR_DE_VARIANTES))
+    return not (modulo == COSTURA or modulo.startswith(COSTURA + "."))
 
 
 def _arquivos_de_suite():
@@ -135,7 +131,9 @@ def _arquivos_de_suite():
 
 def test_as_suites_existem_para_a_conferencia_da_costura():
     nomes = {p.name for p in _arquivos_de_suite()}
-    assert {"variantes.py", "equivocos.py", "treino_avaliado.py"} <= nomes, nomes
+    assert {"equivocos.py", "treino_avaliado.py"} <= nomes, nomes
+    # os mutantes e as variantes corretas são da rodada de mutação: ficam em qualidade/variantes/<slug>.py
+    assert "variantes.py" not in nomes, "um variantes.py voltou para uma pasta de suíte"
 
 
 @pytest.mark.parametrize("arquivo", _arquivos_de_suite(), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -169,7 +167,6 @@ def test_a_conferencia_da_costura_acha_um_import_proibido(tmp_path):
         "autograder.notebooks",
         "autograder.avaliacao",
     ]
-    assert not _proibido("qualidade.variantes", tmp_path / "variantes.py")
     assert _proibido("qualidade.variantes", falso)
     assert _proibido("qualidade.mutacao", tmp_path / "variantes.py")
 
@@ -182,9 +179,125 @@ def test_suites_usam_o_aluno_so_pelo_contrato_publico():
     privados = {"_sessao", "_ref", "_substituir", "_prazo", "_limites"}
     achados = []
     for caminho in sorted((raiz / "autograder" / "suites").rglob("*.py")):
-        if caminho.name == "variantes.py":
-            continue
         for no in ast.walk(ast.parse(caminho.read_text(encoding="utf-8"))):
             if isinstance(no, ast.Attribute) and no.attr in privados:
                 achados.append(f"{caminho.relative_to(raiz)}:{no.lineno}: .{no.attr}")
     assert not achados, "\n".join(achados)
+
+
+# ------------------------------------------------------------------ nomes privados de outro módulo
+RAIZ = Path(__file__).resolve().parents[1]
+CARREGADORES = {"vizinho", "modulo_da_suite", "carregar"}
+
+
+def _eh_privado(nome: str) -> bool:
+    return nome.startswith("_") and not (nome.startswith("__") and nome.endswith("__"))
+
+
+def _modulo_do_projeto(pontuado: str) -> Path | None:
+    caminho = RAIZ / Path(*pontuado.split("."))
+    if caminho.with_suffix(".py").is_file():
+        return caminho.with_suffix(".py")
+    return caminho / "__init__.py" if (caminho / "__init__.py").is_file() else None
+
+
+def _modulos_ligados(arvore: ast.Module, arquivo: Path) -> dict[str, str]:
+    """Nome -> o módulo a que ele está ligado no arquivo: ``import x [as y]``, ``from pacote import modulo``
+    (do projeto) e ``X = suite.vizinho(__file__, "nome")`` (ou ``modulo_da_suite``/``carregar``)."""
+    ligados = {}
+    for no in ast.walk(arvore):
+        if isinstance(no, ast.Import):
+            for a in no.names:
+                ligados[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(no, ast.ImportFrom) and no.module and not no.level:
+            for a in no.names:
+                if _modulo_do_projeto(f"{no.module}.{a.name}") is not None:
+                    ligados[a.asname or a.name] = f"{no.module}.{a.name}"
+        elif isinstance(no, ast.Assign) and isinstance(no.value, ast.Call) and _carga(no.value):
+            for alvo in no.targets:
+                if isinstance(alvo, ast.Name):
+                    ligados[alvo.id] = _carga(no.value)
+    return ligados
+
+
+def _carga(chamada: ast.Call) -> str | None:
+    """``vizinho(__file__, "x")`` -> "x" (o arquivo carregado), ou "?" se o nome não se lê."""
+    funcao = chamada.func.attr if isinstance(chamada.func, ast.Attribute) else getattr(chamada.func, "id", "")
+    if funcao not in CARREGADORES:
+        return None
+    nome = chamada.args[-1] if chamada.args else None
+    return nome.value if isinstance(nome, ast.Constant) and isinstance(nome.value, str) else "?"
+
+
+def privados_alheios(codigo: str, arquivo: Path) -> list[str]:
+    """Os usos de um nome com ``_`` de outro módulo em ``codigo`` (um arquivo de suíte): ``X._nome`` com ``X``
+    ligado a um módulo (import, ``vizinho``...), ``vizinho(...)._nome`` e qualquer ``aluno._``."""
+    arvore = ast.parse(codigo)
+    ligados = _modulos_ligados(arvore, arquivo)
+    achados = [(i, "aluno._") for i, linha in enumerate(codigo.splitlines(), 1) if "aluno._" in linha]
+    for no in ast.walk(arvore):
+        if not (isinstance(no, ast.Attribute) and _eh_privado(no.attr)):
+            continue
+        valor, modulo = no.value, None
+        if isinstance(valor, ast.Name) and valor.id in ligados:
+            modulo = ligados[valor.id]
+        elif isinstance(valor, ast.Call) and _carga(valor):
+            modulo = _carga(valor)
+        if modulo is not None:
+            achados.append((no.lineno, f"{ast.unparse(valor)}.{no.attr}"))
+    return [f"linha {i}: {texto}" for i, texto in sorted(achados)]
+
+
+@pytest.mark.parametrize("arquivo", _arquivos_de_suite(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_suite_nao_usa_nome_privado_de_outro_modulo(arquivo):
+    """Um arquivo de suíte usa de outro módulo (um irmão por ``vizinho``, a costura, uma biblioteca) só nomes
+    públicos, e nada de ``aluno._``: o que se compartilha tem nome público; o que tem ``_`` fica no módulo."""
+    achados = privados_alheios(arquivo.read_text(encoding="utf-8"), arquivo)
+    assert not achados, f"{arquivo.parent.name}/{arquivo.name} usa nomes privados de outro módulo: {achados}"
+
+
+def test_a_conferencia_de_nomes_privados_acha_cada_forma(tmp_path):
+    """A regra acima reprova o que deve, e só isso (senão passaria sem olhar nada)."""
+    arquivo = tmp_path / "06-x" / "test_06_x.py"
+    codigo = (
+        "import numpy as np\n"
+        "from autograder import suite\n"
+        "from autograder.suite import tocha, item\n"
+        "ORC = suite.vizinho(__file__, 'oraculos')\n"
+        "TR = suite.vizinho(__file__, 'treino_avaliado')\n"
+        "def teste(aluno, obj):\n"
+        "    np._pytesttester\n"
+        "    tocha._privado()\n"
+        "    ORC._camada(aluno)\n"
+        "    suite.vizinho(__file__, 'feixe')._feixe_ref()\n"
+        "    aluno._sessao\n"
+        "    suite._descrever_estrutura\n"
+        "    TR._lote\n"
+        "    obj._ref, item._x, ORC.publico, self_.__dict__, np.__version__\n"
+    )
+    assert privados_alheios(codigo, arquivo) == [
+        "linha 7: np._pytesttester",
+        "linha 8: tocha._privado",
+        "linha 9: ORC._camada",
+        "linha 10: suite.vizinho(__file__, 'feixe')._feixe_ref",
+        "linha 11: aluno._",
+        "linha 12: suite._descrever_estrutura",
+        "linha 13: TR._lote",
+    ]
+
+
+def test_costura_e_fachada_nao_exportam_nomes_privados():
+    """A costura (``autograder.suite``) só exporta nomes públicos, e o segredo do curso tem casa pública
+    (``semente.segredo_do_curso``), não um ``_segredo`` reexportado pela fachada ``avaliacao``."""
+    from autograder import avaliacao, semente
+
+    assert [n for n in suite.__all__ if n.startswith("_")] == []
+    assert not hasattr(suite, "_descrever_estrutura")
+    assert not hasattr(avaliacao, "_segredo") and callable(semente.segredo_do_curso)
+    usos = [
+        str(p.relative_to(RAIZ))
+        for pasta in ("autograder", "hub", "qualidade", "tests")
+        for p in (RAIZ / pasta).rglob("*.py")
+        if "import " + "_segredo" in p.read_text(encoding="utf-8")  # (partido: este arquivo não se acha)
+    ]
+    assert usos == []

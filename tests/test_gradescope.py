@@ -135,7 +135,7 @@ GERADOS_NO_ZIP = {".segredo_avaliador", "requirements-gradescope.txt", "run_auto
 
 
 def test_zip_leva_exatamente_o_que_a_correcao_precisa(zip_atividade):
-    """Lista de permissão: o avaliador, a suíte da atividade (sem variantes.py), o notebook do
+    """Lista de permissão: o avaliador, a suíte da atividade (os mutantes não são dela), o notebook do
     instrutor e o que o empacotador gera. Nada de qualidade/ (mutação, variantes, corpus, bench,
     exemplos), de outras aulas, de release/, nem as ferramentas do instrutor (nbgrader, release)."""
     with zipfile.ZipFile(zip_atividade) as z:
@@ -153,7 +153,7 @@ def test_zip_leva_exatamente_o_que_a_correcao_precisa(zip_atividade):
 
 def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     """A 07-vit tem módulos irmãos na pasta da suíte e usa o item de treino da costura (tocha, treino):
-    vão junto; o variantes.py dela, não."""
+    vão junto; o catálogo de mutantes dela (qualidade/variantes/), não."""
     with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:
         arquivos = {n for n in z.namelist() if not n.endswith("/")}
     assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {

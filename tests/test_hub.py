@@ -69,6 +69,9 @@ pytestmark = [
 
 
 def _portas_livres() -> int:
+    """Quatro portas seguidas livres (``CURSO_HUB_TESTE_PORTA`` fixa a primeira: uma faixa combinada)."""
+    if os.environ.get("CURSO_HUB_TESTE_PORTA"):
+        return int(os.environ["CURSO_HUB_TESTE_PORTA"])
     for _ in range(50):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -269,6 +272,14 @@ INGLES = (
     "Forbidden",
     "Jupyter has lots of moons",
     "Invalid username",
+    "Services",  # o menu de serviços da barra do hub (o livro do curso)
+    # não são inglês, mas não podem voltar: o prompt de execução no retorno (o avaliador não roda o
+    # notebook num kernel) e o segundo caminho do nbgrader para o retorno ao lado do nosso
+    "Entrada [",
+    "Entrada\xa0[",
+    "Saída[",
+    "(ver retorno)",
+    "(retorno disponível para buscar)",
 )
 
 
@@ -331,6 +342,9 @@ def _retorno(pagina, contexto, usuario: str, captura: str) -> tuple[str, float]:
     link.first.wait_for(timeout=60_000)
     pagina.screenshot(path=str(CAPTURAS / f"{captura}-lista-retorno-buscado.png"))
     href = link.first.get_attribute("href")
+    texto_buscado = pagina.inner_text("#assignments")
+    assert "abrir o retorno" in texto_buscado, texto_buscado  # o nosso; o "(ver retorno)" do nbgrader não
+    _sem_ingles(texto_buscado, "a lista de tarefas com o retorno buscado")
 
     html = contexto.new_page()
     fora = []

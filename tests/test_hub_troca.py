@@ -154,6 +154,22 @@ def test_notebook_link_esparso_e_pasta_trocada_nao_sao_lidos(servico, tmp_path):
     assert os.stat(segredo).st_blocks <= 8  # nada foi escrito por cima do arquivo alheio
 
 
+def test_entrada_recriada_com_o_mesmo_nome_e_examinada_de_novo(servico):
+    """A Ana cria uma pasta vazia em nome da Bia (recusada e apagada na hora) e, antes da varredura
+    seguinte, um arquivo com o mesmo nome (o ``cp`` para uma pasta que já não existe): o arquivo
+    também é examinado e sai do ``inbound``, em vez de ficar lá para sempre como "já visto"."""
+    c, inbound, _ = servico
+    nome = _nome("bia", time.time() + 10**6, "falsa")
+    (inbound / nome).mkdir()
+    os.chown(inbound / nome, ANA, -1)
+    c.varrer()
+    assert not (inbound / nome).exists()
+    (inbound / nome).write_text(NB)
+    os.chown(inbound / nome, ANA, -1)
+    c.varrer()
+    assert not (inbound / nome).exists(), os.listdir(inbound)
+
+
 def test_nomes_hostis_e_entregas_em_nome_de_outro(servico):
     """Nome que não é UTF-8, com quebra de linha, de 255 caracteres, de quem não é da turma, com data
     impossível, e pasta com o nome da Bia criada pela Ana: nenhuma entra na fila, a Ana vê por quê, e
@@ -288,9 +304,9 @@ def test_rajada_de_um_aluno_nao_atrasa_a_primeira_de_outro(servico):
     ultima = c.fila.proxima()
     assert ultima.nome == _nome("ana", agora + 49, "r49")
     situacoes = [s["estado"] for s in _situacao(estado, "ana")["entregas"][SLUG]]
-    assert situacoes.count("superada") >= 8 and len(situacoes) <= 10, situacoes
-    superadas = [r for r in ler_tratadas(c.historico).values() if r["situacao"] == "superada"]
-    assert len(superadas) == 48
+    assert situacoes.count("substituída") >= 8 and len(situacoes) <= 10, situacoes
+    substituidas = [r for r in ler_tratadas(c.historico).values() if r["situacao"] == "substituída"]
+    assert len(substituidas) == 48
 
 
 def test_arquivo_de_situacao_so_o_aluno_le(servico):
@@ -306,6 +322,157 @@ def test_arquivo_de_situacao_so_o_aluno_le(servico):
     assert entradas and (acl._USER, 4, ANA) in entradas
     assert not any(t == acl._USER and i != ANA for t, _, i in entradas)
     assert _situacao(estado, "ana")["entregas"][SLUG][0]["estado"] == "na fila"
+
+
+# --- a corrida em miniatura: vagas em processos, rodízio por aluno, a mais nova substitui -----------
+
+# Um processo de correção falso (o protocolo de hub.corretor.trabalhar): gasta CPU de verdade por
+# entrega e diz em que processo e em que intervalo de tempo a corrigiu.
+VAGA_FALSA = r"""
+import json, os, sys, time
+print(json.dumps({"pronto": os.getpid()}), flush=True)
+for linha in sys.stdin:
+    e = json.loads(linha)["entrega"]
+    inicio = time.time()
+    fim_cpu = time.process_time() + 0.6
+    while time.process_time() < fim_cpu:
+        pass
+    nota = {"nota": 1.0, "maximo": 1.0, "automatica": 1.0, "maximo_automatico": 1.0, "pendente": 0.0}
+    print(json.dumps({"situacao": "corrigida", "detalhe": "", "nota": nota,
+                      "feitas": [{"segundos": 0.6, "reaproveitada": False}],
+                      "inicio": inicio, "fim": time.time(), "pid": os.getpid(), "nome": e["nome"]}), flush=True)
+"""
+
+
+def test_corrida_pequena_em_paralelo_e_em_rodizio(tmp_path, monkeypatch):
+    """Seis entregas de duas alunas, duas vagas: a primeira da Bia (que chega depois de cinco da Ana)
+    corre junto com a primeira da Ana, em outro processo; das quatro que a Ana mandou durante a
+    correção, só a mais nova é corrigida e as outras três ficam "substituída" (também a que o
+    serviço só viu depois de a mais nova já ter saído da fila)."""
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    estado = tmp_path / "estado"
+    estado.mkdir()
+    c = Corretor(
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+        vagas=2,
+        comando=[sys.executable, "-c", VAGA_FALSA],
+    )
+    respostas: dict[str, dict] = {}
+    original = c.vagas[0].corrigir.__func__
+
+    def corrigir(vaga, e):
+        r = original(vaga, e)
+        respostas[e.nome] = r
+        return r
+
+    monkeypatch.setattr(type(c.vagas[0]), "corrigir", corrigir)
+    try:
+        c.iniciar()
+        assert len({v.pid for v in c.vagas}) == 2
+        agora = time.time()
+        a1 = _entrega(inbound, _nome("ana", agora, "a1"), ANA).name
+        c.varrer()
+        fim = time.monotonic() + 60
+        while _situacao(estado, "ana")["entregas"][SLUG][-1]["estado"] != "corrigindo" and time.monotonic() < fim:
+            time.sleep(0.02)
+        # durante a correção da a1: a Ana manda mais quatro (a a4 só na varredura seguinte à da a5)
+        for i in (2, 3, 5):
+            _entrega(inbound, _nome("ana", agora + i, f"a{i}"), ANA)
+        b1 = _entrega(inbound, _nome("bia", agora + 10, "b1"), BIA).name
+        c.varrer()
+        _entrega(inbound, _nome("ana", agora + 4, "a4"), ANA)
+        c.varrer()
+        a5 = _nome("ana", agora + 5, "a5")
+        fim = time.monotonic() + 120
+        while len(respostas) < 3 and time.monotonic() < fim:
+            time.sleep(0.05)
+        assert set(respostas) == {a1, b1, a5}, sorted(respostas)
+        # paralelo: a primeira da Bia correu junto com a primeira da Ana, em outro processo
+        ra1, rb1, ra5 = respostas[a1], respostas[b1], respostas[a5]
+        assert ra1["pid"] != rb1["pid"]
+        assert rb1["inicio"] < ra1["fim"] and ra1["inicio"] < rb1["fim"], (ra1, rb1)
+        # rodízio: a mais nova da Ana só depois de a primeira dela terminar
+        assert ra5["inicio"] >= ra1["fim"]
+        historico = ler_tratadas(c.historico)
+        substituidas = sorted(n for n, r in historico.items() if r["situacao"] == "substituída")
+        assert substituidas == [_nome("ana", agora + i, f"a{i}") for i in (2, 3, 4)]
+        assert all(historico[n]["situacao"] == "corrigida" for n in (a1, b1, a5))
+        vistas = {s["carimbo"]: s["estado"] for s in _situacao(estado, "ana")["entregas"][SLUG]}
+        assert sorted(vistas.values()) == ["corrigida", "corrigida", "substituída", "substituída", "substituída"]
+    finally:
+        c.fechar()
+    assert all(v.proc is None for v in c.vagas)
+
+
+def test_processo_da_vaga_que_cai_vira_erro_e_volta(tmp_path):
+    """O processo de uma vaga morre no meio de uma correção: a entrega vira "erro" (o professor é
+    avisado), o serviço segue e a próxima entrega abre um processo novo."""
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    estado = tmp_path / "estado"
+    estado.mkdir()
+    morre = 'import json, os, sys\nprint(json.dumps({"pronto": os.getpid()}), flush=True)\nsys.stdin.readline()\nos._exit(9)\n'
+    c = Corretor(
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+        vagas=1,
+        comando=[sys.executable, "-c", morre],
+    )
+    try:
+        c.iniciar()
+        primeiro = c.vagas[0].pid
+        nome = _entrega(inbound, _nome("ana", time.time()), ANA).name
+        c.varrer()
+        fim = time.monotonic() + 60
+        while nome not in ler_tratadas(c.historico) and time.monotonic() < fim:
+            time.sleep(0.05)
+        r = ler_tratadas(c.historico)[nome]
+        assert r["situacao"] == "erro" and "caiu" in r["detalhe"], r
+        assert _situacao(estado, "ana")["entregas"][SLUG][-1]["estado"] == "erro"
+        outra = _entrega(inbound, _nome("bia", time.time()), BIA).name
+        c.varrer()
+        while outra not in ler_tratadas(c.historico) and time.monotonic() < fim:
+            time.sleep(0.05)
+        assert c.vagas[0].pid != primeiro
+    finally:
+        c.fechar()
+
+
+def test_trava_do_gradebook_entre_processos(tmp_path):
+    """A trava do gradebook vale entre processos (as vagas): quem a tem faz o outro esperar; dentro
+    de ``fora()`` (a ida ao ajudante) outro processo a pega."""
+    from hub.corretor import TravaNbgrader
+
+    raiz = str(Path(__file__).resolve().parents[1])
+    arquivo = tmp_path / "nbgrader.trava"
+    outro = (
+        f"import sys, time; sys.path.insert(0, {raiz!r})\n"
+        "from pathlib import Path\nfrom hub.corretor import TravaNbgrader\n"
+        f"t = TravaNbgrader(Path({str(arquivo)!r}))\n"
+        "print('pronto', flush=True)\n"
+        "inicio = time.monotonic()\n"
+        "with t.dentro():\n    print(round(time.monotonic() - inicio, 3), flush=True)\n    time.sleep(float(sys.argv[1]))\n"
+    )
+    trava = TravaNbgrader(arquivo)
+    with trava.dentro():
+        filho = subprocess.Popen([sys.executable, "-c", outro, "1.0"], stdout=subprocess.PIPE, text=True)
+        assert filho.stdout.readline().strip() == "pronto"
+        time.sleep(1.0)
+        with trava.fora():  # a ida ao ajudante: o outro processo entra
+            esperou = float(filho.stdout.readline())
+            assert esperou >= 0.5, esperou
+            inicio = time.monotonic()
+        segurou = time.monotonic() - inicio  # voltar para dentro esperou o outro soltar
+    filho.wait(timeout=30)
+    assert segurou >= 0.5, segurou
 
 
 # --- SIGTERM/SIGINT aos serviços do hub: nada do avaliador nem de aluno sobra em 5 s ---------------

@@ -4,8 +4,8 @@ O que a função do aluno devolve (um texto, um array, uma forma, o nome de um t
 entradas ocultas que o código dele viu. Numa suíte, todo campo de f-string passa por ``mostrar`` (que
 formata e filtra: ``protocolo.valor_do_aluno``), a não ser literais e constantes em MAIÚSCULAS; e
 ``str.format``/``%`` não se usam para montar texto. Este teste lê as suítes (a árvore sintática) e
-aponta arquivo e linha de cada campo que escapa; os ``variantes.py`` (modelos de mutantes, código do
-aluno) ficam de fora.
+aponta arquivo e linha de cada campo que escapa (os catálogos de mutantes, código de aluno, não são da
+suíte: ficam em ``qualidade/variantes/``).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def campos_sem_filtro(fonte: str, nome: str = "<fonte>") -> list[str]:
 
 
 def _arquivos():
-    return sorted(p for p in SUITES.rglob("*.py") if p.name != "variantes.py")
+    return sorted(SUITES.rglob("*.py"))
 
 
 def test_ha_suites_para_ler():

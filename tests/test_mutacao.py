@@ -7,7 +7,8 @@ import pytest
 
 from autograder.notebooks import slugs
 from qualidade import mutacao
-from qualidade.variantes import NADA, carregar_variantes, variantes_nada
+from qualidade.catalogo import carregar_variantes, variantes_nada
+from qualidade.variantes import NADA
 
 
 def test_mutacao_atinge_as_metas(capsys):

@@ -142,6 +142,8 @@ def test_retorno_em_portugues_com_mathjax_local(curso):
     # o Bruno não respondeu as perguntas escritas: "sem resposta", e a nota automática à parte
     assert re.search(r"Nota automática: \d+(,\d+)? de 10\b", html) and "sem resposta" in html
     assert "No response." not in html and "In&nbsp;[" not in html
+    # sem prompt de execução ("Entrada [ ]:"): o avaliador não roda o notebook num kernel
+    assert "Entrada&nbsp;[" not in html and "Saída[" not in html and 'class="prompt' not in html
     assert (curso / "feedback" / "mathjax" / "MathJax.js").is_file()
 
 

@@ -116,7 +116,7 @@ def _nova_aula(r, clone, fora):
         "course/09-exemplo.md",
         "source/09-exemplo/09-exemplo.ipynb",
         "autograder/suites/09-exemplo/test_09_exemplo.py",
-        "autograder/suites/09-exemplo/variantes.py",
+        "qualidade/variantes/09-exemplo.py",
         "autograder/suites/09-exemplo/treino_avaliado.py",
     ):
         assert (clone / caminho).is_file(), caminho
@@ -141,6 +141,7 @@ def _mutacao(r, clone, fora):
 def _remover_aula(r, clone, fora):
     assert r.returncode == 0, r.saida[-3000:]
     assert not (clone / "source" / "09-exemplo").exists() and not (clone / "release" / "09-exemplo").exists()
+    assert not (clone / "qualidade" / "variantes" / "09-exemplo.py").exists()
     assert _sem_mudancas(clone) == "", f"sobrou mudança depois de remover a aula: {_sem_mudancas(clone)}"
 
 

@@ -175,6 +175,28 @@ def test_lado_a_lado_marca_os_trechos_em_comum():
     assert similares.pares_parecidos(AULA1, {"a": "x = np.zeros(3)\n", "b": "x = np.zeros(3)\n"}, base) == []
 
 
+def test_variantes_conhecidas_chegam_por_json_e_entram_na_base(tmp_path):
+    """O catálogo de variantes é da rodada de mutação (qualidade/), que o avaliador não importa: chega num JSON
+    (``python -m qualidade variantes``, que o ``make relatorio`` grava) e entra na base com a solução."""
+    from qualidade.catalogo import carregar_variantes, main_variantes
+
+    arquivo = tmp_path / "variantes.json"
+    assert main_variantes([str(arquivo), AULA1]) == 0
+    variantes = similares.ler_variantes(arquivo)
+    mutantes, corretas = carregar_variantes(AULA1)
+    assert list(variantes) == [AULA1] and len(variantes[AULA1]) == len(mutantes) + len(corretas) > 0
+    sem = similares.hashes_da_base(similares.textos_da_base(AULA1))
+    com = similares.hashes_da_base(similares.textos_da_base(AULA1, variantes=variantes[AULA1]))
+    assert set(sem.tolist()) < set(com.tolist())
+    assert similares.textos_da_base(AULA1, False, variantes[AULA1]) == similares.textos_da_base(AULA1, False)
+    for conteudo in ("[]", '{"01-atencao": [{"softmax": 3}]}', "{não é json"):
+        arquivo.write_text(conteudo, encoding="utf-8")
+        with pytest.raises(ValueError, match="catálogo de variantes"):
+            similares.ler_variantes(arquivo)
+    with pytest.raises(SystemExit):
+        main_variantes([str(arquivo), "99-nao-existe"])
+
+
 def test_prazos_com_erro_claro(tmp_path):
     ruim = tmp_path / "p.csv"
     ruim.write_text("01-atencao,amanhã\n", encoding="utf-8")

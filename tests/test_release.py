@@ -6,7 +6,7 @@ from pathlib import Path
 
 from autograder.notebooks import RAIZ, slugs
 from autograder.release import RELEASE, diferencas, gerar, vazamentos
-from qualidade.variantes import gerar_exemplos
+from qualidade.catalogo import gerar_exemplos
 
 
 def test_release_esta_em_dia_com_source():

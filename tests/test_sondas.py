@@ -148,12 +148,12 @@ def test_arvore_de_empates_separa_o_desempate_do_enunciado_do_invertido_e_a_gulo
     from autograder.suite import vizinho
 
     fx = vizinho(str(Path(__file__).resolve().parents[1] / "autograder/suites/06-transformer-copia/feixe.py"), "feixe")
-    modelo, origem = fx._modelo_empate(), torch.tensor(fx.EMPATE_ORIGEM)
+    modelo, origem = fx.modelo_empate(), torch.tensor(fx.EMPATE_ORIGEM)
     for largura in (1, 2, 3):
-        certa = fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX)[0]
+        certa = fx.feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX)[0]
         assert certa == [3, 4, 2]
-        assert fx._feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX, "empate_invertido")[0] != certa
-    assert fx._guloso_de(modelo, origem) == [3, 4, 2]
+        assert fx.feixe_ref(modelo, origem, largura, 0.6, fx.FEIXE_N_MAX, "empate_invertido")[0] != certa
+    assert fx.guloso_de(modelo, origem) == [3, 4, 2]
 
 
 def test_com_sondas_passa_a_fabrica_as_fixtures_que_ela_pede_pelo_nome():

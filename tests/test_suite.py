@@ -312,16 +312,20 @@ def test_embedding_espiao_anota_os_indices_da_primeira_linha_de_cada_chamada():
 
 
 def test_carregador_le_cada_arquivo_da_suite_uma_vez():
-    """Os módulos irmãos e o variantes.py são executados uma vez por processo e vistos por todos."""
-    from autograder.suite import declaracoes, modulo_da_suite, suite_pesada, vizinho
+    """Os módulos irmãos da suíte e o catálogo de variantes da aula são executados uma vez por processo e
+    vistos por todos."""
+    from autograder.suite import modulo_da_suite, suite_pesada, vizinho
+    from qualidade import catalogo
 
     slug = "06-transformer-copia"
     treino = modulo_da_suite(slug, "treino_avaliado")
     assert vizinho(treino.__file__, "equivocos") is treino.EQ
     assert modulo_da_suite(slug, "treino_avaliado") is treino
-    assert declaracoes(slug).treino is treino.ITEM
-    variantes = modulo_da_suite(slug, "variantes")
-    assert declaracoes(slug).mutantes == tuple(variantes.MUTANTES)
+    assert modulo_da_suite(slug, "variantes") is None  # os mutantes não são da suíte
+    assert catalogo.catalogo(slug) is catalogo.catalogo(slug)
+    assert catalogo.catalogo(slug).mutantes == tuple(catalogo.modulo_da_aula(slug).MUTANTES)
+    assert catalogo.modulo_da_aula(slug) is catalogo.modulo_da_aula(slug)
+    assert catalogo.catalogo("nao-existe").mutantes == ()
     assert modulo_da_suite(slug, "nao-existe") is None
     assert suite_pesada(slug) and suite_pesada("07-vit") and not suite_pesada("01-atencao")
 
@@ -334,10 +338,10 @@ def test_item_de_treino_e_declarado_pela_api_unica_sem_convencoes_de_nome(slug):
     import dataclasses
     import inspect
 
-    from autograder.suite import declaracoes, modulo_da_suite, treino
     from autograder.suite import espiao as suite_espiao
+    from autograder.suite import modulo_da_suite, treino
 
-    item = declaracoes(slug).treino
+    item = modulo_da_suite(slug, "treino_avaliado").ITEM
     eq = modulo_da_suite(slug, "equivocos")
     assert isinstance(item, treino.ItemDeTreino)
     assert isinstance(item.modelo, treino.Modelo) and isinstance(item.laco, treino.Laco)

@@ -1,11 +1,11 @@
 """A tabela "Os cinco tipos de conferência da issue #24" do README: todo tipo tem mutantes, e cada mutante
-citado existe no variantes.py da aula citada (a rodada de mutação confere que cada um morre com a própria
+citado existe no catálogo da aula citada (qualidade/variantes/<slug>.py) (a rodada de mutação confere que cada um morre com a própria
 mensagem)."""
 
 import re
 
 from autograder.notebooks import RAIZ, slugs
-from qualidade.variantes import carregar_variantes
+from qualidade.catalogo import carregar_variantes
 
 
 def _linhas_da_tabela() -> list[tuple[str, str]]:

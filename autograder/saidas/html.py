@@ -2,7 +2,7 @@
 
     python -m autograder.saidas.html [PASTA_DE_NOTAS] [--submissoes PASTA] [--saida relatorio.html]
         [--decimal ,|.] [--prazos prazos.csv] [--cadastro cadastro.csv] [--limiar 0.6]
-        [--sem-solucao-na-base]                                                 (make relatorio)
+        [--sem-solucao-na-base] [--variantes variantes.json]                    (make relatorio)
 
 Lê ``<PASTA>/<aluno>/<slug>/results.json`` e escreve uma página autocontida (funciona sem rede: nada
 de CDN; o JavaScript de ordenar as tabelas vai dentro da página) com:
@@ -587,7 +587,9 @@ def gerar(
 
 
 # ------------------------------------------------------------------------------ parecidas
-def _comparar_aula(slug: str, notebooks: dict[str, Path], assinaturas: dict, limiar: float, com_solucao: bool):
+def _comparar_aula(
+    slug: str, notebooks: dict[str, Path], assinaturas: dict, limiar: float, com_solucao: bool, variantes: list = ()
+):
     """Os pares parecidos de uma aula (num processo do pool: uma aula por vez)."""
     from autograder.saidas import similares
 
@@ -597,16 +599,17 @@ def _comparar_aula(slug: str, notebooks: dict[str, Path], assinaturas: dict, lim
             codigos[aluno] = similares.codigo_de_solucao(caminho, slug)
         except Exception:  # um notebook que nem o lote leu: sem código para comparar
             continue
-    base = similares.hashes_da_base(similares.textos_da_base(slug, com_solucao))
+    base = similares.hashes_da_base(similares.textos_da_base(slug, com_solucao, variantes))
     return similares.pares_parecidos(slug, codigos, base, assinaturas, limiar=limiar)
 
 
 def comparar_turma(
-    resultados, submissoes: Path, limiar: float, com_solucao: bool, jobs: int = 0
+    resultados, submissoes: Path, limiar: float, com_solucao: bool, jobs: int = 0, variantes: dict | None = None
 ) -> dict[str, list] | None:
     """Os pares parecidos de cada aula (``similares.pares_parecidos``), lendo o código de ``submissoes``;
     as aulas se dividem entre ``jobs`` processos (padrão: um por núcleo, até 2). None se nenhuma
-    submissão corrigida está em ``submissoes`` (outra turma)."""
+    submissão corrigida está em ``submissoes`` (outra turma). ``variantes``: aula -> células das variantes
+    conhecidas (``similares.ler_variantes``), que entram na base com a solução do instrutor."""
     from concurrent.futures import ProcessPoolExecutor
 
     from autograder.lote import descobrir
@@ -623,7 +626,14 @@ def comparar_turma(
         return None
     assinaturas = {(r.slug, r.aluno): similares.assinatura(r) for r in resultados}
     pedidos = {
-        slug: (slug, nbs, {a: assinaturas.get((slug, a), ()) for a in nbs}, limiar, com_solucao)
+        slug: (
+            slug,
+            nbs,
+            {a: assinaturas.get((slug, a), ()) for a in nbs},
+            limiar,
+            com_solucao,
+            (variantes or {}).get(slug, []),
+        )
         for slug, nbs in por_slug.items()
     }
     jobs = jobs or min(2, os.cpu_count() or 1)
@@ -681,6 +691,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="compara também o que coincide com a solução do instrutor e as variantes da suíte",
     )
+    p.add_argument(
+        "--variantes",
+        help="JSON das variantes conhecidas de cada aula (python -m qualidade variantes ARQUIVO; make relatorio o "
+        "gera), que entram na base com a solução do instrutor",
+    )
     args = p.parse_args(argv)
     pasta = Path(args.pasta)
     resultados = carregar(pasta)
@@ -700,6 +715,7 @@ def main(argv=None) -> int:
     try:
         prazos = ler_prazos(Path(args.prazos)) if args.prazos else prazos_do_gradebook(RAIZ / "gradebook.db")
         cadastro = exportacoes.ler_cadastro(Path(args.cadastro)) if args.cadastro else None
+        variantes = similares.ler_variantes(Path(args.variantes)) if args.variantes else None
     except (OSError, ValueError) as erro:
         print(f"Erro: {erro}")
         return 2
@@ -708,7 +724,9 @@ def main(argv=None) -> int:
         print(f"Erro: a pasta de submissões {submissoes} não existe.")
         return 2
     parecidas = (
-        comparar_turma(resultados, submissoes, args.limiar, not args.sem_solucao_na_base) if submissoes else None
+        comparar_turma(resultados, submissoes, args.limiar, not args.sem_solucao_na_base, variantes=variantes)
+        if submissoes
+        else None
     )
     if submissoes and parecidas is None:
         print(f"Aviso: nenhuma submissão corrigida em {pasta} está em {submissoes}; o código não foi comparado.")

@@ -14,8 +14,10 @@ a "base":
 - o esqueleto liberado (o que todo aluno recebeu: assinaturas, docstrings, ``raise NotImplementedError``);
 - os blocos de código da aula (``course/<slug>.md``), que todo aluno leu e pode reaproveitar;
 - o código que o próprio curso escreveu: a solução do instrutor (``source/<slug>.ipynb``) e o
-  catálogo da suíte (``variantes.py``: as variantes corretas e os mutantes, cada um o código de um
-  equívoco conhecido). Num exercício curto, as respostas certas diretas são poucas, e os erros
+  catálogo de variantes da aula (as variantes corretas e os mutantes, cada um o código de um
+  equívoco conhecido). O catálogo é dado da rodada de mutação (``qualidade/variantes/<slug>.py``), que o
+  avaliador não importa: ele chega pronto, num JSON que ``python -m qualidade variantes`` grava
+  (``make relatorio`` o faz), pelo argumento ``variantes``. Num exercício curto, as respostas certas diretas são poucas, e os erros
   conhecidos também: dois alunos que chegam no mesmo código que o curso já previu não copiaram um do
   outro por isso (e o mesmo erro já aparece como "mesmos erros"). ``--sem-solucao-na-base`` tira
   esse código da base (fica só o esqueleto e a aula).
@@ -133,24 +135,40 @@ def _celulas_de_solucao(notebook: Path) -> list[str]:
     return textos
 
 
-def textos_da_base(slug: str, com_solucao: bool = True) -> list[str]:
-    """O esqueleto liberado, os blocos de código da aula e (se ``com_solucao``) a solução do instrutor."""
+def textos_da_base(slug: str, com_solucao: bool = True, variantes: list[dict[str, str]] = ()) -> list[str]:
+    """O esqueleto liberado, os blocos de código da aula e (se ``com_solucao``) a solução do instrutor e as
+    células das ``variantes`` conhecidas da aula (grade_id -> código, de ``ler_variantes``)."""
     textos = [*_celulas_de_solucao(RAIZ / "release" / slug / f"{slug}.ipynb"), *_blocos_da_aula(slug)]
     if com_solucao:
         textos += list(carregar_atividade(slug).codigo_referencia.values())
-        for celulas in _catalogo(slug):
+        for celulas in variantes:
             textos += list(celulas.values())
     return textos
 
 
-def _catalogo(slug: str) -> list[dict[str, str]]:
-    """As células das variantes do catálogo da suíte (``variantes.py``: ``CORRETAS`` e ``MUTANTES``)."""
-    from autograder.suite.declaracoes import modulo_da_suite
+def ler_variantes(caminho: Path) -> dict[str, list[dict[str, str]]]:
+    """O JSON de ``python -m qualidade variantes``: aula -> lista de variantes (grade_id -> código).
 
-    modulo = modulo_da_suite(slug, "variantes")
-    if modulo is None:
-        return []
-    return [dict(v.celulas) for v in [*getattr(modulo, "CORRETAS", []), *getattr(modulo, "MUTANTES", [])]]
+    ``ValueError`` com a explicação se o arquivo não tem essa forma."""
+    try:
+        dados = json.loads(Path(caminho).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as erro:
+        raise ValueError(f"não consegui ler o catálogo de variantes {caminho}: {erro}") from erro
+    forma_certa = isinstance(dados, dict) and all(
+        isinstance(slug, str)
+        and isinstance(variantes, list)
+        and all(
+            isinstance(v, dict) and all(isinstance(k, str) and isinstance(c, str) for k, c in v.items())
+            for v in variantes
+        )
+        for slug, variantes in dados.items()
+    )
+    if not forma_certa:
+        raise ValueError(
+            f"o catálogo de variantes {caminho} não tem a forma esperada (aula -> lista de células "
+            "grade_id -> código); gere-o de novo com python -m qualidade variantes"
+        )
+    return dados
 
 
 def hashes_da_base(textos: list[str]) -> np.ndarray:

@@ -34,7 +34,10 @@ formas), que uma função que não faz o trabalho também satisfaz:
 
 A costura entre as suítes e o avaliador é este pacote: um arquivo de ``autograder/suites/<slug>/``
 importa de ``autograder`` só ``autograder.suite`` (e os seus módulos); nunca ``autograder.caixa``,
-``autograder.avaliacao`` nem ``autograder.notebooks`` (``tests/test_estrutura_modulos.py`` confere).
+``autograder.avaliacao`` nem ``autograder.notebooks``; e de outro módulo (um irmão carregado por ``vizinho``,
+esta costura, uma biblioteca) usa só nomes públicos, nunca ``X._nome`` nem ``aluno._``: o que se compartilha
+tem nome público (``tests/test_estrutura_modulos.py`` confere as duas regras). Esta costura não exporta nome
+com ``_``.
 Os módulos:
 
 * ``itens``: ``@item``, ``@propriedade``, ``tempo_limite``, ``Equivoco``, ``Reprovado``, ``verificar``,
@@ -44,8 +47,9 @@ Os módulos:
 * ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``TempoEsgotado``, ``semente_derivada``,
   ``semente_da_submissao``, ``referencia_da_atividade``);
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
-  ``equivocos.py`` e ``auxiliares.py``; ``declaracoes(slug)``: ``DEPENDENCIAS``, ``PESADA``,
-  ``NADA_HONESTO`` e as variantes, lidos uma vez);
+  ``equivocos.py`` e ``auxiliares.py``; ``modulo_da_suite(slug, nome)``: o mesmo, de fora;
+  ``suite_pesada(slug)``: ``PESADA``, lido por ``ast``). Os mutantes e as variantes corretas não são da
+  suíte: ficam em ``qualidade/variantes/<slug>.py``;
 * ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``, ``erradas``:
   as saídas das versões erradas de um oráculo); importe-o com ``from autograder.suite import tocha``
   (o avaliador não importa o PyTorch por causa dele);
@@ -68,7 +72,7 @@ from autograder.suite.avaliador import (
     semente_derivada,
 )
 from autograder.suite.constantes import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
-from autograder.suite.declaracoes import Declaracoes, declaracoes, modulo_da_suite, suite_pesada, vizinho
+from autograder.suite.declaracoes import modulo_da_suite, suite_pesada, vizinho
 from autograder.suite.espiao import (
     AUXILIAR_MODO_DO_SUBMODULO,
     EMBEDDING_ESPIAO,
@@ -85,7 +89,6 @@ from autograder.suite.estrutura import (
     ESTRUTURA_DROPOUT,
     ESTRUTURA_INICIALIZACAO_CONSTANTE,
     ESTRUTURA_NAO_APRENDE,
-    _descrever_estrutura,
     conferir_estrutura,
     conferir_inicializacao,
 )
@@ -158,14 +161,12 @@ __all__ = [
     "PRECISAO_REDUZIDA",
     "TREINO_PERDA_NAO_FLOAT",
     "CaixaMorreu",
-    "Declaracoes",
     "Equivoco",
     "ErroDoAluno",
     "Mostrado",
     "Procedencia",
     "Reprovado",
     "TempoEsgotado",
-    "_descrever_estrutura",
     "alcance_do_adam",
     "como_array",
     "comparar",
@@ -176,7 +177,6 @@ __all__ = [
     "conferir_laco_do_espiao",
     "conferir_registro",
     "conferir_state_dict",
-    "declaracoes",
     "exigir_entradas_intactas",
     "exigir_procedencia",
     "exigir_que_responda",

@@ -1,28 +1,28 @@
 """O único carregador dos arquivos de uma suíte (``autograder/suites/<slug>/``).
 
 Uma pasta de suíte tem os testes (``test_*.py``, que o pytest importa), o catálogo de equívocos
-(``equivocos.py``), os auxiliares postos na caixa (``auxiliares.py``), o item de treino
-(``treino_avaliado.py``, nas aulas que treinam um modelo) e as variantes da rodada de mutação
-(``variantes.py``). Os módulos irmãos são carregados aqui, uma vez por processo e por arquivo, sob um
-nome fixo (``suite_<slug>__<arquivo>``), e registrados em ``sys.modules``: quem os lê (a suíte, o
-avaliador, a rodada de mutação, os benchmarks) vê o mesmo objeto.
+(``equivocos.py``), os auxiliares postos na caixa (``auxiliares.py``) e o item de treino
+(``treino_avaliado.py``, nas aulas que treinam um modelo). Os mutantes e as variantes corretas não
+são da suíte: ficam em ``qualidade/variantes/<slug>.py`` (dados da rodada de mutação, lidos por
+``qualidade.catalogo``; nada em ``autograder/`` os carrega). Os módulos irmãos são carregados aqui,
+uma vez por processo e por arquivo, sob um nome fixo (``suite_<slug>__<arquivo>``), e registrados em
+``sys.modules``: quem os lê (a suíte, o avaliador, os benchmarks) vê o mesmo objeto.
 
 * ``vizinho(__file__, "equivocos")``: um módulo irmão, de dentro de um arquivo da suíte;
-* ``modulo_da_suite(slug, "variantes")``: o mesmo, de fora (None se o arquivo não existe);
-* ``declaracoes(slug)``: o que a suíte declara para o avaliador e para as ferramentas de qualidade,
-  lido uma vez: ``PESADA`` (por ``ast``, sem importar os testes), as variantes (``MUTANTES``,
-  ``CORRETAS``, ``EXEMPLOS``, ``NADA_HONESTO``, ``NADA_ATALHOS`` de ``variantes.py``) e o item de treino
-  (``ITEM`` de ``treino_avaliado.py``). ``DEPENDENCIAS`` é de cada módulo de teste: o avaliador a lê do
-  módulo que o pytest importou (``avaliacao``), e ``ITEM.dependencias`` dá a do item de treino.
+* ``modulo_da_suite(slug, "treino_avaliado")``: o mesmo, de fora (None se o arquivo não existe);
+* ``suite_pesada(slug)``: ``PESADA`` dos testes, lido por ``ast``, sem importar a suíte.
+
+``DEPENDENCIAS`` é de cada módulo de teste: o avaliador a lê do módulo que o pytest importou
+(``avaliacao``), e ``ITEM.dependencias`` dá a do item de treino. Quem chama ``vizinho`` ou
+``modulo_da_suite`` com o nome do arquivo depende dele (``tests/test_importacoes.py`` segue essas
+cargas no grafo de importações); este módulo só sabe carregar, não escolhe arquivo nenhum.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import importlib.util
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -88,33 +88,3 @@ def suite_pesada(slug: str) -> bool:
                 if isinstance(valor, ast.Constant) and valor.value is True:
                     return True
     return False
-
-
-@dataclass(frozen=True)
-class Declaracoes:
-    """O que a suíte de ``slug`` declara, lido uma vez (``declaracoes(slug)``)."""
-
-    slug: str
-    pesada: bool
-    mutantes: tuple = ()
-    corretas: tuple = ()
-    exemplos: dict = field(default_factory=dict)  # aluno -> nome da variante (None = o stub)
-    nada_honesto: dict = field(default_factory=dict)  # variante -> item -> (pontos aceitos, por quê)
-    nada_atalhos: dict = field(default_factory=dict)  # NADA_ATALHOS: atalhos da variante nada-zeros-da-forma
-    treino: object = None  # o ItemDeTreino de treino_avaliado.py, nas aulas que treinam um modelo
-
-
-@functools.cache
-def declaracoes(slug: str) -> Declaracoes:
-    variantes = modulo_da_suite(slug, "variantes")
-    treino = modulo_da_suite(slug, "treino_avaliado")
-    return Declaracoes(
-        slug=slug,
-        pesada=suite_pesada(slug),
-        mutantes=tuple(getattr(variantes, "MUTANTES", ())),
-        corretas=tuple(getattr(variantes, "CORRETAS", ())),
-        exemplos=dict(getattr(variantes, "EXEMPLOS", {})),
-        nada_honesto=dict(getattr(variantes, "NADA_HONESTO", {})),
-        nada_atalhos=dict(getattr(variantes, "NADA_ATALHOS", {})),
-        treino=getattr(treino, "ITEM", None),
-    )

@@ -111,7 +111,8 @@ def _avaliador_estrutura(modulo):
 """
 
 
-def _descrever_estrutura(modulo) -> dict:
+def descrever_estrutura(modulo) -> dict:
+    """A descrição da estrutura de ``modulo`` que a caixa devolve (``AUXILIAR_ESTRUTURA``), calculada aqui."""
     ns: dict = {}
     exec(AUXILIAR_ESTRUTURA, ns)
     return ns["_avaliador_estrutura"](modulo)
@@ -158,7 +159,7 @@ def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tup
     ViT): o que está dentro de cada um deles não custa pontos aqui; só compartilhar um deles com outro."""
     aluno.injetar(AUXILIAR_ESTRUTURA)
     dele = _estrutura_valida(aluno.chamar("_avaliador_estrutura", remoto._ref))
-    ref = _descrever_estrutura(modulo_ref)
+    ref = descrever_estrutura(modulo_ref)
     if dele is None:
         raise Reprovado(
             f"Não consegui ler a estrutura de {mostrar(classe)} (parâmetros, buffers e submódulos): a descrição que "

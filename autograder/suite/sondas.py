@@ -36,8 +36,8 @@ Regras (conferidas em ``tests/test_sondas.py``):
   reprova com a mensagem que já tinha. Um prazo ou uma caixa morta interrompe as sondas seguintes.
 
 As sondas ficam no arquivo da suíte (ou no ``equivocos.py``/``conferencias.py`` da aula), perto do teste
-cuja função elas sondam; os mutantes que mostram que cada uma pode disparar ficam no ``variantes.py`` da
-aula, com o código da sonda como equívoco esperado.
+cuja função elas sondam; os mutantes que mostram que cada uma pode disparar ficam no catálogo da
+aula (``qualidade/variantes/<slug>.py``), com o código da sonda como equívoco esperado.
 """
 
 from __future__ import annotations

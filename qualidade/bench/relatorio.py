@@ -335,9 +335,27 @@ def main(argv=None, prog: str | None = None) -> int:
             print(
                 f"Copiados {replicar(saida, notas, args.alunos, por_aula)} results.json para os alunos de notebook igual."
             )
+    variantes = notas.parent / "variantes-conhecidas.json"  # como o make relatorio: as variantes na base
+    subprocess.run(
+        [sys.executable, "-m", "qualidade", "variantes", str(variantes)],
+        cwd=RAIZ,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     inicio, cpu0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
-        [sys.executable, "-m", "autograder.saidas.html", str(notas), "--submissoes", str(turma)], cwd=RAIZ, check=True
+        [
+            sys.executable,
+            "-m",
+            "autograder.saidas.html",
+            str(notas),
+            "--submissoes",
+            str(turma),
+            "--variantes",
+            str(variantes),
+        ],
+        cwd=RAIZ,
+        check=True,
     )
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     relogio, cpu = time.monotonic() - inicio, (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)

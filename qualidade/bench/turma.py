@@ -74,7 +74,8 @@ from pathlib import Path
 from autograder.notebooks import RAIZ, slugs
 from autograder.release import nbgrader
 from autograder.suite.declaracoes import suite_pesada  # lido por ast, sem importar a suíte
-from qualidade.variantes import carregar_variantes, gravar, notebook_com, notebook_liberado
+from qualidade.catalogo import carregar_variantes
+from qualidade.variantes import gravar, notebook_com, notebook_liberado
 
 
 def atividades_padrao() -> list[str]:

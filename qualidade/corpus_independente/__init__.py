@@ -10,7 +10,7 @@ Escrito só a partir dos notebooks liberados (``release/<slug>/<slug>.ipynb``) e
   (grade_id -> lista de pares ``[antigo, novo]`` aplicados sobre ``[base]``; lista vazia = a base
   sem mudança), e ``espera``: ``{perde = [itens], mensagem = [palavras]}`` para um erro ou
   ``{correta = true}`` para uma alternativa correta. As células não citadas ficam com a solução
-  do instrutor (preenchidas pelo montador, como em ``qualidade/variantes.py``).
+  do instrutor (preenchidas pelo montador, como em ``qualidade/variantes/``).
 
 Uma submissão errada é **pega** se perde pontos em todos os itens de ``perde``; é **nomeada** se,
 além disso, alguma das palavras de ``mensagem`` aparece (sem diferença de caixa nem de acento) na

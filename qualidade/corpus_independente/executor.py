@@ -12,8 +12,11 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 from qualidade.corpus_independente import PASTA, Placar, carregar, julgar, slugs_do_corpus
+
+SEGREDO_DA_RODADA = "rodada-dos-corpora"
 
 
 def rodar(
@@ -27,8 +30,12 @@ def rodar(
     anterior = os.environ.get("AVALIADOR_CACHE_TREINO")
     os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
     inicio = time.monotonic()
+    # segredo fixo: o mesmo sorteio das entradas ocultas em qualquer máquina (como na mutação)
     try:
-        with tempfile.TemporaryDirectory(prefix="corpus-independente-") as tmp:
+        with (
+            mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}),
+            tempfile.TemporaryDirectory(prefix="corpus-independente-") as tmp,
+        ):
             submissoes, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             casos, tarefas = [], []
             for slug in lista:

@@ -129,7 +129,7 @@ def _feixe_escolher(terminadas, alfa, modo="certo"):
     return tokens, folga
 
 
-def _feixe_ref(modelo, origem, largura, alfa, n_max, modo="certo"):
+def feixe_ref(modelo, origem, largura, alfa, n_max, modo="certo"):
     terminadas, folga = _feixe_terminadas(modelo, origem, largura, n_max, modo)
     tokens, folga_final = _feixe_escolher(terminadas, alfa, modo)
     return tokens, min(folga, folga_final)
@@ -158,7 +158,7 @@ _ARVORES: list = []
 FEIXE_SEMENTES = range(1, 31)
 
 
-class _UmThread:
+class UmThread:
     """As contas dos oráculos são minúsculas: num thread, sem acordar o pool de threads a cada operação."""
 
     def __enter__(self):
@@ -169,12 +169,12 @@ class _UmThread:
         torch.set_num_threads(self.antes)
 
 
-def _arvores():
+def arvores():
     """Instâncias (semente, largura, alfa, certa, {modo: resposta}) das árvores construídas, sem quase-empate
     e com a gulosa errando; calculadas uma vez por processo (determinístico)."""
     if not _ARVORES:
         origem = torch.tensor([3, 4, DA.EOS])
-        with _UmThread():
+        with UmThread():
             for semente in FEIXE_SEMENTES:
                 arvore = TR.ITEM.aux["_avaliador_ModeloArvore"](FEIXE_VOCAB, semente)
                 for largura in (2, 3):
@@ -185,7 +185,7 @@ def _arvores():
     return _ARVORES
 
 
-def _diagnosticar_feixe(obtidos, certas, erradas, descricoes, confirmar=None):
+def diagnosticar_feixe(obtidos, certas, erradas, descricoes, confirmar=None):
     """Reprova se alguma resposta difere da certa. O equívoco nomeado é o que dá, em TODAS as instâncias,
     exatamente as respostas do aluno (``erradas``: uma função que devolve, por instância, {modo: resposta})
     e, com ``confirmar(modo)``, também nas instâncias fixas em que esse modo erra (issue #38: um erro fora do
@@ -218,7 +218,7 @@ def _modelo_de_copia(ref):
     semente fixa (uma vez por processo, num thread), e a cópia confiável em float64."""
     chave = ("06-transformer-copia", "feixe", FEIXE_TREINO_PASSOS)
     if chave not in suite.CACHE_PESADO:
-        with _UmThread():
+        with UmThread():
             torch.manual_seed(20261204)
             sd = TR.ITEM.pesos_iniciais(ref, 20261204)
             modelo = ref.Transformer(*TR.args_treino())
@@ -241,12 +241,12 @@ def _modelo_de_copia(ref):
     return suite.CACHE_PESADO[chave]
 
 
-def _guloso_de(modelo, origem):
-    with _UmThread():
-        return [t for t in ORC._decodificar_ref(modelo, origem[None], FEIXE_N_MAX)[0].tolist() if t != DA.PAD]
+def guloso_de(modelo, origem):
+    with UmThread():
+        return [t for t in ORC.decodificar_ref(modelo, origem[None], FEIXE_N_MAX)[0].tolist() if t != DA.PAD]
 
 
-def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
+def feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
     saida = aluno.busca_em_feixe(remoto, origem, largura, alfa, n_max)
     if isinstance(saida, torch.Tensor):
         saida = saida.tolist()
@@ -257,22 +257,22 @@ def _feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
     return list(saida)
 
 
-def _arvore_remota(aluno, semente):
+def arvore_remota(aluno, semente):
     aluno.injetar(TR.ITEM.auxiliar)
     return aluno.criar("_avaliador_ModeloArvore", FEIXE_VOCAB, semente)
 
 
-def _exigir_que_busque(aluno, rng):
+def exigir_que_busque(aluno, rng):
     """Portão do item: numa árvore em que a gulosa erra, a resposta não pode ser a gulosa (a não ser que ela
     seja também a de outro equívoco conhecido: aí quem nomeia o erro são os testes do item)."""
-    candidatas = [a for a in _arvores() if a[2] == 0.0 and a[1] == 2]
+    candidatas = [a for a in arvores() if a[2] == 0.0 and a[1] == 2]
     # issue #38: só árvores em que a resposta gulosa não é a de outro equívoco, para a gulosa ser pega com a
     # árvore de qualquer aluno (senão o portão só dispara em parte dos sorteios)
     separam = [a for a in candidatas if all(a[4][m] != a[4]["guloso"] for _, m in FEIXE_MODOS if m != "guloso")]
     candidatas = separam or candidatas
     semente, largura, alfa, certa, erradas = candidatas[int(rng.integers(len(candidatas)))]
-    obtido = _feixe_do_aluno(
-        aluno, _arvore_remota(aluno, semente), torch.tensor([3, 4, DA.EOS]), largura, alfa, FEIXE_N_MAX
+    obtido = feixe_do_aluno(
+        aluno, arvore_remota(aluno, semente), torch.tensor([3, 4, DA.EOS]), largura, alfa, FEIXE_N_MAX
     )
     outras = [erradas[m] for _, m in FEIXE_MODOS if m != "guloso"]
     if obtido == erradas["guloso"] and obtido not in outras:
@@ -282,7 +282,7 @@ def _exigir_que_busque(aluno, rng):
         )
 
 
-def _copia_remota(aluno, ref):
+def copia_remota(aluno, ref):
     pesos, confiavel = _modelo_de_copia(ref)
     aluno.injetar(TR.ITEM.auxiliar)
     remoto = aluno.criar("_avaliador_TransformerBiblioteca", *TR.args_treino())
@@ -292,14 +292,14 @@ def _copia_remota(aluno, ref):
     return remoto, confiavel
 
 
-def _origens_de_copia(rng, n):
+def origens_de_copia(rng, n):
     src, _ = DA.lote(rng, n, *TR.TREINO_COMP, TR.TREINO_VOCAB)
     return [linha[: int((linha != DA.PAD).sum())] for linha in src]
 
 
-def _conferir_arvores(aluno, rng, escolher, n, fixas=()):
-    _exigir_que_busque(aluno, rng)
-    candidatas = [a for a in _arvores() if escolher(a)]
+def conferir_arvores(aluno, rng, escolher, n, fixas=()):
+    exigir_que_busque(aluno, rng)
+    candidatas = [a for a in arvores() if escolher(a)]
     # as ``fixas`` (as mesmas para todo aluno), ao menos uma instância em que cada equívoco erra, completadas
     # com sorteadas
     escolhidas = list(fixas)
@@ -321,9 +321,9 @@ def _conferir_arvores(aluno, rng, escolher, n, fixas=()):
         if a not in escolhidas:
             escolhidas.append(a)
     origem = torch.tensor([3, 4, DA.EOS])
-    obtidos = [_feixe_do_aluno(aluno, _arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
+    obtidos = [feixe_do_aluno(aluno, arvore_remota(aluno, a[0]), origem, a[1], a[2], FEIXE_N_MAX) for a in escolhidas]
     descricoes = [f"árvore construída, largura {mostrar(a[1])}, alfa {mostrar(a[2])}" for a in escolhidas]
-    _diagnosticar_feixe(
+    diagnosticar_feixe(
         obtidos, [a[3] for a in escolhidas], lambda: [a[4] for a in escolhidas], descricoes, confirmacao(aluno)
     )
 
@@ -336,32 +336,32 @@ def _conferir_arvores(aluno, rng, escolher, n, fixas=()):
 EMPATE_ORIGEM = (3, 4, 2)
 
 
-def _modelo_empate():
+def modelo_empate():
     return TR.ITEM.aux["_avaliador_ModeloEmpate"](FEIXE_VOCAB, 0)
 
 
-def _empate_remoto(aluno):
+def empate_remoto(aluno):
     aluno.injetar(TR.ITEM.auxiliar)
     return aluno.criar("_avaliador_ModeloEmpate", FEIXE_VOCAB, 0)
 
 
-def _conferir_empate(aluno, larguras=(2, 3), alfa=0.6):
+def conferir_empate(aluno, larguras=(2, 3), alfa=0.6):
     """A árvore de empates exatos nas ``larguras``: a resposta tem de ser a da referência (o desempate do
     enunciado); o equívoco nomeado é o que dá as respostas do aluno em todas."""
-    modelo, origem = _modelo_empate(), torch.tensor(EMPATE_ORIGEM)
-    with _UmThread():
-        certas = [_feixe_ref(modelo, origem, k, alfa, FEIXE_N_MAX)[0] for k in larguras]
-    remoto = _empate_remoto(aluno)
-    obtidos = [_feixe_do_aluno(aluno, remoto, origem, k, alfa, FEIXE_N_MAX) for k in larguras]
+    modelo, origem = modelo_empate(), torch.tensor(EMPATE_ORIGEM)
+    with UmThread():
+        certas = [feixe_ref(modelo, origem, k, alfa, FEIXE_N_MAX)[0] for k in larguras]
+    remoto = empate_remoto(aluno)
+    obtidos = [feixe_do_aluno(aluno, remoto, origem, k, alfa, FEIXE_N_MAX) for k in larguras]
 
     def erradas():
-        with _UmThread():
+        with UmThread():
             return [
-                {m: _feixe_ref(modelo, origem, k, alfa, FEIXE_N_MAX, m)[0] for _, m in FEIXE_MODOS} for k in larguras
+                {m: feixe_ref(modelo, origem, k, alfa, FEIXE_N_MAX, m)[0] for _, m in FEIXE_MODOS} for k in larguras
             ]
 
     descricoes = [f"árvore construída com empates exatos, largura {mostrar(k)}, alfa {mostrar(alfa)}" for k in larguras]
-    _diagnosticar_feixe(obtidos, certas, erradas, descricoes)
+    diagnosticar_feixe(obtidos, certas, erradas, descricoes)
 
 
 _ARVORES_DA_PENALIDADE: list = []
@@ -375,8 +375,8 @@ def arvores_da_penalidade():
     if not _ARVORES_DA_PENALIDADE:
         origem = torch.tensor([3, 4, DA.EOS])
         faltam = [2.0, 0.5]
-        with _UmThread():
-            for a in _arvores():
+        with UmThread():
+            for a in arvores():
                 semente, largura, alfa, certa, _ = a
                 if alfa == 0.0 or not faltam:
                     continue
@@ -393,22 +393,22 @@ _INSTANCIAS_DE_COPIA: list = []
 COPIA_SEMENTE_FIXA = 20261205  # as origens fixas do modelo de cópia: a mesma para todo aluno
 
 
-def _instancias_de_copia_fixas(confiavel):
+def instancias_de_copia_fixas(confiavel):
     """Instâncias (origem, largura, alfa, certa) do modelo de cópia, fixas (semente da suíte): para cada equívoco
     do catálogo, a primeira em que ele erra (sem quase-empate); calculadas uma vez por processo."""
     if _INSTANCIAS_DE_COPIA:
         return _INSTANCIAS_DE_COPIA
     rng = np.random.default_rng(COPIA_SEMENTE_FIXA)
     faltam = {m for _, m in FEIXE_MODOS}
-    with _UmThread():
-        for i, origem in enumerate(_origens_de_copia(rng, 24)):
+    with UmThread():
+        for i, origem in enumerate(origens_de_copia(rng, 24)):
             if not faltam:
                 break
             largura, alfa = 2 + i % 3, (0.6, 1.0)[i % 2]
-            certa, folga = _feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX)
+            certa, folga = feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX)
             if folga < FEIXE_FOLGA:
                 continue
-            expoe = {m for m in faltam if _feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX, m)[0] != certa}
+            expoe = {m for m in faltam if feixe_ref(confiavel, origem, largura, alfa, FEIXE_N_MAX, m)[0] != certa}
             if expoe:
                 _INSTANCIAS_DE_COPIA.append((origem, largura, alfa, certa))
                 faltam -= expoe
@@ -422,9 +422,9 @@ def sonda_desempate_largura_1(aluno):
     desempate pelo menor token é o do argmax da gulosa)."""
 
     def quebrada():
-        modelo, origem = _modelo_empate(), torch.tensor(EMPATE_ORIGEM)
-        obtido = _feixe_do_aluno(aluno, _empate_remoto(aluno), origem, 1, 0.6, FEIXE_N_MAX)
-        return obtido != _guloso_de(modelo, origem)
+        modelo, origem = modelo_empate(), torch.tensor(EMPATE_ORIGEM)
+        obtido = feixe_do_aluno(aluno, empate_remoto(aluno), origem, 1, 0.6, FEIXE_N_MAX)
+        return obtido != guloso_de(modelo, origem)
 
     return S.promessa(
         "feixe-desempate-largura-1",
@@ -448,9 +448,9 @@ def sonda_penalidade(aluno, instancias):
         origem = torch.tensor([3, 4, DA.EOS])
         modelo_de = TR.ITEM.aux["_avaliador_ModeloArvore"]
         for semente, largura, _, _, _ in instancias:
-            with _UmThread():
-                certa = _feixe_ref(modelo_de(FEIXE_VOCAB, semente), origem, largura, 0.0, FEIXE_N_MAX)[0]
-            if _feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, largura, 0.0, FEIXE_N_MAX) != certa:
+            with UmThread():
+                certa = feixe_ref(modelo_de(FEIXE_VOCAB, semente), origem, largura, 0.0, FEIXE_N_MAX)[0]
+            if feixe_do_aluno(aluno, arvore_remota(aluno, semente), origem, largura, 0.0, FEIXE_N_MAX) != certa:
                 return False
         return True
 
@@ -467,14 +467,14 @@ def sonda_penalidade(aluno, instancias):
 
 
 def confirmacao(aluno, n=3):
-    """``confirmar(modo)`` para ``_diagnosticar_feixe``: nas ``n`` primeiras árvores fixas em que o modo erra, a
+    """``confirmar(modo)`` para ``diagnosticar_feixe``: nas ``n`` primeiras árvores fixas em que o modo erra, a
     busca do aluno dá a resposta desse modo (as mesmas árvores para todo aluno)."""
 
     def confirmar(modo):
         origem = torch.tensor([3, 4, DA.EOS])
-        quem = [a for a in _arvores() if a[4][modo] is not None and a[4][modo] != a[3]][:n]
+        quem = [a for a in arvores() if a[4][modo] is not None and a[4][modo] != a[3]][:n]
         for semente, largura, alfa, _, erradas in quem:
-            obtido = _feixe_do_aluno(aluno, _arvore_remota(aluno, semente), origem, largura, alfa, FEIXE_N_MAX)
+            obtido = feixe_do_aluno(aluno, arvore_remota(aluno, semente), origem, largura, alfa, FEIXE_N_MAX)
             if obtido != erradas[modo]:
                 return False
         return True

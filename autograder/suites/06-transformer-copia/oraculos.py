@@ -38,7 +38,7 @@ def _camada_bib(sd, d, h, dff):
     return camada
 
 
-def _camada_variante(c, x, mem, mo, ma, h, modo="certo"):
+def camada_variante(c, x, mem, mo, ma, h, modo="certo"):
     """Saída da camada do decoder (módulos de ``c``, um nn.TransformerDecoderLayer) sob um equívoco.
 
     Sem ``no_grad`` de propósito: o caminho rápido do nn.MultiheadAttention (só sem gradiente)
@@ -106,7 +106,7 @@ def _mapear_nn_transformer(sd, N):
 
 
 @torch.no_grad()
-def _oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
+def oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
     nucleo = nn.Transformer(d, h, N, N, dff, dropout=0.0, batch_first=True).double().eval()
     nucleo.encoder.norm = None
     nucleo.decoder.norm = None
@@ -127,7 +127,7 @@ def _oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
 
 
 @torch.no_grad()
-def _transformer_variante(modelo, src, tgt, mo, ma, modo):
+def transformer_variante(modelo, src, tgt, mo, ma, modo):
     d = modelo.d_model
     escala = {"sem_escala": 1.0, "dividida": 1.0 / math.sqrt(d)}.get(modo, math.sqrt(d))
     emb_src = modelo.embedding_alvo if modo in ("emb_trocados", "emb_alvo_nos_dois") else modelo.embedding_origem
@@ -151,7 +151,7 @@ DEC_PASSOS_DO_EXEMPLO = 7  # decodificar_guloso(..., passos_max=7) na verificaç
 
 
 @torch.no_grad()
-def _decodificar_ref(modelo, src, passos_max, modo="certo"):
+def decodificar_ref(modelo, src, passos_max, modo="certo"):
     mo = DA.m_origem(src)
     memoria = modelo.codificar(src, mo)
     B = src.shape[0]
@@ -175,7 +175,7 @@ def _decodificar_ref(modelo, src, passos_max, modo="certo"):
     return gerados if modo == "com_bos" else gerados[:, 1:]
 
 
-_EQUIVOCOS_CAMADA = suite.pares_por_modo(
+EQUIVOCOS_CAMADA = suite.pares_por_modo(
     EQ.CAMADA_KV_DO_DECODER,
     EQ.CAMADA_PRE_NORMA,
     EQ.CAMADA_SEM_RESIDUO,
@@ -187,7 +187,7 @@ _EQUIVOCOS_CAMADA = suite.pares_por_modo(
     EQ.CAMADA_NORMAS,
 )
 
-_EQUIVOCOS_MODELO = suite.pares_por_modo(
+EQUIVOCOS_MODELO = suite.pares_por_modo(
     EQ.MODELO_SEM_ESCALA,
     EQ.MODELO_ESCALA_DIVIDIDA,
     EQ.MODELO_SEM_POSICAO,
@@ -197,13 +197,13 @@ _EQUIVOCOS_MODELO = suite.pares_por_modo(
 )
 
 
-def _camada(aluno, ref, rng, d=8, h=2, dff=16):
+def montar_camada(aluno, ref, rng, d=8, h=2, dff=16):
     modelo = ref.CamadaDecoder(d, h, dff).double().eval()
     sd = DA.aleatorizar(modelo, rng)
     return _remoto(aluno, "CamadaDecoder", (d, h, dff), sd), _camada_bib(sd, d, h, dff)
 
 
-def _entradas_camada(rng, B=3, T=5, S=6, d=8):
+def entradas_camada(rng, B=3, T=5, S=6, d=8):
     src, _ = DA.lote(rng, B, 2, S - 1)
     while not bool((src == DA.PAD).any()):  # sem PAD na origem, a máscara da memória não seria exercitada
         src, _ = DA.lote(rng, B, 2, S - 1)
@@ -211,14 +211,14 @@ def _entradas_camada(rng, B=3, T=5, S=6, d=8):
     return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), DA.m_origem(src), DA.m_alvo(tgt)
 
 
-def _saida_camada(camada, x, mem, mo, ma):
+def saida_camada(camada, x, mem, mo, ma):
     y = _tensor(camada(x, mem, mo, ma), "CamadaDecoder.forward")
     if isinstance(y, tuple):
         raise Reprovado("CamadaDecoder.forward deve devolver só o tensor de saída.")
     return y
 
 
-def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
+def montar_transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     """O Transformer do aluno com camadas de decoder da biblioteca (não depende da CamadaDecoder dele)."""
     aluno.injetar(TR.ITEM.auxiliar)
     modelo = ref.Transformer(DA.VOCAB, d, h, dff, N, n_max).double().eval()
@@ -233,16 +233,16 @@ def _transformer(aluno, ref, rng, d=16, h=4, dff=32, N=2, n_max=24):
     return remoto, modelo, sd
 
 
-def _logits(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
+def logits_do_remoto(remoto, src, tgt, mo, ma, nome="Transformer.forward"):
     return _tensor(remoto(src, tgt, mo, ma), nome)
 
 
-def _roteiro(aluno):
+def modelos_de_roteiro(aluno):
     aluno.injetar(TR.ITEM.auxiliar)
     return aluno.criar("_avaliador_ModeloRoteiro", DA.VOCAB), TR.ITEM.aux["_avaliador_ModeloRoteiro"](DA.VOCAB)
 
 
-def _decodificar_do_aluno(aluno, remoto, src, passos_max):
+def decodificar_do_aluno(aluno, remoto, src, passos_max):
     saida = _tensor(aluno.decodificar_guloso(remoto, src, passos_max), "decodificar_guloso(...)")
     verificar(
         saida.dtype in (torch.int64, torch.int32) and saida.ndim == 2,
@@ -251,8 +251,8 @@ def _decodificar_do_aluno(aluno, remoto, src, passos_max):
     return saida.long()
 
 
-def _conferir_decodificacao(obtido, modelo, src, passos_max):
-    esperado = _decodificar_ref(modelo, src, passos_max)
+def conferir_decodificacao(obtido, modelo, src, passos_max):
+    esperado = decodificar_ref(modelo, src, passos_max)
     if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido, esperado):
         return
     for eq, modo in suite.pares_por_modo(
@@ -265,7 +265,7 @@ def _conferir_decodificacao(obtido, modelo, src, passos_max):
         EQ.DEC_PARA_NO_PRIMEIRO,
         *([(suite.CONSTANTE_DO_EXEMPLO, "passos_do_exemplo")] if passos_max != DEC_PASSOS_DO_EXEMPLO else []),
     ):
-        variante = _decodificar_ref(modelo, src, passos_max, modo)
+        variante = decodificar_ref(modelo, src, passos_max, modo)
         if tuple(obtido.shape) == tuple(variante.shape) and torch.equal(obtido, variante):
             raise Reprovado(eq.mensagem, eq)
     if obtido.shape[1] > passos_max:

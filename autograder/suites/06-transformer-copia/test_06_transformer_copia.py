@@ -135,9 +135,9 @@ def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
 @S.com_sondas(lambda aluno, ref: _sondas_camada(aluno, ref))
 def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
     """camada do decoder: confere com nn.TransformerDecoderLayer (pesos copiados, com padding)"""
-    camada, bib = ORC._camada(aluno, ref, rng)
-    x, mem, mo, ma = ORC._entradas_camada(rng)
-    y = ORC._saida_camada(camada, x, mem, mo, ma)
+    camada, bib = ORC.montar_camada(aluno, ref, rng)
+    x, mem, mo, ma = ORC.entradas_camada(rng)
+    y = ORC.saida_camada(camada, x, mem, mo, ma)
     T = x.shape[1]
     with torch.no_grad():
         esperado = bib(
@@ -147,7 +147,7 @@ def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
             tgt_key_padding_mask=~ma[:, 0, -1, :],
             memory_key_padding_mask=~mo[:, 0, 0, :],
         )
-    equivocos = lambda: [(eq, ORC._camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in ORC._EQUIVOCOS_CAMADA]  # noqa: E731
+    equivocos = lambda: [(eq, ORC.camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in ORC.EQUIVOCOS_CAMADA]  # noqa: E731
     comparar(y.numpy(), esperado.numpy(), "a saída da CamadaDecoder", atol=1e-8, rtol=1e-6, equivocos=equivocos)
 
 
@@ -155,20 +155,20 @@ def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
 @propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_le_a_memoria_sem_o_padding(aluno, ref, rng):
     """camada do decoder: a saída depende da memória, mas não das posições PAD dela"""
-    camada, _ = ORC._camada(aluno, ref, rng)
-    x, mem, mo, ma = ORC._entradas_camada(rng)
-    y = ORC._saida_camada(camada, x, mem, mo, ma)
+    camada, _ = ORC.montar_camada(aluno, ref, rng)
+    x, mem, mo, ma = ORC.entradas_camada(rng)
+    y = ORC.saida_camada(camada, x, mem, mo, ma)
     outra = mem.clone()
     outra[~mo[:, 0, 0, :]] += 5.0 * torch.from_numpy(rng.standard_normal(int((~mo).sum())))[:, None]
     verificar(
-        torch.allclose(ORC._saida_camada(camada, x, outra, mo, ma), y, atol=1e-8),
+        torch.allclose(ORC.saida_camada(camada, x, outra, mo, ma), y, atol=1e-8),
         EQ.CAMADA_CRUZADA_SEM_PADDING.mensagem,
         EQ.CAMADA_CRUZADA_SEM_PADDING,
     )
     real = mem.clone()
     real[:, 0] += 3.0
     verificar(
-        not torch.allclose(ORC._saida_camada(camada, x, real, mo, ma), y, atol=1e-6),
+        not torch.allclose(ORC.saida_camada(camada, x, real, mo, ma), y, atol=1e-6),
         EQ.CAMADA_KV_DO_DECODER.mensagem,
         EQ.CAMADA_KV_DO_DECODER,
     )
@@ -178,22 +178,22 @@ def test_camada_le_a_memoria_sem_o_padding(aluno, ref, rng):
 @propriedade("test_camada_confere_com_transformer_decoder_layer")
 def test_camada_nao_espia_o_futuro(aluno, ref, rng):
     """camada do decoder: a saída da posição t não muda quando só o alvo depois de t muda"""
-    camada, _ = ORC._camada(aluno, ref, rng)
+    camada, _ = ORC.montar_camada(aluno, ref, rng)
     B, T, S, d = 2, 6, 5, 8
     x, mem = _x(rng, B, T, d), _x(rng, B, S, d)
     mo = torch.ones(B, 1, 1, S, dtype=torch.bool)
     ma = DA.m_alvo(torch.ones(B, T, dtype=torch.long))
-    y = ORC._saida_camada(camada, x, mem, mo, ma)
+    y = ORC.saida_camada(camada, x, mem, mo, ma)
     suite.exigir_que_transforme(y, x, "CamadaDecoder.forward")  # zeros (ou x) também não espiam o futuro
     for t in (0, 2, 4):
         outro = x.clone()
         outro[:, t + 1 :] += 2.0 * _x(rng, B, T - t - 1, d)
-        z = ORC._saida_camada(camada, outro, mem, mo, ma)
+        z = ORC.saida_camada(camada, outro, mem, mo, ma)
         if not torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8):
             # Uma "atenção cruzada" sobre o próprio decoder (sem máscara) também espia o futuro:
             # se a saída nem depende da memória, o equívoco é esse.
             verificar(
-                not torch.allclose(ORC._saida_camada(camada, x, mem + 3.0, mo, ma), y, atol=1e-6),
+                not torch.allclose(ORC.saida_camada(camada, x, mem + 3.0, mo, ma), y, atol=1e-6),
                 EQ.CAMADA_KV_DO_DECODER.mensagem,
                 EQ.CAMADA_KV_DO_DECODER,
             )
@@ -219,11 +219,11 @@ def test_camada_estrutura(aluno, ref):
 @S.com_sondas(lambda aluno, ref: _sondas_transformer(aluno, ref))
 def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
     """Transformer: confere com nn.Transformer (pesos copiados, padding na origem e no alvo)"""
-    remoto, modelo, sd = ORC._transformer(aluno, ref, rng)
+    remoto, modelo, sd = ORC.montar_transformer(aluno, ref, rng)
     src, tgt = DA.lote(rng, 4, 2, 8)
     mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
-    obtido = ORC._logits(remoto, src, tgt, mo, ma)
-    esperado = ORC._oraculo_nn_transformer(sd, src, tgt, mo, ma, 16, 4, 32, 2)
+    obtido = ORC.logits_do_remoto(remoto, src, tgt, mo, ma)
+    esperado = ORC.oraculo_nn_transformer(sd, src, tgt, mo, ma, 16, 4, 32, 2)
     comparar(
         obtido.numpy(),
         esperado.numpy(),
@@ -231,7 +231,7 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
         atol=1e-7,
         rtol=1e-6,
         equivocos=lambda: [
-            (eq, ORC._transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in ORC._EQUIVOCOS_MODELO
+            (eq, ORC.transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in ORC.EQUIVOCOS_MODELO
         ],
     )
 
@@ -240,15 +240,15 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
 @propriedade("test_transformer_confere_com_nn_transformer")
 def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     """Transformer: trocar os tokens nas posições PAD da origem (mesma máscara) não muda nada"""
-    remoto, _, _ = ORC._transformer(aluno, ref, rng)
+    remoto, _, _ = ORC.montar_transformer(aluno, ref, rng)
     src, tgt = DA.lote(rng, 4, 2, 8)
     mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
-    y = ORC._logits(remoto, src, tgt, mo, ma)
+    y = ORC.logits_do_remoto(remoto, src, tgt, mo, ma)
     suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
     lixo = src.clone()
     lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(DA.PRIMEIRO, DA.VOCAB, size=int((~mo).sum())))
     verificar(
-        torch.allclose(ORC._logits(remoto, lixo, tgt, mo, ma), y, atol=1e-8),
+        torch.allclose(ORC.logits_do_remoto(remoto, lixo, tgt, mo, ma), y, atol=1e-8),
         EQ.MODELO_ENCODER_SEM_MASCARA.mensagem,
         EQ.MODELO_ENCODER_SEM_MASCARA,
     )
@@ -258,15 +258,15 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
 @propriedade("test_transformer_confere_com_nn_transformer")
 def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
     """Transformer: os logits da posição t não dependem do alvo depois de t"""
-    remoto, _, _ = ORC._transformer(aluno, ref, rng)
+    remoto, _, _ = ORC.montar_transformer(aluno, ref, rng)
     src, tgt = DA.lote(rng, 3, 6, 6)
     mo = DA.m_origem(src)
-    y = ORC._logits(remoto, src, tgt, mo, DA.m_alvo(tgt))
+    y = ORC.logits_do_remoto(remoto, src, tgt, mo, DA.m_alvo(tgt))
     suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes também não espiam o futuro
     for t in (1, 3):
         outro = tgt.clone()
         outro[:, t + 1 :] = torch.from_numpy(rng.integers(DA.PRIMEIRO, DA.VOCAB, size=outro[:, t + 1 :].shape))
-        z = ORC._logits(remoto, src, outro, mo, DA.m_alvo(outro))
+        z = ORC.logits_do_remoto(remoto, src, outro, mo, DA.m_alvo(outro))
         verificar(
             torch.allclose(z[:, : t + 1], y[:, : t + 1], atol=1e-8),
             "Os logits de uma posição mudaram quando só o alvo DEPOIS dela mudou: repasse m_alvo às camadas "
@@ -277,7 +277,7 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
 @item("teste_transformer", pontos=0.5)
 def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     """Transformer: forward = decodificar(codificar(src)); memória (B, S, d_model)"""
-    remoto, modelo, _ = ORC._transformer(aluno, ref, rng)
+    remoto, modelo, _ = ORC.montar_transformer(aluno, ref, rng)
     src, tgt = DA.lote(rng, 3, 2, 6)
     mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
     memoria = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
@@ -289,7 +289,9 @@ def test_transformer_codificar_e_decodificar(aluno, ref, rng):
         esperada = modelo.codificar(src, mo)
     comparar(memoria.numpy(), esperada.numpy(), "a memória de codificar", atol=1e-8, rtol=1e-6)
     logits = _tensor(remoto.metodo("decodificar", memoria, mo, tgt, ma), "Transformer.decodificar")
-    comparar(logits.numpy(), ORC._logits(remoto, src, tgt, mo, ma).numpy(), "decodificar(codificar(...))", atol=1e-8)
+    comparar(
+        logits.numpy(), ORC.logits_do_remoto(remoto, src, tgt, mo, ma).numpy(), "decodificar(codificar(...))", atol=1e-8
+    )
 
 
 # ======================================================================= dados da cópia
@@ -668,16 +670,16 @@ test_treino_decodifica_ao_menos_90_por_cento = TREINO.teste_de_faixa(2)
 @S.com_sondas(lambda aluno: _sondas_decodificar(aluno))
 def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
     """decodificação: confere com o laço guloso de referência num lote com comprimentos variados"""
-    remoto, modelo = ORC._roteiro(aluno)
+    remoto, modelo = ORC.modelos_de_roteiro(aluno)
     src, _ = DA.lote(rng, 6, 2, 7)
-    obtido = ORC._decodificar_do_aluno(aluno, remoto, src, src.shape[1] + 2)
-    ORC._conferir_decodificacao(obtido, modelo, src, src.shape[1] + 2)
+    obtido = ORC.decodificar_do_aluno(aluno, remoto, src, src.shape[1] + 2)
+    ORC.conferir_decodificacao(obtido, modelo, src, src.shape[1] + 2)
     # origem fixa longa (issue #38, item 3), a mesma para todo aluno: 10 símbolos pedem 11 passos, e um
     # passos_max trocado por um número fixo perde aqui sempre (no lote sorteado, só se ele tiver uma origem longa)
-    longa = torch.tensor([[3, 4, 5, 6, 7, 8, 9, 10, 11, 12, TR.EOS], [5, 6, TR.EOS] + [TR.PAD] * 8])
-    remoto_longo, modelo_longo = ORC._roteiro(aluno)
-    ORC._conferir_decodificacao(
-        ORC._decodificar_do_aluno(aluno, remoto_longo, longa, longa.shape[1] + 2),
+    longa = torch.tensor([[3, 4, 5, 6, 7, 8, 9, 10, 11, 12, DA.EOS], [5, 6, DA.EOS] + [DA.PAD] * 8])
+    remoto_longo, modelo_longo = ORC.modelos_de_roteiro(aluno)
+    ORC.conferir_decodificacao(
+        ORC.decodificar_do_aluno(aluno, remoto_longo, longa, longa.shape[1] + 2),
         modelo_longo,
         longa,
         longa.shape[1] + 2,
@@ -692,23 +694,23 @@ def test_decodificacao_confere_com_o_laco_de_referencia(aluno, rng):
 @S.com_sondas(lambda aluno: _sondas_decodificar(aluno))
 def test_decodificacao_para_e_completa_com_pad(aluno, rng):
     """decodificação: PAD depois do EOS e parada quando todas terminam"""
-    remoto, modelo = ORC._roteiro(aluno)
+    remoto, modelo = ORC.modelos_de_roteiro(aluno)
     src, _ = DA.lote(rng, 5, 1, 6)
     src[0] = DA.PAD
     src[0, :2] = torch.tensor([4, DA.EOS])  # uma sequência curtíssima termina bem antes das outras
-    obtido = ORC._decodificar_do_aluno(aluno, remoto, src, 30)
-    ORC._conferir_decodificacao(obtido, modelo, src, 30)
+    obtido = ORC.decodificar_do_aluno(aluno, remoto, src, 30)
+    ORC.conferir_decodificacao(obtido, modelo, src, 30)
 
 
 @item("teste_decodificacao", pontos=0.5)
 @tempo_limite(30)
 def test_decodificacao_respeita_passos_max(aluno, rng):
     """decodificação: para em passos_max mesmo sem EOS; passos_max = 1 gera um token"""
-    remoto, modelo = ORC._roteiro(aluno)
+    remoto, modelo = ORC.modelos_de_roteiro(aluno)
     src, _ = DA.lote(rng, 3, 6, 8)
     for passos in (3, 1):
-        obtido = ORC._decodificar_do_aluno(aluno, remoto, src, passos)
-        ORC._conferir_decodificacao(obtido, modelo, src, passos)
+        obtido = ORC.decodificar_do_aluno(aluno, remoto, src, passos)
+        ORC.conferir_decodificacao(obtido, modelo, src, passos)
 
 
 # ======================================================================= busca em feixe
@@ -723,75 +725,73 @@ def test_decodificacao_respeita_passos_max(aluno, rng):
 @tempo_limite(30)
 def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     """busca em feixe: com largura 1 é a decodificação gulosa (modelo de cópia treinado e árvore construída)"""
-    FX._exigir_que_busque(aluno, rng)
-    remoto, confiavel = FX._copia_remota(aluno, ref)
+    FX.exigir_que_busque(aluno, rng)
+    remoto, confiavel = FX.copia_remota(aluno, ref)
     obtidos, certas, descricoes = [], [], []
-    for origem, alfa in zip(FX._origens_de_copia(rng, 3), (0.0, 0.6, 1.0), strict=True):
-        certas.append(FX._guloso_de(confiavel, origem))
-        obtidos.append(FX._feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
+    for origem, alfa in zip(FX.origens_de_copia(rng, 3), (0.0, 0.6, 1.0), strict=True):
+        certas.append(FX.guloso_de(confiavel, origem))
+        obtidos.append(FX.feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
         descricoes.append(f"modelo de cópia, origem {mostrar(origem.tolist())}, largura 1, alfa {mostrar(alfa)}")
-    semente = FX._arvores()[int(rng.integers(len(FX._arvores())))][0]
+    semente = FX.arvores()[int(rng.integers(len(FX.arvores())))][0]
     origem = torch.tensor([3, 4, DA.EOS])
-    certas.append(FX._guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
-    obtidos.append(FX._feixe_do_aluno(aluno, FX._arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
+    certas.append(FX.guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))
+    obtidos.append(FX.feixe_do_aluno(aluno, FX.arvore_remota(aluno, semente), origem, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída, largura 1, alfa 0.6")
     # origem fixa com n_max curto (issue #38, item 3): a cópia de 3 símbolos pede 4 tokens e n_max = 2 a corta;
     # um n_max trocado por um número fixo perde aqui para todo aluno
-    curta = torch.tensor([3, 4, 5, TR.EOS])
-    with FX._UmThread():
-        certas.append([t for t in ORC._decodificar_ref(confiavel, curta[None], 2)[0].tolist() if t != TR.PAD])
-    obtidos.append(FX._feixe_do_aluno(aluno, remoto, curta, 1, 0.6, 2))
+    curta = torch.tensor([3, 4, 5, DA.EOS])
+    with FX.UmThread():
+        certas.append([t for t in ORC.decodificar_ref(confiavel, curta[None], 2)[0].tolist() if t != DA.PAD])
+    obtidos.append(FX.feixe_do_aluno(aluno, remoto, curta, 1, 0.6, 2))
     descricoes.append("modelo de cópia, origem fixa, largura 1, alfa 0.6, n_max 2")
     # caso construído (issue #38): a árvore de empates exatos, em que o desempate do enunciado decide
     empate = torch.tensor(FX.EMPATE_ORIGEM)
-    certas.append(FX._guloso_de(FX._modelo_empate(), empate))
-    obtidos.append(FX._feixe_do_aluno(aluno, FX._empate_remoto(aluno), empate, 1, 0.6, FX.FEIXE_N_MAX))
+    certas.append(FX.guloso_de(FX.modelo_empate(), empate))
+    obtidos.append(FX.feixe_do_aluno(aluno, FX.empate_remoto(aluno), empate, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída com empates exatos, largura 1, alfa 0.6")
     with S.sondar(lambda: [FX.sonda_desempate_largura_1(aluno)]):
-        FX._diagnosticar_feixe(
-            obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes
-        )
+        FX.diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
     """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
-    FX._conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
-    FX._conferir_empate(aluno)  # caso construído: empates exatos, o desempate do enunciado (issue #38)
+    FX.conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
+    FX.conferir_empate(aluno)  # caso construído: empates exatos, o desempate do enunciado (issue #38)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
-    fixas = [a for a in FX._arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
+    fixas = [a for a in FX.arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
     with S.sondar(lambda: [FX.sonda_penalidade(aluno, fixas)]):
         # mais as árvores fixas sensíveis ao expoente: o mesmo erro na penalidade perde o mesmo para todo aluno
-        FX._conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5, FX.arvores_da_penalidade())
+        FX.conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5, FX.arvores_da_penalidade())
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
 def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
     """busca em feixe: confere com a referência no Transformer de cópia treinado, larguras 2 a 4"""
-    FX._exigir_que_busque(aluno, rng)
-    remoto, confiavel = FX._copia_remota(aluno, ref)
+    FX.exigir_que_busque(aluno, rng)
+    remoto, confiavel = FX.copia_remota(aluno, ref)
     instancias = []
-    with FX._UmThread():
-        for i, origem in enumerate(FX._origens_de_copia(rng, 4)):
+    with FX.UmThread():
+        for i, origem in enumerate(FX.origens_de_copia(rng, 4)):
             largura, alfa = 2 + i % 3, (0.0, 0.6, 1.0)[i % 3]
-            certa, folga = FX._feixe_ref(confiavel, origem, largura, alfa, FX.FEIXE_N_MAX)
+            certa, folga = FX.feixe_ref(confiavel, origem, largura, alfa, FX.FEIXE_N_MAX)
             if folga >= FX.FEIXE_FOLGA:  # num quase-empate a ordem dependeria do arredondamento
                 instancias.append((origem, largura, alfa, certa))
         # instâncias fixas, uma por equívoco que erra nelas: o mesmo erro perde aqui para todo aluno (issue #38)
-        instancias += FX._instancias_de_copia_fixas(confiavel)
-    obtidos = [FX._feixe_do_aluno(aluno, remoto, o, k, a, FX.FEIXE_N_MAX) for o, k, a, _ in instancias]
+        instancias += FX.instancias_de_copia_fixas(confiavel)
+    obtidos = [FX.feixe_do_aluno(aluno, remoto, o, k, a, FX.FEIXE_N_MAX) for o, k, a, _ in instancias]
 
     def erradas():
-        with FX._UmThread():
+        with FX.UmThread():
             return [
-                {m: FX._feixe_ref(confiavel, o, k, a, FX.FEIXE_N_MAX, m)[0] for _, m in FX.FEIXE_MODOS}
+                {m: FX.feixe_ref(confiavel, o, k, a, FX.FEIXE_N_MAX, m)[0] for _, m in FX.FEIXE_MODOS}
                 for o, k, a, _ in instancias
             ]
 
@@ -799,15 +799,15 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
         f"modelo de cópia, origem {mostrar(o.tolist())}, largura {mostrar(k)}, alfa {mostrar(a)}"
         for o, k, a, _ in instancias
     ]
-    FX._diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes, FX.confirmacao(aluno))
+    FX.diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes, FX.confirmacao(aluno))
     # instância fixa com n_max curto (issue #38, item 3), a mesma para todo aluno: a busca é cortada em 2 tokens
-    curta = torch.tensor([3, 4, 5, TR.EOS])
-    with FX._UmThread():
-        certa = FX._feixe_ref(confiavel, curta, 2, 0.6, 2)[0]
-    FX._diagnosticar_feixe(
-        [FX._feixe_do_aluno(aluno, remoto, curta, 2, 0.6, 2)],
+    curta = torch.tensor([3, 4, 5, DA.EOS])
+    with FX.UmThread():
+        certa = FX.feixe_ref(confiavel, curta, 2, 0.6, 2)[0]
+    FX.diagnosticar_feixe(
+        [FX.feixe_do_aluno(aluno, remoto, curta, 2, 0.6, 2)],
         [certa],
-        lambda: [{m: FX._feixe_ref(confiavel, curta, 2, 0.6, 2, m)[0] for _, m in FX.FEIXE_MODOS}],
+        lambda: [{m: FX.feixe_ref(confiavel, curta, 2, 0.6, 2, m)[0] for _, m in FX.FEIXE_MODOS}],
         ["modelo de cópia, origem fixa, largura 2, alfa 0.6, n_max 2"],
         FX.confirmacao(aluno),
     )
@@ -852,7 +852,7 @@ def _linhas_misturadas(junto, sozinhas) -> bool:
 
 
 def _origem_fixa():
-    src = torch.tensor([[5, 6, 7, TR.EOS, TR.PAD, TR.PAD], [4, 5, 6, 7, 8, TR.EOS], [9, TR.EOS, 0, 0, 0, 0]])
+    src = torch.tensor([[5, 6, 7, DA.EOS, DA.PAD, DA.PAD], [4, 5, 6, 7, 8, DA.EOS], [9, DA.EOS, 0, 0, 0, 0]])
     return src
 
 
@@ -879,7 +879,7 @@ def _sondas_mascara_origem(aluno):
 
 @S.sondas_de("mascara_alvo")
 def _sondas_mascara_alvo(aluno):
-    tgt = torch.cat([torch.full((3, 1), TR.BOS), _origem_fixa()], dim=1)
+    tgt = torch.cat([torch.full((3, 1), DA.BOS), _origem_fixa()], dim=1)
 
     def misturadas():
         junto = _mascara(aluno, "mascara_alvo", tgt)
@@ -902,10 +902,10 @@ def _sondas_mascara_alvo(aluno):
 def _sondas_camada(aluno, ref):
     def misturadas():
         rng = np.random.default_rng(_SONDA)
-        camada, _ = ORC._camada(aluno, ref, rng)
-        x, mem, mo, ma = ORC._entradas_camada(rng)
-        junto = ORC._saida_camada(camada, x, mem, mo, ma)
-        sozinhas = [ORC._saida_camada(camada, *(t[i : i + 1] for t in (x, mem, mo, ma))) for i in range(x.shape[0])]
+        camada, _ = ORC.montar_camada(aluno, ref, rng)
+        x, mem, mo, ma = ORC.entradas_camada(rng)
+        junto = ORC.saida_camada(camada, x, mem, mo, ma)
+        sozinhas = [ORC.saida_camada(camada, *(t[i : i + 1] for t in (x, mem, mo, ma))) for i in range(x.shape[0])]
         return _linhas_misturadas(junto, sozinhas)
 
     return [
@@ -926,12 +926,12 @@ def _sondas_camada(aluno, ref):
 def _sondas_transformer(aluno, ref):
     def misturadas():
         rng = np.random.default_rng(_SONDA + 1)
-        remoto, _, _ = ORC._transformer(aluno, ref, rng)
+        remoto, _, _ = ORC.montar_transformer(aluno, ref, rng)
         src = _origem_fixa()
-        tgt = torch.cat([torch.full((3, 1), TR.BOS), src], dim=1)
-        mo, ma = TR._m_origem(src), TR._m_alvo(tgt)
-        junto = ORC._logits(remoto, src, tgt, mo, ma)
-        sozinhas = [ORC._logits(remoto, src[i : i + 1], tgt[i : i + 1], mo[i : i + 1], ma[i : i + 1]) for i in range(3)]
+        tgt = torch.cat([torch.full((3, 1), DA.BOS), src], dim=1)
+        mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
+        junto = ORC.logits_do_remoto(remoto, src, tgt, mo, ma)
+        sozinhas = [ORC.logits_do_remoto(remoto, src[i : i + 1], tgt[i : i + 1], mo[i : i + 1], ma[i : i + 1]) for i in range(3)]
         return _linhas_misturadas(junto, sozinhas)
 
     return [
@@ -952,8 +952,8 @@ def _sondas_dados(aluno):
     def lixo_depois_do_eos():
         src = _tensor(_lote_do_aluno(aluno, 64, 1, 6, _SONDA)[0], "src")
         for linha in src:
-            fim = (linha == TR.EOS).nonzero()
-            if len(fim) and bool((linha[int(fim[0]) + 1 :] != TR.PAD).any()):
+            fim = (linha == DA.EOS).nonzero()
+            if len(fim) and bool((linha[int(fim[0]) + 1 :] != DA.PAD).any()):
                 return True
         return False
 
@@ -995,14 +995,14 @@ def _sondas_decodificar(aluno):
     src = _origem_fixa()
 
     def misturadas():
-        junto = ORC._decodificar_do_aluno(aluno, ORC._roteiro(aluno)[0], src, 12)
+        junto = ORC.decodificar_do_aluno(aluno, ORC.modelos_de_roteiro(aluno)[0], src, 12)
         for i in range(src.shape[0]):
-            so = ORC._decodificar_do_aluno(aluno, ORC._roteiro(aluno)[0], src[i : i + 1], 12)[0]
+            so = ORC.decodificar_do_aluno(aluno, ORC.modelos_de_roteiro(aluno)[0], src[i : i + 1], 12)[0]
             linha = junto[i]
             if (
                 len(so) > len(linha)
                 or not torch.equal(linha[: len(so)], so)
-                or bool((linha[len(so) :] != TR.PAD).any())
+                or bool((linha[len(so) :] != DA.PAD).any())
             ):
                 return True
         return False

@@ -11,7 +11,7 @@ from autograder.suite import mostrar
 TR = suite.vizinho(__file__, "treino_avaliado")
 
 
-def _patches_ref(x, p, modo="certo"):
+def patches_ref(x, p, modo="certo"):
     B, C, H, W = x.shape
     grade = x.reshape(B, C, H // p, p, W // p, p)
     ordem = {
@@ -25,7 +25,7 @@ def _patches_ref(x, p, modo="certo"):
     return grade.permute(*ordem[modo]).reshape(B, (H // p) * (W // p), C * p * p)
 
 
-def _camada_bib(sd, d, h, dff):
+def camada_bib(sd, d, h, dff):
     camada = nn.TransformerEncoderLayer(
         d, h, dff, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
     ).double()
@@ -34,7 +34,7 @@ def _camada_bib(sd, d, h, dff):
 
 
 @torch.no_grad()
-def _camada_variante(c, x, modo="certo"):
+def camada_variante(c, x, modo="certo"):
     def auto(z):
         return c.self_attn(z, z, z, need_weights=False)[0]
 
@@ -79,7 +79,7 @@ def _mapear_nn_encoder(sd, N):
 
 
 @torch.no_grad()
-def _oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
+def oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
     """O ViT montado com F.unfold e nn.TransformerEncoder (pesos copiados); ``modo`` reproduz equívocos."""
     camada = nn.TransformerEncoderLayer(d, h, dff, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
     encoder = nn.TransformerEncoder(camada, N, enable_nested_tensor=False).double().train()
@@ -120,7 +120,7 @@ def _oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
     return F.linear(saida, sd["cabeca.weight"], sd["cabeca.bias"])
 
 
-def _embutir_ref(sd, imagens, p, modo="certo"):
+def embutir_ref(sd, imagens, p, modo="certo"):
     x = F.linear(F.unfold(imagens, kernel_size=p, stride=p).transpose(1, 2), sd["projecao.weight"], sd["projecao.bias"])
     cls = sd["cls"].expand(x.shape[0], -1, -1)
     if modo == "cls_no_fim":
@@ -134,7 +134,7 @@ def _embutir_ref(sd, imagens, p, modo="certo"):
     return torch.cat([cls, x], dim=1) + sd["posicao"]
 
 
-def _permutar_patches(imagens, p, perm):
+def permutar_patches(imagens, p, perm):
     """A imagem com os patches rearranjados: o patch i da nova imagem é o patch perm[i] da original."""
     H, W = imagens.shape[-2:]
     patches = F.unfold(imagens, kernel_size=p, stride=p)[:, :, perm]

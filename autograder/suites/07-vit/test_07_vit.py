@@ -51,8 +51,8 @@ def _patches_do_aluno(aluno, x, p):
 def _conferir_patches(aluno, x, p):
     obtido = _patches_do_aluno(aluno, x, p)
     suite.exigir_entradas_intactas(aluno, "extrair_patches", ["imagens", "p"])
-    equivocos = [(eq, ORC._patches_ref(x, p, modo).numpy()) for eq, modo in _EQUIVOCOS_PATCHES]
-    comparar(obtido.numpy(), ORC._patches_ref(x, p).numpy(), "os patches", atol=0, rtol=0, equivocos=equivocos)
+    equivocos = [(eq, ORC.patches_ref(x, p, modo).numpy()) for eq, modo in _EQUIVOCOS_PATCHES]
+    comparar(obtido.numpy(), ORC.patches_ref(x, p).numpy(), "os patches", atol=0, rtol=0, equivocos=equivocos)
     return obtido
 
 
@@ -78,7 +78,7 @@ def test_patches_conferem_com_unfold(aluno, rng):
         x = _x(rng, *forma)
         obtido = _patches_do_aluno(aluno, x, p)
         esperado = F.unfold(x, kernel_size=p, stride=p).transpose(1, 2)
-        equivocos = [(eq, ORC._patches_ref(x, p, modo).numpy()) for eq, modo in _EQUIVOCOS_PATCHES]
+        equivocos = [(eq, ORC.patches_ref(x, p, modo).numpy()) for eq, modo in _EQUIVOCOS_PATCHES]
         comparar(
             obtido.numpy(),
             esperado.numpy(),
@@ -134,7 +134,7 @@ H_DO_EXEMPLO = 4  # CamadaEncoderPreNorma(16, 4, 32) na verificação visível
 def _camada(aluno, ref, rng, d=8, h=2, dff=16):
     modelo = ref.CamadaEncoderPreNorma(d, h, dff).double().eval()
     sd = TR.aleatorizar(modelo, rng)
-    return _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd), ORC._camada_bib(sd, d, h, dff)
+    return _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd), ORC.camada_bib(sd, d, h, dff)
 
 
 def _saida_camada(camada, x):
@@ -156,10 +156,10 @@ def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
         esperado = bib(x)
 
     def equivocos():
-        diag = [(eq, ORC._camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]
+        diag = [(eq, ORC.camada_variante(bib, x, modo)) for eq, modo in _EQUIVOCOS_CAMADA]
         d, dff = x.shape[-1], bib.linear1.out_features
         if bib.self_attn.num_heads != H_DO_EXEMPLO and d % H_DO_EXEMPLO == 0:  # h fixo no do exemplo
-            com_o_exemplo = ORC._camada_bib(dict(bib.state_dict()), d, H_DO_EXEMPLO, dff)
+            com_o_exemplo = ORC.camada_bib(dict(bib.state_dict()), d, H_DO_EXEMPLO, dff)
             with torch.no_grad():
                 diag.append((suite.CONSTANTE_DO_EXEMPLO, com_o_exemplo(x).numpy()))
         return diag
@@ -288,7 +288,7 @@ def _equivocos_vit(sd, imagens):
 
 
 def _oraculo(sd, imagens, modo="certo"):
-    return ORC._oraculo_vit(
+    return ORC.oraculo_vit(
         sd, imagens, VIT["tamanho_patch"], VIT["d_model"], VIT["h"], VIT["d_ff"], VIT["n_camadas"], modo
     )
 
@@ -321,7 +321,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
         raise Reprovado(f"{EQ.VIT_SEM_CLS.mensagem} (embutir devolveu {N_VIT} posições, sem o [CLS].)", EQ.VIT_SEM_CLS)
     p = VIT["tamanho_patch"]
     equivocos = tocha.erradas(
-        functools.partial(ORC._embutir_ref, sd, imagens, p),
+        functools.partial(ORC.embutir_ref, sd, imagens, p),
         (EQ.VIT_CLS_NO_FIM, "cls_no_fim"),  # "cls_no_fim_le_0" só muda a leitura, que embutir não faz
         EQ.VIT_SEM_POSICAO,
         EQ.VIT_CLS_SEM_POSICAO,
@@ -329,7 +329,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
     )
     comparar(
         obtido.numpy(),
-        ORC._embutir_ref(sd, imagens, p).numpy(),
+        ORC.embutir_ref(sd, imagens, p).numpy(),
         "a sequência de embutir",
         atol=1e-9,
         rtol=1e-7,
@@ -355,7 +355,7 @@ def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng)
     novo = dict(sd)
     novo["posicao"] = torch.cat([sd["posicao"][:, :1], sd["posicao"][:, 1:][:, perm]], dim=1)
     remoto.carregar_pesos(novo, strict=False)
-    obtido = _logits(remoto, ORC._permutar_patches(imagens, VIT["tamanho_patch"], perm))
+    obtido = _logits(remoto, ORC.permutar_patches(imagens, VIT["tamanho_patch"], perm))
     verificar(
         torch.allclose(obtido, base, atol=1e-7, rtol=1e-6),
         "Embaralhar os patches da imagem e as linhas de posicao do mesmo jeito mudou os logits: a posição de um "
@@ -377,7 +377,7 @@ def test_vit_sem_posicao_nao_ve_a_ordem_dos_patches(aluno, ref, rng):
     base = _logits(remoto, imagens)
     outra = _logits(remoto, _imagens(rng))
     suite.exigir_que_responda([base, outra], "ViT.forward")
-    obtido = _logits(remoto, ORC._permutar_patches(imagens, VIT["tamanho_patch"], perm))
+    obtido = _logits(remoto, ORC.permutar_patches(imagens, VIT["tamanho_patch"], perm))
     verificar(
         torch.allclose(obtido, base, atol=1e-7, rtol=1e-6),
         "Com self.posicao zerada, embaralhar os patches mudou os logits: o modelo usa a ordem dos patches "
@@ -395,7 +395,7 @@ def test_vit_usa_a_posicao(aluno, ref, rng):
     base = _logits(remoto, imagens)
     suite.exigir_que_responda([base, _logits(remoto, _imagens(rng))], "ViT.forward")
     perm = torch.from_numpy(np.roll(np.arange(N_VIT), 1))
-    obtido = _logits(remoto, ORC._permutar_patches(imagens, VIT["tamanho_patch"], perm))
+    obtido = _logits(remoto, ORC.permutar_patches(imagens, VIT["tamanho_patch"], perm))
     verificar(not torch.allclose(obtido, base, atol=1e-6), EQ.VIT_SEM_POSICAO.mensagem, EQ.VIT_SEM_POSICAO)
 
 

@@ -24,8 +24,8 @@ ORC = suite.vizinho(__file__, "oraculos")
 _tensor, _x = tocha.tensor, tocha.x
 
 
-def _trecho(rng, n_chars, so_latin1=False):
-    treino, _ = ORC._corpus()
+def trecho(rng, n_chars, so_latin1=False):
+    treino, _ = ORC.textos_do_corpus()
     inicio = int(rng.integers(0, len(treino) - n_chars))
     texto = treino[inicio : inicio + n_chars]
     if so_latin1:
@@ -33,7 +33,7 @@ def _trecho(rng, n_chars, so_latin1=False):
     return texto
 
 
-def _fusoes_do_aluno(aluno, texto, n_fusoes):
+def fusoes_do_aluno(aluno, texto, n_fusoes):
     valor = aluno.treinar_bpe(texto, n_fusoes)
     if not isinstance(valor, list | tuple):
         raise Reprovado(f"treinar_bpe deve devolver uma lista de pares (a, b); veio {mostrar(type(valor).__name__)}.")
@@ -52,13 +52,13 @@ def _fusoes_do_aluno(aluno, texto, n_fusoes):
     return fusoes
 
 
-def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
+def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     if obtidas == esperadas:
         return
     for equivoco, modo in suite.pares_por_modo(
         EQ.BPE_ATRAVESSA, EQ.BPE_SEM_FREQUENCIA, EQ.BPE_CARACTERES, EQ.BPE_ID_ERRADO, EQ.BPE_DESEMPATE
     ):
-        if obtidas == ORC._bpe_ref(texto, n_fusoes, modo):
+        if obtidas == ORC.bpe_ref(texto, n_fusoes, modo):
             raise Reprovado(equivoco.mensagem, equivoco)
     k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
     if k is None:
@@ -67,7 +67,7 @@ def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
             "treino só para antes se não sobrar nenhum par)."
         )
     contagens: list = []
-    ORC._bpe_ref(texto, k + 1, contagens=contagens)
+    ORC.bpe_ref(texto, k + 1, contagens=contagens)
     antes = contagens[k]
     if antes.get(obtidas[k]) == antes.get(esperadas[k]):  # um par empatado com o certo: outra regra de desempate
         raise Reprovado(
@@ -82,7 +82,7 @@ def _diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     )
 
 
-def _texto_de_empates(rng):
+def texto_de_empates(rng):
     """Palavras distintas de um alfabeto pequeno, cada uma com a mesma frequência: muitos pares empatados."""
     letras = list("abcdefgh")
     palavras = set()
@@ -94,14 +94,14 @@ def _texto_de_empates(rng):
 
 
 @functools.cache
-def _fusoes_fixas():
+def fusoes_fixas():
     """Fusões do corpus (e de um texto com emoji), para os testes de codificar e decodificar."""
-    treino, _ = ORC._corpus()
+    treino, _ = ORC.textos_do_corpus()
     texto = treino[:20000] + " 🙂🙂 café ☕ 🙂 naïve ação " * 30
-    return tuple(ORC._bpe_ref(texto, 200))
+    return tuple(ORC.bpe_ref(texto, 200))
 
 
-def _ids_do_aluno(aluno, texto, fusoes):
+def ids_do_aluno(aluno, texto, fusoes):
     valor = aluno.codificar(texto, [tuple(p) for p in fusoes])
     if not isinstance(valor, list | tuple) or not all(
         isinstance(v, int | np.integer) and not isinstance(v, bool) for v in valor
@@ -110,7 +110,7 @@ def _ids_do_aluno(aluno, texto, fusoes):
     return [int(v) for v in valor]
 
 
-def _decodificar_do_aluno(aluno, ids, fusoes, esperado):
+def decodificar_do_aluno(aluno, ids, fusoes, esperado):
     """``decodificar(ids, fusoes)`` do aluno, nomeando os equívocos de decodificar: UTF-8 estrito (o corte de
     um caractere levanta) e token a token (cada id decodificado sozinho)."""
     try:
@@ -121,17 +121,17 @@ def _decodificar_do_aluno(aluno, ids, fusoes, esperado):
                 f"{EQ.BPE_DECODIFICA_ESTRITO.mensagem} ({exc.mensagem})", EQ.BPE_DECODIFICA_ESTRITO
             ) from None
         raise
-    if obtido != esperado and obtido == ORC._decodificar_ref(ids, fusoes, "por_token"):
+    if obtido != esperado and obtido == ORC.decodificar_ref(ids, fusoes, "por_token"):
         raise Reprovado(EQ.BPE_DECODIFICA_POR_TOKEN.mensagem, EQ.BPE_DECODIFICA_POR_TOKEN)
     return obtido
 
 
-def _texto_unicode(rng):
+def texto_unicode(rng):
     pedacos = ["ação", "🙂", "naïve", " ", "  ", "\n", "\t", "北京", "e\u0301", "☕", "123", "!?", "😀👍🏽", "Ω", "x"]
     return "".join(pedacos[int(i)] for i in rng.integers(0, len(pedacos), size=60))
 
 
-def _remoto(aluno, classe, args, sd, kwargs=None):
+def criar_remoto(aluno, classe, args, sd, kwargs=None):
     obj = aluno.criar(classe, *args, **(kwargs or {}))
     obj.metodo("double", guardar=True)
     conferir_state_dict(obj.pesos(), sd, classe)
@@ -139,16 +139,16 @@ def _remoto(aluno, classe, args, sd, kwargs=None):
     return obj
 
 
-def _rope_do_aluno(aluno, x, posicoes, **kw):
+def rope_do_aluno(aluno, x, posicoes, **kw):
     return _tensor(aluno.aplicar_rope(x, posicoes, **kw), "aplicar_rope(...)")
 
 
-def _sd_atencao(rng, d, p=""):
+def sd_atencao(rng, d, p=""):
     return {p + nome + ".weight": _x(rng, d, d) * 0.4 for nome in ("wq", "wk", "wv", "wo")}
 
 
-def _sd_bloco(rng, d, d_ff, p=""):
-    sd = _sd_atencao(rng, d, p + "atencao.")
+def sd_bloco(rng, d, d_ff, p=""):
+    sd = sd_atencao(rng, d, p + "atencao.")
     sd[p + "norma1.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(d))
     sd[p + "norma2.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(d))
     sd[p + "ffn.w1.weight"] = _x(rng, d_ff, d) * 0.4
@@ -157,7 +157,7 @@ def _sd_bloco(rng, d, d_ff, p=""):
     return sd
 
 
-def _trocar_submodulos(aluno, remoto, trocas, classe):
+def trocar_submodulos(aluno, remoto, trocas, classe):
     """Põe no módulo do aluno (na caixa) as peças da biblioteca de ``trocas`` (nome -> (classe, args))."""
     aluno.injetar(ORC.AUXILIAR)
     try:
@@ -178,30 +178,30 @@ def _trocar_submodulos(aluno, remoto, trocas, classe):
         ) from None
 
 
-def _sd_modelo(rng, cfg=ORC.MODELO, saida=None):
+def sd_modelo(rng, cfg=ORC.MODELO, saida=None):
     sd = {"embedding.weight": _x(rng, cfg["vocab"], cfg["d_model"])}
     for i in range(cfg["n_camadas"]):
-        sd.update(_sd_bloco(rng, cfg["d_model"], cfg["d_ff"], f"blocos.{mostrar(i)}."))
+        sd.update(sd_bloco(rng, cfg["d_model"], cfg["d_ff"], f"blocos.{mostrar(i)}."))
     sd["norma_final.peso"] = torch.from_numpy(1.0 + 0.3 * rng.standard_normal(cfg["d_model"]))
     sd["saida.weight"] = sd["embedding.weight"] if saida is None else saida
     return sd
 
 
-def _modelo_com_pecas_da_biblioteca(aluno, rng, amarrar=True, cfg=ORC.MODELO):
+def modelo_com_pecas_da_biblioteca(aluno, rng, amarrar=True, cfg=ORC.MODELO):
     args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
     modelo = aluno.criar("LMModerno", *args, amarrar_pesos=amarrar)
     trocas = {f"blocos.{mostrar(i)}": ("_avaliador_Bloco", args[1:4]) for i in range(cfg["n_camadas"])}
     trocas["norma_final"] = ("_avaliador_RMSNorm", (cfg["d_model"],))
-    _trocar_submodulos(aluno, modelo, trocas, "LMModerno")
+    trocar_submodulos(aluno, modelo, trocas, "LMModerno")
     modelo.metodo("double", guardar=True)
     return modelo
 
 
-def _ids(rng, B, t, vocab=ORC.MODELO["vocab"]):
+def ids_aleatorios(rng, B, t, vocab=ORC.MODELO["vocab"]):
     return torch.from_numpy(rng.integers(0, vocab, size=(B, t))).long()
 
 
-def _logits(modelo, ids, nome="LMModerno.forward"):
+def logits_do_remoto(modelo, ids, nome="LMModerno.forward"):
     saida = _tensor(modelo(ids), nome)
     if tuple(saida.shape) != (*ids.shape, ORC.MODELO["vocab"]):
         raise Reprovado(
@@ -221,7 +221,7 @@ _EQUIVOCOS_ADAMW = suite.pares_por_modo(
 )
 
 
-def _rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas):
+def rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas):
     aluno.injetar(ORC.AUXILIAR)
     resultado = aluno.chamar("_avaliador_rodar_otimizador", iniciais, gradientes, kwargs, taxas)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
@@ -232,8 +232,8 @@ def _rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas):
     return trajetoria, estados
 
 
-def _conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
-    esperada = ORC._adamw_ref(iniciais, gradientes, kwargs, taxas)
+def conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
+    esperada = ORC.adamw_ref(iniciais, gradientes, kwargs, taxas)
     for t, (passo, certo) in enumerate(zip(obtida, esperada, strict=True)):
         if not isinstance(passo, list) or len(passo) != len(certo):
             raise Reprovado("O registro dos parâmetros do seu AdamW não tem a forma esperada.")
@@ -243,7 +243,7 @@ def _conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
         def erradas(t=t):
             saida = []
             for eq, modo in _EQUIVOCOS_ADAMW:
-                passo_errado = ORC._adamw_ref(iniciais, gradientes, kwargs, taxas, modo)[t]
+                passo_errado = ORC.adamw_ref(iniciais, gradientes, kwargs, taxas, modo)[t]
                 saida.append((eq, torch.cat([p.reshape(-1) for p in passo_errado]).numpy()))
             return saida
 
@@ -257,7 +257,7 @@ def _conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
         )
 
 
-def _recortar_do_aluno(aluno, gradientes, norma_max):
+def recortar_do_aluno(aluno, gradientes, norma_max):
     aluno.injetar(ORC.AUXILIAR)
     valores = [torch.zeros_like(g) if g is not None else torch.zeros(2, dtype=ORC.DT) for g in gradientes]
     resultado = aluno.chamar("_avaliador_recortar", valores, gradientes, norma_max)
@@ -268,20 +268,20 @@ def _recortar_do_aluno(aluno, gradientes, norma_max):
     return resultado
 
 
-def _juntar(grads):
+def juntar(grads):
     return torch.cat([g.reshape(-1) for g in grads if g is not None]).numpy()
 
 
-def _perplexidade_do_aluno(aluno, rng, treino_antes):
+def perplexidade_do_aluno(aluno, rng, treino_antes):
     cfg = {**ORC.MODELO, "n_camadas": 1}
     aluno.injetar(ORC.AUXILIAR)
     args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
     modelo = aluno.criar("_avaliador_LMRegistrado", *args)
     modelo.metodo("double", guardar=True)
-    sd = _sd_modelo(rng, cfg)
+    sd = sd_modelo(rng, cfg)
     modelo.carregar_pesos(sd, strict=False)
     modelo.metodo("train" if treino_antes else "eval", guardar=True)
-    janelas = _ids(rng, 5, 9)
+    janelas = ids_aleatorios(rng, 5, 9)
     valor = aluno.perplexidade(modelo, janelas)
     exigir_entradas_intactas(aluno, "perplexidade", ["modelo", "ids"])
     if not isinstance(valor, int | float | np.floating) or isinstance(valor, bool):
@@ -293,7 +293,7 @@ def _perplexidade_do_aluno(aluno, rng, treino_antes):
 CACHE = {"vocab": 17, "d_model": 12, "h": 3, "d_ff": 20}
 
 
-def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
+def conferir_cache(cache, esperado, t, m, nome, k_cru=None):
     if cache is None or not isinstance(cache, tuple | list) or len(cache) != 2:
         raise Reprovado(
             f"{EQ.CACHE_NAO_ATUALIZADO.mensagem} ({mostrar(nome)} devolveu {mostrar(type(cache).__name__)} no lugar de (K, V).)",
@@ -318,17 +318,17 @@ def _conferir_cache(cache, esperado, t, m, nome, k_cru=None):
         comparar(obtido.numpy(), certo.numpy(), f"{mostrar(letra)} do cache ({mostrar(nome)})", equivocos=diag)
 
 
-def _atencao_do_cache(aluno, rng):
+def atencao_do_cache(aluno, rng):
     d, h = CACHE["d_model"], CACHE["h"]
     aluno.injetar(ORC.AUXILIAR)
     remoto = aluno.criar("_avaliador_AtencaoCache", d, h)
     remoto.metodo("double", guardar=True)
-    sd = _sd_atencao(rng, d)
+    sd = sd_atencao(rng, d)
     remoto.carregar_pesos(sd)
     return remoto, sd
 
 
-def _chamar_cache(funcao, *args):
+def chamar_cache(funcao, *args):
     try:
         return funcao(*args)
     except ErroDoAluno as exc:
@@ -339,22 +339,22 @@ def _chamar_cache(funcao, *args):
         raise
 
 
-def _conferir_atencao_cache(aluno, rng, t, m):
-    remoto, sd = _atencao_do_cache(aluno, rng)
+def conferir_atencao_cache(aluno, rng, t, m):
+    remoto, sd = atencao_do_cache(aluno, rng)
     h = CACHE["h"]
     x = _x(rng, 2, t + m, CACHE["d_model"])
-    saida_toda = ORC._atencao_ref(sd, x, h)  # a atenção causal com RoPE sobre tudo, sem cache
-    cache = None if t == 0 else ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
-    _, esperado = ORC._atencao_cache_ref(sd, x[:, t:], cache, h)
+    saida_toda = ORC.atencao_ref(sd, x, h)  # a atenção causal com RoPE sobre tudo, sem cache
+    cache = None if t == 0 else ORC.atencao_cache_ref(sd, x[:, :t], None, h)[1]
+    _, esperado = ORC.atencao_cache_ref(sd, x[:, t:], cache, h)
     nome = "atencao_com_cache" + (
         f" (t = {mostrar(t)} no cache, m = {mostrar(m)} novas)" if t else f" (sem cache, m = {mostrar(m)})"
     )
-    resultado = _chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
+    resultado = chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
         raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
     diag = [
-        (eq, ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo)[0].numpy())
+        (eq, ORC.atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo)[0].numpy())
         for eq, modo in (
             (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
             (EQ.CACHE_ROPE_EM_V, "rope_em_v"),
@@ -364,16 +364,16 @@ def _conferir_atencao_cache(aluno, rng, t, m):
         if t > 0 or modo == "rope_em_v"
     ]
     comparar(saida.numpy(), saida_toda[:, t:].numpy(), f"saida de {mostrar(nome)}", equivocos=diag)
-    k_cru = ORC._atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar")[1][0]
-    _conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
+    k_cru = ORC.atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar")[1][0]
+    conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
 
 
-def _lm_cache(aluno, rng, n_camadas):
+def lm_cache(aluno, rng, n_camadas):
     c = CACHE
     aluno.injetar(ORC.AUXILIAR)
     remoto = aluno.criar("_avaliador_LMCache", c["vocab"], c["d_model"], c["h"], c["d_ff"], n_camadas)
     remoto.metodo("double", guardar=True)
     cfg = {**c, "n_camadas": n_camadas}
-    sd = _sd_modelo(rng, cfg)
+    sd = sd_modelo(rng, cfg)
     remoto.carregar_pesos(sd)
     return remoto, sd, cfg

@@ -144,7 +144,7 @@ def conferir_cronograma_recorte_e_gerador(espiado):
         recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
     )
     certas = [
-        ORC._cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
+        ORC.cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
     ]
     usadas = [float(t) for t in extra["taxas"]]
     if len(usadas) != len(certas) or not np.allclose(usadas, certas, rtol=1e-9, atol=1e-12):

@@ -30,7 +30,7 @@ def _ref_ns():
 
 
 # ======================================================================= BPE: oráculos
-def _pre_tokenizar(texto):
+def pre_tokenizar_ref(texto):
     return _ref_ns().pre_tokenizar(texto)
 
 
@@ -38,13 +38,13 @@ def _vocab_inicial():
     return {i: bytes([i]) for i in range(256)}
 
 
-def _bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
+def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
     """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes), ou as de
     um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
     if modo == "atravessa":
         frequencias = Counter([texto])
     else:
-        frequencias = Counter(_pre_tokenizar(texto))
+        frequencias = Counter(pre_tokenizar_ref(texto))
     if modo == "caracteres":
         palavras = [[ord(c) for c in p] for p in frequencias]
     else:
@@ -122,9 +122,9 @@ def _fundir_todas(ids, par, novo):
     return saida
 
 
-def _codificar_ref(texto, fusoes, modo="certo"):
+def codificar_ref(texto, fusoes, modo="certo"):
     fusoes = [tuple(par) for par in fusoes]
-    pedacos = [texto] if modo == "atravessa" else _pre_tokenizar(texto)
+    pedacos = [texto] if modo == "atravessa" else pre_tokenizar_ref(texto)
     ids = []
     for pedaco in pedacos:
         ids.extend(_aplicar_fusoes(list(pedaco.encode("utf-8")), fusoes, "certo" if modo == "atravessa" else modo))
@@ -138,7 +138,7 @@ def _bytes_dos_ids(fusoes):
     return vocab
 
 
-def _decodificar_ref(ids, fusoes, modo="certo"):
+def decodificar_ref(ids, fusoes, modo="certo"):
     vocab = _bytes_dos_ids(fusoes)
     if modo == "por_token":
         return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
@@ -146,7 +146,7 @@ def _decodificar_ref(ids, fusoes, modo="certo"):
 
 
 @functools.cache
-def _corpus():
+def textos_do_corpus():
     """(treino, validação) pela carregar_corpus do notebook, com o arquivo de dados da aula."""
     return _ref_ns().carregar_corpus(pasta_da_fonte(SLUG) / "dados" / "corpus.txt")
 
@@ -213,7 +213,7 @@ _BPE_DA_SUITE = (
 
 def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
     """O texto do orçamento de tempo (ver acima), sorteado pelo ``rng``."""
-    treino, _ = _corpus()
+    treino, _ = textos_do_corpus()
     inicio = int(rng.integers(0, len(treino) - cfg["natural"]))
     natural = treino[inicio : inicio + cfg["natural"]]
     letras = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
@@ -236,7 +236,7 @@ def _texto_da_semente(semente):
 @functools.lru_cache(maxsize=4)
 def fusoes_de_referencia(texto, n_fusoes):
     """As fusões do BPE de referência em ``texto`` (guardadas: o texto do curso se repete a cada submissão)."""
-    return _bpe_ref(texto, n_fusoes)
+    return bpe_ref(texto, n_fusoes)
 
 
 _TEMPO_DO_CURSO: dict = {}  # (texto, fusões) -> segundos de CPU do BPE da suíte
@@ -256,7 +256,7 @@ def tempo_da_referencia(aluno, texto, n_fusoes, vezes=1):
     return aluno.cronometrar_referencia(_BPE_DA_SUITE, "_avaliador_treinar_bpe", texto, n_fusoes, vezes=vezes)
 
 
-def _rms_ref(x, peso, eps, modo="certo"):
+def rms_ref(x, peso, eps, modo="certo"):
     if modo == "media":
         x = x - x.mean(dim=-1, keepdim=True)
     if modo == "eps_fora":
@@ -267,7 +267,7 @@ def _rms_ref(x, peso, eps, modo="certo"):
     return saida if modo == "sem_peso" else saida * peso
 
 
-def _swiglu_ref(sd, x, modo="certo"):
+def swiglu_ref(sd, x, modo="certo"):
     a, b = x @ sd["w1.weight"].T, x @ sd["w3.weight"].T
     porta = {"ramo": a * F.silu(b), "relu": F.relu(a) * b, "gelu": F.gelu(a) * b, "sem_porta": F.silu(a)}.get(
         modo, F.silu(a) * b
@@ -275,7 +275,7 @@ def _swiglu_ref(sd, x, modo="certo"):
     return porta @ sd["w2.weight"].T
 
 
-def _rope_ref(x, posicoes, theta=10000.0, modo="certo"):
+def rope_ref(x, posicoes, theta=10000.0, modo="certo"):
     d_k = x.shape[-1]
     expoente = torch.arange(0, d_k, 2, dtype=DT) / d_k
     if modo == "freq_i":
@@ -297,19 +297,19 @@ def _linear(x, w):
     return x @ w.T
 
 
-def _atencao_ref(sd, x, h, posicoes=None, p="", modo="certo"):
+def atencao_ref(sd, x, h, posicoes=None, p="", modo="certo"):
     """AtencaoCausalRoPE com os pesos ``sd[p + ...]`` (certa ou com um erro conhecido)."""
     B, t, d = x.shape
     d_k = d // h
     posicoes = torch.arange(t) if posicoes is None else posicoes
     q, k, v = (_linear(x, sd[p + nome + ".weight"]) for nome in ("wq", "wk", "wv"))
     if modo == "rope_antes":
-        q, k = _rope_ref(q, posicoes), _rope_ref(k, posicoes)
+        q, k = rope_ref(q, posicoes), rope_ref(k, posicoes)
     q, k, v = (z.view(B, t, h, d_k).transpose(1, 2) for z in (q, k, v))
     if modo not in ("sem_rope", "rope_antes"):
-        q, k = _rope_ref(q, posicoes), _rope_ref(k, posicoes)
+        q, k = rope_ref(q, posicoes), rope_ref(k, posicoes)
     if modo == "rope_em_v":
-        v = _rope_ref(v, posicoes)
+        v = rope_ref(v, posicoes)
     escala = 1.0 if modo == "sem_escala" else (1.0 / d if modo == "escala_d" else 1.0 / math.sqrt(d_k))
     s = q @ k.transpose(-2, -1) * escala
     if modo != "sem_mascara":
@@ -318,15 +318,15 @@ def _atencao_ref(sd, x, h, posicoes=None, p="", modo="certo"):
     return _linear(z, sd[p + "wo.weight"])
 
 
-def _bloco_ref(sd, x, h, p="", modo="certo"):
+def bloco_ref(sd, x, h, p="", modo="certo"):
     def rms(z, nome):
         return F.rms_norm(z, (z.shape[-1],), sd[p + nome + ".peso"], 1e-5)
 
     def att(z):
-        return _atencao_ref(sd, z, h, p=p + "atencao.")
+        return atencao_ref(sd, z, h, p=p + "atencao.")
 
     def ffn(z):
-        return _swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)
+        return swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)
 
     if modo == "pos_norma":
         x = rms(x + att(x), "norma1")
@@ -341,18 +341,18 @@ def _bloco_ref(sd, x, h, p="", modo="certo"):
 MODELO = {"vocab": 23, "d_model": 8, "h": 2, "d_ff": 16, "n_camadas": 2}
 
 
-def _modelo_ref(sd, ids, cfg=MODELO, modo="certo"):
+def modelo_ref(sd, ids, cfg=MODELO, modo="certo"):
     x = sd["embedding.weight"][ids]
     if modo == "escala":
         x = x * math.sqrt(cfg["d_model"])
     for i in range(cfg["n_camadas"]):
-        x = _bloco_ref(sd, x, cfg["h"], p=f"blocos.{mostrar(i)}.")
+        x = bloco_ref(sd, x, cfg["h"], p=f"blocos.{mostrar(i)}.")
     if modo != "sem_norma_final":
         x = F.rms_norm(x, (x.shape[-1],), sd["norma_final.peso"], 1e-5)
     return _linear(x, sd["saida.weight"])
 
 
-def _adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
+def adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
     """A trajetória de torch.optim.AdamW (ou de um erro conhecido, escrito à mão) nos mesmos passos."""
     params = [torch.nn.Parameter(w.clone()) for w in iniciais]
     if modo == "certo":
@@ -407,7 +407,7 @@ def _adamw_ref(iniciais, gradientes, kwargs, taxas, modo="certo"):
     return trajetoria
 
 
-def _cronograma_ref(passo, taxa_max, taxa_min, aquecimento, cosseno, modo="certo"):
+def cronograma_ref(passo, taxa_max, taxa_min, aquecimento, cosseno, modo="certo"):
     if modo == "sem_aquecimento":
         aquecimento_efetivo = 0
     else:
@@ -424,7 +424,7 @@ def _cronograma_ref(passo, taxa_max, taxa_min, aquecimento, cosseno, modo="certo
     return taxa_min
 
 
-def _recorte_ref(gradientes, norma_max, modo="certo", eps=1e-6):
+def recorte_ref(gradientes, norma_max, modo="certo", eps=1e-6):
     presentes = [g for g in gradientes if g is not None]
     normas = [float(g.norm()) for g in presentes]
     norma = math.sqrt(sum(n * n for n in normas))
@@ -440,19 +440,19 @@ def _recorte_ref(gradientes, norma_max, modo="certo", eps=1e-6):
     return norma, list(gradientes)
 
 
-def _ppl_ref(sd, janelas, cfg, modo="certo"):
+def ppl_ref(sd, janelas, cfg, modo="certo"):
     with torch.no_grad():
         if modo == "sem_deslocar":
-            logits = _modelo_ref(sd, janelas, cfg)
+            logits = modelo_ref(sd, janelas, cfg)
             alvo = janelas
         else:
-            logits = _modelo_ref(sd, janelas[:, :-1], cfg)
+            logits = modelo_ref(sd, janelas[:, :-1], cfg)
             alvo = janelas[:, 1:]
         perda = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1))
     return float(perda) if modo == "sem_exp" else float(torch.exp(perda))
 
 
-def _atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
+def atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
     """Uma chamada de atencao_com_cache, certa ou com um erro conhecido."""
     B, m, d = x.shape
     d_k = d // h
@@ -461,16 +461,16 @@ def _atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
     q, k_cru, v_novo = (
         _linear(x, sd[p + nome + ".weight"]).view(B, m, h, d_k).transpose(1, 2) for nome in ("wq", "wk", "wv")
     )
-    q, k_novo = _rope_ref(q, posicoes), _rope_ref(k_cru, posicoes)
+    q, k_novo = rope_ref(q, posicoes), rope_ref(k_cru, posicoes)
     if modo == "rope_em_v":
-        v_novo = _rope_ref(v_novo, posicoes)
+        v_novo = rope_ref(v_novo, posicoes)
     guardada = k_cru if modo == "k_sem_girar" else k_novo
     k, v = k_novo, v_novo
     K, V = guardada, v_novo
     if cache is not None:
         antigas = cache[0]
         if modo == "girado_de_novo":
-            antigas = _rope_ref(antigas, torch.arange(t))
+            antigas = rope_ref(antigas, torch.arange(t))
         k, v = torch.cat([antigas, k_novo], dim=2), torch.cat([cache[1], v_novo], dim=2)
         K, V = torch.cat([cache[0], guardada], dim=2), v
     mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()
@@ -480,36 +480,36 @@ def _atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
     return saida, (K, V)
 
 
-def _passada_ref(sd, ids, caches, cfg, modo="certo"):
+def passada_ref(sd, ids, caches, cfg, modo="certo"):
     x = sd["embedding.weight"][ids]
     novos = []
     for i in range(cfg["n_camadas"]):
         p = f"blocos.{mostrar(i)}."
         z = F.rms_norm(x, (x.shape[-1],), sd[p + "norma1.peso"], 1e-5)
-        atendido, cache = _atencao_cache_ref(
+        atendido, cache = atencao_cache_ref(
             sd, z, None if caches is None else caches[i], cfg["h"], p + "atencao.", modo
         )
         x = x + atendido
         z = F.rms_norm(x, (x.shape[-1],), sd[p + "norma2.peso"], 1e-5)
-        x = x + _swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)
+        x = x + swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)
         novos.append(cache)
     x = F.rms_norm(x, (x.shape[-1],), sd["norma_final.peso"], 1e-5)
     return _linear(x, sd["saida.weight"]), novos
 
 
-def _gerar_ref(sd, ids, n_novos, cfg, modo="certo"):
+def gerar_ref(sd, ids, n_novos, cfg, modo="certo"):
     """gerar_sem_cache (modo certo) ou a geração com cache de um erro conhecido."""
     if modo == "certo":
         for _ in range(n_novos):
-            proximo = _modelo_ref(sd, ids, cfg)[:, -1].argmax(-1, keepdim=True)
+            proximo = modelo_ref(sd, ids, cfg)[:, -1].argmax(-1, keepdim=True)
             ids = torch.cat([ids, proximo], dim=1)
         return ids
     if n_novos == 0:
         return ids
-    logits, caches = _passada_ref(sd, ids, None, cfg, modo)
+    logits, caches = passada_ref(sd, ids, None, cfg, modo)
     for passo in range(n_novos):
         proximo = logits[:, -1].argmax(-1, keepdim=True)
         ids = torch.cat([ids, proximo], dim=1)
         if passo < n_novos - 1:
-            logits, caches = _passada_ref(sd, proximo, caches, cfg, modo)
+            logits, caches = passada_ref(sd, proximo, caches, cfg, modo)
     return ids

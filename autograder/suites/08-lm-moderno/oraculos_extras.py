@@ -21,7 +21,7 @@ FIM = "<|endoftext|>"
 # ======================================================================= tokens especiais
 
 
-def _dividir_ref(texto, especiais, modo="certo"):
+def dividir_ref(texto, especiais, modo="certo"):
     """Os pedaços do texto, com cada especial sozinho (o mais longo primeiro), sem pedaços vazios."""
     if not especiais:
         return [texto] if texto else []
@@ -31,42 +31,42 @@ def _dividir_ref(texto, especiais, modo="certo"):
     return [pedaco for pedaco in re.split(padrao, texto) if pedaco]
 
 
-def _contar_ref(texto, especiais, modo="certo"):
+def contar_ref(texto, especiais, modo="certo"):
     """{pré-token: frequência} dos trechos entre os especiais, cada trecho pré-tokenizado sozinho."""
     if modo == "sem_dividir":
-        return dict(Counter(ORC._pre_tokenizar(texto)))
+        return dict(Counter(ORC.pre_tokenizar_ref(texto)))
     if modo == "junta":
         for especial in sorted(especiais, key=len, reverse=True):
             texto = texto.replace(especial, "")
-        return dict(Counter(ORC._pre_tokenizar(texto)))
+        return dict(Counter(ORC.pre_tokenizar_ref(texto)))
     contagem = Counter()
-    for pedaco in _dividir_ref(texto, especiais):
+    for pedaco in dividir_ref(texto, especiais):
         if pedaco in especiais:
             if modo == "conta_especial":
                 contagem[pedaco] += 1
             continue
-        contagem.update(ORC._pre_tokenizar(pedaco))
+        contagem.update(ORC.pre_tokenizar_ref(pedaco))
     return dict(contagem)
 
 
-def _codificar_especiais_ref(texto, fusoes, especiais, modo="certo"):
+def codificar_especiais_ref(texto, fusoes, especiais, modo="certo"):
     """Os ids: codificar nos trechos comuns e 256 + len(fusoes) + j no lugar do especial j."""
     if modo == "como_texto":
-        return ORC._codificar_ref(texto, fusoes)
+        return ORC.codificar_ref(texto, fusoes)
     primeiro = 256 if modo == "id_sem_fusoes" else 256 + len(fusoes)
     ids = []
-    for pedaco in _dividir_ref(texto, especiais, "ordem_dada" if modo == "ordem_dada" else "certo"):
+    for pedaco in dividir_ref(texto, especiais, "ordem_dada" if modo == "ordem_dada" else "certo"):
         if pedaco in especiais:
             ids.append(primeiro + list(especiais).index(pedaco))
         else:
-            ids.extend(ORC._codificar_ref(pedaco, fusoes))
+            ids.extend(ORC.codificar_ref(pedaco, fusoes))
     return ids
 
 
 def texto_com_especiais(rng, especiais):
     """Documentos do corpus (com acentos) separados por especiais, com um especial entre duas letras, dois
     seguidos, o mais longo e sinais que a expressão regular sem re.escape tomaria por pedaços do especial."""
-    treino = ORC._corpus()[0]
+    treino = ORC.textos_do_corpus()[0]
     documentos = [treino[i : i + int(rng.integers(60, 160))] for i in rng.integers(0, len(treino) - 200, size=4)]
     fim, longo = especiais[0], especiais[1]
     return (

@@ -29,7 +29,7 @@ def sondas_rmsnorm(aluno):
     x = tocha.x(_rng(1), 2, 3, d) * 0.2 + 0.3  # valores pequenos: um eps de 0,5 muda muito a saída
 
     def saida(eps, x=x):
-        norma = CF._remoto(aluno, "RMSNorm", (d,), {"peso": torch.ones(d, dtype=torch.float64)}, {"eps": eps})
+        norma = CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": torch.ones(d, dtype=torch.float64)}, {"eps": eps})
         return tocha.tensor(norma(x), "RMSNorm.forward")
 
     def posicoes_misturadas():
@@ -78,7 +78,7 @@ def sondas_swiglu(aluno):
             "w3.weight": tocha.x(_rng(3), d_ff, d),
             "w2.weight": tocha.x(_rng(4), d, d_ff),
         }
-        ffn = CF._remoto(aluno, "SwiGLU", (d, d_ff), sd)
+        ffn = CF.criar_remoto(aluno, "SwiGLU", (d, d_ff), sd)
         zero = tocha.tensor(ffn(torch.zeros(1, 2, d, dtype=torch.float64)), "SwiGLU.forward")
         return not S.iguais(zero, torch.zeros_like(zero), atol=1e-12)
 
@@ -109,11 +109,11 @@ def sondas_swiglu(aluno):
 def sondas_atencao(aluno):
     d, h, t = 8, 2, 5
     rng = _rng(5)
-    sd = CF._sd_atencao(rng, d)
+    sd = CF.sd_atencao(rng, d)
     x = tocha.x(rng, 1, t, d)
 
     def ve_o_futuro():
-        atencao = CF._remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
+        atencao = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
         outro = x.clone()
         outro[0, -1] = outro[0, -1] * -2.0 + 1.0  # muda só a última posição
         a = tocha.tensor(atencao(x), "AtencaoCausalRoPE.forward")
@@ -121,9 +121,9 @@ def sondas_atencao(aluno):
         return not S.iguais(a[0, :-1], b[0, :-1])
 
     def nao_ve_a_si_mesma():
-        atencao = CF._remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
+        atencao = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
         primeira = tocha.tensor(atencao(x[:, :1]), "AtencaoCausalRoPE.forward")
-        return not S.iguais(primeira, ORC._atencao_ref(sd, x[:, :1], h))
+        return not S.iguais(primeira, ORC.atencao_ref(sd, x[:, :1], h))
 
     return [
         S.promessa(
@@ -157,7 +157,7 @@ def sondas_adamw(aluno):
     base = {"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
 
     def trajetoria(**troca):
-        return CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, {**base, **troca}, [None] * 3)[0]
+        return CF.rodar_adamw_do_aluno(aluno, iniciais, gradientes, {**base, **troca}, [None] * 3)[0]
 
     def ignorado(argumento, valores, consequencia):
         return S.argumento_ignorado(
@@ -237,7 +237,7 @@ def sondas_recorte(aluno):
             "`norma_max`",
             "a `norma_max` recebida não é usada: acima dela, todos os gradientes são multiplicados por "
             "norma_max / (norma + eps)",
-            lambda v: CF._recortar_do_aluno(aluno, gradientes, v)[1],
+            lambda v: CF.recortar_do_aluno(aluno, gradientes, v)[1],
             valores=(1.0, 2.0),
             atol=1e-12,
             titulo="Recorte ignora norma_max",
@@ -258,15 +258,15 @@ def sondas_perplexidade(aluno):
         args = (cfg["vocab"], cfg["d_model"], cfg["h"], cfg["d_ff"], cfg["n_camadas"])
         modelo = aluno.criar("_avaliador_LMRegistrado", *args)
         modelo.metodo("double", guardar=True)
-        sd = CF._sd_modelo(rng, cfg)
+        sd = CF.sd_modelo(rng, cfg)
         modelo.carregar_pesos(sd, strict=False)
         modelo.metodo("eval", guardar=True)
-        janelas = CF._ids(rng, 4, 7)
+        janelas = CF.ids_aleatorios(rng, 4, 7)
         return float(aluno.perplexidade(modelo, janelas)), sd, janelas, cfg
 
     def media_por_janela():
         valor, sd, janelas, cfg = medir()
-        por_janela = [ORC._ppl_ref(sd, janelas[i : i + 1], cfg) for i in range(janelas.shape[0])]
+        por_janela = [ORC.ppl_ref(sd, janelas[i : i + 1], cfg) for i in range(janelas.shape[0])]
         return abs(valor - float(np.mean(por_janela))) < 1e-6 * max(1.0, abs(valor))
 
     return [
@@ -289,7 +289,7 @@ def sondas_rope(aluno):
     posicoes = torch.tensor([0, 5, 40])
 
     def posicao_zero_mexe():
-        y = CF._rope_do_aluno(aluno, x, torch.zeros(3, dtype=torch.long))
+        y = CF.rope_do_aluno(aluno, x, torch.zeros(3, dtype=torch.long))
         return not S.iguais(y, x, atol=1e-10)
 
     return [
@@ -297,7 +297,7 @@ def sondas_rope(aluno):
             "rope-theta-ignorado",
             "`theta`",
             "o `theta` recebido não é usado (as frequências são theta^(-2i/d_k) com o theta do argumento)",
-            lambda theta: CF._rope_do_aluno(aluno, x, posicoes, theta=theta),
+            lambda theta: CF.rope_do_aluno(aluno, x, posicoes, theta=theta),
             valores=(10000.0, 50.0),
             atol=1e-10,
             titulo="RoPE ignora theta",
@@ -323,13 +323,13 @@ def sondas_atencao_cache(aluno):
 
     def so_um_token_confere():
         # com o cache e um token novo confere; com o cache e vários tokens novos, não
-        remoto, sd = CF._atencao_do_cache(aluno, rng)
+        remoto, sd = CF.atencao_do_cache(aluno, rng)
         h, t = CF.CACHE["h"], 4
         x = tocha.x(rng, 1, t + 3, CF.CACHE["d_model"])
-        cache = ORC._atencao_cache_ref(sd, x[:, :t], None, h)[1]
-        toda = ORC._atencao_ref(sd, x, h)
-        um = CF._chamar_cache(aluno.atencao_com_cache, remoto, x[:, t : t + 1], cache)
-        varios = CF._chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
+        cache = ORC.atencao_cache_ref(sd, x[:, :t], None, h)[1]
+        toda = ORC.atencao_ref(sd, x, h)
+        um = CF.chamar_cache(aluno.atencao_com_cache, remoto, x[:, t : t + 1], cache)
+        varios = CF.chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
         return S.iguais(um[0], toda[:, t : t + 1]) and not S.iguais(varios[0], toda[:, t:])
 
     return [
@@ -351,11 +351,11 @@ def sondas_lm_cache(aluno):
     rng = _rng(11)
 
     def um_bloco_confere():
-        remoto, sd, cfg = CF._lm_cache(aluno, rng, 1)
-        ids = CF._ids(rng, 1, 4, cfg["vocab"])
-        completos = ORC._modelo_ref(sd, ids, cfg)
-        logits, caches = CF._chamar_cache(aluno.lm_com_cache, remoto, ids[:, :3], None)
-        passo, _ = CF._chamar_cache(aluno.lm_com_cache, remoto, ids[:, 3:], caches)
+        remoto, sd, cfg = CF.lm_cache(aluno, rng, 1)
+        ids = CF.ids_aleatorios(rng, 1, 4, cfg["vocab"])
+        completos = ORC.modelo_ref(sd, ids, cfg)
+        logits, caches = CF.chamar_cache(aluno.lm_com_cache, remoto, ids[:, :3], None)
+        passo, _ = CF.chamar_cache(aluno.lm_com_cache, remoto, ids[:, 3:], caches)
         return S.iguais(logits, completos[:, :3]) and S.iguais(passo, completos[:, 3:])
 
     return [

@@ -55,10 +55,10 @@ _tensor, _x = tocha.tensor, tocha.x
 def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
     """BPE: as fusões de trechos do corpus (com acentos) conferem com as da referência"""
     for n_chars, n_fusoes in ((3000, 40), (1500, 60)):
-        texto = CF._trecho(rng, n_chars)
-        obtidas = CF._fusoes_do_aluno(aluno, texto, n_fusoes)
+        texto = CF.trecho(rng, n_chars)
+        obtidas = CF.fusoes_do_aluno(aluno, texto, n_fusoes)
         suite.exigir_entradas_intactas(aluno, "treinar_bpe", ["texto", "n_fusoes"])
-        CF._diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC._bpe_ref(texto, n_fusoes), "treinar_bpe")
+        CF.diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC.bpe_ref(texto, n_fusoes), "treinar_bpe")
 
 
 @item("teste_bpe", pontos=0.5)
@@ -66,31 +66,31 @@ def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
 def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
     """BPE: empates de contagem vão para o par de bytes lexicograficamente maior"""
     for _ in range(2):
-        texto = CF._texto_de_empates(rng)
-        obtidas = CF._fusoes_do_aluno(aluno, texto, 12)
-        CF._diagnosticar_fusoes(obtidas, texto, 12, ORC._bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
+        texto = CF.texto_de_empates(rng)
+        obtidas = CF.fusoes_do_aluno(aluno, texto, 12)
+        CF.diagnosticar_fusoes(obtidas, texto, 12, ORC.bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
     # Poucos pares: o treino para quando não sobra par nenhum.
-    obtidas = CF._fusoes_do_aluno(aluno, "ab ab", 5)
-    CF._diagnosticar_fusoes(obtidas, "ab ab", 5, ORC._bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
+    obtidas = CF.fusoes_do_aluno(aluno, "ab ab", 5)
+    CF.diagnosticar_fusoes(obtidas, "ab ab", 5, ORC.bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
 
 
 @item("teste_bpe", pontos=0.5)
 @S.com_sondas(PR.sondas_codificar)
 def test_bpe_codificar_confere(aluno, rng):
     """BPE: codificar aplica as fusões pela ordem aprendida, dentro de cada pré-token"""
-    fusoes = list(CF._fusoes_fixas())
-    _, validacao = ORC._corpus()
+    fusoes = list(CF.fusoes_fixas())
+    _, validacao = ORC.textos_do_corpus()
     inicio = int(rng.integers(0, len(validacao) - 800))
     for texto in (validacao[inicio : inicio + 800], "aaaa aaa  açaí  🙂☕!! 123 " + validacao[inicio : inicio + 40]):
-        obtidos = CF._ids_do_aluno(aluno, texto, fusoes)
-        esperados = ORC._codificar_ref(texto, fusoes)
+        obtidos = CF.ids_do_aluno(aluno, texto, fusoes)
+        esperados = ORC.codificar_ref(texto, fusoes)
         if obtidos == esperados:
             continue
-        if obtidos == ORC._codificar_ref(texto, fusoes, "atravessa"):
+        if obtidos == ORC.codificar_ref(texto, fusoes, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
         if obtidos in (
-            ORC._codificar_ref(texto, fusoes, "posicao"),
-            ORC._codificar_ref(texto, fusoes, "posicao_todas"),
+            ORC.codificar_ref(texto, fusoes, "posicao"),
+            ORC.codificar_ref(texto, fusoes, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
         # O texto é oculto (um trecho sorteado da validação): a mensagem diz onde difere, não o que veio.
@@ -104,13 +104,13 @@ def test_bpe_codificar_confere(aluno, rng):
     # ao começo do seguinte, e não pode ser aplicada ali.
     manuais = [(ord("a"), ord(" ")), (ord(" "), ord("b")), (ord("b"), ord("a"))]
     texto = "ba ba aba"
-    obtidos, esperados = CF._ids_do_aluno(aluno, texto, manuais), ORC._codificar_ref(texto, manuais)
+    obtidos, esperados = CF.ids_do_aluno(aluno, texto, manuais), ORC.codificar_ref(texto, manuais)
     if obtidos != esperados:
-        if obtidos == ORC._codificar_ref(texto, manuais, "atravessa"):
+        if obtidos == ORC.codificar_ref(texto, manuais, "atravessa"):
             raise Reprovado(EQ.BPE_ATRAVESSA.mensagem, EQ.BPE_ATRAVESSA)
         if obtidos in (
-            ORC._codificar_ref(texto, manuais, "posicao"),
-            ORC._codificar_ref(texto, manuais, "posicao_todas"),
+            ORC.codificar_ref(texto, manuais, "posicao"),
+            ORC.codificar_ref(texto, manuais, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
         raise Reprovado(
@@ -134,10 +134,10 @@ def _comprimento(valor) -> int:
 @S.com_sondas(PR.sondas_decodificar)
 def test_bpe_ida_e_volta_exata(aluno, rng):
     """BPE: decodificar(codificar(s)) == s para UTF-8 qualquer (acentos, emoji), e ids que cortam um caractere"""
-    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
-    for texto in (CF._texto_unicode(rng), CF._texto_unicode(rng) + CF._trecho(rng, 300)):
-        ids = ORC._codificar_ref(texto, fusoes)
-        volta = CF._decodificar_do_aluno(aluno, ids, fusoes, texto)
+    fusoes = [tuple(p) for p in CF.fusoes_fixas()]
+    for texto in (CF.texto_unicode(rng), CF.texto_unicode(rng) + CF.trecho(rng, 300)):
+        ids = ORC.codificar_ref(texto, fusoes)
+        volta = CF.decodificar_do_aluno(aluno, ids, fusoes, texto)
         verificar(
             volta == texto,
             f"decodificar(ids de codificar(s)) não devolveu s: veio um texto de {mostrar(_comprimento(volta))} caracteres, "
@@ -146,7 +146,7 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
         )
         # Ida e volta pela função do aluno inteira (codificar dele também).
         verificar(
-            aluno.decodificar(CF._ids_do_aluno(aluno, texto, fusoes), fusoes) == texto,
+            aluno.decodificar(CF.ids_do_aluno(aluno, texto, fusoes), fusoes) == texto,
             "decodificar(codificar(s)) não devolveu s (com o codificar e o decodificar do seu notebook).",
         )
     # Ids que cortam um caractere: os bytes de todos os ids juntos, depois o decode com errors="replace".
@@ -156,8 +156,8 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
         [0xE2, 0x98],
     ]
     for ids in casos:
-        esperado = ORC._decodificar_ref(ids, fusoes)
-        obtido = CF._decodificar_do_aluno(aluno, ids, fusoes, esperado)
+        esperado = ORC.decodificar_ref(ids, fusoes)
+        obtido = CF.decodificar_do_aluno(aluno, ids, fusoes, esperado)
         verificar(
             obtido == esperado,
             f"decodificar({mostrar(ids)}) devolveu {mostrar(obtido)!r}; o esperado é {mostrar(esperado)!r}.",
@@ -181,7 +181,7 @@ def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
             texto = ORC.texto_cronometrado(rng)
             t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
         try:
-            t_aluno, obtidas = aluno.cronometrar(lambda texto=texto: CF._fusoes_do_aluno(aluno, texto, n_fusoes))
+            t_aluno, obtidas = aluno.cronometrar(lambda texto=texto: CF.fusoes_do_aluno(aluno, texto, n_fusoes))
         except suite.TempoEsgotado:
             raise Reprovado(
                 f"{EQ.BPE_RECONTAGEM.mensagem} (O treino de {mostrar(n_fusoes)} fusões num texto de "
@@ -212,16 +212,16 @@ def test_rmsnorm_confere(aluno, rng):
     """RMSNorm: x / sqrt(mean(x²) + eps) · peso, no último eixo, com o eps pedido"""
     for d, eps, kwargs in ((12, 1e-5, {}), (6, 0.5, {"eps": 0.5})):
         peso = torch.from_numpy(1.0 + 0.5 * rng.standard_normal(d))
-        norma = CF._remoto(aluno, "RMSNorm", (d,), {"peso": peso}, kwargs)
+        norma = CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": peso}, kwargs)
         x = _x(rng, 2, 5, d) * 0.3 + 0.7  # média longe de 0 e valores pequenos: o eps e a média pesam
         y = _tensor(norma(x), "RMSNorm.forward")
         suite.exigir_entradas_intactas(norma, "RMSNorm.forward", ["x"])
         equivocos = tocha.erradas(
-            functools.partial(ORC._rms_ref, x, peso, eps), EQ.RMS_MEDIA, EQ.RMS_EPS_FORA, EQ.RMS_EIXO, EQ.RMS_SEM_PESO
+            functools.partial(ORC.rms_ref, x, peso, eps), EQ.RMS_MEDIA, EQ.RMS_EPS_FORA, EQ.RMS_EIXO, EQ.RMS_SEM_PESO
         )
         comparar(
             y.numpy(),
-            ORC._rms_ref(x, peso, eps).numpy(),
+            ORC.rms_ref(x, peso, eps).numpy(),
             f"RMSNorm(d_model={mostrar(d)}, eps={mostrar(eps):g})",
             equivocos=equivocos,
         )
@@ -238,7 +238,7 @@ def test_swiglu_confere(aluno, rng):
         "w3.weight": _x(rng, d_ff, d) * 0.5,
         "w2.weight": _x(rng, d, d_ff) * 0.5,
     }
-    ffn = CF._remoto(aluno, "SwiGLU", (d, d_ff), sd)
+    ffn = CF.criar_remoto(aluno, "SwiGLU", (d, d_ff), sd)
     extras = sorted(set(ffn.pesos()) - set(sd))
     verificar(
         not extras, f"SwiGLU tem parâmetros a mais (vieses?): {mostrar(extras[:6])}; as três lineares são bias=False."
@@ -246,9 +246,9 @@ def test_swiglu_confere(aluno, rng):
     x = _x(rng, 3, 4, d)
     y = _tensor(ffn(x), "SwiGLU.forward")
     equivocos = tocha.erradas(
-        functools.partial(ORC._swiglu_ref, sd, x), EQ.SWIGLU_RAMO, EQ.SWIGLU_ATIVACAO, EQ.SWIGLU_SEM_PORTA
+        functools.partial(ORC.swiglu_ref, sd, x), EQ.SWIGLU_RAMO, EQ.SWIGLU_ATIVACAO, EQ.SWIGLU_SEM_PORTA
     )
-    comparar(y.numpy(), ORC._swiglu_ref(sd, x).numpy(), "a saída da SwiGLU", equivocos=equivocos)
+    comparar(y.numpy(), ORC.swiglu_ref(sd, x).numpy(), "a saída da SwiGLU", equivocos=equivocos)
 
 
 _EQUIVOCOS_ROPE = suite.pares_por_modo(EQ.ROPE_METADES, EQ.ROPE_FREQUENCIA, EQ.ROPE_SENTIDO, EQ.ROPE_POSICOES)
@@ -267,12 +267,12 @@ def test_rope_confere(aluno, rng):
     for forma, theta in (((2, 3, 6, 8), 10000.0), ((5, 16), 500.0)):
         x = _x(rng, *forma)
         posicoes = torch.from_numpy(np.sort(rng.choice(60, size=forma[-2], replace=False))).long()
-        y = CF._rope_do_aluno(aluno, x, posicoes, theta=theta)
+        y = CF.rope_do_aluno(aluno, x, posicoes, theta=theta)
         suite.exigir_entradas_intactas(aluno, "aplicar_rope", ["x", "posicoes", "theta"])
-        equivocos = [(eq, ORC._rope_ref(x, posicoes, theta, modo).numpy()) for eq, modo in _EQUIVOCOS_ROPE]
+        equivocos = [(eq, ORC.rope_ref(x, posicoes, theta, modo).numpy()) for eq, modo in _EQUIVOCOS_ROPE]
         comparar(
             y.numpy(),
-            ORC._rope_ref(x, posicoes, theta).numpy(),
+            ORC.rope_ref(x, posicoes, theta).numpy(),
             f"aplicar_rope em {mostrar(forma)}",
             equivocos=equivocos,
             **TOLERANCIA_ROPE,
@@ -289,8 +289,8 @@ def test_rope_pontuacao_so_depende_da_distancia(aluno, rng):
     deslocamentos = [0, int(rng.integers(5, 40)), int(rng.integers(41, 300))]
     posicoes_q = torch.tensor([m + s for s in deslocamentos] + [m + 3])
     posicoes_k = torch.tensor([n + s for s in deslocamentos] + [n])
-    qs = CF._rope_do_aluno(aluno, q.expand(4, d_k).clone(), posicoes_q)
-    ks = CF._rope_do_aluno(aluno, k.expand(4, d_k).clone(), posicoes_k)
+    qs = CF.rope_do_aluno(aluno, q.expand(4, d_k).clone(), posicoes_q)
+    ks = CF.rope_do_aluno(aluno, k.expand(4, d_k).clone(), posicoes_k)
     pontuacoes = (qs * ks).sum(-1)
     suite.exigir_que_responda([pontuacoes[0], pontuacoes[3]], "aplicar_rope (a pontuação com outra distância)")
     verificar(
@@ -313,21 +313,21 @@ def test_rope_forma_tipo_e_posicoes_por_lote(aluno, rng):
     """RoPE: devolve um tensor novo, da mesma forma e do mesmo tipo (float32), e aceita posições por exemplo"""
     x = _x(rng, 2, 4, 6).float()
     posicoes = torch.arange(4)
-    y = CF._rope_do_aluno(aluno, x, posicoes)
+    y = CF.rope_do_aluno(aluno, x, posicoes)
     verificar(y.dtype == torch.float32, f"{EQ.ROPE_TIPO.mensagem} (x float32, saída {mostrar(y.dtype)})", EQ.ROPE_TIPO)
     verificar(
         tuple(y.shape) == tuple(x.shape),
         f"aplicar_rope devolveu forma {mostrar(tuple(y.shape))}; o esperado é {mostrar(tuple(x.shape))}.",
     )
-    comparar(y.numpy(), ORC._rope_ref(x, posicoes).numpy(), "aplicar_rope em float32", atol=1e-5, rtol=1e-4)
+    comparar(y.numpy(), ORC.rope_ref(x, posicoes).numpy(), "aplicar_rope em float32", atol=1e-5, rtol=1e-4)
     suite.exigir_que_transforme(y, x, "aplicar_rope")
     por_lote = torch.from_numpy(rng.integers(0, 50, size=(2, 1, 4))).long()
     x4 = _x(rng, 2, 3, 4, 6)
     comparar(
-        CF._rope_do_aluno(aluno, x4, por_lote).numpy(),
-        ORC._rope_ref(x4, por_lote).numpy(),
+        CF.rope_do_aluno(aluno, x4, por_lote).numpy(),
+        ORC.rope_ref(x4, por_lote).numpy(),
         "aplicar_rope com posições (lote, 1, t) para x (lote, h, t, d_k)",
-        equivocos=[(eq, ORC._rope_ref(x4, por_lote, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ROPE],
+        equivocos=[(eq, ORC.rope_ref(x4, por_lote, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ROPE],
         **TOLERANCIA_ROPE,
     )
 
@@ -345,23 +345,23 @@ _EQUIVOCOS_ATENCAO = suite.pares_por_modo(
 def test_atencao_causal_rope_confere(aluno, rng):
     """atenção: RoPE em Q e K (não em V), máscara causal, escala 1/√d_k, cabeças concatenadas e wo"""
     d, h = 12, 3
-    sd = CF._sd_atencao(rng, d)
-    atencao = CF._remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
+    sd = CF.sd_atencao(rng, d)
+    atencao = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
     extras = sorted(set(atencao.pesos()) - set(sd))
     verificar(not extras, f"AtencaoCausalRoPE tem parâmetros a mais (vieses?): {mostrar(extras[:6])}.")
     x = _x(rng, 2, 7, d)
     y = _tensor(atencao(x), "AtencaoCausalRoPE.forward")
     suite.exigir_entradas_intactas(atencao, "AtencaoCausalRoPE.forward", ["x", "posicoes"])
-    equivocos = lambda: [(eq, ORC._atencao_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO]  # noqa: E731
-    comparar(y.numpy(), ORC._atencao_ref(sd, x, h).numpy(), "a saída da AtencaoCausalRoPE", equivocos=equivocos)
+    equivocos = lambda: [(eq, ORC.atencao_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO]  # noqa: E731
+    comparar(y.numpy(), ORC.atencao_ref(sd, x, h).numpy(), "a saída da AtencaoCausalRoPE", equivocos=equivocos)
     posicoes = torch.arange(5, 12)  # posições dadas (a continuação de um texto): a RoPE usa essas
     y = _tensor(atencao(x, posicoes), "AtencaoCausalRoPE.forward(x, posicoes)")
     comparar(
         y.numpy(),
-        ORC._atencao_ref(sd, x, h, posicoes).numpy(),
+        ORC.atencao_ref(sd, x, h, posicoes).numpy(),
         "a saída da AtencaoCausalRoPE com posicoes = 5..11",
         equivocos=lambda: [
-            (eq, ORC._atencao_ref(sd, x, h, posicoes, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO
+            (eq, ORC.atencao_ref(sd, x, h, posicoes, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO
         ],
     )
 
@@ -375,7 +375,7 @@ def test_bloco_pre_norma_confere(aluno, rng):
     """bloco: x + atencao(norma1(x)), depois x + ffn(norma2(x)) (com as peças da biblioteca nos submódulos)"""
     d, h, d_ff = 8, 2, 16
     bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-    CF._trocar_submodulos(
+    CF.trocar_submodulos(
         aluno,
         bloco,
         {
@@ -387,16 +387,16 @@ def test_bloco_pre_norma_confere(aluno, rng):
         "BlocoPreNorma",
     )
     bloco.metodo("double", guardar=True)
-    sd = CF._sd_bloco(rng, d, d_ff)
+    sd = CF.sd_bloco(rng, d, d_ff)
     suite.conferir_state_dict(bloco.pesos(), sd, "BlocoPreNorma")
     bloco.carregar_pesos(sd, strict=False)
     x = _x(rng, 2, 6, d)
     y = _tensor(bloco(x), "BlocoPreNorma.forward")
     comparar(
         y.numpy(),
-        ORC._bloco_ref(sd, x, h).numpy(),
+        ORC.bloco_ref(sd, x, h).numpy(),
         "a saída do BlocoPreNorma",
-        equivocos=lambda: [(eq, ORC._bloco_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_BLOCO],
+        equivocos=lambda: [(eq, ORC.bloco_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_BLOCO],
     )
 
 
@@ -404,21 +404,21 @@ def test_bloco_pre_norma_confere(aluno, rng):
 @S.com_sondas(PR.sondas_modelo)
 def test_modelo_confere(aluno, rng):
     """modelo: embedding → blocos → norma_final → saida, sem posição somada (com blocos da biblioteca)"""
-    modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng)
-    sd = CF._sd_modelo(rng)
+    modelo = CF.modelo_com_pecas_da_biblioteca(aluno, rng)
+    sd = CF.sd_modelo(rng)
     pesos = modelo.pesos()
     suite.conferir_state_dict(pesos, sd, "LMModerno")
     extras = sorted(set(pesos) - set(sd))
     if extras:
         raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {mostrar(extras[:6])}.)", EQ.MODELO_POSICAO)
     modelo.carregar_pesos(sd, strict=False)
-    ids = CF._ids(rng, 2, 9)
+    ids = CF.ids_aleatorios(rng, 2, 9)
     comparar(
-        CF._logits(modelo, ids).numpy(),
-        ORC._modelo_ref(sd, ids).numpy(),
+        CF.logits_do_remoto(modelo, ids).numpy(),
+        ORC.modelo_ref(sd, ids).numpy(),
         "os logits do LMModerno",
         equivocos=lambda: [
-            (eq, ORC._modelo_ref(sd, ids, modo=modo).numpy())
+            (eq, ORC.modelo_ref(sd, ids, modo=modo).numpy())
             for eq, modo in ((EQ.MODELO_SEM_NORMA_FINAL, "sem_norma_final"), (EQ.MODELO_ESCALA_EMBEDDING, "escala"))
         ],
     )
@@ -429,15 +429,15 @@ def test_modelo_confere(aluno, rng):
 def test_modelo_amarra_os_pesos_quando_pedido(aluno, rng):
     """modelo: com amarrar_pesos=True, saida.weight é o mesmo Parameter de embedding.weight; com False, não"""
     for amarrar in (True, False):
-        modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng, amarrar)
+        modelo = CF.modelo_com_pecas_da_biblioteca(aluno, rng, amarrar)
         outra = _x(rng, ORC.MODELO["vocab"], ORC.MODELO["d_model"])
-        sd = CF._sd_modelo(rng, saida=outra)  # embedding E e saida S diferentes
+        sd = CF.sd_modelo(rng, saida=outra)  # embedding E e saida S diferentes
         modelo.carregar_pesos(sd, strict=False)
-        ids = CF._ids(rng, 2, 6)
-        obtido = CF._logits(modelo, ids)
-        separadas = ORC._modelo_ref(sd, ids)
+        ids = CF.ids_aleatorios(rng, 2, 6)
+        obtido = CF.logits_do_remoto(modelo, ids)
+        separadas = ORC.modelo_ref(sd, ids)
         amarradas = [
-            ORC._modelo_ref({**sd, "embedding.weight": w, "saida.weight": w}, ids)
+            ORC.modelo_ref({**sd, "embedding.weight": w, "saida.weight": w}, ids)
             for w in (outra, sd["embedding.weight"])
         ]
         eh_amarrado = any(torch.allclose(obtido, a, atol=1e-8, rtol=1e-6) for a in amarradas)
@@ -487,13 +487,13 @@ def test_adamw_passo_a_passo_igual_ao_do_pytorch(aluno, rng):
     gradientes = [[_x(rng, 4, 3), _x(rng, 5) * 10.0] for _ in range(6)]
     kwargs = {"lr": 0.05, "betas": (0.8, 0.95), "eps": 1e-6, "weight_decay": 0.3}
     taxas = [None, None, 0.1, None, 0.02, 0.07]  # o cronograma muda param_groups[0]["lr"] entre os passos
-    trajetoria, _ = CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas)
-    CF._conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, taxas, "betas (0.8, 0.95), weight_decay 0.3")
+    trajetoria, _ = CF.rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, taxas)
+    CF.conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, taxas, "betas (0.8, 0.95), weight_decay 0.3")
     # Os valores padrão do enunciado (lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0.01).
     iniciais = [_x(rng, 3, 3)]
     gradientes = [[_x(rng, 3, 3)] for _ in range(4)]
-    trajetoria, _ = CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, {}, [None] * 4)
-    CF._conferir_trajetoria(trajetoria, iniciais, gradientes, {}, [None] * 4, "valores padrão")
+    trajetoria, _ = CF.rodar_adamw_do_aluno(aluno, iniciais, gradientes, {}, [None] * 4)
+    CF.conferir_trajetoria(trajetoria, iniciais, gradientes, {}, [None] * 4, "valores padrão")
 
 
 @item("teste_otimizacao", pontos=0.25)
@@ -504,7 +504,7 @@ def test_adamw_pula_parametro_sem_gradiente(aluno, rng):
     gradientes = [[_x(rng, 3), None], [_x(rng, 3), None], [_x(rng, 3), _x(rng, 2, 2)]]
     kwargs = {"lr": 0.1, "weight_decay": 0.5}
     try:
-        trajetoria, estados = CF._rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, [None] * 3)
+        trajetoria, estados = CF.rodar_adamw_do_aluno(aluno, iniciais, gradientes, kwargs, [None] * 3)
     except suite.ErroDoAluno as exc:
         if exc.tipo not in ("AttributeError", "TypeError") or "NoneType" not in exc.mensagem:
             raise
@@ -517,7 +517,7 @@ def test_adamw_pula_parametro_sem_gradiente(aluno, rng):
         f"{EQ.ADAMW_SEM_GRAD.mensagem} (O parâmetro sem gradiente mudou nos dois primeiros passos.)",
         EQ.ADAMW_SEM_GRAD,
     )
-    CF._conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, [None] * 3, "com um parâmetro sem gradiente")
+    CF.conferir_trajetoria(trajetoria, iniciais, gradientes, kwargs, [None] * 3, "com um parâmetro sem gradiente")
     verificar(
         isinstance(estados, list) and all(isinstance(e, int) and e > 0 for e in estados),
         "O estado de cada parâmetro deve ficar em self.state[p] (m, v e o número do passo).",
@@ -544,7 +544,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
                 f"taxa_cosseno_com_aquecimento deve devolver um float; veio {mostrar(type(valor).__name__)}."
             )
         obtidas.append(float(valor))
-    certas = [ORC._cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno) for p in passos]
+    certas = [ORC.cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno) for p in passos]
     comparar(
         np.array(obtidas),
         np.array(certas),
@@ -553,7 +553,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         rtol=1e-9,
         dica="O cosseno desce de taxa_max até taxa_min (não até 0), e a taxa mínima vale depois de passos_cosseno.",
         equivocos=[
-            (eq, np.array([ORC._cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno, modo) for p in passos]))
+            (eq, np.array([ORC.cronograma_ref(p, taxa_max, taxa_min, aquecimento, cosseno, modo) for p in passos]))
             for eq, modo in _EQUIVOCOS_CRONOGRAMA
         ],
     )
@@ -565,7 +565,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
         obtidas = [aluno.taxa_cosseno_com_aquecimento(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in obtidas):
             raise Reprovado("taxa_cosseno_com_aquecimento deve devolver um float.")
-        certas = [ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
+        certas = [ORC.cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno) for p in passos]
         comparar(
             np.array(obtidas),
             np.array(certas),
@@ -574,7 +574,7 @@ def test_cronograma_aquecimento_e_cosseno(aluno, rng):
             atol=1e-12,
             rtol=1e-9,
             equivocos=[
-                (eq, np.array([ORC._cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno, modo) for p in passos]))
+                (eq, np.array([ORC.cronograma_ref(p, 1e-2, 1e-4, aquecimento, cosseno, modo) for p in passos]))
                 for eq, modo in _EQUIVOCOS_CRONOGRAMA
             ],
         )
@@ -586,14 +586,14 @@ def test_recorte_pela_norma_global(aluno, rng):
     """recorte: norma global de todos os gradientes; acima de norma_max, um fator só escala todos"""
     for escala, norma_max in ((3.0, 1.0), (0.1, 5.0)):
         gradientes = [_x(rng, 4, 3) * escala, None, _x(rng, 6) * escala * 2, _x(rng, 2) * escala]
-        norma, recortados = CF._recortar_do_aluno(aluno, gradientes, norma_max)
-        certa, esperados = ORC._recorte_ref(gradientes, norma_max)
+        norma, recortados = CF.recortar_do_aluno(aluno, gradientes, norma_max)
+        certa, esperados = ORC.recorte_ref(gradientes, norma_max)
         if not isinstance(norma, int | float) or isinstance(norma, bool):
             raise Reprovado(
                 f"{EQ.RECORTE_RETORNO.mensagem} (Veio {mostrar(type(norma).__name__)}.)", EQ.RECORTE_RETORNO
             )
         if not math.isclose(float(norma), certa, rel_tol=1e-6):
-            if math.isclose(float(norma), ORC._recorte_ref(gradientes, norma_max, "soma_das_normas")[0], rel_tol=1e-6):
+            if math.isclose(float(norma), ORC.recorte_ref(gradientes, norma_max, "soma_das_normas")[0], rel_tol=1e-6):
                 raise Reprovado(EQ.RECORTE_NORMA.mensagem, EQ.RECORTE_NORMA)
             raise Reprovado(
                 f"{EQ.RECORTE_RETORNO.mensagem} (Veio {mostrar(float(norma)):.6g}; a norma global é {mostrar(certa):.6g}.)",
@@ -602,13 +602,13 @@ def test_recorte_pela_norma_global(aluno, rng):
         if not isinstance(recortados, list) or len(recortados) != len(gradientes) or recortados[1] is not None:
             raise Reprovado("recortar_gradientes deve deixar parâmetros sem gradiente (grad None) como estão.")
         comparar(
-            CF._juntar([_tensor(g, "gradiente") for g in recortados if g is not None]),
-            CF._juntar(esperados),
+            CF.juntar([_tensor(g, "gradiente") for g in recortados if g is not None]),
+            CF.juntar(esperados),
             f"os gradientes depois do recorte (norma global {mostrar(certa):.3g}, norma_max {mostrar(norma_max):g})",
             atol=1e-10,
             rtol=1e-8,
             equivocos=[
-                (eq, CF._juntar(ORC._recorte_ref(gradientes, norma_max, modo)[1]))
+                (eq, CF.juntar(ORC.recorte_ref(gradientes, norma_max, modo)[1]))
                 for eq, modo in (
                     (EQ.RECORTE_POR_PARAMETRO, "por_parametro"),
                     (EQ.RECORTE_SEMPRE, "sempre"),
@@ -622,10 +622,10 @@ def test_recorte_pela_norma_global(aluno, rng):
     for p, g in zip(params, gradientes, strict=True):
         p.grad = g.clone()
     torch.nn.utils.clip_grad_norm_(params, 2.0)
-    _, recortados = CF._recortar_do_aluno(aluno, gradientes, 2.0)
+    _, recortados = CF.recortar_do_aluno(aluno, gradientes, 2.0)
     comparar(
-        CF._juntar([_tensor(g, "gradiente") for g in recortados]),
-        CF._juntar([p.grad for p in params]),
+        CF.juntar([_tensor(g, "gradiente") for g in recortados]),
+        CF.juntar([p.grad for p in params]),
         "os gradientes recortados contra torch.nn.utils.clip_grad_norm_",
         atol=1e-10,
         rtol=1e-8,
@@ -639,12 +639,12 @@ def test_recorte_pela_norma_global(aluno, rng):
 @S.com_sondas(PR.sondas_perplexidade)
 def test_perplexidade_confere(aluno, rng):
     """perplexidade: exp da entropia cruzada de prever ids[:, 1:] a partir de ids[:, :-1]"""
-    valor, sd, janelas, cfg, _, _ = CF._perplexidade_do_aluno(aluno, rng, False)
-    certo = ORC._ppl_ref(sd, janelas, cfg)
+    valor, sd, janelas, cfg, _, _ = CF.perplexidade_do_aluno(aluno, rng, False)
+    certo = ORC.ppl_ref(sd, janelas, cfg)
     if math.isclose(valor, certo, rel_tol=1e-6):
         return
     for eq, modo in ((EQ.PPL_SEM_DESLOCAR, "sem_deslocar"), (EQ.PPL_LOG, "sem_exp")):
-        if math.isclose(valor, ORC._ppl_ref(sd, janelas, cfg, modo), rel_tol=1e-6):
+        if math.isclose(valor, ORC.ppl_ref(sd, janelas, cfg, modo), rel_tol=1e-6):
             raise Reprovado(eq.mensagem, eq)
     raise Reprovado(
         f"A perplexidade não confere: {mostrar(valor):.6g}, o esperado é {mostrar(certo):.6g}. Ela é exp da entropia cruzada média "
@@ -657,10 +657,10 @@ def test_perplexidade_confere(aluno, rng):
 def test_perplexidade_em_avaliacao_sem_gradiente_e_devolve_o_modo(aluno, rng):
     """perplexidade: mede em modo de avaliação, sem gradiente, e devolve o modelo no modo em que o recebeu"""
     for treino_antes in (True, False):
-        valor, sd, janelas, cfg, chamadas, treino_depois = CF._perplexidade_do_aluno(aluno, rng, treino_antes)
+        valor, sd, janelas, cfg, chamadas, treino_depois = CF.perplexidade_do_aluno(aluno, rng, treino_antes)
         verificar(chamadas, "perplexidade não chamou o modelo.")
         verificar(
-            math.isclose(valor, ORC._ppl_ref(sd, janelas, cfg), rel_tol=1e-6),
+            math.isclose(valor, ORC.ppl_ref(sd, janelas, cfg), rel_tol=1e-6),
             "A perplexidade não confere com o modelo recebido em modo de treino."
             if treino_antes
             else "A perplexidade não confere.",
@@ -707,38 +707,38 @@ test_treino_perplexidade_ate_75 = TREINO.teste_de_faixa(2)
 @item("teste_cache_kv", pontos=0.5)
 def test_cache_atencao_do_prefixo(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal com RoPE e o cache guarda K já girado e V"""
-    CF._conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
+    CF.conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
 
 
 @item("teste_cache_kv", pontos=0.5)
 @S.com_sondas(PR.sondas_atencao_cache)
 def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
     """cache KV, atenção: tokens novos nas posições t..t+m−1, K do cache sem girar de novo, máscara das últimas linhas"""
-    CF._conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
-    CF._conferir_atencao_cache(aluno, rng, int(rng.integers(4, 8)), 3)
+    CF.conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
+    CF.conferir_atencao_cache(aluno, rng, int(rng.integers(4, 8)), 3)
 
 
 @item("teste_cache_kv", pontos=0.25)
 @S.com_sondas(PR.sondas_lm_cache)
 def test_cache_lm_passo_a_passo(aluno, rng):
     """cache KV, modelo: o prefixo e depois um token por vez dão os logits da passada comum"""
-    remoto, sd, cfg = CF._lm_cache(aluno, rng, 2)
-    ids = CF._ids(rng, 2, 6, cfg["vocab"])
-    completos = ORC._modelo_ref(sd, ids, cfg)
+    remoto, sd, cfg = CF.lm_cache(aluno, rng, 2)
+    ids = CF.ids_aleatorios(rng, 2, 6, cfg["vocab"])
+    completos = ORC.modelo_ref(sd, ids, cfg)
     prefixo = int(rng.integers(2, 5))
     caches, t = None, 0
     for m in [prefixo] + [1] * (ids.shape[1] - prefixo):
         novos = ids[:, t : t + m]
         nome = f"lm_com_cache, tokens {mostrar(t)}..{mostrar(t + m - 1)}"
-        resultado = CF._chamar_cache(aluno.lm_com_cache, remoto, novos, caches)
+        resultado = CF.chamar_cache(aluno.lm_com_cache, remoto, novos, caches)
         if not isinstance(resultado, tuple | list) or len(resultado) != 2:
             raise Reprovado(f"lm_com_cache deve devolver (logits, caches); veio {mostrar(type(resultado).__name__)}.")
         logits = _tensor(resultado[0], "logits")
-        _, caches_certos = ORC._passada_ref(sd, novos, caches, cfg)
+        _, caches_certos = ORC.passada_ref(sd, novos, caches, cfg)
         diag = []
         if t > 0:
             diag = [
-                (eq, ORC._passada_ref(sd, novos, caches, cfg, modo)[0].numpy())
+                (eq, ORC.passada_ref(sd, novos, caches, cfg, modo)[0].numpy())
                 for eq, modo in (
                     (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
                     (EQ.CACHE_K_GIRADO_DE_NOVO, "girado_de_novo"),
@@ -751,7 +751,7 @@ def test_cache_lm_passo_a_passo(aluno, rng):
                 f"{mostrar(nome)}: devolva uma lista com um cache (K, V) por bloco ({mostrar(cfg['n_camadas'])} blocos)."
             )
         for i in range(cfg["n_camadas"]):
-            CF._conferir_cache(resultado[1][i], caches_certos[i], t, m, f"{mostrar(nome)}, bloco {mostrar(i)}")
+            CF.conferir_cache(resultado[1][i], caches_certos[i], t, m, f"{mostrar(nome)}, bloco {mostrar(i)}")
         caches = caches_certos
         t += m
 
@@ -761,10 +761,10 @@ def test_cache_lm_passo_a_passo(aluno, rng):
 def test_cache_gerar_igual_sem_cache(aluno, rng):
     """cache KV, geração: os mesmos tokens de gerar_sem_cache, em modelos e prefixos sorteados"""
     for B, n, n_novos, n_camadas in ((2, 4, 6, 2), (1, 1, 4, 1), (2, 3, 0, 1)):
-        remoto, sd, cfg = CF._lm_cache(aluno, rng, n_camadas)
-        ids = CF._ids(rng, B, n, cfg["vocab"])
-        obtido = _tensor(CF._chamar_cache(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
-        esperado = ORC._gerar_ref(sd, ids, n_novos, cfg)
+        remoto, sd, cfg = CF.lm_cache(aluno, rng, n_camadas)
+        ids = CF.ids_aleatorios(rng, B, n, cfg["vocab"])
+        obtido = _tensor(CF.chamar_cache(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
+        esperado = ORC.gerar_ref(sd, ids, n_novos, cfg)
         if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido.long(), esperado):
             continue
         if tuple(obtido.shape) != tuple(esperado.shape):
@@ -777,7 +777,7 @@ def test_cache_gerar_igual_sem_cache(aluno, rng):
             (EQ.CACHE_K_GIRADO_DE_NOVO, "girado_de_novo"),
             (EQ.CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
         ):
-            if torch.equal(obtido.long(), ORC._gerar_ref(sd, ids, n_novos, cfg, modo)):
+            if torch.equal(obtido.long(), ORC.gerar_ref(sd, ids, n_novos, cfg, modo)):
                 raise Reprovado(eq.mensagem, eq)
         raise Reprovado("Os tokens gerados com cache diferem dos de gerar_sem_cache: com o cache, a geração é a mesma.")
 
@@ -787,8 +787,8 @@ def test_cache_gerar_igual_sem_cache(aluno, rng):
 def test_cache_gerar_um_token_por_passo(aluno, rng):
     """cache KV, geração: depois do prefixo, cada passo processa exatamente uma posição nova (espião)"""
     n, n_novos = int(rng.integers(2, 5)), 4
-    remoto, _, cfg = CF._lm_cache(aluno, rng, 1)
-    CF._chamar_cache(aluno.gerar_com_cache, remoto, CF._ids(rng, 2, n, cfg["vocab"]), n_novos)
+    remoto, _, cfg = CF.lm_cache(aluno, rng, 1)
+    CF.chamar_cache(aluno.gerar_com_cache, remoto, CF.ids_aleatorios(rng, 2, n, cfg["vocab"]), n_novos)
     chamadas = remoto.ler("embedding.chamadas")  # os índices de cada chamada (os da primeira linha do lote)
     if not isinstance(chamadas, list) or not chamadas or not all(isinstance(c, list) for c in chamadas):
         raise Reprovado(
@@ -826,13 +826,13 @@ def test_especiais_dividir(aluno, rng):
     for texto in (EX.texto_com_especiais(rng, especiais), "sem nenhum especial: 1 < 2 > 0, a|b"):
         obtido = aluno.dividir_especiais(texto, list(especiais))
         suite.exigir_entradas_intactas(aluno, "dividir_especiais", ["texto", "especiais"])
-        esperado = EX._dividir_ref(texto, especiais)
+        esperado = EX.dividir_ref(texto, especiais)
         if obtido == esperado:
             continue
         if not isinstance(obtido, list) or not all(isinstance(p, str) for p in obtido):
             raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {mostrar(type(obtido).__name__)}.")
         for eq, modo in suite.pares_por_modo(EQ.ESP_SEM_ESCAPE, EQ.ESP_MAIS_CURTO, EQ.ESP_DESCARTA):
-            if obtido == EX._dividir_ref(texto, especiais, modo):
+            if obtido == EX.dividir_ref(texto, especiais, modo):
                 raise Reprovado(eq.mensagem, eq)
         raise Reprovado(
             f"dividir_especiais não confere: {mostrar(len(obtido))} pedaços, o esperado são {mostrar(len(esperado))}. "
@@ -847,7 +847,7 @@ def test_especiais_contar_pre_tokens(aluno, rng):
     especiais = _especiais(rng)
     texto = EX.texto_com_especiais(rng, especiais)
     obtido = aluno.contar_pre_tokens(texto, list(especiais))
-    esperado = EX._contar_ref(texto, especiais)
+    esperado = EX.contar_ref(texto, especiais)
     if not isinstance(obtido, dict):
         raise Reprovado(
             f"contar_pre_tokens deve devolver um dict {{pré-token: frequência}}; veio {mostrar(type(obtido).__name__)}."
@@ -855,7 +855,7 @@ def test_especiais_contar_pre_tokens(aluno, rng):
     if obtido == esperado:
         return
     for eq, modo in suite.pares_por_modo(EQ.ESP_PRE_TOKENIZA, EQ.ESP_JUNTA_DOCUMENTOS, EQ.ESP_CONTA_ESPECIAL):
-        if obtido == EX._contar_ref(texto, especiais, modo):
+        if obtido == EX.contar_ref(texto, especiais, modo):
             raise Reprovado(eq.mensagem, eq)
     diferentes = sum(obtido.get(k) != esperado.get(k) for k in set(obtido) | set(esperado))
     raise Reprovado(
@@ -870,13 +870,13 @@ def test_especiais_contar_pre_tokens(aluno, rng):
 def test_especiais_codificar(aluno, rng):
     """tokens especiais: um id para cada especial (256 + len(fusoes) + j) e codificar no resto"""
     especiais = _especiais(rng)
-    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+    fusoes = [tuple(p) for p in CF.fusoes_fixas()]
     texto = EX.texto_com_especiais(rng, especiais)
     # O codificar é do item do BPE: aqui ele é o da referência, na caixa (um erro nele não tira pontos deste item).
     aluno.injetar(ORC.AUXILIAR)
     aluno.injetar(EX.CODIGO)
     obtido = aluno.chamar("_avaliador_codificar_com_especiais", texto, fusoes, list(especiais))
-    esperado = EX._codificar_especiais_ref(texto, fusoes, especiais)
+    esperado = EX.codificar_especiais_ref(texto, fusoes, especiais)
     if obtido == esperado:
         return
     if not isinstance(obtido, list) or not all(isinstance(i, int) for i in obtido):
@@ -888,7 +888,7 @@ def test_especiais_codificar(aluno, rng):
         (EQ.ESP_ID_ERRADO, "id_sem_fusoes"),
         (EQ.ESP_MAIS_CURTO, "ordem_dada"),
     ):
-        if obtido == EX._codificar_especiais_ref(texto, fusoes, especiais, modo):
+        if obtido == EX.codificar_especiais_ref(texto, fusoes, especiais, modo):
             raise Reprovado(eq.mensagem, eq)
     raise Reprovado(
         f"codificar_com_especiais não confere: {mostrar(len(obtido))} ids, o esperado são {mostrar(len(esperado))}. Os trechos "

@@ -37,10 +37,10 @@ MENOR_E_MELHOR = True  # para as varreduras dos benchmarks (make bench): a medid
 @functools.cache
 def dados_do_treino():
     """(fusões, ids de treino 1-D, janelas de validação (n, contexto + 1)), com o BPE e o corpus do notebook."""
-    treino, validacao = ORC._corpus()
-    fusoes = ORC._bpe_ref(treino, TREINO["fusoes"])
-    ids_treino = torch.tensor(ORC._codificar_ref(treino, fusoes), dtype=torch.long)
-    ids_validacao = torch.tensor(ORC._codificar_ref(validacao, fusoes), dtype=torch.long)
+    treino, validacao = ORC.textos_do_corpus()
+    fusoes = ORC.bpe_ref(treino, TREINO["fusoes"])
+    ids_treino = torch.tensor(ORC.codificar_ref(treino, fusoes), dtype=torch.long)
+    ids_validacao = torch.tensor(ORC.codificar_ref(validacao, fusoes), dtype=torch.long)
     n = TREINO["contexto"] + 1
     total = min((len(ids_validacao)) // n, TREINO["janelas_validacao"])
     return fusoes, ids_treino, ids_validacao[: total * n].view(total, n)
@@ -98,7 +98,7 @@ ITEM = treino.ItemDeTreino(
         TREINO["passos"],
         dados=_dados,
         taxas=lambda: [
-            ORC._cronograma_ref(p, *(TREINO[k] for k in ("taxa_max", "taxa_min", "aquecimento", "passos")))
+            ORC.cronograma_ref(p, *(TREINO[k] for k in ("taxa_max", "taxa_min", "aquecimento", "passos")))
             for p in range(TREINO["passos"])
         ],
         na_caixa="_avaliador_treinar_com_a_biblioteca",  # o AdamW, o cronograma e o recorte da biblioteca

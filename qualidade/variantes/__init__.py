@@ -1,8 +1,10 @@
 """Variantes de submissão: mutantes (erros plausíveis, um equívoco cada) e implementações
-corretas alternativas. Cada suíte tem o seu ``variantes.py`` com as listas ``MUTANTES`` e
-``CORRETAS``. Daqui saem a rodada de mutação, os exemplos de ``make grade`` e parte do
-corpus adversarial: todos montados a partir do notebook liberado (``release/``), trocando
-só o código das células de solução.
+corretas alternativas. Cada aula tem o seu catálogo, ``qualidade/variantes/<slug>.py``, com as listas
+``MUTANTES`` e ``CORRETAS`` (lido por ``qualidade.catalogo``). Daqui saem a rodada de mutação, os
+exemplos de ``make grade`` e parte do corpus adversarial: todos montados a partir do notebook liberado
+(``release/``), trocando só o código das células de solução.
+
+Este módulo nunca carrega um catálogo (os catálogos o importam: ``Variante``, ``referencia_trocada``).
 """
 
 from __future__ import annotations
@@ -23,13 +25,6 @@ class Variante:
     celulas: dict[str, str]  # grade_id -> código que substitui a célula de solução
     itens: list[str] = field(default_factory=list)  # itens em que um mutante deve perder pontos
     equivoco: str | None = None  # código do equívoco cuja mensagem o aluno deve receber
-
-
-def carregar_variantes(slug: str) -> tuple[list[Variante], list[Variante]]:
-    from autograder.suite import declaracoes
-
-    d = declaracoes(slug)  # o variantes.py da suíte, lido uma vez
-    return list(d.mutantes), list(d.corretas)
 
 
 def codigo_de_referencia(slug: str, grade_id: str) -> str:
@@ -173,8 +168,10 @@ def _envolver_em_zeros(codigo_ref: str, atalhos: dict[str, str]) -> str:
     return codigo_ref + "\n\n" + "\n".join(fim) + "\n"
 
 
-def variantes_nada(slug: str) -> list[Variante]:
-    """As variantes "não faz nada" de ``slug`` (ver ``NADA``): todas as células de solução trocadas."""
+def variantes_nada(slug: str, atalhos: dict[str, str]) -> list[Variante]:
+    """As variantes "não faz nada" de ``slug`` (ver ``NADA``): todas as células de solução trocadas.
+
+    ``atalhos``: os ``NADA_ATALHOS`` do catálogo da aula (use ``qualidade.catalogo.variantes_nada``, que os passa)."""
     atividade = carregar_atividade(slug)
     liberadas = {}
     for celula in notebook_liberado(slug)["cells"]:
@@ -189,23 +186,11 @@ def variantes_nada(slug: str) -> list[Variante]:
             if "NotImplementedError" not in stub:
                 celulas[gid] = stub
             elif nome == "nada-zeros-da-forma":
-                atalhos = _da_suite(slug, "NADA_ATALHOS")
                 celulas[gid] = _envolver_em_zeros(codigo_de_referencia(slug, gid), atalhos)
             else:
                 celulas[gid] = _trocar_stubs(stub, "zero" if nome == "nada-devolve-zero" else "entrada")
         variantes.append(Variante(nome, celulas, itens=[i.grade_id for i in atividade.itens]))
     return variantes
-
-
-def _da_suite(slug: str, nome: str) -> dict:
-    from autograder.suite import declaracoes
-
-    return dict(getattr(declaracoes(slug), nome.lower()))
-
-
-def nada_honesto(slug: str) -> dict[str, dict[str, tuple[float, str]]]:
-    """``NADA_HONESTO`` do ``variantes.py`` da suíte: variante -> item -> (pontos aceitos, por quê)."""
-    return _da_suite(slug, "NADA_HONESTO")
 
 
 def encurtar_treino(nb: dict, passos: int = 30) -> dict:
@@ -224,43 +209,6 @@ def gravar(nb: dict, pasta: Path, aluno: str, slug: str) -> Path:
     destino.parent.mkdir(parents=True, exist_ok=True)
     destino.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return destino
-
-
-def exemplos(slug: str) -> dict[str, Variante | None]:
-    """Os exemplos distribuídos de ``slug``: aluno -> variante (None = stub)."""
-    from autograder.suite import declaracoes
-
-    d = declaracoes(slug)
-    por_nome = {v.nome: v for v in [*d.mutantes, *d.corretas]}
-    return {aluno: (por_nome[nome] if nome else None) for aluno, nome in d.exemplos.items()}
-
-
-def gerar_exemplos(destino: Path) -> list[Path]:
-    from autograder.notebooks import slugs
-
-    escritos = []
-    for slug in slugs():
-        for aluno, variante in exemplos(slug).items():
-            nb = notebook_liberado(slug) if variante is None else notebook_com(slug, variante.celulas)
-            escritos.append(gravar(nb, destino, aluno, slug))
-    return escritos
-
-
-def main(argv=None, prog: str | None = None) -> int:
-    """``python -m qualidade exemplos [PASTA]``: grava os exemplos de submissão (padrão: ``qualidade/exemplos``)."""
-    import argparse
-
-    from autograder import argparse_ptbr
-
-    argparse_ptbr.instalar()
-    p = argparse.ArgumentParser(
-        prog=prog, description="Gera as submissões de exemplo a partir de release/ e das variantes."
-    )
-    p.add_argument("pasta", nargs="?", type=Path, default=RAIZ / "qualidade" / "exemplos")
-    pasta = p.parse_args(argv).pasta
-    for caminho in gerar_exemplos(pasta):
-        print(f"exemplo: {caminho.relative_to(pasta)}")
-    return 0
 
 
 def referencia_trocada(slug: str, grade_id: str, *trocas: tuple[str, str]) -> dict[str, str]:
