@@ -931,7 +931,9 @@ def _sondas_transformer(aluno, ref):
         tgt = torch.cat([torch.full((3, 1), DA.BOS), src], dim=1)
         mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
         junto = ORC.logits_do_remoto(remoto, src, tgt, mo, ma)
-        sozinhas = [ORC.logits_do_remoto(remoto, src[i : i + 1], tgt[i : i + 1], mo[i : i + 1], ma[i : i + 1]) for i in range(3)]
+        sozinhas = [
+            ORC.logits_do_remoto(remoto, src[i : i + 1], tgt[i : i + 1], mo[i : i + 1], ma[i : i + 1]) for i in range(3)
+        ]
         return _linhas_misturadas(junto, sozinhas)
 
     return [

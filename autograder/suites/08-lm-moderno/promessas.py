@@ -380,8 +380,8 @@ _TEXTO_SONDA = "ababab abab aba cdcd cd ababab açaí açaí 🙂 ab ab"
 @S.sondas_de("treinar_bpe")
 def sondas_treinar_bpe(aluno):
     def numero_errado():
-        obtidas = CF._fusoes_do_aluno(aluno, _TEXTO_SONDA, 6)
-        return len(obtidas) != len(ORC._bpe_ref(_TEXTO_SONDA, 6))
+        obtidas = CF.fusoes_do_aluno(aluno, _TEXTO_SONDA, 6)
+        return len(obtidas) != len(ORC.bpe_ref(_TEXTO_SONDA, 6))
 
     return [
         S.promessa(
@@ -398,11 +398,11 @@ def sondas_treinar_bpe(aluno):
 
 @S.sondas_de("codificar")
 def sondas_codificar(aluno):
-    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+    fusoes = [tuple(p) for p in CF.fusoes_fixas()]
 
     def nao_reconstroi():
-        ids = CF._ids_do_aluno(aluno, _TEXTO_SONDA, fusoes)
-        return ORC._decodificar_ref(ids, fusoes) != _TEXTO_SONDA
+        ids = CF.ids_do_aluno(aluno, _TEXTO_SONDA, fusoes)
+        return ORC.decodificar_ref(ids, fusoes) != _TEXTO_SONDA
 
     return [
         S.promessa(
@@ -420,12 +420,12 @@ def sondas_codificar(aluno):
 
 @S.sondas_de("decodificar")
 def sondas_decodificar(aluno):
-    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+    fusoes = [tuple(p) for p in CF.fusoes_fixas()]
 
     def nao_volta():
         # só os bytes (nenhum id de fusão) voltam ao texto, e os ids com fusões não: o erro está nas fusões
         so_bytes = aluno.decodificar(list(_TEXTO_SONDA.encode("utf-8")), fusoes) == _TEXTO_SONDA
-        ids = ORC._codificar_ref(_TEXTO_SONDA, fusoes)
+        ids = ORC.codificar_ref(_TEXTO_SONDA, fusoes)
         return so_bytes and aluno.decodificar(ids, fusoes) != _TEXTO_SONDA
 
     return [
@@ -470,7 +470,7 @@ def sondas_contar_pre_tokens(aluno):
     def contagem_errada():
         obtido = aluno.contar_pre_tokens(texto, [])
         esperado = {}
-        for pre in ORC._pre_tokenizar(texto):
+        for pre in ORC.pre_tokenizar_ref(texto):
             esperado[pre] = esperado.get(pre, 0) + 1
         return isinstance(obtido, dict) and dict(obtido) != esperado
 
@@ -489,7 +489,7 @@ def sondas_contar_pre_tokens(aluno):
 
 @S.sondas_de("codificar_com_especiais")
 def sondas_codificar_com_especiais(aluno):
-    fusoes = [tuple(p) for p in CF._fusoes_fixas()]
+    fusoes = [tuple(p) for p in CF.fusoes_fixas()]
 
     def difere_de_codificar():
         aluno.injetar(ORC.AUXILIAR)
@@ -497,7 +497,7 @@ def sondas_codificar_com_especiais(aluno):
         obtido = aluno.chamar("_avaliador_codificar_com_especiais", _TEXTO_ESPECIAIS, fusoes, ["<|fim|>"])
         esperado = []
         for pedaco in ("oi  tudo bem?", "<|fim|>", "  de novo ", "<|fim|>", "tchau\n"):
-            esperado += [256 + len(fusoes)] if pedaco == "<|fim|>" else ORC._codificar_ref(pedaco, fusoes)
+            esperado += [256 + len(fusoes)] if pedaco == "<|fim|>" else ORC.codificar_ref(pedaco, fusoes)
         return list(obtido) != esperado
 
     return [
@@ -520,7 +520,7 @@ def sondas_bloco(aluno):
 
     def nao_identidade():
         bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-        CF._trocar_submodulos(
+        CF.trocar_submodulos(
             aluno,
             bloco,
             {
@@ -532,7 +532,7 @@ def sondas_bloco(aluno):
             "BlocoPreNorma",
         )
         bloco.metodo("double", guardar=True)
-        sd = CF._sd_bloco(_rng(20), d, d_ff)
+        sd = CF.sd_bloco(_rng(20), d, d_ff)
         sd["atencao.wo.weight"] = torch.zeros(d, d, dtype=torch.float64)
         sd["ffn.w2.weight"] = torch.zeros(d, d_ff, dtype=torch.float64)
         bloco.carregar_pesos(sd, strict=False)
@@ -559,16 +559,16 @@ def sondas_modelo(aluno):
     rng = _rng(22)
 
     def blocos_invertidos():
-        modelo = CF._modelo_com_pecas_da_biblioteca(aluno, rng)
-        sd = CF._sd_modelo(rng)
+        modelo = CF.modelo_com_pecas_da_biblioteca(aluno, rng)
+        sd = CF.sd_modelo(rng)
         modelo.carregar_pesos(sd, strict=False)
-        ids = CF._ids(rng, 2, 6)
+        ids = CF.ids_aleatorios(rng, 2, 6)
         trocado = dict(sd)
         for chave in [c for c in sd if c.startswith("blocos.")]:
             resto = chave.split(".", 2)[2]
             outro = 1 - int(chave.split(".")[1])
             trocado[chave] = sd[f"blocos.{suite.mostrar(outro)}.{suite.mostrar(resto)}"]
-        return S.iguais(CF._logits(modelo, ids), ORC._modelo_ref(trocado, ids))
+        return S.iguais(CF.logits_do_remoto(modelo, ids), ORC.modelo_ref(trocado, ids))
 
     return [
         S.promessa(
@@ -613,8 +613,8 @@ def sondas_grupos(aluno):
 @S.sondas_de("gerar_com_cache")
 def sondas_gerar_cache(aluno):
     def quantidade_errada():
-        remoto, _, cfg = CF._lm_cache(aluno, _rng(23), 1)
-        ids = CF._ids(_rng(24), 2, 3, cfg["vocab"])
+        remoto, _, cfg = CF.lm_cache(aluno, _rng(23), 1)
+        ids = CF.ids_aleatorios(_rng(24), 2, 3, cfg["vocab"])
         for n_novos in (0, 1, 3):
             saida = tocha.tensor(aluno.gerar_com_cache(remoto, ids, n_novos), "gerar_com_cache(...)")
             if tuple(saida.shape) != (2, 3 + n_novos):
