@@ -12,7 +12,7 @@ import ast
 import pytest
 
 from autograder.notebooks import SUITES, carregar_atividade, slugs
-from qualidade.variantes import carregar_variantes
+from qualidade.catalogo import carregar_variantes
 
 _FORMAS_DE_SONDA = {"promessa", "coincide_com", "argumento_ignorado"}
 
