@@ -195,3 +195,8 @@ def causa_no_laco(espiado):
         except Exception:
             return None
     return None
+
+
+# os nomes públicos que a sonda do laço (promessas.py) usa: os ids do espião e onde começa uma janela neles
+ids_do_espiao = _ids_espiao
+inicio_da_janela = _onde

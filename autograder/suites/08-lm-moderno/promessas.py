@@ -687,9 +687,9 @@ def sondas_treinar_lm(aluno):
 
     def soma_em_vez_de_media():
         (perdas, chamadas, _), _, _ = TREINO.espiar(aluno, None)
-        e, ids = LACO.ESPIAO, LACO._ids_espiao()
+        e, ids = LACO.ESPIAO, LACO.ids_do_espiao()
         x = chamadas[0]["ids"]
-        inicios = [LACO._onde(ids, linha) for linha in x]
+        inicios = [LACO.inicio_da_janela(ids, linha) for linha in x]
         alvo = torch.stack([ids[i + 1 : i + 1 + e["contexto"]] for i in inicios])
         logits = 3.0 * chamadas[0]["tabela"][x]
         media = float(torch.nn.functional.cross_entropy(logits.reshape(-1, e["vocab"]), alvo.reshape(-1)))
