@@ -1044,8 +1044,8 @@ MUTANTES += [
         equivoco="origem-linhas-misturadas",
     ),
     Variante(
-        "sonda-alvo-padding-da-primeira-linha",
-        _alvo("causal & (tgt[:1] != PAD)[:, None, None, :].expand(B, 1, T, T)"),
+        "sonda-alvo-padding-do-lote-inteiro",
+        _alvo("causal & (tgt != PAD).all(dim=0)[None, None, None, :].expand(B, 1, T, T)"),
         itens=[M],
         equivoco="alvo-linhas-misturadas",
     ),
