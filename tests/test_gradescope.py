@@ -113,6 +113,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/notebooks.py",
     "autograder/plugin_pytest.py",
     "autograder/referencia.py",
+    "autograder/referencias_guardadas.py",
     "autograder/resultado.py",
     "autograder/saidas/__init__.py",
     "autograder/saidas/gradescope.py",
@@ -157,6 +158,7 @@ def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:
         arquivos = {n for n in z.namelist() if not n.endswith("/")}
     assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
+        "autograder/suite/deslocamento.py",
         "autograder/suite/passos_vistos.py",
         "autograder/suite/tocha.py",
         "autograder/suite/treino.py",

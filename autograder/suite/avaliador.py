@@ -13,6 +13,7 @@ __all__ = [
     "CaixaMorreu",
     "ErroDoAluno",
     "TempoEsgotado",
+    "figuras_guardadas",
     "pasta_da_fonte",
     "referencia_da_atividade",
     "semente_da_submissao",
@@ -49,3 +50,11 @@ def pasta_da_fonte(slug: str):
     from autograder.notebooks import SOURCE
 
     return SOURCE / slug
+
+
+def figuras_guardadas(slug: str, rotulo: str, semente: int, calcular) -> dict:
+    """As figuras da referência de ``slug`` na ``semente`` (números do processo confiável), guardadas em disco
+    uma vez por segredo, aula e código de referência (``autograder.referencias_guardadas``)."""
+    from autograder.referencias_guardadas import guardada
+
+    return guardada(slug, rotulo, semente, calcular)

@@ -35,6 +35,8 @@ Os benchmarks usam ``ITEM.treino_de_referencia(semente)``; a rodada de mutação
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import time
@@ -45,7 +47,14 @@ from types import FunctionType
 import numpy as np
 import torch
 
-from autograder.suite.avaliador import ErroDoAluno, referencia_da_atividade, semente_da_submissao, semente_derivada
+from autograder.suite.avaliador import (
+    ErroDoAluno,
+    figuras_guardadas,
+    referencia_da_atividade,
+    semente_da_submissao,
+    semente_derivada,
+)
+from autograder.suite.deslocamento import Deslocamento, deslocamento_quadratico, exigir_deslocamento
 from autograder.suite.espiao import (
     ESPIAO_LINEAR,
     TREINO_DIVERGIU,
@@ -116,6 +125,32 @@ def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado
             "precisa dele: corrija o modelo primeiro."
         )
     return aluno.criar(substituto, *args), "substituto"
+
+
+def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento) -> None:
+    """Com ``AVALIADOR_REGISTRO_DO_TREINO=<arquivo>`` (só nas ferramentas de calibração, ``python -m qualidade
+    deslocamento``), acrescenta ao arquivo uma linha JSON com as figuras do portão do deslocamento desta
+    submissão; a chave ``codigo`` é o SHA-256 das células do aluno (``codigo_da_submissao``)."""
+    caminho = os.environ.get("AVALIADOR_REGISTRO_DO_TREINO")
+    if not caminho:
+        return
+    linha = {
+        "slug": slug,
+        "codigo": codigo_da_submissao(aluno._sessao.codigo),
+        "substituto": bool(resultado["substituto"]),
+        "medida": float(resultado["medida"]),
+        "passos_vistos": resultado.get("passos_vistos"),
+        "do_aluno": figuras.do_aluno,
+        "da_referencia": figuras.da_referencia,
+        "razao": figuras.razao,
+    }
+    with open(caminho, "a", encoding="utf-8") as arquivo:
+        arquivo.write(json.dumps(linha) + "\n")
+
+
+def codigo_da_submissao(codigo: dict) -> str:
+    """SHA-256 das células de uma submissão (grade_id -> código), a chave do registro de calibração."""
+    return hashlib.sha256(json.dumps(sorted(codigo.items())).encode("utf-8")).hexdigest()
 
 
 # ----------------------------------------------------------------------- as quatro peças
@@ -268,14 +303,18 @@ class ItemDeTreino:
             self.modelo.inicializar(modelo, ref)
         return {k: v.clone() for k, v in modelo.state_dict().items()}
 
+    def parametros(self, ref) -> set:
+        """Os nomes dos parâmetros treináveis do modelo (os pesos amarrados com os dois nomes); o resto do
+        state_dict são buffers."""
+        with torch.random.fork_rng(devices=[]):  # montar o modelo só para ler os nomes não mexe no gerador
+            modelo = self.modelo_de_referencia(ref)
+        return {nome for nome, _ in modelo.named_parameters(remove_duplicate=False)}
+
     def procedencia(self, ref, iniciais: dict, treinados: dict):
         """Os pesos treinados estão ao alcance dos passos pedidos (Adam, com as taxas do cronograma, mais o
         decaimento desacoplado, se houver) a partir de ``iniciais``? (``medir_procedencia``)."""
-        with torch.random.fork_rng(devices=[]):  # montar o modelo só para ler os nomes não mexe no gerador
-            modelo = self.modelo_de_referencia(ref)
-        parametros = {nome for nome, _ in modelo.named_parameters(remove_duplicate=False)}
         taxas = self.laco.taxas()
-        procedencia = medir_procedencia(iniciais, treinados, parametros, taxas)
+        procedencia = medir_procedencia(iniciais, treinados, self.parametros(ref), taxas)
         if not self.laco.decaimento:
             return procedencia
         maior = max(float(v.abs().max()) for v in iniciais.values())
@@ -384,9 +423,33 @@ class ItemDeTreino:
                 "medida": self.medida.medir(ref, treinados, semente),
                 "nan": False,
                 "procedencia": procedencia,
+                "deslocamento": deslocamento_quadratico(sd, treinados, self.parametros(ref)),
             }
         except BaseException as exc:  # o erro vira a falha dos testes de faixa
             return exc
+
+    def referencia(self, semente: int, substituto: bool = False) -> dict:
+        """O laço de referência treinado na ``semente`` (os mesmos pesos iniciais e lotes do treino avaliado;
+        o substituto, com ``substituto=True``), no processo confiável, num thread e sem mexer no gerador global:
+        {"medida", "deslocamento"} (``deslocamento_quadratico`` dos pesos treinados). Uma vez por processo,
+        semente e modelo (``CACHE_PESADO``) e, em disco, uma vez por segredo, aula e código de referência
+        (``figuras_guardadas``): ``python -m autograder nota`` corrige cada notebook num processo novo."""
+        chave = (self.slug, "referencia-treinada", int(semente), bool(substituto))
+        if chave not in CACHE_PESADO:
+
+            def calcular():
+                antes = torch.get_num_threads()
+                torch.set_num_threads(1)
+                try:
+                    with torch.random.fork_rng(devices=[]):
+                        _, _, medida, figuras = self._treinar_referencia(semente, substituto)
+                finally:
+                    torch.set_num_threads(antes)
+                return {"medida": float(medida), "deslocamento": float(figuras["deslocamento"])}
+
+            rotulo = "substituto" if substituto else "referencia"
+            CACHE_PESADO[chave] = figuras_guardadas(self.slug, rotulo, semente, calcular)
+        return CACHE_PESADO[chave]
 
     def treino_de_referencia(self, semente: int, substituto: bool = False, com_procedencia: bool = False):
         """Para a varredura de sementes dos benchmarks: o treino que o avaliador faz com a ``semente`` (mesmos
@@ -394,6 +457,12 @@ class ItemDeTreino:
         o modelo é o de referência ou, com ``substituto=True``, o substituto. Devolve (segundos de treino,
         segundos de CPU, medida); com ``com_procedencia=True``, também a procedência dos pesos treinados
         contra os pesos iniciais da semente e contra os da semente seguinte (como pesos treinados fora)."""
+        segundos, cpu, medida, figuras = self._treinar_referencia(semente, substituto, com_procedencia)
+        if not com_procedencia:
+            return segundos, cpu, medida
+        return segundos, cpu, medida, figuras["procedencia"], figuras["de_fora"]
+
+    def _treinar_referencia(self, semente: int, substituto: bool, com_procedencia: bool = False):
         ref = referencia_da_atividade(self.slug)
         laco = self.laco
         sd = self.pesos_iniciais(ref, semente)
@@ -410,10 +479,11 @@ class ItemDeTreino:
         segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
         treinados = {k: v.detach().float() for k, v in modelo.state_dict().items() if k in sd}
         medida = self.medida.medir(ref, treinados, semente)
-        if not com_procedencia:
-            return segundos, cpu, medida
-        de_fora = self.procedencia(ref, self.pesos_iniciais(ref, semente + 1), treinados)
-        return segundos, cpu, medida, self.procedencia(ref, sd, treinados), de_fora
+        figuras = {"deslocamento": deslocamento_quadratico(sd, treinados, self.parametros(ref))}
+        if com_procedencia:
+            figuras["procedencia"] = self.procedencia(ref, sd, treinados)
+            figuras["de_fora"] = self.procedencia(ref, self.pesos_iniciais(ref, semente + 1), treinados)
+        return segundos, cpu, medida, figuras
 
     # ------------------------------------------------------------ faixas
     def _escala(self, valor: float) -> float:
@@ -433,7 +503,7 @@ class ItemDeTreino:
             self._escala(valor),
             self._escala(faixa_pedida),
             (self.slug, "referencia", semente, substituto),
-            lambda: self._escala(self.treino_de_referencia(semente, substituto=substituto)[2]),
+            lambda: self._escala(self.referencia(semente, substituto)["medida"]),
             maior_e_melhor=medida.maior_e_melhor or medida.em_log,
             janela=medida.janela,
             folga=medida.folga,
@@ -443,6 +513,10 @@ class ItemDeTreino:
             procedencia = resultado.get("procedencia")
             deslocamento = procedencia.deslocamento if procedencia is not None else 0.0
             exigir_passos_vistos(resultado.get("passos_vistos"), self.laco.passos, deslocamento)
+            # o que os pesos andaram, contra a referência treinada na mesma semente (deslocamento.py)
+            figuras = Deslocamento(resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"])
+            _registrar(self.slug, aluno, resultado, figuras)
+            exigir_deslocamento(figuras)
             return
         perdas = resultado["perdas"]
         texto = medida.texto.format(medida=mostrar(valor), faixa=mostrar(faixa_pedida), qual=mostrar(resultado["qual"]))
