@@ -39,6 +39,10 @@ COMANDOS = {
         "qualidade.constancia",
         "mutantes e casos errados do corpus sob 5 alunos: o mesmo erro tira a mesma nota (issue #38)",
     ),
+    "deslocamento": (
+        "qualidade.deslocamento",
+        "calibração do portão do deslocamento (treino avaliado): honestos e ataques de passos escondidos",
+    ),
     "sementes": (
         "qualidade.sementes",
         "variantes corretas e casos corretos do corpus sob várias sementes: nenhum perde ponto (make sementes)",

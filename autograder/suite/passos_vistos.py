@@ -16,8 +16,11 @@ Nas faixas (``exigir_passos_vistos``, só quando a medida alcança a faixa, como
   pesos passou por fora do que o avaliador vê.
 
 Limite (``SEGURANCA.md``): o gancho roda na caixa, ao lado do código do aluno, que pode desinstalá-lo e
-chamar o callback à mão; quem faz isso de propósito ainda precisa caber no alcance e na correlação da
-procedência. Menos passos que os pedidos não reprovam aqui: só treinam menos.
+chamar o callback à mão, e o treino avaliado ainda se distingue do espião. Por isso esta contagem é só a
+primeira camada (e a mensagem precisa para a época a mais de um laço honesto): quem fecha as faixas ao treino
+escondido é ``deslocamento.py``, que julga o que os pesos devolvidos andaram contra a referência treinada na
+mesma semente, sem ler nada do que a caixa relata. Menos passos que os pedidos não reprovam aqui: só treinam
+menos.
 """
 
 from __future__ import annotations

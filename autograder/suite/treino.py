@@ -4,9 +4,12 @@ O item é julgado pelo que o modelo treinado **faz**, medido no processo confiá
 pesos iniciais e os dados do treino (com uma semente do segredo do curso, a mesma para todo aluno: o mesmo
 código tem o mesmo veredito), treina o modelo do aluno (ou um substituto com a mesma interface, se o dele
 não confere com a referência) com o laço do aluno, na caixa, tira os pesos treinados da caixa, confere que
-eles estão ao alcance do treino pedido (``procedencia``) e que o avaliador viu cada passo do otimizador
-(``passos_vistos``), e mede a métrica da aula com eles. A métrica alcança faixas; perto de uma faixa, a
-referência treinada na mesma semente decide.
+eles estão ao alcance do treino pedido (``procedencia``), que o avaliador viu cada passo do otimizador
+(``passos_vistos``) e que eles não andaram mais que a referência treinada na mesma semente
+(``deslocamento``: passos escondidos do gancho, reconhecendo ou não o treino avaliado, não compram faixa), e
+mede a métrica da aula com eles. A métrica alcança faixas; perto de uma faixa, a referência treinada na mesma
+semente decide. A referência treinada (``ItemDeTreino.referencia``) é calculada uma vez por processo e, em
+disco, uma vez por segredo, aula e código de referência (``autograder/referencias_guardadas.py``).
 
 Uma aula declara o item em ``treino_avaliado.py`` com quatro peças obrigatórias (o resto tem padrão)::
 
@@ -137,7 +140,10 @@ def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento) -> None
     linha = {
         "slug": slug,
         "codigo": codigo_da_submissao(aluno._sessao.codigo),
+        "semente_da_submissao": int(aluno._sessao.semente),
+        "semente_do_treino": int(resultado["semente"]),
         "substituto": bool(resultado["substituto"]),
+        "dentro_da_procedencia": bool(resultado.get("procedencia") is not None and resultado["procedencia"].dentro),
         "medida": float(resultado["medida"]),
         "passos_vistos": resultado.get("passos_vistos"),
         "do_aluno": figuras.do_aluno,
@@ -509,13 +515,13 @@ class ItemDeTreino:
             folga=medida.folga,
         )
         if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
+            # o que os pesos andaram, contra a referência treinada na mesma semente (deslocamento.py)
+            figuras = Deslocamento(resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"])
+            _registrar(self.slug, aluno, resultado, figuras)
             exigir_procedencia(resultado.get("procedencia"))
             procedencia = resultado.get("procedencia")
             deslocamento = procedencia.deslocamento if procedencia is not None else 0.0
             exigir_passos_vistos(resultado.get("passos_vistos"), self.laco.passos, deslocamento)
-            # o que os pesos andaram, contra a referência treinada na mesma semente (deslocamento.py)
-            figuras = Deslocamento(resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"])
-            _registrar(self.slug, aluno, resultado, figuras)
             exigir_deslocamento(figuras)
             return
         perdas = resultado["perdas"]

@@ -1,0 +1,188 @@
+"""Calibração do portão do deslocamento (``autograder/suite/deslocamento.py``): honestos contra ataques.
+
+    python -m qualidade deslocamento [slug ...] [--segredos N] [--alunos N] [--grupos g1,g2]
+
+Corrige pelo caminho real (``autograder.lote``, a caixa, os trabalhadores) tudo o que treina honestamente nas
+aulas 06, 07 e 08 e os ataques de passos escondidos, e lê do processo confiável a razão entre o deslocamento
+quadrático médio dos pesos devolvidos e o da referência treinada na mesma semente (o registro de calibração,
+``AVALIADOR_REGISTRO_DO_TREINO``: uma linha por submissão que alcança uma faixa). Os grupos:
+
+* ``referencia``: a solução do instrutor;
+* ``corretas``: as variantes corretas do catálogo da aula (``qualidade/variantes/<slug>.py``);
+* ``corpus``: os casos corretos de ``qualidade/corpus_independente/``, ``corpus_cego/`` e ``corpus_cego_2/``
+  (das variantes e do corpus, só as que mexem no laço ou no modelo, uma vez por código: as outras treinam
+  exatamente como a referência);
+* ``laco``: os mutantes que só mudam o laço de treino (itens = só o do treino): podem perder faixa pelo
+  erro deles, mas o portão não pode ser o que os reprova sem que treinem a mais;
+* ``substituto``: mutantes do modelo (o treino avaliado usa o substituto, com o laço de referência);
+* ``ataques``: os casos de ``qualidade/ataques/17-passos-que-o-avaliador-ve.toml`` e ``18-passos-forjados.toml``
+  (os gêmeos honestos contam como honestos).
+
+Cada segredo (``--segredos N``: N segredos fixos, ``calibracao-deslocamento-<i>``) sorteia outra semente do
+treino (a mesma para a turma inteira), então N segredos são N treinos diferentes de cada submissão; cada
+submissão é corrigida por ``--alunos`` alunos fictícios, e a razão tem de ser a mesma para todos (o portão é
+determinístico: a semente do treino não depende do aluno). Imprime, por aula, o mínimo, a mediana e o máximo
+das razões dos honestos e as razões de cada ataque, e o limite em vigor (``RAZAO_MAXIMA``). Sai com 1 se algum
+honesto passar do limite, se algum ataque ficar abaixo dele ou se alguma razão variar entre alunos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from unittest import mock
+
+AULAS = ("06-transformer-copia", "07-vit", "08-lm-moderno")
+GRUPOS = ("referencia", "corretas", "corpus", "laco", "substituto", "ataques")
+ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados")
+SUBSTITUTOS_POR_AULA = 3  # mutantes do modelo por aula (o treino do substituto é um só por segredo)
+
+
+def submissoes(slug: str, grupos=GRUPOS) -> list[tuple[str, str, bool, dict]]:
+    """(grupo, nome, honesto?, células) de tudo o que esta calibração corrige em ``slug``."""
+    from autograder.suite import modulo_da_suite
+    from qualidade.adversarial import PASTA_ATAQUES, _trechos, carregar_casos, codigo_da_celula
+    from qualidade.catalogo import carregar_variantes
+    from qualidade.corpus_independente import PASTA, carregar, slugs_do_corpus
+
+    mutantes, corretas = carregar_variantes(slug)
+    item = modulo_da_suite(slug, "treino_avaliado").ITEM
+    celulas_do_modelo = set(item.modelo.celulas)
+    do_treino = celulas_do_modelo | {item.laco.funcao}
+    lista = []
+    vistos = set()
+
+    def treina_diferente(celulas: dict) -> bool:
+        """Mexe no laço ou no modelo (o resto não muda o treino), com um código que ainda não entrou."""
+        chave = tuple(sorted((g, c) for g, c in celulas.items() if g in do_treino))
+        if not chave or chave in vistos:
+            return False
+        vistos.add(chave)
+        return True
+
+    if "referencia" in grupos:
+        lista.append(("referencia", "referencia", True, {}))
+    if "corretas" in grupos:
+        lista += [("corretas", v.nome, True, v.celulas) for v in corretas if treina_diferente(v.celulas)]
+    if "corpus" in grupos:
+        for pasta in (PASTA, PASTA.parent / "corpus_cego", PASTA.parent / "corpus_cego_2"):
+            if slug in slugs_do_corpus(pasta):
+                lista += [
+                    ("corpus", f"{pasta.name}/{c.nome}", True, c.celulas) for c in carregar(slug, pasta) if c.correta
+                ]
+    if "laco" in grupos:
+        # o mutante que treina uma época a mais (pego pela contagem de passos) treina a mais de fato: não é honesto
+        lista += [
+            ("laco", v.nome, v.equivoco != "treino-a-mais-que-o-pedido", v.celulas)
+            for v in mutantes
+            if list(v.itens) == [item.grade_id]
+        ]
+    if "substituto" in grupos:
+        do_modelo = [v for v in mutantes if item.grade_id not in v.itens and set(v.celulas) & celulas_do_modelo]
+        lista += [("substituto", v.nome, True, v.celulas) for v in do_modelo[:SUBSTITUTOS_POR_AULA]]
+    if "ataques" in grupos:
+        trechos = _trechos(PASTA_ATAQUES)
+        for caso in carregar_casos(PASTA_ATAQUES):
+            if caso.familia not in ARQUIVOS_DE_ATAQUE or caso.atividade != slug:
+                continue
+            celulas = {gid: codigo_da_celula(m, None, slug, trechos) for gid, m in caso.celulas.items()}
+            lista.append(("ataques", caso.nome, bool(caso.controle), celulas))
+    return lista
+
+
+def rodar(lista, n_segredos: int = 1, n_alunos: int = 1, grupos=GRUPOS, saida=print, jobs: int | None = None) -> int:
+    from autograder.lote import Tarefa, avaliar_lote
+    from autograder.notebooks import carregar_atividade, ler_submissao
+    from autograder.suite.deslocamento import RAZAO_MAXIMA
+    from autograder.suite.treino import codigo_da_submissao
+    from qualidade.variantes import gravar, notebook_com
+
+    jobs = jobs or int(os.environ.get("JOBS") or 0) or os.cpu_count() or 1
+    inicio = time.monotonic()
+    linhas: list[dict] = []
+    quem: dict[tuple[str, str], tuple[str, str, bool]] = {}  # (slug, código) -> (grupo, nome, honesto)
+    with tempfile.TemporaryDirectory(prefix="deslocamento-") as tmp:
+        registro = Path(tmp) / "registro.jsonl"
+        pasta = Path(tmp) / "submissoes"
+        tarefas = []
+        for slug in lista:
+            atividade = carregar_atividade(slug)
+            for grupo, nome, honesto, celulas in submissoes(slug, grupos):
+                pasta_nome = f"{grupo}-{nome}".replace("/", "-")
+                caminho = gravar(notebook_com(slug, celulas), pasta, pasta_nome, slug)
+                quem[(slug, codigo_da_submissao(ler_submissao(caminho, atividade).codigo))] = (grupo, nome, honesto)
+                for k in range(n_alunos):
+                    aluno = f"{pasta_nome}-a{k}"
+                    tarefas.append(Tarefa(aluno, slug, gravar(notebook_com(slug, celulas), pasta, aluno, slug)))
+        for i in range(n_segredos):
+            ambiente = {
+                "AVALIADOR_SEGREDO": f"calibracao-deslocamento-{i}",
+                "AVALIADOR_REGISTRO_DO_TREINO": str(registro),
+            }
+            with mock.patch.dict(os.environ, ambiente):
+                os.environ.pop("AVALIADOR_CACHE_TREINO", None)
+                notas = Path(tmp) / f"notas-{i}"
+                avaliar_lote(tarefas, notas, ocultar=[tmp], jobs=jobs, retomar=False, aviso=lambda *_: None)
+        if registro.exists():
+            linhas = [json.loads(x) for x in registro.read_text(encoding="utf-8").splitlines() if x.strip()]
+    # uma razão por (aula, código, semente do treino, aluno); os três testes de faixa registram a mesma
+    por_caso: dict[tuple, dict[int, set]] = {}
+    for linha in linhas:
+        chave = (linha["slug"], linha["codigo"])
+        por_caso.setdefault(chave, {}).setdefault(linha["semente_do_treino"], set()).add(
+            (linha["semente_da_submissao"], round(linha["razao"], 12), linha["substituto"])
+        )
+    problemas = []
+    for slug in lista:
+        honestos, ataques = [], []
+        for (s, codigo), por_semente in sorted(por_caso.items()):
+            if s != slug:
+                continue
+            grupo, nome, honesto = quem.get((s, codigo), ("?", codigo[:12], True))
+            for semente, vistos in por_semente.items():
+                razoes = {r for _, r, _ in vistos}
+                if len(razoes) > 1:
+                    problemas.append(
+                        f"{slug} {nome}: a razão variou entre alunos na semente {semente}: {sorted(razoes)}"
+                    )
+                razao = max(razoes)
+                sub = any(x for _, _, x in vistos)
+                (honestos if honesto else ataques).append((razao, grupo, nome, sub))
+        saida(f"{slug}: limite {RAZAO_MAXIMA:.2f}".replace(".", ","))
+        if honestos:
+            rs = sorted(r for r, *_ in honestos)
+            saida(
+                f"  honestos ({len(rs)} treinos): mínimo {rs[0]:.3f}, mediana {statistics.median(rs):.3f}, "
+                f"máximo {rs[-1]:.3f}".replace(".", ",")
+            )
+            for razao, grupo, nome, sub in sorted(honestos, reverse=True)[:5]:
+                saida(f"    {razao:.3f}  {grupo}/{nome}{' (substituto)' if sub else ''}".replace(".", ",", 1))
+        for razao, _grupo, nome, _sub in sorted(ataques):
+            saida(f"  ataque {nome}: razão {razao:.3f}".replace(".", ","))
+        problemas += [f"{slug} {g}/{n}: honesto com razão {r:.3f}" for r, g, n, _ in honestos if r > RAZAO_MAXIMA]
+        problemas += [f"{slug} {n}: ataque com razão {r:.3f}" for r, g, n, _ in ataques if r <= RAZAO_MAXIMA]
+    for p in problemas:
+        saida(f"PROBLEMA: {p}")
+    saida(
+        f"TOTAL ({time.monotonic() - inicio:.1f} s, {jobs} trabalhadores, {n_segredos} segredo(s)): {len(problemas)} problema(s)"
+    )
+    return 1 if problemas else 0
+
+
+def main(argv=None, prog: str | None = None) -> int:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    p.add_argument("slugs", nargs="*", help=f"atividades (padrão: {', '.join(AULAS)})")
+    p.add_argument("--segredos", type=int, default=1, help="segredos fixos (sementes do treino) a medir")
+    p.add_argument("--alunos", type=int, default=1, help="alunos fictícios por submissão (a razão é a mesma)")
+    p.add_argument("--grupos", default=",".join(GRUPOS), help=f"grupos a corrigir (padrão: {','.join(GRUPOS)})")
+    args = p.parse_args(argv)
+    grupos = tuple(g for g in args.grupos.split(",") if g)
+    desconhecidos = set(grupos) - set(GRUPOS)
+    if desconhecidos:
+        p.error(f"grupos desconhecidos: {', '.join(sorted(desconhecidos))} (há: {', '.join(GRUPOS)})")
+    return rodar(args.slugs or list(AULAS), args.segredos, args.alunos, grupos)
