@@ -38,6 +38,18 @@ from pathlib import Path
 from unittest import mock
 
 AULAS = ("06-transformer-copia", "07-vit", "08-lm-moderno")
+# Ataques que não cabe a este portão pegar: os de 17-passos-que-o-avaliador-ve (passadas a mais COM o gancho,
+# pegas pela contagem de passos) e o limite conhecido de 18-passos-forjados (duas passadas na 06 e na 07, três
+# na 07: andam tanto quanto um laço de taxa errada; SEGURANCA.md). A razão deles é impressa, sem reprovar.
+FORA_DO_PORTAO = {
+    "treino-a-mais-que-o-pedido",  # o mutante da época a mais (qualidade/variantes/), pego pela contagem
+    "copia-reconhece-o-avaliado-pelo-lote",
+    "vit-reconhece-o-avaliado-pela-classe",
+    "lm-passos-a-mais-no-avaliado",
+    "copia-gancho-forjado-2x",
+    "vit-gancho-forjado-2x",
+    "vit-gancho-forjado-3x",
+}
 GRUPOS = ("referencia", "corretas", "corpus", "laco", "substituto", "ataques")
 ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados")
 SUBSTITUTOS_POR_AULA = 3  # mutantes do modelo por aula (o treino do substituto é um só por segredo)
@@ -135,7 +147,12 @@ def rodar(lista, n_segredos: int = 1, n_alunos: int = 1, grupos=GRUPOS, saida=pr
     for linha in linhas:
         chave = (linha["slug"], linha["codigo"])
         por_caso.setdefault(chave, {}).setdefault(linha["semente_do_treino"], set()).add(
-            (linha["semente_da_submissao"], round(linha["razao"], 12), linha["substituto"])
+            (
+                linha["semente_da_submissao"],
+                round(linha["razao"], 12),
+                linha["substituto"],
+                linha["dentro_da_procedencia"],
+            )
         )
     problemas = []
     for slug in lista:
@@ -145,27 +162,40 @@ def rodar(lista, n_segredos: int = 1, n_alunos: int = 1, grupos=GRUPOS, saida=pr
                 continue
             grupo, nome, honesto = quem.get((s, codigo), ("?", codigo[:12], True))
             for semente, vistos in por_semente.items():
-                razoes = {r for _, r, _ in vistos}
+                razoes = {r for _, r, _, _ in vistos}
                 if len(razoes) > 1:
                     problemas.append(
                         f"{slug} {nome}: a razão variou entre alunos na semente {semente}: {sorted(razoes)}"
                     )
                 razao = max(razoes)
-                sub = any(x for _, _, x in vistos)
-                (honestos if honesto else ataques).append((razao, grupo, nome, sub))
+                sub = any(x for _, _, x, _ in vistos)
+                dentro = all(d for _, _, _, d in vistos)
+                (honestos if honesto else ataques).append((razao, grupo, nome, sub, dentro))
         saida(f"{slug}: limite {RAZAO_MAXIMA:.2f}".replace(".", ","))
         if honestos:
             rs = sorted(r for r, *_ in honestos)
+            dentro_rs = sorted(r for r, _, _, _, d in honestos if d)
             saida(
                 f"  honestos ({len(rs)} treinos): mínimo {rs[0]:.3f}, mediana {statistics.median(rs):.3f}, "
                 f"máximo {rs[-1]:.3f}".replace(".", ",")
             )
-            for razao, grupo, nome, sub in sorted(honestos, reverse=True)[:5]:
-                saida(f"    {razao:.3f}  {grupo}/{nome}{' (substituto)' if sub else ''}".replace(".", ",", 1))
-        for razao, _grupo, nome, _sub in sorted(ataques):
-            saida(f"  ataque {nome}: razão {razao:.3f}".replace(".", ","))
-        problemas += [f"{slug} {g}/{n}: honesto com razão {r:.3f}" for r, g, n, _ in honestos if r > RAZAO_MAXIMA]
-        problemas += [f"{slug} {n}: ataque com razão {r:.3f}" for r, g, n, _ in ataques if r <= RAZAO_MAXIMA]
+            saida(f"  honestos dentro da procedência: máximo {dentro_rs[-1] if dentro_rs else 0:.3f}".replace(".", ","))
+            for razao, grupo, nome, sub, dentro in sorted(honestos, reverse=True)[:6]:
+                nota = (" (substituto)" if sub else "") + ("" if dentro else " (fora da procedência)")
+                saida(f"    {razao:.3f}  {grupo}/{nome}{nota}".replace(".", ",", 1))
+        for razao, _grupo, nome, _sub, dentro in sorted(ataques):
+            quem_pega = "" if dentro else " (fora da procedência)"
+            saida(f"  ataque {nome}: razão {razao:.3f}{quem_pega}".replace(".", ","))
+        # um honesto fora da procedência já perde as faixas por ela (um laço que recria o otimizador na 08)
+        problemas += [
+            f"{slug} {g}/{n}: honesto com razão {r:.3f}" for r, g, n, _, d in honestos if r > RAZAO_MAXIMA and d
+        ]
+        # um ataque pode ser pego antes, pela procedência (a razão dele aparece, mas quem reprova é ela)
+        problemas += [
+            f"{slug} {n}: ataque com razão {r:.3f} e pesos dentro da procedência"
+            for r, g, n, _, dentro in ataques
+            if r <= RAZAO_MAXIMA and dentro and n not in FORA_DO_PORTAO
+        ]
     for p in problemas:
         saida(f"PROBLEMA: {p}")
     saida(

@@ -1,6 +1,6 @@
 """O treino avaliado paga só pelos passos pedidos (``autograder/suite/deslocamento.py``, issue #37, classe 5).
 
-De ponta a ponta, pelo caminho real (a caixa): um laço da aula 07 que tira o gancho dos passos, treina três
+De ponta a ponta, pelo caminho real (a caixa): um laço da aula 07 que tira o gancho dos passos, treina cinco
 passadas e chama o callback do avaliador à mão exatamente ``passos`` vezes não ganha faixa nenhuma, com a
 mensagem do deslocamento; o gêmeo honesto (o mesmo código, uma passada) ganha todas. Sem o portão, o ataque
 ganharia as faixas (a contagem forjada bate e os pesos cabem no alcance da procedência), então o teste
@@ -37,12 +37,12 @@ def test_portao_do_deslocamento():
     exigir_deslocamento(None)  # treino que falhou antes: nada a julgar aqui
     exigir_deslocamento(Deslocamento(0.10, 0.10))
     exigir_deslocamento(Deslocamento(0.09, 0.10))  # andar menos só treina menos
-    exigir_deslocamento(Deslocamento(0.10 * RAZAO_MAXIMA, 0.10))
+    exigir_deslocamento(Deslocamento(RAZAO_MAXIMA, 1.0))  # no limite ainda passa
     exigir_deslocamento(Deslocamento(0.0, 0.0))
     with pytest.raises(Reprovado) as erro:
-        exigir_deslocamento(Deslocamento(0.18, 0.10))
+        exigir_deslocamento(Deslocamento(0.185, 0.10))
     assert erro.value.equivoco is PESOS_ANDARAM_A_MAIS
-    assert "Os pesos andaram 1,80 vezes o que o treino pedido anda" in str(erro.value)
+    assert "Os pesos andaram 1,85 vezes o que o treino pedido anda" in str(erro.value)
     assert f"o limite é {RAZAO_MAXIMA:.2f}".replace(".", ",") in str(erro.value)
     with pytest.raises(Reprovado) as erro:
         exigir_deslocamento(Deslocamento(0.01, 0.0))
@@ -90,10 +90,10 @@ def test_passadas_escondidas_com_callback_forjado_nao_ganham_faixa(zigoto, tmp_p
 
     slug = "07-vit"
     notas = {}
-    for nome in ("vit-gancho-forjado-3x", "vit-gancho-forjado-gemeo"):
+    for nome in ("vit-gancho-forjado-5x", "vit-gancho-forjado-gemeo"):
         caminho = gravar(notebook_com(slug, _celulas_do_ataque(nome)), tmp_path, nome, slug)
         notas[nome] = avaliar(caminho, slug, zigoto, aluno=nome)
-    gemeo, ataque = notas["vit-gancho-forjado-gemeo"], notas["vit-gancho-forjado-3x"]
+    gemeo, ataque = notas["vit-gancho-forjado-gemeo"], notas["vit-gancho-forjado-5x"]
     assert gemeo.nota == gemeo.nota_max, [(t.nome, t.mensagem) for t in gemeo.testes if t.situacao != "passou"]
     faixas = [t for t in ataque.testes if t.item == "teste_treino" and t.faixa is not None]
     assert len(faixas) == 3 and all(t.pontos == 0 for t in faixas), [(t.nome, t.pontos) for t in faixas]

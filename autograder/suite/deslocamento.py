@@ -10,20 +10,24 @@ quadrático médio** dos parâmetros, √(Σ (w − w0)² / N), do aluno dividid
 Por que isso fecha as faixas ao treino escondido. Cada passo do Adam move cada parâmetro de ~taxa (o
 primeiro passo de um Adam novo move **exatamente** a taxa, pela correção de viés); a procedência
 (``procedencia.py``) só limita cada peso ao teto do alcance, e o treino pedido usa metade dele, então cinco
-vezes os passos ainda cabem. Somados sobre todos os parâmetros, porém, passos a mais deslocam mais: medido
-nas três aulas (``python -m qualidade deslocamento``), a segunda passada pelos lotes leva a razão de 1 a
-≥ 1,17 (06), ≥ 1,22 (07) e ≥ 1,9 (08), e cada passada a mais, mais; laços honestos que treinam de outro jeito
-(betas padrão, AdamW sem decaimento, ``LambdaLR``, ``set_to_none``, o próprio modelo do aluno ou o
-substituto) ficam em 1 ± 0,03. Acima de ``RAZAO_MAXIMA``, as faixas valem 0 com o equívoco
-``pesos-andaram-mais-que-o-pedido``.
+vezes os passos ainda cabem. Somados sobre todos os parâmetros, porém, passos a mais deslocam mais. Medido pelo
+caminho real (``python -m qualidade deslocamento``; ``SEGURANCA.md`` tem os números): todo laço correto (a
+referência, as variantes corretas, os casos corretos dos três corpora, o substituto) dá exatamente 1,000 nas
+aulas 06 e 07 e ≤ 1,000 na 08; cinco passadas dão 1,8 a 1,9 (06, 07) e duas já dão ~1,97 na 08. Acima de
+``RAZAO_MAXIMA``, as faixas valem 0 com o equívoco ``pesos-andaram-mais-que-o-pedido``.
+
+Por que o limite não é mais apertado. Um laço com a taxa errada também anda mais: sem aquecimento nem
+decaimento (taxa constante no pico) a 06 anda 1,21 a 1,38 vez a referência, sem cosseno a 07 anda 1,26, e
+mutantes do laço da 08 até 1,32; é o mesmo orçamento do Adam de uma segunda passada (1,15 a 1,24 na 06, 1,22 a
+1,28 na 07). Só pelos pontos de partida e de chegada, "duas passadas na taxa pedida" e "uma passada no dobro
+da taxa" não se distinguem, e o laço de taxa errada é um erro honesto que perde pontos pelo próprio equívoco,
+não por este portão. ``RAZAO_MAXIMA`` fica acima de todos esses com folga.
 
 Reconhecer o treino avaliado (outro modelo, outro número de passos e de lotes que o espião) não compra nada
 com esta conferência: ela não depende do que o laço relata (histórico, gancho dos passos, callback forjado
-à mão) nem de o laço saber que está sendo avaliado; vale o que os pesos devolvidos andaram. Limite: a folga
-entre 1 e ``RAZAO_MAXIMA`` é treino que não se distingue de um laço honesto; um laço que gastasse essa folga
-em passos a mais (menores, na mesma direção) poderia ganhar um pouco de acerto sem passar dela. Medido: o
-ganho de uma passada a mais que caiba na folga não leva à faixa seguinte nenhum dos ataques de
-``qualidade/ataques/17-passos-que-o-avaliador-ve.toml``; não há prova de que nenhum outro leve.
+à mão) nem de o laço saber que está sendo avaliado; vale o que os pesos devolvidos andaram. Limite: até
+``RAZAO_MAXIMA`` é treino que não se distingue de um laço de taxa errada; duas passadas escondidas na 06 e
+na 07 (e três na 07) cabem nele. Na 06, três passadas já saem do alcance da procedência.
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from autograder.suite.itens import Equivoco, Reprovado
 from autograder.suite.mensagens import mostrar
 
 # A razão máxima entre o deslocamento quadrático médio dos pesos do aluno e o da referência na mesma semente
-# (calibrada em python -m qualidade deslocamento: honestos ≤ 1,03; duas passadas ≥ 1,17).
-RAZAO_MAXIMA = 1.10
+# (calibrada em python -m qualidade deslocamento: laços corretos 1,000; laços de taxa errada até 1,38; cinco
+# passadas 1,8 a 1,9 nas 06 e 07, duas passadas ~1,97 na 08).
+RAZAO_MAXIMA = 1.60
 
 PESOS_ANDARAM_A_MAIS = Equivoco(
     "pesos-andaram-mais-que-o-pedido",
