@@ -9,7 +9,7 @@ quadrático médio dos pesos devolvidos e o da referência treinada na mesma sem
 
 * ``referencia``: a solução do instrutor;
 * ``corretas``: as variantes corretas do catálogo da aula (``qualidade/variantes/<slug>.py``);
-* ``corpus``: os casos corretos de ``qualidade/corpus_independente/``, ``corpus_cego/`` e ``corpus_cego_2/``
+* ``corpus``: os casos corretos de cada corpus de ``qualidade/corpus_*/`` (o independente e os cegos)
   (das variantes e do corpus, só as que mexem no laço ou no modelo, uma vez por código: as outras treinam
   exatamente como a referência);
 * ``laco``: os mutantes que só mudam o laço de treino (itens = só o do treino): podem perder faixa pelo
@@ -55,7 +55,7 @@ ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados")
 SUBSTITUTOS_POR_AULA = 3  # mutantes do modelo por aula (o treino do substituto é um só por segredo)
 
 
-def submissoes(slug: str, grupos=GRUPOS) -> list[tuple[str, str, bool, dict]]:
+def submissoes(slug: str, grupos=GRUPOS, corpora=None) -> list[tuple[str, str, bool, dict]]:
     """(grupo, nome, honesto?, células) de tudo o que esta calibração corrige em ``slug``."""
     from autograder.suite import modulo_da_suite
     from qualidade.adversarial import PASTA_ATAQUES, _trechos, carregar_casos, codigo_da_celula
@@ -82,7 +82,9 @@ def submissoes(slug: str, grupos=GRUPOS) -> list[tuple[str, str, bool, dict]]:
     if "corretas" in grupos:
         lista += [("corretas", v.nome, True, v.celulas) for v in corretas if treina_diferente(v.celulas)]
     if "corpus" in grupos:
-        for pasta in (PASTA, PASTA.parent / "corpus_cego", PASTA.parent / "corpus_cego_2"):
+        for pasta in sorted(p for p in PASTA.parent.glob("corpus_*") if p.is_dir()):
+            if corpora and pasta.name not in corpora:
+                continue
             if slug in slugs_do_corpus(pasta):
                 lista += [
                     ("corpus", f"{pasta.name}/{c.nome}", True, c.celulas) for c in carregar(slug, pasta) if c.correta
@@ -107,7 +109,9 @@ def submissoes(slug: str, grupos=GRUPOS) -> list[tuple[str, str, bool, dict]]:
     return lista
 
 
-def rodar(lista, n_segredos: int = 1, n_alunos: int = 1, grupos=GRUPOS, saida=print, jobs: int | None = None) -> int:
+def rodar(
+    lista, n_segredos: int = 1, n_alunos: int = 1, grupos=GRUPOS, saida=print, jobs: int | None = None, corpora=None
+) -> int:
     from autograder.lote import Tarefa, avaliar_lote
     from autograder.notebooks import carregar_atividade, ler_submissao
     from autograder.suite.deslocamento import RAZAO_MAXIMA
@@ -124,7 +128,7 @@ def rodar(lista, n_segredos: int = 1, n_alunos: int = 1, grupos=GRUPOS, saida=pr
         tarefas = []
         for slug in lista:
             atividade = carregar_atividade(slug)
-            for grupo, nome, honesto, celulas in submissoes(slug, grupos):
+            for grupo, nome, honesto, celulas in submissoes(slug, grupos, corpora):
                 pasta_nome = f"{grupo}-{nome}".replace("/", "-")
                 caminho = gravar(notebook_com(slug, celulas), pasta, pasta_nome, slug)
                 quem[(slug, codigo_da_submissao(ler_submissao(caminho, atividade).codigo))] = (grupo, nome, honesto)
@@ -210,9 +214,11 @@ def main(argv=None, prog: str | None = None) -> int:
     p.add_argument("--segredos", type=int, default=1, help="segredos fixos (sementes do treino) a medir")
     p.add_argument("--alunos", type=int, default=1, help="alunos fictícios por submissão (a razão é a mesma)")
     p.add_argument("--grupos", default=",".join(GRUPOS), help=f"grupos a corrigir (padrão: {','.join(GRUPOS)})")
+    p.add_argument("--corpora", default="", help="só estes corpora no grupo corpus (pastas de qualidade/, por vírgula)")
     args = p.parse_args(argv)
     grupos = tuple(g for g in args.grupos.split(",") if g)
     desconhecidos = set(grupos) - set(GRUPOS)
     if desconhecidos:
         p.error(f"grupos desconhecidos: {', '.join(sorted(desconhecidos))} (há: {', '.join(GRUPOS)})")
-    return rodar(args.slugs or list(AULAS), args.segredos, args.alunos, grupos)
+    corpora = {c for c in args.corpora.split(",") if c} or None
+    return rodar(args.slugs or list(AULAS), args.segredos, args.alunos, grupos, corpora=corpora)
