@@ -93,6 +93,31 @@ def test_argumento_ignorado_dispara_quando_a_saida_nao_muda_com_o_argumento():
     assert ignora.mensagem == "A saída não muda quando `eps` muda: o eps não é usado."
 
 
+def _pesos_com_escala(divisor, diferencas):
+    """Pesos de duas chaves com pontuações 0 e ``diferencas``, escaladas por 1/divisor."""
+    s = np.stack([np.zeros_like(diferencas), diferencas], axis=-1) / divisor
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_escala_das_pontuacoes_mede_o_divisor_e_o_nomeia():
+    dif = np.array([1.0, 2.0, 3.0])
+    sonda = lambda divisor: S.escala_das_pontuacoes(  # noqa: E731
+        "escala", lambda: (_pesos_com_escala(divisor, dif), dif), 4, d_model=16, h=4
+    )
+    assert sonda(2.0).dispara() is False  # √d_k = 2: certo
+    assert "d_k sem a raiz" in sonda(4.0).dispara()
+    assert "não foram escaladas" in sonda(1.0).dispara()
+    assert "multiplicadas por ≈ 2" in sonda(0.5).dispara()
+    assert "d_model" in sonda(16.0).dispara()
+    assert "divididas por ≈ 7,3" in sonda(7.3).dispara()  # um divisor sem nome: a medida, com vírgula
+    # divisores que discordam entre as linhas não são uma escala: a sonda não dispara
+    outro = S.escala_das_pontuacoes("escala", lambda: (_pesos_com_escala(dif[:, None], dif), dif), 4)
+    assert outro.dispara() is False
+    # a mensagem medida substitui a fixa quando a sonda dispara
+    assert S.disparar([sonda(4.0)]).mensagem.startswith("A escala das pontuações está errada")
+
+
 def test_coincide_com_compara_a_saida_do_aluno_com_a_conta_que_quebra_a_promessa():
     assert S.coincide_com("c", "C", lambda: np.arange(3.0), lambda: np.arange(3.0) + 1e-12).dispara()
     assert not S.coincide_com("c", "C", lambda: np.arange(3.0), lambda: np.arange(3.0) + 1).dispara()

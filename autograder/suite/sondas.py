@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -56,6 +56,8 @@ __all__ = [
     "coincide_com",
     "com_sondas",
     "disparar",
+    "escala_das_pontuacoes",
+    "escala_medida",
     "iguais",
     "promessa",
     "sondar",
@@ -68,7 +70,9 @@ class Sonda:
     """Uma promessa do enunciado e o experimento que diz se ela foi quebrada.
 
     ``dispara()`` devolve True quando a promessa está quebrada no código do aluno (roda o código dele com
-    entradas construídas). ``codigo`` e ``mensagem`` viram o ``Equivoco`` do teste."""
+    entradas construídas). ``codigo`` e ``mensagem`` viram o ``Equivoco`` do teste. Uma sonda que mede
+    (a escala que a atenção usou) pode devolver um texto em vez de True: ele vira a mensagem, com a medida
+    feita nas entradas construídas (nunca numa entrada oculta)."""
 
     codigo: str
     mensagem: str
@@ -170,6 +174,83 @@ def coincide_com(
     return Sonda(codigo, mensagem, quebrada, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
+def _num(x: float) -> str:
+    """Um número para o aluno ler: três algarismos significativos e vírgula decimal."""
+    return f"{x:.3g}".replace(".", ",")
+
+
+def escala_medida(pesos, diferencas) -> np.ndarray | None:
+    """O divisor que a atenção aplicou às pontuações, medido nos próprios pesos: ``pesos`` tem o último eixo
+    com duas chaves cujas pontuações Q·Kᵀ diferem de ``diferencas`` (chave 1 menos chave 0, por linha, com
+    broadcast). Como softmax(s/e) dá log(p1/p0) = (s1 - s0)/e, cada linha dá um e. None quando os pesos não
+    são de duas chaves, não são positivos ou não dependem das pontuações."""
+    p = np.asarray(_numerico(pesos), dtype=np.float64)
+    if p.ndim == 0 or p.shape[-1] != 2 or not np.all(np.isfinite(p)) or np.any(p <= 0):
+        return None
+    razao = np.log(p[..., 1]) - np.log(p[..., 0])
+    dif = np.broadcast_to(np.asarray(diferencas, dtype=np.float64), razao.shape)
+    if np.any(np.abs(razao) < 1e-9):
+        return None
+    return (dif / razao).ravel()
+
+
+def escala_das_pontuacoes(
+    codigo: str,
+    medir: Callable[[], tuple[object, object]],
+    d_k: int,
+    *,
+    d_model: int | None = None,
+    h: int | None = None,
+    titulo: str = "Escala da atenção errada",
+    para_instrutor: str = "O aluno escalou as pontuações por outra coisa que não 1/√d_k.",
+    secao: str = "",
+) -> Sonda:
+    """A promessa "pesos = softmax(Q·Kᵀ / √d_k)", medida: ``medir()`` roda o código do aluno em entradas
+    construídas em que cada consulta vê duas chaves com pontuações conhecidas e devolve ``(pesos, diferencas)``
+    (ver ``escala_medida``). Com diferenças distintas entre as linhas, uma escala errada dá o mesmo divisor em
+    todas; se os divisores discordam entre si (mais de 2 %), o erro é outro e a sonda não dispara. Dispara
+    quando o divisor medido se afasta de √d_k, e a mensagem diz qual foi ("≈ 16, que é d_k sem a raiz")."""
+    raiz = float(np.sqrt(d_k))
+    candidatos = [
+        (1.0, "ou seja, as pontuações não foram escaladas"),
+        (float(d_k), "que é d_k sem a raiz (ou √d_k aplicada duas vezes)"),
+        (1.0 / raiz, "ou seja, multiplicadas por √d_k em vez de divididas"),
+    ]
+    if d_model is not None and d_model != d_k:
+        candidatos += [
+            (float(np.sqrt(d_model)), "que é √d_model: a raiz é da dimensão de cada cabeça, d_k = d_model/h"),
+            (float(d_model), "que é d_model: a escala usa d_k, a dimensão de cada cabeça, e a raiz"),
+            (1.0 / np.sqrt(d_model), "ou seja, multiplicadas por √d_model em vez de divididas por √d_k"),
+        ]
+    if h is not None and h > 1:
+        candidatos += [(float(np.sqrt(h)), "que é √h, o número de cabeças, e não √d_k"), (float(h), "que é h")]
+
+    def medida():
+        pesos, diferencas = medir()
+        e = escala_medida(pesos, diferencas)
+        if e is None or e.size < 2 or np.any(e <= 0) or not np.all(np.isfinite(e)):
+            return False
+        if e.max() / e.min() > 1.02:  # divisores que discordam: não é uma escala, é outro erro
+            return False
+        valor = float(np.median(e))
+        if abs(valor / raiz - 1.0) < 0.01:
+            return False
+        nome = next((t for c, t in candidatos if abs(valor / c - 1.0) < 0.02), "")
+        if valor < 1.0:
+            medido = f"ficaram multiplicadas por ≈ {_num(1.0 / valor)}"
+        else:
+            medido = f"foram divididas por ≈ {_num(valor)}"
+        nome = f" ({nome})" if nome else ""
+        return (
+            f"A escala das pontuações está errada: medidas numa entrada construída, as pontuações Q·Kᵀ {medido}"
+            f"{nome}, e o enunciado pede dividir pela raiz de d_k, √d_k = {_num(raiz)} (d_k = {d_k}, a "
+            "dimensão de cada cabeça): pesos = softmax(Q·Kᵀ / √d_k), antes da máscara e da softmax."
+        )
+
+    mensagem = "A escala das pontuações não é 1/√d_k: pesos = softmax(Q·Kᵀ / √d_k)."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
 def disparar(sondas: Iterable[Sonda | None]) -> Sonda | None:
     """A primeira sonda que dispara (ou None). Uma sonda cujo experimento quebra não dispara; prazo
     esgotado ou caixa morta interrompem as seguintes."""
@@ -179,7 +260,10 @@ def disparar(sondas: Iterable[Sonda | None]) -> Sonda | None:
         if sonda is None:
             continue
         try:
-            if sonda.dispara():
+            resultado = sonda.dispara()
+            if isinstance(resultado, str) and resultado:
+                return replace(sonda, mensagem=resultado)
+            if resultado is True or (resultado and not isinstance(resultado, str)):
                 return sonda
         except (TempoEsgotado, CaixaMorreu):
             return None

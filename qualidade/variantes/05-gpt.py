@@ -1029,6 +1029,12 @@ MUTANTES += [
         itens=["teste_atencao_causal"],
         equivoco="atencao-prefixo-muda",
     ),
+    Variante(
+        "sonda-atencao-escala-d-k-sem-raiz",
+        {"atencao_causal": _atencao(escala="self.d_k")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-escala-errada",
+    ),
 ]
 
 # ------------------------------------------------------------------ sondas (issue #38)

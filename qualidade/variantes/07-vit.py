@@ -599,6 +599,18 @@ MUTANTES += [
 # ------------------------------------------------------------------ sondas (issue #38)
 MUTANTES += [
     Variante(
+        "sonda-acuracia-em-porcentagem",
+        _acuracia(retorno="100 * acertos / len(rotulos)"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
+        "sonda-acuracia-arredondada",
+        _acuracia(retorno="round(acertos / len(rotulos), 3)"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
         "sonda-acuracia-media-dos-lotes",
         {
             "acuracia": """

@@ -1377,6 +1377,30 @@ NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
 # ------------------------------------------------------------------ sondas (issue #38)
 # Um mutante por sonda de promessas.py: um erro que o catálogo não lista, cuja mensagem vem da sonda.
 MUTANTES += [
+    Variante(
+        "sonda-rmsnorm-sem-raiz",
+        _trocar(
+            "rmsnorm",
+            (
+                "x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)",
+                "x / (x.pow(2).mean(dim=-1, keepdim=True) + self.eps)",
+            ),
+        ),
+        [N],
+        "rmsnorm-sem-raiz",
+    ),
+    Variante(
+        "sonda-decodificar-errors-ignore",
+        _trocar("decodificar", ('errors="replace"', 'errors="ignore"')),
+        [B],
+        "decodificar-bytes-invalidos",
+    ),
+    Variante(
+        "sonda-adamw-momento-sem-um-menos-beta1",
+        _trocar("adamw", ('estado["m"].mul_(b1).add_(g, alpha=1 - b1)', 'estado["m"].mul_(b1).add_(g)')),
+        [OT],
+        "adamw-primeiro-passo",
+    ),
     Variante("sonda-rmsnorm-eps-fixo", _trocar("rmsnorm", ("+ self.eps)", "+ 1e-5)")), [N], "rmsnorm-eps-ignorado"),
     Variante(
         "sonda-rmsnorm-media-na-sequencia",

@@ -881,6 +881,37 @@ def test_modulo_pesos_por_cabeca(aluno, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+# as três projeções de entrada: (nome no código, o que ela projeta, a fórmula), na ordem W_q, W_k, W_v
+_PROJECOES = [
+    ("W_q", "as consultas", "Q = X_q·W_q"),
+    ("W_k", "as chaves", "K = X_kv·W_k"),
+    ("W_v", "os valores", "V = X_kv·W_v"),
+]
+# uma perturbação fixa de cada matriz 8×8 (as sondas usam d = 8): a saída certa muda muito com ela
+_PERTURBACAO = [np.random.default_rng(3830 + i).normal(size=(8, 8)) for i in range(3)]
+
+
+def _sondas_projecoes(prefixo, saida_com, originais, alternativas):
+    """Uma sonda por projeção: trocar W_q (W_k, W_v) por outra matriz tem de mudar a saída; se não muda,
+    aquela projeção não é usada (X direto, ou a matriz de outra projeção no lugar dela)."""
+    sondas = []
+    for i, (nome, papel, formula) in enumerate(_PROJECOES):
+        sondas.append(
+            S.argumento_ignorado(
+                f"{prefixo}-sem-{nome.lower().replace('_', '-')}",
+                nome,
+                f"{papel} não passam pela projeção {nome} ({formula}): use a matriz {nome} nela, e não a de "
+                "outra projeção nem a entrada sem projetar",
+                lambda Wi, i=i: saida_com(i, Wi),
+                valores=(originais[i], alternativas[i]),
+                titulo=f"Projeção {nome} não usada",
+                para_instrutor=f"O aluno calculou {papel} sem a projeção {nome} (entrada direta ou outra matriz).",
+                secao="Explicação Matemática",
+            )
+        )
+    return sondas
+
+
 @S.sondas_de("atencao_multicabeca")
 def _sondas_multicabeca(aluno):
     rng = np.random.default_rng(3802)
@@ -893,7 +924,35 @@ def _sondas_multicabeca(aluno):
         pesos = np.asarray(pesos, dtype=np.float64)
         return pesos.shape[-1] == Xkv.shape[0] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-9)
 
+    def pesos_de_duas_chaves():
+        # W_q = W_k = I: em cada cabeça, a consulta c·u vê a chave nula (pontuação 0) e u (pontuação c)
+        u = np.zeros(d)
+        u[:: d // h] = 1.0
+        c = np.array([1.0, 2.0, 3.0])
+        Xq_e, Xkv_e = c[:, None] * u, np.stack([np.zeros(d), u])
+        ident = np.eye(d)
+        _, pesos = par(_mh_aluno(aluno, Xq_e, Xkv_e, ident, ident, ident, ident, h), "atencao_multicabeca")
+        return pesos, c
+
     return [
+        S.escala_das_pontuacoes(
+            "multicabeca-escala-errada",
+            pesos_de_duas_chaves,
+            d // h,
+            d_model=d,
+            h=h,
+            titulo="Escala da atenção errada",
+            para_instrutor="O aluno escalou as pontuações de cada cabeça por outra coisa que não 1/√d_k.",
+            secao="Explicação Matemática",
+        ),
+        *_sondas_projecoes(
+            "multicabeca",
+            lambda i, Wi: par(
+                _mh_aluno(aluno, Xq, Xkv, *[Wi if j == i else W[j] for j in range(4)], h), "atencao_multicabeca"
+            )[0],
+            W[:3],
+            [W[i] + _PERTURBACAO[i] for i in range(3)],
+        ),
         S.promessa(
             "multicabeca-pesos-nao-somam-1",
             "Os pesos de atenção de cada consulta, em cada cabeça, não somam 1: a softmax é sobre as chaves (o último "
@@ -957,7 +1016,39 @@ def _sondas_modulo(aluno):
     def saida_com_v(v):
         return par(_rodar(_criar(aluno, d, h, sd), q, k, v), "forward")[0]
 
+    def pesos_de_duas_chaves():
+        # projeções identidade e sem viés: em cada cabeça, a consulta c·u vê a chave nula e u (pontuação c)
+        sd_e = {}
+        for nome in NOMES:
+            sd_e[f"{mostrar(nome)}.weight"] = torch.eye(d)
+            sd_e[f"{mostrar(nome)}.bias"] = torch.zeros(d)
+        u = torch.zeros(d)
+        u[:: d // h] = 1.0
+        c = torch.tensor([1.0, 2.0, 3.0])
+        q_e = (c[:, None] * u)[None]
+        k_e = torch.stack([torch.zeros(d), u])[None]
+        _, pesos = par(_rodar(_criar(aluno, d, h, sd_e), q_e, k_e, k_e), "forward")
+        return pesos, c.numpy().astype(np.float64)
+
     return [
+        S.escala_das_pontuacoes(
+            "modulo-escala-errada",
+            pesos_de_duas_chaves,
+            d // h,
+            d_model=d,
+            h=h,
+            titulo="Escala da atenção errada",
+            para_instrutor="O aluno escalou as pontuações de cada cabeça por outra coisa que não 1/√d_k.",
+            secao="Código Comentado",
+        ),
+        *_sondas_projecoes(
+            "modulo",
+            lambda i, Wi: par(
+                _rodar(_criar(aluno, d, h, {**sd, f"{mostrar(NOMES[i])}.weight": Wi}), q, k, v1), "forward"
+            )[0],
+            [sd[f"{mostrar(NOMES[i])}.weight"] for i in range(3)],
+            [sd[f"{mostrar(NOMES[i])}.weight"] + torch.from_numpy(_PERTURBACAO[i]).float() for i in range(3)],
+        ),
         S.argumento_ignorado(
             "modulo-valores-ignorados",
             "`v` (os valores)",

@@ -1071,7 +1071,36 @@ def _sondas_atencao(aluno):
         curta, _ = _par(att(x[:, :3]))
         return not S.iguais(completa[:, :3], curta)
 
+    def pesos_de_duas_chaves():
+        # projeções identidade e sem viés; x_0 = 0 e x_1 = √c·u (um 1 por cabeça): a posição 1 vê a chave 0
+        # (pontuação 0) e a si mesma (pontuação c), em cada cabeça; d_k = 4, √d_k = 2
+        ident = torch.eye(d, dtype=DT)
+        sd_e = {
+            "w_qkv.weight": torch.cat([ident, ident, ident]),
+            "w_qkv.bias": torch.zeros(3 * d, dtype=DT),
+            "w_o.weight": ident.clone(),
+            "w_o.bias": torch.zeros(d, dtype=DT),
+        }
+        att_e = _remoto(aluno, "AtencaoCausal", (d, h), sd_e)
+        c = torch.tensor([1.0, 2.0, 3.0], dtype=DT)
+        u = torch.zeros(d, dtype=DT)
+        u[:: d // h] = 1.0
+        x_e = torch.zeros(3, 2, d, dtype=DT)
+        x_e[:, 1] = c.sqrt()[:, None] * u
+        _, pesos = _par(att_e(x_e))
+        return pesos[:, :, 1, :2], c.numpy()[:, None]
+
     return [
+        S.escala_das_pontuacoes(
+            "atencao-escala-errada",
+            pesos_de_duas_chaves,
+            d // h,
+            d_model=d,
+            h=h,
+            titulo="Escala da atenção errada",
+            para_instrutor="O aluno escalou as pontuações de cada cabeça por outra coisa que não 1/√d_k.",
+            secao="Teoria",
+        ),
         S.promessa(
             "atencao-prefixo-muda",
             "A saída das primeiras posições mudou quando a sequência ganhou posições depois delas: numa atenção "

@@ -607,7 +607,38 @@ def _sondas_acuracia(aluno):
         por_lote = [float(certos[i : i + 32].mean()) for i in range(0, len(rotulos), 32)]
         return math.isclose(float(valor), sum(por_lote) / len(por_lote), rel_tol=1e-6)
 
+    def conta_errada():
+        # a promessa: a fração acertos / total de imagens, um número entre 0 e 1, sem arredondar
+        valor = float(_acuracia_do_aluno(aluno, imagens, rotulos, 32)[0])
+        acertos = int((_previsoes_modelo_acuracia(imagens) == rotulos).sum())
+        certo = acertos / len(rotulos)
+        if math.isclose(valor, 100 * certo, rel_tol=1e-6):
+            return (
+                "A acurácia saiu em porcentagem (multiplicada por 100): devolva a fração entre 0 e 1, "
+                "acertos / total de imagens."
+            )
+        if any(math.isclose(valor, round(certo, k)) for k in range(5)):
+            return (
+                "A acurácia saiu arredondada (round): devolva a fração acertos / total de imagens como está, sem "
+                "arredondar; quem mostra o número é que escolhe as casas."
+            )
+        lotes = -(-len(rotulos) // 32)
+        if math.isclose(valor, acertos / (lotes * 32), rel_tol=1e-6):
+            return (
+                "A acurácia foi dividida pelo número de lotes vezes o tamanho do lote, mas o último lote é menor: "
+                "divida os acertos pelo total de imagens de verdade (a soma dos tamanhos dos lotes)."
+            )
+        return False
+
     return [
+        S.promessa(
+            "acuracia-conta-errada",
+            "A acurácia não é a fração acertos / total de imagens.",
+            conta_errada,
+            titulo="Acurácia fora da definição",
+            para_instrutor="O aluno devolve a acurácia em porcentagem, arredondada ou dividida por um total errado.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "acuracia-media-dos-lotes",
             "A acurácia saiu como a média das acurácias de cada lote: com o último lote menor, isso dá peso demais "
