@@ -53,6 +53,8 @@ from autograder.suite.itens import Equivoco, Reprovado
 __all__ = [
     "Sonda",
     "argumento_ignorado",
+    "bloco_pos_norma",
+    "bloco_pre_norma",
     "coincide_com",
     "com_sondas",
     "disparar",
@@ -248,6 +250,126 @@ def escala_das_pontuacoes(
         )
 
     mensagem = "A escala das pontuações não é 1/√d_k: pesos = softmax(Q·Kᵀ / √d_k)."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+def bloco_pre_norma(
+    codigo: str,
+    saida_com_constantes: Callable[[], object],
+    x,
+    c1,
+    c2,
+    *,
+    titulo: str = "Norma ou residual fora do lugar",
+    para_instrutor: str = "O aluno normaliza a saída das subcamadas (ou pós-normaliza), ou perdeu um residual.",
+    secao: str = "",
+) -> Sonda:
+    """A promessa do bloco pré-norma, x' = x + sub1(LN1(x)) e saída = x' + sub2(LN2(x')), medida com subcamadas
+    de saída conhecida: ``saida_com_constantes()`` roda o bloco do aluno com os pesos de saída das duas
+    subcamadas zerados e os vieses valendo ``c1`` (a atenção) e ``c2`` (a feed-forward), normas com ganho 1 e
+    viés 0, na entrada ``x`` (tensores do torch, último eixo d_model). O certo é x + c1 + c2; cada outra ordem de
+    norma e residual dá uma conta diferente, e a que confere com a saída do aluno diz qual promessa quebrou."""
+    import torch
+    import torch.nn.functional as F
+
+    def ln(t):
+        return F.layer_norm(t, (t.shape[-1],))
+
+    def medida():
+        y = saida_com_constantes()
+        if not isinstance(y, torch.Tensor) or tuple(y.shape) != tuple(x.shape):
+            return False
+        y = y.to(x.dtype)
+        if torch.allclose(y, x + c1 + c2, atol=1e-7):
+            return False
+        contas = [
+            (
+                x + ln(c1) + ln(c2),
+                "a norma foi aplicada à saída de cada subcamada (x + LN(sub(x))); no bloco pré-norma ela vem antes "
+                "da subcamada, na entrada: x + sub(LN(x))",
+            ),
+            (ln(ln(x + c1) + c2), "o bloco é pós-norma (LN(x + sub(x))); o enunciado pede pré-norma: x + sub(LN(x))"),
+            (
+                ln(x + c1 + c2),
+                "a norma foi aplicada à saída do bloco; no pré-norma só as entradas das subcamadas são normalizadas",
+            ),
+            (c1 + c2, "falta o residual da atenção: x' = x + atencao(LN1(x)), somando a entrada x"),
+            (ln(x) + c1 + c2, "o residual somou LN1(x), e não a entrada x sem normalizar"),
+            (x + c1, "a saída da feed-forward não foi somada ao residual (saída = x' + ff(LN2(x')))"),
+            (c2, "falta o residual da feed-forward: a saída é x' + ff(LN2(x')), somando x'"),
+            (x + c2, "a saída da atenção não foi somada ao residual (x' = x + atencao(LN1(x)))"),
+            (x + 2 * c2 + c1, "a feed-forward foi somada duas vezes"),
+        ]
+        for conta, causa in contas:
+            if torch.allclose(y, conta, atol=1e-7):
+                return (
+                    "Com a atenção devolvendo um vetor fixo c1 e a feed-forward outro, c2 (pesos de saída zerados), o "
+                    f"bloco pré-norma dá x + c1 + c2, e o seu não: {causa}."
+                )
+        return False
+
+    mensagem = "A norma ou um residual do bloco pré-norma está fora do lugar: x' = x + sub1(LN1(x)), saída = x' + sub2(LN2(x'))."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+def bloco_pos_norma(
+    codigo: str,
+    saida_com_constantes: Callable[[], object],
+    x,
+    constantes,
+    subcamadas,
+    *,
+    titulo: str = "Norma ou residual fora do lugar",
+    para_instrutor: str = "O aluno perdeu uma norma ou um residual do bloco post-norm (ou o somou da entrada errada).",
+    secao: str = "",
+) -> Sonda:
+    """A promessa do bloco post-norm, z ← LN_k(z + sub_k(z)) para cada subcamada k, medida com subcamadas de
+    saída conhecida: ``saida_com_constantes()`` roda o bloco do aluno com os pesos de saída de cada subcamada
+    zerados e o viés da k-ésima valendo ``constantes[k]`` (normas com ganho 1 e viés 0), na entrada ``x``
+    (arrays do NumPy ou tensores do torch, último eixo d_model). ``subcamadas``: os nomes para o aluno, na ordem
+    ("a autoatenção (norm1)", ...). Cada norma que falta, cada residual que falta ou que soma a entrada x em vez
+    da saída da subcamada anterior, e o bloco pré-norma dão contas diferentes; a que confere é nomeada."""
+    x = np.asarray(_numerico(x), dtype=np.float64)
+    cs = [np.asarray(_numerico(c), dtype=np.float64) for c in constantes]
+
+    def ln(t):
+        m = t.mean(axis=-1, keepdims=True)
+        return (t - m) / np.sqrt(t.var(axis=-1, keepdims=True) + 1e-5)
+
+    def conta(sem_norma=None, sem_residuo=None, residuo_de_x=None):
+        z = x
+        for k, c in enumerate(cs):
+            base = 0.0 if k == sem_residuo else (x if k == residuo_de_x else z)
+            z = base + c if k == sem_norma else ln(base + c)
+        return z
+
+    def medida():
+        y = np.asarray(_numerico(saida_com_constantes()), dtype=np.float64)
+        if y.shape != x.shape or np.allclose(y, conta(), atol=1e-6):
+            return False
+        contas = [(x + sum(cs), "o bloco é pré-norma (x + sub(LN(x))); o enunciado pede post-norm: LN(x + sub(x))")]
+        for k, nome in enumerate(subcamadas):
+            contas.append((conta(sem_norma=k), f"falta a norma depois de {nome}: z = LN(z + sub(z)), com a norma"))
+            contas.append(
+                (conta(sem_residuo=k), f"falta o residual de {nome}: some a entrada da subcamada, LN(z + sub(z))")
+            )
+            if k > 0:
+                contas.append(
+                    (
+                        conta(residuo_de_x=k),
+                        f"o residual de {nome} soma a entrada x do bloco, e não a saída da subcamada anterior "
+                        "(a entrada dela)",
+                    )
+                )
+        for valor, causa in contas:
+            if np.allclose(y, valor, atol=1e-6):
+                return (
+                    "Com cada subcamada devolvendo um vetor fixo (pesos de saída zerados), o bloco post-norm dá "
+                    f"LN(LN(x + c1) + c2)..., e o seu não: {causa}."
+                )
+        return False
+
+    mensagem = "Uma norma ou um residual do bloco post-norm está fora do lugar: z ← LN(z + sub(z)) em cada subcamada."
     return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 

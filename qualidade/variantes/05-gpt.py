@@ -1069,6 +1069,27 @@ MUTANTES += [
         equivoco="bloco-nao-so-residuos",
     ),
     Variante(
+        "sonda-bloco-norma-na-saida-da-subcamada",
+        {
+            "bloco_decoder": _bloco("""        x = x + self.norm1(self.atencao(x, padding)[0])
+        return x + self.norm2(self.ff(x))""")
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-dropout-no-lugar-da-gelu",
+        {"bloco_decoder": _bloco(ativacao="nn.Dropout(0.1)")},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-aleatorio",
+    ),
+    Variante(
+        "sonda-bloco-ativacao-silu",
+        {"bloco_decoder": _bloco(ativacao="nn.SiLU()")},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-ativacao-errada",
+    ),
+    Variante(
         "sonda-guloso-um-token-a-mais",
         {"gerar_guloso": _laco(passos="n_novos + 1")},
         itens=["teste_gerar_guloso"],

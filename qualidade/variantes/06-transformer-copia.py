@@ -1050,6 +1050,27 @@ MUTANTES += [
         equivoco="alvo-linhas-misturadas",
     ),
     Variante(
+        "sonda-camada-sem-norm3",
+        _camada(
+            _CORPO.replace(
+                "return self.norm3(x + self.linear2(torch.relu(self.linear1(x))))",
+                "return x + self.linear2(torch.relu(self.linear1(x)))",
+            )
+        ),
+        itens=[C],
+        equivoco="camada-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-camada-cruzada-soma-a-entrada",
+        _camada(
+            _CORPO.replace("x = self.norm1(x + a)", "x1 = self.norm1(x + a)").replace(
+                "self.atencao_cruzada(x, memoria", "self.atencao_cruzada(x1, memoria"
+            )
+        ),
+        itens=[C],
+        equivoco="camada-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
         "sonda-camada-mascara-repetida-na-ordem-das-cabecas",
         _camada(bloqueio="~m_alvo.repeat(self.h, 1, 1, 1).reshape(B * self.h, T, T)"),
         itens=[C],

@@ -599,6 +599,12 @@ MUTANTES += [
 # ------------------------------------------------------------------ sondas (issue #38)
 MUTANTES += [
     Variante(
+        "sonda-camada-mlp-sem-residuo",
+        _camada(_CORPO_CAMADA.replace("return x + self.linear2", "return self.linear2")),
+        [C],
+        "camada-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
         "sonda-acuracia-em-porcentagem",
         _acuracia(retorno="100 * acertos / len(rotulos)"),
         [A],

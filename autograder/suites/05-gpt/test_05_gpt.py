@@ -1182,7 +1182,61 @@ def _sondas_bloco(aluno):
         y = _tensor(bloco(x), "a saída do bloco")
         return tuple(y.shape) == tuple(x.shape) and not torch.allclose(y, x, atol=1e-9)
 
+    g = torch.Generator().manual_seed(3823)
+    x = torch.randn(2, 5, d, generator=g, dtype=DT)
+    c1, c2 = torch.randn(d, generator=g, dtype=DT), torch.randn(d, generator=g, dtype=DT)
+
+    def ln(t):
+        return F.layer_norm(t, (d,))
+
+    def com_constantes():
+        # w_o e ff.2 zerados, com vieses c1 e c2: a atenção devolve c1 e a feed-forward devolve c2 em toda posição
+        sd = _sd_bloco_identidade(d, h, d_ff)
+        sd["atencao.w_o.bias"], sd["ff.2.bias"] = c1.clone(), c2.clone()
+        return _tensor(_remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)(x), "a saída do bloco")
+
+    def aleatorio():
+        bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), _sd_bloco_ativacao(d, h, d_ff))
+        return not torch.equal(_tensor(bloco(x), "a saída do bloco"), _tensor(bloco(x), "a saída do bloco"))
+
+    def ativacao_errada():
+        sd = _sd_bloco_ativacao(d, h, d_ff)
+        y = _tensor(_remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)(x), "a saída do bloco")
+        z = F.linear(ln(x), sd["ff.0.weight"], sd["ff.0.bias"])
+        for nome, f in [
+            ("ReLU", F.relu),
+            ("a GELU aproximada por tanh", lambda t: F.gelu(t, approximate="tanh")),
+            ("nenhuma (identidade)", lambda t: t),
+            ("sigmoide", torch.sigmoid),
+            ("tanh", torch.tanh),
+            ("SiLU", F.silu),
+        ]:
+            if torch.allclose(y, x + F.linear(f(z), sd["ff.2.weight"], sd["ff.2.bias"]), atol=1e-9):
+                return (
+                    f"A ativação da feed-forward não é a GELU: a saída do bloco confere com a ativação {nome} entre as "
+                    "duas lineares; o enunciado pede nn.GELU() (a exata, sem approximate), Linear → GELU → Linear."
+                )
+        return False
+
     return [
+        S.promessa(
+            "bloco-aleatorio",
+            "Duas chamadas do bloco com a mesma entrada deram saídas diferentes: há um sorteio (um Dropout) no bloco, "
+            "e o enunciado não pede nenhum. A feed-forward é Linear → GELU → Linear, com a ativação nn.GELU() entre "
+            "as duas lineares.",
+            aleatorio,
+            titulo="Bloco com sorteio",
+            para_instrutor="O aluno pôs um Dropout (no lugar da GELU ou além dela) no bloco.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "bloco-ativacao-errada",
+            "A ativação da feed-forward não é a GELU.",
+            ativacao_errada,
+            titulo="Ativação da feed-forward errada",
+            para_instrutor="O aluno usou outra ativação (ReLU, GELU tanh, nenhuma) na feed-forward.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "bloco-nao-so-residuos",
             "Com a atenção e a feed-forward devolvendo zero (w_o e a última camada da FF zeradas), o bloco "
@@ -1194,7 +1248,20 @@ def _sondas_bloco(aluno):
             para_instrutor="O aluno normaliza ou escala a saída do bloco (ou o resíduo), em vez de só as entradas das subcamadas.",
             secao="Explicação Matemática",
         ),
+        S.bloco_pre_norma(
+            "bloco-norma-ou-residuo-fora-do-lugar", com_constantes, x, c1, c2, secao="Explicação Matemática"
+        ),
     ]
+
+
+def _sd_bloco_ativacao(d, h, d_ff):
+    """Pesos de um BlocoDecoder com a atenção devolvendo zero e a feed-forward de pesos fixos: a saída é
+    x + ff(LN2(x)), e a ativação da feed-forward aparece inteira nela."""
+    g = torch.Generator().manual_seed(3824)
+    sd = _sd_bloco_identidade(d, h, d_ff)
+    sd["ff.0.bias"] = torch.randn(d_ff, generator=g, dtype=DT) * 0.5
+    sd["ff.2.weight"] = torch.randn(d, d_ff, generator=g, dtype=DT) * 0.5
+    return sd
 
 
 @S.sondas_de("gerar_guloso")

@@ -908,7 +908,34 @@ def _sondas_camada(aluno, ref):
         sozinhas = [ORC.saida_camada(camada, *(t[i : i + 1] for t in (x, mem, mo, ma))) for i in range(x.shape[0])]
         return _linhas_misturadas(junto, sozinhas)
 
+    def com_constantes():
+        # as projeções de saída das três subcamadas zeradas, com vieses fixos; normas com ganho 1 e viés 0
+        d, h, dff = 8, 2, 16
+        rng = np.random.default_rng(_SONDA + 30)
+        sd = {k: v.clone() for k, v in ref.CamadaDecoder(d, h, dff).double().state_dict().items()}
+        for nome in ("norm1", "norm2", "norm3"):
+            sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"] = torch.ones(d).double(), torch.zeros(d).double()
+        for nome, c in zip(("auto_atencao.out_proj", "atencao_cruzada.out_proj", "linear2"), constantes, strict=True):
+            sd[f"{mostrar(nome)}.weight"] = torch.zeros_like(sd[f"{mostrar(nome)}.weight"])
+            sd[f"{mostrar(nome)}.bias"] = torch.from_numpy(c)
+        camada = tocha.remoto(aluno, "CamadaDecoder", (d, h, dff), sd)
+        return ORC.saida_camada(camada, *entradas(rng))
+
+    def entradas(rng):
+        return ORC.entradas_camada(rng)
+
+    constantes = list(np.random.default_rng(_SONDA + 31).normal(size=(3, 8)))
+    x_fixo = ORC.entradas_camada(np.random.default_rng(_SONDA + 30))[0]
+
     return [
+        S.bloco_pos_norma(
+            "camada-norma-ou-residuo-fora-do-lugar",
+            com_constantes,
+            x_fixo,
+            constantes,
+            ["a autoatenção (norm1)", "a atenção cruzada (norm2)", "a feed-forward (norm3)"],
+            secao="Código Comentado",
+        ),
         S.promessa(
             "camada-linhas-misturadas",
             "A saída de uma sequência muda conforme as outras sequências do lote: cada exemplo só pode ver as "

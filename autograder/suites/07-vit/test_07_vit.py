@@ -691,7 +691,27 @@ def _sondas_camada(aluno, ref):
         sozinhas = torch.cat([_saida_camada(camada, x[i : i + 1]) for i in range(3)])
         return tuple(junto.shape) == tuple(sozinhas.shape) and not torch.allclose(junto, sozinhas, atol=1e-8)
 
+    g = torch.Generator().manual_seed(_SONDA + 20)
+    d, h, dff = 8, 2, 16
+    x0 = torch.randn(2, 5, d, generator=g, dtype=torch.float64)
+    c1, c2 = torch.randn(d, generator=g, dtype=torch.float64), torch.randn(d, generator=g, dtype=torch.float64)
+
+    def com_constantes():
+        # as projeções de saída da atenção e da MLP zeradas, com vieses c1 e c2; normas com ganho 1 e viés 0
+        sd = {k: v.clone() for k, v in ref.CamadaEncoderPreNorma(d, h, dff).double().state_dict().items()}
+        for nome in ("norm1", "norm2"):
+            sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"] = torch.ones(d).double(), torch.zeros(d).double()
+        sd["auto_atencao.out_proj.weight"] = torch.zeros(d, d, dtype=torch.float64)
+        sd["auto_atencao.out_proj.bias"] = c1.clone()
+        sd["linear2.weight"] = torch.zeros(d, dff, dtype=torch.float64)
+        sd["linear2.bias"] = c2.clone()
+        camada = _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd)
+        return _saida_camada(camada, x0)
+
     return [
+        S.bloco_pre_norma(
+            "camada-norma-ou-residuo-fora-do-lugar", com_constantes, x0, c1, c2, secao="Código Comentado"
+        ),
         S.promessa(
             "camada-encoder-linhas-misturadas",
             "A saída de uma sequência muda conforme as outras sequências do lote: a autoatenção tem de correr "
