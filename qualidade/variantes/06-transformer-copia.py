@@ -477,6 +477,19 @@ MUTANTES = [
     ),
     Variante("treino-sem-aquecimento", _treino(taxa="pico"), [R], "treino-sem-aquecimento"),
     Variante("treino-sem-recorte", _treino(recorte="        pass"), [R], "treino-sem-recorte"),
+    # (#38, item 3) casos construídos: o espião pede max_norma 0,5, e o registro da caixa vê os betas do Adam
+    Variante(
+        "treino-recorte-fixo-em-um",
+        _treino(recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), 1.0)"),
+        [R],
+        "treino-recorte-fixo",
+    ),
+    Variante(
+        "treino-adam-padrao",
+        {"treinar": _treino()["treinar"].replace("lr=pico, betas=(0.9, 0.98), eps=1e-9)", "lr=pico)")},
+        [R],
+        "treino-adam-hiperparametros",
+    ),
     Variante("treino-sem-zero-grad", _treino(zerar="        pass"), [R], "treino-sem-zero-grad"),
     Variante("treino-otimizador-recriado", _treino(otimizador_no_laco=True), [R], "treino-otimizador-recriado"),
     Variante("treino-modo-avaliacao", _treino(modo="modelo.eval()"), [R], "treino-modo-avaliacao"),

@@ -381,6 +381,23 @@ TREINO_SEM_RECORTE = Equivoco(
     para_instrutor="O aluno não recortou a norma do gradiente entre backward e step.",
     secao="Código Comentado",
 )
+TREINO_RECORTE_FIXO = Equivoco(
+    "treino-recorte-fixo",
+    "O laço recortou a norma do gradiente num valor fixo, e não no argumento max_norma recebido (o avaliador "
+    "pediu outro valor): chame nn.utils.clip_grad_norm_(modelo.parameters(), max_norma).",
+    titulo="Recorte num valor fixo",
+    para_instrutor="O aluno escreveu o limite do recorte (1,0) à mão, ignorando o argumento max_norma.",
+    secao="Código Comentado",
+)
+TREINO_ADAM_HIPERPARAMETROS = Equivoco(
+    "treino-adam-hiperparametros",
+    "O Adam não foi criado com os hiperparâmetros pedidos: torch.optim.Adam(modelo.parameters(), lr=pico, "
+    "betas=(0.9, 0.98), eps=1e-9), os do artigo do Transformer (os padrões do PyTorch são betas=(0.9, 0.999) "
+    "e eps=1e-8), e nada de decaimento de peso.",
+    titulo="Adam com os hiperparâmetros padrão",
+    para_instrutor="O aluno criou o otimizador sem os betas e o eps do enunciado (ou outro otimizador).",
+    secao="Código Comentado",
+)
 TREINO_MODO_AVALIACAO = Equivoco(
     "treino-modo-avaliacao",
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "

@@ -646,9 +646,27 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
         f"em até {mostrar(passo0):.3g}. Use Adam e ponha a taxa em param_groups[...]['lr'] antes de step().",
     )
     normas, recortes, final = extra["normas"], extra["recortes"], extra["final"]
+    limite = TR.ESPIAO["max_norma"]
     verificar(max(normas) > 1.0, "Erro interno do teste: o espião deveria gerar gradientes grandes.")
-    recortou = any(math.isclose(r, 1.0) for r in recortes) or (final is not None and 0 < final <= 1.0 + 1e-6)
+    recortou = any(math.isclose(r, limite) for r in recortes) or (final is not None and 0 < final <= limite + 1e-6)
+    if not recortou and (recortes or (final is not None and 0 < final <= 1.0 + 1e-6)):
+        raise Reprovado(EQ.TREINO_RECORTE_FIXO.mensagem, EQ.TREINO_RECORTE_FIXO)
     verificar(recortou, EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
+    # os hiperparâmetros do Adam (o registro da caixa; só serve para reprovar, nunca para aprovar)
+    criados = extra.get("otimizadores_criados") or []
+    pedidos = {"classe": "Adam", "betas": (0.9, 0.98), "eps": 1e-9, "weight_decay": 0}
+    for criado in criados if isinstance(criados, list) else []:
+        if not isinstance(criado, dict):
+            continue
+        betas = tuple(criado.get("betas") or ())
+        if (
+            criado.get("classe") != pedidos["classe"]
+            or len(betas) != 2
+            or not all(math.isclose(float(b), c) for b, c in zip(betas, pedidos["betas"], strict=True))
+            or not math.isclose(float(criado.get("eps") or 0), pedidos["eps"])
+            or float(criado.get("weight_decay") or 0) != 0
+        ):
+            raise Reprovado(EQ.TREINO_ADAM_HIPERPARAMETROS.mensagem, EQ.TREINO_ADAM_HIPERPARAMETROS)
 
 
 test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.25)

@@ -76,7 +76,8 @@ def _respostas_prontas(substituir, dados):
     return prontas
 
 
-ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0}
+# max_norma 0,5, e não o padrão 1,0: um recorte escrito à mão em 1,0 perde sempre (issue #38, item 3)
+ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 0.5}
 
 
 def perda_espiao(chamada, alvo, contar_pad=False):
@@ -138,6 +139,7 @@ ITEM = treino.ItemDeTreino(
         {k: ESPIAO[k] for k in ("pico", "aquecimento", "max_norma")} | {"mostrar_progresso": False},
         extra=lambda aluno, espiao: {
             "recortes": aluno.ler("_avaliador_recortes"),
+            "otimizadores_criados": aluno.ler("_avaliador_otimizadores"),
             "final": espiao.metodo("norma_final"),
         },
     ),
