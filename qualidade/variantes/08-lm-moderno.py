@@ -1378,6 +1378,12 @@ NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
 # Um mutante por sonda de promessas.py: um erro que o catálogo não lista, cuja mensagem vem da sonda.
 MUTANTES += [
     Variante(
+        "treino-weight-decay-ignorado",
+        _trocar("treinar_lm", ("lr=taxa_max, weight_decay=weight_decay)", "lr=taxa_max)")),
+        [T],
+        "treino-weight-decay-ignorado",
+    ),
+    Variante(
         "sonda-rmsnorm-sem-raiz",
         _trocar(
             "rmsnorm",

@@ -485,6 +485,14 @@ TREINO_SEM_RECORTE = Equivoco(
     para_instrutor="O aluno não recortou os gradientes a cada passo.",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
+TREINO_WD_IGNORADO = Equivoco(
+    "treino-weight-decay-ignorado",
+    "O AdamW do laço não usa o weight_decay recebido por treinar_lm (o avaliador pediu outro valor, e nenhum "
+    "grupo o recebeu): crie o otimizador com AdamW(..., weight_decay=weight_decay), não com o padrão.",
+    titulo="Decaimento de peso ignorado no treino",
+    para_instrutor="O aluno criou a AdamW do laço sem passar o argumento weight_decay (fica o padrão).",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
 TREINO_RECORTE_FORA_DE_ORDEM = Equivoco(
     "treino-recorte-fora-de-ordem",
     "O recorte foi feito fora de ordem: ele vem depois de perda.backward() (há gradiente a recortar) e antes de "
