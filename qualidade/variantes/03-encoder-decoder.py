@@ -700,6 +700,18 @@ MUTANTES += [
 
 MUTANTES += [
     Variante(
+        "sonda-pe-seno-nas-colunas-impares",
+        {"positional_encoding": _pe(_PE_CERTO_EXPOENTE, cosseno="np.sin")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-colunas-erradas",
+    ),
+    Variante(
+        "sonda-pe-expoente-divisao-inteira",
+        {"positional_encoding": _pe("2 * (j // 2) // d")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-colunas-erradas",
+    ),
+    Variante(
         "sonda-pe-base-1000",
         {"positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace("10000 **", "1000 **")},
         itens=["teste_positional_encoding"],
