@@ -599,6 +599,17 @@ MUTANTES += [
 # ------------------------------------------------------------------ sondas (issue #38)
 MUTANTES += [
     Variante(
+        "treino-adamw",
+        {
+            "treinar": _treino()["treinar"].replace(
+                "torch.optim.Adam(modelo.parameters(), lr=taxa)",
+                "torch.optim.AdamW(modelo.parameters(), lr=taxa, weight_decay=0.01)",
+            )
+        },
+        [R],
+        "treino-otimizador-errado",
+    ),
+    Variante(
         "sonda-camada-mlp-sem-residuo",
         _camada(_CORPO_CAMADA.replace("return x + self.linear2", "return self.linear2")),
         [C],

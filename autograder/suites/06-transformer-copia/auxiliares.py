@@ -139,28 +139,6 @@ def _avaliador_instalar_registro_de_recorte():
 
 _avaliador_instalar_registro_de_recorte()
 
-_avaliador_otimizadores = []
-
-
-def _avaliador_instalar_registro_de_otimizador():
-    """Registra a classe e os hiperparâmetros de cada otimizador criado (betas, eps, decaimento): o primeiro
-    passo do Adam anda ±lr com quaisquer betas, então só o registro mostra os betas e o eps usados."""
-    otimizador = _avaliador_torch.optim.Optimizer
-    if getattr(otimizador.__init__, "_avaliador", False):
-        return
-    original = otimizador.__init__
-
-    def registrado(self, params, defaults, *args, **kwargs):
-        original(self, params, defaults, *args, **kwargs)
-        escolhidos = {k: defaults.get(k) for k in ("betas", "eps", "weight_decay") if k in defaults}
-        _avaliador_otimizadores.append({"classe": type(self).__name__, **escolhidos})
-
-    registrado._avaliador = True
-    otimizador.__init__ = registrado
-
-
-_avaliador_instalar_registro_de_otimizador()
-
 
 class _avaliador_ModeloRoteiro(_avaliador_nn.Module):
     """Modelo de roteiro para a decodificação: o próximo token é uma conta exata sobre a origem,

@@ -653,7 +653,7 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
         raise Reprovado(EQ.TREINO_RECORTE_FIXO.mensagem, EQ.TREINO_RECORTE_FIXO)
     verificar(recortou, EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
     # os hiperparâmetros do Adam (o registro da caixa; só serve para reprovar, nunca para aprovar)
-    criados = extra.get("otimizadores_criados") or []
+    criados = extra.get("hiperparametros") or []
     pedidos = {"classe": "Adam", "betas": (0.9, 0.98), "eps": 1e-9, "weight_decay": 0}
     for criado in criados if isinstance(criados, list) else []:
         if not isinstance(criado, dict):

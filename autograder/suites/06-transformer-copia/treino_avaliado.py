@@ -139,7 +139,6 @@ ITEM = treino.ItemDeTreino(
         {k: ESPIAO[k] for k in ("pico", "aquecimento", "max_norma")} | {"mostrar_progresso": False},
         extra=lambda aluno, espiao: {
             "recortes": aluno.ler("_avaliador_recortes"),
-            "otimizadores_criados": aluno.ler("_avaliador_otimizadores"),
             "final": espiao.metodo("norma_final"),
         },
     ),

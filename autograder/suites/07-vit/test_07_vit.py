@@ -472,6 +472,10 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
         registradas.shape == esperadas.shape and np.allclose(registradas, esperadas, rtol=1e-9, atol=1e-12),
         "As taxas registradas no histórico não são taxa_cosseno(passo, taxa, passos), uma por passo.",
     )
+    # a classe e o decaimento do otimizador que deu os passos (o registro da caixa só serve para reprovar)
+    for usado in extra.get("hiperparametros") or []:
+        if isinstance(usado, dict) and (usado.get("classe") != "Adam" or float(usado.get("weight_decay") or 0) != 0):
+            raise Reprovado(EQ.TREINO_OTIMIZADOR_ERRADO.mensagem, EQ.TREINO_OTIMIZADOR_ERRADO)
 
 
 test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.5)
