@@ -621,6 +621,18 @@ MUTANTES += [
         equivoco="dividir-nao-so-reorganiza",
     ),
     Variante(
+        "sonda-dividir-transpose-sem-eixos",
+        _dividir("    *lote, n, d = X.shape\n    return X.reshape(*lote, n, h, d // h).T\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="dividir-eixos-fora-de-ordem",
+    ),
+    Variante(
+        "sonda-juntar-troca-os-dois-ultimos",
+        _juntar("    *lote, h, n, d_k = X.shape\n    return np.swapaxes(X, -1, -2).reshape(*lote, n, h * d_k)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-eixos-fora-de-ordem",
+    ),
+    Variante(
         "sonda-juntar-perde-a-ultima-cabeca",
         _juntar("    return np.concatenate([X[..., i, :, :] for i in range(X.shape[-3] - 1)], axis=-1)\n"),
         itens=["teste_juntar_cabecas"],

@@ -971,11 +971,48 @@ def _so_reorganiza(entrada, saida) -> bool:
     return saida.size == entrada.size and np.array_equal(np.sort(saida, axis=None), np.sort(entrada, axis=None))
 
 
+_NOMES_EIXOS = ("lote", "h", "n", "d_k")
+
+
+def _ordem(eixos) -> str:
+    return "(" + ", ".join(_NOMES_EIXOS[e] for e in eixos) + ")"
+
+
 @S.sondas_de("dividir_cabecas")
 def _sondas_dividir(aluno):
     X = np.random.default_rng(3812).normal(size=(2, 3, 8))
+    # lote 2, n 5, h 3, d_k 4: tamanhos distintos, então cada ordem de eixos é reconhecível pela forma e pelos valores
+    Xe = np.random.default_rng(3815).normal(size=(2, 5, 12))
+    certa = Xe.reshape(2, 5, 3, 4).transpose(0, 2, 1, 3)  # (lote, h, n, d_k)
+
+    def eixos_fora_de_ordem():
+        obtida = como_array(aluno.dividir_cabecas(Xe, 3), "dividir_cabecas")
+        if obtida.shape == certa.shape and np.allclose(obtida, certa):
+            return False
+        import itertools
+
+        for perm in itertools.permutations(range(4)):
+            if perm == (0, 1, 2, 3):
+                continue
+            candidata = certa.transpose(perm)
+            if obtida.shape == candidata.shape and np.allclose(obtida, candidata):
+                return (
+                    f"dividir_cabecas devolveu os eixos na ordem {_ordem(perm)}; a forma pedida é (lote, h, n, d_k): "
+                    "depois do reshape para (..., n, h, d_k), troque só os eixos n e h (swapaxes(-3, -2) ou "
+                    "transpose(-3, -2)); um transpose sem eixos inverte todos, e trocar os dois últimos troca n com "
+                    "d_k."
+                )
+        return False
 
     return [
+        S.promessa(
+            "dividir-eixos-fora-de-ordem",
+            "dividir_cabecas devolveu os eixos fora da ordem (lote, h, n, d_k).",
+            eixos_fora_de_ordem,
+            titulo="Dividir cabeças com os eixos fora de ordem",
+            para_instrutor="O aluno transpôs os eixos errados (ou todos) ao separar as cabeças.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "dividir-nao-so-reorganiza",
             "A saída de dividir_cabecas não tem exatamente os valores de X: dividir em cabeças só reorganiza os "
@@ -991,8 +1028,35 @@ def _sondas_dividir(aluno):
 @S.sondas_de("juntar_cabecas")
 def _sondas_juntar(aluno):
     Y = np.random.default_rng(3813).normal(size=(2, 3, 4, 2))
+    Ye = np.random.default_rng(3816).normal(size=(2, 3, 5, 4))  # (lote, h, n, d_k), tamanhos distintos
+
+    def eixos_fora_de_ordem():
+        obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
+        certa = Ye.transpose(0, 2, 1, 3).reshape(2, 5, 12)
+        if obtida.shape != certa.shape or np.allclose(obtida, certa):
+            return False
+        import itertools
+
+        for perm in itertools.permutations(range(4)):
+            if perm == (0, 2, 1, 3):
+                continue
+            if np.allclose(obtida, Ye.transpose(perm).reshape(2, 5, 12)):
+                return (
+                    f"juntar_cabecas fez o reshape com os eixos na ordem {_ordem(perm)}; antes de juntar, os eixos "
+                    "têm de estar em (lote, n, h, d_k): troque h e n de volta (swapaxes(-3, -2)) e só então faça o "
+                    "reshape para (..., n, h·d_k), senão os números de cabeças e posições diferentes se misturam."
+                )
+        return False
 
     return [
+        S.promessa(
+            "juntar-eixos-fora-de-ordem",
+            "juntar_cabecas juntou os eixos fora da ordem (lote, n, h, d_k).",
+            eixos_fora_de_ordem,
+            titulo="Juntar cabeças com os eixos fora de ordem",
+            para_instrutor="O aluno fez o reshape sem trocar h e n de volta (ou trocou os eixos errados).",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "juntar-nao-so-reorganiza",
             "A saída de juntar_cabecas não tem exatamente os valores de Y: juntar as cabeças só reorganiza os "
