@@ -372,6 +372,18 @@ def layernorm(x, gama=None, beta=None, eps=1e-5):
         equivoco="mini-sem-impressao",
     ),
     Variante(
+        "mini-imprime-uma-vez-no-fim",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+    print(f"Saída do encoder: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-sem-impressao",
+    ),
+    Variante(
         "pe-d-impar-sem-ultima-coluna",
         {
             "positional_encoding": """

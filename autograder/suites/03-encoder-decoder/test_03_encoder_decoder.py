@@ -949,6 +949,12 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
         equivocos=functools.partial(_equivocos_mini, ref, X, lista, h),
     )
     _exigir_formas_impressas(antes, aluno.saida(), [X.shape])
+    # dois blocos fixos (os mesmos para todo aluno, issue #38 item 3): uma linha por bloco, então duas linhas
+    # com a forma; quem imprime uma vez só, depois do laço, perde aqui sempre
+    dois = [_pesos_bloco(np.random.default_rng(3831 + k), d_model, 10) for k in range(2)]
+    antes = aluno.saida()
+    _mini_do_aluno(aluno, X, dois, h)
+    _exigir_formas_impressas(antes, aluno.saida(), [X.shape, X.shape])
 
 
 def _exigir_formas_impressas(antes, depois, formas):
@@ -957,13 +963,14 @@ def _exigir_formas_impressas(antes, depois, formas):
     if len(depois) >= 19_000 or not depois.startswith(antes):  # a captura da caixa tem limite: sem veredito
         return
     linhas = depois[len(antes) :].splitlines()
-    for forma in formas:
+    for numero, forma in enumerate(formas, start=1):
         padrao = re.compile(r"\D+".join(str(int(t)) for t in forma))
         achou = next((i for i, linha in enumerate(linhas) if padrao.search(linha)), None)
         if achou is None:
             raise Reprovado(
-                f"{MINI_SEM_IMPRESSAO.mensagem} (Com um bloco e X de forma {mostrar(tuple(forma))}, nada foi impresso com "
-                "essa forma.)",
+                f"{MINI_SEM_IMPRESSAO.mensagem} (Com {mostrar(len(formas))} bloco(s) e X de forma {mostrar(tuple(forma))}, "
+                f"faltou a linha do bloco {mostrar(numero)} com essa forma: "
+                "uma linha por bloco.)",
                 MINI_SEM_IMPRESSAO,
             )
         linhas = linhas[achou + 1 :]
