@@ -983,6 +983,12 @@ MUTANTES += [
 # ------------------------------------------- busca em feixe: penalidade, desempate e sondas (issue #38)
 MUTANTES += [
     Variante(
+        "feixe-alfa-multiplica",
+        {"busca_em_feixe": _feixe(normalizar="pont / (alfa * (5 + len(tokens)) / 6)")},
+        itens=["teste_feixe"],
+        equivoco="feixe-penalidade-multiplica-alfa",
+    ),
+    Variante(
         "feixe-penalidade-simples",
         {"busca_em_feixe": _feixe(normalizar="pont / len(tokens) ** alfa")},
         itens=["teste_feixe"],

@@ -553,6 +553,16 @@ FEIXE_LP_SIMPLES = Equivoco(
     para_instrutor="O aluno normalizou pela potência do comprimento, |Y| ** alfa, e não pela penalidade de Wu et al.",
     secao="Explicação Matemática",
 )
+FEIXE_LP_MULTIPLICA = Equivoco(
+    "feixe-penalidade-multiplica-alfa",
+    "A penalidade de comprimento multiplicou por alfa em vez de elevar a alfa: lp = ((5 + |Y|) / 6) ** alfa, uma "
+    "potência; alfa · (5 + |Y|) / 6 escolhe sempre como se alfa fosse 1 (multiplicar todas as pontuações pela "
+    "mesma constante não muda a ordem).",
+    modos="lp_multiplica",
+    titulo="Penalidade de comprimento multiplicada por alfa",
+    para_instrutor="O aluno escreveu alfa * (5 + |Y|) / 6 no lugar de ((5 + |Y|) / 6) ** alfa.",
+    secao="Explicação Matemática",
+)
 FEIXE_LP_COM_BOS = Equivoco(
     "feixe-penalidade-conta-bos",
     "O |Y| da penalidade de comprimento contou o BOS: |Y| é o número de tokens gerados depois do BOS, "

@@ -36,6 +36,7 @@ FEIXE_MODOS = suite.pares_por_modo(
     EQ.FEIXE_EOS_NAO_TERMINA,
     EQ.FEIXE_LP_SIMPLES,
     EQ.FEIXE_LP_COM_BOS,
+    EQ.FEIXE_LP_MULTIPLICA,
     EQ.FEIXE_DESEMPATE,
     EQ.FEIXE_DESCARTA_TERMINADAS,
     (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
@@ -112,6 +113,8 @@ def _feixe_escolher(terminadas, alfa, modo="certo"):
             return pont / len(tokens) ** alfa
         if modo == "lp_com_bos":
             return pont / _lp(len(tokens) + 1, alfa)
+        if modo == "lp_multiplica":  # com alfa 0 a conta do aluno divide por zero: aqui, sem normalização
+            return pont / (alfa * (5 + len(tokens)) / 6) if alfa else pont
         return pont if modo in ("sem_normalizacao", "guloso") else pont / _lp(len(tokens), alfa)
 
     if not terminadas:  # só as versões erradas chegam aqui (descartar as terminadas pode não deixar nenhuma)
