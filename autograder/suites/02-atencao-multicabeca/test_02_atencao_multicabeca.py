@@ -898,14 +898,24 @@ def _sondas_projecoes(prefixo, saida_com, originais, alternativas):
     for i, (nome, papel, formula) in enumerate(_PROJECOES):
         sondas.append(
             S.argumento_ignorado(
-                f"{prefixo}-sem-{nome.lower().replace('_', '-')}",
+                prefixo + "-sem-" + nome.lower().replace("_", "-"),
                 nome,
-                f"{papel} não passam pela projeção {nome} ({formula}): use a matriz {nome} nela, e não a de "
-                "outra projeção nem a entrada sem projetar",
+                papel
+                + " não passam pela projeção "
+                + nome
+                + " ("
+                + formula
+                + "): use a matriz "
+                + nome
+                + " nela, e não a de outra projeção nem a entrada sem projetar",
                 lambda Wi, i=i: saida_com(i, Wi),
                 valores=(originais[i], alternativas[i]),
-                titulo=f"Projeção {nome} não usada",
-                para_instrutor=f"O aluno calculou {papel} sem a projeção {nome} (entrada direta ou outra matriz).",
+                titulo="Projeção " + nome + " não usada",
+                para_instrutor="O aluno calculou "
+                + papel
+                + " sem a projeção "
+                + nome
+                + " (entrada direta ou outra matriz).",
                 secao="Explicação Matemática",
             )
         )
@@ -997,7 +1007,9 @@ def _sondas_dividir(aluno):
             candidata = certa.transpose(perm)
             if obtida.shape == candidata.shape and np.allclose(obtida, candidata):
                 return (
-                    f"dividir_cabecas devolveu os eixos na ordem {_ordem(perm)}; a forma pedida é (lote, h, n, d_k): "
+                    "dividir_cabecas devolveu os eixos na ordem "
+                    + _ordem(perm)
+                    + "; a forma pedida é (lote, h, n, d_k): "
                     "depois do reshape para (..., n, h, d_k), troque só os eixos n e h (swapaxes(-3, -2) ou "
                     "transpose(-3, -2)); um transpose sem eixos inverte todos, e trocar os dois últimos troca n com "
                     "d_k."
@@ -1042,7 +1054,9 @@ def _sondas_juntar(aluno):
                 continue
             if np.allclose(obtida, Ye.transpose(perm).reshape(2, 5, 12)):
                 return (
-                    f"juntar_cabecas fez o reshape com os eixos na ordem {_ordem(perm)}; antes de juntar, os eixos "
+                    "juntar_cabecas fez o reshape com os eixos na ordem "
+                    + _ordem(perm)
+                    + "; antes de juntar, os eixos "
                     "têm de estar em (lote, n, h, d_k): troque h e n de volta (swapaxes(-3, -2)) e só então faça o "
                     "reshape para (..., n, h·d_k), senão os números de cabeças e posições diferentes se misturam."
                 )

@@ -1072,7 +1072,7 @@ def _sondas_pe(aluno):
         ]
         for vale, causa in casos:
             if vale:
-                return f"A codificação posicional não confere com a fórmula do artigo: {causa}."
+                return "A codificação posicional não confere com a fórmula do artigo: " + causa + "."
         return False
 
     return [

@@ -1213,7 +1213,9 @@ def _sondas_bloco(aluno):
         ]:
             if torch.allclose(y, x + F.linear(f(z), sd["ff.2.weight"], sd["ff.2.bias"]), atol=1e-9):
                 return (
-                    f"A ativação da feed-forward não é a GELU: a saída do bloco confere com a ativação {nome} entre as "
+                    "A ativação da feed-forward não é a GELU: a saída do bloco confere com a ativação "
+                    + nome
+                    + " entre as "
                     "duas lineares; o enunciado pede nn.GELU() (a exata, sem approximate), Linear → GELU → Linear."
                 )
         return False

@@ -202,10 +202,10 @@ def sondas_adamw(aluno):
         causa = next((c for valor, c in causas if abs(r / valor - 1) < 1e-3), "")
         if not causa:
             return False
-        andou_texto = f"{r:.4g}".replace(".", ",")
+        andou_texto = format(r, ".4g").replace(".", ",")
         return (
             "No primeiro passo do AdamW (weight_decay 0), cada parâmetro tem de andar exatamente lr, porque "
-            f"m̂ / √v̂ = g / |g| = ±1; o seu andou ≈ {andou_texto}·lr: {causa}."
+            "m̂ / √v̂ = g / |g| = ±1; o seu andou ≈ " + andou_texto + "·lr: " + causa + "."
         )
 
     return [
