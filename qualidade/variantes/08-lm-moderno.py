@@ -1378,6 +1378,23 @@ NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
 # Um mutante por sonda de promessas.py: um erro que o catálogo não lista, cuja mensagem vem da sonda.
 MUTANTES += [
     Variante(
+        "codificar-memo-global",
+        _trocar(
+            "codificar",
+            (
+                '    ids = []\n    for pedaco in pre_tokenizar(texto):\n        atual = list(pedaco.encode("utf-8"))\n',
+                '    ids = []\n    for pedaco in pre_tokenizar(texto):\n        if pedaco in _MEMO:\n            ids.extend(_MEMO[pedaco])\n            continue\n        atual = list(pedaco.encode("utf-8"))\n',
+            ),
+            (
+                "        ids.extend(atual)\n    return ids",
+                "        _MEMO[pedaco] = list(atual)\n        ids.extend(atual)\n    return ids",
+            ),
+            ("def codificar(texto, fusoes):", "_MEMO = {}\n\n\ndef codificar(texto, fusoes):"),
+        ),
+        [B],
+        "bpe-codificar-guarda-de-outras-fusoes",
+    ),
+    Variante(
         "treino-weight-decay-ignorado",
         _trocar("treinar_lm", ("lr=taxa_max, weight_decay=weight_decay)", "lr=taxa_max)")),
         [T],
