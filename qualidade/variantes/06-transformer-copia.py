@@ -984,7 +984,7 @@ MUTANTES += [
 MUTANTES += [
     Variante(
         "feixe-alfa-multiplica",
-        {"busca_em_feixe": _feixe(normalizar="pont / (alfa * (5 + len(tokens)) / 6)")},
+        {"busca_em_feixe": _feixe(normalizar="pont / (alfa * (5 + len(tokens)) / 6) if alfa else pont")},
         itens=["teste_feixe"],
         equivoco="feixe-penalidade-multiplica-alfa",
     ),
