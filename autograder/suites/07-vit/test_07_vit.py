@@ -474,7 +474,11 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     )
     # a classe e o decaimento do otimizador que deu os passos (o registro da caixa só serve para reprovar)
     for usado in extra.get("hiperparametros") or []:
-        if isinstance(usado, dict) and (usado.get("classe") != "Adam" or float(usado.get("weight_decay") or 0) != 0):
+        # AdamW com weight_decay 0 dá os mesmos passos do Adam: vale; decaimento diferente de 0, ou outra classe, não
+        classe, decaimento = usado.get("classe") if isinstance(usado, dict) else None, 0.0
+        if isinstance(usado, dict):
+            decaimento = float(usado.get("weight_decay") or 0)
+        if isinstance(usado, dict) and (classe not in ("Adam", "AdamW") or decaimento != 0):
             raise Reprovado(EQ.TREINO_OTIMIZADOR_ERRADO.mensagem, EQ.TREINO_OTIMIZADOR_ERRADO)
 
 
