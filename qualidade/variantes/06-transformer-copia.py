@@ -989,6 +989,16 @@ MUTANTES += [
         equivoco="feixe-penalidade-multiplica-alfa",
     ),
     Variante(
+        "feixe-descarta-vivas",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "    terminadas = terminadas + vivas", "    terminadas = terminadas or vivas"
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-descarta-vivas",
+    ),
+    Variante(
         "feixe-penalidade-simples",
         {"busca_em_feixe": _feixe(normalizar="pont / len(tokens) ** alfa")},
         itens=["teste_feixe"],

@@ -563,6 +563,15 @@ FEIXE_LP_MULTIPLICA = Equivoco(
     para_instrutor="O aluno escreveu alfa * (5 + |Y|) / 6 no lugar de ((5 + |Y|) / 6) ** alfa.",
     secao="Explicação Matemática",
 )
+FEIXE_DESCARTA_VIVAS = Equivoco(
+    "feixe-descarta-vivas",
+    "Ao fim dos n_max passos, as hipóteses ainda vivas (que não chegaram ao EOS) ficaram de fora da escolha final: "
+    "elas entram na comparação junto com as terminadas, com a mesma penalidade de comprimento.",
+    modos="descarta_vivas",
+    titulo="Hipóteses vivas descartadas no fim",
+    para_instrutor="O aluno só considera as terminadas na escolha final quando há alguma, e descarta as vivas.",
+    secao="Explicação Matemática",
+)
 FEIXE_LP_COM_BOS = Equivoco(
     "feixe-penalidade-conta-bos",
     "O |Y| da penalidade de comprimento contou o BOS: |Y| é o número de tokens gerados depois do BOS, "

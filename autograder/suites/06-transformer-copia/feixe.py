@@ -37,6 +37,7 @@ FEIXE_MODOS = suite.pares_por_modo(
     EQ.FEIXE_LP_SIMPLES,
     EQ.FEIXE_LP_COM_BOS,
     EQ.FEIXE_LP_MULTIPLICA,
+    EQ.FEIXE_DESCARTA_VIVAS,
     EQ.FEIXE_DESEMPATE,
     EQ.FEIXE_DESCARTA_TERMINADAS,
     (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
@@ -100,6 +101,8 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
         vivas = novas
         if modo == "terminadas_crescem" and all(t and t[-1] in (DA.EOS, DA.PAD) for t, _ in vivas):
             break
+    if modo == "descarta_vivas" and terminadas:
+        return terminadas, folga
     return terminadas + vivas, folga
 
 
