@@ -238,14 +238,17 @@ class TravaNbgrader:
     def __init__(self, caminho: Path):
         self.fd = os.open(caminho, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o660)
         self.segundos = 0.0  # tempo com a trava, por entrega (para o registro)
+        self.espera = 0.0  # tempo esperando por ela (outra vaga a tinha), por entrega
         self.vezes = 0  # quantas vezes a pegou (sessões do gradebook de fora para dentro), por entrega
         self.nivel = 0
         self._desde = 0.0
 
     def pegar(self) -> None:
         if self.nivel == 0:
+            pedido = time.monotonic()
             fcntl.lockf(self.fd, fcntl.LOCK_EX)
             self._desde = time.monotonic()
+            self.espera += self._desde - pedido
             self.vezes += 1
         self.nivel += 1
 
@@ -266,7 +269,7 @@ class TravaNbgrader:
         return nivel
 
     def zerar(self) -> None:
-        self.segundos = 0.0
+        self.segundos = self.espera = 0.0
         self.vezes = 0
 
     @contextlib.contextmanager
@@ -535,6 +538,7 @@ def trabalhar() -> int:
             resposta = {"situacao": "erro", "detalhe": "erro inesperado (veja o registro)"}
         resposta["cpu"] = round(time.process_time() - inicio, 3)
         resposta["segundos_trava"] = round(trava.segundos, 3)
+        resposta["segundos_espera_trava"] = round(trava.espera, 3)
         resposta["sessoes_gradebook"] = trava.vezes
         canal.write(json.dumps(resposta, ensure_ascii=False) + "\n")
         canal.flush()
@@ -770,7 +774,8 @@ class Corretor:
             f"{aluno} {atividade}: nota {_br(nota['nota'], None)}/{_br(nota['maximo'], None)} ({como}"
             f"{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
             f" chegou às {chegou}, retorno liberado em {_br(total)} s de trabalho"
-            f" ({_br(r.get('segundos_trava', 0))} s com a trava do gradebook), {_br(espera)} s depois da entrega"
+            f" ({_br(r.get('segundos_trava', 0))} s com a trava do gradebook,"
+            f" {_br(r.get('segundos_espera_trava', 0))} s esperando por ela), {_br(espera)} s depois da entrega"
         )
         self.situacao.entrega(e, "corrigida", motivo=quebrado, **nota)
         self._historico(
@@ -786,6 +791,7 @@ class Corretor:
             segundos_desde_entrega=round(espera, 3),
             segundos_trava=r.get("segundos_trava", 0.0),
             sessoes_gradebook=r.get("sessoes_gradebook", 0),
+            segundos_espera_trava=r.get("segundos_espera_trava", 0.0),
             cpu_servico=r.get("cpu", 0.0),
             processo=vaga.pid,
             retorno=r.get("retorno"),

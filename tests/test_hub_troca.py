@@ -829,6 +829,7 @@ def test_vagas_corrigem_juntas_fora_das_sessoes_do_gradebook(tmp_path, monkeypat
     assert notas["bia"] == (0.0, notas["ana"][1]), notas
     # cada sessão do gradebook pegou a trava (tomada e solta várias vezes em cada entrega)
     assert all(historico[nome].get("sessoes_gradebook", 0) >= 5 for nome in nomes.values()), historico
+    assert all(historico[nome]["segundos_espera_trava"] >= 0 for nome in nomes.values()), historico
 
 
 def test_sessao_do_gradebook_pega_e_solta_a_trava(tmp_path, monkeypatch):
