@@ -83,16 +83,15 @@ PYTHONPATH="$RAIZ/source" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONHASHSEE
 NECESSARIOS = ("numpy", "pytest", "nbformat", "jsonschema")
 # O zip leva só o que a correção precisa (lista de permissão, nada por exclusão): os módulos que os
 # pontos de entrada importam (o fecho pelo ast, ``autograder.importacoes``, com os pacotes deles),
-# os dados abaixo, os arquivos .py da suíte da atividade (menos ``variantes.py``, que é da rodada de
-# mutação) e a pasta da aula em ``source/`` (o notebook do instrutor e os dados, se houver). As ferramentas de qualidade (``qualidade/``) e as outras aulas
-# nunca entram.
+# os dados abaixo, os arquivos .py da suíte da atividade e a pasta da aula em ``source/`` (o notebook do
+# instrutor e os dados, se houver). As ferramentas de qualidade (``qualidade/``: variantes e mutantes
+# incluídos) e as outras aulas nunca entram.
 ENTRADAS = (
     "autograder.gradescope",  # run_autograder: python -m autograder.gradescope avaliar
     "autograder.caixa.zigoto",  # o cliente o abre com python -m
     "autograder.caixa.servidor",  # o zigoto o importa pelo nome, na caixa
 )
 DADOS = ("autograder/esquemas/gradescope_results.schema.json",)
-FORA_DA_SUITE = ("variantes.py",)
 EXECUTAVEIS = ("setup.sh", "run_autograder")
 
 
@@ -174,8 +173,7 @@ def modulos_do_avaliador(slug: str) -> set[str]:
     mods = importacoes.modulos()
     inicio = set(ENTRADAS)
     for teste in sorted((RAIZ / "autograder" / "suites" / slug).glob("*.py")):
-        if teste.name not in FORA_DA_SUITE:
-            inicio |= importacoes.importados(teste, "", mods)
+        inicio |= importacoes.importados(teste, "", mods)
     return importacoes.fecho(inicio, arestas)
 
 
@@ -187,7 +185,7 @@ def arquivos_do_avaliador(slug: str) -> list[str]:
     mods = importacoes.modulos()
     arquivos = {mods[m].relative_to(RAIZ).as_posix() for m in modulos_do_avaliador(slug)}
     suite = RAIZ / "autograder" / "suites" / slug
-    arquivos |= {p.relative_to(RAIZ).as_posix() for p in suite.glob("*.py") if p.name not in FORA_DA_SUITE}
+    arquivos |= {p.relative_to(RAIZ).as_posix() for p in suite.glob("*.py")}
     arquivos |= set(DADOS)
     for p in (RAIZ / "source" / slug).rglob("*"):  # o notebook do instrutor e os dados da aula, se houver
         if p.is_file() and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts):

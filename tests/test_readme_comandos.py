@@ -213,7 +213,7 @@ CONFERENCIAS = [
     (r"avaliar .* --semente \d+$", _avaliar_semente),
     (r"^make lab$", _lab),
     (r"^make nova-aula SLUG=09-exemplo TREINO=1$", _nova_aula),
-    (r"^make release$", _release),
+    (r"^make release SLUGS=09-exemplo$", _release),
     (r"^make mutacao ATIVIDADES=09-exemplo$", _mutacao),
     (r"^make remover-aula SLUG=09-exemplo$", _remover_aula),
     (r"nbgrader generate_assignment 01-atencao --force$", _generate_assignment),
