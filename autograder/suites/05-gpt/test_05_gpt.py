@@ -35,6 +35,9 @@ from autograder.suite import (
 )
 from autograder.suite import sondas as S
 
+# A atenção causal do avaliador, posta no bloco no lugar da do aluno (auxiliares.py).
+AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
+
 # Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
 # um erro na máscara causal tira pontos só do item da máscara.
 _MASCARAS = ["mascara_causal", "combinar_mascaras"]
@@ -800,16 +803,28 @@ D_FF_DO_EXEMPLO = 32  # BlocoDecoder(8, 2, 32) na verificação visível
 
 
 def _bloco(aluno, ref, rng, d, h, d_ff):
+    """O ``BlocoDecoder`` do aluno com a atenção causal do avaliador no submódulo ``atencao`` (a atenção é de
+    outro item: um erro nela não custa pontos aqui, issue #38) e os pesos ``sd`` sorteados."""
     modelo = ref.BlocoDecoder(d, h, d_ff).double()
     sd = _aleatorizar(modelo, rng, escala=0.4)
+    aluno.injetar(AUXILIAR)
+    bloco = aluno.criar("BlocoDecoder", d, h, d_ff)
     try:
-        bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)
+        bloco.metodo("__setattr__", "atencao", aluno.criar("_avaliador_AtencaoCausal", d, h))
+    except suite.ErroDoAluno as exc:
+        raise Reprovado(
+            f"Não consegui pôr a atenção do avaliador no submódulo `atencao` do BlocoDecoder ({mostrar(exc.tipo)}: "
+            f"{exc.mensagem}): confira o nome pedido no enunciado."
+        ) from None
+    bloco.metodo("double", guardar=True)
+    pesos = bloco.pesos()
+    try:
+        suite.conferir_state_dict(pesos, sd, "BlocoDecoder")
     except Reprovado:  # formas erradas: d_ff fixo no valor da verificação visível?
-        pesos = aluno.criar("BlocoDecoder", d, h, d_ff).pesos()
         forma = tuple(getattr(pesos.get("ff.0.weight"), "shape", ())) if isinstance(pesos, dict) else ()
         suite.conferir_constante_do_exemplo(forma, (D_FF_DO_EXEMPLO, d), "d_ff", d_ff, D_FF_DO_EXEMPLO)
         raise
-    suite.submodulo_em_avaliacao(aluno, bloco, "atencao")  # a atenção (e o acaso dela) é de outro item
+    bloco.carregar_pesos(sd, strict=False)
     return bloco, sd
 
 
@@ -824,7 +839,8 @@ def _funcoes_do_bloco(sd, bloco, padding=None):
         return meio @ sd["ff.2.weight"].T + sd["ff.2.bias"]
 
     def atencao(z, pad=padding):
-        """A atenção DO ALUNO (roda na caixa): o bloco é avaliado só pela forma de compor as peças."""
+        """A atenção do submódulo do bloco (a do avaliador, na caixa): o bloco é avaliado só pela forma de compor
+        as peças."""
         resultado = bloco.metodo("atencao", z) if pad is None else bloco.metodo("atencao", z, pad)
         return _par(resultado, "BlocoDecoder.atencao")[0]
 
@@ -854,7 +870,7 @@ def _variantes_bloco(sd, bloco, x, padding=None):
 @item("teste_bloco_decoder", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_pre_norma(aluno, ref, rng):
-    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), com a sua própria atenção, sem alterar x"""
+    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), sem alterar x (com a atenção do avaliador)"""
     d, h, d_ff = 8, 2, 16
     bloco, sd = _bloco(aluno, ref, rng, d, h, d_ff)
     x = _x(rng, 2, 6, d)
