@@ -204,10 +204,11 @@ def escala_das_pontuacoes(
     d_model: int | None = None,
     h: int | None = None,
     titulo: str = "Escala da atenção errada",
-    para_instrutor: str = "O aluno escalou as pontuações por outra coisa que não 1/√d_k.",
+    para_instrutor: str | None = None,
     secao: str = "",
 ) -> Sonda:
-    """A promessa "pesos = softmax(Q·Kᵀ / √d_k)", medida: ``medir()`` roda o código do aluno em entradas
+    """A promessa "pesos = softmax(Q·Kᵀ / √d_k)", medida (``para_instrutor`` padrão: a frase das pontuações, de
+    cada cabeça se ``h`` é dado): ``medir()`` roda o código do aluno em entradas
     construídas em que cada consulta vê duas chaves com pontuações conhecidas e devolve ``(pesos, diferencas)``
     (ver ``escala_medida``). Com diferenças distintas entre as linhas, uma escala errada dá o mesmo divisor em
     todas; se os divisores discordam entre si (mais de 2 %), o erro é outro e a sonda não dispara. Dispara
@@ -250,6 +251,9 @@ def escala_das_pontuacoes(
         )
 
     mensagem = "A escala das pontuações não é 1/√d_k: pesos = softmax(Q·Kᵀ / √d_k)."
+    if para_instrutor is None:
+        de_cada = " de cada cabeça" if h is not None else ""
+        para_instrutor = f"O aluno escalou as pontuações{de_cada} por outra coisa que não 1/√d_k."
     return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 

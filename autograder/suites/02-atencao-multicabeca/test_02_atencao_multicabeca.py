@@ -951,8 +951,6 @@ def _sondas_multicabeca(aluno):
             d // h,
             d_model=d,
             h=h,
-            titulo="Escala da atenção errada",
-            para_instrutor="O aluno escalou as pontuações de cada cabeça por outra coisa que não 1/√d_k.",
             secao="Explicação Matemática",
         ),
         *_sondas_projecoes(
@@ -1115,8 +1113,6 @@ def _sondas_modulo(aluno):
             d // h,
             d_model=d,
             h=h,
-            titulo="Escala da atenção errada",
-            para_instrutor="O aluno escalou as pontuações de cada cabeça por outra coisa que não 1/√d_k.",
             secao="Código Comentado",
         ),
         *_sondas_projecoes(

@@ -1113,8 +1113,6 @@ def _sondas_atencao(aluno):
             d // h,
             d_model=d,
             h=h,
-            titulo="Escala da atenção errada",
-            para_instrutor="O aluno escalou as pontuações de cada cabeça por outra coisa que não 1/√d_k.",
             secao="Teoria",
         ),
         S.promessa(
