@@ -79,13 +79,20 @@ def aplicar_portoes(resultados: list[ResultadoTeste], origens: list[Origem]) -> 
     finais = []
     for r, o in zip(resultados, origens, strict=True):
         if o.exige is not None and r.situacao == "passou":
-            reprovados = []
+            reprovados, causas = [], []
             for nome in o.exige:
                 gates = situacao.get((o.modulo, nome), [])
                 if not gates or any(g.situacao != "passou" for g in gates):
                     reprovados.append(gates[0].nome if gates else nome)
+                for g in gates:
+                    # a causa que o catálogo ou uma sonda achou no teste exigido vem junto: o aluno lê o
+                    # erro aqui, sem ter de procurar a outra mensagem
+                    if g.situacao != "passou" and g.equivoco and g.mensagem not in causas:
+                        causas.append(g.mensagem)
             if reprovados:
                 texto = MENSAGEM_PROPRIEDADE.format(gates="; ".join(f"'{n}'" for n in reprovados))
+                if causas:
+                    texto += " O erro identificado nela: " + " ".join(causas[:2])
                 r = ResultadoTeste(r.item, r.nome, 0.0, r.max_pontos, texto, None, "falhou")
         finais.append(r)
     return finais

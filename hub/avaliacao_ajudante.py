@@ -13,10 +13,11 @@ por construção (a semente é função do segredo, da atividade e do aluno). ``
 aconteceu em cada notebook do thread que o chama (corrigido ou reaproveitado, e em quanto tempo).
 
 O serviço corrige várias entregas ao mesmo tempo (uma vaga por núcleo, cada uma no seu processo),
-mas o ``autograde`` escreve no gradebook um processo de cada vez: ``FORA_DA_TRAVA`` é o contexto em
-que a ida ao ajudante acontece, e o processo da vaga o troca por um que solta a trava do gradebook
-(``hub.corretor.TravaNbgrader``) enquanto o ajudante corrige (a parte cara), para as outras vagas
-seguirem.
+e entre as vagas só as sessões do gradebook passam por uma trava (``hub.corretor.travar_gradebook``).
+A ida ao ajudante (a parte cara) acontece fora de qualquer sessão; ``FORA_DA_TRAVA`` é o contexto em
+volta dela, e o processo da vaga o troca por ``TravaNbgrader.fora``: se uma sessão estivesse aberta
+(um preprocessor novo que chamasse o ajudante dentro de uma), a trava seria solta enquanto o ajudante
+corrige, para as outras vagas seguirem.
 """
 
 from __future__ import annotations

@@ -200,12 +200,32 @@ def _corrida(alunos: list[str], slug: str, reenviador: str | None, base: int) ->
     corrigidas = sum(1 for n in tratadas.values() if n.get("situacao") == "corrigida") - corrigidas_antes
     return {
         "lat": lat,
+        "tempos": _tempos_das_vagas(
+            [tratadas[n] for n in vistas if tratadas.get(n, {}).get("situacao") == "corrigida"]
+        ),
         "perdidas": len(nomes) - len(vistas),
         "total": (max(vistas.values()) - t_inicio) if vistas else float("nan"),
         "cpu": cpu_total / max(1, corrigidas),
         "corrigidas": corrigidas,
         "carga": _carga(),
     }
+
+
+def _tempos_das_vagas(registros: list[dict]) -> str:
+    """Para onde foi o tempo de cada vaga numa corrida (do histórico do serviço, medianas por entrega):
+    o trabalho inteiro da vaga, a ida ao ajudante, o tempo com a trava do gradebook e o tempo esperando
+    por ela, e a CPU do processo da vaga (o nbgrader)."""
+    if not registros:
+        return ""
+
+    def med(chave: str) -> str:
+        return _n(statistics.median(float(r.get(chave) or 0.0) for r in registros), 2)
+
+    return (
+        f"por entrega (medianas), a vaga: trabalho {med('segundos_total')} s, ajudante {med('segundos_correcao')} s,"
+        f" com a trava do gradebook {med('segundos_trava')} s, esperando por ela {med('segundos_espera_trava')} s,"
+        f" CPU do processo da vaga {med('cpu_servico')} s"
+    )
 
 
 def _esperar_quieto(prazo: float = 900) -> None:
@@ -503,6 +523,7 @@ def medir(leves: int, pesadas: int, rajada: int, janela: float, corrida: int = 2
                     + f"\n      CPU por entrega (serviço, vagas, ajudante, zigotos e caixas) {_n(r['cpu'], 2)} s;"
                     f" meta 1,2 × ({corrida} × CPU ÷ {nucleos} núcleos) = {_n(meta)} s: {'OK' if r['total'] <= meta else 'NÃO'}"
                     f" (núcleos usados em média: {_n(corrida * r['cpu'] / r['total'], 2)})"
+                    + (f"\n      {r['tempos']}" if r["tempos"] else "")
                 )
                 print(linhas_corrida[-1])
                 if slug == "06-transformer-copia" and r["lat"]:

@@ -14,8 +14,9 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
 3. corrige em ``CURSO_HUB_CORRECOES`` vagas (padrão: os núcleos que a máquina dá ao serviço), cada
    uma com o seu **processo** (``python -m hub.corretor --trabalhador``: o nbgrader é Python puro, e
    threads de um processo só dividiriam um núcleo pelo GIL). O ajudante root corrige em paralelo,
-   com um trabalhador por núcleo, como o ``make grade``. Entre as vagas, só a escrita no gradebook
-   (o ``autograde``, fora a ida ao ajudante) passa por uma trava de arquivo; o resto corre junto;
+   com um trabalhador por núcleo, como o ``make grade``. Entre as vagas, só as sessões do gradebook
+   (cada ``nbgrader.api.Gradebook`` aberto, do abrir ao fechar) passam por uma trava de arquivo; o
+   resto (copiar, sanear, ler e gravar notebooks, a ida ao ajudante, o retorno) corre junto;
 4. no processo da vaga: coleta só o notebook da atividade (com teto nos blocos alocados) para
    ``curso/submitted/<aluno>/<atividade>`` (um notebook que não abre vira o liberado com uma célula
    que explica, em pt-BR, por que a nota é 0); ``nbgrader autograde`` (a nota vem do ajudante root;
@@ -215,45 +216,117 @@ def _setenv_entre_threads() -> None:
 #
 # Cada vaga do serviço tem o seu processo (``python -m hub.corretor --trabalhador``): o nbgrader é
 # Python puro (nbconvert, Jinja, SQLAlchemy), e threads de um processo só dividiriam um núcleo pelo
-# GIL. Entre os processos, só a escrita no gradebook (o ``autograde``, fora a ida ao ajudante) passa
-# por uma trava (``lockf`` em ``corretor/nbgrader.trava``); coletar, gerar e liberar o retorno e ler a
-# nota correm em paralelo (o SQLite dá a cada leitura a sua vez; se ainda assim a leitura esbarrar
-# numa escrita, repete-se dentro da trava).
+# GIL. Entre os processos, só as sessões do gradebook passam por uma trava (``lockf`` em
+# ``corretor/nbgrader.trava``): o processo a pega quando abre um ``nbgrader.api.Gradebook`` e a solta
+# quando o fecha (``travar_gradebook``). No nbgrader 0.9.6 são sessões curtas: no ``autograde``, as do
+# ``init_assignment`` (aluno, submissão, notebooks), as dos preprocessors ``OverwriteKernelspec``,
+# ``OverwriteCells``, ``SaveAutoGrades`` e ``AssignLatePenalties``; no ``generate_feedback``, a do
+# ``GetGrades`` (aqui ``NotasComPendentes``); a leitura da nota (``ler_nota``); o ``release_feedback``
+# não abre o gradebook. Copiar arquivos, sanear e ler/gravar notebooks, a ida ao ajudante, gerar e
+# liberar o retorno correm em paralelo entre as vagas. As pastas de cada aluno (``submitted``,
+# ``autograded``, ``feedback``) não precisam da trava: a fila justa (``troca.Fila.proxima``) nunca dá a
+# duas vagas entregas do mesmo aluno ao mesmo tempo (``em_correcao``, liberado em ``Fila.terminou``
+# só quando a vaga responde).
 
 
 class TravaNbgrader:
     """A trava do gradebook entre os processos de correção (``lockf``, trava de arquivo do POSIX: o
     sistema a solta se o processo morrer; cada vaga é um processo de um thread só e abre o arquivo
-    uma vez). ``fora()`` a solta enquanto o ajudante corrige (a parte cara)."""
+    uma vez). Reentrante dentro do processo (um contador: uma sessão aberta dentro de outra não
+    trava a si mesma); ``fora()`` a solta por inteiro enquanto o ajudante corrige, se estiver com ela."""
 
     def __init__(self, caminho: Path):
         self.fd = os.open(caminho, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o660)
         self.segundos = 0.0  # tempo com a trava, por entrega (para o registro)
+        self.espera = 0.0  # tempo esperando por ela (outra vaga a tinha), por entrega
+        self.vezes = 0  # quantas vezes a pegou (sessões do gradebook de fora para dentro), por entrega
+        self.nivel = 0
         self._desde = 0.0
 
-    def _pegar(self) -> None:
-        fcntl.lockf(self.fd, fcntl.LOCK_EX)
-        self._desde = time.monotonic()
+    def pegar(self) -> None:
+        if self.nivel == 0:
+            pedido = time.monotonic()
+            fcntl.lockf(self.fd, fcntl.LOCK_EX)
+            self._desde = time.monotonic()
+            self.espera += self._desde - pedido
+            self.vezes += 1
+        self.nivel += 1
 
-    def _soltar(self) -> None:
-        self.segundos += time.monotonic() - self._desde
-        fcntl.lockf(self.fd, fcntl.LOCK_UN)
+    def soltar(self) -> None:
+        if self.nivel == 0:
+            return
+        self.nivel -= 1
+        if self.nivel == 0:
+            self.segundos += time.monotonic() - self._desde
+            fcntl.lockf(self.fd, fcntl.LOCK_UN)
+
+    def soltar_tudo(self) -> int:
+        """Solta a trava se ficou presa (um ``Gradebook`` que ninguém fechou); devolve o nível que tinha."""
+        nivel = self.nivel
+        if nivel:
+            self.nivel = 1
+            self.soltar()
+        return nivel
+
+    def zerar(self) -> None:
+        self.segundos = self.espera = 0.0
+        self.vezes = 0
 
     @contextlib.contextmanager
     def dentro(self):
-        self._pegar()
+        self.pegar()
         try:
             yield
         finally:
-            self._soltar()
+            self.soltar()
 
     @contextlib.contextmanager
     def fora(self):
-        self._soltar()
+        nivel = self.nivel
+        if nivel:
+            self.nivel = 1
+            self.soltar()
         try:
             yield
         finally:
-            self._pegar()
+            if nivel:
+                self.pegar()
+                self.nivel = nivel
+
+
+def travar_gradebook(trava: TravaNbgrader) -> None:
+    """Cada sessão do gradebook deste processo com a trava: ``Gradebook.__init__`` (que já abre o
+    banco, cria as tabelas e confere o curso) a pega e ``Gradebook.close`` (o fim do ``with``) a solta.
+    Troca os métodos da classe, então vale também para quem a importou antes (os preprocessors)."""
+    from nbgrader.api import Gradebook
+
+    if getattr(Gradebook, "_curso_trava", None) is not None:
+        Gradebook._curso_trava = trava
+        return
+    abrir, fechar = Gradebook.__init__, Gradebook.close
+
+    def __init__(self, *args, **kwargs):
+        t = type(self)._curso_trava
+        t.pegar()
+        self._curso_com_trava = t
+        try:
+            abrir(self, *args, **kwargs)
+        except BaseException:
+            self._curso_com_trava = None
+            t.soltar()
+            raise
+
+    def close(self):
+        try:
+            fechar(self)
+        finally:
+            t = self.__dict__.pop("_curso_com_trava", None)
+            if t is not None:
+                t.soltar()
+
+    Gradebook._curso_trava = trava
+    Gradebook.__init__ = __init__
+    Gradebook.close = close
 
 
 def _nbgrader_api():
@@ -345,27 +418,55 @@ def _trancado(resultado: dict) -> bool:
     return "database is locked" in texto
 
 
+REPETICOES_TRANCADO = 3  # "database is locked": outro processo fora do serviço (o formgrader, a CLI) escrevia
+
+
+def _repetindo_se_trancado(fazer, pausa: float = 0.5) -> dict:
+    """Roda um passo do nbgrader (``autograde``, ``generate_feedback``...) e, se ele falhou porque o
+    SQLite estava ocupado, de novo (até ``REPETICOES_TRANCADO`` vezes, com uma pausa crescente). Entre
+    as vagas a trava já põe as sessões em fila; o que sobra é quem escreve no banco de fora do serviço."""
+    r = fazer()
+    for tentativa in range(1, REPETICOES_TRANCADO):
+        if r["success"] or not _trancado(r):
+            break
+        time.sleep(pausa * tentativa)
+        r = fazer()
+    return r
+
+
 def corrigir(e: troca.Entrega, inbound: Path, api, trava: TravaNbgrader) -> dict:
     """Uma entrega, do ``inbound`` ao retorno liberado, no processo de correção; devolve o que o
     serviço registra: ``situacao`` (``corrigida`` ou ``erro``), ``detalhe``, a nota, o que o
-    ajudante fez (``feitas``) e o motivo, se o notebook veio quebrado."""
+    ajudante fez (``feitas``), o motivo, se o notebook veio quebrado, e o tempo com a trava do
+    gradebook (só o das sessões do banco: ``travar_gradebook``)."""
     from hub import avaliacao_ajudante
 
     aluno, atividade = e.aluno, e.atividade
-    trava.segundos = 0.0
+    trava.zerar()
     destino, motivo = coletar(inbound, e)
     quebrado = consertar_quebrado(destino, atividade, motivo)
     avaliacao_ajudante.limpar_ultimas()
-    with trava.dentro():  # o gradebook: um processo de cada vez (a ida ao ajudante solta a trava)
-        r = api.autograde(atividade, aluno, force=True, create=True)
-        if not r["success"] and not quebrado:
-            quebrado = consertar_quebrado(
-                destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
-            )
-            registrar(
-                f"autograde falhou para {aluno}/{atividade}: {r.get('log', '')[-2500:]}\n{r.get('error', '')[-400:]}"
-            )
-            r = api.autograde(atividade, aluno, force=True, create=True)
+    try:
+        return _corrigir_coletada(api, aluno, atividade, destino, quebrado)
+    finally:
+        presa = trava.soltar_tudo()
+        if presa:  # um Gradebook aberto e nunca fechado: a trava não fica com esta vaga
+            registrar(f"a trava do gradebook ficou presa ({presa}) depois de {aluno}/{atividade}; solta")
+
+
+def _corrigir_coletada(api, aluno: str, atividade: str, destino: Path, quebrado: str | None) -> dict:
+    from hub import avaliacao_ajudante
+
+    def autograde():
+        return api.autograde(atividade, aluno, force=True, create=True)
+
+    r = _repetindo_se_trancado(autograde)
+    if not r["success"] and not quebrado:
+        quebrado = consertar_quebrado(
+            destino, atividade, "o nbgrader não conseguiu ler a entrega; veja o registro do instrutor"
+        )
+        registrar(f"autograde falhou para {aluno}/{atividade}: {r.get('log', '')[-2500:]}\n{r.get('error', '')[-400:]}")
+        r = _repetindo_se_trancado(autograde)
     feitas = list(avaliacao_ajudante.ultimas())
     if not r["success"]:
         registrar(f"ERRO {aluno}/{atividade}: autograde falhou de novo: {r.get('error', '')[-600:]}")
@@ -374,10 +475,7 @@ def corrigir(e: troca.Entrega, inbound: Path, api, trava: TravaNbgrader) -> dict
         ("generate_feedback", lambda: api.generate_feedback(atividade, aluno, force=True)),
         ("release_feedback", lambda: api.release_feedback(atividade, aluno)),
     ):
-        r = fazer()  # fora da trava: cada aluno tem as suas pastas, e a fila corrige um aluno por vez
-        if not r["success"] and _trancado(r):
-            with trava.dentro():
-                r = fazer()
+        r = _repetindo_se_trancado(fazer)
         if not r["success"]:
             registrar(f"ERRO {aluno}/{atividade}: {passo} falhou: {r.get('error', '')[-600:]}")
             return {"situacao": "erro", "detalhe": f"{passo} falhou", "feitas": feitas}
@@ -389,19 +487,19 @@ def corrigir(e: troca.Entrega, inbound: Path, api, trava: TravaNbgrader) -> dict
         retorno = f"{notebook_hash(secret=segredo, notebook_id=atividade)}.html"
     except (OSError, AssertionError):
         pass
-    try:
-        nota = ler_nota(api, atividade, aluno)
-    except Exception as exc:  # o SQLite ocupado por outra escrita: de novo, com a trava
-        if "locked" not in str(exc):
-            raise
-        with trava.dentro():
+    for tentativa in range(REPETICOES_TRANCADO):
+        try:
             nota = ler_nota(api, atividade, aluno)
+            break
+        except Exception as exc:  # o SQLite ocupado por quem escreve de fora do serviço: de novo
+            if "locked" not in str(exc) or tentativa == REPETICOES_TRANCADO - 1:
+                raise
+            time.sleep(0.5 * (tentativa + 1))
     return {
         "situacao": "corrigida",
         "detalhe": quebrado or "",
         "nota": nota,
         "feitas": feitas,
-        "segundos_trava": round(trava.segundos, 3),
         "retorno": retorno,
     }
 
@@ -424,7 +522,8 @@ def trabalhar() -> int:
     os.chdir(comum.CURSO)
     _setenv_entre_threads()
     trava = TravaNbgrader(comum.CORRETOR / "nbgrader.trava")
-    avaliacao_ajudante.FORA_DA_TRAVA = trava.fora
+    travar_gradebook(trava)  # só as sessões do gradebook passam pela trava
+    avaliacao_ajudante.FORA_DA_TRAVA = trava.fora  # a ida ao ajudante nunca a segura
     api = _nbgrader_api()
     canal.write(json.dumps({"pronto": os.getpid()}) + "\n")
     canal.flush()
@@ -438,6 +537,9 @@ def trabalhar() -> int:
             registrar(f"ERRO inesperado no processo de correção:\n{traceback.format_exc()}")
             resposta = {"situacao": "erro", "detalhe": "erro inesperado (veja o registro)"}
         resposta["cpu"] = round(time.process_time() - inicio, 3)
+        resposta["segundos_trava"] = round(trava.segundos, 3)
+        resposta["segundos_espera_trava"] = round(trava.espera, 3)
+        resposta["sessoes_gradebook"] = trava.vezes
         canal.write(json.dumps(resposta, ensure_ascii=False) + "\n")
         canal.flush()
     return 0
@@ -672,7 +774,8 @@ class Corretor:
             f"{aluno} {atividade}: nota {_br(nota['nota'], None)}/{_br(nota['maximo'], None)} ({como}"
             f"{'; NOTEBOOK QUEBRADO: ' + quebrado if quebrado else ''});"
             f" chegou às {chegou}, retorno liberado em {_br(total)} s de trabalho"
-            f" ({_br(r.get('segundos_trava', 0))} s com a trava do gradebook), {_br(espera)} s depois da entrega"
+            f" ({_br(r.get('segundos_trava', 0))} s com a trava do gradebook,"
+            f" {_br(r.get('segundos_espera_trava', 0))} s esperando por ela), {_br(espera)} s depois da entrega"
         )
         self.situacao.entrega(e, "corrigida", motivo=quebrado, **nota)
         self._historico(
@@ -687,6 +790,8 @@ class Corretor:
             segundos_total=round(total, 3),
             segundos_desde_entrega=round(espera, 3),
             segundos_trava=r.get("segundos_trava", 0.0),
+            sessoes_gradebook=r.get("sessoes_gradebook", 0),
+            segundos_espera_trava=r.get("segundos_espera_trava", 0.0),
             cpu_servico=r.get("cpu", 0.0),
             processo=vaga.pid,
             retorno=r.get("retorno"),

@@ -651,3 +651,222 @@ def test_dois_autogrades_ao_mesmo_tempo_nao_apagam_o_ambiente_um_do_outro():
     finally:
         nbgrader.utils.setenv = original
         os.environ.pop("NBGRADER_EXECUTION", None)
+
+
+# --- a trava do gradebook só em volta das sessões do banco (issue #40) ----------------------------
+
+ENCONTRO = '''"""Preprocessor do teste: cada vaga marca quando chegou e espera a outra, num passo do
+saneamento que não abre o gradebook (fim do ``sanitize_preprocessors``)."""
+import os
+import time
+from pathlib import Path
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+
+class Encontro(NbGraderPreprocessor):
+    def preprocess(self, nb, resources):
+        pasta = Path(os.environ["CURSO_TESTE_ENCONTRO"])
+        eu = resources["nbgrader"]["student"]
+        (pasta / f"{eu}.chegou").write_text(repr(time.time()))
+        fim = time.monotonic() + float(os.environ["CURSO_TESTE_ENCONTRO_PRAZO"])
+        while len(list(pasta.glob("*.chegou"))) < 2 and time.monotonic() < fim:
+            time.sleep(0.02)
+        (pasta / f"{eu}.saiu").write_text(repr(time.time()))
+        return nb, resources
+'''
+
+
+def _ajudante_falso(soquete: Path, cheios: set[str]):
+    """O soquete do ajudante de correção, sem caixa de areia: dá a cada item da atividade os pontos
+    cheios (alunos em ``cheios``) ou zero, lidos das células de teste do notebook que recebe."""
+    import socket
+    import threading
+
+    import nbformat
+
+    from autograder.nbgrader_confiavel import item_da_celula
+
+    servidor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    servidor.bind(str(soquete))
+    servidor.listen(8)
+
+    def atender():
+        while True:
+            try:
+                conexao, _ = servidor.accept()
+            except OSError:
+                return
+            with conexao:
+                dados = b""
+                while bloco := conexao.recv(65536):
+                    dados += bloco
+                pedido = json.loads(dados)
+                nb = nbformat.reads(pedido["notebook"], as_version=4)
+                maximos = {}
+                for celula in nb.cells:
+                    marca = item_da_celula(celula)
+                    if marca:
+                        maximos[marca[1]] = float(celula.metadata["nbgrader"]["points"])
+                pontos = {i: (m if pedido["aluno"] in cheios else 0.0) for i, m in maximos.items()}
+                conexao.sendall(json.dumps({"resultado": {"pontos": pontos, "maximos": maximos}}).encode())
+
+    threading.Thread(target=atender, daemon=True).start()
+    return servidor
+
+
+def test_vagas_corrigem_juntas_fora_das_sessoes_do_gradebook(tmp_path, monkeypatch):
+    """Duas vagas (dois processos de correção de verdade, o nbgrader de verdade num curso de teste)
+    corrigem as entregas de duas alunas. No fim do saneamento, passo que não abre o gradebook, cada
+    uma marca a hora em que chegou e espera a outra: com a trava só em volta das sessões do banco, as
+    duas estão lá ao mesmo tempo (intervalos que se cruzam, pelas horas que os processos gravaram);
+    com a trava em volta do ``autograde`` inteiro, a segunda só chegaria depois de a primeira desistir.
+    No fim, o gradebook tem a nota certa de cada uma (a da Ana cheia, a da Bia zero), e a trava foi
+    de fato tomada pelas sessões do banco."""
+    from nbgrader.api import Gradebook
+
+    import hub.corretor
+
+    raiz = Path(__file__).resolve().parents[1]
+    estado = tmp_path / "hub"
+    curso, inbound = estado / "curso", estado / "troca" / "transformers" / "inbound"
+    encontro = tmp_path / "encontro"
+    for pasta in (
+        curso / "source",
+        inbound,
+        estado / "corretor",
+        estado / "logs",
+        estado / "run" / "ajudante",
+        estado / "estado",
+        encontro,
+        tmp_path / "modulos",
+    ):
+        pasta.mkdir(parents=True)
+    (tmp_path / "modulos" / "encontro_teste.py").write_text(ENCONTRO, encoding="utf-8")
+    env = {
+        **os.environ,
+        "CURSO_HUB_ESTADO": str(estado),
+        "PYTHONPATH": str(raiz),
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+    }
+    config = subprocess.run(
+        [sys.executable, "-c", "from hub import comum; print(comum.nbgrader_config_curso())"],
+        env=env,
+        cwd=raiz,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    config += (
+        f"\nsys.path.insert(0, {str(tmp_path / 'modulos')!r})\n"
+        "c.Autograde.sanitize_preprocessors = [*c.Autograde.sanitize_preprocessors, 'encontro_teste.Encontro']\n"
+    )
+    (curso / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    shutil.copytree(
+        raiz / "source" / SLUG, curso / "source" / SLUG, ignore=shutil.ignore_patterns(".ipynb_checkpoints")
+    )
+    gerado = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", SLUG, "--force"],
+        env=env,
+        cwd=curso,
+        capture_output=True,
+        text=True,
+    )
+    assert gerado.returncode == 0, gerado.stderr[-3000:]
+    liberado = (curso / "release" / SLUG / f"{SLUG}.ipynb").read_text(encoding="utf-8")
+    servidor = _ajudante_falso(estado / "run" / "ajudante" / "avaliador.sock", cheios={"ana"})
+
+    for chave in ("CURSO_HUB_ESTADO", "PATH"):
+        monkeypatch.setenv(chave, env[chave])
+    monkeypatch.setenv("CURSO_TESTE_ENCONTRO", str(encontro))
+    # a espera máxima de cada vaga pela outra: só o quanto a versão errada demora a falhar
+    monkeypatch.setenv("CURSO_TESTE_ENCONTRO_PRAZO", "60")
+    monkeypatch.setattr(hub.corretor, "LOG", estado / "logs" / "corretor.log")
+    c = Corretor(
+        inbound=inbound,
+        alunos={"ana": ANA, "bia": BIA},
+        pasta_estado=estado / "estado",
+        historico=estado / "corretor" / "tratadas.jsonl",
+        atividades={SLUG},
+        vagas=2,
+    )
+    try:
+        c.iniciar()
+        agora = time.time()
+        nomes = {
+            aluna: _entrega(inbound, _nome(aluna, agora), uid, notebook=liberado).name
+            for aluna, uid in (("ana", ANA), ("bia", BIA))
+        }
+        c.varrer()
+        fim = time.monotonic() + 600
+        while not set(nomes.values()) <= set(ler_tratadas(c.historico)) and time.monotonic() < fim:
+            time.sleep(0.1)
+    finally:
+        c.fechar()
+        servidor.close()
+    historico = ler_tratadas(c.historico)
+    for aluna, nome in nomes.items():
+        r = historico.get(nome)
+        assert r and r["situacao"] == "corrigida", (aluna, r, (estado / "logs" / "corretor.log").read_text()[-3000:])
+        assert r["processo"] is not None
+    assert historico[nomes["ana"]]["processo"] != historico[nomes["bia"]]["processo"]
+
+    horas = {
+        f"{aluna}.{marca}": float((encontro / f"{aluna}.{marca}").read_text())
+        for aluna in nomes
+        for marca in ("chegou", "saiu")
+    }
+    # as duas estiveram no passo ao mesmo tempo: cada uma chegou antes de a outra sair
+    assert horas["ana.chegou"] < horas["bia.saiu"] and horas["bia.chegou"] < horas["ana.saiu"], horas
+
+    with Gradebook(f"sqlite:///{curso / 'gradebook.db'}", "transformers") as gb:
+        notas = {}
+        for aluna in nomes:
+            sub = gb.find_submission(SLUG, aluna)
+            automaticas = [g for nb in sub.notebooks for g in nb.grades if g.cell.cell_type == "code"]
+            notas[aluna] = (sum(float(g.score) for g in automaticas), sum(float(g.max_score) for g in automaticas))
+    assert notas["ana"][0] == notas["ana"][1] > 0, notas
+    assert notas["bia"] == (0.0, notas["ana"][1]), notas
+    # cada sessão do gradebook pegou a trava (tomada e solta várias vezes em cada entrega)
+    assert all(historico[nome].get("sessoes_gradebook", 0) >= 5 for nome in nomes.values()), historico
+    assert all(historico[nome]["segundos_espera_trava"] >= 0 for nome in nomes.values()), historico
+
+
+def test_sessao_do_gradebook_pega_e_solta_a_trava(tmp_path, monkeypatch):
+    """``travar_gradebook``: abrir um ``Gradebook`` pega a trava (outro processo não a consegue),
+    fechá-lo a solta; uma sessão dentro de outra não trava a si mesma; um ``Gradebook`` que não
+    abre não deixa a trava presa."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import OperationalError
+
+    from hub.corretor import TravaNbgrader, travar_gradebook
+
+    for metodo in ("__init__", "close"):
+        monkeypatch.setattr(Gradebook, metodo, getattr(Gradebook, metodo))  # desfeito no fim do teste
+    monkeypatch.setattr(Gradebook, "_curso_trava", None, raising=False)
+    # um gradebook novo pede o ``alembic`` do .venv no PATH
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    arquivo = tmp_path / "nbgrader.trava"
+    trava = TravaNbgrader(arquivo)
+    travar_gradebook(trava)
+    tentar = (
+        "import fcntl, os, sys\n"
+        f"fd = os.open({str(arquivo)!r}, os.O_RDWR)\n"
+        "try:\n    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    sys.exit(3)\n"
+    )
+
+    def outro_processo_pega() -> bool:
+        return subprocess.run([sys.executable, "-c", tentar], timeout=60).returncode == 0
+
+    banco = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    assert outro_processo_pega()
+    with Gradebook(banco, "transformers") as gb:
+        assert trava.nivel == 1 and not outro_processo_pega()
+        with Gradebook(banco, "transformers"):
+            assert trava.nivel == 2
+        assert trava.nivel == 1 and not outro_processo_pega()
+        gb.add_student("ana")
+    assert trava.nivel == 0 and trava.vezes == 1 and outro_processo_pega()
+    with pytest.raises(OperationalError):
+        Gradebook(f"sqlite:///{tmp_path / 'nao-existe' / 'gradebook.db'}")
+    assert trava.nivel == 0 and outro_processo_pega()

@@ -93,6 +93,55 @@ def test_argumento_ignorado_dispara_quando_a_saida_nao_muda_com_o_argumento():
     assert ignora.mensagem == "A saída não muda quando `eps` muda: o eps não é usado."
 
 
+def _pesos_com_escala(divisor, diferencas):
+    """Pesos de duas chaves com pontuações 0 e ``diferencas``, escaladas por 1/divisor."""
+    s = np.stack([np.zeros_like(diferencas), diferencas], axis=-1) / divisor
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_escala_das_pontuacoes_mede_o_divisor_e_o_nomeia():
+    dif = np.array([1.0, 2.0, 3.0])
+    sonda = lambda divisor: S.escala_das_pontuacoes(  # noqa: E731
+        "escala", lambda: (_pesos_com_escala(divisor, dif), dif), 4, d_model=16, h=4
+    )
+    assert sonda(2.0).dispara() is False  # √d_k = 2: certo
+    assert "d_k sem a raiz" in sonda(4.0).dispara()
+    assert "não foram escaladas" in sonda(1.0).dispara()
+    assert "multiplicadas por ≈ 2" in sonda(0.5).dispara()
+    assert "d_model" in sonda(16.0).dispara()
+    assert "divididas por ≈ 7,3" in sonda(7.3).dispara()  # um divisor sem nome: a medida, com vírgula
+    # divisores que discordam entre as linhas não são uma escala: a sonda não dispara
+    outro = S.escala_das_pontuacoes("escala", lambda: (_pesos_com_escala(dif[:, None], dif), dif), 4)
+    assert outro.dispara() is False
+    # a mensagem medida substitui a fixa quando a sonda dispara
+    assert S.disparar([sonda(4.0)]).mensagem.startswith("A escala das pontuações está errada")
+
+
+def test_blocos_com_subcamadas_constantes_nomeiam_a_norma_ou_o_residual_fora_do_lugar():
+    import torch
+    import torch.nn.functional as F
+
+    g = torch.Generator().manual_seed(0)
+    x, c1, c2 = torch.randn(2, 3, 6, generator=g), torch.randn(6, generator=g), torch.randn(6, generator=g)
+    ln = lambda t: F.layer_norm(t, (6,))  # noqa: E731
+    pre = lambda y: S.bloco_pre_norma("b", lambda: y, x, c1, c2).dispara()  # noqa: E731
+    assert pre(x + c1 + c2) is False
+    assert "saída de cada subcamada" in pre(x + ln(c1) + ln(c2))
+    assert "pós-norma" in pre(ln(ln(x + c1) + c2))
+    assert "residual da atenção" in pre((c1 + c2).expand_as(x))
+    assert pre(x * 2) is False  # uma conta que nenhuma promessa explica: a sonda não chuta
+
+    xn, cs = x.double().numpy(), [c1.double().numpy(), c2.double().numpy()]
+    nomes = ["a atenção (norm1)", "a feed-forward (norm2)"]
+    lnn = lambda t: (t - t.mean(-1, keepdims=True)) / np.sqrt(t.var(-1, keepdims=True) + 1e-5)  # noqa: E731
+    pos = lambda y: S.bloco_pos_norma("b", lambda: y, xn, cs, nomes).dispara()  # noqa: E731
+    assert pos(lnn(lnn(xn + cs[0]) + cs[1])) is False
+    assert "falta a norma depois de a feed-forward (norm2)" in pos(lnn(xn + cs[0]) + cs[1])
+    assert "residual de a feed-forward (norm2) soma a entrada x" in pos(lnn(xn + cs[1]))
+    assert "pré-norma" in pos(xn + cs[0] + cs[1])
+
+
 def test_coincide_com_compara_a_saida_do_aluno_com_a_conta_que_quebra_a_promessa():
     assert S.coincide_com("c", "C", lambda: np.arange(3.0), lambda: np.arange(3.0) + 1e-12).dispara()
     assert not S.coincide_com("c", "C", lambda: np.arange(3.0), lambda: np.arange(3.0) + 1).dispara()

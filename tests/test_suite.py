@@ -84,6 +84,24 @@ def test_propriedade_so_paga_quando_o_oraculo_da_mesma_funcao_passa():
     assert finais[0] is resultados[0] and finais[4] is resultados[4]
 
 
+def test_propriedade_zerada_carrega_a_causa_achada_no_teste_exigido():
+    """Quando o teste exigido reprovou com um equívoco (do catálogo ou de uma sonda), a mensagem da
+    propriedade zerada diz qual foi; sem equívoco, fica só o apontamento para o outro teste."""
+    from autograder.avaliacao import ResultadoTeste, aplicar_portoes, origem_do_teste
+
+    nos = [_No("test_oraculo", "teste_x"), _No("test_invariancia", "teste_x", ["test_oraculo"])]
+    origens = [origem_do_teste(n) for n in nos]
+    com_causa = ResultadoTeste(
+        "teste_x", "oráculo", 0.0, 1.0, "A escala das pontuações está errada.", "escala", "falhou"
+    )
+    finais = aplicar_portoes([com_causa, _resultado("invariância")], origens)
+    assert finais[1].pontos == 0.0 and finais[1].equivoco is None
+    assert "A escala das pontuações está errada." in finais[1].mensagem
+    sem_causa = ResultadoTeste("teste_x", "oráculo", 0.0, 1.0, "não confere (maior diferença: 2)", None, "falhou")
+    finais = aplicar_portoes([sem_causa, _resultado("invariância")], origens)
+    assert finais[1].pontos == 0.0 and "maior diferença" not in finais[1].mensagem
+
+
 def test_propriedade_mal_declarada_e_erro_do_instrutor():
     from autograder.avaliacao import conferir_portoes
     from autograder.suite import propriedade

@@ -195,7 +195,8 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
     a norma do gradiente do passo (``normas``) e se ``tabela.grad`` é só o deste passo
     (``acumulou``: sem zero_grad, ele soma o do passo anterior); pelo gancho global de passo do
     otimizador, qual otimizador deu cada passo (``otimizadores``: um otimizador recriado a cada passo
-    aparece com uma marca nova) e com que taxa (``taxas``: a "lr" do grupo da tabela no passo)."""
+    aparece com uma marca nova), com que taxa (``taxas``: a "lr" do grupo da tabela no passo) e com que
+    classe e hiperparâmetros (``hiperparametros``: classe, betas, eps, weight_decay do grupo)."""
 
     def __init__(self, linhas, colunas, escala):
         super().__init__()
@@ -207,6 +208,7 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
         self.acumulou = []
         self.otimizadores = []
         self.taxas = []
+        self.hiperparametros = []
         self._grad_do_passo = None
         self.tabela._avaliador_espiao = self
         self.tabela.register_hook(self._anotar_grad)
@@ -251,6 +253,10 @@ def _avaliador_instalar_registro_de_otimizador():
                         otimizador._avaliador_marca = _avaliador_marcas_de_otimizador[-1]
                     espiao.otimizadores.append(otimizador._avaliador_marca)
                     espiao.taxas.append(float(grupo["lr"]))
+                    # a classe e os hiperparâmetros do grupo da tabela (betas, eps, decaimento): o primeiro
+                    # passo do Adam anda ±lr com quaisquer betas, então só este registro os mostra
+                    escolhidos = {k: grupo[k] for k in ("betas", "eps", "weight_decay") if k in grupo}
+                    espiao.hiperparametros.append({"classe": type(otimizador).__name__, **escolhidos})
                     return
 
     modulo.register_optimizer_step_pre_hook(antes_do_passo)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,9 +53,13 @@ from autograder.suite.itens import Equivoco, Reprovado
 __all__ = [
     "Sonda",
     "argumento_ignorado",
+    "bloco_pos_norma",
+    "bloco_pre_norma",
     "coincide_com",
     "com_sondas",
     "disparar",
+    "escala_das_pontuacoes",
+    "escala_medida",
     "iguais",
     "promessa",
     "sondar",
@@ -68,7 +72,9 @@ class Sonda:
     """Uma promessa do enunciado e o experimento que diz se ela foi quebrada.
 
     ``dispara()`` devolve True quando a promessa está quebrada no código do aluno (roda o código dele com
-    entradas construídas). ``codigo`` e ``mensagem`` viram o ``Equivoco`` do teste."""
+    entradas construídas). ``codigo`` e ``mensagem`` viram o ``Equivoco`` do teste. Uma sonda que mede
+    (a escala que a atenção usou) pode devolver um texto em vez de True: ele vira a mensagem, com a medida
+    feita nas entradas construídas (nunca numa entrada oculta)."""
 
     codigo: str
     mensagem: str
@@ -170,6 +176,207 @@ def coincide_com(
     return Sonda(codigo, mensagem, quebrada, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
+def _num(x: float) -> str:
+    """Um número para o aluno ler: três algarismos significativos e vírgula decimal."""
+    return f"{x:.3g}".replace(".", ",")
+
+
+def escala_medida(pesos, diferencas) -> np.ndarray | None:
+    """O divisor que a atenção aplicou às pontuações, medido nos próprios pesos: ``pesos`` tem o último eixo
+    com duas chaves cujas pontuações Q·Kᵀ diferem de ``diferencas`` (chave 1 menos chave 0, por linha, com
+    broadcast). Como softmax(s/e) dá log(p1/p0) = (s1 - s0)/e, cada linha dá um e. None quando os pesos não
+    são de duas chaves, não são positivos ou não dependem das pontuações."""
+    p = np.asarray(_numerico(pesos), dtype=np.float64)
+    if p.ndim == 0 or p.shape[-1] != 2 or not np.all(np.isfinite(p)) or np.any(p <= 0):
+        return None
+    razao = np.log(p[..., 1]) - np.log(p[..., 0])
+    dif = np.broadcast_to(np.asarray(diferencas, dtype=np.float64), razao.shape)
+    if np.any(np.abs(razao) < 1e-9):
+        return None
+    return (dif / razao).ravel()
+
+
+def escala_das_pontuacoes(
+    codigo: str,
+    medir: Callable[[], tuple[object, object]],
+    d_k: int,
+    *,
+    d_model: int | None = None,
+    h: int | None = None,
+    titulo: str = "Escala da atenção errada",
+    para_instrutor: str | None = None,
+    secao: str = "",
+) -> Sonda:
+    """A promessa "pesos = softmax(Q·Kᵀ / √d_k)", medida (``para_instrutor`` padrão: a frase das pontuações, de
+    cada cabeça se ``h`` é dado): ``medir()`` roda o código do aluno em entradas
+    construídas em que cada consulta vê duas chaves com pontuações conhecidas e devolve ``(pesos, diferencas)``
+    (ver ``escala_medida``). Com diferenças distintas entre as linhas, uma escala errada dá o mesmo divisor em
+    todas; se os divisores discordam entre si (mais de 2 %), o erro é outro e a sonda não dispara. Dispara
+    quando o divisor medido se afasta de √d_k, e a mensagem diz qual foi ("≈ 16, que é d_k sem a raiz")."""
+    raiz = float(np.sqrt(d_k))
+    candidatos = [
+        (1.0, "ou seja, as pontuações não foram escaladas"),
+        (float(d_k), "que é d_k sem a raiz (ou √d_k aplicada duas vezes)"),
+        (1.0 / raiz, "ou seja, multiplicadas por √d_k em vez de divididas"),
+    ]
+    if d_model is not None and d_model != d_k:
+        candidatos += [
+            (float(np.sqrt(d_model)), "que é √d_model: a raiz é da dimensão de cada cabeça, d_k = d_model/h"),
+            (float(d_model), "que é d_model: a escala usa d_k, a dimensão de cada cabeça, e a raiz"),
+            (1.0 / np.sqrt(d_model), "ou seja, multiplicadas por √d_model em vez de divididas por √d_k"),
+        ]
+    if h is not None and h > 1:
+        candidatos += [(float(np.sqrt(h)), "que é √h, o número de cabeças, e não √d_k"), (float(h), "que é h")]
+
+    def medida():
+        pesos, diferencas = medir()
+        e = escala_medida(pesos, diferencas)
+        if e is None or e.size < 2 or np.any(e <= 0) or not np.all(np.isfinite(e)):
+            return False
+        if e.max() / e.min() > 1.02:  # divisores que discordam: não é uma escala, é outro erro
+            return False
+        valor = float(np.median(e))
+        if abs(valor / raiz - 1.0) < 0.01:
+            return False
+        nome = next((t for c, t in candidatos if abs(valor / c - 1.0) < 0.02), "")
+        if valor < 1.0:
+            medido = f"ficaram multiplicadas por ≈ {_num(1.0 / valor)}"
+        else:
+            medido = f"foram divididas por ≈ {_num(valor)}"
+        nome = f" ({nome})" if nome else ""
+        return (
+            f"A escala das pontuações está errada: medidas numa entrada construída, as pontuações Q·Kᵀ {medido}"
+            f"{nome}, e o enunciado pede dividir pela raiz de d_k, √d_k = {_num(raiz)} (d_k = {d_k}, a "
+            "dimensão de cada cabeça): pesos = softmax(Q·Kᵀ / √d_k), antes da máscara e da softmax."
+        )
+
+    mensagem = "A escala das pontuações não é 1/√d_k: pesos = softmax(Q·Kᵀ / √d_k)."
+    if para_instrutor is None:
+        de_cada = " de cada cabeça" if h is not None else ""
+        para_instrutor = f"O aluno escalou as pontuações{de_cada} por outra coisa que não 1/√d_k."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+def bloco_pre_norma(
+    codigo: str,
+    saida_com_constantes: Callable[[], object],
+    x,
+    c1,
+    c2,
+    *,
+    titulo: str = "Norma ou residual fora do lugar",
+    para_instrutor: str = "O aluno normaliza a saída das subcamadas (ou pós-normaliza), ou perdeu um residual.",
+    secao: str = "",
+) -> Sonda:
+    """A promessa do bloco pré-norma, x' = x + sub1(LN1(x)) e saída = x' + sub2(LN2(x')), medida com subcamadas
+    de saída conhecida: ``saida_com_constantes()`` roda o bloco do aluno com os pesos de saída das duas
+    subcamadas zerados e os vieses valendo ``c1`` (a atenção) e ``c2`` (a feed-forward), normas com ganho 1 e
+    viés 0, na entrada ``x`` (tensores do torch, último eixo d_model). O certo é x + c1 + c2; cada outra ordem de
+    norma e residual dá uma conta diferente, e a que confere com a saída do aluno diz qual promessa quebrou."""
+    import torch
+    import torch.nn.functional as F
+
+    def ln(t):
+        return F.layer_norm(t, (t.shape[-1],))
+
+    def medida():
+        y = saida_com_constantes()
+        if not isinstance(y, torch.Tensor) or tuple(y.shape) != tuple(x.shape):
+            return False
+        y = y.to(x.dtype)
+        if torch.allclose(y, x + c1 + c2, atol=1e-7):
+            return False
+        contas = [
+            (
+                x + ln(c1) + ln(c2),
+                "a norma foi aplicada à saída de cada subcamada (x + LN(sub(x))); no bloco pré-norma ela vem antes "
+                "da subcamada, na entrada: x + sub(LN(x))",
+            ),
+            (ln(ln(x + c1) + c2), "o bloco é pós-norma (LN(x + sub(x))); o enunciado pede pré-norma: x + sub(LN(x))"),
+            (
+                ln(x + c1 + c2),
+                "a norma foi aplicada à saída do bloco; no pré-norma só as entradas das subcamadas são normalizadas",
+            ),
+            (c1 + c2, "falta o residual da atenção: x' = x + atencao(LN1(x)), somando a entrada x"),
+            (ln(x) + c1 + c2, "o residual somou LN1(x), e não a entrada x sem normalizar"),
+            (x + c1, "a saída da feed-forward não foi somada ao residual (saída = x' + ff(LN2(x')))"),
+            (c2, "falta o residual da feed-forward: a saída é x' + ff(LN2(x')), somando x'"),
+            (x + c2, "a saída da atenção não foi somada ao residual (x' = x + atencao(LN1(x)))"),
+            (x + 2 * c2 + c1, "a feed-forward foi somada duas vezes"),
+        ]
+        for conta, causa in contas:
+            if torch.allclose(y, conta, atol=1e-7):
+                return (
+                    "Com a atenção devolvendo um vetor fixo c1 e a feed-forward outro, c2 (pesos de saída zerados), o "
+                    f"bloco pré-norma dá x + c1 + c2, e o seu não: {causa}."
+                )
+        return False
+
+    mensagem = "A norma ou um residual do bloco pré-norma está fora do lugar: x' = x + sub1(LN1(x)), saída = x' + sub2(LN2(x'))."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+def bloco_pos_norma(
+    codigo: str,
+    saida_com_constantes: Callable[[], object],
+    x,
+    constantes,
+    subcamadas,
+    *,
+    titulo: str = "Norma ou residual fora do lugar",
+    para_instrutor: str = "O aluno perdeu uma norma ou um residual do bloco post-norm (ou o somou da entrada errada).",
+    secao: str = "",
+) -> Sonda:
+    """A promessa do bloco post-norm, z ← LN_k(z + sub_k(z)) para cada subcamada k, medida com subcamadas de
+    saída conhecida: ``saida_com_constantes()`` roda o bloco do aluno com os pesos de saída de cada subcamada
+    zerados e o viés da k-ésima valendo ``constantes[k]`` (normas com ganho 1 e viés 0), na entrada ``x``
+    (arrays do NumPy ou tensores do torch, último eixo d_model). ``subcamadas``: os nomes para o aluno, na ordem
+    ("a autoatenção (norm1)", ...). Cada norma que falta, cada residual que falta ou que soma a entrada x em vez
+    da saída da subcamada anterior, e o bloco pré-norma dão contas diferentes; a que confere é nomeada."""
+    x = np.asarray(_numerico(x), dtype=np.float64)
+    cs = [np.asarray(_numerico(c), dtype=np.float64) for c in constantes]
+
+    def ln(t):
+        m = t.mean(axis=-1, keepdims=True)
+        return (t - m) / np.sqrt(t.var(axis=-1, keepdims=True) + 1e-5)
+
+    def conta(sem_norma=None, sem_residuo=None, residuo_de_x=None):
+        z = x
+        for k, c in enumerate(cs):
+            base = 0.0 if k == sem_residuo else (x if k == residuo_de_x else z)
+            z = base + c if k == sem_norma else ln(base + c)
+        return z
+
+    def medida():
+        y = np.asarray(_numerico(saida_com_constantes()), dtype=np.float64)
+        if y.shape != x.shape or np.allclose(y, conta(), atol=1e-6):
+            return False
+        contas = [(x + sum(cs), "o bloco é pré-norma (x + sub(LN(x))); o enunciado pede post-norm: LN(x + sub(x))")]
+        for k, nome in enumerate(subcamadas):
+            contas.append((conta(sem_norma=k), f"falta a norma depois de {nome}: z = LN(z + sub(z)), com a norma"))
+            contas.append(
+                (conta(sem_residuo=k), f"falta o residual de {nome}: some a entrada da subcamada, LN(z + sub(z))")
+            )
+            if k > 0:
+                contas.append(
+                    (
+                        conta(residuo_de_x=k),
+                        f"o residual de {nome} soma a entrada x do bloco, e não a saída da subcamada anterior "
+                        "(a entrada dela)",
+                    )
+                )
+        for valor, causa in contas:
+            if np.allclose(y, valor, atol=1e-6):
+                return (
+                    "Com cada subcamada devolvendo um vetor fixo (pesos de saída zerados), o bloco post-norm dá "
+                    f"LN(LN(x + c1) + c2)..., e o seu não: {causa}."
+                )
+        return False
+
+    mensagem = "Uma norma ou um residual do bloco post-norm está fora do lugar: z ← LN(z + sub(z)) em cada subcamada."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
 def disparar(sondas: Iterable[Sonda | None]) -> Sonda | None:
     """A primeira sonda que dispara (ou None). Uma sonda cujo experimento quebra não dispara; prazo
     esgotado ou caixa morta interrompem as seguintes."""
@@ -179,7 +386,10 @@ def disparar(sondas: Iterable[Sonda | None]) -> Sonda | None:
         if sonda is None:
             continue
         try:
-            if sonda.dispara():
+            resultado = sonda.dispara()
+            if isinstance(resultado, str) and resultado:
+                return replace(sonda, mensagem=resultado)
+            if resultado is True or (resultado and not isinstance(resultado, str)):
                 return sonda
         except (TempoEsgotado, CaixaMorreu):
             return None

@@ -555,7 +555,7 @@ class ItemDeTreino:
         hist = aluno.chamar(self.laco.na_caixa or self.laco.funcao, espiao, lotes, e.passos, **e.kwargs)
         chamadas = espiao.ler("chamadas")
         self.conferir_chamadas(hist, chamadas, e.passos, len(lotes))
-        extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "normas")}
+        extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "normas", "hiperparametros")}
         extra["treino_no_fim"] = espiao.ler("training")
         if e.extra is not None:
             extra.update(e.extra(aluno, espiao))

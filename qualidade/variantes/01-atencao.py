@@ -702,6 +702,12 @@ def softmax(z, eixo=-1):
         equivoco="softmax-nao-invariante-a-constante",
     ),
     Variante(
+        "sonda-atencao-escala-multiplica",
+        {"atencao": _atencao("    s = Q @ np.swapaxes(K, -1, -2) * np.sqrt(d_k)", _MASC, _FIM)},
+        itens=["teste_atencao"],
+        equivoco="atencao-escala-errada",
+    ),
+    Variante(
         "sonda-atencao-saida-com-as-pontuacoes",
         {"atencao": _atencao(_PONT, _MASC, "    pesos = softmax(s, eixo=-1)\n    return s @ V, pesos")},
         itens=["teste_atencao", "teste_mascara"],

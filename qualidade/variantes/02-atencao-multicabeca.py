@@ -585,12 +585,52 @@ def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
 
 MUTANTES += [
     Variante(
+        "sonda-multicabeca-escala-raiz-de-h",
+        {
+            "multicabeca": """
+def atencao_multicabeca(X_q, X_kv, W_q, W_k, W_v, W_o, h, mascara=None):
+    Q = dividir_cabecas(X_q @ W_q, h)
+    K = dividir_cabecas(X_kv @ W_k, h)
+    V = dividir_cabecas(X_kv @ W_v, h)
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(h)
+    if mascara is not None:
+        s = np.where(mascara, s, -np.inf)
+    s = s - s.max(axis=-1, keepdims=True)
+    pesos = np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+    return juntar_cabecas(pesos @ V) @ W_o, pesos
+"""
+        },
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-escala-errada",
+    ),
+    Variante(
+        "sonda-modulo-escala-d-k-sem-raiz",
+        _modulo(escala="self.d_k"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-escala-errada",
+    ),
+]
+
+MUTANTES += [
+    Variante(
         "sonda-dividir-fatias-sem-multiplicar-por-d-k",
         _dividir(
             "    d_k = X.shape[-1] // h\n    return np.stack([X[..., :, i:i + d_k] for i in range(h)], axis=-3)\n"
         ),
         itens=["teste_dividir_cabecas"],
         equivoco="dividir-nao-so-reorganiza",
+    ),
+    Variante(
+        "sonda-dividir-transpose-sem-eixos",
+        _dividir("    *lote, n, d = X.shape\n    return X.reshape(*lote, n, h, d // h).T\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="dividir-eixos-fora-de-ordem",
+    ),
+    Variante(
+        "sonda-juntar-troca-os-dois-ultimos",
+        _juntar("    *lote, h, n, d_k = X.shape\n    return np.swapaxes(X, -1, -2).reshape(*lote, n, h * d_k)\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-eixos-fora-de-ordem",
     ),
     Variante(
         "sonda-juntar-perde-a-ultima-cabeca",

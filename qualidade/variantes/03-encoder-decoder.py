@@ -372,6 +372,18 @@ def layernorm(x, gama=None, beta=None, eps=1e-5):
         equivoco="mini-sem-impressao",
     ),
     Variante(
+        "mini-imprime-uma-vez-no-fim",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+    print(f"Saída do encoder: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-sem-impressao",
+    ),
+    Variante(
         "pe-d-impar-sem-ultima-coluna",
         {
             "positional_encoding": """
@@ -699,6 +711,18 @@ MUTANTES += [
 ]
 
 MUTANTES += [
+    Variante(
+        "sonda-pe-seno-nas-colunas-impares",
+        {"positional_encoding": _pe(_PE_CERTO_EXPOENTE, cosseno="np.sin")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-colunas-erradas",
+    ),
+    Variante(
+        "sonda-pe-expoente-divisao-inteira",
+        {"positional_encoding": _pe("2 * (j // 2) // d")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-colunas-erradas",
+    ),
     Variante(
         "sonda-pe-base-1000",
         {"positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace("10000 **", "1000 **")},

@@ -1029,6 +1029,12 @@ MUTANTES += [
         itens=["teste_atencao_causal"],
         equivoco="atencao-prefixo-muda",
     ),
+    Variante(
+        "sonda-atencao-escala-d-k-sem-raiz",
+        {"atencao_causal": _atencao(escala="self.d_k")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-escala-errada",
+    ),
 ]
 
 # ------------------------------------------------------------------ sondas (issue #38)
@@ -1061,6 +1067,27 @@ MUTANTES += [
         },
         itens=["teste_bloco_decoder"],
         equivoco="bloco-nao-so-residuos",
+    ),
+    Variante(
+        "sonda-bloco-norma-na-saida-da-subcamada",
+        {
+            "bloco_decoder": _bloco("""        x = x + self.norm1(self.atencao(x, padding)[0])
+        return x + self.norm2(self.ff(x))""")
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-dropout-no-lugar-da-gelu",
+        {"bloco_decoder": _bloco(ativacao="nn.Dropout(0.1)")},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-aleatorio",
+    ),
+    Variante(
+        "sonda-bloco-ativacao-silu",
+        {"bloco_decoder": _bloco(ativacao="nn.SiLU()")},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-ativacao-errada",
     ),
     Variante(
         "sonda-guloso-um-token-a-mais",

@@ -477,6 +477,19 @@ MUTANTES = [
     ),
     Variante("treino-sem-aquecimento", _treino(taxa="pico"), [R], "treino-sem-aquecimento"),
     Variante("treino-sem-recorte", _treino(recorte="        pass"), [R], "treino-sem-recorte"),
+    # (#38, item 3) casos construídos: o espião pede max_norma 0,5, e o registro da caixa vê os betas do Adam
+    Variante(
+        "treino-recorte-fixo-em-um",
+        _treino(recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), 1.0)"),
+        [R],
+        "treino-recorte-fixo",
+    ),
+    Variante(
+        "treino-adam-padrao",
+        {"treinar": _treino()["treinar"].replace("lr=pico, betas=(0.9, 0.98), eps=1e-9)", "lr=pico)")},
+        [R],
+        "treino-adam-hiperparametros",
+    ),
     Variante("treino-sem-zero-grad", _treino(zerar="        pass"), [R], "treino-sem-zero-grad"),
     Variante("treino-otimizador-recriado", _treino(otimizador_no_laco=True), [R], "treino-otimizador-recriado"),
     Variante("treino-modo-avaliacao", _treino(modo="modelo.eval()"), [R], "treino-modo-avaliacao"),
@@ -970,6 +983,22 @@ MUTANTES += [
 # ------------------------------------------- busca em feixe: penalidade, desempate e sondas (issue #38)
 MUTANTES += [
     Variante(
+        "feixe-alfa-multiplica",
+        {"busca_em_feixe": _feixe(normalizar="pont / (alfa * (5 + len(tokens)) / 6) if alfa else pont")},
+        itens=["teste_feixe"],
+        equivoco="feixe-penalidade-multiplica-alfa",
+    ),
+    Variante(
+        "feixe-descarta-vivas",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "    terminadas = terminadas + vivas", "    terminadas = terminadas or vivas"
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-descarta-vivas",
+    ),
+    Variante(
         "feixe-penalidade-simples",
         {"busca_em_feixe": _feixe(normalizar="pont / len(tokens) ** alfa")},
         itens=["teste_feixe"],
@@ -1048,6 +1077,27 @@ MUTANTES += [
         _alvo("causal & (tgt != PAD).all(dim=0)[None, None, None, :].expand(B, 1, T, T)"),
         itens=[M],
         equivoco="alvo-linhas-misturadas",
+    ),
+    Variante(
+        "sonda-camada-sem-norm3",
+        _camada(
+            _CORPO.replace(
+                "return self.norm3(x + self.linear2(torch.relu(self.linear1(x))))",
+                "return x + self.linear2(torch.relu(self.linear1(x)))",
+            )
+        ),
+        itens=[C],
+        equivoco="camada-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-camada-cruzada-soma-a-entrada",
+        _camada(
+            _CORPO.replace("x = self.norm1(x + a)", "x1 = self.norm1(x + a)").replace(
+                "self.atencao_cruzada(x, memoria", "self.atencao_cruzada(x1, memoria"
+            )
+        ),
+        itens=[C],
+        equivoco="camada-norma-ou-residuo-fora-do-lugar",
     ),
     Variante(
         "sonda-camada-mascara-repetida-na-ordem-das-cabecas",

@@ -599,6 +599,35 @@ MUTANTES += [
 # ------------------------------------------------------------------ sondas (issue #38)
 MUTANTES += [
     Variante(
+        "treino-adamw",
+        {
+            "treinar": _treino()["treinar"].replace(
+                "torch.optim.Adam(modelo.parameters(), lr=taxa)",
+                "torch.optim.AdamW(modelo.parameters(), lr=taxa, weight_decay=0.01)",
+            )
+        },
+        [R],
+        "treino-otimizador-errado",
+    ),
+    Variante(
+        "sonda-camada-mlp-sem-residuo",
+        _camada(_CORPO_CAMADA.replace("return x + self.linear2", "return self.linear2")),
+        [C],
+        "camada-norma-ou-residuo-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-acuracia-em-porcentagem",
+        _acuracia(retorno="100 * acertos / len(rotulos)"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
+        "sonda-acuracia-arredondada",
+        _acuracia(retorno="round(acertos / len(rotulos), 3)"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
         "sonda-acuracia-media-dos-lotes",
         {
             "acuracia": """

@@ -1377,6 +1377,53 @@ NADA_ATALHOS = {"treinar_lm": "lambda passos, **_: [0.0] * passos"}
 # ------------------------------------------------------------------ sondas (issue #38)
 # Um mutante por sonda de promessas.py: um erro que o catálogo não lista, cuja mensagem vem da sonda.
 MUTANTES += [
+    Variante(
+        "codificar-memo-global",
+        _trocar(
+            "codificar",
+            (
+                '    ids = []\n    for pedaco in pre_tokenizar(texto):\n        atual = list(pedaco.encode("utf-8"))\n',
+                '    ids = []\n    for pedaco in pre_tokenizar(texto):\n        if pedaco in _MEMO:\n            ids.extend(_MEMO[pedaco])\n            continue\n        atual = list(pedaco.encode("utf-8"))\n',
+            ),
+            (
+                "        ids.extend(atual)\n    return ids",
+                "        _MEMO[pedaco] = list(atual)\n        ids.extend(atual)\n    return ids",
+            ),
+            ("def codificar(texto, fusoes):", "_MEMO = {}\n\n\ndef codificar(texto, fusoes):"),
+        ),
+        [B],
+        "bpe-codificar-guarda-de-outras-fusoes",
+    ),
+    Variante(
+        "treino-weight-decay-ignorado",
+        _trocar("treinar_lm", ("lr=taxa_max, weight_decay=weight_decay)", "lr=taxa_max)")),
+        [T],
+        "treino-weight-decay-ignorado",
+    ),
+    Variante(
+        "sonda-rmsnorm-sem-raiz",
+        _trocar(
+            "rmsnorm",
+            (
+                "x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)",
+                "x / (x.pow(2).mean(dim=-1, keepdim=True) + self.eps)",
+            ),
+        ),
+        [N],
+        "rmsnorm-sem-raiz",
+    ),
+    Variante(
+        "sonda-decodificar-errors-ignore",
+        _trocar("decodificar", ('errors="replace"', 'errors="ignore"')),
+        [B],
+        "decodificar-bytes-invalidos",
+    ),
+    Variante(
+        "sonda-adamw-momento-sem-um-menos-beta1",
+        _trocar("adamw", ('estado["m"].mul_(b1).add_(g, alpha=1 - b1)', 'estado["m"].mul_(b1).add_(g)')),
+        [OT],
+        "adamw-primeiro-passo",
+    ),
     Variante("sonda-rmsnorm-eps-fixo", _trocar("rmsnorm", ("+ self.eps)", "+ 1e-5)")), [N], "rmsnorm-eps-ignorado"),
     Variante(
         "sonda-rmsnorm-media-na-sequencia",

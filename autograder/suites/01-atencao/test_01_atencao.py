@@ -993,7 +993,25 @@ def _sondas_atencao(aluno):
         saida, pesos = par(aluno.atencao_produto_escalar(Q, K, V))
         return pesos.shape == (3, 5) and saida.shape == (3, 2) and not np.allclose(saida, pesos @ V, atol=1e-9)
 
+    def pesos_de_duas_chaves():
+        # cada consulta vê duas chaves: a nula (pontuação 0) e e_0 (pontuação c); d_k = 16, √d_k = 4
+        c = np.array([1.0, 2.0, 3.0])
+        Qe = np.zeros((3, 16))
+        Qe[:, 0] = c
+        Ke = np.zeros((2, 16))
+        Ke[1, 0] = 1.0
+        _, pesos = par(aluno.atencao_produto_escalar(Qe, Ke, np.eye(2)))
+        return pesos, c
+
     return [
+        S.escala_das_pontuacoes(
+            "atencao-escala-errada",
+            pesos_de_duas_chaves,
+            16,
+            titulo="Escala da atenção errada",
+            para_instrutor="O aluno escalou as pontuações por outra coisa que não 1/√d_k (d_k, nenhuma, multiplicou).",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "atencao-saida-nao-e-pesos-vezes-v",
             "A saída devolvida não é a média dos valores com os pesos devolvidos (saida = pesos @ V): os pesos "

@@ -881,6 +881,47 @@ def test_modulo_pesos_por_cabeca(aluno, rng):
 # ======================================================================= sondas (issue #38)
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
+# as três projeções de entrada: (nome no código, o que ela projeta, a fórmula), na ordem W_q, W_k, W_v
+_PROJECOES = [
+    ("W_q", "as consultas", "Q = X_q·W_q"),
+    ("W_k", "as chaves", "K = X_kv·W_k"),
+    ("W_v", "os valores", "V = X_kv·W_v"),
+]
+# uma perturbação fixa de cada matriz 8×8 (as sondas usam d = 8): a saída certa muda muito com ela
+_PERTURBACAO = [np.random.default_rng(3830 + i).normal(size=(8, 8)) for i in range(3)]
+
+
+def _sondas_projecoes(prefixo, saida_com, originais, alternativas):
+    """Uma sonda por projeção: trocar W_q (W_k, W_v) por outra matriz tem de mudar a saída; se não muda,
+    aquela projeção não é usada (X direto, ou a matriz de outra projeção no lugar dela)."""
+    sondas = []
+    for i, (nome, papel, formula) in enumerate(_PROJECOES):
+        sondas.append(
+            S.argumento_ignorado(
+                prefixo + "-sem-" + nome.lower().replace("_", "-"),
+                nome,
+                papel
+                + " não passam pela projeção "
+                + nome
+                + " ("
+                + formula
+                + "): use a matriz "
+                + nome
+                + " nela, e não a de outra projeção nem a entrada sem projetar",
+                lambda Wi, i=i: saida_com(i, Wi),
+                valores=(originais[i], alternativas[i]),
+                titulo="Projeção " + nome + " não usada",
+                para_instrutor="O aluno calculou "
+                + papel
+                + " sem a projeção "
+                + nome
+                + " (entrada direta ou outra matriz).",
+                secao="Explicação Matemática",
+            )
+        )
+    return sondas
+
+
 @S.sondas_de("atencao_multicabeca")
 def _sondas_multicabeca(aluno):
     rng = np.random.default_rng(3802)
@@ -893,7 +934,33 @@ def _sondas_multicabeca(aluno):
         pesos = np.asarray(pesos, dtype=np.float64)
         return pesos.shape[-1] == Xkv.shape[0] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-9)
 
+    def pesos_de_duas_chaves():
+        # W_q = W_k = I: em cada cabeça, a consulta c·u vê a chave nula (pontuação 0) e u (pontuação c)
+        u = np.zeros(d)
+        u[:: d // h] = 1.0
+        c = np.array([1.0, 2.0, 3.0])
+        Xq_e, Xkv_e = c[:, None] * u, np.stack([np.zeros(d), u])
+        ident = np.eye(d)
+        _, pesos = par(_mh_aluno(aluno, Xq_e, Xkv_e, ident, ident, ident, ident, h), "atencao_multicabeca")
+        return pesos, c
+
     return [
+        S.escala_das_pontuacoes(
+            "multicabeca-escala-errada",
+            pesos_de_duas_chaves,
+            d // h,
+            d_model=d,
+            h=h,
+            secao="Explicação Matemática",
+        ),
+        *_sondas_projecoes(
+            "multicabeca",
+            lambda i, Wi: par(
+                _mh_aluno(aluno, Xq, Xkv, *[Wi if j == i else W[j] for j in range(4)], h), "atencao_multicabeca"
+            )[0],
+            W[:3],
+            [W[i] + _PERTURBACAO[i] for i in range(3)],
+        ),
         S.promessa(
             "multicabeca-pesos-nao-somam-1",
             "Os pesos de atenção de cada consulta, em cada cabeça, não somam 1: a softmax é sobre as chaves (o último "
@@ -912,11 +979,50 @@ def _so_reorganiza(entrada, saida) -> bool:
     return saida.size == entrada.size and np.array_equal(np.sort(saida, axis=None), np.sort(entrada, axis=None))
 
 
+_NOMES_EIXOS = ("lote", "h", "n", "d_k")
+
+
+def _ordem(eixos) -> str:
+    return "(" + ", ".join(_NOMES_EIXOS[e] for e in eixos) + ")"
+
+
 @S.sondas_de("dividir_cabecas")
 def _sondas_dividir(aluno):
     X = np.random.default_rng(3812).normal(size=(2, 3, 8))
+    # lote 2, n 5, h 3, d_k 4: tamanhos distintos, então cada ordem de eixos é reconhecível pela forma e pelos valores
+    Xe = np.random.default_rng(3815).normal(size=(2, 5, 12))
+    certa = Xe.reshape(2, 5, 3, 4).transpose(0, 2, 1, 3)  # (lote, h, n, d_k)
+
+    def eixos_fora_de_ordem():
+        obtida = como_array(aluno.dividir_cabecas(Xe, 3), "dividir_cabecas")
+        if obtida.shape == certa.shape and np.allclose(obtida, certa):
+            return False
+        import itertools
+
+        for perm in itertools.permutations(range(4)):
+            if perm == (0, 1, 2, 3):
+                continue
+            candidata = certa.transpose(perm)
+            if obtida.shape == candidata.shape and np.allclose(obtida, candidata):
+                return (
+                    "dividir_cabecas devolveu os eixos na ordem "
+                    + _ordem(perm)
+                    + "; a forma pedida é (lote, h, n, d_k): "
+                    "depois do reshape para (..., n, h, d_k), troque só os eixos n e h (swapaxes(-3, -2) ou "
+                    "transpose(-3, -2)); um transpose sem eixos inverte todos, e trocar os dois últimos troca n com "
+                    "d_k."
+                )
+        return False
 
     return [
+        S.promessa(
+            "dividir-eixos-fora-de-ordem",
+            "dividir_cabecas devolveu os eixos fora da ordem (lote, h, n, d_k).",
+            eixos_fora_de_ordem,
+            titulo="Dividir cabeças com os eixos fora de ordem",
+            para_instrutor="O aluno transpôs os eixos errados (ou todos) ao separar as cabeças.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "dividir-nao-so-reorganiza",
             "A saída de dividir_cabecas não tem exatamente os valores de X: dividir em cabeças só reorganiza os "
@@ -932,8 +1038,37 @@ def _sondas_dividir(aluno):
 @S.sondas_de("juntar_cabecas")
 def _sondas_juntar(aluno):
     Y = np.random.default_rng(3813).normal(size=(2, 3, 4, 2))
+    Ye = np.random.default_rng(3816).normal(size=(2, 3, 5, 4))  # (lote, h, n, d_k), tamanhos distintos
+
+    def eixos_fora_de_ordem():
+        obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
+        certa = Ye.transpose(0, 2, 1, 3).reshape(2, 5, 12)
+        if obtida.shape != certa.shape or np.allclose(obtida, certa):
+            return False
+        import itertools
+
+        for perm in itertools.permutations(range(4)):
+            if perm == (0, 2, 1, 3):
+                continue
+            if np.allclose(obtida, Ye.transpose(perm).reshape(2, 5, 12)):
+                return (
+                    "juntar_cabecas fez o reshape com os eixos na ordem "
+                    + _ordem(perm)
+                    + "; antes de juntar, os eixos "
+                    "têm de estar em (lote, n, h, d_k): troque h e n de volta (swapaxes(-3, -2)) e só então faça o "
+                    "reshape para (..., n, h·d_k), senão os números de cabeças e posições diferentes se misturam."
+                )
+        return False
 
     return [
+        S.promessa(
+            "juntar-eixos-fora-de-ordem",
+            "juntar_cabecas juntou os eixos fora da ordem (lote, n, h, d_k).",
+            eixos_fora_de_ordem,
+            titulo="Juntar cabeças com os eixos fora de ordem",
+            para_instrutor="O aluno fez o reshape sem trocar h e n de volta (ou trocou os eixos errados).",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "juntar-nao-so-reorganiza",
             "A saída de juntar_cabecas não tem exatamente os valores de Y: juntar as cabeças só reorganiza os "
@@ -957,7 +1092,37 @@ def _sondas_modulo(aluno):
     def saida_com_v(v):
         return par(_rodar(_criar(aluno, d, h, sd), q, k, v), "forward")[0]
 
+    def pesos_de_duas_chaves():
+        # projeções identidade e sem viés: em cada cabeça, a consulta c·u vê a chave nula e u (pontuação c)
+        sd_e = {}
+        for nome in NOMES:
+            sd_e[f"{mostrar(nome)}.weight"] = torch.eye(d)
+            sd_e[f"{mostrar(nome)}.bias"] = torch.zeros(d)
+        u = torch.zeros(d)
+        u[:: d // h] = 1.0
+        c = torch.tensor([1.0, 2.0, 3.0])
+        q_e = (c[:, None] * u)[None]
+        k_e = torch.stack([torch.zeros(d), u])[None]
+        _, pesos = par(_rodar(_criar(aluno, d, h, sd_e), q_e, k_e, k_e), "forward")
+        return pesos, c.numpy().astype(np.float64)
+
     return [
+        S.escala_das_pontuacoes(
+            "modulo-escala-errada",
+            pesos_de_duas_chaves,
+            d // h,
+            d_model=d,
+            h=h,
+            secao="Código Comentado",
+        ),
+        *_sondas_projecoes(
+            "modulo",
+            lambda i, Wi: par(
+                _rodar(_criar(aluno, d, h, {**sd, f"{mostrar(NOMES[i])}.weight": Wi}), q, k, v1), "forward"
+            )[0],
+            [sd[f"{mostrar(NOMES[i])}.weight"] for i in range(3)],
+            [sd[f"{mostrar(NOMES[i])}.weight"] + torch.from_numpy(_PERTURBACAO[i]).float() for i in range(3)],
+        ),
         S.argumento_ignorado(
             "modulo-valores-ignorados",
             "`v` (os valores)",

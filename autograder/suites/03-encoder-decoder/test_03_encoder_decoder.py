@@ -949,6 +949,12 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
         equivocos=functools.partial(_equivocos_mini, ref, X, lista, h),
     )
     _exigir_formas_impressas(antes, aluno.saida(), [X.shape])
+    # dois blocos fixos (os mesmos para todo aluno, issue #38 item 3): uma linha por bloco, então duas linhas
+    # com a forma; quem imprime uma vez só, depois do laço, perde aqui sempre
+    dois = [_pesos_bloco(np.random.default_rng(3831 + k), d_model, 10) for k in range(2)]
+    antes = aluno.saida()
+    _mini_do_aluno(aluno, X, dois, h)
+    _exigir_formas_impressas(antes, aluno.saida(), [X.shape, X.shape])
 
 
 def _exigir_formas_impressas(antes, depois, formas):
@@ -957,13 +963,14 @@ def _exigir_formas_impressas(antes, depois, formas):
     if len(depois) >= 19_000 or not depois.startswith(antes):  # a captura da caixa tem limite: sem veredito
         return
     linhas = depois[len(antes) :].splitlines()
-    for forma in formas:
+    for numero, forma in enumerate(formas, start=1):
         padrao = re.compile(r"\D+".join(str(int(t)) for t in forma))
         achou = next((i for i, linha in enumerate(linhas) if padrao.search(linha)), None)
         if achou is None:
             raise Reprovado(
-                f"{MINI_SEM_IMPRESSAO.mensagem} (Com um bloco e X de forma {mostrar(tuple(forma))}, nada foi impresso com "
-                "essa forma.)",
+                f"{MINI_SEM_IMPRESSAO.mensagem} (Com {mostrar(len(formas))} bloco(s) e X de forma {mostrar(tuple(forma))}, "
+                f"faltou a linha do bloco {mostrar(numero)} com essa forma: "
+                "uma linha por bloco.)",
                 MINI_SEM_IMPRESSAO,
             )
         linhas = linhas[achou + 1 :]
@@ -1017,7 +1024,66 @@ def _sondas_pe(aluno):
         base = angulo ** (-d / 2)
         return abs(base / 10000.0 - 1.0) > 0.01
 
+    def colunas_erradas():
+        # a promessa coluna a coluna: PE[pos, 2i] = sen(pos·w_i) e PE[pos, 2i+1] = cos(pos·w_i), com
+        # w_i = 1 / 10000^(2i/d); cada forma de errar dá outra matriz, e a que confere é nomeada
+        pe = como_array(aluno.positional_encoding(n, d), "positional_encoding")
+        if pe.shape != (n, d):
+            return False
+        pos = np.arange(n, dtype=np.float64)[:, None]
+        i = np.arange(d // 2)
+        w = 1.0 / 10000.0 ** (2 * i / d)
+        sen, cos = np.sin(pos * w), np.cos(pos * w)
+        if np.allclose(pe[:, 0::2], sen, atol=1e-6) and np.allclose(pe[:, 1::2], cos, atol=1e-6):
+            return False
+        w_inteira = 1.0 / 10000.0 ** ((2 * i) // d)
+        w_proxima = 1.0 / 10000.0 ** (2 * (i + 1) / d)
+        w_impar = 1.0 / 10000.0 ** (np.arange(d) / d)  # expoente com o índice da coluna, não com 2i
+        casos = [
+            (
+                np.allclose(pe[:, 0::2], sen, atol=1e-6) and np.allclose(pe[:, 1::2], sen, atol=1e-6),
+                "as colunas ímpares repetem o seno: a coluna 2i+1 leva o cosseno, cos(pos / 10000^(2i/d_model))",
+            ),
+            (
+                np.allclose(pe[:, 0::2], sen, atol=1e-6) and np.allclose(pe[:, 1::2], 0.0, atol=1e-9),
+                "as colunas ímpares ficaram em zero: falta o cosseno, cos(pos / 10000^(2i/d_model)) na coluna 2i+1",
+            ),
+            (
+                np.allclose(pe[:, 0::2], np.sin(pos * w_inteira), atol=1e-6),
+                "todas as colunas giram na frequência 1: o expoente 2i/d_model foi feito com divisão inteira (//), "
+                "que dá 0; use a divisão real, 2 * i / d_model",
+            ),
+            (
+                np.allclose(pe[:, 0::2], sen, atol=1e-6)
+                and np.allclose(pe[:, 1::2], np.cos(pos * w_proxima), atol=1e-6),
+                "o cosseno da coluna 2i+1 usa a frequência do par seguinte; o seno e o cosseno de um par usam o mesmo "
+                "expoente 2i/d_model",
+            ),
+            (
+                np.allclose(pe[:, 0::2], np.sin(pos * w_impar[0::2]), atol=1e-6)
+                and np.allclose(pe[:, 1::2], np.cos(pos * w_impar[1::2]), atol=1e-6),
+                "o expoente usa o índice da coluna (j/d_model) em vez de 2i/d_model do par: o seno e o cosseno de um "
+                "par usam a mesma frequência",
+            ),
+            (
+                np.allclose(pe[:, 0::2], cos, atol=1e-6) and np.allclose(pe[:, 1::2], sen, atol=1e-6),
+                "o seno e o cosseno estão trocados: seno nas colunas pares (2i), cosseno nas ímpares (2i+1)",
+            ),
+        ]
+        for vale, causa in casos:
+            if vale:
+                return "A codificação posicional não confere com a fórmula do artigo: " + causa + "."
+        return False
+
     return [
+        S.promessa(
+            "pe-colunas-erradas",
+            "A codificação posicional não segue PE[pos, 2i] = sen(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).",
+            colunas_erradas,
+            titulo="Codificação posicional fora da fórmula",
+            para_instrutor="O aluno esqueceu o cosseno, usou divisão inteira no expoente ou trocou as frequências.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "pe-base-errada",
             "As colunas de frequência 1 conferem, e as outras giram num ritmo que corresponde a outra base: "

@@ -1,7 +1,8 @@
 """Dublês de teste da atividade 05-gpt (item do cache KV).
 
 ``CODIGO`` é executado na caixa do aluno, depois das células dele (pela ``Aluno.injetar``). Nada aqui
-é segredo: é um ``MiniGPT`` montado com as camadas da biblioteca, com os mesmos nomes de submódulos
+é segredo: a atenção causal que o item do bloco põe no lugar da do aluno (``_avaliador_AtencaoCausal``) e
+um ``MiniGPT`` montado com as camadas da biblioteca, com os mesmos nomes de submódulos
 do notebook, cujos embeddings anotam as posições que cada chamada processa (o espião que conta os
 tokens de cada passo, ``EMBEDDING_ESPIAO`` de ``autograder.suite.espiao``, comum com a 08). Ele não tem a passada sem cache: o item avalia as funções de cache do aluno.
 Os nomes começam com ``_avaliador_`` para não colidir com os do aluno.
@@ -42,6 +43,33 @@ class _avaliador_Bloco(_avaliador_nn.Module):
 
     def forward(self, *args, **kwargs):
         raise RuntimeError(_avaliador_SEM_PASSADA)
+
+
+import torch as _avaliador_torch
+
+
+# A atenção causal do enunciado, escrita pelo avaliador (máscaras próprias, sem as funções do aluno): o item
+# do bloco a põe no lugar da atenção do aluno, e julga só como o bloco compõe as peças (isolamento dos itens).
+class _avaliador_AtencaoCausal(_avaliador_nn.Module):
+
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.d_model, self.h, self.d_k = d_model, h, d_model // h
+        self.w_qkv = _avaliador_nn.Linear(d_model, 3 * d_model)
+        self.w_o = _avaliador_nn.Linear(d_model, d_model)
+
+    def forward(self, x, padding=None):
+        B, n, _ = x.shape
+        q, k, v = self.w_qkv(x).split(self.d_model, dim=-1)
+        q, k, v = (t.view(B, n, self.h, self.d_k).transpose(1, 2) for t in (q, k, v))
+        pontuacoes = q @ k.transpose(-2, -1) / self.d_k**0.5
+        mascara = _avaliador_torch.tril(_avaliador_torch.ones(n, n, dtype=_avaliador_torch.bool, device=x.device))
+        if padding is not None:
+            diagonal = _avaliador_torch.eye(n, dtype=_avaliador_torch.bool, device=x.device)
+            mascara = mascara & (padding.to(x.device).bool()[:, None, None, :] | diagonal)
+        pesos = _avaliador_torch.softmax(pontuacoes.masked_fill(~mascara, float("-inf")), dim=-1)
+        juntas = (pesos @ v).transpose(1, 2).reshape(B, n, self.d_model)
+        return self.w_o(juntas), pesos
 
 
 class _avaliador_MiniGPT(_avaliador_nn.Module):

@@ -35,6 +35,9 @@ from autograder.suite import (
 )
 from autograder.suite import sondas as S
 
+# A atenção causal do avaliador, posta no bloco no lugar da do aluno (auxiliares.py).
+AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
+
 # Ao testar a atenção, o bloco e a geração, as máscaras do aluno são trocadas pelas de referência:
 # um erro na máscara causal tira pontos só do item da máscara.
 _MASCARAS = ["mascara_causal", "combinar_mascaras"]
@@ -800,16 +803,28 @@ D_FF_DO_EXEMPLO = 32  # BlocoDecoder(8, 2, 32) na verificação visível
 
 
 def _bloco(aluno, ref, rng, d, h, d_ff):
+    """O ``BlocoDecoder`` do aluno com a atenção causal do avaliador no submódulo ``atencao`` (a atenção é de
+    outro item: um erro nela não custa pontos aqui, issue #38) e os pesos ``sd`` sorteados."""
     modelo = ref.BlocoDecoder(d, h, d_ff).double()
     sd = _aleatorizar(modelo, rng, escala=0.4)
+    aluno.injetar(AUXILIAR)
+    bloco = aluno.criar("BlocoDecoder", d, h, d_ff)
     try:
-        bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)
+        bloco.metodo("__setattr__", "atencao", aluno.criar("_avaliador_AtencaoCausal", d, h))
+    except suite.ErroDoAluno as exc:
+        raise Reprovado(
+            f"Não consegui pôr a atenção do avaliador no submódulo `atencao` do BlocoDecoder ({mostrar(exc.tipo)}: "
+            f"{exc.mensagem}): confira o nome pedido no enunciado."
+        ) from None
+    bloco.metodo("double", guardar=True)
+    pesos = bloco.pesos()
+    try:
+        suite.conferir_state_dict(pesos, sd, "BlocoDecoder")
     except Reprovado:  # formas erradas: d_ff fixo no valor da verificação visível?
-        pesos = aluno.criar("BlocoDecoder", d, h, d_ff).pesos()
         forma = tuple(getattr(pesos.get("ff.0.weight"), "shape", ())) if isinstance(pesos, dict) else ()
         suite.conferir_constante_do_exemplo(forma, (D_FF_DO_EXEMPLO, d), "d_ff", d_ff, D_FF_DO_EXEMPLO)
         raise
-    suite.submodulo_em_avaliacao(aluno, bloco, "atencao")  # a atenção (e o acaso dela) é de outro item
+    bloco.carregar_pesos(sd, strict=False)
     return bloco, sd
 
 
@@ -824,7 +839,8 @@ def _funcoes_do_bloco(sd, bloco, padding=None):
         return meio @ sd["ff.2.weight"].T + sd["ff.2.bias"]
 
     def atencao(z, pad=padding):
-        """A atenção DO ALUNO (roda na caixa): o bloco é avaliado só pela forma de compor as peças."""
+        """A atenção do submódulo do bloco (a do avaliador, na caixa): o bloco é avaliado só pela forma de compor
+        as peças."""
         resultado = bloco.metodo("atencao", z) if pad is None else bloco.metodo("atencao", z, pad)
         return _par(resultado, "BlocoDecoder.atencao")[0]
 
@@ -854,7 +870,7 @@ def _variantes_bloco(sd, bloco, x, padding=None):
 @item("teste_bloco_decoder", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_bloco(aluno))
 def test_bloco_pre_norma(aluno, ref, rng):
-    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), com a sua própria atenção, sem alterar x"""
+    """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), sem alterar x (com a atenção do avaliador)"""
     d, h, d_ff = 8, 2, 16
     bloco, sd = _bloco(aluno, ref, rng, d, h, d_ff)
     x = _x(rng, 2, 6, d)
@@ -1071,7 +1087,34 @@ def _sondas_atencao(aluno):
         curta, _ = _par(att(x[:, :3]))
         return not S.iguais(completa[:, :3], curta)
 
+    def pesos_de_duas_chaves():
+        # projeções identidade e sem viés; x_0 = 0 e x_1 = √c·u (um 1 por cabeça): a posição 1 vê a chave 0
+        # (pontuação 0) e a si mesma (pontuação c), em cada cabeça; d_k = 4, √d_k = 2
+        ident = torch.eye(d, dtype=DT)
+        sd_e = {
+            "w_qkv.weight": torch.cat([ident, ident, ident]),
+            "w_qkv.bias": torch.zeros(3 * d, dtype=DT),
+            "w_o.weight": ident.clone(),
+            "w_o.bias": torch.zeros(d, dtype=DT),
+        }
+        att_e = _remoto(aluno, "AtencaoCausal", (d, h), sd_e)
+        c = torch.tensor([1.0, 2.0, 3.0], dtype=DT)
+        u = torch.zeros(d, dtype=DT)
+        u[:: d // h] = 1.0
+        x_e = torch.zeros(3, 2, d, dtype=DT)
+        x_e[:, 1] = c.sqrt()[:, None] * u
+        _, pesos = _par(att_e(x_e))
+        return pesos[:, :, 1, :2], c.numpy()[:, None]
+
     return [
+        S.escala_das_pontuacoes(
+            "atencao-escala-errada",
+            pesos_de_duas_chaves,
+            d // h,
+            d_model=d,
+            h=h,
+            secao="Teoria",
+        ),
         S.promessa(
             "atencao-prefixo-muda",
             "A saída das primeiras posições mudou quando a sequência ganhou posições depois delas: numa atenção "
@@ -1153,7 +1196,63 @@ def _sondas_bloco(aluno):
         y = _tensor(bloco(x), "a saída do bloco")
         return tuple(y.shape) == tuple(x.shape) and not torch.allclose(y, x, atol=1e-9)
 
+    g = torch.Generator().manual_seed(3823)
+    x = torch.randn(2, 5, d, generator=g, dtype=DT)
+    c1, c2 = torch.randn(d, generator=g, dtype=DT), torch.randn(d, generator=g, dtype=DT)
+
+    def ln(t):
+        return F.layer_norm(t, (d,))
+
+    def com_constantes():
+        # w_o e ff.2 zerados, com vieses c1 e c2: a atenção devolve c1 e a feed-forward devolve c2 em toda posição
+        sd = _sd_bloco_identidade(d, h, d_ff)
+        sd["atencao.w_o.bias"], sd["ff.2.bias"] = c1.clone(), c2.clone()
+        return _tensor(_remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)(x), "a saída do bloco")
+
+    def aleatorio():
+        bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), _sd_bloco_ativacao(d, h, d_ff))
+        return not torch.equal(_tensor(bloco(x), "a saída do bloco"), _tensor(bloco(x), "a saída do bloco"))
+
+    def ativacao_errada():
+        sd = _sd_bloco_ativacao(d, h, d_ff)
+        y = _tensor(_remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)(x), "a saída do bloco")
+        z = F.linear(ln(x), sd["ff.0.weight"], sd["ff.0.bias"])
+        for nome, f in [
+            ("ReLU", F.relu),
+            ("a GELU aproximada por tanh", lambda t: F.gelu(t, approximate="tanh")),
+            ("nenhuma (identidade)", lambda t: t),
+            ("sigmoide", torch.sigmoid),
+            ("tanh", torch.tanh),
+            ("SiLU", F.silu),
+        ]:
+            if torch.allclose(y, x + F.linear(f(z), sd["ff.2.weight"], sd["ff.2.bias"]), atol=1e-9):
+                return (
+                    "A ativação da feed-forward não é a GELU: a saída do bloco confere com a ativação "
+                    + nome
+                    + " entre as "
+                    "duas lineares; o enunciado pede nn.GELU() (a exata, sem approximate), Linear → GELU → Linear."
+                )
+        return False
+
     return [
+        S.promessa(
+            "bloco-aleatorio",
+            "Duas chamadas do bloco com a mesma entrada deram saídas diferentes: há um sorteio (um Dropout) no bloco, "
+            "e o enunciado não pede nenhum. A feed-forward é Linear → GELU → Linear, com a ativação nn.GELU() entre "
+            "as duas lineares.",
+            aleatorio,
+            titulo="Bloco com sorteio",
+            para_instrutor="O aluno pôs um Dropout (no lugar da GELU ou além dela) no bloco.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "bloco-ativacao-errada",
+            "A ativação da feed-forward não é a GELU.",
+            ativacao_errada,
+            titulo="Ativação da feed-forward errada",
+            para_instrutor="O aluno usou outra ativação (ReLU, GELU tanh, nenhuma) na feed-forward.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "bloco-nao-so-residuos",
             "Com a atenção e a feed-forward devolvendo zero (w_o e a última camada da FF zeradas), o bloco "
@@ -1165,7 +1264,20 @@ def _sondas_bloco(aluno):
             para_instrutor="O aluno normaliza ou escala a saída do bloco (ou o resíduo), em vez de só as entradas das subcamadas.",
             secao="Explicação Matemática",
         ),
+        S.bloco_pre_norma(
+            "bloco-norma-ou-residuo-fora-do-lugar", com_constantes, x, c1, c2, secao="Explicação Matemática"
+        ),
     ]
+
+
+def _sd_bloco_ativacao(d, h, d_ff):
+    """Pesos de um BlocoDecoder com a atenção devolvendo zero e a feed-forward de pesos fixos: a saída é
+    x + ff(LN2(x)), e a ativação da feed-forward aparece inteira nela."""
+    g = torch.Generator().manual_seed(3824)
+    sd = _sd_bloco_identidade(d, h, d_ff)
+    sd["ff.0.bias"] = torch.randn(d_ff, generator=g, dtype=DT) * 0.5
+    sd["ff.2.weight"] = torch.randn(d, d_ff, generator=g, dtype=DT) * 0.5
+    return sd
 
 
 @S.sondas_de("gerar_guloso")

@@ -381,6 +381,23 @@ TREINO_SEM_RECORTE = Equivoco(
     para_instrutor="O aluno não recortou a norma do gradiente entre backward e step.",
     secao="Código Comentado",
 )
+TREINO_RECORTE_FIXO = Equivoco(
+    "treino-recorte-fixo",
+    "O laço recortou a norma do gradiente num valor fixo, e não no argumento max_norma recebido (o avaliador "
+    "pediu outro valor): chame nn.utils.clip_grad_norm_(modelo.parameters(), max_norma).",
+    titulo="Recorte num valor fixo",
+    para_instrutor="O aluno escreveu o limite do recorte (1,0) à mão, ignorando o argumento max_norma.",
+    secao="Código Comentado",
+)
+TREINO_ADAM_HIPERPARAMETROS = Equivoco(
+    "treino-adam-hiperparametros",
+    "O Adam não foi criado com os hiperparâmetros pedidos: torch.optim.Adam(modelo.parameters(), lr=pico, "
+    "betas=(0.9, 0.98), eps=1e-9), os do artigo do Transformer (os padrões do PyTorch são betas=(0.9, 0.999) "
+    "e eps=1e-8), e nada de decaimento de peso.",
+    titulo="Adam com os hiperparâmetros padrão",
+    para_instrutor="O aluno criou o otimizador sem os betas e o eps do enunciado (ou outro otimizador).",
+    secao="Código Comentado",
+)
 TREINO_MODO_AVALIACAO = Equivoco(
     "treino-modo-avaliacao",
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "
@@ -534,6 +551,25 @@ FEIXE_LP_SIMPLES = Equivoco(
     modos="lp_simples",
     titulo="Penalidade de comprimento simples",
     para_instrutor="O aluno normalizou pela potência do comprimento, |Y| ** alfa, e não pela penalidade de Wu et al.",
+    secao="Explicação Matemática",
+)
+FEIXE_LP_MULTIPLICA = Equivoco(
+    "feixe-penalidade-multiplica-alfa",
+    "A penalidade de comprimento multiplicou por alfa em vez de elevar a alfa: lp = ((5 + |Y|) / 6) ** alfa, uma "
+    "potência; alfa · (5 + |Y|) / 6 escolhe sempre como se alfa fosse 1 (multiplicar todas as pontuações pela "
+    "mesma constante não muda a ordem).",
+    modos="lp_multiplica",
+    titulo="Penalidade de comprimento multiplicada por alfa",
+    para_instrutor="O aluno escreveu alfa * (5 + |Y|) / 6 no lugar de ((5 + |Y|) / 6) ** alfa.",
+    secao="Explicação Matemática",
+)
+FEIXE_DESCARTA_VIVAS = Equivoco(
+    "feixe-descarta-vivas",
+    "Ao fim dos n_max passos, as hipóteses ainda vivas (que não chegaram ao EOS) ficaram de fora da escolha final: "
+    "elas entram na comparação junto com as terminadas, com a mesma penalidade de comprimento.",
+    modos="descarta_vivas",
+    titulo="Hipóteses vivas descartadas no fim",
+    para_instrutor="O aluno só considera as terminadas na escolha final quando há alguma, e descarta as vivas.",
     secao="Explicação Matemática",
 )
 FEIXE_LP_COM_BOS = Equivoco(

@@ -36,6 +36,8 @@ FEIXE_MODOS = suite.pares_por_modo(
     EQ.FEIXE_EOS_NAO_TERMINA,
     EQ.FEIXE_LP_SIMPLES,
     EQ.FEIXE_LP_COM_BOS,
+    EQ.FEIXE_LP_MULTIPLICA,
+    EQ.FEIXE_DESCARTA_VIVAS,
     EQ.FEIXE_DESEMPATE,
     EQ.FEIXE_DESCARTA_TERMINADAS,
     (suite.CONSTANTE_DO_EXEMPLO, "n_max_do_exemplo"),
@@ -99,6 +101,8 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
         vivas = novas
         if modo == "terminadas_crescem" and all(t and t[-1] in (DA.EOS, DA.PAD) for t, _ in vivas):
             break
+    if modo == "descarta_vivas" and terminadas:
+        return terminadas, folga
     return terminadas + vivas, folga
 
 
@@ -112,6 +116,8 @@ def _feixe_escolher(terminadas, alfa, modo="certo"):
             return pont / len(tokens) ** alfa
         if modo == "lp_com_bos":
             return pont / _lp(len(tokens) + 1, alfa)
+        if modo == "lp_multiplica":  # com alfa 0 a conta do aluno divide por zero: aqui, sem normalização
+            return pont / (alfa * (5 + len(tokens)) / 6) if alfa else pont
         return pont if modo in ("sem_normalizacao", "guloso") else pont / _lp(len(tokens), alfa)
 
     if not terminadas:  # só as versões erradas chegam aqui (descartar as terminadas pode não deixar nenhuma)

@@ -646,9 +646,27 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
         f"em até {mostrar(passo0):.3g}. Use Adam e ponha a taxa em param_groups[...]['lr'] antes de step().",
     )
     normas, recortes, final = extra["normas"], extra["recortes"], extra["final"]
+    limite = TR.ESPIAO["max_norma"]
     verificar(max(normas) > 1.0, "Erro interno do teste: o espião deveria gerar gradientes grandes.")
-    recortou = any(math.isclose(r, 1.0) for r in recortes) or (final is not None and 0 < final <= 1.0 + 1e-6)
+    recortou = any(math.isclose(r, limite) for r in recortes) or (final is not None and 0 < final <= limite + 1e-6)
+    if not recortou and (recortes or (final is not None and 0 < final <= 1.0 + 1e-6)):
+        raise Reprovado(EQ.TREINO_RECORTE_FIXO.mensagem, EQ.TREINO_RECORTE_FIXO)
     verificar(recortou, EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
+    # os hiperparâmetros do Adam (o registro da caixa; só serve para reprovar, nunca para aprovar)
+    criados = extra.get("hiperparametros") or []
+    pedidos = {"classe": "Adam", "betas": (0.9, 0.98), "eps": 1e-9, "weight_decay": 0}
+    for criado in criados if isinstance(criados, list) else []:
+        if not isinstance(criado, dict):
+            continue
+        betas = tuple(criado.get("betas") or ())
+        if (
+            criado.get("classe") not in (pedidos["classe"], "AdamW")  # AdamW sem decaimento dá os passos do Adam
+            or len(betas) != 2
+            or not all(math.isclose(float(b), c) for b, c in zip(betas, pedidos["betas"], strict=True))
+            or not math.isclose(float(criado.get("eps") or 0), pedidos["eps"])
+            or float(criado.get("weight_decay") or 0) != 0
+        ):
+            raise Reprovado(EQ.TREINO_ADAM_HIPERPARAMETROS.mensagem, EQ.TREINO_ADAM_HIPERPARAMETROS)
 
 
 test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.25)
@@ -908,7 +926,34 @@ def _sondas_camada(aluno, ref):
         sozinhas = [ORC.saida_camada(camada, *(t[i : i + 1] for t in (x, mem, mo, ma))) for i in range(x.shape[0])]
         return _linhas_misturadas(junto, sozinhas)
 
+    def com_constantes():
+        # as projeções de saída das três subcamadas zeradas, com vieses fixos; normas com ganho 1 e viés 0
+        d, h, dff = 8, 2, 16
+        rng = np.random.default_rng(_SONDA + 30)
+        sd = {k: v.clone() for k, v in ref.CamadaDecoder(d, h, dff).double().state_dict().items()}
+        for nome in ("norm1", "norm2", "norm3"):
+            sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"] = torch.ones(d).double(), torch.zeros(d).double()
+        for nome, c in zip(("auto_atencao.out_proj", "atencao_cruzada.out_proj", "linear2"), constantes, strict=True):
+            sd[f"{mostrar(nome)}.weight"] = torch.zeros_like(sd[f"{mostrar(nome)}.weight"])
+            sd[f"{mostrar(nome)}.bias"] = torch.from_numpy(c)
+        camada = tocha.remoto(aluno, "CamadaDecoder", (d, h, dff), sd)
+        return ORC.saida_camada(camada, *entradas(rng))
+
+    def entradas(rng):
+        return ORC.entradas_camada(rng)
+
+    constantes = list(np.random.default_rng(_SONDA + 31).normal(size=(3, 8)))
+    x_fixo = ORC.entradas_camada(np.random.default_rng(_SONDA + 30))[0]
+
     return [
+        S.bloco_pos_norma(
+            "camada-norma-ou-residuo-fora-do-lugar",
+            com_constantes,
+            x_fixo,
+            constantes,
+            ["a autoatenção (norm1)", "a atenção cruzada (norm2)", "a feed-forward (norm3)"],
+            secao="Código Comentado",
+        ),
         S.promessa(
             "camada-linhas-misturadas",
             "A saída de uma sequência muda conforme as outras sequências do lote: cada exemplo só pode ver as "

@@ -76,7 +76,8 @@ def _respostas_prontas(substituir, dados):
     return prontas
 
 
-ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 1.0}
+# max_norma 0,5, e não o padrão 1,0: um recorte escrito à mão em 1,0 perde sempre (issue #38, item 3)
+ESPIAO = {"passos": 12, "aquecimento": 4, "pico": 0.05, "max_norma": 0.5}
 
 
 def perda_espiao(chamada, alvo, contar_pad=False):

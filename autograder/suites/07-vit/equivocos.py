@@ -197,6 +197,15 @@ TREINO_SEM_COSSENO = Equivoco(
     para_instrutor="O aluno não aplicou o cronograma de taxa ao otimizador a cada passo.",
     secao="Código Comentado",
 )
+
+TREINO_OTIMIZADOR_ERRADO = Equivoco(
+    "treino-otimizador-errado",
+    "O otimizador do laço não é o pedido: torch.optim.Adam(modelo.parameters(), lr=taxa), sem decaimento de "
+    "peso (AdamW, ou Adam com weight_decay, muda os passos e não é o que o enunciado pede).",
+    titulo="Otimizador diferente do Adam pedido",
+    para_instrutor="O aluno usou AdamW (ou outro otimizador, ou decaimento de peso) no lugar do Adam do enunciado.",
+    secao="Código Comentado",
+)
 TREINO_MODO_AVALIACAO = Equivoco(
     "treino-modo-avaliacao",
     "O modelo estava em modo de avaliação (modelo.eval()) durante o treino: chame modelo.train() antes do laço "

@@ -472,6 +472,14 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
         registradas.shape == esperadas.shape and np.allclose(registradas, esperadas, rtol=1e-9, atol=1e-12),
         "As taxas registradas no histórico não são taxa_cosseno(passo, taxa, passos), uma por passo.",
     )
+    # a classe e o decaimento do otimizador que deu os passos (o registro da caixa só serve para reprovar)
+    for usado in extra.get("hiperparametros") or []:
+        # AdamW com weight_decay 0 dá os mesmos passos do Adam: vale; decaimento diferente de 0, ou outra classe, não
+        classe, decaimento = usado.get("classe") if isinstance(usado, dict) else None, 0.0
+        if isinstance(usado, dict):
+            decaimento = float(usado.get("weight_decay") or 0)
+        if isinstance(usado, dict) and (classe not in ("Adam", "AdamW") or decaimento != 0):
+            raise Reprovado(EQ.TREINO_OTIMIZADOR_ERRADO.mensagem, EQ.TREINO_OTIMIZADOR_ERRADO)
 
 
 test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.5)
@@ -607,7 +615,38 @@ def _sondas_acuracia(aluno):
         por_lote = [float(certos[i : i + 32].mean()) for i in range(0, len(rotulos), 32)]
         return math.isclose(float(valor), sum(por_lote) / len(por_lote), rel_tol=1e-6)
 
+    def conta_errada():
+        # a promessa: a fração acertos / total de imagens, um número entre 0 e 1, sem arredondar
+        valor = float(_acuracia_do_aluno(aluno, imagens, rotulos, 32)[0])
+        acertos = int((_previsoes_modelo_acuracia(imagens) == rotulos).sum())
+        certo = acertos / len(rotulos)
+        if math.isclose(valor, 100 * certo, rel_tol=1e-6):
+            return (
+                "A acurácia saiu em porcentagem (multiplicada por 100): devolva a fração entre 0 e 1, "
+                "acertos / total de imagens."
+            )
+        if any(math.isclose(valor, round(certo, k)) for k in range(5)):
+            return (
+                "A acurácia saiu arredondada (round): devolva a fração acertos / total de imagens como está, sem "
+                "arredondar; quem mostra o número é que escolhe as casas."
+            )
+        lotes = -(-len(rotulos) // 32)
+        if math.isclose(valor, acertos / (lotes * 32), rel_tol=1e-6):
+            return (
+                "A acurácia foi dividida pelo número de lotes vezes o tamanho do lote, mas o último lote é menor: "
+                "divida os acertos pelo total de imagens de verdade (a soma dos tamanhos dos lotes)."
+            )
+        return False
+
     return [
+        S.promessa(
+            "acuracia-conta-errada",
+            "A acurácia não é a fração acertos / total de imagens.",
+            conta_errada,
+            titulo="Acurácia fora da definição",
+            para_instrutor="O aluno devolve a acurácia em porcentagem, arredondada ou dividida por um total errado.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "acuracia-media-dos-lotes",
             "A acurácia saiu como a média das acurácias de cada lote: com o último lote menor, isso dá peso demais "
@@ -660,7 +699,27 @@ def _sondas_camada(aluno, ref):
         sozinhas = torch.cat([_saida_camada(camada, x[i : i + 1]) for i in range(3)])
         return tuple(junto.shape) == tuple(sozinhas.shape) and not torch.allclose(junto, sozinhas, atol=1e-8)
 
+    g = torch.Generator().manual_seed(_SONDA + 20)
+    d, h, dff = 8, 2, 16
+    x0 = torch.randn(2, 5, d, generator=g, dtype=torch.float64)
+    c1, c2 = torch.randn(d, generator=g, dtype=torch.float64), torch.randn(d, generator=g, dtype=torch.float64)
+
+    def com_constantes():
+        # as projeções de saída da atenção e da MLP zeradas, com vieses c1 e c2; normas com ganho 1 e viés 0
+        sd = {k: v.clone() for k, v in ref.CamadaEncoderPreNorma(d, h, dff).double().state_dict().items()}
+        for nome in ("norm1", "norm2"):
+            sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"] = torch.ones(d).double(), torch.zeros(d).double()
+        sd["auto_atencao.out_proj.weight"] = torch.zeros(d, d, dtype=torch.float64)
+        sd["auto_atencao.out_proj.bias"] = c1.clone()
+        sd["linear2.weight"] = torch.zeros(d, dff, dtype=torch.float64)
+        sd["linear2.bias"] = c2.clone()
+        camada = _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd)
+        return _saida_camada(camada, x0)
+
     return [
+        S.bloco_pre_norma(
+            "camada-norma-ou-residuo-fora-do-lugar", com_constantes, x0, c1, c2, secao="Código Comentado"
+        ),
         S.promessa(
             "camada-encoder-linhas-misturadas",
             "A saída de uma sequência muda conforme as outras sequências do lote: a autoatenção tem de correr "

@@ -155,9 +155,14 @@ def _avaliador_recortar_gradientes(parametros, norma_max, eps=1e-6):
     return norma
 
 
+_avaliador_decaimentos_usados = []
+
+
 class _avaliador_AdamWBiblioteca(_avaliador_t.optim.AdamW):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        # os decaimentos dos grupos (o do construtor ou o de cada grupo): o laço tem de usar o weight_decay recebido
+        _avaliador_decaimentos_usados.append(sorted({float(g["weight_decay"]) for g in self.param_groups}))
 
 
 _AVALIADOR_TROCAS = {
@@ -175,6 +180,7 @@ def _avaliador_treinar_com_a_biblioteca(modelo, ids_treino, passos, tamanho_lote
     g = globals()
     antigos = {nome: g.get(nome) for nome in _AVALIADOR_TROCAS}
     g.update(_AVALIADOR_TROCAS)
+    _avaliador_decaimentos_usados.clear()  # só os otimizadores desta chamada
     gerador = _avaliador_t.Generator().manual_seed(int(semente))
     try:
         return treinar_lm(

@@ -62,6 +62,15 @@ BPE_CODIFICA_ORDEM = Equivoco(
     para_instrutor="O aluno aplicou as fusões numa ordem diferente da ordem em que foram aprendidas.",
     secao="Dos bytes aos tokens: o BPE em bytes",
 )
+BPE_CODIFICAR_GUARDA_DE_OUTRAS_FUSOES = Equivoco(
+    "bpe-codificar-guarda-de-outras-fusoes",
+    "codificar devolveu, para uma lista de fusões, os ids que valiam para a lista da chamada anterior: o "
+    "resultado de cada pré-token depende das fusões recebidas. Um dicionário guardado entre chamadas (um cache) "
+    "tem de ter as fusões na chave, ou ser criado a cada chamada.",
+    titulo="Codificar reusa o resultado de outras fusões",
+    para_instrutor="O aluno guardou a codificação de cada pré-token num dicionário global, sem as fusões na chave.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
+)
 BPE_DECODIFICA_POR_TOKEN = Equivoco(
     "bpe-decodifica-por-token",
     "decodificar transformou cada id em texto separadamente: um token pode ter só parte dos bytes de um "
@@ -483,6 +492,14 @@ TREINO_SEM_RECORTE = Equivoco(
     "otimizador.step(), chame recortar_gradientes(modelo.parameters(), norma_max).",
     titulo="Treino sem recorte",
     para_instrutor="O aluno não recortou os gradientes a cada passo.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
+TREINO_WD_IGNORADO = Equivoco(
+    "treino-weight-decay-ignorado",
+    "O AdamW do laço não usa o weight_decay recebido por treinar_lm (o avaliador pediu outro valor, e nenhum "
+    "grupo o recebeu): crie o otimizador com AdamW(..., weight_decay=weight_decay), não com o padrão.",
+    titulo="Decaimento de peso ignorado no treino",
+    para_instrutor="O aluno criou a AdamW do laço sem passar o argumento weight_decay (fica o padrão).",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 TREINO_RECORTE_FORA_DE_ORDEM = Equivoco(

@@ -60,6 +60,7 @@ def _rodar_espiao(aluno, semente):
     )
     chamadas = espiao.ler("chamadas")
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas")}
+    extra["decaimentos"] = aluno.ler("_avaliador_decaimentos_usados")
     return perdas, chamadas, extra
 
 
@@ -165,6 +166,12 @@ def conferir_cronograma_recorte_e_gerador(espiado):
             f"vieram {mostrar(len(recortes))}.)",
             EQ.TREINO_SEM_RECORTE,
         )
+    # o weight_decay recebido (0,1 no espião, não o padrão 0,01) tem de chegar a algum grupo do AdamW
+    decaimentos = extra.get("decaimentos") or []
+    if isinstance(decaimentos, list) and any(
+        isinstance(d, list) and not any(math.isclose(float(v), e["wd"]) for v in d) for d in decaimentos
+    ):
+        raise Reprovado(EQ.TREINO_WD_IGNORADO.mensagem, EQ.TREINO_WD_IGNORADO)
     mesmas = len(chamadas_bis) == len(chamadas) and all(
         torch.equal(a["ids"], b["ids"]) for a, b in zip(chamadas, chamadas_bis, strict=True)
     )

@@ -39,6 +39,16 @@ def sondas_rmsnorm(aluno):
         return not S.iguais(a[0, 1:], b[0, 1:]) or not S.iguais(a[1], b[1])
 
     return [
+        S.coincide_com(
+            "rmsnorm-sem-raiz",
+            "A RMSNorm dividiu x pela média de x² sem tirar a raiz: a RMS é a raiz quadrada, "
+            "x / sqrt(mean(x², dim=-1, keepdim=True) + eps) (torch.rsqrt, ou ** 0.5), vezes o peso.",
+            lambda: saida(1e-5),
+            lambda: x / (x.pow(2).mean(dim=-1, keepdim=True) + 1e-5),
+            titulo="RMSNorm sem a raiz",
+            para_instrutor="O aluno dividiu pela média dos quadrados, sem a raiz.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
         S.argumento_ignorado(
             "rmsnorm-eps-ignorado",
             "`eps`",
@@ -175,7 +185,38 @@ def sondas_adamw(aluno):
             secao="Treinar: AdamW, aquecimento com cosseno e recorte",
         )
 
+    def primeiro_passo():
+        # sem decaimento, o primeiro passo do AdamW anda exatamente lr em cada coordenada: m̂ = g e v̂ = g²
+        # depois da correção de viés, então m̂ / (√v̂ + eps) = ±1. O quanto andou diz qual média está errada.
+        b1, b2, lr = 0.9, 0.999, 0.1
+        passos = trajetoria(weight_decay=0.0, betas=(b1, b2), eps=1e-12)
+        andou = (tocha.tensor(passos[0][0], "parâmetro") - iniciais[0]).abs().numpy() / lr
+        r = float(np.median(andou))
+        if not np.all(np.isfinite(andou)) or np.ptp(andou) > 1e-6 * max(r, 1.0) or abs(r - 1.0) < 1e-6:
+            return False
+        causas = [
+            (1 / (1 - b1), "o momento foi acumulado sem o fator (1 − β1): m = β1·m + (1 − β1)·g"),
+            (np.sqrt(1 - b2), "a média dos quadrados foi acumulada sem o fator (1 − β2): v = β2·v + (1 − β2)·g²"),
+            ((1 - b1) / np.sqrt(1 - b2), "falta a correção de viés: m̂ = m / (1 − β1^t) e v̂ = v / (1 − β2^t)"),
+        ]
+        causa = next((c for valor, c in causas if abs(r / valor - 1) < 1e-3), "")
+        if not causa:
+            return False
+        andou_texto = format(r, ".4g").replace(".", ",")
+        return (
+            "No primeiro passo do AdamW (weight_decay 0), cada parâmetro tem de andar exatamente lr, porque "
+            "m̂ / √v̂ = g / |g| = ±1; o seu andou ≈ " + andou_texto + "·lr: " + causa + "."
+        )
+
     return [
+        S.promessa(
+            "adamw-primeiro-passo",
+            "O primeiro passo do AdamW não anda exatamente lr em cada parâmetro.",
+            primeiro_passo,
+            titulo="Médias móveis do AdamW erradas",
+            para_instrutor="O aluno escreveu a média do momento (ou dos quadrados) sem o fator (1 − β), ou sem a correção de viés.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+        ),
         ignorado(
             "weight_decay",
             (0.0, 0.5),
@@ -428,7 +469,29 @@ def sondas_decodificar(aluno):
         ids = ORC.codificar_ref(_TEXTO_SONDA, fusoes)
         return so_bytes and aluno.decodificar(ids, fusoes) != _TEXTO_SONDA
 
+    def bytes_invalidos():
+        # um emoji inteiro, um espaço e um byte que começa um caractere de dois e não termina
+        ids = [240, 159, 153, 130, 32, 195]
+        obtido = aluno.decodificar(ids, fusoes)
+        certo = bytes(ids).decode("utf-8", errors="replace")
+        if obtido == certo or not isinstance(obtido, str):
+            return False
+        if obtido == bytes(ids).decode("utf-8", errors="ignore"):
+            return (
+                "O byte inválido no fim sumiu do texto: decodificar usa errors='replace', que troca cada sequência "
+                "inválida de UTF-8 por '\ufffd' (�); errors='ignore' descarta o byte sem avisar."
+            )
+        return False
+
     return [
+        S.promessa(
+            "decodificar-bytes-invalidos",
+            "decodificar deve trocar bytes inválidos de UTF-8 por '\ufffd' (errors='replace').",
+            bytes_invalidos,
+            titulo="Bytes inválidos descartados",
+            para_instrutor="O aluno decodificou com errors='ignore' (ou outro) no lugar de errors='replace'.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
         S.promessa(
             "decodificar-fusao-errada",
             "Com ids que são só bytes, decodificar devolve o texto; com ids de fusões, não: o id 256 + i vale os bytes "

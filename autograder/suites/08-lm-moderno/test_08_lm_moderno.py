@@ -100,6 +100,18 @@ def test_bpe_codificar_confere(aluno, rng):
             "seus bytes UTF-8, e as fusões entram pela ordem em que foram aprendidas (o posto: a de menor índice na lista "
             "primeiro)."
         )
+    # O mesmo texto (fixo, de pré-tokens que nenhum outro teste usa) com duas listas de fusões, uma depois da
+    # outra (issue #38, item 3): a codificação depende das fusões recebidas, e um resultado guardado de uma
+    # chamada anterior não vale para outra lista
+    texto, lista_a, lista_b = "qzq zqz qzq", [(ord("q"), ord("z"))], [(ord("z"), ord("q"))]
+    ids_a, ids_b = CF.ids_do_aluno(aluno, texto, lista_a), CF.ids_do_aluno(aluno, texto, lista_b)
+    if ids_a == ORC.codificar_ref(texto, lista_a) and ids_b != ORC.codificar_ref(texto, lista_b):
+        if ids_b == ids_a:
+            raise Reprovado(EQ.BPE_CODIFICAR_GUARDA_DE_OUTRAS_FUSOES.mensagem, EQ.BPE_CODIFICAR_GUARDA_DE_OUTRAS_FUSOES)
+        raise Reprovado(
+            "codificar confere com uma lista de fusões e não com outra, chamada logo depois, no mesmo texto: a "
+            "codificação de cada pré-token depende só do texto e das fusões recebidas nesta chamada."
+        )
     # Fusões dadas à mão (qualquer lista de fusões é entrada válida): uma delas junta o fim de um pré-token
     # ao começo do seguinte, e não pode ser aplicada ali.
     manuais = [(ord("a"), ord(" ")), (ord(" "), ord("b")), (ord("b"), ord("a"))]
