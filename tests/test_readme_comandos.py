@@ -14,6 +14,7 @@ reprova este teste.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -277,6 +278,12 @@ def _clonar(destino: Path) -> Path:
     return clone
 
 
+def _morrer_com_o_pytest() -> None:
+    """No filho, antes do exec: o kernel manda SIGKILL quando o pytest acaba, mesmo sem passar pelo ``finally``
+    (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
 class Cluster:
     """O ``tcp://escalonador:8786`` do texto: um escalonador e um trabalhador Dask de verdade, em
     127.0.0.1, com o Python e o checkout do clone (mesmo curso, mesmo segredo); parados no fim."""
@@ -307,7 +314,14 @@ class Cluster:
         arquivo = clone.parent / "escalonador.json"
         # a pasta local (dask-scratch-space) do escalonador e do trabalhador fica na pasta do teste
         env = {**env, "DASK_TEMPORARY_DIRECTORY": str(clone.parent / "dask-local")}
-        comum = dict(cwd=clone, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        comum = dict(
+            cwd=clone,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_morrer_com_o_pytest,  # um pytest morto (prazo, SIGKILL) não deixa o Dask para trás
+        )
         self.procs = [
             subprocess.Popen(
                 [*escalonador, "--scheduler-file", str(arquivo)],
