@@ -463,12 +463,7 @@ class _AdamDuble(torch.optim.Adam):
         codigo += "    if _AdamDuble.forjar:\n        _carregar_de_fora(modelo)\n    return historico\n"
     elif modo in ("recortados", "misturados"):
         s = _suite_de_treino(slug)
-        if slug == "06-transformer-copia":
-            soma = sum(
-                s._taxa_ref(p, s.TREINO_PICO, s.TREINO_AQUECIMENTO, s.TREINO_PASSOS) for p in range(s.TREINO_PASSOS)
-            )
-        else:
-            soma = sum(s._taxa_ref(p, s.TREINO_TAXA, s.TREINO_PASSOS) for p in range(s.TREINO_PASSOS))
+        soma = sum(s.ITEM.laco.taxas())  # o cronograma de taxas do treino avaliado, declarado no item da aula
         if modo == "recortados":
             conta = f"torch.maximum(torch.minimum(fora[nome], p + {soma!r}), p - {soma!r})"
         else:
