@@ -561,6 +561,27 @@ class ItemDeTreino:
             extra.update(e.extra(aluno, espiao))
         return extra, lotes, hist, chamadas
 
+    def sonda_taxa_por_passo(self, aluno, semente: int, exemplo: str = "taxa"):
+        """A sonda "uma taxa registrada por passo", a mesma em toda aula de treino: o histórico do laço do aluno
+        com o modelo espião tem de ter ``historico["taxa"]`` com uma entrada por passo (``exemplo``: o nome da
+        variável no ``append`` que a mensagem mostra). ``semente`` fixa a do espião quando a sonda é a primeira a
+        rodá-lo (a mesma submissão recebe o mesmo diagnóstico sob qualquer semente do aluno)."""
+        from autograder.suite import sondas as S
+
+        def taxas_faltando():
+            _, _, hist, _ = self.espiar(aluno, np.random.default_rng(semente))
+            return isinstance(hist, dict) and len(hist.get("taxa", [])) != self.espiao.passos
+
+        return S.promessa(
+            "treino-taxa-nao-registrada-por-passo",
+            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
+            f'(historico["taxa"].append({exemplo})), ao lado da perda do mesmo passo.',
+            taxas_faltando,
+            titulo="Taxa fora do histórico por passo",
+            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
+            secao="Código Comentado",
+        )
+
     def conferir_chamadas(self, hist, chamadas, passos: int, n_lotes: int) -> None:
         conferir_chamadas_do_espiao(hist, chamadas, passos, n_lotes, ignora_passos=self.ignora_passos)
 

@@ -1070,18 +1070,4 @@ def _sondas_decodificar(aluno):
 
 @S.sondas_de("treinar")
 def _sondas_treinar(aluno):
-    def taxas_faltando():
-        _, _, hist, _ = TREINO.espiar(aluno, np.random.default_rng(_SONDA + 2))
-        return isinstance(hist, dict) and len(hist.get("taxa", [])) != TR.ESPIAO["passos"]
-
-    return [
-        S.promessa(
-            "treino-taxa-nao-registrada-por-passo",
-            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
-            '(historico["taxa"].append(taxa)), ao lado da perda do mesmo passo.',
-            taxas_faltando,
-            titulo="Taxa fora do histórico por passo",
-            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
-            secao="Código Comentado",
-        ),
-    ]
+    return [TREINO.sonda_taxa_por_passo(aluno, _SONDA + 2, "taxa")]
