@@ -42,9 +42,10 @@ def _eps_texto(e: float) -> str:
 def eps_da_norma(
     codigo: str,
     obtido: Callable[[], object],
-    conta_com_eps: Callable[[float], object],
+    conta_com_eps: Callable[[tuple[float, ...]], object],
     eps_certo: float,
     *,
+    normas: Sequence[str] = ("a norma",),
     nome: str = "LayerNorm",
     onde: str = "deixe o padrão de nn.LayerNorm (eps = 1e-5)",
     candidatos: Sequence[float] = EPS_CANDIDATOS,
@@ -53,21 +54,32 @@ def eps_da_norma(
     secao: str = "",
     atol: float = 1e-9,
 ) -> Sonda:
-    """A promessa "a norma usa o ``eps`` do enunciado", medida: ``obtido()`` roda o código do aluno numa entrada
-    construída de variância pequena (em que o ``eps`` pesa); ``conta_com_eps(e)`` é a saída certa refeita com
-    ``eps = e`` (tensores do torch). Dispara quando a saída não confere com ``eps_certo`` e confere com outro dos
-    ``candidatos``; a mensagem diz qual."""
+    """A promessa "as normas usam o ``eps`` do enunciado", medida: ``obtido()`` roda o código do aluno numa entrada
+    construída de variância pequena (em que o ``eps`` pesa); ``conta_com_eps(eps)`` é a saída certa refeita com
+    ``eps[i]`` na i-ésima das ``normas`` (os nomes para o aluno, na ordem; tensores do torch). Dispara quando a
+    saída não confere com ``eps_certo`` em todas e confere com outro ``eps`` (em todas as normas ou numa só,
+    dos ``candidatos``); a mensagem diz qual e onde."""
+    normas = tuple(normas)
+    n = len(normas)
 
     def medida():
         y = obtido()
-        if _perto(y, conta_com_eps(eps_certo), atol):
+        if _perto(y, conta_com_eps((eps_certo,) * n), atol):
             return False
-        for e in candidatos:
-            if e != eps_certo and _perto(y, conta_com_eps(e), atol):
+        tentativas = [((e,) * n, "todas" if n > 1 else normas[0]) for e in candidatos if e != eps_certo]
+        if n > 1:
+            for i, norma in enumerate(normas):
+                tentativas += [
+                    (tuple(e if k == i else eps_certo for k in range(n)), norma) for e in candidatos if e != eps_certo
+                ]
+        for eps, onde_ in tentativas:
+            if _perto(y, conta_com_eps(eps), atol):
+                e = next(v for v in eps if v != eps_certo)
+                qual = "em todas as normas" if onde_ == "todas" else f"em {onde_}"
                 return (
                     f"O eps da {nome} não é o do enunciado: numa entrada de variância pequena (≈ 1e-6, onde o eps "
-                    f"pesa), a sua saída confere com eps = {_eps_texto(e)}, e o pedido é eps = {_eps_texto(eps_certo)} "
-                    f"({onde}). A norma divide por √(variância + eps)."
+                    f"pesa), a sua saída confere com eps = {_eps_texto(e)} {qual}, e o pedido é eps = "
+                    f"{_eps_texto(eps_certo)} ({onde}). A norma divide por √(variância + eps)."
                 )
         return False
 

@@ -747,9 +747,9 @@ def _sondas_camada(aluno, ref):
     ln1, ln2 = norma_bib(bib.norm1), norma_bib(bib.norm2)
     x_pequeno = 0.3 + 1e-3 * torch.randn(2, 5, d, generator=g, dtype=torch.float64)  # variância ≈ 1e-6
 
-    def eps_conta(e):
-        x1 = x_pequeno + atencao_bib(ln1(x_pequeno, e))
-        return x1 + mlp_bib(ln2(x1, e))
+    def eps_conta(eps):
+        x1 = x_pequeno + atencao_bib(ln1(x_pequeno, eps[0]))
+        return x1 + mlp_bib(ln2(x1, eps[1]))
 
     return [
         S.bloco_pre_norma(
@@ -771,6 +771,7 @@ def _sondas_camada(aluno, ref):
             lambda: _saida_camada(_remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd_partes), x_pequeno),
             eps_conta,
             1e-5,
+            normas=("norm1", "norm2"),
             secao="Código Comentado",
         ),
         S.promessa(
