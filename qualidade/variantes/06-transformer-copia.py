@@ -1227,3 +1227,11 @@ MUTANTES += [
         equivoco="camada-eps-da-norma",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-feixe-devolve-com-bos",
+        {"busca_em_feixe": _feixe(devolver="[BOS] + melhor")},
+        itens=["teste_feixe"],
+        equivoco="feixe-formato-da-saida",
+    ),
+]
