@@ -87,6 +87,15 @@ def eps_da_norma(
     return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
+def _de(nome: str) -> str:
+    """ "de" + o nome, com a contração: "de a atenção" vira "da atenção"."""
+    if nome.startswith("a "):
+        return "da " + nome[2:]
+    if nome.startswith("o "):
+        return "do " + nome[2:]
+    return "de " + nome
+
+
 def bloco_pre_norma_por_partes(
     codigo: str,
     saida: Callable[[tuple[int, ...]], object],
@@ -111,34 +120,35 @@ def bloco_pre_norma_por_partes(
     outra se veja). Tensores do torch. A primeira conta errada que confere com a saída do aluno dá a causa."""
     n1, n2 = nomes
     m1, m2 = normas
+    f1, f2 = (n.split(" ", 1)[-1] if n[:2] in ("a ", "o ") else n for n in nomes)  # sem o artigo, nas fórmulas
 
     def contas_de_uma(k):
         sub, ln, outra_ln = (sub1, ln1, ln2) if k == 1 else (sub2, ln2, ln1)
         nome, norma, outra = (n1, m1, m2) if k == 1 else (n2, m2, m1)
         certo = x + sub(ln(x))
         contas = [
-            (x + sub(x), f"falta a norma antes de {nome}: no pré-norma a entrada dela é {norma}(x), não x"),
+            (x + sub(x), f"falta a norma antes {_de(nome)}: no pré-norma a entrada dela é {norma}(x), não x"),
             (x + sub(outra_ln(x)), f"{nome} recebe {outra}(x); a norma dela é a {norma}"),
             (
                 x + ln(sub(x)),
-                f"a norma foi aplicada à saída de {nome} (x + {norma}(sub(x))); no pré-norma ela vem antes da "
+                f"a norma foi aplicada à saída {_de(nome)} (x + {norma}(sub(x))); no pré-norma ela vem antes da "
                 f"subcamada, na entrada: x + sub({norma}(x))",
             ),
             (
                 x + ln(sub(ln(x))),
-                f"a saída de {nome} foi normalizada de novo ({norma} na saída da subcamada); no pré-norma só a "
+                f"a saída {_de(nome)} foi normalizada de novo ({norma} na saída da subcamada); no pré-norma só a "
                 "entrada da subcamada é normalizada",
             ),
             (ln(x + sub(x)), f"{nome} está em pós-norma (LN(x + sub(x))); o enunciado pede pré-norma: x + sub(LN(x))"),
             (
                 ln(x + sub(ln(x))),
-                f"a norma foi aplicada depois do residual de {nome}; no pré-norma o residual fica sem norma",
+                f"a norma foi aplicada depois do residual {_de(nome)}; no pré-norma o residual fica sem norma",
             ),
-            (sub(ln(x)), f"falta o residual de {nome}: some a entrada x à saída da subcamada"),
-            (ln(x) + sub(ln(x)), f"o residual de {nome} somou {norma}(x), e não a entrada x sem normalizar"),
-            (2 * x + sub(ln(x)), f"o residual de {nome} somou a entrada x duas vezes"),
-            (x + 2 * sub(ln(x)), f"a saída de {nome} foi somada duas vezes ao residual"),
-            (x, f"a saída de {nome} não foi somada ao residual"),
+            (sub(ln(x)), f"falta o residual {_de(nome)}: some a entrada x à saída da subcamada"),
+            (ln(x) + sub(ln(x)), f"o residual {_de(nome)} somou {norma}(x), e não a entrada x sem normalizar"),
+            (2 * x + sub(ln(x)), f"o residual {_de(nome)} somou a entrada x duas vezes"),
+            (x + 2 * sub(ln(x)), f"a saída {_de(nome)} foi somada duas vezes ao residual"),
+            (x, f"a saída {_de(nome)} não foi somada ao residual"),
         ]
         return certo, contas
 
@@ -148,16 +158,16 @@ def bloco_pre_norma_por_partes(
         contas = [
             (
                 xl + sub2(ln2(x)),
-                f"{n2} lê x, a entrada do bloco, e não x' = x + {n1}({m1}(x)), a saída da primeira subcamada",
+                f"{n2} lê x, a entrada do bloco, e não x' = x + {f1}({m1}(x)), a saída da primeira subcamada",
             ),
             (
                 x + sub2(ln2(xl)),
-                f"o residual de {n2} soma x, a entrada do bloco, e não x' (a saída da primeira subcamada)",
+                f"o residual {_de(n2)} soma x, a entrada do bloco, e não x' (a saída da primeira subcamada)",
             ),
-            (x + sub2(ln2(x)) + sub1(ln1(x)), f"as duas subcamadas leem x: {n2} tem de ler x' = x + {n1}({m1}(x))"),
-            (2 * xl + sub2(ln2(xl)), f"x' foi somado duas vezes no residual de {n2}"),
+            (x + sub2(ln2(x)) + sub1(ln1(x)), f"as duas subcamadas leem x: {n2} tem de ler x' = x + {f1}({m1}(x))"),
+            (2 * xl + sub2(ln2(xl)), f"x' foi somado duas vezes no residual {_de(n2)}"),
             (xl + sub2(ln2(xl)) + x, "a entrada x do bloco foi somada de novo na saída"),
-            (sub2(ln2(xl)), f"falta o residual de {n2}: a saída é x' + {n2}({m2}(x'))"),
+            (sub2(ln2(xl)), f"falta o residual {_de(n2)}: a saída é x' + {f2}({m2}(x'))"),
         ]
         return certo, contas
 
@@ -175,13 +185,13 @@ def bloco_pre_norma_por_partes(
                 if _perto(y, conta, atol):
                     return (
                         "Medido com uma subcamada de cada vez (a outra com a projeção de saída zerada): "
-                        f"{causa}. O bloco pré-norma é x' = x + {n1}({m1}(x)) e saída = x' + {n2}({m2}(x')): "
+                        f"{causa}. O bloco pré-norma é x' = x + {f1}({m1}(x)) e saída = x' + {f2}({m2}(x')): "
                         "cada residual soma a entrada da subcamada sem normalizar."
                     )
         return False
 
     mensagem = (
-        f"Uma norma ou um residual do bloco pré-norma está fora do lugar: x' = x + {n1}({m1}(x)), "
-        f"saída = x' + {n2}({m2}(x'))."
+        f"Uma norma ou um residual do bloco pré-norma está fora do lugar: x' = x + {f1}({m1}(x)), "
+        f"saída = x' + {f2}({m2}(x'))."
     )
     return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
