@@ -699,7 +699,9 @@ def _sondas_cache_modelo(aluno, ref):
         for variante, causa in _COMPOSICOES:
             if _perto(obtido, _passada_composta(sd, h, ids, **variante)):
                 return (
-                    f"Os logits do prompt (sem cache, um bloco) conferem com um bloco em que {causa}. Em cada bloco: "
+                    "Os logits do prompt (sem cache, um bloco) conferem com um bloco em que "
+                    + causa
+                    + ". Em cada bloco: "
                     "x = x + atencao_com_cache(bloco.atencao, bloco.norm1(x), cache) e depois "
                     "x = x + bloco.ff(bloco.norm2(x)); no fim, modelo.norm_final e modelo.cabeca."
                 )

@@ -1037,7 +1037,7 @@ def _sondas_camada(aluno, ref):
         ):
             if torch.allclose(y, _camada_com_ff(bib, x, mem, mo, ma, 2, ff), atol=1e-8):
                 return (
-                    f"A feed-forward da camada não é Linear → ReLU → Linear: {causa}. A ReLU fica entre as duas "
+                    "A feed-forward da camada não é Linear → ReLU → Linear: " + causa + ". A ReLU fica entre as duas "
                     "lineares da feed-forward (FFN), linear2(relu(linear1(z))), e nada depois da segunda."
                 )
         return False
@@ -1218,7 +1218,7 @@ def _sondas_decodificar(aluno):
         for opcoes, causa in _LACOS_ERRADOS:
             if _mesmos(obtido, _decodificar_variante(modelo, src, 5, **opcoes)):
                 return (
-                    f"A decodificação confere com um laço em que {causa}. O laço guloso: memoria = "
+                    "A decodificação confere com um laço em que " + causa + ". O laço guloso: memoria = "
                     "modelo.codificar(src, mascara_origem(src)); começa com o BOS; a cada passo decodifica a "
                     "sequência gerada até ali com mascara_alvo, escolhe o argmax da última posição, completa com "
                     "PAD quem já terminou e para no EOS de todas ou em passos_max passos."

@@ -121,7 +121,7 @@ def sondas_swiglu(aluno):
         ):
             if conta is not None and tuple(conta.shape) == tuple(y.shape) and torch.allclose(y, conta, atol=1e-9):
                 return (
-                    f"A SwiGLU não é w2(silu(w1(x)) * w3(x)): {causa}. A porta silu(w1(x)) multiplica elemento a "
+                    "A SwiGLU não é w2(silu(w1(x)) * w3(x)): " + causa + ". A porta silu(w1(x)) multiplica elemento a "
                     "elemento o ramo w3(x), e w2 projeta o produto de volta para d_model."
                 )
         return False
