@@ -2132,3 +2132,17 @@ MUTANTES += [
         "bloco-nao-so-residuos",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-codificar-latin1",
+        _trocar("codificar", ('atual = list(pedaco.encode("utf-8"))', 'atual = list(pedaco.encode("latin-1"))')),
+        [B],
+        "codificar-bytes-nao-utf8",
+    ),
+    Variante(
+        "sonda-decodificar-strip",
+        _trocar("decodificar", ('.decode("utf-8", errors="replace")', '.decode("utf-8", errors="replace").strip()')),
+        [B],
+        "decodificar-espacos-das-pontas",
+    ),
+]

@@ -508,7 +508,23 @@ def sondas_codificar(aluno):
         ids = CF.ids_do_aluno(aluno, _TEXTO_SONDA, fusoes)
         return ORC.decodificar_ref(ids, fusoes) != _TEXTO_SONDA
 
+    def bytes_nao_utf8():
+        # sem fusões, os ids são os bytes UTF-8 do texto, na ordem (acentos e cedilha têm dois bytes cada)
+        texto = "ação é já"
+        ids = CF.ids_do_aluno(aluno, texto, [])
+        return ids != list(texto.encode("utf-8")) and all(0 <= i < 256 for i in ids)
+
     return [
+        S.promessa(
+            "codificar-bytes-nao-utf8",
+            "Sem nenhuma fusão, os ids de codificar deveriam ser os bytes UTF-8 do texto, na ordem "
+            "(list(pedaco.encode('utf-8')) de cada pré-token), e não são: o BPE em bytes parte dos bytes da "
+            "codificação UTF-8 (um caractere acentuado vira dois bytes), não de latin-1 nem dos códigos dos caracteres.",
+            bytes_nao_utf8,
+            titulo="Bytes que não são os do UTF-8",
+            para_instrutor="O aluno codificou o texto com outra codificação (latin-1, ord) antes do BPE.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
         S.promessa(
             "codificar-nao-reconstroi",
             "Os ids de codificar, decodificados pela tabela das fusões, não devolvem o texto: algum pré-token foi "
@@ -546,7 +562,21 @@ def sondas_decodificar(aluno):
             )
         return False
 
+    def pontas_somem():
+        texto = "  oi,\ttudo bem?  \n"
+        obtido = aluno.decodificar(list(texto.encode("utf-8")), fusoes)
+        return isinstance(obtido, str) and obtido != texto and obtido in (texto.strip(), texto.rstrip(), texto.lstrip())
+
     return [
+        S.promessa(
+            "decodificar-espacos-das-pontas",
+            "decodificar tirou os espaços (ou a quebra de linha) das pontas do texto: ele devolve exatamente os bytes "
+            "dos ids decodificados, sem strip(), para que decodificar(codificar(s)) volte a s, espaço por espaço.",
+            pontas_somem,
+            titulo="decodificar com strip",
+            para_instrutor="O aluno aplicou strip() (ou rstrip/lstrip) ao texto decodificado.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
         S.promessa(
             "decodificar-bytes-invalidos",
             "decodificar deve trocar bytes inválidos de UTF-8 por '\ufffd' (errors='replace').",
