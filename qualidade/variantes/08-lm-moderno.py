@@ -2146,3 +2146,15 @@ MUTANTES += [
         "decodificar-espacos-das-pontas",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-perplexidade-deslocada-ao-contrario",
+        _trocar(
+            "perplexidade",
+            ("logits = modelo(ids[:, :-1])", "logits = modelo(ids)[:, 1:]"),
+            ("ids[:, 1:].reshape(-1)", "ids[:, :-1].reshape(-1)"),
+        ),
+        [T],
+        "perplexidade-alvos-mal-deslocados",
+    ),
+]

@@ -373,7 +373,39 @@ def sondas_perplexidade(aluno):
         por_janela = [ORC.ppl_ref(sd, janelas[i : i + 1], cfg) for i in range(janelas.shape[0])]
         return abs(valor - float(np.mean(por_janela))) < 1e-6 * max(1.0, abs(valor))
 
+    def alvos_mal_deslocados():
+        # a perplexidade refeita com logits e alvos desalinhados de outros jeitos: a que confere nomeia o erro
+        valor, sd, janelas, cfg = medir()
+        with torch.no_grad():
+            todos = ORC.modelo_ref(sd, janelas, cfg)
+            cortados = ORC.modelo_ref(sd, janelas[:, :-1], cfg)
+
+        def ppl(logits, alvo):
+            perda = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1))
+            return float(torch.exp(perda))
+
+        for certo_ou_errado in (
+            ppl(todos, janelas),
+            ppl(cortados, janelas[:, :-1]),
+            ppl(todos[:, 1:], janelas[:, :-1]),
+            ppl(todos[:, 1:], janelas[:, 1:]),
+            ppl(todos[:, :-2], janelas[:, 2:]),
+        ):
+            if abs(valor - certo_ou_errado) < 1e-6 * max(1.0, abs(valor)):
+                return True
+        return False
+
     return [
+        S.promessa(
+            "perplexidade-alvos-mal-deslocados",
+            "A perplexidade confere com logits e alvos desalinhados: a posição t de uma janela prevê o token t + 1, "
+            "então os logits são os de janelas[:, :-1] e os alvos, deslocados de uma posição, janelas[:, 1:] "
+            "(nem os próprios tokens, nem o deslocamento para o outro lado).",
+            alvos_mal_deslocados,
+            titulo="Alvos da perplexidade mal deslocados",
+            para_instrutor="O aluno não deslocou os alvos (ou deslocou para o lado errado) na perplexidade.",
+            secao="Medir: a perplexidade",
+        ),
         S.promessa(
             "perplexidade-media-das-janelas",
             "A perplexidade saiu como a média das perplexidades de cada janela: ela é exp da entropia cruzada média "
