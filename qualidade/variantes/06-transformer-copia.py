@@ -1235,3 +1235,16 @@ MUTANTES += [
         equivoco="feixe-formato-da-saida",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-modelo-encoder-pre-norma",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True)",
+                "nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True, norm_first=True)",
+            )
+        },
+        itens=[T],
+        equivoco="modelo-encoder-pre-norma",
+    ),
+]

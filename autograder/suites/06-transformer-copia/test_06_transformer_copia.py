@@ -276,6 +276,7 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
 
 
 @item("teste_transformer", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_transformer(aluno, ref))
 def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     """Transformer: forward = decodificar(codificar(src)); memória (B, S, d_model)"""
     remoto, modelo, _ = ORC.montar_transformer(aluno, ref, rng)
@@ -1094,7 +1095,42 @@ def _sondas_transformer(aluno, ref):
         ]
         return _linhas_misturadas(junto, sozinhas)
 
+    def encoder_pre_norma():
+        # a memória do aluno (modelo.codificar) contra o encoder de nn.TransformerEncoderLayer com os mesmos pesos,
+        # post-norm (o pedido) e pre-norm (norm_first=True)
+        rng = np.random.default_rng(_SONDA + 3)
+        remoto, modelo, sd = ORC.montar_transformer(aluno, ref, rng)
+        src = _origem_fixa()
+        mo = DA.m_origem(src)
+        memoria = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
+        d, h, dff, N = modelo.d_model, 4, 32, 2
+
+        def encoder(norm_first):
+            z = F.embedding(src, sd["embedding_origem.weight"]) * math.sqrt(d) + sd["pe"][: src.shape[1]]
+            for i in range(N):
+                camada = torch.nn.TransformerEncoderLayer(
+                    d, h, dff, dropout=0.0, batch_first=True, norm_first=norm_first
+                ).double()
+                prefixo = "encoder." + str(i) + "."
+                camada.load_state_dict({k[len(prefixo) :]: v for k, v in sd.items() if k.startswith(prefixo)})
+                camada.train()  # o caminho comum (sem o atalho rápido de inferência)
+                z = camada(z, src_key_padding_mask=~mo[:, 0, 0, :]).detach()
+            return z
+
+        if tuple(memoria.shape) != tuple(encoder(False).shape) or torch.allclose(memoria, encoder(False), atol=1e-8):
+            return False
+        return torch.allclose(memoria, encoder(True), atol=1e-8)
+
     return [
+        S.promessa(
+            "modelo-encoder-pre-norma",
+            "A memória do encoder confere com camadas pre-norm (norm_first=True): o Transformer do artigo, pedido "
+            "aqui, é post-norm, nn.TransformerEncoderLayer(..., norm_first=False), o padrão: LN(x + sub(x)).",
+            encoder_pre_norma,
+            titulo="Encoder pre-norm",
+            para_instrutor="O aluno criou as camadas do encoder com norm_first=True.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "modelo-linhas-misturadas",
             "Os logits de uma sequência mudam conforme as outras sequências do lote: no encoder e no decoder, cada "
