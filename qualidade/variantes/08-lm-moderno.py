@@ -2158,3 +2158,11 @@ MUTANTES += [
         "perplexidade-alvos-mal-deslocados",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-rmsnorm-norma-l2",
+        _trocar("rmsnorm", ("x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).sum(dim=-1, keepdim=True)")),
+        [N],
+        "rmsnorm-soma-em-vez-da-media",
+    ),
+]

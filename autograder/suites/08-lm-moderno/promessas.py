@@ -50,6 +50,16 @@ def sondas_rmsnorm(aluno):
             para_instrutor="O aluno dividiu pela média dos quadrados, sem a raiz.",
             secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
+        S.coincide_com(
+            "rmsnorm-soma-em-vez-da-media",
+            "A RMSNorm dividiu x pela raiz da SOMA de x² (a norma L2): a RMS é a raiz da média dos quadrados, "
+            "x / sqrt(mean(x², dim=-1, keepdim=True) + eps), isto é, a soma dividida por d_model (1/d), vezes o peso.",
+            lambda: saida(1e-5),
+            lambda: x / torch.sqrt(x.pow(2).sum(dim=-1, keepdim=True) + 1e-5),
+            titulo="RMSNorm com a soma no lugar da média",
+            para_instrutor="O aluno usou a norma L2 (raiz da soma dos quadrados) no lugar da RMS.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
         S.argumento_ignorado(
             "rmsnorm-eps-ignorado",
             "`eps`",
