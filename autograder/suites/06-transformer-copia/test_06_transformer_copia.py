@@ -1111,7 +1111,7 @@ def _sondas_transformer(aluno, ref):
                 camada = torch.nn.TransformerEncoderLayer(
                     d, h, dff, dropout=0.0, batch_first=True, norm_first=norm_first
                 ).double()
-                prefixo = "encoder." + str(i) + "."
+                prefixo = f"encoder.{mostrar(i)}."
                 camada.load_state_dict({k[len(prefixo) :]: v for k, v in sd.items() if k.startswith(prefixo)})
                 camada.train()  # o caminho comum (sem o atalho rápido de inferência)
                 z = camada(z, src_key_padding_mask=~mo[:, 0, 0, :]).detach()
