@@ -499,10 +499,35 @@ def _portao_da_mascara(aluno, rng):
         exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
 
 
+def _mascara_relativa(aluno, Q, K, V, mascara, nome):
+    """A máscara julgada só pela promessa dela, sobre a própria atenção do aluno sem máscara (quando esta tem
+    um erro que o catálogo não conhece, e que é de teste_atencao): numa fatia 2-D (sem lote), os pesos com
+    máscara são os pesos sem máscara multiplicados por exp(máscara) (0 onde a booleana é False) e
+    renormalizados. A saída não é conferida aqui: combinar os pesos com V é promessa de teste_atencao."""
+    Q, K, V = (np.asarray(x, dtype=np.float64) for x in (Q, K, V))
+    m = np.asarray(mascara)
+    m = np.broadcast_to(m, (*np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]), Q.shape[-2], K.shape[-2]))
+    while Q.ndim > 2:
+        Q, K, V, m = Q[0], K[0], V[0], m[0]
+    _, livres = par(aluno.atencao_produto_escalar(Q, K, V))
+    _, pesos = par(aluno.atencao_produto_escalar(Q, K, V, mascara=m))
+    fator = m.astype(np.float64) if m.dtype == bool else np.exp(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        restritos = livres * fator
+        esperado = restritos / restritos.sum(axis=-1, keepdims=True)
+    comparar(pesos, esperado, f"pesos ({mostrar(nome)}, comparados com os seus pesos sem máscara)")
+    return True
+
+
 def _mascara_sobre_a_base(aluno, Q, K, V, mascara, nome):
-    """Se a atenção do aluno sem máscara é um erro conhecido de teste_atencao, confere a máscara sobre
-    ela e devolve True (o teste da máscara acaba aí); senão devolve False (o teste segue normal)."""
+    """Se a atenção do aluno sem máscara é um erro de teste_atencao, confere a máscara sobre ela e devolve
+    True (o teste da máscara acaba aí); senão devolve False (o teste segue normal). Um erro conhecido
+    (``_BASES_CONHECIDAS``) é reproduzido com a máscara certa; um erro desconhecido, julgado pela promessa
+    da máscara sobre os pesos do próprio aluno (``_mascara_relativa``): o item da máscara não paga por um
+    erro da atenção sem máscara (issue #38, isolamento dos itens)."""
     base = _base_do_aluno(aluno)
+    if base is None:
+        return _mascara_relativa(aluno, Q, K, V, mascara, nome)
     if base not in _BASES_CONHECIDAS:
         return False
     esperado = _resultado_ou_erro(lambda: _atencao_base(Q, K, V, base, mascara))
