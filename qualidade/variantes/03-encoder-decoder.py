@@ -756,3 +756,72 @@ MUTANTES += [
         equivoco="mini-entrada-nao-e-x-mais-pe",
     ),
 ]
+
+# ------------------------------------------- sondas: LayerNorm, feed-forward e subcamadas do bloco (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-ln-sem-subtrair-media",
+        {"layernorm": _ln(denominador="np.sqrt(var + eps) + 0 * mu").replace("y = (x - mu) /", "y = x /")},
+        itens=["teste_layernorm"],
+        equivoco="ln-sem-subtrair-media",
+    ),
+    Variante(
+        "sonda-ln-beta-padrao-um",
+        {
+            "layernorm": """
+def layernorm(x, gama=None, beta=None, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    gama = 1.0 if gama is None else gama
+    beta = 1.0 if beta is None else beta
+    return y * gama + beta
+"""
+        },
+        itens=["teste_layernorm"],
+        equivoco="ln-padroes-de-gama-e-beta",
+    ),
+    Variante(
+        "sonda-ln-eps-ignorado",
+        {"layernorm": _ln(denominador="np.sqrt(var + 1e-5)")},
+        itens=["teste_layernorm"],
+        equivoco="ln-eps-ignorado",
+    ),
+    Variante(
+        "sonda-ffn-soma-a-entrada",
+        {"feed_forward": _ffn("    return x + np.maximum(0, x @ W1 + b1) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-soma-a-entrada",
+    ),
+    Variante(
+        "sonda-bloco-ffn-sobre-a-atencao",
+        {
+            "bloco_encoder": _bloco("""    A = mha(X, mascara)
+    Z = layernorm(X + A, p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(A), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-norma-extra-na-entrada",
+        {
+            "bloco_encoder": _bloco("""    X = layernorm(X, p["gama1"], p["beta1"])
+    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-vieses-q-e-k-trocados",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""").replace(
+                'p["W_q"], p["b_q"], p["W_k"], p["b_k"]', 'p["W_q"], p["b_k"], p["W_k"], p["b_q"]'
+            )
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+]

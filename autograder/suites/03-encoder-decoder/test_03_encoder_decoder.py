@@ -82,7 +82,7 @@ PE_FLOAT32 = Equivoco(
 PE_METADES = Equivoco(
     "pe-metades-concatenadas",
     "Os senos e os cossenos foram postos em metades separadas ([sen...sen | cos...cos]); no artigo eles se "
-    "alternam: seno na coluna 2i e cosseno na coluna 2i + 1.",
+    "alternam (intercalados): seno nas colunas pares, 2i, e cosseno nas ímpares, 2i + 1.",
     modos="metades",
     titulo="Senos e cossenos em metades",
     para_instrutor="O aluno separou senos e cossenos em duas metades, quando no artigo eles se alternam.",
@@ -521,11 +521,16 @@ def test_ln_sem_gama_beta(aluno, rng):
         verificar(
             obtido.shape == x.shape, f"layernorm deve preservar a forma {mostrar(forma)}; veio {mostrar(obtido.shape)}."
         )
-        verificar(
-            np.allclose(obtido.mean(axis=-1), 0.0, atol=1e-9),
-            "cada vetor normalizado (último eixo) deve ter média 0.",
-            LN_EIXO,
-        )
+        if not np.allclose(obtido.mean(axis=-1), 0.0, atol=1e-9):
+            # média ≠ 0: a comparação (catálogo, relação, sondas) diz por quê; não é sempre o eixo errado
+            comparar(
+                obtido,
+                ln_torch(x),
+                f"layernorm de um array {mostrar(forma)}",
+                equivocos=functools.partial(_equivocos_ln, x),
+                **_LN_TOL,
+            )
+            raise Reprovado("cada vetor normalizado (último eixo) deve ter média 0.")
         comparar(
             obtido,
             ln_torch(x),
@@ -783,7 +788,7 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
 
 
 @item("teste_bloco_encoder", pontos=1.5)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
     h = int(rng.choice([3, 4]))  # nunca o h = 2 das verificações visíveis
@@ -800,7 +805,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
     h, d_model, n = 4, 8, int(rng.integers(4, 8))  # h diferente do h = 2 das verificações visíveis
@@ -816,7 +821,7 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=0.75)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     """bloco de encoder: confere com a referência sem lote, com uma cabeça e d_ff diferente de d_model"""
     d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
@@ -992,7 +997,50 @@ def _sondas_ln(aluno):
         a, b = como_array(aluno.layernorm(x)), como_array(aluno.layernorm(outro))
         return a.shape == x.shape and not S.iguais(a[1:], b[1:], atol=1e-10)
 
+    def sem_centrar():
+        y = como_array(aluno.layernorm(x), "layernorm")
+        return y.shape == x.shape and S.iguais(y, x / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5), atol=1e-9)
+
+    def padroes_errados():
+        d = x.shape[-1]
+        sem = como_array(aluno.layernorm(x), "layernorm")
+        com = como_array(aluno.layernorm(x, np.ones(d), np.zeros(d)), "layernorm")
+        return sem.shape == com.shape == x.shape and not S.iguais(sem, com, atol=1e-12)
+
+    def eps_de_vetor_constante():
+        # vetores com variância pequena (1e-4): eps = 1 muda muito o resultado; eps = 1e-5 quase nada
+        pequeno = x * 1e-2
+        return [como_array(aluno.layernorm(pequeno, eps=e), "layernorm") for e in (1e-5, 1.0)]
+
     return [
+        S.promessa(
+            "ln-sem-subtrair-media",
+            "A média não foi subtraída: a saída é x / √(var + eps), sem centrar. A normalização de camada "
+            "centra cada vetor antes de dividir: (x - média) / √(var + eps), com média e variância no último eixo.",
+            sem_centrar,
+            titulo="LayerNorm sem subtrair a média",
+            para_instrutor="O aluno divide pelo desvio padrão sem centrar o vetor (sem subtrair a média).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "ln-padroes-de-gama-e-beta",
+            "Sem gama e beta a saída difere da saída com gama = 1 e beta = 0: os valores padrão estão errados. "
+            "Quando não são dados, gama vale 1 (não escala) e beta vale 0 (não desloca): y = x̂ · 1 + 0.",
+            padroes_errados,
+            titulo="Padrões de gama e beta errados",
+            para_instrutor="O aluno usou outro padrão para gama ou beta (beta = 1, gama = 0, ...) quando não são passados.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "ln-eps-ignorado",
+            "A saída não muda quando `eps` muda (em vetores de variância pequena, eps = 1 tem de mudar muito o "
+            "resultado): o argumento eps não é usado, ou é trocado por uma constante. Use √(var + eps) com o eps "
+            "recebido.",
+            lambda: S.iguais(*eps_de_vetor_constante(), atol=1e-9),
+            titulo="eps ignorado",
+            para_instrutor="O aluno fixou o eps no código e ignora o argumento.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ln-mistura-vetores",
             "Mudar um vetor mudou a normalização dos outros: a média e a variância são de cada vetor sozinho, no "
@@ -1107,7 +1155,21 @@ def _sondas_ffn(aluno):
         y = como_array(aluno.feed_forward(x, W1, b1, W2, b2), "feed_forward")
         return y.shape == (2, 3) and not np.allclose(y, np.broadcast_to(b2, (2, 3)), atol=1e-9)
 
+    xr = np.random.default_rng(3818).normal(size=(2, 3))
+    W1r, b1r = np.random.default_rng(3819).normal(size=(3, 4)), np.zeros(4)
+
     return [
+        S.coincide_com(
+            "ffn-soma-a-entrada",
+            "A feed-forward somou a entrada x à saída (um residual dentro dela): FFN(x) = max(0, x W1 + b1) W2 + b2, "
+            "sem + x. O residual é do bloco (Z + FFN(Z), antes da norma), não da feed-forward.",
+            lambda: aluno.feed_forward(xr, W1r, b1r, W2, b2),
+            lambda: xr + np.maximum(0.0, xr @ W1r + b1r) @ W2 + b2,
+            atol=1e-9,
+            titulo="Residual dentro da feed-forward",
+            para_instrutor="O aluno somou a entrada x na saída da feed-forward, misturando o residual do bloco com ela.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ffn-negativos-nao-cortados",
             "Com a pré-ativação x @ W1 + b1 toda negativa, a saída deveria ser só b2 (a ReLU zera os negativos), "
@@ -1121,7 +1183,7 @@ def _sondas_ffn(aluno):
 
 
 @S.sondas_de("bloco_encoder")
-def _sondas_bloco(aluno):
+def _sondas_bloco(aluno, ref=None):
     """Post-norm: a última operação do bloco é LN2(Z + FFN(Z)), então (saída - beta2) / gama2 tem média 0 e
     variância 1 em cada posição."""
     rng = np.random.default_rng(3816)
@@ -1135,7 +1197,85 @@ def _sondas_bloco(aluno):
         z = (y - p["beta2"]) / p["gama2"]
         return not (np.allclose(z.mean(axis=-1), 0.0, atol=1e-6) and np.allclose(z.var(axis=-1), 1.0, atol=1e-3))
 
+    def contas_do_bloco():
+        """Versões do bloco que quebram uma promessa (feitas com as peças de referência): (conta, causa)."""
+        if ref is None:
+            return []
+
+        def atn(entrada, q=p):
+            return ref.atencao_multicabeca(entrada, *[q[k] for k in _CHAVES], 2)
+
+        def ln(v, j, q=p):
+            return ref.layernorm(v, q["gama" + j], q["beta" + j])
+
+        def ffn(v, q=p):
+            return ref.feed_forward(v, q["W1"], q["b1"], q["W2"], q["b2"])
+
+        def certo(q, Xe=X):
+            Z = ln(Xe + atn(Xe, q), "1", q)
+            return ln(Z + ffn(Z, q), "2", q)
+
+        A = atn(X)
+        Z = ln(X + A, "1")
+        contas = [
+            (ln(Z + ffn(A), "2"), "a feed-forward recebeu a saída da atenção, e não Z = LN1(X + atenção)"),
+            (ln(Z + ffn(X), "2"), "a feed-forward recebeu a entrada X do bloco, e não Z = LN1(X + atenção)"),
+            (
+                ln(A + ffn(Z), "2"),
+                "o residual da segunda subcamada somou a saída da atenção; ele soma Z, a entrada da feed-forward",
+            ),
+            (
+                certo(p, ln(X, "1")),
+                "a entrada X foi normalizada antes da primeira subcamada (uma norma a mais na entrada): no post-norm a "
+                "norma vem só depois de cada residual, LN(X + subcamada(X))",
+            ),
+            (
+                ln((Z + ffn(Z)) / 2.0, "2"),
+                "o residual foi somado como média, (Z + FFN(Z)) / 2: a conexão residual é uma soma, Z + FFN(Z)",
+            ),
+        ]
+        Zm = ln((X + A) / 2.0, "1")
+        contas.append(
+            (
+                ln((Zm + ffn(Zm)) / 2.0, "2"),
+                "os residuais foram somados como média, (X + subcamada(X)) / 2: a conexão residual é uma soma",
+            )
+        )
+        contas.append(
+            (
+                ln(Zm + ffn(Zm), "2"),
+                "o residual da atenção foi somado como média, (X + atenção) / 2: a conexão residual é uma soma",
+            )
+        )
+        for a, b in (("b_q", "b_k"), ("b_q", "b_v"), ("b_k", "b_v"), ("W_q", "W_k"), ("W_k", "W_v"), ("W_q", "W_v")):
+            trocado = {**p, a: p[b], b: p[a]}
+            contas.append((certo(trocado), "os parâmetros " + a + " e " + b + " foram usados um no lugar do outro"))
+        for a, b in (("gama1", "gama2"), ("beta1", "beta2")):
+            trocado = {**p, a: p[b], b: p[a]}
+            contas.append((certo(trocado), a + " e " + b + " foram trocados: a norma 1 é a da atenção, a 2 a da FFN"))
+        return contas
+
+    def subcamadas_fora_do_lugar():
+        y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
+        if y.shape != X.shape:
+            return False
+        for conta, causa in contas_do_bloco():
+            if S.iguais(y, conta, atol=1e-9):
+                return (
+                    "O bloco post-norm é Z = LN1(X + atenção(X)), saída = LN2(Z + FFN(Z)), e o seu não: " + causa + "."
+                )
+        return False
+
     return [
+        S.promessa(
+            "bloco-subcamadas-fora-do-lugar",
+            "Uma subcamada do bloco recebeu a entrada errada, um residual somou outra coisa, ou parâmetros foram "
+            "trocados: Z = LN1(X + atenção(X)), saída = LN2(Z + FFN(Z)).",
+            subcamadas_fora_do_lugar,
+            titulo="Subcamadas, residuais ou parâmetros fora do lugar",
+            para_instrutor="O aluno ligou as subcamadas do bloco de outro jeito (entradas, residuais ou pesos trocados).",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "bloco-saida-nao-normalizada",
             "A saída do bloco não sai da segunda LayerNorm: no bloco post-norm a última operação é "
