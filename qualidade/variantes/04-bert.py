@@ -626,3 +626,35 @@ MUTANTES += [
         equivoco="mlm-troca-fora-das-escolhidas",
     ),
 ]
+
+# ------------------------------------------- sondas: escala do embedding, ordem das camadas, padding fixo (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-padding-exclui-zero-tambem",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return (ids != pad_id) & (ids != 0)\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-outro-id-fixo",
+    ),
+    Variante(
+        "sonda-encoder-escala-raiz-do-vocab",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("self.d_model = d_model", "self.d_model = vocab"))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-escala-do-embedding",
+    ),
+    Variante(
+        "sonda-encoder-escala-na-saida",
+        {
+            "encoder_bert": _encoder(
+                entrada="        x = self.embedding(ids) + self.pe[: ids.shape[1]]",
+            ).replace("        return x\n", "        return x * math.sqrt(self.d_model)\n")
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-escala-do-embedding",
+    ),
+    Variante(
+        "sonda-encoder-camadas-em-ordem-inversa",
+        {"encoder_bert": _encoder().replace("for camada in self.camadas:", "for camada in reversed(self.camadas):")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-ordem-das-camadas",
+    ),
+]

@@ -229,6 +229,16 @@ MLM_PROB = Equivoco(
 
 
 # ======================================================================= máscara de padding
+PADDING_OUTRO_ID = Equivoco(
+    "padding-outro-id-fixo",
+    "A máscara marca como padding também as posições de outro id, que não é o pad_id recebido: o padding é só "
+    "ids == pad_id. Compare com o argumento pad_id, sem um valor fixo (como 0, o do exemplo) a mais.",
+    titulo="Padding com um id fixo a mais",
+    para_instrutor="O aluno trata como padding, além do pad_id, um id fixo no código (o 0 do exemplo).",
+    secao="Código Comentado",
+)
+
+
 def _mascara_do_aluno(aluno, ids, pad_id):
     return aluno.mascara_de_padding(torch.from_numpy(ids), pad_id)
 
@@ -257,6 +267,10 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
         if np.array_equal(arr, saida):
             raise Reprovado(equivoco.mensagem, equivoco)
     erradas = int((arr != esperado).sum())
+    ids_errados = np.unique(ids[arr != esperado])
+    if ids_errados.size == 1 and ids_errados[0] != pad_id and not np.any(arr[ids == pad_id]):
+        # o erro é todo num mesmo id, que não é o pad_id deste teste: um padding fixo no código (o id não é citado)
+        raise Reprovado(PADDING_OUTRO_ID.mensagem, PADDING_OUTRO_ID)
     raise Reprovado(
         f"a máscara erra {mostrar(erradas)} de {mostrar(arr.size)} posições: True nos tokens reais, False no [PAD]."
     )
@@ -485,7 +499,7 @@ def test_encoder_estrutura(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.5)
-@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
@@ -546,7 +560,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
 def test_encoder_outra_configuracao(aluno, ref, rng):
     """EncoderBERT: outra configuração (3 camadas, 3 cabeças, pad_id no fim do vocabulário, n = max_len)"""
     cfg = Config(vocab=25, d=12, h=3, d_ff=20, n_camadas=3, max_len=8, pad=24)
@@ -813,7 +827,7 @@ def test_mlm_semente(aluno, rng):
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
 @S.sondas_de("EncoderBERT")
-def _sondas_encoder(aluno):
+def _sondas_encoder(aluno, ref=None):
     rng = np.random.default_rng(3804)
     cfg = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)
     ids = _ids_encoder(rng, cfg, B=2, n=6, sem_padding_em=(1,))
@@ -826,7 +840,94 @@ def _sondas_encoder(aluno):
         a, b = _rodar(modelo, ids), _rodar(modelo, outro)
         return not S.iguais(a[1], b[1], atol=1e-9)
 
+    def escala_do_embedding():
+        # sem camadas, a saída é embedding(ids)·√d_model + PE[:n]: os dois coeficientes saem de mínimos quadrados
+        if ref is None:
+            return False
+        cfg0 = Config(30, d=8, h=2, d_ff=16, n_camadas=0, max_len=8, pad=0)
+        modelo = _criar_encoder(aluno, cfg0)
+        estado = _pesos_aleatorios(cfg0, np.random.default_rng(3805))
+        modelo.carregar_pesos(estado, strict=False)
+        ids0 = np.array([[3, 7, 11, 2, 19, 5]], dtype=np.int64)
+        y = _rodar(modelo, ids0).astype(np.float64)
+        emb = estado["embedding.weight"].numpy()[ids0]
+        pe = ref.codificacao_posicional(8, 8).to(torch.float64).numpy()[:6][None]
+        if y.shape != emb.shape:
+            return False
+        A = np.stack([emb.ravel(), pe.ravel()], axis=1)
+        (a, b), *_ = np.linalg.lstsq(A, y.ravel(), rcond=None)
+        if not np.allclose(A @ np.array([a, b]), y.ravel(), atol=1e-6):
+            return False
+        raiz = math.sqrt(8)
+        if abs(a / raiz - 1) < 1e-3 and abs(b - 1) < 1e-3:
+            return False
+        nomes = [
+            (1.0, "sem escala"),
+            (math.sqrt(30), "√vocab, e não √d_model"),
+            (math.sqrt(8 / 2), "√d_k = √(d_model/h), e não √d_model"),
+            (8.0, "d_model sem a raiz (ou √d_model duas vezes)"),
+        ]
+        nome = next((t for c, t in nomes if abs(a / c - 1) < 0.01), "")
+        partes = ["o embedding foi multiplicado por ≈ " + S._num(a) + (" (" + nome + ")" if nome else "")]
+        if abs(b - 1) > 1e-3:
+            partes.append(
+                "a codificação de posição foi multiplicada por ≈ " + S._num(b) + ", e ela é somada sem escala"
+            )
+        return (
+            "A escala do embedding está errada: medido num modelo sem camadas, "
+            + "; ".join(partes)
+            + ". O enunciado pede x = embedding(ids) · √d_model + PE[:n] (√d_model = "
+            + S._num(raiz)
+            + " aqui), com a escala só no embedding, antes de somar a posição."
+        )
+
+    def ordem_das_camadas():
+        if ref is None:
+            return False
+        cfg2 = Config(30, d=8, h=2, d_ff=16, n_camadas=2, max_len=8, pad=0)
+        estado = _pesos_aleatorios(cfg2, np.random.default_rng(3806))
+        modelo = _criar_encoder(aluno, cfg2)
+        modelo.carregar_pesos(estado, strict=False)
+        y = _rodar(modelo, ids)
+
+        def com(mapa):
+            novo = dict(estado)
+            for k in estado:
+                if k.startswith("camadas."):
+                    i = int(k.split(".")[1])
+                    novo[k] = estado["camadas." + str(mapa[i]) + k[len("camadas.") + 1 :]]
+            return _saida_oraculo(ref, novo, cfg2, ids)
+
+        for mapa, causa in (
+            ((1, 0), "as camadas foram aplicadas em ordem inversa (a última primeiro)"),
+            ((0, 0), "a primeira camada foi aplicada no lugar de todas (a mesma camada repetida)"),
+            ((1, 1), "a última camada foi aplicada no lugar de todas (a mesma camada repetida)"),
+        ):
+            if S.iguais(y, com(mapa), atol=1e-7):
+                return (
+                    "Com duas camadas de pesos diferentes, "
+                    + causa
+                    + ": percorra self.camadas na ordem, cada camada recebendo a saída da anterior."
+                )
+        return False
+
     return [
+        S.promessa(
+            "encoder-escala-do-embedding",
+            "A escala do embedding não é √d_model: x = embedding(ids) · √d_model + PE[:n].",
+            escala_do_embedding,
+            titulo="Escala do embedding errada",
+            para_instrutor="O aluno escalou o embedding por outra coisa que não √d_model (ou escalou a soma ou a saída).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "encoder-ordem-das-camadas",
+            "As camadas não foram aplicadas em ordem, cada uma sobre a saída da anterior.",
+            ordem_das_camadas,
+            titulo="Camadas fora de ordem",
+            para_instrutor="O aluno percorreu as camadas em outra ordem ou repetiu uma delas.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "encoder-mistura-exemplos",
             "Mudar o padding de um exemplo do lote mudou a saída de outro: cada exemplo usa a própria máscara de "
