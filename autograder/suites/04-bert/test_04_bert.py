@@ -892,10 +892,11 @@ def _sondas_encoder(aluno, ref=None):
 
         def com(mapa):
             novo = dict(estado)
+            prefixos = ("camadas.0.", "camadas.1.")
             for k in estado:
-                if k.startswith("camadas."):
-                    i = int(k.split(".")[1])
-                    novo[k] = estado["camadas." + str(mapa[i]) + k[len("camadas.") + 1 :]]
+                for i, prefixo in enumerate(prefixos):
+                    if k.startswith(prefixo):
+                        novo[k] = estado[prefixos[mapa[i]] + k.removeprefix(prefixo)]
             return _saida_oraculo(ref, novo, cfg2, ids)
 
         for mapa, causa in (
