@@ -139,6 +139,11 @@ _DICAS_DE_ERRO = (
         "número de camadas) foi ignorado ou trocado.",
     ),
     (
+        ("too many values to unpack", "not enough values to unpack"),
+        "O código desempacota a forma num número fixo de eixos: com eixos de lote a mais (ou a menos) ele quebra. "
+        "Use *lote, n, d = X.shape e trabalhe nos últimos eixos, com qualquer número de dimensões antes.",
+    ),
+    (
         ("dimension out of range",),
         "Um eixo que não existe: o tensor tem menos dimensões do que o código supõe (falta o eixo do lote, ou "
         "sobrou um squeeze).",

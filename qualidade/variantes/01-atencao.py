@@ -823,3 +823,29 @@ def softmax(z, eixo=-1):
         equivoco="blocos-maximo-inicial-finito",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-softmax-subtrai-o-minimo",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z)
+    e = np.exp(z - np.min(z, axis=eixo, keepdims=True))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-subtrai-o-maximo-da-fatia",
+    ),
+    Variante(
+        "sonda-blocos-fator-so-do-maximo-novo",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "fator = np.exp(m - referencia)", "fator = np.where(np.isneginf(m), 0.0, np.exp(-referencia))"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-fator-errado",
+    ),
+]

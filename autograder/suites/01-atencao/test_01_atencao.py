@@ -38,6 +38,15 @@ SEM_MAXIMO = Equivoco(
     para_instrutor="O aluno acha que a fórmula da softmax pode ser aplicada direto, sem ver que exp de logits grandes estoura.",
     secao="Explicação Matemática",
 )
+SEM_MAXIMO_DA_FATIA = Equivoco(
+    "softmax-nao-subtrai-o-maximo-da-fatia",
+    "Softmax instável: numa fatia com logits muito espalhados (um 800 ao lado de um 0) o resultado virou "
+    "nan/inf, porque o que foi subtraído não é o máximo da fatia (o mínimo, a média, uma constante): exp do maior "
+    "logit ainda estoura. Subtraia o máximo, np.max(z, axis=eixo, keepdims=True): todo expoente fica ≤ 0.",
+    titulo="Softmax que não subtrai o máximo da fatia",
+    para_instrutor="O aluno estabiliza a softmax subtraindo outra coisa (mínimo, média) que não o máximo da fatia.",
+    secao="Explicação Matemática",
+)
 MAXIMO_GLOBAL = Equivoco(
     "softmax-maximo-global",
     "A softmax subtrai o máximo do array inteiro, não o de cada fatia: fatias com valores bem menores "
@@ -234,14 +243,21 @@ def atencao_do_aluno(aluno, *args, **kw):
     )
 
 
+def _v_diagonal(n):
+    """Valores quadrados e simétricos (n_k = d_v, V = Vᵀ) e diferentes da identidade: onde só os pesos são julgados,
+    uma saída calculada com V transposto não quebra, e a saída continua diferente dos pesos (a ordem do retorno
+    ainda aparece)."""
+    return np.diag(np.arange(2.0, n + 2.0))
+
+
 def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
     """Portão dos testes de propriedade: sem máscara, a ordem dos pesos em cada linha tem de
     ser a ordem das pontuações q·k (vale para qualquer escala positiva). Impede que uma
     função constante (pesos uniformes) ganhe pontos só por ter as propriedades."""
     Q = rng.normal(size=(4, 6))
     K = rng.normal(size=(7, 6))
-    V = rng.normal(size=(7, 3))
-    _, pesos = par(atencao_do_aluno(aluno, Q, K, V))
+    rng.normal(size=(7, 3))  # o V sorteado antes; só os pesos importam aqui
+    _, pesos = par(atencao_do_aluno(aluno, Q, K, _v_diagonal(7)))
     verificar(pesos.shape == (4, 7), f"pesos deveria ter forma (4, 7); veio {mostrar(pesos.shape)}.")
     ordem_certa = np.argsort(Q @ K.T, axis=-1)
     verificar(
@@ -293,6 +309,13 @@ def test_softmax_logits_grandes(aluno, rng):
             raise Reprovado(SEM_MAXIMO.mensagem, SEM_MAXIMO)
         raise Reprovado(MAXIMO_GLOBAL.mensagem, MAXIMO_GLOBAL)
     comparar(obtido, softmax_np(z), "softmax de logits grandes", equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0))])
+    # caso construído (issue #38): numa mesma fatia, logits separados por 800; só subtrair o MÁXIMO da fatia
+    # deixa todos os expoentes ≤ 0 (o mínimo, a média ou uma constante deixam exp(800) estourar)
+    espalhados = np.array([[0.0, 800.0, 1.0, -3.0], [5.0, -900.0, 4.0, 2.0]])
+    obtido = como_array(softmax_do_aluno(aluno, espalhados), "softmax de logits espalhados")
+    if obtido.shape == espalhados.shape and not np.all(np.isfinite(obtido)):
+        raise Reprovado(SEM_MAXIMO_DA_FATIA.mensagem, SEM_MAXIMO_DA_FATIA)
+    comparar(obtido, softmax_np(espalhados), "softmax de logits espalhados")
 
 
 @item("teste_softmax", pontos=0.5)
@@ -509,6 +532,7 @@ def _mascara_relativa(aluno, Q, K, V, mascara, nome):
     m = np.broadcast_to(m, (*np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]), Q.shape[-2], K.shape[-2]))
     while Q.ndim > 2:
         Q, K, V, m = Q[0], K[0], V[0], m[0]
+    V = _v_diagonal(K.shape[-2])  # só os pesos são julgados (uma conta errada da saída não atrapalha)
     _, livres = par(aluno.atencao_produto_escalar(Q, K, V))
     _, pesos = par(aluno.atencao_produto_escalar(Q, K, V, mascara=m))
     fator = m.astype(np.float64) if m.dtype == bool else np.exp(m)
@@ -968,7 +992,54 @@ def _sondas_blocos(aluno):
         Ke[1, 0] = 1.0
         return _blocos_do_aluno(aluno, Qe, Ke, np.eye(2), None, 2), c
 
+    def fator_medido():
+        # duas chaves, uma por bloco (bloco=1), a segunda com pontuação maior: com V = identidade a saída são os
+        # pesos, e w0 / w1 é o fator aplicado ao que veio do primeiro bloco, que tem de ser exp(s0 - s1)
+        Qf = np.zeros((2, 4))
+        Qf[:, 0] = [2.0, 4.0]
+        Kf = np.zeros((2, 4))
+        Kf[:, 0] = [0.5, 1.5]
+        s = Qf @ Kf.T / 2.0
+        w = como_array(_blocos_do_aluno(aluno, Qf, Kf, np.eye(2), None, 1))
+        inteira = como_array(_blocos_do_aluno(aluno, Qf, Kf, np.eye(2), None, 2))
+        if w.shape != (2, 2) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            return False
+        if not S.iguais(inteira, atencao_inteira(Qf, Kf, np.eye(2)), atol=1e-9):
+            return False  # nem num bloco só confere: o erro não é o da correção
+        if not np.allclose(w.sum(axis=-1), 1.0, atol=1e-9):
+            return False  # a soma e a saída corrigidas de jeitos diferentes: o catálogo e outras sondas dizem
+        f = w[:, 0] / w[:, 1]
+        d = s[:, 0] - s[:, 1]  # m_antigo - m_novo, < 0
+        if np.allclose(f, np.exp(d), rtol=1e-6):
+            return False
+        for alvo, causa in (
+            (np.exp(-d), "invertido: exp(m_novo - m_antigo), e o certo é exp(m_antigo - m_novo), que é ≤ 1"),
+            (np.ones_like(d), "1: a saída e a soma acumuladas não foram corrigidas quando o máximo cresceu"),
+            (
+                np.exp(-s[:, 1]),
+                "exp(-m_novo): esqueceu o máximo antigo; o fator é exp(m_antigo - m_novo), com os dois máximos",
+            ),
+        ):
+            if np.allclose(f, alvo, rtol=1e-6):
+                return (
+                    "O fator de correção entre blocos está errado: medido com duas chaves em dois blocos, o fator "
+                    "aplicado ao que veio do primeiro bloco foi " + causa + ". A cada bloco, o = exp(m - m_novo) * o + "
+                    "p @ V_bloco, e a soma corrida com o mesmo fator."
+                )
+        return (
+            "O fator de correção entre blocos não é exp(m_antigo - m_novo): medido com duas chaves em dois blocos, o "
+            "peso da primeira saiu errado (num bloco só, confere). A cada bloco, o = exp(m - m_novo) * o + p @ V_bloco."
+        )
+
     return [
+        S.promessa(
+            FATOR_ERRADO.codigo,
+            FATOR_ERRADO.mensagem,
+            fator_medido,
+            titulo=FATOR_ERRADO.titulo,
+            para_instrutor=FATOR_ERRADO.para_instrutor,
+            secao=FATOR_ERRADO.secao,
+        ),
         S.escala_das_pontuacoes(
             "blocos-escala-errada",
             pesos_em_blocos,
