@@ -825,3 +825,22 @@ def layernorm(x, gama=None, beta=None, eps=1e-5):
         equivoco="bloco-subcamadas-fora-do-lugar",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-pe-multiplica-pela-potencia",
+        {"positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace("angulo = pos / 10000", "angulo = pos * 10000")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-colunas-erradas",
+    ),
+    Variante(
+        "sonda-ffn-np-max",
+        {
+            "feed_forward": _ffn(
+                "    return np.max(x @ W1 + b1, axis=0, keepdims=True).clip(0) @ W2 + b2 + 0 * x[..., :1]"
+            )
+        },
+        itens=["teste_feed_forward"],
+        equivoco="ffn-mistura-posicoes",
+    ),
+]

@@ -1114,6 +1114,11 @@ def _sondas_pe(aluno):
                 "par usam a mesma frequência",
             ),
             (
+                np.allclose(pe[:, 0::2], np.sin(pos / w), atol=1e-6),
+                "o ângulo foi multiplicado pela potência, pos · 10000^(2i/d_model): a posição é dividida por ela, "
+                "pos / 10000^(2i/d_model), e a frequência diminui com i",
+            ),
+            (
                 np.allclose(pe[:, 0::2], cos, atol=1e-6) and np.allclose(pe[:, 1::2], sen, atol=1e-6),
                 "o seno e o cosseno estão trocados: seno nas colunas pares (2i), cosseno nas ímpares (2i+1)",
             ),
@@ -1144,6 +1149,14 @@ def _sondas_pe(aluno):
     ]
 
 
+def _ffn_mistura(aluno, x, W1, b1, W2, b2):
+    outro = x.copy()
+    outro[0] = outro[0] * 3.0 - 1.0  # muda só a primeira posição
+    a = como_array(aluno.feed_forward(x, W1, b1, W2, b2), "feed_forward")
+    b = como_array(aluno.feed_forward(outro, W1, b1, W2, b2), "feed_forward")
+    return a.shape == b.shape == (x.shape[0], W2.shape[1]) and not S.iguais(a[1:], b[1:], atol=1e-10)
+
+
 @S.sondas_de("feed_forward")
 def _sondas_ffn(aluno):
     """A ReLU zera o que é negativo: com a pré-ativação toda negativa, a saída é exatamente b2."""
@@ -1155,7 +1168,7 @@ def _sondas_ffn(aluno):
         y = como_array(aluno.feed_forward(x, W1, b1, W2, b2), "feed_forward")
         return y.shape == (2, 3) and not np.allclose(y, np.broadcast_to(b2, (2, 3)), atol=1e-9)
 
-    xr = np.random.default_rng(3818).normal(size=(2, 3))
+    xr = np.random.default_rng(3818).normal(size=(3, 3))
     W1r, b1r = np.random.default_rng(3819).normal(size=(3, 4)), np.zeros(4)
 
     return [
@@ -1168,6 +1181,16 @@ def _sondas_ffn(aluno):
             atol=1e-9,
             titulo="Residual dentro da feed-forward",
             para_instrutor="O aluno somou a entrada x na saída da feed-forward, misturando o residual do bloco com ela.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "ffn-mistura-posicoes",
+            "Mudar uma posição de x mudou a saída das outras: a feed-forward age em cada posição separadamente, e a "
+            "ReLU é elemento a elemento, np.maximum(0, x @ W1 + b1); np.max (ou uma soma, uma média) reduz um eixo e "
+            "mistura as posições.",
+            lambda: _ffn_mistura(aluno, xr, W1r, b1r, W2, b2),
+            titulo="Feed-forward que mistura posições",
+            para_instrutor="O aluno usou np.max (redução) no lugar de np.maximum, ou outra conta que mistura as posições.",
             secao="Explicação Matemática",
         ),
         S.promessa(
