@@ -658,3 +658,47 @@ MUTANTES += [
         equivoco="encoder-ordem-das-camadas",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-padding-maior-que-pad",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return ids > pad_id\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-comparacao-de-ordem",
+    ),
+    Variante(
+        "sonda-padding-so-no-fim",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    reais = (ids != pad_id).sum(dim=-1, keepdim=True)
+    return torch.arange(ids.shape[-1]) < reais
+"""
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-so-no-fim",
+    ),
+    Variante(
+        "sonda-encoder-pad-id-zero-fixo",
+        {"encoder_bert": _encoder(mascara="        m = ~mascara_de_padding(ids, 0)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-pad-id-fixo",
+    ),
+    Variante(
+        "sonda-encoder-mascara-causal",
+        {
+            "encoder_bert": _encoder(
+                camada="            x = camada(x, src_mask=nn.Transformer.generate_square_subsequent_mask(ids.shape[1]), "
+                "src_key_padding_mask=m)"
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mascara-causal",
+    ),
+    Variante(
+        "sonda-encoder-ativacao-gelu",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("dropout=0.0,", 'dropout=0.0, activation="gelu",'))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-ativacao-errada",
+    ),
+]

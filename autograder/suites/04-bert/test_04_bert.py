@@ -229,6 +229,23 @@ MLM_PROB = Equivoco(
 
 
 # ======================================================================= máscara de padding
+PADDING_ORDEM = Equivoco(
+    "padding-comparacao-de-ordem",
+    "A máscara trata como padding os ids menores (ou maiores) que o pad_id: ela usa uma comparação de ordem "
+    "(ids > pad_id, o sinal de ids - pad_id), e padding é igualdade. Um id diferente do pad_id é um token real, "
+    "maior ou menor: use ids != pad_id.",
+    titulo="Padding por comparação de ordem",
+    para_instrutor="O aluno supõe que o pad_id é o menor (ou o maior) id e compara com > ou <, em vez de !=.",
+    secao="Código Comentado",
+)
+PADDING_SO_NO_FIM = Equivoco(
+    "padding-so-no-fim",
+    "A máscara supõe o padding só no fim: contou os tokens reais e marcou as primeiras posições. O [PAD] pode "
+    "estar no começo, no meio, em qualquer posição: compare cada id com o pad_id (ids != pad_id).",
+    titulo="Padding suposto no fim",
+    para_instrutor="O aluno marca os primeiros L tokens (L = tokens reais), supondo o padding sempre no fim.",
+    secao="Código Comentado",
+)
 PADDING_OUTRO_ID = Equivoco(
     "padding-outro-id-fixo",
     "A máscara marca como padding também as posições de outro id, que não é o pad_id recebido: o padding é só "
@@ -267,6 +284,16 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
         if np.array_equal(arr, saida):
             raise Reprovado(equivoco.mensagem, equivoco)
     erradas = int((arr != esperado).sum())
+    errados = arr != esperado
+    # só tokens reais marcados como padding, de dois ou mais ids, todos do mesmo lado do pad_id: uma comparação
+    # de ordem (um id só é um valor fixo a mais: PADDING_OUTRO_ID, abaixo)
+    if np.any(errados) and np.all(esperado[errados]) and np.unique(ids[errados]).size >= 2:
+        menores = ids[errados] < pad_id
+        if np.all(menores) or not np.any(menores):
+            raise Reprovado(PADDING_ORDEM.mensagem, PADDING_ORDEM)
+    contagem = esperado.sum(axis=-1, keepdims=True)
+    if np.array_equal(arr, np.arange(arr.shape[-1]) < contagem):
+        raise Reprovado(PADDING_SO_NO_FIM.mensagem, PADDING_SO_NO_FIM)
     ids_errados = np.unique(ids[arr != esperado])
     if ids_errados.size == 1 and ids_errados[0] != pad_id and not np.any(arr[ids == pad_id]):
         # o erro é todo num mesmo id, que não é o pad_id deste teste: um padding fixo no código (o id não é citado)
@@ -341,9 +368,16 @@ class Config:
         return (self.vocab, self.d, self.h, self.d_ff, self.n_camadas, self.max_len, self.pad)
 
 
-def _oraculo(cfg, norm_first=False):
+def _oraculo(cfg, norm_first=False, ativacao="relu"):
     camada = nn.TransformerEncoderLayer(
-        cfg.d, cfg.h, cfg.d_ff, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=torch.float64
+        cfg.d,
+        cfg.h,
+        cfg.d_ff,
+        dropout=0.0,
+        activation=ativacao,
+        batch_first=True,
+        norm_first=norm_first,
+        dtype=torch.float64,
     )
     return nn.TransformerEncoder(camada, cfg.n_camadas, enable_nested_tensor=False)
 
@@ -370,9 +404,10 @@ def _pesos_aleatorios(cfg, rng):
     return estado
 
 
-def _saida_oraculo(ref, estado, cfg, ids, modo="certo"):
-    """Saída esperada (modo='certo') ou a de um equívoco conhecido, em float64."""
-    enc = _oraculo(cfg, norm_first=modo == "norm_first")
+def _saida_oraculo(ref, estado, cfg, ids, modo="certo", ativacao="relu", causal=False):
+    """Saída esperada (modo='certo') ou a de um equívoco conhecido, em float64; ``ativacao`` e ``causal`` dão as
+    contas das sondas (outra ativação, uma máscara causal a mais)."""
+    enc = _oraculo(cfg, norm_first=modo == "norm_first", ativacao=ativacao)
     enc.load_state_dict(
         {"layers." + k.removeprefix("camadas."): v for k, v in estado.items() if k != "embedding.weight"}
     )
@@ -392,6 +427,12 @@ def _saida_oraculo(ref, estado, cfg, ids, modo="certo"):
     reais = ids_t != cfg.pad
     mascara = {"sem_mascara": None, "invertida": reais}.get(modo, ~reais)
     with torch.no_grad():
+        if causal:
+            return enc(
+                x,
+                mask=nn.Transformer.generate_square_subsequent_mask(n, dtype=torch.float64),
+                src_key_padding_mask=mascara,
+            ).numpy()
         return enc(x, src_key_padding_mask=mascara).numpy()
 
 
@@ -912,7 +953,57 @@ def _sondas_encoder(aluno, ref=None):
                 )
         return False
 
+    def encoder_e_saida(cfg_e, semente):
+        estado = _pesos_aleatorios(cfg_e, np.random.default_rng(semente))
+        modelo = _criar_encoder(aluno, cfg_e)
+        modelo.carregar_pesos(estado, strict=False)
+        return modelo, estado
+
+    cfg_p = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=3)
+    ids_p = np.array([[5, 0, 7, 0, 9, 3, 3], [0, 6, 8, 10, 0, 12, 3]], dtype=np.int64)
+
+    def pad_fixo():
+        modelo, estado = encoder_e_saida(cfg_p, 3807)
+        y = _rodar(modelo, ids_p)
+        cfg_0 = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)
+        return S.iguais(y, _saida_oraculo(ref, estado, cfg_0, ids_p), atol=1e-7)
+
+    def causal():
+        modelo, estado = encoder_e_saida(cfg_p, 3808)
+        return S.iguais(_rodar(modelo, ids_p), _saida_oraculo(ref, estado, cfg_p, ids_p, causal=True), atol=1e-7)
+
+    def gelu():
+        modelo, estado = encoder_e_saida(cfg_p, 3809)
+        return S.iguais(_rodar(modelo, ids_p), _saida_oraculo(ref, estado, cfg_p, ids_p, ativacao="gelu"), atol=1e-7)
+
     return [
+        S.promessa(
+            "encoder-pad-id-fixo",
+            "A saída confere com o padding procurado num id fixo (0, o do exemplo), e não no pad_id do construtor: "
+            "guarde o pad_id (self.pad_id) e monte a máscara com mascara_de_padding(ids, self.pad_id).",
+            lambda: ref is not None and pad_fixo(),
+            titulo="pad_id fixo no encoder",
+            para_instrutor="O aluno usou um pad_id fixo (0) no forward em vez do pad_id recebido no construtor.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "encoder-mascara-causal",
+            "A saída confere com uma máscara causal a mais: o encoder do BERT é bidirecional, cada token vê todos os "
+            "outros (antes e depois); só o padding é bloqueado (src_key_padding_mask), sem src_mask causal.",
+            lambda: ref is not None and causal(),
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno pôs uma máscara causal no encoder, que é bidirecional.",
+            secao="Explicação Intuitiva",
+        ),
+        S.promessa(
+            "encoder-ativacao-errada",
+            "A saída confere com as camadas usando GELU na feed-forward: o enunciado pede nn.TransformerEncoderLayer "
+            "com a ativação padrão, ReLU (só d_model, h, d_ff, dropout=0.0, batch_first=True).",
+            lambda: ref is not None and gelu(),
+            titulo="Ativação da feed-forward trocada",
+            para_instrutor="O aluno trocou a ativação das camadas (GELU no lugar da ReLU pedida).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "encoder-escala-do-embedding",
             "A escala do embedding não é √d_model: x = embedding(ids) · √d_model + PE[:n].",
