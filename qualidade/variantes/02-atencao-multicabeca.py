@@ -684,3 +684,22 @@ MUTANTES += [
         equivoco="modulo-mascara-nao-bloqueia",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "dividir-muda-a-forma-do-argumento",
+        _dividir(
+            "    *lote, n, d_model = X.shape\n    X.shape = (*lote, n, h, d_model // h)\n    return np.swapaxes(X, -3, -2)\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "juntar-muda-a-forma-do-argumento",
+        _juntar(
+            "    X.shape = X.shape\n    Y = np.swapaxes(X, -3, -2)\n    *lote, n, h, d_k = Y.shape\n    X.shape = (X.size,)\n    return Y.reshape(*lote, n, h * d_k)\n"
+        ),
+        itens=["teste_juntar_cabecas"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]

@@ -702,3 +702,12 @@ def mascara_de_padding(ids, pad_id):
         equivoco="encoder-ativacao-errada",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "padding-ne-no-lugar",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return ids.ne_(pad_id).bool()\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]

@@ -279,6 +279,7 @@ def test_softmax_ultimo_eixo(aluno, rng):
             softmax_np(z),
             f"softmax de um array {mostrar(forma)}",
             equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0)), (SOFTMAX_EIXO, np.exp(z) / np.exp(z).sum())],
+            entrada=z,
         )
 
 
@@ -372,11 +373,24 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
         ):
             raise Reprovado(SAIDA_TROCADA.mensagem, SAIDA_TROCADA)
     saida, pesos = par(resultado)
+    lote = ("lote",) * (np.ndim(esperado[1]) - 2)
     comparar(
-        pesos, esperado[1], f"pesos ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag]
+        pesos,
+        esperado[1],
+        f"pesos ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, p) for e, (_, p) in diag],
+        eixos=(*lote, "consultas", "chaves"),
     )
     comparar(
-        saida, esperado[0], f"saida ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag]
+        saida,
+        esperado[0],
+        f"saida ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, s) for e, (s, _) in diag],
+        eixos=(*lote, "consultas", "d_v"),
     )
 
 
@@ -819,6 +833,7 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
             atol=1e-10,
             rtol=1e-9,
             equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
+            eixos=(*("lote",) * (np.ndim(esperado) - 2), "consultas", "d_v"),
         )
 
 

@@ -22,6 +22,7 @@ from autograder.suite import (
     Reprovado,
     como_array,
     comparar,
+    exigir_entradas_intactas,
     exigir_que_transforme,
     item,
     mostrar,
@@ -325,10 +326,22 @@ def comparar_par(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5, funcao="
     """Compara (saida, pesos) com o esperado; a saída primeiro, depois os pesos, nomeando equívocos."""
     saida, pesos = par(resultado, funcao)
     comparar(
-        saida, esperado[0], f"saida ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag]
+        saida,
+        esperado[0],
+        f"saida ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, s) for e, (s, _) in diag],
+        eixos=(*("lote",) * (np.ndim(esperado[0]) - 2), "consultas", "d_model"),
     )
     comparar(
-        pesos, esperado[1], f"pesos ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag]
+        pesos,
+        esperado[1],
+        f"pesos ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, p) for e, (_, p) in diag],
+        eixos=(*("lote",) * (np.ndim(esperado[1]) - 3), "cabeças", "consultas", "chaves"),
     )
 
 
@@ -394,6 +407,7 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
         "dividir_cabecas(X (2, 5, 12), h=3)",
         equivocos=functools.partial(_equivocos_dividir, X, 3),
     )
+    exigir_entradas_intactas(aluno, "dividir_cabecas", ["X", "h"])
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
@@ -463,6 +477,7 @@ def test_juntar_confere_com_referencia(aluno, rng, ref):
         "juntar_cabecas(Y (2, 3, 5, 4))",
         equivocos=functools.partial(_equivocos_juntar, Y),
     )
+    exigir_entradas_intactas(aluno, "juntar_cabecas", ["X"])
 
 
 @item("teste_juntar_cabecas", pontos=0.3)

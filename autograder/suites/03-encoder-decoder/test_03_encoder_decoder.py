@@ -351,7 +351,13 @@ def test_pe_confere_com_a_formula(aluno, rng):
     """codificador de posição: confere com a fórmula do artigo (sen nas pares, cos nas ímpares)"""
     for n, d in [(int(rng.integers(10, 40)), 2 * int(rng.integers(4, 16))), (50, 512)]:
         obtido = _pe_do_aluno(aluno, n, d)
-        comparar(obtido, pe_np(n, d), f"positional_encoding({mostrar(n)}, {mostrar(d)})", equivocos=_equivocos_pe(n, d))
+        comparar(
+            obtido,
+            pe_np(n, d),
+            f"positional_encoding({mostrar(n)}, {mostrar(d)})",
+            equivocos=_equivocos_pe(n, d),
+            eixos=("posições", "colunas"),
+        )
 
 
 @item("teste_positional_encoding", pontos=0.5)
@@ -506,6 +512,8 @@ def test_ln_confere_com_torch(aluno, rng):
         ln_torch(x, gama, beta),
         "layernorm(x, gama, beta)",
         equivocos=functools.partial(_equivocos_ln, x, gama, beta),
+        eixos=("lote", "posições", "features"),
+        entrada=x,
         **_LN_TOL,
     )
 

@@ -323,6 +323,7 @@ def test_mascara_padding_no_fim(aluno, rng):
     """máscara de padding: True nos tokens reais e False no [PAD] no fim das sequências"""
     ids = _lote_com_padding(rng, 4, 10, 0, onde="fim")
     _conferir_mascara(_mascara_do_aluno(aluno, ids, 0), ids, 0)
+    exigir_entradas_intactas(aluno, "mascara_de_padding", ["ids", "pad_id"])
 
 
 @item("teste_mascara_padding", pontos=0.25)
@@ -448,6 +449,9 @@ def _equivocos_encoder(ref, estado, cfg, ids):
     )
 
 
+_EIXOS_ENCODER = ("lote", "posições", "d_model")  # os eixos da saída do EncoderBERT, para a mensagem
+
+
 def _criar_encoder(aluno, cfg):
     """Instancia o EncoderBERT do aluno, confere os nomes dos pesos e o converte para float64."""
     modelo = aluno.criar("EncoderBERT", *cfg.args())
@@ -556,6 +560,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT",
         equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        eixos=_EIXOS_ENCODER,
     )
 
 
@@ -614,6 +619,7 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT (padding no começo, uma sequência sem padding)",
         equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        eixos=_EIXOS_ENCODER,
     )
     curto = ids[:1, 3:]  # lote de 1, n < max_len
     comparar(
@@ -621,6 +627,7 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
         _saida_oraculo(ref, estado, cfg, curto),
         "a saída do EncoderBERT (lote de 1, n < max_len)",
         equivocos=_equivocos_encoder(ref, estado, cfg, curto),
+        eixos=_EIXOS_ENCODER,
     )
 
 
