@@ -849,3 +849,18 @@ def softmax(z, eixo=-1):
         equivoco="blocos-fator-errado",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-softmax-recorta-os-logits",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    e = np.exp(np.clip(np.asarray(z, dtype=np.float64), -500, 500))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-invariante-a-constante",
+    ),
+]

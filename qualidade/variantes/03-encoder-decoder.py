@@ -844,3 +844,42 @@ MUTANTES += [
         equivoco="ffn-mistura-posicoes",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-ffn-tanh",
+        {"feed_forward": _ffn("    return np.tanh(x @ W1 + b1) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-ativacao-errada",
+    ),
+    Variante(
+        "sonda-bloco-gama-beta-ignorados",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara))
+    return layernorm(Z + ffn(Z))""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-gama-beta-ignorados",
+    ),
+    Variante(
+        "sonda-bloco-norma-so-no-x",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X, p["gama1"], p["beta1"]) + mha(X, mascara)
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-mini-mascara-causal",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos, start=1):
+        H = bloco_encoder(H, pesos, h, mascara=np.tril(np.ones((n, n), dtype=bool)))
+        print(f"Saída do bloco {i}: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-mascara-causal",
+    ),
+]

@@ -711,3 +711,17 @@ MUTANTES += [
         equivoco="entrada-alterada-no-lugar",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-padding-corta-no-primeiro-pad",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    return torch.cumsum((ids == pad_id).long(), dim=-1) == 0
+"""
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-depende-da-posicao",
+    ),
+]

@@ -1153,8 +1153,11 @@ def _sondas_softmax(aluno):
 
     def nao_invariante():
         p = como_array(aluno.softmax(z), "softmax")
-        q = como_array(aluno.softmax(z + 3.0), "softmax")
-        return p.shape == q.shape == z.shape and not S.iguais(p, q, atol=1e-9)
+        for c in (3.0, 1000.0):  # 1000: recortar (clip) os logits ou limitar o expoente também muda a saída
+            q = como_array(aluno.softmax(z + c), "softmax")
+            if p.shape == q.shape == z.shape and not S.iguais(p, q, atol=1e-9):
+                return True
+        return False
 
     def base_da_exponencial():
         # duas posições por linha, diferenças conhecidas: softmax dá log(p1/p0) = z1 - z0 (base e)
@@ -1198,7 +1201,7 @@ def _sondas_softmax(aluno):
             "softmax-nao-invariante-a-constante",
             "A saída muda quando se soma a mesma constante a todos os logits de uma fatia, e a softmax não muda "
             "com isso (softmax(z + c) = softmax(z)). Para estabilizar, subtraia o máximo (z - max); dividir "
-            "pelo máximo, ou por outra coisa, muda o resultado.",
+            "pelo máximo, recortar os logits (np.clip) ou outra coisa muda o resultado.",
             nao_invariante,
             titulo="Softmax que muda com uma constante",
             para_instrutor="O aluno estabilizou a softmax dividindo (ou escalando) os logits, o que não é a mesma função.",

@@ -9,6 +9,7 @@ PE[pos] em cada par de dimensões, d ímpar); ``torch.nn.LayerNorm``; ``torch.nn
 """
 
 import functools
+import math
 import re
 
 import numpy as np
@@ -909,7 +910,7 @@ def _mini_do_aluno(aluno, X, lista, h):
 
 
 @item("teste_mini_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_mini(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
 def test_mini_confere_com_referencia(aluno, ref, rng):
     """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote), sem alterar X"""
     h, d_model, n = 2, 8, int(rng.integers(4, 8))
@@ -925,7 +926,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
 
 
 @item("teste_mini_encoder", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_mini(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
 def test_mini_confere_com_torch(aluno, ref, rng):
     """mini encoder: três blocos sobre X + PE conferem com três TransformerEncoderLayer do PyTorch"""
     h, d_model, n = 4, 8, int(rng.integers(3, 7))
@@ -1157,6 +1158,41 @@ def _sondas_pe(aluno):
     ]
 
 
+def _ffn_ativacao(aluno, x, W1):
+    """Com W2 = identidade e b2 = 0, a saída da FFN é a própria ativação de h = x W1 + b1: a que o aluno usou
+    é reconhecida entre as comuns."""
+    b1 = np.array([0.3, -0.2, 0.1, -0.4])
+    h = x @ W1 + b1
+    y = como_array(aluno.feed_forward(x, W1, b1, np.eye(4), np.zeros(4)), "feed_forward")
+    if y.shape != h.shape or np.allclose(y, np.maximum(0.0, h), atol=1e-9):
+        return False
+    erf = np.vectorize(math.erf)
+    candidatas = [
+        (
+            np.broadcast_to(np.maximum(0.0, h.max(axis=-1, keepdims=True)), h.shape),
+            "uma redução (np.max) sobre o eixo oculto: todas as unidades saem iguais",
+        ),
+        (
+            np.broadcast_to(np.maximum(0.0, h.max(axis=0, keepdims=True)), h.shape),
+            "uma redução (np.max) sobre as posições",
+        ),
+        (h, "nenhuma: falta a ReLU entre as duas camadas"),
+        (np.abs(h), "o valor absoluto |h|"),
+        (np.tanh(h), "tanh"),
+        (1.0 / (1.0 + np.exp(-h)), "a sigmoide"),
+        (0.5 * h * (1.0 + erf(h / np.sqrt(2.0))), "GELU"),
+        (np.where(h > 0, h, 0.01 * h), "a leaky ReLU"),
+        (np.minimum(0.0, h), "min(0, h), que guarda os negativos"),
+    ]
+    for valor, nome in candidatas:
+        if np.allclose(y, valor, atol=1e-7):
+            return (
+                "A ativação da feed-forward está errada: medida com W2 = identidade e b2 = 0 (a saída é a própria "
+                "ativação), ela é " + nome + ". A FFN usa a ReLU, elemento a elemento: np.maximum(0, x @ W1 + b1)."
+            )
+    return False
+
+
 def _ffn_mistura(aluno, x, W1, b1, W2, b2):
     outro = x.copy()
     outro[0] = outro[0] * 3.0 - 1.0  # muda só a primeira posição
@@ -1210,6 +1246,14 @@ def _sondas_ffn(aluno):
             para_instrutor="O aluno usou outra função no lugar da ReLU (valor absoluto, identidade nos negativos).",
             secao="Explicação Matemática",
         ),
+        S.promessa(
+            "ffn-ativacao-errada",
+            "A ativação da feed-forward não é a ReLU, elemento a elemento: max(0, x W1 + b1).",
+            lambda: _ffn_ativacao(aluno, xr, W1r),
+            titulo="Ativação da feed-forward errada",
+            para_instrutor="O aluno usou outra ativação (ou uma redução) no lugar da ReLU elemento a elemento.",
+            secao="Explicação Matemática",
+        ),
     ]
 
 
@@ -1220,6 +1264,14 @@ def _sondas_bloco(aluno, ref=None):
     rng = np.random.default_rng(3816)
     p = _pesos_bloco(rng, 4, 8)
     X = rng.normal(size=(5, 4))
+
+    def gama_beta_ignorados():
+        y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
+        return (
+            y.shape == X.shape
+            and np.allclose(y.mean(axis=-1), 0.0, atol=1e-6)
+            and np.allclose(y.var(axis=-1), 1.0, atol=1e-3)
+        )
 
     def nao_normalizada():
         y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
@@ -1265,6 +1317,19 @@ def _sondas_bloco(aluno, ref=None):
                 "o residual foi somado como média, (Z + FFN(Z)) / 2: a conexão residual é uma soma, Z + FFN(Z)",
             ),
         ]
+        contas.append(
+            (
+                ln(ln(X, "1") + A + ffn(ln(X, "1") + A), "2"),
+                "a norma 1 foi aplicada só a X, antes de somar a atenção: no post-norm ela vem depois do residual, "
+                "Z = LN1(X + atenção(X))",
+            )
+        )
+        contas.append(
+            (
+                ln(Z + atn(Z), "2"),
+                "a segunda subcamada é outra atenção; ela é a feed-forward (FFN): saída = LN2(Z + FFN(Z))",
+            )
+        )
         Zm = ln((X + A) / 2.0, "1")
         contas.append(
             (
@@ -1308,6 +1373,16 @@ def _sondas_bloco(aluno, ref=None):
             secao="Explicação Matemática",
         ),
         S.promessa(
+            "bloco-gama-beta-ignorados",
+            "A saída do bloco tem média 0 e variância 1 em cada posição: gama2 e beta2 (o ganho e o viés da norma, a "
+            "parte afim) não foram aplicados. Use layernorm(v, p['gama1'], p['beta1']) e layernorm(v, p['gama2'], "
+            "p['beta2']), com os pesos do dicionário.",
+            gama_beta_ignorados,
+            titulo="gama e beta ignorados no bloco",
+            para_instrutor="O aluno chamou a LayerNorm sem gama e beta dentro do bloco.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
             "bloco-saida-nao-normalizada",
             "A saída do bloco não sai da segunda LayerNorm: no bloco post-norm a última operação é "
             "LN2(Z + FFN(Z)), com o residual somado antes da norma (nada é somado depois dela).",
@@ -1320,7 +1395,7 @@ def _sondas_bloco(aluno, ref=None):
 
 
 @S.sondas_de("mini_encoder")
-def _sondas_mini(aluno):
+def _sondas_mini(aluno, ref=None):
     """Sem blocos, o mini encoder devolve X + PE(n, d_model): a posição é somada uma vez, sem escalar X."""
     X = np.random.default_rng(3817).normal(size=(2, 5, 6))
 
@@ -1328,7 +1403,27 @@ def _sondas_mini(aluno):
         y = como_array(aluno.mini_encoder(X, [], 2), "mini_encoder")
         return y.shape == X.shape and not np.allclose(y, X + pe_np(5, 6), atol=1e-9)
 
+    def com_mascara_causal():
+        if ref is None:
+            return False
+        rng = np.random.default_rng(3820)
+        lista = [_pesos_bloco(rng, 6, 8) for _ in range(2)]
+        causal = np.tril(np.ones((5, 5), dtype=bool))
+        H = X + pe_np(5, 6)
+        for pesos in lista:
+            H = ref.bloco_encoder(H, pesos, 2, mascara=causal)
+        return S.iguais(como_array(aluno.mini_encoder(X, lista, 2), "mini_encoder"), H, atol=1e-9)
+
     return [
+        S.promessa(
+            "mini-mascara-causal",
+            "A saída confere com os blocos rodando com uma máscara causal: o encoder é bidirecional, cada posição vê "
+            "todas as outras, e o mini encoder chama bloco_encoder(H, pesos, h) sem máscara.",
+            com_mascara_causal,
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno passou uma máscara causal aos blocos do encoder, que é bidirecional.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "mini-entrada-nao-e-x-mais-pe",
             "Com a lista de blocos vazia a saída não é X + PE: a entrada do primeiro bloco é só X somado ao "

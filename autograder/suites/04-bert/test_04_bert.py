@@ -246,6 +246,15 @@ PADDING_SO_NO_FIM = Equivoco(
     para_instrutor="O aluno marca os primeiros L tokens (L = tokens reais), supondo o padding sempre no fim.",
     secao="Código Comentado",
 )
+PADDING_POSICIONAL = Equivoco(
+    "padding-depende-da-posicao",
+    "A máscara de uma posição depende de outras posições (do primeiro [PAD], de uma contagem, do comprimento): dois "
+    "tokens de mesmo id receberam valores diferentes. Cada posição é True ou False só pelo próprio id, e o [PAD] "
+    "pode estar em qualquer posição, no começo, no meio ou no fim: ids != pad_id.",
+    titulo="Máscara de padding que depende da posição",
+    para_instrutor="O aluno corta a sequência no primeiro [PAD] (ou conta tokens), supondo o padding só no fim.",
+    secao="Código Comentado",
+)
 PADDING_OUTRO_ID = Equivoco(
     "padding-outro-id-fixo",
     "A máscara marca como padding também as posições de outro id, que não é o pad_id recebido: o padding é só "
@@ -284,16 +293,11 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
         if np.array_equal(arr, saida):
             raise Reprovado(equivoco.mensagem, equivoco)
     erradas = int((arr != esperado).sum())
-    errados = arr != esperado
-    # só tokens reais marcados como padding, de dois ou mais ids, todos do mesmo lado do pad_id: uma comparação
-    # de ordem (um id só é um valor fixo a mais: PADDING_OUTRO_ID, abaixo)
-    if np.any(errados) and np.all(esperado[errados]) and np.unique(ids[errados]).size >= 2:
-        menores = ids[errados] < pad_id
-        if np.all(menores) or not np.any(menores):
-            raise Reprovado(PADDING_ORDEM.mensagem, PADDING_ORDEM)
     contagem = esperado.sum(axis=-1, keepdims=True)
     if np.array_equal(arr, np.arange(arr.shape[-1]) < contagem):
         raise Reprovado(PADDING_SO_NO_FIM.mensagem, PADDING_SO_NO_FIM)
+    if np.array_equal(arr, ids > pad_id) or np.array_equal(arr, ids < pad_id):
+        raise Reprovado(PADDING_ORDEM.mensagem, PADDING_ORDEM)
     ids_errados = np.unique(ids[arr != esperado])
     if ids_errados.size == 1 and ids_errados[0] != pad_id and not np.any(arr[ids == pad_id]):
         # o erro é todo num mesmo id, que não é o pad_id deste teste: um padding fixo no código (o id não é citado)
@@ -1052,6 +1056,14 @@ def _sondas_mascara_padding(aluno):
         )
         return lote.shape == sozinhas.shape == ids.shape and not np.array_equal(lote, sozinhas)
 
+    def depende_da_posicao():
+        # a promessa: a máscara de uma posição depende só do id dela (o [PAD] no começo, no meio e no fim)
+        ids_p = np.array([[7, 0, 7, 5, 0, 5], [0, 5, 9, 0, 9, 7], [5, 7, 9, 0, 0, 0]], dtype=np.int64)
+        lote = como_array(_mascara_do_aluno(aluno, ids_p, 0), "a máscara")
+        if lote.shape != ids_p.shape or np.array_equal(lote, ids_p != 0):
+            return False
+        return any(np.unique(lote[ids_p == v]).size > 1 for v in np.unique(ids_p))
+
     return [
         S.promessa(
             "padding-linhas-misturadas",
@@ -1061,6 +1073,14 @@ def _sondas_mascara_padding(aluno):
             titulo="Máscara de padding que mistura as linhas",
             para_instrutor="O aluno calculou o comprimento (ou outra coisa) numa linha só e aplicou ao lote inteiro.",
             secao="Código Comentado",
+        ),
+        S.promessa(
+            PADDING_POSICIONAL.codigo,
+            PADDING_POSICIONAL.mensagem,
+            depende_da_posicao,
+            titulo=PADDING_POSICIONAL.titulo,
+            para_instrutor=PADDING_POSICIONAL.para_instrutor,
+            secao=PADDING_POSICIONAL.secao,
         ),
     ]
 
