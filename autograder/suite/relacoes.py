@@ -34,7 +34,7 @@ from autograder.suite.mensagens import mostrar
 
 __all__ = ["descrever", "descrever_forma", "nome_do_eixo"]
 
-_LIMITE = 2_000_000  # elementos: acima disso, só as relações baratas
+_LIMITE = 250_000  # elementos: acima disso, só as relações baratas (a relação só roda numa falha, e é barata)
 _FEMININOS = {
     "chave",
     "chaves",
