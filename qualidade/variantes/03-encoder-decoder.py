@@ -883,3 +883,17 @@ MUTANTES += [
         equivoco="mini-mascara-causal",
     ),
 ]
+
+MUTANTES += [
+    Variante(
+        "sonda-ffn-w2-transposta-se-quadrada",
+        {
+            "feed_forward": _ffn(
+                "    h = np.maximum(0, x @ W1 + b1)\n"
+                "    return (h @ W2.T if W2.shape[0] == W2.shape[1] else h @ W2) + b2"
+            )
+        },
+        itens=["teste_feed_forward"],
+        equivoco="ffn-matriz-transposta",
+    ),
+]

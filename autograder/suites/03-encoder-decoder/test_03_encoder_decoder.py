@@ -662,6 +662,15 @@ def test_ffn_confere_com_torch(aluno, rng):
         "feed_forward(x, W1, b1, W2, b2)",
         equivocos=functools.partial(_equivocos_ffn, x, W1, b1, W2, b2),
     )
+    # caso construído (issue #38): d_ff = d_model, matrizes quadradas, onde uma matriz transposta (a convenção do
+    # nn.Linear) não quebra a forma e só o valor a denuncia
+    W1q, b1q, W2q, b2q = _pesos_ffn(rng, d_model, d_model)
+    comparar(
+        _ffn_do_aluno(aluno, x, W1q, b1q, W2q, b2q),
+        ffn_torch(x, W1q, b1q, W2q, b2q),
+        "feed_forward com d_ff = d_model",
+        equivocos=functools.partial(_equivocos_ffn, x, W1q, b1q, W2q, b2q),
+    )
 
 
 @item("teste_feed_forward", pontos=0.5)
@@ -1215,7 +1224,37 @@ def _sondas_ffn(aluno):
     xr = np.random.default_rng(3818).normal(size=(3, 3))
     W1r, b1r = np.random.default_rng(3819).normal(size=(3, 4)), np.zeros(4)
 
+    Wq1 = np.random.default_rng(3821).normal(size=(3, 3))
+    Wq2 = np.random.default_rng(3822).normal(size=(3, 3))
+    bq = np.array([0.2, -0.1, 0.3])
+
+    def ffn_com(T1, T2):
+        return np.maximum(0.0, xr @ T1 + bq) @ T2 + bq
+
+    def transposta():
+        y = como_array(aluno.feed_forward(xr, Wq1, bq, Wq2, bq), "feed_forward")
+        for alternativa, nome in (
+            (ffn_com(Wq1, Wq2.T), "W2"),
+            (ffn_com(Wq1.T, Wq2), "W1"),
+            (ffn_com(Wq1.T, Wq2.T), "W1 e W2"),
+        ):
+            if S.iguais(y, alternativa, atol=1e-9):
+                return (
+                    "Com d_ff = d_model (matrizes quadradas), a saída confere com " + nome + " transposta (.T, a "
+                    "convenção do nn.Linear): aqui as matrizes já vêm na convenção x @ W, então use "
+                    "max(0, x @ W1 + b1) @ W2 + b2, sem transpor."
+                )
+        return False
+
     return [
+        S.promessa(
+            "ffn-matriz-transposta",
+            "Uma matriz da feed-forward foi usada transposta (W.T): use x @ W1 e h @ W2.",
+            transposta,
+            titulo="Matriz da FFN transposta",
+            para_instrutor="O aluno transpôs W1 ou W2 (convenção do nn.Linear), o que só não quebra com matrizes quadradas.",
+            secao="Explicação Matemática",
+        ),
         S.coincide_com(
             "ffn-soma-a-entrada",
             "A feed-forward somou a entrada x à saída (um residual dentro dela): FFN(x) = max(0, x W1 + b1) W2 + b2, "
