@@ -457,6 +457,14 @@ class ItemDeTreino:
             CACHE_PESADO[chave] = figuras_guardadas(self.slug, rotulo, semente, calcular)
         return CACHE_PESADO[chave]
 
+    def preparar_referencias(self) -> list[dict]:
+        """Calcula (e guarda em disco, ``figuras_guardadas``) as figuras da referência nas sementes da turma: a
+        do modelo do aluno e, se a aula tem, a do substituto. São as mesmas para todo aluno, então podem ser
+        feitas antes da primeira submissão (o zip do Gradescope as leva prontas: cada submissão lá roda num
+        contêiner novo e pagaria o treino da referência)."""
+        quais = ("aluno", "substituto") if self.substituto else ("aluno",)
+        return [self.referencia(self.semente_do_treino(None, qual), qual == "substituto") for qual in quais]
+
     def treino_de_referencia(self, semente: int, substituto: bool = False, com_procedencia: bool = False):
         """Para a varredura de sementes dos benchmarks: o treino que o avaliador faz com a ``semente`` (mesmos
         pesos iniciais, dados, passos e medida), com o laço de referência, neste processo e no thread atual;
