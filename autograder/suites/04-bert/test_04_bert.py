@@ -360,6 +360,7 @@ def test_mascara_padding_lote_sem_padding(aluno, rng):
     # a segunda linha com um só token real e a primeira com dois ou mais: as linhas sempre têm comprimentos
     # diferentes (uma máscara tirada de uma linha só perde aqui para todo aluno, issue #38 item 3)
     ids2[1, 1:] = 1
+    ids2[0, 0] = 0  # o id 0 como token real, para todo aluno: um padding fixo em 0 a mais aparece sempre (issue #38)
     _conferir_mascara(_mascara_do_aluno(aluno, ids2, 1), ids2, 1, [(MASCARA_PAD_FIXO, ids2 != 0)])
 
 
@@ -552,13 +553,15 @@ def test_encoder_estrutura(aluno, ref, rng):
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
-    cfg = Config(vocab, d=16, h=2, d_ff=32, n_camadas=2, max_len=14, pad=int(rng.integers(0, vocab)))
+    # pad_id sorteado, mas nunca 0 (o do exemplo): um pad_id fixo em 0 no código perde aqui para todo aluno (#38)
+    cfg = Config(vocab, d=16, h=2, d_ff=32, n_camadas=2, max_len=14, pad=int(rng.integers(0, vocab)) or vocab - 1)
     modelo = _criar_encoder(aluno, cfg)
     estado = _pesos_aleatorios(cfg, rng)
     modelo.carregar_pesos(estado, strict=False)
     # issue #38: uma sequência sem padding ao lado das com padding, para todo aluno (uma máscara que não é a de
     # cada exemplo erra sempre, não só quando os comprimentos sorteados diferem)
     ids = _ids_encoder(rng, cfg, B=3, n=10, sem_padding_em=(2,))
+    ids[2, 0] = 0  # o id 0 como token real (pad_id ≠ 0): um pad_id fixo em 0 aparece para todo aluno (issue #38)
     comparar(
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
@@ -618,6 +621,7 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
     estado = _pesos_aleatorios(cfg, rng)
     modelo.carregar_pesos(estado, strict=False)
     ids = _ids_encoder(rng, cfg, B=3, n=8, onde="comeco", sem_padding_em=(2,))
+    ids[2, 0] = 0  # o id 0 é um token real aqui (pad_id = 24): um pad_id fixo em 0 aparece para todo aluno
     comparar(
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
