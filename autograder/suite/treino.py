@@ -57,7 +57,13 @@ from autograder.suite.avaliador import (
     semente_da_submissao,
     semente_derivada,
 )
-from autograder.suite.deslocamento import Deslocamento, deslocamento_quadratico, exigir_deslocamento
+from autograder.suite.deslocamento import (
+    RAZAO_MAXIMA,
+    RAZAO_MAXIMA_CONFERIDO,
+    Deslocamento,
+    deslocamento_quadratico,
+    exigir_deslocamento,
+)
 from autograder.suite.espiao import (
     ESPIAO_LINEAR,
     TREINO_DIVERGIU,
@@ -149,6 +155,7 @@ def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento) -> None
         "do_aluno": figuras.do_aluno,
         "da_referencia": figuras.da_referencia,
         "razao": figuras.razao,
+        "limite": figuras.limite,
     }
     with open(caminho, "a", encoding="utf-8") as arquivo:
         arquivo.write(json.dumps(linha) + "\n")
@@ -259,6 +266,9 @@ class ItemDeTreino:
     espiao: Espiao | Callable | None = None  # Espiao, ou (aluno, rng) -> o que os testes do laço leem
     diagnosticar: Callable | None = None  # (resultado, texto, final, aluno): reprova com a causa
     causa_no_laco: Callable | None = None  # (aluno) -> o equívoco que o espião viu, ou None
+    # (o que espiar devolve) -> reprova se o laço não fez no espião o que o laço pedido faz e muda o treino (a taxa
+    # de cada passo, o recorte, a perda...): o que os testes do laço conferem, para o limite do deslocamento
+    laco_certo: Callable | None = None
     divergiu: Equivoco = TREINO_DIVERGIU
     modo_avaliacao: Equivoco = TREINO_MODO_AVALIACAO
     ignora_passos: Equivoco = TREINO_IGNORA_PASSOS
@@ -524,7 +534,10 @@ class ItemDeTreino:
         )
         if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
             # o que os pesos andaram, contra a referência treinada na mesma semente (deslocamento.py)
-            figuras = Deslocamento(resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"])
+            limite = RAZAO_MAXIMA_CONFERIDO if self.laco_conferido(aluno) else RAZAO_MAXIMA
+            figuras = Deslocamento(
+                resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"], limite
+            )
             _registrar(self.slug, aluno, resultado, figuras)
             exigir_procedencia(resultado.get("procedencia"))
             procedencia = resultado.get("procedencia")
@@ -568,6 +581,29 @@ class ItemDeTreino:
         if e.extra is not None:
             extra.update(e.extra(aluno, espiao))
         return extra, lotes, hist, chamadas
+
+    def laco_conferido(self, aluno) -> bool:
+        """O modelo espião viu o laço dar o treino pedido? Modo de treino, gradientes zerados, um só otimizador,
+        ``passos`` passos e o que a aula confere a mais (``laco_certo``: a taxa de cada passo, o recorte, a
+        perda; ``causa_no_laco``): nenhum equívoco, nenhuma falha. É o que escolhe o limite do deslocamento
+        (``deslocamento.py``): o laço conferido anda o que a referência anda (o limite apertado); só o que o
+        espião já pegou com o próprio equívoco fica com o folgado. O que o espião registra vem da caixa e só
+        serve para apertar: quem forja "laço certo" ganha o limite apertado; quem erra de propósito no espião
+        perde os pontos do laço e não ganha faixa que o laço correto não ganhe (``SEGURANCA.md``)."""
+        if self.espiao is None:
+            return False
+        try:
+            espiado = self.espiar(aluno, np.random.default_rng(0))
+            if isinstance(self.espiao, Espiao):
+                extra, _, _, chamadas = espiado
+                self.conferir_laco(extra, chamadas)
+            if self.laco_certo is not None:
+                self.laco_certo(espiado)
+            if self.causa_no_laco is not None and self.causa_no_laco(aluno) is not None:
+                return False
+        except Exception:  # o espião reprovou (ou nem rodou): o limite folgado
+            return False
+        return True
 
     def conferir_chamadas(self, hist, chamadas, passos: int, n_lotes: int) -> None:
         conferir_chamadas_do_espiao(hist, chamadas, passos, n_lotes, ignora_passos=self.ignora_passos)
