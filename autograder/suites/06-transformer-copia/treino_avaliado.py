@@ -6,8 +6,6 @@ referência no processo confiável), nunca pela perda com teacher forcing: um tr
 perda minúscula e decodifica lixo.
 """
 
-import math
-
 import numpy as np
 import torch
 import torch.nn as nn
@@ -25,8 +23,7 @@ DA = suite.vizinho(__file__, "dados")
 # sementes medidas (make bench-copia). Pesos iniciais Xavier uniforme: com a inicialização padrão, a cópia
 # só aparecia depois de ~280 passos.
 TREINO = {"d_model": 16, "h": 2, "d_ff": 32, "n_camadas": 1, "n_max": 16}
-TREINO_VOCAB = 8
-TREINO_COMP = (2, 3)
+TREINO_VOCAB, TREINO_COMP = 8, (2, 3)
 TREINO_LOTE = 128
 TREINO_PASSOS = 80
 TREINO_PICO = 3e-2
@@ -88,27 +85,6 @@ def perda_espiao(chamada, alvo, contar_pad=False):
     return float(F.cross_entropy(plano, alvo.reshape(-1), ignore_index=-100 if contar_pad else DA.PAD))
 
 
-def _laco_certo(espiado):
-    """O que o espião confere no laço e muda o treino (o limite apertado do deslocamento, ``laco_conferido``):
-    a entrada do decoder deslocada, a taxa do aquecimento e da queda em cada passo e o recorte em ``max_norma``.
-    Reprova (sem mensagem: quem fala com o aluno são os testes do laço) se algo diferir."""
-    extra, lotes, _, chamadas = espiado
-    passos = ESPIAO["passos"]
-    esperadas = [DA.taxa_ref(p, ESPIAO["pico"], ESPIAO["aquecimento"], passos) for p in range(passos)]
-    usadas = [float(t) for t in extra["taxas"]]
-    if len(usadas) != passos or not np.allclose(usadas, esperadas, rtol=1e-9, atol=1e-12):
-        raise Reprovado("taxas")
-    for (_, tgt), chamada in zip(lotes, chamadas):
-        entrada = chamada["tgt"]
-        if not isinstance(entrada, torch.Tensor) or not torch.equal(entrada, tgt[:, :-1]):
-            raise Reprovado("entrada")
-    recortes, final, limite = extra["recortes"] or [], extra["final"], ESPIAO["max_norma"]
-    if not any(math.isclose(float(r), limite) for r in recortes) and not (
-        final is not None and 0 < final <= limite + 1e-6
-    ):
-        raise Reprovado("recorte")
-
-
 def _espiou(resultado, texto, final, aluno):
     """Perda minúscula e decodificação ruim: o treino espiou o futuro (máscara ou alvo)."""
     perdas = resultado["perdas"]
@@ -166,7 +142,7 @@ ITEM = treino.ItemDeTreino(
         },
     ),
     diagnosticar=_espiou,
-    laco_certo=_laco_certo,
+    laco_certo=lambda espiado: DA.laco_certo(espiado, ESPIAO),
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,

@@ -69,13 +69,6 @@ def _causa_no_laco(aluno):
         return None
 
 
-def _laco_certo(espiado):
-    """Tudo o que o espião confere no laço (o limite apertado do deslocamento, ``laco_conferido``): reprova, com ou
-    sem equívoco nomeado, se o laço não fez no espião o que o pedido faz."""
-    LACO.conferir_janelas_e_perda(espiado)
-    LACO.conferir_cronograma_recorte_e_gerador(espiado)
-
-
 def _dados(semente, gerador=False):  # os argumentos do treinar_lm depois do modelo; o gerador (ou a semente) no fim
     fim = torch.Generator().manual_seed(int(semente)) if gerador else semente
     return (dados_do_treino()[1], *(TREINO[k] for k in ARGS_DO_TREINAR), fim)
@@ -132,7 +125,7 @@ ITEM = treino.ItemDeTreino(
     auxiliares=suite.vizinho(__file__, "auxiliares"),
     espiao=LACO.rodar_espiao,
     causa_no_laco=_causa_no_laco,
-    laco_certo=_laco_certo,
+    laco_certo=LACO.laco_certo,
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
