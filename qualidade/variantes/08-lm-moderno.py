@@ -567,6 +567,16 @@ MUTANTES = [
         "atencao-escala-errada",
     ),
     Variante(
+        "atencao-theta-ignorado",
+        _trocar(
+            "atencao_rope",
+            ("aplicar_rope(q, posicoes, self.theta)", "aplicar_rope(q, posicoes)"),
+            ("aplicar_rope(k, posicoes, self.theta)", "aplicar_rope(k, posicoes)"),
+        ),
+        [M],
+        "atencao-theta-ignorado",
+    ),
+    Variante(
         "bloco-pos-norma",
         _trocar(
             "bloco_pre_norma",
@@ -958,6 +968,16 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         ),
         [K],
         "cache-k-girado-de-novo",
+    ),
+    Variante(
+        "cache-theta-ignorado",
+        _trocar(
+            "atencao_com_cache",
+            ("aplicar_rope(q, posicoes, atencao.theta)", "aplicar_rope(q, posicoes)"),
+            ("aplicar_rope(k, posicoes, atencao.theta)", "aplicar_rope(k, posicoes)"),
+        ),
+        [K],
+        "cache-theta-ignorado",
     ),
     Variante(
         "cache-posicoes-do-zero",

@@ -318,10 +318,10 @@ def conferir_cache(cache, esperado, t, m, nome, k_cru=None):
         comparar(obtido.numpy(), certo.numpy(), f"{mostrar(letra)} do cache ({mostrar(nome)})", equivocos=diag)
 
 
-def atencao_do_cache(aluno, rng):
+def atencao_do_cache(aluno, rng, theta=10000.0):
     d, h = CACHE["d_model"], CACHE["h"]
     aluno.injetar(ORC.AUXILIAR)
-    remoto = aluno.criar("_avaliador_AtencaoCache", d, h)
+    remoto = aluno.criar("_avaliador_AtencaoCache", d, h, theta)
     remoto.metodo("double", guardar=True)
     sd = sd_atencao(rng, d)
     remoto.carregar_pesos(sd)
@@ -339,13 +339,14 @@ def chamar_cache(funcao, *args):
         raise
 
 
-def conferir_atencao_cache(aluno, rng, t, m):
-    remoto, sd = atencao_do_cache(aluno, rng)
+def conferir_atencao_cache(aluno, rng, t, m, theta=10000.0):
+    """``theta``: a base da RoPE da atenção (a do cache também; um valor fora do padrão mostra quem a ignora)."""
+    remoto, sd = atencao_do_cache(aluno, rng, theta)
     h = CACHE["h"]
     x = _x(rng, 2, t + m, CACHE["d_model"])
-    saida_toda = ORC.atencao_ref(sd, x, h)  # a atenção causal com RoPE sobre tudo, sem cache
-    cache = None if t == 0 else ORC.atencao_cache_ref(sd, x[:, :t], None, h)[1]
-    _, esperado = ORC.atencao_cache_ref(sd, x[:, t:], cache, h)
+    saida_toda = ORC.atencao_ref(sd, x, h, theta=theta)  # a atenção causal com RoPE sobre tudo, sem cache
+    cache = None if t == 0 else ORC.atencao_cache_ref(sd, x[:, :t], None, h, theta=theta)[1]
+    _, esperado = ORC.atencao_cache_ref(sd, x[:, t:], cache, h, theta=theta)
     nome = "atencao_com_cache" + (
         f" (t = {mostrar(t)} no cache, m = {mostrar(m)} novas)" if t else f" (sem cache, m = {mostrar(m)})"
     )
@@ -354,7 +355,7 @@ def conferir_atencao_cache(aluno, rng, t, m):
         raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
     diag = [
-        (eq, ORC.atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo)[0].numpy())
+        (eq, ORC.atencao_cache_ref(sd, x[:, t:], cache, h, modo=modo, theta=theta)[0].numpy())
         for eq, modo in (
             (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
             (EQ.CACHE_ROPE_EM_V, "rope_em_v"),
@@ -363,8 +364,10 @@ def conferir_atencao_cache(aluno, rng, t, m):
         )
         if t > 0 or modo == "rope_em_v"
     ]
+    if theta != 10000.0:  # o mesmo cálculo com a base padrão: o theta da atenção foi ignorado
+        diag.append((EQ.CACHE_THETA_IGNORADO, ORC.atencao_cache_ref(sd, x[:, t:], cache, h)[0].numpy()))
     comparar(saida.numpy(), saida_toda[:, t:].numpy(), f"saida de {mostrar(nome)}", equivocos=diag)
-    k_cru = ORC.atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar")[1][0]
+    k_cru = ORC.atencao_cache_ref(sd, x[:, t:], cache, h, modo="k_sem_girar", theta=theta)[1][0]
     conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
 
 

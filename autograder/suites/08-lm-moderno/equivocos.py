@@ -245,6 +245,14 @@ ATENCAO_SEM_MASCARA = Equivoco(
     para_instrutor="O aluno não aplicou a máscara causal, e cada posição vê o futuro.",
     secao="Teoria",
 )
+ATENCAO_THETA_IGNORADO = Equivoco(
+    "atencao-theta-ignorado",
+    "A saída com `theta = 500` é a da base padrão 10000: o `theta` do construtor não chega à RoPE (passe "
+    "`self.theta` para `aplicar_rope` em Q e em K).",
+    titulo="Atenção que ignora o theta da RoPE",
+    para_instrutor="O aluno guardou o theta no construtor mas chamou a RoPE com a base padrão.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
 ATENCAO_ESCALA = Equivoco(
     "atencao-escala-errada",
     "As pontuações não foram divididas por √d_k (a dimensão de cada cabeça, d_model / h).",
@@ -603,6 +611,14 @@ CACHE_K_GIRADO_DE_NOVO = Equivoco(
     "NOVO (nas posições t..t+m−1) e concatene ao K do cache sem mexer nele.",
     titulo="K do cache girado de novo",
     para_instrutor="O aluno gira de novo as chaves que já entraram giradas no cache.",
+    secao="Gerar: o cache KV com RoPE",
+)
+CACHE_THETA_IGNORADO = Equivoco(
+    "cache-theta-ignorado",
+    "Com `theta = 500` na atenção, a sua `atencao_com_cache` girou Q e K com a base padrão 10000: use o `theta` "
+    "da própria atenção (`atencao.theta`) ao aplicar a RoPE aos tokens novos.",
+    titulo="Cache que ignora o theta da atenção",
+    para_instrutor="O aluno chamou aplicar_rope no cache sem o theta da atenção (sempre a base padrão).",
     secao="Gerar: o cache KV com RoPE",
 )
 CACHE_POSICOES_DO_ZERO = Equivoco(

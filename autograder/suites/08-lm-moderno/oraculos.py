@@ -297,19 +297,23 @@ def _linear(x, w):
     return x @ w.T
 
 
-def atencao_ref(sd, x, h, posicoes=None, p="", modo="certo"):
-    """AtencaoCausalRoPE com os pesos ``sd[p + ...]`` (certa ou com um erro conhecido)."""
+def atencao_ref(sd, x, h, posicoes=None, p="", modo="certo", theta=10000.0):
+    """AtencaoCausalRoPE com os pesos ``sd[p + ...]`` e a base ``theta`` da RoPE (certa ou com um erro conhecido)."""
     B, t, d = x.shape
     d_k = d // h
     posicoes = torch.arange(t) if posicoes is None else posicoes
+
+    def rope(z):
+        return rope_ref(z, posicoes, theta)
+
     q, k, v = (_linear(x, sd[p + nome + ".weight"]) for nome in ("wq", "wk", "wv"))
     if modo == "rope_antes":
-        q, k = rope_ref(q, posicoes), rope_ref(k, posicoes)
+        q, k = rope(q), rope(k)
     q, k, v = (z.view(B, t, h, d_k).transpose(1, 2) for z in (q, k, v))
     if modo not in ("sem_rope", "rope_antes"):
-        q, k = rope_ref(q, posicoes), rope_ref(k, posicoes)
+        q, k = rope(q), rope(k)
     if modo == "rope_em_v":
-        v = rope_ref(v, posicoes)
+        v = rope(v)
     escala = 1.0 if modo == "sem_escala" else (1.0 / d if modo == "escala_d" else 1.0 / math.sqrt(d_k))
     s = q @ k.transpose(-2, -1) * escala
     if modo != "sem_mascara":
@@ -452,8 +456,8 @@ def ppl_ref(sd, janelas, cfg, modo="certo"):
     return float(perda) if modo == "sem_exp" else float(torch.exp(perda))
 
 
-def atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
-    """Uma chamada de atencao_com_cache, certa ou com um erro conhecido."""
+def atencao_cache_ref(sd, x, cache, h, p="", modo="certo", theta=10000.0):
+    """Uma chamada de atencao_com_cache (a RoPE com a base ``theta`` da atenção), certa ou com um erro conhecido."""
     B, m, d = x.shape
     d_k = d // h
     t = 0 if cache is None else cache[0].shape[2]
@@ -461,16 +465,16 @@ def atencao_cache_ref(sd, x, cache, h, p="", modo="certo"):
     q, k_cru, v_novo = (
         _linear(x, sd[p + nome + ".weight"]).view(B, m, h, d_k).transpose(1, 2) for nome in ("wq", "wk", "wv")
     )
-    q, k_novo = rope_ref(q, posicoes), rope_ref(k_cru, posicoes)
+    q, k_novo = rope_ref(q, posicoes, theta), rope_ref(k_cru, posicoes, theta)
     if modo == "rope_em_v":
-        v_novo = rope_ref(v_novo, posicoes)
+        v_novo = rope_ref(v_novo, posicoes, theta)
     guardada = k_cru if modo == "k_sem_girar" else k_novo
     k, v = k_novo, v_novo
     K, V = guardada, v_novo
     if cache is not None:
         antigas = cache[0]
         if modo == "girado_de_novo":
-            antigas = rope_ref(antigas, torch.arange(t))
+            antigas = rope_ref(antigas, torch.arange(t), theta)
         k, v = torch.cat([antigas, k_novo], dim=2), torch.cat([cache[1], v_novo], dim=2)
         K, V = torch.cat([cache[0], guardada], dim=2), v
     mascara = torch.ones(t + m, t + m, dtype=torch.bool).tril()

@@ -370,6 +370,14 @@ def test_atencao_causal_rope_confere(aluno, rng):
     suite.exigir_entradas_intactas(atencao, "AtencaoCausalRoPE.forward", ["x", "posicoes"])
     equivocos = lambda: [(eq, ORC.atencao_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO]  # noqa: E731
     comparar(y.numpy(), ORC.atencao_ref(sd, x, h).numpy(), "a saída da AtencaoCausalRoPE", equivocos=equivocos)
+    # a base da RoPE do construtor (theta) é a que gira Q e K: outra base, outra saída
+    outra = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd, {"theta": 500.0})
+    comparar(
+        _tensor(outra(x), "AtencaoCausalRoPE(theta=500).forward").numpy(),
+        ORC.atencao_ref(sd, x, h, theta=500.0).numpy(),
+        "a saída da AtencaoCausalRoPE com theta = 500",
+        equivocos=[(EQ.ATENCAO_THETA_IGNORADO, ORC.atencao_ref(sd, x, h).numpy())],
+    )
     posicoes = torch.arange(5, 12)  # posições dadas (a continuação de um texto): a RoPE usa essas
     y = _tensor(atencao(x, posicoes), "AtencaoCausalRoPE.forward(x, posicoes)")
     comparar(
@@ -731,7 +739,7 @@ def test_cache_atencao_do_prefixo(aluno, rng):
 def test_cache_atencao_com_posicoes_absolutas(aluno, rng):
     """cache KV, atenção: tokens novos nas posições t..t+m−1, K do cache sem girar de novo, máscara das últimas linhas"""
     CF.conferir_atencao_cache(aluno, rng, int(rng.integers(3, 7)), 1)
-    CF.conferir_atencao_cache(aluno, rng, int(rng.integers(4, 8)), 3)
+    CF.conferir_atencao_cache(aluno, rng, int(rng.integers(4, 8)), 3, theta=500.0)
 
 
 @item("teste_cache_kv", pontos=0.25)
