@@ -3,11 +3,15 @@
     python -m autograder.gradescope empacotar [slug ...] [--saida build/gradescope]
     python -m autograder.gradescope avaliar --slug S [--raiz /autograder]
     python -m autograder.gradescope local CAMINHO.ipynb --slug S   (make gradescope-local)
+    python -m autograder.gradescope referencias --slug S   (o empacotar roda na árvore do zip)
 
 O zip traz ``setup.sh`` (prepara um venv com as versões fixadas, PyTorch de CPU),
 ``run_autograder`` (endurece as permissões e chama ``avaliar``), o pacote ``autograder/`` com a
 suíte oculta da atividade, o notebook do instrutor da atividade (``source/<slug>/``, de onde vêm
-pontos, ids e a solução de referência), o notebook liberado e o ``.segredo_avaliador``.
+pontos, ids e a solução de referência), o notebook liberado e o ``.segredo_avaliador``. Nas aulas com
+treino avaliado, leva também as figuras da referência treinada nas sementes da turma
+(``build/referencias-do-treino/``, ``autograder/referencias_guardadas.py``), calculadas ao empacotar, na
+árvore do próprio zip: cada submissão roda num contêiner novo e, sem elas, pagaria o treino da referência.
 
 **O contêiner do Gradescope roda como root, mas em geral sem CAP_SYS_ADMIN**: a caixa de areia
 não consegue criar namespaces, então não há como esconder pastas por montagem. O que protege a
@@ -33,6 +37,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import zipfile
@@ -201,6 +206,34 @@ def _info(nome: str, modo: int) -> zipfile.ZipInfo:
     return info
 
 
+def preparar_referencias(slug: str) -> int:
+    """As figuras da referência do treino avaliado de ``slug`` nas sementes da turma, calculadas e guardadas
+    em ``build/referencias-do-treino/`` desta árvore (``ItemDeTreino.preparar_referencias``). Devolve quantas
+    (0 se a aula não tem treino avaliado)."""
+    from autograder.suite.declaracoes import modulo_da_suite
+
+    modulo = modulo_da_suite(slug, "treino_avaliado")
+    item = getattr(modulo, "ITEM", None) if modulo is not None else None
+    return len(item.preparar_referencias()) if item is not None else 0
+
+
+def _preparar_referencias_no_zip(raiz: Path, slug: str) -> None:
+    """Roda ``preparar_referencias`` dentro da árvore do zip (outro processo, com ela no ``PYTHONPATH``): a
+    impressão do código que nomeia cada figura é a dos arquivos do zip, a mesma que o contêiner calcula, e o
+    segredo é o ``.segredo_avaliador`` já gravado ali. Sem ``__pycache__`` (nada além das figuras é criado)."""
+    if not (raiz / "autograder" / "suites" / slug / "treino_avaliado.py").exists():
+        return
+    env = {k: v for k, v in os.environ.items() if k != "AVALIADOR_SEGREDO"}
+    env.update(PYTHONPATH=str(raiz), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+    subprocess.run(
+        [sys.executable, "-m", "autograder.gradescope", "referencias", "--slug", slug],
+        cwd=raiz,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
 def empacotar(slug: str, destino: Path) -> Path:
     """Gera ``destino/<slug>.zip``: arquivos 0600, pastas e scripts 0700 (só o dono, root, lê)."""
     destino.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -216,6 +249,7 @@ def empacotar(slug: str, destino: Path) -> Path:
         (raiz / "requirements-gradescope.txt").write_text(_requisitos_gradescope(slug), encoding="utf-8")
         (raiz / "setup.sh").write_text(SETUP_SH, encoding="utf-8")
         (raiz / "run_autograder").write_text(RUN_AUTOGRADER.replace("{slug}", slug), encoding="utf-8")
+        _preparar_referencias_no_zip(raiz, slug)
         temporario = arquivo.with_suffix(".zip.tmp")
         temporario.touch(mode=0o600)  # o zip leva a solução, a suíte e o segredo: só o dono lê
         os.chmod(temporario, 0o600)
@@ -427,6 +461,10 @@ def main(argv=None) -> int:
     a = sub.add_parser("avaliar", help="(dentro do Gradescope) avalia /autograder/submission")
     a.add_argument("--slug", required=True)
     a.add_argument("--raiz", default="/autograder")
+    r = sub.add_parser(
+        "referencias", help="calcula as figuras da referência do treino nas sementes da turma (o empacotar usa)"
+    )
+    r.add_argument("--slug", required=True)
     loc = sub.add_parser(
         "local", help="roda o zip de uma atividade num notebook como o Gradescope e imprime o results.json"
     )
@@ -441,6 +479,9 @@ def main(argv=None) -> int:
         print(json.dumps(resultado, ensure_ascii=False, indent=2))
         print(f"run_autograder saiu com código {codigo}.", file=sys.stderr)
         return codigo
+    if args.comando == "referencias":
+        print(f"{args.slug}: {preparar_referencias(args.slug)} figuras da referência guardadas.")
+        return 0
     if args.comando == "empacotar":
         for slug in args.slugs or slugs():
             print(f"Gradescope: {empacotar(slug, Path(args.saida))}")

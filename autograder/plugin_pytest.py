@@ -110,6 +110,61 @@ def portao_ja_fechado(no, resultados: list[ResultadoTeste], origens: list[Origem
 
 
 # ------------------------------------------------------------------------ plugin pytest
+# O que um erro comum de forma quer dizer, nas palavras do curso (issue #38): a mensagem do NumPy ou do
+# PyTorch diz onde a conta quebrou; a dica diz que promessa costuma estar quebrada quando ela aparece.
+_DICAS_DE_ERRO = (
+    (
+        ("could not be broadcast together",),
+        "Formas que não se alinham no broadcast: uma redução (máximo, soma, média) feita no eixo errado ou sem "
+        "keepdims=True, ou eixos trocados.",
+    ),
+    (
+        ("cannot reshape array of size", "is invalid for input of size"),
+        "O reshape pede uma forma com outro número de elementos: algum tamanho foi lido do eixo errado (confira "
+        "de que eixo vem cada tamanho: lote, posições, d_model, cabeças).",
+    ),
+    (
+        ("must match the size of tensor", "non-singleton dimension"),
+        "Os tamanhos de dois tensores não se alinham numa dimensão: um eixo trocado ou transposto, ou uma máscara "
+        "cuja forma não faz broadcast com as pontuações (lote, cabeças, consultas, chaves).",
+    ),
+    (
+        ("mismatch in its core dimension", "cannot be multiplied", "not aligned"),
+        "Multiplicação de matrizes com as dimensões internas diferentes: uma matriz transposta a mais ou a menos "
+        "(W.T, K.T) ou os eixos em outra ordem.",
+    ),
+    (
+        ("loading state_dict", "size mismatch for"),
+        "Os parâmetros não têm os nomes ou as formas pedidos: um argumento do construtor (d_ff, d_model, h, o "
+        "número de camadas) foi ignorado ou trocado.",
+    ),
+    (
+        ("too many values to unpack", "not enough values to unpack"),
+        "O código desempacota a forma num número fixo de eixos: com eixos de lote a mais (ou a menos) ele quebra. "
+        "Use *lote, n, d = X.shape e trabalhe nos últimos eixos, com qualquer número de dimensões antes.",
+    ),
+    (
+        ("dimension out of range",),
+        "Um eixo que não existe: o tensor tem menos dimensões do que o código supõe (falta o eixo do lote, ou "
+        "sobrou um squeeze).",
+    ),
+    (
+        ("out of bounds", "index out of range"),
+        "Um índice passou do fim de um eixo: um intervalo com uma posição a mais (um a mais ou a menos no fim) ou "
+        "um tamanho lido do eixo errado.",
+    ),
+)
+
+
+def dica_do_erro(tipo: str, mensagem: str) -> str:
+    """ " <dica>" para um erro de forma comum (broadcast, reshape, matmul, state_dict), ou ""."""
+    texto = f"{tipo}: {mensagem}"
+    for padroes, dica in _DICAS_DE_ERRO:
+        if any(p in texto for p in padroes):
+            return f" ({dica})"
+    return ""
+
+
 def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | None]:
     """(situação, mensagem para o aluno, código do equívoco)."""
     if isinstance(exc, Reprovado):
@@ -128,7 +183,8 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
         celulas = {*sessao.atividade.solucoes, "auxiliar-do-avaliador"} if sessao is not None else None
         rastro = rastro_do_aluno(exc.trace, celulas)
         trace = f"\n{rastro}" if rastro else ""
-        return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{trace}", None
+        dica = dica_do_erro(exc.tipo, exc.mensagem)
+        return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{dica}{trace}", None
     if isinstance(exc, TempoEsgotado):
         return "tempo", f"Tempo esgotado: {exc}", None
     if isinstance(exc, CaixaMorreu):

@@ -39,16 +39,12 @@ from unittest import mock
 
 AULAS = ("06-transformer-copia", "07-vit", "08-lm-moderno")
 # Ataques que não cabe a este portão pegar: os de 17-passos-que-o-avaliador-ve (passadas a mais COM o gancho,
-# pegas pela contagem de passos) e o limite conhecido de 18-passos-forjados (duas passadas na 06 e na 07, três
-# na 07: andam tanto quanto um laço de taxa errada; SEGURANCA.md). A razão deles é impressa, sem reprovar.
+# pegas pela contagem de passos). A razão deles é impressa, sem reprovar.
 FORA_DO_PORTAO = {
     "treino-a-mais-que-o-pedido",  # o mutante da época a mais (qualidade/variantes/), pego pela contagem
     "copia-reconhece-o-avaliado-pelo-lote",
     "vit-reconhece-o-avaliado-pela-classe",
     "lm-passos-a-mais-no-avaliado",
-    "copia-gancho-forjado-2x",
-    "vit-gancho-forjado-2x",
-    "vit-gancho-forjado-3x",
 }
 GRUPOS = ("referencia", "corretas", "corpus", "laco", "substituto", "ataques")
 ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados")
@@ -114,7 +110,7 @@ def rodar(
 ) -> int:
     from autograder.lote import Tarefa, avaliar_lote
     from autograder.notebooks import carregar_atividade, ler_submissao
-    from autograder.suite.deslocamento import RAZAO_MAXIMA
+    from autograder.suite.deslocamento import RAZAO_MAXIMA, RAZAO_MAXIMA_CONFERIDO
     from autograder.suite.treino import codigo_da_submissao
     from qualidade.variantes import gravar, notebook_com
 
@@ -156,6 +152,7 @@ def rodar(
                 round(linha["razao"], 12),
                 linha["substituto"],
                 linha["dentro_da_procedencia"],
+                linha.get("limite", 0.0),
             )
         )
     problemas = []
@@ -166,39 +163,52 @@ def rodar(
                 continue
             grupo, nome, honesto = quem.get((s, codigo), ("?", codigo[:12], True))
             for semente, vistos in por_semente.items():
-                razoes = {r for _, r, _, _ in vistos}
+                razoes = {r for _, r, _, _, _ in vistos}
+                limites = {lim for *_, lim in vistos}
+                if len(limites) > 1:
+                    problemas.append(
+                        f"{slug} {nome}: o limite variou entre alunos na semente {semente}: {sorted(limites)}"
+                    )
                 if len(razoes) > 1:
                     problemas.append(
                         f"{slug} {nome}: a razão variou entre alunos na semente {semente}: {sorted(razoes)}"
                     )
                 razao = max(razoes)
-                sub = any(x for _, _, x, _ in vistos)
-                dentro = all(d for _, _, _, d in vistos)
-                (honestos if honesto else ataques).append((razao, grupo, nome, sub, dentro))
-        saida(f"{slug}: limite {RAZAO_MAXIMA:.2f}".replace(".", ","))
-        if honestos:
-            rs = sorted(r for r, *_ in honestos)
-            dentro_rs = sorted(r for r, _, _, _, d in honestos if d)
+                sub = any(x for _, _, x, _, _ in vistos)
+                dentro = all(d for _, _, _, d, _ in vistos)
+                limite = max(limites) or RAZAO_MAXIMA
+                (honestos if honesto else ataques).append((razao, grupo, nome, sub, dentro, limite))
+        saida(
+            f"{slug}: limites {RAZAO_MAXIMA_CONFERIDO:.2f} (laço conferido pelo espião) e {RAZAO_MAXIMA:.2f} "
+            "(laço que o espião pegou)".replace(".", ",")
+        )
+        for titulo, conferido in (("laço conferido", True), ("laço que o espião pegou", False)):
+            do_grupo = [h for h in honestos if (h[5] == RAZAO_MAXIMA_CONFERIDO) == conferido]
+            if not do_grupo:
+                saida(f"  honestos, {titulo}: nenhum")
+                continue
+            rs = sorted(r for r, *_ in do_grupo)
             saida(
-                f"  honestos ({len(rs)} treinos): mínimo {rs[0]:.3f}, mediana {statistics.median(rs):.3f}, "
+                f"  honestos, {titulo} ({len(rs)} treinos): mínimo {rs[0]:.3f}, mediana {statistics.median(rs):.3f}, "
                 f"máximo {rs[-1]:.3f}".replace(".", ",")
             )
-            saida(f"  honestos dentro da procedência: máximo {dentro_rs[-1] if dentro_rs else 0:.3f}".replace(".", ","))
-            for razao, grupo, nome, sub, dentro in sorted(honestos, reverse=True)[:6]:
+            for razao, grupo, nome, sub, dentro, _ in sorted(do_grupo, reverse=True)[:6]:
                 nota = (" (substituto)" if sub else "") + ("" if dentro else " (fora da procedência)")
                 saida(f"    {razao:.3f}  {grupo}/{nome}{nota}".replace(".", ",", 1))
-        for razao, _grupo, nome, _sub, dentro in sorted(ataques):
+        for razao, _grupo, nome, _sub, dentro, limite in sorted(ataques):
             quem_pega = "" if dentro else " (fora da procedência)"
-            saida(f"  ataque {nome}: razão {razao:.3f}{quem_pega}".replace(".", ","))
+            saida(f"  ataque {nome}: razão {razao:.3f}, limite {limite:.2f}{quem_pega}".replace(".", ","))
         # um honesto fora da procedência já perde as faixas por ela (um laço que recria o otimizador na 08)
         problemas += [
-            f"{slug} {g}/{n}: honesto com razão {r:.3f}" for r, g, n, _, d in honestos if r > RAZAO_MAXIMA and d
+            f"{slug} {g}/{n}: honesto com razão {r:.3f} (limite {lim:.2f})"
+            for r, g, n, _, d, lim in honestos
+            if r > lim and d
         ]
         # um ataque pode ser pego antes, pela procedência (a razão dele aparece, mas quem reprova é ela)
         problemas += [
-            f"{slug} {n}: ataque com razão {r:.3f} e pesos dentro da procedência"
-            for r, g, n, _, dentro in ataques
-            if r <= RAZAO_MAXIMA and dentro and n not in FORA_DO_PORTAO
+            f"{slug} {n}: ataque com razão {r:.3f} (limite {lim:.2f}) e pesos dentro da procedência"
+            for r, g, n, _, dentro, lim in ataques
+            if r <= lim and dentro and n not in FORA_DO_PORTAO
         ]
     for p in problemas:
         saida(f"PROBLEMA: {p}")

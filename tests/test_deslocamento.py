@@ -4,7 +4,9 @@ De ponta a ponta, pelo caminho real (a caixa): um laço da aula 07 que tira o ga
 passadas e chama o callback do avaliador à mão exatamente ``passos`` vezes não ganha faixa nenhuma, com a
 mensagem do deslocamento; o gêmeo honesto (o mesmo código, uma passada) ganha todas. Sem o portão, o ataque
 ganharia as faixas (a contagem forjada bate e os pesos cabem no alcance da procedência), então o teste
-falha se o portão sair. Também: a medida, a mensagem em pt-BR e as figuras da referência guardadas em disco.
+falha se o portão sair. E o limite apertado: na 06, duas passadas escondidas (1,18 vez o que a referência anda,
+abaixo do limite folgado) num laço que o espião viu certo não ganham faixa; o gêmeo de uma passada ganha todas.
+Também: a medida, a mensagem em pt-BR e as figuras da referência guardadas em disco.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from autograder.suite import Reprovado
 from autograder.suite.deslocamento import (
     PESOS_ANDARAM_A_MAIS,
     RAZAO_MAXIMA,
+    RAZAO_MAXIMA_CONFERIDO,
     Deslocamento,
     deslocamento_quadratico,
     exigir_deslocamento,
@@ -47,6 +50,21 @@ def test_portao_do_deslocamento():
     with pytest.raises(Reprovado) as erro:
         exigir_deslocamento(Deslocamento(0.01, 0.0))
     assert "andaram muitas vezes" in str(erro.value)
+    assert "espião" not in str(erro.value)  # o limite folgado não fala do espião
+
+
+def test_limite_apertado_para_o_laco_conferido():
+    assert 1.0 < RAZAO_MAXIMA_CONFERIDO < 1.18 < RAZAO_MAXIMA  # duas passadas na 06 andam 1,18
+    exigir_deslocamento(Deslocamento(1.0, 1.0, RAZAO_MAXIMA_CONFERIDO))
+    exigir_deslocamento(Deslocamento(RAZAO_MAXIMA_CONFERIDO, 1.0, RAZAO_MAXIMA_CONFERIDO))
+    exigir_deslocamento(Deslocamento(1.18, 1.0))  # o mesmo número passa no limite folgado
+    with pytest.raises(Reprovado) as erro:
+        exigir_deslocamento(Deslocamento(1.18, 1.0, RAZAO_MAXIMA_CONFERIDO))
+    assert erro.value.equivoco is PESOS_ANDARAM_A_MAIS
+    texto = str(erro.value)
+    assert "Os pesos andaram 1,18 vezes" in texto
+    assert f"o limite é {RAZAO_MAXIMA_CONFERIDO:.2f}".replace(".", ",") in texto
+    assert "o modelo espião viu o seu laço dar o treino pedido" in texto
 
 
 def test_figuras_da_referencia_guardadas_por_codigo(tmp_path, monkeypatch):
@@ -84,16 +102,23 @@ def _celulas_do_ataque(nome: str) -> dict:
     return {gid: codigo_da_celula(m, None, caso.atividade, _trechos(PASTA_ATAQUES)) for gid, m in caso.celulas.items()}
 
 
-def test_passadas_escondidas_com_callback_forjado_nao_ganham_faixa(zigoto, tmp_path):
+@pytest.mark.parametrize(
+    ("slug", "ataque", "gemeo"),
+    [
+        ("07-vit", "vit-gancho-forjado-5x", "vit-gancho-forjado-gemeo"),
+        # 1,18 vez a referência: só o limite apertado (o espião viu o laço certo) pega
+        ("06-transformer-copia", "copia-gancho-forjado-2x", "copia-gancho-forjado-gemeo"),
+    ],
+)
+def test_passadas_escondidas_com_callback_forjado_nao_ganham_faixa(zigoto, tmp_path, slug, ataque, gemeo):
     from autograder.avaliacao import avaliar
     from qualidade.variantes import gravar, notebook_com
 
-    slug = "07-vit"
     notas = {}
-    for nome in ("vit-gancho-forjado-5x", "vit-gancho-forjado-gemeo"):
+    for nome in (ataque, gemeo):
         caminho = gravar(notebook_com(slug, _celulas_do_ataque(nome)), tmp_path, nome, slug)
         notas[nome] = avaliar(caminho, slug, zigoto, aluno=nome)
-    gemeo, ataque = notas["vit-gancho-forjado-gemeo"], notas["vit-gancho-forjado-5x"]
+    gemeo, ataque = notas[gemeo], notas[ataque]
     assert gemeo.nota == gemeo.nota_max, [(t.nome, t.mensagem) for t in gemeo.testes if t.situacao != "passou"]
     faixas = [t for t in ataque.testes if t.item == "teste_treino" and t.faixa is not None]
     assert len(faixas) == 3 and all(t.pontos == 0 for t in faixas), [(t.nome, t.pontos) for t in faixas]

@@ -149,10 +149,14 @@ def test_make_grade_interrompido_nao_deixa_nada_e_retoma(tmp_path):
     assert "Rode o mesmo comando de novo para continuar de onde parou" in saida_do_make
     print(f"make grade: nada sobrou {segundos:.1f} s depois do SIGTERM ({len(arvore)} processos)")
 
-    # Retomada: o que ficou gravado vale e não é refeito; o resto é corrigido.
+    # Retomada: o que ficou gravado vale e não é refeito; o resto é corrigido. Entre a contagem acima e a
+    # chegada do sinal o lote pode ter gravado mais um resultado: a retomada conta o que está no disco depois
+    # da interrupção, e isso é o que se confere (o lote não terminou: sobrou algo a corrigir).
+    depois = _gravados(saida)
+    assert antes <= depois and len(depois) < len(SUBMISSOES), (antes, depois)
     de_novo = subprocess.run(comando, cwd=RAIZ, capture_output=True, text=True, timeout=900)
     assert de_novo.returncode == 0, de_novo.stdout[-2000:] + de_novo.stderr[-2000:]
-    assert f"Retomando: {len(antes)} " in de_novo.stdout
+    assert f"Retomando: {len(depois)} " in de_novo.stdout, de_novo.stdout[-2000:]
     assert _gravados(saida) == set(SUBMISSOES)
     for aluno, slug in SUBMISSOES:
         res = ler_results(saida / aluno / slug, itens_max(slug))

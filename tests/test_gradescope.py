@@ -157,7 +157,9 @@ def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     vão junto; o catálogo de mutantes dela (qualidade/variantes/), não."""
     with zipfile.ZipFile(empacotar("07-vit", tmp_path)) as z:
         arquivos = {n for n in z.namelist() if not n.endswith("/")}
-    assert arquivos == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
+    figuras = {n for n in arquivos if n.startswith("build/referencias-do-treino/")}
+    assert len(figuras) == 2 and all(n.endswith(".json") for n in figuras), figuras  # o modelo e o substituto
+    assert arquivos - figuras == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
         "autograder/suite/deslocamento.py",
         "autograder/suite/passos_vistos.py",
         "autograder/suite/tocha.py",
@@ -169,6 +171,30 @@ def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
         "autograder/suites/07-vit/treino_avaliado.py",
         "source/07-vit/07-vit.ipynb",
     }
+
+
+def test_zip_leva_as_figuras_da_referencia_que_o_conteiner_le(tmp_path):
+    """As figuras da referência do treino, calculadas ao empacotar, são as que a árvore extraída procura (a
+    impressão do código é a dos arquivos do zip, o segredo é o do zip): no contêiner, a referência não treina.
+    Uma árvore com outro segredo não as acha (elas dependem da semente da turma)."""
+    arvore = tmp_path / "fonte"
+    extrair(empacotar("07-vit", tmp_path / "zips"), arvore)
+    codigo = (
+        "import sys\n"
+        "from autograder.suite.declaracoes import modulo_da_suite\n"
+        "item = modulo_da_suite('07-vit', 'treino_avaliado').ITEM\n"
+        "def treinou(*a, **k):\n"
+        "    sys.exit(7)\n"
+        "type(item)._treinar_referencia = treinou\n"
+        "print(len(item.preparar_referencias()))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "AVALIADOR_SEGREDO"}
+    env.update(PYTHONPATH=str(arvore), PYTHONDONTWRITEBYTECODE="1")
+    achou = subprocess.run([sys.executable, "-c", codigo], cwd=arvore, env=env, capture_output=True, text=True)
+    assert (achou.returncode, achou.stdout.strip()) == (0, "2"), achou.stderr[-2000:]
+    (arvore / ".segredo_avaliador").write_text("outro segredo", encoding="utf-8")
+    outro = subprocess.run([sys.executable, "-c", codigo], cwd=arvore, env=env, capture_output=True, text=True)
+    assert outro.returncode == 7, outro.stderr[-2000:]
 
 
 def test_zip_so_o_dono_le(zip_atividade):

@@ -53,6 +53,9 @@ Os módulos:
 * ``tocha``: utilidades de PyTorch das suítes (``tensor``, ``x``, ``aleatorizar``, ``remoto``, ``erradas``:
   as saídas das versões erradas de um oráculo); importe-o com ``from autograder.suite import tocha``
   (o avaliador não importa o PyTorch por causa dele);
+* ``sondas`` e ``sondas_modelo``: o diagnóstico pelas promessas da função (issue #38), quando um teste reprova
+  sem equívoco do catálogo; ``sondas_modelo`` traz as de peças do PyTorch (o ``eps`` das normas medido, o bloco
+  pré-norma medido uma subcamada por vez); importe-os com ``from autograder.suite import sondas as S``;
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
 * ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);

@@ -13,21 +13,33 @@ primeiro passo de um Adam novo move **exatamente** a taxa, pela correção de vi
 vezes os passos ainda cabem. Somados sobre todos os parâmetros, porém, passos a mais deslocam mais. Medido pelo
 caminho real (``python -m qualidade deslocamento``; ``SEGURANCA.md`` tem os números): todo laço correto (a
 referência, as variantes corretas, os casos corretos dos três corpora, o substituto) dá exatamente 1,000 nas
-aulas 06 e 07 e ≤ 1,000 na 08; cinco passadas dão 1,8 a 1,9 (06, 07) e duas já dão ~1,97 na 08. Acima de
-``RAZAO_MAXIMA``, as faixas valem 0 com o equívoco ``pesos-andaram-mais-que-o-pedido``.
+aulas 06 e 07 e de 0,84 a 1,01 na 08; cinco passadas dão 1,8 a 1,9 (06, 07) e duas já dão ~1,93 na 08. Acima do
+limite, as faixas valem 0 com o equívoco ``pesos-andaram-mais-que-o-pedido``.
 
-Por que o limite não é mais apertado. Um laço com a taxa errada também anda mais: sem aquecimento nem
-decaimento (taxa constante no pico) a 06 anda 1,21 a 1,38 vez a referência, sem cosseno a 07 anda 1,26, e
-mutantes do laço da 08 até 1,32; é o mesmo orçamento do Adam de uma segunda passada (1,15 a 1,24 na 06, 1,22 a
-1,28 na 07). Só pelos pontos de partida e de chegada, "duas passadas na taxa pedida" e "uma passada no dobro
-da taxa" não se distinguem, e o laço de taxa errada é um erro honesto que perde pontos pelo próprio equívoco,
-não por este portão. ``RAZAO_MAXIMA`` fica acima de todos esses com folga.
+Dois limites, escolhidos pelo que o modelo espião já viu (``ItemDeTreino.laco_conferido``). O espião roda o
+laço do aluno num modelo pequeno e confere o modo de treino, os gradientes zerados, um só otimizador, os
+``passos`` passos, a taxa de cada passo, o recorte e a perda (o que os testes do laço conferem e muda o treino).
+Um laço em que ele não viu equívoco nenhum tem de andar o que a referência anda: ``RAZAO_MAXIMA_CONFERIDO``.
+Medido: os laços corretos dão 1,000 nas 06 e 07 e de 0,84 a 1,01 na 08; duas passadas escondidas, 1,18 (06) e
+1,26 (07), três 1,43 e 1,47, e uma passada a mais em lotes que o próprio laço gera anda o mesmo que nos lotes do
+avaliador (o deslocamento não depende de quais lotes). Só o laço que o espião já pegou com o próprio equívoco
+fica com ``RAZAO_MAXIMA``: uma taxa errada também anda mais (sem aquecimento a 06 anda 1,21 a 1,38 vez a
+referência, sem cosseno a 07 anda 1,26, mutantes do laço da 08 até 1,32), e esse erro honesto perde pontos
+pelo próprio equívoco, não por este portão. Só pelos pontos de partida e de chegada, "duas passadas na taxa
+pedida" e "uma passada no dobro da taxa" não se distinguem; o espião, sim, distingue a taxa.
+
+Errar de propósito no espião para ganhar o limite folgado não compensa: custa os pontos do teste do laço que
+reprova (0,25 na 06 e na 08, 0,5 na 07), e o laço correto já alcança as três faixas na semente da turma (a
+referência passa da faixa mais alta com folga em todas as sementes medidas), então as passadas escondidas não
+têm faixa a comprar. O que sobra (``SEGURANCA.md``): um laço com um equívoco de verdade, que o espião pega e que
+custa faixa, pode somar treino escondido até ``RAZAO_MAXIMA``; a taxa constante da 06 com uma passada inteira a
+mais já anda 1,65 a 1,83, então só cabe uma fração de passada.
 
 Reconhecer o treino avaliado (outro modelo, outro número de passos e de lotes que o espião) não compra nada
 com esta conferência: ela não depende do que o laço relata (histórico, gancho dos passos, callback forjado
-à mão) nem de o laço saber que está sendo avaliado; vale o que os pesos devolvidos andaram. Limite: até
-``RAZAO_MAXIMA`` é treino que não se distingue de um laço de taxa errada; duas passadas escondidas na 06 e
-na 07 (e três na 07) cabem nele. Na 06, três passadas já saem do alcance da procedência.
+à mão) nem de o laço saber que está sendo avaliado; vale o que os pesos devolvidos andaram. O que o espião
+registra vem da caixa, mas só escolhe o limite: quem forja "laço certo" fica com o apertado. Na 06, três
+passadas já saem do alcance da procedência; na 08, duas.
 """
 
 from __future__ import annotations
@@ -39,8 +51,11 @@ from autograder.suite.itens import Equivoco, Reprovado
 from autograder.suite.mensagens import mostrar
 
 # A razão máxima entre o deslocamento quadrático médio dos pesos do aluno e o da referência na mesma semente
-# (calibrada em python -m qualidade deslocamento: laços corretos 1,000; laços de taxa errada até 1,38; cinco
-# passadas 1,8 a 1,9 nas 06 e 07, duas passadas ~1,97 na 08).
+# (calibrada em python -m qualidade deslocamento). Duas: a apertada vale para o laço em que o espião não viu
+# equívoco nenhum (laços corretos: 1,000 nas 06 e 07, ≤ 1,000 na 08; duas passadas escondidas já dão 1,18 na
+# 06 e 1,26 na 07); a folgada, só para o laço que o espião já pegou com o equívoco dele (taxa errada: até 1,38;
+# cinco passadas 1,8 a 1,9 nas 06 e 07, duas passadas ~1,97 na 08).
+RAZAO_MAXIMA_CONFERIDO = 1.05
 RAZAO_MAXIMA = 1.60
 
 PESOS_ANDARAM_A_MAIS = Equivoco(
@@ -83,6 +98,7 @@ class Deslocamento:
 
     do_aluno: float
     da_referencia: float
+    limite: float = RAZAO_MAXIMA  # RAZAO_MAXIMA_CONFERIDO se o espião não viu equívoco no laço
 
     @property
     def razao(self) -> float:
@@ -92,18 +108,23 @@ class Deslocamento:
 
     @property
     def dentro(self) -> bool:
-        return math.isfinite(self.razao) and self.razao <= RAZAO_MAXIMA
+        return math.isfinite(self.razao) and self.razao <= self.limite
 
 
 def exigir_deslocamento(deslocamento: Deslocamento | None) -> None:
     """Portão das faixas de treino (depois da procedência e dos passos vistos): reprova se os pesos do aluno
-    andaram mais que ``RAZAO_MAXIMA`` vezes o que a referência anda na mesma semente."""
+    andaram mais que ``limite`` vezes o que a referência anda na mesma semente."""
     if deslocamento is None or deslocamento.dentro:
         return
     razao = deslocamento.razao
     vezes = _decimal(razao) if math.isfinite(razao) else "muitas"
+    porque = (
+        ", porque o modelo espião viu o seu laço dar o treino pedido, e esse treino anda o que o laço de referência anda"
+        if deslocamento.limite == RAZAO_MAXIMA_CONFERIDO
+        else ""
+    )
     raise Reprovado(
-        f"Os pesos andaram {mostrar(vezes)} vezes o que o treino pedido anda (o limite é {_decimal(RAZAO_MAXIMA)}): "
-        f"{PESOS_ANDARAM_A_MAIS.mensagem}",
+        f"Os pesos andaram {mostrar(vezes)} vezes o que o treino pedido anda (o limite é "
+        f"{mostrar(_decimal(deslocamento.limite))}{porque}): {PESOS_ANDARAM_A_MAIS.mensagem}",
         PESOS_ANDARAM_A_MAIS,
     )

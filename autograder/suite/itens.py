@@ -292,6 +292,11 @@ def como_array(valor, nome: str = "o resultado") -> np.ndarray:
     except ImportError:  # pragma: no cover
         pass
     if not isinstance(valor, np.ndarray):
+        if isinstance(valor, tuple | list):
+            raise Reprovado(
+                f"{mostrar(nome)} deveria ser um array do NumPy, mas veio uma {mostrar('tupla' if isinstance(valor, tuple) else 'lista')} "
+                f"de {mostrar(len(valor))} elementos: devolva só o array pedido, não uma tupla com ele (nem uma lista)."
+            )
         raise Reprovado(f"{mostrar(nome)} deveria ser um array do NumPy, mas veio {mostrar(type(valor).__name__)}.")
     return valor
 
@@ -315,6 +320,8 @@ def comparar(
     rtol: float = 1e-5,
     equivocos: list[tuple[Equivoco, object]] | Callable[[], list[tuple[Equivoco, object]]] | None = None,
     dica: str = "",
+    eixos: tuple[str, ...] | None = None,
+    entrada=None,
 ) -> None:
     """Reprova se ``obtido`` não coincide com ``esperado`` (forma e valores).
 
@@ -322,19 +329,30 @@ def comparar(
     saída do aluno coincide com uma delas, a mensagem nomeia o equívoco. Pode vir como uma
     função sem argumentos que devolve a lista: ela só roda quando a saída não confere (útil
     quando calcular as saídas erradas custa, como rodar várias camadas de referência).
+
+    Quando nenhum equívoco coincide, a mensagem diz também COMO a saída se relaciona com a esperada
+    (``relacoes.descrever``: transposta, multiplicada por uma constante, deslocada de uma posição, igual
+    até a posição k...), só com o par deste teste. ``eixos`` dá nome aos eixos da saída esperada
+    (``("lote", "consultas", "chaves")``: "o eixo das chaves"); ``entrada``, se dada, é a entrada que a
+    função recebeu (para dizer "devolveu a entrada sem mudança"). Nada disso muda a nota nem o equívoco.
     """
+    from autograder.suite import relacoes
+
     obtido = como_array(obtido, nome)
     esperado = np.asarray(esperado)
     if obtido.shape != esperado.shape:
         _diagnosticar(obtido, equivocos, atol, rtol)
+        relacao = relacoes.descrever_forma(obtido.shape, esperado.shape, eixos, obtido, esperado)
         raise Reprovado(
-            f"{mostrar(nome)} tem shape {mostrar(tuple(obtido.shape))}, mas o esperado é {mostrar(tuple(esperado.shape))}."
+            f"{mostrar(nome)} tem shape {mostrar(tuple(obtido.shape))}, mas o esperado é {mostrar(tuple(esperado.shape))}. "
+            f"{relacao}".strip()
         )
     if obtido.dtype.kind not in "biuf":
         raise Reprovado(f"{mostrar(nome)} tem dtype {mostrar(obtido.dtype)}, que não é numérico.")
     if not np.all(np.isfinite(obtido[np.isfinite(esperado)])):
         _diagnosticar(obtido, equivocos, atol, rtol)
-        raise Reprovado(f"{mostrar(nome)} tem NaN ou infinito onde o esperado é um número finito.")
+        relacao = relacoes.descrever(obtido, esperado, atol=atol, rtol=rtol, eixos=eixos, entrada=entrada)
+        raise Reprovado(f"{mostrar(nome)} tem NaN ou infinito onde o esperado é um número finito. {relacao}".strip())
     if not np.allclose(obtido, esperado, atol=atol, rtol=rtol, equal_nan=True):
         _diagnosticar(obtido, equivocos, atol, rtol)
         dif = np.nanmax(np.abs(obtido.astype(np.float64) - esperado.astype(np.float64)))
@@ -343,8 +361,9 @@ def comparar(
                 f"{PRECISAO_REDUZIDA.mensagem} ({mostrar(nome)} veio em {mostrar(obtido.dtype)}; maior diferença: {mostrar(dif):.3g}.)",
                 PRECISAO_REDUZIDA,
             )
+        relacao = relacoes.descrever(obtido, esperado, atol=atol, rtol=rtol, eixos=eixos, entrada=entrada)
         raise Reprovado(
-            f"{mostrar(nome)} não confere com o esperado (maior diferença: {mostrar(dif):.3g}). {dica}".strip()
+            f"{mostrar(nome)} não confere com o esperado (maior diferença: {mostrar(dif):.3g}). {relacao} {dica}".strip()
         )
 
 

@@ -57,7 +57,13 @@ from autograder.suite.avaliador import (
     semente_da_submissao,
     semente_derivada,
 )
-from autograder.suite.deslocamento import Deslocamento, deslocamento_quadratico, exigir_deslocamento
+from autograder.suite.deslocamento import (
+    RAZAO_MAXIMA,
+    RAZAO_MAXIMA_CONFERIDO,
+    Deslocamento,
+    deslocamento_quadratico,
+    exigir_deslocamento,
+)
 from autograder.suite.espiao import (
     ESPIAO_LINEAR,
     TREINO_DIVERGIU,
@@ -149,6 +155,7 @@ def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento) -> None
         "do_aluno": figuras.do_aluno,
         "da_referencia": figuras.da_referencia,
         "razao": figuras.razao,
+        "limite": figuras.limite,
     }
     with open(caminho, "a", encoding="utf-8") as arquivo:
         arquivo.write(json.dumps(linha) + "\n")
@@ -259,6 +266,9 @@ class ItemDeTreino:
     espiao: Espiao | Callable | None = None  # Espiao, ou (aluno, rng) -> o que os testes do laço leem
     diagnosticar: Callable | None = None  # (resultado, texto, final, aluno): reprova com a causa
     causa_no_laco: Callable | None = None  # (aluno) -> o equívoco que o espião viu, ou None
+    # (o que espiar devolve) -> reprova se o laço não fez no espião o que o laço pedido faz e muda o treino (a taxa
+    # de cada passo, o recorte, a perda...): o que os testes do laço conferem, para o limite do deslocamento
+    laco_certo: Callable | None = None
     divergiu: Equivoco = TREINO_DIVERGIU
     modo_avaliacao: Equivoco = TREINO_MODO_AVALIACAO
     ignora_passos: Equivoco = TREINO_IGNORA_PASSOS
@@ -457,6 +467,14 @@ class ItemDeTreino:
             CACHE_PESADO[chave] = figuras_guardadas(self.slug, rotulo, semente, calcular)
         return CACHE_PESADO[chave]
 
+    def preparar_referencias(self) -> list[dict]:
+        """Calcula (e guarda em disco, ``figuras_guardadas``) as figuras da referência nas sementes da turma: a
+        do modelo do aluno e, se a aula tem, a do substituto. São as mesmas para todo aluno, então podem ser
+        feitas antes da primeira submissão (o zip do Gradescope as leva prontas: cada submissão lá roda num
+        contêiner novo e pagaria o treino da referência)."""
+        quais = ("aluno", "substituto") if self.substituto else ("aluno",)
+        return [self.referencia(self.semente_do_treino(None, qual), qual == "substituto") for qual in quais]
+
     def treino_de_referencia(self, semente: int, substituto: bool = False, com_procedencia: bool = False):
         """Para a varredura de sementes dos benchmarks: o treino que o avaliador faz com a ``semente`` (mesmos
         pesos iniciais, dados, passos e medida), com o laço de referência, neste processo e no thread atual;
@@ -516,7 +534,10 @@ class ItemDeTreino:
         )
         if alcancou:  # a faixa só vale para pesos que o treino pedido alcança a partir dos do avaliador
             # o que os pesos andaram, contra a referência treinada na mesma semente (deslocamento.py)
-            figuras = Deslocamento(resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"])
+            limite = RAZAO_MAXIMA_CONFERIDO if self.laco_conferido(aluno) else RAZAO_MAXIMA
+            figuras = Deslocamento(
+                resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"], limite
+            )
             _registrar(self.slug, aluno, resultado, figuras)
             exigir_procedencia(resultado.get("procedencia"))
             procedencia = resultado.get("procedencia")
@@ -560,6 +581,50 @@ class ItemDeTreino:
         if e.extra is not None:
             extra.update(e.extra(aluno, espiao))
         return extra, lotes, hist, chamadas
+
+    def sonda_taxa_por_passo(self, aluno, semente: int, exemplo: str = "taxa"):
+        """A sonda "uma taxa registrada por passo", a mesma em toda aula de treino: o histórico do laço do aluno
+        com o modelo espião tem de ter ``historico["taxa"]`` com uma entrada por passo (``exemplo``: o nome da
+        variável no ``append`` que a mensagem mostra). ``semente`` fixa a do espião quando a sonda é a primeira a
+        rodá-lo (a mesma submissão recebe o mesmo diagnóstico sob qualquer semente do aluno)."""
+        from autograder.suite import sondas as S
+
+        def taxas_faltando():
+            _, _, hist, _ = self.espiar(aluno, np.random.default_rng(semente))
+            return isinstance(hist, dict) and len(hist.get("taxa", [])) != self.espiao.passos
+
+        return S.promessa(
+            "treino-taxa-nao-registrada-por-passo",
+            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
+            f'(historico["taxa"].append({exemplo})), ao lado da perda do mesmo passo.',
+            taxas_faltando,
+            titulo="Taxa fora do histórico por passo",
+            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
+            secao="Código Comentado",
+        )
+
+    def laco_conferido(self, aluno) -> bool:
+        """O modelo espião viu o laço dar o treino pedido? Modo de treino, gradientes zerados, um só otimizador,
+        ``passos`` passos e o que a aula confere a mais (``laco_certo``: a taxa de cada passo, o recorte, a
+        perda; ``causa_no_laco``): nenhum equívoco, nenhuma falha. É o que escolhe o limite do deslocamento
+        (``deslocamento.py``): o laço conferido anda o que a referência anda (o limite apertado); só o que o
+        espião já pegou com o próprio equívoco fica com o folgado. O que o espião registra vem da caixa e só
+        serve para apertar: quem forja "laço certo" ganha o limite apertado; quem erra de propósito no espião
+        perde os pontos do laço e não ganha faixa que o laço correto não ganhe (``SEGURANCA.md``)."""
+        if self.espiao is None:
+            return False
+        try:
+            espiado = self.espiar(aluno, np.random.default_rng(0))
+            if isinstance(self.espiao, Espiao):
+                extra, _, _, chamadas = espiado
+                self.conferir_laco(extra, chamadas)
+            if self.laco_certo is not None:
+                self.laco_certo(espiado)
+            if self.causa_no_laco is not None and self.causa_no_laco(aluno) is not None:
+                return False
+        except Exception:  # o espião reprovou (ou nem rodou): o limite folgado
+            return False
+        return True
 
     def conferir_chamadas(self, hist, chamadas, passos: int, n_lotes: int) -> None:
         conferir_chamadas_do_espiao(hist, chamadas, passos, n_lotes, ignora_passos=self.ignora_passos)

@@ -710,7 +710,157 @@ def softmax(z, eixo=-1):
     Variante(
         "sonda-atencao-saida-com-as-pontuacoes",
         {"atencao": _atencao(_PONT, _MASC, "    pesos = softmax(s, eixo=-1)\n    return s @ V, pesos")},
-        itens=["teste_atencao", "teste_mascara"],
+        # a saída errada é de teste_atencao: teste_mascara julga só os pesos com máscara (isolamento, issue #38)
+        itens=["teste_atencao"],
         equivoco="atencao-saida-nao-e-pesos-vezes-v",
+    ),
+]
+
+# ------------------------------------------------- sondas da softmax, da máscara e dos blocos (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-softmax-base-dois",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z)
+    e = 2.0 ** (z - np.max(z, axis=eixo, keepdims=True))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-exponencial-errada",
+    ),
+    Variante(
+        "sonda-softmax-quadrados",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z, dtype=np.float64)
+    e = z * z + 1e-300
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-exponencial-errada",
+    ),
+    Variante(
+        "sonda-mascara-com-lote-ignorada",
+        {
+            "atencao": _atencao(
+                _PONT,
+                """        if mascara.ndim == 2 and mascara.dtype == bool:
+            s = np.where(mascara, s, -np.inf)
+        elif mascara.ndim == 2:
+            s = s + mascara""",
+                _FIM,
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-com-lote-ignorada",
+    ),
+    Variante(
+        "sonda-mascara-ignorada",
+        {"atencao": _atencao(_PONT, "        pass", _FIM)},
+        itens=["teste_mascara"],
+        equivoco="mascara-ignorada",
+    ),
+    Variante(
+        "sonda-mascara-aditiva-escalada",
+        {
+            "atencao": _atencao(
+                "    s = Q @ np.swapaxes(K, -1, -2)",
+                """        if mascara.dtype == bool:
+            s = np.where(mascara, s, -np.inf)
+        else:
+            s = s + mascara
+    s = s / np.sqrt(d_k)""",
+                _FIM,
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-aditiva-escalada",
+    ),
+    Variante(
+        "sonda-mascara-aditiva-como-booleana",
+        {
+            "atencao": _atencao(
+                _PONT,
+                """        if mascara.dtype == bool:
+            s = np.where(mascara, s, -np.inf)
+        else:
+            s = np.where(mascara == 0, s, -np.inf)""",
+                _FIM,
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-aditiva-como-booleana",
+    ),
+    Variante(
+        "sonda-blocos-escala-pelo-bloco",
+        {"atencao_blocos": _blocos(_CERTA).replace("/ np.sqrt(Q.shape[-1])", "/ np.sqrt(bloco)")},
+        itens=["teste_blocos"],
+        equivoco="blocos-escala-errada",
+    ),
+    Variante(
+        "sonda-blocos-maximo-so-do-bloco",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "        m = m_novo\n", "        m = s.max(axis=-1, keepdims=True)\n"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-esquece-o-anterior",
+    ),
+    Variante(
+        "sonda-blocos-maximo-inicial-zero",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "m = np.full((*lote, n_q, 1), -np.inf)", "m = np.zeros((*lote, n_q, 1))"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-inicial-finito",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-softmax-subtrai-o-minimo",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z)
+    e = np.exp(z - np.min(z, axis=eixo, keepdims=True))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-subtrai-o-maximo-da-fatia",
+    ),
+    Variante(
+        "sonda-blocos-fator-so-do-maximo-novo",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "fator = np.exp(m - referencia)", "fator = np.where(np.isneginf(m), 0.0, np.exp(-referencia))"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-fator-errado",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-softmax-recorta-os-logits",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    e = np.exp(np.clip(np.asarray(z, dtype=np.float64), -500, 500))
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-invariante-a-constante",
     ),
 ]

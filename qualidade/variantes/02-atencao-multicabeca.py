@@ -645,3 +645,61 @@ MUTANTES += [
         equivoco="modulo-valores-ignorados",
     ),
 ]
+
+# ------------------------------------------- sondas: projeção transposta, pesos e máscara do módulo (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-multicabeca-w-q-transposta",
+        _multicabeca(
+            _MH_PROJ.replace("X_q @ W_q", "X_q @ W_q.T")
+            + "    saida, pesos = atencao(Q, K, V, mascara)\n    return juntar_cabecas(saida) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-projecao-transposta",
+    ),
+    Variante(
+        "sonda-multicabeca-w-o-transposta",
+        _multicabeca(
+            _MH_PROJ + "    saida, pesos = atencao(Q, K, V, mascara)\n    return juntar_cabecas(saida) @ W_o.T, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-projecao-transposta",
+    ),
+    Variante(
+        "sonda-modulo-log-softmax",
+        {"modulo": _modulo()["modulo"].replace("torch.softmax(notas, dim=-1)", "torch.log_softmax(notas, dim=-1)")},
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-pesos-nao-sao-distribuicao",
+    ),
+    Variante(
+        "sonda-modulo-mascara-multiplicada",
+        _modulo(mascara="notas = notas * mascara"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-mascara-nao-bloqueia",
+    ),
+    Variante(
+        "sonda-modulo-mascara-com-zero",
+        _modulo(mascara="notas = notas.masked_fill(~mascara, 0.0)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-mascara-nao-bloqueia",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "dividir-muda-a-forma-do-argumento",
+        _dividir(
+            "    *lote, n, d_model = X.shape\n    X.shape = (*lote, n, h, d_model // h)\n    return np.swapaxes(X, -3, -2)\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+    Variante(
+        "juntar-muda-a-forma-do-argumento",
+        _juntar(
+            "    X.shape = X.shape\n    Y = np.swapaxes(X, -3, -2)\n    *lote, n, h, d_k = Y.shape\n    X.shape = (X.size,)\n    return Y.reshape(*lote, n, h * d_k)\n"
+        ),
+        itens=["teste_juntar_cabecas"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]

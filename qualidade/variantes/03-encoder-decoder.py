@@ -756,3 +756,144 @@ MUTANTES += [
         equivoco="mini-entrada-nao-e-x-mais-pe",
     ),
 ]
+
+# ------------------------------------------- sondas: LayerNorm, feed-forward e subcamadas do bloco (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-ln-sem-subtrair-media",
+        {"layernorm": _ln(denominador="np.sqrt(var + eps) + 0 * mu").replace("y = (x - mu) /", "y = x /")},
+        itens=["teste_layernorm"],
+        equivoco="ln-sem-subtrair-media",
+    ),
+    Variante(
+        "sonda-ln-beta-padrao-um",
+        {
+            "layernorm": """
+def layernorm(x, gama=None, beta=None, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    gama = 1.0 if gama is None else gama
+    beta = 1.0 if beta is None else beta
+    return y * gama + beta
+"""
+        },
+        itens=["teste_layernorm"],
+        equivoco="ln-padroes-de-gama-e-beta",
+    ),
+    Variante(
+        "sonda-ln-eps-ignorado",
+        {"layernorm": _ln(denominador="np.sqrt(var + 1e-5)")},
+        itens=["teste_layernorm"],
+        equivoco="ln-eps-ignorado",
+    ),
+    Variante(
+        "sonda-ffn-soma-a-entrada",
+        {"feed_forward": _ffn("    return x + np.maximum(0, x @ W1 + b1) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-soma-a-entrada",
+    ),
+    Variante(
+        "sonda-bloco-ffn-sobre-a-atencao",
+        {
+            "bloco_encoder": _bloco("""    A = mha(X, mascara)
+    Z = layernorm(X + A, p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(A), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-norma-extra-na-entrada",
+        {
+            "bloco_encoder": _bloco("""    X = layernorm(X, p["gama1"], p["beta1"])
+    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-vieses-q-e-k-trocados",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""").replace(
+                'p["W_q"], p["b_q"], p["W_k"], p["b_k"]', 'p["W_q"], p["b_k"], p["W_k"], p["b_q"]'
+            )
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-pe-multiplica-pela-potencia",
+        {"positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace("angulo = pos / 10000", "angulo = pos * 10000")},
+        itens=["teste_positional_encoding"],
+        equivoco="pe-colunas-erradas",
+    ),
+    Variante(
+        "sonda-ffn-np-max",
+        {
+            "feed_forward": _ffn(
+                "    return np.max(x @ W1 + b1, axis=0, keepdims=True).clip(0) @ W2 + b2 + 0 * x[..., :1]"
+            )
+        },
+        itens=["teste_feed_forward"],
+        equivoco="ffn-mistura-posicoes",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-ffn-tanh",
+        {"feed_forward": _ffn("    return np.tanh(x @ W1 + b1) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-ativacao-errada",
+    ),
+    Variante(
+        "sonda-bloco-gama-beta-ignorados",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara))
+    return layernorm(Z + ffn(Z))""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-gama-beta-ignorados",
+    ),
+    Variante(
+        "sonda-bloco-norma-so-no-x",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X, p["gama1"], p["beta1"]) + mha(X, mascara)
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-mini-mascara-causal",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos, start=1):
+        H = bloco_encoder(H, pesos, h, mascara=np.tril(np.ones((n, n), dtype=bool)))
+        print(f"Saída do bloco {i}: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-mascara-causal",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-ffn-w2-transposta-se-quadrada",
+        {
+            "feed_forward": _ffn(
+                "    h = np.maximum(0, x @ W1 + b1)\n"
+                "    return (h @ W2.T if W2.shape[0] == W2.shape[1] else h @ W2) + b2"
+            )
+        },
+        itens=["teste_feed_forward"],
+        equivoco="ffn-matriz-transposta",
+    ),
+]

@@ -626,3 +626,102 @@ MUTANTES += [
         equivoco="mlm-troca-fora-das-escolhidas",
     ),
 ]
+
+# ------------------------------------------- sondas: escala do embedding, ordem das camadas, padding fixo (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-padding-exclui-zero-tambem",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return (ids != pad_id) & (ids != 0)\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-outro-id-fixo",
+    ),
+    Variante(
+        "sonda-encoder-escala-raiz-do-vocab",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("self.d_model = d_model", "self.d_model = vocab"))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-escala-do-embedding",
+    ),
+    Variante(
+        "sonda-encoder-escala-na-saida",
+        {
+            "encoder_bert": _encoder(
+                entrada="        x = self.embedding(ids) + self.pe[: ids.shape[1]]",
+            ).replace("        return x\n", "        return x * math.sqrt(self.d_model)\n")
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-escala-do-embedding",
+    ),
+    Variante(
+        "sonda-encoder-camadas-em-ordem-inversa",
+        {"encoder_bert": _encoder().replace("for camada in self.camadas:", "for camada in reversed(self.camadas):")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-ordem-das-camadas",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-padding-maior-que-pad",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return ids > pad_id\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="padding-comparacao-de-ordem",
+    ),
+    Variante(
+        "sonda-padding-so-no-fim",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    reais = (ids != pad_id).sum(dim=-1, keepdim=True)
+    return torch.arange(ids.shape[-1]) < reais
+"""
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-so-no-fim",
+    ),
+    Variante(
+        "sonda-encoder-pad-id-zero-fixo",
+        {"encoder_bert": _encoder(mascara="        m = ~mascara_de_padding(ids, 0)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-pad-id-fixo",
+    ),
+    Variante(
+        "sonda-encoder-mascara-causal",
+        {
+            "encoder_bert": _encoder(
+                camada="            x = camada(x, src_mask=nn.Transformer.generate_square_subsequent_mask(ids.shape[1]), "
+                "src_key_padding_mask=m)"
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mascara-causal",
+    ),
+    Variante(
+        "sonda-encoder-ativacao-gelu",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("dropout=0.0,", 'dropout=0.0, activation="gelu",'))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-ativacao-errada",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "padding-ne-no-lugar",
+        {"mascara_padding": "def mascara_de_padding(ids, pad_id):\n    return ids.ne_(pad_id).bool()\n"},
+        itens=["teste_mascara_padding"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]
+
+MUTANTES += [
+    Variante(
+        "sonda-padding-corta-no-primeiro-pad",
+        {
+            "mascara_padding": """
+def mascara_de_padding(ids, pad_id):
+    return torch.cumsum((ids == pad_id).long(), dim=-1) == 0
+"""
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-depende-da-posicao",
+    ),
+]

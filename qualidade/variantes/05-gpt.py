@@ -1125,3 +1125,82 @@ MUTANTES += [
         equivoco="cache-quantidade-de-novos",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-padding-negado",
+        {
+            "atencao_causal": _atencao(
+                mascara=_MASCARA.replace("combinar_mascaras(mascara, padding)", "combinar_mascaras(mascara, ~padding)")
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-padding-invertido",
+    ),
+    Variante(
+        "sonda-atencao-cabecas-intercaladas",
+        {
+            "atencao_causal": _atencao(
+                separar="        q, k, v = (t.view(B, n, self.d_k, self.h).permute(0, 3, 1, 2) for t in (q, k, v))",
+                juntar="        juntas = (pesos @ v).permute(0, 2, 3, 1).reshape(B, n, self.d_model)",
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-cabecas-nao-contiguas",
+    ),
+    Variante(
+        "sonda-combinar-padding-do-primeiro-exemplo",
+        {
+            "combinar_mascaras": _combinar(
+                "causal & (padding[:1, None, None, :].expand(padding.shape[0], -1, -1, -1) | olho)"
+            )
+        },
+        itens=["teste_combinar_mascaras"],
+        equivoco="combinar-exemplos-misturados",
+    ),
+    Variante(
+        "sonda-bloco-eps-1e-6",
+        {
+            "bloco_decoder": _bloco().replace(
+                "self.norm1 = nn.LayerNorm(d_model)", "self.norm1 = nn.LayerNorm(d_model, eps=1e-6)"
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-eps-da-norma",
+    ),
+    Variante(
+        "sonda-cache-escala-por-d-model",
+        {"atencao_com_cache": _atencao_cache().replace("/ atencao.d_k**0.5", "/ atencao.d_model**0.5")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-escala-errada",
+    ),
+    Variante(
+        "sonda-cache-softmax-nas-consultas",
+        {
+            "atencao_com_cache": _atencao_cache().replace(
+                'float("-inf")), dim=-1)', 'float("-inf")), dim=-2).nan_to_num(0.0)'
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-pesos-nao-somam-um",
+    ),
+    Variante(
+        "sonda-cache-sem-residual-da-atencao",
+        {"minigpt_com_cache": _minigpt_cache().replace("        x = x + a\n", "        x = a\n")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-bloco-composto-errado",
+    ),
+    Variante(
+        "sonda-cache-norm1-na-feed-forward",
+        {"minigpt_com_cache": _minigpt_cache().replace("bloco.ff(bloco.norm2(x))", "bloco.ff(bloco.norm1(x))")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-bloco-composto-errado",
+    ),
+    Variante(
+        "sonda-cache-sem-norma-final",
+        {"minigpt_com_cache": _minigpt_cache().replace("modelo.cabeca(modelo.norm_final(x))", "modelo.cabeca(x)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-bloco-composto-errado",
+    ),
+]

@@ -1155,3 +1155,96 @@ MUTANTES += [
         equivoco="treino-taxa-nao-registrada-por-passo",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-perda-com-label-smoothing",
+        _perda(
+            "    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1), ignore_index=PAD, "
+            "label_smoothing=0.1)"
+        ),
+        itens=["teste_perda"],
+        equivoco="perda-suavizacao-de-rotulos",
+    ),
+    Variante(
+        "sonda-perda-alvo-transposto",
+        _perda(
+            "    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.transpose(0, 1).reshape(-1), "
+            "ignore_index=PAD)"
+        ),
+        itens=["teste_perda"],
+        equivoco="perda-logits-e-alvos-desalinhados",
+    ),
+    Variante(
+        "sonda-decodificacao-comeca-com-pad",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "gerados = torch.full((B, 1), BOS, dtype=torch.long)",
+                "gerados = torch.full((B, 1), PAD, dtype=torch.long)",
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-promessa-do-laco",
+    ),
+    Variante(
+        "sonda-decodificacao-origem-sem-mascara",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "m_origem = mascara_origem(src)",
+                "m_origem = torch.ones(src.shape[0], 1, 1, src.shape[1], dtype=torch.bool)",
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-promessa-do-laco",
+    ),
+    Variante(
+        "sonda-decodificacao-um-passo-a-menos",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "for _ in range(passos_max):", "for _ in range(passos_max - 1):"
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-promessa-do-laco",
+    ),
+    Variante(
+        "sonda-camada-relu-depois-da-segunda-linear",
+        _camada(
+            _CORPO.replace("self.linear2(torch.relu(self.linear1(x)))", "torch.relu(self.linear2(self.linear1(x)))")
+        ),
+        itens=[C],
+        equivoco="camada-feed-forward-composta-errada",
+    ),
+    Variante(
+        "sonda-camada-eps-1e-6",
+        {
+            "camada_decoder": _camada()["camada_decoder"].replace(
+                "self.norm3 = nn.LayerNorm(d_model)", "self.norm3 = nn.LayerNorm(d_model, eps=1e-6)"
+            )
+        },
+        itens=[C],
+        equivoco="camada-eps-da-norma",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-feixe-devolve-com-bos",
+        {"busca_em_feixe": _feixe(devolver="[BOS] + melhor")},
+        itens=["teste_feixe"],
+        equivoco="feixe-formato-da-saida",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-modelo-encoder-pre-norma",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True)",
+                "nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True, norm_first=True)",
+            )
+        },
+        itens=[T],
+        equivoco="modelo-encoder-pre-norma",
+    ),
+]

@@ -680,3 +680,44 @@ MUTANTES += [
         equivoco="treino-taxa-nao-registrada-por-passo",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas de peças de modelo (issue #38, sondas_modelo)
+MUTANTES += [
+    Variante(
+        "sonda-camada-norma-na-saida-da-atencao",
+        _camada(
+            _CORPO_CAMADA.replace(
+                "x = x + self.auto_atencao(z, z, z, need_weights=False)[0]",
+                "x = x + self.norm1(self.auto_atencao(x, x, x, need_weights=False)[0])",
+            )
+        ),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-pre-norma-por-partes",
+    ),
+    Variante(
+        "sonda-camada-mlp-le-a-entrada-do-bloco",
+        _camada(
+            """        z = self.norm1(x)
+        x1 = x + self.auto_atencao(z, z, z, need_weights=False)[0]
+        return x1 + self.linear2(F.gelu(self.linear1(self.norm2(x))))"""
+        ),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-pre-norma-por-partes",
+    ),
+    Variante(
+        "sonda-camada-residual-duas-vezes",
+        _camada(_CORPO_CAMADA.replace("return x + self.linear2", "return x + x + self.linear2")),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-pre-norma-por-partes",
+    ),
+    Variante(
+        "sonda-camada-eps-1e-6",
+        {
+            "camada_encoder": _camada()["camada_encoder"]
+            .replace("self.norm1 = nn.LayerNorm(d_model)", "self.norm1 = nn.LayerNorm(d_model, eps=1e-6)")
+            .replace("self.norm2 = nn.LayerNorm(d_model)", "self.norm2 = nn.LayerNorm(d_model, eps=1e-6)")
+        },
+        itens=["teste_camada_encoder"],
+        equivoco="camada-eps-da-norma",
+    ),
+]

@@ -2013,7 +2013,7 @@ MUTANTES += [
             ("return x + self.ffn(self.norma2(x))", "return self.norma2(x + self.ffn(self.norma2(x)))"),
         ),
         [M],
-        "bloco-nao-so-residuos",
+        "bloco-pre-norma-por-partes",
     ),
     Variante(
         "sonda-modelo-blocos-invertidos",
@@ -2068,5 +2068,101 @@ MUTANTES += [
         _trocar("treinar_lm", ("y.reshape(-1))", 'y.reshape(-1), reduction="sum")')),
         [T],
         "treino-perda-somada",
+    ),
+]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 4)
+MUTANTES += [
+    Variante(
+        "sonda-swiglu-silu-depois-de-w2",
+        _trocar(
+            "swiglu",
+            ("return self.w2(F.silu(self.w1(x)) * self.w3(x))", "return F.silu(self.w2(self.w1(x) * self.w3(x)))"),
+        ),
+        [N],
+        "swiglu-composta-errada",
+    ),
+    Variante(
+        "sonda-swiglu-porta-somada",
+        _trocar(
+            "swiglu",
+            ("return self.w2(F.silu(self.w1(x)) * self.w3(x))", "return self.w2(F.silu(self.w1(x)) + self.w3(x))"),
+        ),
+        [N],
+        "swiglu-composta-errada",
+    ),
+    Variante(
+        "sonda-atencao-escala-por-d-model",
+        _trocar("atencao_rope", ("/ math.sqrt(self.d_k)", "/ math.sqrt(self.d_model)")),
+        [M],
+        "atencao-escala-errada",
+    ),
+    Variante(
+        "sonda-amostragem-nucleo-dos-menos-provaveis",
+        _trocar(
+            "distribuicao_de_amostragem", ("torch.sort(probs, dim=-1, descending=True)", "torch.sort(probs, dim=-1)")
+        ),
+        [A],
+        "amostragem-nucleo-fora-de-ordem",
+    ),
+    Variante(
+        "sonda-bloco-swiglu-sem-residual",
+        _trocar("bloco_pre_norma", ("return x + self.ffn(self.norma2(x))", "return self.ffn(self.norma2(x))")),
+        [M],
+        "bloco-pre-norma-por-partes",
+    ),
+    Variante(
+        "sonda-bloco-swiglu-le-a-entrada",
+        _trocar(
+            "bloco_pre_norma",
+            (
+                "        x = x + self.atencao(self.norma1(x), posicoes)\n        return x + self.ffn(self.norma2(x))",
+                "        x1 = x + self.atencao(self.norma1(x), posicoes)\n        return x1 + self.ffn(self.norma2(x))",
+            ),
+        ),
+        [M],
+        "bloco-pre-norma-por-partes",
+    ),
+    Variante(
+        "sonda-bloco-saida-escalada",
+        _trocar(
+            "bloco_pre_norma", ("return x + self.ffn(self.norma2(x))", "return 0.5 * (x + self.ffn(self.norma2(x)))")
+        ),
+        [M],
+        "bloco-nao-so-residuos",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-codificar-latin1",
+        _trocar("codificar", ('atual = list(pedaco.encode("utf-8"))', 'atual = list(pedaco.encode("latin-1"))')),
+        [B],
+        "codificar-bytes-nao-utf8",
+    ),
+    Variante(
+        "sonda-decodificar-strip",
+        _trocar("decodificar", ('.decode("utf-8", errors="replace")', '.decode("utf-8", errors="replace").strip()')),
+        [B],
+        "decodificar-espacos-das-pontas",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-perplexidade-deslocada-ao-contrario",
+        _trocar(
+            "perplexidade",
+            ("logits = modelo(ids[:, :-1])", "logits = modelo(ids)[:, 1:]"),
+            ("ids[:, 1:].reshape(-1)", "ids[:, :-1].reshape(-1)"),
+        ),
+        [T],
+        "perplexidade-alvos-mal-deslocados",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-rmsnorm-norma-l2",
+        _trocar("rmsnorm", ("x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).sum(dim=-1, keepdim=True)")),
+        [N],
+        "rmsnorm-soma-em-vez-da-media",
     ),
 ]

@@ -38,6 +38,15 @@ SEM_MAXIMO = Equivoco(
     para_instrutor="O aluno acha que a fórmula da softmax pode ser aplicada direto, sem ver que exp de logits grandes estoura.",
     secao="Explicação Matemática",
 )
+SEM_MAXIMO_DA_FATIA = Equivoco(
+    "softmax-nao-subtrai-o-maximo-da-fatia",
+    "Softmax instável: numa fatia com logits muito espalhados (um 800 ao lado de um 0) o resultado virou "
+    "nan/inf, porque o que foi subtraído não é o máximo da fatia (o mínimo, a média, uma constante): exp do maior "
+    "logit ainda estoura. Subtraia o máximo, np.max(z, axis=eixo, keepdims=True): todo expoente fica ≤ 0.",
+    titulo="Softmax que não subtrai o máximo da fatia",
+    para_instrutor="O aluno estabiliza a softmax subtraindo outra coisa (mínimo, média) que não o máximo da fatia.",
+    secao="Explicação Matemática",
+)
 MAXIMO_GLOBAL = Equivoco(
     "softmax-maximo-global",
     "A softmax subtrai o máximo do array inteiro, não o de cada fatia: fatias com valores bem menores "
@@ -234,14 +243,21 @@ def atencao_do_aluno(aluno, *args, **kw):
     )
 
 
+def _v_diagonal(n):
+    """Valores quadrados e simétricos (n_k = d_v, V = Vᵀ) e diferentes da identidade: onde só os pesos são julgados,
+    uma saída calculada com V transposto não quebra, e a saída continua diferente dos pesos (a ordem do retorno
+    ainda aparece)."""
+    return np.diag(np.arange(2.0, n + 2.0))
+
+
 def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
     """Portão dos testes de propriedade: sem máscara, a ordem dos pesos em cada linha tem de
     ser a ordem das pontuações q·k (vale para qualquer escala positiva). Impede que uma
     função constante (pesos uniformes) ganhe pontos só por ter as propriedades."""
     Q = rng.normal(size=(4, 6))
     K = rng.normal(size=(7, 6))
-    V = rng.normal(size=(7, 3))
-    _, pesos = par(atencao_do_aluno(aluno, Q, K, V))
+    rng.normal(size=(7, 3))  # o V sorteado antes; só os pesos importam aqui
+    _, pesos = par(atencao_do_aluno(aluno, Q, K, _v_diagonal(7)))
     verificar(pesos.shape == (4, 7), f"pesos deveria ter forma (4, 7); veio {mostrar(pesos.shape)}.")
     ordem_certa = np.argsort(Q @ K.T, axis=-1)
     verificar(
@@ -263,6 +279,7 @@ def test_softmax_ultimo_eixo(aluno, rng):
             softmax_np(z),
             f"softmax de um array {mostrar(forma)}",
             equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0)), (SOFTMAX_EIXO, np.exp(z) / np.exp(z).sum())],
+            entrada=z,
         )
 
 
@@ -293,6 +310,13 @@ def test_softmax_logits_grandes(aluno, rng):
             raise Reprovado(SEM_MAXIMO.mensagem, SEM_MAXIMO)
         raise Reprovado(MAXIMO_GLOBAL.mensagem, MAXIMO_GLOBAL)
     comparar(obtido, softmax_np(z), "softmax de logits grandes", equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0))])
+    # caso construído (issue #38): numa mesma fatia, logits separados por 800; só subtrair o MÁXIMO da fatia
+    # deixa todos os expoentes ≤ 0 (o mínimo, a média ou uma constante deixam exp(800) estourar)
+    espalhados = np.array([[0.0, 800.0, 1.0, -3.0], [5.0, -900.0, 4.0, 2.0]])
+    obtido = como_array(softmax_do_aluno(aluno, espalhados), "softmax de logits espalhados")
+    if obtido.shape == espalhados.shape and not np.all(np.isfinite(obtido)):
+        raise Reprovado(SEM_MAXIMO_DA_FATIA.mensagem, SEM_MAXIMO_DA_FATIA)
+    comparar(obtido, softmax_np(espalhados), "softmax de logits espalhados")
 
 
 @item("teste_softmax", pontos=0.5)
@@ -349,11 +373,24 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
         ):
             raise Reprovado(SAIDA_TROCADA.mensagem, SAIDA_TROCADA)
     saida, pesos = par(resultado)
+    lote = ("lote",) * (np.ndim(esperado[1]) - 2)
     comparar(
-        pesos, esperado[1], f"pesos ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag]
+        pesos,
+        esperado[1],
+        f"pesos ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, p) for e, (_, p) in diag],
+        eixos=(*lote, "consultas", "chaves"),
     )
     comparar(
-        saida, esperado[0], f"saida ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag]
+        saida,
+        esperado[0],
+        f"saida ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, s) for e, (s, _) in diag],
+        eixos=(*lote, "consultas", "d_v"),
     )
 
 
@@ -499,10 +536,36 @@ def _portao_da_mascara(aluno, rng):
         exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
 
 
+def _mascara_relativa(aluno, Q, K, V, mascara, nome):
+    """A máscara julgada só pela promessa dela, sobre a própria atenção do aluno sem máscara (quando esta tem
+    um erro que o catálogo não conhece, e que é de teste_atencao): numa fatia 2-D (sem lote), os pesos com
+    máscara são os pesos sem máscara multiplicados por exp(máscara) (0 onde a booleana é False) e
+    renormalizados. A saída não é conferida aqui: combinar os pesos com V é promessa de teste_atencao."""
+    Q, K, V = (np.asarray(x, dtype=np.float64) for x in (Q, K, V))
+    m = np.asarray(mascara)
+    m = np.broadcast_to(m, (*np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]), Q.shape[-2], K.shape[-2]))
+    while Q.ndim > 2:
+        Q, K, V, m = Q[0], K[0], V[0], m[0]
+    V = _v_diagonal(K.shape[-2])  # só os pesos são julgados (uma conta errada da saída não atrapalha)
+    _, livres = par(aluno.atencao_produto_escalar(Q, K, V))
+    _, pesos = par(aluno.atencao_produto_escalar(Q, K, V, mascara=m))
+    fator = m.astype(np.float64) if m.dtype == bool else np.exp(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        restritos = livres * fator
+        esperado = restritos / restritos.sum(axis=-1, keepdims=True)
+    comparar(pesos, esperado, f"pesos ({mostrar(nome)}, comparados com os seus pesos sem máscara)")
+    return True
+
+
 def _mascara_sobre_a_base(aluno, Q, K, V, mascara, nome):
-    """Se a atenção do aluno sem máscara é um erro conhecido de teste_atencao, confere a máscara sobre
-    ela e devolve True (o teste da máscara acaba aí); senão devolve False (o teste segue normal)."""
+    """Se a atenção do aluno sem máscara é um erro de teste_atencao, confere a máscara sobre ela e devolve
+    True (o teste da máscara acaba aí); senão devolve False (o teste segue normal). Um erro conhecido
+    (``_BASES_CONHECIDAS``) é reproduzido com a máscara certa; um erro desconhecido, julgado pela promessa
+    da máscara sobre os pesos do próprio aluno (``_mascara_relativa``): o item da máscara não paga por um
+    erro da atenção sem máscara (issue #38, isolamento dos itens)."""
     base = _base_do_aluno(aluno)
+    if base is None:
+        return _mascara_relativa(aluno, Q, K, V, mascara, nome)
     if base not in _BASES_CONHECIDAS:
         return False
     esperado = _resultado_ou_erro(lambda: _atencao_base(Q, K, V, base, mascara))
@@ -522,6 +585,18 @@ def _mascara_sobre_a_base(aluno, Q, K, V, mascara, nome):
 
 
 def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
+    """As versões erradas da máscara, menos zerar as pontuações quando isso coincide com a atenção SEM máscara (com
+    Q = 0, zerar as pontuações dá o mesmo que ignorar a máscara): essas não dizem qual erro é, e as sondas
+    da máscara (entradas com Q ≠ 0) decidem."""
+    _, livres = atencao_np(Q, K, V, escala)
+    return [
+        (eq, r)
+        for eq, r in _equivocos_mascara_todos(Q, K, V, escala, m, aditiva)
+        if eq is not MASCARA_ZERO or not np.allclose(r[1], livres)
+    ]
+
+
+def _equivocos_mascara_todos(Q, K, V, escala, m, aditiva=False):
     diag = []
     if not aditiva:
         for eq, modo in [(MASCARA_INVERTIDA, "invertida"), (MASCARA_DEPOIS, "depois"), (MASCARA_ZERO, "zero")]:
@@ -534,7 +609,7 @@ def _equivocos_mascara(Q, K, V, escala, m, aditiva=False):
 
 
 @item("teste_mascara", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@S.com_sondas(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
     _portao_da_mascara(aluno, rng)
@@ -550,7 +625,7 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_mascara", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@S.com_sondas(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
     _portao_da_mascara(aluno, rng)
@@ -758,6 +833,7 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
             atol=1e-10,
             rtol=1e-9,
             equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
+            eixos=(*("lote",) * (np.ndim(esperado) - 2), "consultas", "d_v"),
         )
 
 
@@ -786,6 +862,13 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
     Qg, Kg = np.zeros((1, 4)), np.zeros((6, 4))
     Qg[0, 0], Kg[:, 0] = 2.0, np.arange(6) * 700.0
     _conferir_blocos(aluno, Qg, Kg, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce")
+    # pontuações todas muito negativas (≈ -1000): um máximo corrente que começa em 0, e não em -inf, faz
+    # exp(s - 0) = 0 em todo bloco e a saída 0/0 (issue #38: caso construído, o mesmo para todo aluno)
+    Kn = np.zeros((6, 4))
+    Kn[:, 0] = -1000.0 - np.arange(6) * 0.5
+    _conferir_blocos(
+        aluno, Qg, Kn, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "pontuações muito negativas"
+    )
     # e crescendo devagar (1 por bloco): os blocos antigos ainda pesam, e uma saída mal reescalada aparece
     _conferir_blocos(
         aluno, Qg, Kg / 700.0, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce devagar"
@@ -886,7 +969,120 @@ def _sondas_blocos(aluno):
             np.isfinite(como_array(grande))
         )
 
+    def ordem_importa():
+        # pontuações pequenas que DECRESCEM de bloco em bloco: quem guarda só o máximo do bloco atual acerta
+        # quando elas crescem e erra quando decrescem (a atenção não depende da ordem das chaves)
+        Qo = np.zeros((1, 4))
+        Qo[0, 0] = 2.0
+        Ko = np.zeros((6, 4))
+        Ko[:, 0] = np.arange(6) * 0.8
+        Vo = np.arange(12, dtype=np.float64).reshape(6, 2)
+        crescente = _blocos_do_aluno(aluno, Qo, Ko, Vo, None, 2)
+        Kd, Vd = np.ascontiguousarray(Ko[::-1]), np.ascontiguousarray(Vo[::-1])
+        decrescente = _blocos_do_aluno(aluno, Qo, Kd, Vd, None, 2)
+        return S.iguais(crescente, atencao_inteira(Qo, Ko, Vo), atol=1e-9) and not S.iguais(
+            decrescente, atencao_inteira(Qo, Kd, Vd), atol=1e-9
+        )
+
+    def maximo_inicial_finito():
+        # as mesmas pontuações, e depois todas menos 1000 (a 4ª coordenada soma a mesma constante a todas)
+        Qi = np.zeros((1, 4))
+        Qi[0, 0] = 2.0
+        Ki = np.zeros((6, 4))
+        Ki[:, 0] = np.arange(6) * 0.3
+        Ki[:, 3] = 1.0
+        Vi = np.arange(12, dtype=np.float64).reshape(6, 2)
+        certo = _blocos_do_aluno(aluno, Qi, Ki, Vi, None, 2)
+        Qn = Qi.copy()
+        Qn[0, 3] = -2000.0
+        negativo = como_array(_blocos_do_aluno(aluno, Qn, Ki, Vi, None, 2))
+        return S.iguais(certo, atencao_inteira(Qi, Ki, Vi), atol=1e-9) and not np.all(np.isfinite(negativo))
+
+    def pesos_em_blocos():
+        # V = identidade: a saída de cada consulta são os pesos das duas chaves (d_k = 16, √d_k = 4)
+        c = np.array([1.0, 2.0, 3.0])
+        Qe = np.zeros((3, 16))
+        Qe[:, 0] = c
+        Ke = np.zeros((2, 16))
+        Ke[1, 0] = 1.0
+        return _blocos_do_aluno(aluno, Qe, Ke, np.eye(2), None, 2), c
+
+    def fator_medido():
+        # duas chaves, uma por bloco (bloco=1), a segunda com pontuação maior: com V = identidade a saída são os
+        # pesos, e w0 / w1 é o fator aplicado ao que veio do primeiro bloco, que tem de ser exp(s0 - s1)
+        Qf = np.zeros((2, 4))
+        Qf[:, 0] = [2.0, 4.0]
+        Kf = np.zeros((2, 4))
+        Kf[:, 0] = [0.5, 1.5]
+        s = Qf @ Kf.T / 2.0
+        w = como_array(_blocos_do_aluno(aluno, Qf, Kf, np.eye(2), None, 1))
+        inteira = como_array(_blocos_do_aluno(aluno, Qf, Kf, np.eye(2), None, 2))
+        if w.shape != (2, 2) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            return False
+        if not S.iguais(inteira, atencao_inteira(Qf, Kf, np.eye(2)), atol=1e-9):
+            return False  # nem num bloco só confere: o erro não é o da correção
+        if not np.allclose(w.sum(axis=-1), 1.0, atol=1e-9):
+            return False  # a soma e a saída corrigidas de jeitos diferentes: o catálogo e outras sondas dizem
+        f = w[:, 0] / w[:, 1]
+        d = s[:, 0] - s[:, 1]  # m_antigo - m_novo, < 0
+        if np.allclose(f, np.exp(d), rtol=1e-6):
+            return False
+        for alvo, causa in (
+            (np.exp(-d), "invertido: exp(m_novo - m_antigo), e o certo é exp(m_antigo - m_novo), que é ≤ 1"),
+            (np.ones_like(d), "1: a saída e a soma acumuladas não foram corrigidas quando o máximo cresceu"),
+            (
+                np.exp(-s[:, 1]),
+                "exp(-m_novo): esqueceu o máximo antigo; o fator é exp(m_antigo - m_novo), com os dois máximos",
+            ),
+        ):
+            if np.allclose(f, alvo, rtol=1e-6):
+                return (
+                    "O fator de correção entre blocos está errado: medido com duas chaves em dois blocos, o fator "
+                    "aplicado ao que veio do primeiro bloco foi " + causa + ". A cada bloco, o = exp(m - m_novo) * o + "
+                    "p @ V_bloco, e a soma corrida com o mesmo fator."
+                )
+        return (
+            "O fator de correção entre blocos não é exp(m_antigo - m_novo): medido com duas chaves em dois blocos, o "
+            "peso da primeira saiu errado (num bloco só, confere). A cada bloco, o = exp(m - m_novo) * o + p @ V_bloco."
+        )
+
     return [
+        S.promessa(
+            FATOR_ERRADO.codigo,
+            FATOR_ERRADO.mensagem,
+            fator_medido,
+            titulo=FATOR_ERRADO.titulo,
+            para_instrutor=FATOR_ERRADO.para_instrutor,
+            secao=FATOR_ERRADO.secao,
+        ),
+        S.escala_das_pontuacoes(
+            "blocos-escala-errada",
+            pesos_em_blocos,
+            16,
+            titulo="Escala errada na atenção em blocos",
+            para_instrutor="O aluno dividiu as pontuações de cada bloco por outra coisa que não √d_k.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "blocos-maximo-inicial-finito",
+            "Com pontuações pequenas a saída confere, e com as mesmas pontuações todas muito negativas (≈ -1000) ela "
+            "vira nan: o máximo corrente começou num valor finito (0), e não em -inf, e exp(s - 0) vira 0 em todo "
+            "bloco (0/0 no fim). O máximo inicial é -inf: m = np.full(..., -np.inf).",
+            maximo_inicial_finito,
+            titulo="Máximo corrente inicial finito",
+            para_instrutor="O aluno começou o máximo corrente em 0 e não em -inf: pontuações muito negativas dão 0/0.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "blocos-maximo-esquece-o-anterior",
+            "Com as chaves em ordem crescente de pontuação a saída confere, e com as mesmas chaves em ordem "
+            "decrescente não: o máximo corrente guarda só o máximo do bloco atual e esquece o dos blocos anteriores. "
+            "Ele é o máximo de tudo o que já foi visto: m = m_novo = max(m, max do bloco).",
+            ordem_importa,
+            titulo="Máximo corrente que esquece os blocos anteriores",
+            para_instrutor="O aluno guarda como máximo corrente só o máximo do bloco atual.",
+            secao="Explicação Matemática",
+        ),
         S.coincide_com(
             "blocos-ultimo-bloco-de-fora",
             "A saída ignora as últimas chaves quando o bloco não divide n_k: o último bloco, incompleto "
@@ -957,10 +1153,41 @@ def _sondas_softmax(aluno):
 
     def nao_invariante():
         p = como_array(aluno.softmax(z), "softmax")
-        q = como_array(aluno.softmax(z + 3.0), "softmax")
-        return p.shape == q.shape == z.shape and not S.iguais(p, q, atol=1e-9)
+        for c in (3.0, 1000.0):  # 1000: recortar (clip) os logits ou limitar o expoente também muda a saída
+            q = como_array(aluno.softmax(z + c), "softmax")
+            if p.shape == q.shape == z.shape and not S.iguais(p, q, atol=1e-9):
+                return True
+        return False
+
+    def base_da_exponencial():
+        # duas posições por linha, diferenças conhecidas: softmax dá log(p1/p0) = z1 - z0 (base e)
+        zb = np.array([[0.0, 1.0], [0.0, 2.0], [0.5, -1.0], [-1.0, 1.0]])
+        p = como_array(aluno.softmax(zb), "softmax")
+        if p.shape != zb.shape or not np.all(np.isfinite(p)):
+            return False
+        if np.any(p <= 0) or np.isclose(p[3, 0], p[3, 1], rtol=1e-9):
+            return (
+                "A softmax não usa a exponencial: com logits -1 e 1 (ou com um logit 0) os pesos saem iguais ou nulos, "
+                "e exp(z) é sempre positiva e cresce com z. Use e = np.exp(z - max) (não z², |z| nem outra função)."
+            )
+        razao = (np.log(p[:, 1]) - np.log(p[:, 0])) / (zb[:, 1] - zb[:, 0])
+        if np.ptp(razao) > 0.01 * abs(np.mean(razao)) or abs(np.mean(razao) - 1.0) < 1e-6:
+            return False
+        base = float(np.exp(np.mean(razao)))
+        return (
+            f"A softmax usa a exponencial de outra base: medida numa entrada construída, p_j / p_i = b^(z_j - z_i) com "
+            f"b ≈ {mostrar(S._num(base))}, e a softmax usa a base e ≈ 2,718 (np.exp). Não escale os logits e use np.exp(z - max)."
+        )
 
     return [
+        S.promessa(
+            "softmax-exponencial-errada",
+            "A softmax não usa a exponencial natural (np.exp) dos logits.",
+            base_da_exponencial,
+            titulo="Softmax sem a exponencial natural",
+            para_instrutor="O aluno trocou exp(z) por outra função (outra base, z², um logit escalado).",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "softmax-nao-soma-1",
             "As fatias da softmax não somam 1 ao longo de `eixo`: o numerador e o denominador têm de usar as mesmas "
@@ -974,7 +1201,7 @@ def _sondas_softmax(aluno):
             "softmax-nao-invariante-a-constante",
             "A saída muda quando se soma a mesma constante a todos os logits de uma fatia, e a softmax não muda "
             "com isso (softmax(z + c) = softmax(z)). Para estabilizar, subtraia o máximo (z - max); dividir "
-            "pelo máximo, ou por outra coisa, muda o resultado.",
+            "pelo máximo, recortar os logits (np.clip) ou outra coisa muda o resultado.",
             nao_invariante,
             titulo="Softmax que muda com uma constante",
             para_instrutor="O aluno estabilizou a softmax dividindo (ou escalando) os logits, o que não é a mesma função.",
@@ -1020,5 +1247,88 @@ def _sondas_atencao(aluno):
             titulo="Saída que não é pesos @ V",
             para_instrutor="O aluno combinou V com outra coisa (as pontuações, pesos antes da softmax) no lugar dos pesos.",
             secao="Explicação Matemática",
+        ),
+    ]
+
+
+@S.sondas_de("atencao_produto_escalar")
+def _sondas_mascara(aluno):
+    """As promessas da máscara (entradas construídas com Q ≠ 0): False vira -inf antes da softmax, em máscaras de
+    qualquer número de eixos (com broadcast); a aditiva é somada às pontuações já escaladas.
+    A atenção sem máscara do próprio aluno é a base: se ela já erra, o erro é de teste_atencao."""
+    Q, K, V = _sonda_qkv(n_q=4, n_k=5, d_k=4, d_v=2)
+    m2 = np.random.default_rng(_SONDA_RNG + 20).random((4, 5)) < 0.55
+    m2[:, 0] = True
+    m2[1, 2:] = False
+    m2[2, 1] = True
+
+    def pesos(QKV, mascara):
+        return par(aluno.atencao_produto_escalar(*QKV, mascara=mascara))[1]
+
+    def certo_em_2d():
+        return S.iguais(pesos((Q, K, V), m2), sdpa(Q, K, V, m2)[1], atol=1e-9)
+
+    def ignorada_com_lote():
+        Q3, K3, V3 = (np.stack([x, 0.5 * x]) for x in (Q, K, V))
+        m3 = np.stack([m2, m2[::-1]])
+        return certo_em_2d() and S.iguais(pesos((Q3, K3, V3), m3), pesos((Q3, K3, V3), None), atol=1e-9)
+
+    def ignorada():
+        return S.iguais(pesos((Q, K, V), m2), pesos((Q, K, V), None), atol=1e-9)
+
+    aditiva = np.where(np.random.default_rng(_SONDA_RNG + 21).random((4, 5)) < 0.3, -np.inf, -2.0)
+    aditiva[:, 0] = 0.0
+    aditiva[:, 3] = 1.5
+    return [
+        S.coincide_com(
+            MASCARA_ZERO.codigo,
+            MASCARA_ZERO.mensagem,
+            lambda: pesos((Q, K, V), m2),
+            lambda: atencao_np(Q, K, V, 0.5, mascara=m2, modo="zero")[1],
+            atol=1e-9,
+            titulo=MASCARA_ZERO.titulo,
+            para_instrutor=MASCARA_ZERO.para_instrutor,
+            secao=MASCARA_ZERO.secao,
+        ),
+        S.promessa(
+            "mascara-com-lote-ignorada",
+            "A máscara 2-D (n_q, n_k) funciona, mas uma máscara com eixo de lote (lote, n_q, n_k) foi ignorada: a "
+            "saída com ela é a mesma que sem máscara. A máscara pode ter qualquer número de dimensões e faz broadcast "
+            "com as pontuações: aplique np.where(mascara, s, -np.inf) sem testar mascara.ndim.",
+            ignorada_com_lote,
+            titulo="Máscara com eixo de lote ignorada",
+            para_instrutor="O aluno só aplica a máscara quando ela é 2-D e ignora as máscaras com eixo de lote.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "mascara-ignorada",
+            "A máscara foi ignorada: os pesos com máscara são os mesmos que sem ela. Onde a máscara é False (ou -inf, "
+            "na aditiva) a pontuação vira -inf antes da softmax, e essas chaves recebem peso 0.",
+            ignorada,
+            titulo="Máscara ignorada",
+            para_instrutor="O aluno recebe a máscara mas não a aplica às pontuações.",
+            secao="Código Comentado",
+        ),
+        S.coincide_com(
+            "mascara-aditiva-escalada",
+            "A máscara aditiva foi somada antes da escala e acabou dividida por √d_k junto com as pontuações: ela é "
+            "somada depois de escalar, s = Q·Kᵀ / √d_k + máscara.",
+            lambda: pesos((Q, K, V), aditiva),
+            lambda: sdpa(Q, K, V, aditiva / 2.0)[1],
+            atol=1e-9,
+            titulo="Máscara aditiva escalada",
+            para_instrutor="O aluno soma a máscara aditiva antes de dividir por √d_k.",
+            secao="Explicação Matemática",
+        ),
+        S.coincide_com(
+            "mascara-aditiva-como-booleana",
+            "A máscara aditiva foi tratada como booleana (0 mantém, o resto bloqueia): os valores dela têm de ser "
+            "somados às pontuações, s + máscara; um valor finito como -2 diminui o peso, não o zera.",
+            lambda: pesos((Q, K, V), aditiva),
+            lambda: sdpa(Q, K, V, aditiva == 0)[1],
+            atol=1e-9,
+            titulo="Máscara aditiva tratada como booleana",
+            para_instrutor="O aluno trata a máscara aditiva como bloqueio/permissão em vez de somá-la.",
+            secao="Código Comentado",
         ),
     ]

@@ -22,6 +22,7 @@ from autograder.suite import (
     Reprovado,
     como_array,
     comparar,
+    exigir_entradas_intactas,
     exigir_que_transforme,
     item,
     mostrar,
@@ -325,10 +326,22 @@ def comparar_par(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5, funcao="
     """Compara (saida, pesos) com o esperado; a saída primeiro, depois os pesos, nomeando equívocos."""
     saida, pesos = par(resultado, funcao)
     comparar(
-        saida, esperado[0], f"saida ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, s) for e, (s, _) in diag]
+        saida,
+        esperado[0],
+        f"saida ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, s) for e, (s, _) in diag],
+        eixos=(*("lote",) * (np.ndim(esperado[0]) - 2), "consultas", "d_model"),
     )
     comparar(
-        pesos, esperado[1], f"pesos ({mostrar(nome)})", atol=atol, rtol=rtol, equivocos=[(e, p) for e, (_, p) in diag]
+        pesos,
+        esperado[1],
+        f"pesos ({mostrar(nome)})",
+        atol=atol,
+        rtol=rtol,
+        equivocos=[(e, p) for e, (_, p) in diag],
+        eixos=(*("lote",) * (np.ndim(esperado[1]) - 3), "cabeças", "consultas", "chaves"),
     )
 
 
@@ -394,6 +407,7 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
         "dividir_cabecas(X (2, 5, 12), h=3)",
         equivocos=functools.partial(_equivocos_dividir, X, 3),
     )
+    exigir_entradas_intactas(aluno, "dividir_cabecas", ["X", "h"])
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
@@ -463,6 +477,7 @@ def test_juntar_confere_com_referencia(aluno, rng, ref):
         "juntar_cabecas(Y (2, 3, 5, 4))",
         equivocos=functools.partial(_equivocos_juntar, Y),
     )
+    exigir_entradas_intactas(aluno, "juntar_cabecas", ["X"])
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
@@ -944,7 +959,28 @@ def _sondas_multicabeca(aluno):
         _, pesos = par(_mh_aluno(aluno, Xq_e, Xkv_e, ident, ident, ident, ident, h), "atencao_multicabeca")
         return pesos, c
 
+    transpostas = [
+        S.coincide_com(
+            "multicabeca-projecao-transposta",
+            "A projeção "
+            + nome
+            + " foi aplicada transposta (X @ "
+            + nome
+            + ".T, a convenção do nn.Linear): aqui as matrizes já vêm na convenção X @ W, então use X @ "
+            + nome
+            + " sem transpor.",
+            lambda i=i: par(_mh_aluno(aluno, Xq, Xkv, *W, h), "atencao_multicabeca")[0],
+            lambda i=i: mha(Xq, Xkv, *[W[j].T if j == i else W[j] for j in range(4)], h)[0],
+            atol=1e-9,
+            titulo="Projeção transposta",
+            para_instrutor="O aluno transpôs uma matriz de projeção (X @ W.T) que já vem na convenção X @ W.",
+            secao="Explicação Matemática",
+        )
+        for i, nome in enumerate(("W_q", "W_k", "W_v", "W_o"))
+    ]
+
     return [
+        *transpostas,
         S.escala_das_pontuacoes(
             "multicabeca-escala-errada",
             pesos_de_duas_chaves,
@@ -1106,7 +1142,48 @@ def _sondas_modulo(aluno):
         _, pesos = par(_rodar(_criar(aluno, d, h, sd_e), q_e, k_e, k_e), "forward")
         return pesos, c.numpy().astype(np.float64)
 
+    def pesos_nao_sao_distribuicao():
+        _, pesos = par(_rodar(_criar(aluno, d, h, sd), q, k, v1), "forward")
+        pesos = np.asarray(pesos, dtype=np.float64)
+        if np.any(pesos < -1e-12):
+            return (
+                "Os pesos de atenção têm valores negativos: eles são logaritmos (log_softmax) ou pontuações sem a "
+                "softmax. Os pesos são softmax(pontuações) sobre as chaves (dim=-1): números ≥ 0 que somam 1."
+            )
+        return pesos.shape[-1] == k.shape[-2] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-5)
+
+    def chave_bloqueada_influencia():
+        # padding nas duas últimas chaves: trocar o conteúdo delas não pode mudar nada
+        validos = torch.ones(1, 4, dtype=torch.bool)
+        validos[0, -2:] = False
+        padding = validos[:, None, None, :]
+        k2 = k.clone()
+        k2[:, -2:] = torch.randn(1, 2, d, generator=torch.Generator().manual_seed(3817)) * 3.0
+        modulo = _criar(aluno, d, h, sd)
+        s1, p1 = par(_rodar(modulo, q, k, k, mascara=padding), "forward")
+        s2, _ = par(_rodar(modulo, q, k2, k2, mascara=padding), "forward")
+        bloqueados = np.asarray(p1, dtype=np.float64)[..., -2:]
+        return not S.iguais(s1, s2, atol=1e-6) or (bloqueados.size > 0 and np.any(np.abs(bloqueados) > 1e-9))
+
     return [
+        S.promessa(
+            "modulo-pesos-nao-sao-distribuicao",
+            "Os pesos de atenção não são uma distribuição sobre as chaves: use softmax(pontuações, dim=-1).",
+            pesos_nao_sao_distribuicao,
+            titulo="Pesos que não são distribuição",
+            para_instrutor="O aluno usou log_softmax, as pontuações cruas ou a softmax noutro eixo.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "modulo-mascara-nao-bloqueia",
+            "Chaves bloqueadas pela máscara (False) ainda influenciam a saída ou recebem peso: a pontuação delas "
+            "virou 0 (multiplicada pela máscara, ou preenchida com 0), e exp(0) ainda dá peso. Preencha com -inf "
+            "antes da softmax: s.masked_fill(~mascara, float('-inf')).",
+            chave_bloqueada_influencia,
+            titulo="Máscara que não bloqueia",
+            para_instrutor="O aluno zerou (ou multiplicou) as pontuações bloqueadas em vez de usar -inf.",
+            secao="Código Comentado",
+        ),
         S.escala_das_pontuacoes(
             "modulo-escala-errada",
             pesos_de_duas_chaves,

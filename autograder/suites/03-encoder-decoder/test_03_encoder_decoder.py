@@ -9,6 +9,7 @@ PE[pos] em cada par de dimensões, d ímpar); ``torch.nn.LayerNorm``; ``torch.nn
 """
 
 import functools
+import math
 import re
 
 import numpy as np
@@ -82,7 +83,7 @@ PE_FLOAT32 = Equivoco(
 PE_METADES = Equivoco(
     "pe-metades-concatenadas",
     "Os senos e os cossenos foram postos em metades separadas ([sen...sen | cos...cos]); no artigo eles se "
-    "alternam: seno na coluna 2i e cosseno na coluna 2i + 1.",
+    "alternam (intercalados): seno nas colunas pares, 2i, e cosseno nas ímpares, 2i + 1.",
     modos="metades",
     titulo="Senos e cossenos em metades",
     para_instrutor="O aluno separou senos e cossenos em duas metades, quando no artigo eles se alternam.",
@@ -351,7 +352,13 @@ def test_pe_confere_com_a_formula(aluno, rng):
     """codificador de posição: confere com a fórmula do artigo (sen nas pares, cos nas ímpares)"""
     for n, d in [(int(rng.integers(10, 40)), 2 * int(rng.integers(4, 16))), (50, 512)]:
         obtido = _pe_do_aluno(aluno, n, d)
-        comparar(obtido, pe_np(n, d), f"positional_encoding({mostrar(n)}, {mostrar(d)})", equivocos=_equivocos_pe(n, d))
+        comparar(
+            obtido,
+            pe_np(n, d),
+            f"positional_encoding({mostrar(n)}, {mostrar(d)})",
+            equivocos=_equivocos_pe(n, d),
+            eixos=("posições", "colunas"),
+        )
 
 
 @item("teste_positional_encoding", pontos=0.5)
@@ -506,6 +513,8 @@ def test_ln_confere_com_torch(aluno, rng):
         ln_torch(x, gama, beta),
         "layernorm(x, gama, beta)",
         equivocos=functools.partial(_equivocos_ln, x, gama, beta),
+        eixos=("lote", "posições", "features"),
+        entrada=x,
         **_LN_TOL,
     )
 
@@ -521,11 +530,16 @@ def test_ln_sem_gama_beta(aluno, rng):
         verificar(
             obtido.shape == x.shape, f"layernorm deve preservar a forma {mostrar(forma)}; veio {mostrar(obtido.shape)}."
         )
-        verificar(
-            np.allclose(obtido.mean(axis=-1), 0.0, atol=1e-9),
-            "cada vetor normalizado (último eixo) deve ter média 0.",
-            LN_EIXO,
-        )
+        if not np.allclose(obtido.mean(axis=-1), 0.0, atol=1e-9):
+            # média ≠ 0: a comparação (catálogo, relação, sondas) diz por quê; não é sempre o eixo errado
+            comparar(
+                obtido,
+                ln_torch(x),
+                f"layernorm de um array {mostrar(forma)}",
+                equivocos=functools.partial(_equivocos_ln, x),
+                **_LN_TOL,
+            )
+            raise Reprovado("cada vetor normalizado (último eixo) deve ter média 0.")
         comparar(
             obtido,
             ln_torch(x),
@@ -647,6 +661,15 @@ def test_ffn_confere_com_torch(aluno, rng):
         ffn_torch(x, W1, b1, W2, b2),
         "feed_forward(x, W1, b1, W2, b2)",
         equivocos=functools.partial(_equivocos_ffn, x, W1, b1, W2, b2),
+    )
+    # caso construído (issue #38): d_ff = d_model, matrizes quadradas, onde uma matriz transposta (a convenção do
+    # nn.Linear) não quebra a forma e só o valor a denuncia
+    W1q, b1q, W2q, b2q = _pesos_ffn(rng, d_model, d_model)
+    comparar(
+        _ffn_do_aluno(aluno, x, W1q, b1q, W2q, b2q),
+        ffn_torch(x, W1q, b1q, W2q, b2q),
+        "feed_forward com d_ff = d_model",
+        equivocos=functools.partial(_equivocos_ffn, x, W1q, b1q, W2q, b2q),
     )
 
 
@@ -783,7 +806,7 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
 
 
 @item("teste_bloco_encoder", pontos=1.5)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
     h = int(rng.choice([3, 4]))  # nunca o h = 2 das verificações visíveis
@@ -800,7 +823,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
     h, d_model, n = 4, 8, int(rng.integers(4, 8))  # h diferente do h = 2 das verificações visíveis
@@ -816,7 +839,7 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=0.75)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     """bloco de encoder: confere com a referência sem lote, com uma cabeça e d_ff diferente de d_model"""
     d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
@@ -896,7 +919,7 @@ def _mini_do_aluno(aluno, X, lista, h):
 
 
 @item("teste_mini_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_mini(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
 def test_mini_confere_com_referencia(aluno, ref, rng):
     """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote), sem alterar X"""
     h, d_model, n = 2, 8, int(rng.integers(4, 8))
@@ -912,7 +935,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
 
 
 @item("teste_mini_encoder", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_mini(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
 def test_mini_confere_com_torch(aluno, ref, rng):
     """mini encoder: três blocos sobre X + PE conferem com três TransformerEncoderLayer do PyTorch"""
     h, d_model, n = 4, 8, int(rng.integers(3, 7))
@@ -992,7 +1015,50 @@ def _sondas_ln(aluno):
         a, b = como_array(aluno.layernorm(x)), como_array(aluno.layernorm(outro))
         return a.shape == x.shape and not S.iguais(a[1:], b[1:], atol=1e-10)
 
+    def sem_centrar():
+        y = como_array(aluno.layernorm(x), "layernorm")
+        return y.shape == x.shape and S.iguais(y, x / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5), atol=1e-9)
+
+    def padroes_errados():
+        d = x.shape[-1]
+        sem = como_array(aluno.layernorm(x), "layernorm")
+        com = como_array(aluno.layernorm(x, np.ones(d), np.zeros(d)), "layernorm")
+        return sem.shape == com.shape == x.shape and not S.iguais(sem, com, atol=1e-12)
+
+    def eps_de_vetor_constante():
+        # vetores com variância pequena (1e-4): eps = 1 muda muito o resultado; eps = 1e-5 quase nada
+        pequeno = x * 1e-2
+        return [como_array(aluno.layernorm(pequeno, eps=e), "layernorm") for e in (1e-5, 1.0)]
+
     return [
+        S.promessa(
+            "ln-sem-subtrair-media",
+            "A média não foi subtraída: a saída é x / √(var + eps), sem centrar. A normalização de camada "
+            "centra cada vetor antes de dividir: (x - média) / √(var + eps), com média e variância no último eixo.",
+            sem_centrar,
+            titulo="LayerNorm sem subtrair a média",
+            para_instrutor="O aluno divide pelo desvio padrão sem centrar o vetor (sem subtrair a média).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "ln-padroes-de-gama-e-beta",
+            "Sem gama e beta a saída difere da saída com gama = 1 e beta = 0: os valores padrão estão errados. "
+            "Quando não são dados, gama vale 1 (não escala) e beta vale 0 (não desloca): y = x̂ · 1 + 0.",
+            padroes_errados,
+            titulo="Padrões de gama e beta errados",
+            para_instrutor="O aluno usou outro padrão para gama ou beta (beta = 1, gama = 0, ...) quando não são passados.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "ln-eps-ignorado",
+            "A saída não muda quando `eps` muda (em vetores de variância pequena, eps = 1 tem de mudar muito o "
+            "resultado): o argumento eps não é usado, ou é trocado por uma constante. Use √(var + eps) com o eps "
+            "recebido.",
+            lambda: S.iguais(*eps_de_vetor_constante(), atol=1e-9),
+            titulo="eps ignorado",
+            para_instrutor="O aluno fixou o eps no código e ignora o argumento.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ln-mistura-vetores",
             "Mudar um vetor mudou a normalização dos outros: a média e a variância são de cada vetor sozinho, no "
@@ -1066,6 +1132,11 @@ def _sondas_pe(aluno):
                 "par usam a mesma frequência",
             ),
             (
+                np.allclose(pe[:, 0::2], np.sin(pos / w), atol=1e-6),
+                "o ângulo foi multiplicado pela potência, pos · 10000^(2i/d_model): a posição é dividida por ela, "
+                "pos / 10000^(2i/d_model), e a frequência diminui com i",
+            ),
+            (
                 np.allclose(pe[:, 0::2], cos, atol=1e-6) and np.allclose(pe[:, 1::2], sen, atol=1e-6),
                 "o seno e o cosseno estão trocados: seno nas colunas pares (2i), cosseno nas ímpares (2i+1)",
             ),
@@ -1096,6 +1167,49 @@ def _sondas_pe(aluno):
     ]
 
 
+def _ffn_ativacao(aluno, x, W1):
+    """Com W2 = identidade e b2 = 0, a saída da FFN é a própria ativação de h = x W1 + b1: a que o aluno usou
+    é reconhecida entre as comuns."""
+    b1 = np.array([0.3, -0.2, 0.1, -0.4])
+    h = x @ W1 + b1
+    y = como_array(aluno.feed_forward(x, W1, b1, np.eye(4), np.zeros(4)), "feed_forward")
+    if y.shape != h.shape or np.allclose(y, np.maximum(0.0, h), atol=1e-9):
+        return False
+    erf = np.vectorize(math.erf)
+    candidatas = [
+        (
+            np.broadcast_to(np.maximum(0.0, h.max(axis=-1, keepdims=True)), h.shape),
+            "uma redução (np.max) sobre o eixo oculto: todas as unidades saem iguais",
+        ),
+        (
+            np.broadcast_to(np.maximum(0.0, h.max(axis=0, keepdims=True)), h.shape),
+            "uma redução (np.max) sobre as posições",
+        ),
+        (h, "nenhuma: falta a ReLU entre as duas camadas"),
+        (np.abs(h), "o valor absoluto |h|"),
+        (np.tanh(h), "tanh"),
+        (1.0 / (1.0 + np.exp(-h)), "a sigmoide"),
+        (0.5 * h * (1.0 + erf(h / np.sqrt(2.0))), "GELU"),
+        (np.where(h > 0, h, 0.01 * h), "a leaky ReLU"),
+        (np.minimum(0.0, h), "min(0, h), que guarda os negativos"),
+    ]
+    for valor, nome in candidatas:
+        if np.allclose(y, valor, atol=1e-7):
+            return (
+                "A ativação da feed-forward está errada: medida com W2 = identidade e b2 = 0 (a saída é a própria "
+                "ativação), ela é " + nome + ". A FFN usa a ReLU, elemento a elemento: np.maximum(0, x @ W1 + b1)."
+            )
+    return False
+
+
+def _ffn_mistura(aluno, x, W1, b1, W2, b2):
+    outro = x.copy()
+    outro[0] = outro[0] * 3.0 - 1.0  # muda só a primeira posição
+    a = como_array(aluno.feed_forward(x, W1, b1, W2, b2), "feed_forward")
+    b = como_array(aluno.feed_forward(outro, W1, b1, W2, b2), "feed_forward")
+    return a.shape == b.shape == (x.shape[0], W2.shape[1]) and not S.iguais(a[1:], b[1:], atol=1e-10)
+
+
 @S.sondas_de("feed_forward")
 def _sondas_ffn(aluno):
     """A ReLU zera o que é negativo: com a pré-ativação toda negativa, a saída é exatamente b2."""
@@ -1107,7 +1221,61 @@ def _sondas_ffn(aluno):
         y = como_array(aluno.feed_forward(x, W1, b1, W2, b2), "feed_forward")
         return y.shape == (2, 3) and not np.allclose(y, np.broadcast_to(b2, (2, 3)), atol=1e-9)
 
+    xr = np.random.default_rng(3818).normal(size=(3, 3))
+    W1r, b1r = np.random.default_rng(3819).normal(size=(3, 4)), np.zeros(4)
+
+    Wq1 = np.random.default_rng(3821).normal(size=(3, 3))
+    Wq2 = np.random.default_rng(3822).normal(size=(3, 3))
+    bq = np.array([0.2, -0.1, 0.3])
+
+    def ffn_com(T1, T2):
+        return np.maximum(0.0, xr @ T1 + bq) @ T2 + bq
+
+    def transposta():
+        y = como_array(aluno.feed_forward(xr, Wq1, bq, Wq2, bq), "feed_forward")
+        for alternativa, nome in (
+            (ffn_com(Wq1, Wq2.T), "W2"),
+            (ffn_com(Wq1.T, Wq2), "W1"),
+            (ffn_com(Wq1.T, Wq2.T), "W1 e W2"),
+        ):
+            if S.iguais(y, alternativa, atol=1e-9):
+                return (
+                    "Com d_ff = d_model (matrizes quadradas), a saída confere com " + nome + " transposta (.T, a "
+                    "convenção do nn.Linear): aqui as matrizes já vêm na convenção x @ W, então use "
+                    "max(0, x @ W1 + b1) @ W2 + b2, sem transpor."
+                )
+        return False
+
     return [
+        S.promessa(
+            "ffn-matriz-transposta",
+            "Uma matriz da feed-forward foi usada transposta (W.T): use x @ W1 e h @ W2.",
+            transposta,
+            titulo="Matriz da FFN transposta",
+            para_instrutor="O aluno transpôs W1 ou W2 (convenção do nn.Linear), o que só não quebra com matrizes quadradas.",
+            secao="Explicação Matemática",
+        ),
+        S.coincide_com(
+            "ffn-soma-a-entrada",
+            "A feed-forward somou a entrada x à saída (um residual dentro dela): FFN(x) = max(0, x W1 + b1) W2 + b2, "
+            "sem + x. O residual é do bloco (Z + FFN(Z), antes da norma), não da feed-forward.",
+            lambda: aluno.feed_forward(xr, W1r, b1r, W2, b2),
+            lambda: xr + np.maximum(0.0, xr @ W1r + b1r) @ W2 + b2,
+            atol=1e-9,
+            titulo="Residual dentro da feed-forward",
+            para_instrutor="O aluno somou a entrada x na saída da feed-forward, misturando o residual do bloco com ela.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "ffn-mistura-posicoes",
+            "Mudar uma posição de x mudou a saída das outras: a feed-forward age em cada posição separadamente, e a "
+            "ReLU é elemento a elemento, np.maximum(0, x @ W1 + b1); np.max (ou uma soma, uma média) reduz um eixo e "
+            "mistura as posições.",
+            lambda: _ffn_mistura(aluno, xr, W1r, b1r, W2, b2),
+            titulo="Feed-forward que mistura posições",
+            para_instrutor="O aluno usou np.max (redução) no lugar de np.maximum, ou outra conta que mistura as posições.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ffn-negativos-nao-cortados",
             "Com a pré-ativação x @ W1 + b1 toda negativa, a saída deveria ser só b2 (a ReLU zera os negativos), "
@@ -1117,16 +1285,32 @@ def _sondas_ffn(aluno):
             para_instrutor="O aluno usou outra função no lugar da ReLU (valor absoluto, identidade nos negativos).",
             secao="Explicação Matemática",
         ),
+        S.promessa(
+            "ffn-ativacao-errada",
+            "A ativação da feed-forward não é a ReLU, elemento a elemento: max(0, x W1 + b1).",
+            lambda: _ffn_ativacao(aluno, xr, W1r),
+            titulo="Ativação da feed-forward errada",
+            para_instrutor="O aluno usou outra ativação (ou uma redução) no lugar da ReLU elemento a elemento.",
+            secao="Explicação Matemática",
+        ),
     ]
 
 
 @S.sondas_de("bloco_encoder")
-def _sondas_bloco(aluno):
+def _sondas_bloco(aluno, ref=None):
     """Post-norm: a última operação do bloco é LN2(Z + FFN(Z)), então (saída - beta2) / gama2 tem média 0 e
     variância 1 em cada posição."""
     rng = np.random.default_rng(3816)
     p = _pesos_bloco(rng, 4, 8)
     X = rng.normal(size=(5, 4))
+
+    def gama_beta_ignorados():
+        y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
+        return (
+            y.shape == X.shape
+            and np.allclose(y.mean(axis=-1), 0.0, atol=1e-6)
+            and np.allclose(y.var(axis=-1), 1.0, atol=1e-3)
+        )
 
     def nao_normalizada():
         y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
@@ -1135,7 +1319,108 @@ def _sondas_bloco(aluno):
         z = (y - p["beta2"]) / p["gama2"]
         return not (np.allclose(z.mean(axis=-1), 0.0, atol=1e-6) and np.allclose(z.var(axis=-1), 1.0, atol=1e-3))
 
+    def contas_do_bloco():
+        """Versões do bloco que quebram uma promessa (feitas com as peças de referência): (conta, causa)."""
+        if ref is None:
+            return []
+
+        def atn(entrada, q=p):
+            return ref.atencao_multicabeca(entrada, *[q[k] for k in _CHAVES], 2)
+
+        def ln(v, j, q=p):
+            return ref.layernorm(v, q["gama" + j], q["beta" + j])
+
+        def ffn(v, q=p):
+            return ref.feed_forward(v, q["W1"], q["b1"], q["W2"], q["b2"])
+
+        def certo(q, Xe=X):
+            Z = ln(Xe + atn(Xe, q), "1", q)
+            return ln(Z + ffn(Z, q), "2", q)
+
+        A = atn(X)
+        Z = ln(X + A, "1")
+        contas = [
+            (ln(Z + ffn(A), "2"), "a feed-forward recebeu a saída da atenção, e não Z = LN1(X + atenção)"),
+            (ln(Z + ffn(X), "2"), "a feed-forward recebeu a entrada X do bloco, e não Z = LN1(X + atenção)"),
+            (
+                ln(A + ffn(Z), "2"),
+                "o residual da segunda subcamada somou a saída da atenção; ele soma Z, a entrada da feed-forward",
+            ),
+            (
+                certo(p, ln(X, "1")),
+                "a entrada X foi normalizada antes da primeira subcamada (uma norma a mais na entrada): no post-norm a "
+                "norma vem só depois de cada residual, LN(X + subcamada(X))",
+            ),
+            (
+                ln((Z + ffn(Z)) / 2.0, "2"),
+                "o residual foi somado como média, (Z + FFN(Z)) / 2: a conexão residual é uma soma, Z + FFN(Z)",
+            ),
+        ]
+        contas.append(
+            (
+                ln(ln(X, "1") + A + ffn(ln(X, "1") + A), "2"),
+                "a norma 1 foi aplicada só a X, antes de somar a atenção: no post-norm ela vem depois do residual, "
+                "Z = LN1(X + atenção(X))",
+            )
+        )
+        contas.append(
+            (
+                ln(Z + atn(Z), "2"),
+                "a segunda subcamada é outra atenção; ela é a feed-forward (FFN): saída = LN2(Z + FFN(Z))",
+            )
+        )
+        Zm = ln((X + A) / 2.0, "1")
+        contas.append(
+            (
+                ln((Zm + ffn(Zm)) / 2.0, "2"),
+                "os residuais foram somados como média, (X + subcamada(X)) / 2: a conexão residual é uma soma",
+            )
+        )
+        contas.append(
+            (
+                ln(Zm + ffn(Zm), "2"),
+                "o residual da atenção foi somado como média, (X + atenção) / 2: a conexão residual é uma soma",
+            )
+        )
+        for a, b in (("b_q", "b_k"), ("b_q", "b_v"), ("b_k", "b_v"), ("W_q", "W_k"), ("W_k", "W_v"), ("W_q", "W_v")):
+            trocado = {**p, a: p[b], b: p[a]}
+            contas.append((certo(trocado), "os parâmetros " + a + " e " + b + " foram usados um no lugar do outro"))
+        for a, b in (("gama1", "gama2"), ("beta1", "beta2")):
+            trocado = {**p, a: p[b], b: p[a]}
+            contas.append((certo(trocado), a + " e " + b + " foram trocados: a norma 1 é a da atenção, a 2 a da FFN"))
+        return contas
+
+    def subcamadas_fora_do_lugar():
+        y = como_array(aluno.bloco_encoder(X, p, 2), "bloco_encoder")
+        if y.shape != X.shape:
+            return False
+        for conta, causa in contas_do_bloco():
+            if S.iguais(y, conta, atol=1e-9):
+                return (
+                    "O bloco post-norm é Z = LN1(X + atenção(X)), saída = LN2(Z + FFN(Z)), e o seu não: " + causa + "."
+                )
+        return False
+
     return [
+        S.promessa(
+            "bloco-subcamadas-fora-do-lugar",
+            "Uma subcamada do bloco recebeu a entrada errada, um residual somou outra coisa, ou parâmetros foram "
+            "trocados: Z = LN1(X + atenção(X)), saída = LN2(Z + FFN(Z)).",
+            subcamadas_fora_do_lugar,
+            titulo="Subcamadas, residuais ou parâmetros fora do lugar",
+            para_instrutor="O aluno ligou as subcamadas do bloco de outro jeito (entradas, residuais ou pesos trocados).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "bloco-gama-beta-ignorados",
+            "A saída do bloco tem média 0 e variância 1 em cada posição: gama2 e beta2 (o ganho e o viés da norma, a "
+            "parte afim) não foram aplicados. Use layernorm(v, p['gama1'], p['beta1']) e layernorm(v, p['gama2'], "
+            "p['beta2']), com os pesos do dicionário.",
+            gama_beta_ignorados,
+            titulo="gama e beta ignorados no bloco",
+            para_instrutor="O aluno chamou a LayerNorm sem gama e beta dentro do bloco.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "bloco-saida-nao-normalizada",
             "A saída do bloco não sai da segunda LayerNorm: no bloco post-norm a última operação é "
@@ -1149,7 +1434,7 @@ def _sondas_bloco(aluno):
 
 
 @S.sondas_de("mini_encoder")
-def _sondas_mini(aluno):
+def _sondas_mini(aluno, ref=None):
     """Sem blocos, o mini encoder devolve X + PE(n, d_model): a posição é somada uma vez, sem escalar X."""
     X = np.random.default_rng(3817).normal(size=(2, 5, 6))
 
@@ -1157,7 +1442,27 @@ def _sondas_mini(aluno):
         y = como_array(aluno.mini_encoder(X, [], 2), "mini_encoder")
         return y.shape == X.shape and not np.allclose(y, X + pe_np(5, 6), atol=1e-9)
 
+    def com_mascara_causal():
+        if ref is None:
+            return False
+        rng = np.random.default_rng(3820)
+        lista = [_pesos_bloco(rng, 6, 8) for _ in range(2)]
+        causal = np.tril(np.ones((5, 5), dtype=bool))
+        H = X + pe_np(5, 6)
+        for pesos in lista:
+            H = ref.bloco_encoder(H, pesos, 2, mascara=causal)
+        return S.iguais(como_array(aluno.mini_encoder(X, lista, 2), "mini_encoder"), H, atol=1e-9)
+
     return [
+        S.promessa(
+            "mini-mascara-causal",
+            "A saída confere com os blocos rodando com uma máscara causal: o encoder é bidirecional, cada posição vê "
+            "todas as outras, e o mini encoder chama bloco_encoder(H, pesos, h) sem máscara.",
+            com_mascara_causal,
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno passou uma máscara causal aos blocos do encoder, que é bidirecional.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "mini-entrada-nao-e-x-mais-pe",
             "Com a lista de blocos vazia a saída não é X + PE: a entrada do primeiro bloco é só X somado ao "

@@ -229,6 +229,42 @@ MLM_PROB = Equivoco(
 
 
 # ======================================================================= máscara de padding
+PADDING_ORDEM = Equivoco(
+    "padding-comparacao-de-ordem",
+    "A máscara trata como padding os ids menores (ou maiores) que o pad_id: ela usa uma comparação de ordem "
+    "(ids > pad_id, o sinal de ids - pad_id), e padding é igualdade. Um id diferente do pad_id é um token real, "
+    "maior ou menor: use ids != pad_id.",
+    titulo="Padding por comparação de ordem",
+    para_instrutor="O aluno supõe que o pad_id é o menor (ou o maior) id e compara com > ou <, em vez de !=.",
+    secao="Código Comentado",
+)
+PADDING_SO_NO_FIM = Equivoco(
+    "padding-so-no-fim",
+    "A máscara supõe o padding só no fim: contou os tokens reais e marcou as primeiras posições. O [PAD] pode "
+    "estar no começo, no meio, em qualquer posição: compare cada id com o pad_id (ids != pad_id).",
+    titulo="Padding suposto no fim",
+    para_instrutor="O aluno marca os primeiros L tokens (L = tokens reais), supondo o padding sempre no fim.",
+    secao="Código Comentado",
+)
+PADDING_POSICIONAL = Equivoco(
+    "padding-depende-da-posicao",
+    "A máscara de uma posição depende de outras posições (do primeiro [PAD], de uma contagem, do comprimento): dois "
+    "tokens de mesmo id receberam valores diferentes. Cada posição é True ou False só pelo próprio id, e o [PAD] "
+    "pode estar em qualquer posição, no começo, no meio ou no fim: ids != pad_id.",
+    titulo="Máscara de padding que depende da posição",
+    para_instrutor="O aluno corta a sequência no primeiro [PAD] (ou conta tokens), supondo o padding só no fim.",
+    secao="Código Comentado",
+)
+PADDING_OUTRO_ID = Equivoco(
+    "padding-outro-id-fixo",
+    "A máscara marca como padding também as posições de outro id, que não é o pad_id recebido: o padding é só "
+    "ids == pad_id. Compare com o argumento pad_id, sem um valor fixo (como 0, o do exemplo) a mais.",
+    titulo="Padding com um id fixo a mais",
+    para_instrutor="O aluno trata como padding, além do pad_id, um id fixo no código (o 0 do exemplo).",
+    secao="Código Comentado",
+)
+
+
 def _mascara_do_aluno(aluno, ids, pad_id):
     return aluno.mascara_de_padding(torch.from_numpy(ids), pad_id)
 
@@ -257,6 +293,15 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
         if np.array_equal(arr, saida):
             raise Reprovado(equivoco.mensagem, equivoco)
     erradas = int((arr != esperado).sum())
+    contagem = esperado.sum(axis=-1, keepdims=True)
+    if np.array_equal(arr, np.arange(arr.shape[-1]) < contagem):
+        raise Reprovado(PADDING_SO_NO_FIM.mensagem, PADDING_SO_NO_FIM)
+    if np.array_equal(arr, ids > pad_id) or np.array_equal(arr, ids < pad_id):
+        raise Reprovado(PADDING_ORDEM.mensagem, PADDING_ORDEM)
+    ids_errados = np.unique(ids[arr != esperado])
+    if ids_errados.size == 1 and ids_errados[0] != pad_id and not np.any(arr[ids == pad_id]):
+        # o erro é todo num mesmo id, que não é o pad_id deste teste: um padding fixo no código (o id não é citado)
+        raise Reprovado(PADDING_OUTRO_ID.mensagem, PADDING_OUTRO_ID)
     raise Reprovado(
         f"a máscara erra {mostrar(erradas)} de {mostrar(arr.size)} posições: True nos tokens reais, False no [PAD]."
     )
@@ -282,6 +327,7 @@ def test_mascara_padding_no_fim(aluno, rng):
     """máscara de padding: True nos tokens reais e False no [PAD] no fim das sequências"""
     ids = _lote_com_padding(rng, 4, 10, 0, onde="fim")
     _conferir_mascara(_mascara_do_aluno(aluno, ids, 0), ids, 0)
+    exigir_entradas_intactas(aluno, "mascara_de_padding", ["ids", "pad_id"])
 
 
 @item("teste_mascara_padding", pontos=0.25)
@@ -314,6 +360,7 @@ def test_mascara_padding_lote_sem_padding(aluno, rng):
     # a segunda linha com um só token real e a primeira com dois ou mais: as linhas sempre têm comprimentos
     # diferentes (uma máscara tirada de uma linha só perde aqui para todo aluno, issue #38 item 3)
     ids2[1, 1:] = 1
+    ids2[0, 0] = 0  # o id 0 como token real, para todo aluno: um padding fixo em 0 a mais aparece sempre (issue #38)
     _conferir_mascara(_mascara_do_aluno(aluno, ids2, 1), ids2, 1, [(MASCARA_PAD_FIXO, ids2 != 0)])
 
 
@@ -327,9 +374,16 @@ class Config:
         return (self.vocab, self.d, self.h, self.d_ff, self.n_camadas, self.max_len, self.pad)
 
 
-def _oraculo(cfg, norm_first=False):
+def _oraculo(cfg, norm_first=False, ativacao="relu"):
     camada = nn.TransformerEncoderLayer(
-        cfg.d, cfg.h, cfg.d_ff, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=torch.float64
+        cfg.d,
+        cfg.h,
+        cfg.d_ff,
+        dropout=0.0,
+        activation=ativacao,
+        batch_first=True,
+        norm_first=norm_first,
+        dtype=torch.float64,
     )
     return nn.TransformerEncoder(camada, cfg.n_camadas, enable_nested_tensor=False)
 
@@ -356,9 +410,10 @@ def _pesos_aleatorios(cfg, rng):
     return estado
 
 
-def _saida_oraculo(ref, estado, cfg, ids, modo="certo"):
-    """Saída esperada (modo='certo') ou a de um equívoco conhecido, em float64."""
-    enc = _oraculo(cfg, norm_first=modo == "norm_first")
+def _saida_oraculo(ref, estado, cfg, ids, modo="certo", ativacao="relu", causal=False):
+    """Saída esperada (modo='certo') ou a de um equívoco conhecido, em float64; ``ativacao`` e ``causal`` dão as
+    contas das sondas (outra ativação, uma máscara causal a mais)."""
+    enc = _oraculo(cfg, norm_first=modo == "norm_first", ativacao=ativacao)
     enc.load_state_dict(
         {"layers." + k.removeprefix("camadas."): v for k, v in estado.items() if k != "embedding.weight"}
     )
@@ -378,6 +433,12 @@ def _saida_oraculo(ref, estado, cfg, ids, modo="certo"):
     reais = ids_t != cfg.pad
     mascara = {"sem_mascara": None, "invertida": reais}.get(modo, ~reais)
     with torch.no_grad():
+        if causal:
+            return enc(
+                x,
+                mask=nn.Transformer.generate_square_subsequent_mask(n, dtype=torch.float64),
+                src_key_padding_mask=mascara,
+            ).numpy()
         return enc(x, src_key_padding_mask=mascara).numpy()
 
 
@@ -391,6 +452,9 @@ def _equivocos_encoder(ref, estado, cfg, ids):
         (ENC_ESCALA_NA_SOMA, "escala_na_soma"),
         (ENC_NORM_FIRST, "norm_first"),
     )
+
+
+_EIXOS_ENCODER = ("lote", "posições", "d_model")  # os eixos da saída do EncoderBERT, para a mensagem
 
 
 def _criar_encoder(aluno, cfg):
@@ -485,22 +549,25 @@ def test_encoder_estrutura(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.5)
-@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
-    cfg = Config(vocab, d=16, h=2, d_ff=32, n_camadas=2, max_len=14, pad=int(rng.integers(0, vocab)))
+    # pad_id sorteado, mas nunca 0 (o do exemplo): um pad_id fixo em 0 no código perde aqui para todo aluno (#38)
+    cfg = Config(vocab, d=16, h=2, d_ff=32, n_camadas=2, max_len=14, pad=int(rng.integers(0, vocab)) or vocab - 1)
     modelo = _criar_encoder(aluno, cfg)
     estado = _pesos_aleatorios(cfg, rng)
     modelo.carregar_pesos(estado, strict=False)
     # issue #38: uma sequência sem padding ao lado das com padding, para todo aluno (uma máscara que não é a de
     # cada exemplo erra sempre, não só quando os comprimentos sorteados diferem)
     ids = _ids_encoder(rng, cfg, B=3, n=10, sem_padding_em=(2,))
+    ids[2, 0] = 0  # o id 0 como token real (pad_id ≠ 0): um pad_id fixo em 0 aparece para todo aluno (issue #38)
     comparar(
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT",
         equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        eixos=_EIXOS_ENCODER,
     )
 
 
@@ -546,7 +613,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
 
 
 @item("teste_encoder_bert", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_encoder(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
 def test_encoder_outra_configuracao(aluno, ref, rng):
     """EncoderBERT: outra configuração (3 camadas, 3 cabeças, pad_id no fim do vocabulário, n = max_len)"""
     cfg = Config(vocab=25, d=12, h=3, d_ff=20, n_camadas=3, max_len=8, pad=24)
@@ -554,11 +621,13 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
     estado = _pesos_aleatorios(cfg, rng)
     modelo.carregar_pesos(estado, strict=False)
     ids = _ids_encoder(rng, cfg, B=3, n=8, onde="comeco", sem_padding_em=(2,))
+    ids[2, 0] = 0  # o id 0 é um token real aqui (pad_id = 24): um pad_id fixo em 0 aparece para todo aluno
     comparar(
         _rodar(modelo, ids),
         _saida_oraculo(ref, estado, cfg, ids),
         "a saída do EncoderBERT (padding no começo, uma sequência sem padding)",
         equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        eixos=_EIXOS_ENCODER,
     )
     curto = ids[:1, 3:]  # lote de 1, n < max_len
     comparar(
@@ -566,6 +635,7 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
         _saida_oraculo(ref, estado, cfg, curto),
         "a saída do EncoderBERT (lote de 1, n < max_len)",
         equivocos=_equivocos_encoder(ref, estado, cfg, curto),
+        eixos=_EIXOS_ENCODER,
     )
 
 
@@ -813,7 +883,7 @@ def test_mlm_semente(aluno, rng):
 # As promessas do enunciado, sondadas quando o teste reprova sem equívoco do catálogo
 # (autograder/suite/sondas.py): entradas fixas, mensagem fixa.
 @S.sondas_de("EncoderBERT")
-def _sondas_encoder(aluno):
+def _sondas_encoder(aluno, ref=None):
     rng = np.random.default_rng(3804)
     cfg = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)
     ids = _ids_encoder(rng, cfg, B=2, n=6, sem_padding_em=(1,))
@@ -826,7 +896,145 @@ def _sondas_encoder(aluno):
         a, b = _rodar(modelo, ids), _rodar(modelo, outro)
         return not S.iguais(a[1], b[1], atol=1e-9)
 
+    def escala_do_embedding():
+        # sem camadas, a saída é embedding(ids)·√d_model + PE[:n]: os dois coeficientes saem de mínimos quadrados
+        if ref is None:
+            return False
+        cfg0 = Config(30, d=8, h=2, d_ff=16, n_camadas=0, max_len=8, pad=0)
+        modelo = _criar_encoder(aluno, cfg0)
+        estado = _pesos_aleatorios(cfg0, np.random.default_rng(3805))
+        modelo.carregar_pesos(estado, strict=False)
+        ids0 = np.array([[3, 7, 11, 2, 19, 5]], dtype=np.int64)
+        y = _rodar(modelo, ids0).astype(np.float64)
+        emb = estado["embedding.weight"].numpy()[ids0]
+        pe = ref.codificacao_posicional(8, 8).to(torch.float64).numpy()[:6][None]
+        if y.shape != emb.shape:
+            return False
+        A = np.stack([emb.ravel(), pe.ravel()], axis=1)
+        (a, b), *_ = np.linalg.lstsq(A, y.ravel(), rcond=None)
+        if not np.allclose(A @ np.array([a, b]), y.ravel(), atol=1e-6):
+            return False
+        raiz = math.sqrt(8)
+        if abs(a / raiz - 1) < 1e-3 and abs(b - 1) < 1e-3:
+            return False
+        nomes = [
+            (1.0, "sem escala"),
+            (math.sqrt(30), "√vocab, e não √d_model"),
+            (math.sqrt(8 / 2), "√d_k = √(d_model/h), e não √d_model"),
+            (8.0, "d_model sem a raiz (ou √d_model duas vezes)"),
+        ]
+        nome = next((t for c, t in nomes if abs(a / c - 1) < 0.01), "")
+        partes = ["o embedding foi multiplicado por ≈ " + S._num(a) + (" (" + nome + ")" if nome else "")]
+        if abs(b - 1) > 1e-3:
+            partes.append(
+                "a codificação de posição foi multiplicada por ≈ " + S._num(b) + ", e ela é somada sem escala"
+            )
+        return (
+            "A escala do embedding está errada: medido num modelo sem camadas, "
+            + "; ".join(partes)
+            + ". O enunciado pede x = embedding(ids) · √d_model + PE[:n] (√d_model = "
+            + S._num(raiz)
+            + " aqui), com a escala só no embedding, antes de somar a posição."
+        )
+
+    def ordem_das_camadas():
+        if ref is None:
+            return False
+        cfg2 = Config(30, d=8, h=2, d_ff=16, n_camadas=2, max_len=8, pad=0)
+        estado = _pesos_aleatorios(cfg2, np.random.default_rng(3806))
+        modelo = _criar_encoder(aluno, cfg2)
+        modelo.carregar_pesos(estado, strict=False)
+        y = _rodar(modelo, ids)
+
+        def com(mapa):
+            novo = dict(estado)
+            prefixos = ("camadas.0.", "camadas.1.")
+            for k in estado:
+                for i, prefixo in enumerate(prefixos):
+                    if k.startswith(prefixo):
+                        novo[k] = estado[prefixos[mapa[i]] + k.removeprefix(prefixo)]
+            return _saida_oraculo(ref, novo, cfg2, ids)
+
+        for mapa, causa in (
+            ((1, 0), "as camadas foram aplicadas em ordem inversa (a última primeiro)"),
+            ((0, 0), "a primeira camada foi aplicada no lugar de todas (a mesma camada repetida)"),
+            ((1, 1), "a última camada foi aplicada no lugar de todas (a mesma camada repetida)"),
+        ):
+            if S.iguais(y, com(mapa), atol=1e-7):
+                return (
+                    "Com duas camadas de pesos diferentes, "
+                    + causa
+                    + ": percorra self.camadas na ordem, cada camada recebendo a saída da anterior."
+                )
+        return False
+
+    def encoder_e_saida(cfg_e, semente):
+        estado = _pesos_aleatorios(cfg_e, np.random.default_rng(semente))
+        modelo = _criar_encoder(aluno, cfg_e)
+        modelo.carregar_pesos(estado, strict=False)
+        return modelo, estado
+
+    cfg_p = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=3)
+    ids_p = np.array([[5, 0, 7, 0, 9, 3, 3], [0, 6, 8, 10, 0, 12, 3]], dtype=np.int64)
+
+    def pad_fixo():
+        modelo, estado = encoder_e_saida(cfg_p, 3807)
+        y = _rodar(modelo, ids_p)
+        cfg_0 = Config(30, d=8, h=2, d_ff=16, n_camadas=1, max_len=8, pad=0)
+        return S.iguais(y, _saida_oraculo(ref, estado, cfg_0, ids_p), atol=1e-7)
+
+    def causal():
+        modelo, estado = encoder_e_saida(cfg_p, 3808)
+        return S.iguais(_rodar(modelo, ids_p), _saida_oraculo(ref, estado, cfg_p, ids_p, causal=True), atol=1e-7)
+
+    def gelu():
+        modelo, estado = encoder_e_saida(cfg_p, 3809)
+        return S.iguais(_rodar(modelo, ids_p), _saida_oraculo(ref, estado, cfg_p, ids_p, ativacao="gelu"), atol=1e-7)
+
     return [
+        S.promessa(
+            "encoder-pad-id-fixo",
+            "A saída confere com o padding procurado num id fixo (0, o do exemplo), e não no pad_id do construtor: "
+            "guarde o pad_id (self.pad_id) e monte a máscara com mascara_de_padding(ids, self.pad_id).",
+            lambda: ref is not None and pad_fixo(),
+            titulo="pad_id fixo no encoder",
+            para_instrutor="O aluno usou um pad_id fixo (0) no forward em vez do pad_id recebido no construtor.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "encoder-mascara-causal",
+            "A saída confere com uma máscara causal a mais: o encoder do BERT é bidirecional, cada token vê todos os "
+            "outros (antes e depois); só o padding é bloqueado (src_key_padding_mask), sem src_mask causal.",
+            lambda: ref is not None and causal(),
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno pôs uma máscara causal no encoder, que é bidirecional.",
+            secao="Explicação Intuitiva",
+        ),
+        S.promessa(
+            "encoder-ativacao-errada",
+            "A saída confere com as camadas usando GELU na feed-forward: o enunciado pede nn.TransformerEncoderLayer "
+            "com a ativação padrão, ReLU (só d_model, h, d_ff, dropout=0.0, batch_first=True).",
+            lambda: ref is not None and gelu(),
+            titulo="Ativação da feed-forward trocada",
+            para_instrutor="O aluno trocou a ativação das camadas (GELU no lugar da ReLU pedida).",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "encoder-escala-do-embedding",
+            "A escala do embedding não é √d_model: x = embedding(ids) · √d_model + PE[:n].",
+            escala_do_embedding,
+            titulo="Escala do embedding errada",
+            para_instrutor="O aluno escalou o embedding por outra coisa que não √d_model (ou escalou a soma ou a saída).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "encoder-ordem-das-camadas",
+            "As camadas não foram aplicadas em ordem, cada uma sobre a saída da anterior.",
+            ordem_das_camadas,
+            titulo="Camadas fora de ordem",
+            para_instrutor="O aluno percorreu as camadas em outra ordem ou repetiu uma delas.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "encoder-mistura-exemplos",
             "Mudar o padding de um exemplo do lote mudou a saída de outro: cada exemplo usa a própria máscara de "
@@ -852,6 +1060,14 @@ def _sondas_mascara_padding(aluno):
         )
         return lote.shape == sozinhas.shape == ids.shape and not np.array_equal(lote, sozinhas)
 
+    def depende_da_posicao():
+        # a promessa: a máscara de uma posição depende só do id dela (o [PAD] no começo, no meio e no fim)
+        ids_p = np.array([[7, 0, 7, 5, 0, 5], [0, 5, 9, 0, 9, 7], [5, 7, 9, 0, 0, 0]], dtype=np.int64)
+        lote = como_array(_mascara_do_aluno(aluno, ids_p, 0), "a máscara")
+        if lote.shape != ids_p.shape or np.array_equal(lote, ids_p != 0):
+            return False
+        return any(np.unique(lote[ids_p == v]).size > 1 for v in np.unique(ids_p))
+
     return [
         S.promessa(
             "padding-linhas-misturadas",
@@ -861,6 +1077,14 @@ def _sondas_mascara_padding(aluno):
             titulo="Máscara de padding que mistura as linhas",
             para_instrutor="O aluno calculou o comprimento (ou outra coisa) numa linha só e aplicou ao lote inteiro.",
             secao="Código Comentado",
+        ),
+        S.promessa(
+            PADDING_POSICIONAL.codigo,
+            PADDING_POSICIONAL.mensagem,
+            depende_da_posicao,
+            titulo=PADDING_POSICIONAL.titulo,
+            para_instrutor=PADDING_POSICIONAL.para_instrutor,
+            secao=PADDING_POSICIONAL.secao,
         ),
     ]
 

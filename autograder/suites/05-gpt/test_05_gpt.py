@@ -34,6 +34,7 @@ from autograder.suite import (
     verificar,
 )
 from autograder.suite import sondas as S
+from autograder.suite import sondas_modelo as SM
 
 # A atenção causal do avaliador, posta no bloco no lugar da do aluno (auxiliares.py).
 AUXILIAR = suite.vizinho(__file__, "auxiliares").CODIGO
@@ -765,6 +766,7 @@ def test_atencao_pesos_do_futuro_sao_zero(aluno, rng):
 
 
 @item("teste_atencao_causal", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
 def test_atencao_com_padding(aluno, rng):
     """atenção causal com padding: sem nan (nem com pads à esquerda) e tokens reais ignoram chaves de padding"""
     d, h, n = 8, 2, 7
@@ -868,7 +870,7 @@ def _variantes_bloco(sd, bloco, x, padding=None):
 
 
 @item("teste_bloco_decoder", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_pre_norma(aluno, ref, rng):
     """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), sem alterar x (com a atenção do avaliador)"""
     d, h, d_ff = 8, 2, 16
@@ -885,7 +887,7 @@ def test_bloco_pre_norma(aluno, ref, rng):
 
 
 @item("teste_bloco_decoder", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_bloco(aluno))
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_repassa_padding(aluno, ref, rng):
     """bloco do decoder: repassa o padding para a atenção"""
     d, h, d_ff = 8, 2, 16
@@ -1106,7 +1108,57 @@ def _sondas_atencao(aluno):
         _, pesos = _par(att_e(x_e))
         return pesos[:, :, 1, :2], c.numpy()[:, None]
 
+    def padding_todo_real_muda():
+        # padding todo True (nenhum token de padding): a saída tem de ser a de padding=None
+        sem, _ = _par(att(x))
+        com, _ = _par(att(x, torch.ones(1, n, dtype=torch.bool)))
+        return not S.iguais(sem, com, atol=1e-9)
+
+    def cabecas_nao_contiguas():
+        # projeções identidade e sem viés; x não nulo só nas colunas da cabeça 0 (0..d_k-1): as outras cabeças
+        # veem q = k = v = 0, e as colunas delas na saída têm de ser zero
+        ident = torch.eye(d, dtype=DT)
+        sd_e = {
+            "w_qkv.weight": torch.cat([ident, ident, ident]),
+            "w_qkv.bias": torch.zeros(3 * d, dtype=DT),
+            "w_o.weight": ident.clone(),
+            "w_o.bias": torch.zeros(d, dtype=DT),
+        }
+        att_e = _remoto(aluno, "AtencaoCausal", (d, h), sd_e)
+        x_e = torch.zeros(1, n, d, dtype=DT)
+        x_e[..., : d // h] = torch.from_numpy(np.random.default_rng(3806).normal(size=(1, n, d // h)))
+        saida, pesos = _par(att_e(x_e))
+        if tuple(saida.shape) != (1, n, d) or tuple(pesos.shape) != (1, h, n, n):
+            return False
+        # as outras cabeças veem q = k = v = 0: os pesos e as colunas delas têm de ser os da entrada toda zero
+        saida_0, pesos_0 = _par(att_e(torch.zeros_like(x_e)))
+        return not torch.allclose(pesos[0, 1:], pesos_0[0, 1:], atol=1e-9) or not torch.allclose(
+            saida[..., d // h :], saida_0[..., d // h :], atol=1e-9
+        )
+
     return [
+        S.promessa(
+            "atencao-padding-invertido",
+            "Com um padding todo True (nenhum token de padding), a saída tem de ser a mesma que sem padding, e a "
+            "sua muda: na convenção do enunciado, True no padding marca um token real e False o [PAD]; a máscara "
+            "de padding foi invertida (negada) em algum ponto.",
+            padding_todo_real_muda,
+            titulo="Convenção do padding invertida",
+            para_instrutor="O aluno tratou True do padding como [PAD] (máscara de padding negada).",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "atencao-cabecas-nao-contiguas",
+            "Com as projeções identidade e a entrada não nula só nas d_k primeiras colunas (as da cabeça 0), as "
+            "outras cabeças deveriam ver q = k = v = 0 (os pesos e as colunas delas na saída seriam os da entrada toda "
+            "zero), e não veem: "
+            "cada cabeça usa um bloco contíguo "
+            "de d_k colunas, view(B, n, h, d_k).transpose(1, 2) (e o inverso ao juntar), não colunas intercaladas.",
+            cabecas_nao_contiguas,
+            titulo="Cabeças com colunas intercaladas",
+            para_instrutor="O aluno separou (ou juntou) as cabeças com view(B, n, d_k, h) ou outra ordem que intercala as colunas.",
+            secao="Código Comentado",
+        ),
         S.escala_das_pontuacoes(
             "atencao-escala-errada",
             pesos_de_duas_chaves,
@@ -1151,7 +1203,28 @@ def _sondas_mascara_causal(aluno):
 def _sondas_combinar(aluno):
     padding = torch.tensor([[True, True, True, False], [False, True, True, True]])
 
+    def exemplos_misturados():
+        junto = _tensor(aluno.combinar_mascaras(_causal(4), padding), "combinar_mascaras(...)")
+        sozinhas = [
+            _tensor(aluno.combinar_mascaras(_causal(4), padding[b : b + 1]), "combinar_mascaras(...)") for b in range(2)
+        ]
+        if any(tuple(m.shape)[-2:] != (4, 4) for m in [junto, *sozinhas]) or junto.shape[0] != 2:
+            return False
+        return not all(
+            torch.equal(junto[b].reshape(-1, 4, 4)[-1], sozinhas[b][0].reshape(-1, 4, 4)[-1]) for b in range(2)
+        )
+
     return [
+        S.promessa(
+            "combinar-exemplos-misturados",
+            "A máscara de um exemplo do lote muda conforme os outros exemplos: cada exemplo b usa a própria linha "
+            "de padding, padding[b] (indexe com padding[:, None, None, :], sem tirar o padding de um exemplo só, "
+            "como padding[0], nem do lote inteiro).",
+            exemplos_misturados,
+            titulo="Padding de um exemplo aplicado a todo o lote",
+            para_instrutor="O aluno combinou a causal com o padding do primeiro exemplo (ou do lote inteiro).",
+            secao="Código Comentado",
+        ),
         S.argumento_ignorado(
             "combinar-causal-ignorada",
             "`causal`",
@@ -1187,7 +1260,7 @@ def _sd_bloco_identidade(d, h, d_ff):
 
 
 @S.sondas_de("BlocoDecoder")
-def _sondas_bloco(aluno):
+def _sondas_bloco(aluno, ref):
     d, h, d_ff = 8, 2, 16
 
     def nao_identidade():
@@ -1234,6 +1307,26 @@ def _sondas_bloco(aluno):
                 )
         return False
 
+    def eps_obtido_e_conta():
+        bloco, sd = _bloco(aluno, ref, np.random.default_rng(3829), d, h, d_ff)
+        x_pequeno = 0.3 + 1e-3 * torch.randn(2, 5, d, generator=torch.Generator().manual_seed(3830), dtype=DT)
+        _, ff, att = _funcoes_do_bloco(sd, bloco)
+
+        def conta(eps):
+            def ln_e(z, nome, e):
+                return F.layer_norm(z, (d,), sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"], e)
+
+            x1 = x_pequeno + att(ln_e(x_pequeno, "norm1", eps[0]))
+            return x1 + ff(ln_e(x1, "norm2", eps[1]))
+
+        return _tensor(bloco(x_pequeno), "a saída do bloco"), conta
+
+    medido = {}
+
+    def eps_obtido():
+        medido["y"], medido["conta"] = eps_obtido_e_conta()
+        return medido["y"]
+
     return [
         S.promessa(
             "bloco-aleatorio",
@@ -1266,6 +1359,14 @@ def _sondas_bloco(aluno):
         ),
         S.bloco_pre_norma(
             "bloco-norma-ou-residuo-fora-do-lugar", com_constantes, x, c1, c2, secao="Explicação Matemática"
+        ),
+        SM.eps_da_norma(
+            "bloco-eps-da-norma",
+            eps_obtido,
+            lambda eps: medido["conta"](eps),
+            EPS_LN,
+            normas=("norm1", "norm2"),
+            secao="Explicação Matemática",
         ),
     ]
 

@@ -198,6 +198,50 @@ def _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo):
     return ids
 
 
+def _perto(a, b):
+    return isinstance(a, torch.Tensor) and tuple(a.shape) == tuple(b.shape) and torch.allclose(a, b, atol=1e-8)
+
+
+@torch.no_grad()
+def _passada_composta(
+    sd, h, ids, norma_att="norm1", norma_ff="norm2", res_att=True, res_ff=True, ff_de_x=False, final=True
+):
+    """A passada do prompt (sem cache) de um MiniGPT de um bloco, composta com as normas e os residuais dados:
+    o bloco certo é x + atencao(norm1(x)) e depois x + ff(norm2(x))."""
+    m = ids.shape[1]
+    x = sd["emb.weight"][ids] + sd["pos.weight"][torch.arange(m)]
+    d = x.shape[-1]
+    p = "blocos.0."
+
+    def ln(z, nome):
+        if nome is None:
+            return z
+        return F.layer_norm(z, (d,), sd[p + nome + ".weight"], sd[p + nome + ".bias"], 1e-5)
+
+    atendido = _atencao_ref(sd, p + "atencao.", ln(x, norma_att), None, h)[0]
+    x1 = x + atendido if res_att else atendido
+    entrada_ff = x if ff_de_x else x1
+    z = F.gelu(ln(entrada_ff, norma_ff) @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
+    saida_ff = z @ sd[p + "ff.2.weight"].T + sd[p + "ff.2.bias"]
+    x2 = x1 + saida_ff if res_ff else saida_ff
+    if final:
+        x2 = F.layer_norm(x2, (d,), sd["norm_final.weight"], sd["norm_final.bias"], 1e-5)
+    return x2 @ sd["cabeca.weight"].T
+
+
+_COMPOSICOES = [
+    ({"res_att": False}, "falta o residual da atenção (x = x + saída da atenção, somando a entrada x)"),
+    ({"res_ff": False}, "falta o residual da feed-forward (x = x + bloco.ff(...), somando x)"),
+    ({"norma_att": "norm2"}, "a atenção recebe norm2(x): a norma da atenção é a norm1"),
+    ({"norma_ff": "norm1"}, "a feed-forward recebe norm1(x): a norma dela é a norm2"),
+    ({"norma_att": "norm2", "norma_ff": "norm1"}, "as normas estão trocadas (norm2 na atenção, norm1 na feed-forward)"),
+    ({"norma_att": None}, "a atenção recebe x sem a norma norm1"),
+    ({"norma_ff": None}, "a feed-forward recebe x sem a norma norm2"),
+    ({"ff_de_x": True}, "a feed-forward lê a entrada do bloco, e não x depois do residual da atenção"),
+    ({"final": False}, "falta a norma final (modelo.norm_final) antes da cabeça"),
+]
+
+
 def _conferir_cache(cache, esperado, t, m, nome):
     """O cache devolvido: a tupla (K, V), de forma (B, h, t + m, d_k), com os valores da sequência inteira."""
     if cache is None:
@@ -560,7 +604,58 @@ def _sondas_atencao_cache(aluno):
         K = _tensor(resultado[1][0], "K do cache")
         return tuple(K.shape) == (1, h, t + 1, d // h) and not torch.allclose(K[:, :, :t], cache[0], atol=1e-9)
 
+    def identidade(d_):
+        ident = torch.eye(d_, dtype=DT)
+        return {
+            "w_qkv.weight": torch.cat([ident, ident, ident]),
+            "w_qkv.bias": torch.zeros(3 * d_, dtype=DT),
+            "w_o.weight": ident.clone(),
+            "w_o.bias": torch.zeros(d_, dtype=DT),
+        }
+
+    def pesos_de_duas_chaves():
+        # projeções identidade: a posição 0 (no cache) é x_0 = 0, com chave e valor zero; a nova, x_1 = √c·u (um 1
+        # por cabeça), vê a chave 0 (pontuação 0) e a si mesma (pontuação c). Com o valor 0 na chave 0 e √c·u
+        # na 1, a saída na coluna de u é p1·√c: os pesos (1 - p1, p1) saem da saída
+        sd_e = identidade(d)
+        att_e = _remoto(aluno, "_avaliador_Atencao", (d, h), sd_e)
+        c = torch.tensor([1.0, 2.0, 3.0], dtype=DT)
+        u = torch.zeros(d, dtype=DT)
+        u[:: d // h] = 1.0
+        x_e = torch.zeros(3, 2, d, dtype=DT)
+        x_e[:, 1] = c.sqrt()[:, None] * u
+        _, cache = _atencao_ref(sd_e, "", x_e[:, :1], None, h)
+        saida = _tensor(aluno.atencao_com_cache(att_e, x_e[:, 1:], cache)[0], "saida")
+        p1 = saida[:, 0, :: d // h] / c.sqrt()[:, None]
+        return torch.stack([1 - p1, p1], dim=-1), c.numpy()[:, None]
+
+    def pesos_nao_somam_um():
+        # o valor é o mesmo vetor w em toda posição (pesos de v zerados, viés w): a saída de cada consulta é
+        # w·(soma dos pesos dela), e tem de ser w, com t = 2 no cache e m = 2 novas
+        sd_e = identidade(d)
+        w = torch.from_numpy(np.random.default_rng(3831).normal(size=d))
+        sd_e["w_qkv.weight"][2 * d :] = 0.0
+        sd_e["w_qkv.bias"][2 * d :] = w
+        att_e = _remoto(aluno, "_avaliador_Atencao", (d, h), sd_e)
+        x_e = torch.from_numpy(np.random.default_rng(3832).normal(size=(1, 4, d)))
+        _, cache = _atencao_ref(sd_e, "", x_e[:, :2], None, h)
+        saida = _tensor(aluno.atencao_com_cache(att_e, x_e[:, 2:], cache)[0], "saida")
+        return tuple(saida.shape) == (1, 2, d) and not torch.allclose(saida, w.expand(1, 2, d), atol=1e-9)
+
     return [
+        S.promessa(
+            "cache-pesos-nao-somam-um",
+            "Com o mesmo valor w em todas as posições, a saída de cada consulta nova deveria ser w (os pesos de uma "
+            "consulta somam 1), e não é: a softmax é sobre o eixo das chaves, o último (dim=-1), o do cache mais as "
+            "posições novas; não sobre as consultas (dim=-2) nem sem a softmax.",
+            pesos_nao_somam_um,
+            titulo="Softmax do cache no eixo errado",
+            para_instrutor="O aluno normalizou as pontuações no eixo das consultas (ou não as normalizou).",
+            secao="Código Comentado",
+        ),
+        S.escala_das_pontuacoes(
+            "cache-escala-errada", pesos_de_duas_chaves, d // h, d_model=d, h=h, secao="Código Comentado"
+        ),
         S.promessa(
             "cache-nao-comeca-pelo-antigo",
             "O cache devolvido não começa pelo cache recebido: as posições antigas vêm primeiro e as novas depois, "
@@ -594,7 +689,34 @@ def _sondas_cache_modelo(aluno, ref):
                 return True
         return False
 
+    def composicao_do_bloco():
+        # a passada do prompt (sem cache), 1 bloco: cada lugar errado de norma ou residual dá outros logits
+        remoto, _, sd = _minigpt(aluno, ref, np.random.default_rng(3833), 1, n_max=12, h=h)
+        ids = torch.from_numpy(np.random.default_rng(3834).integers(0, VOCAB, size=(2, 5)).astype(np.int64))
+        obtido = _tensor(_chamar(aluno.minigpt_com_cache, remoto, ids, None)[0], "logits")
+        if _perto(obtido, _passada_ref(sd, h, 1, ids, None)[0]):
+            return False
+        for variante, causa in _COMPOSICOES:
+            if _perto(obtido, _passada_composta(sd, h, ids, **variante)):
+                return (
+                    "Os logits do prompt (sem cache, um bloco) conferem com um bloco em que "
+                    + causa
+                    + ". Em cada bloco: "
+                    "x = x + atencao_com_cache(bloco.atencao, bloco.norm1(x), cache) e depois "
+                    "x = x + bloco.ff(bloco.norm2(x)); no fim, modelo.norm_final e modelo.cabeca."
+                )
+        return False
+
     return [
+        S.promessa(
+            "cache-bloco-composto-errado",
+            "A passada com cache não compõe o bloco como o MiniGPT: x = x + atencao(norm1(x)); x = x + ff(norm2(x)); "
+            "no fim, norm_final e cabeca.",
+            composicao_do_bloco,
+            titulo="Bloco da passada com cache composto errado",
+            para_instrutor="O aluno perdeu um residual, trocou as normas ou esqueceu a norma final na passada com cache.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "cache-bloco-sem-o-proprio-cache",
             "Os logits não mudam quando todos os blocos recebem o cache do bloco 0: cada bloco i tem de usar o "

@@ -2,10 +2,12 @@
 pelas ferramentas de qualidade: tokens especiais, lotes (src, tgt), máscaras de referência, a taxa do cronograma
 e os pesos sorteados das conferências."""
 
+import math
+
 import numpy as np
 import torch
 
-from autograder.suite import tocha
+from autograder.suite import Reprovado, tocha
 
 PAD, BOS, EOS, PRIMEIRO = 0, 1, 2, 3
 VOCAB = 13
@@ -44,3 +46,25 @@ def m_alvo(tgt):
 
 def taxa_ref(p, pico, aq, total):
     return pico * (p + 1) / aq if p < aq else pico * (total - p) / (total - aq)
+
+
+def laco_certo(espiado, espiao: dict):
+    """O que o espião confere no laço e muda o treino (o limite apertado do deslocamento, ``laco_conferido``):
+    a entrada do decoder deslocada, a taxa do aquecimento e da queda em cada passo e o recorte em ``max_norma``.
+    ``espiao``: os números do espião da aula. Reprova (sem mensagem: quem fala com o aluno são os testes do
+    laço) se algo diferir."""
+    extra, lotes, _, chamadas = espiado
+    passos = espiao["passos"]
+    esperadas = [taxa_ref(p, espiao["pico"], espiao["aquecimento"], passos) for p in range(passos)]
+    usadas = [float(t) for t in extra["taxas"]]
+    if len(usadas) != passos or not np.allclose(usadas, esperadas, rtol=1e-9, atol=1e-12):
+        raise Reprovado("taxas")
+    for (_, tgt), chamada in zip(lotes, chamadas):
+        entrada = chamada["tgt"]
+        if not isinstance(entrada, torch.Tensor) or not torch.equal(entrada, tgt[:, :-1]):
+            raise Reprovado("entrada")
+    recortes, final, limite = extra["recortes"] or [], extra["final"], espiao["max_norma"]
+    if not any(math.isclose(float(r), limite) for r in recortes) and not (
+        final is not None and 0 < final <= limite + 1e-6
+    ):
+        raise Reprovado("recorte")

@@ -423,6 +423,48 @@ def instancias_de_copia_fixas(confiavel):
 
 # ----------------------------------------------------------------- sondas (autograder/suite/sondas.py)
 @S.sondas_de("busca_em_feixe")
+def sonda_formato(aluno):
+    """Promessa: a busca devolve os tokens gerados depois do BOS, terminando no EOS (quando ele é gerado). Nas
+    três primeiras árvores fixas de alfa 0, a resposta do aluno com o BOS na frente, ou sem o EOS no fim, é a
+    da referência."""
+
+    def quebrada():
+        origem = torch.tensor([3, 4, DA.EOS])
+        causas = set()
+        for semente, largura, alfa, certa, _ in [a for a in arvores() if a[2] == 0.0][:3]:
+            obtido = feixe_do_aluno(aluno, arvore_remota(aluno, semente), origem, largura, alfa, FEIXE_N_MAX)
+            if obtido == certa:
+                continue
+            if obtido == [DA.BOS, *certa]:
+                causas.add("com_bos")
+            elif certa and certa[-1] == DA.EOS and obtido == certa[:-1]:
+                causas.add("sem_eos")
+            else:
+                return False
+        if causas == {"com_bos"}:
+            return (
+                "A lista devolvida começa com o BOS: a busca devolve só os tokens gerados depois do BOS (sem BOS), "
+                "terminando no EOS quando ele é gerado; nas árvores construídas, tirando o BOS, a sua resposta "
+                "confere com a de referência."
+            )
+        if causas == {"sem_eos"}:
+            return (
+                "A lista devolvida não termina no EOS: a hipótese terminada inclui o EOS que a terminou (e ele conta "
+                "em |Y|); nas árvores construídas, com o EOS no fim, a sua resposta confere com a de referência."
+            )
+        return False
+
+    return S.promessa(
+        "feixe-formato-da-saida",
+        "A lista devolvida não tem o formato pedido: os tokens depois do BOS, terminando no EOS.",
+        quebrada,
+        titulo="Saída da busca em feixe com BOS ou sem EOS",
+        para_instrutor="O aluno devolve a sequência com o BOS na frente (ou sem o EOS final).",
+        secao="Código Comentado",
+    )
+
+
+@S.sondas_de("busca_em_feixe")
 def sonda_desempate_largura_1(aluno):
     """Promessa: com largura 1 a busca é a gulosa, para qualquer alfa, inclusive num empate exato (o
     desempate pelo menor token é o do argmax da gulosa)."""

@@ -32,6 +32,7 @@ from autograder.suite import (
     verificar,
 )
 from autograder.suite import sondas as S
+from autograder.suite import sondas_modelo as SM
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
@@ -275,6 +276,7 @@ def test_transformer_nao_espia_o_futuro(aluno, ref, rng):
 
 
 @item("teste_transformer", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_transformer(aluno, ref))
 def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     """Transformer: forward = decodificar(codificar(src)); memória (B, S, d_model)"""
     remoto, modelo, _ = ORC.montar_transformer(aluno, ref, rng)
@@ -722,6 +724,7 @@ def test_decodificacao_para_e_completa_com_pad(aluno, rng):
 
 @item("teste_decodificacao", pontos=0.5)
 @tempo_limite(30)
+@S.com_sondas(lambda aluno: _sondas_decodificar(aluno))
 def test_decodificacao_respeita_passos_max(aluno, rng):
     """decodificação: para em passos_max mesmo sem EOS; passos_max = 1 gera um token"""
     remoto, modelo = ORC.modelos_de_roteiro(aluno)
@@ -767,12 +770,13 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     certas.append(FX.guloso_de(FX.modelo_empate(), empate))
     obtidos.append(FX.feixe_do_aluno(aluno, FX.empate_remoto(aluno), empate, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída com empates exatos, largura 1, alfa 0.6")
-    with S.sondar(lambda: [FX.sonda_desempate_largura_1(aluno)]):
+    with S.sondar(lambda: [FX.sonda_formato(aluno), FX.sonda_desempate_largura_1(aluno)]):
         FX.diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
+@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno)])
 def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
     """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
     FX.conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
@@ -784,13 +788,14 @@ def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
 def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
     fixas = [a for a in FX.arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
-    with S.sondar(lambda: [FX.sonda_penalidade(aluno, fixas)]):
+    with S.sondar(lambda: [FX.sonda_formato(aluno), FX.sonda_penalidade(aluno, fixas)]):
         # mais as árvores fixas sensíveis ao expoente: o mesmo erro na penalidade perde o mesmo para todo aluno
         FX.conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5, FX.arvores_da_penalidade())
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
+@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno)])
 def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
     """busca em feixe: confere com a referência no Transformer de cópia treinado, larguras 2 a 4"""
     FX.exigir_que_busque(aluno, rng)
@@ -843,7 +848,48 @@ def _sondas_perda(aluno):
         por_linha = [float(F.cross_entropy(logits[b], alvo[b], ignore_index=DA.PAD)) for b in range(alvo.shape[0])]
         return math.isclose(float(obtido), sum(por_linha) / len(por_linha), rel_tol=1e-7)
 
+    def suavizacao():
+        # a perda do aluno refeita com label_smoothing s: um s > 0 que confere diz qual suavização foi usada
+        obtido = _perda_do_aluno(aluno, logits, alvo)
+        plano, rotulos = logits.reshape(-1, DA.VOCAB), alvo.reshape(-1)
+        for s in (0.1, 0.05, 0.2, 0.01, 0.15, 0.3):
+            for pad in (True, False):
+                kw = {"ignore_index": DA.PAD} if pad else {}
+                if math.isclose(obtido, float(F.cross_entropy(plano, rotulos, label_smoothing=s, **kw)), rel_tol=1e-7):
+                    return (
+                        f"A perda confere com F.cross_entropy(..., label_smoothing={mostrar(s)}): os alvos foram "
+                        "suavizados (label smoothing), e o enunciado pede a entropia cruzada comum, sem suavização, "
+                        "com ignore_index=PAD."
+                    )
+        return False
+
+    def desalinhada():
+        # logits que dão probabilidade ≈ 1 ao alvo certo em cada posição (B ≠ T): a perda tem de ser ≈ 0
+        certeiros = torch.full((3, 7, DA.VOCAB), -30.0, dtype=torch.float64)
+        certeiros.scatter_(2, alvo[..., None], 30.0)
+        obtido = _perda_do_aluno(aluno, certeiros, alvo)
+        return obtido > 1.0
+
     return [
+        S.promessa(
+            "perda-suavizacao-de-rotulos",
+            "A perda usa suavização de rótulos (label_smoothing), que o enunciado não pede.",
+            suavizacao,
+            titulo="Perda com label smoothing",
+            para_instrutor="O aluno passou label_smoothing à entropia cruzada.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "perda-logits-e-alvos-desalinhados",
+            "Com logits que dão probabilidade ≈ 1 ao alvo certo em cada posição, a perda deveria ser ≈ 0, e a sua "
+            "é grande: os logits de uma posição (b, t) não estão sendo comparados com o alvo da mesma posição. "
+            "Achate os dois do mesmo jeito, logits.reshape(-1, V) e alvo.reshape(-1), sem transpor nem trocar os "
+            "eixos de um deles (a forma dos logits é (B, T, V), a do alvo (B, T)).",
+            desalinhada,
+            titulo="Logits e alvos desalinhados na perda",
+            para_instrutor="O aluno achatou ou transpôs os logits e os alvos de jeitos diferentes.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "perda-media-por-exemplo",
             "A perda saiu como a média das perdas de cada exemplo: com alvos de comprimentos diferentes, isso dá "
@@ -916,6 +962,17 @@ def _sondas_mascara_alvo(aluno):
     ]
 
 
+def _camada_com_ff(c, x, mem, mo, ma, h, ff):
+    """A camada post-norm de referência (módulos de ``c``, um nn.TransformerDecoderLayer) com outra
+    feed-forward ``ff``: as duas atenções como em ORC.camada_variante (caminho comum, com gradiente)."""
+    B, T, _ = x.shape
+    bloqueio = ~ma.expand(B, h, T, T).reshape(B * h, T, T)
+    kpm = ~mo[:, 0, 0, :]
+    x1 = c.norm1(x + c.self_attn(x, x, x, attn_mask=bloqueio, need_weights=False)[0])
+    x2 = c.norm2(x1 + c.multihead_attn(x1, mem, mem, key_padding_mask=kpm, need_weights=False)[0])
+    return c.norm3(x2 + ff(x2)).detach()
+
+
 @S.sondas_de("CamadaDecoder")
 def _sondas_camada(aluno, ref):
     def misturadas():
@@ -945,7 +1002,64 @@ def _sondas_camada(aluno, ref):
     constantes = list(np.random.default_rng(_SONDA + 31).normal(size=(3, 8)))
     x_fixo = ORC.entradas_camada(np.random.default_rng(_SONDA + 30))[0]
 
+    def camada_e_entradas():
+        rng = np.random.default_rng(_SONDA + 32)
+        camada, bib = ORC.montar_camada(aluno, ref, rng)
+        entradas_ = ORC.entradas_camada(rng)
+        return ORC.saida_camada(camada, *entradas_), bib, entradas_
+
+    medido = {}
+
+    def eps_obtido():
+        medido["y"], medido["bib"], medido["entradas"] = camada_e_entradas()
+        return medido["y"]
+
+    def eps_conta(eps):
+        bib = medido["bib"]
+        normas = (bib.norm1, bib.norm2, bib.norm3)
+        antes = [n.eps for n in normas]
+        try:
+            for n, e in zip(normas, eps, strict=True):
+                n.eps = e
+            return ORC.camada_variante(bib, *medido["entradas"], 2)
+        finally:
+            for n, e in zip(normas, antes, strict=True):
+                n.eps = e
+
+    def feed_forward_errada():
+        y, bib, (x, mem, mo, ma) = camada_e_entradas()
+        for ff, causa in (
+            (lambda z: F.relu(bib.linear2(bib.linear1(z))), "a ReLU foi aplicada depois da segunda linear"),
+            (lambda z: bib.linear2(bib.linear1(F.relu(z))), "a ReLU foi aplicada antes da primeira linear"),
+            (lambda z: F.relu(bib.linear2(F.relu(bib.linear1(z)))), "há uma ReLU também depois da segunda linear"),
+            (lambda z: bib.linear2(torch.sigmoid(bib.linear1(z))), "a ativação é a sigmoide, não a ReLU"),
+            (lambda z: bib.linear2(torch.tanh(bib.linear1(z))), "a ativação é a tanh, não a ReLU"),
+            (lambda z: bib.linear2(F.silu(bib.linear1(z))), "a ativação é a SiLU, não a ReLU"),
+        ):
+            if torch.allclose(y, _camada_com_ff(bib, x, mem, mo, ma, 2, ff), atol=1e-8):
+                return (
+                    "A feed-forward da camada não é Linear → ReLU → Linear: " + causa + ". A ReLU fica entre as duas "
+                    "lineares da feed-forward (FFN), linear2(relu(linear1(z))), e nada depois da segunda."
+                )
+        return False
+
     return [
+        S.promessa(
+            "camada-feed-forward-composta-errada",
+            "A feed-forward da camada não é Linear → ReLU → Linear.",
+            feed_forward_errada,
+            titulo="Feed-forward da camada composta errada",
+            para_instrutor="O aluno pôs a ReLU fora do lugar (depois da segunda linear, antes da primeira) ou trocou a ativação.",
+            secao="Código Comentado",
+        ),
+        SM.eps_da_norma(
+            "camada-eps-da-norma",
+            eps_obtido,
+            eps_conta,
+            1e-5,
+            normas=("norm1", "norm2", "norm3"),
+            secao="Código Comentado",
+        ),
         S.bloco_pos_norma(
             "camada-norma-ou-residuo-fora-do-lugar",
             com_constantes,
@@ -981,7 +1095,42 @@ def _sondas_transformer(aluno, ref):
         ]
         return _linhas_misturadas(junto, sozinhas)
 
+    def encoder_pre_norma():
+        # a memória do aluno (modelo.codificar) contra o encoder de nn.TransformerEncoderLayer com os mesmos pesos,
+        # post-norm (o pedido) e pre-norm (norm_first=True)
+        rng = np.random.default_rng(_SONDA + 3)
+        remoto, modelo, sd = ORC.montar_transformer(aluno, ref, rng)
+        src = _origem_fixa()
+        mo = DA.m_origem(src)
+        memoria = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
+        d, h, dff, N = modelo.d_model, 4, 32, 2
+
+        def encoder(norm_first):
+            z = F.embedding(src, sd["embedding_origem.weight"]) * math.sqrt(d) + sd["pe"][: src.shape[1]]
+            for i in range(N):
+                camada = torch.nn.TransformerEncoderLayer(
+                    d, h, dff, dropout=0.0, batch_first=True, norm_first=norm_first
+                ).double()
+                prefixo = f"encoder.{mostrar(i)}."
+                camada.load_state_dict({k[len(prefixo) :]: v for k, v in sd.items() if k.startswith(prefixo)})
+                camada.train()  # o caminho comum (sem o atalho rápido de inferência)
+                z = camada(z, src_key_padding_mask=~mo[:, 0, 0, :]).detach()
+            return z
+
+        if tuple(memoria.shape) != tuple(encoder(False).shape) or torch.allclose(memoria, encoder(False), atol=1e-8):
+            return False
+        return torch.allclose(memoria, encoder(True), atol=1e-8)
+
     return [
+        S.promessa(
+            "modelo-encoder-pre-norma",
+            "A memória do encoder confere com camadas pre-norm (norm_first=True): o Transformer do artigo, pedido "
+            "aqui, é post-norm, nn.TransformerEncoderLayer(..., norm_first=False), o padrão: LN(x + sub(x)).",
+            encoder_pre_norma,
+            titulo="Encoder pre-norm",
+            para_instrutor="O aluno criou as camadas do encoder com norm_first=True.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "modelo-linhas-misturadas",
             "Os logits de uma sequência mudam conforme as outras sequências do lote: no encoder e no decoder, cada "
@@ -1037,6 +1186,47 @@ def _sondas_taxa(aluno):
     ]
 
 
+def _mesmos(a, b):
+    return tuple(a.shape) == tuple(b.shape) and torch.equal(a, b)
+
+
+@torch.no_grad()
+def _decodificar_variante(modelo, src, passos_max, inicio=None, origem="certa", a_mais=0):
+    """O laço guloso de referência com uma promessa quebrada: ``inicio`` (o primeiro token, em vez do BOS),
+    ``origem`` ("cheia": máscara de origem toda True; "invertida": True nos PAD) e ``a_mais`` passos."""
+    mo = DA.m_origem(src)
+    if origem == "cheia":
+        mo = torch.ones_like(mo)
+    elif origem == "invertida":
+        mo = ~mo
+    memoria = modelo.codificar(src, mo)
+    B = src.shape[0]
+    gerados = torch.full((B, 1), DA.BOS if inicio is None else inicio, dtype=torch.long)
+    terminou = torch.zeros(B, dtype=torch.bool)
+    for _ in range(max(passos_max + a_mais, 0)):
+        logits = modelo.decodificar(memoria, mo, gerados, DA.m_alvo(gerados))
+        proximo = logits[:, -1, :].argmax(dim=-1).masked_fill(terminou, DA.PAD)
+        gerados = torch.cat([gerados, proximo[:, None]], dim=1)
+        terminou = terminou | (proximo == DA.EOS)
+        if bool(terminou.all()):
+            break
+    return gerados[:, 1:]
+
+
+_LACOS_ERRADOS = [
+    ({"inicio": DA.PAD}, "a primeira entrada do decoder é o PAD, e não o BOS: a geração começa com o BOS"),
+    ({"inicio": DA.EOS}, "a primeira entrada do decoder é o EOS, e não o BOS: a geração começa com o BOS"),
+    (
+        {"origem": "cheia"},
+        "a máscara de origem é toda True: o padding da origem não é mascarado (use mascara_origem(src) no codificar e "
+        "no decodificar)",
+    ),
+    ({"origem": "invertida"}, "a máscara de origem está invertida (True nos PAD): True marca os tokens reais"),
+    ({"a_mais": -1}, "o laço roda um passo a menos que passos_max (range(passos_max - 1)): são até passos_max passos"),
+    ({"a_mais": 1}, "o laço roda um passo a mais que passos_max: são até passos_max passos"),
+]
+
+
 @S.sondas_de("decodificar_guloso")
 def _sondas_decodificar(aluno):
     src = _origem_fixa()
@@ -1054,7 +1244,32 @@ def _sondas_decodificar(aluno):
                 return True
         return False
 
+    def variante_do_laco():
+        # o laço do aluno contra o de referência com uma promessa quebrada de cada vez, no modelo de roteiro
+        # (o próximo token depende da origem, das máscaras, do último token e da posição)
+        remoto, modelo = ORC.modelos_de_roteiro(aluno)
+        obtido = ORC.decodificar_do_aluno(aluno, remoto, src, 5)  # 5 passos: a origem 1 pede 6, o limite conta
+        if _mesmos(obtido, ORC.decodificar_ref(modelo, src, 5)):
+            return False
+        for opcoes, causa in _LACOS_ERRADOS:
+            if _mesmos(obtido, _decodificar_variante(modelo, src, 5, **opcoes)):
+                return (
+                    "A decodificação confere com um laço em que " + causa + ". O laço guloso: memoria = "
+                    "modelo.codificar(src, mascara_origem(src)); começa com o BOS; a cada passo decodifica a "
+                    "sequência gerada até ali com mascara_alvo, escolhe o argmax da última posição, completa com "
+                    "PAD quem já terminou e para no EOS de todas ou em passos_max passos."
+                )
+        return False
+
     return [
+        S.promessa(
+            "decodificacao-promessa-do-laco",
+            "O laço guloso quebra uma promessa do enunciado (início no BOS, máscara de origem, passos_max).",
+            variante_do_laco,
+            titulo="Laço guloso fora do enunciado",
+            para_instrutor="O aluno começou com outro token, passou a máscara de origem errada ou contou os passos errado.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "decodificacao-linhas-misturadas",
             "A saída de uma sequência depende das outras do lote: decodificada sozinha, cada sequência tem de dar "
@@ -1070,18 +1285,4 @@ def _sondas_decodificar(aluno):
 
 @S.sondas_de("treinar")
 def _sondas_treinar(aluno):
-    def taxas_faltando():
-        _, _, hist, _ = TREINO.espiar(aluno, np.random.default_rng(_SONDA + 2))
-        return isinstance(hist, dict) and len(hist.get("taxa", [])) != TR.ESPIAO["passos"]
-
-    return [
-        S.promessa(
-            "treino-taxa-nao-registrada-por-passo",
-            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
-            '(historico["taxa"].append(taxa)), ao lado da perda do mesmo passo.',
-            taxas_faltando,
-            titulo="Taxa fora do histórico por passo",
-            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
-            secao="Código Comentado",
-        ),
-    ]
+    return [TREINO.sonda_taxa_por_passo(aluno, _SONDA + 2, "taxa")]

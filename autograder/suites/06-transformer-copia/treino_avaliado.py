@@ -23,8 +23,7 @@ DA = suite.vizinho(__file__, "dados")
 # sementes medidas (make bench-copia). Pesos iniciais Xavier uniforme: com a inicialização padrão, a cópia
 # só aparecia depois de ~280 passos.
 TREINO = {"d_model": 16, "h": 2, "d_ff": 32, "n_camadas": 1, "n_max": 16}
-TREINO_VOCAB = 8
-TREINO_COMP = (2, 3)
+TREINO_VOCAB, TREINO_COMP = 8, (2, 3)
 TREINO_LOTE = 128
 TREINO_PASSOS = 80
 TREINO_PICO = 3e-2
@@ -143,6 +142,7 @@ ITEM = treino.ItemDeTreino(
         },
     ),
     diagnosticar=_espiou,
+    laco_certo=lambda espiado: DA.laco_certo(espiado, ESPIAO),
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,

@@ -1,12 +1,14 @@
 """Oráculos da suíte 07-vit: patches por ``reshape``/``permute``, ``nn.TransformerEncoderLayer`` e o ViT
 com ``nn.TransformerEncoder`` (pesos do aluno copiados, float64), e as versões erradas conhecidas."""
 
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import mostrar
+from autograder.suite import Reprovado, mostrar
 
 TR = suite.vizinho(__file__, "treino_avaliado")
 
@@ -139,3 +141,16 @@ def permutar_patches(imagens, p, perm):
     H, W = imagens.shape[-2:]
     patches = F.unfold(imagens, kernel_size=p, stride=p)[:, :, perm]
     return F.fold(patches, (H, W), kernel_size=p, stride=p)
+
+
+def laco_certo(espiado):
+    """O que o espião confere no laço e muda o treino, além de ``_causa_no_laco`` (o limite apertado do
+    deslocamento, ``laco_conferido``): o modelo recebe as imagens de cada lote e a perda registrada é a
+    entropia cruzada dos logits. Reprova (sem mensagem: quem fala com o aluno são os testes do laço)."""
+    _, lotes, hist, chamadas = espiado
+    for k, ((imagens, rotulos), chamada) in enumerate(zip(lotes, chamadas)):
+        if not isinstance(chamada["imagens"], torch.Tensor) or not torch.equal(chamada["imagens"], imagens):
+            raise Reprovado("imagens")
+        certa = float(F.cross_entropy(3.0 * imagens.flatten(1) @ chamada["tabela"], rotulos))
+        if not math.isclose(float(hist["perda"][k]), certa, rel_tol=1e-5, abs_tol=1e-7):
+            raise Reprovado("perda")

@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from autograder import suite
 from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
 from autograder.suite import sondas as S
+from autograder.suite import sondas_modelo as SM
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
 
@@ -716,9 +717,62 @@ def _sondas_camada(aluno, ref):
         camada = _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd)
         return _saida_camada(camada, x0)
 
+    # a camada com pesos sorteados (fixos), uma subcamada ligada de cada vez: a outra com out_proj ou linear2
+    # zerada; as subcamadas e as normas de referência são as de nn.TransformerEncoderLayer com os mesmos pesos
+    sd_partes = TR.aleatorizar(ref.CamadaEncoderPreNorma(d, h, dff).double().eval(), np.random.default_rng(_SONDA + 21))
+    bib = ORC.camada_bib(sd_partes, d, h, dff)
+
+    def por_partes(ativas):
+        sd = {k: v.clone() for k, v in sd_partes.items()}
+        for k, nome in ((1, "auto_atencao.out_proj"), (2, "linear2")):
+            if k not in ativas:
+                sd[f"{mostrar(nome)}.weight"] = torch.zeros_like(sd[f"{mostrar(nome)}.weight"])
+                sd[f"{mostrar(nome)}.bias"] = torch.zeros_like(sd[f"{mostrar(nome)}.bias"])
+        return _saida_camada(_remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd), x0)
+
+    def atencao_bib(z):
+        with torch.no_grad():
+            return bib.self_attn(z, z, z, need_weights=False)[0]
+
+    def mlp_bib(z):
+        with torch.no_grad():
+            return bib.linear2(F.gelu(bib.linear1(z)))
+
+    def norma_bib(norma):
+        def ln(z, eps=1e-5):
+            return F.layer_norm(z, (d,), norma.weight.detach(), norma.bias.detach(), eps)
+
+        return ln
+
+    ln1, ln2 = norma_bib(bib.norm1), norma_bib(bib.norm2)
+    x_pequeno = 0.3 + 1e-3 * torch.randn(2, 5, d, generator=g, dtype=torch.float64)  # variância ≈ 1e-6
+
+    def eps_conta(eps):
+        x1 = x_pequeno + atencao_bib(ln1(x_pequeno, eps[0]))
+        return x1 + mlp_bib(ln2(x1, eps[1]))
+
     return [
         S.bloco_pre_norma(
             "camada-norma-ou-residuo-fora-do-lugar", com_constantes, x0, c1, c2, secao="Código Comentado"
+        ),
+        SM.bloco_pre_norma_por_partes(
+            "camada-pre-norma-por-partes",
+            por_partes,
+            x0,
+            atencao_bib,
+            mlp_bib,
+            ln1,
+            ln2,
+            nomes=("a autoatenção", "a MLP"),
+            secao="Código Comentado",
+        ),
+        SM.eps_da_norma(
+            "camada-eps-da-norma",
+            lambda: _saida_camada(_remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd_partes), x_pequeno),
+            eps_conta,
+            1e-5,
+            normas=("norm1", "norm2"),
+            secao="Código Comentado",
         ),
         S.promessa(
             "camada-encoder-linhas-misturadas",
@@ -757,18 +811,4 @@ def _sondas_vit(aluno, ref):
 
 @S.sondas_de("treinar")
 def _sondas_treinar(aluno):
-    def taxas_faltando():
-        _, _, hist, _ = TREINO.espiar(aluno, np.random.default_rng(_SONDA + 5))
-        return isinstance(hist, dict) and len(hist.get("taxa", [])) != TR.ESPIAO["passos"]
-
-    return [
-        S.promessa(
-            "treino-taxa-nao-registrada-por-passo",
-            "O histórico não tem uma taxa por passo: dentro do laço, a cada passo, registre a taxa usada "
-            '(historico["taxa"].append(taxa_do_passo)), ao lado da perda do mesmo passo.',
-            taxas_faltando,
-            titulo="Taxa fora do histórico por passo",
-            para_instrutor="O aluno registra a taxa uma vez só (fora do laço) ou em passos alternados.",
-            secao="Código Comentado",
-        ),
-    ]
+    return [TREINO.sonda_taxa_por_passo(aluno, _SONDA + 5, "taxa_do_passo")]

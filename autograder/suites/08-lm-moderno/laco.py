@@ -207,3 +207,10 @@ def causa_no_laco(espiado):
 # os nomes públicos que a sonda do laço (promessas.py) usa: os ids do espião e onde começa uma janela neles
 ids_do_espiao = _ids_espiao
 inicio_da_janela = _onde
+
+
+def laco_certo(espiado):
+    """Tudo o que o espião confere no laço (o limite apertado do deslocamento, ``laco_conferido``): reprova, com ou
+    sem equívoco nomeado, se o laço não fez no espião o que o pedido faz."""
+    conferir_janelas_e_perda(espiado)
+    conferir_cronograma_recorte_e_gerador(espiado)

@@ -10,6 +10,7 @@ import torch
 
 from autograder import suite
 from autograder.suite import sondas as S
+from autograder.suite import sondas_modelo as SM
 from autograder.suite import tocha
 
 CF = suite.vizinho(__file__, "conferencias")
@@ -47,6 +48,16 @@ def sondas_rmsnorm(aluno):
             lambda: x / (x.pow(2).mean(dim=-1, keepdim=True) + 1e-5),
             titulo="RMSNorm sem a raiz",
             para_instrutor="O aluno dividiu pela média dos quadrados, sem a raiz.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
+        S.coincide_com(
+            "rmsnorm-soma-em-vez-da-media",
+            "A RMSNorm dividiu x pela raiz da SOMA de x² (a norma L2): a RMS é a raiz da média dos quadrados, "
+            "x / sqrt(mean(x², dim=-1, keepdim=True) + eps), isto é, a soma dividida por d_model (1/d), vezes o peso.",
+            lambda: saida(1e-5),
+            lambda: x / torch.sqrt(x.pow(2).sum(dim=-1, keepdim=True) + 1e-5),
+            titulo="RMSNorm com a soma no lugar da média",
+            para_instrutor="O aluno usou a norma L2 (raiz da soma dos quadrados) no lugar da RMS.",
             secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
         S.argumento_ignorado(
@@ -92,7 +103,48 @@ def sondas_swiglu(aluno):
         zero = tocha.tensor(ffn(torch.zeros(1, 2, d, dtype=torch.float64)), "SwiGLU.forward")
         return not S.iguais(zero, torch.zeros_like(zero), atol=1e-12)
 
+    def composta_errada():
+        sd = {
+            "w1.weight": tocha.x(_rng(2), d_ff, d),
+            "w3.weight": tocha.x(_rng(3), d_ff, d),
+            "w2.weight": tocha.x(_rng(4), d, d_ff),
+        }
+        ffn = CF.criar_remoto(aluno, "SwiGLU", (d, d_ff), sd)
+        x = tocha.x(_rng(12), 2, 3, d)
+        y = tocha.tensor(ffn(x), "SwiGLU.forward")
+        a, b = x @ sd["w1.weight"].T, x @ sd["w3.weight"].T
+        F = torch.nn.functional
+
+        def w2(z):
+            return z @ sd["w2.weight"].T
+
+        for conta, causa in (
+            (F.silu(w2(a * b)), "a SiLU foi aplicada depois de w2; ela vai só na porta, silu(w1(x))"),
+            (w2(F.silu(a * b)), "a SiLU foi aplicada ao produto dos dois ramos; ela vai só na porta, silu(w1(x))"),
+            (w2(F.silu(a) + b), "a porta foi somada a w3(x); a SwiGLU multiplica elemento a elemento"),
+            (w2(F.silu(a + b)), "os dois ramos foram somados antes da SiLU; a porta multiplica elemento a elemento"),
+            (w2(a * b), "falta a SiLU na porta"),
+            (w2(torch.sigmoid(a) * b), "a porta usa a sigmoide, e não a SiLU (silu(z) = z · sigmoide(z))"),
+            (w2(F.silu(a) * F.silu(b)), "a SiLU foi aplicada aos dois ramos; ela vai só na porta, w1(x)"),
+            (w2(F.silu(b) * b), "a porta usa w3(x); ela é silu(w1(x))"),
+            (F.silu(a) * b, "falta a projeção de saída w2") if d == d_ff else (None, ""),
+        ):
+            if conta is not None and tuple(conta.shape) == tuple(y.shape) and torch.allclose(y, conta, atol=1e-9):
+                return (
+                    "A SwiGLU não é w2(silu(w1(x)) * w3(x)): " + causa + ". A porta silu(w1(x)) multiplica elemento a "
+                    "elemento o ramo w3(x), e w2 projeta o produto de volta para d_model."
+                )
+        return False
+
     return [
+        S.promessa(
+            "swiglu-composta-errada",
+            "A SwiGLU não é w2(silu(w1(x)) * w3(x)).",
+            composta_errada,
+            titulo="SwiGLU composta errada",
+            para_instrutor="O aluno pôs a SiLU ou o produto da porta fora do lugar na SwiGLU.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
         S.promessa(
             "swiglu-dimensao-oculta",
             "A camada oculta da SwiGLU não tem d_ff unidades: w1 e w3 são nn.Linear(d_model, d_ff, bias=False) e "
@@ -135,7 +187,24 @@ def sondas_atencao(aluno):
         primeira = tocha.tensor(atencao(x[:, :1]), "AtencaoCausalRoPE.forward")
         return not S.iguais(primeira, ORC.atencao_ref(sd, x[:, :1], h))
 
+    def pesos_de_duas_chaves():
+        # projeções identidade: x_0 = 0 (chave e valor zero, pontuação 0) e x_1 = √c·u (um 1 por cabeça). A
+        # posição 1 vê a chave 0 e a si mesma, com pontuação c (a RoPE gira q_1 e k_1 do mesmo ângulo e não muda
+        # q_1·k_1). A saída na coluna de u é p1·√c: os pesos (1 - p1, p1) saem dela
+        ident = torch.eye(d, dtype=torch.float64)
+        sd_e = {nome + ".weight": ident.clone() for nome in ("wq", "wk", "wv", "wo")}
+        atencao = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd_e)
+        c = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+        u = torch.zeros(d, dtype=torch.float64)
+        u[:: d // h] = 1.0
+        x_e = torch.zeros(3, 2, d, dtype=torch.float64)
+        x_e[:, 1] = c.sqrt()[:, None] * u
+        saida = tocha.tensor(atencao(x_e), "AtencaoCausalRoPE.forward")
+        p1 = saida[:, 1, :: d // h] / c.sqrt()[:, None]
+        return torch.stack([1 - p1, p1], dim=-1), c.numpy()[:, None]
+
     return [
+        S.escala_das_pontuacoes("atencao-escala-errada", pesos_de_duas_chaves, d // h, d_model=d, h=h, secao="Teoria"),
         S.promessa(
             "atencao-ve-o-futuro",
             "Mudar só o último token mudou a saída das posições anteriores: a posição i não pode ver as "
@@ -196,7 +265,11 @@ def sondas_adamw(aluno):
             return False
         causas = [
             (1 / (1 - b1), "o momento foi acumulado sem o fator (1 − β1): m = β1·m + (1 − β1)·g"),
-            (np.sqrt(1 - b2), "a média dos quadrados foi acumulada sem o fator (1 − β2): v = β2·v + (1 − β2)·g²"),
+            (
+                np.sqrt(1 - b2),
+                "a média dos quadrados foi acumulada sem o fator (1 − β2), v = β2·v + (1 − β2)·g², ou a correção de "
+                "viés de v está errada: v̂ = v / (1 − β2^t), e o passo usa a raiz, √v̂",
+            ),
             ((1 - b1) / np.sqrt(1 - b2), "falta a correção de viés: m̂ = m / (1 − β1^t) e v̂ = v / (1 − β2^t)"),
         ]
         causa = next((c for valor, c in causas if abs(r / valor - 1) < 1e-3), "")
@@ -310,7 +383,39 @@ def sondas_perplexidade(aluno):
         por_janela = [ORC.ppl_ref(sd, janelas[i : i + 1], cfg) for i in range(janelas.shape[0])]
         return abs(valor - float(np.mean(por_janela))) < 1e-6 * max(1.0, abs(valor))
 
+    def alvos_mal_deslocados():
+        # a perplexidade refeita com logits e alvos desalinhados de outros jeitos: a que confere nomeia o erro
+        valor, sd, janelas, cfg = medir()
+        with torch.no_grad():
+            todos = ORC.modelo_ref(sd, janelas, cfg)
+            cortados = ORC.modelo_ref(sd, janelas[:, :-1], cfg)
+
+        def ppl(logits, alvo):
+            perda = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1))
+            return float(torch.exp(perda))
+
+        for certo_ou_errado in (
+            ppl(todos, janelas),
+            ppl(cortados, janelas[:, :-1]),
+            ppl(todos[:, 1:], janelas[:, :-1]),
+            ppl(todos[:, 1:], janelas[:, 1:]),
+            ppl(todos[:, :-2], janelas[:, 2:]),
+        ):
+            if abs(valor - certo_ou_errado) < 1e-6 * max(1.0, abs(valor)):
+                return True
+        return False
+
     return [
+        S.promessa(
+            "perplexidade-alvos-mal-deslocados",
+            "A perplexidade confere com logits e alvos desalinhados: a posição t de uma janela prevê o token t + 1, "
+            "então os logits são os de janelas[:, :-1] e os alvos, deslocados de uma posição, janelas[:, 1:] "
+            "(nem os próprios tokens, nem o deslocamento para o outro lado).",
+            alvos_mal_deslocados,
+            titulo="Alvos da perplexidade mal deslocados",
+            para_instrutor="O aluno não deslocou os alvos (ou deslocou para o lado errado) na perplexidade.",
+            secao="Medir: a perplexidade",
+        ),
         S.promessa(
             "perplexidade-media-das-janelas",
             "A perplexidade saiu como a média das perplexidades de cada janela: ela é exp da entropia cruzada média "
@@ -445,7 +550,23 @@ def sondas_codificar(aluno):
         ids = CF.ids_do_aluno(aluno, _TEXTO_SONDA, fusoes)
         return ORC.decodificar_ref(ids, fusoes) != _TEXTO_SONDA
 
+    def bytes_nao_utf8():
+        # sem fusões, os ids são os bytes UTF-8 do texto, na ordem (acentos e cedilha têm dois bytes cada)
+        texto = "ação é já"
+        ids = CF.ids_do_aluno(aluno, texto, [])
+        return ids != list(texto.encode("utf-8")) and all(0 <= i < 256 for i in ids)
+
     return [
+        S.promessa(
+            "codificar-bytes-nao-utf8",
+            "Sem nenhuma fusão, os ids de codificar deveriam ser os bytes UTF-8 do texto, na ordem "
+            "(list(pedaco.encode('utf-8')) de cada pré-token), e não são: o BPE em bytes parte dos bytes da "
+            "codificação UTF-8 (um caractere acentuado vira dois bytes), não de latin-1 nem dos códigos dos caracteres.",
+            bytes_nao_utf8,
+            titulo="Bytes que não são os do UTF-8",
+            para_instrutor="O aluno codificou o texto com outra codificação (latin-1, ord) antes do BPE.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
         S.promessa(
             "codificar-nao-reconstroi",
             "Os ids de codificar, decodificados pela tabela das fusões, não devolvem o texto: algum pré-token foi "
@@ -483,7 +604,21 @@ def sondas_decodificar(aluno):
             )
         return False
 
+    def pontas_somem():
+        texto = "  oi,\ttudo bem?  \n"
+        obtido = aluno.decodificar(list(texto.encode("utf-8")), fusoes)
+        return isinstance(obtido, str) and obtido != texto and obtido in (texto.strip(), texto.rstrip(), texto.lstrip())
+
     return [
+        S.promessa(
+            "decodificar-espacos-das-pontas",
+            "decodificar tirou os espaços (ou a quebra de linha) das pontas do texto: ele devolve exatamente os bytes "
+            "dos ids decodificados, sem strip(), para que decodificar(codificar(s)) volte a s, espaço por espaço.",
+            pontas_somem,
+            titulo="decodificar com strip",
+            para_instrutor="O aluno aplicou strip() (ou rstrip/lstrip) ao texto decodificado.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
         S.promessa(
             "decodificar-bytes-invalidos",
             "decodificar deve trocar bytes inválidos de UTF-8 por '\ufffd' (errors='replace').",
@@ -603,12 +738,55 @@ def sondas_bloco(aluno):
         y = tocha.tensor(bloco(x), "BlocoPreNorma.forward")
         return tuple(y.shape) == tuple(x.shape) and not torch.allclose(y, x, atol=1e-10)
 
+    sd_partes = CF.sd_bloco(_rng(25), d, d_ff)
+    x_partes = tocha.x(_rng(26), 2, 5, d)
+
+    def por_partes(ativas):
+        bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
+        CF.trocar_submodulos(
+            aluno,
+            bloco,
+            {
+                "norma1": ("_avaliador_RMSNorm", (d,)),
+                "atencao": ("_avaliador_Atencao", (d, h)),
+                "norma2": ("_avaliador_RMSNorm", (d,)),
+                "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
+            },
+            "BlocoPreNorma",
+        )
+        bloco.metodo("double", guardar=True)
+        sd = dict(sd_partes)
+        if 1 not in ativas:
+            sd["atencao.wo.weight"] = torch.zeros(d, d, dtype=torch.float64)
+        if 2 not in ativas:
+            sd["ffn.w2.weight"] = torch.zeros(d, d_ff, dtype=torch.float64)
+        bloco.carregar_pesos(sd, strict=False)
+        return tocha.tensor(bloco(x_partes), "BlocoPreNorma.forward")
+
+    def rms(nome):
+        return lambda z: torch.nn.functional.rms_norm(z, (d,), sd_partes[nome + ".peso"], 1e-5)
+
+    ffn_sd = {k: sd_partes["ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}
+
     return [
+        SM.bloco_pre_norma_por_partes(
+            "bloco-pre-norma-por-partes",
+            por_partes,
+            x_partes,
+            lambda z: ORC.atencao_ref(sd_partes, z, h, p="atencao."),
+            lambda z: ORC.swiglu_ref(ffn_sd, z),
+            rms("norma1"),
+            rms("norma2"),
+            nomes=("a atenção", "a SwiGLU"),
+            normas=("norma1", "norma2"),
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
         S.promessa(
             "bloco-nao-so-residuos",
             "Com a atenção e a SwiGLU devolvendo zero (wo e w2 zerados), o bloco pré-norma é a identidade "
-            "(x + 0 + 0), e o seu não é: algo além dos dois resíduos mexe em x (uma norma ou um fator na saída). "
-            "Só as entradas das subcamadas são normalizadas; o resíduo passa limpo.",
+            "(x + 0 + 0), e o seu não é: algo além dos dois residuais mexe em x (uma norma ou um fator na saída, ou "
+            "um residual que não soma a entrada x). Só as entradas das subcamadas são normalizadas; o residual passa "
+            "limpo.",
             nao_identidade,
             titulo="Bloco que mexe no resíduo",
             para_instrutor="O aluno normaliza (ou escala) a saída do bloco, em vez de só as entradas das subcamadas.",
@@ -706,7 +884,32 @@ def sondas_distribuicao(aluno):
         certa = torch.nn.functional.one_hot(logits.argmax(dim=-1), 4).double()
         return tuple(obtida.shape) == (2, 4) and not torch.allclose(obtida.double(), certa)
 
+    def nucleo_fora_de_ordem():
+        # logits distintos: um token mantido no núcleo nunca pode ter logit menor que um token cortado
+        fixos = torch.tensor([[0.3, 2.0, -1.0, 1.1, 0.7, -0.4], [1.5, -0.2, 0.9, 2.6, -1.3, 0.1]], dtype=torch.float64)
+        for top_p in (0.3, 0.55):
+            obtida = tocha.tensor(
+                aluno.distribuicao_de_amostragem(fixos.clone(), temperatura=1.0, top_p=top_p), "a distribuição"
+            )
+            if tuple(obtida.shape) != tuple(fixos.shape):
+                return False
+            for linha, probs in zip(fixos, obtida.double(), strict=True):
+                mantidos, cortados = linha[probs > 0], linha[probs <= 0]
+                if len(mantidos) and len(cortados) and float(mantidos.min()) < float(cortados.max()):
+                    return True
+        return False
+
     return [
+        S.promessa(
+            "amostragem-nucleo-fora-de-ordem",
+            "O núcleo do top-p ficou com um token menos provável e cortou um mais provável: o núcleo é formado pelos "
+            "tokens mais prováveis, tomados em ordem decrescente de probabilidade (torch.sort(probs, descending=True)) "
+            "até a soma passar de top_p.",
+            nucleo_fora_de_ordem,
+            titulo="Núcleo do top-p fora de ordem",
+            para_instrutor="O aluno ordenou as probabilidades em ordem crescente (ou não ordenou) ao montar o núcleo.",
+            secao="Gerar: o cache KV com RoPE",
+        ),
         S.promessa(
             "amostragem-temperatura-zero",
             "Com temperatura 0 a distribuição não é 1 no maior logit e 0 no resto: dividir por 0 dá inf/nan, então "

@@ -125,6 +125,7 @@ ITEM = treino.ItemDeTreino(
     auxiliares=suite.vizinho(__file__, "auxiliares"),
     espiao=LACO.rodar_espiao,
     causa_no_laco=_causa_no_laco,
+    laco_certo=LACO.laco_certo,
     divergiu=EQ.TREINO_DIVERGIU,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
