@@ -420,6 +420,12 @@ MUTANTES = [
     ),
     Variante("rmsnorm-sem-peso", _trocar("rmsnorm", (" * self.peso", "")), [N], "rmsnorm-sem-peso"),
     Variante(
+        "rmsnorm-peso-inicial-zero",
+        _trocar("rmsnorm", ("nn.Parameter(torch.ones(d_model))", "nn.Parameter(torch.zeros(d_model))")),
+        [N],
+        "rmsnorm-peso-inicial",
+    ),
+    Variante(
         "rmsnorm-eixo-errado",
         _trocar("rmsnorm", ("x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).mean()")),
         [N],

@@ -125,6 +125,14 @@ RMS_SEM_PESO = Equivoco(
     para_instrutor="O aluno esqueceu o ganho aprendido por coordenada.",
     secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
 )
+RMS_PESO_INICIAL = Equivoco(
+    "rmsnorm-peso-inicial",
+    "O `peso` de uma RMSNorm recém-criada não começa em 1 (`torch.ones(d_model)`, como o enunciado pede): sem "
+    "pesos carregados, a saída não é x normalizado, e o modelo começa o treino com outra escala em cada bloco.",
+    titulo="Ganho da RMSNorm que não começa em 1",
+    para_instrutor="O aluno inicializou o ganho da RMSNorm com outro valor (zeros, aleatório) em vez de uns.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
 RMS_EIXO = Equivoco(
     "rmsnorm-eixo-errado",
     "A média dos quadrados foi tirada no eixo errado (ou no tensor inteiro): é a média de cada vetor, no "

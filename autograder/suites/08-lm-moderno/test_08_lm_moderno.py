@@ -238,6 +238,10 @@ def test_rmsnorm_confere(aluno, rng):
             equivocos=equivocos,
         )
         comparar(y.numpy(), F.rms_norm(x, (d,), peso, eps).numpy(), "RMSNorm contra F.rms_norm")
+    # a promessa do construtor: o ganho começa em 1 (nenhum caso acima usa o peso inicial)
+    inicial = aluno.criar("RMSNorm", 6).pesos().get("peso")
+    if inicial is None or tuple(inicial.shape) != (6,) or not torch.all(inicial == 1):
+        raise Reprovado(EQ.RMS_PESO_INICIAL.mensagem, EQ.RMS_PESO_INICIAL)
 
 
 @item("teste_rmsnorm_swiglu_rope", pontos=0.5)
