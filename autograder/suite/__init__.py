@@ -59,6 +59,7 @@ Os módulos:
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
 * ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);
+* ``gradientes``: ``conferir_gradientes`` (o forward deixa o gradiente chegar a todos os parâmetros);
 * ``mensagens``: ``mostrar``, o único caminho de um valor (devolvido pelo aluno ou não) para um campo
   de f-string de uma mensagem: formata e filtra (``tests/test_mensagens_da_suite.py`` confere);
 * ``constantes``: ``CONSTANTE_DO_EXEMPLO`` e ``conferir_constante_do_exemplo`` (um valor fixo no código
@@ -104,6 +105,7 @@ from autograder.suite.faixas import (
     treino_divergiu,
     uma_vez_por_submissao,
 )
+from autograder.suite.gradientes import AUXILIAR_GRADIENTES, FORWARD_SEM_GRADIENTE, conferir_gradientes
 from autograder.suite.itens import (
     ENTRADA_ALTERADA,
     MENSAGEM_PROPRIEDADE,
@@ -142,6 +144,7 @@ from autograder.suite.procedencia import (
 
 __all__ = [
     "AUXILIAR_ESTRUTURA",
+    "AUXILIAR_GRADIENTES",
     "AUXILIAR_MODO_DO_SUBMODULO",
     "BETAS_DO_ADAM",
     "CACHE_PESADO",
@@ -157,6 +160,7 @@ __all__ = [
     "ESTRUTURA_INICIALIZACAO_CONSTANTE",
     "ESTRUTURA_NAO_APRENDE",
     "FOLGA_DA_REFERENCIA",
+    "FORWARD_SEM_GRADIENTE",
     "JANELA_DA_REFERENCIA",
     "MENSAGEM_PROPRIEDADE",
     "NAO_FAZ_NADA",
@@ -176,6 +180,7 @@ __all__ = [
     "conferir_chamadas_do_espiao",
     "conferir_constante_do_exemplo",
     "conferir_estrutura",
+    "conferir_gradientes",
     "conferir_inicializacao",
     "conferir_laco_do_espiao",
     "conferir_registro",
