@@ -703,3 +703,38 @@ MUTANTES += [
         equivoco="entrada-alterada-no-lugar",
     ),
 ]
+
+# issue #38: o forward deixa o gradiente chegar a todos os parâmetros (suite.conferir_gradientes)
+MUTANTES += [
+    Variante(
+        "modulo-pontuacoes-destacadas",
+        {
+            "modulo": _modulo()["modulo"].replace(
+                "notas = Q @ K.transpose(-2, -1) /", "notas = (Q @ K.transpose(-2, -1)).detach() /"
+            )
+        },
+        itens=["teste_modulo_pytorch"],
+        equivoco="forward-sem-gradiente",
+    ),
+]
+
+# issue #38: os tamanhos 1 (h = 1, n = 1, lote 1) em algum caso avaliado
+MUTANTES += [
+    Variante(
+        "dividir-np-squeeze",
+        _dividir(
+            "    *lote, n, d_model = X.shape\n"
+            "    return np.squeeze(np.swapaxes(X.reshape(*lote, n, h, d_model // h), -3, -2))\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="eixo-de-tamanho-1-some",
+    ),
+    Variante(
+        "juntar-np-squeeze",
+        _juntar(
+            "    Y = np.swapaxes(X, -3, -2)\n    *lote, n, h, d_k = Y.shape\n    return np.squeeze(Y.reshape(*lote, n, h * d_k))\n"
+        ),
+        itens=["teste_juntar_cabecas"],
+        equivoco="eixo-de-tamanho-1-some",
+    ),
+]

@@ -136,6 +136,16 @@ DIMENSOES_LOTE = Equivoco(
     para_instrutor="O aluno indexou os eixos a partir do começo e a função quebra com outras dimensões de lote.",
     secao="Código Comentado",
 )
+EIXO_DE_TAMANHO_1 = Equivoco(
+    "eixo-de-tamanho-1-some",
+    "Com um eixo de tamanho 1 (uma cabeça, h = 1, uma posição, n = 1, ou lote 1) a saída perdeu esse eixo: "
+    "a forma tem de ser a mesma de sempre, (..., h, n, d_k) ao dividir e (..., n, h·d_k) ao juntar. Não use "
+    ".squeeze() (ele tira todo eixo de tamanho 1, não só o que você imagina); use reshape com os tamanhos.",
+    titulo="Eixo de tamanho 1 que some",
+    para_instrutor="O aluno usa .squeeze() para arrumar a forma e não percebe que, com h = 1 ou n = 1, ele tira "
+    "também esse eixo.",
+    secao="Código Comentado",
+)
 TROCA_H_DK = Equivoco(
     "troca-h-dk",
     "h e d_k trocaram de lugar: o reshape é para (..., n, h, d_k), com h = número de cabeças e "
@@ -385,6 +395,23 @@ def _lote_variavel(chamada, formas, nome):
     return resultados
 
 
+def _bordas_de_tamanho_1(chamada, casos, esperado_de, nome):
+    """Issue #38: os tamanhos 1 (h = 1, n = 1, lote 1) estão em algum caso avaliado, com entradas fixas (as
+    mesmas para todo aluno). ``casos``: {forma da entrada: argumento}; ``esperado_de(X, arg)``: a referência.
+    Uma saída que perdeu um eixo de tamanho 1 (tem a forma do esperado sem os eixos 1) é nomeada."""
+    for forma, arg in casos.items():
+        X = np.arange(float(np.prod(forma))).reshape(forma) + 0.5
+        esperado = esperado_de(X, arg)
+        obtido = como_array(chamada(X, arg), f"{mostrar(nome)} de uma entrada {mostrar(forma)}")
+        if obtido.shape != esperado.shape and obtido.shape == np.squeeze(esperado).shape:
+            raise Reprovado(
+                f"{EIXO_DE_TAMANHO_1.mensagem} ({mostrar(nome)} de uma entrada {mostrar(forma)} devolveu a forma "
+                f"{mostrar(obtido.shape)}; o esperado é {mostrar(esperado.shape)}.)",
+                EIXO_DE_TAMANHO_1,
+            )
+        comparar(obtido, esperado, f"{mostrar(nome)} de uma entrada {mostrar(forma)}")
+
+
 # ======================================================================= dividir_cabecas
 def _equivocos_dividir(X, h):
     return [
@@ -435,6 +462,10 @@ def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
             f"dividir_cabecas(X {mostrar(forma)}, h={mostrar(h)})",
             equivocos=functools.partial(_equivocos_dividir, dados[forma], h),
         )
+    # issue #38: h = 1, n = 1 e lote 1 em algum caso avaliado
+    _bordas_de_tamanho_1(
+        lambda X, h: chamar_dividir(aluno, X, h), {(1, 1, 6): 1, (3, 6): 1, (1, 4): 2}, dividir_np, "dividir_cabecas"
+    )
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
@@ -505,6 +536,13 @@ def test_juntar_desfaz_dividir(aluno, rng):
             f"juntar_cabecas(dividir_cabecas(X {mostrar(forma)}))",
             equivocos=functools.partial(_equivocos_juntar, Y),
         )
+    # issue #38: h = 1, n = 1 e lote 1 em algum caso avaliado
+    _bordas_de_tamanho_1(
+        lambda Y, _: chamar_juntar(aluno, Y),
+        {(1, 1, 1, 6): None, (2, 1, 3): None, (1, 3, 4): None},
+        lambda Y, _: juntar_np(Y),
+        "juntar_cabecas",
+    )
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
@@ -772,6 +810,11 @@ def test_modulo_confere_com_pytorch(aluno, rng):
         atol=1e-5,
         rtol=1e-4,
         funcao="forward",
+    )
+    # issue #38: o forward deixa o gradiente chegar aos quatro submódulos (um torch.no_grad() no forward dá a
+    # mesma saída e o módulo não treina)
+    suite.conferir_gradientes(
+        aluno, modulo, (q, k, v), [n + "." + p for n in NOMES for p in ("weight", "bias")], "AtencaoMultiCabeca"
     )
 
 
