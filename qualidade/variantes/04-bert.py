@@ -725,3 +725,42 @@ def mascara_de_padding(ids, pad_id):
         equivoco="padding-depende-da-posicao",
     ),
 ]
+
+# issue #38: promessas do enunciado sem caso que as variasse (o gradiente do forward, o argumento id_mask,
+# a distribuição uniforme dos tokens aleatórios)
+MUTANTES += [
+    Variante(
+        "encoder-embedding-destacado",
+        {"encoder_bert": _encoder(entrada=_ENTRADA_OK.replace("self.embedding(ids)", "self.embedding(ids).detach()"))},
+        itens=["teste_encoder_bert"],
+        equivoco="forward-sem-gradiente",
+    ),
+    Variante(
+        "mlm-mask-do-ultimo-especial",
+        {"mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK.replace("= id_mask", "= especiais[-1]"))},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-mask-nao-e-o-argumento",
+    ),
+    Variante(
+        "mlm-aleatorio-sem-o-primeiro-comum",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "comuns[torch.randint(len(comuns), ids.shape, generator=g)]",
+                "comuns[torch.randint(1, len(comuns), ids.shape, generator=g)]",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-aleatorio-nao-uniforme",
+    ),
+    Variante(
+        "mlm-aleatorio-pelo-vocabulario-modulo",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "comuns[torch.randint(len(comuns), ids.shape, generator=g)]",
+                "comuns[torch.randint(vocab, ids.shape, generator=g) % len(comuns)]",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-aleatorio-nao-uniforme",
+    ),
+]

@@ -211,6 +211,26 @@ MLM_ALEATORIO_ESPECIAL = Equivoco(
     para_instrutor="O aluno sorteia os 10% aleatórios no vocabulário todo, incluindo ids especiais.",
     secao="Explicação Intuitiva",
 )
+MLM_ALEATORIO_NAO_UNIFORME = Equivoco(
+    "mlm-aleatorio-nao-uniforme",
+    "Os 10% de tokens aleatórios devem ser sorteados uniformemente entre os tokens comuns (cada um com a mesma "
+    "chance): sorteie um índice com torch.randint(0, len(comuns), ...), cujo limite de cima fica de fora, e use "
+    "comuns[índice]. Um limite a menos tira o último comum do sorteio, e um % len(comuns) sobre outro intervalo "
+    "favorece os primeiros.",
+    titulo="Token aleatório sem distribuição uniforme",
+    para_instrutor="O aluno sorteia os 10% aleatórios com um intervalo errado (randint com o limite de cima "
+    "incluído, ou um módulo sobre o vocabulário todo): alguns tokens comuns saem mais, ou nunca.",
+    secao="Explicação Intuitiva",
+)
+MLM_MASK_NAO_E_O_ARGUMENTO = Equivoco(
+    "mlm-mask-nao-e-o-argumento",
+    "As posições que viram [MASK] recebem outro id que não o argumento id_mask: o [MASK] é o id_mask passado "
+    "à função, e não um id tirado da lista de especiais (a ordem dessa lista não é fixa).",
+    titulo="[MASK] que não é o argumento id_mask",
+    para_instrutor="O aluno tira o id do [MASK] da lista de especiais (o último, o maior) em vez de usar o "
+    "argumento id_mask.",
+    secao="Explicação Intuitiva",
+)
 MLM_PROPORCOES = Equivoco(
     "mlm-proporcoes",
     "Entre os tokens escolhidos, as proporções de [MASK], token aleatório e inalterado não batem com 80/10/10.",
@@ -569,6 +589,9 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
         equivocos=_equivocos_encoder(ref, estado, cfg, ids),
         eixos=_EIXOS_ENCODER,
     )
+    # issue #38: o forward deixa o gradiente chegar ao embedding e a todas as camadas (um torch.no_grad() no
+    # forward dá a mesma saída e o encoder não treina)
+    suite.conferir_gradientes(aluno, modelo, (torch.from_numpy(ids),), sorted(_chaves_esperadas(cfg)), "EncoderBERT")
 
 
 @item("teste_encoder_bert", pontos=1.0)
@@ -772,7 +795,9 @@ def test_mlm_especiais_nunca_escolhidos(aluno, rng):
     """mascarar_tokens: especiais e [PAD] nunca são escolhidos; os aleatórios vêm só do vocabulário comum"""
     # Ids no estilo do BERT: especiais espalhados pelo vocabulário, [UNK] e [MASK] também no texto.
     pad, unk, cls, sep, msk = 0, 20, 21, 22, 23
-    especiais = [pad, unk, cls, sep, msk]
+    # issue #38: o [MASK] não é o último nem o primeiro da lista (quem tira o id da lista, e não do argumento
+    # id_mask, erra aqui para todo aluno)
+    especiais = [pad, unk, msk, cls, sep]
     ids = _amostra_mlm(rng, 96, 128, 48, especiais, cls, sep, pad, outros_especiais=(unk, msk), taxa_outros=0.03)
     entrada, rotulos = _chamar_mlm(aluno, ids, 48, msk, especiais, int(rng.integers(2**31)))
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
@@ -781,12 +806,72 @@ def test_mlm_especiais_nunca_escolhidos(aluno, rng):
         and _proporcoes(ids, entrada, escolhidos, ID_MASK_DO_EXEMPLO)[0] > 0.5
     ):
         raise _constante_do_exemplo("id_mask", msk, ID_MASK_DO_EXEMPLO)
+    _conferir_id_mask(ids, entrada, escolhidos, msk)
     _conferir_especiais(ids, entrada, rotulos, especiais)
     trocados = _conferir_aleatorios(ids, entrada, escolhidos, 48, especiais, msk)
     if len(np.unique(entrada[trocados])) < 10:
         if _proporcoes(ids, entrada, escolhidos, msk)[0] > 0.97:
             raise Reprovado(MLM_SO_MASK.mensagem, MLM_SO_MASK)
         raise Reprovado("Os tokens aleatórios deveriam variar (sorteados uniformemente entre os tokens comuns).")
+    _conferir_uniformidade(aluno, pad, cls, sep, msk, especiais)
+
+
+def _conferir_id_mask(ids, entrada, escolhidos, msk):
+    """Promessa do argumento id_mask: a maior parte das escolhidas vira o id_mask passado, não outro id fixo."""
+    if _proporcoes(ids, entrada, escolhidos, msk)[0] >= 0.5:
+        return
+    trocadas = entrada[escolhidos & (entrada != ids)]
+    if trocadas.size == 0:
+        return
+    valores, contagens = np.unique(trocadas, return_counts=True)
+    mais = int(np.argmax(contagens))
+    if int(valores[mais]) != msk and contagens[mais] > 0.5 * escolhidos.sum():
+        raise Reprovado(
+            f"{MLM_MASK_NAO_E_O_ARGUMENTO.mensagem} (Aqui id_mask = {mostrar(msk)}, e {mostrar(int(contagens[mais]))} das "
+            f"{mostrar(int(escolhidos.sum()))} posições escolhidas viraram o id {mostrar(int(valores[mais]))}.)",
+            MLM_MASK_NAO_E_O_ARGUMENTO,
+        )
+
+
+# Qui-quadrado com 42 graus de liberdade (43 tokens comuns) acima do qual um sorteio uniforme só cai com
+# probabilidade 1e-9 (scipy.stats.chi2.isf(1e-9, 42) = 121,97): uma resposta certa nunca passa dele.
+_QUI2_UNIFORME_42 = 122.0
+
+
+def _conferir_uniformidade(aluno, pad, cls, sep, msk, especiais):
+    """Promessa do sorteio: os tokens aleatórios são uniformes entre os comuns. Numa entrada construída (a
+    mesma para todo aluno, semente fixa) com ~2000 trocas aleatórias, cada um dos 43 comuns sai ~46 vezes; um
+    comum que nunca sai ou um qui-quadrado acima do limite de 1e-9 reprova."""
+    ids = _amostra_mlm(np.random.default_rng(3838), 512, 256, 48, especiais, cls, sep, pad)
+    entrada, rotulos = _chamar_mlm(aluno, ids, 48, msk, especiais, 3838)
+    escolhidos = rotulos != -100
+    trocados = escolhidos & (entrada != ids) & (entrada != msk)
+    comuns = np.array([t for t in range(48) if t not in set(especiais)])
+    substitutos = entrada[trocados]
+    if substitutos.size < 20 * len(comuns) or not np.all(np.isin(substitutos, comuns)):
+        return  # poucas trocas ou ids fora dos comuns: outras conferências dão a mensagem
+    contagens = np.array([np.sum(substitutos == t) for t in comuns])
+    esperado = substitutos.size / len(comuns)
+    qui2 = float(np.sum((contagens - esperado) ** 2 / esperado))
+    nunca = comuns[contagens == 0]
+    if nunca.size:
+        ultimo = " (o último dos comuns)" if int(nunca[-1]) == int(comuns[-1]) else ""
+        detalhe = (
+            f"o token {mostrar(int(nunca[-1]))}{mostrar(ultimo)} nunca saiu em {mostrar(int(substitutos.size))} trocas "
+            f"(esperado: ~{mostrar(round(esperado))})"
+        )
+    elif qui2 > _QUI2_UNIFORME_42:
+        maiores = comuns[np.argsort(-contagens)[:3]]
+        detalhe = (
+            f"em {mostrar(int(substitutos.size))} trocas, os tokens {mostrar([int(t) for t in maiores])} saíram "
+            f"{mostrar(int(contagens.max()))} vezes, e a média é ~{mostrar(round(esperado))}"
+        )
+    else:
+        return
+    raise Reprovado(
+        f"{MLM_ALEATORIO_NAO_UNIFORME.mensagem} Numa entrada construída, {mostrar(detalhe)}.",
+        MLM_ALEATORIO_NAO_UNIFORME,
+    )
 
 
 @item("teste_mascarar_tokens", pontos=1.0)
