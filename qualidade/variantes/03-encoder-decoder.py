@@ -897,3 +897,18 @@ MUTANTES += [
         equivoco="ffn-matriz-transposta",
     ),
 ]
+
+# issue #38: cada argumento opcional variado sozinho (só gama, só beta)
+MUTANTES += [
+    Variante(
+        "ln-beta-so-junto-com-gama",
+        {
+            "layernorm": _ln().replace(
+                "    if gama is not None:\n        y = y * gama\n    if beta is not None:\n        y = y + beta\n",
+                "    if gama is not None:\n        y = y * gama + (0.0 if beta is None else beta)\n",
+            )
+        },
+        itens=["teste_layernorm"],
+        equivoco="ln-gama-ou-beta-sozinho",
+    ),
+]

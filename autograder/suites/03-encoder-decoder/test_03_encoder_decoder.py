@@ -142,6 +142,15 @@ LN_AFIM = Equivoco(
     para_instrutor="O aluno não aplicou a escala gama e o deslocamento beta depois de normalizar.",
     secao="Explicação Matemática",
 )
+LN_UM_SO_AFIM = Equivoco(
+    "ln-gama-ou-beta-sozinho",
+    "Com só um dos dois dados (gama sem beta, ou beta sem gama), o que foi dado tem de valer: cada um é opcional "
+    "sozinho, e o que for None vale o padrão (gama = 1, beta = 0). Aplique gama se gama não é None e, à parte, "
+    "some beta se beta não é None.",
+    titulo="gama e beta só valem juntos",
+    para_instrutor="O aluno aplica gama e beta só quando os dois são dados (um único if para os dois).",
+    secao="Explicação Matemática",
+)
 LN_ZERO = Equivoco(
     "ln-divisao-por-zero",
     "Com um vetor constante a variância é 0 e o resultado virou nan/inf: some eps à variância antes da raiz.",
@@ -548,6 +557,18 @@ def test_ln_sem_gama_beta(aluno, rng):
             **_LN_TOL,
         )
         suite.exigir_entradas_intactas(aluno, "layernorm", ["x", "gama", "beta", "eps"])
+    # issue #38: cada argumento opcional variado sozinho (só gama, só beta), em entradas fixas
+    x = np.array([[1.0, -2.0, 0.5, 3.0, 4.0], [0.0, 2.0, -1.0, 1.5, -3.5]])
+    gama, beta = np.array([2.0, 0.5, -1.0, 1.5, 3.0]), np.array([0.25, -1.0, 2.0, 0.5, -0.75])
+    normalizado = ln_torch(x)
+    for nomeados, esperado in (({"gama": gama}, normalizado * gama), ({"beta": beta}, normalizado + beta)):
+        qual = "só gama" if "gama" in nomeados else "só beta"
+        obtido = como_array(_ln_do_aluno(aluno, x, **nomeados), f"layernorm com {mostrar(qual)}")
+        if obtido.shape == x.shape and np.allclose(obtido, normalizado, atol=1e-9):
+            raise Reprovado(
+                f"{LN_UM_SO_AFIM.mensagem} (Com {mostrar(qual)}, a saída foi a normalizada sem ele.)", LN_UM_SO_AFIM
+            )
+        comparar(obtido, esperado, f"layernorm com {mostrar(qual)}", **_LN_TOL)
 
 
 @item("teste_layernorm", pontos=0.75)
