@@ -864,3 +864,20 @@ def softmax(z, eixo=-1):
         equivoco="softmax-nao-invariante-a-constante",
     ),
 ]
+
+# issue #38: estável com entradas muito espalhadas (uma fatia espalhada por mais de 1500)
+MUTANTES += [
+    Variante(
+        "softmax-subtrai-o-meio-da-faixa",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    meio = (np.max(z, axis=eixo, keepdims=True) + np.min(z, axis=eixo, keepdims=True)) / 2
+    e = np.exp(z - meio)
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-nao-subtrai-o-maximo-da-fatia",
+    ),
+]

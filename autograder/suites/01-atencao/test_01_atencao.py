@@ -312,7 +312,8 @@ def test_softmax_logits_grandes(aluno, rng):
     comparar(obtido, softmax_np(z), "softmax de logits grandes", equivocos=[(SOFTMAX_EIXO, softmax_np(z, 0))])
     # caso construído (issue #38): numa mesma fatia, logits separados por 800; só subtrair o MÁXIMO da fatia
     # deixa todos os expoentes ≤ 0 (o mínimo, a média ou uma constante deixam exp(800) estourar)
-    espalhados = np.array([[0.0, 800.0, 1.0, -3.0], [5.0, -900.0, 4.0, 2.0]])
+    # e uma fatia espalhada por mais de 1500 (a média da fatia fica a mais de 709 do máximo: exp estoura)
+    espalhados = np.array([[0.0, 800.0, 1.0, -3.0], [5.0, -900.0, 4.0, 2.0], [0.0, 1600.0, 1.0, -3.0]])
     obtido = como_array(softmax_do_aluno(aluno, espalhados), "softmax de logits espalhados")
     if obtido.shape == espalhados.shape and not np.all(np.isfinite(obtido)):
         raise Reprovado(SEM_MAXIMO_DA_FATIA.mensagem, SEM_MAXIMO_DA_FATIA)
@@ -529,11 +530,54 @@ def _base_do_aluno(aluno):
     return suite.uma_vez_por_submissao(aluno, "01-atencao:base", identificar)
 
 
+def _so_roda_quadrada(aluno):
+    """Issue #38 (isolamento): a atenção sem máscara do aluno é um erro desconhecido que quebra em entradas em
+    que d_k, n_k e d_v diferem (pontuar com V, por exemplo) e roda quando são iguais. Esse erro é de
+    teste_atencao: os testes da máscara a julgam em entradas quadradas (d_k = n_k = d_v)."""
+
+    def medir():
+        if _base_do_aluno(aluno) is not None:
+            return False
+        g = np.random.default_rng(20261206)
+        Q, K = g.normal(size=(4, 6)), g.normal(size=(7, 6))
+        try:
+            par(aluno.atencao_produto_escalar(Q, K, g.normal(size=(7, 3))))
+            return False
+        except (ErroDoAluno, Reprovado):
+            pass
+        try:
+            par(aluno.atencao_produto_escalar(g.normal(size=(4, 7)), g.normal(size=(7, 7)), _v_diagonal(7)))
+            return True
+        except (ErroDoAluno, Reprovado):
+            return False
+
+    return suite.uma_vez_por_submissao(aluno, "01-atencao:quadrada", medir)
+
+
+def _quadradas(Q, K):
+    """Q e K fixos com d_k = n_k (as mesmas formas de consultas e chaves, para a mesma máscara)."""
+    g = np.random.default_rng(20261207)
+    return g.normal(size=(Q.shape[-2], K.shape[-2])), g.normal(size=(K.shape[-2], K.shape[-2]))
+
+
 def _portao_da_mascara(aluno, rng):
     """O portão dos testes da máscara (pesos que seguem as pontuações), exceto quando a atenção sem
-    máscara do aluno é um erro conhecido de teste_atencao: aí a máscara é conferida sobre ela."""
-    if _base_do_aluno(aluno) not in _BASES_CONHECIDAS:
-        exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
+    máscara do aluno é um erro conhecido de teste_atencao: aí a máscara é conferida sobre ela. Quando ela
+    só roda em entradas quadradas (``_so_roda_quadrada``), o portão é que os pesos dependam das entradas
+    (uma função de pesos constantes não ganha os pontos da máscara)."""
+    if _base_do_aluno(aluno) in _BASES_CONHECIDAS:
+        return
+    if _so_roda_quadrada(aluno):
+        rng.normal(size=(4, 6)), rng.normal(size=(7, 6)), rng.normal(size=(7, 3))  # o mesmo sorteio do portão
+        g = np.random.default_rng(20261208)
+        _, pesos = par(aluno.atencao_produto_escalar(g.normal(size=(4, 7)), g.normal(size=(7, 7)), _v_diagonal(7)))
+        verificar(
+            pesos.shape == (4, 7) and np.all(np.isfinite(pesos)) and np.all(np.ptp(pesos, axis=-1) > 1e-6),
+            PESOS_NAO_SEGUEM.mensagem,
+            PESOS_NAO_SEGUEM,
+        )
+        return
+    exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
 
 
 def _mascara_relativa(aluno, Q, K, V, mascara, nome):
@@ -546,6 +590,8 @@ def _mascara_relativa(aluno, Q, K, V, mascara, nome):
     m = np.broadcast_to(m, (*np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]), Q.shape[-2], K.shape[-2]))
     while Q.ndim > 2:
         Q, K, V, m = Q[0], K[0], V[0], m[0]
+    if _so_roda_quadrada(aluno):
+        Q, K = _quadradas(Q, K)
     V = _v_diagonal(K.shape[-2])  # só os pesos são julgados (uma conta errada da saída não atrapalha)
     _, livres = par(aluno.atencao_produto_escalar(Q, K, V))
     _, pesos = par(aluno.atencao_produto_escalar(Q, K, V, mascara=m))
