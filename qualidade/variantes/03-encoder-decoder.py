@@ -912,3 +912,43 @@ MUTANTES += [
         equivoco="ln-gama-ou-beta-sozinho",
     ),
 ]
+
+# issue #38: a sonda das frequências medidas (pe-frequencias-erradas)
+MUTANTES += [
+    Variante(
+        "pe-angulo-por-radians",
+        {
+            "positional_encoding": _pe(_PE_CERTO_EXPOENTE).replace(
+                "    angulo = pos / 10000 ** (", "    angulo = np.radians(1.0) * pos / 10000 ** ("
+            )
+        },
+        itens=["teste_positional_encoding"],
+        equivoco="pe-frequencias-erradas",
+    ),
+    Variante(
+        "pe-divide-por-d-fora-da-potencia",
+        {
+            "positional_encoding": _pe("2 * (j // 2)").replace(
+                "    angulo = pos / 10000 ** (2 * (j // 2))", "    angulo = pos / 10000 ** (2 * (j // 2)) / d"
+            )
+        },
+        itens=["teste_positional_encoding"],
+        equivoco="pe-frequencias-erradas",
+    ),
+]
+
+# issue #38: as sondas do centro da LayerNorm e do teto da ativação
+MUTANTES += [
+    Variante(
+        "ln-centra-no-primeiro-elemento",
+        {"layernorm": _ln().replace("    mu = x.mean(axis=-1, keepdims=True)\n", "    mu = x[..., :1]\n")},
+        itens=["teste_layernorm"],
+        equivoco="ln-centro-errado",
+    ),
+    Variante(
+        "ffn-relu-com-teto-3",
+        {"feed_forward": _ffn("    return np.minimum(np.maximum(0, x @ W1 + b1), 3.0) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-ativacao-com-teto",
+    ),
+]

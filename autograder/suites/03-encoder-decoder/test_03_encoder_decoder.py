@@ -1089,7 +1089,21 @@ def _sondas_ln(aluno):
             para_instrutor="O aluno calcula média ou variância sobre mais de um vetor, e mudar um muda os outros.",
             secao="Explicação Matemática",
         ),
+        # issue #38: a promessa "cada vetor normalizado tem média 0", medida sem gama e beta
+        S.promessa(
+            "ln-centro-errado",
+            "Sem gama e beta, cada vetor normalizado tem de ter média 0, e o seu não tem: o centro subtraído não é "
+            "a média do vetor (a mediana, um valor do vetor, outro eixo...). Subtraia x.mean(axis=-1, keepdims=True).",
+            lambda: _media_nao_zero(como_array(aluno.layernorm(x), "layernorm"), x.shape),
+            titulo="LayerNorm centrada em outra coisa que não a média",
+            para_instrutor="O aluno subtraiu outro centro (mediana, mínimo, um elemento) em vez da média do vetor.",
+            secao="Explicação Matemática",
+        ),
     ]
+
+
+def _media_nao_zero(y, forma):
+    return y.shape == forma and bool(np.all(np.isfinite(y))) and not np.allclose(y.mean(axis=-1), 0.0, atol=1e-6)
 
 
 @S.sondas_de("positional_encoding")
@@ -1167,6 +1181,43 @@ def _sondas_pe(aluno):
                 return "A codificação posicional não confere com a fórmula do artigo: " + causa + "."
         return False
 
+    def frequencias_erradas():
+        # issue #38: a promessa das frequências, medida: cada par (2i, 2i+1) é um sen/cos de uma frequência só
+        # (a estrutura certa), e a frequência medida na posição 1 não é 1 / 10000^(2i/d)
+        pe = como_array(aluno.positional_encoding(n, d), "positional_encoding")
+        if pe.shape != (n, d):
+            return False
+        i = np.arange(d // 2)
+        if not np.all(np.isfinite(pe)):
+            return (
+                "A codificação posicional tem NaN ou infinito: a potência do denominador deu 0 ou estourou. A "
+                "frequência do par i é 1 / 10000^(2i/d_model): a base é 10000 e o expoente, 2i/d_model "
+                "(10000 ** (2 * i / d_model), com o expoente entre parênteses)."
+            )
+        pos = np.arange(n, dtype=np.float64)[:, None]
+        w = np.arctan2(pe[1, 0::2], pe[1, 1::2])
+        if not (np.allclose(pe[:, 0::2], np.sin(pos * w), atol=1e-6) and np.allclose(pe[:, 1::2], np.cos(pos * w))):
+            return False
+        certa = 1.0 / 10000.0 ** (2 * i / d)
+        if np.allclose(w, certa, rtol=1e-6):
+            return False
+        if np.allclose(w, certa * np.pi / 180.0, rtol=1e-4):
+            causa = (
+                "elas são as certas vezes π/180: o ângulo foi convertido de graus para radianos, mas "
+                "pos / 10000^(2i/d_model) já é o ângulo em radianos (sen e cos do NumPy usam radianos)"
+            )
+        else:
+            causa = (
+                "confira o expoente 2i/d_model (entre parênteses: 10000 ** (2 * i / d_model); sem eles a "
+                "potência vem antes da divisão) e a base 10000"
+            )
+        return (
+            "Cada par de colunas é um seno e um cosseno da mesma frequência, como pede a fórmula, mas as "
+            "frequências não são w_i = 1 / 10000^(2i/d_model) (medidas numa entrada construída, na posição 1): "
+            + causa
+            + "."
+        )
+
     return [
         S.promessa(
             "pe-colunas-erradas",
@@ -1183,6 +1234,15 @@ def _sondas_pe(aluno):
             base_errada,
             titulo="Base das frequências diferente de 10000",
             para_instrutor="O aluno usou outra base (1000, 100, e) no denominador das frequências.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "pe-frequencias-erradas",
+            "As frequências da codificação posicional não são w_i = 1 / 10000^(2i/d_model).",
+            frequencias_erradas,
+            titulo="Frequências da codificação posicional erradas",
+            para_instrutor="O aluno errou a conta das frequências (precedência do expoente, base e expoente "
+            "trocados, ângulo convertido de graus).",
             secao="Explicação Matemática",
         ),
     ]
@@ -1267,7 +1327,31 @@ def _sondas_ffn(aluno):
                 )
         return False
 
+    def ativacao_com_teto():
+        # issue #38: a ReLU não tem teto; com pré-ativações até ~40, um corte em cima (ReLU6, clip) aparece
+        xg = np.linspace(-2.0, 4.0, 12).reshape(3, 4)
+        W1g, b1g = 10.0 * np.eye(4), np.zeros(4)
+        y = como_array(aluno.feed_forward(xg, W1g, b1g, np.eye(4), np.zeros(4)), "feed_forward")
+        h = xg @ W1g
+        if y.shape != h.shape or np.allclose(y, np.maximum(0.0, h), atol=1e-9):
+            return False
+        teto = float(y.max())
+        if 0 < teto < h.max() and np.allclose(y, np.clip(h, 0.0, teto), atol=1e-9):
+            return (
+                "A ativação da feed-forward corta os valores grandes: medida com W2 = identidade e b2 = 0, a saída "
+                f"para em {mostrar(teto):g} (um np.clip ou ReLU6). A ReLU não tem teto: np.maximum(0, x @ W1 + b1)."
+            )
+        return False
+
     return [
+        S.promessa(
+            "ffn-ativacao-com-teto",
+            "A ativação da feed-forward corta os valores grandes: a ReLU não tem teto, np.maximum(0, x @ W1 + b1).",
+            ativacao_com_teto,
+            titulo="ReLU com teto",
+            para_instrutor="O aluno usou uma ReLU com teto (ReLU6, np.clip) em vez da ReLU.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ffn-matriz-transposta",
             "Uma matriz da feed-forward foi usada transposta (W.T): use x @ W1 e h @ W2.",
