@@ -738,3 +738,24 @@ MUTANTES += [
         equivoco="eixo-de-tamanho-1-some",
     ),
 ]
+
+# issue #38: os papéis das entradas da atenção e a camada sem residual
+MUTANTES += [
+    Variante(
+        "multicabeca-valores-pontuam",
+        _multicabeca(
+            _MH_PROJ + "    saida, pesos = atencao(Q, V, K, mascara)\n    return juntar_cabecas(saida) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-chaves-e-valores-trocados",
+    ),
+    Variante(
+        "multicabeca-residual-na-saida",
+        _multicabeca(
+            _MH_PROJ
+            + "    saida, pesos = atencao(Q, K, V, mascara)\n    return X_q + juntar_cabecas(saida) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-soma-residual",
+    ),
+]

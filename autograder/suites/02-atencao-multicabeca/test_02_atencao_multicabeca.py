@@ -1022,8 +1022,39 @@ def _sondas_multicabeca(aluno):
         for i, nome in enumerate(("W_q", "W_k", "W_v", "W_o"))
     ]
 
+    def saida_do_aluno():
+        return par(_mh_aluno(aluno, Xq, Xkv, *W, h), "atencao_multicabeca")[0]
+
+    # issue #38: as promessas dos papéis das entradas (K pontua, V é somado) e de que a camada não tem residual
+    papeis = [
+        S.coincide_com(
+            "multicabeca-chaves-e-valores-trocados",
+            "As chaves e os valores estão trocados: as pontuações são Q·Kᵀ, com K = X_kv @ W_k, e a saída de cada "
+            "cabeça soma os valores V = X_kv @ W_v com esses pesos. Confira a ordem dos argumentos da atenção: "
+            "(Q, K, V).",
+            saida_do_aluno,
+            lambda: mha(Xq, Xkv, W[0], W[2], W[1], W[3], h)[0],
+            atol=1e-9,
+            titulo="Chaves e valores trocados",
+            para_instrutor="O aluno passou V no lugar de K (e K no lugar de V) para a atenção.",
+            secao="Explicação Matemática",
+        ),
+        S.coincide_com(
+            "multicabeca-soma-residual",
+            "A saída somou a entrada X_q (um residual): a atenção de múltiplas cabeças é só Concat(cabeças) @ W_o. "
+            "O residual (X + MultiHead(X)) é do bloco do Transformer, fora desta função.",
+            saida_do_aluno,
+            lambda: mha(Xq, Xkv, *W, h)[0] + Xq,
+            atol=1e-9,
+            titulo="Residual dentro da atenção",
+            para_instrutor="O aluno somou a entrada X_q à saída da atenção, misturando o residual do bloco com ela.",
+            secao="Explicação Matemática",
+        ),
+    ]
+
     return [
         *transpostas,
+        *papeis,
         S.escala_das_pontuacoes(
             "multicabeca-escala-errada",
             pesos_de_duas_chaves,
