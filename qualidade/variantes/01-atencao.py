@@ -881,3 +881,18 @@ def softmax(z, eixo=-1):
         equivoco="softmax-nao-subtrai-o-maximo-da-fatia",
     ),
 ]
+
+# issue #38: a convenção da máscara booleana na atenção em blocos (True = pode atender)
+MUTANTES += [
+    Variante(
+        "blocos-mascara-booleana-invertida",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "s = np.where(parte, s, -np.inf) if parte.dtype == bool",
+                "s = np.where(~parte, s, -np.inf) if parte.dtype == bool",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-mascara-invertida",
+    ),
+]

@@ -1151,6 +1151,18 @@ def _sondas_blocos(aluno):
             para_instrutor="O aluno não atualiza o máximo corrente entre os blocos, e pontuações grandes estouram.",
             secao="Explicação Matemática",
         ),
+        # issue #38: a convenção da máscara booleana (True = pode atender), a mesma da atenção comum
+        S.coincide_com(
+            "blocos-mascara-invertida",
+            "A máscara booleana foi usada invertida: True quer dizer que a consulta PODE atender à chave (como em "
+            "atencao_produto_escalar); as posições False é que recebem -inf antes da exponencial, em cada bloco.",
+            lambda: _blocos_do_aluno(aluno, Q, K, V, mascara, 4),
+            lambda: atencao_inteira(Q, K, V, ~mascara),
+            atol=1e-9,
+            titulo="Máscara invertida na atenção em blocos",
+            para_instrutor="O aluno bloqueia as posições True da máscara (a convenção invertida) no laço de blocos.",
+            secao="Explicação Matemática",
+        ),
         S.coincide_com(
             "blocos-mascara-sem-deslocar",
             "A máscara de cada bloco foi lida sempre do começo (mascara[..., :bloco]): o bloco que começa em "
