@@ -764,3 +764,30 @@ MUTANTES += [
         equivoco="mlm-aleatorio-nao-uniforme",
     ),
 ]
+
+# issue #38: o forward não altera os pesos; os especiais nunca mudam na entrada
+MUTANTES += [
+    Variante(
+        "encoder-embedding-escalado-no-lugar",
+        {
+            "encoder_bert": _encoder(
+                entrada="        self.embedding.weight.data.mul_(1.5)\n"
+                "        x = self.embedding(ids) * math.sqrt(self.d_model) + self.pe[: ids.shape[1]]"
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-forward-altera-pesos",
+    ),
+    Variante(
+        "mlm-especiais-so-fora-dos-rotulos",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = torch.rand(ids.shape, generator=g) < prob",
+                _DESTINO_OK,
+                rotulos="torch.where(escolhidos & ~torch.isin(ids, esp), ids, torch.full_like(ids, -100))",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-especial-corrompido",
+    ),
+]

@@ -1076,7 +1076,29 @@ def _sondas_encoder(aluno, ref=None):
         modelo, estado = encoder_e_saida(cfg_p, 3809)
         return S.iguais(_rodar(modelo, ids_p), _saida_oraculo(ref, estado, cfg_p, ids_p, ativacao="gelu"), atol=1e-7)
 
+    def forward_muda_os_pesos():
+        # issue #38: o forward não altera o módulo (um peso escalado no lugar acumula a cada chamada)
+        modelo, _ = encoder_e_saida(cfg, 3810)
+        antes = {k: v.clone() for k, v in modelo.pesos().items() if isinstance(v, torch.Tensor)}
+        _rodar(modelo, ids)
+        _rodar(modelo, ids)
+        depois = modelo.pesos()
+        return any(
+            not (isinstance(depois.get(k), torch.Tensor) and depois[k].shape == v.shape and torch.equal(depois[k], v))
+            for k, v in antes.items()
+        )
+
     return [
+        S.promessa(
+            "encoder-forward-altera-pesos",
+            "Rodar o forward mudou os pesos do encoder: algum peso é alterado no lugar a cada chamada (por exemplo "
+            "embedding.weight.mul_(√d_model)), e o efeito acumula de uma chamada para outra. O forward só calcula: "
+            "escale a saída do embedding, x = self.embedding(ids) * √d_model, sem mexer no peso.",
+            forward_muda_os_pesos,
+            titulo="Forward que altera os pesos",
+            para_instrutor="O aluno escalou o peso do embedding no lugar dentro do forward, e a escala acumula.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "encoder-pad-id-fixo",
             "A saída confere com o padding procurado num id fixo (0, o do exemplo), e não no pad_id do construtor: "
@@ -1179,11 +1201,27 @@ def _sondas_mascarar(aluno):
     """Só as posições escolhidas (rótulo diferente de -100) podem mudar na entrada."""
     ids = _amostra_mlm(np.random.default_rng(3818), 16, 64, 64, [0, 1, 2, 3], cls=1, sep=2, pad=0)
 
+    def especial_muda():
+        # issue #38: os especiais nunca mudam na entrada (só eles mudaram fora das escolhidas)
+        entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, [0, 1, 2, 3], 3818)
+        fora = (entrada != ids) & (rotulos == -100)
+        return bool(fora.any() and np.all(np.isin(ids[fora], [0, 1, 2, 3])))
+
     def muda_fora():
         entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, [0, 1, 2, 3], 3818)
         return bool(np.any((entrada != ids) & (rotulos == -100)))
 
     return [
+        S.promessa(
+            "mlm-especial-corrompido",
+            "Um token especial ([CLS], [SEP], [PAD]...) mudou na entrada: os especiais nunca são escolhidos, nem "
+            "para o rótulo nem para a troca. Tire-os da escolha antes de sortear o destino: escolhidos = "
+            "(sorteio < prob) & ~especial, e use só esses escolhidos nas trocas.",
+            especial_muda,
+            titulo="Token especial corrompido na entrada",
+            para_instrutor="O aluno tirou os especiais só dos rótulos, e a troca (80/10/10) ainda cai neles.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "mlm-troca-fora-das-escolhidas",
             "A entrada muda em posições que não foram escolhidas (rótulo -100): o [MASK] e o token aleatório só "
