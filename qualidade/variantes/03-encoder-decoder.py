@@ -952,3 +952,20 @@ MUTANTES += [
         equivoco="ffn-ativacao-com-teto",
     ),
 ]
+
+# issue #38: uma linha impressa por bloco, não mais
+MUTANTES += [
+    Variante(
+        "mini-imprime-a-entrada-tambem",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    print(f"Entrada: forma {H.shape}")
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, h)
+        print(f"Saída do bloco {i + 1}: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-impressao-a-mais",
+    ),
+]

@@ -280,6 +280,14 @@ MINI_ORDEM_DOS_BLOCOS = Equivoco(
     para_instrutor="O aluno aplicou os blocos numa ordem diferente da lista de pesos.",
     secao="Código Comentado",
 )
+MINI_IMPRESSAO_A_MAIS = Equivoco(
+    "mini-impressao-a-mais",
+    "mini_encoder deve imprimir exatamente uma linha por bloco, com a forma da saída DEPOIS de aplicá-lo: "
+    "vieram mais linhas com a forma do que blocos (uma antes de cada bloco, a da entrada ou uma a mais no fim?).",
+    titulo="Linhas impressas a mais",
+    para_instrutor="O aluno imprime a forma também antes do bloco ou no fim, e não uma linha por bloco.",
+    secao="Projeto da Aula",
+)
 MINI_SEM_IMPRESSAO = Equivoco(
     "mini-sem-impressao",
     "Depois de cada bloco, mini_encoder deve imprimir a forma da saída (por exemplo, "
@@ -999,6 +1007,21 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
     antes = aluno.saida()
     _mini_do_aluno(aluno, X, dois, h)
     _exigir_formas_impressas(antes, aluno.saida(), [X.shape, X.shape])
+    # issue #38: uma linha por bloco, não mais (a verificação visível conta as linhas)
+    _exigir_uma_linha_por_bloco(antes, aluno.saida(), X.shape, len(dois))
+
+
+def _exigir_uma_linha_por_bloco(antes, depois, forma, blocos):
+    if len(depois) >= 19_000 or not depois.startswith(antes):  # a captura da caixa tem limite: sem veredito
+        return
+    padrao = re.compile(r"\D+".join(str(int(t)) for t in forma))
+    com_forma = [linha for linha in depois[len(antes) :].splitlines() if padrao.search(linha)]
+    if len(com_forma) > blocos:
+        raise Reprovado(
+            f"{MINI_IMPRESSAO_A_MAIS.mensagem} (Com {mostrar(blocos)} blocos vieram {mostrar(len(com_forma))} linhas com "
+            f"a forma {mostrar(tuple(forma))}.)",
+            MINI_IMPRESSAO_A_MAIS,
+        )
 
 
 def _exigir_formas_impressas(antes, depois, formas):
