@@ -718,6 +718,7 @@ def test_ffn_confere_com_referencia_2d(aluno, ref, rng):
 
 
 @item("teste_feed_forward", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_ffn(aluno))
 def test_ffn_relu_corta_e_deixa_passar(aluno, rng):
     """feed-forward: a ReLU zera a camada do meio quando x W1 + b1 < 0 e deixa passar quando > 0"""
     d_model, d_ff = 5, 12
