@@ -759,3 +759,13 @@ MUTANTES += [
         equivoco="multicabeca-soma-residual",
     ),
 ]
+
+# issue #38: a escala medida com d_k = 9 (uma conta de raiz errada que coincide com √d_k em d_k = 4)
+MUTANTES += [
+    Variante(
+        "modulo-raiz-como-metade",
+        _modulo(escala="(self.d_k / 2)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-escala-errada",
+    ),
+]

@@ -884,6 +884,7 @@ def test_modulo_valueerror(aluno):
 
 
 @item("teste_modulo_pytorch", pontos=0.5)
+@S.com_sondas(lambda aluno: _sondas_modulo(aluno))
 def test_modulo_uma_cabeca_e_formas(aluno, rng):
     """módulo: com h = 1 é a atenção de uma cabeça; a saída preserva a forma (B, n_q, d_model)"""
     d, B, nq, nk = 8, 3, 2, 5
@@ -1202,18 +1203,22 @@ def _sondas_modulo(aluno):
     def saida_com_v(v):
         return par(_rodar(_criar(aluno, d, h, sd), q, k, v), "forward")[0]
 
+    # issue #38: a escala é medida com d_k = 9, onde as contas erradas comuns dão divisores diferentes de √d_k
+    # (com d_k = 4, d_k / 2 = √d_k e uma raiz mal escrita, d_k ** 1 / 2, passaria)
+    d_e, h_e = 18, 2
+
     def pesos_de_duas_chaves():
         # projeções identidade e sem viés: em cada cabeça, a consulta c·u vê a chave nula e u (pontuação c)
         sd_e = {}
         for nome in NOMES:
-            sd_e[f"{mostrar(nome)}.weight"] = torch.eye(d)
-            sd_e[f"{mostrar(nome)}.bias"] = torch.zeros(d)
-        u = torch.zeros(d)
-        u[:: d // h] = 1.0
+            sd_e[f"{mostrar(nome)}.weight"] = torch.eye(d_e)
+            sd_e[f"{mostrar(nome)}.bias"] = torch.zeros(d_e)
+        u = torch.zeros(d_e)
+        u[:: d_e // h_e] = 1.0
         c = torch.tensor([1.0, 2.0, 3.0])
         q_e = (c[:, None] * u)[None]
-        k_e = torch.stack([torch.zeros(d), u])[None]
-        _, pesos = par(_rodar(_criar(aluno, d, h, sd_e), q_e, k_e, k_e), "forward")
+        k_e = torch.stack([torch.zeros(d_e), u])[None]
+        _, pesos = par(_rodar(_criar(aluno, d_e, h_e, sd_e), q_e, k_e, k_e), "forward")
         return pesos, c.numpy().astype(np.float64)
 
     def pesos_nao_sao_distribuicao():
@@ -1261,9 +1266,9 @@ def _sondas_modulo(aluno):
         S.escala_das_pontuacoes(
             "modulo-escala-errada",
             pesos_de_duas_chaves,
-            d // h,
-            d_model=d,
-            h=h,
+            d_e // h_e,
+            d_model=d_e,
+            h=h_e,
             secao="Código Comentado",
         ),
         *_sondas_projecoes(
