@@ -529,6 +529,7 @@ class _Entradas:
     ``memoria``) e, para cada buffer, o argumento de onde veio: posição (int) ou nome (str)."""
 
     def __init__(self, args, kwargs):
+        protocolo.registrar_enviados((args, dict(kwargs or {})))  # texto oculto nunca volta numa mensagem
         self.buffers: list = []
         self._dono: list = []
         self.args = [self._um(i, v) for i, v in enumerate(args)]
