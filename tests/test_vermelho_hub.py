@@ -11,9 +11,8 @@ próprio atacante, que não atrasa a vítima.
 Só a parte do serviço que recebe as entregas (``Corretor.varrer``), sem hub e sem usuários do sistema,
 como ``tests/test_hub_troca.py``: precisa de root para dar dono a cada pasta.
 
-O teste afirma a garantia (a entrega da vítima entra na fila em poucas varreduras) e está marcado
-``xfail(strict=True)`` porque, no main em que foi escrito, o ataque ganha; quando a garantia valer, o
-``XPASS`` estrito avisa para tirar a marca.
+O teste afirma a garantia (a entrega da vítima entra na fila em poucas varreduras). No main em que foi
+escrito o ataque ganhava; o rodízio passou a ser pelo dono de cada entrada (``troca.ordem_justa``).
 """
 
 from __future__ import annotations
@@ -89,7 +88,6 @@ def test_controle_lixo_no_proprio_nome_nao_atrasa_a_vitima(servico):
     assert _varreduras_ate_a_vitima(c, inbound, "caio") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="rodada vermelha: no main em que foi escrito, a vítima não entra na fila")
 def test_lixo_no_nome_da_vitima_nao_a_deixa_sem_vez(servico):
     c, inbound = servico
     vez = _varreduras_ate_a_vitima(c, inbound, "bia")
