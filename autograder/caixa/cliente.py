@@ -366,6 +366,7 @@ class Caixa:
             "espaço": f"mais de {mb} MiB",
             "entradas": f"mais de {entradas} arquivos e pastas",
             "profundidade": f"pastas com mais de {niveis} níveis",
+            "permissões": "pastas que o avaliador não consegue medir (sem permissão de leitura ou de busca)",
         }.get(dados.get("estourou"), "mais do que o permitido")
         return (
             f"o código gravou {oque} na pasta de trabalho (limite de disco da caixa: {mb} MiB, "
