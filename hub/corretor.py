@@ -660,6 +660,7 @@ class Corretor:
                 return 0
             atividades = self.atividades()
             examinadas = 0
+
             def dono(nome: str) -> int:  # o rodízio é pelo dono da entrada, não pelo aluno que o nome diz
                 return os.stat(nome, dir_fd=fd, follow_symlinks=False).st_uid
 
