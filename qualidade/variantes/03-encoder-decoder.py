@@ -946,8 +946,8 @@ MUTANTES += [
         equivoco="ln-centro-errado",
     ),
     Variante(
-        "ffn-relu-com-teto-3",
-        {"feed_forward": _ffn("    return np.minimum(np.maximum(0, x @ W1 + b1), 3.0) @ W2 + b2")},
+        "ffn-relu-com-teto-meio",
+        {"feed_forward": _ffn("    return np.minimum(np.maximum(0, x @ W1 + b1), 0.5) @ W2 + b2")},
         itens=["teste_feed_forward"],
         equivoco="ffn-ativacao-com-teto",
     ),
