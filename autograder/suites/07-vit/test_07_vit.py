@@ -407,7 +407,11 @@ def test_vit_estrutura(aluno, ref):
     # imagem 12 (não a 8 das verificações visíveis), patch 4: N = 9 patches
     cfg = {**VIT, "tamanho_imagem": 12, "tamanho_patch": 4, "canais": 3, "d_model": 12, "h": 3, "d_ff": 20}
     cfg["n_camadas"] = 3
+    aluno.injetar(TR.ITEM.auxiliar)
     remoto = aluno.criar("ViT", *_args_vit(cfg))
+    # as camadas são as da biblioteca: o item não depende da CamadaEncoderPreNorma do aluno (item próprio)
+    args_da_camada = (cfg["d_model"], cfg["h"], cfg["d_ff"])
+    tocha.trocar_camadas(aluno, remoto, "camadas", cfg["n_camadas"], args_da_camada, "CamadaEncoderPreNorma")
     esperado = ref.ViT(*_args_vit(cfg)).state_dict()
     pesos = remoto.pesos()
     _exigir_tamanhos_lidos(pesos, cfg)
