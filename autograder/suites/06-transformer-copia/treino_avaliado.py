@@ -139,6 +139,7 @@ ITEM = treino.ItemDeTreino(
         extra=lambda aluno, espiao: {
             "recortes": aluno.ler("_avaliador_recortes"),
             "final": espiao.metodo("norma_final"),
+            "normas_no_passo": espiao.ler("normas_no_passo"),
         },
     ),
     diagnosticar=_espiou,
