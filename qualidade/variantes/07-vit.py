@@ -622,6 +622,22 @@ MUTANTES += [
         "acuracia-conta-errada",
     ),
     Variante(
+        "sonda-acuracia-divisao-inteira",
+        _acuracia(retorno="float(acertos // len(rotulos))"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
+        "sonda-acuracia-keepdim-faz-broadcast",
+        {
+            "acuracia": _acuracia()["acuracia"].replace(
+                "logits.argmax(dim=-1) ==", "logits.argmax(dim=-1, keepdim=True) =="
+            )
+        },
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
         "sonda-acuracia-arredondada",
         _acuracia(retorno="round(acertos / len(rotulos), 3)"),
         [A],

@@ -630,6 +630,29 @@ def _sondas_acuracia(aluno):
                 "A acurácia saiu em porcentagem (multiplicada por 100): devolva a fração entre 0 e 1, "
                 "acertos / total de imagens."
             )
+        if not math.isclose(certo, acertos // len(rotulos)) and math.isclose(valor, acertos // len(rotulos)):
+            return (
+                "A acurácia saiu da divisão inteira (//): acertos // total dá 0 sempre que o modelo erra alguma "
+                "imagem. Devolva a fração acertos / total de imagens, com a divisão comum (/)."
+            )
+        # a promessa "entre 0 e 1": acima de 1, a contagem somou pares demais (formas que fazem broadcast)
+        if valor > 1 + 1e-9 and not math.isclose(valor, acertos):
+            previstos = _previsoes_modelo_acuracia(imagens)
+            pares = sum(
+                int((previstos[i : i + 32, None] == rotulos[None, i : i + 32]).sum())
+                for i in range(0, len(rotulos), 32)
+            )
+            de_pares = math.isclose(valor, pares / len(rotulos), rel_tol=1e-6)
+            return (
+                f"A acurácia passou de 1 ({mostrar(valor):.4g}), e uma fração fica entre 0 e 1: "
+                + (
+                    "ela confere com a contagem de todos os pares (previsão de uma imagem, rótulo de outra). "
+                    if de_pares
+                    else ""
+                )
+                + "Comparar previsões de forma (B, 1) (argmax com keepdim=True) com rótulos (B,) faz broadcast para "
+                "(B, B) e conta pares demais; compare tensores da mesma forma (B,), com logits.argmax(dim=-1)."
+            )
         if any(math.isclose(valor, round(certo, k)) for k in range(5)):
             return (
                 "A acurácia saiu arredondada (round): devolva a fração acertos / total de imagens como está, sem "
