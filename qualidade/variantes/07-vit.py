@@ -268,6 +268,22 @@ MUTANTES = [
     Variante("vit-le-o-ultimo-token", _vit(saida="self.norm(x)[:, -1]"), [V], "vit-token-errado"),
     Variante("vit-media-dos-tokens", _vit(saida="self.norm(x).mean(dim=1)"), [V], "vit-token-errado"),
     Variante("vit-sem-norma-final", _vit(saida="x[:, 0]"), [V], "vit-sem-norma-final"),
+    Variante(
+        "vit-posicao-multiplicada",
+        _vit(embutir=_EMBUTIR.replace("], dim=1) + self.posicao", "], dim=1) * self.posicao")),
+        [V],
+        "vit-posicao-multiplicada",
+    ),
+    Variante(
+        "vit-camadas-nao-encadeadas",
+        {
+            "vit": _vit()["vit"]
+            .replace("            x = camada(x)\n", "            y = camada(x)\n")
+            .replace("self.cabeca(self.norm(x)[:, 0])", "self.cabeca(self.norm(y)[:, 0])")
+        },
+        [V],
+        "vit-camadas-nao-encadeadas",
+    ),
     # (#24) estrutura e estado: um parâmetro que o enunciado manda sortear começa constante
     Variante(
         "vit-posicao-zeros",

@@ -218,6 +218,8 @@ _EQUIVOCOS_VIT = suite.pares_por_modo(
     EQ.VIT_TOKEN_ERRADO,
     EQ.VIT_POSICAO_DESLOCADA,
     EQ.VIT_SEM_NORMA_FINAL,
+    EQ.VIT_POSICAO_MULTIPLICADA,
+    EQ.VIT_CAMADAS_NAO_ENCADEADAS,
 )
 
 # ViT das conferências: imagens 8×8 com patches 2×2 (16 patches + [CLS]), 2 camadas.
@@ -327,6 +329,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
         EQ.VIT_SEM_POSICAO,
         EQ.VIT_CLS_SEM_POSICAO,
         EQ.VIT_POSICAO_DESLOCADA,
+        EQ.VIT_POSICAO_MULTIPLICADA,
     )
     comparar(
         obtido.numpy(),
