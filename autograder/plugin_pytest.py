@@ -160,6 +160,11 @@ _DICAS_DE_ERRO = (
         "unsqueeze com o tamanho ou o eixo errado (o tamanho do lote é o do eixo 0 da entrada).",
     ),
     (
+        ("and 'tuple'", "'tuple' and"),
+        "Uma conta com uma tupla: uma função que devolve um par (saída, pesos), como nn.MultiheadAttention, foi "
+        "usada sem desempacotar; pegue a saída com saida, _ = atencao(...) (ou [0]).",
+    ),
+    (
         ("dimension out of range",),
         "Um eixo que não existe: o tensor tem menos dimensões do que o código supõe (falta o eixo do lote, ou "
         "sobrou um squeeze).",

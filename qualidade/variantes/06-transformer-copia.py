@@ -323,6 +323,12 @@ MUTANTES = [
         [C],
         "cruzada-com-entrada-original",
     ),
+    Variante(
+        "camada-norm1-nas-tres",
+        _camada(_CORPO.replace("self.norm2(x + c)", "self.norm1(x + c)").replace("self.norm3(", "self.norm1(")),
+        [C],
+        "camada-normas-trocadas",
+    ),
     Variante("camada-ativacao-gelu", _camada(_CORPO.replace("torch.relu", "F.gelu")), [C], "camada-ativacao"),
     Variante(
         "camada-normas-trocadas",

@@ -149,7 +149,7 @@ CAMADA_NORMAS = Equivoco(
     "camada-normas-trocadas",
     "As normalizações estão fora de ordem ou reaproveitadas: norm1 depois da autoatenção, norm2 depois da "
     "atenção cruzada, norm3 depois da feed-forward.",
-    modos="normas",
+    modos="normas norm1_nas_tres",
     titulo="Normalizações fora de ordem",
     para_instrutor="O aluno trocou ou reaproveitou norm1, norm2 e norm3 entre as subcamadas.",
     secao="Código Comentado",
