@@ -455,11 +455,11 @@ def conferir_origem_com_pad(aluno, remoto, confiavel):
     descricao = f"modelo de cópia, origem com PAD no fim {mostrar(origem.tolist())}, largura {mostrar(largura)}, alfa {mostrar(alfa)}"
     if obtido == cheia:
         raise Reprovado(
-            f"{EQ.FEIXE_ORIGEM_SEM_MASCARA.mensagem} ({descricao}: esperado {mostrar(certa)}, veio {mostrar(obtido)}.)",
+            f"{EQ.FEIXE_ORIGEM_SEM_MASCARA.mensagem} ({mostrar(descricao)}: esperado {mostrar(certa)}, veio {mostrar(obtido)}.)",
             EQ.FEIXE_ORIGEM_SEM_MASCARA,
         )
     raise Reprovado(
-        f"A busca não confere com a de referência ({descricao}: esperado {mostrar(certa)}, veio {mostrar(obtido)})."
+        f"A busca não confere com a de referência ({mostrar(descricao)}: esperado {mostrar(certa)}, veio {mostrar(obtido)})."
     )
 
 
