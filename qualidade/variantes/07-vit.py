@@ -632,6 +632,18 @@ MUTANTES += [
         "camada-norma-ou-residuo-fora-do-lugar",
     ),
     Variante(
+        "sonda-camada-mascara-causal",
+        _camada(
+            _CORPO_CAMADA.replace(
+                "self.auto_atencao(z, z, z, need_weights=False)",
+                "self.auto_atencao(z, z, z, attn_mask=torch.ones(z.shape[1], z.shape[1], dtype=torch.bool).triu(1), "
+                "need_weights=False)",
+            )
+        ),
+        [C],
+        "camada-encoder-causal",
+    ),
+    Variante(
         "sonda-acuracia-em-porcentagem",
         _acuracia(retorno="100 * acertos / len(rotulos)"),
         [A],

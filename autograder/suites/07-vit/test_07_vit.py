@@ -730,6 +730,15 @@ def _sondas_camada(aluno, ref):
         sozinhas = torch.cat([_saida_camada(camada, x[i : i + 1]) for i in range(3)])
         return tuple(junto.shape) == tuple(sozinhas.shape) and not torch.allclose(junto, sozinhas, atol=1e-8)
 
+    def causal():
+        # o encoder deixa todo token ver todos: mudar o último token muda a saída do primeiro
+        camada, _ = _camada(aluno, ref, np.random.default_rng(_SONDA + 5))
+        x = torch.from_numpy(np.random.default_rng(_SONDA + 6).normal(size=(1, 5, 8)))
+        outro = x.clone()
+        outro[:, -1] += 2.0
+        a, b = _saida_camada(camada, x), _saida_camada(camada, outro)
+        return torch.allclose(a[:, :-1], b[:, :-1], atol=1e-10) and not torch.allclose(a[:, -1], b[:, -1])
+
     g = torch.Generator().manual_seed(_SONDA + 20)
     d, h, dff = 8, 2, 16
     x0 = torch.randn(2, 5, d, generator=g, dtype=torch.float64)
@@ -802,6 +811,16 @@ def _sondas_camada(aluno, ref):
             eps_conta,
             1e-5,
             normas=("norm1", "norm2"),
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "camada-encoder-causal",
+            "Mudar o último token não mudou a saída dos anteriores: a camada aplicou uma máscara causal. No encoder "
+            "do ViT todo token vê todos os outros (os patches não têm ordem de leitura): chame a autoatenção sem "
+            "attn_mask.",
+            causal,
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno pôs uma máscara causal na autoatenção do encoder do ViT.",
             secao="Código Comentado",
         ),
         S.promessa(
