@@ -633,7 +633,13 @@ def _sondas_acuracia(aluno):
                 "A acurácia saiu em porcentagem (multiplicada por 100): devolva a fração entre 0 e 1, "
                 "acertos / total de imagens."
             )
-        if not math.isclose(certo, acertos // len(rotulos)) and math.isclose(valor, acertos // len(rotulos)):
+        # a divisão inteira dá 0 com acertos parciais e 1 com todos certos (quem nunca acerta dá 0 nos dois)
+        todos_certos = _previsoes_modelo_acuracia(imagens)
+        if (
+            not math.isclose(certo, acertos // len(rotulos))
+            and math.isclose(valor, acertos // len(rotulos))
+            and math.isclose(float(_acuracia_do_aluno(aluno, imagens, todos_certos, 32)[0]), 1.0)
+        ):
             return (
                 "A acurácia saiu da divisão inteira (//): acertos // total dá 0 sempre que o modelo erra alguma "
                 "imagem. Devolva a fração acertos / total de imagens, com a divisão comum (/)."
