@@ -592,6 +592,12 @@ MUTANTES = [
         "atencao-posicoes-ignoradas",
     ),
     Variante(
+        "bloco-posicoes-ignoradas",
+        _trocar("bloco_pre_norma", ("self.atencao(self.norma1(x), posicoes)", "self.atencao(self.norma1(x))")),
+        [M],
+        "bloco-posicoes-ignoradas",
+    ),
+    Variante(
         "bloco-pos-norma",
         _trocar(
             "bloco_pre_norma",

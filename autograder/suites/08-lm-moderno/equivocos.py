@@ -262,6 +262,14 @@ ATENCAO_POSICOES_IGNORADAS = Equivoco(
     para_instrutor="O aluno usa sempre torch.arange(t) na RoPE, sem olhar o argumento posicoes.",
     secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
 )
+BLOCO_POSICOES_IGNORADAS = Equivoco(
+    "bloco-posicoes-ignoradas",
+    "Com `posicoes` espaçadas, a saída do bloco é a das posições 0, 1, ..., t - 1: o BlocoPreNorma não repassa "
+    "o argumento `posicoes` à atenção (self.atencao(self.norma1(x), posicoes)).",
+    titulo="Bloco que não repassa as posições",
+    para_instrutor="O aluno não passou posicoes do forward do bloco para a atenção com RoPE.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
 ATENCAO_ESCALA = Equivoco(
     "atencao-escala-errada",
     "As pontuações não foram divididas por √d_k (a dimensão de cada cabeça, d_model / h).",

@@ -434,6 +434,14 @@ def test_bloco_pre_norma_confere(aluno, rng):
         "a saída do BlocoPreNorma",
         equivocos=lambda: [(eq, ORC.bloco_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_BLOCO],
     )
+    # o bloco repassa posicoes à atenção: posições espaçadas (com saltos, que a RoPE enxerga)
+    espacadas = torch.tensor([0, 3, 4, 9, 11, 20])
+    comparar(
+        _tensor(bloco(x, espacadas), "BlocoPreNorma.forward(x, posicoes)").numpy(),
+        ORC.bloco_ref(sd, x, h, posicoes=espacadas).numpy(),
+        "a saída do BlocoPreNorma com posicoes = 0, 3, 4, 9, 11, 20",
+        equivocos=lambda: [(EQ.BLOCO_POSICOES_IGNORADAS, ORC.bloco_ref(sd, x, h).numpy())],
+    )
 
 
 @item("teste_modelo", pontos=0.5)
