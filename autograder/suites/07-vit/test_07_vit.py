@@ -412,6 +412,9 @@ def test_vit_estrutura(aluno, ref):
     cfg["n_camadas"] = 3
     aluno.injetar(TR.ITEM.auxiliar)
     remoto = aluno.criar("ViT", *_args_vit(cfg))
+    # a estrutura com as camadas do aluno (uma mesma camada repetida na lista aparece aqui); o conteúdo
+    # delas é do item da camada
+    suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
     # as camadas são as da biblioteca: o item não depende da CamadaEncoderPreNorma do aluno (item próprio)
     args_da_camada = (cfg["d_model"], cfg["h"], cfg["d_ff"])
     tocha.trocar_camadas(aluno, remoto, "camadas", cfg["n_camadas"], args_da_camada, "CamadaEncoderPreNorma")
@@ -740,10 +743,13 @@ def _sondas_camada(aluno, ref):
         # o encoder deixa todo token ver todos: mudar o último token muda a saída do primeiro
         camada, _ = _camada(aluno, ref, np.random.default_rng(_SONDA + 5))
         x = torch.from_numpy(np.random.default_rng(_SONDA + 6).normal(size=(1, 5, 8)))
-        outro = x.clone()
-        outro[:, -1] += 2.0
-        a, b = _saida_camada(camada, x), _saida_camada(camada, outro)
-        return torch.allclose(a[:, :-1], b[:, :-1], atol=1e-10) and not torch.allclose(a[:, -1], b[:, -1])
+        outro, primeiro = x.clone(), x.clone()
+        # trocas que não são um deslocamento constante (a LayerNorm apagaria): o vetor invertido, dobrado
+        outro[:, -1] = 2.0 * x[:, -1].flip(-1)
+        primeiro[:, 0] = 2.0 * x[:, 0].flip(-1)
+        a, b, c = _saida_camada(camada, x), _saida_camada(camada, outro), _saida_camada(camada, primeiro)
+        # causal: o último não chega aos anteriores, mas o primeiro chega ao último (há mistura entre tokens)
+        return torch.allclose(a[:, :-1], b[:, :-1], atol=1e-10) and not torch.allclose(a[:, -1], c[:, -1])
 
     g = torch.Generator().manual_seed(_SONDA + 20)
     d, h, dff = 8, 2, 16
@@ -820,16 +826,6 @@ def _sondas_camada(aluno, ref):
             secao="Código Comentado",
         ),
         S.promessa(
-            "camada-encoder-causal",
-            "Mudar o último token não mudou a saída dos anteriores: a camada aplicou uma máscara causal. No encoder "
-            "do ViT todo token vê todos os outros (os patches não têm ordem de leitura): chame a autoatenção sem "
-            "attn_mask.",
-            causal,
-            titulo="Máscara causal no encoder",
-            para_instrutor="O aluno pôs uma máscara causal na autoatenção do encoder do ViT.",
-            secao="Código Comentado",
-        ),
-        S.promessa(
             "camada-encoder-linhas-misturadas",
             "A saída de uma sequência muda conforme as outras sequências do lote: a autoatenção tem de correr "
             "sobre os tokens de cada exemplo, com o lote no eixo 0 (nn.MultiheadAttention(..., batch_first=True) "
@@ -837,6 +833,16 @@ def _sondas_camada(aluno, ref):
             misturadas,
             titulo="Camada que mistura os exemplos do lote",
             para_instrutor="O aluno criou a atenção sem batch_first=True, e ela atende ao longo do lote.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "camada-encoder-causal",
+            "Mudar o último token não mudou a saída dos anteriores: a camada aplicou uma máscara causal. No encoder "
+            "do ViT todo token vê todos os outros (os patches não têm ordem de leitura): chame a autoatenção sem "
+            "attn_mask.",
+            causal,
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno pôs uma máscara causal na autoatenção do encoder do ViT.",
             secao="Código Comentado",
         ),
     ]
