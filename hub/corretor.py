@@ -5,7 +5,7 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
 
 1. **confere cada entrada nova num passo só e protegido** (``hub/troca.py``: nome, tipo e dono
    antes de a entrada ser ordenada ou lida; pasta aberta sem seguir links; no máximo
-   ``CURSO_HUB_LIMITE_VARREDURA`` entradas por varredura, em rodízio pelo aluno do nome). O que é
+   ``CURSO_HUB_LIMITE_VARREDURA`` entradas por varredura, em rodízio pelo dono da entrada). O que é
    recusado sai do ``inbound`` (apagado ou em quarentena) e o dono da entrada, se é aluno, vê o
    motivo na lista de tarefas;
 2. põe a entrega na **fila justa** (rodízio por aluno, uma entrega de cada aluno em correção por
@@ -660,7 +660,11 @@ class Corretor:
                 return 0
             atividades = self.atividades()
             examinadas = 0
-            for nome in troca.ordem_justa(novos, self.alunos, LIMITE_VARREDURA):
+
+            def dono(nome: str) -> int:  # o rodízio é pelo dono da entrada, não pelo aluno que o nome diz
+                return os.stat(nome, dir_fd=fd, follow_symlinks=False).st_uid
+
+            for nome in troca.ordem_justa(novos, self.alunos, LIMITE_VARREDURA, dono):
                 examinadas += 1
                 self.vistos.add(nome)
                 anterior = self.tratadas.get(nome)

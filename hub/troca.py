@@ -193,13 +193,26 @@ def por_de_lado(dir_fd: int, nome: str) -> str:
         return f"não saiu ({type(exc).__name__})"
 
 
-def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int) -> list[str]:
-    """Até ``limite`` nomes para examinar nesta varredura, em rodízio pelo prefixo do nome (o aluno
-    que o nome diz), os da turma antes: um aluno que enche o ``inbound`` de lixo ocupa só a vez dele."""
-    grupos: dict[str, deque] = {}
+def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int, dono=None) -> list[str]:
+    """Até ``limite`` nomes para examinar nesta varredura, em rodízio pelo **dono** de cada entrada
+    (``dono(nome)``: o uid do dono, lido sem seguir links; None se a entrada sumiu), os alunos da turma
+    antes: um aluno que enche o ``inbound`` de lixo ocupa só a vez dele, mesmo que dê às pastas o nome
+    de outro aluno (o nome é do aluno; o dono, do sistema). Sem ``dono``, o rodízio é pelo prefixo do nome."""
+    uids = set(alunos.values())
+    grupos: dict[object, deque] = {}
     for n in sorted(nomes):
-        grupos.setdefault(n.split("+", 1)[0], deque()).append(n)
-    ordem = sorted(grupos, key=lambda g: (g not in alunos, g))
+        if dono is None:
+            chave = n.split("+", 1)[0]
+        else:
+            try:
+                chave = dono(n)
+            except OSError:
+                chave = None
+        grupos.setdefault(chave, deque()).append(n)
+    if dono is None:
+        ordem = sorted(grupos, key=lambda g: (g not in alunos, g))
+    else:
+        ordem = sorted(grupos, key=lambda g: (g not in uids, -1 if g is None else g))
     filas = deque(grupos[g] for g in ordem)
     escolhidos: list[str] = []
     while filas and len(escolhidos) < limite:

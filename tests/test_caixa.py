@@ -674,3 +674,35 @@ def test_caixa_tem_cota_de_uma_cpu_onde_ha_cgroups(zigoto):
             break
         time.sleep(0.05)
     assert not pasta.exists(), "o cgroup da caixa sobrou depois dela"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="precisa de root para criar a árvore de outro dono")
+def test_pasta_sem_permissao_de_busca_nao_esconde_nada():
+    """Rodada vermelha: uma subpasta 0600 (listável, sem busca) escondia os arquivos dela da medida do disco, e
+    a limpeza não a apagava (modo não-root). A medida, como o dono da árvore, diz "permissões" (o que não se
+    mede não cabe); a limpeza devolve a permissão e apaga tudo."""
+    from autograder.caixa import disco
+
+    base = Path(tempfile.mkdtemp(prefix="teste-disco-"))  # fora do tmp_path de root (0700): o outro dono chega
+    os.chmod(base, 0o755)
+    raiz = base / "caixa"
+    oculta = raiz / "oculta"
+    oculta.mkdir(parents=True)
+    (oculta / "grande.bin").write_bytes(b"x" * 4096)
+    for p in (base, raiz, oculta, oculta / "grande.bin"):
+        os.chown(p, 65534, 65534)
+    os.chmod(oculta, 0o600)
+    pid = os.fork()
+    if pid == 0:  # o dono da árvore, sem os poderes de root (como o avaliador no modo não-root)
+        codigo = 1
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            estourou = disco.medir(str(raiz), 1 << 30, 1000, 10).estourou
+            codigo = 0 if estourou == "permissões" and disco.apagar_arvore(str(raiz)) and not raiz.exists() else 2
+        finally:
+            os._exit(codigo)
+    try:
+        assert os.waitpid(pid, 0)[1] >> 8 == 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -133,9 +133,32 @@ def test_texto_do_aluno(texto, esperado):
 
 
 def test_texto_do_aluno_tem_limite_de_tamanho_e_de_numeros():
-    assert len(protocolo.texto_do_aluno("a" * 5000)) == protocolo.LIMITE_MENSAGEM_ALUNO
+    assert len(protocolo.texto_do_aluno("- " * 5000)) == protocolo.LIMITE_MENSAGEM_ALUNO
     muitos = protocolo.texto_do_aluno(" ".join(str(i) for i in range(100)))
     assert sum(c.isdigit() for c in muitos) <= 2 * protocolo.LIMITE_NUMEROS_ALUNO
+
+
+def test_texto_do_aluno_leva_so_uma_amostra_de_letras():
+    """Um texto oculto escrito em letras (sem dígitos) passa só numa amostra: sequências curtas e poucas
+    letras no total (rodada vermelha: um trecho do corpus do BPE no texto de uma exceção)."""
+    palavras = " ".join(f"palavra{chr(97 + i % 26)}oculta" for i in range(200))
+    amostra = protocolo.texto_do_aluno(palavras)
+    assert sum(c.isalnum() for c in amostra) <= protocolo.LIMITE_ALFANUMERICOS_TEXTO
+    assert protocolo.texto_do_aluno("x" * 80).startswith("x" * protocolo.LIMITE_SEQUENCIA_VALOR + "…")
+    # a mensagem de uma biblioteca cabe inteira
+    numpy = "operands could not be broadcast together with shapes (2,5,5) (2,5,3)"
+    assert protocolo.texto_do_aluno(numpy) == numpy
+
+
+def test_texto_e_valor_do_aluno_so_levam_caracteres_permitidos():
+    """Braille, ideogramas e símbolos carregam um byte cada um sem ser letra nem dígito: viram "…" (uma
+    sequência deles, um só); os acentos do português e os sinais de matemática das mensagens ficam."""
+    oculto = bytes(range(256)).decode("latin-1").encode("latin-1")
+    braille = "".join(chr(0x2800 + b) for b in oculto)
+    for filtro in (protocolo.texto_do_aluno, protocolo.valor_do_aluno):
+        assert filtro(f"erro {braille} fim") == "erro … fim"
+        assert filtro("漢字のテキスト🙂") == "…"
+        assert filtro("não é possível: 0,5 × √d ≤ 1") == "não é possível: 0,5 × √d ≤ 1"
 
 
 def test_erro_da_caixa_entra_curto_e_sem_valores():
@@ -250,3 +273,17 @@ def test_registro_de_espiao_adulterado_reprova():
     for ruim in (5, None, [bom[0], 1], [{"n": 3, "treino": 0, "grad": False}], [{**bom[0], "x": 1}], ("a",)):
         with pytest.raises(Reprovado, match="foi alterado"):
             conferir_registro(ruim, campos)
+
+
+def test_texto_enviado_a_caixa_nunca_volta_numa_mensagem(monkeypatch):
+    """Um texto que o avaliador mandou à caixa (o corpus oculto do BPE) não volta em texto de exceção nem em
+    valor citado, nem sem os dígitos: o trecho vira "…" (rodada vermelha, classe 2)."""
+    monkeypatch.setattr(protocolo, "_JANELAS_ENVIADAS", set())
+    monkeypatch.setattr(protocolo, "_TEXTOS_REGISTRADOS", set())
+    oculto = "Na posição 3 o caminho máximo conta as arestas do grafo e a soma dos pesos"
+    assert protocolo.texto_do_aluno(f"vazou {oculto}") != "vazou …"  # nada registrado: só as amostras
+    protocolo.registrar_enviados(([oculto], {"n_fusoes": 10}))
+    assert protocolo.texto_do_aluno(f"vazou {oculto.replace('3', '')}") == "vazou …"
+    citado = protocolo.valor_do_aluno(f"'{oculto[10:60]}'")
+    assert "…" in citado and not any(palavra in citado for palavra in ("caminho", "arestas", "grafo"))
+    assert protocolo.texto_do_aluno("index 3 is out of bounds for axis 0 with size 2").endswith("size 2")

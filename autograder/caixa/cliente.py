@@ -366,6 +366,7 @@ class Caixa:
             "espaço": f"mais de {mb} MiB",
             "entradas": f"mais de {entradas} arquivos e pastas",
             "profundidade": f"pastas com mais de {niveis} níveis",
+            "permissões": "pastas que o avaliador não consegue medir (sem permissão de leitura ou de busca)",
         }.get(dados.get("estourou"), "mais do que o permitido")
         return (
             f"o código gravou {oque} na pasta de trabalho (limite de disco da caixa: {mb} MiB, "
@@ -529,6 +530,7 @@ class _Entradas:
     ``memoria``) e, para cada buffer, o argumento de onde veio: posição (int) ou nome (str)."""
 
     def __init__(self, args, kwargs):
+        protocolo.registrar_enviados((args, dict(kwargs or {})))  # texto oculto nunca volta numa mensagem
         self.buffers: list = []
         self._dono: list = []
         self.args = [self._um(i, v) for i, v in enumerate(args)]

@@ -165,6 +165,12 @@ def apagar_arvore(caminho: str) -> bool:
                 for e in it:
                     try:
                         if e.is_dir(follow_symlinks=False):
+                            # a caixa pode ter tirado a permissão de busca ou de escrita da pasta (0600): o dono
+                            # (a caixa morreu; ninguém troca a pasta por um link agora) a devolve antes de descer
+                            try:
+                                os.chmod(e.name, 0o700, dir_fd=fd)
+                            except OSError:
+                                pass
                             novo = _abrir_dir(e.name, fd)
                             s = os.fstat(novo)
                             pilha.append((s.st_dev, s.st_ino, e.name))
@@ -242,8 +248,11 @@ def medir(caminho: str, max_bytes: int, max_entradas: int, max_profundidade: int
             uso.entradas += 1
             try:
                 s = e.stat(follow_symlinks=False)
-            except OSError:
+            except FileNotFoundError:
                 continue
+            except OSError:  # uma pasta sem permissão de busca esconde o que tem: o que não se mede não cabe
+                uso.estourou = "permissões"
+                return uso
             uso.bytes += s.st_blocks * 512
             if uso.bytes > max_bytes:
                 uso.estourou = "espaço"
@@ -256,8 +265,11 @@ def medir(caminho: str, max_bytes: int, max_entradas: int, max_profundidade: int
                 else:
                     try:
                         novo = _abrir_dir(e.name, fd)
-                    except OSError:
+                    except FileNotFoundError:
                         continue
+                    except OSError:  # sem permissão de leitura: o que não se mede não cabe
+                        uso.estourou = "permissões"
+                        return uso
                     try:
                         pilha.append((novo, os.scandir(novo), nivel + 1))
                     except OSError:

@@ -424,15 +424,129 @@ _EXCECOES_CONHECIDAS = frozenset(
 }
 
 
+# Os caracteres que um texto do aluno pode levar a um relatório: os do ASCII imprimível, as letras latinas
+# (os acentos do português) e uns poucos sinais de matemática e de tipografia que as mensagens de erro das
+# bibliotecas usam. Qualquer outro (Braille, ideogramas, emojis, símbolos: cada um pode carregar um byte
+# inteiro de uma entrada oculta) vira "…", e uma sequência deles vira um "…" só.
+_SINAIS_PERMITIDOS = frozenset("…–—·×√≤≥≠±°²³‖∞→←µ")
+
+
+def _permitido(c: str) -> bool:
+    if " " <= c <= "~" or c in _SINAIS_PERMITIDOS:
+        return True
+    return c.isalpha() and unicodedata.name(c, "").startswith("LATIN ")
+
+
+def _so_permitidos(texto: str, manter: str = "") -> str:
+    """``texto`` com cada sequência de caracteres fora da lista acima trocada por um "…" (os de
+    ``manter``, como a quebra de linha de um valor, ficam)."""
+    saida, fora = [], False
+    for c in texto:
+        if c in manter or _permitido(c):
+            saida.append(c)
+            fora = False
+        elif not fora:
+            saida.append("…")
+            fora = True
+    return "".join(saida)
+
+
+def _amostra_de_alfanumericos(texto: str, total: int, sequencia: int) -> str:
+    """Cada sequência de letras e dígitos com até ``sequencia`` caracteres e até ``total`` deles no texto
+    inteiro; o que passa disso vira "…" (o resto do texto, depois do total, sai)."""
+    partes, alfanumericos, fim = [], 0, 0
+    for m in _SEQUENCIA.finditer(texto):
+        partes.append(texto[fim : m.start()])
+        fim = m.end()
+        seq = m.group(0)
+        if len(seq) > sequencia:
+            seq = seq[:sequencia] + "…"
+        resta = total - alfanumericos
+        if len(seq.rstrip("…")) > resta:
+            partes.append(seq[:resta] + "…")
+            fim = len(texto)
+            break
+        alfanumericos += len(seq.rstrip("…"))
+        partes.append(seq)
+    partes.append(texto[fim:])
+    return "".join(partes)
+
+
+# Os textos que o avaliador mandou à caixa (entradas ocultas em texto, como o corpus do BPE): um texto que
+# volta da caixa nunca os cita, nem truncados nem sem os dígitos. Quem manda registra
+# (``registrar_enviados``, no cliente, com os argumentos de cada chamada); os filtros abaixo trocam por "…"
+# todo trecho do texto do aluno cujas letras (minúsculas, sem dígitos, espaços nem pontuação) formam uma
+# janela de ``JANELA_ENVIADA`` letras seguidas de um texto enviado. Uma codificação qualquer (letras
+# trocadas, hexadecimal) não é reconhecida: ela fica limitada pelas amostras de cada filtro.
+JANELA_ENVIADA = 12
+LIMITE_JANELAS_ENVIADAS = 2_000_000
+_JANELAS_ENVIADAS: set[str] = set()
+_TEXTOS_REGISTRADOS: set[bytes] = set()
+
+
+def _letras(texto: str) -> list[tuple[int, str]]:
+    return [(i, c.lower()) for i, c in enumerate(texto) if c.isalpha()]
+
+
+def registrar_enviados(valor, _prof: int = 0) -> None:
+    """Registra os textos de ``valor`` (argumentos de uma chamada à caixa: textos, listas, tuplas e
+    dicionários deles) para que nenhum filtro de texto do aluno os deixe passar (ver acima)."""
+    if _prof > LIMITE_PROFUNDIDADE:
+        return
+    tipo = type(valor)
+    if tipo is str:
+        if len(valor) < JANELA_ENVIADA:
+            return
+        marca = hashlib.sha256(valor.encode("utf-8", "surrogatepass")).digest()
+        if marca in _TEXTOS_REGISTRADOS:
+            return
+        if len(_JANELAS_ENVIADAS) > LIMITE_JANELAS_ENVIADAS:  # um processo que vive muito (o do hub)
+            _JANELAS_ENVIADAS.clear()
+            _TEXTOS_REGISTRADOS.clear()
+        _TEXTOS_REGISTRADOS.add(marca)
+        letras = "".join(c for _, c in _letras(valor))
+        _JANELAS_ENVIADAS.update(letras[j : j + JANELA_ENVIADA] for j in range(len(letras) - JANELA_ENVIADA + 1))
+    elif tipo is list or tipo is tuple:
+        for v in valor:
+            registrar_enviados(v, _prof + 1)
+    elif tipo is dict:
+        for v in valor.values():
+            registrar_enviados(v, _prof + 1)
+
+
+def _sem_textos_enviados(texto: str) -> str:
+    """``texto`` com cada trecho que repete um texto enviado à caixa (``registrar_enviados``) trocado por "…"."""
+    if not _JANELAS_ENVIADAS:
+        return texto
+    letras = _letras(texto)
+    seq = "".join(c for _, c in letras)
+    trechos = []
+    for j in range(len(seq) - JANELA_ENVIADA + 1):
+        if seq[j : j + JANELA_ENVIADA] in _JANELAS_ENVIADAS:
+            inicio, fim = letras[j][0], letras[j + JANELA_ENVIADA - 1][0] + 1
+            if trechos and inicio <= trechos[-1][1]:
+                trechos[-1][1] = max(trechos[-1][1], fim)
+            else:
+                trechos.append([inicio, fim])
+    for inicio, fim in reversed(trechos):
+        texto = texto[:inicio] + "…" + texto[fim:]
+    return texto
+
+
 def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
     """O que de um texto vindo da caixa pode ir para um relatório: só a primeira linha não vazia,
-    sem caracteres de controle; números com casa decimal ou expoente e inteiros de 5 dígitos ou
-    mais viram "…" (os pequenos, como formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``); no
-    máximo ``limite`` caracteres. Um array impresso (``repr`` de um argumento) não passa."""
+    sem caracteres de controle e só com os caracteres permitidos (``_permitido``: outro vira "…");
+    números com casa decimal ou expoente e inteiros de 5 dígitos ou mais viram "…" (os pequenos, como
+    formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``); cada sequência de letras e dígitos com até
+    ``LIMITE_SEQUENCIA_VALOR`` caracteres e até ``LIMITE_ALFANUMERICOS_TEXTO`` deles no total; no máximo
+    ``limite`` caracteres. Um array impresso (``repr`` de um argumento) não passa, e um texto oculto
+    escrito em letras passa só numa amostra curta."""
     if type(texto) is not str:
         return ""
     linha = next((x.strip() for x in texto[: 4 * limite + 4096].splitlines() if x.strip()), "")
-    linha = "".join(c if unicodedata.category(c)[0] != "C" else " " for c in linha)
+    linha = _sem_textos_enviados(
+        _so_permitidos("".join(c if unicodedata.category(c)[0] != "C" else " " for c in linha))
+    )
     contados = 0
 
     def trocar(m: re.Match) -> str:
@@ -444,6 +558,7 @@ def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
         return numero
 
     linha = _RETICENCIAS.sub("…", _NUMERO.sub(trocar, linha))
+    linha = _amostra_de_alfanumericos(linha, LIMITE_ALFANUMERICOS_TEXTO, LIMITE_SEQUENCIA_VALOR)
     return linha if len(linha) <= limite else linha[: limite - 1] + "…"
 
 
@@ -455,6 +570,7 @@ def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
 # dígitos no total e até ``LIMITE_VALOR_ALUNO`` caracteres; o que passa disso vira "…".
 LIMITE_VALOR_ALUNO = 200
 LIMITE_ALFANUMERICOS_VALOR = 80
+LIMITE_ALFANUMERICOS_TEXTO = 100  # o texto de uma exceção: o das bibliotecas (numpy, PyTorch) cabe
 LIMITE_SEQUENCIA_VALOR = 24
 _SEQUENCIA = re.compile(r"[^\W_]+")
 
@@ -465,22 +581,9 @@ def valor_do_aluno(texto) -> str:
     if type(texto) is not str:
         texto = str(texto)
     texto = "".join(c if c == "\n" or unicodedata.category(c)[0] != "C" else " " for c in texto[:4096])
-    partes, alfanumericos, fim = [], 0, 0
-    for m in _SEQUENCIA.finditer(texto):
-        partes.append(texto[fim : m.start()])
-        fim = m.end()
-        seq = m.group(0)
-        if len(seq) > LIMITE_SEQUENCIA_VALOR:
-            seq = seq[:LIMITE_SEQUENCIA_VALOR] + "…"
-        resta = LIMITE_ALFANUMERICOS_VALOR - alfanumericos
-        if len(seq.rstrip("…")) > resta:
-            partes.append(seq[:resta] + "…")
-            fim = len(texto)
-            break
-        alfanumericos += len(seq.rstrip("…"))
-        partes.append(seq)
-    partes.append(texto[fim:])
-    saida = "".join(partes)
+    saida = _amostra_de_alfanumericos(
+        _sem_textos_enviados(_so_permitidos(texto, manter="\n")), LIMITE_ALFANUMERICOS_VALOR, LIMITE_SEQUENCIA_VALOR
+    )
     return saida if len(saida) <= LIMITE_VALOR_ALUNO else saida[: LIMITE_VALOR_ALUNO - 1] + "…"
 
 

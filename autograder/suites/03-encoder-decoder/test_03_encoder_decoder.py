@@ -983,8 +983,14 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
 def _exigir_formas_impressas(antes, depois, formas):
     """O enunciado pede uma linha impressa por bloco com a forma da saída: cada forma de ``formas`` (na
     ordem) aparece numa linha nova, como tupla ou com os números em ordem ("(2, 5, 8)", "2 x 5 x 8")."""
-    if len(depois) >= 19_000 or not depois.startswith(antes):  # a captura da caixa tem limite: sem veredito
-        return
+    if len(depois) >= 19_000 or not depois.startswith(antes):
+        # a captura da caixa guarda os primeiros 20 mil caracteres: com ela cheia não há como ver as linhas
+        # dos blocos, e uma conferência sem veredito não paga (rodada vermelha: encher a saída ao carregar)
+        raise Reprovado(
+            f"{MINI_SEM_IMPRESSAO.mensagem} (O seu código já tinha impresso perto de 20 mil caracteres, o limite que "
+            "o avaliador guarda, e as linhas dos blocos não puderam ser conferidas: imprima só uma linha por bloco.)",
+            MINI_SEM_IMPRESSAO,
+        )
     linhas = depois[len(antes) :].splitlines()
     for numero, forma in enumerate(formas, start=1):
         padrao = re.compile(r"\D+".join(str(int(t)) for t in forma))
