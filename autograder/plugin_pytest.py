@@ -144,6 +144,27 @@ _DICAS_DE_ERRO = (
         "Use *lote, n, d = X.shape e trabalhe nos últimos eixos, com qualquer número de dimensões antes.",
     ),
     (
+        ("does not require grad and does not have a grad_fn",),
+        "O tensor do backward não tem gradiente: a conta rodou fora do autograd (dentro de torch.no_grad() ou "
+        "torch.inference_mode(), ou passou por .detach(), .item() ou NumPy). No treino, o forward e a perda rodam "
+        "com gradiente; o no_grad é só para avaliar.",
+    ),
+    (
+        ("multi-target not supported", "Expected floating point type for target"),
+        "A entropia cruzada recebeu os rótulos com a forma ou o tipo errado: F.cross_entropy quer os logits (B, "
+        "n_classes) e os rótulos como índices inteiros de forma (B,), não one-hot (B, n_classes) nem (B, 1).",
+    ),
+    (
+        ("Sizes of tensors must match except in dimension",),
+        "O torch.cat juntou tensores de tamanhos diferentes fora do eixo da junção: um expand, repeat ou "
+        "unsqueeze com o tamanho ou o eixo errado (o tamanho do lote é o do eixo 0 da entrada).",
+    ),
+    (
+        ("and 'tuple'", "'tuple' and"),
+        "Uma conta com uma tupla: uma função que devolve um par (saída, pesos), como nn.MultiheadAttention, foi "
+        "usada sem desempacotar; pegue a saída com saida, _ = atencao(...) (ou [0]).",
+    ),
+    (
         ("dimension out of range",),
         "Um eixo que não existe: o tensor tem menos dimensões do que o código supõe (falta o eixo do lote, ou "
         "sobrou um squeeze).",

@@ -121,4 +121,11 @@ def test_dica_de_erro_de_forma():
     assert "transposta" in dica_do_erro("ValueError", "matmul: Input operand 1 has a mismatch in its core dimension 0")
     assert "d_ff" in dica_do_erro("RuntimeError", "Error(s) in loading state_dict for EncoderBERT:")
     assert "máscara" in dica_do_erro("RuntimeError", "The size of tensor a (4) must match the size of tensor b (3)")
+    assert "no_grad" in dica_do_erro(
+        "RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn"
+    )
+    assert "one-hot" in dica_do_erro("RuntimeError", "0D or 1D target tensor expected, multi-target not supported")
+    assert "expand" in dica_do_erro(
+        "RuntimeError", "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3"
+    )
     assert dica_do_erro("KeyError", "'x'") == ""

@@ -196,7 +196,8 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
     (``acumulou``: sem zero_grad, ele soma o do passo anterior); pelo gancho global de passo do
     otimizador, qual otimizador deu cada passo (``otimizadores``: um otimizador recriado a cada passo
     aparece com uma marca nova), com que taxa (``taxas``: a "lr" do grupo da tabela no passo) e com que
-    classe e hiperparâmetros (``hiperparametros``: classe, betas, eps, weight_decay do grupo)."""
+    classe e hiperparâmetros (``hiperparametros``: classe, betas, eps, weight_decay do grupo) e a norma do
+    gradiente que o passo usa (``normas_no_passo``: a de depois do recorte, se ele valeu)."""
 
     def __init__(self, linhas, colunas, escala):
         super().__init__()
@@ -209,6 +210,7 @@ class _avaliador_EspiaoDeTreino(_avaliador_nn.Module):
         self.otimizadores = []
         self.taxas = []
         self.hiperparametros = []
+        self.normas_no_passo = []
         self._grad_do_passo = None
         self.tabela._avaliador_espiao = self
         self.tabela.register_hook(self._anotar_grad)
@@ -257,6 +259,8 @@ def _avaliador_instalar_registro_de_otimizador():
                     # passo do Adam anda ±lr com quaisquer betas, então só este registro os mostra
                     escolhidos = {k: grupo[k] for k in ("betas", "eps", "weight_decay") if k in grupo}
                     espiao.hiperparametros.append({"classe": type(otimizador).__name__, **escolhidos})
+                    # a norma do gradiente que o passo vai usar (depois de um recorte, se houve e valeu)
+                    espiao.normas_no_passo.append(None if p.grad is None else float(p.grad.norm()))
                     return
 
     modulo.register_optimizer_step_pre_hook(antes_do_passo)

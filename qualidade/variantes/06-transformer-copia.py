@@ -323,6 +323,12 @@ MUTANTES = [
         [C],
         "cruzada-com-entrada-original",
     ),
+    Variante(
+        "camada-norm1-nas-tres",
+        _camada(_CORPO.replace("self.norm2(x + c)", "self.norm1(x + c)").replace("self.norm3(", "self.norm1(")),
+        [C],
+        "camada-normas-trocadas",
+    ),
     Variante("camada-ativacao-gelu", _camada(_CORPO.replace("torch.relu", "F.gelu")), [C], "camada-ativacao"),
     Variante(
         "camada-normas-trocadas",
@@ -419,6 +425,15 @@ MUTANTES = [
         [P],
         "perda-softmax-dupla",
     ),
+    Variante(
+        "perda-devolve-float",
+        _perda(
+            "    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), alvo.reshape(-1), "
+            "ignore_index=PAD).item()"
+        ),
+        [P],
+        "perda-devolve-float",
+    ),
     # ------------------------------------------------------------------ taxa
     Variante(
         "taxa-sem-aquecimento",
@@ -483,6 +498,15 @@ MUTANTES = [
         _treino(recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), 1.0)"),
         [R],
         "treino-recorte-fixo",
+    ),
+    Variante(
+        "treino-recorte-antes-do-backward",
+        _treino(
+            zerar="        otimizador.zero_grad()\n        nn.utils.clip_grad_norm_(modelo.parameters(), max_norma)",
+            recorte="",
+        ),
+        [R],
+        "treino-recorte-fora-de-ordem",
     ),
     Variante(
         "treino-adam-padrao",
@@ -769,6 +793,16 @@ def busca_em_feixe(modelo, origem, largura, alfa, n_max):
 
 
 MUTANTES += [
+    Variante(
+        "feixe-origem-sem-mascara",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "m_origem = mascara_origem(src)", "m_origem = torch.ones(1, 1, 1, src.shape[1], dtype=torch.bool)"
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-origem-sem-mascara",
+    ),
     Variante(
         "feixe-e-a-gulosa",
         {"busca_em_feixe": _feixe().replace("candidatos[:largura]", "candidatos[:1]")},

@@ -268,6 +268,22 @@ MUTANTES = [
     Variante("vit-le-o-ultimo-token", _vit(saida="self.norm(x)[:, -1]"), [V], "vit-token-errado"),
     Variante("vit-media-dos-tokens", _vit(saida="self.norm(x).mean(dim=1)"), [V], "vit-token-errado"),
     Variante("vit-sem-norma-final", _vit(saida="x[:, 0]"), [V], "vit-sem-norma-final"),
+    Variante(
+        "vit-posicao-multiplicada",
+        _vit(embutir=_EMBUTIR.replace("], dim=1) + self.posicao", "], dim=1) * self.posicao")),
+        [V],
+        "vit-posicao-multiplicada",
+    ),
+    Variante(
+        "vit-camadas-nao-encadeadas",
+        {
+            "vit": _vit()["vit"]
+            .replace("            x = camada(x)\n", "            y = camada(x)\n")
+            .replace("self.cabeca(self.norm(x)[:, 0])", "self.cabeca(self.norm(y)[:, 0])")
+        },
+        [V],
+        "vit-camadas-nao-encadeadas",
+    ),
     # (#24) estrutura e estado: um parâmetro que o enunciado manda sortear começa constante
     Variante(
         "vit-posicao-zeros",
@@ -616,8 +632,36 @@ MUTANTES += [
         "camada-norma-ou-residuo-fora-do-lugar",
     ),
     Variante(
+        "sonda-camada-mascara-causal",
+        _camada(
+            _CORPO_CAMADA.replace(
+                "self.auto_atencao(z, z, z, need_weights=False)",
+                "self.auto_atencao(z, z, z, attn_mask=torch.ones(z.shape[1], z.shape[1], dtype=torch.bool).triu(1), "
+                "need_weights=False)",
+            )
+        ),
+        [C],
+        "camada-encoder-causal",
+    ),
+    Variante(
         "sonda-acuracia-em-porcentagem",
         _acuracia(retorno="100 * acertos / len(rotulos)"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
+        "sonda-acuracia-divisao-inteira",
+        _acuracia(retorno="float(acertos // len(rotulos))"),
+        [A],
+        "acuracia-conta-errada",
+    ),
+    Variante(
+        "sonda-acuracia-keepdim-faz-broadcast",
+        {
+            "acuracia": _acuracia()["acuracia"].replace(
+                "logits.argmax(dim=-1) ==", "logits.argmax(dim=-1, keepdim=True) =="
+            )
+        },
         [A],
         "acuracia-conta-errada",
     ),

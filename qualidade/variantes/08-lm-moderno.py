@@ -420,6 +420,9 @@ MUTANTES = [
     ),
     Variante("rmsnorm-sem-peso", _trocar("rmsnorm", (" * self.peso", "")), [N], "rmsnorm-sem-peso"),
     Variante(
+        "rmsnorm-peso-somado", _trocar("rmsnorm", (" * self.peso", " + self.peso")), [N], "rmsnorm-ganho-nao-multiplica"
+    ),
+    Variante(
         "rmsnorm-peso-inicial-zero",
         _trocar("rmsnorm", ("nn.Parameter(torch.ones(d_model))", "nn.Parameter(torch.zeros(d_model))")),
         [N],
@@ -575,6 +578,24 @@ MUTANTES = [
         ),
         [M],
         "atencao-theta-ignorado",
+    ),
+    Variante(
+        "atencao-posicoes-ignoradas",
+        _trocar(
+            "atencao_rope",
+            (
+                "        if posicoes is None:\n            posicoes = torch.arange(t)\n",
+                "        posicoes = torch.arange(t)\n",
+            ),
+        ),
+        [M],
+        "atencao-posicoes-ignoradas",
+    ),
+    Variante(
+        "bloco-posicoes-ignoradas",
+        _trocar("bloco_pre_norma", ("self.atencao(self.norma1(x), posicoes)", "self.atencao(self.norma1(x))")),
+        [M],
+        "bloco-posicoes-ignoradas",
     ),
     Variante(
         "bloco-pos-norma",
@@ -978,6 +999,12 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         ),
         [K],
         "cache-theta-ignorado",
+    ),
+    Variante(
+        "cache-sem-norma-final",
+        _trocar("lm_com_cache", ("return modelo.saida(modelo.norma_final(x)), novos", "return modelo.saida(x), novos")),
+        [K],
+        "cache-sem-norma-final",
     ),
     Variante(
         "cache-posicoes-do-zero",

@@ -149,7 +149,7 @@ CAMADA_NORMAS = Equivoco(
     "camada-normas-trocadas",
     "As normalizações estão fora de ordem ou reaproveitadas: norm1 depois da autoatenção, norm2 depois da "
     "atenção cruzada, norm3 depois da feed-forward.",
-    modos="normas",
+    modos="normas norm1_nas_tres",
     titulo="Normalizações fora de ordem",
     para_instrutor="O aluno trocou ou reaproveitou norm1, norm2 e norm3 entre as subcamadas.",
     secao="Código Comentado",
@@ -298,6 +298,15 @@ PERDA_SOFTMAX = Equivoco(
     para_instrutor="O aluno não sabe que F.cross_entropy já aplica log_softmax aos logits.",
     secao="Código Comentado",
 )
+PERDA_FLOAT = Equivoco(
+    "perda-devolve-float",
+    "perda_copia devolveu um número do Python (float), e não um tensor: o laço de treino chama perda.backward(), "
+    "e um float (perda.item(), float(perda)) não tem gradiente. Devolva o tensor escalar de F.cross_entropy; "
+    "use .item() só para registrar no histórico.",
+    titulo="Perda devolvida como float",
+    para_instrutor="O aluno devolveu perda.item() (um float) na função de perda: não dá para chamar backward.",
+    secao="Código Comentado",
+)
 TAXA_SEM_AQUECIMENTO = Equivoco(
     "taxa-sem-aquecimento",
     "A taxa começa cheia: falta o aquecimento (warmup). Nos primeiros passos ela deve subir linearmente, "
@@ -387,6 +396,16 @@ TREINO_RECORTE_FIXO = Equivoco(
     "pediu outro valor): chame nn.utils.clip_grad_norm_(modelo.parameters(), max_norma).",
     titulo="Recorte num valor fixo",
     para_instrutor="O aluno escreveu o limite do recorte (1,0) à mão, ignorando o argumento max_norma.",
+    secao="Código Comentado",
+)
+TREINO_RECORTE_FORA_DE_ORDEM = Equivoco(
+    "treino-recorte-fora-de-ordem",
+    "O recorte não valeu: no otimizador.step() a norma do gradiente ainda passava de max_norma. "
+    "nn.utils.clip_grad_norm_ só recorta o gradiente que já existe: chame-o depois de perda.backward() "
+    "(não antes, quando os gradientes estão zerados) e antes de otimizador.step().",
+    titulo="Recorte antes do backward",
+    para_instrutor="O aluno chamou clip_grad_norm_ fora do lugar (antes do backward ou depois do step): o passo "
+    "usa o gradiente sem recorte.",
     secao="Código Comentado",
 )
 TREINO_ADAM_HIPERPARAMETROS = Equivoco(
@@ -493,6 +512,14 @@ DEC_PASSOS = Equivoco(
 
 
 # ----------------------------------------------------------------------- equívocos: busca em feixe
+FEIXE_ORIGEM_SEM_MASCARA = Equivoco(
+    "feixe-origem-sem-mascara",
+    "Numa origem com PAD no fim, a busca dá a resposta de quem ignora a máscara da origem (toda True): o PAD "
+    "da origem entrou na atenção. Use mascara_origem(origem[None]) no codificar e no decodificar.",
+    titulo="Busca em feixe sem a máscara da origem",
+    para_instrutor="O aluno não usou mascara_origem na busca em feixe: o PAD da origem entra na atenção.",
+    secao="Código Comentado",
+)
 FEIXE_GULOSO = Equivoco(
     "feixe-guloso",
     "A busca devolveu a sequência da decodificação gulosa numa árvore em que o feixe de largura 2 acha uma "

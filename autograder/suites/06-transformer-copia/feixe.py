@@ -58,7 +58,7 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
     """A parte da busca que não depende de alfa: (terminadas na ordem em que entraram, menor folga entre o
     último candidato que fica no feixe e o primeiro que sai)."""
     src = origem[None]
-    mo = DA.m_origem(src)
+    mo = torch.ones_like(DA.m_origem(src)) if modo == "origem_cheia" else DA.m_origem(src)
     memoria = modelo.codificar(src, mo)
     probabilidades = modo in ("soma_probabilidades", "produto_probabilidades")
     vivas = [([], 1.0 if modo == "produto_probabilidades" else 0.0)]
@@ -419,6 +419,48 @@ def instancias_de_copia_fixas(confiavel):
                 _INSTANCIAS_DE_COPIA.append((origem, largura, alfa, certa))
                 faltam -= expoe
     return _INSTANCIAS_DE_COPIA
+
+
+_INSTANCIA_COM_PAD: list = []
+
+
+def instancia_com_pad(confiavel):
+    """(origem com PAD no fim, largura, alfa, certa, resposta com a máscara da origem toda True), fixa: a origem
+    do enunciado é "símbolos, EOS, PAD..." e as sorteadas não têm PAD (issue #38: toda entrada que o enunciado
+    admite aparece em algum caso avaliado). A primeira em que ignorar a máscara da origem muda a resposta."""
+    if not _INSTANCIA_COM_PAD:
+        rng = np.random.default_rng(COPIA_SEMENTE_FIXA + 1)
+        with UmThread():
+            for i, origem in enumerate(origens_de_copia(rng, 24)):
+                com_pad = torch.cat([origem, torch.full((3,), DA.PAD, dtype=origem.dtype)])
+                largura, alfa = 2 + i % 2, 0.6
+                certa, folga = feixe_ref(confiavel, com_pad, largura, alfa, FEIXE_N_MAX)
+                cheia, folga_cheia = feixe_ref(confiavel, com_pad, largura, alfa, FEIXE_N_MAX, "origem_cheia")
+                if min(folga, folga_cheia) >= FEIXE_FOLGA and cheia != certa:
+                    _INSTANCIA_COM_PAD.append((com_pad, largura, alfa, certa, cheia))
+                    break
+    return _INSTANCIA_COM_PAD[0] if _INSTANCIA_COM_PAD else None
+
+
+def conferir_origem_com_pad(aluno, remoto, confiavel):
+    """A busca numa origem com PAD no fim: o PAD da origem fica fora da atenção (mascara_origem(origem[None]) no
+    codificar e no decodificar)."""
+    instancia = instancia_com_pad(confiavel)
+    if instancia is None:
+        return
+    origem, largura, alfa, certa, cheia = instancia
+    obtido = feixe_do_aluno(aluno, remoto, origem, largura, alfa, FEIXE_N_MAX)
+    if obtido == certa:
+        return
+    descricao = f"modelo de cópia, origem com PAD no fim {mostrar(origem.tolist())}, largura {mostrar(largura)}, alfa {mostrar(alfa)}"
+    if obtido == cheia:
+        raise Reprovado(
+            f"{EQ.FEIXE_ORIGEM_SEM_MASCARA.mensagem} ({mostrar(descricao)}: esperado {mostrar(certa)}, veio {mostrar(obtido)}.)",
+            EQ.FEIXE_ORIGEM_SEM_MASCARA,
+        )
+    raise Reprovado(
+        f"A busca não confere com a de referência ({mostrar(descricao)}: esperado {mostrar(certa)}, veio {mostrar(obtido)})."
+    )
 
 
 # ----------------------------------------------------------------- sondas (autograder/suite/sondas.py)

@@ -82,7 +82,7 @@ def _camada_variante_com_grad(c, x, mem, mo, ma, h, modo):
         x2 = c.norm2(x1 + cruzada(x1, mem, mascara=False))
     elif modo == "cruzada_antes":
         x2 = c.norm2(x1 + cruzada(x, mem))
-    elif modo == "normas":
+    elif modo in ("normas", "norm1_nas_tres"):
         x2 = c.norm1(x1 + cruzada(x1, mem))
     else:
         x2 = c.norm2(x1 + cruzada(x1, mem))
@@ -92,6 +92,8 @@ def _camada_variante_com_grad(c, x, mem, mo, ma, h, modo):
         return c.norm3(x2 + ff(x2, ativ=lambda z: z))
     if modo == "normas":
         return c.norm2(x2 + ff(x2))
+    if modo == "norm1_nas_tres":  # a mesma norm1 nas três subcamadas
+        return c.norm1(x2 + ff(x2))
     return c.norm3(x2 + ff(x2))
 
 

@@ -435,8 +435,11 @@ def test_dados_reprodutiveis(aluno, rng):
 
 
 # ======================================================================= perda
-def _perda_do_aluno(aluno, logits, alvo):
+def _perda_do_aluno(aluno, logits, alvo, exigir_tensor=False):
     valor = aluno.perda_copia(logits, alvo)
+    if exigir_tensor and isinstance(valor, float | int) and not isinstance(valor, bool):
+        # o treino chama perda.backward(): um número do Python (perda.item(), float(perda)) não tem gradiente
+        raise Reprovado(EQ.PERDA_FLOAT.mensagem, EQ.PERDA_FLOAT)
     if isinstance(valor, torch.Tensor):
         verificar(
             valor.numel() == 1, f"perda_copia deve devolver um escalar; veio forma {mostrar(tuple(valor.shape))}."
@@ -460,7 +463,7 @@ def _logits_alvo(rng, B=4, T=7, V=DA.VOCAB):
 def test_perda_ignora_o_pad(aluno, rng):
     """perda: entropia cruzada média só sobre os tokens reais do alvo, sem alterar logits e alvo"""
     logits, alvo = _logits_alvo(rng)
-    obtido = _perda_do_aluno(aluno, logits, alvo)
+    obtido = _perda_do_aluno(aluno, logits, alvo, exigir_tensor=True)
     exigir_entradas_intactas(aluno, "perda_copia", ["logits", "alvo"])
     plano, rotulos = logits.reshape(-1, DA.VOCAB), alvo.reshape(-1)
     esperado = float(F.cross_entropy(plano, rotulos, ignore_index=DA.PAD))
@@ -654,6 +657,13 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
     if not recortou and (recortes or (final is not None and 0 < final <= 1.0 + 1e-6)):
         raise Reprovado(EQ.TREINO_RECORTE_FIXO.mensagem, EQ.TREINO_RECORTE_FIXO)
     verificar(recortou, EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
+    # o recorte vale no passo: a norma do gradiente que o otimizador usa não passa de max_norma
+    no_passo = [n for n in (extra.get("normas_no_passo") or []) if isinstance(n, float | int)]
+    verificar(
+        all(n <= limite * (1 + 1e-6) + 1e-9 for n in no_passo),
+        EQ.TREINO_RECORTE_FORA_DE_ORDEM.mensagem,
+        EQ.TREINO_RECORTE_FORA_DE_ORDEM,
+    )
     # os hiperparâmetros do Adam (o registro da caixa; só serve para reprovar, nunca para aprovar)
     criados = extra.get("hiperparametros") or []
     pedidos = {"classe": "Adam", "betas": (0.9, 0.98), "eps": 1e-9, "weight_decay": 0}
@@ -823,6 +833,8 @@ def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
         for o, k, a, _ in instancias
     ]
     FX.diagnosticar_feixe(obtidos, [c for *_, c in instancias], erradas, descricoes, FX.confirmacao(aluno))
+    # instância fixa com PAD no fim da origem (issue #38): o PAD da origem fica fora da atenção
+    FX.conferir_origem_com_pad(aluno, remoto, confiavel)
     # instância fixa com n_max curto (issue #38, item 3), a mesma para todo aluno: a busca é cortada em 2 tokens
     curta = torch.tensor([3, 4, 5, DA.EOS])
     with FX.UmThread():

@@ -173,6 +173,24 @@ VIT_SEM_NORMA_FINAL = Equivoco(
     para_instrutor="O aluno não normalizou a saída antes da cabeça, necessária no pré-norma.",
     secao="O bloco pré-norma",
 )
+VIT_POSICAO_MULTIPLICADA = Equivoco(
+    "vit-posicao-multiplicada",
+    "A posição foi multiplicada pela sequência ([CLS] + patches): o embedding de posição se SOMA, "
+    "torch.cat([cls, patches], dim=1) + self.posicao.",
+    modos="posicao_multiplicada",
+    titulo="Posição multiplicada",
+    para_instrutor="O aluno multiplicou a sequência pelo embedding de posição em vez de somar.",
+    secao="O bloco pré-norma",
+)
+VIT_CAMADAS_NAO_ENCADEADAS = Equivoco(
+    "vit-camadas-nao-encadeadas",
+    "As camadas não estão encadeadas: os logits são os de quem passa a sequência de embutir a cada camada e "
+    "fica só com a saída da última. Cada camada recebe a saída da anterior (x = camada(x)).",
+    modos="camadas_nao_encadeadas",
+    titulo="Camadas do encoder em paralelo",
+    para_instrutor="O aluno aplicou cada camada à entrada do encoder, e não à saída da camada anterior.",
+    secao="O bloco pré-norma",
+)
 VIT_SEM_PROJECAO = Equivoco(
     "vit-patches-sem-projecao",
     "Os patches não passaram pela projeção linear (self.projecao) antes de entrar no encoder.",

@@ -104,9 +104,12 @@ def oraculo_vit(sd, imagens, p, d, h, dff, N, modo="certo"):
         x = x + pos[:, 1:]
     elif modo == "sem_cls_pos_inicio":
         x = x + pos[:, :-1]
+    elif modo == "posicao_multiplicada":
+        x = torch.cat([cls, x], dim=1) * pos
     else:
         x = torch.cat([cls, x], dim=1) + pos
-    x = encoder(x)
+    # camadas que não se encadeiam: cada uma lê a sequência de entrada, e fica a saída da última
+    x = encoder.layers[-1](x) if modo == "camadas_nao_encadeadas" else encoder(x)
     if modo == "media_antes_da_norma":
         x = x.mean(dim=1, keepdim=True)
     if modo != "sem_norma_final":
@@ -133,6 +136,8 @@ def embutir_ref(sd, imagens, p, modo="certo"):
         return torch.cat([cls, x + sd["posicao"][:, 1:]], dim=1)
     if modo == "posicao_antes_do_cls":
         return torch.cat([cls + sd["posicao"][:, :1], x + sd["posicao"][:, : x.shape[1]]], dim=1)
+    if modo == "posicao_multiplicada":
+        return torch.cat([cls, x], dim=1) * sd["posicao"]
     return torch.cat([cls, x], dim=1) + sd["posicao"]
 
 

@@ -218,6 +218,8 @@ _EQUIVOCOS_VIT = suite.pares_por_modo(
     EQ.VIT_TOKEN_ERRADO,
     EQ.VIT_POSICAO_DESLOCADA,
     EQ.VIT_SEM_NORMA_FINAL,
+    EQ.VIT_POSICAO_MULTIPLICADA,
+    EQ.VIT_CAMADAS_NAO_ENCADEADAS,
 )
 
 # ViT das conferências: imagens 8×8 com patches 2×2 (16 patches + [CLS]), 2 camadas.
@@ -327,6 +329,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
         EQ.VIT_SEM_POSICAO,
         EQ.VIT_CLS_SEM_POSICAO,
         EQ.VIT_POSICAO_DESLOCADA,
+        EQ.VIT_POSICAO_MULTIPLICADA,
     )
     comparar(
         obtido.numpy(),
@@ -407,7 +410,14 @@ def test_vit_estrutura(aluno, ref):
     # imagem 12 (não a 8 das verificações visíveis), patch 4: N = 9 patches
     cfg = {**VIT, "tamanho_imagem": 12, "tamanho_patch": 4, "canais": 3, "d_model": 12, "h": 3, "d_ff": 20}
     cfg["n_camadas"] = 3
+    aluno.injetar(TR.ITEM.auxiliar)
     remoto = aluno.criar("ViT", *_args_vit(cfg))
+    # a estrutura com as camadas do aluno (uma mesma camada repetida na lista aparece aqui); o conteúdo
+    # delas é do item da camada
+    suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
+    # as camadas são as da biblioteca: o item não depende da CamadaEncoderPreNorma do aluno (item próprio)
+    args_da_camada = (cfg["d_model"], cfg["h"], cfg["d_ff"])
+    tocha.trocar_camadas(aluno, remoto, "camadas", cfg["n_camadas"], args_da_camada, "CamadaEncoderPreNorma")
     esperado = ref.ViT(*_args_vit(cfg)).state_dict()
     pesos = remoto.pesos()
     _exigir_tamanhos_lidos(pesos, cfg)
@@ -626,6 +636,35 @@ def _sondas_acuracia(aluno):
                 "A acurácia saiu em porcentagem (multiplicada por 100): devolva a fração entre 0 e 1, "
                 "acertos / total de imagens."
             )
+        # a divisão inteira dá 0 com acertos parciais e 1 com todos certos (quem nunca acerta dá 0 nos dois)
+        todos_certos = _previsoes_modelo_acuracia(imagens)
+        if (
+            not math.isclose(certo, acertos // len(rotulos))
+            and math.isclose(valor, acertos // len(rotulos))
+            and math.isclose(float(_acuracia_do_aluno(aluno, imagens, todos_certos, 32)[0]), 1.0)
+        ):
+            return (
+                "A acurácia saiu da divisão inteira (//): acertos // total dá 0 sempre que o modelo erra alguma "
+                "imagem. Devolva a fração acertos / total de imagens, com a divisão comum (/)."
+            )
+        # a promessa "entre 0 e 1": acima de 1, a contagem somou pares demais (formas que fazem broadcast)
+        if valor > 1 + 1e-9 and not math.isclose(valor, acertos):
+            previstos = _previsoes_modelo_acuracia(imagens)
+            pares = sum(
+                int((previstos[i : i + 32, None] == rotulos[None, i : i + 32]).sum())
+                for i in range(0, len(rotulos), 32)
+            )
+            de_pares = math.isclose(valor, pares / len(rotulos), rel_tol=1e-6)
+            return (
+                f"A acurácia passou de 1 ({mostrar(valor):.4g}), e uma fração fica entre 0 e 1: "
+                + (
+                    "ela confere com a contagem de todos os pares (previsão de uma imagem, rótulo de outra). "
+                    if de_pares
+                    else ""
+                )
+                + "Comparar previsões de forma (B, 1) (argmax com keepdim=True) com rótulos (B,) faz broadcast para "
+                "(B, B) e conta pares demais; compare tensores da mesma forma (B,), com logits.argmax(dim=-1)."
+            )
         if any(math.isclose(valor, round(certo, k)) for k in range(5)):
             return (
                 "A acurácia saiu arredondada (round): devolva a fração acertos / total de imagens como está, sem "
@@ -699,6 +738,18 @@ def _sondas_camada(aluno, ref):
         junto = _saida_camada(camada, x)
         sozinhas = torch.cat([_saida_camada(camada, x[i : i + 1]) for i in range(3)])
         return tuple(junto.shape) == tuple(sozinhas.shape) and not torch.allclose(junto, sozinhas, atol=1e-8)
+
+    def causal():
+        # o encoder deixa todo token ver todos: mudar o último token muda a saída do primeiro
+        camada, _ = _camada(aluno, ref, np.random.default_rng(_SONDA + 5))
+        x = torch.from_numpy(np.random.default_rng(_SONDA + 6).normal(size=(1, 5, 8)))
+        outro, primeiro = x.clone(), x.clone()
+        # trocas que não são um deslocamento constante (a LayerNorm apagaria): o vetor invertido, dobrado
+        outro[:, -1] = 2.0 * x[:, -1].flip(-1)
+        primeiro[:, 0] = 2.0 * x[:, 0].flip(-1)
+        a, b, c = _saida_camada(camada, x), _saida_camada(camada, outro), _saida_camada(camada, primeiro)
+        # causal: o último não chega aos anteriores, mas o primeiro chega ao último (há mistura entre tokens)
+        return torch.allclose(a[:, :-1], b[:, :-1], atol=1e-10) and not torch.allclose(a[:, -1], c[:, -1])
 
     g = torch.Generator().manual_seed(_SONDA + 20)
     d, h, dff = 8, 2, 16
@@ -782,6 +833,16 @@ def _sondas_camada(aluno, ref):
             misturadas,
             titulo="Camada que mistura os exemplos do lote",
             para_instrutor="O aluno criou a atenção sem batch_first=True, e ela atende ao longo do lote.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "camada-encoder-causal",
+            "Mudar o último token não mudou a saída dos anteriores: a camada aplicou uma máscara causal. No encoder "
+            "do ViT todo token vê todos os outros (os patches não têm ordem de leitura): chame a autoatenção sem "
+            "attn_mask.",
+            causal,
+            titulo="Máscara causal no encoder",
+            para_instrutor="O aluno pôs uma máscara causal na autoatenção do encoder do ViT.",
             secao="Código Comentado",
         ),
     ]

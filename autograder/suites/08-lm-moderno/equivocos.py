@@ -253,6 +253,23 @@ ATENCAO_THETA_IGNORADO = Equivoco(
     para_instrutor="O aluno guardou o theta no construtor mas chamou a RoPE com a base padrão.",
     secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
 )
+ATENCAO_POSICOES_IGNORADAS = Equivoco(
+    "atencao-posicoes-ignoradas",
+    "Com `posicoes` espaçadas (0, 3, 4, 9...), a saída é a das posições 0, 1, ..., t - 1: o argumento `posicoes` "
+    "do forward não chega à RoPE (use `torch.arange(t)` só quando `posicoes` for None). Com posições seguidas "
+    "(5, 6, 7...) isso não aparece: a RoPE só vê a distância entre as posições.",
+    titulo="Atenção que ignora o argumento posicoes",
+    para_instrutor="O aluno usa sempre torch.arange(t) na RoPE, sem olhar o argumento posicoes.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
+BLOCO_POSICOES_IGNORADAS = Equivoco(
+    "bloco-posicoes-ignoradas",
+    "Com `posicoes` espaçadas, a saída do bloco é a das posições 0, 1, ..., t - 1: o BlocoPreNorma não repassa "
+    "o argumento `posicoes` à atenção (self.atencao(self.norma1(x), posicoes)).",
+    titulo="Bloco que não repassa as posições",
+    para_instrutor="O aluno não passou posicoes do forward do bloco para a atenção com RoPE.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
 ATENCAO_ESCALA = Equivoco(
     "atencao-escala-errada",
     "As pontuações não foram divididas por √d_k (a dimensão de cada cabeça, d_model / h).",
@@ -627,6 +644,15 @@ CACHE_POSICOES_DO_ZERO = Equivoco(
     "nas posições t, ..., t + m − 1 (torch.arange(t, t + m)).",
     titulo="Tokens novos na posição 0",
     para_instrutor="O aluno girou os tokens novos como se começassem na posição 0, não em t.",
+    secao="Gerar: o cache KV com RoPE",
+)
+CACHE_SEM_NORMA_FINAL = Equivoco(
+    "cache-sem-norma-final",
+    "Os logits de lm_com_cache são os do modelo sem a norma_final: a passada com cache faz as mesmas contas "
+    "que o forward do modelo, peça por peça (embedding, blocos, norma_final, saida); aplique "
+    "modelo.saida(modelo.norma_final(x)).",
+    titulo="Passada com cache sem a norma final",
+    para_instrutor="O aluno esqueceu a norma_final na passada com cache (lm_com_cache).",
     secao="Gerar: o cache KV com RoPE",
 )
 CACHE_ROPE_EM_V = Equivoco(

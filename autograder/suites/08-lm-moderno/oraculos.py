@@ -322,12 +322,12 @@ def atencao_ref(sd, x, h, posicoes=None, p="", modo="certo", theta=10000.0):
     return _linear(z, sd[p + "wo.weight"])
 
 
-def bloco_ref(sd, x, h, p="", modo="certo"):
+def bloco_ref(sd, x, h, p="", modo="certo", posicoes=None):
     def rms(z, nome):
         return F.rms_norm(z, (z.shape[-1],), sd[p + nome + ".peso"], 1e-5)
 
     def att(z):
-        return atencao_ref(sd, z, h, p=p + "atencao.")
+        return atencao_ref(sd, z, h, posicoes, p=p + "atencao.")
 
     def ffn(z):
         return swiglu_ref({k: sd[p + "ffn." + k] for k in ("w1.weight", "w2.weight", "w3.weight")}, z)

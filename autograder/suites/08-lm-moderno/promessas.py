@@ -33,6 +33,15 @@ def sondas_rmsnorm(aluno):
         norma = CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": torch.ones(d, dtype=torch.float64)}, {"eps": eps})
         return tocha.tensor(norma(x), "RMSNorm.forward")
 
+    def ganho_nao_multiplica():
+        # o ganho multiplica cada coordenada da saída normalizada: saida(peso = w) = w · saida(peso = 1)
+        w = torch.linspace(0.5, 2.0, d, dtype=torch.float64)
+        um = tocha.tensor(
+            CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": torch.ones(d, dtype=torch.float64)})(x), "RMSNorm.forward"
+        )
+        com_w = tocha.tensor(CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": w})(x), "RMSNorm.forward")
+        return not S.iguais(com_w, um * w)
+
     def posicoes_misturadas():
         outro = x.clone()
         outro[0, 0] = outro[0, 0] * 3.0 + 1.0  # muda só a posição 0 do exemplo 0
@@ -69,6 +78,16 @@ def sondas_rmsnorm(aluno):
             valores=(1e-5, 0.5),
             titulo="RMSNorm ignora eps",
             para_instrutor="O aluno não usa o eps do construtor e escreveu um valor fixo.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
+        S.promessa(
+            "rmsnorm-ganho-nao-multiplica",
+            "O ganho (self.peso) não multiplica a saída normalizada: com peso w, a saída tem de ser w vezes a saída "
+            "com peso 1, coordenada a coordenada (x / sqrt(mean(x²) + eps) * self.peso). Somar o peso, ou usá-lo "
+            "dentro da raiz, não é o ganho da RMSNorm.",
+            ganho_nao_multiplica,
+            titulo="Ganho da RMSNorm que não multiplica",
+            para_instrutor="O aluno aplicou o ganho da RMSNorm de outro jeito (somado, dentro da raiz) em vez de multiplicar.",
             secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
         S.promessa(

@@ -388,6 +388,18 @@ def test_atencao_causal_rope_confere(aluno, rng):
             (eq, ORC.atencao_ref(sd, x, h, posicoes, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO
         ],
     )
+    # posições espaçadas (issue #38): a RoPE só vê distâncias, e posições seguidas a partir de 5 dão a mesma
+    # saída que 0..t-1; com saltos, ignorar o argumento posicoes aparece
+    espacadas = torch.tensor([0, 3, 4, 9, 10, 17, 30])
+    comparar(
+        _tensor(atencao(x, espacadas), "AtencaoCausalRoPE.forward(x, posicoes)").numpy(),
+        ORC.atencao_ref(sd, x, h, espacadas).numpy(),
+        "a saída da AtencaoCausalRoPE com posicoes = 0, 3, 4, 9, 10, 17, 30",
+        equivocos=lambda: [
+            (EQ.ATENCAO_POSICOES_IGNORADAS, ORC.atencao_ref(sd, x, h).numpy()),
+            *((eq, ORC.atencao_ref(sd, x, h, espacadas, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO),
+        ],
+    )
 
 
 _EQUIVOCOS_BLOCO = suite.pares_por_modo(EQ.BLOCO_POS_NORMA, EQ.BLOCO_SEM_RESIDUO, EQ.BLOCO_NORMAS)
@@ -421,6 +433,14 @@ def test_bloco_pre_norma_confere(aluno, rng):
         ORC.bloco_ref(sd, x, h).numpy(),
         "a saída do BlocoPreNorma",
         equivocos=lambda: [(eq, ORC.bloco_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_BLOCO],
+    )
+    # o bloco repassa posicoes à atenção: posições espaçadas (com saltos, que a RoPE enxerga)
+    espacadas = torch.tensor([0, 3, 4, 9, 11, 20])
+    comparar(
+        _tensor(bloco(x, espacadas), "BlocoPreNorma.forward(x, posicoes)").numpy(),
+        ORC.bloco_ref(sd, x, h, posicoes=espacadas).numpy(),
+        "a saída do BlocoPreNorma com posicoes = 0, 3, 4, 9, 11, 20",
+        equivocos=lambda: [(EQ.BLOCO_POSICOES_IGNORADAS, ORC.bloco_ref(sd, x, h).numpy())],
     )
 
 
@@ -759,9 +779,10 @@ def test_cache_lm_passo_a_passo(aluno, rng):
             raise Reprovado(f"lm_com_cache deve devolver (logits, caches); veio {mostrar(type(resultado).__name__)}.")
         logits = _tensor(resultado[0], "logits")
         _, caches_certos = ORC.passada_ref(sd, novos, caches, cfg)
-        diag = []
+        # a passada com cache compõe as mesmas peças que o forward: a que esquece a norma_final é nomeada
+        diag = [(EQ.CACHE_SEM_NORMA_FINAL, ORC.modelo_ref(sd, ids, cfg, "sem_norma_final")[:, t : t + m].numpy())]
         if t > 0:
-            diag = [
+            diag += [
                 (eq, ORC.passada_ref(sd, novos, caches, cfg, modo)[0].numpy())
                 for eq, modo in (
                     (EQ.CACHE_POSICOES_DO_ZERO, "posicoes_do_zero"),
