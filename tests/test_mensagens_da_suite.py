@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autograder.caixa.protocolo import LIMITE_VALOR_ALUNO, valor_do_aluno
@@ -116,7 +117,11 @@ def test_o_detector_aponta_os_campos_sem_filtro(fonte, falhas):
 
 
 def test_mostrar_formata_igual_um_valor_curto():
-    assert f"{mostrar(3.14159):.2f} {mostrar((2, 3))} {mostrar('abc')!r}" == "3.14 (2, 3) 'abc'"
+    """Como um f-string comum, com vírgula decimal num número real formatado (quem lê é gente); ``!r`` e uma
+    lista saem como o Python escreve."""
+    assert f"{mostrar(3.14159):.2f} {mostrar((2, 3))} {mostrar('abc')!r}" == "3,14 (2, 3) 'abc'"
+    assert f"{mostrar(0.097):.1%} {mostrar(np.float32(1.5))} {mostrar(7)} {mostrar(0.5)!r}" == "9,7% 1,5 7 0.5"
+    assert f"{mostrar([0.5, 0.25])}" == "[0.5, 0.25]"
 
 
 def test_mostrar_nao_deixa_passar_um_texto_oculto_codificado():

@@ -10,7 +10,9 @@ carrega para o relatório as entradas ocultas que o código do aluno viu.
     f"maior diferença: {mostrar(dif):.2g}"
 
 A conversão e a especificação valem como num f-string comum (``!r``, ``!s``, ``:.3f``), e um valor curto
-sai igual. ``tests/test_mensagens_da_suite.py`` confere que todo campo de f-string das suítes passa por
+sai igual, com uma diferença: um número real sozinho formatado (``{mostrar(dif):.3g}``, ``{mostrar(p):.1%}``)
+sai com vírgula decimal, como o aluno lê ("maior diferença: 0,69"; ``!r`` mostra o valor como o Python o
+escreve). ``tests/test_mensagens_da_suite.py`` confere que todo campo de f-string das suítes passa por
 aqui (a não ser literais e constantes em MAIÚSCULAS). Entradas ocultas e dados derivados do segredo não
 se citam de jeito nenhum: descreva a diferença (posição, comprimento, forma), não o conteúdo.
 """
@@ -31,13 +33,30 @@ class Mostrado:
         self.valor = valor
 
     def __format__(self, espec: str) -> str:
-        return valor_do_aluno(format(self.valor, espec))
+        texto = format(self.valor, espec)
+        if _numero_real(self.valor):  # quem lê é gente: vírgula decimal (0,69; 12,5%)
+            texto = texto.replace(".", ",")
+        return valor_do_aluno(texto)
 
     def __str__(self) -> str:
         return valor_do_aluno(str(self.valor))
 
     def __repr__(self) -> str:
         return valor_do_aluno(repr(self.valor))
+
+
+def _numero_real(valor) -> bool:
+    """Um número real sozinho (float do Python ou escalar do NumPy/PyTorch), não um texto nem uma lista."""
+    if isinstance(valor, bool):
+        return False
+    if isinstance(valor, float):
+        return True
+    tipo = type(valor)
+    if tipo.__module__ == "numpy" and hasattr(valor, "dtype") and getattr(valor, "ndim", 1) == 0:
+        return valor.dtype.kind == "f"
+    if tipo.__module__ == "torch" and hasattr(valor, "dtype") and getattr(valor, "ndim", 1) == 0:
+        return valor.dtype.is_floating_point
+    return False
 
 
 def mostrar(valor) -> Mostrado:
