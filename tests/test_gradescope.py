@@ -127,9 +127,11 @@ AVALIADOR_NO_ZIP = {
     "autograder/suite/espiao.py",
     "autograder/suite/estrutura.py",
     "autograder/suite/faixas.py",
+    "autograder/suite/gradientes.py",
     "autograder/suite/itens.py",
     "autograder/suite/mensagens.py",
     "autograder/suite/procedencia.py",
+    "autograder/suite/relacoes.py",
     "autograder/suite/sondas.py",
 }
 GERADOS_NO_ZIP = {".segredo_avaliador", "requirements-gradescope.txt", "run_autograder", "setup.sh"}
@@ -162,6 +164,7 @@ def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     assert arquivos - figuras == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
         "autograder/suite/deslocamento.py",
         "autograder/suite/passos_vistos.py",
+        "autograder/suite/sondas_modelo.py",
         "autograder/suite/tocha.py",
         "autograder/suite/treino.py",
         "autograder/suites/07-vit/auxiliares.py",

@@ -61,6 +61,7 @@ __all__ = [
     "escala_das_pontuacoes",
     "escala_medida",
     "iguais",
+    "numero_legivel",
     "promessa",
     "sondar",
     "sondas_de",
@@ -176,7 +177,7 @@ def coincide_com(
     return Sonda(codigo, mensagem, quebrada, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
 
-def _num(x: float) -> str:
+def numero_legivel(x: float) -> str:
     """Um número para o aluno ler: três algarismos significativos e vírgula decimal."""
     return f"{x:.3g}".replace(".", ",")
 
@@ -240,13 +241,13 @@ def escala_das_pontuacoes(
             return False
         nome = next((t for c, t in candidatos if abs(valor / c - 1.0) < 0.02), "")
         if valor < 1.0:
-            medido = f"ficaram multiplicadas por ≈ {_num(1.0 / valor)}"
+            medido = f"ficaram multiplicadas por ≈ {numero_legivel(1.0 / valor)}"
         else:
-            medido = f"foram divididas por ≈ {_num(valor)}"
+            medido = f"foram divididas por ≈ {numero_legivel(valor)}"
         nome = f" ({nome})" if nome else ""
         return (
             f"A escala das pontuações está errada: medidas numa entrada construída, as pontuações Q·Kᵀ {medido}"
-            f"{nome}, e o enunciado pede dividir pela raiz de d_k, √d_k = {_num(raiz)} (d_k = {d_k}, a "
+            f"{nome}, e o enunciado pede dividir pela raiz de d_k, √d_k = {numero_legivel(raiz)} (d_k = {d_k}, a "
             "dimensão de cada cabeça): pesos = softmax(Q·Kᵀ / √d_k), antes da máscara e da softmax."
         )
 

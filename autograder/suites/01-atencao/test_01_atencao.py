@@ -1234,7 +1234,7 @@ def _sondas_softmax(aluno):
         base = float(np.exp(np.mean(razao)))
         return (
             f"A softmax usa a exponencial de outra base: medida numa entrada construída, p_j / p_i = b^(z_j - z_i) com "
-            f"b ≈ {mostrar(S._num(base))}, e a softmax usa a base e ≈ 2,718 (np.exp). Não escale os logits e use np.exp(z - max)."
+            f"b ≈ {mostrar(S.numero_legivel(base))}, e a softmax usa a base e ≈ 2,718 (np.exp). Não escale os logits e use np.exp(z - max)."
         )
 
     return [

@@ -1009,16 +1009,16 @@ def _sondas_encoder(aluno, ref=None):
             (8.0, "d_model sem a raiz (ou √d_model duas vezes)"),
         ]
         nome = next((t for c, t in nomes if abs(a / c - 1) < 0.01), "")
-        partes = ["o embedding foi multiplicado por ≈ " + S._num(a) + (" (" + nome + ")" if nome else "")]
+        partes = ["o embedding foi multiplicado por ≈ " + S.numero_legivel(a) + (" (" + nome + ")" if nome else "")]
         if abs(b - 1) > 1e-3:
             partes.append(
-                "a codificação de posição foi multiplicada por ≈ " + S._num(b) + ", e ela é somada sem escala"
+                "a codificação de posição foi multiplicada por ≈ " + S.numero_legivel(b) + ", e ela é somada sem escala"
             )
         return (
             "A escala do embedding está errada: medido num modelo sem camadas, "
             + "; ".join(partes)
             + ". O enunciado pede x = embedding(ids) · √d_model + PE[:n] (√d_model = "
-            + S._num(raiz)
+            + S.numero_legivel(raiz)
             + " aqui), com a escala só no embedding, antes de somar a posição."
         )
 
