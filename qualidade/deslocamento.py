@@ -15,15 +15,22 @@ quadrático médio dos pesos devolvidos e o da referência treinada na mesma sem
 * ``laco``: os mutantes que só mudam o laço de treino (itens = só o do treino): podem perder faixa pelo
   erro deles, mas o portão não pode ser o que os reprova sem que treinem a mais;
 * ``substituto``: mutantes do modelo (o treino avaliado usa o substituto, com o laço de referência);
-* ``ataques``: os casos de ``qualidade/ataques/17-passos-que-o-avaliador-ve.toml`` e ``18-passos-forjados.toml``
-  (os gêmeos honestos contam como honestos).
+* ``ataques``: os casos de ``qualidade/ataques/17-passos-que-o-avaliador-ve.toml``, ``18-passos-forjados.toml`` e
+  ``21-dados-publicos.toml`` e os de treino de ``19-rodada-vermelha.toml`` (os gêmeos honestos contam como
+  honestos).
+
+Imprime também, por aula que mede (07 e 08), as figuras do portão da lacuna (``autograder/suite/lacuna.py``: a
+entropia cruzada dos pesos nos dados do treino dado menos a nos dados de avaliação): os honestos e os ataques
+de dados públicos (``21-dados-publicos`` e os dois da rodada vermelha), que andam menos que a referência e são
+julgados pela lacuna, não pela razão.
 
 Cada segredo (``--segredos N``: N segredos fixos, ``calibracao-deslocamento-<i>``) sorteia outra semente do
 treino (a mesma para a turma inteira), então N segredos são N treinos diferentes de cada submissão; cada
 submissão é corrigida por ``--alunos`` alunos fictícios, e a razão tem de ser a mesma para todos (o portão é
 determinístico: a semente do treino não depende do aluno). Imprime, por aula, o mínimo, a mediana e o máximo
 das razões dos honestos e as razões de cada ataque, e o limite em vigor (``RAZAO_MAXIMA``). Sai com 1 se algum
-honesto passar do limite, se algum ataque ficar abaixo dele ou se alguma razão variar entre alunos.
+honesto passar do limite (da razão ou da lacuna), se algum ataque ficar abaixo do limite do portão dele ou se
+alguma razão ou lacuna variar entre alunos.
 """
 
 from __future__ import annotations
@@ -119,10 +126,11 @@ def submissoes(slug: str, grupos=GRUPOS, corpora=None) -> list[tuple[str, str, b
             da_rodada = caso.familia == "19-rodada-vermelha" and caso.nome in DA_RODADA_VERMELHA
             if (caso.familia not in ARQUIVOS_DE_ATAQUE and not da_rodada) or caso.atividade != slug:
                 continue
-            if ataque_da_lacuna(caso.nome, caso.familia):
+            if ataque_da_lacuna(caso.nome, caso.familia) and not caso.nome.endswith("-gemeo"):
                 LACUNA.add(caso.nome)
             celulas = {gid: codigo_da_celula(m, None, slug, trechos) for gid, m in caso.celulas.items()}
-            lista.append(("ataques", caso.nome, bool(caso.controle), celulas))
+            honesto = bool(caso.controle) or (da_rodada and caso.nome.endswith("-gemeo"))  # os gêmeos da rodada
+            lista.append(("ataques", caso.nome, honesto, celulas))
     return lista
 
 
