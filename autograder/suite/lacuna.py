@@ -7,14 +7,16 @@ avaliador deu: com o mesmo número de passos e taxa menor, os pesos andam menos 
 deslocamento não pega) e o gancho vê os mesmos passos (a contagem também não), mas a medida sobe.
 
 Este portão julga os pesos devolvidos, no processo confiável, em dois conjuntos que o avaliador tem: os dados
-da avaliação (a medida da faixa) e os dados do treino que ele mesmo deu ao laço (``Medida.no_treino``: as
-imagens de treino da 07, de onde saem todos os lotes; janelas fixas do texto de treino da 08). Quem treina nos
-lotes dados acerta neles ao menos tanto quanto nos dados de avaliação, que nunca viu: a **lacuna** (a medida na
-avaliação menos a medida no treino, na escala das faixas: acurácia na 07, −log da perplexidade na 08) é
-negativa ou quase zero em todo laço honesto. Pesos que se saem bem melhor na avaliação do que nos lotes do
-próprio treino aprenderam com outra coisa: acima de ``Medida.lacuna_maxima`` as faixas valem 0, com o
-equívoco ``treino-fora-dos-lotes-dados``. Números (``python -m qualidade deslocamento``, que imprime também
-a lacuna, e ``SEGURANCA.md``): ver ``LACUNA_MAXIMA_*`` nos ``treino_avaliado.py`` das aulas.
+da avaliação e os dados do treino que ele mesmo deu ao laço (``Medida.perdas_da_lacuna`` de cada aula: as 1.437
+imagens de treino da 07, de onde saem todos os lotes; 256 janelas fixas do texto de treino da 08). Quem treina
+nos lotes dados tem, neles, entropia cruzada menor ou igual à dos dados de avaliação, que nunca viu: a
+**lacuna** (a perda no treino menos a perda na avaliação) é negativa ou quase zero em todo laço honesto, forte
+ou fraco (a perda, não a acurácia: a acurácia satura e oscila com a divisão, a perda mostra o ajuste aos dados
+vistos). Pesos com perda bem menor na avaliação que nos lotes do próprio treino aprenderam com outra coisa:
+acima de ``Medida.lacuna_maxima`` as faixas valem 0, com o equívoco ``treino-fora-dos-lotes-dados``. Medido
+(``python -m qualidade deslocamento``, que imprime também a lacuna; ``SEGURANCA.md``): honestos até +0,005 na
+07 e +0,07 na 08; treinar nos dados de avaliação com taxa menor, +0,07 a +0,16 na 07 e +0,4 a +0,95 na 08.
+Limites: 0,04 (07) e 0,20 (08), ``LACUNA_MAXIMA`` no ``treino_avaliado.py`` de cada aula.
 
 O que ele garante: uma faixa só vale se os pesos também se saem (quase) tão bem nos dados do treino dado; os
 dados públicos de avaliação não compram, sozinhos, nada que os lotes não comprem. O que não garante: um laço que

@@ -6,8 +6,10 @@ código tem o mesmo veredito), treina o modelo do aluno (ou um substituto com a 
 não confere com a referência) com o laço do aluno, na caixa, tira os pesos treinados da caixa, confere que
 eles estão ao alcance do treino pedido (``procedencia``), que o avaliador viu cada passo do otimizador
 (``passos_vistos``) e que eles não andaram mais que a referência treinada na mesma semente
-(``deslocamento``: passos escondidos do gancho, reconhecendo ou não o treino avaliado, não compram faixa), e
-mede a métrica da aula com eles. A métrica alcança faixas; perto de uma faixa, a referência treinada na mesma
+(``deslocamento``: passos escondidos do gancho, reconhecendo ou não o treino avaliado, não compram faixa) e,
+na aula cujos dados de avaliação a caixa lê (07, 08), que eles não se saem melhor nesses dados que nos do
+treino dado (``lacuna``: treinar nos dados de avaliação públicos não compra faixa), e mede a métrica da aula
+com eles. A métrica alcança faixas; perto de uma faixa, a referência treinada na mesma
 semente decide. A referência treinada (``ItemDeTreino.referencia``) é calculada uma vez por processo e, em
 disco, uma vez por segredo, aula e código de referência (``autograder/referencias_guardadas.py``).
 
