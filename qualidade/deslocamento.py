@@ -12,6 +12,9 @@ quadrático médio dos pesos devolvidos e o da referência treinada na mesma sem
 * ``corpus``: os casos corretos de cada corpus de ``qualidade/corpus_*/`` (o independente e os cegos)
   (das variantes e do corpus, só as que mexem no laço ou no modelo, uma vez por código: as outras treinam
   exatamente como a referência);
+* ``errados``: os casos errados dos corpora que mexem no laço de treino (erros honestos de aluno: podem perder
+  faixa pelo erro deles, mas nem o deslocamento nem a lacuna podem ser o que os reprova sem que treinem a mais
+  ou fora dos lotes);
 * ``laco``: os mutantes que só mudam o laço de treino (itens = só o do treino): podem perder faixa pelo
   erro deles, mas o portão não pode ser o que os reprova sem que treinem a mais;
 * ``substituto``: mutantes do modelo (o treino avaliado usa o substituto, com o laço de referência);
@@ -53,7 +56,7 @@ FORA_DO_PORTAO = {
     "vit-reconhece-o-avaliado-pela-classe",
     "lm-passos-a-mais-no-avaliado",
 }
-GRUPOS = ("referencia", "corretas", "corpus", "laco", "substituto", "ataques")
+GRUPOS = ("referencia", "corretas", "corpus", "errados", "laco", "substituto", "ataques")
 ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados", "21-dados-publicos")
 # Os ataques do portão da lacuna (autograder/suite/lacuna.py: treino nos dados de avaliação públicos, 07 e 08):
 # andam menos que a referência (a razão não os pega); a lacuna deles tem de passar do limite. Os de
@@ -110,6 +113,15 @@ def submissoes(slug: str, grupos=GRUPOS, corpora=None) -> list[tuple[str, str, b
                 lista += [
                     ("corpus", f"{pasta.name}/{c.nome}", True, c.celulas) for c in carregar(slug, pasta) if c.correta
                 ]
+    if "errados" in grupos:
+        for pasta in sorted(p for p in PASTA.parent.glob("corpus_*") if p.is_dir()):
+            if (corpora and pasta.name not in corpora) or slug not in slugs_do_corpus(pasta):
+                continue
+            lista += [
+                ("errados", f"{pasta.name}/{c.nome}", True, c.celulas)
+                for c in carregar(slug, pasta)
+                if not c.correta and item.laco.funcao in c.celulas and treina_diferente(c.celulas)
+            ]
     if "laco" in grupos:
         # o mutante que treina uma época a mais (pego pela contagem de passos) treina a mais de fato: não é honesto
         lista += [
