@@ -769,3 +769,37 @@ MUTANTES += [
         equivoco="modulo-escala-errada",
     ),
 ]
+
+# issue #38 (rodada 5): a precisão do dtype da entrada
+MUTANTES += [
+    Variante(
+        "sonda-modulo-softmax-em-bfloat16",
+        {
+            "modulo": _modulo()["modulo"].replace(
+                "torch.softmax(notas, dim=-1)", "torch.softmax(notas.to(torch.bfloat16), dim=-1).float()"
+            )
+        },
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-precisao-reduzida",
+    ),
+]
+
+# issue #38 (rodada 5): cada cabeça projeta todas as colunas de X (não só a sua fatia)
+MUTANTES += [
+    Variante(
+        "sonda-multicabeca-q-e-k-por-fatia",
+        _multicabeca(
+            """    dk = W_q.shape[0] // h
+    def por_fatia(X, W):
+        return np.stack([X[..., i * dk:(i + 1) * dk] @ W[i * dk:(i + 1) * dk, i * dk:(i + 1) * dk] for i in range(h)], axis=-3)
+    Q = por_fatia(X_q, W_q)
+    K = por_fatia(X_kv, W_k)
+    V = dividir_cabecas(X_kv @ W_v, h)
+    saida, pesos = atencao(Q, K, V, mascara)
+    return juntar_cabecas(saida) @ W_o, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-projecao-por-fatia",
+    ),
+]

@@ -791,3 +791,18 @@ MUTANTES += [
         equivoco="mlm-especial-corrompido",
     ),
 ]
+
+# issue #38 (rodada 5): entre uma camada e a seguinte não há nada (nem escala, nem posição, nem a entrada de novo)
+MUTANTES += [
+    Variante(
+        "sonda-encoder-soma-a-entrada-antes-de-cada-camada",
+        {
+            "encoder_bert": _encoder(
+                entrada=_ENTRADA_OK + "\n        x0 = x",
+                camada="            x = camada(x if camada is self.camadas[0] else x + x0, src_key_padding_mask=m)",
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-conta-entre-as-camadas",
+    ),
+]

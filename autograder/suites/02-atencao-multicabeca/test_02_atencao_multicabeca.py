@@ -993,6 +993,20 @@ def _sondas_multicabeca(aluno):
         pesos = np.asarray(pesos, dtype=np.float64)
         return pesos.shape[-1] == Xkv.shape[0] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-9)
 
+    def projecao_por_fatia():
+        # issue #38: a projeção de cada cabeça vê todas as colunas de X; com a fatia da cabeça 0 zerada em X, as
+        # pontuações dela ainda vêm das outras colunas (W mistura todas), e os pesos não ficam uniformes
+        Xq0, Xkv0 = Xq.copy(), Xkv.copy()
+        Xq0[:, : d // h] = 0.0
+        Xkv0[:, : d // h] = 0.0
+        _, pesos = par(_mh_aluno(aluno, Xq0, Xkv0, *W, h), "atencao_multicabeca")
+        pesos = np.asarray(pesos, dtype=np.float64)
+        if pesos.shape != (h, Xq.shape[0], Xkv.shape[0]):
+            return False
+        return bool(np.allclose(pesos[0], 1.0 / Xkv.shape[0], atol=1e-9)) and not np.allclose(
+            pesos[1], 1.0 / Xkv.shape[0], atol=1e-6
+        )
+
     def pesos_de_duas_chaves():
         # W_q = W_k = I: em cada cabeça, a consulta c·u vê a chave nula (pontuação 0) e u (pontuação c)
         u = np.zeros(d)
@@ -1071,6 +1085,17 @@ def _sondas_multicabeca(aluno):
             )[0],
             W[:3],
             [W[i] + _PERTURBACAO[i] for i in range(3)],
+        ),
+        S.promessa(
+            "multicabeca-projecao-por-fatia",
+            "Cada cabeça projetou só a sua fatia de colunas de X (um bloco da diagonal de W): com as colunas da "
+            "fatia da cabeça 0 zeradas em X, os pesos dela saíram uniformes, como se a cabeça não visse nada. A "
+            "projeção usa todas as d_model colunas, Q = X_q @ W_q (a matriz inteira), e só depois Q é dividida em "
+            "cabeças (dividir_cabecas).",
+            projecao_por_fatia,
+            titulo="Projeção por fatia (bloco diagonal)",
+            para_instrutor="O aluno dividiu X em cabeças antes de projetar e usou só o bloco diagonal de cada W.",
+            secao="Explicação Matemática",
         ),
         S.promessa(
             "multicabeca-pesos-nao-somam-1",
@@ -1244,7 +1269,25 @@ def _sondas_modulo(aluno):
         bloqueados = np.asarray(p1, dtype=np.float64)[..., -2:]
         return not S.iguais(s1, s2, atol=1e-6) or (bloqueados.size > 0 and np.any(np.abs(bloqueados) > 1e-9))
 
+    def saida_e_esperado_em_float64():
+        # issue #38 (precisão): o módulo em float32 contra o nn.MultiheadAttention em float64, mesmos pesos
+        saida, pesos = par(_rodar(_criar(aluno, d, h, sd), q, k, v1), "forward")
+        oficial = _oficial(sd, d, h).double()
+        with torch.no_grad():
+            s64, p64 = oficial(q.double(), k.double(), v1.double(), average_attn_weights=False)
+        return (
+            np.concatenate([np.ravel(saida), np.ravel(pesos)]),
+            np.concatenate([s64.numpy().ravel(), p64.numpy().ravel()]),
+        )
+
     return [
+        S.precisao_perdida(
+            "modulo-precisao-reduzida",
+            saida_e_esperado_em_float64,
+            titulo="Atenção em precisão reduzida",
+            para_instrutor="O aluno fez parte da atenção (a softmax, as pontuações) em float16/bfloat16.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "modulo-pesos-nao-sao-distribuicao",
             "Os pesos de atenção não são uma distribuição sobre as chaves: use softmax(pontuações, dim=-1).",

@@ -1053,6 +1053,49 @@ def _sondas_encoder(aluno, ref=None):
                 )
         return False
 
+    def entre_as_camadas():
+        # issue #38: entre uma camada e a seguinte não há nada; cada conta a mais entre elas dá uma saída diferente
+        if ref is None:
+            return False
+        cfg2 = Config(30, d=8, h=2, d_ff=16, n_camadas=2, max_len=8, pad=0)
+        estado = _pesos_aleatorios(cfg2, np.random.default_rng(3811))
+        modelo = _criar_encoder(aluno, cfg2)
+        modelo.carregar_pesos(estado, strict=False)
+        y = _rodar(modelo, ids)
+        enc = _oraculo(cfg2)
+        enc.load_state_dict(
+            {"layers." + k.removeprefix("camadas."): v for k, v in estado.items() if k != "embedding.weight"}
+        )
+        ids_t = torch.from_numpy(ids)
+        pe = ref.codificacao_posicional(cfg2.max_len, cfg2.d).to(torch.float64)[: ids.shape[1]]
+        escala = math.sqrt(cfg2.d)
+        x0 = estado["embedding.weight"][ids_t] * escala + pe
+        ignorar = ids_t == cfg2.pad
+        with torch.no_grad():
+            y0 = enc.layers[0](x0, src_key_padding_mask=ignorar)
+            contas = (
+                (
+                    y0 * escala,
+                    "a saída de cada camada foi multiplicada por √d_model antes da seguinte; a escala é do embedding e vem uma vez só, antes da primeira camada",
+                ),
+                (
+                    y0 + pe,
+                    "a codificação de posição foi somada de novo antes de cada camada; ela é somada uma vez só, ao embedding, antes da primeira camada",
+                ),
+                (
+                    y0 * escala + pe,
+                    "a escala √d_model e a posição foram aplicadas de novo antes de cada camada; as duas vêm uma vez só, no embedding, antes da primeira camada",
+                ),
+                (
+                    y0 + x0,
+                    "a entrada da primeira camada (o embedding com a posição) foi somada de novo antes de cada camada; cada camada recebe só a saída da anterior (o residual já fica dentro dela)",
+                ),
+            )
+            for entrada, causa in contas:
+                if S.iguais(y, enc.layers[1](entrada, src_key_padding_mask=ignorar).numpy(), atol=1e-7):
+                    return "Com duas camadas, a entrada da segunda não é a saída da primeira: " + causa + "."
+        return False
+
     def encoder_e_saida(cfg_e, semente):
         estado = _pesos_aleatorios(cfg_e, np.random.default_rng(semente))
         modelo = _criar_encoder(aluno, cfg_e)
@@ -1133,6 +1176,15 @@ def _sondas_encoder(aluno, ref=None):
             titulo="Escala do embedding errada",
             para_instrutor="O aluno escalou o embedding por outra coisa que não √d_model (ou escalou a soma ou a saída).",
             secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "encoder-conta-entre-as-camadas",
+            "Entre uma camada e a seguinte há uma conta a mais: cada camada recebe só a saída da anterior, e a escala "
+            "√d_model e a posição entram uma vez só, no embedding, antes da primeira camada.",
+            entre_as_camadas,
+            titulo="Conta a mais entre as camadas",
+            para_instrutor="O aluno repete a escala, a posição ou a entrada antes de cada camada, e não só no embedding.",
+            secao="Código Comentado",
         ),
         S.promessa(
             "encoder-ordem-das-camadas",
