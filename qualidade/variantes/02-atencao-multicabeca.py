@@ -803,3 +803,16 @@ MUTANTES += [
         equivoco="multicabeca-projecao-por-fatia",
     ),
 ]
+
+# issue #38 (rodada 5): juntar_cabecas pronta chamada com um argumento a mais (o h, como em dividir_cabecas)
+MUTANTES += [
+    Variante(
+        "sonda-multicabeca-juntar-com-h",
+        _multicabeca(
+            _MH_PROJ
+            + "    saida, pesos = atencao(Q, K, V, mascara)\n    return juntar_cabecas(saida, h) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-cabecas-mal-chamadas",
+    ),
+]

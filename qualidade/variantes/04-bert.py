@@ -806,3 +806,13 @@ MUTANTES += [
         equivoco="encoder-conta-entre-as-camadas",
     ),
 ]
+
+# issue #38 (rodada 5): a mascara_de_padding pronta chamada sem o pad_id
+MUTANTES += [
+    Variante(
+        "sonda-encoder-mascara-sem-pad-id",
+        {"encoder_bert": _encoder(mascara="        m = ~mascara_de_padding(ids)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mascara-mal-chamada",
+    ),
+]

@@ -35,6 +35,16 @@ from autograder.suite import sondas as S
 # referência: um erro nelas tira pontos só dos próprios itens.
 DEPENDENCIAS = {"teste_multicabeca_numpy": ["dividir_cabecas", "juntar_cabecas"]}
 
+# issue #38: dividir_cabecas e juntar_cabecas dadas são as de referência (certas); se elas quebram quando a atenção
+# do aluno as chama, a promessa quebrada é a da chamada (argumentos fora da assinatura ou com a forma errada)
+CHAMADA_DAS_CABECAS = S.referencia_mal_chamada(
+    "multicabeca-cabecas-mal-chamadas",
+    "dividir_cabecas(X, h) e juntar_cabecas(X), esta sem o h: ela lê as cabeças da forma de X",
+    titulo="dividir/juntar cabeças chamadas com os argumentos errados",
+    para_instrutor="O aluno chamou dividir_cabecas ou juntar_cabecas com argumentos de outra assinatura ou trocados.",
+    secao="Código Comentado",
+)
+
 SEM_TRANSPOSTA = Equivoco(
     "cabecas-sem-transposta",
     "Faltou a transposição entre o eixo das posições e o das cabeças: um reshape direto entre "
@@ -568,6 +578,7 @@ def _mh_aluno(aluno, *args, **kw):
 
 @item("teste_multicabeca_numpy", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_confere_com_pytorch(aluno, rng):
     """atenção multicabeça (NumPy): confere com torch.nn.MultiheadAttention, atenção cruzada com lote"""
     d, h, B, nq, nk = 16, 4, 2, 3, 5
@@ -590,6 +601,7 @@ def test_multicabeca_confere_com_pytorch(aluno, rng):
 
 @item("teste_multicabeca_numpy", pontos=0.5)
 @S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_uma_cabeca(aluno, rng):
     """atenção multicabeça (NumPy): com h = 1, é a atenção de uma cabeça seguida de W_o (sem lote)"""
     d, nq, nk = 8, 4, 6
@@ -613,6 +625,7 @@ def _bloco_diagonal(blocos):
 
 @item("teste_multicabeca_numpy", pontos=0.75)
 @propriedade("test_multicabeca_confere_com_pytorch")
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_cabecas_independentes(aluno, rng):
     """atenção multicabeça (NumPy): com projeções bloco-diagonais, h cabeças = h chamadas com h = 1, uma por fatia de colunas"""
     h, dk, B, n = 3, 4, 2, 5
@@ -649,6 +662,7 @@ def test_multicabeca_cabecas_independentes(aluno, rng):
 
 
 @item("teste_multicabeca_numpy", pontos=0.5)
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_mascara(aluno, rng, ref):
     """atenção multicabeça (NumPy): máscara booleana (True = pode atender) vale para todas as cabeças"""
     d, h, B, n = 12, 3, 2, 5
@@ -679,6 +693,7 @@ def test_multicabeca_mascara(aluno, rng, ref):
 
 
 @item("teste_multicabeca_numpy", pontos=0.25)
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_formas(aluno, rng):
     """atenção multicabeça (NumPy): formas (..., n_q, d_model) e (..., h, n_q, n_k) com duas dimensões de lote"""
     d, h = 12, 6

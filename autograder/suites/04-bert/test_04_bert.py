@@ -32,6 +32,16 @@ from autograder.suite import sondas as S
 # um erro na máscara tira pontos só do item da máscara.
 DEPENDENCIAS = {"teste_encoder_bert": ["mascara_de_padding"]}
 
+# issue #38: a mascara_de_padding dada é a de referência (certa); se ela quebra quando o encoder do aluno a chama, a
+# promessa quebrada é a da chamada (argumentos fora da ordem da assinatura, faltando ou com a forma errada)
+CHAMADA_DA_MASCARA = S.referencia_mal_chamada(
+    "encoder-mascara-mal-chamada",
+    "mascara_de_padding(ids, pad_id), com os ids (B, n) e o pad_id do construtor",
+    titulo="mascara_de_padding chamada com os argumentos errados",
+    para_instrutor="O aluno chamou a mascara_de_padding do notebook sem o pad_id ou com os argumentos trocados.",
+    secao="Código Comentado",
+)
+
 # ----------------------------------------------------------------------- equívocos: máscara
 MASCARA_INVERTIDA = Equivoco(
     "padding-mascara-invertida",
@@ -523,6 +533,7 @@ PAD_DO_EXEMPLO, MAX_LEN_DO_EXEMPLO = 0, 12  # EncoderBERT(..., max_len=12, pad_i
 
 @item("teste_encoder_bert", pontos=0.5)
 @propriedade("test_encoder_confere_com_pytorch")
+@CHAMADA_DA_MASCARA
 def test_encoder_estrutura(aluno, ref, rng):
     """EncoderBERT: submódulos embedding e camadas com a configuração pedida e buffer pe"""
     cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
@@ -570,6 +581,7 @@ def test_encoder_estrutura(aluno, ref, rng):
 
 @item("teste_encoder_bert", pontos=1.5)
 @S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
+@CHAMADA_DA_MASCARA
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
@@ -596,6 +608,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
 
 @item("teste_encoder_bert", pontos=1.0)
 @propriedade("test_encoder_confere_com_pytorch")
+@CHAMADA_DA_MASCARA
 def test_encoder_invariante_ao_padding(aluno, ref, rng):
     """EncoderBERT: trocar o embedding do [PAD] ou acrescentar [PAD] não muda a saída dos tokens reais"""
     cfg = Config(vocab=30, d=16, h=4, d_ff=32, n_camadas=2, max_len=16, pad=0)
@@ -637,6 +650,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
 
 @item("teste_encoder_bert", pontos=1.0)
 @S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
+@CHAMADA_DA_MASCARA
 def test_encoder_outra_configuracao(aluno, ref, rng):
     """EncoderBERT: outra configuração (3 camadas, 3 cabeças, pad_id no fim do vocabulário, n = max_len)"""
     cfg = Config(vocab=25, d=12, h=3, d_ff=20, n_camadas=3, max_len=8, pad=24)
