@@ -503,8 +503,9 @@ def referencia_mal_chamada(
 
     mensagem = (
         "O erro aconteceu dentro de uma função pronta que o seu código chamou (a versão de referência, que está "
-        f"certa: {assinaturas}): ela recebeu argumentos fora da ordem da assinatura, trocados entre si (um peso W "
-        "no lugar de um viés b) ou com a forma errada. Confira a ordem dos argumentos em cada chamada."
+        f"certa: {assinaturas}): ela recebeu argumentos fora da ordem da assinatura, trocados entre si (um peso no "
+        "lugar de um viés, um argumento no lugar de outro), com outro nome, a mais ou a menos, ou com a forma errada. "
+        "Confira a ordem e o nome dos argumentos em cada chamada."
     )
     equivoco = Equivoco(codigo, mensagem, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
 
