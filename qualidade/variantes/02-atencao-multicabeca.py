@@ -816,3 +816,16 @@ MUTANTES += [
         equivoco="multicabeca-cabecas-mal-chamadas",
     ),
 ]
+
+# issue #38 (rodada 5): só os quatro submódulos pedidos, sem parâmetro treinável a mais
+MUTANTES += [
+    Variante(
+        "sonda-modulo-ganho-treinavel-na-saida",
+        _modulo(
+            init=_INIT_OK + "        self.ganho = nn.Parameter(torch.ones(d_model))\n",
+            saida="self.w_o(juntas) * self.ganho, pesos",
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="estrutura_parametro_extra",
+    ),
+]

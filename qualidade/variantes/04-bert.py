@@ -816,3 +816,4 @@ MUTANTES += [
         equivoco="encoder-mascara-mal-chamada",
     ),
 ]
+

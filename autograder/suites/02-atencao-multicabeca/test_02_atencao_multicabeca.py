@@ -802,6 +802,8 @@ def test_modulo_submodulos(aluno, ref):
     modulo = _criar(aluno, 12, 3)
     _conferir_chaves(modulo.pesos(), 12)
     suite.conferir_estrutura(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
+    # issue #38: os quatro submódulos pedidos e nenhum parâmetro treinável a mais
+    suite.conferir_parametros_extras(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     modulo = _criar(aluno, 20, 4)
     _conferir_chaves(modulo.pesos(), 20)
 
