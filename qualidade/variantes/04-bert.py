@@ -816,4 +816,3 @@ MUTANTES += [
         equivoco="encoder-mascara-mal-chamada",
     ),
 ]
-
