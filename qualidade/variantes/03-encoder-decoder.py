@@ -1027,3 +1027,28 @@ def layernorm(x, gama=None, beta=None, eps=1e-5):
         equivoco="ln-entrada-inteira-truncada",
     ),
 ]
+
+# issue #38 (rodada 5): o argumento h chega à atenção (no bloco) e aos blocos (no mini encoder)
+MUTANTES += [
+    Variante(
+        "bloco-h-fixo-em-um",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""").replace('p["b_o"], h, mascara=m', 'p["b_o"], 1, mascara=m')
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-h-ignorado",
+    ),
+    Variante(
+        "mini-h-fixo-em-um",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, 1)
+        print(f"bloco {i + 1}: {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-h-ignorado",
+    ),
+]

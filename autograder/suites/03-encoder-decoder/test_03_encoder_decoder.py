@@ -1623,6 +1623,17 @@ def _sondas_bloco(aluno, ref=None):
             para_instrutor="O aluno chamou a LayerNorm sem gama e beta dentro do bloco.",
             secao="Explicação Matemática",
         ),
+        S.argumento_ignorado(
+            "bloco-h-ignorado",
+            "`h` (o número de cabeças)",
+            "o h do bloco não chega à atenção; repasse-o, atencao_multicabeca(..., h, mascara=mascara)",
+            lambda hh: como_array(aluno.bloco_encoder(X, p, hh), "bloco_encoder"),
+            valores=(1, 2, 4),
+            atol=1e-9,
+            titulo="h ignorado no bloco",
+            para_instrutor="O aluno não repassou o h do bloco à atenção multicabeça (usou um número fixo de cabeças).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "bloco-saida-nao-normalizada",
             "A saída do bloco não sai da segunda LayerNorm: no bloco post-norm a última operação é "
@@ -1655,7 +1666,23 @@ def _sondas_mini(aluno, ref=None):
             H = ref.bloco_encoder(H, pesos, 2, mascara=causal)
         return S.iguais(como_array(aluno.mini_encoder(X, lista, 2), "mini_encoder"), H, atol=1e-9)
 
+    def saida_com_h(hh):
+        rng = np.random.default_rng(3823)
+        lista = [_pesos_bloco(rng, 6, 8) for _ in range(2)]
+        return como_array(aluno.mini_encoder(X, lista, hh), "mini_encoder")
+
     return [
+        S.argumento_ignorado(
+            "mini-h-ignorado",
+            "`h` (o número de cabeças)",
+            "o h do mini encoder não chega aos blocos; repasse-o a cada um, bloco_encoder(H, pesos, h)",
+            saida_com_h,
+            valores=(1, 2, 3),
+            atol=1e-9,
+            titulo="h ignorado no mini encoder",
+            para_instrutor="O aluno não repassou o h aos blocos (usou um número fixo de cabeças).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "mini-mascara-causal",
             "A saída confere com os blocos rodando com uma máscara causal: o encoder é bidirecional, cada posição vê "
