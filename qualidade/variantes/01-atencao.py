@@ -924,3 +924,17 @@ MUTANTES += [
         equivoco="atencao-softmax-mal-chamada",
     ),
 ]
+
+# issue #38 (rodada 5): as exponenciais dos blocos subtraem o máximo corrido (senão estouram)
+MUTANTES += [
+    Variante(
+        "blocos-referencia-constante",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "        referencia = np.where(np.isfinite(m_novo), m_novo, 0.0)\n", "        referencia = 0.0\n"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-sem-subtrair-o-maximo",
+    ),
+]

@@ -1101,6 +1101,17 @@ def _sondas_blocos(aluno):
         Ke[1, 0] = 1.0
         return _blocos_do_aluno(aluno, Qe, Ke, np.eye(2), None, 2), c
 
+    def sem_subtrair_o_maximo():
+        # issue #38: num bloco só (bloco ≥ n_k), pontuações ~1000: quem subtrai o máximo dá a atenção finita; quem
+        # exponencia as pontuações cruas (referência 0, sem o máximo corrido) estoura em inf e devolve nan
+        Qs = np.zeros((2, 4))
+        Qs[:, 0] = [2.0, 1.0]
+        Ks = np.zeros((3, 4))
+        Ks[:, 0] = [1000.0, 999.0, 998.0]
+        Vs = np.arange(6, dtype=np.float64).reshape(3, 2)
+        y = como_array(_blocos_do_aluno(aluno, Qs, Ks, Vs, None, 4))
+        return y.shape == (2, 2) and not np.all(np.isfinite(y))
+
     def fator_medido():
         # duas chaves, uma por bloco (bloco=1), a segunda com pontuação maior: com V = identidade a saída são os
         # pesos, e w0 / w1 é o fator aplicado ao que veio do primeiro bloco, que tem de ser exp(s0 - s1)
@@ -1141,6 +1152,17 @@ def _sondas_blocos(aluno):
         )
 
     return [
+        S.promessa(
+            "blocos-sem-subtrair-o-maximo",
+            "Num bloco só, com pontuações grandes (~1000), a saída virou inf/nan: as exponenciais não subtraem o "
+            "máximo corrido (a referência ficou 0, ou outra constante), e exp de uma pontuação grande estoura "
+            "(overflow). Em cada bloco, m_novo = max(m, máximo do bloco), p = exp(s - m_novo) e o fator "
+            "exp(m - m_novo): todo expoente fica ≤ 0, a conta estável da softmax.",
+            sem_subtrair_o_maximo,
+            titulo="Blocos sem subtrair o máximo",
+            para_instrutor="O aluno exponencia as pontuações sem subtrair o máximo corrido, e a conta estoura.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             FATOR_ERRADO.codigo,
             FATOR_ERRADO.mensagem,
