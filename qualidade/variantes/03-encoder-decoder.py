@@ -1052,3 +1052,19 @@ MUTANTES += [
         equivoco="mini-h-ignorado",
     ),
 ]
+
+# issue #38 (rodada 5): a borda da lista vazia (nenhum bloco) é um caso do enunciado
+MUTANTES += [
+    Variante(
+        "mini-saida-so-no-laco",
+        {
+            "mini_encoder": _mini("""    entrada = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(entrada if i == 0 else H, pesos, h)
+        print(f"bloco {i + 1}: {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-sem-blocos-quebra",
+    ),
+]

@@ -309,6 +309,15 @@ MINI_RETORNA_CEDO = Equivoco(
     para_instrutor="O aluno indentou o return dentro do for: só o primeiro bloco é aplicado.",
     secao="Código Comentado",
 )
+MINI_LISTA_VAZIA = Equivoco(
+    "mini-sem-blocos-quebra",
+    "Com a lista de pesos vazia (nenhum bloco), a função quebrou: sem blocos, o laço não roda nenhuma vez e a "
+    "saída é a própria entrada do primeiro bloco, X + PE. Comece com H = X + positional_encoding(n, d_model) "
+    "antes do laço e devolva H depois dele (sem variável criada só dentro do laço).",
+    titulo="Mini encoder quebra sem blocos",
+    para_instrutor="O aluno só define a saída dentro do laço, e com a lista vazia a variável não existe.",
+    secao="Código Comentado",
+)
 MINI_ORDEM_DOS_BLOCOS = Equivoco(
     "mini-ordem-dos-blocos",
     "Os blocos foram aplicados noutra ordem: lista_de_pesos vem na ordem em que os blocos são aplicados, o "
@@ -1038,8 +1047,16 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
     """mini encoder: sem blocos devolve X + PE; com um bloco, bloco(X + PE)"""
     h, d_model, n = 2, 6, 5
     X = rng.normal(size=(2, n, d_model))
+    try:
+        vazia = _mini_do_aluno(aluno, X, [], h)
+    except suite.ErroDoAluno as exc:
+        # issue #38 (bordas): a lista vazia é um caso do enunciado; um erro aqui é o da borda, dito como tal
+        raise Reprovado(
+            f"{MINI_LISTA_VAZIA.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {mostrar(exc.mensagem[:200])})",
+            MINI_LISTA_VAZIA,
+        ) from None
     comparar(
-        _mini_do_aluno(aluno, X, [], h),
+        vazia,
         X + pe_np(n, d_model),
         "mini_encoder com a lista de pesos vazia",
         equivocos=[(MINI_SEM_POSICAO, X)],
