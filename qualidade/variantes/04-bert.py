@@ -816,3 +816,29 @@ MUTANTES += [
         equivoco="encoder-mascara-mal-chamada",
     ),
 ]
+
+# issue #38 (rodada 5): a ordem da tupla devolvida e o sorteio independente por posição (em todo o lote)
+MUTANTES += [
+    Variante(
+        "mlm-devolve-lista-rotulos-primeiro",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "    return entrada, rotulos", "    return [rotulos, entrada]"
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-ordem-da-tupla",
+    ),
+    Variante(
+        "mlm-sorteio-de-uma-linha-expandido",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = (torch.rand(ids.shape[1:], generator=g) < prob).expand(ids.shape) "
+                "& ~torch.isin(ids, esp)",
+                _DESTINO_OK,
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-sorteio-repetido-no-lote",
+    ),
+]

@@ -164,6 +164,23 @@ MLM_SO_MASK = Equivoco(
     para_instrutor="O aluno acha que todo token escolhido vira [MASK], sem os 10% aleatórios e os 10% inalterados.",
     secao="Explicação Intuitiva",
 )
+MLM_TUPLA_INVERTIDA = Equivoco(
+    "mlm-ordem-da-tupla",
+    "A tupla devolvida está na ordem trocada: o -100 apareceu no primeiro elemento. mascarar_tokens devolve "
+    "(entrada, rotulos), nessa ordem: primeiro a entrada corrompida, depois os rótulos com -100 fora das escolhidas.",
+    titulo="Tupla (entrada, rotulos) invertida",
+    para_instrutor="O aluno devolveu (rotulos, entrada), sem seguir a ordem da assinatura.",
+    secao="Código Comentado",
+)
+MLM_MESMAS_POSICOES = Equivoco(
+    "mlm-sorteio-repetido-no-lote",
+    "As mesmas posições foram escolhidas em todos os exemplos do lote: o sorteio não é independente por posição. "
+    "Sorteie um número por token, com a forma de ids (B, n): torch.rand(ids.shape, generator=g) < prob, e não um "
+    "vetor de n sorteios repetido em cada frase.",
+    titulo="Sorteio repetido em todo o lote",
+    para_instrutor="O aluno sorteou um vetor de n posições e o reaproveitou em todas as frases do lote.",
+    secao="Código Comentado",
+)
 MLM_ROTULOS_FORA = Equivoco(
     "mlm-rotulos-fora",
     "Os rótulos devem valer -100 em toda posição não escolhida (é o ignore_index da cross_entropy); só as "
@@ -717,6 +734,9 @@ def _chamar_mlm(aluno, ids, vocab, id_mask, especiais, semente, prob=None):
 
 def _conferir_rotulos(ids, entrada, rotulos):
     """Rótulos -100 fora das escolhidas, id original nas escolhidas; posições não escolhidas intactas."""
+    if not np.any(rotulos == -100) and np.any(entrada == -100):
+        # issue #38 (a ordem do retorno): o -100 está no primeiro elemento da tupla, não no segundo
+        raise Reprovado(MLM_TUPLA_INVERTIDA.mensagem, MLM_TUPLA_INVERTIDA)
     if not np.any(rotulos == -100):
         raise Reprovado(MLM_ROTULOS_FORA.mensagem, MLM_ROTULOS_FORA)
     escolhidos = rotulos != -100
@@ -898,6 +918,7 @@ def test_mlm_proporcoes(aluno, rng):
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
     _conferir_aleatorios(ids, entrada, escolhidos, 64, especiais, 3)
+    _conferir_posicoes_por_exemplo(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - 0.15) > 0.01:
         raise Reprovado(
@@ -919,6 +940,21 @@ def _dispersao(contagens, tentativas):
     if not validas.any() or p < 0.03 or p > 0.97:
         return None
     return float(np.mean((k - p * m) ** 2 / (m * p * (1 - p))))
+
+
+def _conferir_posicoes_por_exemplo(comuns, escolhidos):
+    """issue #38 (sorteio independente por posição): cada token de cada exemplo tem o seu sorteio. Um vetor de
+    n sorteios reaproveitado em todas as frases do lote escolhe as mesmas colunas em toda linha: em cada coluna
+    com muitos tokens comuns, todos (ou nenhum) escolhidos. Com sorteios independentes, isso quase nunca ocorre
+    (p^20 + (1 - p)^20 < 0,4 % por coluna com prob ≤ 0,4)."""
+    linhas = comuns.sum(axis=0)
+    colunas = linhas >= 20
+    if colunas.sum() < 10:
+        return
+    escolhidas = (escolhidos & comuns).sum(axis=0)[colunas]
+    constantes = (escolhidas == 0) | (escolhidas == linhas[colunas])
+    if constantes.mean() > 0.9:
+        raise Reprovado(MLM_MESMAS_POSICOES.mensagem, MLM_MESMAS_POSICOES)
 
 
 def _conferir_independencia(comuns, escolhidos, viraram_mask):
@@ -947,6 +983,7 @@ def test_mlm_respeita_prob(aluno, rng):
     entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, especiais, int(rng.integers(2**31)), prob=prob)
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
+    _conferir_posicoes_por_exemplo(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - prob) > 0.015:
         raise Reprovado(
