@@ -1050,7 +1050,12 @@ def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
     try:
         vazia = _mini_do_aluno(aluno, X, [], h)
     except suite.ErroDoAluno as exc:
-        # issue #38 (bordas): a lista vazia é um caso do enunciado; um erro aqui é o da borda, dito como tal
+        # issue #38 (bordas): a lista vazia é um caso do enunciado; se só ela quebra (com um bloco a função roda),
+        # o erro é o da borda, dito como tal
+        try:
+            _mini_do_aluno(aluno, X, [_pesos_bloco(np.random.default_rng(3832), d_model, 10)], h)
+        except suite.ErroDoAluno:
+            raise exc from None
         raise Reprovado(
             f"{MINI_LISTA_VAZIA.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {mostrar(exc.mensagem[:200])})",
             MINI_LISTA_VAZIA,
