@@ -59,6 +59,10 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "disco-cota-espaco": "cota de disco",
     "restos-pastas-fundas": "restos em /tmp",
     "copia-pesos-de-fora": "faixas de treino sem treinar (pesos de fora)",
+    "vermelho-08-bpe-ruido-a-parte": "orçamento do BPE num texto com estrutura reconhecível",
+    "abertos-08-bpe-pares-raros-a-parte": "orçamento do BPE: um grupo de palavras contado à parte",
+    "vermelho-blocos-por-consultas": "atenção em blocos que corta as consultas",
+    "abertos-blocos-consultas-do-tamanho-do-bloco": "atenção em blocos: a memória cresce com as chaves",
 }
 
 
