@@ -990,25 +990,30 @@ def _conferir_muitas_chaves(aluno, rng):
     """A promessa da atenção em blocos (memória do tamanho de consultas × bloco, não de n_k), medida pelo
     limite de memória da caixa (fixado pelo avaliador antes do código do aluno): poucas consultas e muitas
     chaves. Quem corta as consultas em pedaços e faz a softmax inteira em cada um não cabe."""
-    n_q, n_k = BLOCOS_POUCAS_CONSULTAS, BLOCOS_MUITAS_CHAVES
-    Q, K, V = _qkv(rng, n_q=n_q, n_k=n_k, d_k=2, d_v=2, escala_dados=1.5)
-    causa = (
-        f"{CHAVES_INTEIRAS.mensagem} (Com {mostrar(n_q)} consultas, {mostrar(n_k)} chaves, bloco={BLOCOS_BLOCO} e "
-        f"{BLOCOS_MEMORIA_MB} MiB a mais, "
-    )
+    Q, K, V = _qkv(rng, n_q=BLOCOS_POUCAS_CONSULTAS, n_k=BLOCOS_MUITAS_CHAVES, d_k=2, d_v=2, escala_dados=1.5)
     try:
         obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
     except ErroDoAluno as exc:
         if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
             raise Reprovado(
-                f"{causa}o seu código levantou {mostrar(exc.tipo)}: {exc.mensagem[:200]})", CHAVES_INTEIRAS
+                f"{CHAVES_INTEIRAS.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+                f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou {mostrar(exc.tipo)}: "
+                f"{exc.mensagem[:200]})",
+                CHAVES_INTEIRAS,
             ) from None
         raise
     except CaixaMorreu:
-        raise Reprovado(f"{causa}o processo do seu código morreu.)", CHAVES_INTEIRAS) from None
+        raise Reprovado(
+            f"{CHAVES_INTEIRAS.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+            f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o processo do seu código morreu.)",
+            CHAVES_INTEIRAS,
+        ) from None
     obtido = como_array(obtido, "saida")
-    verificar(obtido.shape == (n_q, 2), f"saida deveria ter forma ({n_q}, 2); veio {mostrar(obtido.shape)}.")
-    nome = f"saida ({mostrar(n_q)} consultas, {mostrar(n_k)} chaves, bloco={BLOCOS_BLOCO})"
+    verificar(
+        obtido.shape == (BLOCOS_POUCAS_CONSULTAS, 2),
+        f"saida deveria ter forma ({BLOCOS_POUCAS_CONSULTAS}, 2); veio {mostrar(obtido.shape)}.",
+    )
+    nome = f"saida ({BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, bloco={BLOCOS_BLOCO})"
     comparar(obtido, atencao_inteira(Q, K, V), nome, atol=1e-10, rtol=1e-9)
 
 
