@@ -515,6 +515,37 @@ def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
         equivoco="blocos-matriz-inteira",
     ),
     Variante(
+        # issue #37: corta as CONSULTAS em pedaços do tamanho do bloco e faz a softmax inteira sobre todas as
+        # chaves em cada pedaço; a saída confere e cabe na medida n = 2048, não na de muitas chaves
+        "blocos-corta-as-consultas",
+        {
+            "atencao_blocos": """
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    Q = np.asarray(Q, dtype=np.float64)
+    K = np.asarray(K, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    lote = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    Q = np.broadcast_to(Q, (*lote, n_q, Q.shape[-1]))
+    if mascara is not None:
+        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))
+    saidas = []
+    for inicio in range(0, n_q, bloco):  # O ERRO: os blocos são de consultas; cada um vê todas as chaves
+        s = Q[..., inicio:inicio + bloco, :] @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        if mascara is not None:
+            parte = mascara[..., inicio:inicio + bloco, :]
+            s = np.where(parte, s, -np.inf) if parte.dtype == bool else s + parte
+        m = s.max(axis=-1, keepdims=True)
+        p = np.exp(s - np.where(np.isfinite(m), m, 0.0))
+        with np.errstate(invalid="ignore"):
+            saidas.append((p @ V) / p.sum(axis=-1, keepdims=True))
+    return np.concatenate(saidas, axis=-2)
+"""
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-chaves-inteiras",
+    ),
+    Variante(
         "blocos-chama-a-atencao-inteira",
         {
             "atencao_blocos": """

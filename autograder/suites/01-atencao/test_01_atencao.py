@@ -807,6 +807,18 @@ MATRIZ_INTEIRA = Equivoco(
     secao="Explicação Matemática",
 )
 
+CHAVES_INTEIRAS = Equivoco(
+    "blocos-chaves-inteiras",
+    "As chaves não são percorridas em blocos: a memória cresce com o número de chaves. Com poucas consultas e "
+    "muitas chaves, a função montou as pontuações de cada consulta contra todas as chaves (cortar as consultas "
+    "em pedaços não basta). Percorra as CHAVES em blocos (K[..., inicio:fim, :]) com a softmax on-line: a "
+    "memória fica do tamanho de consultas × bloco, qualquer que seja o número de chaves.",
+    titulo="Corta as consultas, não as chaves",
+    para_instrutor="O aluno divide o trabalho pelas consultas e faz a softmax inteira sobre todas as chaves em "
+    "cada pedaço: a saída confere, mas a memória cresce com n_k, que é o que a atenção em blocos evita.",
+    secao="Explicação Matemática",
+)
+
 # Memória: n_q = n_k = 2048 consultas e chaves, blocos de 64. A matriz de pontuações em float64 ocupa
 # 32 MiB (16 MiB em float32); a chamada tem 16 MiB de memória a mais que a caixa recém-aberta, e a versão
 # em blocos precisa de uns 2 MiB (pontuações de um bloco, 1 MiB, e alguns temporários do mesmo tamanho).
@@ -823,6 +835,12 @@ MASCARA_INTEIRA = Equivoco(
 BLOCOS_N = 2048
 BLOCOS_BLOCO = 64
 BLOCOS_MEMORIA_MB = BLOCOS_N * BLOCOS_N * 8 // 2**20 // 2
+# Poucas consultas e muitas chaves (issue #37, vermelho-blocos-por-consultas): 64 consultas, 2^17 chaves
+# (n_k = 32 × bloco²), d = 2. Q, K e V ocupam uns 4 MiB; as pontuações de um pedaço de c consultas contra
+# todas as chaves, c MiB em float64 (64 MiB para 64 consultas, 16 MiB para 16); a versão em blocos de chaves,
+# 64 × 64 × 8 bytes = 32 KiB por bloco. O limite é o mesmo da medida acima (16 MiB a mais).
+BLOCOS_POUCAS_CONSULTAS = 64
+BLOCOS_MUITAS_CHAVES = 2**17
 
 
 def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
@@ -1013,6 +1031,38 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
         atol=1e-10,
         rtol=1e-9,
     )
+    _conferir_muitas_chaves(aluno, rng)
+
+
+def _conferir_muitas_chaves(aluno, rng):
+    """A promessa da atenção em blocos (memória do tamanho de consultas × bloco, não de n_k), medida pelo
+    limite de memória da caixa (fixado pelo avaliador antes do código do aluno): poucas consultas e muitas
+    chaves. Quem corta as consultas em pedaços e faz a softmax inteira em cada um não cabe."""
+    Q, K, V = _qkv(rng, n_q=BLOCOS_POUCAS_CONSULTAS, n_k=BLOCOS_MUITAS_CHAVES, d_k=2, d_v=2, escala_dados=1.5)
+    try:
+        obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
+    except ErroDoAluno as exc:
+        if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
+            raise Reprovado(
+                f"{CHAVES_INTEIRAS.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+                f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou {mostrar(exc.tipo)}: "
+                f"{exc.mensagem[:200]})",
+                CHAVES_INTEIRAS,
+            ) from None
+        raise
+    except CaixaMorreu:
+        raise Reprovado(
+            f"{CHAVES_INTEIRAS.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+            f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o processo do seu código morreu.)",
+            CHAVES_INTEIRAS,
+        ) from None
+    obtido = como_array(obtido, "saida")
+    verificar(
+        obtido.shape == (BLOCOS_POUCAS_CONSULTAS, 2),
+        f"saida deveria ter forma ({BLOCOS_POUCAS_CONSULTAS}, 2); veio {mostrar(obtido.shape)}.",
+    )
+    nome = f"saida ({BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, bloco={BLOCOS_BLOCO})"
+    comparar(obtido, atencao_inteira(Q, K, V), nome, atol=1e-10, rtol=1e-9)
 
 
 # ======================================================================= sondas (issue #38)
