@@ -1124,6 +1124,16 @@ MUTANTES += [
         itens=["teste_cache_kv"],
         equivoco="cache-quantidade-de-novos",
     ),
+    Variante(
+        "sonda-cache-sem-mascara-com-cache",
+        {
+            "atencao_com_cache": _atencao_cache(
+                mascara="mascara_causal(m) if t == 0 else torch.ones(m, t + m, dtype=torch.bool)"
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-consulta-ve-o-futuro",
+    ),
 ]
 
 # ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 4)
