@@ -1268,6 +1268,27 @@ MUTANTES += [
         itens=["teste_feixe"],
         equivoco="feixe-formato-da-saida",
     ),
+    Variante(
+        "sonda-feixe-pontua-com-logits",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()", "logits[:, -1, :].double().tolist()"
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-pontuacao-nao-e-log-probabilidade",
+    ),
+    Variante(
+        "sonda-feixe-log-softmax-entre-hipoteses",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()",
+                "logits[:, -1, :].double().log_softmax(0).tolist()",
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-pontuacao-nao-e-log-probabilidade",
+    ),
 ]
 MUTANTES += [
     Variante(
