@@ -717,7 +717,25 @@ def _sondas_patches(aluno):
             for i in range(2)
         )
 
+    def mistura_o_lote():
+        # os pixels do lote inteiro estão todos lá, mas não os de cada imagem nos patches dela
+        obtido = _patches_do_aluno(aluno, x, 2)
+        if obtido.ndim != 3 or obtido.shape[0] != 2 or obtido.numel() != x.numel():
+            return False
+        todos = torch.equal(torch.sort(obtido.flatten()).values, torch.sort(x.flatten()).values)
+        return todos and nao_reorganiza()
+
     return [
+        S.promessa(
+            "patches-misturam-o-lote",
+            "Os patches da imagem i trazem pixels de outra imagem do lote: os valores do lote inteiro estão todos lá, "
+            "mas misturados entre as imagens. O eixo do lote (0) tem de ficar no lugar em todo reshape e permute: "
+            "(B, C, H/p, p, W/p, p) → permute(0, 2, 4, 1, 3, 5) → (B, N, C·p·p), e a saída [i] depende só da imagem i.",
+            mistura_o_lote,
+            titulo="Patches que misturam as imagens do lote",
+            para_instrutor="O aluno tirou o eixo do lote do lugar (permute ou reshape), e os patches se misturam entre imagens.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "patches-nao-so-reorganizam",
             "Os patches de uma imagem não têm exatamente os pixels dela: extrair patches só reorganiza os valores "

@@ -72,6 +72,13 @@ def _lotes_espiao(rng, n):  # imagens 1×4×4
     return [(tocha.x(rng, lote, 1, 4, 4).float(), torch.from_numpy(rng.integers(0, N_CLASSES, lote))) for _ in range(n)]
 
 
+def passo_sem_gradiente(extra) -> bool:
+    """O espião viu gradiente no backward (``normas``) e nenhum no step (``normas_no_passo``: o .grad era None ou
+    zero em todos os passos)? É o zero_grad entre o backward e o step."""
+    normas, no_passo = extra.get("normas") or [], extra.get("normas_no_passo") or []
+    return bool(no_passo) and any(n > 0 for n in normas) and all(n is None or n == 0 for n in no_passo)
+
+
 def _causa_no_laco(aluno):
     """O equívoco que o modelo espião viu no laço de treino (já rodado nesta submissão), ou None."""
     try:
@@ -81,6 +88,8 @@ def _causa_no_laco(aluno):
         return exc.equivoco
     except Exception:  # o espião nem rodou: a faixa fala por si
         return None
+    if passo_sem_gradiente(extra):
+        return EQ.TREINO_PASSO_SEM_GRADIENTE
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
     esperadas = [taxa_ref(p, taxa, passos) for p in range(passos)]
     if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
@@ -122,7 +131,11 @@ ITEM = treino.ItemDeTreino(
     ),
     auxiliares=AUX,
     espiao=treino.Espiao(
-        (16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
+        (16, N_CLASSES),
+        _lotes_espiao,
+        ESPIAO["passos"],
+        {"taxa": ESPIAO["taxa"], "mostrar_progresso": False},
+        extra=lambda aluno, espiao: {"normas_no_passo": espiao.ler("normas_no_passo")},
     ),
     causa_no_laco=_causa_no_laco,
     laco_certo=suite.vizinho(__file__, "oraculos").laco_certo,
