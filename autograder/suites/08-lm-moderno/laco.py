@@ -61,6 +61,7 @@ def _rodar_espiao(aluno, semente):
     chamadas = espiao.ler("chamadas")
     extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas")}
     extra["decaimentos"] = aluno.ler("_avaliador_decaimentos_usados")
+    extra["receitas"] = aluno.ler("_avaliador_receitas_usadas")
     return perdas, chamadas, extra
 
 
@@ -189,6 +190,35 @@ def conferir_cronograma_recorte_e_gerador(espiado):
             + ")",
             EQ.TREINO_SEM_GERADOR,
         )
+    conferir_receita_do_otimizador(extra.get("receitas"))
+
+
+def conferir_receita_do_otimizador(receitas):
+    """A AdamW do laço como o enunciado a pede: AdamW(modelo.parameters(), lr=taxa_max, betas=(0,9; 0,95),
+    eps=1e-8, weight_decay=weight_decay): um grupo só (sem grupos_de_parametros), os betas e o eps pedidos. O
+    registro vem da caixa (a AdamW da biblioteca, posta no lugar da do aluno durante o laço) e só serve para
+    reprovar."""
+    if not isinstance(receitas, list):
+        return
+    for receita in receitas:
+        if not isinstance(receita, list) or len(receita) != 4:
+            continue
+        grupos, beta1, beta2, eps = receita
+        if grupos != 1:
+            raise Reprovado(
+                f"{EQ.TREINO_USA_GRUPOS.mensagem} (A AdamW do laço recebeu {mostrar(grupos)} grupos de parâmetros.)",
+                EQ.TREINO_USA_GRUPOS,
+            )
+        if not (math.isclose(beta1, 0.9) and math.isclose(beta2, 0.95)):
+            raise Reprovado(
+                f"{EQ.TREINO_BETAS.mensagem} (A AdamW do laço usou betas = ({mostrar(beta1)}; {mostrar(beta2)}).)",
+                EQ.TREINO_BETAS,
+            )
+        if not math.isclose(eps, 1e-8, rel_tol=1e-6):
+            raise Reprovado(
+                f"{EQ.TREINO_EPS_DO_OTIMIZADOR.mensagem} (A AdamW do laço usou eps = {mostrar(eps)}.)",
+                EQ.TREINO_EPS_DO_OTIMIZADOR,
+            )
 
 
 def causa_no_laco(espiado):
