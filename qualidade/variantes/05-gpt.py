@@ -1214,3 +1214,29 @@ MUTANTES += [
         equivoco="cache-bloco-composto-errado",
     ),
 ]
+
+# ------------------------------------------------------------------ o gradiente chega aos parâmetros (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-forward-sem-gradiente",
+        {
+            "atencao_causal": _atencao().replace(
+                "    def forward(self, x, padding=None):",
+                "    @torch.no_grad()\n    def forward(self, x, padding=None):",
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="forward-sem-gradiente",
+    ),
+    Variante(
+        "sonda-bloco-forward-sem-gradiente",
+        {
+            "bloco_decoder": _bloco().replace(
+                "    def forward(self, x, padding=None):",
+                "    @torch.no_grad()\n    def forward(self, x, padding=None):",
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="forward-sem-gradiente",
+    ),
+]

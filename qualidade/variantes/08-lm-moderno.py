@@ -2244,3 +2244,31 @@ MUTANTES += [
         "treino-eps-do-otimizador",
     ),
 ]
+
+# ------------------------------------------------------------------ o gradiente chega aos parâmetros (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-rope-forward-sem-gradiente",
+        _trocar(
+            "atencao_rope",
+            (
+                "    def forward(self, x, posicoes=None):\n",
+                "    @torch.no_grad()\n    def forward(self, x, posicoes=None):\n",
+            ),
+        ),
+        [M],
+        "forward-sem-gradiente",
+    ),
+    Variante(
+        "sonda-bloco-pre-norma-forward-sem-gradiente",
+        _trocar(
+            "bloco_pre_norma",
+            (
+                "    def forward(self, x, posicoes=None):\n",
+                "    @torch.no_grad()\n    def forward(self, x, posicoes=None):\n",
+            ),
+        ),
+        [M],
+        "forward-sem-gradiente",
+    ),
+]
