@@ -2238,6 +2238,15 @@ MUTANTES += [
         "treino-usa-grupos",
     ),
     Variante(
+        "treino-zera-antes-do-passo",
+        _trocar(
+            "treinar_lm",
+            ("        otimizador.step()\n", "        otimizador.zero_grad()\n        otimizador.step()\n"),
+        ),
+        [T],
+        "treino-passo-sem-gradiente",
+    ),
+    Variante(
         "treino-eps-do-adam-trocado",
         _trocar("treinar_lm", ("betas=(0.9, 0.95), lr=taxa_max", "betas=(0.9, 0.95), eps=1e-6, lr=taxa_max")),
         [T],

@@ -535,6 +535,16 @@ TREINO_WD_IGNORADO = Equivoco(
     para_instrutor="O aluno criou a AdamW do laço sem passar o argumento weight_decay (fica o padrão).",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
+TREINO_PASSO_SEM_GRADIENTE = Equivoco(
+    "treino-passo-sem-gradiente",
+    "O passo do otimizador não viu gradiente nenhum: o backward calculou o gradiente, mas no otimizador.step() o "
+    ".grad já estava zerado (ou None). A ordem de cada passo é zerar os gradientes (otimizador.zero_grad()), "
+    "perda.backward(), recortar_gradientes e só então otimizador.step(): zero_grad antes do backward, nunca entre o "
+    "backward e o step.",
+    titulo="zero_grad entre o backward e o step",
+    para_instrutor="O aluno zera os gradientes depois do backward e antes do step: o modelo não treina.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
 TREINO_USA_GRUPOS = Equivoco(
     "treino-usa-grupos",
     "O laço criou a AdamW com vários grupos de parâmetros (grupos_de_parametros), e a receita pedida para "

@@ -59,7 +59,7 @@ def _rodar_espiao(aluno, semente):
         semente,
     )
     chamadas = espiao.ler("chamadas")
-    extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas")}
+    extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas", "normas_no_passo")}
     extra["decaimentos"] = aluno.ler("_avaliador_decaimentos_usados")
     extra["receitas"] = aluno.ler("_avaliador_receitas_usadas")
     return perdas, chamadas, extra
@@ -145,6 +145,10 @@ def conferir_cronograma_recorte_e_gerador(espiado):
         sem_zerar=EQ.TREINO_SEM_ZERAR,
         recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
     )
+    # o backward calculou gradiente e o step não viu nenhum: zero_grad entre o backward e o step
+    normas, no_passo = extra.get("normas") or [], extra.get("normas_no_passo") or []
+    if no_passo and any(n > 0 for n in normas) and all(n is None or n == 0 for n in no_passo):
+        raise Reprovado(EQ.TREINO_PASSO_SEM_GRADIENTE.mensagem, EQ.TREINO_PASSO_SEM_GRADIENTE)
     certas = [
         ORC.cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
     ]
