@@ -11,6 +11,7 @@ from autograder import suite
 from autograder.suite import Reprovado, tocha, treino
 
 EQ = suite.vizinho(__file__, "equivocos")
+ORC = suite.vizinho(__file__, "oraculos")
 AUX = suite.vizinho(__file__, "auxiliares")
 
 N_CLASSES = 10
@@ -65,18 +66,12 @@ def _acuracia_no_teste(ref, sd, semente=None):
 
 # ----------------------------------------------------------------------- o espião do laço
 ESPIAO = {"passos": 10, "taxa": 0.05, "lote": 6}
+KW_ESPIAO = {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
 
 
 def _lotes_espiao(rng, n):  # imagens 1×4×4
     lote = ESPIAO["lote"]
     return [(tocha.x(rng, lote, 1, 4, 4).float(), torch.from_numpy(rng.integers(0, N_CLASSES, lote))) for _ in range(n)]
-
-
-def passo_sem_gradiente(extra) -> bool:
-    """O espião viu gradiente no backward (``normas``) e nenhum no step (``normas_no_passo``: o .grad era None ou
-    zero em todos os passos)? É o zero_grad entre o backward e o step."""
-    normas, no_passo = extra.get("normas") or [], extra.get("normas_no_passo") or []
-    return bool(no_passo) and any(n > 0 for n in normas) and all(n is None or n == 0 for n in no_passo)
 
 
 def _causa_no_laco(aluno):
@@ -88,13 +83,8 @@ def _causa_no_laco(aluno):
         return exc.equivoco
     except Exception:  # o espião nem rodou: a faixa fala por si
         return None
-    if passo_sem_gradiente(extra):
-        return EQ.TREINO_PASSO_SEM_GRADIENTE
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
-    esperadas = [taxa_ref(p, taxa, passos) for p in range(passos)]
-    if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
-        return EQ.TREINO_SEM_COSSENO
-    return None
+    return ORC.causa_no_espiao(extra, [taxa_ref(p, taxa, passos) for p in range(passos)], EQ)
 
 
 ITEM = treino.ItemDeTreino(
@@ -130,15 +120,9 @@ ITEM = treino.ItemDeTreino(
         "treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
     ),
     auxiliares=AUX,
-    espiao=treino.Espiao(
-        (16, N_CLASSES),
-        _lotes_espiao,
-        ESPIAO["passos"],
-        {"taxa": ESPIAO["taxa"], "mostrar_progresso": False},
-        extra=lambda aluno, espiao: {"normas_no_passo": espiao.ler("normas_no_passo")},
-    ),
+    espiao=treino.Espiao((16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], KW_ESPIAO, extra=ORC.extra_do_espiao),
     causa_no_laco=_causa_no_laco,
-    laco_certo=suite.vizinho(__file__, "oraculos").laco_certo,
+    laco_certo=ORC.laco_certo,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
 )

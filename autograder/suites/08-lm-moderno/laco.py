@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, mostrar, verificar
+from autograder.suite.espiao import passo_sem_gradiente
 
 EQ = suite.vizinho(__file__, "equivocos")
 ORC = suite.vizinho(__file__, "oraculos")
@@ -146,8 +147,7 @@ def conferir_cronograma_recorte_e_gerador(espiado):
         recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
     )
     # o backward calculou gradiente e o step não viu nenhum: zero_grad entre o backward e o step
-    normas, no_passo = extra.get("normas") or [], extra.get("normas_no_passo") or []
-    if no_passo and any(n > 0 for n in normas) and all(n is None or n == 0 for n in no_passo):
+    if passo_sem_gradiente(extra.get("normas"), extra.get("normas_no_passo")):
         raise Reprovado(EQ.TREINO_PASSO_SEM_GRADIENTE.mensagem, EQ.TREINO_PASSO_SEM_GRADIENTE)
     certas = [
         ORC.cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
