@@ -1303,3 +1303,16 @@ MUTANTES += [
         equivoco="modelo-encoder-pre-norma",
     ),
 ]
+
+# ------------------------------------------------------------------ o espião vê o zero_grad entre o backward e o step
+MUTANTES += [
+    Variante(
+        "sonda-treino-zera-depois-do-backward",
+        _treino(
+            zerar="",
+            recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), max_norma)\n        modelo.zero_grad()",
+        ),
+        itens=["teste_treino"],
+        equivoco="treino-passo-sem-gradiente",
+    ),
+]

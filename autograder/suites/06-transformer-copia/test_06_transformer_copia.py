@@ -33,6 +33,7 @@ from autograder.suite import (
 )
 from autograder.suite import sondas as S
 from autograder.suite import sondas_modelo as SM
+from autograder.suite.espiao import passo_sem_gradiente
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
@@ -641,6 +642,9 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
         if np.isclose(taxas[0], pico):
             raise Reprovado(EQ.TREINO_SEM_AQUECIMENTO.mensagem, EQ.TREINO_SEM_AQUECIMENTO)
         raise Reprovado("As taxas registradas no histórico não são taxa_aprendizado(passo, pico, aquecimento, passos).")
+    # o backward deu gradiente e o passo do otimizador não viu nenhum: zero_grad entre o backward e o step
+    if passo_sem_gradiente(extra["normas"], extra.get("normas_no_passo")):
+        raise Reprovado(EQ.TREINO_PASSO_SEM_GRADIENTE.mensagem, EQ.TREINO_PASSO_SEM_GRADIENTE)
     # O 1º passo do Adam move cada parâmetro de ±lr (exatamente): a maior variação é a taxa usada.
     passo0 = float((chamadas[1]["tabela"] - chamadas[0]["tabela"]).abs().max())
     if math.isclose(passo0, pico, rel_tol=0.05):
