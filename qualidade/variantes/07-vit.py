@@ -784,3 +784,19 @@ MUTANTES += [
         equivoco="camada-eps-da-norma",
     ),
 ]
+
+# ------------------------------------------------------------------ a LayerNorm final logo antes da cabeça (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-vit-norma-final-na-entrada",
+        _vit(
+            embutir=_EMBUTIR.replace(
+                "return torch.cat([cls, x], dim=1) + self.posicao",
+                "return self.norm(torch.cat([cls, x], dim=1) + self.posicao)",
+            ),
+            saida="x[:, 0]",
+        ),
+        itens=["teste_vit"],
+        equivoco="vit-norma-final-fora-do-lugar",
+    ),
+]
