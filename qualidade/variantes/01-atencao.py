@@ -896,3 +896,45 @@ MUTANTES += [
         equivoco="blocos-mascara-invertida",
     ),
 ]
+
+# issue #38 (rodada 5): a promessa da memória vale também com máscara (convertê-la inteira monta n_q × n_k)
+MUTANTES += [
+    Variante(
+        "blocos-mascara-em-log-inteira",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))\n",
+                "        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))\n"
+                "        if mascara.dtype == bool:\n"
+                "            with np.errstate(divide='ignore'):\n"
+                "                mascara = np.log(mascara.astype(np.float64))\n",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-mascara-inteira",
+    ),
+]
+
+# issue #38 (rodada 5): a softmax pronta chamada com o argumento de outra assinatura (axis=, do NumPy)
+MUTANTES += [
+    Variante(
+        "atencao-softmax-com-axis",
+        {"atencao": _atencao(_PONT, _MASC, _FIM.replace("softmax(s, eixo=-1)", "softmax(s, axis=-1)"))},
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-softmax-mal-chamada",
+    ),
+]
+
+# issue #38 (rodada 5): as exponenciais dos blocos subtraem o máximo corrido (senão estouram)
+MUTANTES += [
+    Variante(
+        "blocos-referencia-constante",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "        referencia = np.where(np.isfinite(m_novo), m_novo, 0.0)\n", "        referencia = 0.0\n"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-sem-subtrair-o-maximo",
+    ),
+]
