@@ -12,6 +12,7 @@ from autograder import suite
 from autograder.suite import Reprovado, tocha, treino
 
 EQ = suite.vizinho(__file__, "equivocos")
+ORC = suite.vizinho(__file__, "oraculos")
 AUX = suite.vizinho(__file__, "auxiliares")
 
 N_CLASSES = 10
@@ -80,6 +81,7 @@ def _perdas_da_lacuna(ref, sd):
 
 # ----------------------------------------------------------------------- o espião do laço
 ESPIAO = {"passos": 10, "taxa": 0.05, "lote": 6}
+KW_ESPIAO = {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
 
 
 def _lotes_espiao(rng, n):  # imagens 1×4×4
@@ -97,10 +99,7 @@ def _causa_no_laco(aluno):
     except Exception:  # o espião nem rodou: a faixa fala por si
         return None
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
-    esperadas = [taxa_ref(p, taxa, passos) for p in range(passos)]
-    if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
-        return EQ.TREINO_SEM_COSSENO
-    return None
+    return ORC.causa_no_espiao(extra, [taxa_ref(p, taxa, passos) for p in range(passos)], EQ)
 
 
 ITEM = treino.ItemDeTreino(
@@ -138,11 +137,9 @@ ITEM = treino.ItemDeTreino(
         lacuna_maxima=LACUNA_MAXIMA,
     ),
     auxiliares=AUX,
-    espiao=treino.Espiao(
-        (16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
-    ),
+    espiao=treino.Espiao((16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], KW_ESPIAO, extra=ORC.extra_do_espiao),
     causa_no_laco=_causa_no_laco,
-    laco_certo=suite.vizinho(__file__, "oraculos").laco_certo,
+    laco_certo=ORC.laco_certo,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
 )
