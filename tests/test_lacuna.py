@@ -46,8 +46,8 @@ def test_limites_das_aulas_entre_honestos_e_ataques():
 
     vit = modulo_da_suite("07-vit", "treino_avaliado")
     lm = modulo_da_suite("08-lm-moderno", "treino_avaliado")
-    assert 0.005 < vit.LACUNA_MAXIMA < 0.068
-    assert 0.08 < lm.LACUNA_MAXIMA < 0.40
+    assert 0.005 < vit.ITEM.medida.lacuna_maxima < 0.068
+    assert 0.08 < lm.ITEM.medida.lacuna_maxima < 0.40
     assert vit.ITEM.medida.perdas_da_lacuna is not None and lm.ITEM.medida.perdas_da_lacuna is not None
     assert modulo_da_suite("06-transformer-copia", "treino_avaliado").ITEM.medida.perdas_da_lacuna is None
 

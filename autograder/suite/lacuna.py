@@ -16,7 +16,7 @@ vistos). Pesos com perda bem menor na avaliação que nos lotes do próprio trei
 acima de ``Medida.lacuna_maxima`` as faixas valem 0, com o equívoco ``treino-fora-dos-lotes-dados``. Medido
 (``python -m qualidade deslocamento``, que imprime também a lacuna; ``SEGURANCA.md``): honestos até +0,005 na
 07 e +0,07 na 08; treinar nos dados de avaliação com taxa menor, +0,07 a +0,16 na 07 e +0,4 a +0,95 na 08.
-Limites: 0,04 (07) e 0,20 (08), ``LACUNA_MAXIMA`` no ``treino_avaliado.py`` de cada aula.
+Limites: 0,04 (07) e 0,20 (08), ``LACUNA_MAXIMA`` no ``oraculos.py`` de cada aula.
 
 O que ele garante: uma faixa só vale se os pesos também se saem (quase) tão bem nos dados do treino dado; os
 dados públicos de avaliação não compram, sozinhos, nada que os lotes não comprem. O que não garante: um laço que

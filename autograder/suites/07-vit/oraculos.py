@@ -174,3 +174,19 @@ def causa_no_espiao(extra, esperadas, eq):
     if len(taxas) != len(esperadas) or not np.allclose(taxas, esperadas, rtol=1e-9, atol=1e-12):
         return eq.TREINO_SEM_COSSENO
     return None
+
+
+# O portão da lacuna (suite/lacuna.py): o quanto a entropia cruzada dos pesos treinados nas imagens de treino (de
+# onde saem todos os lotes) pode passar a das 360 imagens de teste (calibrada em python -m qualidade
+# deslocamento; SEGURANCA.md).
+LACUNA_MAXIMA = 0.04
+
+
+@torch.no_grad()
+def perdas_da_lacuna(modelo, sd, digitos):
+    """A entropia cruzada média de ``modelo`` com os pesos ``sd`` nas imagens de teste e nas de treino
+    (``digitos``: treino_x, treino_y, teste_x, teste_y, a divisão do notebook)."""
+    modelo.load_state_dict(sd)
+    modelo.eval()
+    treino_x, treino_y, teste_x, teste_y = digitos
+    return tuple(float(F.cross_entropy(modelo(x), y)) for x, y in ((teste_x, teste_y), (treino_x, treino_y)))

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, tocha, treino
@@ -23,9 +22,6 @@ N_CLASSES = 10
 TREINO = dict(tamanho_imagem=8, tamanho_patch=4, canais=1, d_model=32, h=4, d_ff=64, n_camadas=1, n_classes=N_CLASSES)
 TREINO_LOTE, TREINO_PASSOS, TREINO_TAXA = 64, 150, 7e-3
 FAIXAS = (0.50, 0.75, 0.90)
-# O quanto a entropia cruzada dos pesos treinados nas imagens de treino (de onde saem todos os lotes) pode
-# passar a das 360 imagens de teste (suite/lacuna.py; calibrada em python -m qualidade deslocamento, SEGURANCA.md).
-LACUNA_MAXIMA = 0.04
 
 
 def aleatorizar(modulo, rng, escala=0.4):
@@ -66,17 +62,6 @@ def _acuracia_no_teste(ref, sd, semente=None):
     modelo.load_state_dict(sd)
     _, _, imagens, rotulos = _digitos()
     return ref.acuracia(modelo, imagens, rotulos)
-
-
-@torch.no_grad()
-def _perdas_da_lacuna(ref, sd):
-    """A entropia cruzada média nas imagens de teste e nas de treino (todos os lotes do treino avaliado saem
-    delas): o portão da lacuna (suite/lacuna.py)."""
-    modelo = ref.ViT(*_args_treino())
-    modelo.load_state_dict(sd)
-    modelo.eval()
-    treino_x, treino_y, teste_x, teste_y = _digitos()
-    return tuple(float(F.cross_entropy(modelo(x), y)) for x, y in ((teste_x, teste_y), (treino_x, treino_y)))
 
 
 # ----------------------------------------------------------------------- o espião do laço
@@ -133,8 +118,8 @@ ITEM = treino.ItemDeTreino(
         "Acurácia de {medida:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos que a "
         "sua função treinar produziu ({qual}).",
         "treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
-        perdas_da_lacuna=_perdas_da_lacuna,
-        lacuna_maxima=LACUNA_MAXIMA,
+        perdas_da_lacuna=lambda ref, sd: ORC.perdas_da_lacuna(ref.ViT(*_args_treino()), sd, _digitos()),
+        lacuna_maxima=ORC.LACUNA_MAXIMA,
     ),
     auxiliares=AUX,
     espiao=treino.Espiao((16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], KW_ESPIAO, extra=ORC.extra_do_espiao),

@@ -522,3 +522,30 @@ def gerar_ref(sd, ids, n_novos, cfg, modo="certo"):
         if passo < n_novos - 1:
             logits, caches = passada_ref(sd, proximo, caches, cfg, modo)
     return ids
+
+
+# O portão da lacuna (suite/lacuna.py): o quanto a entropia cruzada dos pesos treinados em janelas fixas do texto
+# de treino pode passar a das janelas de validação (calibrada em python -m qualidade deslocamento; SEGURANCA.md).
+LACUNA_MAXIMA = 0.20
+JANELAS_DE_TREINO = 256  # mais que as 64 de validação: a perda de um laço fraco no treino varia menos
+
+
+@torch.no_grad()
+def entropia_cruzada(modelo, janelas):
+    """A entropia cruzada média de ``modelo`` prevendo cada token das ``janelas`` (n, contexto + 1) pelos anteriores."""
+    logits = modelo(janelas[:, :-1])
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), janelas[:, 1:].reshape(-1))
+
+
+def janelas_de_treino(ids, contexto):
+    """``JANELAS_DE_TREINO`` janelas (contexto + 1 tokens) dos ``ids`` de treino, espalhadas de ponta a ponta (os
+    lotes do treino avaliado saem desse texto)."""
+    inicios = torch.linspace(0, len(ids) - contexto - 1, JANELAS_DE_TREINO).long()
+    return torch.stack([ids[i : i + contexto + 1] for i in inicios.tolist()])
+
+
+def perdas_da_lacuna(modelo, ids_de_treino, validacao):
+    """A entropia cruzada de ``modelo`` nas janelas de ``validacao`` e nas ``janelas_de_treino`` (com o contexto
+    das janelas de validação)."""
+    treino = janelas_de_treino(ids_de_treino, validacao.shape[1] - 1)
+    return tuple(float(entropia_cruzada(modelo, j)) for j in (validacao, treino))

@@ -6,7 +6,6 @@ desacoplado, os pesos amarrados e as faixas comparadas em escala log. O espião 
 import functools
 
 import torch
-import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import treino
@@ -31,10 +30,6 @@ ARGS_DO_TREINAR = ("passos", "lote", "contexto", "taxa_max", "taxa_min", "aqueci
 # Perplexidade no texto de validação (menor é melhor). A referência, em 30 sementes (make bench-lm): mínima
 # 50,0, mediana 57,1, máxima 67,9; o substituto da biblioteca, 53,6 a 67,9 em 10. O uniforme dá 320.
 FAIXAS = (150.0, 95.0, 75.0)
-# O quanto a entropia cruzada dos pesos treinados em janelas fixas do texto de treino pode passar a das janelas
-# de validação (suite/lacuna.py; calibrada em python -m qualidade deslocamento, SEGURANCA.md).
-LACUNA_MAXIMA = 0.20
-JANELAS_DE_TREINO = 256  # mais que as 64 de validação: a perda de um laço fraco no treino varia menos
 MENOR_E_MELHOR = True  # para as varreduras dos benchmarks (make bench): a medida é a perplexidade
 
 
@@ -57,33 +52,15 @@ def _args_treino():
 @torch.no_grad()
 def perplexidade_de_validacao(ref, sd, semente=None):
     """A perplexidade dos pesos ``sd`` nas janelas de validação, no processo confiável."""
-    return float(torch.exp(_entropia_cruzada(ref, sd, dados_do_treino()[2])))
+    return float(torch.exp(ORC.entropia_cruzada(_modelo_treinado(ref, sd), dados_do_treino()[2])))
 
 
-def _entropia_cruzada(ref, sd, janelas):
+def _modelo_treinado(ref, sd):
     amarrado = torch.equal(sd["embedding.weight"], sd["saida.weight"])
     with torch.random.fork_rng(devices=[]):
         modelo = ref.LMModerno(*_args_treino(), amarrar_pesos=amarrado)
     modelo.load_state_dict(sd)
-    logits = modelo.eval()(janelas[:, :-1])
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), janelas[:, 1:].reshape(-1))
-
-
-@functools.cache
-def janelas_de_treino():
-    """``JANELAS_DE_TREINO`` janelas (contexto + 1 tokens) do texto de treino, espalhadas por ele de ponta a ponta
-    (os lotes do treino avaliado saem desse texto): o portão da lacuna."""
-    ids = dados_do_treino()[1]
-    n = TREINO["contexto"] + 1
-    inicios = torch.linspace(0, len(ids) - n, JANELAS_DE_TREINO).long()
-    return torch.stack([ids[i : i + n] for i in inicios.tolist()])
-
-
-@torch.no_grad()
-def perdas_da_lacuna(ref, sd):
-    """A entropia cruzada dos pesos ``sd`` nas janelas de validação e nas ``janelas_de_treino``: o portão da
-    lacuna (suite/lacuna.py)."""
-    return tuple(float(_entropia_cruzada(ref, sd, j)) for j in (dados_do_treino()[2], janelas_de_treino()))
+    return modelo.eval()
 
 
 def _causa_no_laco(aluno):
@@ -145,8 +122,8 @@ ITEM = treino.ItemDeTreino(
             *map(_DESCRICAO.format, FAIXAS[1:]),
         ),
         pontos=(0.5, 0.5, 0.75),
-        perdas_da_lacuna=perdas_da_lacuna,
-        lacuna_maxima=LACUNA_MAXIMA,
+        perdas_da_lacuna=lambda ref, sd: ORC.perdas_da_lacuna(_modelo_treinado(ref, sd), *dados_do_treino()[1:]),
+        lacuna_maxima=ORC.LACUNA_MAXIMA,
     ),
     auxiliares=suite.vizinho(__file__, "auxiliares"),
     espiao=LACO.rodar_espiao,
