@@ -870,3 +870,44 @@ def test_sessao_do_gradebook_pega_e_solta_a_trava(tmp_path, monkeypatch):
     with pytest.raises(OperationalError):
         Gradebook(f"sqlite:///{tmp_path / 'nao-existe' / 'gradebook.db'}")
     assert trava.nivel == 0 and outro_processo_pega()
+
+
+def test_sigterm_no_aquecimento_mata_os_trabalhadores_e_apaga_a_pasta(pasta_aberta):
+    """O hub parado logo depois de subir manda o sinal ao ajudante enquanto os trabalhadores ainda importam o
+    PyTorch e abrem os zigotos (sob carga, dezenas de segundos). Antes, o sinal caía no construtor, fora do
+    ``try`` da limpeza: a pasta temporária ficava em /tmp e os trabalhadores, órfãos. Aqui o ajudante leva
+    SIGTERM com os trabalhadores nascendo, antes de "pronto"."""
+    from hub import comum
+
+    porta, prefixo = 40000 + os.getpid() % 20000, comum.PREFIXO  # a porta só compõe o nome da pasta
+    env = {**_estado_falso(pasta_aberta / "hub"), "CURSO_HUB_PORTA": str(porta)}
+    log = pasta_aberta / "hub" / "logs" / "ajudante.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub.ajudante_root"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        fim = time.monotonic() + 120
+        while "isolamento:" not in (log.read_text() if log.exists() else "") and proc.poll() is None:
+            assert time.monotonic() < fim, "o ajudante não conferiu o isolamento em 120 s"
+            time.sleep(0.05)
+        while not (filhos := _descendentes(proc.pid)) and proc.poll() is None:  # os trabalhadores nascendo
+            assert time.monotonic() < fim, "o ajudante não abriu trabalhadores em 120 s"
+            time.sleep(0.02)
+        assert len(list(Path("/tmp").glob(f"{prefixo}-hub-ajudante-{porta}-*"))) == 1  # o que o sinal deve apagar
+        proc.send_signal(signal.SIGTERM)
+        assert "pronto em" not in log.read_text(), "o aquecimento acabou antes do sinal: o teste não mede nada"
+        proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "encerrado" in log.read_text(), (log.read_text(), proc.stderr.read().decode()[-2000:])
+    assert not list(Path("/tmp").glob(f"{prefixo}-hub-ajudante-{porta}-*")), "a pasta temporária ficou"
+    fim = time.monotonic() + 5  # nada do avaliador sobra 5 s depois do sinal
+    while _vivos(filhos) and time.monotonic() < fim:
+        time.sleep(0.1)
+    assert not _vivos(filhos), f"trabalhadores do ajudante vivos 5 s depois do SIGTERM: {_vivos(filhos)}"
