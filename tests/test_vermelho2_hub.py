@@ -109,3 +109,75 @@ def test_lixo_largo_nao_segura_a_varredura(tmp_path):
     )
     assert [e.nome for e in [c.fila.proxima()]] == [chegada["bia"][0].name]
     assert mais_longa < 2.0, f"uma varredura levou {mais_longa:.2f} s (a retirada de uma pasta só não para no meio)"
+
+
+def _cadeia(inbound: Path, nome: str, niveis: int) -> None:
+    """Uma pasta ``nome`` com ``niveis`` pastas, uma dentro da outra (0,5 s para 3.000 níveis)."""
+    fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.mkdir(nome, dir_fd=fd)
+        atual = os.open(nome, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        for _ in range(niveis):
+            os.mkdir("d", dir_fd=atual)
+            proxima = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=atual)
+            os.close(atual)
+            atual = proxima
+        os.close(atual)
+    finally:
+        os.close(fd)
+
+
+def test_quarentena_funda_nao_mata_a_limpeza(tmp_path, monkeypatch):
+    """O Caio cria no ``inbound`` uma pasta com o nome de uma quarentena (o serviço de correção não examina
+    esses nomes; só o ajudante root os apaga) e, dentro dela, 3.000 pastas encaixadas. ``troca.por_de_lado``
+    apaga com ``shutil.rmtree``, que no Python 3.11 desce por recursão: ``RecursionError``, que não é
+    ``OSError``. O thread da quarentena do ajudante (``_esvaziar_quarentena``) só pega ``OSError``: morre, e
+    nenhuma quarentena (as recusadas de pastas fechadas) é apagada de novo enquanto o ajudante vive."""
+    from hub import ajudante_root, comum, troca
+
+    inbound = tmp_path / "troca" / comum.CURSO_ID / "inbound"
+    inbound.mkdir(parents=True)
+    monkeypatch.setattr(comum, "TROCA", tmp_path / "troca")
+    _cadeia(inbound, f"{troca.QUARENTENA}caio", 3000)
+    espera = time.sleep
+    monkeypatch.setattr(ajudante_root.time, "sleep", lambda s: espera(min(s, 0.05)))
+    limpeza = threading.Thread(target=ajudante_root._esvaziar_quarentena, daemon=True)
+    limpeza.start()
+    espera(1.0)
+    vivo = limpeza.is_alive()
+    # uma quarentena comum, de uma recusada de verdade, que chega depois
+    (inbound / f"{troca.QUARENTENA}recusada-da-bia").mkdir()
+    espera(1.0)
+    sobrou = sorted(os.listdir(inbound))
+    print(f"thread da quarentena vivo: {vivo}; sobrou no inbound: {sobrou}")
+    assert vivo and limpeza.is_alive(), "o thread que esvazia a quarentena morreu (RecursionError de rmtree)"
+    assert sobrou == [], sobrou
+
+
+def test_recusada_funda_sai_do_inbound(tmp_path):
+    """Uma entrada recusada (nome fora do formato) do Caio, aberta (0777), com 3.000 pastas encaixadas: o
+    serviço tenta apagá-la, ``shutil.rmtree`` levanta ``RecursionError`` (não é ``OSError``: não há quarentena),
+    o serviço registra "não consegui retirar" e a entrada fica no ``inbound`` para sempre (o nome já foi visto
+    e não é examinado de novo). A garantia: o que é recusado sai do ``inbound`` (apagado ou em quarentena)."""
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    estado = tmp_path / "estado"
+    estado.mkdir()
+    c = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+    )
+    nome = f"lixo-fundo+{SLUG}+x+y"
+    _cadeia(inbound, nome, 3000)
+    os.chown(inbound / nome, CAIO, -1)
+    os.chmod(inbound / nome, 0o777)
+    for _ in range(5):
+        c.varrer()
+        time.sleep(0.05)
+    sobrou = sorted(os.listdir(inbound))
+    print(f"depois de 5 varreduras sobrou no inbound: {sobrou}")
+    assert sobrou == [] or all(n.startswith(".quarentena+") for n in sobrou), sobrou
