@@ -181,3 +181,41 @@ def test_recusada_funda_sai_do_inbound(tmp_path):
     sobrou = sorted(os.listdir(inbound))
     print(f"depois de 5 varreduras sobrou no inbound: {sobrou}")
     assert sobrou == [] or all(n.startswith(".quarentena+") for n in sobrou), sobrou
+
+
+def test_data_da_entrega_e_a_da_chegada(tmp_path, monkeypatch):
+    """A Bia entrega DEPOIS do prazo com uma pasta cujo nome diz uma data antiga (o nome, e o ``timestamp.txt``
+    do ``nbgrader submit``, saem do computador dela: ela escolhe). O serviço aceita a entrega (a data é válida)
+    e grava no ``submitted`` o ``timestamp.txt`` com a data do NOME, que é o que decide "atrasada" no
+    ``make relatorio`` (``--prazos`` ou os prazos do gradebook) e no gradebook do nbgrader. A garantia: a data
+    que conta é a da chegada, que o serviço vê (o aluno não escolhe), não a que o aluno escreveu."""
+    from hub import comum
+    from hub.corretor import coletar
+
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    estado = tmp_path / "estado"
+    estado.mkdir()
+    monkeypatch.setattr(comum, "CURSO", tmp_path / "curso")
+    c = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+    )
+    antiga = time.time() - 30 * 86400  # um mês antes (o prazo já passou quando ela entrega)
+    bia = _entrega(inbound, _nome("bia", antiga, "b1"), BIA)
+    chegada = time.time()
+    c.varrer()
+    e = c.fila.proxima()
+    assert e is not None and e.nome == bia.name
+    destino, motivo = coletar(inbound, e)
+    assert motivo is None, motivo
+    gravada = (destino / "timestamp.txt").read_text(encoding="utf-8")
+    quando = time.mktime(time.strptime(gravada[:19], "%Y-%m-%d %H:%M:%S")) - time.timezone
+    print(f"entregue em {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(chegada))} UTC; timestamp.txt: {gravada}")
+    assert abs(quando - chegada) < 3600, (
+        f"o timestamp.txt diz {gravada}, {(chegada - quando) / 86400:.1f} dias antes da chegada"
+    )
