@@ -26,6 +26,7 @@ import stat
 import time
 from pathlib import Path
 
+from autograder.caixa import protocolo
 from autograder.caixa.cliente import Zigoto
 from autograder.notebooks import (
     LIMITE_NOTEBOOK,
@@ -73,6 +74,7 @@ def avaliar(
     """Avalia um notebook. Nunca levanta exceção por causa da submissão. ``conteudo``: os bytes do
     notebook já lidos em outra máquina (ver ``notebooks.ler_submissao``); senão lê ``caminho``."""
     inicio = time.monotonic()
+    protocolo.esquecer_enviados()  # os filtros de texto desta submissão não dependem de quem veio antes
     atividade = carregar_atividade(slug)
     sub = ler_submissao(Path(caminho), atividade, conteudo)
     aluno = aluno_da_submissao(aluno, caminho, slug)

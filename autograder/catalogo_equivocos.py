@@ -37,7 +37,15 @@ class Declaracao:
 
 # O que declara um equívoco: o próprio Equivoco e as sondas de promessa (autograder/suite/sondas.py),
 # que viram um Equivoco com as mesmas palavras.
-DECLARADORES = {"Equivoco", "Sonda", "promessa", "argumento_ignorado", "coincide_com"}
+DECLARADORES = {
+    "Equivoco",
+    "Sonda",
+    "promessa",
+    "argumento_ignorado",
+    "coincide_com",
+    "referencia_mal_chamada",
+    "precisao_perdida",
+}
 
 
 def _eh_equivoco(no: ast.AST) -> bool:

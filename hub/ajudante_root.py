@@ -31,6 +31,7 @@ Quarentena: a cada poucos segundos apaga, como root, as entradas ``.quarentena+.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -105,7 +106,10 @@ def _autorizados() -> set[int]:
 
 class Ajudante:
     def __init__(self):
-        from autograder.caixa.cliente import IsolamentoInsuficiente, verificar_isolamento
+        """Só o que é instantâneo: a pasta temporária e o estado vazio. O que leva tempo (conferir o
+        isolamento, aquecer os trabalhadores) fica em ``preparar``, já dentro do ``try`` de ``main``: um
+        SIGTERM no meio do aquecimento (o hub parado logo depois de subir) ainda mata os trabalhadores e
+        apaga a pasta."""
         from autograder.notebooks import slugs
 
         self.slugs = set(slugs())
@@ -113,6 +117,12 @@ class Ajudante:
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{comum.PREFIXO}-hub-ajudante-{comum.PORTA}-"))
         self.recusa = None
         self.pool = None
+        self.contador = 0
+        self.trava = threading.Lock()
+
+    def preparar(self) -> None:
+        from autograder.caixa.cliente import IsolamentoInsuficiente, verificar_isolamento
+
         try:
             g = verificar_isolamento()
             registrar(f"isolamento: modo {g.get('modo')}, faltando {g.get('faltando') or 'nada'}")
@@ -133,8 +143,6 @@ class Ajudante:
             # aquece os trabalhadores (importar torch e abrir o zigoto leva alguns segundos)
             for f in [self.pool.submit(time.sleep, 0.5) for _ in range(TRABALHADORES)]:
                 f.result()
-        self.contador = 0
-        self.trava = threading.Lock()
 
     def atender(self, conexao: socket.socket) -> None:
         with conexao:
@@ -200,6 +208,10 @@ class Ajudante:
 
 
 def _sair(*_):
+    # o hub manda SIGINT e, se o processo não sai em 10 s, SIGTERM: o segundo sinal não pode interromper
+    # a limpeza que o primeiro começou (matar os trabalhadores, apagar a pasta)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise SystemExit(0)
 
 
@@ -276,17 +288,18 @@ def main() -> int:
     except (OSError, AttributeError):
         pass
     ajudante = Ajudante()
-    threading.Thread(target=_esvaziar_quarentena, daemon=True).start()
     caminho = comum.SOQUETE_AJUDANTE
-    caminho.unlink(missing_ok=True)
-    servidor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    servidor.bind(str(caminho))
-    os.chown(caminho, 0, comum.ler_registro()["grupos"][comum.GRUPO_EQUIPE])
-    os.chmod(caminho, 0o660)
-    servidor.listen(64)
-    (comum.RUN / "ajudante.pid").write_text(str(os.getpid()))
-    registrar(f"pronto em {caminho} com {TRABALHADORES} trabalhadores (pid {os.getpid()})")
-    try:
+    try:  # desde o aquecimento: um sinal a qualquer momento passa pela limpeza abaixo
+        (comum.RUN / "ajudante.pid").write_text(str(os.getpid()))
+        ajudante.preparar()
+        threading.Thread(target=_esvaziar_quarentena, daemon=True).start()
+        caminho.unlink(missing_ok=True)
+        servidor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        servidor.bind(str(caminho))
+        os.chown(caminho, 0, comum.ler_registro()["grupos"][comum.GRUPO_EQUIPE])
+        os.chmod(caminho, 0o660)
+        servidor.listen(64)
+        registrar(f"pronto em {caminho} com {TRABALHADORES} trabalhadores (pid {os.getpid()})")
         while True:
             conexao, _ = servidor.accept()
             threading.Thread(target=ajudante.atender, args=(conexao,), daemon=True).start()
@@ -294,6 +307,8 @@ def main() -> int:
         _parar_trabalhadores(ajudante)
         caminho.unlink(missing_ok=True)
         shutil.rmtree(ajudante.tmp, ignore_errors=True)  # as cópias dos notebooks em correção
+        with contextlib.suppress(OSError):
+            registrar("encerrado: trabalhadores parados, pasta temporária apagada")
 
 
 if __name__ == "__main__":

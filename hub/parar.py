@@ -24,6 +24,8 @@ from pathlib import Path
 from hub import acl, comum
 from hub.iniciar import abrir_repositorio, pid_vivo
 
+PRAZO_PROCESSOS = 5.0  # segundos para os processos dos usuários do hub sumirem depois do SIGKILL
+
 
 def _pids_dos_uids(uids: set[int]) -> list[int]:
     pids = []
@@ -61,16 +63,19 @@ def parar_processos(uids: set[int]) -> None:
         if outro:
             os.kill(outro, signal.SIGTERM)
             _esperar_saida(outro, 10) or os.kill(outro, signal.SIGKILL)
-    for _ in range(3):  # labs e kernels que sobraram dos usuários do hub
-        restantes = _pids_dos_uids(uids)
-        if not restantes:
+    # labs e kernels que sobraram dos usuários do hub: SIGKILL e espera até sumirem de /proc (um processo
+    # morto some quando o init o colhe; sob carga isso leva mais que um instante)
+    fim = time.monotonic() + PRAZO_PROCESSOS
+    while restantes := _pids_dos_uids(uids):
+        if time.monotonic() > fim:
+            print(f">> Aviso: processos de usuários do hub ainda vivos depois de {PRAZO_PROCESSOS:g} s: {restantes}")
             break
         for p in restantes:
             try:
                 os.kill(p, signal.SIGKILL)
             except OSError:
                 pass
-        time.sleep(0.5)
+        time.sleep(0.1)
     for arquivo in (comum.PID_HUB, comum.RUN / "proxy.pid", comum.RUN / "ajudante.pid"):
         arquivo.unlink(missing_ok=True)
     comum.SOQUETE_AJUDANTE.unlink(missing_ok=True)

@@ -12,18 +12,28 @@ quadrático médio dos pesos devolvidos e o da referência treinada na mesma sem
 * ``corpus``: os casos corretos de cada corpus de ``qualidade/corpus_*/`` (o independente e os cegos)
   (das variantes e do corpus, só as que mexem no laço ou no modelo, uma vez por código: as outras treinam
   exatamente como a referência);
+* ``errados``: os casos errados dos corpora que mexem no laço de treino (erros honestos de aluno: podem perder
+  faixa pelo erro deles, mas nem o deslocamento nem a lacuna podem ser o que os reprova sem que treinem a mais
+  ou fora dos lotes);
 * ``laco``: os mutantes que só mudam o laço de treino (itens = só o do treino): podem perder faixa pelo
   erro deles, mas o portão não pode ser o que os reprova sem que treinem a mais;
 * ``substituto``: mutantes do modelo (o treino avaliado usa o substituto, com o laço de referência);
-* ``ataques``: os casos de ``qualidade/ataques/17-passos-que-o-avaliador-ve.toml`` e ``18-passos-forjados.toml``
-  (os gêmeos honestos contam como honestos).
+* ``ataques``: os casos de ``qualidade/ataques/17-passos-que-o-avaliador-ve.toml``, ``18-passos-forjados.toml`` e
+  ``21-dados-publicos.toml`` e os de treino de ``19-rodada-vermelha.toml`` (os gêmeos honestos contam como
+  honestos).
+
+Imprime também, por aula que mede (07 e 08), as figuras do portão da lacuna (``autograder/suite/lacuna.py``: a
+entropia cruzada dos pesos nos dados do treino dado menos a nos dados de avaliação): os honestos e os ataques
+de dados públicos (``21-dados-publicos`` e os dois da rodada vermelha), que andam menos que a referência e são
+julgados pela lacuna, não pela razão.
 
 Cada segredo (``--segredos N``: N segredos fixos, ``calibracao-deslocamento-<i>``) sorteia outra semente do
 treino (a mesma para a turma inteira), então N segredos são N treinos diferentes de cada submissão; cada
 submissão é corrigida por ``--alunos`` alunos fictícios, e a razão tem de ser a mesma para todos (o portão é
 determinístico: a semente do treino não depende do aluno). Imprime, por aula, o mínimo, a mediana e o máximo
 das razões dos honestos e as razões de cada ataque, e o limite em vigor (``RAZAO_MAXIMA``). Sai com 1 se algum
-honesto passar do limite, se algum ataque ficar abaixo dele ou se alguma razão variar entre alunos.
+honesto passar do limite (da razão ou da lacuna), se algum ataque ficar abaixo do limite do portão dele ou se
+alguma razão ou lacuna variar entre alunos.
 """
 
 from __future__ import annotations
@@ -46,9 +56,27 @@ FORA_DO_PORTAO = {
     "vit-reconhece-o-avaliado-pela-classe",
     "lm-passos-a-mais-no-avaliado",
 }
-GRUPOS = ("referencia", "corretas", "corpus", "laco", "substituto", "ataques")
-ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados")
+GRUPOS = ("referencia", "corretas", "corpus", "errados", "laco", "substituto", "ataques")
+ARQUIVOS_DE_ATAQUE = ("17-passos-que-o-avaliador-ve", "18-passos-forjados", "21-dados-publicos")
+# Os ataques do portão da lacuna (autograder/suite/lacuna.py: treino nos dados de avaliação públicos, 07 e 08):
+# andam menos que a referência (a razão não os pega); a lacuna deles tem de passar do limite. Os de
+# 19-rodada-vermelha entram só estes (e os gêmeos), o resto daquela rodada não treina.
+DA_RODADA_VERMELHA = {
+    "vermelho-07-treina-no-teste",
+    "vermelho-07-taxa-baixa-gemeo",
+    "vermelho-08-treina-na-validacao",
+    "vermelho-08-taxa-baixa-gemeo",
+}
+
+
+def ataque_da_lacuna(nome: str, familia: str) -> bool:
+    return familia == "21-dados-publicos" or nome in DA_RODADA_VERMELHA
+
+
 SUBSTITUTOS_POR_AULA = 3  # mutantes do modelo por aula (o treino do substituto é um só por segredo)
+
+
+LACUNA: set[str] = set()  # os ataques carregados que o portão da lacuna tem de pegar (não o do deslocamento)
 
 
 def submissoes(slug: str, grupos=GRUPOS, corpora=None) -> list[tuple[str, str, bool, dict]]:
@@ -85,6 +113,15 @@ def submissoes(slug: str, grupos=GRUPOS, corpora=None) -> list[tuple[str, str, b
                 lista += [
                     ("corpus", f"{pasta.name}/{c.nome}", True, c.celulas) for c in carregar(slug, pasta) if c.correta
                 ]
+    if "errados" in grupos:
+        for pasta in sorted(p for p in PASTA.parent.glob("corpus_*") if p.is_dir()):
+            if (corpora and pasta.name not in corpora) or slug not in slugs_do_corpus(pasta):
+                continue
+            lista += [
+                ("errados", f"{pasta.name}/{c.nome}", True, c.celulas)
+                for c in carregar(slug, pasta)
+                if not c.correta and item.laco.funcao in c.celulas and treina_diferente(c.celulas)
+            ]
     if "laco" in grupos:
         # o mutante que treina uma época a mais (pego pela contagem de passos) treina a mais de fato: não é honesto
         lista += [
@@ -98,10 +135,14 @@ def submissoes(slug: str, grupos=GRUPOS, corpora=None) -> list[tuple[str, str, b
     if "ataques" in grupos:
         trechos = _trechos(PASTA_ATAQUES)
         for caso in carregar_casos(PASTA_ATAQUES):
-            if caso.familia not in ARQUIVOS_DE_ATAQUE or caso.atividade != slug:
+            da_rodada = caso.familia == "19-rodada-vermelha" and caso.nome in DA_RODADA_VERMELHA
+            if (caso.familia not in ARQUIVOS_DE_ATAQUE and not da_rodada) or caso.atividade != slug:
                 continue
+            if ataque_da_lacuna(caso.nome, caso.familia) and not caso.nome.endswith("-gemeo"):
+                LACUNA.add(caso.nome)
             celulas = {gid: codigo_da_celula(m, None, slug, trechos) for gid, m in caso.celulas.items()}
-            lista.append(("ataques", caso.nome, bool(caso.controle), celulas))
+            honesto = bool(caso.controle) or (da_rodada and caso.nome.endswith("-gemeo"))  # os gêmeos da rodada
+            lista.append(("ataques", caso.nome, honesto, celulas))
     return lista
 
 
@@ -153,18 +194,24 @@ def rodar(
                 linha["substituto"],
                 linha["dentro_da_procedencia"],
                 linha.get("limite", 0.0),
+                linha.get("lacuna"),
+                linha.get("lacuna_limite"),
             )
         )
     problemas = []
     for slug in lista:
         honestos, ataques = [], []
+        lacunas_h, lacunas_a = [], []
         for (s, codigo), por_semente in sorted(por_caso.items()):
             if s != slug:
                 continue
             grupo, nome, honesto = quem.get((s, codigo), ("?", codigo[:12], True))
             for semente, vistos in por_semente.items():
-                razoes = {r for _, r, _, _, _ in vistos}
-                limites = {lim for *_, lim in vistos}
+                razoes = {r for _, r, _, _, _, _, _ in vistos}
+                limites = {v[4] for v in vistos}
+                lacunas = {v[5] for v in vistos}
+                if len(lacunas) > 1:
+                    problemas.append(f"{slug} {nome}: a lacuna variou entre alunos na semente {semente}")
                 if len(limites) > 1:
                     problemas.append(
                         f"{slug} {nome}: o limite variou entre alunos na semente {semente}: {sorted(limites)}"
@@ -174,10 +221,12 @@ def rodar(
                         f"{slug} {nome}: a razão variou entre alunos na semente {semente}: {sorted(razoes)}"
                     )
                 razao = max(razoes)
-                sub = any(x for _, _, x, _, _ in vistos)
-                dentro = all(d for _, _, _, d, _ in vistos)
+                sub = any(v[2] for v in vistos)
+                dentro = all(v[3] for v in vistos)
                 limite = max(limites) or RAZAO_MAXIMA
+                lacuna, lacuna_limite = next(iter(vistos))[5:7]
                 (honestos if honesto else ataques).append((razao, grupo, nome, sub, dentro, limite))
+                (lacunas_h if honesto else lacunas_a).append((lacuna, lacuna_limite, grupo, nome))
         saida(
             f"{slug}: limites {RAZAO_MAXIMA_CONFERIDO:.2f} (laço conferido pelo espião) e {RAZAO_MAXIMA:.2f} "
             "(laço que o espião pegou)".replace(".", ",")
@@ -198,6 +247,8 @@ def rodar(
         for razao, _grupo, nome, _sub, dentro, limite in sorted(ataques):
             quem_pega = "" if dentro else " (fora da procedência)"
             saida(f"  ataque {nome}: razão {razao:.3f}, limite {limite:.2f}{quem_pega}".replace(".", ","))
+        problemas += _lacunas(slug, lacunas_h, lacunas_a, saida)
+        ataques = [a for a in ataques if a[2] not in LACUNA]
         # um honesto fora da procedência já perde as faixas por ela (um laço que recria o otimizador na 08)
         problemas += [
             f"{slug} {g}/{n}: honesto com razão {r:.3f} (limite {lim:.2f})"
@@ -216,6 +267,34 @@ def rodar(
         f"TOTAL ({time.monotonic() - inicio:.1f} s, {jobs} trabalhadores, {n_segredos} segredo(s)): {len(problemas)} problema(s)"
     )
     return 1 if problemas else 0
+
+
+def _lacunas(slug: str, honestos: list, ataques: list, saida) -> list[str]:
+    """Imprime as figuras do portão da lacuna (perda no treino menos perda na avaliação) de ``slug``: mínimo,
+    mediana e máximo dos honestos, os maiores, e a de cada ataque; devolve os problemas (honesto acima do limite,
+    ataque da lacuna abaixo dele)."""
+    medidos = [h for h in honestos if h[0] is not None]
+    if not medidos:
+        saida("  lacuna: a aula não mede")
+        return []
+    limite = medidos[0][1]
+    ls = sorted(h[0] for h in medidos)
+    saida(
+        f"  lacuna (limite {limite:.3f}), honestos ({len(ls)} treinos): mínimo {ls[0]:+.3f}, mediana "
+        f"{statistics.median(ls):+.3f}, máximo {ls[-1]:+.3f}".replace(".", ",")
+    )
+    for valor, _, grupo, nome in sorted(medidos, key=lambda h: h[0], reverse=True)[:4]:
+        saida(f"    {valor:+.3f}  {grupo}/{nome}".replace(".", ",", 1))
+    problemas = [
+        f"{slug} {g}/{n}: honesto com lacuna {v:+.3f} (limite {lim:.3f})" for v, lim, g, n in medidos if v > lim
+    ]
+    for valor, lim, _, nome in sorted(ataques, key=lambda a: a[3]):
+        if nome not in LACUNA:
+            continue
+        saida(f"  ataque da lacuna {nome}: {valor:+.3f} (limite {lim:.3f})".replace(".", ","))
+        if valor is not None and valor <= lim:
+            problemas.append(f"{slug} {nome}: ataque com lacuna {valor:+.3f} (limite {lim:.3f})")
+    return problemas
 
 
 def main(argv=None, prog: str | None = None) -> int:

@@ -59,6 +59,10 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "disco-cota-espaco": "cota de disco",
     "restos-pastas-fundas": "restos em /tmp",
     "copia-pesos-de-fora": "faixas de treino sem treinar (pesos de fora)",
+    "vermelho-07-treina-no-teste": "faixas de treino compradas com os dados de avaliação públicos (07)",
+    "publicos-08-metade-da-validacao": "faixas de treino compradas com os dados de avaliação públicos (08)",
+    "vermelho-08-bpe-ruido-a-parte": "orçamento do BPE num texto com estrutura reconhecível",
+    "vermelho-blocos-por-consultas": "atenção em blocos que corta as consultas",
 }
 
 

@@ -163,6 +163,7 @@ def test_zip_de_outra_atividade_leva_a_suite_inteira_dela(tmp_path):
     assert len(figuras) == 2 and all(n.endswith(".json") for n in figuras), figuras  # o modelo e o substituto
     assert arquivos - figuras == AVALIADOR_NO_ZIP | GERADOS_NO_ZIP | {
         "autograder/suite/deslocamento.py",
+        "autograder/suite/lacuna.py",
         "autograder/suite/passos_vistos.py",
         "autograder/suite/sondas_modelo.py",
         "autograder/suite/tocha.py",

@@ -287,3 +287,22 @@ def test_texto_enviado_a_caixa_nunca_volta_numa_mensagem(monkeypatch):
     citado = protocolo.valor_do_aluno(f"'{oculto[10:60]}'")
     assert "…" in citado and not any(palavra in citado for palavra in ("caminho", "arestas", "grafo"))
     assert protocolo.texto_do_aluno("index 3 is out of bounds for axis 0 with size 2").endswith("size 2")
+
+
+def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
+    """O registro é de uma submissão: o que se mandou à caixa na correção de outro aluno, no mesmo processo
+    (o trabalhador do lote), não apaga palavras das mensagens desta. Antes, um rótulo da suíte ("a memória de
+    codificar") saía como "a memó…r" para um aluno e inteiro para outro, conforme quem o trabalhador corrigira
+    antes; ``avaliacao.avaliar`` chama ``esquecer_enviados`` no início de cada submissão."""
+    import inspect
+
+    from autograder import avaliacao
+
+    monkeypatch.setattr(protocolo, "_JANELAS_ENVIADAS", set())
+    monkeypatch.setattr(protocolo, "_TEXTOS_REGISTRADOS", set())
+    protocolo.registrar_enviados(("o texto da memória decodificar de outro aluno",))
+    assert protocolo.valor_do_aluno("a memória de codificar") != "a memória de codificar"
+    protocolo.esquecer_enviados()
+    assert protocolo.valor_do_aluno("a memória de codificar") == "a memória de codificar"
+    fonte = inspect.getsource(avaliacao.avaliar)
+    assert fonte.index("protocolo.esquecer_enviados()") < fonte.index("Sessao(")

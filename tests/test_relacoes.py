@@ -91,6 +91,11 @@ def test_formas():
     assert "keepdims" in R.descrever_forma((2, 3), (2, 3, 1), EIXOS)
     assert "Falta o eixo das consultas" in R.descrever_forma((2, 4), (2, 3, 4), EIXOS)
     assert "a mais ou a menos" in R.descrever_forma((2, 5, 4), (2, 4, 4), EIXOS)
+    # issue #38: eixos vizinhos juntados por um reshape que não volta (o lote achatado), ou um eixo partido
+    achatado = R.descrever_forma((12, 6), (2, 6, 6), EIXOS)
+    assert "juntados" in achatado and "reshape" in achatado and "lote" in achatado
+    assert "partido em 2" in R.descrever_forma((2, 3, 2, 2), (2, 3, 4), EIXOS)
+    assert R.descrever_eixos_juntados((7, 5), (2, 3, 5)) == ""  # outro número de elementos: nada a dizer
     assert "Sobrou um eixo de tamanho 1" in R.descrever_forma((2, 1, 3, 4), (2, 3, 4), EIXOS)
 
 

@@ -219,3 +219,41 @@ def test_com_sondas_passa_a_fabrica_as_fixtures_que_ela_pede_pelo_nome():
     with pytest.raises(Reprovado) as falha:
         test_exemplo(aluno="o aluno", ref="a referência", rng=None)
     assert falha.value.equivoco.codigo == "p" and vistos == [("o aluno", "a referência")]
+
+
+def test_referencia_mal_chamada_nomeia_o_erro_da_funcao_pronta_e_deixa_passar_os_outros():
+    from autograder.suite.avaliador import ErroDoAluno
+
+    decorar = S.referencia_mal_chamada("x-mal-chamada", "f(a, b)")
+
+    @decorar
+    def quebra_na_pronta():
+        raise ErroDoAluno("ErroCallback", "TypeError: f() got an unexpected keyword argument 'axis'")
+
+    with pytest.raises(Reprovado) as info:
+        quebra_na_pronta()
+    assert info.value.equivoco.codigo == "x-mal-chamada" and "f(a, b)" in info.value.mensagem
+    assert "axis" in info.value.mensagem
+
+    @decorar
+    def quebra_no_aluno():
+        raise ErroDoAluno("ValueError", "outro erro")
+
+    with pytest.raises(ErroDoAluno):
+        quebra_no_aluno()
+    assert decorar(lambda: 3)() == 3
+
+
+def test_precisao_perdida_dispara_so_na_faixa_do_float16():
+    rng = np.random.default_rng(0)
+    e = rng.normal(size=200)
+
+    def dispara(o):
+        return S.disparar([S.precisao_perdida("x-precisao", lambda: (o, e))]) is not None
+
+    assert dispara(e.astype(np.float16))
+    assert not dispara(e.astype(np.float32))  # o arredondamento do float32 é o normal
+    assert not dispara(e + 0.5)  # um erro grande é outra coisa
+    com_um_so = e.copy()
+    com_um_so[3] += 1e-3
+    assert not dispara(com_um_so)  # um valor só diferente não é arredondamento

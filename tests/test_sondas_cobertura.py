@@ -14,7 +14,7 @@ import pytest
 from autograder.notebooks import SUITES, carregar_atividade, slugs
 from qualidade.catalogo import carregar_variantes
 
-_FORMAS_DE_SONDA = {"promessa", "coincide_com", "argumento_ignorado"}
+_FORMAS_DE_SONDA = {"promessa", "coincide_com", "argumento_ignorado", "referencia_mal_chamada", "precisao_perdida"}
 
 
 def funcoes_avaliadas(slug: str) -> set[str]:

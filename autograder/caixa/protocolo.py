@@ -484,6 +484,13 @@ _JANELAS_ENVIADAS: set[str] = set()
 _TEXTOS_REGISTRADOS: set[bytes] = set()
 
 
+def esquecer_enviados() -> None:
+    """Começa um registro novo (``avaliar``, no início de cada submissão): o que se mandou à caixa na correção
+    de outro aluno, no mesmo processo, não muda as mensagens desta (a mesma submissão, as mesmas mensagens)."""
+    _JANELAS_ENVIADAS.clear()
+    _TEXTOS_REGISTRADOS.clear()
+
+
 def _letras(texto: str) -> list[tuple[int, str]]:
     return [(i, c.lower()) for i, c in enumerate(texto) if c.isalpha()]
 

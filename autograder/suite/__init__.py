@@ -93,8 +93,10 @@ from autograder.suite.estrutura import (
     ESTRUTURA_DROPOUT,
     ESTRUTURA_INICIALIZACAO_CONSTANTE,
     ESTRUTURA_NAO_APRENDE,
+    ESTRUTURA_PARAMETRO_EXTRA,
     conferir_estrutura,
     conferir_inicializacao,
+    conferir_parametros_extras,
 )
 from autograder.suite.faixas import (
     CACHE_PESADO,
@@ -159,6 +161,7 @@ __all__ = [
     "ESTRUTURA_DROPOUT",
     "ESTRUTURA_INICIALIZACAO_CONSTANTE",
     "ESTRUTURA_NAO_APRENDE",
+    "ESTRUTURA_PARAMETRO_EXTRA",
     "FOLGA_DA_REFERENCIA",
     "FORWARD_SEM_GRADIENTE",
     "JANELA_DA_REFERENCIA",
@@ -183,6 +186,7 @@ __all__ = [
     "conferir_gradientes",
     "conferir_inicializacao",
     "conferir_laco_do_espiao",
+    "conferir_parametros_extras",
     "conferir_registro",
     "conferir_state_dict",
     "exigir_entradas_intactas",

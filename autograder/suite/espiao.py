@@ -137,6 +137,13 @@ def conferir_laco_do_espiao(
         raise Reprovado(sem_eval.mensagem, sem_eval)
 
 
+def passo_sem_gradiente(normas, normas_no_passo) -> bool:
+    """O espião viu gradiente nos backwards (``normas``) e nenhum nos passos do otimizador (``normas_no_passo``: o
+    .grad era None ou zero em todos)? É o zero_grad entre o backward e o step: o modelo não treina."""
+    normas, no_passo = list(normas or []), list(normas_no_passo or [])
+    return bool(no_passo) and any(n is not None and n > 0 for n in normas) and all(not n for n in no_passo)
+
+
 AUXILIAR_MODO_DO_SUBMODULO = """
 def _avaliador_modo_do_submodulo(modulo, caminho, treino):
     modulo.get_submodule(caminho).train(bool(treino))

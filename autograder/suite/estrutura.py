@@ -57,6 +57,17 @@ ESTRUTURA_INICIALIZACAO_CONSTANTE = Equivoco(
 )
 
 
+ESTRUTURA_PARAMETRO_EXTRA = Equivoco(
+    "estrutura_parametro_extra",
+    "O módulo tem um parâmetro treinável que o enunciado não pede (um nn.Parameter a mais, fora dos submódulos "
+    "pedidos): o otimizador vai treiná-lo, e o state_dict deixa de ser o pedido. O que é fixo no enunciado (a "
+    "escala 1/√d_k, uma constante) fica como número ou buffer, não como nn.Parameter.",
+    titulo="Parâmetro treinável a mais",
+    para_instrutor="O aluno acrescentou um nn.Parameter (uma escala treinável, por exemplo) que o enunciado não pede.",
+    secao="Código Comentado",
+)
+
+
 def conferir_inicializacao(pesos: dict, modulo_ref, classe: str, outros_itens: tuple[str, ...] = ()) -> None:
     """Reprova se um parâmetro que a referência ``modulo_ref`` sorteia com linhas diferentes entre si (a
     posição de cada token em ``posicao``, as unidades de uma camada linear) veio com todas as linhas iguais
@@ -199,3 +210,24 @@ def conferir_estrutura(aluno, remoto, modulo_ref, classe: str, outros_itens: tup
     extras = [f"{mostrar(nome or classe)} (p = {mostrar(taxa):g})" for nome, taxa in dropouts if nome not in com_ref]
     if extras:
         raise Reprovado(f"{ESTRUTURA_DROPOUT.mensagem} ({mostrar(classe)}: {mostrar(extras[:4])})", ESTRUTURA_DROPOUT)
+
+
+def conferir_parametros_extras(aluno, remoto, modulo_ref, classe: str) -> None:
+    """Reprova (``ESTRUTURA_PARAMETRO_EXTRA``) se o módulo do aluno tem um parâmetro treinável que a referência
+    (mesma configuração) não tem: o enunciado fixa os submódulos e, com eles, os parâmetros (issue #38). Um
+    buffer ou um parâmetro congelado a mais não conta (não muda o que o otimizador treina)."""
+    aluno.injetar(AUXILIAR_ESTRUTURA)
+    dele = _estrutura_valida(aluno.chamar("_avaliador_estrutura", remoto._ref))
+    if dele is None:
+        raise Reprovado(
+            f"Não consegui ler a estrutura de {mostrar(classe)} (parâmetros, buffers e submódulos): a descrição que "
+            "voltou da caixa não tem a forma esperada. O seu código não pode mexer no que o avaliador injeta."
+        )
+    _, parametros, _, _ = dele
+    da_ref = set(descrever_estrutura(modulo_ref)["parametros"])
+    extras = sorted(n for n, treina in parametros.items() if treina and n not in da_ref)
+    if extras:
+        raise Reprovado(
+            f"{ESTRUTURA_PARAMETRO_EXTRA.mensagem} ({mostrar(classe)}: {mostrar(extras[:4])})",
+            ESTRUTURA_PARAMETRO_EXTRA,
+        )

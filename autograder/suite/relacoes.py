@@ -32,7 +32,7 @@ import numpy as np
 
 from autograder.suite.mensagens import mostrar
 
-__all__ = ["descrever", "descrever_forma", "nome_do_eixo"]
+__all__ = ["descrever", "descrever_eixos_juntados", "descrever_forma", "nome_do_eixo"]
 
 _LIMITE = 250_000  # elementos: acima disso, só as relações baratas (a relação só roda numa falha, e é barata)
 _FEMININOS = {
@@ -179,6 +179,55 @@ def descrever_forma(obtido_forma, esperado_forma, eixos=None, obtido=None, esper
                     "passo a menos, um token a mais)."
                 )
             return f"O tamanho errado está no {mostrar(nome)}: {mostrar(o[i])} em vez de {mostrar(e[i])}." + extra
+    return descrever_eixos_juntados(o, e, eixos)
+
+
+def descrever_eixos_juntados(obtido_forma, esperado_forma, eixos=None) -> str:
+    """Eixos vizinhos juntados num só (um reshape que achata o lote e não volta) ou um eixo partido em dois:
+    a forma obtida é a esperada com alguns eixos consecutivos multiplicados (ou o contrário). "" se não é."""
+    o, e = tuple(int(t) for t in obtido_forma), tuple(int(t) for t in esperado_forma)
+
+    def juntados(maior, menor):
+        """Os grupos (início, fim) de eixos de ``maior`` cujo produto dá cada eixo de ``menor``, ou None."""
+        if len(maior) <= len(menor) or int(np.prod(maior)) != int(np.prod(menor)):
+            return None
+        grupos, i = [], 0
+        for alvo in menor:
+            j, produto = i, 1
+            while j < len(maior) and produto < alvo:
+                produto *= maior[j]
+                j += 1
+            while (
+                j < len(maior) and maior[j] == 1 and produto == alvo and len(maior) - j > len(menor) - len(grupos) - 1
+            ):
+                j += 1
+            if produto != alvo or j == i:
+                return None
+            grupos.append((i, j))
+            i = j
+        return grupos if i == len(maior) else None
+
+    grupos = juntados(e, o)
+    if grupos:
+        juntos = [(a, b) for a, b in grupos if b - a > 1]
+        if juntos:
+            a, b = juntos[0]
+            nomes = " e ".join(nome_do_eixo(k, len(e), eixos) for k in range(a, b))
+            return (
+                f"A saída tem os eixos juntados num só ({mostrar(nomes)} viraram um eixo de tamanho "
+                f"{mostrar(o[len([g for g in grupos if g[0] < a])])}): um reshape achatou o lote (ou as posições) e a forma "
+                "não voltou. Depois da conta, devolva a forma da entrada (reshape de volta, ou faça a conta nos últimos "
+                "eixos, com qualquer número de dimensões de lote antes)."
+            )
+    grupos = juntados(o, e)
+    if grupos:
+        partidos = [(a, b) for a, b in grupos if b - a > 1]
+        if partidos:
+            k = grupos.index(partidos[0])
+            return (
+                f"A saída tem o {mostrar(nome_do_eixo(k, len(e), eixos))} partido em {mostrar(partidos[0][1] - partidos[0][0])} "
+                "eixos: um reshape (ou view) a mais, que não foi desfeito. Devolva a forma pedida (reshape de volta)."
+            )
     return ""
 
 

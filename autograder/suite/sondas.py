@@ -62,7 +62,9 @@ __all__ = [
     "escala_medida",
     "iguais",
     "numero_legivel",
+    "precisao_perdida",
     "promessa",
+    "referencia_mal_chamada",
     "sondar",
     "sondas_de",
 ]
@@ -475,3 +477,91 @@ def com_sondas(fabrica: Callable[[object], Iterable[Sonda]]):
         return envolvido
 
     return decorar
+
+
+def referencia_mal_chamada(
+    codigo: str,
+    assinaturas: str,
+    *,
+    titulo: str = "Função pronta chamada com os argumentos errados",
+    para_instrutor: str = (
+        "O aluno chamou uma função pronta (a de outro item) com os argumentos fora da ordem da assinatura, trocados "
+        "entre si ou com a forma errada."
+    ),
+    secao: str = "Código Comentado",
+):
+    """Decorador de um teste de suíte (abaixo de ``@item`` e de ``com_sondas``) cujo item usa funções de outros
+    itens na versão de referência (``DEPENDENCIAS``): a referência está certa, então, se ela quebra quando o
+    código do aluno a chama (``ErroCallback``), a promessa quebrada é a da CHAMADA: argumentos fora da ordem da
+    assinatura, trocados entre si (um W no lugar de um b) ou com a forma errada. ``assinaturas``: as assinaturas
+    das funções prontas, como o notebook as mostra. A nota não muda (o teste já reprovava); a mensagem diz a
+    causa, com o erro que a função pronta levantou."""
+    import functools
+
+    from autograder.suite.avaliador import ErroDoAluno
+    from autograder.suite.mensagens import mostrar
+
+    mensagem = (
+        "O erro aconteceu dentro de uma função pronta que o seu código chamou (a versão de referência, que está "
+        f"certa: {assinaturas}): ela recebeu argumentos fora da ordem da assinatura, trocados entre si (um peso no "
+        "lugar de um viés, um argumento no lugar de outro), com outro nome, a mais ou a menos, ou com a forma errada. "
+        "Confira a ordem e o nome dos argumentos em cada chamada."
+    )
+    equivoco = Equivoco(codigo, mensagem, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+    def decorar(teste):
+        @functools.wraps(teste)
+        def envolvido(*args, **kwargs):
+            try:
+                return teste(*args, **kwargs)
+            except ErroDoAluno as exc:
+                if exc.tipo != "ErroCallback":
+                    raise
+                raise Reprovado(f"{mensagem} (O erro da função pronta: {mostrar(exc.mensagem)})", equivoco) from None
+
+        return envolvido
+
+    return decorar
+
+
+def precisao_perdida(
+    codigo: str,
+    medir: Callable[[], tuple[object, object]],
+    *,
+    titulo: str = "Conta em precisão reduzida",
+    para_instrutor: str = "O aluno fez parte da conta em float16/bfloat16 (half) e perdeu precisão.",
+    secao: str = "",
+) -> Sonda:
+    """A promessa "as contas são feitas no tipo da entrada (float32 ou float64)", medida: ``medir()`` roda o código
+    do aluno numa entrada construída em float32 e devolve ``(obtido, esperado)``, com o esperado calculado em
+    float64. Relativa ao tamanho típico dos valores (a raiz da média dos quadrados do esperado), a diferença fica perto
+    de 1e-7 em float32; uma conta feita em float16 ou bfloat16 (``.half()``, ``.to(torch.float16)``) erra entre ~1e-4
+    e ~1e-2, espalhado por quase todos os valores, sem mudar a forma nem a ordem. Dispara nessa faixa; um erro maior
+    é outra coisa (a sonda não dispara)."""
+
+    def medida():
+        obtido, esperado = medir()
+        o = np.asarray(_numerico(obtido), dtype=np.float64)
+        e = np.asarray(_numerico(esperado), dtype=np.float64)
+        if o.shape != e.shape or o.size == 0 or not np.all(np.isfinite(o)) or not np.all(np.isfinite(e)):
+            return False
+        escala = float(np.sqrt(np.mean(e**2)))
+        if escala == 0.0:
+            return False
+        diferenca = np.abs(o - e) / escala  # relativa ao tamanho típico dos valores
+        pior = float(diferenca.max())
+        # o arredondamento espalha o erro por quase todos os valores (a mediana também sai do nível do float32)
+        if not (1e-5 < pior < 5e-2 and float(np.median(diferenca)) > 1e-6):
+            return False
+        return (
+            "Os valores conferem só até a terceira ou quarta casa: medida numa entrada construída, a maior diferença "
+            f"relativa é ≈ {numero_legivel(pior)}, típica de uma conta feita em precisão reduzida (float16/half ou "
+            "bfloat16, o dtype com 16 bits) no meio do caminho. Faça as contas no dtype da entrada (float32): sem "
+            ".half() nem .to(torch.float16)."
+        )
+
+    mensagem = (
+        "Os valores perderam precisão: parte da conta foi feita em float16/half (ou bfloat16); faça as contas no "
+        "dtype da entrada."
+    )
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)

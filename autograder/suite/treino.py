@@ -6,8 +6,10 @@ código tem o mesmo veredito), treina o modelo do aluno (ou um substituto com a 
 não confere com a referência) com o laço do aluno, na caixa, tira os pesos treinados da caixa, confere que
 eles estão ao alcance do treino pedido (``procedencia``), que o avaliador viu cada passo do otimizador
 (``passos_vistos``) e que eles não andaram mais que a referência treinada na mesma semente
-(``deslocamento``: passos escondidos do gancho, reconhecendo ou não o treino avaliado, não compram faixa), e
-mede a métrica da aula com eles. A métrica alcança faixas; perto de uma faixa, a referência treinada na mesma
+(``deslocamento``: passos escondidos do gancho, reconhecendo ou não o treino avaliado, não compram faixa) e,
+na aula cujos dados de avaliação a caixa lê (07, 08), que eles não se saem melhor nesses dados que nos do
+treino dado (``lacuna``: treinar nos dados de avaliação públicos não compra faixa), e mede a métrica da aula
+com eles. A métrica alcança faixas; perto de uma faixa, a referência treinada na mesma
 semente decide. A referência treinada (``ItemDeTreino.referencia``) é calculada uma vez por processo e, em
 disco, uma vez por segredo, aula e código de referência (``autograder/referencias_guardadas.py``).
 
@@ -85,6 +87,7 @@ from autograder.suite.faixas import (
     uma_vez_por_submissao,
 )
 from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, faixa, item, tempo_limite
+from autograder.suite.lacuna import Lacuna, exigir_lacuna
 from autograder.suite.mensagens import mostrar
 from autograder.suite.passos_vistos import contando_passos, exigir_passos_vistos
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
@@ -136,10 +139,11 @@ def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado
     return aluno.criar(substituto, *args), "substituto"
 
 
-def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento) -> None:
+def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento, lacuna: Lacuna | None = None) -> None:
     """Com ``AVALIADOR_REGISTRO_DO_TREINO=<arquivo>`` (só nas ferramentas de calibração, ``python -m qualidade
     deslocamento``), acrescenta ao arquivo uma linha JSON com as figuras do portão do deslocamento desta
-    submissão; a chave ``codigo`` é o SHA-256 das células do aluno (``codigo_da_submissao``)."""
+    submissão e as do portão da lacuna (``lacuna.py``: a medida na avaliação e no treino, na escala das faixas);
+    a chave ``codigo`` é o SHA-256 das células do aluno (``codigo_da_submissao``)."""
     caminho = os.environ.get("AVALIADOR_REGISTRO_DO_TREINO")
     if not caminho:
         return
@@ -156,6 +160,8 @@ def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento) -> None
         "da_referencia": figuras.da_referencia,
         "razao": figuras.razao,
         "limite": figuras.limite,
+        "lacuna": None if lacuna is None else lacuna.valor,
+        "lacuna_limite": None if lacuna is None else lacuna.limite,
     }
     with open(caminho, "a", encoding="utf-8") as arquivo:
         arquivo.write(json.dumps(linha) + "\n")
@@ -223,6 +229,12 @@ class Medida:
     janela: float = JANELA_DA_REFERENCIA
     folga: float = FOLGA_DA_REFERENCIA
     pontos: tuple = PONTOS_DAS_FAIXAS
+    # o portão de ``lacuna.py``, para a aula cujos dados de avaliação a caixa lê (07, 08):
+    # ``perdas_da_lacuna(ref, pesos)`` dá a entropia cruzada média dos pesos treinados nos dados de avaliação e
+    # nos dados do treino que o avaliador deu ao laço, e ``lacuna_maxima`` é o quanto a do treino pode passar a
+    # da avaliação. None: a aula não mede (06: os dados de avaliação são sorteados do segredo)
+    perdas_da_lacuna: Callable[..., tuple[float, float]] | None = None
+    lacuna_maxima: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -434,9 +446,11 @@ class ItemDeTreino:
                 # a pior medida possível na direção da métrica: NaN nunca alcança faixa nenhuma
                 return {**base, "medida": 0.0 if self.medida.maior_e_melhor else math.inf, "nan": True}
             procedencia = self.procedencia(ref, sd, treinados)
+            da_lacuna = self.medida.perdas_da_lacuna
             return {
                 **base,
                 "medida": self.medida.medir(ref, treinados, semente),
+                "perdas_da_lacuna": None if da_lacuna is None else tuple(map(float, da_lacuna(ref, treinados))),
                 "nan": False,
                 "procedencia": procedencia,
                 "deslocamento": deslocamento_quadratico(sd, treinados, self.parametros(ref)),
@@ -515,6 +529,14 @@ class ItemDeTreino:
             return valor
         return -math.log(valor) if math.isfinite(valor) else -math.inf
 
+    def lacuna(self, resultado: dict) -> Lacuna | None:
+        """A perda dos pesos treinados nos dados de avaliação contra a nos dados do treino dado (``lacuna.py``),
+        ou None se a aula não mede (``Medida.perdas_da_lacuna``) ou o resultado não a tem."""
+        perdas = resultado.get("perdas_da_lacuna")
+        if self.medida.perdas_da_lacuna is None or perdas is None:
+            return None
+        return Lacuna(*perdas, self.medida.lacuna_maxima)
+
     def conferir_faixa(self, aluno, ref, qual_faixa: int) -> None:
         """O teste da faixa ``faixas[qual_faixa]``: passa se o treino avaliado a alcança (e os pesos têm
         procedência e passos vistos); senão reprova com a medida, a da referência (se foi preciso treiná-la)
@@ -538,12 +560,14 @@ class ItemDeTreino:
             figuras = Deslocamento(
                 resultado["deslocamento"], self.referencia(semente, substituto)["deslocamento"], limite
             )
-            _registrar(self.slug, aluno, resultado, figuras)
+            lacuna = self.lacuna(resultado)
+            _registrar(self.slug, aluno, resultado, figuras, lacuna)
             exigir_procedencia(resultado.get("procedencia"))
             procedencia = resultado.get("procedencia")
             deslocamento = procedencia.deslocamento if procedencia is not None else 0.0
             exigir_passos_vistos(resultado.get("passos_vistos"), self.laco.passos, deslocamento)
             exigir_deslocamento(figuras)
+            exigir_lacuna(lacuna)
             return
         perdas = resultado["perdas"]
         texto = medida.texto.format(medida=mostrar(valor), faixa=mostrar(faixa_pedida), qual=mostrar(resultado["qual"]))

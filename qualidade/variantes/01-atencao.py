@@ -515,6 +515,37 @@ def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
         equivoco="blocos-matriz-inteira",
     ),
     Variante(
+        # issue #37: corta as CONSULTAS em pedaços do tamanho do bloco e faz a softmax inteira sobre todas as
+        # chaves em cada pedaço; a saída confere e cabe na medida n = 2048, não na de muitas chaves
+        "blocos-corta-as-consultas",
+        {
+            "atencao_blocos": """
+def atencao_em_blocos(Q, K, V, mascara=None, bloco=64):
+    Q = np.asarray(Q, dtype=np.float64)
+    K = np.asarray(K, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    lote = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    Q = np.broadcast_to(Q, (*lote, n_q, Q.shape[-1]))
+    if mascara is not None:
+        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))
+    saidas = []
+    for inicio in range(0, n_q, bloco):  # O ERRO: os blocos são de consultas; cada um vê todas as chaves
+        s = Q[..., inicio:inicio + bloco, :] @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        if mascara is not None:
+            parte = mascara[..., inicio:inicio + bloco, :]
+            s = np.where(parte, s, -np.inf) if parte.dtype == bool else s + parte
+        m = s.max(axis=-1, keepdims=True)
+        p = np.exp(s - np.where(np.isfinite(m), m, 0.0))
+        with np.errstate(invalid="ignore"):
+            saidas.append((p @ V) / p.sum(axis=-1, keepdims=True))
+    return np.concatenate(saidas, axis=-2)
+"""
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-chaves-inteiras",
+    ),
+    Variante(
         "blocos-chama-a-atencao-inteira",
         {
             "atencao_blocos": """
@@ -894,5 +925,47 @@ MUTANTES += [
         },
         itens=["teste_blocos"],
         equivoco="blocos-mascara-invertida",
+    ),
+]
+
+# issue #38 (rodada 5): a promessa da memória vale também com máscara (convertê-la inteira monta n_q × n_k)
+MUTANTES += [
+    Variante(
+        "blocos-mascara-em-log-inteira",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))\n",
+                "        mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))\n"
+                "        if mascara.dtype == bool:\n"
+                "            with np.errstate(divide='ignore'):\n"
+                "                mascara = np.log(mascara.astype(np.float64))\n",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-mascara-inteira",
+    ),
+]
+
+# issue #38 (rodada 5): a softmax pronta chamada com o argumento de outra assinatura (axis=, do NumPy)
+MUTANTES += [
+    Variante(
+        "atencao-softmax-com-axis",
+        {"atencao": _atencao(_PONT, _MASC, _FIM.replace("softmax(s, eixo=-1)", "softmax(s, axis=-1)"))},
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-softmax-mal-chamada",
+    ),
+]
+
+# issue #38 (rodada 5): as exponenciais dos blocos subtraem o máximo corrido (senão estouram)
+MUTANTES += [
+    Variante(
+        "blocos-referencia-constante",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "        referencia = np.where(np.isfinite(m_novo), m_novo, 0.0)\n", "        referencia = 0.0\n"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-sem-subtrair-o-maximo",
     ),
 ]

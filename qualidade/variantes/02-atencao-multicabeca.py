@@ -769,3 +769,63 @@ MUTANTES += [
         equivoco="modulo-escala-errada",
     ),
 ]
+
+# issue #38 (rodada 5): a precisão do dtype da entrada
+MUTANTES += [
+    Variante(
+        "sonda-modulo-softmax-em-bfloat16",
+        {
+            "modulo": _modulo()["modulo"].replace(
+                "torch.softmax(notas, dim=-1)", "torch.softmax(notas.to(torch.bfloat16), dim=-1).float()"
+            )
+        },
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-precisao-reduzida",
+    ),
+]
+
+# issue #38 (rodada 5): cada cabeça projeta todas as colunas de X (não só a sua fatia)
+MUTANTES += [
+    Variante(
+        "sonda-multicabeca-q-e-k-por-fatia",
+        _multicabeca(
+            """    dk = W_q.shape[0] // h
+    def por_fatia(X, W):
+        return np.stack([X[..., i * dk:(i + 1) * dk] @ W[i * dk:(i + 1) * dk, i * dk:(i + 1) * dk] for i in range(h)], axis=-3)
+    Q = por_fatia(X_q, W_q)
+    K = por_fatia(X_kv, W_k)
+    V = dividir_cabecas(X_kv @ W_v, h)
+    saida, pesos = atencao(Q, K, V, mascara)
+    return juntar_cabecas(saida) @ W_o, pesos
+"""
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-projecao-por-fatia",
+    ),
+]
+
+# issue #38 (rodada 5): juntar_cabecas pronta chamada com um argumento a mais (o h, como em dividir_cabecas)
+MUTANTES += [
+    Variante(
+        "sonda-multicabeca-juntar-com-h",
+        _multicabeca(
+            _MH_PROJ
+            + "    saida, pesos = atencao(Q, K, V, mascara)\n    return juntar_cabecas(saida, h) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="multicabeca-cabecas-mal-chamadas",
+    ),
+]
+
+# issue #38 (rodada 5): só os quatro submódulos pedidos, sem parâmetro treinável a mais
+MUTANTES += [
+    Variante(
+        "sonda-modulo-ganho-treinavel-na-saida",
+        _modulo(
+            init=_INIT_OK + "        self.ganho = nn.Parameter(torch.ones(d_model))\n",
+            saida="self.w_o(juntas) * self.ganho, pesos",
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="estrutura_parametro_extra",
+    ),
+]

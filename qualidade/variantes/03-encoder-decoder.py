@@ -424,7 +424,7 @@ def positional_encoding(seq_len, d):
     return H""")
         },
         itens=["teste_mini_encoder"],
-        equivoco="mini-blocos-nao-encadeados",
+        equivoco="mini-return-dentro-do-laco",
     ),
     Variante(
         "mini-posicao-eixo-errado",
@@ -967,5 +967,104 @@ MUTANTES += [
         },
         itens=["teste_mini_encoder"],
         equivoco="mini-impressao-a-mais",
+    ),
+]
+
+# issue #38 (rodada 5): a função pronta chamada com os argumentos fora da ordem da assinatura; uma subcamada
+# em pré-norm e a outra em post-norm
+MUTANTES += [
+    Variante(
+        "bloco-ffn-pesos-antes-dos-vieses",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + feed_forward(Z, p["W1"], p["W2"], p["b1"], p["b2"]), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-chamada-fora-de-ordem",
+    ),
+    Variante(
+        "mini-bloco-com-h-e-pesos-trocados",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, h, pesos)
+        print(f"bloco {i + 1}: {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-chamada-fora-de-ordem",
+    ),
+    Variante(
+        "bloco-segunda-subcamada-pre-norm",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return Z + ffn(layernorm(Z, p["gama2"], p["beta2"]))""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+]
+
+# issue #38 (rodada 5): o tipo da entrada (x inteiro)
+MUTANTES += [
+    Variante(
+        "ln-escreve-em-copia-de-x",
+        {
+            "layernorm": """
+def layernorm(x, gama=None, beta=None, eps=1e-5):
+    y = x.copy()
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    y[...] = (x - mu) / np.sqrt(var + eps)
+    if gama is not None:
+        y = y * gama
+    if beta is not None:
+        y = y + beta
+    return y
+"""
+        },
+        itens=["teste_layernorm"],
+        equivoco="ln-entrada-inteira-truncada",
+    ),
+]
+
+# issue #38 (rodada 5): o argumento h chega à atenção (no bloco) e aos blocos (no mini encoder)
+MUTANTES += [
+    Variante(
+        "bloco-h-fixo-em-um",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""").replace('p["b_o"], h, mascara=m', 'p["b_o"], 1, mascara=m')
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-h-ignorado",
+    ),
+    Variante(
+        "mini-h-fixo-em-um",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, 1)
+        print(f"bloco {i + 1}: {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-h-ignorado",
+    ),
+]
+
+# issue #38 (rodada 5): a borda da lista vazia (nenhum bloco) é um caso do enunciado
+MUTANTES += [
+    Variante(
+        "mini-saida-so-no-laco",
+        {
+            "mini_encoder": _mini("""    entrada = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(entrada if i == 0 else H, pesos, h)
+        print(f"bloco {i + 1}: {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-sem-blocos-quebra",
     ),
 ]

@@ -791,3 +791,54 @@ MUTANTES += [
         equivoco="mlm-especial-corrompido",
     ),
 ]
+
+# issue #38 (rodada 5): entre uma camada e a seguinte não há nada (nem escala, nem posição, nem a entrada de novo)
+MUTANTES += [
+    Variante(
+        "sonda-encoder-soma-a-entrada-antes-de-cada-camada",
+        {
+            "encoder_bert": _encoder(
+                entrada=_ENTRADA_OK + "\n        x0 = x",
+                camada="            x = camada(x if camada is self.camadas[0] else x + x0, src_key_padding_mask=m)",
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-conta-entre-as-camadas",
+    ),
+]
+
+# issue #38 (rodada 5): a mascara_de_padding pronta chamada sem o pad_id
+MUTANTES += [
+    Variante(
+        "sonda-encoder-mascara-sem-pad-id",
+        {"encoder_bert": _encoder(mascara="        m = ~mascara_de_padding(ids)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mascara-mal-chamada",
+    ),
+]
+
+# issue #38 (rodada 5): a ordem da tupla devolvida e o sorteio independente por posição (em todo o lote)
+MUTANTES += [
+    Variante(
+        "mlm-devolve-lista-rotulos-primeiro",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "    return entrada, rotulos", "    return [rotulos, entrada]"
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-ordem-da-tupla",
+    ),
+    Variante(
+        "mlm-sorteio-de-uma-linha-expandido",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = (torch.rand(ids.shape[1:], generator=g) < prob).expand(ids.shape) "
+                "& ~torch.isin(ids, esp)",
+                _DESTINO_OK,
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-sorteio-repetido-no-lote",
+    ),
+]

@@ -1124,6 +1124,16 @@ MUTANTES += [
         itens=["teste_cache_kv"],
         equivoco="cache-quantidade-de-novos",
     ),
+    Variante(
+        "sonda-cache-sem-mascara-com-cache",
+        {
+            "atencao_com_cache": _atencao_cache(
+                mascara="mascara_causal(m) if t == 0 else torch.ones(m, t + m, dtype=torch.bool)"
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-consulta-ve-o-futuro",
+    ),
 ]
 
 # ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 4)
@@ -1202,5 +1212,31 @@ MUTANTES += [
         {"minigpt_com_cache": _minigpt_cache().replace("modelo.cabeca(modelo.norm_final(x))", "modelo.cabeca(x)")},
         itens=["teste_cache_kv"],
         equivoco="cache-bloco-composto-errado",
+    ),
+]
+
+# ------------------------------------------------------------------ o gradiente chega aos parâmetros (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-forward-sem-gradiente",
+        {
+            "atencao_causal": _atencao().replace(
+                "    def forward(self, x, padding=None):",
+                "    @torch.no_grad()\n    def forward(self, x, padding=None):",
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="forward-sem-gradiente",
+    ),
+    Variante(
+        "sonda-bloco-forward-sem-gradiente",
+        {
+            "bloco_decoder": _bloco().replace(
+                "    def forward(self, x, padding=None):",
+                "    @torch.no_grad()\n    def forward(self, x, padding=None):",
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="forward-sem-gradiente",
     ),
 ]

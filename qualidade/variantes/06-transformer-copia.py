@@ -1268,6 +1268,27 @@ MUTANTES += [
         itens=["teste_feixe"],
         equivoco="feixe-formato-da-saida",
     ),
+    Variante(
+        "sonda-feixe-pontua-com-logits",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()", "logits[:, -1, :].double().tolist()"
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-pontuacao-nao-e-log-probabilidade",
+    ),
+    Variante(
+        "sonda-feixe-log-softmax-entre-hipoteses",
+        {
+            "busca_em_feixe": _feixe().replace(
+                "F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()",
+                "logits[:, -1, :].double().log_softmax(0).tolist()",
+            )
+        },
+        itens=["teste_feixe"],
+        equivoco="feixe-pontuacao-nao-e-log-probabilidade",
+    ),
 ]
 MUTANTES += [
     Variante(
@@ -1280,5 +1301,18 @@ MUTANTES += [
         },
         itens=[T],
         equivoco="modelo-encoder-pre-norma",
+    ),
+]
+
+# ------------------------------------------------------------------ o espião vê o zero_grad entre o backward e o step
+MUTANTES += [
+    Variante(
+        "sonda-treino-zera-depois-do-backward",
+        _treino(
+            zerar="",
+            recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), max_norma)\n        modelo.zero_grad()",
+        ),
+        itens=["teste_treino"],
+        equivoco="treino-passo-sem-gradiente",
     ),
 ]

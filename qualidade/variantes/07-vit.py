@@ -723,6 +723,25 @@ MUTANTES += [
         itens=["teste_treino"],
         equivoco="treino-taxa-nao-registrada-por-passo",
     ),
+    Variante(
+        "sonda-treino-zera-depois-do-backward",
+        {
+            "treinar": _treino(zerar="")["treinar"].replace(
+                "        perda.backward()\n", "        perda.backward()\n        modelo.zero_grad(set_to_none=False)\n"
+            )
+        },
+        itens=["teste_treino"],
+        equivoco="treino-passo-sem-gradiente",
+    ),
+    Variante(
+        "sonda-patches-lote-no-meio",
+        _patches(
+            corpo="    grade = imagens.reshape(B, C, H // p, p, W // p, p).permute(2, 0, 4, 1, 3, 5)\n"
+            "    return grade.reshape(B, (H // p) * (W // p), C * p * p)"
+        ),
+        itens=["teste_patches"],
+        equivoco="patches-misturam-o-lote",
+    ),
 ]
 
 # ------------------------------------------------------------------ sondas de peças de modelo (issue #38, sondas_modelo)
@@ -763,5 +782,21 @@ MUTANTES += [
         },
         itens=["teste_camada_encoder"],
         equivoco="camada-eps-da-norma",
+    ),
+]
+
+# ------------------------------------------------------------------ a LayerNorm final logo antes da cabeça (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-vit-norma-final-na-entrada",
+        _vit(
+            embutir=_EMBUTIR.replace(
+                "return torch.cat([cls, x], dim=1) + self.posicao",
+                "return self.norm(torch.cat([cls, x], dim=1) + self.posicao)",
+            ),
+            saida="x[:, 0]",
+        ),
+        itens=["teste_vit"],
+        equivoco="vit-norma-final-fora-do-lugar",
     ),
 ]

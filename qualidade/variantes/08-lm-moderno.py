@@ -216,7 +216,7 @@ def perplexidade(modelo, ids):
     "treinar_lm": """
 def treinar_lm(modelo, ids_treino, passos, tamanho_lote, contexto, taxa_max, taxa_min, passos_aquecimento,
                norma_max, weight_decay, gerador):
-    otimizador = AdamW(modelo.parameters(), lr=taxa_max, weight_decay=weight_decay)
+    otimizador = AdamW(modelo.parameters(), betas=(0.9, 0.95), lr=taxa_max, weight_decay=weight_decay)
     perdas = []
     modelo.train()
     for passo in range(passos):
@@ -2217,5 +2217,67 @@ MUTANTES += [
         _trocar("rmsnorm", ("x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).sum(dim=-1, keepdim=True)")),
         [N],
         "rmsnorm-soma-em-vez-da-media",
+    ),
+]
+
+# ------------------------------------------------------------------ a receita do AdamW no laço (issue #38, rodada 5)
+MUTANTES += [
+    Variante(
+        "treino-betas-padrao-do-adam",
+        _trocar("treinar_lm", ("betas=(0.9, 0.95), lr=taxa_max", "lr=taxa_max")),
+        [T],
+        "treino-betas-errados",
+    ),
+    Variante(
+        "treino-grupos-no-laco",
+        _trocar(
+            "treinar_lm",
+            ("AdamW(modelo.parameters(), betas", "AdamW(grupos_de_parametros(modelo, weight_decay), betas"),
+        ),
+        [T],
+        "treino-usa-grupos",
+    ),
+    Variante(
+        "treino-zera-antes-do-passo",
+        _trocar(
+            "treinar_lm",
+            ("        otimizador.step()\n", "        otimizador.zero_grad()\n        otimizador.step()\n"),
+        ),
+        [T],
+        "treino-passo-sem-gradiente",
+    ),
+    Variante(
+        "treino-eps-do-adam-trocado",
+        _trocar("treinar_lm", ("betas=(0.9, 0.95), lr=taxa_max", "betas=(0.9, 0.95), eps=1e-6, lr=taxa_max")),
+        [T],
+        "treino-eps-do-otimizador",
+    ),
+]
+
+# ------------------------------------------------------------------ o gradiente chega aos parâmetros (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-rope-forward-sem-gradiente",
+        _trocar(
+            "atencao_rope",
+            (
+                "    def forward(self, x, posicoes=None):\n",
+                "    @torch.no_grad()\n    def forward(self, x, posicoes=None):\n",
+            ),
+        ),
+        [M],
+        "forward-sem-gradiente",
+    ),
+    Variante(
+        "sonda-bloco-pre-norma-forward-sem-gradiente",
+        _trocar(
+            "bloco_pre_norma",
+            (
+                "    def forward(self, x, posicoes=None):\n",
+                "    @torch.no_grad()\n    def forward(self, x, posicoes=None):\n",
+            ),
+        ),
+        [M],
+        "forward-sem-gradiente",
     ),
 ]

@@ -172,6 +172,17 @@ ADITIVA_IGNORADA = Equivoco(
 )
 
 
+# issue #38: a softmax dada é a de referência (certa); se ela quebra quando a atenção do aluno a chama, a promessa
+# quebrada é a da chamada (argumentos fora da ordem da assinatura, com outro nome ou com a forma errada)
+CHAMADA_DA_SOFTMAX = S.referencia_mal_chamada(
+    "atencao-softmax-mal-chamada",
+    "softmax(z, eixo=-1), com o eixo no argumento eixo (não axis nem dim)",
+    titulo="Softmax pronta chamada com os argumentos errados",
+    para_instrutor="O aluno chamou a softmax do notebook com argumentos de outra assinatura (axis=, dim=) ou trocados.",
+    secao="Código Comentado",
+)
+
+
 # ----------------------------------------------------------------------- oráculos
 def softmax_np(z, eixo=-1):
     z = np.asarray(z, dtype=np.float64)
@@ -397,6 +408,7 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
 
 @item("teste_atencao", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@CHAMADA_DA_SOFTMAX
 def test_atencao_confere_com_pytorch(aluno, rng):
     """atenção: confere com torch scaled_dot_product_attention, com dimensões de lote, sem alterar Q, K e V"""
     Q, K, V = _qkv(rng, lote=(2, 3), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.5)
@@ -408,6 +420,7 @@ def test_atencao_confere_com_pytorch(aluno, rng):
 
 @item("teste_atencao", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@CHAMADA_DA_SOFTMAX
 def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
     """atenção: confere com a solução de referência em 2-D e em float32"""
     Q, K, V = _qkv(rng, n_q=5, n_k=7, d_k=16, d_v=4, escala_dados=1.2, dtype=np.float32)
@@ -418,6 +431,7 @@ def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
 
 @item("teste_atencao", pontos=0.5)
 @propriedade("test_atencao_confere_com_pytorch")
+@CHAMADA_DA_SOFTMAX
 def test_atencao_pesos_sao_distribuicao(aluno, rng):
     """atenção: cada linha de pesos é uma distribuição sobre as chaves"""
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
@@ -432,6 +446,7 @@ def test_atencao_pesos_sao_distribuicao(aluno, rng):
 
 @item("teste_atencao", pontos=0.5)
 @propriedade("test_atencao_confere_com_pytorch")
+@CHAMADA_DA_SOFTMAX
 def test_atencao_permutar_chaves_e_valores(aluno, rng):
     """atenção: permutar chaves e valores juntos não muda a saída"""
     exigir_pesos_que_seguem_as_pontuacoes(aluno, rng)
@@ -445,6 +460,7 @@ def test_atencao_permutar_chaves_e_valores(aluno, rng):
 
 @item("teste_atencao", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@CHAMADA_DA_SOFTMAX
 def test_atencao_logits_grandes(aluno, rng):
     """atenção: pontuações da ordem de 1e4 não estouram"""
     Q, K, V = _qkv(rng, n_q=3, n_k=5, d_k=4, d_v=2)
@@ -656,6 +672,7 @@ def _equivocos_mascara_todos(Q, K, V, escala, m, aditiva=False):
 
 @item("teste_mascara", pontos=0.5)
 @S.com_sondas(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
+@CHAMADA_DA_SOFTMAX
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
     _portao_da_mascara(aluno, rng)
@@ -672,6 +689,7 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 
 @item("teste_mascara", pontos=0.5)
 @S.com_sondas(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
+@CHAMADA_DA_SOFTMAX
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
     _portao_da_mascara(aluno, rng)
@@ -689,6 +707,7 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
 
 @item("teste_mascara", pontos=0.5)
 @propriedade("test_mascara_booleana_confere_com_pytorch")
+@CHAMADA_DA_SOFTMAX
 def test_mascara_zera_pesos_mascarados(aluno, rng):
     """máscara: chaves mascaradas recebem peso exatamente 0 e as linhas somam 1 (máscara com broadcast)"""
     _portao_da_mascara(aluno, rng)
@@ -711,6 +730,7 @@ def test_mascara_zera_pesos_mascarados(aluno, rng):
 
 @item("teste_mascara", pontos=0.5)
 @propriedade("test_mascara_booleana_confere_com_pytorch")
+@CHAMADA_DA_SOFTMAX
 def test_mascara_equivale_a_renormalizar(aluno, rng):
     """máscara: pesos mascarados = pesos sem máscara restritos às chaves permitidas e renormalizados"""
     _portao_da_mascara(aluno, rng)
@@ -787,12 +807,40 @@ MATRIZ_INTEIRA = Equivoco(
     secao="Explicação Matemática",
 )
 
+CHAVES_INTEIRAS = Equivoco(
+    "blocos-chaves-inteiras",
+    "As chaves não são percorridas em blocos: a memória cresce com o número de chaves. Com poucas consultas e "
+    "muitas chaves, a função montou as pontuações de cada consulta contra todas as chaves (cortar as consultas "
+    "em pedaços não basta). Percorra as CHAVES em blocos (K[..., inicio:fim, :]) com a softmax on-line: a "
+    "memória fica do tamanho de consultas × bloco, qualquer que seja o número de chaves.",
+    titulo="Corta as consultas, não as chaves",
+    para_instrutor="O aluno divide o trabalho pelas consultas e faz a softmax inteira sobre todas as chaves em "
+    "cada pedaço: a saída confere, mas a memória cresce com n_k, que é o que a atenção em blocos evita.",
+    secao="Explicação Matemática",
+)
+
 # Memória: n_q = n_k = 2048 consultas e chaves, blocos de 64. A matriz de pontuações em float64 ocupa
 # 32 MiB (16 MiB em float32); a chamada tem 16 MiB de memória a mais que a caixa recém-aberta, e a versão
 # em blocos precisa de uns 2 MiB (pontuações de um bloco, 1 MiB, e alguns temporários do mesmo tamanho).
+MASCARA_INTEIRA = Equivoco(
+    "blocos-mascara-inteira",
+    "Com uma máscara (de padding, forma (1, n_k)), a função montou um array do tamanho da matriz inteira "
+    "(n_q × n_k): a máscara foi convertida inteira antes do laço (para aditiva em float, ou copiada com o "
+    "broadcast), e com um limite de memória menor que essa matriz ela não cabe. Leia só a fatia do bloco, "
+    "mascara[..., inicio:fim], e converta essa fatia dentro do laço.",
+    titulo="Converte a máscara inteira",
+    para_instrutor="O aluno converte a máscara para n_q × n_k antes do laço, montando a matriz que os blocos evitam.",
+    secao="Código Comentado",
+)
 BLOCOS_N = 2048
 BLOCOS_BLOCO = 64
 BLOCOS_MEMORIA_MB = BLOCOS_N * BLOCOS_N * 8 // 2**20 // 2
+# Poucas consultas e muitas chaves (issue #37, vermelho-blocos-por-consultas): 64 consultas, 2^17 chaves
+# (n_k = 32 × bloco²), d = 2. Q, K e V ocupam uns 4 MiB; as pontuações de um pedaço de c consultas contra
+# todas as chaves, c MiB em float64 (64 MiB para 64 consultas, 16 MiB para 16); a versão em blocos de chaves,
+# 64 × 64 × 8 bytes = 32 KiB por bloco. O limite é o mesmo da medida acima (16 MiB a mais).
+BLOCOS_POUCAS_CONSULTAS = 64
+BLOCOS_MUITAS_CHAVES = 2**17
 
 
 def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
@@ -943,28 +991,78 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     """atenção em blocos: roda com um limite de memória menor que a matriz n×n (n = 2048, blocos de 64)"""
     Q, K, V = _qkv(rng, n_q=BLOCOS_N, n_k=BLOCOS_N, d_k=16, d_v=16)
     linhas = np.sort(rng.choice(BLOCOS_N, size=256, replace=False))  # conferidas contra a atenção inteira
-    try:
-        obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
-    except ErroDoAluno as exc:
-        if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
+
+    def rodar_no_limite(mascara, equivoco):
+        try:
+            return _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, mascara, BLOCOS_BLOCO)
+        except ErroDoAluno as exc:
+            if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
+                raise Reprovado(
+                    f"{equivoco.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou "
+                    f"{mostrar(exc.tipo)}: {exc.mensagem[:200]})",
+                    equivoco,
+                ) from None
+            raise
+        except CaixaMorreu:
             raise Reprovado(
-                f"{MATRIZ_INTEIRA.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou "
-                f"{mostrar(exc.tipo)}: {exc.mensagem[:200]})",
-                MATRIZ_INTEIRA,
+                f"{equivoco.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o processo do seu código morreu.)",
+                equivoco,
             ) from None
-        raise
-    except CaixaMorreu:
-        raise Reprovado(
-            f"{MATRIZ_INTEIRA.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o processo do seu código morreu.)",
-            MATRIZ_INTEIRA,
-        ) from None
-    obtido = como_array(obtido, "saida")
+
+    obtido = como_array(rodar_no_limite(None, MATRIZ_INTEIRA), "saida")
     verificar(
         obtido.shape == (BLOCOS_N, 16), f"saida deveria ter forma ({BLOCOS_N}, 16); veio {mostrar(obtido.shape)}."
     )
     verificar(np.all(np.isfinite(obtido)), "saida tem NaN ou infinito, e nenhuma linha está mascarada.")
     nome = f"saida (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO}, {mostrar(len(linhas))} linhas sorteadas)"
     comparar(obtido[linhas], atencao_inteira(Q[linhas], K, V), nome, atol=1e-10, rtol=1e-9)
+    # issue #38 (a promessa da memória vale também com máscara): uma máscara de padding (1, n_k), que faz broadcast
+    # sobre as consultas, é lida bloco a bloco; convertê-la inteira (n_q × n_k, em float) não cabe no limite
+    padding = np.ones((1, BLOCOS_N), dtype=bool)
+    padding[0, -100:] = False
+    obtido = como_array(rodar_no_limite(padding, MASCARA_INTEIRA), "saida")
+    verificar(
+        obtido.shape == (BLOCOS_N, 16), f"saida deveria ter forma ({BLOCOS_N}, 16); veio {mostrar(obtido.shape)}."
+    )
+    comparar(
+        obtido[linhas],
+        atencao_inteira(Q[linhas], K, V, padding),
+        f"saida com máscara de padding (n = {BLOCOS_N}, bloco={BLOCOS_BLOCO})",
+        atol=1e-10,
+        rtol=1e-9,
+    )
+    _conferir_muitas_chaves(aluno, rng)
+
+
+def _conferir_muitas_chaves(aluno, rng):
+    """A promessa da atenção em blocos (memória do tamanho de consultas × bloco, não de n_k), medida pelo
+    limite de memória da caixa (fixado pelo avaliador antes do código do aluno): poucas consultas e muitas
+    chaves. Quem corta as consultas em pedaços e faz a softmax inteira em cada um não cabe."""
+    Q, K, V = _qkv(rng, n_q=BLOCOS_POUCAS_CONSULTAS, n_k=BLOCOS_MUITAS_CHAVES, d_k=2, d_v=2, escala_dados=1.5)
+    try:
+        obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
+    except ErroDoAluno as exc:
+        if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
+            raise Reprovado(
+                f"{CHAVES_INTEIRAS.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+                f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o seu código levantou {mostrar(exc.tipo)}: "
+                f"{exc.mensagem[:200]})",
+                CHAVES_INTEIRAS,
+            ) from None
+        raise
+    except CaixaMorreu:
+        raise Reprovado(
+            f"{CHAVES_INTEIRAS.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+            f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o processo do seu código morreu.)",
+            CHAVES_INTEIRAS,
+        ) from None
+    obtido = como_array(obtido, "saida")
+    verificar(
+        obtido.shape == (BLOCOS_POUCAS_CONSULTAS, 2),
+        f"saida deveria ter forma ({BLOCOS_POUCAS_CONSULTAS}, 2); veio {mostrar(obtido.shape)}.",
+    )
+    nome = f"saida ({BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, bloco={BLOCOS_BLOCO})"
+    comparar(obtido, atencao_inteira(Q, K, V), nome, atol=1e-10, rtol=1e-9)
 
 
 # ======================================================================= sondas (issue #38)
@@ -1053,6 +1151,21 @@ def _sondas_blocos(aluno):
         Ke[1, 0] = 1.0
         return _blocos_do_aluno(aluno, Qe, Ke, np.eye(2), None, 2), c
 
+    def sem_subtrair_o_maximo():
+        # issue #38: num bloco só (bloco ≥ n_k), pontuações ~1000: quem subtrai o máximo dá a atenção finita; quem
+        # exponencia as pontuações cruas (referência 0, sem o máximo corrido) estoura em inf e devolve nan
+        Qs = np.zeros((2, 4))
+        Qs[:, 0] = [2.0, 1.0]
+        Ks = np.zeros((3, 4))
+        Ks[:, 0] = [1000.0, 999.0, 998.0]
+        Vs = np.arange(6, dtype=np.float64).reshape(3, 2)
+        # com as mesmas chaves perto de 1 a conta confere: o erro é só o da estabilidade
+        pequenas = como_array(_blocos_do_aluno(aluno, Qs, Ks / 1000.0, Vs, None, 4))
+        if not S.iguais(pequenas, atencao_inteira(Qs, Ks / 1000.0, Vs), atol=1e-9):
+            return False
+        y = como_array(_blocos_do_aluno(aluno, Qs, Ks, Vs, None, 4))
+        return y.shape == (2, 2) and not np.all(np.isfinite(y))
+
     def fator_medido():
         # duas chaves, uma por bloco (bloco=1), a segunda com pontuação maior: com V = identidade a saída são os
         # pesos, e w0 / w1 é o fator aplicado ao que veio do primeiro bloco, que tem de ser exp(s0 - s1)
@@ -1093,6 +1206,17 @@ def _sondas_blocos(aluno):
         )
 
     return [
+        S.promessa(
+            "blocos-sem-subtrair-o-maximo",
+            "Num bloco só, com pontuações grandes (~1000), a saída virou inf/nan: as exponenciais não subtraem o "
+            "máximo corrido (a referência ficou 0, ou outra constante), e exp de uma pontuação grande estoura "
+            "(overflow). Em cada bloco, m_novo = max(m, máximo do bloco), p = exp(s - m_novo) e o fator "
+            "exp(m - m_novo): todo expoente fica ≤ 0, a conta estável da softmax.",
+            sem_subtrair_o_maximo,
+            titulo="Blocos sem subtrair o máximo",
+            para_instrutor="O aluno exponencia as pontuações sem subtrair o máximo corrido, e a conta estoura.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             FATOR_ERRADO.codigo,
             FATOR_ERRADO.mensagem,

@@ -35,6 +35,16 @@ from autograder.suite import sondas as S
 # referência: um erro nelas tira pontos só dos próprios itens.
 DEPENDENCIAS = {"teste_multicabeca_numpy": ["dividir_cabecas", "juntar_cabecas"]}
 
+# issue #38: dividir_cabecas e juntar_cabecas dadas são as de referência (certas); se elas quebram quando a atenção
+# do aluno as chama, a promessa quebrada é a da chamada (argumentos fora da assinatura ou com a forma errada)
+CHAMADA_DAS_CABECAS = S.referencia_mal_chamada(
+    "multicabeca-cabecas-mal-chamadas",
+    "dividir_cabecas(X, h) e juntar_cabecas(X), esta sem o h: ela lê as cabeças da forma de X",
+    titulo="dividir/juntar cabeças chamadas com os argumentos errados",
+    para_instrutor="O aluno chamou dividir_cabecas ou juntar_cabecas com argumentos de outra assinatura ou trocados.",
+    secao="Código Comentado",
+)
+
 SEM_TRANSPOSTA = Equivoco(
     "cabecas-sem-transposta",
     "Faltou a transposição entre o eixo das posições e o das cabeças: um reshape direto entre "
@@ -568,6 +578,7 @@ def _mh_aluno(aluno, *args, **kw):
 
 @item("teste_multicabeca_numpy", pontos=1.0)
 @S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_confere_com_pytorch(aluno, rng):
     """atenção multicabeça (NumPy): confere com torch.nn.MultiheadAttention, atenção cruzada com lote"""
     d, h, B, nq, nk = 16, 4, 2, 3, 5
@@ -590,6 +601,7 @@ def test_multicabeca_confere_com_pytorch(aluno, rng):
 
 @item("teste_multicabeca_numpy", pontos=0.5)
 @S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_uma_cabeca(aluno, rng):
     """atenção multicabeça (NumPy): com h = 1, é a atenção de uma cabeça seguida de W_o (sem lote)"""
     d, nq, nk = 8, 4, 6
@@ -613,6 +625,7 @@ def _bloco_diagonal(blocos):
 
 @item("teste_multicabeca_numpy", pontos=0.75)
 @propriedade("test_multicabeca_confere_com_pytorch")
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_cabecas_independentes(aluno, rng):
     """atenção multicabeça (NumPy): com projeções bloco-diagonais, h cabeças = h chamadas com h = 1, uma por fatia de colunas"""
     h, dk, B, n = 3, 4, 2, 5
@@ -649,6 +662,7 @@ def test_multicabeca_cabecas_independentes(aluno, rng):
 
 
 @item("teste_multicabeca_numpy", pontos=0.5)
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_mascara(aluno, rng, ref):
     """atenção multicabeça (NumPy): máscara booleana (True = pode atender) vale para todas as cabeças"""
     d, h, B, n = 12, 3, 2, 5
@@ -679,6 +693,7 @@ def test_multicabeca_mascara(aluno, rng, ref):
 
 
 @item("teste_multicabeca_numpy", pontos=0.25)
+@CHAMADA_DAS_CABECAS
 def test_multicabeca_formas(aluno, rng):
     """atenção multicabeça (NumPy): formas (..., n_q, d_model) e (..., h, n_q, n_k) com duas dimensões de lote"""
     d, h = 12, 6
@@ -787,6 +802,8 @@ def test_modulo_submodulos(aluno, ref):
     modulo = _criar(aluno, 12, 3)
     _conferir_chaves(modulo.pesos(), 12)
     suite.conferir_estrutura(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
+    # issue #38: os quatro submódulos pedidos e nenhum parâmetro treinável a mais
+    suite.conferir_parametros_extras(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     modulo = _criar(aluno, 20, 4)
     _conferir_chaves(modulo.pesos(), 20)
 
@@ -993,6 +1010,20 @@ def _sondas_multicabeca(aluno):
         pesos = np.asarray(pesos, dtype=np.float64)
         return pesos.shape[-1] == Xkv.shape[0] and not np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-9)
 
+    def projecao_por_fatia():
+        # issue #38: a projeção de cada cabeça vê todas as colunas de X; com a fatia da cabeça 0 zerada em X, as
+        # pontuações dela ainda vêm das outras colunas (W mistura todas), e os pesos não ficam uniformes
+        Xq0, Xkv0 = Xq.copy(), Xkv.copy()
+        Xq0[:, : d // h] = 0.0
+        Xkv0[:, : d // h] = 0.0
+        _, pesos = par(_mh_aluno(aluno, Xq0, Xkv0, *W, h), "atencao_multicabeca")
+        pesos = np.asarray(pesos, dtype=np.float64)
+        if pesos.shape != (h, Xq.shape[0], Xkv.shape[0]):
+            return False
+        return bool(np.allclose(pesos[0], 1.0 / Xkv.shape[0], atol=1e-9)) and not np.allclose(
+            pesos[1], 1.0 / Xkv.shape[0], atol=1e-6
+        )
+
     def pesos_de_duas_chaves():
         # W_q = W_k = I: em cada cabeça, a consulta c·u vê a chave nula (pontuação 0) e u (pontuação c)
         u = np.zeros(d)
@@ -1071,6 +1102,17 @@ def _sondas_multicabeca(aluno):
             )[0],
             W[:3],
             [W[i] + _PERTURBACAO[i] for i in range(3)],
+        ),
+        S.promessa(
+            "multicabeca-projecao-por-fatia",
+            "Cada cabeça projetou só a sua fatia de colunas de X (um bloco da diagonal de W): com as colunas da "
+            "fatia da cabeça 0 zeradas em X, os pesos dela saíram uniformes, como se a cabeça não visse nada. A "
+            "projeção usa todas as d_model colunas, Q = X_q @ W_q (a matriz inteira), e só depois Q é dividida em "
+            "cabeças (dividir_cabecas).",
+            projecao_por_fatia,
+            titulo="Projeção por fatia (bloco diagonal)",
+            para_instrutor="O aluno dividiu X em cabeças antes de projetar e usou só o bloco diagonal de cada W.",
+            secao="Explicação Matemática",
         ),
         S.promessa(
             "multicabeca-pesos-nao-somam-1",
@@ -1244,7 +1286,25 @@ def _sondas_modulo(aluno):
         bloqueados = np.asarray(p1, dtype=np.float64)[..., -2:]
         return not S.iguais(s1, s2, atol=1e-6) or (bloqueados.size > 0 and np.any(np.abs(bloqueados) > 1e-9))
 
+    def saida_e_esperado_em_float64():
+        # issue #38 (precisão): o módulo em float32 contra o nn.MultiheadAttention em float64, mesmos pesos
+        saida, pesos = par(_rodar(_criar(aluno, d, h, sd), q, k, v1), "forward")
+        oficial = _oficial(sd, d, h).double()
+        with torch.no_grad():
+            s64, p64 = oficial(q.double(), k.double(), v1.double(), average_attn_weights=False)
+        return (
+            np.concatenate([np.ravel(saida), np.ravel(pesos)]),
+            np.concatenate([s64.numpy().ravel(), p64.numpy().ravel()]),
+        )
+
     return [
+        S.precisao_perdida(
+            "modulo-precisao-reduzida",
+            saida_e_esperado_em_float64,
+            titulo="Atenção em precisão reduzida",
+            para_instrutor="O aluno fez parte da atenção (a softmax, as pontuações) em float16/bfloat16.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "modulo-pesos-nao-sao-distribuicao",
             "Os pesos de atenção não são uma distribuição sobre as chaves: use softmax(pontuações, dim=-1).",

@@ -36,6 +36,25 @@ DEPENDENCIAS = {
     "teste_mini_encoder": ["positional_encoding", "bloco_encoder"],
 }
 
+# issue #38: a referência está certa; se ela quebra quando o bloco (ou o mini encoder) do aluno a chama, a
+# promessa quebrada é a da chamada (argumentos fora da ordem da assinatura, trocados ou com a forma errada)
+CHAMADA_DO_BLOCO = S.referencia_mal_chamada(
+    "bloco-chamada-fora-de-ordem",
+    "atencao_multicabeca(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, h, mascara=None), "
+    "feed_forward(x, W1, b1, W2, b2) e layernorm(x, gama=None, beta=None, eps=1e-5)",
+    titulo="Função pronta chamada fora de ordem no bloco",
+    para_instrutor="O aluno chamou a atenção, a feed-forward ou a LayerNorm com os pesos fora da ordem da assinatura.",
+    secao="Código Comentado",
+)
+CHAMADA_DO_MINI = S.referencia_mal_chamada(
+    "mini-chamada-fora-de-ordem",
+    "positional_encoding(seq_len, d) e bloco_encoder(X, pesos, h, mascara=None)",
+    titulo="Função pronta chamada fora de ordem no mini encoder",
+    para_instrutor="O aluno chamou positional_encoding ou bloco_encoder com os argumentos fora da ordem da assinatura.",
+    secao="Código Comentado",
+)
+
+
 # ----------------------------------------------------------------------- equívocos
 PE_TROCADOS = Equivoco(
     "pe-seno-cosseno-trocados",
@@ -117,6 +136,15 @@ LN_EPS_FIXO = Equivoco(
     "O argumento eps foi ignorado (um valor fixo foi usado no lugar): use o eps recebido.",
     titulo="eps ignorado",
     para_instrutor="O aluno escreveu um eps fixo no código e ignorou o argumento recebido.",
+    secao="Código Comentado",
+)
+LN_ENTRADA_INTEIRA = Equivoco(
+    "ln-entrada-inteira-truncada",
+    "Com x inteiro (dtype int) o resultado saiu truncado em inteiros: a conta foi escrita num array com o tipo "
+    "de x (np.empty_like(x), x.copy(), uma atribuição em x[...]). A normalização é um número real: converta antes, "
+    "np.asarray(x, dtype=float), ou monte a saída só com operações (x - média) / raiz, que já dão float.",
+    titulo="LayerNorm truncada com x inteiro",
+    para_instrutor="O aluno escreveu o resultado num array com o dtype da entrada, que trunca quando x é inteiro.",
     secao="Código Comentado",
 )
 LN_EIXO = Equivoco(
@@ -270,6 +298,24 @@ MINI_NAO_ENCADEIA = Equivoco(
     "função devolve a saída do ÚLTIMO bloco.",
     titulo="Blocos não encadeados",
     para_instrutor="O aluno aplica cada bloco à entrada original, sem passar a saída de um para o próximo.",
+    secao="Código Comentado",
+)
+MINI_RETORNA_CEDO = Equivoco(
+    "mini-return-dentro-do-laco",
+    "A saída é a do PRIMEIRO bloco só: o return ficou dentro do laço (indentado no for), e a função devolve "
+    "depois da primeira volta. Todos os blocos devem rodar em sequência; o return vem depois do laço, com a "
+    "saída do último bloco.",
+    titulo="return dentro do laço dos blocos",
+    para_instrutor="O aluno indentou o return dentro do for: só o primeiro bloco é aplicado.",
+    secao="Código Comentado",
+)
+MINI_LISTA_VAZIA = Equivoco(
+    "mini-sem-blocos-quebra",
+    "Com a lista de pesos vazia (nenhum bloco), a função quebrou: sem blocos, o laço não roda nenhuma vez e a "
+    "saída é a própria entrada do primeiro bloco, X + PE. Comece com H = X + positional_encoding(n, d_model) "
+    "antes do laço e devolva H depois dele (sem variável criada só dentro do laço).",
+    titulo="Mini encoder quebra sem blocos",
+    para_instrutor="O aluno só define a saída dentro do laço, e com a lista vazia a variável não existe.",
     secao="Código Comentado",
 )
 MINI_ORDEM_DOS_BLOCOS = Equivoco(
@@ -577,6 +623,13 @@ def test_ln_sem_gama_beta(aluno, rng):
                 f"{LN_UM_SO_AFIM.mensagem} (Com {mostrar(qual)}, a saída foi a normalizada sem ele.)", LN_UM_SO_AFIM
             )
         comparar(obtido, esperado, f"layernorm com {mostrar(qual)}", **_LN_TOL)
+    # issue #38 (o tipo da entrada): x inteiro é um array de números como outro; a saída é a normalização em float
+    xi = np.array([[1, -2, 0, 3, 4], [0, 2, -1, 1, -3]])
+    obtido = como_array(_ln_do_aluno(aluno, xi), "layernorm de um x inteiro")
+    esperado = ln_torch(xi.astype(np.float64))
+    if obtido.shape == xi.shape and (obtido.dtype.kind in "biu" or np.allclose(obtido, np.trunc(esperado), atol=1e-9)):
+        raise Reprovado(LN_ENTRADA_INTEIRA.mensagem, LN_ENTRADA_INTEIRA)
+    comparar(obtido, esperado, "layernorm de um x inteiro (dtype int)", **_LN_TOL)
 
 
 @item("teste_layernorm", pontos=0.75)
@@ -837,6 +890,7 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
 
 @item("teste_bloco_encoder", pontos=1.5)
 @S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@CHAMADA_DO_BLOCO
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
     h = int(rng.choice([3, 4]))  # nunca o h = 2 das verificações visíveis
@@ -854,6 +908,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
 
 @item("teste_bloco_encoder", pontos=1.0)
 @S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@CHAMADA_DO_BLOCO
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
     h, d_model, n = 4, 8, int(rng.integers(4, 8))  # h diferente do h = 2 das verificações visíveis
@@ -870,6 +925,7 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
 
 @item("teste_bloco_encoder", pontos=0.75)
 @S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@CHAMADA_DO_BLOCO
 def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     """bloco de encoder: confere com a referência sem lote, com uma cabeça e d_ff diferente de d_model"""
     d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
@@ -884,6 +940,7 @@ def test_bloco_2d_uma_cabeca(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=0.75)
+@CHAMADA_DO_BLOCO
 def test_bloco_saida_normalizada_e_equivariante(aluno, ref, rng):
     """bloco de encoder: com gama2 = 1 e beta2 = 0 cada posição sai normalizada; permutar tokens permuta a saída"""
     h, d_model, n = 2, 6, 7
@@ -935,7 +992,7 @@ def _equivocos_mini(ref, X, lista, h):
         (MINI_POSICAO_NO_FIM, mini_np(ref, X, lista, h, "posicao_no_fim")),
         (MINI_MESMOS_PESOS, mini_np(ref, X, lista, h, "mesmos_pesos")),
         (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "nao_encadeia")),
-        (MINI_NAO_ENCADEIA, mini_np(ref, X, lista, h, "retorna_cedo")),
+        (MINI_RETORNA_CEDO, mini_np(ref, X, lista, h, "retorna_cedo")),
         (MINI_ORDEM_DOS_BLOCOS, mini_np(ref, X, lista, h, "ordem_invertida")),
     ] + (
         [(suite.CONSTANTE_DO_EXEMPLO, mini_np(ref, X, lista, H_DO_EXEMPLO))]
@@ -950,6 +1007,7 @@ def _mini_do_aluno(aluno, X, lista, h):
 
 @item("teste_mini_encoder", pontos=1.0)
 @S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
+@CHAMADA_DO_MINI
 def test_mini_confere_com_referencia(aluno, ref, rng):
     """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote), sem alterar X"""
     h, d_model, n = 2, 8, int(rng.integers(4, 8))
@@ -966,6 +1024,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
 
 @item("teste_mini_encoder", pontos=0.5)
 @S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
+@CHAMADA_DO_MINI
 def test_mini_confere_com_torch(aluno, ref, rng):
     """mini encoder: três blocos sobre X + PE conferem com três TransformerEncoderLayer do PyTorch"""
     h, d_model, n = 4, 8, int(rng.integers(3, 7))
@@ -983,12 +1042,26 @@ def test_mini_confere_com_torch(aluno, ref, rng):
 
 
 @item("teste_mini_encoder", pontos=0.5)
+@CHAMADA_DO_MINI
 def test_mini_lista_vazia_e_um_bloco(aluno, ref, rng):
     """mini encoder: sem blocos devolve X + PE; com um bloco, bloco(X + PE)"""
     h, d_model, n = 2, 6, 5
     X = rng.normal(size=(2, n, d_model))
+    try:
+        vazia = _mini_do_aluno(aluno, X, [], h)
+    except suite.ErroDoAluno as exc:
+        # issue #38 (bordas): a lista vazia é um caso do enunciado; se só ela quebra (com um bloco a função roda),
+        # o erro é o da borda, dito como tal
+        try:
+            _mini_do_aluno(aluno, X, [_pesos_bloco(np.random.default_rng(3832), d_model, 10)], h)
+        except suite.ErroDoAluno:
+            raise exc from None
+        raise Reprovado(
+            f"{MINI_LISTA_VAZIA.mensagem} (Seu código levantou {mostrar(exc.tipo)}: {mostrar(exc.mensagem[:200])})",
+            MINI_LISTA_VAZIA,
+        ) from None
     comparar(
-        _mini_do_aluno(aluno, X, [], h),
+        vazia,
         X + pe_np(n, d_model),
         "mini_encoder com a lista de pesos vazia",
         equivocos=[(MINI_SEM_POSICAO, X)],
@@ -1504,6 +1577,22 @@ def _sondas_bloco(aluno, ref=None):
                 "a segunda subcamada é outra atenção; ela é a feed-forward (FFN): saída = LN2(Z + FFN(Z))",
             )
         )
+        # issue #38: uma subcamada em pré-norm e a outra em post-norm (cada combinação)
+        Zpre = X + atn(ln(X, "1"))
+        contas.append(
+            (
+                ln(Zpre + ffn(Zpre), "2"),
+                "a primeira subcamada está em pré-norm, X + atenção(LN1(X)), e só a segunda em post-norm; o bloco é "
+                "post-norm nas duas, com a norma depois do residual: Z = LN1(X + atenção(X))",
+            )
+        )
+        contas.append(
+            (
+                Z + ffn(ln(Z, "2")),
+                "a segunda subcamada está em pré-norm, Z + FFN(LN2(Z)), e só a primeira em post-norm; o bloco é "
+                "post-norm nas duas, com a norma depois do residual: saída = LN2(Z + FFN(Z))",
+            )
+        )
         Zm = ln((X + A) / 2.0, "1")
         contas.append(
             (
@@ -1556,6 +1645,17 @@ def _sondas_bloco(aluno, ref=None):
             para_instrutor="O aluno chamou a LayerNorm sem gama e beta dentro do bloco.",
             secao="Explicação Matemática",
         ),
+        S.argumento_ignorado(
+            "bloco-h-ignorado",
+            "`h` (o número de cabeças)",
+            "o h do bloco não chega à atenção; repasse-o, atencao_multicabeca(..., h, mascara=mascara)",
+            lambda hh: como_array(aluno.bloco_encoder(X, p, hh), "bloco_encoder"),
+            valores=(1, 2, 4),
+            atol=1e-9,
+            titulo="h ignorado no bloco",
+            para_instrutor="O aluno não repassou o h do bloco à atenção multicabeça (usou um número fixo de cabeças).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "bloco-saida-nao-normalizada",
             "A saída do bloco não sai da segunda LayerNorm: no bloco post-norm a última operação é "
@@ -1588,7 +1688,23 @@ def _sondas_mini(aluno, ref=None):
             H = ref.bloco_encoder(H, pesos, 2, mascara=causal)
         return S.iguais(como_array(aluno.mini_encoder(X, lista, 2), "mini_encoder"), H, atol=1e-9)
 
+    def saida_com_h(hh):
+        rng = np.random.default_rng(3823)
+        lista = [_pesos_bloco(rng, 6, 8) for _ in range(2)]
+        return como_array(aluno.mini_encoder(X, lista, hh), "mini_encoder")
+
     return [
+        S.argumento_ignorado(
+            "mini-h-ignorado",
+            "`h` (o número de cabeças)",
+            "o h do mini encoder não chega aos blocos; repasse-o a cada um, bloco_encoder(H, pesos, h)",
+            saida_com_h,
+            valores=(1, 2, 3),
+            atol=1e-9,
+            titulo="h ignorado no mini encoder",
+            para_instrutor="O aluno não repassou o h aos blocos (usou um número fixo de cabeças).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "mini-mascara-causal",
             "A saída confere com os blocos rodando com uma máscara causal: o encoder é bidirecional, cada posição vê "

@@ -32,6 +32,16 @@ from autograder.suite import sondas as S
 # um erro na máscara tira pontos só do item da máscara.
 DEPENDENCIAS = {"teste_encoder_bert": ["mascara_de_padding"]}
 
+# issue #38: a mascara_de_padding dada é a de referência (certa); se ela quebra quando o encoder do aluno a chama, a
+# promessa quebrada é a da chamada (argumentos fora da ordem da assinatura, faltando ou com a forma errada)
+CHAMADA_DA_MASCARA = S.referencia_mal_chamada(
+    "encoder-mascara-mal-chamada",
+    "mascara_de_padding(ids, pad_id), com os ids (B, n) e o pad_id do construtor",
+    titulo="mascara_de_padding chamada com os argumentos errados",
+    para_instrutor="O aluno chamou a mascara_de_padding do notebook sem o pad_id ou com os argumentos trocados.",
+    secao="Código Comentado",
+)
+
 # ----------------------------------------------------------------------- equívocos: máscara
 MASCARA_INVERTIDA = Equivoco(
     "padding-mascara-invertida",
@@ -153,6 +163,23 @@ MLM_SO_MASK = Equivoco(
     titulo="Sem a regra 80/10/10",
     para_instrutor="O aluno acha que todo token escolhido vira [MASK], sem os 10% aleatórios e os 10% inalterados.",
     secao="Explicação Intuitiva",
+)
+MLM_TUPLA_INVERTIDA = Equivoco(
+    "mlm-ordem-da-tupla",
+    "A tupla devolvida está na ordem trocada: o -100 apareceu no primeiro elemento. mascarar_tokens devolve "
+    "(entrada, rotulos), nessa ordem: primeiro a entrada corrompida, depois os rótulos com -100 fora das escolhidas.",
+    titulo="Tupla (entrada, rotulos) invertida",
+    para_instrutor="O aluno devolveu (rotulos, entrada), sem seguir a ordem da assinatura.",
+    secao="Código Comentado",
+)
+MLM_MESMAS_POSICOES = Equivoco(
+    "mlm-sorteio-repetido-no-lote",
+    "As mesmas posições foram escolhidas em todos os exemplos do lote: o sorteio não é independente por posição. "
+    "Sorteie um número por token, com a forma de ids (B, n): torch.rand(ids.shape, generator=g) < prob, e não um "
+    "vetor de n sorteios repetido em cada frase.",
+    titulo="Sorteio repetido em todo o lote",
+    para_instrutor="O aluno sorteou um vetor de n posições e o reaproveitou em todas as frases do lote.",
+    secao="Código Comentado",
 )
 MLM_ROTULOS_FORA = Equivoco(
     "mlm-rotulos-fora",
@@ -523,6 +550,7 @@ PAD_DO_EXEMPLO, MAX_LEN_DO_EXEMPLO = 0, 12  # EncoderBERT(..., max_len=12, pad_i
 
 @item("teste_encoder_bert", pontos=0.5)
 @propriedade("test_encoder_confere_com_pytorch")
+@CHAMADA_DA_MASCARA
 def test_encoder_estrutura(aluno, ref, rng):
     """EncoderBERT: submódulos embedding e camadas com a configuração pedida e buffer pe"""
     cfg = Config(vocab=int(rng.integers(20, 40)), d=16, h=4, d_ff=24, n_camadas=3, max_len=11, pad=2)
@@ -570,6 +598,7 @@ def test_encoder_estrutura(aluno, ref, rng):
 
 @item("teste_encoder_bert", pontos=1.5)
 @S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
+@CHAMADA_DA_MASCARA
 def test_encoder_confere_com_pytorch(aluno, ref, rng):
     """EncoderBERT: confere com nn.TransformerEncoder do PyTorch (float64, lote com padding)"""
     vocab = int(rng.integers(30, 50))
@@ -596,6 +625,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
 
 @item("teste_encoder_bert", pontos=1.0)
 @propriedade("test_encoder_confere_com_pytorch")
+@CHAMADA_DA_MASCARA
 def test_encoder_invariante_ao_padding(aluno, ref, rng):
     """EncoderBERT: trocar o embedding do [PAD] ou acrescentar [PAD] não muda a saída dos tokens reais"""
     cfg = Config(vocab=30, d=16, h=4, d_ff=32, n_camadas=2, max_len=16, pad=0)
@@ -637,6 +667,7 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
 
 @item("teste_encoder_bert", pontos=1.0)
 @S.com_sondas(lambda aluno, ref: _sondas_encoder(aluno, ref))
+@CHAMADA_DA_MASCARA
 def test_encoder_outra_configuracao(aluno, ref, rng):
     """EncoderBERT: outra configuração (3 camadas, 3 cabeças, pad_id no fim do vocabulário, n = max_len)"""
     cfg = Config(vocab=25, d=12, h=3, d_ff=20, n_camadas=3, max_len=8, pad=24)
@@ -703,6 +734,9 @@ def _chamar_mlm(aluno, ids, vocab, id_mask, especiais, semente, prob=None):
 
 def _conferir_rotulos(ids, entrada, rotulos):
     """Rótulos -100 fora das escolhidas, id original nas escolhidas; posições não escolhidas intactas."""
+    if not np.any(rotulos == -100) and np.any(entrada == -100):
+        # issue #38 (a ordem do retorno): o -100 está no primeiro elemento da tupla, não no segundo
+        raise Reprovado(MLM_TUPLA_INVERTIDA.mensagem, MLM_TUPLA_INVERTIDA)
     if not np.any(rotulos == -100):
         raise Reprovado(MLM_ROTULOS_FORA.mensagem, MLM_ROTULOS_FORA)
     escolhidos = rotulos != -100
@@ -884,6 +918,7 @@ def test_mlm_proporcoes(aluno, rng):
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
     _conferir_aleatorios(ids, entrada, escolhidos, 64, especiais, 3)
+    _conferir_posicoes_por_exemplo(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - 0.15) > 0.01:
         raise Reprovado(
@@ -905,6 +940,21 @@ def _dispersao(contagens, tentativas):
     if not validas.any() or p < 0.03 or p > 0.97:
         return None
     return float(np.mean((k - p * m) ** 2 / (m * p * (1 - p))))
+
+
+def _conferir_posicoes_por_exemplo(comuns, escolhidos):
+    """issue #38 (sorteio independente por posição): cada token de cada exemplo tem o seu sorteio. Um vetor de
+    n sorteios reaproveitado em todas as frases do lote escolhe as mesmas colunas em toda linha: em cada coluna
+    com muitos tokens comuns, todos (ou nenhum) escolhidos. Com sorteios independentes, isso quase nunca ocorre
+    (p^20 + (1 - p)^20 < 0,4 % por coluna com prob ≤ 0,4)."""
+    linhas = comuns.sum(axis=0)
+    colunas = linhas >= 20
+    if colunas.sum() < 10:
+        return
+    escolhidas = (escolhidos & comuns).sum(axis=0)[colunas]
+    constantes = (escolhidas == 0) | (escolhidas == linhas[colunas])
+    if constantes.mean() > 0.9:
+        raise Reprovado(MLM_MESMAS_POSICOES.mensagem, MLM_MESMAS_POSICOES)
 
 
 def _conferir_independencia(comuns, escolhidos, viraram_mask):
@@ -933,6 +983,7 @@ def test_mlm_respeita_prob(aluno, rng):
     entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, especiais, int(rng.integers(2**31)), prob=prob)
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
+    _conferir_posicoes_por_exemplo(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - prob) > 0.015:
         raise Reprovado(
@@ -1053,6 +1104,49 @@ def _sondas_encoder(aluno, ref=None):
                 )
         return False
 
+    def entre_as_camadas():
+        # issue #38: entre uma camada e a seguinte não há nada; cada conta a mais entre elas dá uma saída diferente
+        if ref is None:
+            return False
+        cfg2 = Config(30, d=8, h=2, d_ff=16, n_camadas=2, max_len=8, pad=0)
+        estado = _pesos_aleatorios(cfg2, np.random.default_rng(3811))
+        modelo = _criar_encoder(aluno, cfg2)
+        modelo.carregar_pesos(estado, strict=False)
+        y = _rodar(modelo, ids)
+        enc = _oraculo(cfg2)
+        enc.load_state_dict(
+            {"layers." + k.removeprefix("camadas."): v for k, v in estado.items() if k != "embedding.weight"}
+        )
+        ids_t = torch.from_numpy(ids)
+        pe = ref.codificacao_posicional(cfg2.max_len, cfg2.d).to(torch.float64)[: ids.shape[1]]
+        escala = math.sqrt(cfg2.d)
+        x0 = estado["embedding.weight"][ids_t] * escala + pe
+        ignorar = ids_t == cfg2.pad
+        with torch.no_grad():
+            y0 = enc.layers[0](x0, src_key_padding_mask=ignorar)
+            contas = (
+                (
+                    y0 * escala,
+                    "a saída de cada camada foi multiplicada por √d_model antes da seguinte; a escala é do embedding e vem uma vez só, antes da primeira camada",
+                ),
+                (
+                    y0 + pe,
+                    "a codificação de posição foi somada de novo antes de cada camada; ela é somada uma vez só, ao embedding, antes da primeira camada",
+                ),
+                (
+                    y0 * escala + pe,
+                    "a escala √d_model e a posição foram aplicadas de novo antes de cada camada; as duas vêm uma vez só, no embedding, antes da primeira camada",
+                ),
+                (
+                    y0 + x0,
+                    "a entrada da primeira camada (o embedding com a posição) foi somada de novo antes de cada camada; cada camada recebe só a saída da anterior (o residual já fica dentro dela)",
+                ),
+            )
+            for entrada, causa in contas:
+                if S.iguais(y, enc.layers[1](entrada, src_key_padding_mask=ignorar).numpy(), atol=1e-7):
+                    return "Com duas camadas, a entrada da segunda não é a saída da primeira: " + causa + "."
+        return False
+
     def encoder_e_saida(cfg_e, semente):
         estado = _pesos_aleatorios(cfg_e, np.random.default_rng(semente))
         modelo = _criar_encoder(aluno, cfg_e)
@@ -1133,6 +1227,15 @@ def _sondas_encoder(aluno, ref=None):
             titulo="Escala do embedding errada",
             para_instrutor="O aluno escalou o embedding por outra coisa que não √d_model (ou escalou a soma ou a saída).",
             secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "encoder-conta-entre-as-camadas",
+            "Entre uma camada e a seguinte há uma conta a mais: cada camada recebe só a saída da anterior, e a escala "
+            "√d_model e a posição entram uma vez só, no embedding, antes da primeira camada.",
+            entre_as_camadas,
+            titulo="Conta a mais entre as camadas",
+            para_instrutor="O aluno repete a escala, a posição ou a entrada antes de cada camada, e não só no embedding.",
+            secao="Código Comentado",
         ),
         S.promessa(
             "encoder-ordem-das-camadas",

@@ -686,6 +686,9 @@ def test_atencao_confere_com_sdpa_causal(aluno, rng):
     diag = [(eq, _variante(sd, x, h, modo, _causal(n))) for eq, modo in _MODOS]
     diag.append((suite.CONSTANTE_DO_EXEMPLO, _oraculo_sdpa(sd, x, H_DO_EXEMPLO)))  # h fixo no do exemplo
     _comparar_atencao(att(x), esperado, diag, "sem padding")
+    # issue #38: o forward deixa o gradiente chegar a w_qkv e w_o (um torch.no_grad() ou um .detach() no forward
+    # dá a mesma saída, e a atenção não treina)
+    suite.conferir_gradientes(aluno, att, (x,), sorted(sd), "AtencaoCausal")
 
 
 @item("teste_atencao_causal", pontos=0.5)
@@ -884,6 +887,8 @@ def test_bloco_pre_norma(aluno, ref, rng):
     exigir_que_responda([atencao(x), atencao(_x(rng, 2, 6, d))], "BlocoDecoder.atencao")
     certo, diag = _variantes_bloco(sd, bloco, x)
     comparar(obtido, certo, "saída do bloco", equivocos=diag)
+    # issue #38: o gradiente chega às normas, à atenção e à feed-forward (nada de no_grad ou detach no forward)
+    suite.conferir_gradientes(aluno, bloco, (x,), sorted(sd), "BlocoDecoder")
 
 
 @item("teste_bloco_decoder", pontos=0.5)

@@ -642,6 +642,25 @@ def _sondas_atencao_cache(aluno):
         saida = _tensor(aluno.atencao_com_cache(att_e, x_e[:, 2:], cache)[0], "saida")
         return tuple(saida.shape) == (1, 2, d) and not torch.allclose(saida, w.expand(1, 2, d), atol=1e-9)
 
+    def consulta_ve_o_futuro():
+        # m = 3 novas, com t = 0 e com t = 2 no cache: mudar só a última posição nova não pode mudar a saída das
+        # duas primeiras (elas não veem o futuro). Devolve True quando alguma muda.
+        att_f, sd_f = _atencao(aluno, np.random.default_rng(3835), d, h)
+        base = torch.from_numpy(np.random.default_rng(3836).normal(size=(1, 5, d)))
+        outra = base.clone()
+        outra[:, -1] += torch.from_numpy(np.random.default_rng(3837).normal(size=d)) * 3.0
+        for t_f in (0, 2):
+            cache = None if t_f == 0 else _atencao_ref(sd_f, "", base[:, :t_f], None, h)[1]
+            saidas = []
+            for x_f in (base, outra):
+                saida = _tensor(aluno.atencao_com_cache(att_f, x_f[:, t_f:], cache)[0], "saida")
+                if tuple(saida.shape) != (1, 5 - t_f, d):
+                    return False
+                saidas.append(saida)
+            if not torch.allclose(saidas[0][:, :-1], saidas[1][:, :-1], atol=1e-9):
+                return True
+        return False
+
     return [
         S.promessa(
             "cache-pesos-nao-somam-um",
@@ -663,6 +682,17 @@ def _sondas_atencao_cache(aluno):
             ordem_trocada,
             titulo="Cache concatenado na ordem errada",
             para_instrutor="O aluno pôs as chaves novas antes das antigas no cache, bagunçando as posições.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "cache-consulta-ve-o-futuro",
+            "Uma consulta nova vê o futuro: com m > 1 posições novas (com ou sem cache), mudar só a última delas "
+            "mudou a saída das anteriores. A máscara causal vale sempre, também quando já existe cache: são as "
+            "últimas m linhas de mascara_causal(t + m), mascara_causal(t + m)[t:], de forma (m, t + m), e a consulta "
+            "t + i vê só as chaves 0..t + i.",
+            consulta_ve_o_futuro,
+            titulo="Máscara causal ausente na atenção com cache",
+            para_instrutor="O aluno não aplica a máscara causal em algum caso (com cache e m > 1, ou sem cache).",
             secao="Código Comentado",
         ),
     ]

@@ -249,6 +249,27 @@ class _avaliador_ModeloEmpate(_avaliador_ModeloArvore):
         return _avaliador_torch.tensor(linha, dtype=_avaliador_torch.float64)
 '''
 
+# A mesma árvore com uma constante somada a todos os logits de cada prefixo (uma constante por prefixo, grande e
+# sorteada da semente e do prefixo): log_softmax(logits, dim=-1) não muda, então a busca certa dá a mesma resposta
+# nas duas árvores (issue #38: a pontuação é uma soma de log-probabilidades, não de logits).
+CODIGO += r'''
+
+class _avaliador_ModeloArvoreDeslocada(_avaliador_ModeloArvore):
+    """A _avaliador_ModeloArvore com uma constante por prefixo somada aos logits (as log-probabilidades iguais)."""
+
+    def logits_do_prefixo(self, prefixo):
+        prefixo = tuple(int(t) for t in prefixo)
+        chave = ("deslocada", prefixo)
+        if chave not in self._guardados:
+            h = self.semente + 977
+            for t in prefixo:
+                h = (h * 1000003 + t + 11) % 2305843009213693951
+            gerador = _avaliador_torch.Generator().manual_seed(h)
+            c = 6.0 * _avaliador_torch.randn(1, generator=gerador, dtype=_avaliador_torch.float64)
+            self._guardados[chave] = super().logits_do_prefixo(prefixo) + c
+        return self._guardados[chave]
+'''
+
 # O mesmo código, carregado no processo confiável (oráculos, substituto do treino de referência).
 LOCAL: dict = {}
 exec(compile(CODIGO, "<auxiliares 06>", "exec"), LOCAL)

@@ -68,3 +68,12 @@ def laco_certo(espiado, espiao: dict):
         final is not None and 0 < final <= limite + 1e-6
     ):
         raise Reprovado("recorte")
+
+
+def extra_do_espiao(aluno, espiao) -> dict:
+    """O que o espião do laço lê além das chamadas: os recortes de gradiente, a norma final e as normas no passo."""
+    return {
+        "recortes": aluno.ler("_avaliador_recortes"),
+        "final": espiao.metodo("norma_final"),
+        "normas_no_passo": espiao.ler("normas_no_passo"),
+    }

@@ -373,6 +373,16 @@ TREINO_SEM_CAUSAL = Equivoco(
     para_instrutor="O aluno não passou a máscara causal no treino, e o decoder vê o token que deveria prever.",
     secao="Código Comentado",
 )
+TREINO_PASSO_SEM_GRADIENTE = Equivoco(
+    "treino-passo-sem-gradiente",
+    "O passo do otimizador não viu gradiente nenhum: o backward calculou o gradiente, mas no otimizador.step() o "
+    ".grad já estava zerado (ou None). A ordem de cada passo é otimizador.zero_grad(), perda.backward(), o recorte "
+    "e só então otimizador.step(): zero_grad antes do backward, nunca entre o backward e o step.",
+    titulo="zero_grad entre o backward e o step",
+    para_instrutor="O aluno zera os gradientes depois do backward e antes do step: o modelo não treina.",
+    secao="Código Comentado",
+)
+
 TREINO_SEM_AQUECIMENTO = Equivoco(
     "treino-sem-aquecimento",
     "O laço de treino não aplicou o aquecimento: o primeiro passo do otimizador usou a taxa cheia. Ponha "

@@ -73,7 +73,12 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
         h = len(vivas)
         entrada = torch.tensor([[DA.BOS, *tokens] for tokens, _ in vivas], dtype=torch.long)
         logits = modelo.decodificar(memoria.expand(h, -1, -1), mo.expand(h, -1, -1, -1), entrada, DA.m_alvo(entrada))
-        logp = F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()
+        if modo == "logits_crus":  # (só a sonda da pontuação) soma os logits, sem log_softmax
+            logp = logits[:, -1, :].double().tolist()
+        elif modo == "log_softmax_hipoteses":  # (só a sonda da pontuação) log_softmax entre as hipóteses
+            logp = F.log_softmax(logits[:, -1, :].double(), dim=0).tolist()
+        else:
+            logp = F.log_softmax(logits[:, -1, :].double(), dim=-1).tolist()
         candidatos = []
         for i, (tokens, pont) in enumerate(vivas):
             parada = modo == "terminadas_crescem" and tokens and tokens[-1] in (DA.EOS, DA.PAD)
@@ -552,6 +557,65 @@ def sonda_penalidade(aluno, instancias):
         quebrada,
         titulo="Penalidade de comprimento errada",
         para_instrutor="O aluno aplica a penalidade de comprimento de um jeito diferente do pedido (só alfa > 0 revela).",
+        secao="Explicação Matemática",
+    )
+
+
+@S.sondas_de("busca_em_feixe")
+def sonda_pontuacao_invariante(aluno):
+    """Promessa: a pontuação de uma hipótese é a soma das log-probabilidades, log_softmax(logits, dim=-1) sobre o
+    vocabulário. Somar uma constante a todos os logits de um prefixo não muda nenhuma log-probabilidade, então a
+    busca tem de dar a mesma resposta na árvore e na mesma árvore deslocada (larguras 2 e 3, alfa 0, as mesmas
+    árvores para todo aluno). Dispara quando a resposta muda; a mensagem diz qual conta confere, quando confere."""
+
+    def quebrada():
+        origem = torch.tensor([3, 4, DA.EOS])
+        instancias = [a for a in arvores() if a[2] == 0.0][:4]
+        mudou = False
+        obtidos = []
+        for semente, largura, alfa, _, _ in instancias:
+            obtido = feixe_do_aluno(aluno, arvore_remota(aluno, semente), origem, largura, alfa, FEIXE_N_MAX)
+            aluno.injetar(TR.ITEM.auxiliar)
+            deslocada = aluno.criar("_avaliador_ModeloArvoreDeslocada", FEIXE_VOCAB, semente)
+            mudou = mudou or feixe_do_aluno(aluno, deslocada, origem, largura, alfa, FEIXE_N_MAX) != obtido
+            obtidos.append(obtido)
+        if not mudou:
+            return False
+        modelo_de = TR.ITEM.aux["_avaliador_ModeloArvore"]
+        with UmThread():
+            contas = {
+                modo: [
+                    feixe_ref(modelo_de(FEIXE_VOCAB, s), origem, k, a, FEIXE_N_MAX, modo)[0]
+                    for s, k, a, _, _ in instancias
+                ]
+                for modo in ("logits_crus", "log_softmax_hipoteses")
+            }
+        if obtidos == contas["logits_crus"]:
+            return (
+                "A pontuação soma os logits crus: a busca muda quando se soma uma constante a todos os logits de um "
+                "prefixo (o que não muda nenhuma probabilidade), e nas árvores construídas a sua resposta é a de quem "
+                "soma logits[:, -1, :] sem log_softmax. A pontuação de uma hipótese é a soma das log-probabilidades: "
+                "logp = F.log_softmax(logits[:, -1, :], dim=-1), sobre o vocabulário."
+            )
+        if obtidos == contas["log_softmax_hipoteses"]:
+            return (
+                "O log_softmax foi aplicado no eixo errado, o das hipóteses (dim=0), e não no do vocabulário: a busca "
+                "muda quando se soma uma constante a todos os logits de um prefixo, e nas árvores construídas a sua "
+                "resposta é a de F.log_softmax(logits[:, -1, :], dim=0). Cada hipótese tem a sua distribuição sobre o "
+                "vocabulário: F.log_softmax(logits[:, -1, :], dim=-1)."
+            )
+        return True
+
+    return S.promessa(
+        "feixe-pontuacao-nao-e-log-probabilidade",
+        "A busca muda quando se soma uma constante a todos os logits de um prefixo, o que não muda nenhuma "
+        "log-probabilidade: a pontuação de uma hipótese tem de ser a soma das log-probabilidades dos tokens, "
+        "F.log_softmax(logits[:, -1, :], dim=-1) sobre o eixo do vocabulário (não os logits crus, não as "
+        "probabilidades, não o log_softmax em outro eixo).",
+        quebrada,
+        titulo="Pontuação do feixe que não é log-probabilidade",
+        para_instrutor="O aluno pontua as hipóteses com algo que não é log_softmax sobre o vocabulário (logits crus, "
+        "outro eixo).",
         secao="Explicação Matemática",
     )
 

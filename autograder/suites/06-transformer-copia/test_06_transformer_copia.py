@@ -33,6 +33,7 @@ from autograder.suite import (
 )
 from autograder.suite import sondas as S
 from autograder.suite import sondas_modelo as SM
+from autograder.suite.espiao import passo_sem_gradiente
 
 EQ = suite.vizinho(__file__, "equivocos")  # o catálogo de equívocos
 TR = suite.vizinho(__file__, "treino_avaliado")  # o item de treino, os tokens e os lotes da cópia
@@ -641,6 +642,9 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
         if np.isclose(taxas[0], pico):
             raise Reprovado(EQ.TREINO_SEM_AQUECIMENTO.mensagem, EQ.TREINO_SEM_AQUECIMENTO)
         raise Reprovado("As taxas registradas no histórico não são taxa_aprendizado(passo, pico, aquecimento, passos).")
+    # o backward deu gradiente e o passo do otimizador não viu nenhum: zero_grad entre o backward e o step
+    if passo_sem_gradiente(extra["normas"], extra.get("normas_no_passo")):
+        raise Reprovado(EQ.TREINO_PASSO_SEM_GRADIENTE.mensagem, EQ.TREINO_PASSO_SEM_GRADIENTE)
     # O 1º passo do Adam move cada parâmetro de ±lr (exatamente): a maior variação é a taxa usada.
     passo0 = float((chamadas[1]["tabela"] - chamadas[0]["tabela"]).abs().max())
     if math.isclose(passo0, pico, rel_tol=0.05):
@@ -780,13 +784,15 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     certas.append(FX.guloso_de(FX.modelo_empate(), empate))
     obtidos.append(FX.feixe_do_aluno(aluno, FX.empate_remoto(aluno), empate, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída com empates exatos, largura 1, alfa 0.6")
-    with S.sondar(lambda: [FX.sonda_formato(aluno), FX.sonda_desempate_largura_1(aluno)]):
+    with S.sondar(
+        lambda: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno), FX.sonda_desempate_largura_1(aluno)]
+    ):
         FX.diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
-@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno)])
+@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno)])
 def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
     """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
     FX.conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
@@ -798,14 +804,16 @@ def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
 def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
     fixas = [a for a in FX.arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
-    with S.sondar(lambda: [FX.sonda_formato(aluno), FX.sonda_penalidade(aluno, fixas)]):
+    with S.sondar(
+        lambda: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno), FX.sonda_penalidade(aluno, fixas)]
+    ):
         # mais as árvores fixas sensíveis ao expoente: o mesmo erro na penalidade perde o mesmo para todo aluno
         FX.conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5, FX.arvores_da_penalidade())
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
-@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno)])
+@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno)])
 def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
     """busca em feixe: confere com a referência no Transformer de cópia treinado, larguras 2 a 4"""
     FX.exigir_que_busque(aluno, rng)

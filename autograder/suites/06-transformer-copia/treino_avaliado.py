@@ -136,10 +136,7 @@ ITEM = treino.ItemDeTreino(
         lambda rng, n: DA.lotes(rng, n, 6, 2, 5),
         ESPIAO["passos"],
         {k: ESPIAO[k] for k in ("pico", "aquecimento", "max_norma")} | {"mostrar_progresso": False},
-        extra=lambda aluno, espiao: (
-            {"recortes": aluno.ler("_avaliador_recortes")}
-            | {"final": espiao.metodo("norma_final"), "normas_no_passo": espiao.ler("normas_no_passo")}
-        ),
+        extra=DA.extra_do_espiao,
     ),
     diagnosticar=_espiou,
     laco_certo=lambda espiado: DA.laco_certo(espiado, ESPIAO),

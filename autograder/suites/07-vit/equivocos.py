@@ -216,6 +216,16 @@ TREINO_SEM_COSSENO = Equivoco(
     secao="Código Comentado",
 )
 
+TREINO_PASSO_SEM_GRADIENTE = Equivoco(
+    "treino-passo-sem-gradiente",
+    "O passo do otimizador não viu gradiente nenhum: o backward calculou o gradiente, mas no otimizador.step() o "
+    ".grad já estava zerado (ou None). A ordem de cada passo é otimizador.zero_grad(), perda.backward() e só então "
+    "otimizador.step(): zero_grad antes do backward, nunca entre o backward e o step.",
+    titulo="zero_grad entre o backward e o step",
+    para_instrutor="O aluno zera os gradientes depois do backward e antes do step: o modelo não treina.",
+    secao="Código Comentado",
+)
+
 TREINO_OTIMIZADOR_ERRADO = Equivoco(
     "treino-otimizador-errado",
     "O otimizador do laço não é o pedido: torch.optim.Adam(modelo.parameters(), lr=taxa), sem decaimento de "

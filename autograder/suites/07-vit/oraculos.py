@@ -3,11 +3,13 @@ com ``nn.TransformerEncoder`` (pesos do aluno copiados, float64), e as versões 
 
 import math
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder.suite import Reprovado, mostrar
+from autograder.suite.espiao import passo_sem_gradiente
 
 
 def patches_ref(x, p, modo="certo"):
@@ -156,3 +158,35 @@ def laco_certo(espiado):
         certa = float(F.cross_entropy(3.0 * imagens.flatten(1) @ chamada["tabela"], rotulos))
         if not math.isclose(float(hist["perda"][k]), certa, rel_tol=1e-5, abs_tol=1e-7):
             raise Reprovado("perda")
+
+
+def extra_do_espiao(aluno, espiao):
+    """O que o laço espiado lê a mais do espião: a norma do gradiente que cada passo do otimizador viu."""
+    return {"normas_no_passo": espiao.ler("normas_no_passo")}
+
+
+def causa_no_espiao(extra, esperadas, eq):
+    """Depois do conferir_laco, o equívoco que o registro do espião mostra, ou None: o zero_grad entre o backward e
+    o step (o passo não viu gradiente), a taxa fora do cosseno (``esperadas``: uma por passo)."""
+    if passo_sem_gradiente(extra.get("normas"), extra.get("normas_no_passo")):
+        return eq.TREINO_PASSO_SEM_GRADIENTE
+    taxas = extra["taxas"]
+    if len(taxas) != len(esperadas) or not np.allclose(taxas, esperadas, rtol=1e-9, atol=1e-12):
+        return eq.TREINO_SEM_COSSENO
+    return None
+
+
+# O portão da lacuna (suite/lacuna.py): o quanto a entropia cruzada dos pesos treinados nas imagens de treino (de
+# onde saem todos os lotes) pode passar a das 360 imagens de teste (calibrada em python -m qualidade
+# deslocamento; SEGURANCA.md).
+LACUNA_MAXIMA = 0.04
+
+
+@torch.no_grad()
+def perdas_da_lacuna(modelo, sd, digitos):
+    """A entropia cruzada média de ``modelo`` com os pesos ``sd`` nas imagens de teste e nas de treino
+    (``digitos``: treino_x, treino_y, teste_x, teste_y, a divisão do notebook)."""
+    modelo.load_state_dict(sd)
+    modelo.eval()
+    treino_x, treino_y, teste_x, teste_y = digitos
+    return tuple(float(F.cross_entropy(modelo(x), y)) for x, y in ((teste_x, teste_y), (treino_x, treino_y)))

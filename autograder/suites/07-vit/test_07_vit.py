@@ -717,7 +717,25 @@ def _sondas_patches(aluno):
             for i in range(2)
         )
 
+    def mistura_o_lote():
+        # os pixels do lote inteiro estão todos lá, mas não os de cada imagem nos patches dela
+        obtido = _patches_do_aluno(aluno, x, 2)
+        if obtido.ndim != 3 or obtido.shape[0] != 2 or obtido.numel() != x.numel():
+            return False
+        todos = torch.equal(torch.sort(obtido.flatten()).values, torch.sort(x.flatten()).values)
+        return todos and nao_reorganiza()
+
     return [
+        S.promessa(
+            "patches-misturam-o-lote",
+            "Os patches da imagem i trazem pixels de outra imagem do lote: os valores do lote inteiro estão todos lá, "
+            "mas misturados entre as imagens. O eixo do lote (0) tem de ficar no lugar em todo reshape e permute: "
+            "(B, C, H/p, p, W/p, p) → permute(0, 2, 4, 1, 3, 5) → (B, N, C·p·p), e a saída [i] depende só da imagem i.",
+            mistura_o_lote,
+            titulo="Patches que misturam as imagens do lote",
+            para_instrutor="O aluno tirou o eixo do lote do lugar (permute ou reshape), e os patches se misturam entre imagens.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "patches-nao-so-reorganizam",
             "Os patches de uma imagem não têm exatamente os pixels dela: extrair patches só reorganiza os valores "
@@ -857,6 +875,18 @@ def _sondas_vit(aluno, ref):
         trocadas[..., 0:2, 0:2], trocadas[..., 6:8, 6:8] = imagens[..., 6:8, 6:8], imagens[..., 0:2, 0:2]
         return torch.allclose(_logits(remoto, imagens), _logits(remoto, trocadas), atol=1e-10)
 
+    def norma_final_fora_do_lugar():
+        # norm com ganho 0 e viés c: com a LayerNorm final logo antes da cabeça, os logits são cabeca(c) para
+        # qualquer imagem; com a norma em outro lugar (ou sem ela), dependem da imagem
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 6))
+        if "norm.weight" not in sd or "norm.bias" not in sd:
+            return False
+        c = torch.from_numpy(np.random.default_rng(_SONDA + 7).normal(size=sd["norm.bias"].shape))
+        remoto.carregar_pesos({"norm.weight": torch.zeros_like(sd["norm.weight"]), "norm.bias": c}, strict=False)
+        imagens = torch.from_numpy(np.random.default_rng(_SONDA + 8).normal(size=(2, 2, 8, 8)))
+        certo = (c @ sd["cabeca.weight"].T + sd["cabeca.bias"]).expand(2, -1)
+        return not torch.allclose(_logits(remoto, imagens), certo, atol=1e-8)
+
     return [
         S.promessa(
             "vit-ordem-dos-patches-invisivel",
@@ -865,6 +895,17 @@ def _sondas_vit(aluno, ref):
             ordem_invisivel,
             titulo="ViT que não vê a ordem dos patches",
             para_instrutor="O aluno somou a mesma posição a todos os tokens (ou nenhuma), e o modelo vira um saco de patches.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "vit-norma-final-fora-do-lugar",
+            "A LayerNorm final (norm) não está logo antes da cabeça: com o ganho de norm zerado e o viés c, os logits "
+            "deveriam ser cabeca(c) para qualquer imagem, e não são. Depois da última camada do encoder, aplique "
+            "self.norm à saída e passe o [CLS] normalizado a self.cabeca: cabeca(norm(z)[:, 0]) (não na entrada do "
+            "encoder, nem duas vezes).",
+            norma_final_fora_do_lugar,
+            titulo="LayerNorm final do ViT fora do lugar",
+            para_instrutor="O aluno aplicou a LayerNorm final em outro ponto (na entrada do encoder) ou a esqueceu.",
             secao="Código Comentado",
         ),
     ]

@@ -11,6 +11,7 @@ from autograder import suite
 from autograder.suite import Reprovado, tocha, treino
 
 EQ = suite.vizinho(__file__, "equivocos")
+ORC = suite.vizinho(__file__, "oraculos")
 AUX = suite.vizinho(__file__, "auxiliares")
 
 N_CLASSES = 10
@@ -65,6 +66,7 @@ def _acuracia_no_teste(ref, sd, semente=None):
 
 # ----------------------------------------------------------------------- o espião do laço
 ESPIAO = {"passos": 10, "taxa": 0.05, "lote": 6}
+KW_ESPIAO = {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
 
 
 def _lotes_espiao(rng, n):  # imagens 1×4×4
@@ -82,10 +84,7 @@ def _causa_no_laco(aluno):
     except Exception:  # o espião nem rodou: a faixa fala por si
         return None
     passos, taxa = ESPIAO["passos"], ESPIAO["taxa"]
-    esperadas = [taxa_ref(p, taxa, passos) for p in range(passos)]
-    if len(extra["taxas"]) != passos or not np.allclose(extra["taxas"], esperadas, rtol=1e-9, atol=1e-12):
-        return EQ.TREINO_SEM_COSSENO
-    return None
+    return ORC.causa_no_espiao(extra, [taxa_ref(p, taxa, passos) for p in range(passos)], EQ)
 
 
 ITEM = treino.ItemDeTreino(
@@ -119,13 +118,13 @@ ITEM = treino.ItemDeTreino(
         "Acurácia de {medida:.1%} (faixa pedida: {faixa:.0%}) nas 360 imagens de teste, medida com os pesos que a "
         "sua função treinar produziu ({qual}).",
         "treino: o modelo treinado acerta ≥ {faixa:.0%} das imagens de teste",
+        perdas_da_lacuna=lambda ref, sd: ORC.perdas_da_lacuna(ref.ViT(*_args_treino()), sd, _digitos()),
+        lacuna_maxima=ORC.LACUNA_MAXIMA,
     ),
     auxiliares=AUX,
-    espiao=treino.Espiao(
-        (16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], {"taxa": ESPIAO["taxa"], "mostrar_progresso": False}
-    ),
+    espiao=treino.Espiao((16, N_CLASSES), _lotes_espiao, ESPIAO["passos"], KW_ESPIAO, extra=ORC.extra_do_espiao),
     causa_no_laco=_causa_no_laco,
-    laco_certo=suite.vizinho(__file__, "oraculos").laco_certo,
+    laco_certo=ORC.laco_certo,
     modo_avaliacao=EQ.TREINO_MODO_AVALIACAO,
     ignora_passos=EQ.TREINO_IGNORA_PASSOS,
 )

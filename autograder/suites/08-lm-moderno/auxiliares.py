@@ -156,6 +156,7 @@ def _avaliador_recortar_gradientes(parametros, norma_max, eps=1e-6):
 
 
 _avaliador_decaimentos_usados = []
+_avaliador_receitas_usadas = []  # por AdamW criada: [número de grupos, beta1, beta2, eps] (os do primeiro grupo)
 
 
 class _avaliador_AdamWBiblioteca(_avaliador_t.optim.AdamW):
@@ -163,6 +164,10 @@ class _avaliador_AdamWBiblioteca(_avaliador_t.optim.AdamW):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
         # os decaimentos dos grupos (o do construtor ou o de cada grupo): o laço tem de usar o weight_decay recebido
         _avaliador_decaimentos_usados.append(sorted({float(g["weight_decay"]) for g in self.param_groups}))
+        g0 = self.param_groups[0]
+        _avaliador_receitas_usadas.append(
+            [len(self.param_groups), float(g0["betas"][0]), float(g0["betas"][1]), float(g0["eps"])]
+        )
 
 
 _AVALIADOR_TROCAS = {
@@ -181,6 +186,7 @@ def _avaliador_treinar_com_a_biblioteca(modelo, ids_treino, passos, tamanho_lote
     antigos = {nome: g.get(nome) for nome in _AVALIADOR_TROCAS}
     g.update(_AVALIADOR_TROCAS)
     _avaliador_decaimentos_usados.clear()  # só os otimizadores desta chamada
+    _avaliador_receitas_usadas.clear()
     gerador = _avaliador_t.Generator().manual_seed(int(semente))
     try:
         return treinar_lm(

@@ -535,6 +535,42 @@ TREINO_WD_IGNORADO = Equivoco(
     para_instrutor="O aluno criou a AdamW do laço sem passar o argumento weight_decay (fica o padrão).",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
+TREINO_PASSO_SEM_GRADIENTE = Equivoco(
+    "treino-passo-sem-gradiente",
+    "O passo do otimizador não viu gradiente nenhum: o backward calculou o gradiente, mas no otimizador.step() o "
+    ".grad já estava zerado (ou None). A ordem de cada passo é zerar os gradientes (otimizador.zero_grad()), "
+    "perda.backward(), recortar_gradientes e só então otimizador.step(): zero_grad antes do backward, nunca entre o "
+    "backward e o step.",
+    titulo="zero_grad entre o backward e o step",
+    para_instrutor="O aluno zera os gradientes depois do backward e antes do step: o modelo não treina.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
+TREINO_USA_GRUPOS = Equivoco(
+    "treino-usa-grupos",
+    "O laço criou a AdamW com vários grupos de parâmetros (grupos_de_parametros), e a receita pedida para "
+    "treinar_lm é um grupo só: AdamW(modelo.parameters(), lr=taxa_max, betas=(0.9, 0.95), eps=1e-8, "
+    "weight_decay=weight_decay), com o mesmo decaimento em todo parâmetro. Os grupos sem decaimento são o item "
+    "teste_grupos_decaimento, não o laço.",
+    titulo="Laço com grupos de parâmetros fora da receita",
+    para_instrutor="O aluno passou grupos_de_parametros à AdamW do laço, contra a receita do enunciado.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
+TREINO_BETAS = Equivoco(
+    "treino-betas-errados",
+    "A AdamW do laço não usa os betas pedidos: crie-a com betas=(0.9, 0.95) (os do enunciado, como no GPT), não "
+    "com o padrão (0,9; 0,999). Com β₂ = 0,999 a média dos quadrados do gradiente esquece devagar demais para um "
+    "treino curto.",
+    titulo="Betas do AdamW fora da receita",
+    para_instrutor="O aluno criou a AdamW do laço sem betas=(0.9, 0.95) (ficou o padrão ou outro valor).",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
+TREINO_EPS_DO_OTIMIZADOR = Equivoco(
+    "treino-eps-do-otimizador",
+    "A AdamW do laço não usa o eps pedido: crie-a com eps=1e-8, como no enunciado.",
+    titulo="eps do AdamW fora da receita",
+    para_instrutor="O aluno criou a AdamW do laço com outro eps.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
 TREINO_RECORTE_FORA_DE_ORDEM = Equivoco(
     "treino-recorte-fora-de-ordem",
     "O recorte foi feito fora de ordem: ele vem depois de perda.backward() (há gradiente a recortar) e antes de "

@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import Reprovado, mostrar, verificar
+from autograder.suite.espiao import passo_sem_gradiente
 
 EQ = suite.vizinho(__file__, "equivocos")
 ORC = suite.vizinho(__file__, "oraculos")
@@ -59,8 +60,9 @@ def _rodar_espiao(aluno, semente):
         semente,
     )
     chamadas = espiao.ler("chamadas")
-    extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas")}
+    extra = {k: espiao.ler(k) for k in ("acumulou", "otimizadores", "taxas", "recortes", "normas", "normas_no_passo")}
     extra["decaimentos"] = aluno.ler("_avaliador_decaimentos_usados")
+    extra["receitas"] = aluno.ler("_avaliador_receitas_usadas")
     return perdas, chamadas, extra
 
 
@@ -144,6 +146,9 @@ def conferir_cronograma_recorte_e_gerador(espiado):
         sem_zerar=EQ.TREINO_SEM_ZERAR,
         recriado=EQ.TREINO_OTIMIZADOR_RECRIADO,
     )
+    # o backward calculou gradiente e o step não viu nenhum: zero_grad entre o backward e o step
+    if passo_sem_gradiente(extra.get("normas"), extra.get("normas_no_passo")):
+        raise Reprovado(EQ.TREINO_PASSO_SEM_GRADIENTE.mensagem, EQ.TREINO_PASSO_SEM_GRADIENTE)
     certas = [
         ORC.cronograma_ref(p, e["taxa_max"], e["taxa_min"], e["aquecimento"], e["passos"]) for p in range(e["passos"])
     ]
@@ -189,6 +194,35 @@ def conferir_cronograma_recorte_e_gerador(espiado):
             + ")",
             EQ.TREINO_SEM_GERADOR,
         )
+    conferir_receita_do_otimizador(extra.get("receitas"))
+
+
+def conferir_receita_do_otimizador(receitas):
+    """A AdamW do laço como o enunciado a pede: AdamW(modelo.parameters(), lr=taxa_max, betas=(0,9; 0,95),
+    eps=1e-8, weight_decay=weight_decay): um grupo só (sem grupos_de_parametros), os betas e o eps pedidos. O
+    registro vem da caixa (a AdamW da biblioteca, posta no lugar da do aluno durante o laço) e só serve para
+    reprovar."""
+    if not isinstance(receitas, list):
+        return
+    for receita in receitas:
+        if not isinstance(receita, list) or len(receita) != 4:
+            continue
+        grupos, beta1, beta2, eps = receita
+        if grupos != 1:
+            raise Reprovado(
+                f"{EQ.TREINO_USA_GRUPOS.mensagem} (A AdamW do laço recebeu {mostrar(grupos)} grupos de parâmetros.)",
+                EQ.TREINO_USA_GRUPOS,
+            )
+        if not (math.isclose(beta1, 0.9) and math.isclose(beta2, 0.95)):
+            raise Reprovado(
+                f"{EQ.TREINO_BETAS.mensagem} (A AdamW do laço usou betas = ({mostrar(beta1)}; {mostrar(beta2)}).)",
+                EQ.TREINO_BETAS,
+            )
+        if not math.isclose(eps, 1e-8, rel_tol=1e-6):
+            raise Reprovado(
+                f"{EQ.TREINO_EPS_DO_OTIMIZADOR.mensagem} (A AdamW do laço usou eps = {mostrar(eps)}.)",
+                EQ.TREINO_EPS_DO_OTIMIZADOR,
+            )
 
 
 def causa_no_laco(espiado):

@@ -156,10 +156,18 @@ def textos_do_corpus():
 # dicionário de contagens) rodado numa caixa limpa do mesmo zigoto, SEM o código do aluno. Os dois tempos são
 # de CPU, lidos pelo avaliador (``aluno.cronometrar``/``cronometrar_referencia``): a caixa não cria
 # processos, o relógio de CPU de um processo não anda quando outro ocupa o núcleo, e a caixa do aluno fica
-# congelada enquanto a referência roda. Nenhum vizinho infla a referência, e o aluno não desinfla a sua. O
-# texto junta um trecho do corpus repetido (os pares frequentes, que as fusões pegam) a milhares de
-# palavras sorteadas de letras maiúsculas (pares raros, que nenhuma fusão toca): recontar tudo a cada fusão
-# custa ~20× o incremental (make bench-lm imprime a razão), e o orçamento é 5×.
+# congelada enquanto a referência roda. Nenhum vizinho infla a referência, e o aluno não desinfla a sua.
+#
+# O texto é um trecho longo do corpus da aula, sorteado pelo mesmo gerador dos textos das outras
+# conferências do BPE (``conferencias.trecho``): nada de ruído nem de estrutura que o distinga de uma entrada
+# comum (issue #37, ``vermelho-08-bpe-ruido-a-parte``: um texto com milhares de palavras de maiúsculas que
+# nenhuma fusão tocava deixava um BPE que reconta tudo separar essas palavras, contá-las uma vez e caber no
+# orçamento). Num texto natural, nenhum grupo de palavras que se reconheça de fora (frequência 1, palavras
+# longas, com acento, com maiúscula, de pares raros) escapa das fusões: guardar as contagens de um grupo não
+# poupa a recontagem. A distância entre a recontagem e o incremental vem do número de fusões: cada fusão a
+# mais custa à recontagem o texto inteiro e ao incremental só as palavras tocadas, então são 300 fusões num
+# trecho de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
+# corpora ficam em até 1,5×; o orçamento é 5×).
 #
 # A primeira medida de cada submissão usa o texto do curso (sorteado do segredo do curso, o mesmo para
 # todos, desconhecido do aluno) e o tempo da referência medido uma vez por processo (o menor de três, na
@@ -167,7 +175,7 @@ def textos_do_corpus():
 # notebook, a caixa limpa, o BPE da suíte nem as fusões de referência desse texto. Quem passa do orçamento nela é medido de novo, como
 # antes: um texto novo da semente da submissão e a referência cronometrada outra vez, na mesma hora.
 ORCAMENTO_BPE = 5.0
-BPE_CRONOMETRO = {"ruido": 3000, "comprimento": 25, "natural": 15000, "repeticoes": 8, "fusoes": 100}
+BPE_CRONOMETRO = {"caracteres": 100_000, "fusoes": 300}
 
 
 _BPE_DA_SUITE = (
@@ -212,14 +220,11 @@ _BPE_DA_SUITE = (
 
 
 def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
-    """O texto do orçamento de tempo (ver acima), sorteado pelo ``rng``."""
+    """O texto do orçamento de tempo (ver acima): um trecho do corpus de treino sorteado pelo ``rng``, como
+    os de ``conferencias.trecho``."""
     treino, _ = textos_do_corpus()
-    inicio = int(rng.integers(0, len(treino) - cfg["natural"]))
-    natural = treino[inicio : inicio + cfg["natural"]]
-    letras = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-    sorteio = rng.integers(0, 26, size=(cfg["ruido"], cfg["comprimento"]))
-    ruido = " ".join("".join(linha) for linha in letras[sorteio])
-    return (natural + "\n") * cfg["repeticoes"] + " " + ruido
+    inicio = int(rng.integers(0, len(treino) - cfg["caracteres"]))
+    return treino[inicio : inicio + cfg["caracteres"]]
 
 
 def texto_do_curso():
@@ -517,3 +522,30 @@ def gerar_ref(sd, ids, n_novos, cfg, modo="certo"):
         if passo < n_novos - 1:
             logits, caches = passada_ref(sd, proximo, caches, cfg, modo)
     return ids
+
+
+# O portão da lacuna (suite/lacuna.py): o quanto a entropia cruzada dos pesos treinados em janelas fixas do texto
+# de treino pode passar a das janelas de validação (calibrada em python -m qualidade deslocamento; SEGURANCA.md).
+LACUNA_MAXIMA = 0.20
+JANELAS_DE_TREINO = 256  # mais que as 64 de validação: a perda de um laço fraco no treino varia menos
+
+
+@torch.no_grad()
+def entropia_cruzada(modelo, janelas):
+    """A entropia cruzada média de ``modelo`` prevendo cada token das ``janelas`` (n, contexto + 1) pelos anteriores."""
+    logits = modelo(janelas[:, :-1])
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), janelas[:, 1:].reshape(-1))
+
+
+def janelas_de_treino(ids, contexto):
+    """``JANELAS_DE_TREINO`` janelas (contexto + 1 tokens) dos ``ids`` de treino, espalhadas de ponta a ponta (os
+    lotes do treino avaliado saem desse texto)."""
+    inicios = torch.linspace(0, len(ids) - contexto - 1, JANELAS_DE_TREINO).long()
+    return torch.stack([ids[i : i + contexto + 1] for i in inicios.tolist()])
+
+
+def perdas_da_lacuna(modelo, ids_de_treino, validacao):
+    """A entropia cruzada de ``modelo`` nas janelas de ``validacao`` e nas ``janelas_de_treino`` (com o contexto
+    das janelas de validação)."""
+    treino = janelas_de_treino(ids_de_treino, validacao.shape[1] - 1)
+    return tuple(float(entropia_cruzada(modelo, j)) for j in (validacao, treino))

@@ -370,6 +370,9 @@ def test_atencao_causal_rope_confere(aluno, rng):
     suite.exigir_entradas_intactas(atencao, "AtencaoCausalRoPE.forward", ["x", "posicoes"])
     equivocos = lambda: [(eq, ORC.atencao_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_ATENCAO]  # noqa: E731
     comparar(y.numpy(), ORC.atencao_ref(sd, x, h).numpy(), "a saída da AtencaoCausalRoPE", equivocos=equivocos)
+    # issue #38: o gradiente chega a wv e wo (nada de no_grad ou detach no forward). wq e wk passam pela
+    # aplicar_rope, que na caixa pode ser a resposta pronta do avaliador (sem grafo): não são exigidos aqui
+    suite.conferir_gradientes(aluno, atencao, (x,), ["wo.weight", "wv.weight"], "AtencaoCausalRoPE")
     # a base da RoPE do construtor (theta) é a que gira Q e K: outra base, outra saída
     outra = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd, {"theta": 500.0})
     comparar(
@@ -434,6 +437,8 @@ def test_bloco_pre_norma_confere(aluno, rng):
         "a saída do BlocoPreNorma",
         equivocos=lambda: [(eq, ORC.bloco_ref(sd, x, h, modo=modo).numpy()) for eq, modo in _EQUIVOCOS_BLOCO],
     )
+    # issue #38: o gradiente chega às normas, à atenção e à SwiGLU (nada de no_grad ou detach no forward)
+    suite.conferir_gradientes(aluno, bloco, (x,), sorted(sd), "BlocoPreNorma")
     # o bloco repassa posicoes à atenção: posições espaçadas (com saltos, que a RoPE enxerga)
     espacadas = torch.tensor([0, 3, 4, 9, 11, 20])
     comparar(

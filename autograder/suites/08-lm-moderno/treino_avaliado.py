@@ -6,7 +6,6 @@ desacoplado, os pesos amarrados e as faixas comparadas em escala log. O espião 
 import functools
 
 import torch
-import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import treino
@@ -53,13 +52,15 @@ def _args_treino():
 @torch.no_grad()
 def perplexidade_de_validacao(ref, sd, semente=None):
     """A perplexidade dos pesos ``sd`` nas janelas de validação, no processo confiável."""
+    return float(torch.exp(ORC.entropia_cruzada(_modelo_treinado(ref, sd), dados_do_treino()[2])))
+
+
+def _modelo_treinado(ref, sd):
     amarrado = torch.equal(sd["embedding.weight"], sd["saida.weight"])
     with torch.random.fork_rng(devices=[]):
         modelo = ref.LMModerno(*_args_treino(), amarrar_pesos=amarrado)
     modelo.load_state_dict(sd)
-    janelas = dados_do_treino()[2]
-    logits = modelo.eval()(janelas[:, :-1])
-    return float(torch.exp(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), janelas[:, 1:].reshape(-1))))
+    return modelo.eval()
 
 
 def _causa_no_laco(aluno):
@@ -121,6 +122,8 @@ ITEM = treino.ItemDeTreino(
             *map(_DESCRICAO.format, FAIXAS[1:]),
         ),
         pontos=(0.5, 0.5, 0.75),
+        perdas_da_lacuna=lambda ref, sd: ORC.perdas_da_lacuna(_modelo_treinado(ref, sd), *dados_do_treino()[1:]),
+        lacuna_maxima=ORC.LACUNA_MAXIMA,
     ),
     auxiliares=suite.vizinho(__file__, "auxiliares"),
     espiao=LACO.rodar_espiao,
