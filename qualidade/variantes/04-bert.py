@@ -898,11 +898,4 @@ MUTANTES += [
         itens=["teste_mascarar_tokens"],
         equivoco="mlm-escolha-por-linha",
     ),
-    # & antes de <: o kernel de & não existe para float e o PyTorch levanta NotImplementedError, que não é um
-    # esboço: a mensagem dá a dica da precedência (plugin_pytest.dica_do_erro), sem código de equívoco
-    Variante(
-        "mlm-precedencia-do-e-comercial",
-        {"mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK.replace("escolhidos & (u < 0.8)", "escolhidos & u < 0.8"))},
-        itens=["teste_mascarar_tokens"],
-    ),
 ]
