@@ -209,7 +209,8 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
         if exc.tipo == "ValorRecusado":
             return "erro_aluno", f"Valor devolvido recusado: {exc.mensagem}", None
         celulas = {*sessao.atividade.solucoes, "auxiliar-do-avaliador"} if sessao is not None else None
-        rastro = rastro_do_aluno(exc.trace, celulas)
+        linhas = {g: len(c.splitlines()) for g, c in sessao.codigo.items()} if sessao is not None else None
+        rastro = rastro_do_aluno(exc.trace, celulas, linhas=linhas)
         trace = f"\n{rastro}" if rastro else ""
         dica = dica_do_erro(exc.tipo, exc.mensagem)
         return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{dica}{trace}", None

@@ -306,3 +306,23 @@ def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
     assert protocolo.valor_do_aluno("a memória de codificar") == "a memória de codificar"
     fonte = inspect.getsource(avaliacao.avaliar)
     assert fonte.index("protocolo.esquecer_enviados()") < fonte.index("Sessao(")
+
+
+def test_rastro_so_guarda_linhas_que_cabem_na_celula():
+    """O número da linha de um quadro também vem do aluno: ``compile(..., "<celula softmax>", "exec")`` com
+    linhas em branco na frente põe qualquer número ali (a rodada vermelha 2 escondia 16 dígitos de uma
+    entrada oculta por mensagem em linhas 1xxxx). Só fica a linha que cabe na célula de verdade."""
+    rastro = (
+        'Traceback (most recent call last):\n  File "<celula softmax>", line 12, in softmax\n'
+        '  File "<celula softmax>", line 16255, in <module>\n  File "<celula atencao>", line 7\n'
+        '  File "<celula atencao>", line 0\nValueError'
+    )
+    saida = protocolo.rastro_do_aluno(rastro, {"softmax", "atencao"}, linhas={"softmax": 20, "atencao": 5})
+    assert saida.splitlines() == [
+        '  File "<celula softmax>", line 12',
+        '  File "<celula softmax>", line …',
+        '  File "<celula atencao>", line …',
+        '  File "<celula atencao>", line …',
+    ]
+    # sem o tamanho da célula (a do avaliador), vale o teto de uma célula de verdade
+    assert protocolo.rastro_do_aluno(rastro, {"softmax"}).splitlines()[1].endswith("line …")

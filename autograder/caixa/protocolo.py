@@ -603,18 +603,25 @@ def tipo_do_aluno(tipo) -> str:
 _QUADRO = re.compile(r'\s*File "<celula ([\w-]{1,60})>", line (\d{1,5})(?:, in .*)?')
 
 
-def rastro_do_aluno(rastro, celulas=None, quadros: int = 4) -> str:
+LINHA_MAXIMA_DO_RASTRO = 999  # uma célula de verdade não passa disso; um número maior é dado escondido
+
+
+def rastro_do_aluno(rastro, celulas=None, quadros: int = 4, linhas: dict | None = None) -> str:
     """O rastro (traceback) vindo da caixa, refeito linha a linha: só os quadros das células
     (``File "<celula X>", line N``; com ``celulas``, só das células com esses nomes), no máximo
     ``quadros``. O nome da função cai (o aluno pode dar a uma função criada na hora o nome que
-    quiser), e qualquer outra linha também."""
+    quiser), e qualquer outra linha também. O número da linha também vem do aluno (um ``compile`` com o
+    nome de uma célula aceita qualquer linha): fica só se cabe na célula (``linhas``: o número de linhas do
+    código de cada célula, que o avaliador conhece) e em ``LINHA_MAXIMA_DO_RASTRO``; senão, "line …"."""
     if type(rastro) is not str:
         return ""
     saida = []
     for linha in rastro[:8000].splitlines():
         m = _QUADRO.fullmatch(linha)
         if m and (celulas is None or m.group(1) in celulas):
-            saida.append(f'  File "<celula {m.group(1)}>", line {m.group(2)}')
+            n = int(m.group(2))
+            teto = min(LINHA_MAXIMA_DO_RASTRO, (linhas or {}).get(m.group(1), LINHA_MAXIMA_DO_RASTRO))
+            saida.append(f'  File "<celula {m.group(1)}>", line {n if 1 <= n <= teto else "…"}')
     return "\n".join(saida[-quadros:])
 
 
