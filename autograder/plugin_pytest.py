@@ -114,6 +114,12 @@ def portao_ja_fechado(no, resultados: list[ResultadoTeste], origens: list[Origem
 # PyTorch diz onde a conta quebrou; a dica diz que promessa costuma estar quebrada quando ela aparece.
 _DICAS_DE_ERRO = (
     (
+        ("not implemented for '",),
+        "Uma operação do PyTorch não existe para o dtype dos tensores: por exemplo & entre um tensor bool e um "
+        "float. Sem parênteses, `a & b < c` é lido como `(a & b) < c`, porque & tem precedência maior que <: "
+        "escreva `a & (b < c)`. Confira também o dtype de cada tensor (bool, long, float).",
+    ),
+    (
         ("could not be broadcast together",),
         "Formas que não se alinham no broadcast: uma redução (máximo, soma, média) feita no eixo errado ou sem "
         "keepdims=True, ou eixos trocados.",
@@ -191,7 +197,8 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
     if isinstance(exc, Reprovado):
         return "falhou", exc.mensagem, exc.equivoco.codigo if exc.equivoco else None
     if isinstance(exc, ErroDoAluno):
-        if exc.tipo == "NotImplementedError":
+        # um NotImplementedError de um kernel do PyTorch ("... not implemented for 'Float'") não é um esboço
+        if exc.tipo == "NotImplementedError" and "not implemented for '" not in exc.mensagem:
             return "erro_aluno", "Ainda não implementado: a função levanta NotImplementedError.", None
         if exc.tipo == "NameError":
             extra = ""

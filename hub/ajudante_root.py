@@ -215,25 +215,26 @@ def _sair(*_):
     raise SystemExit(0)
 
 
-def _esvaziar_quarentena() -> None:
-    """Apaga as entradas em quarentena do inbound (root; nunca segue link)."""
+def _esvaziar_quarentena(intervalo: float = 5.0) -> None:
+    """Apaga as entradas em quarentena do inbound (root; nunca segue link), sem recursão
+    (``disco.apagar_arvore``: uma pasta aberta por vez, qualquer profundidade). O thread não morre por
+    causa de uma entrada: o erro de uma é registrado e a próxima volta tenta de novo."""
+    from autograder.caixa.disco import apagar_arvore
     from hub import troca
 
     inbound = comum.TROCA / comum.CURSO_ID / "inbound"
     while True:
-        time.sleep(5)
+        time.sleep(intervalo)
         try:
-            fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            nomes = [n for n in os.listdir(inbound) if n.startswith(troca.QUARENTENA)]
         except OSError:
             continue
-        try:
-            for nome in os.listdir(fd):
-                if nome.startswith(troca.QUARENTENA):
-                    troca.por_de_lado(fd, nome)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        for nome in nomes:
+            try:
+                if not apagar_arvore(str(inbound / nome)):
+                    registrar(f"quarentena {nome!r}: não saiu inteira; tento de novo na próxima volta")
+            except Exception as exc:  # uma entrada do aluno nunca derruba a limpeza das outras
+                registrar(f"quarentena {nome!r}: {type(exc).__name__}")
 
 
 def _parar_trabalhadores(ajudante: Ajudante, prazo: float = 4.0) -> None:

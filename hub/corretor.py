@@ -356,7 +356,7 @@ def coletar(inbound: Path, e: troca.Entrega) -> tuple[Path, str | None]:
         os.close(fd)
     if notebook is not None:
         (destino / f"{e.atividade}.ipynb").write_bytes(notebook)
-    (destino / "timestamp.txt").write_text(e.carimbo, encoding="utf-8")
+    (destino / "timestamp.txt").write_text(troca.carimbo_da_chegada(e), encoding="utf-8")
     (destino / "submission_secret.txt").write_text(segredo or secrets.token_hex(64), encoding="utf-8")
     return destino, motivo
 

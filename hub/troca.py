@@ -20,9 +20,10 @@ cada um aberto com ``O_NOFOLLOW``, arquivo regular, com teto nos **blocos alocad
 não o tamanho aparente: um arquivo esparso de 1 GiB tem 0 blocos, mas a cópia teria 1 GiB) e
 leitura limitada ao teto (um esparso grande é lido só até o teto e recusado).
 
-Entradas recusadas saem do ``inbound``: apagadas quando dá, senão renomeadas para
-``.quarentena+...`` (renomear na mesma pasta não exige escrita na pasta do aluno) e apagadas depois
-pelo ajudante root (``hub/ajudante_root.py``). ``Fila`` reparte a correção por aluno (rodízio, no
+Entradas recusadas saem do ``inbound`` numa chamada só: um arquivo ou pasta vazia é apagado; uma pasta com
+conteúdo é renomeada para ``.quarentena+...`` (renomear na mesma pasta não exige escrita na pasta do aluno, e
+custa o mesmo para 1 ou 600 mil arquivos) e apagada depois, fora da varredura, pelo ajudante root
+(``hub/ajudante_root.py``), sem recursão (uma árvore de 3.000 pastas encaixadas não derruba nada). ``Fila`` reparte a correção por aluno (rodízio, no
 máximo uma entrega de cada aluno em correção e só a mais nova de cada atividade esperando).
 """
 
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
 import time
 from collections import deque
@@ -56,7 +56,7 @@ class Entrega:
     atividade: str
     carimbo: str
     uid: int
-    chegada: float  # mtime da pasta (quando o nbgrader submit a criou)
+    chegada: float  # ctime da pasta: quando entrou no inbound (o kernel marca; o dono não a recua, só avança)
     ino: int = 0
     dev: int = 0
     quando: float = field(default_factory=time.time)  # quando o serviço a viu
@@ -114,7 +114,14 @@ def examinar(dir_fd: int, nome: str, alunos: dict[str, int], atividades: set[str
         os.close(fd)
     if (aberto.st_ino, aberto.st_dev, aberto.st_uid) != (info.st_ino, info.st_dev, uid):
         return Recusa(nome, "a pasta da entrega mudou enquanto era examinada", uid)
-    return Entrega(nome, aluno, atividade, carimbo, uid, info.st_mtime, info.st_ino, info.st_dev)
+    return Entrega(nome, aluno, atividade, carimbo, uid, info.st_ctime, info.st_ino, info.st_dev)
+
+
+def carimbo_da_chegada(e: Entrega) -> str:
+    """A data que vale para o prazo, no formato do ``timestamp.txt`` do nbgrader: a da chegada ao ``inbound``
+    (``chegada``, o ctime que o kernel marca), nunca a do nome, que sai do computador do aluno e que ele
+    escreve como quiser (uma entrega atrasada com a data de um mês antes não esconde o atraso)."""
+    return datetime.fromtimestamp(e.chegada, UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _ler_arquivo(pasta_fd: int, nome: str, limite: int) -> bytes:
@@ -169,18 +176,17 @@ def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str 
 
 
 def por_de_lado(dir_fd: int, nome: str) -> str:
-    """Tira uma entrada do ``inbound``: apaga (sem seguir links) ou, se não dá (pasta do aluno
-    fechada para o serviço), renomeia para ``.quarentena+...`` na mesma pasta. Devolve o que fez."""
+    """Tira uma entrada do ``inbound`` com trabalho constante: apaga um arquivo ou uma pasta vazia (sem seguir
+    links); uma pasta com conteúdo (ou que o serviço não apaga) é renomeada para ``.quarentena+...`` na mesma
+    pasta, e o ajudante root a apaga depois. A varredura nunca percorre uma árvore do aluno: largura e
+    profundidade não atrasam a fila nem derrubam o serviço. Devolve o que fez."""
     try:
         info = os.lstat(nome, dir_fd=dir_fd)
     except OSError:
         return "sumiu"
     try:
         if stat.S_ISDIR(info.st_mode):
-            try:
-                os.rmdir(nome, dir_fd=dir_fd)  # pasta vazia: uma chamada só
-            except OSError:
-                shutil.rmtree(nome, dir_fd=dir_fd)
+            os.rmdir(nome, dir_fd=dir_fd)  # pasta vazia: uma chamada só (com conteúdo, OSError: quarentena)
         else:
             os.unlink(nome, dir_fd=dir_fd)
         return "apagada"

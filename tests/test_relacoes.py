@@ -134,3 +134,17 @@ def test_dica_de_erro_de_forma():
         "RuntimeError", "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3"
     )
     assert dica_do_erro("KeyError", "'x'") == ""
+
+
+def test_not_implemented_de_kernel_nao_e_esboco():
+    """Um NotImplementedError de um kernel do PyTorch (dtype sem a operação) ganha a dica da precedência; o
+    de um esboço continua sendo "Ainda não implementado"."""
+    from autograder.caixa.cliente import ErroDoAluno
+    from autograder.plugin_pytest import _mensagem_de, dica_do_erro
+
+    kernel = "\"bitwise_and_cpu\" not implemented for 'Float'"
+    assert "precedência" in dica_do_erro("NotImplementedError", kernel)
+    _, texto, _ = _mensagem_de(ErroDoAluno("NotImplementedError", kernel), None)
+    assert "Ainda não implementado" not in texto and "a & (b < c)" in texto
+    _, texto, _ = _mensagem_de(ErroDoAluno("NotImplementedError", ""), None)
+    assert texto.startswith("Ainda não implementado")

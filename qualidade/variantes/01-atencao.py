@@ -382,6 +382,58 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
         itens=["teste_atencao"],
         equivoco="entrada-alterada-no-lugar",
     ),
+    # (#38) float64 não é copiado por np.asarray: a subtração com out=z alcança o array de quem chamou
+    Variante(
+        "softmax-subtrai-com-out-em-float64",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z, dtype=np.float64)
+    np.subtract(z, np.max(z, axis=eixo, keepdims=True), out=z)
+    e = np.exp(z)
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+    # (#38) só estabiliza quando o máximo é grande: logits muito negativos dão 0/0
+    Variante(
+        "softmax-so-estabiliza-logits-grandes",
+        {
+            "softmax": """
+def softmax(z, eixo=-1):
+    z = np.asarray(z, dtype=np.float64)
+    if np.max(z) > 50:
+        z = z - np.max(z, axis=eixo, keepdims=True)
+    e = np.exp(z)
+    return e / np.sum(e, axis=eixo, keepdims=True)
+"""
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-so-estabiliza-logits-grandes",
+    ),
+    # (#38) troca os -inf da máscara aditiva no próprio array recebido
+    Variante(
+        "atencao-troca-inf-da-mascara-no-lugar",
+        {
+            "atencao": """
+def atencao_produto_escalar(Q, K, V, mascara=None):
+    d_k = Q.shape[-1]
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mascara is not None:
+        if mascara.dtype == bool:
+            s = np.where(mascara, s, -np.inf)
+        else:
+            mascara[np.isneginf(mascara)] = -1e30
+            s = s + mascara
+    pesos = softmax(s, eixo=-1)
+    return pesos @ V, pesos
+"""
+        },
+        itens=["teste_mascara"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
 ]
 
 # ------------------------------------------------------------------ atenção em blocos

@@ -702,6 +702,20 @@ MUTANTES += [
         itens=["teste_juntar_cabecas"],
         equivoco="entrada-alterada-no-lugar",
     ),
+    # (#38) projeta no próprio array recebido (X_q @= W_q): o resultado confere, mas quem chamou perde X_q
+    Variante(
+        "mh-projeta-no-lugar",
+        _multicabeca(
+            "    X_q = np.asarray(X_q, dtype=float)\n"
+            "    V = dividir_cabecas(X_kv @ W_v, h)\n"
+            "    K = dividir_cabecas(X_kv @ W_k, h)\n"
+            "    X_q @= W_q\n"
+            "    saida, pesos = atencao(dividir_cabecas(X_q, h), K, V, mascara)\n"
+            "    return juntar_cabecas(saida) @ W_o, pesos\n"
+        ),
+        itens=["teste_multicabeca_numpy"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
 ]
 
 # issue #38: o forward deixa o gradiente chegar a todos os parâmetros (suite.conferir_gradientes)
@@ -760,11 +774,18 @@ MUTANTES += [
     ),
 ]
 
-# issue #38: a escala medida com d_k = 9 (uma conta de raiz errada que coincide com √d_k em d_k = 4)
+# issue #38: a escala medida com d_k = 10 (uma conta de raiz errada que coincide com √d_k em d_k = 4)
 MUTANTES += [
     Variante(
         "modulo-raiz-como-metade",
         _modulo(escala="(self.d_k / 2)"),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-escala-errada",
+    ),
+    # (rodada cega 5) a raiz inteira só coincide com √d_k num quadrado perfeito: a sonda mede com d_k = 10
+    Variante(
+        "modulo-raiz-inteira",
+        _modulo(escala="int(self.d_k ** 0.5)"),
         itens=["teste_modulo_pytorch"],
         equivoco="modulo-escala-errada",
     ),

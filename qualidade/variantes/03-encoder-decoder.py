@@ -852,6 +852,13 @@ MUTANTES += [
         itens=["teste_feed_forward"],
         equivoco="ffn-ativacao-errada",
     ),
+    # (rodada cega 5) fora do catálogo de ativações: a promessa "identidade nos positivos" a nomeia
+    Variante(
+        "sonda-ffn-relu-ao-quadrado",
+        {"feed_forward": _ffn("    return np.maximum(0.0, x @ W1 + b1) ** 2 @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-ativacao-errada",
+    ),
     Variante(
         "sonda-bloco-gama-beta-ignorados",
         {

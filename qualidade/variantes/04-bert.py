@@ -323,7 +323,7 @@ class EncoderBERT(nn.Module):
                     norm_first=False,
                 )
             )
-        self.register_buffer("pe", codificacao_posicional(max_len, d_model), persistent=False)
+        self.register_buffer("pe", codificacao_posicional(max_len, d_model))
         self.info = (d_model, pad_id)
 
     def forward(self, ids):
@@ -840,5 +840,62 @@ MUTANTES += [
         },
         itens=["teste_mascarar_tokens"],
         equivoco="mlm-sorteio-repetido-no-lote",
+    ),
+]
+
+# issue #38 (corpus cego 5): promessas do enunciado que nenhum mutante cobria
+MUTANTES += [
+    Variante(
+        "encoder-pe-nao-persistente",
+        {
+            "encoder_bert": _encoder(
+                init=_INIT_OK.replace(
+                    "codificacao_posicional(max_len, d_model))",
+                    "codificacao_posicional(max_len, d_model), persistent=False)",
+                )
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-pe-fora-do-state-dict",
+    ),
+    Variante(
+        "encoder-pe-em-float64",
+        {
+            "encoder_bert": _encoder(
+                init=_INIT_OK.replace(
+                    "codificacao_posicional(max_len, d_model))", "codificacao_posicional(max_len, d_model).double())"
+                )
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-pe-dtype",
+    ),
+    Variante(
+        "mlm-devolve-int32",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "return entrada, rotulos", "return entrada.int(), rotulos"
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-nao-long",
+    ),
+    Variante(
+        "mlm-prob-zero-vira-padrao",
+        {"mascarar_tokens": _mlm("    prob = prob or 0.15\n" + _ESCOLHA_OK, _DESTINO_OK)},
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-prob-zero",
+    ),
+    Variante(
+        "mlm-escolha-por-frase",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = (torch.rand(ids.shape[0], 1, generator=g) < prob).expand(ids.shape)"
+                " & ~torch.isin(ids, esp)",
+                _DESTINO_OK,
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-escolha-por-linha",
     ),
 ]

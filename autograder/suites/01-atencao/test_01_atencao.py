@@ -47,6 +47,15 @@ SEM_MAXIMO_DA_FATIA = Equivoco(
     para_instrutor="O aluno estabiliza a softmax subtraindo outra coisa (mínimo, média) que não o máximo da fatia.",
     secao="Explicação Matemática",
 )
+SO_ESTABILIZA_LOGITS_GRANDES = Equivoco(
+    "softmax-so-estabiliza-logits-grandes",
+    "Softmax instável com logits muito negativos: numa fatia em que todos os logits estão perto de -1000, "
+    "todas as exponenciais viram 0 (underflow) e a divisão dá nan. Subtraia o máximo da fatia sempre, não só "
+    "quando ele é grande: depois da subtração o maior expoente é 0 e a soma nunca é 0.",
+    titulo="Softmax que só estabiliza logits grandes",
+    para_instrutor="O aluno subtrai o máximo só quando os logits são grandes e esquece o underflow de logits muito negativos.",
+    secao="Explicação Matemática",
+)
 MAXIMO_GLOBAL = Equivoco(
     "softmax-maximo-global",
     "A softmax subtrai o máximo do array inteiro, não o de cada fatia: fatias com valores bem menores "
@@ -329,6 +338,12 @@ def test_softmax_logits_grandes(aluno, rng):
     if obtido.shape == espalhados.shape and not np.all(np.isfinite(obtido)):
         raise Reprovado(SEM_MAXIMO_DA_FATIA.mensagem, SEM_MAXIMO_DA_FATIA)
     comparar(obtido, softmax_np(espalhados), "softmax de logits espalhados")
+    # caso construído (issue #38): todos os logits muito negativos; sem subtrair o máximo, exp dá 0 e 0/0 = nan
+    negativos = rng.normal(size=(2, 5)) - 1000.0
+    obtido = como_array(softmax_do_aluno(aluno, negativos), "softmax de logits muito negativos")
+    if obtido.shape == negativos.shape and not np.all(np.isfinite(obtido)):
+        raise Reprovado(SO_ESTABILIZA_LOGITS_GRANDES.mensagem, SO_ESTABILIZA_LOGITS_GRANDES)
+    comparar(obtido, softmax_np(negativos), "softmax de logits muito negativos")
 
 
 @item("teste_softmax", pontos=0.5)
@@ -343,6 +358,9 @@ def test_softmax_propriedades(aluno, rng):
     deslocado = como_array(softmax_do_aluno(aluno, z + np.float32(7.5)), "softmax deslocada")
     comparar(deslocado, p, "softmax(z + c) comparada com softmax(z)", atol=1e-5, rtol=1e-4)
     comparar(p, softmax_np(z), "softmax de float32", atol=1e-5, rtol=1e-4)
+    # float64, o dtype que np.asarray não copia: uma subtração no lugar (out=z, -=) alcança o array de quem chamou
+    softmax_do_aluno(aluno, rng.normal(size=(3, 5)))
+    exigir_entradas_intactas(aluno, "softmax", ["z", "eixo"])
 
 
 # ======================================================================= atenção
@@ -703,6 +721,7 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m, aditiva=True)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara aditiva")
+    exigir_entradas_intactas(aluno, "atencao_produto_escalar", ["Q", "K", "V", "mascara"])
 
 
 @item("teste_mascara", pontos=0.5)

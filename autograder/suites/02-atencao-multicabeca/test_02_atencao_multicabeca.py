@@ -597,6 +597,7 @@ def test_multicabeca_confere_com_pytorch(aluno, rng):
     comparar_par(
         _mh_aluno(aluno, Xq, Xkv, *W, h), esperado, diag, "atenção cruzada, lote 2", funcao="atencao_multicabeca"
     )
+    exigir_entradas_intactas(aluno, "atencao_multicabeca", ["X_q", "X_kv", "W_q", "W_k", "W_v", "W_o", "h", "mascara"])
 
 
 @item("teste_multicabeca_numpy", pontos=0.5)
@@ -1245,9 +1246,10 @@ def _sondas_modulo(aluno):
     def saida_com_v(v):
         return par(_rodar(_criar(aluno, d, h, sd), q, k, v), "forward")[0]
 
-    # issue #38: a escala é medida com d_k = 9, onde as contas erradas comuns dão divisores diferentes de √d_k
-    # (com d_k = 4, d_k / 2 = √d_k e uma raiz mal escrita, d_k ** 1 / 2, passaria)
-    d_e, h_e = 18, 2
+    # issue #38: a escala é medida com d_k = 10, onde as contas erradas comuns dão divisores diferentes de √d_k
+    # (com d_k = 4, d_k / 2 = √d_k e uma raiz mal escrita, d_k ** 1 / 2, passaria; com um quadrado perfeito,
+    # como 9, a raiz inteira math.isqrt(d_k) também passaria: √10 ≈ 3,16 e isqrt(10) = 3)
+    d_e, h_e = 20, 2
 
     def pesos_de_duas_chaves():
         # projeções identidade e sem viés: em cada cabeça, a consulta c·u vê a chave nula e u (pontuação c)

@@ -1383,6 +1383,17 @@ def _ffn_ativacao(aluno, x, W1):
                 "A ativação da feed-forward está errada: medida com W2 = identidade e b2 = 0 (a saída é a própria "
                 "ativação), ela é " + nome + ". A FFN usa a ReLU, elemento a elemento: np.maximum(0, x @ W1 + b1)."
             )
+    # issue #38 (a promessa, não o catálogo): zera os negativos como a ReLU, mas não devolve h onde h > 0
+    # (ReLU ao quadrado, ReLU escalada): a ReLU é a identidade nos positivos
+    positivos = h > 0.05
+    if np.any(positivos) and np.allclose(y[~positivos & (h <= 0)], 0.0, atol=1e-9):
+        i = int(np.argmax(np.where(positivos, np.abs(y - h), -1.0)))
+        return (
+            "A ativação da feed-forward zera os negativos, mas não deixa passar os positivos como estão: medida com "
+            f"W2 = identidade e b2 = 0, para a pré-ativação {mostrar(float(h.flat[i])):.4g} a saída foi "
+            f"{mostrar(float(y.flat[i])):.4g} (uma ReLU ao quadrado ou escalada?). A ReLU devolve o próprio valor "
+            "quando ele é positivo: np.maximum(0, x @ W1 + b1)."
+        )
     return False
 
 

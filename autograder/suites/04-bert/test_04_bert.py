@@ -146,8 +146,41 @@ ENC_N_CAMADAS = Equivoco(
     para_instrutor="O aluno não criou exatamente n_camadas camadas, uma instância por camada.",
     secao="Código Comentado",
 )
+ENC_PE_FORA_DO_STATE_DICT = Equivoco(
+    "encoder-pe-fora-do-state-dict",
+    'O buffer pe não aparece no state_dict do modelo: registre-o com self.register_buffer("pe", ...), sem '
+    "persistent=False. O enunciado pede um buffer que acompanha o modelo (.to(), .double() e state_dict).",
+    titulo="Buffer pe fora do state_dict",
+    para_instrutor="O aluno registra pe como buffer não persistente (ou atributo comum), e ele some do state_dict.",
+    secao="Código Comentado",
+)
+ENC_PE_DTYPE = Equivoco(
+    "encoder-pe-dtype",
+    "O buffer pe não tem o dtype dos pesos do modelo (float32): guardado em float64 (.double()), ele promove x a "
+    "float64 na soma e as camadas float32 falham. Crie a tabela no dtype padrão, sem .double().",
+    titulo="Buffer pe em outro dtype",
+    para_instrutor="O aluno guarda a tabela de posições em float64 num modelo float32.",
+    secao="Código Comentado",
+)
 
 # ----------------------------------------------------------------------- equívocos: MLM
+MLM_PROB_ZERO = Equivoco(
+    "mlm-prob-zero",
+    "Com prob=0 nenhum token deve ser escolhido, mas foram escolhidos tokens: o argumento prob = 0 foi tratado "
+    "como se não tivesse sido passado (por exemplo `prob = prob or 0.15`, e zero é falso em Python). Use o valor "
+    "recebido; para um padrão, o da assinatura basta.",
+    titulo="prob=0 tratado como o padrão",
+    para_instrutor="O aluno escreve `prob or 0.15` e o zero, falso em Python, volta ao padrão.",
+    secao="Código Comentado",
+)
+MLM_NAO_LONG = Equivoco(
+    "mlm-nao-long",
+    "mascarar_tokens deve devolver dois torch.LongTensor (dtype torch.long, int64), como ids: outro dtype inteiro "
+    "(int32 de .int()) quebra quem usa os rótulos na perda e no embedding.",
+    titulo="Saída que não é LongTensor",
+    para_instrutor="O aluno converte a entrada ou os rótulos para outro dtype inteiro (int32).",
+    secao="Código Comentado",
+)
 MLM_ESPECIAIS = Equivoco(
     "mlm-escolhe-especiais",
     "Tokens especiais ([CLS], [SEP], [PAD], [MASK]...) foram escolhidos pelo MLM: sorteie só entre os tokens "
@@ -211,6 +244,15 @@ MLM_SORTEIO_POR_LINHA = Equivoco(
     "próprio sorteio, independente dos outros da mesma linha.",
     titulo="80/10/10 sorteado por linha",
     para_instrutor="O aluno sorteou o destino uma vez para a linha inteira, não um sorteio por token escolhido.",
+    secao="Explicação Intuitiva",
+)
+MLM_ESCOLHA_POR_LINHA = Equivoco(
+    "mlm-escolha-por-linha",
+    "A escolha dos tokens foi sorteada por frase (linha), não por posição: o número de escolhidos por linha varia "
+    "muito mais do que sorteios independentes dariam (linhas quase inteiras escolhidas ao lado de linhas sem "
+    "nenhum). Cada token comum tem o seu próprio sorteio, com probabilidade prob: torch.rand(ids.shape, ...).",
+    titulo="Escolha sorteada por frase",
+    para_instrutor="O aluno sorteia um número por frase e escolhe (ou não) a frase inteira, em vez de um sorteio por token.",
     secao="Explicação Intuitiva",
 )
 MLM_GERADOR_GLOBAL = Equivoco(
@@ -507,6 +549,12 @@ _EIXOS_ENCODER = ("lote", "posições", "d_model")  # os eixos da saída do Enco
 def _criar_encoder(aluno, cfg):
     """Instancia o EncoderBERT do aluno, confere os nomes dos pesos e o converte para float64."""
     modelo = aluno.criar("EncoderBERT", *cfg.args())
+    pesos = modelo.pesos()
+    if "pe" not in pesos:
+        raise Reprovado(ENC_PE_FORA_DO_STATE_DICT.mensagem, ENC_PE_FORA_DO_STATE_DICT)
+    if torch.as_tensor(pesos["pe"]).dtype != torch.float32:
+        tipo = str(torch.as_tensor(pesos["pe"]).dtype)
+        raise Reprovado(f"{ENC_PE_DTYPE.mensagem} (veio {mostrar(tipo)})", ENC_PE_DTYPE)
     modelo.metodo("double", guardar=True)
     chaves = set(modelo.pesos()) - {"pe"}
     esperadas = _chaves_esperadas(cfg)
@@ -729,6 +777,8 @@ def _chamar_mlm(aluno, ids, vocab, id_mask, especiais, semente, prob=None):
             arr.dtype.kind in "iu",
             f"{mostrar(nome)} deve ser um tensor de inteiros (torch.long); veio {mostrar(arr.dtype)}.",
         )
+        if arr.dtype != np.int64:
+            raise Reprovado(f"{MLM_NAO_LONG.mensagem} ({mostrar(nome)} veio {mostrar(str(arr.dtype))})", MLM_NAO_LONG)
     return entrada.astype(np.int64), rotulos.astype(np.int64)
 
 
@@ -919,6 +969,7 @@ def test_mlm_proporcoes(aluno, rng):
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
     _conferir_aleatorios(ids, entrada, escolhidos, 64, especiais, 3)
     _conferir_posicoes_por_exemplo(comuns, escolhidos)
+    _conferir_escolha_por_token(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - 0.15) > 0.01:
         raise Reprovado(
@@ -957,6 +1008,16 @@ def _conferir_posicoes_por_exemplo(comuns, escolhidos):
         raise Reprovado(MLM_MESMAS_POSICOES.mensagem, MLM_MESMAS_POSICOES)
 
 
+def _conferir_escolha_por_token(comuns, escolhidos):
+    """issue #38: uma decisão por linha (a frase inteira escolhida ou não) dá dispersão ~m entre as linhas; um
+    sorteio por token dá ~1. Vem antes da fração, que essa decisão também erra."""
+    por_linha = _dispersao(escolhidos.sum(axis=1), comuns.sum(axis=1))
+    if por_linha is not None and por_linha > 5.0:
+        raise Reprovado(
+            f"{MLM_ESCOLHA_POR_LINHA.mensagem} (dispersão {mostrar(por_linha):.1f}; esperada ~1)", MLM_ESCOLHA_POR_LINHA
+        )
+
+
 def _conferir_independencia(comuns, escolhidos, viraram_mask):
     """Por distribuição: o número de escolhidos por linha e o de [MASK] entre eles variam como sorteios
     independentes por token. As médias (15%, 80%) não bastam: contagem exata por linha e um destino por
@@ -984,6 +1045,7 @@ def test_mlm_respeita_prob(aluno, rng):
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
     _conferir_posicoes_por_exemplo(comuns, escolhidos)
+    _conferir_escolha_por_token(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())
     if abs(fracao - prob) > 0.015:
         raise Reprovado(
@@ -994,6 +1056,10 @@ def test_mlm_respeita_prob(aluno, rng):
     # por linha o pega sempre (a mesma nota para todo aluno)
     _conferir_independencia(comuns, escolhidos, entrada == 3)
     _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
+    # caso de borda (issue #38): prob=0 é um valor, não a falta dele; nenhum token é escolhido
+    entrada0, rotulos0 = _chamar_mlm(aluno, ids[:8], 64, 3, especiais, int(rng.integers(2**31)), prob=0.0)
+    if np.any(rotulos0 != -100) or np.any(entrada0 != ids[:8]):
+        raise Reprovado(MLM_PROB_ZERO.mensagem, MLM_PROB_ZERO)
 
 
 @item("teste_mascarar_tokens", pontos=0.5)
