@@ -1316,3 +1316,13 @@ MUTANTES += [
         equivoco="treino-passo-sem-gradiente",
     ),
 ]
+
+# ------------------------------------------------------------------ corpus cego 5: tipo devolvido (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-feixe-devolve-tensor",
+        {"busca_em_feixe": _feixe(devolver="torch.tensor(melhor, dtype=torch.long)")},
+        itens=["teste_feixe"],
+        equivoco="feixe-devolve-tensor",
+    ),
+]

@@ -800,3 +800,42 @@ MUTANTES += [
         equivoco="vit-norma-final-fora-do-lugar",
     ),
 ]
+
+# ------------------------------------------------------------------ corpus cego 5: tipo, argumento, entrada (issue #38)
+MUTANTES += [
+    Variante(
+        "sonda-acuracia-numpy-float32",
+        _acuracia(retorno="np.float32(acertos / len(rotulos))"),
+        itens=["teste_acuracia"],
+        equivoco="acuracia-tipo-numpy",
+    ),
+    Variante(
+        "sonda-vit-n-classes-ignorado",
+        _trocada(_SLUG, "vit", ("nn.Linear(d_model, n_classes)", "nn.Linear(d_model, N_CLASSES)")),
+        itens=["teste_vit"],
+        equivoco="vit-n-classes-ignorado",
+    ),
+    Variante(
+        "sonda-vit-altera-as-imagens",
+        {
+            "vit": _vit()["vit"].replace(
+                "    def forward(self, imagens):\n", "    def forward(self, imagens):\n        imagens.sub_(0.5)\n"
+            )
+        },
+        itens=["teste_vit"],
+        equivoco="entrada-alterada-no-lugar",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-treino-betas-da-aula-6",
+        {
+            "treinar": _treino()["treinar"].replace(
+                "torch.optim.Adam(modelo.parameters(), lr=taxa)",
+                "torch.optim.Adam(modelo.parameters(), lr=taxa, betas=(0.9, 0.98), eps=1e-9)",
+            )
+        },
+        itens=["teste_treino"],
+        equivoco="treino-otimizador-errado",
+    ),
+]

@@ -2281,3 +2281,17 @@ MUTANTES += [
         "forward-sem-gradiente",
     ),
 ]
+
+# ------------------------------------------------------------------ corpus cego 5: bordas (issue #38)
+from qualidade.variantes import referencia_trocada as _trocada_cego5  # noqa: E402
+
+MUTANTES += [
+    Variante(
+        "sonda-especiais-lista-vazia",
+        _trocada_cego5(
+            "08-lm-moderno", "dividir_especiais", ("        return [texto] if texto else []", "        return []")
+        ),
+        itens=["teste_tokens_especiais"],
+        equivoco="especiais-lista-vazia",
+    ),
+]

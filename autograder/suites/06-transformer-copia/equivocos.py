@@ -638,3 +638,13 @@ FEIXE_DESCARTA_TERMINADAS = Equivoco(
     para_instrutor="O aluno tira do feixe as hipóteses que terminam em EOS e as perde, em vez de guardá-las para a escolha final.",
     secao="Explicação Matemática",
 )
+
+# ---------------------------------------------------------------- corpus cego 5: tipo devolvido (issue #38)
+FEIXE_DEVOLVE_TENSOR = Equivoco(
+    "feixe-devolve-tensor",
+    "busca_em_feixe devolveu um tensor, e o enunciado pede uma lista de ints (os tokens depois do BOS): "
+    "converta com `.tolist()` ou `[int(t) for t in ...]` antes de devolver.",
+    titulo="Feixe devolve tensor",
+    para_instrutor="O aluno devolveu a sequência escolhida como tensor, não como a lista de ints pedida.",
+    secao="Código Comentado",
+)

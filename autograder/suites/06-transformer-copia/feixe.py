@@ -259,8 +259,7 @@ def guloso_de(modelo, origem):
 
 def feixe_do_aluno(aluno, remoto, origem, largura, alfa, n_max):
     saida = aluno.busca_em_feixe(remoto, origem, largura, alfa, n_max)
-    if isinstance(saida, torch.Tensor):
-        saida = saida.tolist()
+    verificar(not isinstance(saida, torch.Tensor), EQ.FEIXE_DEVOLVE_TENSOR.mensagem, EQ.FEIXE_DEVOLVE_TENSOR)
     verificar(
         isinstance(saida, list | tuple) and all(type(t) is int for t in saida),
         f"busca_em_feixe deve devolver uma lista de ints (os tokens depois do BOS); veio {mostrar(type(saida).__name__)}.",

@@ -291,3 +291,21 @@ ACURACIA_COM_GRADIENTE = Equivoco(
     para_instrutor="O aluno mediu sem torch.no_grad(), como se medir fosse treinar.",
     secao="Código Comentado",
 )
+
+# ---------------------------------------------------------------- corpus cego 5: tipo devolvido e argumentos (issue #38)
+ACURACIA_TIPO_NUMPY = Equivoco(
+    "acuracia-tipo-numpy",
+    "acuracia devolveu um número do NumPy, e o enunciado pede um float do Python: converta com `float(...)` "
+    "(ou `.item()`) antes de devolver.",
+    titulo="Acurácia como número do NumPy",
+    para_instrutor="O aluno devolveu np.float32 (ou outro escalar do NumPy) em vez de um float do Python.",
+    secao="Código Comentado",
+)
+VIT_N_CLASSES_IGNORADO = Equivoco(
+    "vit-n-classes-ignorado",
+    "O argumento `n_classes` do construtor não é usado: com outro número de classes, a cabeça continua com o "
+    "número fixo no código. A cabeça é `nn.Linear(d_model, n_classes)`.",
+    titulo="n_classes ignorado",
+    para_instrutor="O aluno criou a cabeça com a constante N_CLASSES do notebook, e não com o argumento n_classes.",
+    secao="O token [CLS] e as posições aprendidas",
+)

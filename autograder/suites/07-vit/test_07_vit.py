@@ -229,7 +229,7 @@ N_VIT = (VIT["tamanho_imagem"] // VIT["tamanho_patch"]) ** 2  # patches por imag
 
 def _args_vit(cfg=VIT):
     nomes = ("tamanho_imagem", "tamanho_patch", "canais", "d_model", "h", "d_ff", "n_camadas")
-    return (*(cfg[k] for k in nomes), TR.N_CLASSES)
+    return (*(cfg[k] for k in nomes), cfg.get("n_classes", TR.N_CLASSES))
 
 
 IMAGEM_DO_EXEMPLO, PATCH_DO_EXEMPLO = 8, 4  # ViT(8, 4, 1, ...) nas verificações visíveis
@@ -247,6 +247,23 @@ def _exigir_tamanhos_lidos(pesos, cfg):
         ("tamanho_imagem", img, IMAGEM_DO_EXEMPLO, posicao, (1, (IMAGEM_DO_EXEMPLO // p) ** 2 + 1, d)),
     ]:
         suite.conferir_constante_do_exemplo(obtida, com_o_exemplo, nome, recebido, do_exemplo)
+
+
+def _exigir_n_classes_lido(pesos, ref, cfg):
+    """Formas do state_dict que são as de ``n_classes`` = N_CLASSES, não as do argumento: cabeça de tamanho fixo."""
+    if not isinstance(pesos, dict) or cfg.get("n_classes", TR.N_CLASSES) == TR.N_CLASSES:
+        return
+    formas = {k: tuple(getattr(v, "shape", ())) for k, v in pesos.items()}
+    com_o_padrao = ref.ViT(*_args_vit({**cfg, "n_classes": TR.N_CLASSES})).state_dict()
+    pedidas = ref.ViT(*_args_vit(cfg)).state_dict()
+    if formas.keys() >= pedidas.keys() and any(
+        formas[k] != tuple(pedidas[k].shape) and formas[k] == tuple(com_o_padrao[k].shape) for k in pedidas
+    ):
+        raise Reprovado(
+            f"{EQ.VIT_N_CLASSES_IGNORADO.mensagem} (com n_classes = {mostrar(cfg['n_classes'])}, a cabeça saiu com "
+            f"{mostrar(TR.N_CLASSES)} saídas)",
+            EQ.VIT_N_CLASSES_IGNORADO,
+        )
 
 
 def _vit(aluno, ref, rng):
@@ -303,6 +320,7 @@ def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
     remoto, sd = _vit(aluno, ref, rng)
     imagens = _imagens(rng)
     obtido = remoto(imagens)
+    suite.exigir_entradas_intactas(remoto, "ViT.forward", ["imagens"])
     _tensor(obtido, "ViT.forward")
     comparar(
         obtido.numpy(),
@@ -410,6 +428,7 @@ def test_vit_estrutura(aluno, ref):
     # imagem 12 (não a 8 das verificações visíveis), patch 4: N = 9 patches
     cfg = {**VIT, "tamanho_imagem": 12, "tamanho_patch": 4, "canais": 3, "d_model": 12, "h": 3, "d_ff": 20}
     cfg["n_camadas"] = 3
+    cfg["n_classes"] = TR.N_CLASSES - 3  # outro número de classes: o argumento do construtor tem de ser lido
     aluno.injetar(TR.ITEM.auxiliar)
     remoto = aluno.criar("ViT", *_args_vit(cfg))
     # a estrutura com as camadas do aluno (uma mesma camada repetida na lista aparece aqui); o conteúdo
@@ -421,6 +440,7 @@ def test_vit_estrutura(aluno, ref):
     esperado = ref.ViT(*_args_vit(cfg)).state_dict()
     pesos = remoto.pesos()
     _exigir_tamanhos_lidos(pesos, cfg)
+    _exigir_n_classes_lido(pesos, ref, cfg)
     if isinstance(pesos, dict) and "cls" not in pesos:
         raise Reprovado(f"{EQ.VIT_SEM_CLS.mensagem} (O seu state_dict não tem o parâmetro 'cls'.)", EQ.VIT_SEM_CLS)
     if isinstance(pesos, dict) and "posicao" not in pesos:
@@ -491,6 +511,27 @@ def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
             decaimento = float(usado.get("weight_decay") or 0)
         if isinstance(usado, dict) and (classe not in ("Adam", "AdamW") or decaimento != 0):
             raise Reprovado(EQ.TREINO_OTIMIZADOR_ERRADO.mensagem, EQ.TREINO_OTIMIZADOR_ERRADO)
+        # os padrões do Adam pedido (betas (0.9, 0.999), eps 1e-8): os da aula 6 (0.98, 1e-9) mudam os passos
+        _exigir_padroes_do_adam(usado)
+
+
+def _exigir_padroes_do_adam(usado):
+    if not isinstance(usado, dict):
+        return
+    betas, eps = usado.get("betas"), usado.get("eps")
+    try:
+        betas_padrao = betas is None or np.allclose(
+            np.asarray(betas, dtype=np.float64), (0.9, 0.999), rtol=0, atol=1e-12
+        )
+        eps_padrao = eps is None or math.isclose(float(eps), 1e-8, rel_tol=1e-9, abs_tol=0)
+    except (TypeError, ValueError):
+        betas_padrao = eps_padrao = False
+    if not (betas_padrao and eps_padrao):
+        raise Reprovado(
+            f"{EQ.TREINO_OTIMIZADOR_ERRADO.mensagem} O Adam pedido usa os betas e o eps padrão ((0.9, 0.999) e 1e-8); "
+            f"o seu usou betas {mostrar(betas)} e eps {mostrar(eps)}.",
+            EQ.TREINO_OTIMIZADOR_ERRADO,
+        )
 
 
 test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.5)
@@ -550,6 +591,11 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
         suite.exigir_que_responda(
             [valor, _acuracia_do_aluno(aluno, *_dados_acuracia(rng, 150, 1.0), 32)[0]], "acuracia"
         )
+        # o tipo, visto dentro da caixa (a travessia converte np.float32 em float): o enunciado pede um float
+        modelo = aluno.criar("_avaliador_ModeloAcuracia", TR.N_CLASSES)
+        tipo = aluno.chamar("_avaliador_tipo_da_acuracia", modelo, imagens, rotulos, 32)
+        if isinstance(tipo, str) and tipo.startswith("numpy."):
+            raise Reprovado(f"{EQ.ACURACIA_TIPO_NUMPY.mensagem} (veio {mostrar(tipo)})", EQ.ACURACIA_TIPO_NUMPY)
         return
     if math.isclose(valor, acertos):
         raise Reprovado(EQ.ACURACIA_CONTAGEM.mensagem, EQ.ACURACIA_CONTAGEM)

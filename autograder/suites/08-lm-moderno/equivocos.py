@@ -938,3 +938,13 @@ AMOSTRA_FORA_DO_NUCLEO = Equivoco(
     para_instrutor="O aluno sorteia da softmax dos logits crus, sem a temperatura e o top-p.",
     secao="Gerar: o cache KV com RoPE",
 )
+
+# ---------------------------------------------------------------- corpus cego 5: bordas (issue #38)
+ESP_LISTA_VAZIA = Equivoco(
+    "especiais-lista-vazia",
+    "Com a lista de especiais vazia, dividir_especiais tem de devolver o texto inteiro como único pedaço "
+    "([texto]): sem especiais não há onde cortar.",
+    titulo="Sem especiais, sem texto",
+    para_instrutor="O aluno trata a lista de especiais vazia como caso à parte e devolve [] em vez de [texto].",
+    secao="Dos bytes aos tokens: o BPE em bytes",
+)

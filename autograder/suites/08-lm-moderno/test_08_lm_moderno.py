@@ -873,14 +873,24 @@ def _especiais(rng):
 def test_especiais_dividir(aluno, rng):
     """tokens especiais: cada especial é um pedaço sozinho, o mais longo primeiro, com re.escape"""
     especiais = _especiais(rng)
-    for texto in (EX.texto_com_especiais(rng, especiais), "sem nenhum especial: 1 < 2 > 0, a|b"):
-        obtido = aluno.dividir_especiais(texto, list(especiais))
+    sem_especial = "sem nenhum especial: 1 < 2 > 0, a|b"
+    # a lista de especiais vazia é uma borda do enunciado: o texto inteiro é o único pedaço
+    for texto, lista in (
+        (EX.texto_com_especiais(rng, especiais), especiais),
+        (sem_especial, especiais),
+        (sem_especial, []),
+    ):
+        obtido = aluno.dividir_especiais(texto, list(lista))
         suite.exigir_entradas_intactas(aluno, "dividir_especiais", ["texto", "especiais"])
-        esperado = EX.dividir_ref(texto, especiais)
+        esperado = EX.dividir_ref(texto, lista)
         if obtido == esperado:
             continue
         if not isinstance(obtido, list) or not all(isinstance(p, str) for p in obtido):
             raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {mostrar(type(obtido).__name__)}.")
+        if not lista:
+            raise Reprovado(
+                f"{EQ.ESP_LISTA_VAZIA.mensagem} (veio {mostrar(len(obtido))} pedaço(s))", EQ.ESP_LISTA_VAZIA
+            )
         for eq, modo in suite.pares_por_modo(EQ.ESP_SEM_ESCAPE, EQ.ESP_MAIS_CURTO, EQ.ESP_DESCARTA):
             if obtido == EX.dividir_ref(texto, especiais, modo):
                 raise Reprovado(eq.mensagem, eq)
