@@ -113,6 +113,18 @@ def test_lixo_largo_nao_segura_a_varredura(tmp_path):
     assert mais_longa < 2.0, f"uma varredura levou {mais_longa:.2f} s (a retirada de uma pasta só não para no meio)"
 
 
+@pytest.fixture
+def sem_arvores_fundas(tmp_path):
+    """Apaga, sem recursão, o que os testes de pastas encaixadas deixam em ``tmp_path``: a limpeza das pastas
+    antigas do pytest usa ``shutil.rmtree``, que no Python 3.11 morre com ``RecursionError`` numa árvore de
+    3.000 níveis (e derrubaria a sessão seguinte inteira)."""
+    from autograder.caixa.disco import apagar_arvore
+
+    yield tmp_path
+    for filho in tmp_path.iterdir():
+        apagar_arvore(str(filho))
+
+
 def _cadeia(inbound: Path, nome: str, niveis: int) -> None:
     """Uma pasta ``nome`` com ``niveis`` pastas, uma dentro da outra (0,5 s para 3.000 níveis)."""
     fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
@@ -129,12 +141,13 @@ def _cadeia(inbound: Path, nome: str, niveis: int) -> None:
         os.close(fd)
 
 
-def test_quarentena_funda_nao_mata_a_limpeza(tmp_path, monkeypatch):
+def test_quarentena_funda_nao_mata_a_limpeza(sem_arvores_fundas, monkeypatch):
     """O Caio cria no ``inbound`` uma pasta com o nome de uma quarentena (o serviço de correção não examina
     esses nomes; só o ajudante root os apaga) e, dentro dela, 3.000 pastas encaixadas. ``troca.por_de_lado``
     apaga com ``shutil.rmtree``, que no Python 3.11 desce por recursão: ``RecursionError``, que não é
     ``OSError``. O thread da quarentena do ajudante (``_esvaziar_quarentena``) só pega ``OSError``: morre, e
     nenhuma quarentena (as recusadas de pastas fechadas) é apagada de novo enquanto o ajudante vive."""
+    tmp_path = sem_arvores_fundas
     from hub import ajudante_root, comum, troca
 
     inbound = tmp_path / "troca" / comum.CURSO_ID / "inbound"
@@ -158,11 +171,12 @@ def test_quarentena_funda_nao_mata_a_limpeza(tmp_path, monkeypatch):
     assert sobrou == [], sobrou
 
 
-def test_recusada_funda_sai_do_inbound(tmp_path):
+def test_recusada_funda_sai_do_inbound(sem_arvores_fundas):
     """Uma entrada recusada (nome fora do formato) do Caio, aberta (0777), com 3.000 pastas encaixadas: o
     serviço tenta apagá-la, ``shutil.rmtree`` levanta ``RecursionError`` (não é ``OSError``: não há quarentena),
     o serviço registra "não consegui retirar" e a entrada fica no ``inbound`` para sempre (o nome já foi visto
     e não é examinado de novo). A garantia: o que é recusado sai do ``inbound`` (apagado ou em quarentena)."""
+    tmp_path = sem_arvores_fundas
     inbound = tmp_path / "inbound"
     inbound.mkdir()
     estado = tmp_path / "estado"
