@@ -405,7 +405,10 @@ def test_corrida_pequena_em_paralelo_e_em_rodizio(tmp_path, monkeypatch):
         assert rb1["inicio"] < ra1["fim"] and ra1["inicio"] < rb1["fim"], (ra1, rb1)
         # rodízio: a mais nova da Ana só depois de a primeira dela terminar
         assert ra5["inicio"] >= ra1["fim"]
-        historico = ler_tratadas(c.historico)
+        # a vaga devolve a resposta antes de o serviço gravar o histórico: espera a gravação (a corrida do teste)
+        fim = time.monotonic() + 30
+        while not {a1, b1, a5} <= set(historico := ler_tratadas(c.historico)) and time.monotonic() < fim:
+            time.sleep(0.05)
         substituidas = sorted(n for n, r in historico.items() if r["situacao"] == "substituída")
         assert substituidas == [_nome("ana", agora + i, f"a{i}") for i in (2, 3, 4)]
         assert all(historico[n]["situacao"] == "corrigida" for n in (a1, b1, a5))
