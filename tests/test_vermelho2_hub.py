@@ -36,6 +36,22 @@ ARQUIVOS = int(os.environ.get("VERMELHO2_ARQUIVOS", "200000"))
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
 
 
+def _corretor(tmp_path: Path) -> tuple[Corretor, Path]:
+    """O serviço de correção de verdade (só a parte que recebe), sobre um ``inbound`` falso em ``tmp_path``."""
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    (tmp_path / "estado").mkdir()
+    c = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=tmp_path / "estado",
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+    )
+    return c, inbound
+
+
 def _nome(aluno: str, segundos: float, sorteio: str) -> str:
     carimbo = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
     return f"{aluno}+{SLUG}+{carimbo}+{sorteio}"
@@ -75,18 +91,7 @@ def test_lixo_largo_nao_segura_a_varredura(tmp_path):
     """A varredura que retira a pasta larga do Caio tem de caber no limite de retirada (com folga: 2 s); a
     entrega da Bia, criada no começo dessa varredura, entra na fila na varredura seguinte, sem esperar o
     Caio."""
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    estado = tmp_path / "estado"
-    estado.mkdir()
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
+    c, inbound = _corretor(tmp_path)
     criar = _lixo_largo(inbound, f"lixo+{SLUG}+x+y", ARQUIVOS)
     print(f"Caio: {ARQUIVOS} arquivos vazios numa entrada criados em {criar:.1f} s")
     chegada = {}
@@ -177,18 +182,7 @@ def test_recusada_funda_sai_do_inbound(sem_arvores_fundas):
     o serviço registra "não consegui retirar" e a entrada fica no ``inbound`` para sempre (o nome já foi visto
     e não é examinado de novo). A garantia: o que é recusado sai do ``inbound`` (apagado ou em quarentena)."""
     tmp_path = sem_arvores_fundas
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    estado = tmp_path / "estado"
-    estado.mkdir()
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
+    c, inbound = _corretor(tmp_path)
     nome = f"lixo-fundo+{SLUG}+x+y"
     _cadeia(inbound, nome, 3000)
     os.chown(inbound / nome, CAIO, -1)
@@ -210,19 +204,8 @@ def test_data_da_entrega_e_a_da_chegada(tmp_path, monkeypatch):
     from hub import comum
     from hub.corretor import coletar
 
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    estado = tmp_path / "estado"
-    estado.mkdir()
     monkeypatch.setattr(comum, "CURSO", tmp_path / "curso")
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
+    c, inbound = _corretor(tmp_path)
     antiga = time.time() - 30 * 86400  # um mês antes (o prazo já passou quando ela entrega)
     bia = _entrega(inbound, _nome("bia", antiga, "b1"), BIA)
     chegada = time.time()
