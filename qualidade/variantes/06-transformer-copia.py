@@ -735,6 +735,18 @@ MUTANTES += [
         [D],
         "dados-pad-ate-comp-max",
     ),
+    # (#38) um símbolo por sequência, repetido em todas as posições
+    Variante(
+        "dados-um-simbolo-por-sequencia",
+        {
+            "gerar_lote_copia": _dados()["gerar_lote_copia"].replace(
+                "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, L), generator=gerador)",
+                "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, 1), generator=gerador).expand(n, L).clone()",
+            )
+        },
+        [D],
+        "dados-simbolo-repetido",
+    ),
     Variante(
         "dados-simbolo-remendado",
         {

@@ -419,6 +419,13 @@ def test_dados_comprimentos_uniformes(aluno, rng):
         f"{EQ.DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {mostrar(freq.tolist())} em {mostrar(len(todos))} símbolos)",
         EQ.DADOS_SIMBOLOS_NAO_UNIFORMES,
     )
+    # cada posição sorteada à parte: as duas primeiras (todo comprimento é ≥ 2) coincidem perto de 1 vez em 10
+    iguais = float((src[:, 0] == src[:, 1]).double().mean())
+    verificar(
+        iguais < 0.3,
+        f"{EQ.DADOS_SIMBOLO_REPETIDO.mensagem} (Iguais em {mostrar(iguais):.0%} das sequências.)",
+        EQ.DADOS_SIMBOLO_REPETIDO,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)
