@@ -489,6 +489,7 @@ def esquecer_enviados() -> None:
     de outro aluno, no mesmo processo, não muda as mensagens desta (a mesma submissão, as mesmas mensagens)."""
     _JANELAS_ENVIADAS.clear()
     _TEXTOS_REGISTRADOS.clear()
+    _esquecer_do_aluno()
 
 
 def _letras(texto: str) -> list[tuple[int, str]]:
@@ -582,15 +583,17 @@ LIMITE_SEQUENCIA_VALOR = 24
 _SEQUENCIA = re.compile(r"[^\W_]+")
 
 
-def valor_do_aluno(texto) -> str:
+def valor_do_aluno(texto, enviados: bool = True) -> str:
     """O texto de um valor que pode ter vindo do aluno, do jeito que pode entrar numa mensagem
-    (ver acima). Um valor curto e comum (formas, dtypes, poucos números) passa igual."""
+    (ver acima). Um valor curto e comum (formas, dtypes, poucos números) passa igual. ``enviados=False``:
+    sem o filtro de textos enviados (um rótulo da suíte, que não veio do aluno: ``suite.mostrar``)."""
     if type(texto) is not str:
         texto = str(texto)
     texto = "".join(c if c == "\n" or unicodedata.category(c)[0] != "C" else " " for c in texto[:4096])
-    saida = _amostra_de_alfanumericos(
-        _sem_textos_enviados(_so_permitidos(texto, manter="\n")), LIMITE_ALFANUMERICOS_VALOR, LIMITE_SEQUENCIA_VALOR
-    )
+    texto = _so_permitidos(texto, manter="\n")
+    if enviados:
+        texto = _sem_textos_enviados(texto)
+    saida = _amostra_de_alfanumericos(texto, LIMITE_ALFANUMERICOS_VALOR, LIMITE_SEQUENCIA_VALOR)
     return saida if len(saida) <= LIMITE_VALOR_ALUNO else saida[: LIMITE_VALOR_ALUNO - 1] + "…"
 
 
@@ -682,3 +685,496 @@ def conferir_argumentos_de_callback(args, kwargs, limites: dict | None = None) -
 
     ver(list(args))
     ver(dict(kwargs))
+
+
+# --------------------------------------------------------------------- o que veio do aluno
+# O avaliador precisa SABER o que numa mensagem veio do aluno (issue #37, classe 2). Dois caminhos, um só
+# registro por submissão (zerado em ``esquecer_enviados``, no início de ``avaliar``):
+#
+# * Valores devolvidos pela caixa (``registrar_do_aluno``, no cliente, com tudo o que ``decodificar``
+#   devolve): listas, tuplas, dicionários, arrays e tensores ficam marcados pela identidade (guardados
+#   vivos até o fim da submissão, para que o ``id`` não se repita), arrays e tensores também pela memória
+#   (uma fatia, ``np.asarray`` ou ``torch.from_numpy`` de um valor do aluno aponta para a mesma memória),
+#   textos pelo conteúdo (um texto devolvido, ou um trecho de 8 ou mais caracteres de um texto do aluno é do aluno) e números
+#   "escolhidos" (inteiros de 5 dígitos ou mais, reais que não são inteiros) pelo valor. ``suite.mostrar``
+#   mostra um valor do aluno só pela forma: tipo, forma, dtype, tamanho, inteiros pequenos e reais com 2
+#   algarismos significativos, nunca o conteúdo.
+# * O texto de uma exceção do aluno (``TextoDoAluno``): sai num relatório só se é uma mensagem conhecida
+#   do Python, do NumPy ou do PyTorch (``_MODELOS_DE_EXCECAO``, escrita em português) ou uma mensagem
+#   escrita no código enviado (uma constante de texto ou um f-string dele), e as partes variáveis só
+#   podem ser inteiros pequenos (até 4 dígitos) e nomes que aparecem no código enviado, que foi escrito
+#   antes de qualquer entrada oculta existir. Qualquer outro texto sai como "texto omitido".
+#
+# O limite honesto: numa mensagem o aluno ainda escolhe comprimentos, formas, inteiros pequenos, qual das
+# mensagens conhecidas (ou das suas) levanta e quais nomes do próprio código aparecem nela: algumas dezenas
+# de bits por mensagem, nunca um texto ou uma sequência longa de números.
+_VALORES_DO_ALUNO: dict[int, object] = {}
+_MEMORIA_DO_ALUNO: list[tuple[int, int]] = []
+_TEXTOS_DO_ALUNO: set[str] = set()
+_NUMEROS_DO_ALUNO: set = set()
+_NOMES_DO_CODIGO: set[str] = set()
+_MODELOS_DO_CODIGO: list = []
+LIMITE_REGISTRO_DO_ALUNO = 200_000  # objetos marcados por submissão (um processo que vive muito: o hub)
+TRECHO_MINIMO_DO_ALUNO = 8  # um trecho mais curto de um texto do aluno só é dele se é o texto inteiro
+_NOME_COM_PONTOS = re.compile(r"[A-Za-z_]\w{0,60}(?:\.(?:[A-Za-z_]\w{0,60}|\d{1,3})){0,5}")
+BURACOS_POR_MENSAGEM = 3  # campos de um f-string do aluno que uma mensagem dele pode preencher
+
+
+def _esquecer_do_aluno() -> None:
+    _VALORES_DO_ALUNO.clear()
+    _MEMORIA_DO_ALUNO.clear()
+    _TEXTOS_DO_ALUNO.clear()
+    _NUMEROS_DO_ALUNO.clear()
+    _NOMES_DO_CODIGO.clear()
+    _MODELOS_DO_CODIGO.clear()
+
+
+def _numero_escolhido(v) -> bool:
+    """Um número que carrega mais que um tamanho ou um índice: inteiro de 5 dígitos ou mais, real não inteiro."""
+    if type(v) is int:
+        return abs(v) >= 10_000
+    if type(v) is float:
+        return not (math.isfinite(v) and v == int(v) and abs(v) < 10_000)
+    return False
+
+
+def _memoria(valor):
+    """(início, fim) da memória de um array do NumPy ou de um tensor do PyTorch, ou None."""
+    import numpy as np
+
+    if isinstance(valor, np.ndarray):
+        inicio = valor.__array_interface__["data"][0]
+        return inicio, inicio + max(valor.nbytes, 1)
+    torch = _torch_se_carregado()
+    if torch is not None and isinstance(valor, torch.Tensor):
+        try:
+            armazenamento = valor.untyped_storage()
+            inicio = armazenamento.data_ptr()
+            return inicio, inicio + max(armazenamento.nbytes(), 1)
+        except Exception:  # tensores sem memória própria (meta, esparsos): ficam só pela identidade
+            return None
+    return None
+
+
+def registrar_do_aluno(valor, _prof: int = 0) -> None:
+    """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno."""
+    if _prof > LIMITE_PROFUNDIDADE or len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
+        return
+    tipo = type(valor)
+    if tipo is str:
+        if valor:
+            _TEXTOS_DO_ALUNO.add(valor)
+        return
+    if tipo is int or tipo is float:
+        if _numero_escolhido(valor):
+            _NUMEROS_DO_ALUNO.add(valor)
+        return
+    if valor is None or tipo is bool:
+        return
+    _VALORES_DO_ALUNO[id(valor)] = valor
+    faixa = _memoria(valor)
+    if faixa is not None:
+        _MEMORIA_DO_ALUNO.append(faixa)
+        if math.prod(getattr(valor, "shape", (65,))) <= 64:
+            try:  # um array pequeno: os seus números também (``obtido.tolist()``, ``float(obtido[0])``)
+                for x in valor.reshape(-1).tolist():
+                    registrar_do_aluno(x, _prof + 1)
+            except Exception:
+                pass
+        return
+    if tipo is list or tipo is tuple:
+        for v in valor:
+            registrar_do_aluno(v, _prof + 1)
+    elif tipo is dict:
+        for k, v in valor.items():
+            registrar_do_aluno(k, _prof + 1)
+            registrar_do_aluno(v, _prof + 1)
+
+
+def do_aluno(valor, _prof: int = 0) -> bool:
+    """``valor`` é (ou contém, ou aponta para a memória de) algo que o código do aluno devolveu."""
+    if _prof > LIMITE_PROFUNDIDADE:
+        return True
+    tipo = type(valor)
+    if tipo is str:
+        if _NOME_COM_PONTOS.fullmatch(valor) and _nome_permitido(valor):
+            return False  # um nome do código enviado (a chave de um state_dict): escrito antes das entradas ocultas
+        if valor in _TEXTOS_DO_ALUNO:
+            return True
+        if len(valor) >= TRECHO_MINIMO_DO_ALUNO:
+            return any(valor in t for t in _TEXTOS_DO_ALUNO if len(t) >= len(valor))
+        return False
+    if tipo is int or tipo is float:
+        return valor in _NUMEROS_DO_ALUNO
+    if valor is None or tipo is bool:
+        return False
+    if id(valor) in _VALORES_DO_ALUNO and _VALORES_DO_ALUNO[id(valor)] is valor:
+        return True
+    if isinstance(valor, (list, tuple)):
+        return any(do_aluno(v, _prof + 1) for v in valor)
+    if isinstance(valor, dict):
+        return any(do_aluno(k, _prof + 1) or do_aluno(v, _prof + 1) for k, v in valor.items())
+    faixa = _memoria(valor)
+    if faixa is not None:
+        return any(i < faixa[1] and faixa[0] < f for i, f in _MEMORIA_DO_ALUNO)
+    if hasattr(valor, "item") and getattr(valor, "ndim", None) == 0:  # escalar do NumPy
+        try:
+            return do_aluno(valor.item(), _prof + 1)
+        except Exception:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------- o texto de uma exceção do aluno
+_IDENT = r"[A-Za-z_][\w.]{0,60}"
+_N = r"-?\d{1,4}"
+_FORMA = r"[\[(]?\s*(?:-?\d{1,4}(?:\s*[,x×]\s*-?\d{1,4}){0,7})?\s*,?\s*[\])]?"
+_BURACOS = {
+    "n": _N,
+    "forma": _FORMA,
+    "nome": _IDENT,
+    "op": r"[-+*/%@&|^<>=!]{1,3}|\*\*|//",
+}
+
+
+def _modelo(padrao: str, saida: str):
+    """Um modelo de mensagem: ``padrao`` com buracos ``{n}``, ``{forma}``, ``{nome}``, ``{op}`` (cada um vira
+    um grupo), ``saida`` em português com os mesmos buracos, na ordem."""
+    partes, nomes = [], []
+    for i, pedaco in enumerate(re.split(r"\{(\w+)\}", padrao)):
+        if i % 2:
+            nomes.append(pedaco)
+            partes.append(f"({_BURACOS[pedaco]})")
+        else:
+            partes.append(re.escape(pedaco))
+    return re.compile("".join(partes) + r"\s*"), tuple(nomes), saida
+
+
+# As mensagens das bibliotecas que um aluno honesto encontra (formas que não batem, nomes que faltam,
+# índices fora do lugar, tipos trocados), escritas em português.
+_MODELOS_DE_EXCECAO = [
+    _modelo(
+        "mat1 and mat2 shapes cannot be multiplied ({n}x{n} and {n}x{n})",
+        "as formas de mat1 e mat2 não se multiplicam ({}x{} e {}x{})",
+    ),
+    _modelo(
+        "The size of tensor a ({n}) must match the size of tensor b ({n}) at non-singleton dimension {n}",
+        "o tamanho do tensor a ({}) não confere com o do tensor b ({}) no eixo {}",
+    ),
+    _modelo(
+        "The expanded size of the tensor ({n}) must match the existing size ({n}) at non-singleton dimension {n}."
+        "  Target sizes: {forma}.  Tensor sizes: {forma}",
+        "o tamanho expandido do tensor ({}) não confere com o existente ({}) no eixo {}; formas {} e {}",
+    ),
+    _modelo(
+        "operands could not be broadcast together with shapes {forma} {forma}",
+        "formas incompatíveis no broadcast: {} e {}",
+    ),
+    _modelo(
+        "operands could not be broadcast together with remapped shapes [original->remapped]: {forma}",
+        "formas incompatíveis no broadcast",
+    ),
+    _modelo(
+        "matmul: Input operand {n} has a mismatch in its core dimension {n}, with gufunc signature "
+        "(n?,k),(k,m?)->(n?,m?) (size {n} is different from {n})",
+        "matmul: o operando {} não confere no eixo {} (tamanho {} diferente de {})",
+    ),
+    _modelo(
+        "shapes {forma} and {forma} not aligned: {n} (dim {n}) != {n} (dim {n})",
+        "formas {} e {} não alinhadas: {} (eixo {}) != {} (eixo {})",
+    ),
+    _modelo(
+        "Sizes of tensors must match except in dimension {n}. Expected size {n} but got size {n} for tensor number"
+        " {n} in the list.",
+        "os tamanhos dos tensores devem bater fora do eixo {}: esperado {}, veio {} no tensor {} da lista",
+    ),
+    _modelo(
+        "cannot reshape array of size {n} into shape {forma}",
+        "não dá para mudar um array de {} elementos para a forma {}",
+    ),
+    _modelo(
+        "shape '{forma}' is invalid for input of size {n}", "a forma {} não serve para uma entrada de {} elementos"
+    ),
+    _modelo(
+        "Dimension out of range (expected to be in range of [{n}, {n}], but got {n})",
+        "eixo fora do intervalo (esperado entre {} e {}, veio {})",
+    ),
+    _modelo("axis {n} is out of bounds for array of dimension {n}", "eixo {} fora dos limites de um array de {} eixos"),
+    _modelo(
+        "index {n} is out of bounds for axis {n} with size {n}", "índice {} fora dos limites do eixo {} (tamanho {})"
+    ),
+    _modelo(
+        "index {n} is out of bounds for dimension {n} with size {n}",
+        "índice {} fora dos limites do eixo {} (tamanho {})",
+    ),
+    _modelo("index out of range in self", "índice fora do intervalo (index out of range in self)"),
+    _modelo("list index out of range", "índice de lista fora do intervalo (list index out of range)"),
+    _modelo("tuple index out of range", "índice de tupla fora do intervalo (tuple index out of range)"),
+    _modelo("string index out of range", "índice de texto fora do intervalo (string index out of range)"),
+    _modelo("name '{nome}' is not defined", "o nome '{}' não está definido"),
+    _modelo(
+        "name '{nome}' is not defined. Did you mean: '{nome}'?", "o nome '{}' não está definido (quis dizer '{}'?)"
+    ),
+    _modelo("'{nome}' object has no attribute '{nome}'", "um objeto '{}' não tem o atributo '{}'"),
+    _modelo(
+        "'{nome}' object has no attribute '{nome}'. Did you mean: '{nome}'?",
+        "um objeto '{}' não tem o atributo '{}' (quis dizer '{}'?)",
+    ),
+    _modelo("module '{nome}' has no attribute '{nome}'", "o módulo '{}' não tem o atributo '{}'"),
+    _modelo(
+        "module '{nome}' has no attribute '{nome}'. Did you mean: '{nome}'?",
+        "o módulo '{}' não tem o atributo '{}' (quis dizer '{}'?)",
+    ),
+    _modelo("type object '{nome}' has no attribute '{nome}'", "o tipo '{}' não tem o atributo '{}'"),
+    _modelo(
+        "unsupported operand type(s) for {op}: '{nome}' and '{nome}'",
+        "operação {} entre tipos '{}' e '{}' não suportada",
+    ),
+    _modelo("'{nome}' object is not subscriptable", "um objeto '{}' não aceita índice"),
+    _modelo("'{nome}' object is not callable", "um objeto '{}' não é chamável"),
+    _modelo("'{nome}' object is not iterable", "um objeto '{}' não é iterável"),
+    _modelo("cannot unpack non-iterable {nome} object", "um objeto {} não se desempacota"),
+    _modelo("{nome}() missing {n} required positional argument: '{nome}'", "{}() sem {} argumento obrigatório: '{}'"),
+    _modelo(
+        "{nome}() missing {n} required positional arguments: '{nome}' and '{nome}'",
+        "{}() sem {} argumentos obrigatórios: '{}' e '{}'",
+    ),
+    _modelo(
+        "{nome}() takes {n} positional arguments but {n} were given", "{}() recebe {} argumentos posicionais, vieram {}"
+    ),
+    _modelo(
+        "{nome}() takes {n} positional argument but {n} were given", "{}() recebe {} argumento posicional, vieram {}"
+    ),
+    _modelo(
+        "{nome}() takes from {n} to {n} positional arguments but {n} were given",
+        "{}() recebe de {} a {} argumentos posicionais, vieram {}",
+    ),
+    _modelo(
+        "{nome}() got an unexpected keyword argument '{nome}'", "{}() recebeu um argumento nomeado inesperado: '{}'"
+    ),
+    _modelo(
+        "{nome}() got multiple values for argument '{nome}'", "{}() recebeu mais de um valor para o argumento '{}'"
+    ),
+    _modelo("division by zero", "divisão por zero"),
+    _modelo("float division by zero", "divisão por zero"),
+    _modelo("integer division or modulo by zero", "divisão por zero"),
+    _modelo("too many values to unpack (expected {n})", "valores demais para desempacotar (esperados {})"),
+    _modelo(
+        "too many values to unpack (expected {n}, got {n})",
+        "valores demais para desempacotar (esperados {}, vieram {})",
+    ),
+    _modelo(
+        "not enough values to unpack (expected {n}, got {n})",
+        "valores de menos para desempacotar (esperados {}, vieram {})",
+    ),
+    _modelo(
+        "cannot access local variable '{nome}' where it is not associated with a value",
+        "a variável local '{}' foi usada antes de receber um valor",
+    ),
+    _modelo(
+        "local variable '{nome}' referenced before assignment",
+        "a variável local '{}' foi usada antes de receber um valor",
+    ),
+    _modelo(
+        "expected m1 and m2 to have the same dtype, but got: {nome} != {nome}",
+        "m1 e m2 deveriam ter o mesmo dtype, vieram {} e {}",
+    ),
+    _modelo("expected scalar type {nome} but found {nome}", "esperado o tipo {}, veio {}"),
+    _modelo("Found dtype {nome} but expected {nome}", "veio o dtype {}, esperado {}"),
+    _modelo(
+        "element 0 of tensors does not require grad and does not have a grad_fn",
+        "o tensor não guarda gradiente (não exige grad e não tem grad_fn)",
+    ),
+    _modelo(
+        "a leaf Variable that requires grad is being used in an in-place operation.",
+        "uma folha que exige gradiente foi alterada no lugar",
+    ),
+    _modelo(
+        "only integer tensors of a single element can be converted to an index",
+        "só um tensor inteiro de um elemento serve de índice",
+    ),
+    _modelo(
+        "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid"
+        " indices",
+        "índice inválido (só inteiros, fatias, ..., None e arrays inteiros ou booleanos)",
+    ),
+    _modelo("Expected all tensors to be on the same device", "os tensores deveriam estar no mesmo dispositivo"),
+    _modelo(
+        "can't convert np.ndarray of type numpy.object_. The only supported types are: float64, float32, float16,"
+        " complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.",
+        "não dá para converter um array de objetos num tensor",
+    ),
+    _modelo("\"{nome}\" not implemented for '{nome}'", "\"{}\" não implementado para '{}'"),
+    _modelo("maximum recursion depth exceeded", "profundidade máxima de recursão excedida"),
+    _modelo(
+        "maximum recursion depth exceeded while calling a Python object", "profundidade máxima de recursão excedida"
+    ),
+    _modelo("maximum recursion depth exceeded in comparison", "profundidade máxima de recursão excedida"),
+    _modelo("Ainda não implementado", "Ainda não implementado"),
+]
+# Um texto que só as primeiras palavras identificam (o resto vem do aluno ou é longo): sai a tradução.
+_INICIOS_DE_EXCECAO = [
+    ("Trying to backward through the graph a second time", "backward pela segunda vez no mesmo grafo"),
+    ("Error(s) in loading state_dict", "erro ao carregar o state_dict (chaves ou formas não conferem)"),
+    ("Unable to allocate ", "não foi possível alocar a memória pedida"),
+    (
+        "view size is not compatible with input tensor's size and stride",
+        "view não é compatível com a disposição do tensor na memória (use reshape)",
+    ),
+    (
+        "one of the variables needed for gradient computation has been modified by an inplace operation",
+        "uma variável necessária ao gradiente foi alterada no lugar",
+    ),
+]
+# Nomes que as bibliotecas põem nas mensagens sem que estejam no código do aluno.
+_NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type)) | frozenset(
+    """NoneType Tensor ndarray numpy torch nn Parameter Module Linear Embedding LayerNorm Dropout ModuleList
+    Sequential functional np F builtin_function_or_method function method module generator Float Double Long
+    Int Half BFloat16 Bool float double long int half c10::Half c10::BFloat16 float16 float32 float64 int8
+    int16 int32 int64 uint8 bool object str dict list tuple self forward numpy.ndarray torch.Tensor
+    addmm_impl_cpu_ bmm matmul mm softmax cat generic_type dtype shape numpy.float64 numpy.float32 numpy.int64
+    float64_t""".split()
+)
+
+
+def registrar_codigo_do_aluno(codigos) -> None:
+    """Guarda os nomes e as mensagens do código enviado (as células, antes de rodar: nada oculto ainda). Um
+    texto de exceção do aluno só cita esses nomes, e uma mensagem dele só sai se está escrita nesse código.
+    Nomes: os identificadores da árvore sintática (variáveis, atributos, funções, classes, argumentos) e os
+    textos constantes com cara de identificador (a chave de um ``ModuleDict``); comentários não contam."""
+    import ast
+
+    for codigo in codigos:
+        if type(codigo) is not str:
+            continue
+        try:
+            arvore = ast.parse(codigo)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for no in ast.walk(arvore):
+            nome = None
+            if isinstance(no, ast.Name):
+                nome = no.id
+            elif isinstance(no, ast.Attribute):
+                nome = no.attr
+            elif isinstance(no, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                nome = no.name
+            elif isinstance(no, ast.arg):
+                nome = no.arg
+            elif isinstance(no, ast.keyword):
+                nome = no.arg
+            elif isinstance(no, ast.alias):
+                nome = (no.asname or no.name).split(".")[0]
+            elif isinstance(no, ast.Constant) and isinstance(no.value, str) and _IDENTIFICADOR.fullmatch(no.value):
+                nome = no.value
+            if nome:
+                _NOMES_DO_CODIGO.add(nome)
+            if isinstance(no, ast.JoinedStr):
+                partes, buracos = [], 0
+                for v in no.values:
+                    if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                        partes.append(re.escape(v.value))
+                    else:
+                        partes.append(f"({_N}|{_FORMA}|{_IDENT})")
+                        buracos += 1
+                if buracos <= BURACOS_POR_MENSAGEM:
+                    _MODELOS_DO_CODIGO.append(re.compile("".join(partes) + r"\s*"))
+            elif isinstance(no, ast.Constant) and isinstance(no.value, str) and 0 < len(no.value) <= 300:
+                _MODELOS_DO_CODIGO.append(no.value.strip())
+
+
+_IDENTIFICADOR = re.compile(r"[A-Za-z_]\w{0,60}")
+
+
+def _nome_permitido(nome: str) -> bool:
+    """Um nome (com pontos: ``camadas.0.W_q``) de até 6 partes, feito só de nomes do código enviado ou das
+    bibliotecas e de no máximo 2 inteiros de até 3 dígitos (os índices de um ``ModuleList``)."""
+    if nome in _NOMES_CONHECIDOS:
+        return True
+    partes = nome.split(".")
+    numeros = [p for p in partes if p.isdigit()]
+    if len(partes) > 6 or len(numeros) > 2 or any(len(p) > 3 for p in numeros):
+        return False
+    return all(p in _NOMES_DO_CODIGO or p in _NOMES_CONHECIDOS or p in numeros for p in partes)
+
+
+def _buraco_permitido(tipo: str, valor: str) -> bool:
+    if tipo == "nome":
+        return _nome_permitido(valor)
+    return True  # números e formas: o padrão já limita a 4 dígitos por número e 8 números
+
+
+OMITIDO = (
+    "texto omitido: o relatório só cita mensagens conhecidas do Python, NumPy e PyTorch e as escritas no seu "
+    "código; veja a linha indicada no rastro"
+)
+
+
+def texto_da_excecao(texto) -> str:
+    """O texto de uma exceção do aluno como pode sair num relatório (ver acima): a tradução de uma mensagem
+    conhecida, uma mensagem escrita no código enviado, "" (sem texto) ou ``OMITIDO``."""
+    if type(texto) is not str:
+        return ""
+    linha = next((x.strip() for x in texto[:4096].splitlines() if x.strip()), "")
+    if not linha:
+        return ""
+    if len(linha) > LIMITE_MENSAGEM_ALUNO:
+        return OMITIDO
+    for padrao, buracos, saida in _MODELOS_DE_EXCECAO:
+        m = padrao.fullmatch(linha)
+        if m and all(_buraco_permitido(t, v) for t, v in zip(buracos, m.groups())):
+            return saida.format(*(" ".join(v.split()) for v in m.groups()))
+    for inicio, saida in _INICIOS_DE_EXCECAO:
+        if linha.startswith(inicio):
+            return saida
+    for modelo in _MODELOS_DO_CODIGO:
+        if modelo == linha if type(modelo) is str else _modelo_do_codigo_confere(modelo, linha):
+            return f"«{texto_do_aluno(linha)}» (mensagem do seu código)"
+    return OMITIDO
+
+
+def _modelo_do_codigo_confere(modelo, linha: str) -> bool:
+    """``linha`` é o f-string ``modelo`` do código enviado, com os buracos preenchidos só por números pequenos,
+    formas e nomes do código (nenhum texto livre)."""
+    m = modelo.fullmatch(linha)
+    if not m:
+        return False
+    return all(re.fullmatch(_N, v) or re.fullmatch(_FORMA, v) or _nome_permitido(v) for v in m.groups())
+
+
+class TextoDoAluno(str):
+    """O texto de uma exceção que o código do aluno levantou. Como ``str`` (``"index out of range" in
+    msg``, ``msg.startswith``) é o texto já filtrado por ``texto_do_aluno``, para a suíte decidir o que o
+    erro significa; formatado numa mensagem (``f"{msg}"``, ``str(msg)``, ``msg[:200]``) sai só
+    ``texto_da_excecao`` (uma mensagem conhecida ou do código enviado; senão, omitido)."""
+
+    __slots__ = ("mostravel",)
+
+    def __new__(cls, bruto):
+        obj = super().__new__(cls, texto_do_aluno(bruto))
+        obj.mostravel = texto_da_excecao(bruto)
+        return obj
+
+    def __format__(self, espec: str) -> str:
+        return format(self.mostravel, espec)
+
+    def __str__(self) -> str:
+        return self.mostravel
+
+    def __repr__(self) -> str:
+        return repr(self.mostravel)
+
+    def __getitem__(self, chave):
+        return self  # um trecho de uma mensagem é a mesma mensagem (mostrada inteira ou omitida)
+
+    def __add__(self, outro):
+        return self.mostravel + outro
+
+    def __radd__(self, outro):
+        return outro + self.mostravel
+
+    def __mod__(self, outro):
+        return self.mostravel % outro
+
+    def __reduce__(self):
+        return (str, (self.mostravel,))
