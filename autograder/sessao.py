@@ -36,6 +36,9 @@ class Sessao:
         self.atividade = atividade
         self.codigo = codigo
         protocolo.registrar_codigo_do_aluno(codigo.values())  # nomes e mensagens que um erro do aluno pode citar
+        protocolo.registrar_codigo_do_aluno(
+            [*atividade.preambulo, *atividade.codigo_referencia.values()], mensagens=False
+        )
         self.limites = limites
         self.caixa = None
         self.erros_celulas: dict[str, str] = {}

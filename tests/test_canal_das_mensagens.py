@@ -155,3 +155,18 @@ def test_excecao_continua_legivel_para_a_suite():
     assert "index out of range" in msg and msg.startswith("index")
     assert f"{msg}" == "índice fora do intervalo (index out of range in self)"
     assert str(msg) == f"{msg}"
+
+
+def test_mensagens_da_caixa_e_das_funcoes_de_referencia():
+    """O NameError da caixa cita um nome da atividade (registrado pela Sessao, só os nomes); o erro de uma
+    função de referência chega como "Tipo: mensagem" e sai traduzido."""
+    falta = "nome 'atencao_em_blocos' não está definido no seu notebook"
+    assert f"{TextoDoAluno(falta)}" == OMITIDO
+    protocolo.registrar_codigo_do_aluno(
+        ["def atencao_em_blocos(Q, K, V):\n    return 'uma mensagem'\n"], mensagens=False
+    )
+    assert f"{TextoDoAluno(falta)}" == falta
+    assert f"{TextoDoAluno('uma mensagem')}" == OMITIDO  # do código da atividade, só os nomes contam
+    bruto = "ValueError: mat1 and mat2 shapes cannot be multiplied (4x8 and 16x8)"
+    assert f"{TextoDoAluno(bruto)}" == "ValueError: as formas de mat1 e mat2 não se multiplicam (4x8 e 16x8)"
+    assert f"{TextoDoAluno('ValueError: qzx abcdefgh')}" == OMITIDO

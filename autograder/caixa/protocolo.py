@@ -1011,12 +1011,35 @@ _MODELOS_DE_EXCECAO = [
     ),
     _modelo("maximum recursion depth exceeded in comparison", "profundidade máxima de recursão excedida"),
     _modelo("Ainda não implementado", "Ainda não implementado"),
+    # as mensagens que a própria caixa escreve (servidor e fronteira), já em português
+    _modelo("nome '{nome}' não está definido no seu notebook", "nome '{}' não está definido no seu notebook"),
+    _modelo("'{nome}' não pode ser chamada aqui", "'{}' não pode ser chamada aqui"),
+    _modelo(
+        "tipo não aceito na fronteira do avaliador: {nome}. Devolva arrays do NumPy, tensores do PyTorch, números,"
+        " listas, tuplas ou dicionários.",
+        "tipo não aceito na fronteira do avaliador: {}. Devolva arrays do NumPy, tensores do PyTorch, números,"
+        " listas, tuplas ou dicionários.",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de numpy.ndarray ({nome}); devolva um numpy.ndarray comum",
+        "o valor devolvido é uma subclasse de numpy.ndarray ({}); devolva um numpy.ndarray comum",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de torch.Tensor ({nome}); devolva um torch.Tensor comum",
+        "o valor devolvido é uma subclasse de torch.Tensor ({}); devolva um torch.Tensor comum",
+    ),
+    _modelo("estrutura aninhada demais", "estrutura aninhada demais"),
+    _modelo("texto longo demais", "texto longo demais"),
+    _modelo("inteiro grande demais", "inteiro grande demais"),
+    _modelo("dicionários só podem ter chaves do tipo str", "dicionários só podem ter chaves do tipo str"),
+    _modelo("falha na função de referência", "falha na função de referência"),
 ]
 # Um texto que só as primeiras palavras identificam (o resto vem do aluno ou é longo): sai a tradução.
 _INICIOS_DE_EXCECAO = [
     ("Trying to backward through the graph a second time", "backward pela segunda vez no mesmo grafo"),
     ("Error(s) in loading state_dict", "erro ao carregar o state_dict (chaves ou formas não conferem)"),
     ("Unable to allocate ", "não foi possível alocar a memória pedida"),
+    ("argumentos grandes demais para a função de referência", "argumentos grandes demais para a função de referência"),
     (
         "view size is not compatible with input tensor's size and stride",
         "view não é compatível com a disposição do tensor na memória (use reshape)",
@@ -1037,11 +1060,13 @@ _NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance
 )
 
 
-def registrar_codigo_do_aluno(codigos) -> None:
+def registrar_codigo_do_aluno(codigos, mensagens: bool = True) -> None:
     """Guarda os nomes e as mensagens do código enviado (as células, antes de rodar: nada oculto ainda). Um
     texto de exceção do aluno só cita esses nomes, e uma mensagem dele só sai se está escrita nesse código.
     Nomes: os identificadores da árvore sintática (variáveis, atributos, funções, classes, argumentos) e os
-    textos constantes com cara de identificador (a chave de um ``ModuleDict``); comentários não contam."""
+    textos constantes com cara de identificador (a chave de um ``ModuleDict``); comentários não contam.
+    ``mensagens=False``: só os nomes (o código da atividade, que a caixa roda antes: o preâmbulo e os nomes
+    das funções pedidas, que aparecem em "nome '…' não está definido no seu notebook")."""
     import ast
 
     for codigo in codigos:
@@ -1069,6 +1094,8 @@ def registrar_codigo_do_aluno(codigos) -> None:
                 nome = no.value
             if nome:
                 _NOMES_DO_CODIGO.add(nome)
+            if not mensagens:
+                continue
             if isinstance(no, ast.JoinedStr):
                 partes, buracos = [], 0
                 for v in no.values:
@@ -1120,6 +1147,22 @@ def texto_da_excecao(texto) -> str:
         return ""
     if len(linha) > LIMITE_MENSAGEM_ALUNO:
         return OMITIDO
+    conhecida = _mensagem_conhecida(linha)
+    if conhecida is None:  # o erro de uma função de referência chega como "ValueError: <mensagem>"
+        m = re.fullmatch(r"(\w{1,40}): (.+)", linha)
+        if m and m.group(1) in _EXCECOES_CONHECIDAS:
+            resto = _mensagem_conhecida(m.group(2))
+            conhecida = None if resto is None else f"{m.group(1)}: {resto}"
+    if conhecida is not None:
+        return conhecida
+    for modelo in _MODELOS_DO_CODIGO:
+        if modelo == linha if type(modelo) is str else _modelo_do_codigo_confere(modelo, linha):
+            return f"«{texto_do_aluno(linha)}» (mensagem do seu código)"
+    return OMITIDO
+
+
+def _mensagem_conhecida(linha: str) -> str | None:
+    """A tradução de ``linha``, se é uma mensagem conhecida das bibliotecas ou da caixa (com campos permitidos)."""
     for padrao, buracos, saida in _MODELOS_DE_EXCECAO:
         m = padrao.fullmatch(linha)
         if m and all(_buraco_permitido(t, v) for t, v in zip(buracos, m.groups())):
@@ -1127,10 +1170,7 @@ def texto_da_excecao(texto) -> str:
     for inicio, saida in _INICIOS_DE_EXCECAO:
         if linha.startswith(inicio):
             return saida
-    for modelo in _MODELOS_DO_CODIGO:
-        if modelo == linha if type(modelo) is str else _modelo_do_codigo_confere(modelo, linha):
-            return f"«{texto_do_aluno(linha)}» (mensagem do seu código)"
-    return OMITIDO
+    return None
 
 
 def _modelo_do_codigo_confere(modelo, linha: str) -> bool:
