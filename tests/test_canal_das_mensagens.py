@@ -170,3 +170,20 @@ def test_mensagens_da_caixa_e_das_funcoes_de_referencia():
     bruto = "ValueError: mat1 and mat2 shapes cannot be multiplied (4x8 and 16x8)"
     assert f"{TextoDoAluno(bruto)}" == "ValueError: as formas de mat1 e mat2 não se multiplicam (4x8 e 16x8)"
     assert f"{TextoDoAluno('ValueError: qzx abcdefgh')}" == OMITIDO
+
+
+def test_registro_nao_prende_arrays_do_aluno():
+    """Um array do aluno fica marcado enquanto vive, sem ser guardado: um state_dict grande não fica preso até o
+    fim da submissão, e a memória que ele liberou, reaproveitada por um array da suíte, não é do aluno."""
+    import gc
+    import weakref
+
+    pesos = {"W": np.ones((64, 64)), "b": np.zeros(64)}
+    vivo = weakref.ref(pesos["W"])
+    protocolo.registrar_do_aluno(pesos)
+    assert f"{mostrar(pesos)}" == "um dicionário com 2 chaves"
+    del pesos
+    gc.collect()
+    assert vivo() is None
+    assert not protocolo._MEMORIA_DO_ALUNO
+    assert f"{mostrar(np.ones(3))}" == "[1. 1. 1.]"

@@ -61,6 +61,7 @@ import re
 import socket
 import struct
 import unicodedata
+import weakref
 
 LIMITE_CABECALHO = 8 * 1024 * 1024
 LIMITE_BUFFERS = 256 * 1024 * 1024  # bytes de dados por mensagem (soma dos buffers)
@@ -708,13 +709,16 @@ def conferir_argumentos_de_callback(args, kwargs, limites: dict | None = None) -
 # O limite honesto: numa mensagem o aluno ainda escolhe comprimentos, formas, inteiros pequenos, qual das
 # mensagens conhecidas (ou das suas) levanta e quais nomes do próprio código aparecem nela: algumas dezenas
 # de bits por mensagem, nunca um texto ou uma sequência longa de números.
-_VALORES_DO_ALUNO: dict[int, object] = {}
-_MEMORIA_DO_ALUNO: list[tuple[int, int]] = []
+_VALORES_DO_ALUNO: dict[int, object] = {}  # listas, tuplas e dicionários de escalares, vivos até o fim
+_MEMORIA_DO_ALUNO: dict[int, tuple[int, int]] = {}  # memória dos arrays e tensores vivos do aluno
+_CONTADOR_DE_MEMORIA = iter(range(1 << 62))
 _TEXTOS_DO_ALUNO: set[str] = set()
 _NUMEROS_DO_ALUNO: set = set()
 _NOMES_DO_CODIGO: set[str] = set()
 _MODELOS_DO_CODIGO: list = []
 LIMITE_REGISTRO_DO_ALUNO = 200_000  # objetos marcados por submissão (um processo que vive muito: o hub)
+LIMITE_ITENS_GUARDADOS = 2_000_000  # itens somados das listas do aluno guardadas vivas por submissão
+_ITENS_GUARDADOS = [0]
 TRECHO_MINIMO_DO_ALUNO = 8  # um trecho mais curto de um texto do aluno só é dele se é o texto inteiro
 _NOME_COM_PONTOS = re.compile(r"[A-Za-z_]\w{0,60}(?:\.(?:[A-Za-z_]\w{0,60}|\d{1,3})){0,5}")
 BURACOS_POR_MENSAGEM = 3  # campos de um f-string do aluno que uma mensagem dele pode preencher
@@ -723,6 +727,7 @@ BURACOS_POR_MENSAGEM = 3  # campos de um f-string do aluno que uma mensagem dele
 def _esquecer_do_aluno() -> None:
     _VALORES_DO_ALUNO.clear()
     _MEMORIA_DO_ALUNO.clear()
+    _ITENS_GUARDADOS[0] = 0
     _TEXTOS_DO_ALUNO.clear()
     _NUMEROS_DO_ALUNO.clear()
     _NOMES_DO_CODIGO.clear()
@@ -771,10 +776,17 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
         return
     if valor is None or tipo is bool:
         return
-    _VALORES_DO_ALUNO[id(valor)] = valor
     faixa = _memoria(valor)
     if faixa is not None:
-        _MEMORIA_DO_ALUNO.append(faixa)
+        # um array ou tensor fica marcado pela memória enquanto vive (sem guardá-lo: um state_dict grande não
+        # fica preso até o fim da submissão, e a memória liberada e reaproveitada por um array da suíte não
+        # passa por do aluno)
+        chave = next(_CONTADOR_DE_MEMORIA)
+        try:
+            weakref.finalize(valor, _MEMORIA_DO_ALUNO.pop, chave, None)
+        except TypeError:
+            return
+        _MEMORIA_DO_ALUNO[chave] = faixa
         if math.prod(getattr(valor, "shape", (65,))) <= 64:
             try:  # um array pequeno: os seus números também (``obtido.tolist()``, ``float(obtido[0])``)
                 for x in valor.reshape(-1).tolist():
@@ -783,12 +795,19 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
                 pass
         return
     if tipo is list or tipo is tuple:
-        for v in valor:
-            registrar_do_aluno(v, _prof + 1)
+        itens = valor
     elif tipo is dict:
-        for k, v in valor.items():
-            registrar_do_aluno(k, _prof + 1)
-            registrar_do_aluno(v, _prof + 1)
+        itens = [x for par in valor.items() for x in par]
+    else:
+        return  # referências a objetos que ficaram na caixa: nada a citar
+    for v in itens:
+        registrar_do_aluno(v, _prof + 1)
+    # uma lista só de escalares fica marcada pela identidade (guardada viva: o id não se repete); uma que tem
+    # arrays não (seria guardar os arrays): ela é do aluno pelo que contém
+    if all(type(v) in (int, float, bool, str) or v is None for v in itens):
+        if _ITENS_GUARDADOS[0] + len(itens) <= LIMITE_ITENS_GUARDADOS:
+            _ITENS_GUARDADOS[0] += len(itens)
+            _VALORES_DO_ALUNO[id(valor)] = valor
 
 
 def do_aluno(valor, _prof: int = 0) -> bool:
@@ -816,7 +835,7 @@ def do_aluno(valor, _prof: int = 0) -> bool:
         return any(do_aluno(k, _prof + 1) or do_aluno(v, _prof + 1) for k, v in valor.items())
     faixa = _memoria(valor)
     if faixa is not None:
-        return any(i < faixa[1] and faixa[0] < f for i, f in _MEMORIA_DO_ALUNO)
+        return any(i < faixa[1] and faixa[0] < f for i, f in list(_MEMORIA_DO_ALUNO.values()))
     if hasattr(valor, "item") and getattr(valor, "ndim", None) == 0:  # escalar do NumPy
         try:
             return do_aluno(valor.item(), _prof + 1)
