@@ -1075,7 +1075,8 @@ _NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance
     Int Half BFloat16 Bool float double long int half c10::Half c10::BFloat16 float16 float32 float64 int8
     int16 int32 int64 uint8 bool object str dict list tuple self forward numpy.ndarray torch.Tensor
     addmm_impl_cpu_ bmm matmul mm softmax cat generic_type dtype shape numpy.float64 numpy.float32 numpy.int64
-    float64_t""".split()
+    float64_t weight bias running_mean running_var num_batches_tracked in_proj_weight in_proj_bias out_proj
+    __main__ builtins""".split()
 )
 
 
