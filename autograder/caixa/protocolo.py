@@ -1029,6 +1029,18 @@ _MODELOS_DE_EXCECAO = [
         "maximum recursion depth exceeded while calling a Python object", "profundidade máxima de recursão excedida"
     ),
     _modelo("maximum recursion depth exceeded in comparison", "profundidade máxima de recursão excedida"),
+    _modelo(
+        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+        "o valor-verdade de um array com mais de um elemento é ambíguo (ambiguous): use a.any() ou a.all()",
+    ),
+    _modelo(
+        "Boolean value of Tensor with more than one value is ambiguous",
+        "o valor-verdade de um tensor com mais de um elemento é ambíguo (ambiguous)",
+    ),
+    _modelo(
+        "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.",
+        "o valor-verdade de um array vazio é ambíguo (ambiguous): use array.size > 0",
+    ),
     _modelo("Ainda não implementado", "Ainda não implementado"),
     # as mensagens que a própria caixa escreve (servidor e fronteira), já em português
     _modelo("nome '{nome}' não está definido no seu notebook", "nome '{}' não está definido no seu notebook"),
@@ -1214,6 +1226,11 @@ class TextoDoAluno(str):
         obj = super().__new__(cls, texto_do_aluno(bruto))
         obj.mostravel = texto_da_excecao(bruto)
         return obj
+
+    @property
+    def filtrado(self) -> str:
+        """O texto como a suíte o lê (``texto_do_aluno``), num ``str`` comum: para decidir, nunca para mostrar."""
+        return str.__str__(self)
 
     def __format__(self, espec: str) -> str:
         return format(self.mostravel, espec)
