@@ -187,3 +187,32 @@ def test_registro_nao_prende_arrays_do_aluno():
     assert vivo() is None
     assert not protocolo._MEMORIA_DO_ALUNO
     assert f"{mostrar(np.ones(3))}" == "[1. 1. 1.]"
+
+
+def test_pela_caixa_de_verdade(zigoto):
+    """O caminho real: o cliente registra o que a caixa devolveu; a exceção chega como TextoDoAluno."""
+    from autograder.caixa.cliente import ErroDoAluno
+
+    caixa = zigoto.nova_caixa()
+    try:
+        caixa.executar(
+            "import numpy as np\n"
+            "def devolve(x):\n"
+            "    digitos = ''.join(c for v in x.tolist() for c in repr(v) if c.isdigit())\n"
+            "    return ' '.join(f'{ord(c):03d}' for c in 'texto oculto'), np.asarray(x) * 3, [int(digitos[:6]), 7]\n"
+            "def levanta(x):\n"
+            "    raise ValueError('qzx ' + ''.join(chr(97 + int(c)) for c in repr(float(x[0])) if c.isdigit()))\n",
+            "c",
+        )
+        texto, arr, lista = caixa.chamar("devolve", (np.array([0.123456789, 0.987654321]),))
+        mensagem = f"veio {mostrar(texto)!r}, {mostrar(arr[:1])}, {mostrar(lista)}, {mostrar(list(lista))}"
+        assert mensagem == (
+            "veio um texto de 47 caracteres, array de forma (1,) e dtype float64, uma lista de 2 itens, "
+            "uma lista de 2 itens"
+        )
+        with pytest.raises(ErroDoAluno) as exc:
+            caixa.chamar("levanta", (np.array([0.123456789]),))
+        assert exc.value.mensagem.startswith("qzx ")  # a suíte ainda lê o texto para decidir
+        assert f"{exc.value.mensagem}" == OMITIDO and "qzx" not in str(exc.value)
+    finally:
+        caixa.matar()
