@@ -1041,6 +1041,60 @@ _MODELOS_DE_EXCECAO = [
         "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.",
         "o valor-verdade de um array vazio é ambíguo (ambiguous): use array.size > 0",
     ),
+    _modelo(
+        "Expected size for first two dimensions of batch2 tensor to be: [{n}, {n}] but got: [{n}, {n}].",
+        "bmm: os dois primeiros eixos de batch2 deveriam ser [{}, {}], vieram [{}, {}]",
+    ),
+    _modelo(
+        "Expected {n}-dimensional tensor, but got {n}-dimensional tensor for argument #{n} '{nome}' (while checking"
+        " arguments for {nome})",
+        "esperado um tensor de {} eixos, veio um de {} eixos no argumento {} ('{}', em {})",
+    ),
+    _modelo(
+        "Tensors must have same number of dimensions: got {n} and {n}",
+        "os tensores deveriam ter o mesmo número de eixos: {} e {}",
+    ),
+    _modelo(
+        "masked_fill_ only supports boolean masks, but got mask with dtype {nome}",
+        "masked_fill_ só aceita máscaras booleanas, veio uma de dtype {}",
+    ),
+    _modelo(
+        "{nome}(): argument '{nome}' (position {n}) must be {nome}, not {nome}",
+        "{}(): o argumento '{}' (posição {}) deveria ser {}, não {}",
+    ),
+    _modelo(
+        "Given normalized_shape={forma}, expected input with shape [*, {n}], but got input of size{forma}",
+        "LayerNorm com normalized_shape={} espera uma entrada de forma [*, {}], veio {}",
+    ),
+    _modelo(
+        "all the input array dimensions except for the concatenation axis must match exactly, but along dimension {n},"
+        " the array at index {n} has size {n} and the array at index {n} has size {n}",
+        "concatenate: fora do eixo da concatenação os tamanhos deveriam bater; no eixo {}, o array {} tem {} e o {} tem {}",
+    ),
+    _modelo(
+        "all the input arrays must have same number of dimensions, but the array at index {n} has {n} dimension(s) and"
+        " the array at index {n} has {n} dimension(s)",
+        "os arrays deveriam ter o mesmo número de eixos: o {} tem {} e o {} tem {}",
+    ),
+    _modelo("zero-dimensional arrays cannot be concatenated", "arrays de zero eixos não se concatenam"),
+    _modelo("negative dimensions are not allowed", "eixos de tamanho negativo não são permitidos"),
+    _modelo("axes don't match array", "os eixos não conferem com o array (transpose)"),
+    _modelo("number of dims don't match in permute", "o número de eixos não confere no permute"),
+    _modelo("can't multiply sequence by non-int of type '{nome}'", "não dá para multiplicar uma sequência por '{}'"),
+    _modelo(
+        "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+        "numpy() num tensor que exige gradiente: use tensor.detach().numpy()",
+    ),
+    _modelo("1D tensors expected, but got {n}D and {n}D tensors", "dot espera tensores 1D, vieram {}D e {}D"),
+    _modelo(
+        "boolean index did not match indexed array along axis {n}; size of axis is {n} but size of corresponding boolean"
+        " axis is {n}",
+        "o índice booleano não confere com o array no eixo {}: o eixo tem {}, o índice tem {}",
+    ),
+    _modelo(
+        "The shape of the mask {forma} at index {n} does not match the shape of the indexed tensor {forma} at index {n}",
+        "a forma da máscara {} (eixo {}) não confere com a do tensor indexado {} (eixo {})",
+    ),
     _modelo("Ainda não implementado", "Ainda não implementado"),
     # as mensagens que a própria caixa escreve (servidor e fronteira), já em português
     _modelo("nome '{nome}' não está definido no seu notebook", "nome '{}' não está definido no seu notebook"),
@@ -1072,6 +1126,19 @@ _INICIOS_DE_EXCECAO = [
     ("Unable to allocate ", "não foi possível alocar a memória pedida"),
     ("argumentos grandes demais para a função de referência", "argumentos grandes demais para a função de referência"),
     (
+        "Expected tensor for argument #1 'indices' to have one of the following scalar types",
+        "os índices do Embedding deveriam ser inteiros (long ou int)",
+    ),
+    ("mean(): could not infer output dtype", "mean() precisa de um tensor real (float), não inteiro"),
+    ("einsum(): operands do not broadcast", "einsum: formas dos operandos incompatíveis"),
+    (
+        "permute(sparse_coo): number of dimensions in the tensor input does not match",
+        "permute: o número de eixos não confere com a ordem pedida",
+    ),
+    ("Index put requires the source and destination dtypes match", "atribuição por índice com dtypes diferentes"),
+    ("inconsistent tensor size, expected tensor", "dot: tensores de tamanhos diferentes"),
+    ("size mismatch, got input (", "mv: tamanhos da matriz e do vetor não conferem"),
+    (
         "view size is not compatible with input tensor's size and stride",
         "view não é compatível com a disposição do tensor na memória (use reshape)",
     ),
@@ -1088,7 +1155,8 @@ _NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance
     int16 int32 int64 uint8 bool object str dict list tuple self forward numpy.ndarray torch.Tensor
     addmm_impl_cpu_ bmm matmul mm softmax cat generic_type dtype shape numpy.float64 numpy.float32 numpy.int64
     float64_t weight bias running_mean running_var num_batches_tracked in_proj_weight in_proj_bias out_proj
-    __main__ builtins""".split()
+    __main__ builtins linear input other mat1 mat2 tensor tensors dim embedding layer_norm dropout einsum stack
+    masked_fill where gather transpose permute reshape view expand repeat sum mean max min exp log sqrt""".split()
 )
 
 
@@ -1202,7 +1270,13 @@ def _mensagem_conhecida(linha: str) -> str | None:
     for inicio, saida in _INICIOS_DE_EXCECAO:
         if linha.startswith(inicio):
             return saida
+    m = _COMBINACAO_INVALIDA.match(linha)
+    if m and _nome_permitido(m.group(1)):
+        return f"{m.group(1)}() recebeu uma combinação inválida de argumentos (confira tipos e nomes)"
     return None
+
+
+_COMBINACAO_INVALIDA = re.compile(r"(\w{1,60})\(\) received an invalid combination of arguments")
 
 
 def _modelo_do_codigo_confere(modelo, linha: str) -> bool:
