@@ -1129,6 +1129,20 @@ _INICIOS_DE_EXCECAO = [
         "Expected tensor for argument #1 'indices' to have one of the following scalar types",
         "os índices do Embedding deveriam ser inteiros (long ou int)",
     ),
+    (
+        "some parameters appear in more than one parameter group",
+        "alguns parâmetros aparecem em mais de um grupo (some parameters appear in more than one parameter group)",
+    ),
+    ("optimizer got an empty parameter list", "o otimizador recebeu uma lista de parâmetros vazia"),
+    ("optimizer can only optimize Tensors", "o otimizador só otimiza tensores"),
+    (
+        "params argument given to the optimizer should be an iterable of Tensors or dicts",
+        "os parâmetros do otimizador devem ser tensores ou dicionários",
+    ),
+    (
+        "parameter group didn't specify a value of required optimization parameter",
+        "um grupo de parâmetros sem um valor obrigatório do otimizador",
+    ),
     ("mean(): could not infer output dtype", "mean() precisa de um tensor real (float), não inteiro"),
     ("einsum(): operands do not broadcast", "einsum: formas dos operandos incompatíveis"),
     (

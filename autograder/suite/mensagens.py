@@ -25,7 +25,7 @@ from __future__ import annotations
 from autograder.caixa import protocolo
 from autograder.caixa.protocolo import valor_do_aluno
 
-__all__ = ["Mostrado", "mostrar"]
+__all__ = ["Mostrado", "excecao_do_aluno", "mostrar"]
 
 
 class Mostrado:
@@ -106,3 +106,10 @@ def _numero_real(valor) -> bool:
 def mostrar(valor) -> Mostrado:
     """``valor`` pronto para um campo de f-string de mensagem: ``f"veio {mostrar(x)!r}"``."""
     return Mostrado(valor)
+
+
+def excecao_do_aluno(texto) -> protocolo.TextoDoAluno:
+    """O texto de uma exceção que chegou como valor (a caixa o devolveu num dicionário, não levantou): numa
+    mensagem, ``mostrar(excecao_do_aluno(t))`` sai como o texto de uma exceção do aluno (mensagem conhecida
+    das bibliotecas, traduzida, ou escrita no código enviado; senão, omitido)."""
+    return protocolo.TextoDoAluno(texto if isinstance(texto, str) else "")
