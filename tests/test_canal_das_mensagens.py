@@ -216,3 +216,14 @@ def test_pela_caixa_de_verdade(zigoto):
         assert f"{exc.value.mensagem}" == OMITIDO and "qzx" not in str(exc.value)
     finally:
         caixa.matar()
+
+
+def test_constantes_redondas_e_poucos_inteiros_pequenos():
+    """Um número curto do aluno (0,9, 10000) não marca a mesma constante da suíte; poucos inteiros pequenos (as
+    posições que o espião viu) saem inteiros; um real do aluno com precisão curta pedida sai como pedido."""
+    codigos, posicoes = list(range(100, 108)), [[0], [0], [1]]
+    protocolo.registrar_do_aluno([0.9, 10000, posicoes, 0.123456789, codigos])
+    assert f"{mostrar(0.9):.0%}" == "90%" and f"{mostrar(10000)}" == "10000"
+    assert f"{mostrar(posicoes)}" == "[[0], [0], [1]]"
+    assert f"{mostrar(codigos)}" == "uma lista de 8 itens"  # códigos de caractere: não
+    assert f"{mostrar(0.123456789):.1%}" == "12,3%" and f"{mostrar(0.123456789)!r}" == "0,12"

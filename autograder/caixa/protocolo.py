@@ -713,6 +713,8 @@ _VALORES_DO_ALUNO: dict[int, object] = {}  # listas, tuplas e dicionários de es
 _MEMORIA_DO_ALUNO: dict[int, tuple[int, int]] = {}  # memória dos arrays e tensores vivos do aluno
 _CONTADOR_DE_MEMORIA = iter(range(1 << 62))
 _TEXTOS_DO_ALUNO: set[str] = set()
+_JANELAS_DO_ALUNO: set[str] = set()  # cada trecho de TRECHO_MINIMO_DO_ALUNO caracteres dos textos do aluno
+LIMITE_JANELAS_DO_ALUNO = 1_000_000
 _NUMEROS_DO_ALUNO: set = set()
 _NOMES_DO_CODIGO: set[str] = set()
 _MODELOS_DO_CODIGO: list = []
@@ -729,17 +731,23 @@ def _esquecer_do_aluno() -> None:
     _MEMORIA_DO_ALUNO.clear()
     _ITENS_GUARDADOS[0] = 0
     _TEXTOS_DO_ALUNO.clear()
+    _JANELAS_DO_ALUNO.clear()
     _NUMEROS_DO_ALUNO.clear()
     _NOMES_DO_CODIGO.clear()
     _MODELOS_DO_CODIGO.clear()
 
 
 def _numero_escolhido(v) -> bool:
-    """Um número que carrega mais que um tamanho ou um índice: inteiro de 5 dígitos ou mais, real não inteiro."""
+    """Um número que carrega mais que um tamanho, um índice ou uma constante redonda: um inteiro com 5 ou mais
+    algarismos significativos (50257 sim, 10000 não), um real com 5 ou mais (0,123456 sim, 0,9 e 1e-05 não).
+    As constantes da suíte (0,9, 1e-05, 10000) não colidem com um valor do aluno; um número curto leva pouco."""
     if type(v) is int:
-        return abs(v) >= 10_000
+        return len(str(abs(v)).rstrip("0")) >= 5
     if type(v) is float:
-        return not (math.isfinite(v) and v == int(v) and abs(v) < 10_000)
+        if not math.isfinite(v):
+            return False
+        mantissa = repr(abs(v)).split("e")[0].replace(".", "").lstrip("0").rstrip("0")
+        return len(mantissa) >= 5
     return False
 
 
@@ -767,8 +775,11 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
         return
     tipo = type(valor)
     if tipo is str:
-        if valor:
+        if valor and valor not in _TEXTOS_DO_ALUNO:
             _TEXTOS_DO_ALUNO.add(valor)
+            n = TRECHO_MINIMO_DO_ALUNO
+            if len(_JANELAS_DO_ALUNO) + len(valor) <= LIMITE_JANELAS_DO_ALUNO:
+                _JANELAS_DO_ALUNO.update(valor[j : j + n] for j in range(len(valor) - n + 1))
         return
     if tipo is int or tipo is float:
         if _numero_escolhido(valor):
@@ -821,6 +832,12 @@ def do_aluno(valor, _prof: int = 0) -> bool:
         if valor in _TEXTOS_DO_ALUNO:
             return True
         if len(valor) >= TRECHO_MINIMO_DO_ALUNO:
+            # o índice de trechos descarta o caso comum (um rótulo da suíte) sem varrer os textos do aluno
+            if (
+                valor[:TRECHO_MINIMO_DO_ALUNO] not in _JANELAS_DO_ALUNO
+                and len(_JANELAS_DO_ALUNO) < LIMITE_JANELAS_DO_ALUNO
+            ):
+                return False
             return any(valor in t for t in _TEXTOS_DO_ALUNO if len(t) >= len(valor))
         return False
     if tipo is int or tipo is float:

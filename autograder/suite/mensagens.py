@@ -22,6 +22,8 @@ se citam de jeito nenhum: descreva a diferença (posição, comprimento, forma),
 
 from __future__ import annotations
 
+import re
+
 from autograder.caixa import protocolo
 from autograder.caixa.protocolo import valor_do_aluno
 
@@ -65,11 +67,15 @@ def _forma_do_aluno(valor, espec: str) -> str:
     algarismos significativos (um inteiro de até 4 dígitos sai inteiro; um maior, só o número de dígitos)."""
     if isinstance(valor, bool) or valor is None:
         return str(valor)
+    if isinstance(valor, (list, tuple)) and _inteiros_pequenos(valor, [0]):
+        return repr(valor)  # poucos inteiros pequenos (posições, uma forma): a mesma ordem de grandeza de um len
     if isinstance(valor, str):
         return f"um texto de {len(valor)} caractere{'s' if len(valor) != 1 else ''}"
     if isinstance(valor, int):
         return str(valor) if abs(valor) < 10_000 else f"um inteiro de {len(str(abs(valor)))} dígitos"
     if isinstance(valor, float):
+        if _PRECISAO_CURTA.fullmatch(espec):  # "{:.0%}", "{:.3g}", "{:.2f}": até 3 casas, como a suíte pediu
+            return format(valor, espec).replace(".", ",")
         return f"{valor:.2g}".replace(".", ",").replace("+", "")
     forma = getattr(valor, "shape", None)
     if forma is not None and getattr(valor, "dtype", None) is not None:
@@ -87,6 +93,27 @@ def _forma_do_aluno(valor, espec: str) -> str:
         nome = "lista" if isinstance(valor, list) else "tupla"
         return f"uma {nome} de {len(valor)} ite{'ns' if len(valor) != 1 else 'm'}"
     return f"um valor do tipo {valor_do_aluno(type(valor).__name__)}"
+
+
+_PRECISAO_CURTA = re.compile(r"\.[0-3][gf%]")
+MAXIMO_DE_INTEIROS_PEQUENOS = 6  # folhas de uma lista do aluno mostrada inteira, cada uma com até 3 dígitos
+
+
+def _inteiros_pequenos(valor, conta: list, prof: int = 0) -> bool:
+    """``valor`` (listas e tuplas encaixadas) tem só inteiros de até 3 dígitos, no máximo 6 ao todo."""
+    if prof > 4:
+        return False
+    for v in valor:
+        if isinstance(v, (list, tuple)):
+            if not _inteiros_pequenos(v, conta, prof + 1):
+                return False
+        elif type(v) is int and abs(v) < 1000:
+            conta[0] += 1
+            if conta[0] > MAXIMO_DE_INTEIROS_PEQUENOS:
+                return False
+        else:
+            return False
+    return True
 
 
 def _numero_real(valor) -> bool:
