@@ -742,7 +742,7 @@ def _numero_escolhido(v) -> bool:
     algarismos significativos (50257 sim, 10000 não), um real com 5 ou mais (0,123456 sim, 0,9 e 1e-05 não).
     As constantes da suíte (0,9, 1e-05, 10000) não colidem com um valor do aluno; um número curto leva pouco."""
     if type(v) is int:
-        return len(str(abs(v)).rstrip("0")) >= 5
+        return (v >= 10_000 or v <= -10_000) and len(str(abs(v)).rstrip("0")) >= 5
     if type(v) is float:
         if not math.isfinite(v):
             return False
