@@ -811,11 +811,23 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
         itens = [x for par in valor.items() for x in par]
     else:
         return  # referências a objetos que ficaram na caixa: nada a citar
-    for v in itens:
-        registrar_do_aluno(v, _prof + 1)
+    so_escalares = True
+    for v in itens:  # os escalares aqui mesmo (uma lista de 100 mil ids não vira 100 mil chamadas)
+        t = type(v)
+        if t is int:
+            if (v >= 10_000 or v <= -10_000) and _numero_escolhido(v):
+                _NUMEROS_DO_ALUNO.add(v)
+        elif t is float:
+            if _numero_escolhido(v):
+                _NUMEROS_DO_ALUNO.add(v)
+        elif t is str:
+            registrar_do_aluno(v, _prof + 1)
+        elif v is not None and t is not bool:
+            so_escalares = False
+            registrar_do_aluno(v, _prof + 1)
     # uma lista só de escalares fica marcada pela identidade (guardada viva: o id não se repete); uma que tem
     # arrays não (seria guardar os arrays): ela é do aluno pelo que contém
-    if all(type(v) in (int, float, bool, str) or v is None for v in itens):
+    if so_escalares:
         if _ITENS_GUARDADOS[0] + len(itens) <= LIMITE_ITENS_GUARDADOS:
             _ITENS_GUARDADOS[0] += len(itens)
             _VALORES_DO_ALUNO[id(valor)] = valor
