@@ -1158,6 +1158,8 @@ _INICIOS_DE_EXCECAO = [
         "Expected tensor for argument #1 'indices' to have one of the following scalar types",
         "os índices do Embedding deveriam ser inteiros (long ou int)",
     ),
+    ("'utf-8' codec can't decode byte", "'utf-8' não decodifica um dos bytes (um caractere cortado ao meio?)"),
+    ("'utf-8' codec can't encode character", "'utf-8' não codifica um dos caracteres"),
     (
         "some parameters appear in more than one parameter group",
         "alguns parâmetros aparecem em mais de um grupo (some parameters appear in more than one parameter group)",
