@@ -1158,6 +1158,12 @@ _INICIOS_DE_EXCECAO = [
         "Expected tensor for argument #1 'indices' to have one of the following scalar types",
         "os índices do Embedding deveriam ser inteiros (long ou int)",
     ),
+    ("[Errno 28] No space left on device", "sem espaço no disco da caixa (No space left on device)"),
+    ("[Errno 122] Disk quota exceeded", "cota de disco excedida (Disk quota exceeded)"),
+    ("[Errno 13] Permission denied", "permissão negada (Permission denied)"),
+    ("[Errno 1] Operation not permitted", "operação não permitida (Operation not permitted)"),
+    ("[Errno 2] No such file or directory", "arquivo ou pasta inexistente (No such file or directory)"),
+    ("[Errno 30] Read-only file system", "sistema de arquivos só de leitura (Read-only file system)"),
     ("'utf-8' codec can't decode byte", "'utf-8' não decodifica um dos bytes (um caractere cortado ao meio?)"),
     ("'utf-8' codec can't encode character", "'utf-8' não codifica um dos caracteres"),
     (
