@@ -1032,7 +1032,7 @@ MUTANTES += [
             )
         },
         itens=["teste_atencao"],
-        equivoco="escala-raiz-inteira",
+        equivoco="constante-do-exemplo",
     ),
     Variante(
         "sonda-blocos-mascara-com-numero-finito",

@@ -373,13 +373,16 @@ def _qkv(rng, lote=(), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.0, dtype=np.fl
     return Q, K, V
 
 
-ESCALA_RAIZ_INTEIRA = Equivoco(
-    "escala-raiz-inteira",
-    "A escala usou a raiz inteira de d_k (math.isqrt, ou int(np.sqrt(...))): com d_k = 8 ela dá 2 em vez de "
-    "√8 ≈ 2,83, e só acerta quando d_k é um quadrado perfeito. Divida as pontuações por np.sqrt(d_k), a raiz real.",
-    titulo="Escala com a raiz inteira",
-    para_instrutor="O aluno escalou as pontuações pela raiz inteira de d_k (isqrt), que só coincide em quadrados perfeitos.",
-    secao="Explicação Matemática",
+# issue #38: com d_k = 8, a raiz inteira (math.isqrt(8) = 2) e o d_k = 4 fixo das verificações visíveis (√4 = 2)
+# dão a mesma escala; a mensagem nomeia as duas causas (o código é o da constante do exemplo)
+CONSTANTE_OU_RAIZ_INTEIRA = Equivoco(
+    suite.CONSTANTE_DO_EXEMPLO.codigo,
+    "A escala das pontuações saiu 1/2 com d_k = 8, e o certo é 1/√8 ≈ 1/2,83: ou a raiz inteira de d_k (math.isqrt, "
+    "int(np.sqrt(d_k))), que só acerta quando d_k é um quadrado perfeito, ou o d_k = 4 das verificações visíveis "
+    "fixo no código. Divida por np.sqrt(d_k), a raiz real, com d_k = Q.shape[-1].",
+    titulo="Escala com a raiz inteira ou com o d_k do exemplo",
+    para_instrutor="O aluno escalou pela raiz inteira de d_k (isqrt) ou fixou o d_k do exemplo no código.",
+    secao="Exercícios",
 )
 D_K_DO_EXEMPLO = 4  # o d_k de Q, K nas verificações visíveis da seção 2
 
@@ -394,10 +397,12 @@ def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
         (ATENCAO_EIXO, 1.0 / np.sqrt(d_k), -2),
     ]:
         diag.append((eq, atencao_np(Q, K, V, escala, eixo)))
-    if math.isqrt(d_k) ** 2 != d_k:  # issue #38: a raiz inteira (math.isqrt) coincide com a certa só em quadrados
-        diag.append((ESCALA_RAIZ_INTEIRA, atencao_np(Q, K, V, 1.0 / math.isqrt(d_k))))
     if d_k != D_K_DO_EXEMPLO:  # d_k fixo no valor da verificação visível
-        diag.append((suite.CONSTANTE_DO_EXEMPLO, atencao_np(Q, K, V, 1.0 / np.sqrt(D_K_DO_EXEMPLO), -1)))
+        # a raiz inteira de d_k (math.isqrt) coincide com a certa só em quadrados perfeitos; com d_k = 8 ela é a
+        # mesma escala do d_k = 4 do exemplo
+        raiz_inteira = math.isqrt(d_k) ** 2 != d_k and math.isqrt(d_k) ** 2 == D_K_DO_EXEMPLO
+        constante = CONSTANTE_OU_RAIZ_INTEIRA if raiz_inteira else suite.CONSTANTE_DO_EXEMPLO
+        diag.append((constante, atencao_np(Q, K, V, 1.0 / np.sqrt(D_K_DO_EXEMPLO), -1)))
     saida, pesos = atencao_np(Q, K, V, 1.0 / np.sqrt(d_k))
     diag.append((PESOS_TRANSPOSTOS, (saida, np.swapaxes(pesos, -1, -2))))
     return diag
