@@ -386,6 +386,79 @@ def test_limite_de_memoria_so_para_uma_chamada(zigoto):
         sessao.fechar()
 
 
+_RESERVA = """
+import ctypes
+import errno
+
+import numpy as np
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+
+def _reserva():
+    # a maior região anônima gravável já mapeada e nunca tocada (Rss 0), herdada do zigoto
+    melhor, atual = (0, 0), None
+    for linha in open("/proc/self/smaps"):
+        p = linha.split()
+        if "-" in p[0] and len(p) >= 5 and ":" in p[3]:
+            a, b = (int(x, 16) for x in p[0].split("-"))
+            atual = (a, b - a, p[1], len(p) == 5)
+        elif p[0] == "Rss:" and atual is not None:
+            a, tam, perm, anonima = atual
+            if anonima and perm.startswith("rw") and int(p[1]) == 0 and tam > melhor[1]:
+                melhor = (a, tam)
+            atual = None
+    return melhor
+
+
+def toca_a_reserva(mb):
+    a, tam = _reserva()
+    if tam < mb * 2**20:
+        return -1
+    buf = np.frombuffer((ctypes.c_char * (mb * 2**20)).from_address(a), dtype=np.float64)
+    buf.fill(1.0)
+    ret = [_LIBC.madvise(a, mb * 2**20, conselho) for conselho in (21, 20)]  # MADV_PAGEOUT, MADV_COLD
+    erros = [errno.errorcode.get(ctypes.get_errno(), "?") if r < 0 else "PERMITIU" for r in ret]
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        erros.append("PERMITIU")
+    except OSError as exc:
+        erros.append(errno.errorcode.get(exc.errno, "?"))
+    return erros
+
+
+def nada():
+    return 0
+"""
+
+
+def test_memoria_tocada_e_medida_pelo_avaliador(zigoto):
+    """A caixa nasce com uma região anônima mapeada e nunca tocada (o buffer do OpenBLAS): escrever nela não passa
+    do RLIMIT_AS, mas o avaliador mede a memória TOCADA (pico residente zerado por ele, issue #37), e a caixa não
+    apaga esse pico (clear_refs é escrita no /proc, que o Landlock nega; MADV_PAGEOUT e MADV_COLD, o seccomp)."""
+    from autograder.avaliacao import Aluno, Sessao
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar(_RESERVA)
+        limitado = aluno.com_limites(memoria_mb=16)
+        assert limitado.nada() == 0
+        base = limitado.memoria_tocada
+        if base is None:
+            pytest.skip("este hospedeiro não deixa o avaliador ler o /proc da caixa (vale só o RLIMIT_AS)")
+        assert base < 8 * 2**20, base
+        erros = limitado.toca_a_reserva(32)
+        if erros == -1:
+            pytest.skip("nenhuma região mapeada e nunca tocada de 32 MiB nesta caixa")
+        assert erros == ["EPERM", "EPERM", "EACCES"], erros
+        assert limitado.memoria_tocada >= 32 * 2**20, limitado.memoria_tocada
+    finally:
+        sessao.fechar()
+
+
 # ------------------------------------------------------------- entradas alteradas no lugar
 _ALTERA = """
 import numpy as np
