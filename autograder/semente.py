@@ -56,8 +56,9 @@ def resumo_do_codigo(codigo: dict[str, str]) -> str:
     """SHA-256 (hex) das células de solução de uma submissão (``{id da célula: código}``), em ordem de id."""
     resumo = hashlib.sha256()
     for gid in sorted(codigo):
-        resumo.update(str(gid).encode("utf-8", "surrogatepass") + b"\0")
-        resumo.update(str(codigo[gid]).encode("utf-8", "surrogatepass") + b"\0")
+        for parte in (str(gid), str(codigo[gid])):  # cada parte com o seu tamanho: nenhuma se confunde com a vizinha
+            dados = parte.encode("utf-8", "surrogatepass")
+            resumo.update(len(dados).to_bytes(8, "little") + dados)
     return resumo.hexdigest()
 
 

@@ -135,6 +135,41 @@ def test_semente_depende_do_segredo(tmp_path, monkeypatch):
     assert avaliacao.semente_da_submissao("02-atencao-multicabeca", "ana") != s2
 
 
+def test_texto_do_orcamento_do_bpe_e_da_submissao(monkeypatch):
+    """O texto do orçamento do BPE (aula 08) sai do segredo, do aluno e do código (issue #37): fixo para o mesmo
+    código; outro código (mesmo só um comentário), outro aluno, outro segredo ou a outra medida, outro texto. O
+    que uma submissão soube do seu texto não serve a nenhuma outra."""
+    from autograder.semente import semente_do_codigo
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite("08-lm-moderno", "oraculos")
+
+    class Aluno:
+        def __init__(self, semente, codigo):
+            self.semente, self.codigo = semente, codigo
+
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "um")
+    codigo = {"treinar_bpe": "def treinar_bpe(texto, n):\n    return []\n", "codificar": "x = 1\n"}
+    texto = orc.texto_da_submissao(Aluno(7, codigo), 0)
+    assert len(texto) == orc.BPE_CRONOMETRO["caracteres"]
+    assert orc.texto_da_submissao(Aluno(7, dict(reversed(codigo.items()))), 0) == texto  # ordem das células
+    outros = [
+        orc.texto_da_submissao(Aluno(7, {**codigo, "codificar": "x = 1  # outro\n"}), 0),
+        orc.texto_da_submissao(Aluno(8, codigo), 0),
+        orc.texto_da_submissao(Aluno(7, codigo), 1),
+    ]
+    assert all(outro != texto for outro in outros)
+    rotulo = orc.ROTULOS_DO_ORCAMENTO[0]
+    s1 = semente_do_codigo("08-lm-moderno", 7, codigo, rotulo)
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "dois")
+    assert semente_do_codigo("08-lm-moderno", 7, codigo, rotulo) != s1
+    # as células não se confundem quando o texto de uma passa para a vizinha
+    for juntas in ({"a": "x\0b"}, {"a": "x\0b\0"}, {"a": "x\0\0\0\0\0\0\0\0b"}):
+        assert semente_do_codigo("08-lm-moderno", 7, juntas, rotulo) != semente_do_codigo(
+            "08-lm-moderno", 7, {"a": "x", "b": ""}, rotulo
+        )
+
+
 # Uma softmax errada só com entradas grandes: a nota depende das entradas sorteadas (7 ou 6,5 de 8).
 _SOFTMAX_ERRADA_AS_VEZES = """
 def softmax(z, eixo=-1):
