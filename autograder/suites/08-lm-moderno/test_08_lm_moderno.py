@@ -751,6 +751,7 @@ test_treino_perplexidade_ate_75 = TREINO.teste_de_faixa(2)
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(PR.sondas_atencao_cache)
 def test_cache_atencao_do_prefixo(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal com RoPE e o cache guarda K já girado e V"""
     CF.conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
