@@ -124,6 +124,29 @@ def test_registro_e_por_submissao():
             "«d_model (12) deve ser divisível por n_cabecas (5)» (mensagem do seu código)",
         ),
         ("a softmax não aceita listas", "«a softmax não aceita listas» (mensagem do seu código)"),
+        (
+            "cannot assign module before Module.__init__() call",
+            "não dá para guardar um submódulo antes de Module.__init__(): chame super().__init__() no começo do "
+            "__init__, antes de criar as camadas",
+        ),
+        (
+            "Expected key_padded_mask.shape[0] to be 3, but got 10",
+            "o eixo 0 da máscara de padding (key_padding_mask) tem de ser o lote B = 3, e veio 10: a forma "
+            "esperada é (B, n_k), não a transposta",
+        ),
+        (
+            "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found 4-D tensor instead",
+            "com `query` em lote (3 eixos), a `attn_mask` tem de ser None, 2-D (n_q, n_k) ou 3-D (B * h, n_q, n_k), "
+            "e veio com 4 eixos",
+        ),
+        (
+            "only bool and floating types of src_key_padding_mask are supported",
+            "a máscara src_key_padding_mask só pode ser bool ou de ponto flutuante (não inteira)",
+        ),
+        (
+            "The shape of the 3D attn_mask is torch.Size([4, 5, 5]), but should be (8, 5, 5).",
+            "a attn_mask 3-D tem forma [4, 5, 5], mas deveria ser (8, 5, 5) (B * h, n_q, n_k)",
+        ),
         ("", ""),
     ],
 )
@@ -140,6 +163,8 @@ def test_excecao_conhecida_ou_do_codigo_sai_traduzida(bruto, mostrado):
         "d_model (abcdefgh) deve ser divisível por n_cabecas (5)",  # texto livre no buraco
         "1234 5678 9012 3456",  # f-string com buracos demais
         "index 98765 is out of bounds for axis 0 with size 4",
+        "only bool and floating types of ghijabcd are supported",  # nome fora do código e das bibliotecas
+        "Expected key_padded_mask.shape[0] to be 3, but got 98765",
     ],
 )
 def test_excecao_desconhecida_e_omitida(bruto):

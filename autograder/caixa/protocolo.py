@@ -1138,6 +1138,95 @@ _MODELOS_DE_EXCECAO = [
         "o valor devolvido é uma subclasse de numpy.ndarray ({nome}); devolva um numpy.ndarray comum",
         "o valor devolvido é uma subclasse de numpy.ndarray ({}); devolva um numpy.ndarray comum",
     ),
+    # nn.Module: um atributo atribuído antes de super().__init__()
+    _modelo(
+        "cannot assign module before Module.__init__() call",
+        "não dá para guardar um submódulo antes de Module.__init__(): chame super().__init__() no começo do "
+        "__init__, antes de criar as camadas",
+    ),
+    _modelo(
+        "cannot assign buffer before Module.__init__() call",
+        "não dá para registrar um buffer antes de Module.__init__(): chame super().__init__() no começo do "
+        "__init__, antes do register_buffer",
+    ),
+    _modelo(
+        "cannot assign parameter before Module.__init__() call",
+        "não dá para guardar um parâmetro antes de Module.__init__(): chame super().__init__() no começo do "
+        "__init__, antes de criar os parâmetros",
+    ),
+    _modelo(
+        "cannot assign parameters before Module.__init__() call",
+        "não dá para guardar parâmetros antes de Module.__init__(): chame super().__init__() no começo do "
+        "__init__, antes de criar os parâmetros",
+    ),
+    _modelo(
+        "cannot assign '{nome}' as child module '{nome}' (torch.nn.Module or None expected)",
+        "não dá para pôr um '{}' no submódulo '{}' (esperado um torch.nn.Module ou None)",
+    ),
+    _modelo(
+        "cannot assign '{nome}' as parameter '{nome}' (torch.nn.Parameter or None expected)",
+        "não dá para pôr um '{}' no parâmetro '{}' (esperado um torch.nn.Parameter ou None)",
+    ),
+    # nn.MultiheadAttention / nn.TransformerEncoderLayer: formas e tipos das máscaras
+    _modelo(
+        "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found {n}-D tensor instead",
+        "com `query` em lote (3 eixos), a `attn_mask` tem de ser None, 2-D (n_q, n_k) ou 3-D (B * h, n_q, n_k), "
+        "e veio com {} eixos",
+    ),
+    _modelo(
+        "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found {n}-D tensor instead",
+        "com `query` sem lote (2 eixos), a `attn_mask` tem de ser None, 2-D ou 3-D, e veio com {} eixos",
+    ),
+    _modelo(
+        "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found {n}-D tensor instead",
+        "com `query` em lote (3 eixos), a `key_padding_mask` tem de ser None ou 2-D (B, n_k), e veio com {} eixos",
+    ),
+    _modelo(
+        "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found {n}-D tensor instead",
+        "com `query` sem lote (2 eixos), a `key_padding_mask` tem de ser None ou 1-D (n_k), e veio com {} eixos",
+    ),
+    _modelo(
+        "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found {n}-D and {n}-D tensors "
+        "respectively",
+        "com `query` em lote (3 eixos), `key` e `value` também têm de ter 3 eixos, e vieram com {} e {}",
+    ),
+    _modelo(
+        "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found {n}-D and {n}-D tensors "
+        "respectively",
+        "com `query` sem lote (2 eixos), `key` e `value` também têm de ter 2 eixos, e vieram com {} e {}",
+    ),
+    _modelo(
+        "Expected key_padded_mask.shape[0] to be {n}, but got {n}",
+        "o eixo 0 da máscara de padding (key_padding_mask) tem de ser o lote B = {}, e veio {}: a forma "
+        "esperada é (B, n_k), não a transposta",
+    ),
+    _modelo(
+        "Expected key_padded_mask.shape[1] to be {n}, but got {n}",
+        "o eixo 1 da máscara de padding (key_padding_mask) tem de ser o número de chaves n_k = {}, e veio {}",
+    ),
+    _modelo(
+        "only bool and floating types of {nome} are supported",
+        "a máscara {} só pode ser bool ou de ponto flutuante (não inteira)",
+    ),
+    _modelo(
+        "The shape of the 2D attn_mask is torch.Size({forma}), but should be {forma}.",
+        "a attn_mask 2-D tem forma {}, mas deveria ser {} (n_q, n_k)",
+    ),
+    _modelo(
+        "The shape of the 3D attn_mask is torch.Size({forma}), but should be {forma}.",
+        "a attn_mask 3-D tem forma {}, mas deveria ser {} (B * h, n_q, n_k)",
+    ),
+    _modelo("attn_mask's dimension {n} is not supported", "uma attn_mask com {} eixos não é aceita (use 2 ou 3)"),
+    _modelo(
+        "was expecting embedding dimension of {n}, but got {n}",
+        "a dimensão do embedding esperada era {}, e veio {}",
+    ),
+    _modelo("embed_dim must be divisible by num_heads", "embed_dim tem de ser divisível por num_heads"),
+    _modelo("the batch number of src and tgt must be equal", "src e tgt têm de ter o mesmo tamanho de lote"),
+    _modelo(
+        "the feature number of src and tgt must be equal to d_model",
+        "o último eixo de src e de tgt tem de ser d_model",
+    ),
     _modelo(
         "o valor devolvido é uma subclasse de torch.Tensor ({nome}); devolva um torch.Tensor comum",
         "o valor devolvido é uma subclasse de torch.Tensor ({}); devolva um torch.Tensor comum",
@@ -1216,7 +1305,10 @@ _NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance
     addmm_impl_cpu_ bmm matmul mm softmax cat generic_type dtype shape numpy.float64 numpy.float32 numpy.int64
     float64_t weight bias running_mean running_var num_batches_tracked in_proj_weight in_proj_bias out_proj
     __main__ builtins linear input other mat1 mat2 tensor tensors dim embedding layer_norm dropout einsum stack
-    masked_fill where gather transpose permute reshape view expand repeat sum mean max min exp log sqrt""".split()
+    masked_fill where gather transpose permute reshape view expand repeat sum mean max min exp log sqrt
+    attn_mask key_padding_mask src_key_padding_mask tgt_key_padding_mask memory_key_padding_mask src_mask tgt_mask
+    memory_mask mask is_causal FloatTensor DoubleTensor LongTensor IntTensor BoolTensor _avaliador_Espiao
+    _avaliador_EspiaoLM""".split()
 )
 
 
