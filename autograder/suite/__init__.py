@@ -98,7 +98,6 @@ from autograder.suite.estrutura import (
     conferir_estrutura,
     conferir_inicializacao,
     conferir_parametros_extras,
-    nomes_dos_filhos,
 )
 from autograder.suite.faixas import (
     CACHE_PESADO,
@@ -203,7 +202,6 @@ __all__ = [
     "medir_procedencia",
     "modulo_da_suite",
     "mostrar",
-    "nomes_dos_filhos",
     "pares_por_modo",
     "pasta_da_fonte",
     "propriedade",

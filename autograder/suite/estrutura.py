@@ -231,22 +231,3 @@ def conferir_parametros_extras(aluno, remoto, modulo_ref, classe: str) -> None:
             f"{ESTRUTURA_PARAMETRO_EXTRA.mensagem} ({mostrar(classe)}: {mostrar(extras[:4])})",
             ESTRUTURA_PARAMETRO_EXTRA,
         )
-
-
-AUXILIAR_FILHOS = """
-def _avaliador_filhos(modulo):
-    return [nome for nome, _ in modulo.named_children()]
-"""
-
-
-def nomes_dos_filhos(aluno, remoto) -> list[str] | None:
-    """Os nomes dos submódulos diretos (``named_children``) do módulo do aluno (``remoto``), na ordem em que
-    foram criados, ou None se a resposta da caixa não é uma lista de textos curtos. Serve para conferir um
-    enunciado que fixa **exatamente** os submódulos (um ``nn.Softmax`` ou ``nn.Dropout`` a mais deixa os
-    parâmetros iguais, mas muda a estrutura pedida). Diagnóstico do lado não confiável: só pode custar pontos
-    ao próprio aluno."""
-    aluno.injetar(AUXILIAR_FILHOS)
-    nomes = aluno.chamar("_avaliador_filhos", remoto._ref)
-    if type(nomes) not in _SEQ or len(nomes) > 64 or not all(type(n) is str and len(n) <= 80 for n in nomes):
-        return None
-    return list(nomes)

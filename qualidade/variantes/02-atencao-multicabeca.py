@@ -851,16 +851,6 @@ MUTANTES += [
     ),
 ]
 
-# issue #38 (rodada 6): exatamente os quatro submódulos pedidos, nem um submódulo sem pesos a mais
-MUTANTES += [
-    Variante(
-        "sonda-modulo-softmax-como-submodulo",
-        _modulo(init=_INIT_OK + "        self.ativacao = nn.Softmax(dim=-1)\n"),
-        itens=["teste_modulo_pytorch"],
-        equivoco="submodulos",
-    ),
-]
-
 # issue #38 (diagnóstico por princípio): o eixo que se divide, as dimensões de lote
 MUTANTES += [
     Variante(
