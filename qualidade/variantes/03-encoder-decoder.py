@@ -1130,3 +1130,19 @@ MUTANTES += [
         equivoco="mini-h-usado-como-outro",
     ),
 ]
+
+# issue #38 (rodada 6): a forma impressa é a tupla que a verificação visível procura, não uma lista
+MUTANTES += [
+    Variante(
+        "sonda-mini-imprime-forma-como-lista",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, h)
+        print(f"bloco {i + 1}: {list(H.shape)}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-sem-impressao",
+    ),
+]

@@ -1101,7 +1101,7 @@ def _exigir_uma_linha_por_bloco(antes, depois, forma, blocos):
 
 def _exigir_formas_impressas(antes, depois, formas):
     """O enunciado pede uma linha impressa por bloco com a forma da saída: cada forma de ``formas`` (na
-    ordem) aparece numa linha nova, como tupla ou com os números em ordem ("(2, 5, 8)", "2 x 5 x 8")."""
+    ordem) aparece numa linha nova, como tupla ("(2, 5, 8)", como pede a verificação visível)."""
     if len(depois) >= 19_000 or not depois.startswith(antes):
         # a captura da caixa guarda os primeiros 20 mil caracteres: com ela cheia não há como ver as linhas
         # dos blocos, e uma conferência sem veredito não paga (rodada vermelha: encher a saída ao carregar)
@@ -1119,6 +1119,16 @@ def _exigir_formas_impressas(antes, depois, formas):
                 f"{MINI_SEM_IMPRESSAO.mensagem} (Com {mostrar(len(formas))} bloco(s) e X de forma {mostrar(tuple(forma))}, "
                 f"faltou a linha do bloco {mostrar(numero)} com essa forma: "
                 "uma linha por bloco.)",
+                MINI_SEM_IMPRESSAO,
+            )
+        # issue #38 (rodada 6): a verificação visível procura a forma como o Python imprime uma tupla,
+        # "(2, 5, 8)"; uma lista "[2, 5, 8]" (list(H.shape)) ou os números soltos não são a forma pedida
+        tupla = re.compile(r"\(\s*" + r"\s*,\s*".join(str(int(t)) for t in forma) + r"\s*,?\s*\)")
+        if not tupla.search(linhas[achou]):
+            raise Reprovado(
+                f"{MINI_SEM_IMPRESSAO.mensagem} (A linha do bloco {mostrar(numero)} tem os números da forma, mas não "
+                f"a forma como tupla, {mostrar(tuple(int(t) for t in forma))}: imprima H.shape (ou tuple(H.shape)), "
+                "não uma lista nem os números soltos; a verificação visível procura a tupla.)",
                 MINI_SEM_IMPRESSAO,
             )
         linhas = linhas[achou + 1 :]
