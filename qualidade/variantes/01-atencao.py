@@ -1091,3 +1091,56 @@ MUTANTES += [
         equivoco="blocos-matriz-inteira",
     ),
 ]
+
+# issue #38 (rodada 6): o máximo inicial "quase -inf", o máximo tirado antes da máscara, a máscara lida bloco a
+# bloco sem broadcast_to
+MUTANTES += [
+    Variante(
+        "sonda-blocos-maximo-inicial-menos-1e9",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "m = np.full((*lote, n_q, 1), -np.inf)", "m = np.full((*lote, n_q, 1), -1e9)"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-inicial-finito",
+    ),
+    Variante(
+        "sonda-blocos-maximo-antes-da-mascara",
+        {
+            "atencao_blocos": _blocos(_CERTA)
+            .replace(
+                "        if mascara is not None:\n            parte",
+                "        bruto = s.max(axis=-1, keepdims=True)\n        if mascara is not None:\n            parte",
+            )
+            .replace("m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))", "m_novo = np.maximum(m, bruto)")
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-antes-da-mascara",
+    ),
+    Variante(
+        "sonda-blocos-mascara-sem-broadcast-to",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "mascara = np.broadcast_to(np.asarray(mascara), (*lote, n_q, n_k))", "mascara = np.asarray(mascara)"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-mascara-sem-broadcast",
+    ),
+]
+
+# issue #38 (rodada 6): a forma de z com eixos de tamanho 1
+MUTANTES += [
+    Variante(
+        "sonda-softmax-squeeze-no-fim",
+        {
+            "softmax": _SOFTMAX_OK.replace(
+                "return e / np.sum(e, axis=eixo, keepdims=True)",
+                "return np.squeeze(e / np.sum(e, axis=eixo, keepdims=True))",
+            )
+        },
+        itens=["teste_softmax"],
+        equivoco="softmax-forma-de-z",
+    ),
+]

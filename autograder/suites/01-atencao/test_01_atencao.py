@@ -294,7 +294,8 @@ def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
 @S.com_sondas_tambem_no_erro(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_ultimo_eixo(aluno, rng):
     """softmax: confere com a referência no último eixo (1-D e 2-D)"""
-    for forma in [(7,), (5, 9)]:
+    # issue #38 (rodada 6): eixos de tamanho 1 ficam ((1, 6), (3, 1, 4)): a saída tem a forma de z
+    for forma in [(7,), (5, 9), (1, 6), (3, 1, 4)]:
         z = rng.normal(scale=3.0, size=forma)
         comparar(
             softmax_do_aluno(aluno, z),
@@ -879,6 +880,17 @@ BLOCOS_POUCAS_CONSULTAS = 64
 BLOCOS_MUITAS_CHAVES = 2**17
 
 
+BLOCOS_MASCARA_SEM_BROADCAST = Equivoco(
+    "blocos-mascara-sem-broadcast",
+    "A máscara faz broadcast para (..., n_q, n_k), também no eixo das chaves: uma máscara (n_q, 1) ou (1, 1) vale "
+    "para todas as chaves. Fatiada bloco a bloco sem antes levá-la a essa forma (np.broadcast_to, que dá uma vista "
+    "sem copiar), ela fica vazia a partir do segundo bloco.",
+    titulo="Máscara fatiada sem broadcast",
+    para_instrutor="O aluno fatiou a máscara por blocos de chaves sem levá-la antes à forma (..., n_q, n_k).",
+    secao="Código Comentado",
+)
+
+
 def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
     """O laço em blocos (softmax on-line), certo e com cada erro conhecido, para diagnóstico."""
     Q, K, V = (np.asarray(x, dtype=np.float64) for x in (Q, K, V))
@@ -951,8 +963,10 @@ def atencao_inteira(Q, K, V, mascara=None):
     return saida
 
 
-def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
-    """A saída do aluno contra a atenção inteira (sdpa, float64), com os equívocos do laço em blocos."""
+def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome, atol=1e-10, rtol=1e-9):
+    """A saída do aluno contra a atenção inteira (sdpa, float64), com os equívocos do laço em blocos. Uma
+    tolerância maior só para pontuações enormes (≈ 1e10), em que outra ordem de contas correta (logsumexp por
+    bloco) perde dígitos; os erros que esses casos pegam dão nan."""
     esperado = atencao_inteira(Q, K, V, mascara)
     obtido = _blocos_do_aluno(aluno, Q, K, V, mascara, bloco)
     with S.sondar(lambda: _sondas_blocos(aluno)):  # sem equívoco do catálogo: as promessas (issue #38)
@@ -960,8 +974,8 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome):
             obtido,
             esperado,
             f"saida ({mostrar(nome)}, bloco={mostrar(bloco)})",
-            atol=1e-10,
-            rtol=1e-9,
+            atol=atol,
+            rtol=rtol,
             equivocos=_equivocos_blocos(Q, K, V, mascara, bloco),
             eixos=(*("lote",) * (np.ndim(esperado) - 2), "consultas", "d_v"),
         )
@@ -1003,6 +1017,23 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
     _conferir_blocos(
         aluno, Qg, Kg / 700.0, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce devagar"
     )
+    # issue #38 (rodada 6): pontuações abaixo de -1e9 (exatas em float64: inteiros menos 2e10). Um máximo corrido
+    # que começa num número "muito negativo" (-1e9, -1e10) e não em -inf fica acima de todas: exp dá 0 e a saída 0/0
+    Qb = np.zeros((1, 4))
+    Qb[0, 0], Qb[0, 3] = 2.0, -4e10
+    Kb = np.zeros((6, 4))
+    Kb[:, 0], Kb[:, 3] = np.arange(6) * 0.5, 1.0
+    _conferir_blocos(
+        aluno,
+        Qb,
+        Kb,
+        np.arange(12, dtype=np.float64).reshape(6, 2),
+        None,
+        2,
+        "pontuações abaixo de -1e9",
+        atol=1e-3,
+        rtol=1e-4,
+    )
 
 
 @item("teste_blocos", pontos=0.5)
@@ -1019,6 +1050,50 @@ def test_blocos_com_mascara_e_linhas_mascaradas(aluno, rng):
     aditiva[:, 0] = 0.0
     aditiva[2, :6] = -np.inf  # com broadcast sobre o lote
     _conferir_blocos(aluno, Q, K, V, aditiva, 3, "máscara aditiva")
+    # issue #38 (rodada 6): casos construídos, os mesmos para todo aluno
+    Vc = np.arange(12, dtype=np.float64).reshape(6, 2)
+    # uma chave PROIBIDA com a maior pontuação (1000 acima das outras): o máximo do bloco é o das permitidas
+    # (a máscara entra antes do máximo); com a proibida como referência, as permitidas somem por underflow
+    Qc = np.zeros((1, 4))
+    Qc[0, 0] = 2.0
+    Kc = np.zeros((6, 4))
+    Kc[:, 0] = np.arange(6) * 0.25
+    Kc[1, 0] = 1000.0
+    proibida = np.ones((1, 6), dtype=bool)
+    proibida[0, 1] = False
+    _conferir_blocos(aluno, Qc, Kc, Vc, proibida, 2, "chave proibida com a maior pontuação")
+    # o primeiro bloco todo mascarado e, depois, pontuações abaixo de -1e9: o máximo corrido continua -inf depois
+    # do bloco mascarado (não 0 nem outra referência), senão as exponenciais seguintes dão 0 e a saída 0/0
+    Qd = np.zeros((1, 4))
+    Qd[0, 0], Qd[0, 3] = 2.0, -4e10
+    Kd = np.zeros((6, 4))
+    Kd[:, 0], Kd[:, 3] = np.arange(6) * 0.5, 1.0
+    primeiro_bloco = np.ones((1, 6), dtype=bool)
+    primeiro_bloco[0, :2] = False
+    _conferir_blocos(
+        aluno,
+        Qd,
+        Kd,
+        Vc,
+        primeiro_bloco,
+        2,
+        "primeiro bloco mascarado e pontuações abaixo de -1e9",
+        atol=1e-3,
+        rtol=1e-4,
+    )
+    # máscaras que fazem broadcast também no eixo das chaves: (n_q, 1) (uma linha inteira proibida dá nan) e
+    # (1, 1); lidas bloco a bloco, precisam antes de np.broadcast_to para (..., n_q, n_k)
+    Qe, Ke, Ve = _qkv(rng, n_q=3, n_k=7, d_k=4, d_v=2, escala_dados=1.2)
+    por_consulta = np.array([[True], [False], [True]])
+    for mascara, nome in ((por_consulta, "máscara (n_q, 1)"), (np.ones((1, 1), dtype=bool), "máscara (1, 1)")):
+        try:
+            _conferir_blocos(aluno, Qe, Ke, Ve, mascara, 3, nome)
+        except ErroDoAluno as exc:
+            raise Reprovado(
+                f"{BLOCOS_MASCARA_SEM_BROADCAST.mensagem} (Com a {mostrar(nome)} o seu código levantou "
+                f"{mostrar(exc.tipo)}: {exc.mensagem[:200]})",
+                BLOCOS_MASCARA_SEM_BROADCAST,
+            ) from None
 
 
 @item("teste_blocos", pontos=0.5)
@@ -1204,7 +1279,7 @@ def _sondas_blocos(aluno):
         Vi = np.arange(12, dtype=np.float64).reshape(6, 2)
         certo = _blocos_do_aluno(aluno, Qi, Ki, Vi, None, 2)
         Qn = Qi.copy()
-        Qn[0, 3] = -2000.0
+        Qn[0, 3] = -4e10  # abaixo de -1e9 e de -1e10 (os "quase -inf" de quem não começa em -inf)
         negativo = como_array(_blocos_do_aluno(aluno, Qn, Ki, Vi, None, 2))
         return S.iguais(certo, atencao_inteira(Qi, Ki, Vi), atol=1e-9) and not np.all(np.isfinite(negativo))
 
@@ -1271,6 +1346,23 @@ def _sondas_blocos(aluno):
             "peso da primeira saiu errado (num bloco só, confere). A cada bloco, o = exp(m - m_novo) * o + p @ V_bloco."
         )
 
+    def maximo_antes_da_mascara():
+        # issue #38 (rodada 6): uma chave proibida com a maior pontuação (1000 acima das outras). Sem ela (mesma
+        # pontuação das vizinhas) a saída confere; com ela a saída muda ou vira nan: a máscara entrou depois do
+        # máximo, e a referência das exponenciais é a pontuação da chave proibida
+        Qc = np.zeros((1, 4))
+        Qc[0, 0] = 2.0
+        Kc = np.zeros((6, 4))
+        Kc[:, 0] = np.arange(6) * 0.25
+        Vc = np.arange(12, dtype=np.float64).reshape(6, 2)
+        proibida = np.ones((1, 6), dtype=bool)
+        proibida[0, 1] = False
+        baixa = _blocos_do_aluno(aluno, Qc, Kc, Vc, proibida, 2)
+        Kc[1, 0] = 1000.0
+        alta = _blocos_do_aluno(aluno, Qc, Kc, Vc, proibida, 2)
+        esperado = atencao_inteira(Qc, Kc, Vc, proibida)
+        return S.iguais(baixa, esperado, atol=1e-9) and not S.iguais(alta, esperado, atol=1e-9)
+
     def linha_sem_chaves_finita():
         # issue #38 (princípio: a borda "linha sem nenhuma chave permitida"): as outras linhas conferem e a
         # linha toda mascarada saiu com números (um -1e30 ou -1e9 no lugar de -inf a transforma na média de V)
@@ -1284,6 +1376,17 @@ def _sondas_blocos(aluno):
         return S.iguais(obtido[outras], esperado[outras], atol=1e-9) and bool(np.all(np.isfinite(obtido[1])))
 
     return [
+        S.promessa(
+            "blocos-maximo-antes-da-mascara",
+            "Uma chave PROIBIDA pela máscara mudou a saída só por ter a maior pontuação (com a pontuação dela baixa, "
+            "a saída confere): o máximo do bloco foi tirado antes de aplicar a máscara, e exp(s - m) com o m da "
+            "chave proibida zera as permitidas (underflow). Aplique a máscara às pontuações do bloco (-inf nas "
+            "proibidas) e só depois tire o máximo.",
+            maximo_antes_da_mascara,
+            titulo="Máximo do bloco antes da máscara",
+            para_instrutor="O aluno tirou o máximo do bloco antes de mascarar: uma chave proibida vira a referência.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "blocos-linha-sem-chaves-finita",
             "Uma linha sem nenhuma chave permitida (toda mascarada) saiu com números, e as outras conferem: ela tem "
@@ -1324,9 +1427,10 @@ def _sondas_blocos(aluno):
         ),
         S.promessa(
             "blocos-maximo-inicial-finito",
-            "Com pontuações pequenas a saída confere, e com as mesmas pontuações todas muito negativas (≈ -1000) ela "
-            "vira nan: o máximo corrente começou num valor finito (0), e não em -inf, e exp(s - 0) vira 0 em todo "
-            "bloco (0/0 no fim). O máximo inicial é -inf: m = np.full(..., -np.inf).",
+            "Com pontuações pequenas a saída confere, e com as mesmas pontuações todas muito negativas (≈ -2e10) ela "
+            'vira nan: o máximo corrente começou num valor finito (0, -1e9 ou outro número "muito negativo"), e não '
+            "em -inf, e exp(s - m) vira 0 em todo bloco (0/0 no fim). O máximo inicial é -inf: m = np.full(..., "
+            "-np.inf).",
             maximo_inicial_finito,
             titulo="Máximo corrente inicial finito",
             para_instrutor="O aluno começou o máximo corrente em 0 e não em -inf: pontuações muito negativas dão 0/0.",
@@ -1450,7 +1554,28 @@ def _sondas_softmax(aluno):
             f"b ≈ {mostrar(S.numero_legivel(base))}, e a softmax usa a base e ≈ 2,718 (np.exp). Não escale os logits e use np.exp(z - max)."
         )
 
+    def forma_com_eixos_de_tamanho_1():
+        # issue #38 (rodada 6): a saída tem a forma de z; com eixos de tamanho 1 ((3, 1, 4), (1, 6)) eles ficam
+        # (um np.squeeze ou um reshape "para limpar" os remove), e sem eles a forma já confere
+        if como_array(aluno.softmax(z), "softmax").shape != z.shape:
+            return False
+        for forma in ((3, 1, 4), (1, 6)):
+            zf = np.random.default_rng(_SONDA_RNG + 11).normal(size=forma)
+            if como_array(aluno.softmax(zf), "softmax").shape != forma:
+                return True
+        return False
+
     return [
+        S.promessa(
+            "softmax-forma-de-z",
+            "A saída da softmax não tem a forma de z quando z tem eixos de tamanho 1 (com (3, 5) ela confere; com "
+            "(3, 1, 4) ou (1, 6), não): um np.squeeze, um reshape ou um índice no fim remove esses eixos. A softmax "
+            "devolve um array da mesma forma de z, com cada fatia ao longo de `eixo` normalizada.",
+            forma_com_eixos_de_tamanho_1,
+            titulo="Softmax que muda a forma de z",
+            para_instrutor="O aluno 'limpou' a saída com np.squeeze (ou reshape) e perdeu os eixos de tamanho 1.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "softmax-exponencial-errada",
             "A softmax não usa a exponencial natural (np.exp) dos logits.",
