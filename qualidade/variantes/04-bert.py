@@ -899,3 +899,19 @@ MUTANTES += [
         equivoco="mlm-escolha-por-linha",
     ),
 ]
+
+# issue #38 (rodada 6): o aleatório sorteado só entre os comuns, não no vocabulário inteiro com o original mantido
+MUTANTES += [
+    Variante(
+        "sonda-mlm-especial-sorteado-mantem-o-original",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "comuns[torch.randint(len(comuns), ids.shape, generator=g)]",
+                "torch.randint(vocab, ids.shape, generator=g)\n"
+                "    aleatorios = torch.where(torch.isin(aleatorios, esp), ids, aleatorios)",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-proporcoes",
+    ),
+]

@@ -979,6 +979,24 @@ def test_mlm_proporcoes(aluno, rng):
         )
     _conferir_independencia(comuns, escolhidos, entrada == 3)
     _conferir_80_10_10(*_proporcoes(ids, entrada, escolhidos, 3))
+    # issue #38 (rodada 6): caso construído, o mesmo para todo aluno. Metade do vocabulário é de especiais (0 a 31):
+    # o token aleatório sai só dos 32 comuns, e os 10% continuam 10%. Quem sorteia no vocabulário inteiro e, ao
+    # cair num especial, mantém o original deixa menos de 10% de aleatórios; com 4 especiais em 64 a diferença
+    # fica dentro da tolerância
+    metade = list(range(32))
+    ids_m = _amostra_mlm(np.random.default_rng(3804), 200, 256, 64, metade, cls=1, sep=2, pad=0)
+    entrada_m, rotulos_m = _chamar_mlm(aluno, ids_m, 64, 3, metade, 3804)
+    escolhidos_m = _conferir_rotulos(ids_m, entrada_m, rotulos_m)
+    _, p_aleatorio, p_igual = _proporcoes(ids_m, entrada_m, escolhidos_m, 3)
+    # com 32 comuns, 1/32 dos aleatórios coincide com o original e conta como inalterado
+    if abs(p_aleatorio - 0.1 * 31 / 32) > 0.025 or abs(p_igual - 0.1 - 0.1 / 32) > 0.025:
+        raise Reprovado(
+            f"{MLM_PROPORCOES.mensagem} Com metade do vocabulário de especiais (ids 0 a 31, 64 no total) vieram "
+            f"{mostrar(p_aleatorio):.1%} aleatórios e {mostrar(p_igual):.1%} inalterados: os 10% de aleatórios têm de "
+            "ser sorteados só entre os tokens comuns (fora dos especiais), e não no vocabulário inteiro mantendo o "
+            "original quando sai um especial.",
+            MLM_PROPORCOES,
+        )
 
 
 def _dispersao(contagens, tentativas):
