@@ -140,6 +140,12 @@ def test_registro_e_por_submissao():
             "e veio com 4 eixos",
         ),
         (
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+            "the `~` or `logical_not()` operator instead.",
+            "o operador `-` não nega um tensor bool: para inverter uma máscara, use `~` ou logical_not()",
+        ),
+        ("too many indices for tensor of dimension 1", "índices demais para um tensor com 1 eixo(s)"),
+        (
             "only bool and floating types of src_key_padding_mask are supported",
             "a máscara src_key_padding_mask só pode ser bool ou de ponto flutuante (não inteira)",
         ),

@@ -1222,6 +1222,35 @@ _MODELOS_DE_EXCECAO = [
         "a dimensão do embedding esperada era {}, e veio {}",
     ),
     _modelo("embed_dim must be divisible by num_heads", "embed_dim tem de ser divisível por num_heads"),
+    # tensores bool (máscaras) e tipos
+    _modelo(
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+        "`~` or `logical_not()` operator instead.",
+        "o operador `-` não nega um tensor bool: para inverter uma máscara, use `~` ou logical_not()",
+    ),
+    _modelo(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
+        "the `~` or `logical_not()` operator instead.",
+        "o operador `-` não subtrai um tensor bool: para inverter uma máscara, use `~` ou logical_not()",
+    ),
+    _modelo(
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+        "operator instead.",
+        "o operador `-` não subtrai dois tensores bool: use `^` ou logical_xor()",
+    ),
+    _modelo(
+        "result type {nome} can't be cast to the desired output type {nome}",
+        "o resultado, do tipo {}, não cabe no tipo de saída {} (uma operação no lugar num tensor inteiro?)",
+    ),
+    _modelo("too many indices for tensor of dimension {n}", "índices demais para um tensor com {} eixo(s)"),
+    _modelo(
+        "too many indices for array: array is {n}-dimensional, but {n} were indexed",
+        "índices demais: o array tem {} eixos, e vieram {} índices",
+    ),
+    _modelo(
+        "grad can be implicitly created only for scalar outputs",
+        "backward() sem argumento só vale para uma saída escalar (um número só, como a média da perda)",
+    ),
     _modelo("the batch number of src and tgt must be equal", "src e tgt têm de ter o mesmo tamanho de lote"),
     _modelo(
         "the feature number of src and tgt must be equal to d_model",
