@@ -31,6 +31,9 @@ def softmax(z, eixo=-1):
 
 def muitos(a, b, c, d):
     raise ValueError(f"{a} {b} {c} {d}")
+
+def patches(H, W, p):
+    raise ValueError(f"a imagem {H}x{W} não se divide em patches de {p}x{p}")
 """
 
 
@@ -124,6 +127,10 @@ def test_registro_e_por_submissao():
             "«d_model (12) deve ser divisível por n_cabecas (5)» (mensagem do seu código)",
         ),
         ("a softmax não aceita listas", "«a softmax não aceita listas» (mensagem do seu código)"),
+        (  # a mesma expressão duas vezes é um buraco só (três valores, não quatro)
+            "a imagem 5x4 não se divide em patches de 2x2",
+            "«a imagem 5x4 não se divide em patches de 2x2» (mensagem do seu código)",
+        ),
         (
             "cannot assign module before Module.__init__() call",
             "não dá para guardar um submódulo antes de Module.__init__(): chame super().__init__() no começo do "
@@ -168,6 +175,7 @@ def test_excecao_conhecida_ou_do_codigo_sai_traduzida(bruto, mostrado):
         "d_model (12345) deve ser divisível por n_cabecas (5)",  # número de 5 dígitos no buraco
         "d_model (abcdefgh) deve ser divisível por n_cabecas (5)",  # texto livre no buraco
         "1234 5678 9012 3456",  # f-string com buracos demais
+        "a imagem 5x4 não se divide em patches de 2x3",  # a repetição de {p} com outro valor: um 4º valor
         "index 98765 is out of bounds for axis 0 with size 4",
         "only bool and floating types of ghijabcd are supported",  # nome fora do código e das bibliotecas
         "Expected key_padded_mask.shape[0] to be 3, but got 98765",

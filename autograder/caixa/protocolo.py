@@ -1222,6 +1222,21 @@ _MODELOS_DE_EXCECAO = [
         "a dimensão do embedding esperada era {}, e veio {}",
     ),
     _modelo("embed_dim must be divisible by num_heads", "embed_dim tem de ser divisível por num_heads"),
+    _modelo(
+        "key shape torch.Size({forma}) does not match value shape torch.Size({forma})",
+        "a forma de key, {}, não confere com a de value, {}",
+    ),
+    _modelo(
+        "stack expects each tensor to be equal size, but got {forma} at entry {n} and {forma} at entry {n}",
+        "stack precisa de tensores da mesma forma, e vieram {} (posição {}) e {} (posição {})",
+    ),
+    _modelo("index {n} is out of range", "índice {} fora do intervalo"),
+    _modelo(
+        'Module [{nome}] is missing the required "forward" function',
+        "o módulo [{}] não tem o método forward (um ModuleList não se chama: percorra as camadas)",
+    ),
+    _modelo("expected target dtype to be Long or Byte, but got {nome}", "o alvo deveria ser inteiro (Long), veio {}"),
+    _modelo("array split does not result in an equal division", "np.split não divide em partes iguais"),
     # tensores bool (máscaras) e tipos
     _modelo(
         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
@@ -1310,6 +1325,18 @@ _INICIOS_DE_EXCECAO = [
     ("mean(): could not infer output dtype", "mean() precisa de um tensor real (float), não inteiro"),
     ("einsum(): operands do not broadcast", "einsum: formas dos operandos incompatíveis"),
     (
+        "operands could not be broadcast together with remapped shapes [original->remapped]:",
+        "formas incompatíveis no broadcast (matmul)",
+    ),
+    (
+        "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+        "torch.multinomial sem reposição não sorteia mais amostras que o número de categorias",
+    ),
+    (
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory location.",
+        "operação no lugar num tensor em que vários elementos dividem a mesma memória (use .clone() antes)",
+    ),
+    (
         "permute(sparse_coo): number of dimensions in the tensor input does not match",
         "permute: o número de eixos não confere com a ordem pedida",
     ),
@@ -1336,7 +1363,7 @@ _NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance
     __main__ builtins linear input other mat1 mat2 tensor tensors dim embedding layer_norm dropout einsum stack
     masked_fill where gather transpose permute reshape view expand repeat sum mean max min exp log sqrt
     attn_mask key_padding_mask src_key_padding_mask tgt_key_padding_mask memory_key_padding_mask src_mask tgt_mask
-    memory_mask mask is_causal FloatTensor DoubleTensor LongTensor IntTensor BoolTensor _avaliador_Espiao
+    memory_mask mask is_causal bitwise_and_cpu bitwise_or_cpu bitwise_xor_cpu bitwise_not_cpu FloatTensor DoubleTensor LongTensor IntTensor BoolTensor _avaliador_Espiao
     _avaliador_EspiaoLM""".split()
 )
 
@@ -1378,13 +1405,19 @@ def registrar_codigo_do_aluno(codigos, mensagens: bool = True) -> None:
             if not mensagens:
                 continue
             if isinstance(no, ast.JoinedStr):
-                partes, buracos = [], 0
+                # a mesma expressão repetida ({p}x{p}) é um buraco só: a repetição tem de trazer o mesmo valor
+                partes, buracos, vistos = [], 0, {}
                 for v in no.values:
                     if isinstance(v, ast.Constant) and isinstance(v.value, str):
                         partes.append(re.escape(v.value))
-                    else:
-                        partes.append(f"({_N}|{_FORMA}|{_IDENT})")
-                        buracos += 1
+                        continue
+                    chave = ast.dump(v)
+                    if chave in vistos:
+                        partes.append(f"(?P=b{vistos[chave]})")
+                        continue
+                    vistos[chave] = buracos
+                    partes.append(f"(?P<b{buracos}>{_N}|{_FORMA}|{_IDENT})")
+                    buracos += 1
                 if buracos <= BURACOS_POR_MENSAGEM:
                     _MODELOS_DO_CODIGO.append(re.compile("".join(partes) + r"\s*"))
             elif isinstance(no, ast.Constant) and isinstance(no.value, str) and 0 < len(no.value) <= 300:
