@@ -70,8 +70,8 @@ mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (
 sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob várias sementes (SEMENTES=4): nenhum pode perder ponto; roda no .ci/run
 	@$(PY) -m qualidade sementes $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(SEMENTES),--sementes $(SEMENTES))
 
-constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5): o mesmo erro tem de tirar a mesma nota (issue #38)
-	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS))
+constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5; CORPORA=qualidade/corpus_cego_5 troca o corpus): o mesmo erro tem de tirar a mesma nota (issue #38)
+	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS)) $(foreach c,$(subst $(VIRGULA), ,$(CORPORA)),--pasta $(c))
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
