@@ -565,13 +565,15 @@ def _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote):
 
 def _dados_acuracia_desbalanceados():
     """Caso construído (o mesmo para todo aluno, issue #38): 40 imagens, 30 da classe 0 previstas certas e 10
-    da classe 2 previstas como 1 (uma em cada quatro). A fração de acertos é 0,75; a média das acurácias por
-    classe, 0,5. Com as classes do sorteio do aluno as duas contas podem coincidir; aqui nunca."""
+    da classe 2 previstas como 1 (uma em cada quatro), com a classe certa em segundo lugar nos logits. A fração
+    de acertos é 0,75; a média das acurácias por classe, 0,5; contar o rótulo entre as duas maiores classes
+    (top-2), 1,0. Com as classes do sorteio do aluno essas contas podem coincidir; aqui nunca."""
     imagens = torch.zeros(40, 1, 4, 4)
     erradas = torch.arange(40) % 4 == 3
     previstos = torch.where(erradas, 1, 0)
-    imagens.view(40, -1)[torch.arange(40), previstos] = 1.0
     rotulos = torch.where(erradas, 2, 0)
+    imagens.view(40, -1)[erradas, 2] = 0.5
+    imagens.view(40, -1)[torch.arange(40), previstos] = 1.0
     return imagens, rotulos
 
 
@@ -652,7 +654,9 @@ def test_acuracia_argmax_nas_classes(aluno, rng):
                 return
         raise Reprovado(
             f"A acurácia não confere num lote construído com classes desbalanceadas (30 imagens da classe 0, "
-            f"todas certas, e 10 da classe 2, todas erradas): veio {mostrar(construido)!r}, o esperado é 0,75."
+            f"todas certas, e 10 da classe 2, todas erradas): veio {mostrar(construido)!r}, o esperado é 0,75. "
+            "A classe prevista é só a maior, logits.argmax(dim=-1), comparada com o rótulo de cada imagem, e a "
+            "acurácia é a fração de todas as imagens acertadas."
         )
     errado = 0
     for inicio in range(0, 40, TR.N_CLASSES):
