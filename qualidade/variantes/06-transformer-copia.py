@@ -1211,6 +1211,17 @@ MUTANTES += [
         equivoco="perda-logits-e-alvos-desalinhados",
     ),
     Variante(
+        "sonda-decodificacao-sorteia-da-softmax",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "proximo = logits[:, -1, :].argmax(dim=-1)",
+                "proximo = torch.multinomial(torch.softmax(logits[:, -1, :].float(), dim=-1), 1)[:, 0]",
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-sorteada",
+    ),
+    Variante(
         "sonda-decodificacao-comeca-com-pad",
         {
             "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(

@@ -1264,6 +1264,12 @@ def _sondas_decodificar(aluno):
                 return True
         return False
 
+    def sorteada():
+        # a mesma origem duas vezes: o laço guloso é determinístico; quem sorteia da softmax muda de saída
+        uma = ORC.decodificar_do_aluno(aluno, ORC.modelos_de_roteiro(aluno)[0], src, 12)
+        outra = ORC.decodificar_do_aluno(aluno, ORC.modelos_de_roteiro(aluno)[0], src, 12)
+        return not _mesmos(uma, outra)
+
     def variante_do_laco():
         # o laço do aluno contra o de referência com uma promessa quebrada de cada vez, no modelo de roteiro
         # (o próximo token depende da origem, das máscaras, do último token e da posição)
@@ -1282,6 +1288,16 @@ def _sondas_decodificar(aluno):
         return False
 
     return [
+        S.promessa(
+            "decodificacao-sorteada",
+            "A mesma origem, decodificada duas vezes com o mesmo modelo, deu saídas diferentes: a decodificação "
+            "gulosa não sorteia o próximo token da softmax, escolhe o mais provável, o argmax da última posição "
+            "(logits[:, -1].argmax(dim=-1)), e a mesma entrada dá sempre a mesma saída.",
+            sorteada,
+            titulo="Decodificação gulosa que sorteia",
+            para_instrutor="O aluno amostrou o próximo token da softmax (torch.multinomial) em vez de tomar o argmax.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "decodificacao-promessa-do-laco",
             "O laço guloso quebra uma promessa do enunciado (início no BOS, máscara de origem, passos_max).",
