@@ -185,7 +185,8 @@ _DICAS_DE_ERRO = (
 
 def dica_do_erro(tipo: str, mensagem: str) -> str:
     """ " <dica>" para um erro de forma comum (broadcast, reshape, matmul, state_dict), ou ""."""
-    texto = f"{tipo}: {mensagem}"
+    # a dica decide pelo texto como a suíte o lê (um TextoDoAluno formatado já sai traduzido ou omitido)
+    texto = f"{tipo}: {getattr(mensagem, 'filtrado', mensagem)}"
     for padroes, dica in _DICAS_DE_ERRO:
         if any(p in texto for p in padroes):
             return f" ({dica})"

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
+from autograder.suite import Reprovado, comparar, excecao_do_aluno, item, mostrar, propriedade, tocha, verificar
 from autograder.suite import sondas as S
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
@@ -986,7 +986,7 @@ def _conferir_grupos(aluno, amarrar):
     if set(nomes) - set(esperados):
         raise Reprovado("grupos_de_parametros devolveu parâmetros que não são do modelo recebido.")
     if descricao.get("erro"):
-        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(descricao['erro'][:160])}")
+        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(excecao_do_aluno(descricao['erro']))}")
     efetivos = descricao.get("efetivos", [])
     if len(efetivos) != len(grupos):
         raise Reprovado("Não consegui ler o weight_decay de cada grupo (o registro do avaliador foi alterado).")
