@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from autograder.caixa import protocolo
 from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, RefRemota, TempoEsgotado, Zigoto
 from autograder.caixa.protocolo import texto_do_aluno
 from autograder.notebooks import Atividade
@@ -34,6 +35,10 @@ class Sessao:
         self.semente = int(semente)  # a semente da submissão (semente_da_submissao ou --semente)
         self.atividade = atividade
         self.codigo = codigo
+        protocolo.registrar_codigo_do_aluno(codigo.values())  # nomes e mensagens que um erro do aluno pode citar
+        protocolo.registrar_codigo_do_aluno(
+            [*atividade.preambulo, *atividade.codigo_referencia.values()], mensagens=False
+        )
         self.limites = limites
         self.caixa = None
         self.erros_celulas: dict[str, str] = {}

@@ -494,9 +494,11 @@ class Caixa:
             if not resp.get("ok"):
                 raise _erro_do_aluno(resp)
             try:
-                return protocolo.decodificar(resp.get("valor"), bufs, fazer_ref=lambda rid: RefRemota(rid))
+                valor = protocolo.decodificar(resp.get("valor"), bufs, fazer_ref=lambda rid: RefRemota(rid))
             except protocolo.ErroProtocolo as exc:
                 raise ErroDoAluno("ValorRecusado", str(exc)) from None
+            protocolo.registrar_do_aluno(valor)  # suite.mostrar cita um valor do aluno só pela forma
+            return valor
         finally:
             if regiao is not None:
                 regiao.fechar()
@@ -575,10 +577,11 @@ def _ref_de_saida(obj):
 def _erro_do_aluno(resp: dict) -> ErroDoAluno:
     """A exceção que a caixa relatou. É aqui que o texto do aluno entra no lado confiável: tipo numa
     lista fechada, mensagem de uma linha (curta, sem números decimais) e rastro refeito só com os
-    quadros das células (ver ``protocolo.texto_do_aluno``); o resto não chega a relatório nenhum."""
+    quadros das células (ver ``protocolo.texto_do_aluno``); o resto não chega a relatório nenhum. Numa
+    mensagem, o texto sai só como ``protocolo.TextoDoAluno`` o mostra (mensagem conhecida ou do código)."""
     erro = resp.get("erro") if type(resp.get("erro")) is dict else {}
     return ErroDoAluno(
         protocolo.tipo_do_aluno(erro.get("tipo")),
-        protocolo.texto_do_aluno(erro.get("mensagem")),
+        protocolo.TextoDoAluno(erro.get("mensagem")),
         protocolo.rastro_do_aluno(erro.get("trace")),
     )

@@ -131,7 +131,7 @@ from autograder.suite.itens import (
     tempo_limite,
     verificar,
 )
-from autograder.suite.mensagens import Mostrado, mostrar
+from autograder.suite.mensagens import Mostrado, excecao_do_aluno, mostrar
 from autograder.suite.procedencia import (
     BETAS_DO_ADAM,
     CORRELACAO_MINIMA,
@@ -189,6 +189,7 @@ __all__ = [
     "conferir_parametros_extras",
     "conferir_registro",
     "conferir_state_dict",
+    "excecao_do_aluno",
     "exigir_entradas_intactas",
     "exigir_procedencia",
     "exigir_que_responda",

@@ -1021,3 +1021,27 @@ MUTANTES += [
         equivoco="blocos-sem-subtrair-o-maximo",
     ),
 ]
+
+# issue #38 (diagnóstico por princípio): a raiz real da escala; a borda da linha sem nenhuma chave permitida
+MUTANTES += [
+    Variante(
+        "atencao-escala-raiz-inteira",
+        {
+            "atencao": _atencao("    s = Q @ np.swapaxes(K, -1, -2) / math.isqrt(d_k)", _MASC, _FIM).replace(
+                "def atencao", "import math\n\n\ndef atencao", 1
+            )
+        },
+        itens=["teste_atencao"],
+        equivoco="constante-do-exemplo",
+    ),
+    Variante(
+        "sonda-blocos-mascara-com-numero-finito",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "s = np.where(parte, s, -np.inf) if", "s = np.where(parte, s, -1e30) if"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-linha-sem-chaves-finita",
+    ),
+]

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
+from autograder.suite import Reprovado, comparar, excecao_do_aluno, item, mostrar, propriedade, tocha, verificar
 from autograder.suite import sondas as S
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
@@ -754,6 +754,7 @@ test_treino_perplexidade_ate_75 = TREINO.teste_de_faixa(2)
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(PR.sondas_atencao_cache)
 def test_cache_atencao_do_prefixo(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal com RoPE e o cache guarda K já girado e V"""
     CF.conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
@@ -986,7 +987,7 @@ def _conferir_grupos(aluno, amarrar):
     if set(nomes) - set(esperados):
         raise Reprovado("grupos_de_parametros devolveu parâmetros que não são do modelo recebido.")
     if descricao.get("erro"):
-        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(descricao['erro'][:160])}")
+        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(excecao_do_aluno(descricao['erro']))}")
     efetivos = descricao.get("efetivos", [])
     if len(efetivos) != len(grupos):
         raise Reprovado("Não consegui ler o weight_decay de cada grupo (o registro do avaliador foi alterado).")
