@@ -340,6 +340,32 @@ class Caixa:
         except OSError:
             raise CaixaMorreu("a caixa terminou antes de ser cronometrada") from None
 
+    def zerar_pico_de_memoria(self) -> int | None:
+        """Zera, deste lado, o pico de memória residente do processo da caixa (``/proc/<pid>/clear_refs``,
+        valor 5: o pico volta a ser a memória residente de agora) e devolve essa memória (bytes); ``None`` se
+        este processo não pode (outro usuário sem privilégio, ``/proc`` escondido). A caixa não faz o mesmo
+        consigo: o Landlock só a deixa LER o ``/proc`` (``restricoes``)."""
+        try:
+            with open(f"/proc/{self.pid}/clear_refs", "w") as f:
+                f.write("5")
+        except OSError:
+            return None
+        return self.memoria_residente()[0]
+
+    def memoria_residente(self) -> tuple[int | None, int | None]:
+        """``(residente agora, pico residente)`` do processo da caixa, em bytes (``VmRSS`` e ``VmHWM``), lidos
+        deste lado; ``(None, None)`` se não dá para ler. Memória TOCADA (páginas presentes), não mapeada: uma
+        região que a caixa herdou mapeada e nunca tocada só conta quando é escrita."""
+        valores = {}
+        try:
+            with open(f"/proc/{self.pid}/status") as f:
+                for linha in f:
+                    if linha.startswith(("VmRSS:", "VmHWM:")):
+                        valores[linha[:5]] = int(linha.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None, None
+        return valores.get("VmRSS"), valores.get("VmHWM")
+
     def congelar(self, congelada: bool) -> None:
         """Para (SIGSTOP) ou solta (SIGCONT) o processo da caixa, com todas as threads dele: enquanto o
         avaliador cronometra uma referência, nenhum código do aluno roda."""

@@ -1029,8 +1029,11 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     linhas = np.sort(rng.choice(BLOCOS_N, size=256, replace=False))  # conferidas contra a atenção inteira
 
     def rodar_no_limite(mascara, equivoco):
+        limitado = aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB)
         try:
-            return _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, mascara, BLOCOS_BLOCO)
+            saida = _blocos_do_aluno(limitado, Q, K, V, mascara, BLOCOS_BLOCO)
+            _exigir_memoria_tocada(limitado, equivoco)
+            return saida
         except ErroDoAluno as exc:
             if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
                 raise Reprovado(
@@ -1070,13 +1073,40 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     _conferir_muitas_chaves(aluno, rng)
 
 
+def _exigir_memoria_tocada(limitado, equivoco, muitas_chaves=False):
+    """O limite de memória da caixa (``memoria_mb``, ``RLIMIT_AS``) conta o espaço MAPEADO, e a caixa já nasce
+    com regiões mapeadas e nunca tocadas (o buffer do OpenBLAS que o NumPy mapeia ao ser importado): montar as
+    pontuações ali não gasta espaço novo (issue #37, vermelho2-01-blocos-memoria-emprestada-por-consultas). Por
+    isso o avaliador mede também a memória TOCADA pela caixa (o pico residente, ``VmHWM``, zerado por ele antes
+    das células do aluno e lido depois da chamada): ela tem de caber no mesmo limite. Sem a medida (hospedeiro que
+    não deixa ler o ``/proc`` da caixa), vale só o limite do espaço mapeado."""
+    tocada = limitado.memoria_tocada
+    if tocada is None or tocada <= BLOCOS_MEMORIA_MB * 2**20:
+        return
+    mib = -(-tocada // 2**20)
+    if muitas_chaves:
+        raise Reprovado(
+            f"{equivoco.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+            f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o seu código (as células e a chamada) tocou "
+            f"{mostrar(mib)} MiB de memória nova.)",
+            equivoco,
+        )
+    raise Reprovado(
+        f"{equivoco.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o seu código (as células e a chamada) tocou "
+        f"{mostrar(mib)} MiB de memória nova.)",
+        equivoco,
+    )
+
+
 def _conferir_muitas_chaves(aluno, rng):
     """A promessa da atenção em blocos (memória do tamanho de consultas × bloco, não de n_k), medida pelo
     limite de memória da caixa (fixado pelo avaliador antes do código do aluno): poucas consultas e muitas
     chaves. Quem corta as consultas em pedaços e faz a softmax inteira em cada um não cabe."""
     Q, K, V = _qkv(rng, n_q=BLOCOS_POUCAS_CONSULTAS, n_k=BLOCOS_MUITAS_CHAVES, d_k=2, d_v=2, escala_dados=1.5)
+    limitado = aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB)
     try:
-        obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
+        obtido = _blocos_do_aluno(limitado, Q, K, V, None, BLOCOS_BLOCO)
+        _exigir_memoria_tocada(limitado, CHAVES_INTEIRAS, muitas_chaves=True)
     except ErroDoAluno as exc:
         if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
             raise Reprovado(

@@ -182,16 +182,13 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
 def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
     """BPE: o treino usa contagens incrementais (cabe em 5× o tempo de um BPE incremental na mesma caixa)"""
     n_fusoes = ORC.BPE_CRONOMETRO["fusoes"]
-    # Tempos de CPU (oraculos, "orçamento de tempo"). A primeira medida usa o texto do curso, contra a referência
-    # guardada neste processo; acima do orçamento, mede de novo, os dois, num texto novo desta submissão: só
-    # reprova quem passa do orçamento nas duas. As fusões de cada medida são conferidas (um treino rápido e
-    # errado não conta).
+    # Tempos de CPU (oraculos, "orçamento de tempo"). Cada medida usa um texto desta submissão (do segredo, do
+    # aluno e do código: o que outra submissão soube do texto dela não serve aqui) e a referência medida no mesmo
+    # texto, na hora; acima do orçamento, mede de novo num segundo texto: só reprova quem passa do orçamento nas
+    # duas. As fusões de cada medida são conferidas (um treino rápido e errado não conta).
     for tentativa in range(2):
-        if tentativa == 0:
-            texto, t_ref = ORC.texto_do_curso(), ORC.tempo_da_referencia_no_curso(aluno, n_fusoes)
-        else:
-            texto = ORC.texto_cronometrado(rng)
-            t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
+        texto = ORC.texto_da_submissao(aluno, tentativa)
+        t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
         try:
             t_aluno, obtidas = aluno.cronometrar(lambda texto=texto: CF.fusoes_do_aluno(aluno, texto, n_fusoes))
         except suite.TempoEsgotado:
