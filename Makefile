@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente livro release grade test mutacao sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente livro release grade test mutacao corpus sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -64,8 +64,11 @@ grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q --durations=12
 
-mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas)
+mutacao: $(CARIMBO) ## Avalia todos os mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas; o make test avalia uma amostra)
 	@$(PY) -m qualidade mutacao $(subst $(VIRGULA), ,$(ATIVIDADES))
+
+corpus: $(CARIMBO) ## Corpus independente inteiro (issue #24): pegos, nomeados, vazamentos, corretas rejeitadas; sai com 1 fora das metas (o make test avalia uma amostra)
+	@$(PY) -m qualidade corpus --metas $(subst $(VIRGULA), ,$(ATIVIDADES))
 
 sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob várias sementes (SEMENTES=4): nenhum pode perder ponto; roda no .ci/run
 	@$(PY) -m qualidade sementes $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(SEMENTES),--sementes $(SEMENTES))
