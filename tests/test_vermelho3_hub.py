@@ -1,5 +1,5 @@
-"""Rodada vermelha 3 (issue #37, classe 4): a quarentena do ``inbound`` apagada por root numa árvore que o aluno
-ainda mexe.
+"""Rodada vermelha 3 (issue #37, classe 4): uma árvore do aluno apagada por root enquanto o aluno ainda a mexe (a
+quarentena do ``inbound`` e a varredura do ``/tmp`` que cada zigoto faz).
 
 O ajudante root apaga, a cada 5 s, toda entrada ``.quarentena+...`` do ``inbound`` (``hub/ajudante_root.py``,
 ``_esvaziar_quarentena``) com ``autograder.caixa.disco.apagar_arvore``. Essa função foi escrita para a pasta de
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.caixa.disco import apagar_arvore
+from autograder.caixa.disco import apagar_arvore, varrer_abandonadas
 
 ANA = 64931
 TENTATIVAS = int(os.environ.get("VERMELHO3_TENTATIVAS", "40"))
@@ -111,5 +111,49 @@ def test_quarentena_nao_da_chmod_fora_da_arvore_do_aluno(raiz):
             break
     assert mudou is None, (
         f"root deu chmod no alvo fora da árvore do aluno (tentativa {mudou[0]} de {TENTATIVAS}: o modo de "
+        f"{alvo.name} virou {mudou[1]})"
+    )
+
+
+def test_varredura_do_tmp_nao_da_chmod_fora_da_arvore(raiz):
+    """A mesma troca, pela outra porta: cada zigoto novo varre o ``/tmp`` (``disco.varrer_abandonadas``) e apaga,
+    como root nos modos root, toda pasta ``caixa-aluno-t-*`` cuja trava está livre, seja de quem for. No hub, o
+    aluno tem um terminal na mesma máquina e cria essa pasta no ``/tmp`` (gravável por todos). Aqui a "raiz" do
+    ``/tmp`` é uma pasta própria do teste (``base``)."""
+    alvo_dir = raiz / "curso"
+    alvo_dir.mkdir(mode=0o755)
+    alvo = alvo_dir / "gradebook.db"
+    alvo.write_bytes(b"notas de todos")
+    os.chmod(alvo, 0o644)
+    base = raiz / "tmp"
+    base.mkdir()
+    os.chmod(base, 0o1777)
+    mudou = None
+    for n in range(TENTATIVAS):
+        q = _montar(base, n, alvo)
+        q = q.rename(base / f"caixa-aluno-t-vermelho3{n}")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(ANA)
+                os.setuid(ANA)
+                _trocar_sem_parar(q)
+            finally:
+                os._exit(0)
+        try:
+            time.sleep(0.05)
+            varrer_abandonadas(str(base))  # o que cada zigoto faz ao nascer
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        if os.path.lexists(q):
+            apagar_arvore(str(q))
+        modo = stat.S_IMODE(os.lstat(alvo).st_mode)
+        if modo != 0o644:
+            mudou = (n + 1, oct(modo))
+            break
+    assert mudou is None, (
+        f"a varredura do /tmp deu chmod no alvo fora da pasta (tentativa {mudou[0]} de {TENTATIVAS}: o modo de "
         f"{alvo.name} virou {mudou[1]})"
     )
