@@ -171,6 +171,17 @@ _DICAS_DE_ERRO = (
         "usada sem desempacotar; pegue a saída com saida, _ = atencao(...) (ou [0]).",
     ),
     (
+        ("'generator' object is not subscriptable", "'generator' object has no attribute '__getitem__'"),
+        "Os lotes chegaram num gerador (como o lotes_aleatorios do notebook), que não se indexa com lotes[t]: o "
+        "enunciado promete um iterável, não uma lista. Percorra os lotes com um for (ou crie o iterador uma vez, "
+        "antes do laço, com iter(lotes), e pegue o próximo lote com next a cada passo).",
+    ),
+    (
+        ("view size is not compatible with input tensor",),
+        "O .view exige um tensor contíguo na memória, e uma fatia como tgt[:, 1:] (o alvo do laço) não é: achate "
+        "com .reshape(-1), que copia quando precisa (ou .contiguous().view(-1)).",
+    ),
+    (
         ("dimension out of range",),
         "Um eixo que não existe: o tensor tem menos dimensões do que o código supõe (falta o eixo do lote, ou "
         "sobrou um squeeze).",
@@ -185,7 +196,8 @@ _DICAS_DE_ERRO = (
 
 def dica_do_erro(tipo: str, mensagem: str) -> str:
     """ " <dica>" para um erro de forma comum (broadcast, reshape, matmul, state_dict), ou ""."""
-    texto = f"{tipo}: {mensagem}"
+    # a dica decide pelo texto como a suíte o lê (um TextoDoAluno formatado já sai traduzido ou omitido)
+    texto = f"{tipo}: {getattr(mensagem, 'filtrado', mensagem)}"
     for padroes, dica in _DICAS_DE_ERRO:
         if any(p in texto for p in padroes):
             return f" ({dica})"

@@ -1,7 +1,8 @@
 """A semente das entradas ocultas de uma submissão (e as que se derivam dela).
 
 O segredo do curso fica em ``AVALIADOR_SEGREDO`` ou em ``.segredo_avaliador`` (0600, criado na
-primeira avaliação). Nenhuma semente depende do texto do código do aluno.
+primeira avaliação). Nenhuma semente de entradas ocultas depende do texto do código do aluno; a única
+exceção é ``semente_do_codigo`` (o texto de um orçamento de tempo, que não pode servir a outra submissão).
 """
 
 from __future__ import annotations
@@ -49,3 +50,27 @@ def semente_derivada(semente: int, rotulo: str) -> int:
     com ela, e ``--semente`` reproduz as duas."""
     digest = hashlib.sha256(f"{int(semente)}\0{rotulo}".encode()).digest()
     return int.from_bytes(digest[:4], "little")
+
+
+def resumo_do_codigo(codigo: dict[str, str]) -> str:
+    """SHA-256 (hex) das células de solução de uma submissão (``{id da célula: código}``), em ordem de id."""
+    resumo = hashlib.sha256()
+    for gid in sorted(codigo):
+        for parte in (str(gid), str(codigo[gid])):  # cada parte com o seu tamanho: nenhuma se confunde com a vizinha
+            dados = parte.encode("utf-8", "surrogatepass")
+            resumo.update(len(dados).to_bytes(8, "little") + dados)
+    return resumo.hexdigest()
+
+
+def semente_do_codigo(slug: str, semente: int, codigo: dict[str, str], rotulo: str) -> int:
+    """HMAC(segredo do curso, atividade, semente da submissão, ``rotulo``, resumo das células de solução).
+
+    Para o que uma submissão NÃO pode reaproveitar de outra (issue #37: o texto do orçamento de tempo do BPE).
+    Muda com o aluno (pela ``semente``) e com o código: o que uma submissão descobriu sobre o seu texto (pelas
+    mensagens, pelo tempo) não vale para nenhuma outra, porque usar o que vazou pede outro código, e outro código
+    sorteia outro texto. Fixa para o mesmo código, o mesmo aluno e o mesmo segredo (a nota se reproduz). Ao
+    contrário de ``semente_da_submissao``, reescrever um comentário sorteia outro texto: só serve onde a medida
+    separa o certo do errado em QUALQUER texto sorteado (o orçamento do BPE: ver o ``oraculos.py`` da aula 08)."""
+    conteudo = "\0".join(("semente-do-codigo", slug, str(int(semente)), rotulo, resumo_do_codigo(codigo)))
+    digest = hmac.new(segredo_do_curso(), conteudo.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "little")

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from autograder.caixa import protocolo
 from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, RefRemota, TempoEsgotado, Zigoto
 from autograder.caixa.protocolo import texto_do_aluno
 from autograder.notebooks import Atividade
@@ -34,8 +35,15 @@ class Sessao:
         self.semente = int(semente)  # a semente da submissão (semente_da_submissao ou --semente)
         self.atividade = atividade
         self.codigo = codigo
+        protocolo.registrar_codigo_do_aluno(codigo.values())  # nomes e mensagens que um erro do aluno pode citar
+        protocolo.registrar_codigo_do_aluno(
+            [*atividade.preambulo, *atividade.codigo_referencia.values()], mensagens=False
+        )
         self.limites = limites
         self.caixa = None
+        # Memória tocada (bytes) pela última caixa de ``chamar_com_limites``, lida pelo avaliador; None se não
+        # deu para medir (ver ``chamar_com_limites``).
+        self.memoria_tocada: int | None = None
         self.erros_celulas: dict[str, str] = {}
         self.celulas_fatais: set[str] = set()
         self.travadas: dict[str, str] = {}
@@ -111,9 +119,14 @@ class Sessao:
         caixa = self.zigoto.nova_caixa({**(self.limites or {}), **limites})
         t1 = time.perf_counter()
         self.tempos["abrir"] += t1 - t0
+        self.memoria_tocada = None
         try:
             for i, trecho in enumerate(self.atividade.preambulo):
                 caixa.executar(trecho, f"preambulo-{i}", prazo=60)
+            # Memória tocada (issue #37): o pico residente da caixa, zerado pelo avaliador depois do preâmbulo
+            # (código do curso) e ANTES das células do aluno, lido depois da chamada. Contar desde antes das
+            # células pega também a memória que uma célula tocou para a função reaproveitar depois.
+            residente = caixa.zerar_pico_de_memoria()
             for gid in self.atividade.solucoes:
                 if gid not in self.codigo or gid in self.celulas_fatais:
                     continue
@@ -126,7 +139,11 @@ class Sessao:
             self.tempos["celulas"] += time.perf_counter() - t1
             nome = alvo if isinstance(alvo, str) else "objeto"
             try:
-                return caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
+                resultado = caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
+                pico = caixa.memoria_residente()[1]
+                if residente is not None and pico is not None:
+                    self.memoria_tocada = max(0, pico - residente)
+                return resultado
             except TempoEsgotado as exc:
                 msg = f"'{nome}' passou do prazo de {prazo:g} s numa caixa com limites {limites}"
                 self.interrompida.append(msg)
@@ -403,6 +420,9 @@ class AlunoComLimites:
 
     def __init__(self, sessao: Sessao, substituir: dict | None, prazo: float | None, limites: dict):
         self._sessao, self._substituir, self._prazo, self._limites = sessao, substituir, prazo, dict(limites)
+        # Bytes de memória que a caixa da última chamada TOCOU desde antes das células do aluno (pico residente
+        # medido pelo avaliador, ``Sessao.chamar_com_limites``); None se o hospedeiro não deixa medir.
+        self.memoria_tocada: int | None = None
 
     def __getattr__(self, nome: str):
         if nome.startswith("_"):
@@ -410,7 +430,10 @@ class AlunoComLimites:
         sessao, subst, prazo, limites = self._sessao, self._substituir, self._prazo, self._limites
 
         def chamar(*args, **kwargs):
-            return sessao.chamar_com_limites(limites, nome, args, kwargs, substituir=subst, prazo=prazo)
+            self.memoria_tocada = None
+            resultado = sessao.chamar_com_limites(limites, nome, args, kwargs, substituir=subst, prazo=prazo)
+            self.memoria_tocada = sessao.memoria_tocada
+            return resultado
 
         chamar.__name__ = nome
         return chamar

@@ -63,6 +63,8 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "publicos-08-metade-da-validacao": "faixas de treino compradas com os dados de avaliação públicos (08)",
     "vermelho-08-bpe-ruido-a-parte": "orçamento do BPE num texto com estrutura reconhecível",
     "vermelho-blocos-por-consultas": "atenção em blocos que corta as consultas",
+    "canal-01-nomes-inventados-em-mensagens-conhecidas": "entradas ocultas nos campos de mensagens de erro conhecidas",
+    "orcamentos-01-blocos-reserva-tocada-na-celula": "atenção em blocos na memória já mapeada (a medida da tocada)",
 }
 
 

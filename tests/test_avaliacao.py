@@ -135,6 +135,41 @@ def test_semente_depende_do_segredo(tmp_path, monkeypatch):
     assert avaliacao.semente_da_submissao("02-atencao-multicabeca", "ana") != s2
 
 
+def test_texto_do_orcamento_do_bpe_e_da_submissao(monkeypatch):
+    """O texto do orçamento do BPE (aula 08) sai do segredo, do aluno e do código (issue #37): fixo para o mesmo
+    código; outro código (mesmo só um comentário), outro aluno, outro segredo ou a outra medida, outro texto. O
+    que uma submissão soube do seu texto não serve a nenhuma outra."""
+    from autograder.semente import semente_do_codigo
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite("08-lm-moderno", "oraculos")
+
+    class Aluno:
+        def __init__(self, semente, codigo):
+            self.semente, self.codigo = semente, codigo
+
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "um")
+    codigo = {"treinar_bpe": "def treinar_bpe(texto, n):\n    return []\n", "codificar": "x = 1\n"}
+    texto = orc.texto_da_submissao(Aluno(7, codigo), 0)
+    assert len(texto) == orc.BPE_CRONOMETRO["caracteres"]
+    assert orc.texto_da_submissao(Aluno(7, dict(reversed(codigo.items()))), 0) == texto  # ordem das células
+    outros = [
+        orc.texto_da_submissao(Aluno(7, {**codigo, "codificar": "x = 1  # outro\n"}), 0),
+        orc.texto_da_submissao(Aluno(8, codigo), 0),
+        orc.texto_da_submissao(Aluno(7, codigo), 1),
+    ]
+    assert all(outro != texto for outro in outros)
+    rotulo = orc.ROTULOS_DO_ORCAMENTO[0]
+    s1 = semente_do_codigo("08-lm-moderno", 7, codigo, rotulo)
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "dois")
+    assert semente_do_codigo("08-lm-moderno", 7, codigo, rotulo) != s1
+    # as células não se confundem quando o texto de uma passa para a vizinha
+    for juntas in ({"a": "x\0b"}, {"a": "x\0b\0"}, {"a": "x\0\0\0\0\0\0\0\0b"}):
+        assert semente_do_codigo("08-lm-moderno", 7, juntas, rotulo) != semente_do_codigo(
+            "08-lm-moderno", 7, {"a": "x", "b": ""}, rotulo
+        )
+
+
 # Uma softmax errada só com entradas grandes: a nota depende das entradas sorteadas (7 ou 6,5 de 8).
 _SOFTMAX_ERRADA_AS_VEZES = """
 def softmax(z, eixo=-1):
@@ -382,6 +417,79 @@ def test_limite_de_memoria_so_para_uma_chamada(zigoto):
             assert "MemoryError" in exc.value.tipo, exc.value
         assert aluno.chamar("aloca", 64) == n  # a caixa principal não herdou o limite
         assert sessao.travadas == {}
+    finally:
+        sessao.fechar()
+
+
+_RESERVA = """
+import ctypes
+import errno
+
+import numpy as np
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+
+def _reserva():
+    # a maior região anônima gravável já mapeada e nunca tocada (Rss 0), herdada do zigoto
+    melhor, atual = (0, 0), None
+    for linha in open("/proc/self/smaps"):
+        p = linha.split()
+        if "-" in p[0] and len(p) >= 5 and ":" in p[3]:
+            a, b = (int(x, 16) for x in p[0].split("-"))
+            atual = (a, b - a, p[1], len(p) == 5)
+        elif p[0] == "Rss:" and atual is not None:
+            a, tam, perm, anonima = atual
+            if anonima and perm.startswith("rw") and int(p[1]) == 0 and tam > melhor[1]:
+                melhor = (a, tam)
+            atual = None
+    return melhor
+
+
+def toca_a_reserva(mb):
+    a, tam = _reserva()
+    if tam < mb * 2**20:
+        return -1
+    buf = np.frombuffer((ctypes.c_char * (mb * 2**20)).from_address(a), dtype=np.float64)
+    buf.fill(1.0)
+    ret = [_LIBC.madvise(a, mb * 2**20, conselho) for conselho in (21, 20)]  # MADV_PAGEOUT, MADV_COLD
+    erros = [errno.errorcode.get(ctypes.get_errno(), "?") if r < 0 else "PERMITIU" for r in ret]
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        erros.append("PERMITIU")
+    except OSError as exc:
+        erros.append(errno.errorcode.get(exc.errno, "?"))
+    return erros
+
+
+def nada():
+    return 0
+"""
+
+
+def test_memoria_tocada_e_medida_pelo_avaliador(zigoto):
+    """A caixa nasce com uma região anônima mapeada e nunca tocada (o buffer do OpenBLAS): escrever nela não passa
+    do RLIMIT_AS, mas o avaliador mede a memória TOCADA (pico residente zerado por ele, issue #37), e a caixa não
+    apaga esse pico (clear_refs é escrita no /proc, que o Landlock nega; MADV_PAGEOUT e MADV_COLD, o seccomp)."""
+    from autograder.avaliacao import Aluno, Sessao
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar(_RESERVA)
+        limitado = aluno.com_limites(memoria_mb=16)
+        assert limitado.nada() == 0
+        base = limitado.memoria_tocada
+        if base is None:
+            pytest.skip("este hospedeiro não deixa o avaliador ler o /proc da caixa (vale só o RLIMIT_AS)")
+        assert base < 8 * 2**20, base
+        erros = limitado.toca_a_reserva(32)
+        if erros == -1:
+            pytest.skip("nenhuma região mapeada e nunca tocada de 32 MiB nesta caixa")
+        assert erros == ["EPERM", "EPERM", "EACCES"], erros
+        assert limitado.memoria_tocada >= 32 * 2**20, limitado.memoria_tocada
     finally:
         sessao.fechar()
 

@@ -38,8 +38,8 @@ def _isento(e: ast.expr) -> bool:
     if isinstance(e, ast.Subscript):  # um trecho de uma mensagem: exc.mensagem[:200]
         return isinstance(e.value, ast.Attribute) and e.value.attr == "mensagem"
     if isinstance(e, ast.Attribute) and e.attr == "mensagem":
-        # a mensagem de um Equivoco (texto da suíte) ou de um ErroDoAluno (já filtrada na fronteira da caixa
-        # por protocolo.texto_do_aluno): nenhuma das duas é um valor devolvido
+        # a mensagem de um Equivoco (texto da suíte) ou de um ErroDoAluno (um protocolo.TextoDoAluno: formatada,
+        # sai só como mensagem conhecida ou escrita no código enviado): nenhuma das duas é um valor devolvido
         return True
     if isinstance(e, ast.Attribute):  # uma constante de módulo: EQ.VIT_SEM_CLS.mensagem
         x = e

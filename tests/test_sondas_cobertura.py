@@ -54,11 +54,12 @@ def fabricas_marcadas(arvores: list[ast.AST]) -> dict[str, set[str]]:
 
 
 def fabricas_usadas(arvores: list[ast.AST]) -> set[str]:
-    """Nomes que aparecem dentro dos argumentos de ``sondar(...)`` ou ``com_sondas(...)``."""
+    """Nomes que aparecem dentro dos argumentos de ``sondar(...)``, ``com_sondas(...)`` ou
+    ``com_sondas_tambem_no_erro(...)``."""
     usados = set()
     for arvore in arvores:
         for no in ast.walk(arvore):
-            if isinstance(no, ast.Call) and _nome_chamado(no) in ("sondar", "com_sondas"):
+            if isinstance(no, ast.Call) and _nome_chamado(no) in ("sondar", "com_sondas", "com_sondas_tambem_no_erro"):
                 for arg in no.args:
                     for dentro in ast.walk(arg):
                         if isinstance(dentro, ast.Name):

@@ -340,6 +340,32 @@ class Caixa:
         except OSError:
             raise CaixaMorreu("a caixa terminou antes de ser cronometrada") from None
 
+    def zerar_pico_de_memoria(self) -> int | None:
+        """Zera, deste lado, o pico de memória residente do processo da caixa (``/proc/<pid>/clear_refs``,
+        valor 5: o pico volta a ser a memória residente de agora) e devolve essa memória (bytes); ``None`` se
+        este processo não pode (outro usuário sem privilégio, ``/proc`` escondido). A caixa não faz o mesmo
+        consigo: o Landlock só a deixa LER o ``/proc`` (``restricoes``)."""
+        try:
+            with open(f"/proc/{self.pid}/clear_refs", "w") as f:
+                f.write("5")
+        except OSError:
+            return None
+        return self.memoria_residente()[0]
+
+    def memoria_residente(self) -> tuple[int | None, int | None]:
+        """``(residente agora, pico residente)`` do processo da caixa, em bytes (``VmRSS`` e ``VmHWM``), lidos
+        deste lado; ``(None, None)`` se não dá para ler. Memória TOCADA (páginas presentes), não mapeada: uma
+        região que a caixa herdou mapeada e nunca tocada só conta quando é escrita."""
+        valores = {}
+        try:
+            with open(f"/proc/{self.pid}/status") as f:
+                for linha in f:
+                    if linha.startswith(("VmRSS:", "VmHWM:")):
+                        valores[linha[:5]] = int(linha.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None, None
+        return valores.get("VmRSS"), valores.get("VmHWM")
+
     def congelar(self, congelada: bool) -> None:
         """Para (SIGSTOP) ou solta (SIGCONT) o processo da caixa, com todas as threads dele: enquanto o
         avaliador cronometra uma referência, nenhum código do aluno roda."""
@@ -494,9 +520,11 @@ class Caixa:
             if not resp.get("ok"):
                 raise _erro_do_aluno(resp)
             try:
-                return protocolo.decodificar(resp.get("valor"), bufs, fazer_ref=lambda rid: RefRemota(rid))
+                valor = protocolo.decodificar(resp.get("valor"), bufs, fazer_ref=lambda rid: RefRemota(rid))
             except protocolo.ErroProtocolo as exc:
                 raise ErroDoAluno("ValorRecusado", str(exc)) from None
+            protocolo.registrar_do_aluno(valor)  # suite.mostrar cita um valor do aluno só pela forma
+            return valor
         finally:
             if regiao is not None:
                 regiao.fechar()
@@ -575,10 +603,11 @@ def _ref_de_saida(obj):
 def _erro_do_aluno(resp: dict) -> ErroDoAluno:
     """A exceção que a caixa relatou. É aqui que o texto do aluno entra no lado confiável: tipo numa
     lista fechada, mensagem de uma linha (curta, sem números decimais) e rastro refeito só com os
-    quadros das células (ver ``protocolo.texto_do_aluno``); o resto não chega a relatório nenhum."""
+    quadros das células (ver ``protocolo.texto_do_aluno``); o resto não chega a relatório nenhum. Numa
+    mensagem, o texto sai só como ``protocolo.TextoDoAluno`` o mostra (mensagem conhecida ou do código)."""
     erro = resp.get("erro") if type(resp.get("erro")) is dict else {}
     return ErroDoAluno(
         protocolo.tipo_do_aluno(erro.get("tipo")),
-        protocolo.texto_do_aluno(erro.get("mensagem")),
+        protocolo.TextoDoAluno(erro.get("mensagem")),
         protocolo.rastro_do_aluno(erro.get("trace")),
     )

@@ -61,6 +61,7 @@ import re
 import socket
 import struct
 import unicodedata
+import weakref
 
 LIMITE_CABECALHO = 8 * 1024 * 1024
 LIMITE_BUFFERS = 256 * 1024 * 1024  # bytes de dados por mensagem (soma dos buffers)
@@ -489,6 +490,7 @@ def esquecer_enviados() -> None:
     de outro aluno, no mesmo processo, não muda as mensagens desta (a mesma submissão, as mesmas mensagens)."""
     _JANELAS_ENVIADAS.clear()
     _TEXTOS_REGISTRADOS.clear()
+    _esquecer_do_aluno()
 
 
 def _letras(texto: str) -> list[tuple[int, str]]:
@@ -582,15 +584,17 @@ LIMITE_SEQUENCIA_VALOR = 24
 _SEQUENCIA = re.compile(r"[^\W_]+")
 
 
-def valor_do_aluno(texto) -> str:
+def valor_do_aluno(texto, enviados: bool = True) -> str:
     """O texto de um valor que pode ter vindo do aluno, do jeito que pode entrar numa mensagem
-    (ver acima). Um valor curto e comum (formas, dtypes, poucos números) passa igual."""
+    (ver acima). Um valor curto e comum (formas, dtypes, poucos números) passa igual. ``enviados=False``:
+    sem o filtro de textos enviados (um rótulo da suíte, que não veio do aluno: ``suite.mostrar``)."""
     if type(texto) is not str:
         texto = str(texto)
     texto = "".join(c if c == "\n" or unicodedata.category(c)[0] != "C" else " " for c in texto[:4096])
-    saida = _amostra_de_alfanumericos(
-        _sem_textos_enviados(_so_permitidos(texto, manter="\n")), LIMITE_ALFANUMERICOS_VALOR, LIMITE_SEQUENCIA_VALOR
-    )
+    texto = _so_permitidos(texto, manter="\n")
+    if enviados:
+        texto = _sem_textos_enviados(texto)
+    saida = _amostra_de_alfanumericos(texto, LIMITE_ALFANUMERICOS_VALOR, LIMITE_SEQUENCIA_VALOR)
     return saida if len(saida) <= LIMITE_VALOR_ALUNO else saida[: LIMITE_VALOR_ALUNO - 1] + "…"
 
 
@@ -682,3 +686,706 @@ def conferir_argumentos_de_callback(args, kwargs, limites: dict | None = None) -
 
     ver(list(args))
     ver(dict(kwargs))
+
+
+# --------------------------------------------------------------------- o que veio do aluno
+# O avaliador precisa SABER o que numa mensagem veio do aluno (issue #37, classe 2). Dois caminhos, um só
+# registro por submissão (zerado em ``esquecer_enviados``, no início de ``avaliar``):
+#
+# * Valores devolvidos pela caixa (``registrar_do_aluno``, no cliente, com tudo o que ``decodificar``
+#   devolve): listas, tuplas, dicionários, arrays e tensores ficam marcados pela identidade (guardados
+#   vivos até o fim da submissão, para que o ``id`` não se repita), arrays e tensores também pela memória
+#   (uma fatia, ``np.asarray`` ou ``torch.from_numpy`` de um valor do aluno aponta para a mesma memória),
+#   textos pelo conteúdo (um texto devolvido, ou um trecho de 8 ou mais caracteres de um texto do aluno é do aluno) e números
+#   "escolhidos" (inteiros de 5 dígitos ou mais, reais que não são inteiros) pelo valor. ``suite.mostrar``
+#   mostra um valor do aluno só pela forma: tipo, forma, dtype, tamanho, inteiros pequenos e reais com 2
+#   algarismos significativos, nunca o conteúdo.
+# * O texto de uma exceção do aluno (``TextoDoAluno``): sai num relatório só se é uma mensagem conhecida
+#   do Python, do NumPy ou do PyTorch (``_MODELOS_DE_EXCECAO``, escrita em português) ou uma mensagem
+#   escrita no código enviado (uma constante de texto ou um f-string dele), e as partes variáveis só
+#   podem ser inteiros pequenos (até 4 dígitos) e nomes que aparecem no código enviado, que foi escrito
+#   antes de qualquer entrada oculta existir. Qualquer outro texto sai como "texto omitido".
+#
+# O limite honesto: numa mensagem o aluno ainda escolhe comprimentos, formas, inteiros pequenos, qual das
+# mensagens conhecidas (ou das suas) levanta e quais nomes do próprio código aparecem nela: algumas dezenas
+# de bits por mensagem, nunca um texto ou uma sequência longa de números.
+_VALORES_DO_ALUNO: dict[int, object] = {}  # listas, tuplas e dicionários de escalares, vivos até o fim
+_MEMORIA_DO_ALUNO: dict[int, tuple[int, int]] = {}  # memória dos arrays e tensores vivos do aluno
+_CONTADOR_DE_MEMORIA = iter(range(1 << 62))
+_TEXTOS_DO_ALUNO: set[str] = set()
+_JANELAS_DO_ALUNO: set[str] = set()  # cada trecho de TRECHO_MINIMO_DO_ALUNO caracteres dos textos do aluno
+LIMITE_JANELAS_DO_ALUNO = 1_000_000
+_NUMEROS_DO_ALUNO: set = set()
+_NOMES_DO_CODIGO: set[str] = set()
+_MODELOS_DO_CODIGO: list = []
+LIMITE_REGISTRO_DO_ALUNO = 200_000  # objetos marcados por submissão (um processo que vive muito: o hub)
+LIMITE_ITENS_GUARDADOS = 2_000_000  # itens somados das listas do aluno guardadas vivas por submissão
+_ITENS_GUARDADOS = [0]
+TRECHO_MINIMO_DO_ALUNO = 8  # um trecho mais curto de um texto do aluno só é dele se é o texto inteiro
+_NOME_COM_PONTOS = re.compile(r"[A-Za-z_]\w{0,60}(?:\.(?:[A-Za-z_]\w{0,60}|\d{1,3})){0,5}")
+BURACOS_POR_MENSAGEM = 3  # campos de um f-string do aluno que uma mensagem dele pode preencher
+
+
+def _esquecer_do_aluno() -> None:
+    _VALORES_DO_ALUNO.clear()
+    _MEMORIA_DO_ALUNO.clear()
+    _ITENS_GUARDADOS[0] = 0
+    _TEXTOS_DO_ALUNO.clear()
+    _JANELAS_DO_ALUNO.clear()
+    _NUMEROS_DO_ALUNO.clear()
+    _NOMES_DO_CODIGO.clear()
+    _MODELOS_DO_CODIGO.clear()
+
+
+def _numero_escolhido(v) -> bool:
+    """Um número que carrega mais que um tamanho, um índice ou uma constante redonda: um inteiro com 5 ou mais
+    algarismos significativos (50257 sim, 10000 não), um real com 5 ou mais (0,123456 sim, 0,9 e 1e-05 não).
+    As constantes da suíte (0,9, 1e-05, 10000) não colidem com um valor do aluno; um número curto leva pouco."""
+    if type(v) is int:
+        return (v >= 10_000 or v <= -10_000) and len(str(abs(v)).rstrip("0")) >= 5
+    if type(v) is float:
+        if not math.isfinite(v):
+            return False
+        mantissa = repr(abs(v)).split("e")[0].replace(".", "").lstrip("0").rstrip("0")
+        return len(mantissa) >= 5
+    return False
+
+
+def _memoria(valor):
+    """(início, fim) da memória de um array do NumPy ou de um tensor do PyTorch, ou None."""
+    import numpy as np
+
+    if isinstance(valor, np.ndarray):
+        inicio = valor.__array_interface__["data"][0]
+        return inicio, inicio + max(valor.nbytes, 1)
+    torch = _torch_se_carregado()
+    if torch is not None and isinstance(valor, torch.Tensor):
+        try:
+            armazenamento = valor.untyped_storage()
+            inicio = armazenamento.data_ptr()
+            return inicio, inicio + max(armazenamento.nbytes(), 1)
+        except Exception:  # tensores sem memória própria (meta, esparsos): ficam só pela identidade
+            return None
+    return None
+
+
+def registrar_do_aluno(valor, _prof: int = 0) -> None:
+    """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno."""
+    if _prof > LIMITE_PROFUNDIDADE or len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
+        return
+    tipo = type(valor)
+    if tipo is str:
+        if valor and valor not in _TEXTOS_DO_ALUNO:
+            _TEXTOS_DO_ALUNO.add(valor)
+            n = TRECHO_MINIMO_DO_ALUNO
+            if len(_JANELAS_DO_ALUNO) + len(valor) <= LIMITE_JANELAS_DO_ALUNO:
+                _JANELAS_DO_ALUNO.update(valor[j : j + n] for j in range(len(valor) - n + 1))
+        return
+    if tipo is int or tipo is float:
+        if _numero_escolhido(valor):
+            _NUMEROS_DO_ALUNO.add(valor)
+        return
+    if valor is None or tipo is bool:
+        return
+    faixa = _memoria(valor)
+    if faixa is not None:
+        # um array ou tensor fica marcado pela memória enquanto vive (sem guardá-lo: um state_dict grande não
+        # fica preso até o fim da submissão, e a memória liberada e reaproveitada por um array da suíte não
+        # passa por do aluno)
+        chave = next(_CONTADOR_DE_MEMORIA)
+        try:
+            weakref.finalize(valor, _MEMORIA_DO_ALUNO.pop, chave, None)
+        except TypeError:
+            return
+        _MEMORIA_DO_ALUNO[chave] = faixa
+        if math.prod(getattr(valor, "shape", (65,))) <= 64:
+            try:  # um array pequeno: os seus números também (``obtido.tolist()``, ``float(obtido[0])``)
+                for x in valor.reshape(-1).tolist():
+                    registrar_do_aluno(x, _prof + 1)
+            except Exception:
+                pass
+        return
+    if tipo is list or tipo is tuple:
+        itens = valor
+    elif tipo is dict:
+        itens = [x for par in valor.items() for x in par]
+    else:
+        return  # referências a objetos que ficaram na caixa: nada a citar
+    so_escalares = True
+    for v in itens:  # os escalares aqui mesmo (uma lista de 100 mil ids não vira 100 mil chamadas)
+        t = type(v)
+        if t is int:
+            if (v >= 10_000 or v <= -10_000) and _numero_escolhido(v):
+                _NUMEROS_DO_ALUNO.add(v)
+        elif t is float:
+            if _numero_escolhido(v):
+                _NUMEROS_DO_ALUNO.add(v)
+        elif t is str:
+            registrar_do_aluno(v, _prof + 1)
+        elif v is not None and t is not bool:
+            so_escalares = False
+            registrar_do_aluno(v, _prof + 1)
+    # uma lista só de escalares fica marcada pela identidade (guardada viva: o id não se repete); uma que tem
+    # arrays não (seria guardar os arrays): ela é do aluno pelo que contém
+    if so_escalares:
+        if _ITENS_GUARDADOS[0] + len(itens) <= LIMITE_ITENS_GUARDADOS:
+            _ITENS_GUARDADOS[0] += len(itens)
+            _VALORES_DO_ALUNO[id(valor)] = valor
+
+
+def do_aluno(valor, _prof: int = 0) -> bool:
+    """``valor`` é (ou contém, ou aponta para a memória de) algo que o código do aluno devolveu."""
+    if _prof > LIMITE_PROFUNDIDADE:
+        return True
+    tipo = type(valor)
+    if tipo is str:
+        if _NOME_COM_PONTOS.fullmatch(valor) and _nome_permitido(valor):
+            return False  # um nome do código enviado (a chave de um state_dict): escrito antes das entradas ocultas
+        if valor in _TEXTOS_DO_ALUNO:
+            return True
+        if len(valor) >= TRECHO_MINIMO_DO_ALUNO:
+            # o índice de trechos descarta o caso comum (um rótulo da suíte) sem varrer os textos do aluno
+            if (
+                valor[:TRECHO_MINIMO_DO_ALUNO] not in _JANELAS_DO_ALUNO
+                and len(_JANELAS_DO_ALUNO) < LIMITE_JANELAS_DO_ALUNO
+            ):
+                return False
+            return any(valor in t for t in _TEXTOS_DO_ALUNO if len(t) >= len(valor))
+        return False
+    if tipo is int or tipo is float:
+        return valor in _NUMEROS_DO_ALUNO
+    if valor is None or tipo is bool:
+        return False
+    if id(valor) in _VALORES_DO_ALUNO and _VALORES_DO_ALUNO[id(valor)] is valor:
+        return True
+    if isinstance(valor, (list, tuple)):
+        return any(do_aluno(v, _prof + 1) for v in valor)
+    if isinstance(valor, dict):
+        return any(do_aluno(k, _prof + 1) or do_aluno(v, _prof + 1) for k, v in valor.items())
+    faixa = _memoria(valor)
+    if faixa is not None:
+        return any(i < faixa[1] and faixa[0] < f for i, f in list(_MEMORIA_DO_ALUNO.values()))
+    if hasattr(valor, "item") and getattr(valor, "ndim", None) == 0:  # escalar do NumPy
+        try:
+            return do_aluno(valor.item(), _prof + 1)
+        except Exception:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------- o texto de uma exceção do aluno
+_IDENT = r"[A-Za-z_][\w.]{0,60}"
+_N = r"-?\d{1,4}"
+_FORMA = r"[\[(]?\s*(?:-?\d{1,4}(?:\s*[,x×]\s*-?\d{1,4}){0,7})?\s*,?\s*[\])]?"
+_BURACOS = {
+    "n": _N,
+    "forma": _FORMA,
+    "nome": _IDENT,
+    "op": r"[-+*/%@&|^<>=!]{1,3}|\*\*|//",
+}
+
+
+def _modelo(padrao: str, saida: str):
+    """Um modelo de mensagem: ``padrao`` com buracos ``{n}``, ``{forma}``, ``{nome}``, ``{op}`` (cada um vira
+    um grupo), ``saida`` em português com os mesmos buracos, na ordem."""
+    partes, nomes = [], []
+    for i, pedaco in enumerate(re.split(r"\{(\w+)\}", padrao)):
+        if i % 2:
+            nomes.append(pedaco)
+            partes.append(f"({_BURACOS[pedaco]})")
+        else:
+            partes.append(re.escape(pedaco))
+    return re.compile("".join(partes) + r"\s*"), tuple(nomes), saida
+
+
+# As mensagens das bibliotecas que um aluno honesto encontra (formas que não batem, nomes que faltam,
+# índices fora do lugar, tipos trocados), escritas em português.
+_MODELOS_DE_EXCECAO = [
+    _modelo(
+        "mat1 and mat2 shapes cannot be multiplied ({n}x{n} and {n}x{n})",
+        "as formas de mat1 e mat2 não se multiplicam ({}x{} e {}x{})",
+    ),
+    _modelo(
+        "The size of tensor a ({n}) must match the size of tensor b ({n}) at non-singleton dimension {n}",
+        "o tamanho do tensor a ({}) não confere com o do tensor b ({}) no eixo {}",
+    ),
+    _modelo(
+        "The expanded size of the tensor ({n}) must match the existing size ({n}) at non-singleton dimension {n}."
+        "  Target sizes: {forma}.  Tensor sizes: {forma}",
+        "o tamanho expandido do tensor ({}) não confere com o existente ({}) no eixo {}; formas {} e {}",
+    ),
+    _modelo(
+        "operands could not be broadcast together with shapes {forma} {forma}",
+        "formas incompatíveis no broadcast: {} e {}",
+    ),
+    _modelo(
+        "operands could not be broadcast together with remapped shapes [original->remapped]: {forma}",
+        "formas incompatíveis no broadcast",
+    ),
+    _modelo(
+        "matmul: Input operand {n} has a mismatch in its core dimension {n}, with gufunc signature "
+        "(n?,k),(k,m?)->(n?,m?) (size {n} is different from {n})",
+        "matmul: o operando {} não confere no eixo {} (tamanho {} diferente de {})",
+    ),
+    _modelo(
+        "shapes {forma} and {forma} not aligned: {n} (dim {n}) != {n} (dim {n})",
+        "formas {} e {} não alinhadas: {} (eixo {}) != {} (eixo {})",
+    ),
+    _modelo(
+        "Sizes of tensors must match except in dimension {n}. Expected size {n} but got size {n} for tensor number"
+        " {n} in the list.",
+        "os tamanhos dos tensores devem bater fora do eixo {}: esperado {}, veio {} no tensor {} da lista",
+    ),
+    _modelo(
+        "cannot reshape array of size {n} into shape {forma}",
+        "não dá para mudar um array de {} elementos para a forma {}",
+    ),
+    _modelo(
+        "shape '{forma}' is invalid for input of size {n}", "a forma {} não serve para uma entrada de {} elementos"
+    ),
+    _modelo(
+        "Dimension out of range (expected to be in range of [{n}, {n}], but got {n})",
+        "eixo fora do intervalo (esperado entre {} e {}, veio {})",
+    ),
+    _modelo("axis {n} is out of bounds for array of dimension {n}", "eixo {} fora dos limites de um array de {} eixos"),
+    _modelo(
+        "index {n} is out of bounds for axis {n} with size {n}", "índice {} fora dos limites do eixo {} (tamanho {})"
+    ),
+    _modelo(
+        "index {n} is out of bounds for dimension {n} with size {n}",
+        "índice {} fora dos limites do eixo {} (tamanho {})",
+    ),
+    _modelo("index out of range in self", "índice fora do intervalo (index out of range in self)"),
+    _modelo("list index out of range", "índice de lista fora do intervalo (list index out of range)"),
+    _modelo("tuple index out of range", "índice de tupla fora do intervalo (tuple index out of range)"),
+    _modelo("string index out of range", "índice de texto fora do intervalo (string index out of range)"),
+    _modelo("name '{nome}' is not defined", "o nome '{}' não está definido"),
+    _modelo(
+        "name '{nome}' is not defined. Did you mean: '{nome}'?", "o nome '{}' não está definido (quis dizer '{}'?)"
+    ),
+    _modelo("'{nome}' object has no attribute '{nome}'", "um objeto '{}' não tem o atributo '{}'"),
+    _modelo(
+        "'{nome}' object has no attribute '{nome}'. Did you mean: '{nome}'?",
+        "um objeto '{}' não tem o atributo '{}' (quis dizer '{}'?)",
+    ),
+    _modelo("module '{nome}' has no attribute '{nome}'", "o módulo '{}' não tem o atributo '{}'"),
+    _modelo(
+        "module '{nome}' has no attribute '{nome}'. Did you mean: '{nome}'?",
+        "o módulo '{}' não tem o atributo '{}' (quis dizer '{}'?)",
+    ),
+    _modelo("type object '{nome}' has no attribute '{nome}'", "o tipo '{}' não tem o atributo '{}'"),
+    _modelo(
+        "unsupported operand type(s) for {op}: '{nome}' and '{nome}'",
+        "operação {} entre tipos '{}' e '{}' não suportada",
+    ),
+    _modelo("'{nome}' object is not subscriptable", "um objeto '{}' não aceita índice"),
+    _modelo("'{nome}' object is not callable", "um objeto '{}' não é chamável"),
+    _modelo("'{nome}' object is not iterable", "um objeto '{}' não é iterável"),
+    _modelo("cannot unpack non-iterable {nome} object", "um objeto {} não se desempacota"),
+    _modelo("{nome}() missing {n} required positional argument: '{nome}'", "{}() sem {} argumento obrigatório: '{}'"),
+    _modelo(
+        "{nome}() missing {n} required positional arguments: '{nome}' and '{nome}'",
+        "{}() sem {} argumentos obrigatórios: '{}' e '{}'",
+    ),
+    _modelo(
+        "{nome}() takes {n} positional arguments but {n} were given", "{}() recebe {} argumentos posicionais, vieram {}"
+    ),
+    _modelo(
+        "{nome}() takes {n} positional argument but {n} were given", "{}() recebe {} argumento posicional, vieram {}"
+    ),
+    _modelo(
+        "{nome}() takes from {n} to {n} positional arguments but {n} were given",
+        "{}() recebe de {} a {} argumentos posicionais, vieram {}",
+    ),
+    _modelo(
+        "{nome}() got an unexpected keyword argument '{nome}'", "{}() recebeu um argumento nomeado inesperado: '{}'"
+    ),
+    _modelo(
+        "{nome}() got multiple values for argument '{nome}'", "{}() recebeu mais de um valor para o argumento '{}'"
+    ),
+    _modelo("division by zero", "divisão por zero"),
+    _modelo("float division by zero", "divisão por zero"),
+    _modelo("integer division or modulo by zero", "divisão por zero"),
+    _modelo("too many values to unpack (expected {n})", "valores demais para desempacotar (esperados {})"),
+    _modelo(
+        "too many values to unpack (expected {n}, got {n})",
+        "valores demais para desempacotar (esperados {}, vieram {})",
+    ),
+    _modelo(
+        "not enough values to unpack (expected {n}, got {n})",
+        "valores de menos para desempacotar (esperados {}, vieram {})",
+    ),
+    _modelo(
+        "cannot access local variable '{nome}' where it is not associated with a value",
+        "a variável local '{}' foi usada antes de receber um valor",
+    ),
+    _modelo(
+        "local variable '{nome}' referenced before assignment",
+        "a variável local '{}' foi usada antes de receber um valor",
+    ),
+    _modelo(
+        "expected m1 and m2 to have the same dtype, but got: {nome} != {nome}",
+        "m1 e m2 deveriam ter o mesmo dtype, vieram {} e {}",
+    ),
+    _modelo("expected scalar type {nome} but found {nome}", "esperado o tipo {}, veio {}"),
+    _modelo("Found dtype {nome} but expected {nome}", "veio o dtype {}, esperado {}"),
+    _modelo(
+        "element 0 of tensors does not require grad and does not have a grad_fn",
+        "o tensor não guarda gradiente (não exige grad e não tem grad_fn)",
+    ),
+    _modelo(
+        "a leaf Variable that requires grad is being used in an in-place operation.",
+        "uma folha que exige gradiente foi alterada no lugar",
+    ),
+    _modelo(
+        "only integer tensors of a single element can be converted to an index",
+        "só um tensor inteiro de um elemento serve de índice",
+    ),
+    _modelo(
+        "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid"
+        " indices",
+        "índice inválido (só inteiros, fatias, ..., None e arrays inteiros ou booleanos)",
+    ),
+    _modelo("Expected all tensors to be on the same device", "os tensores deveriam estar no mesmo dispositivo"),
+    _modelo(
+        "can't convert np.ndarray of type numpy.object_. The only supported types are: float64, float32, float16,"
+        " complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.",
+        "não dá para converter um array de objetos num tensor",
+    ),
+    _modelo("\"{nome}\" not implemented for '{nome}'", "\"{}\" não implementado para '{}'"),
+    _modelo("maximum recursion depth exceeded", "profundidade máxima de recursão excedida"),
+    _modelo(
+        "maximum recursion depth exceeded while calling a Python object", "profundidade máxima de recursão excedida"
+    ),
+    _modelo("maximum recursion depth exceeded in comparison", "profundidade máxima de recursão excedida"),
+    _modelo(
+        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+        "o valor-verdade de um array com mais de um elemento é ambíguo (ambiguous): use a.any() ou a.all()",
+    ),
+    _modelo(
+        "Boolean value of Tensor with more than one value is ambiguous",
+        "o valor-verdade de um tensor com mais de um elemento é ambíguo (ambiguous)",
+    ),
+    _modelo(
+        "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.",
+        "o valor-verdade de um array vazio é ambíguo (ambiguous): use array.size > 0",
+    ),
+    _modelo(
+        "Expected size for first two dimensions of batch2 tensor to be: [{n}, {n}] but got: [{n}, {n}].",
+        "bmm: os dois primeiros eixos de batch2 deveriam ser [{}, {}], vieram [{}, {}]",
+    ),
+    _modelo(
+        "Expected {n}-dimensional tensor, but got {n}-dimensional tensor for argument #{n} '{nome}' (while checking"
+        " arguments for {nome})",
+        "esperado um tensor de {} eixos, veio um de {} eixos no argumento {} ('{}', em {})",
+    ),
+    _modelo(
+        "Tensors must have same number of dimensions: got {n} and {n}",
+        "os tensores deveriam ter o mesmo número de eixos: {} e {}",
+    ),
+    _modelo(
+        "masked_fill_ only supports boolean masks, but got mask with dtype {nome}",
+        "masked_fill_ só aceita máscaras booleanas, veio uma de dtype {}",
+    ),
+    _modelo(
+        "{nome}(): argument '{nome}' (position {n}) must be {nome}, not {nome}",
+        "{}(): o argumento '{}' (posição {}) deveria ser {}, não {}",
+    ),
+    _modelo(
+        "Given normalized_shape={forma}, expected input with shape [*, {n}], but got input of size{forma}",
+        "LayerNorm com normalized_shape={} espera uma entrada de forma [*, {}], veio {}",
+    ),
+    _modelo(
+        "all the input array dimensions except for the concatenation axis must match exactly, but along dimension {n},"
+        " the array at index {n} has size {n} and the array at index {n} has size {n}",
+        "concatenate: fora do eixo da concatenação os tamanhos deveriam bater; no eixo {}, o array {} tem {} e o {} tem {}",
+    ),
+    _modelo(
+        "all the input arrays must have same number of dimensions, but the array at index {n} has {n} dimension(s) and"
+        " the array at index {n} has {n} dimension(s)",
+        "os arrays deveriam ter o mesmo número de eixos: o {} tem {} e o {} tem {}",
+    ),
+    _modelo("zero-dimensional arrays cannot be concatenated", "arrays de zero eixos não se concatenam"),
+    _modelo("negative dimensions are not allowed", "eixos de tamanho negativo não são permitidos"),
+    _modelo("axes don't match array", "os eixos não conferem com o array (transpose)"),
+    _modelo("number of dims don't match in permute", "o número de eixos não confere no permute"),
+    _modelo("can't multiply sequence by non-int of type '{nome}'", "não dá para multiplicar uma sequência por '{}'"),
+    _modelo(
+        "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+        "numpy() num tensor que exige gradiente: use tensor.detach().numpy()",
+    ),
+    _modelo("1D tensors expected, but got {n}D and {n}D tensors", "dot espera tensores 1D, vieram {}D e {}D"),
+    _modelo(
+        "boolean index did not match indexed array along axis {n}; size of axis is {n} but size of corresponding boolean"
+        " axis is {n}",
+        "o índice booleano não confere com o array no eixo {}: o eixo tem {}, o índice tem {}",
+    ),
+    _modelo(
+        "The shape of the mask {forma} at index {n} does not match the shape of the indexed tensor {forma} at index {n}",
+        "a forma da máscara {} (eixo {}) não confere com a do tensor indexado {} (eixo {})",
+    ),
+    _modelo("Ainda não implementado", "Ainda não implementado"),
+    # as mensagens que a própria caixa escreve (servidor e fronteira), já em português
+    _modelo("nome '{nome}' não está definido no seu notebook", "nome '{}' não está definido no seu notebook"),
+    _modelo("'{nome}' não pode ser chamada aqui", "'{}' não pode ser chamada aqui"),
+    _modelo(
+        "tipo não aceito na fronteira do avaliador: {nome}. Devolva arrays do NumPy, tensores do PyTorch, números,"
+        " listas, tuplas ou dicionários.",
+        "tipo não aceito na fronteira do avaliador: {}. Devolva arrays do NumPy, tensores do PyTorch, números,"
+        " listas, tuplas ou dicionários.",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de numpy.ndarray ({nome}); devolva um numpy.ndarray comum",
+        "o valor devolvido é uma subclasse de numpy.ndarray ({}); devolva um numpy.ndarray comum",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de torch.Tensor ({nome}); devolva um torch.Tensor comum",
+        "o valor devolvido é uma subclasse de torch.Tensor ({}); devolva um torch.Tensor comum",
+    ),
+    _modelo("o código chamou sys.exit()", "o código chamou sys.exit()"),
+    _modelo("o código chamou sys.exit({n})", "o código chamou sys.exit({})"),
+    _modelo("o código chamou sys.exit(None)", "o código chamou sys.exit(None)"),
+    _modelo("o código levantou KeyboardInterrupt", "o código levantou KeyboardInterrupt"),
+    _modelo("(mensagem ilegível)", "(mensagem ilegível)"),
+    _modelo("referência {n} desconhecida", "referência {} desconhecida"),
+    _modelo("operação desconhecida", "operação desconhecida"),
+    _modelo("dtype não aceito: {nome}", "dtype não aceito: {}"),
+    _modelo("estrutura aninhada demais", "estrutura aninhada demais"),
+    _modelo("texto longo demais", "texto longo demais"),
+    _modelo("inteiro grande demais", "inteiro grande demais"),
+    _modelo("dicionários só podem ter chaves do tipo str", "dicionários só podem ter chaves do tipo str"),
+    _modelo("falha na função de referência", "falha na função de referência"),
+]
+# Um texto que só as primeiras palavras identificam (o resto vem do aluno ou é longo): sai a tradução.
+_INICIOS_DE_EXCECAO = [
+    ("Trying to backward through the graph a second time", "backward pela segunda vez no mesmo grafo"),
+    ("Error(s) in loading state_dict", "erro ao carregar o state_dict (chaves ou formas não conferem)"),
+    ("Unable to allocate ", "não foi possível alocar a memória pedida"),
+    ("argumentos grandes demais para a função de referência", "argumentos grandes demais para a função de referência"),
+    (
+        "Expected tensor for argument #1 'indices' to have one of the following scalar types",
+        "os índices do Embedding deveriam ser inteiros (long ou int)",
+    ),
+    ("array grande demais (", "array grande demais (acima do limite de elementos da fronteira)"),
+    ("[Errno 28] No space left on device", "sem espaço no disco da caixa (No space left on device)"),
+    ("[Errno 122] Disk quota exceeded", "cota de disco excedida (Disk quota exceeded)"),
+    ("[Errno 13] Permission denied", "permissão negada (Permission denied)"),
+    ("[Errno 1] Operation not permitted", "operação não permitida (Operation not permitted)"),
+    ("[Errno 2] No such file or directory", "arquivo ou pasta inexistente (No such file or directory)"),
+    ("[Errno 30] Read-only file system", "sistema de arquivos só de leitura (Read-only file system)"),
+    ("'utf-8' codec can't decode byte", "'utf-8' não decodifica um dos bytes (um caractere cortado ao meio?)"),
+    ("'utf-8' codec can't encode character", "'utf-8' não codifica um dos caracteres"),
+    (
+        "some parameters appear in more than one parameter group",
+        "alguns parâmetros aparecem em mais de um grupo (some parameters appear in more than one parameter group)",
+    ),
+    ("optimizer got an empty parameter list", "o otimizador recebeu uma lista de parâmetros vazia"),
+    ("optimizer can only optimize Tensors", "o otimizador só otimiza tensores"),
+    (
+        "params argument given to the optimizer should be an iterable of Tensors or dicts",
+        "os parâmetros do otimizador devem ser tensores ou dicionários",
+    ),
+    (
+        "parameter group didn't specify a value of required optimization parameter",
+        "um grupo de parâmetros sem um valor obrigatório do otimizador",
+    ),
+    ("mean(): could not infer output dtype", "mean() precisa de um tensor real (float), não inteiro"),
+    ("einsum(): operands do not broadcast", "einsum: formas dos operandos incompatíveis"),
+    (
+        "permute(sparse_coo): number of dimensions in the tensor input does not match",
+        "permute: o número de eixos não confere com a ordem pedida",
+    ),
+    ("Index put requires the source and destination dtypes match", "atribuição por índice com dtypes diferentes"),
+    ("inconsistent tensor size, expected tensor", "dot: tensores de tamanhos diferentes"),
+    ("size mismatch, got input (", "mv: tamanhos da matriz e do vetor não conferem"),
+    (
+        "view size is not compatible with input tensor's size and stride",
+        "view não é compatível com a disposição do tensor na memória (use reshape)",
+    ),
+    (
+        "one of the variables needed for gradient computation has been modified by an inplace operation",
+        "uma variável necessária ao gradiente foi alterada no lugar",
+    ),
+]
+# Nomes que as bibliotecas põem nas mensagens sem que estejam no código do aluno.
+_NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type)) | frozenset(
+    """NoneType Tensor ndarray numpy torch nn Parameter Module Linear Embedding LayerNorm Dropout ModuleList
+    Sequential functional np F builtin_function_or_method function method module generator Float Double Long
+    Int Half BFloat16 Bool float double long int half c10::Half c10::BFloat16 float16 float32 float64 int8
+    int16 int32 int64 uint8 bool object str dict list tuple self forward numpy.ndarray torch.Tensor
+    addmm_impl_cpu_ bmm matmul mm softmax cat generic_type dtype shape numpy.float64 numpy.float32 numpy.int64
+    float64_t weight bias running_mean running_var num_batches_tracked in_proj_weight in_proj_bias out_proj
+    __main__ builtins linear input other mat1 mat2 tensor tensors dim embedding layer_norm dropout einsum stack
+    masked_fill where gather transpose permute reshape view expand repeat sum mean max min exp log sqrt""".split()
+)
+
+
+def registrar_codigo_do_aluno(codigos, mensagens: bool = True) -> None:
+    """Guarda os nomes e as mensagens do código enviado (as células, antes de rodar: nada oculto ainda). Um
+    texto de exceção do aluno só cita esses nomes, e uma mensagem dele só sai se está escrita nesse código.
+    Nomes: os identificadores da árvore sintática (variáveis, atributos, funções, classes, argumentos) e os
+    textos constantes com cara de identificador (a chave de um ``ModuleDict``); comentários não contam.
+    ``mensagens=False``: só os nomes (o código da atividade, que a caixa roda antes: o preâmbulo e os nomes
+    das funções pedidas, que aparecem em "nome '…' não está definido no seu notebook")."""
+    import ast
+
+    for codigo in codigos:
+        if type(codigo) is not str:
+            continue
+        try:
+            arvore = ast.parse(codigo)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for no in ast.walk(arvore):
+            nome = None
+            if isinstance(no, ast.Name):
+                nome = no.id
+            elif isinstance(no, ast.Attribute):
+                nome = no.attr
+            elif isinstance(no, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                nome = no.name
+            elif isinstance(no, ast.arg):
+                nome = no.arg
+            elif isinstance(no, ast.keyword):
+                nome = no.arg
+            elif isinstance(no, ast.alias):
+                nome = (no.asname or no.name).split(".")[0]
+            elif isinstance(no, ast.Constant) and isinstance(no.value, str) and _IDENTIFICADOR.fullmatch(no.value):
+                nome = no.value
+            if nome:
+                _NOMES_DO_CODIGO.add(nome)
+            if not mensagens:
+                continue
+            if isinstance(no, ast.JoinedStr):
+                partes, buracos = [], 0
+                for v in no.values:
+                    if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                        partes.append(re.escape(v.value))
+                    else:
+                        partes.append(f"({_N}|{_FORMA}|{_IDENT})")
+                        buracos += 1
+                if buracos <= BURACOS_POR_MENSAGEM:
+                    _MODELOS_DO_CODIGO.append(re.compile("".join(partes) + r"\s*"))
+            elif isinstance(no, ast.Constant) and isinstance(no.value, str) and 0 < len(no.value) <= 300:
+                _MODELOS_DO_CODIGO.append(no.value.strip())
+
+
+_IDENTIFICADOR = re.compile(r"[A-Za-z_]\w{0,60}")
+
+
+def _nome_permitido(nome: str) -> bool:
+    """Um nome (com pontos: ``camadas.0.W_q``) de até 6 partes, feito só de nomes do código enviado ou das
+    bibliotecas e de no máximo 2 inteiros de até 3 dígitos (os índices de um ``ModuleList``)."""
+    if nome in _NOMES_CONHECIDOS:
+        return True
+    partes = nome.split(".")
+    numeros = [p for p in partes if p.isdigit()]
+    if len(partes) > 6 or len(numeros) > 2 or any(len(p) > 3 for p in numeros):
+        return False
+    return all(p in _NOMES_DO_CODIGO or p in _NOMES_CONHECIDOS or p in numeros for p in partes)
+
+
+def _buraco_permitido(tipo: str, valor: str) -> bool:
+    if tipo == "nome":
+        return _nome_permitido(valor)
+    return True  # números e formas: o padrão já limita a 4 dígitos por número e 8 números
+
+
+OMITIDO = (
+    "texto omitido: o relatório só cita mensagens conhecidas do Python, NumPy e PyTorch e as escritas no seu "
+    "código; veja a linha indicada no rastro"
+)
+
+
+def texto_da_excecao(texto) -> str:
+    """O texto de uma exceção do aluno como pode sair num relatório (ver acima): a tradução de uma mensagem
+    conhecida, uma mensagem escrita no código enviado, "" (sem texto) ou ``OMITIDO``."""
+    if type(texto) is not str:
+        return ""
+    linha = next((x.strip() for x in texto[:4096].splitlines() if x.strip()), "")
+    if not linha:
+        return ""
+    if len(linha) > LIMITE_MENSAGEM_ALUNO:
+        return OMITIDO
+    conhecida = _mensagem_conhecida(linha)
+    if conhecida is None:  # o erro de uma função de referência chega como "ValueError: <mensagem>"
+        m = re.fullmatch(r"(\w{1,40}): (.+)", linha)
+        if m and m.group(1) in _EXCECOES_CONHECIDAS:
+            resto = _mensagem_conhecida(m.group(2))
+            conhecida = None if resto is None else f"{m.group(1)}: {resto}"
+    if conhecida is not None:
+        return conhecida
+    for modelo in _MODELOS_DO_CODIGO:
+        if modelo == linha if type(modelo) is str else _modelo_do_codigo_confere(modelo, linha):
+            return f"«{texto_do_aluno(linha)}» (mensagem do seu código)"
+    return OMITIDO
+
+
+def _mensagem_conhecida(linha: str) -> str | None:
+    """A tradução de ``linha``, se é uma mensagem conhecida das bibliotecas ou da caixa (com campos permitidos)."""
+    for padrao, buracos, saida in _MODELOS_DE_EXCECAO:
+        m = padrao.fullmatch(linha)
+        if m and all(_buraco_permitido(t, v) for t, v in zip(buracos, m.groups())):
+            return saida.format(*(" ".join(v.split()) for v in m.groups()))
+    for inicio, saida in _INICIOS_DE_EXCECAO:
+        if linha.startswith(inicio):
+            return saida
+    m = _COMBINACAO_INVALIDA.match(linha)
+    if m and _nome_permitido(m.group(1)):
+        return f"{m.group(1)}() recebeu uma combinação inválida de argumentos (confira tipos e nomes)"
+    return None
+
+
+_COMBINACAO_INVALIDA = re.compile(r"(\w{1,60})\(\) received an invalid combination of arguments")
+
+
+def _modelo_do_codigo_confere(modelo, linha: str) -> bool:
+    """``linha`` é o f-string ``modelo`` do código enviado, com os buracos preenchidos só por números pequenos,
+    formas e nomes do código (nenhum texto livre)."""
+    m = modelo.fullmatch(linha)
+    if not m:
+        return False
+    return all(re.fullmatch(_N, v) or re.fullmatch(_FORMA, v) or _nome_permitido(v) for v in m.groups())
+
+
+class TextoDoAluno(str):
+    """O texto de uma exceção que o código do aluno levantou. Como ``str`` (``"index out of range" in
+    msg``, ``msg.startswith``) é o texto já filtrado por ``texto_do_aluno``, para a suíte decidir o que o
+    erro significa; formatado numa mensagem (``f"{msg}"``, ``str(msg)``, ``msg[:200]``) sai só
+    ``texto_da_excecao`` (uma mensagem conhecida ou do código enviado; senão, omitido)."""
+
+    __slots__ = ("mostravel",)
+
+    def __new__(cls, bruto):
+        obj = super().__new__(cls, texto_do_aluno(bruto))
+        obj.mostravel = texto_da_excecao(bruto)
+        return obj
+
+    @property
+    def filtrado(self) -> str:
+        """O texto como a suíte o lê (``texto_do_aluno``), num ``str`` comum: para decidir, nunca para mostrar."""
+        return str.__str__(self)
+
+    def __format__(self, espec: str) -> str:
+        return format(self.mostravel, espec)
+
+    def __str__(self) -> str:
+        return self.mostravel
+
+    def __repr__(self) -> str:
+        return repr(self.mostravel)
+
+    def __getitem__(self, chave):
+        return self  # um trecho de uma mensagem é a mesma mensagem (mostrada inteira ou omitida)
+
+    def __add__(self, outro):
+        return self.mostravel + outro
+
+    def __radd__(self, outro):
+        return outro + self.mostravel
+
+    def __mod__(self, outro):
+        return self.mostravel % outro
+
+    def __reduce__(self):
+        return (str, (self.mostravel,))

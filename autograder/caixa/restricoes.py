@@ -250,6 +250,7 @@ def restringir_aluno(trabalho: str, extras_leitura: list[str] | None = None) -> 
 # ----------------------------------------------------------------------------- seccomp
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_CMP_NE = 1
+SCMP_CMP_EQ = 4
 SCMP_CMP_MASKED_EQ = 7
 AF_UNIX = 1
 CLONE_NAMESPACES = (
@@ -336,6 +337,12 @@ NEGADAS_IPC = (
     "mq_notify",
     "mq_getsetattr",
 )
+
+# Conselhos do madvise que tiram páginas da memória residente SEM desmapeá-las nem zerá-las (MADV_COLD,
+# MADV_PAGEOUT: vão para o swap ou de volta ao arquivo). O pico residente do kernel (``VmHWM``) só é atualizado
+# quando a memória é desmapeada ou descartada; com eles, uma caixa tocaria muita memória sem que o pico que o
+# avaliador lê (a memória tocada da atenção em blocos, issue #37) a visse. Nenhuma aula precisa deles.
+MADVISE_NEGADOS = (20, 21)
 
 # (chamada, argumento): permitida só com o argumento 0, que quer dizer "este processo". Com
 # outro pid a caixa mudaria limites, prioridade ou CPUs do zigoto, do avaliador ou de uma irmã
@@ -433,6 +440,8 @@ def aplicar_seccomp() -> bool:
             regra(_erro(errno.EPERM), nome, _ArgCmp(arg, SCMP_CMP_NE, 0, 0))
         for nome, arg, valor in SO_COM_ALVO:
             regra(_erro(errno.EPERM), nome, _ArgCmp(arg, SCMP_CMP_NE, valor, 0))
+        for conselho in MADVISE_NEGADOS:
+            regra(_erro(errno.EPERM), "madvise", _ArgCmp(2, SCMP_CMP_EQ, conselho, 0))
         # clone3 recebe os flags num ponteiro (o filtro não vê): ENOSYS faz a glibc usar clone
         regra(_erro(errno.ENOSYS), "clone3")
         for bit in CLONE_NAMESPACES:

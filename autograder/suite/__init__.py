@@ -45,7 +45,7 @@ Os módulos:
   oráculo que produzem o equívoco; ``pares_por_modo`` e ``saidas_erradas`` os expandem, e as saídas
   erradas só são calculadas quando a resposta do aluno não confere);
 * ``avaliador``: o que vem do avaliador (``ErroDoAluno``, ``CaixaMorreu``, ``TempoEsgotado``, ``semente_derivada``,
-  ``semente_da_submissao``, ``referencia_da_atividade``);
+  ``semente_da_submissao``, ``semente_do_codigo``, ``referencia_da_atividade``);
 * ``declaracoes``: o único carregador dos arquivos de uma suíte (``vizinho``: um módulo irmão, como
   ``equivocos.py`` e ``auxiliares.py``; ``modulo_da_suite(slug, nome)``: o mesmo, de fora;
   ``suite_pesada(slug)``: ``PESADA``, lido por ``ast``). Os mutantes e as variantes corretas não são da
@@ -74,6 +74,7 @@ from autograder.suite.avaliador import (
     referencia_da_atividade,
     semente_da_submissao,
     semente_derivada,
+    semente_do_codigo,
 )
 from autograder.suite.constantes import CONSTANTE_DO_EXEMPLO, conferir_constante_do_exemplo
 from autograder.suite.declaracoes import modulo_da_suite, suite_pesada, vizinho
@@ -131,7 +132,7 @@ from autograder.suite.itens import (
     tempo_limite,
     verificar,
 )
-from autograder.suite.mensagens import Mostrado, mostrar
+from autograder.suite.mensagens import Mostrado, excecao_do_aluno, mostrar
 from autograder.suite.procedencia import (
     BETAS_DO_ADAM,
     CORRELACAO_MINIMA,
@@ -189,6 +190,7 @@ __all__ = [
     "conferir_parametros_extras",
     "conferir_registro",
     "conferir_state_dict",
+    "excecao_do_aluno",
     "exigir_entradas_intactas",
     "exigir_procedencia",
     "exigir_que_responda",
@@ -208,6 +210,7 @@ __all__ = [
     "saidas_erradas",
     "semente_da_submissao",
     "semente_derivada",
+    "semente_do_codigo",
     "semente_do_teste",
     "submodulo_em_avaliacao",
     "suite_pesada",

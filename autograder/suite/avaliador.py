@@ -28,6 +28,14 @@ def semente_da_submissao(slug: str, aluno: str) -> int:
     return calcular(slug, aluno)
 
 
+def semente_do_codigo(slug: str, semente: int, codigo: dict, rotulo: str) -> int:
+    """Uma semente do segredo, da submissão (``aluno.semente``) e do código dela (``aluno.codigo``):
+    ``semente.semente_do_codigo``. Para o que outra submissão não pode reaproveitar."""
+    from autograder.semente import semente_do_codigo as calcular
+
+    return calcular(slug, semente, codigo, rotulo)
+
+
 def semente_derivada(semente: int, rotulo: str) -> int:
     """Uma semente para um uso (o treino de uma aula, por exemplo) tirada da semente da submissão
     (``aluno.semente``): muda com ela, e ``--semente`` reproduz as duas."""

@@ -12,16 +12,22 @@ carrega para o relatório as entradas ocultas que o código do aluno viu.
 A conversão e a especificação valem como num f-string comum (``!r``, ``!s``, ``:.3f``), e um valor curto
 sai igual, com uma diferença: um número real sozinho formatado (``{mostrar(dif):.3g}``, ``{mostrar(p):.1%}``)
 sai com vírgula decimal, como o aluno lê ("maior diferença: 0,69"; ``!r`` mostra o valor como o Python o
-escreve). ``tests/test_mensagens_da_suite.py`` confere que todo campo de f-string das suítes passa por
+escreve). Um valor que o código do aluno devolveu (o cliente da caixa o registra: ``protocolo.do_aluno``) sai
+só pela forma ("um texto de 26 caracteres", "array de forma (2, 3) e dtype float32", um número com 2
+algarismos), nunca pelo conteúdo; os valores da própria suíte (esperados, rótulos, diferenças) saem inteiros,
+sem o filtro de textos enviados. ``tests/test_mensagens_da_suite.py`` confere que todo campo de f-string das suítes passa por
 aqui (a não ser literais e constantes em MAIÚSCULAS). Entradas ocultas e dados derivados do segredo não
 se citam de jeito nenhum: descreva a diferença (posição, comprimento, forma), não o conteúdo.
 """
 
 from __future__ import annotations
 
+import re
+
+from autograder.caixa import protocolo
 from autograder.caixa.protocolo import valor_do_aluno
 
-__all__ = ["Mostrado", "mostrar"]
+__all__ = ["Mostrado", "excecao_do_aluno", "mostrar"]
 
 
 class Mostrado:
@@ -33,16 +39,81 @@ class Mostrado:
         self.valor = valor
 
     def __format__(self, espec: str) -> str:
+        if isinstance(self.valor, protocolo.TextoDoAluno):  # o texto de uma exceção: já sai como pode sair
+            return format(self.valor, espec)
+        if protocolo.do_aluno(self.valor):
+            return _forma_do_aluno(self.valor, espec)
         texto = format(self.valor, espec)
         if _numero_real(self.valor):  # quem lê é gente: vírgula decimal (0,69; 12,5%)
             texto = texto.replace(".", ",")
-        return valor_do_aluno(texto)
+        return valor_do_aluno(texto, enviados=False)
 
     def __str__(self) -> str:
-        return valor_do_aluno(str(self.valor))
+        if isinstance(self.valor, protocolo.TextoDoAluno):
+            return str(self.valor)
+        if protocolo.do_aluno(self.valor):
+            return _forma_do_aluno(self.valor, "")
+        return valor_do_aluno(str(self.valor), enviados=False)
 
     def __repr__(self) -> str:
-        return valor_do_aluno(repr(self.valor))
+        if protocolo.do_aluno(self.valor):
+            return _forma_do_aluno(self.valor, "")
+        return valor_do_aluno(repr(self.valor), enviados=False)
+
+
+def _forma_do_aluno(valor, espec: str) -> str:
+    """Um valor que o código do aluno devolveu (``protocolo.do_aluno``), sem o conteúdo: o tipo e o tamanho
+    de um texto, de uma lista ou de um dicionário; a forma e o dtype de um array ou tensor; um número com 2
+    algarismos significativos (um inteiro de até 4 dígitos sai inteiro; um maior, só o número de dígitos)."""
+    if isinstance(valor, bool) or valor is None:
+        return str(valor)
+    if isinstance(valor, (list, tuple)) and _inteiros_pequenos(valor, [0]):
+        return repr(valor)  # poucos inteiros pequenos (posições, uma forma): a mesma ordem de grandeza de um len
+    if isinstance(valor, str):
+        return f"um texto de {len(valor)} caractere{'s' if len(valor) != 1 else ''}"
+    if isinstance(valor, int):
+        return str(valor) if abs(valor) < 10_000 else f"um inteiro de {len(str(abs(valor)))} dígitos"
+    if isinstance(valor, float):
+        if _PRECISAO_CURTA.fullmatch(espec):  # "{:.0%}", "{:.3g}", "{:.2f}": até 3 casas, como a suíte pediu
+            return format(valor, espec).replace(".", ",")
+        return f"{valor:.2g}".replace(".", ",").replace("+", "")
+    forma = getattr(valor, "shape", None)
+    if forma is not None and getattr(valor, "dtype", None) is not None:
+        dtype = str(valor.dtype).removeprefix("torch.")
+        if getattr(valor, "ndim", None) == 0:
+            try:
+                return _forma_do_aluno(valor.item(), espec)
+            except Exception:
+                pass
+        tipo = "tensor" if type(valor).__module__.startswith("torch") else "array"
+        return f"{tipo} de forma {tuple(int(d) for d in forma)} e dtype {valor_do_aluno(dtype)}"
+    if isinstance(valor, dict):
+        return f"um dicionário com {len(valor)} chave{'s' if len(valor) != 1 else ''}"
+    if isinstance(valor, (list, tuple)):
+        nome = "lista" if isinstance(valor, list) else "tupla"
+        return f"uma {nome} de {len(valor)} ite{'ns' if len(valor) != 1 else 'm'}"
+    return f"um valor do tipo {valor_do_aluno(type(valor).__name__)}"
+
+
+_PRECISAO_CURTA = re.compile(r"\.[0-3][gf%]")
+MAXIMO_DE_INTEIROS_PEQUENOS = 6  # folhas de uma lista do aluno mostrada inteira, cada uma com até 3 dígitos
+
+
+def _inteiros_pequenos(valor, conta: list, prof: int = 0) -> bool:
+    """``valor`` (listas e tuplas encaixadas) tem só inteiros de até 3 dígitos, no máximo 6 ao todo."""
+    if prof > 4:
+        return False
+    for v in valor:
+        if isinstance(v, (list, tuple)):
+            if not _inteiros_pequenos(v, conta, prof + 1):
+                return False
+        elif type(v) is int and abs(v) < 1000:
+            conta[0] += 1
+            if conta[0] > MAXIMO_DE_INTEIROS_PEQUENOS:
+                return False
+        else:
+            return False
+    return True
 
 
 def _numero_real(valor) -> bool:
@@ -62,3 +133,10 @@ def _numero_real(valor) -> bool:
 def mostrar(valor) -> Mostrado:
     """``valor`` pronto para um campo de f-string de mensagem: ``f"veio {mostrar(x)!r}"``."""
     return Mostrado(valor)
+
+
+def excecao_do_aluno(texto) -> protocolo.TextoDoAluno:
+    """O texto de uma exceção que chegou como valor (a caixa o devolveu num dicionário, não levantou): numa
+    mensagem, ``mostrar(excecao_do_aluno(t))`` sai como o texto de uma exceção do aluno (mensagem conhecida
+    das bibliotecas, traduzida, ou escrita no código enviado; senão, omitido)."""
+    return protocolo.TextoDoAluno(texto if isinstance(texto, str) else "")

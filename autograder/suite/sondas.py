@@ -57,6 +57,7 @@ __all__ = [
     "bloco_pre_norma",
     "coincide_com",
     "com_sondas",
+    "com_sondas_tambem_no_erro",
     "disparar",
     "escala_das_pontuacoes",
     "escala_medida",
@@ -473,6 +474,54 @@ def com_sondas(fabrica: Callable[[object], Iterable[Sonda]]):
             pedidos = {nome: kwargs.get(nome) for nome in nomes}
             with sondar(lambda: fabrica(**pedidos)):
                 return teste(*args, **kwargs)
+
+        return envolvido
+
+    return decorar
+
+
+# erros que não são de conta: o esboço, o nome que falta, o valor recusado, a função pronta mal chamada (ela tem
+# o seu próprio diagnóstico, ``referencia_mal_chamada``) e a memória (o limite do teste)
+_ERROS_SEM_SONDA = ("NotImplementedError", "NameError", "ValorRecusado", "ErroCallback", "MemoryError")
+
+
+def com_sondas_tambem_no_erro(fabrica: Callable[[object], Iterable[Sonda]]):
+    """Como ``com_sondas``, e também quando o código do aluno LEVANTA na entrada do teste (issue #38): um erro de
+    forma (um viés somado antes da camada, um split no eixo das posições) quebra com d_ff ≠ d_model e passa com
+    matrizes quadradas, então as sondas (entradas construídas) podem dizer qual promessa foi quebrada, e a
+    mensagem nomeia a causa em vez de só repetir o erro. A nota não muda (o teste já reprovava); se nenhuma sonda
+    dispara, o erro original segue como estava (a mesma mensagem de sempre). Fica abaixo de ``@item``."""
+    import functools
+    import inspect
+
+    from autograder.suite.avaliador import ErroDoAluno
+    from autograder.suite.mensagens import mostrar
+
+    nomes = list(inspect.signature(fabrica).parameters)
+    sondado = com_sondas(fabrica)
+
+    def decorar(teste):
+        interno = sondado(teste)
+
+        @functools.wraps(teste)
+        def envolvido(*args, **kwargs):
+            try:
+                return interno(*args, **kwargs)
+            except ErroDoAluno as exc:
+                if exc.tipo in _ERROS_SEM_SONDA:
+                    raise
+                pedidos = {nome: kwargs.get(nome) for nome in nomes}
+                try:
+                    sondas = list(fabrica(**pedidos))
+                except Exception:
+                    raise exc from None
+                achada = disparar(sondas)
+                if achada is None:
+                    raise
+                detalhe = (
+                    f" (Na entrada do teste, o seu código levantou {mostrar(exc.tipo)}: {mostrar(exc.mensagem[:160])}.)"
+                )
+                raise Reprovado(achada.mensagem + detalhe, achada.equivoco) from None
 
         return envolvido
 

@@ -495,3 +495,79 @@ class _AdamDuble(torch.optim.Adam):
     else:
         raise ValueError(f"modo desconhecido: {modo}")
     gravar_nb(notebook_com(slug, {"treinar": codigo}), pasta, f"{slug}.ipynb")
+
+
+# ------------------------------------------------------------------ orçamento do BPE decorado (issue #37)
+_BPE_RECONTAGEM = """
+def _recontar(texto, n_fusoes):
+    palavras = {tuple(p.encode("utf-8")): f for p, f in Counter(pre_tokenizar(texto)).items()}
+    vocab = {i: bytes([i]) for i in range(256)}
+    fusoes = []
+    for k in range(n_fusoes):
+        pares = Counter()
+        for w, f in palavras.items():
+            for par in zip(w, w[1:]):
+                pares[par] += f
+        if not pares:
+            break
+        par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))
+        vocab[256 + k] = vocab[par[0]] + vocab[par[1]]
+        fusoes.append(par)
+        palavras = {tuple(fundir_par(list(w), par, 256 + k)): f for w, f in palavras.items()}
+    return fusoes
+"""
+
+
+def _chave_do_texto(texto: str) -> str:
+    return hashlib.sha256(texto.encode("utf-8")).hexdigest()[:16]
+
+
+def bpe_orcamento_decorado(ctx, pasta: Path, slug: str, vazamento: str) -> None:
+    """Um BPE de recontagem (o mutante ``bpe-recontagem-completa``) com as fusões de referência de textos do
+    orçamento decoradas, como se tivessem vazado (o melhor caso do atacante: o vazamento é perfeito). A chave de
+    cada texto é um resumo dele; texto fora da tabela, a recontagem.
+
+    ``vazamento``: ``"turma"``, o texto que o orçamento usava antes (o mesmo para a turma: ``semente_da_submissao``
+    do curso); ``"reenvio"``, os dois textos que o avaliador sorteia para ESTE aluno com o código SEM a tabela (o
+    aluno que vazou o próprio texto numa submissão e o devolve de cor na seguinte). O segredo da rodada vem do
+    contexto (o atacante não o tem; aqui ele faz as vezes do vazamento)."""
+    from autograder.notebooks import carregar_atividade, ler_submissao
+    from autograder.semente import semente_da_submissao, semente_derivada, semente_do_codigo
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite(slug, "oraculos")
+    aluno = pasta.parent.name
+    n_fusoes = orc.BPE_CRONOMETRO["fusoes"]
+    sem_tabela = _BPE_RECONTAGEM + "\n\ndef treinar_bpe(texto, n_fusoes):\n    return _recontar(texto, n_fusoes)\n"
+    caminho = gravar_nb(notebook_com(slug, {"treinar_bpe": sem_tabela}), pasta, f"{slug}.ipynb")
+    anterior = os.environ.get("AVALIADOR_SEGREDO")
+    os.environ["AVALIADOR_SEGREDO"] = ctx.segredo
+    try:
+        semente = semente_da_submissao(slug, aluno)
+        if vazamento == "turma":
+            sementes = [semente_derivada(semente_da_submissao(slug, "\0orçamento do BPE"), "texto")]
+        elif vazamento == "reenvio":
+            codigo = ler_submissao(caminho, carregar_atividade(slug)).codigo
+            sementes = [semente_do_codigo(slug, semente, codigo, rotulo) for rotulo in orc.ROTULOS_DO_ORCAMENTO]
+        else:
+            raise ValueError(f"vazamento desconhecido: {vazamento!r} (use 'turma' ou 'reenvio')")
+    finally:
+        if anterior is None:
+            os.environ.pop("AVALIADOR_SEGREDO", None)
+        else:
+            os.environ["AVALIADOR_SEGREDO"] = anterior
+    tabela = {}
+    for s in sementes:
+        texto = orc.texto_cronometrado(np.random.default_rng(s))
+        tabela[_chave_do_texto(texto)] = [list(par) for par in orc.bpe_ref(texto, n_fusoes)]
+    com_tabela = (
+        _BPE_RECONTAGEM
+        + "\n\nimport hashlib as _hl\n\n_TABELA = "
+        + json.dumps(tabela)
+        + "\n\n\ndef treinar_bpe(texto, n_fusoes):\n"
+        + '    chave = _hl.sha256(texto.encode("utf-8")).hexdigest()[:16]\n'
+        + "    if chave in _TABELA and n_fusoes <= len(_TABELA[chave]):\n"
+        + "        return [tuple(p) for p in _TABELA[chave][:n_fusoes]]\n"
+        + "    return _recontar(texto, n_fusoes)\n"
+    )
+    gravar_nb(notebook_com(slug, {"treinar_bpe": com_tabela}), pasta, f"{slug}.ipynb")

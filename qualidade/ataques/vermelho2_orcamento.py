@@ -1,23 +1,29 @@
-"""Rodada vermelha 2 (issue #37, classes 2 e 5): o orçamento de tempo do BPE (aula 08) comprado de cor.
+"""Rodada vermelha 2 (issue #37, classes 2 e 5): o orçamento de tempo do BPE (aula 08) comprado de cor. FECHADO.
 
-O texto da primeira medida do orçamento (``oraculos.texto_do_curso``) sai do segredo do curso e é o MESMO
-para todos os alunos e todas as submissões. Um aluno o descobre pelas mensagens e, numa submissão seguinte (a
-dele ou a de qualquer colega), devolve as fusões dele de cor: um BPE ingênuo passa no orçamento. O corpus
-adversarial sorteia um segredo por rodada, então isto não cabe num caso: roda aqui, em três correções com o
-mesmo segredo (``AVALIADOR_SEGREDO``), pelo caminho do ``python -m autograder avaliar``:
+Quando a rodada foi escrita, o texto da primeira medida do orçamento saía só do segredo do curso e era o MESMO
+para todos os alunos e todas as submissões: um aluno o descobria pelas mensagens e, numa submissão seguinte (a
+dele ou a de qualquer colega), devolvia as fusões de cor, e um BPE ingênuo passava no orçamento (3 contra 2,5).
+Desde a correção, o texto de cada medida sai do segredo, do aluno e das células de solução da submissão
+(``autograder.semente.semente_do_codigo``, ``oraculos.texto_da_submissao``): a submissão que usa a tabela tem
+outro código, então outro texto, e a tabela vazada não serve. O caso contido (no corpus adversarial, em todos
+os modos) é ``orcamentos-08-bpe-decorado-da-turma`` e ``orcamentos-08-bpe-decorado-do-reenvio``
+(``24-orcamentos.toml``): o vazamento perfeito, calculado com o segredo da rodada, sem passar pelas mensagens.
+
+Esta demonstração segue o caminho do atacante de ponta a ponta, em três correções com o mesmo segredo
+(``AVALIADOR_SEGREDO``), pelo ``python -m autograder avaliar``:
 
 1. ``ana-vaza``: o ``treinar_bpe`` do instrutor guarda, no texto longo (o do orçamento), uma chave (comprimento
    e soma dos códigos, em letras) e as fusões (cada id em duas letras, base 26); doze funções que vêm depois
    levantam exceções que levam esses dados em pedaços de 96 letras, um por mensagem. Se faltar pedaço, a mesma
-   aluna reenvia (as entradas e o texto do curso são os mesmos) começando de outro pedaço. Esta submissão
-   perde pontos: não importa.
+   aluna reenvia começando de outro pedaço (cada reenvio muda o código e, hoje, o texto: os pedaços de envios
+   diferentes já não se juntam). Esta submissão perde pontos: não importa.
 2. As mensagens do ``results.json`` dela são lidas e decodificadas (o que o aluno faria com o retorno).
 3. ``ana-usa``: o BPE ingênuo (o mutante ``bpe-recontagem-completa``) com a tabela decorada; ``ana-gemeo``:
    o mesmo BPE ingênuo sem a tabela. O resto das duas é a solução do instrutor.
 
     .venv/bin/python -m qualidade.ataques.vermelho2_orcamento /tmp/vermelho2-orc
 
-Imprime a nota de ``teste_bpe`` das duas (se o ataque ganha: 3 contra 2,5).
+Imprime a nota de ``teste_bpe`` das duas: contido, as duas ficam com 2,5 (antes da correção, 3 contra 2,5).
 """
 
 from __future__ import annotations

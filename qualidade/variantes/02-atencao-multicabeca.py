@@ -850,3 +850,31 @@ MUTANTES += [
         equivoco="estrutura_parametro_extra",
     ),
 ]
+
+# issue #38 (diagnóstico por princípio): o eixo que se divide, as dimensões de lote
+MUTANTES += [
+    Variante(
+        "sonda-dividir-split-nas-posicoes",
+        _dividir("    return np.stack(np.split(X, h, axis=-2), axis=-3)\n"),
+        itens=["teste_dividir_cabecas"],
+        equivoco="dividir-cortou-as-posicoes",
+    ),
+    Variante(
+        "sonda-dividir-transpose-fixo-sem-lote",
+        _dividir(
+            "    if X.ndim > 2:\n        X = X[0]\n    n, d_model = X.shape\n"
+            "    return X.reshape(n, h, d_model // h).transpose(1, 0, 2)\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="dividir-lote-perdido",
+    ),
+    Variante(
+        "sonda-juntar-transpose-fixo-sem-lote",
+        _juntar(
+            "    if X.ndim > 3:\n        X = X[0]\n    h, n, d_k = X.shape\n"
+            "    return X.transpose(1, 0, 2).reshape(n, -1)\n"
+        ),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-lote-perdido",
+    ),
+]

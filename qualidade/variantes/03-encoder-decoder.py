@@ -1075,3 +1075,58 @@ MUTANTES += [
         equivoco="mini-sem-blocos-quebra",
     ),
 ]
+
+# issue #38 (diagnóstico por princípio): o eixo com lote, o lugar de cada viés, cada argumento usado, a ordem
+# das subcamadas, o h repassado como ele mesmo
+MUTANTES += [
+    Variante(
+        "sonda-ln-eixos-do-lote-em-3d",
+        {"layernorm": _ln(eixo="(-2, -1) if x.ndim >= 3 else -1")},
+        itens=["teste_layernorm"],
+        equivoco="ln-eixo-errado-em-lote",
+    ),
+    Variante(
+        "sonda-ffn-b2-antes-da-segunda-camada",
+        {"feed_forward": _ffn("    return (np.maximum(0, x @ W1 + b1) + b2) @ W2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-vies-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-ffn-b1-somado-na-entrada",
+        {"feed_forward": _ffn("    return np.maximum(0, (x + b1) @ W1) @ W2 + b2")},
+        itens=["teste_feed_forward"],
+        equivoco="ffn-vies-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-ffn-antes-da-atencao",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + ffn(X), p["gama1"], p["beta1"])
+    return layernorm(Z + mha(Z, mascara), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-passa-dk-como-h",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""").replace(
+                'p["b_o"], h, mascara=m', 'p["b_o"], X.shape[-1] // h, mascara=m'
+            )
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-h-usado-como-outro",
+    ),
+    Variante(
+        "sonda-mini-passa-dk-como-h",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, d_model // h)
+        print(f"bloco {i + 1}: {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-h-usado-como-outro",
+    ),
+]

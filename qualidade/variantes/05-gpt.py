@@ -437,6 +437,18 @@ MUTANTES = [
         itens=["teste_gerar_guloso"],
         equivoco="guloso-sem-janela",
     ),
+    # (#38) a janela aplicada à própria sequência guardada: o resultado perde os tokens do começo
+    Variante(
+        "guloso-corta-o-resultado-na-janela",
+        {
+            "gerar_guloso": _gerar("""    for _ in range(n_novos):
+        ids = ids[:, -modelo.n_max :]
+        proximo = modelo(ids)[:, -1, :].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, proximo], dim=1)
+    return ids""")
+        },
+        itens=["teste_gerar_guloso"],
+    ),
     # (#24) a janela oculta sempre chega à borda onde os primeiros e os últimos n_max tokens diferem
     Variante(
         "guloso-janela-primeiros",

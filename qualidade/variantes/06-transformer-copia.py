@@ -434,6 +434,12 @@ MUTANTES = [
         [P],
         "perda-devolve-float",
     ),
+    # (#38) o alvo do laço é a fatia tgt[:, 1:], não contígua: o .view dela falha
+    Variante(
+        "perda-view-sem-contiguous",
+        _perda("    return F.cross_entropy(logits.view(-1, logits.shape[-1]), alvo.view(-1), ignore_index=PAD)"),
+        [P],
+    ),
     # ------------------------------------------------------------------ taxa
     Variante(
         "taxa-sem-aquecimento",
@@ -729,6 +735,18 @@ MUTANTES += [
         [D],
         "dados-pad-ate-comp-max",
     ),
+    # (#38) um símbolo por sequência, repetido em todas as posições
+    Variante(
+        "dados-um-simbolo-por-sequencia",
+        {
+            "gerar_lote_copia": _dados()["gerar_lote_copia"].replace(
+                "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, L), generator=gerador)",
+                "torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, 1), generator=gerador).expand(n, L).clone()",
+            )
+        },
+        [D],
+        "dados-simbolo-repetido",
+    ),
     Variante(
         "dados-simbolo-remendado",
         {
@@ -820,6 +838,13 @@ MUTANTES += [
         {"busca_em_feixe": _feixe(pontuar="pont * math.exp(lp)", inicio="1.0")},
         itens=["teste_feixe"],
         equivoco="feixe-probabilidades",
+    ),
+    # (#38) a sonda da pontuação: o candidato pontuado só com o log p do token novo
+    Variante(
+        "feixe-pontuacao-sem-acumular",
+        {"busca_em_feixe": _feixe(pontuar="lp")},
+        itens=["teste_feixe"],
+        equivoco="feixe-pontuacao-nao-e-log-probabilidade",
     ),
     Variante(
         "feixe-soma-probabilidades",
@@ -1231,6 +1256,27 @@ MUTANTES += [
         },
         itens=["teste_decodificacao"],
         equivoco="decodificacao-promessa-do-laco",
+    ),
+    # (#38) o laço guloso com a máscara do alvo toda True, e o guloso que sorteia
+    Variante(
+        "sonda-decodificacao-alvo-sem-mascara-causal",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "entrada, mascara_alvo(entrada))", "entrada, torch.ones_like(mascara_alvo(entrada)))"
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-promessa-do-laco",
+    ),
+    Variante(
+        "sonda-decodificacao-sorteia",
+        {
+            "decodificar_guloso": _decodificar()["decodificar_guloso"].replace(
+                "logits[:, -1, :].argmax(dim=-1)", "torch.multinomial(torch.softmax(logits[:, -1, :], dim=-1), 1)[:, 0]"
+            )
+        },
+        itens=["teste_decodificacao"],
+        equivoco="decodificacao-sorteia",
     ),
     Variante(
         "sonda-decodificacao-um-passo-a-menos",

@@ -362,6 +362,24 @@ MUTANTES = [
         [R],
         "treino-perda-tensor",
     ),
+    # (#38) o espião chama com mostrar_progresso=False: a barra criada ativa ignora o argumento
+    Variante(
+        "treino-barra-sempre-ativa",
+        {
+            "treinar": _treino()["treinar"]
+            .replace("    historico = {", "    barra = barra_de_progresso(passos)\n    historico = {")
+            .replace("        otimizador.step()\n", "        otimizador.step()\n        barra.update(1)\n")
+            .replace("    modelo.eval()\n", "    barra.close()\n    modelo.eval()\n")
+        },
+        [R],
+        "treino-barra-sempre-ativa",
+    ),
+    # (#38) os lotes chegam num gerador, como o lotes_aleatorios do notebook: lotes[t] não serve
+    Variante(
+        "treino-indexa-lotes",
+        _treino(laco="((t, lotes[t]) for t in range(passos))"),
+        [R],
+    ),
     # ------------------------------------------------------------------ acurácia
     Variante("acuracia-contagem", _acuracia(retorno="acertos"), [A], "acuracia-contagem"),
     Variante(
@@ -660,6 +678,18 @@ MUTANTES += [
         {
             "acuracia": _acuracia()["acuracia"].replace(
                 "logits.argmax(dim=-1) ==", "logits.argmax(dim=-1, keepdim=True) =="
+            )
+        },
+        [A],
+        "acuracia-conta-errada",
+    ),
+    # (#38) o rótulo entre as duas maiores classes contado como acerto (top-2), não só o argmax
+    Variante(
+        "sonda-acuracia-top-2",
+        {
+            "acuracia": _acuracia()["acuracia"].replace(
+                "(logits.argmax(dim=-1) == rotulos[inicio : inicio + tamanho_lote]).sum()",
+                "(logits.topk(2, dim=-1).indices == rotulos[inicio : inicio + tamanho_lote, None]).any(-1).sum()",
             )
         },
         [A],

@@ -916,6 +916,13 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         "treino-janelas-erradas",
     ),
     Variante("treino-sem-gerador", _trocar("treinar_lm", (", generator=gerador)", ")")), [T], "treino-sem-gerador"),
+    # (#38) o sorteio do enunciado, exato: um a menos no limite do randint muda as janelas vistas
+    Variante(
+        "treino-sorteio-com-limite-diferente",
+        _trocar("treinar_lm", ("len(ids_treino) - contexto,", "len(ids_treino) - contexto - 1,")),
+        [T],
+        "treino-sorteio-diferente",
+    ),
     Variante(
         "treino-ignora-passos",
         _trocar("treinar_lm", ("for passo in range(passos):", "for passo in range(passos - 1):")),
@@ -1005,6 +1012,19 @@ def recortar_gradientes(parametros, norma_max, eps=1e-6):
         _trocar("lm_com_cache", ("return modelo.saida(modelo.norma_final(x)), novos", "return modelo.saida(x), novos")),
         [K],
         "cache-sem-norma-final",
+    ),
+    # (#38) a sonda da escala, na atenção com cache: √d_model no lugar de √d_k
+    Variante(
+        "cache-escala-d-model",
+        _trocar(
+            "atencao_com_cache",
+            (
+                "s = q @ k.transpose(-2, -1) / math.sqrt(atencao.d_k)",
+                "s = q @ k.transpose(-2, -1) / math.sqrt(atencao.d_model)",
+            ),
+        ),
+        [K],
+        "cache-escala-errada",
     ),
     Variante(
         "cache-posicoes-do-zero",
@@ -1906,6 +1926,16 @@ def grupos_de_parametros(modelo, weight_decay):
         _trocar("distribuicao_de_amostragem", ("        probs = probs / probs.sum(dim=-1, keepdim=True)\n", "")),
         [A],
         "amostragem-top-p-sem-renormalizar",
+    ),
+    # (#38) a sonda "a distribuição soma 1": o núcleo dividido por top_p, não pela própria soma
+    Variante(
+        "amostragem-renormaliza-por-p",
+        _trocar(
+            "distribuicao_de_amostragem",
+            ("        probs = probs / probs.sum(dim=-1, keepdim=True)\n", "        probs = probs / top_p\n"),
+        ),
+        [A],
+        "amostragem-nao-soma-um",
     ),
     Variante(
         "amostragem-logits-alterados-no-lugar",

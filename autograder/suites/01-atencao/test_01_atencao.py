@@ -5,6 +5,8 @@ Oráculos: a solução do instrutor (fixture ``ref``), ``torch.nn.functional.sca
 mascaradas com peso 0, equivariância a permutações, logits de 1e4 sem estouro).
 """
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -289,7 +291,7 @@ def exigir_pesos_que_seguem_as_pontuacoes(aluno, rng):
 
 # ======================================================================= softmax
 @item("teste_softmax", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_softmax(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_ultimo_eixo(aluno, rng):
     """softmax: confere com a referência no último eixo (1-D e 2-D)"""
     for forma in [(7,), (5, 9)]:
@@ -304,7 +306,7 @@ def test_softmax_ultimo_eixo(aluno, rng):
 
 
 @item("teste_softmax", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_softmax(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_outros_eixos(aluno, rng):
     """softmax: respeita o argumento eixo (0, 1 e negativo) num array 3-D"""
     z = rng.normal(scale=2.0, size=(3, 4, 5))
@@ -316,7 +318,7 @@ def test_softmax_outros_eixos(aluno, rng):
 
 
 @item("teste_softmax", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_softmax(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_softmax(aluno))
 def test_softmax_logits_grandes(aluno, rng):
     """softmax: logits de 1e4 não estouram, e cada fatia usa o próprio máximo"""
     z = rng.normal(size=(4, 6))
@@ -371,6 +373,17 @@ def _qkv(rng, lote=(), n_q=4, n_k=6, d_k=8, d_v=3, escala_dados=1.0, dtype=np.fl
     return Q, K, V
 
 
+# issue #38: com d_k = 8, a raiz inteira (math.isqrt(8) = 2) e o d_k = 4 fixo das verificações visíveis (√4 = 2)
+# dão a mesma escala; a mensagem nomeia as duas causas (o código é o da constante do exemplo)
+CONSTANTE_OU_RAIZ_INTEIRA = Equivoco(
+    suite.CONSTANTE_DO_EXEMPLO.codigo,
+    "A escala das pontuações saiu 1/2 com d_k = 8, e o certo é 1/√8 ≈ 1/2,83: ou a raiz inteira de d_k (math.isqrt, "
+    "int(np.sqrt(d_k))), que só acerta quando d_k é um quadrado perfeito, ou o d_k = 4 das verificações visíveis "
+    "fixo no código. Divida por np.sqrt(d_k), a raiz real, com d_k = Q.shape[-1].",
+    titulo="Escala com a raiz inteira ou com o d_k do exemplo",
+    para_instrutor="O aluno escalou pela raiz inteira de d_k (isqrt) ou fixou o d_k do exemplo no código.",
+    secao="Exercícios",
+)
 D_K_DO_EXEMPLO = 4  # o d_k de Q, K nas verificações visíveis da seção 2
 
 
@@ -385,7 +398,11 @@ def _equivocos_atencao(Q, K, V, d_k, d_v, n_k):
     ]:
         diag.append((eq, atencao_np(Q, K, V, escala, eixo)))
     if d_k != D_K_DO_EXEMPLO:  # d_k fixo no valor da verificação visível
-        diag.append((suite.CONSTANTE_DO_EXEMPLO, atencao_np(Q, K, V, 1.0 / np.sqrt(D_K_DO_EXEMPLO), -1)))
+        # a raiz inteira de d_k (math.isqrt) coincide com a certa só em quadrados perfeitos; com d_k = 8 ela é a
+        # mesma escala do d_k = 4 do exemplo
+        raiz_inteira = math.isqrt(d_k) ** 2 != d_k and math.isqrt(d_k) ** 2 == D_K_DO_EXEMPLO
+        constante = CONSTANTE_OU_RAIZ_INTEIRA if raiz_inteira else suite.CONSTANTE_DO_EXEMPLO
+        diag.append((constante, atencao_np(Q, K, V, 1.0 / np.sqrt(D_K_DO_EXEMPLO), -1)))
     saida, pesos = atencao_np(Q, K, V, 1.0 / np.sqrt(d_k))
     diag.append((PESOS_TRANSPOSTOS, (saida, np.swapaxes(pesos, -1, -2))))
     return diag
@@ -425,7 +442,7 @@ def _comparar_atencao(resultado, esperado, diag, nome, atol=1e-6, rtol=1e-5):
 
 
 @item("teste_atencao", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_atencao(aluno))
 @CHAMADA_DA_SOFTMAX
 def test_atencao_confere_com_pytorch(aluno, rng):
     """atenção: confere com torch scaled_dot_product_attention, com dimensões de lote, sem alterar Q, K e V"""
@@ -437,7 +454,7 @@ def test_atencao_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_atencao", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_atencao(aluno))
 @CHAMADA_DA_SOFTMAX
 def test_atencao_confere_com_referencia_2d_float32(aluno, rng, ref):
     """atenção: confere com a solução de referência em 2-D e em float32"""
@@ -477,7 +494,7 @@ def test_atencao_permutar_chaves_e_valores(aluno, rng):
 
 
 @item("teste_atencao", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_atencao(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_atencao(aluno))
 @CHAMADA_DA_SOFTMAX
 def test_atencao_logits_grandes(aluno, rng):
     """atenção: pontuações da ordem de 1e4 não estouram"""
@@ -689,7 +706,7 @@ def _equivocos_mascara_todos(Q, K, V, escala, m, aditiva=False):
 
 
 @item("teste_mascara", pontos=0.5)
-@S.com_sondas(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
+@S.com_sondas_tambem_no_erro(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
 @CHAMADA_DA_SOFTMAX
 def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     """máscara booleana: confere com torch scaled_dot_product_attention (True = pode atender)"""
@@ -706,7 +723,7 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_mascara", pontos=0.5)
-@S.com_sondas(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
+@S.com_sondas_tambem_no_erro(lambda aluno: [*_sondas_mascara(aluno), *_sondas_atencao(aluno)])
 @CHAMADA_DA_SOFTMAX
 def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     """máscara aditiva: é somada às pontuações (0 mantém, -inf bloqueia)"""
@@ -1012,8 +1029,11 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     linhas = np.sort(rng.choice(BLOCOS_N, size=256, replace=False))  # conferidas contra a atenção inteira
 
     def rodar_no_limite(mascara, equivoco):
+        limitado = aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB)
         try:
-            return _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, mascara, BLOCOS_BLOCO)
+            saida = _blocos_do_aluno(limitado, Q, K, V, mascara, BLOCOS_BLOCO)
+            _exigir_memoria_tocada(limitado, equivoco)
+            return saida
         except ErroDoAluno as exc:
             if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
                 raise Reprovado(
@@ -1053,13 +1073,40 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     _conferir_muitas_chaves(aluno, rng)
 
 
+def _exigir_memoria_tocada(limitado, equivoco, muitas_chaves=False):
+    """O limite de memória da caixa (``memoria_mb``, ``RLIMIT_AS``) conta o espaço MAPEADO, e a caixa já nasce
+    com regiões mapeadas e nunca tocadas (o buffer do OpenBLAS que o NumPy mapeia ao ser importado): montar as
+    pontuações ali não gasta espaço novo (issue #37, vermelho2-01-blocos-memoria-emprestada-por-consultas). Por
+    isso o avaliador mede também a memória TOCADA pela caixa (o pico residente, ``VmHWM``, zerado por ele antes
+    das células do aluno e lido depois da chamada): ela tem de caber no mesmo limite. Sem a medida (hospedeiro que
+    não deixa ler o ``/proc`` da caixa), vale só o limite do espaço mapeado."""
+    tocada = limitado.memoria_tocada
+    if tocada is None or tocada <= BLOCOS_MEMORIA_MB * 2**20:
+        return
+    mib = -(-tocada // 2**20)
+    if muitas_chaves:
+        raise Reprovado(
+            f"{equivoco.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "
+            f"bloco={BLOCOS_BLOCO} e {BLOCOS_MEMORIA_MB} MiB a mais, o seu código (as células e a chamada) tocou "
+            f"{mostrar(mib)} MiB de memória nova.)",
+            equivoco,
+        )
+    raise Reprovado(
+        f"{equivoco.mensagem} (Com {BLOCOS_MEMORIA_MB} MiB a mais, o seu código (as células e a chamada) tocou "
+        f"{mostrar(mib)} MiB de memória nova.)",
+        equivoco,
+    )
+
+
 def _conferir_muitas_chaves(aluno, rng):
     """A promessa da atenção em blocos (memória do tamanho de consultas × bloco, não de n_k), medida pelo
     limite de memória da caixa (fixado pelo avaliador antes do código do aluno): poucas consultas e muitas
     chaves. Quem corta as consultas em pedaços e faz a softmax inteira em cada um não cabe."""
     Q, K, V = _qkv(rng, n_q=BLOCOS_POUCAS_CONSULTAS, n_k=BLOCOS_MUITAS_CHAVES, d_k=2, d_v=2, escala_dados=1.5)
+    limitado = aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB)
     try:
-        obtido = _blocos_do_aluno(aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB), Q, K, V, None, BLOCOS_BLOCO)
+        obtido = _blocos_do_aluno(limitado, Q, K, V, None, BLOCOS_BLOCO)
+        _exigir_memoria_tocada(limitado, CHAVES_INTEIRAS, muitas_chaves=True)
     except ErroDoAluno as exc:
         if "MemoryError" in exc.tipo or "MemoryError" in exc.mensagem:
             raise Reprovado(
@@ -1224,7 +1271,30 @@ def _sondas_blocos(aluno):
             "peso da primeira saiu errado (num bloco só, confere). A cada bloco, o = exp(m - m_novo) * o + p @ V_bloco."
         )
 
+    def linha_sem_chaves_finita():
+        # issue #38 (princípio: a borda "linha sem nenhuma chave permitida"): as outras linhas conferem e a
+        # linha toda mascarada saiu com números (um -1e30 ou -1e9 no lugar de -inf a transforma na média de V)
+        m = mascara.copy()
+        m[1, :] = False
+        obtido = como_array(_blocos_do_aluno(aluno, Q, K, V, m, 4), "atencao_em_blocos")
+        esperado = atencao_inteira(Q, K, V, m)
+        if obtido.shape != esperado.shape:
+            return False
+        outras = [0, 2]
+        return S.iguais(obtido[outras], esperado[outras], atol=1e-9) and bool(np.all(np.isfinite(obtido[1])))
+
     return [
+        S.promessa(
+            "blocos-linha-sem-chaves-finita",
+            "Uma linha sem nenhuma chave permitida (toda mascarada) saiu com números, e as outras conferem: ela tem "
+            "de dar nan (0/0), como atencao_produto_escalar. As chaves proibidas viram -inf (np.where(mascara, s, "
+            "-np.inf)), e não um número finito como -1e30 ou -1e9: com ele, a linha toda mascarada vira a média dos "
+            "valores V.",
+            linha_sem_chaves_finita,
+            titulo="Máscara com número finito no lugar de -inf",
+            para_instrutor="O aluno mascarou com um número finito muito negativo, e a linha sem chaves permitidas deixa de dar nan.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "blocos-sem-subtrair-o-maximo",
             "Num bloco só, com pontuações grandes (~1000), a saída virou inf/nan: as exponenciais não subtraem o "

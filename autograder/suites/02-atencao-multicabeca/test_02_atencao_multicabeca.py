@@ -68,8 +68,9 @@ ESCALA_D_MODEL = Equivoco(
 ORDEM_CABECAS = Equivoco(
     "ordem-das-cabecas",
     "As cabeças ficaram na ordem errada dentro de d_model: a cabeça i corresponde às colunas contíguas "
-    "i·d_k até (i+1)·d_k − 1 (blocos, não colunas intercaladas). Separe com reshape para (..., n, h, d_k) "
-    "e, ao juntar, volte para (..., n, h, d_k) antes do reshape final para (..., n, d_model).",
+    "i·d_k até (i+1)·d_k − 1 (blocos, não colunas intercaladas): a troca de eixos (transposta) foi feita nos "
+    "eixos errados. Separe com reshape para (..., n, h, d_k) e, ao juntar (concatenar as cabeças), volte para "
+    "(..., n, h, d_k), trocando só os eixos h e n, antes do reshape final para (..., n, d_model).",
     titulo="Cabeças intercaladas",
     para_instrutor="O aluno acha que as colunas de cada cabeça se intercalam em d_model, quando são blocos contíguos.",
     secao="Explicação Matemática",
@@ -433,7 +434,7 @@ def _equivocos_dividir(X, h):
 
 
 @item("teste_dividir_cabecas", pontos=0.4)
-@S.com_sondas(lambda aluno: _sondas_dividir(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_dividir(aluno))
 def test_dividir_confere_com_referencia(aluno, rng, ref):
     """dividir_cabecas: forma (..., h, n, d_k) e valores conferem com a referência, com lote"""
     X = rng.normal(size=(2, 5, 12))
@@ -448,7 +449,7 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
-@S.com_sondas(lambda aluno: _sondas_dividir(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_dividir(aluno))
 def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
     """dividir_cabecas: aceita zero, uma e duas dimensões de lote"""
     canonico = rng.normal(size=(2, 4, 6))
@@ -479,7 +480,7 @@ def test_dividir_qualquer_numero_de_dimensoes_de_lote(aluno, rng):
 
 
 @item("teste_dividir_cabecas", pontos=0.3)
-@S.com_sondas(lambda aluno: _sondas_dividir(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_dividir(aluno))
 def test_dividir_cabeca_recebe_bloco_contiguo(aluno, rng):
     """dividir_cabecas: a cabeça i recebe as colunas contíguas i·d_k … (i+1)·d_k − 1 de cada posição"""
     h, dk, n = 4, 3, 5
@@ -508,7 +509,7 @@ def _equivocos_juntar(Y):
 
 
 @item("teste_juntar_cabecas", pontos=0.4)
-@S.com_sondas(lambda aluno: _sondas_juntar(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_juntar(aluno))
 def test_juntar_confere_com_referencia(aluno, rng, ref):
     """juntar_cabecas: forma (..., n, h·d_k) e valores conferem com a referência, com lote"""
     Y = rng.normal(size=(2, 3, 5, 4))
@@ -522,7 +523,7 @@ def test_juntar_confere_com_referencia(aluno, rng, ref):
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
-@S.com_sondas(lambda aluno: _sondas_juntar(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_juntar(aluno))
 def test_juntar_desfaz_dividir(aluno, rng):
     """juntar_cabecas: desfaz dividir_cabecas (ida e volta) com zero, uma e duas dimensões de lote"""
     canonico = rng.normal(size=(3, 4, 2, 5))
@@ -556,7 +557,7 @@ def test_juntar_desfaz_dividir(aluno, rng):
 
 
 @item("teste_juntar_cabecas", pontos=0.3)
-@S.com_sondas(lambda aluno: _sondas_juntar(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_juntar(aluno))
 def test_juntar_cabeca_ocupa_bloco_contiguo(aluno, rng):
     """juntar_cabecas: a cabeça i ocupa as colunas contíguas i·d_k … (i+1)·d_k − 1"""
     h, n, dk = 3, 4, 2
@@ -577,7 +578,7 @@ def _mh_aluno(aluno, *args, **kw):
 
 
 @item("teste_multicabeca_numpy", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_multicabeca(aluno))
 @CHAMADA_DAS_CABECAS
 def test_multicabeca_confere_com_pytorch(aluno, rng):
     """atenção multicabeça (NumPy): confere com torch.nn.MultiheadAttention, atenção cruzada com lote"""
@@ -601,7 +602,7 @@ def test_multicabeca_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_multicabeca_numpy", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_multicabeca(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_multicabeca(aluno))
 @CHAMADA_DAS_CABECAS
 def test_multicabeca_uma_cabeca(aluno, rng):
     """atenção multicabeça (NumPy): com h = 1, é a atenção de uma cabeça seguida de W_o (sem lote)"""
@@ -810,7 +811,7 @@ def test_modulo_submodulos(aluno, ref):
 
 
 @item("teste_modulo_pytorch", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_modulo(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_modulo(aluno))
 def test_modulo_confere_com_pytorch(aluno, rng):
     """módulo: confere com torch.nn.MultiheadAttention (pesos copiados), atenção cruzada com lote"""
     d, h, B, nq, nk = 16, 4, 2, 3, 5
@@ -837,7 +838,7 @@ def test_modulo_confere_com_pytorch(aluno, rng):
 
 
 @item("teste_modulo_pytorch", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_modulo(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_modulo(aluno))
 def test_modulo_mascaras(aluno, rng):
     """módulo: máscara booleana True = pode atender (causal (n, n) e de padding (B, 1, 1, n_k)), igual para todas as cabeças"""
     d, h, B, n, nk = 12, 3, 2, 4, 6
@@ -902,7 +903,7 @@ def test_modulo_valueerror(aluno):
 
 
 @item("teste_modulo_pytorch", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_modulo(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_modulo(aluno))
 def test_modulo_uma_cabeca_e_formas(aluno, rng):
     """módulo: com h = 1 é a atenção de uma cabeça; a saída preserva a forma (B, n_q, d_model)"""
     d, B, nq, nk = 8, 3, 2, 5
@@ -1168,7 +1169,40 @@ def _sondas_dividir(aluno):
                 )
         return False
 
+    Xp = np.random.default_rng(3824).normal(size=(2, 6, 12))  # n = 6 divisível por h = 3
+
+    def cortou_as_posicoes():
+        # issue #38 (princípio: o eixo): as cabeças dividem as colunas (d_model, último eixo), não as posições
+        obtida = como_array(aluno.dividir_cabecas(Xp, 3), "dividir_cabecas")
+        if obtida.shape == (2, 3, 6, 4):
+            return False
+        return obtida.ndim == 4 and obtida.shape[-1] == 12 and obtida.size == Xp.size
+
+    def lote_perdido():
+        # issue #38 (princípio: a forma): as dimensões de lote passam intactas, (..., n, d_model) -> (..., h, n, d_k)
+        obtida = como_array(aluno.dividir_cabecas(Xe, 3), "dividir_cabecas")
+        return obtida.ndim < certa.ndim
+
     return [
+        S.promessa(
+            "dividir-cortou-as-posicoes",
+            "dividir_cabecas cortou as posições (o eixo -2, n) em h grupos, em vez das colunas: cada cabeça fica com "
+            "as d_k colunas contíguas de TODAS as posições, então o eixo dividido é o último (d_model = h · d_k), com "
+            "reshape para (..., n, h, d_k) e depois a troca dos eixos n e h.",
+            cortou_as_posicoes,
+            titulo="Dividir cabeças pelo eixo das posições",
+            para_instrutor="O aluno dividiu o eixo das posições (np.split no eixo -2) em vez das colunas de d_model.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "dividir-lote-perdido",
+            "Com uma entrada em lote (2, 5, 12), a saída de dividir_cabecas perdeu dimensões (ou valores): as "
+            "dimensões de lote passam intactas, e a forma pedida é (..., h, n, d_k), com o mesmo número de valores.",
+            lote_perdido,
+            titulo="Dividir cabeças que perde o lote",
+            para_instrutor="O aluno tratou só um item do lote, ou escreveu os eixos fixos de uma entrada sem lote.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "dividir-eixos-fora-de-ordem",
             "dividir_cabecas devolveu os eixos fora da ordem (lote, h, n, d_k).",
@@ -1214,7 +1248,22 @@ def _sondas_juntar(aluno):
                 )
         return False
 
+    def lote_perdido():
+        # issue #38 (princípio: a forma): as dimensões de lote passam intactas, (..., h, n, d_k) -> (..., n, h·d_k)
+        obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
+        return obtida.ndim < 3
+
     return [
+        S.promessa(
+            "juntar-lote-perdido",
+            "Com uma entrada em lote (2, 3, 5, 4), a saída de juntar_cabecas perdeu dimensões (ou valores): as "
+            "dimensões de lote passam intactas, e a forma pedida é (..., n, h·d_k) = (2, 5, 12); um transpose com "
+            "eixos fixos (1, 0, 2) só serve para uma entrada sem lote: use os eixos negativos, swapaxes(-3, -2).",
+            lote_perdido,
+            titulo="Juntar cabeças que perde o lote",
+            para_instrutor="O aluno tratou só um item do lote, ou escreveu os eixos fixos de uma entrada sem lote.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "juntar-eixos-fora-de-ordem",
             "juntar_cabecas juntou os eixos fora da ordem (lote, n, h, d_k).",

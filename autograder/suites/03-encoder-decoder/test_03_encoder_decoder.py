@@ -410,7 +410,7 @@ def _pe_do_aluno(aluno, n, d):
 
 
 @item("teste_positional_encoding", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_pe(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_pe(aluno))
 def test_pe_confere_com_a_formula(aluno, rng):
     """codificador de posição: confere com a fórmula do artigo (sen nas pares, cos nas ímpares)"""
     for n, d in [(int(rng.integers(10, 40)), 2 * int(rng.integers(4, 16))), (50, 512)]:
@@ -490,7 +490,7 @@ def test_pe_deslocamento_e_rotacao(aluno, rng):
 
 
 @item("teste_positional_encoding", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_pe(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_pe(aluno))
 def test_pe_d_impar(aluno, ref, rng):
     """codificador de posição: funciona com d ímpar (a última coluna é um seno)"""
     for d in (int(2 * rng.integers(2, 10) + 1), 1):
@@ -564,7 +564,7 @@ _LN_TOL = {"atol": 1e-9, "rtol": 1e-8}
 
 
 @item("teste_layernorm", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_ln(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ln(aluno))
 def test_ln_confere_com_torch(aluno, rng):
     """normalização de camada: confere com torch.nn.LayerNorm (com gama e beta, em lote)"""
     d = int(rng.integers(6, 17))
@@ -583,7 +583,7 @@ def test_ln_confere_com_torch(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.75)
-@S.com_sondas(lambda aluno: _sondas_ln(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ln(aluno))
 def test_ln_sem_gama_beta(aluno, rng):
     """normalização de camada: sem gama e beta, média 0 e variância ~1 em cada vetor (1-D e 3-D), sem alterar x"""
     d = int(rng.integers(5, 13))
@@ -633,6 +633,7 @@ def test_ln_sem_gama_beta(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.75)
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ln(aluno))
 def test_ln_eps_dentro_da_raiz(aluno, rng):
     """normalização de camada: eps dentro da raiz, o argumento eps respeitado e vetor constante sem nan"""
     d = int(rng.integers(4, 10))
@@ -653,7 +654,7 @@ def test_ln_eps_dentro_da_raiz(aluno, rng):
 
 
 @item("teste_layernorm", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_ln(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ln(aluno))
 def test_ln_variancia_com_vies(aluno, rng):
     """normalização de camada: variância com viés (divide por d), visível com d pequeno"""
     for d in (2, 3):
@@ -731,7 +732,7 @@ def _ffn_do_aluno(aluno, *args):
 
 
 @item("teste_feed_forward", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_ffn(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ffn(aluno))
 def test_ffn_confere_com_torch(aluno, rng):
     """feed-forward: confere com Linear → ReLU → Linear do PyTorch, com dimensões de lote"""
     d_model = int(rng.integers(4, 10))
@@ -756,7 +757,7 @@ def test_ffn_confere_com_torch(aluno, rng):
 
 
 @item("teste_feed_forward", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_ffn(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ffn(aluno))
 def test_ffn_confere_com_referencia_2d(aluno, ref, rng):
     """feed-forward: confere com a referência em 2-D, com d_ff menor que d_model"""
     d_model, d_ff = int(rng.integers(6, 10)), 3
@@ -771,7 +772,7 @@ def test_ffn_confere_com_referencia_2d(aluno, ref, rng):
 
 
 @item("teste_feed_forward", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_ffn(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_ffn(aluno))
 def test_ffn_relu_corta_e_deixa_passar(aluno, rng):
     """feed-forward: a ReLU zera a camada do meio quando x W1 + b1 < 0 e deixa passar quando > 0"""
     d_model, d_ff = 5, 12
@@ -889,7 +890,7 @@ def _equivocos_bloco(ref, X, p, h, mascara=None):
 
 
 @item("teste_bloco_encoder", pontos=1.5)
-@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_bloco(aluno, ref))
 @CHAMADA_DO_BLOCO
 def test_bloco_confere_com_torch(aluno, ref, rng):
     """bloco de encoder: confere com torch.nn.TransformerEncoderLayer (post-norm), em lote, sem alterar X"""
@@ -907,7 +908,7 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_bloco(aluno, ref))
 @CHAMADA_DO_BLOCO
 def test_bloco_com_mascara_causal(aluno, ref, rng):
     """bloco de encoder: repassa a máscara à atenção (confere com o PyTorch, máscara causal)"""
@@ -924,7 +925,7 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=0.75)
-@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_bloco(aluno, ref))
 @CHAMADA_DO_BLOCO
 def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     """bloco de encoder: confere com a referência sem lote, com uma cabeça e d_ff diferente de d_model"""
@@ -1006,7 +1007,7 @@ def _mini_do_aluno(aluno, X, lista, h):
 
 
 @item("teste_mini_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_mini(aluno, ref))
 @CHAMADA_DO_MINI
 def test_mini_confere_com_referencia(aluno, ref, rng):
     """mini encoder: soma a posição e aplica dois blocos em sequência (X em lote), sem alterar X"""
@@ -1023,7 +1024,7 @@ def test_mini_confere_com_referencia(aluno, ref, rng):
 
 
 @item("teste_mini_encoder", pontos=0.5)
-@S.com_sondas(lambda aluno, ref: _sondas_mini(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_mini(aluno, ref))
 @CHAMADA_DO_MINI
 def test_mini_confere_com_torch(aluno, ref, rng):
     """mini encoder: três blocos sobre X + PE conferem com três TransformerEncoderLayer do PyTorch"""
@@ -1192,6 +1193,18 @@ def _sondas_ln(aluno):
             para_instrutor="O aluno calcula média ou variância sobre mais de um vetor, e mudar um muda os outros.",
             secao="Explicação Matemática",
         ),
+        # issue #38 (princípio: o eixo): com x de 3 eixos, cada vetor (token) continua normalizado sozinho
+        S.promessa(
+            "ln-eixo-errado-em-lote",
+            "Com x de 3 eixos (lote, posições, d), mudar um vetor mudou a normalização dos outros vetores (tokens) "
+            "da mesma sequência ou do lote: a média e a variância são de cada vetor sozinho, sempre no último eixo "
+            "(axis=-1, keepdims=True), qualquer que seja o número de eixos de x; nunca sobre o eixo das posições "
+            "ou do lote.",
+            lambda: _ln_mistura_em_lote(aluno),
+            titulo="LayerNorm no eixo errado com lote",
+            para_instrutor="O aluno tira média ou variância sobre mais de um eixo quando x tem lote (3 eixos).",
+            secao="Explicação Matemática",
+        ),
         # issue #38: a promessa "cada vetor normalizado tem média 0", medida sem gama e beta
         S.promessa(
             "ln-centro-errado",
@@ -1203,6 +1216,17 @@ def _sondas_ln(aluno):
             secao="Explicação Matemática",
         ),
     ]
+
+
+def _ln_mistura_em_lote(aluno):
+    x = np.random.default_rng(_SONDA_RNG + 1).normal(loc=1.0, scale=2.0, size=(2, 3, 5))
+    outro = x.copy()
+    outro[0, 0] = outro[0, 0] * 4.0 + 3.0  # muda só o primeiro vetor da primeira sequência
+    a, b = como_array(aluno.layernorm(x), "layernorm"), como_array(aluno.layernorm(outro), "layernorm")
+    if a.shape != x.shape or b.shape != x.shape:
+        return False
+    a, b = a.reshape(-1, 5), b.reshape(-1, 5)
+    return not S.iguais(a[1:], b[1:], atol=1e-10)
 
 
 def _media_nao_zero(y, forma):
@@ -1457,7 +1481,64 @@ def _sondas_ffn(aluno):
             )
         return False
 
+    bq1 = np.array([0.4, -0.3, 0.25])
+    bq2 = np.array([-0.6, 0.5, 0.9])
+
+    def vies_fora_do_lugar():
+        # issue #38 (princípio: cada parte da soma no lugar): com d_ff = d_model (matrizes quadradas) os vieses
+        # podem ser somados em qualquer lugar sem erro de forma; cada lugar errado dá uma conta reconhecível
+        y = como_array(aluno.feed_forward(xr, Wq1, bq1, Wq2, bq2), "feed_forward")
+        relu = np.maximum(0.0, xr @ Wq1 + bq1)
+        if y.shape != relu.shape or S.iguais(y, relu @ Wq2 + bq2, atol=1e-9):
+            return False
+        for alternativa, causa in (
+            (
+                (relu + bq2) @ Wq2,
+                "o viés b2 foi somado antes da segunda camada, (h + b2) @ W2; a ordem é multiplicar e depois somar: "
+                "h @ W2 + b2",
+            ),
+            (
+                (np.maximum(0.0, xr @ Wq1) + bq1) @ Wq2 + bq2,
+                "o viés b1 foi somado depois da ReLU; ele entra antes dela: max(0, x @ W1 + b1)",
+            ),
+            (
+                np.maximum(0.0, (xr + bq1) @ Wq1) @ Wq2 + bq2,
+                "o viés b1 foi somado à entrada antes da primeira camada, (x + b1) @ W1; a ordem é x @ W1 + b1",
+            ),
+            (
+                np.maximum(0.0, xr @ Wq1 + bq2) @ Wq2 + bq1,
+                "os vieses b1 e b2 foram trocados: b1 é da primeira camada, b2 da segunda",
+            ),
+            (
+                np.maximum(0.0, xr @ Wq2 + bq1) @ Wq1 + bq2,
+                "as matrizes W1 e W2 foram trocadas: W1 é da primeira camada, W2 da segunda",
+            ),
+            (
+                np.maximum(0.0, xr @ Wq1 + bq1 + bq2) @ Wq2,
+                "os dois vieses foram somados na primeira camada; b2 é o viés da segunda: h @ W2 + b2",
+            ),
+            (
+                np.maximum(0.0, xr @ Wq1 + bq1 @ Wq2) @ Wq2 + bq2,
+                "o viés b1 foi multiplicado por uma matriz; ele é somado como está: x @ W1 + b1",
+            ),
+        ):
+            if S.iguais(y, alternativa, atol=1e-9):
+                return (
+                    "FFN(x) = max(0, x @ W1 + b1) @ W2 + b2, e a sua não confere (medida com d_ff = d_model): "
+                    + causa
+                    + "."
+                )
+        return False
+
     return [
+        S.promessa(
+            "ffn-vies-fora-do-lugar",
+            "Um viés (ou uma matriz) da feed-forward está fora do lugar: FFN(x) = max(0, x @ W1 + b1) @ W2 + b2.",
+            vies_fora_do_lugar,
+            titulo="Viés da FFN fora do lugar",
+            para_instrutor="O aluno somou b1 ou b2 no lugar errado da conta (antes da camada, depois da ReLU) ou os trocou.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ffn-ativacao-com-teto",
             "A ativação da feed-forward corta os valores grandes: a ReLU não tem teto, np.maximum(0, x @ W1 + b1).",
@@ -1588,6 +1669,23 @@ def _sondas_bloco(aluno, ref=None):
                 "a segunda subcamada é outra atenção; ela é a feed-forward (FFN): saída = LN2(Z + FFN(Z))",
             )
         )
+        # issue #38 (princípio: a ordem das subcamadas): a feed-forward primeiro e a atenção depois
+        Zf = ln(X + ffn(X), "1")
+        contas.append(
+            (
+                ln(Zf + atn(Zf), "2"),
+                "as subcamadas estão na ordem trocada (a feed-forward primeiro, a atenção depois); a ordem é a atenção "
+                "primeiro e a FFN na segunda subcamada",
+            )
+        )
+        Zf2 = ln(X + ffn(X), "2")
+        contas.append(
+            (
+                ln(Zf2 + atn(Zf2), "1"),
+                "as subcamadas estão na ordem trocada (a feed-forward primeiro, a atenção depois); a ordem é a atenção "
+                "primeiro (com a norma 1) e a FFN na segunda subcamada (com a norma 2)",
+            )
+        )
         # issue #38: uma subcamada em pré-norm e a outra em post-norm (cada combinação)
         Zpre = X + atn(ln(X, "1"))
         contas.append(
@@ -1656,6 +1754,21 @@ def _sondas_bloco(aluno, ref=None):
             para_instrutor="O aluno chamou a LayerNorm sem gama e beta dentro do bloco.",
             secao="Explicação Matemática",
         ),
+        S.promessa(
+            "bloco-h-usado-como-outro",
+            "O número de cabeças que chega à atenção não é o h recebido.",
+            lambda: _h_usado_como_outro(
+                lambda hh: como_array(aluno.bloco_encoder(X, p, hh), "bloco_encoder"),
+                None if ref is None else (lambda hh: ref.bloco_encoder(X, p, hh)),
+                (1, 2, 4),
+                4,
+                "do bloco",
+                "atencao_multicabeca(..., h, mascara=mascara)",
+            ),
+            titulo="h trocado por outro número no bloco",
+            para_instrutor="O aluno repassou à atenção outro número no lugar de h (d_k = d_model // h, um h fixo).",
+            secao="Código Comentado",
+        ),
         S.argumento_ignorado(
             "bloco-h-ignorado",
             "`h` (o número de cabeças)",
@@ -1677,6 +1790,36 @@ def _sondas_bloco(aluno, ref=None):
             secao="Explicação Matemática",
         ),
     ]
+
+
+def _h_usado_como_outro(do_aluno, da_referencia, valores, d_model, quem, chamada):
+    """Princípio 4 (o argumento é usado como ele mesmo): para cada h de ``valores`` (divisores de d_model), a
+    saída do aluno com h confere com a referência rodando com outro h'? Então o h que chegou às cabeças foi
+    h' (d_k = d_model // h no lugar de h, um número fixo...). A mensagem diz o que foi medido."""
+    if da_referencia is None:
+        return False
+    referencias = {hh: np.asarray(da_referencia(hh), dtype=np.float64) for hh in valores}
+    saidas = {hh: do_aluno(hh) for hh in valores}
+    if all(S.iguais(saidas[valores[0]], saidas[hh], atol=1e-9) for hh in valores[1:]):
+        return False  # a mesma saída para todo h: o h é ignorado (a sonda argumento_ignorado diz isso)
+    for hh in valores:
+        y = saidas[hh]
+        if y.shape != referencias[hh].shape or S.iguais(y, referencias[hh], atol=1e-9):
+            continue
+        outro = next((o for o in valores if o != hh and S.iguais(y, referencias[o], atol=1e-9)), None)
+        if outro is None:
+            continue
+        dica = (
+            f" (= d_model // h = {mostrar(d_model)} // {mostrar(hh)}, que é d_k, a dimensão de cada cabeça, e não "
+            "o número delas)"
+            if outro == d_model // hh
+            else ""
+        )
+        return (
+            f"Com h = {mostrar(hh)} cabeça(s), a saída " + quem + f" é a de h = {mostrar(outro)}" + dica + ": o "
+            "número de cabeças que chega à atenção tem de ser o h recebido, repassado como está: " + chamada + "."
+        )
+    return False
 
 
 @S.sondas_de("mini_encoder")
@@ -1704,7 +1847,30 @@ def _sondas_mini(aluno, ref=None):
         lista = [_pesos_bloco(rng, 6, 8) for _ in range(2)]
         return como_array(aluno.mini_encoder(X, lista, hh), "mini_encoder")
 
+    def mini_de_referencia(hh):
+        rng = np.random.default_rng(3823)
+        lista = [_pesos_bloco(rng, 6, 8) for _ in range(2)]
+        H = X + pe_np(5, 6)
+        for pesos in lista:
+            H = ref.bloco_encoder(H, pesos, hh)
+        return H
+
     return [
+        S.promessa(
+            "mini-h-usado-como-outro",
+            "O número de cabeças que chega aos blocos não é o h recebido.",
+            lambda: _h_usado_como_outro(
+                saida_com_h,
+                None if ref is None else mini_de_referencia,
+                (1, 2, 3, 6),
+                6,
+                "do mini encoder",
+                "bloco_encoder(H, pesos, h)",
+            ),
+            titulo="h trocado por outro número no mini encoder",
+            para_instrutor="O aluno repassou aos blocos outro número no lugar de h (d_k = d_model // h, um h fixo).",
+            secao="Código Comentado",
+        ),
         S.argumento_ignorado(
             "mini-h-ignorado",
             "`h` (o número de cabeças)",

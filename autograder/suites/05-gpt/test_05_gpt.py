@@ -1015,9 +1015,18 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
             raise Reprovado(eq.mensagem, eq)
     B, n = ids.shape
     if tuple(obtido.shape) != (B, n + n_novos):
+        cortado = (
+            obtido.ndim == 2 and obtido.shape[1] in (modelo.n_max, modelo.n_max + 1) and obtido.shape[1] < n + n_novos
+        )
         raise Reprovado(
             f"gerar_guloso devolveu forma {mostrar(tuple(obtido.shape))}; com ids {mostrar(tuple(ids.shape))} e n_novos = {mostrar(n_novos)} "
             f"o esperado é {mostrar((B, n + n_novos))}."
+            + (
+                " O resultado foi cortado na janela (n_max tokens): a janela corta só a entrada do modelo a cada passo "
+                "(os últimos n_max tokens); o resultado devolve todos os tokens, os ids originais e os n_novos gerados."
+                if cortado
+                else ""
+            )
         )
     obtido = obtido.long()
     if not torch.equal(obtido[:, :n], ids):

@@ -103,6 +103,12 @@ def _avaliador_perda_de_referencia(logits, alvo):
     return _avaliador_torch.nn.functional.cross_entropy(plano, alvo.reshape(-1), ignore_index=0)
 
 
+def _avaliador_perda_da_fatia(logits, tgt):
+    """A perda_copia do aluno com o alvo como o laço do notebook o passa, a fatia tgt[:, 1:], que não é contígua
+    (o que atravessa a fronteira da caixa chega contíguo: a fatia tem de ser feita aqui dentro)."""
+    return perda_copia(logits, tgt[:, 1:])  # noqa: F821 (a função do aluno, na caixa)
+
+
 def _avaliador_treinar(*args, **kwargs):
     """Chama o treinar do aluno com a perda de referência no lugar de perda_copia: um erro na perda
     tira pontos só do item da perda (a perda precisa de gradiente, então não pode vir de fora da caixa)."""

@@ -257,6 +257,15 @@ DADOS_SIMBOLOS_NAO_UNIFORMES = Equivoco(
     para_instrutor="O aluno sorteou os símbolos de um jeito que não é uniforme no intervalo pedido.",
     secao="Código Comentado",
 )
+DADOS_SIMBOLO_REPETIDO = Equivoco(
+    "dados-simbolo-repetido",
+    "Os símbolos de uma sequência não são sorteados posição a posição: as duas primeiras posições têm o mesmo "
+    "símbolo quase sempre (com sorteios independentes, isso acontece perto de 1 vez em 10). Sorteie um símbolo "
+    "por posição, torch.randint(PRIMEIRO_SIMBOLO, VOCAB, (n, L), generator=gerador), e não um por sequência.",
+    titulo="Um símbolo por sequência",
+    para_instrutor="O aluno sorteia um símbolo por sequência e o repete em todas as posições.",
+    secao="Código Comentado",
+)
 DADOS_SIMBOLOS = Equivoco(
     "dados-simbolos-fora",
     "Há símbolos fora do intervalo PRIMEIRO_SIMBOLO..VOCAB - 1 (um token especial, PAD/BOS/EOS, no meio da "

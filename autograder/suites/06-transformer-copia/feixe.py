@@ -89,6 +89,8 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
                     nova = pont + math.exp(lp)
                 elif modo == "produto_probabilidades":
                     nova = pont * math.exp(lp)
+                elif modo == "sem_acumular":  # (só a sonda da pontuação) só o log p do token novo
+                    nova = lp
                 else:
                     nova = pont + lp
                 candidatos.append((nova, i, v))
@@ -578,9 +580,21 @@ def sonda_pontuacao_invariante(aluno):
             deslocada = aluno.criar("_avaliador_ModeloArvoreDeslocada", FEIXE_VOCAB, semente)
             mudou = mudou or feixe_do_aluno(aluno, deslocada, origem, largura, alfa, FEIXE_N_MAX) != obtido
             obtidos.append(obtido)
-        if not mudou:
-            return False
         modelo_de = TR.ITEM.aux["_avaliador_ModeloArvore"]
+        if not mudou:  # invariante ao deslocamento; a pontuação pode ainda não acumular a da hipótese
+            with UmThread():
+                sem = [
+                    feixe_ref(modelo_de(FEIXE_VOCAB, s), origem, k, a, FEIXE_N_MAX, "sem_acumular")[0]
+                    for s, k, a, _, _ in instancias
+                ]
+            if obtidos == sem and obtidos != [certa for _, _, _, certa, _ in instancias]:
+                return (
+                    "A pontuação de um candidato não acumula a da hipótese: nas árvores construídas a sua resposta é a "
+                    "de quem pontua só com o log p do token novo. A pontuação de uma hipótese é a soma das "
+                    "log-probabilidades de todos os seus tokens: a do candidato é pont + logp[i, v], a da hipótese "
+                    "que ele estende mais a do token novo."
+                )
+            return False
         with UmThread():
             contas = {
                 modo: [

@@ -419,6 +419,13 @@ def test_dados_comprimentos_uniformes(aluno, rng):
         f"{EQ.DADOS_SIMBOLOS_NAO_UNIFORMES.mensagem} (contagens {mostrar(freq.tolist())} em {mostrar(len(todos))} símbolos)",
         EQ.DADOS_SIMBOLOS_NAO_UNIFORMES,
     )
+    # cada posição sorteada à parte: as duas primeiras (todo comprimento é ≥ 2) coincidem perto de 1 vez em 10
+    iguais = float((src[:, 0] == src[:, 1]).double().mean())
+    verificar(
+        iguais < 0.3,
+        f"{EQ.DADOS_SIMBOLO_REPETIDO.mensagem} (Iguais em {mostrar(iguais):.0%} das sequências.)",
+        EQ.DADOS_SIMBOLO_REPETIDO,
+    )
 
 
 @item("teste_dados_copia", pontos=0.5)
@@ -475,6 +482,18 @@ def test_perda_ignora_o_pad(aluno, rng):
         (EQ.PERDA_SOFTMAX, float(F.cross_entropy(plano.softmax(-1), rotulos, ignore_index=DA.PAD))),
     ]
     comparar(np.array(obtido), np.array(esperado), "a perda", atol=1e-9, rtol=1e-7, equivocos=equivocos)
+    # o alvo como o laço o passa: a fatia tgt[:, 1:], não contígua (o .view dela falha; o .reshape, não)
+    aluno.injetar(TR.ITEM.auxiliar)
+    fatiada = aluno.chamar(
+        "_avaliador_perda_da_fatia", logits, torch.cat([torch.full_like(alvo[:, :1], DA.BOS), alvo], 1)
+    )
+    verificar(
+        isinstance(fatiada, torch.Tensor)
+        and fatiada.numel() == 1
+        and math.isclose(float(fatiada), esperado, rel_tol=1e-7),
+        "Com o alvo vindo de uma fatia, tgt[:, 1:] (como no laço do notebook), a perda mudou: a fatia não é contígua, "
+        "e o achatamento tem de servir para ela (use .reshape, não .view).",
+    )
 
 
 @item("teste_perda", pontos=0.4)
@@ -1211,9 +1230,10 @@ def _mesmos(a, b):
 
 
 @torch.no_grad()
-def _decodificar_variante(modelo, src, passos_max, inicio=None, origem="certa", a_mais=0):
+def _decodificar_variante(modelo, src, passos_max, inicio=None, origem="certa", a_mais=0, alvo="certa"):
     """O laço guloso de referência com uma promessa quebrada: ``inicio`` (o primeiro token, em vez do BOS),
-    ``origem`` ("cheia": máscara de origem toda True; "invertida": True nos PAD) e ``a_mais`` passos."""
+    ``origem`` ("cheia": máscara de origem toda True; "invertida": True nos PAD), ``a_mais`` passos e ``alvo``
+    ("cheia": máscara do alvo toda True; "ultimo": o decoder vê só o último token gerado)."""
     mo = DA.m_origem(src)
     if origem == "cheia":
         mo = torch.ones_like(mo)
@@ -1224,7 +1244,11 @@ def _decodificar_variante(modelo, src, passos_max, inicio=None, origem="certa", 
     gerados = torch.full((B, 1), DA.BOS if inicio is None else inicio, dtype=torch.long)
     terminou = torch.zeros(B, dtype=torch.bool)
     for _ in range(max(passos_max + a_mais, 0)):
-        logits = modelo.decodificar(memoria, mo, gerados, DA.m_alvo(gerados))
+        entrada = gerados[:, -1:] if alvo == "ultimo" else gerados
+        m_alvo = DA.m_alvo(entrada)
+        if alvo == "cheia":
+            m_alvo = torch.ones_like(m_alvo)
+        logits = modelo.decodificar(memoria, mo, entrada, m_alvo)
         proximo = logits[:, -1, :].argmax(dim=-1).masked_fill(terminou, DA.PAD)
         gerados = torch.cat([gerados, proximo[:, None]], dim=1)
         terminou = terminou | (proximo == DA.EOS)
@@ -1244,6 +1268,16 @@ _LACOS_ERRADOS = [
     ({"origem": "invertida"}, "a máscara de origem está invertida (True nos PAD): True marca os tokens reais"),
     ({"a_mais": -1}, "o laço roda um passo a menos que passos_max (range(passos_max - 1)): são até passos_max passos"),
     ({"a_mais": 1}, "o laço roda um passo a mais que passos_max: são até passos_max passos"),
+    (
+        {"alvo": "cheia"},
+        "a máscara do alvo é toda True, sem a máscara causal: a sequência gerada passa ao decoder com "
+        "mascara_alvo(gerado), a mesma do treino",
+    ),
+    (
+        {"alvo": "ultimo"},
+        "o decoder recebe só o último token gerado: sem cache, a cada passo ele recebe todo o contexto gerado até "
+        "ali (a sequência inteira, desde o BOS), e a previsão sai da última posição",
+    ),
 ]
 
 
@@ -1281,7 +1315,23 @@ def _sondas_decodificar(aluno):
                 )
         return False
 
+    def sorteia():
+        # o mesmo modelo e a mesma origem, várias vezes: o guloso é determinístico (argmax), nada sorteado
+        a = ORC.decodificar_do_aluno(aluno, ORC.modelos_de_roteiro(aluno)[0], src, 8)
+        return any(
+            not _mesmos(a, ORC.decodificar_do_aluno(aluno, ORC.modelos_de_roteiro(aluno)[0], src, 8)) for _ in range(5)
+        )
+
     return [
+        S.promessa(
+            "decodificacao-sorteia",
+            "Chamadas iguais (o mesmo modelo, a mesma origem) deram saídas diferentes: a decodificação gulosa "
+            "não sorteia nem amostra, escolhe o argmax da última posição (logits[:, -1].argmax(dim=-1)) a cada passo.",
+            sorteia,
+            titulo="Guloso que sorteia",
+            para_instrutor="O aluno amostrou o próximo token (multinomial) em vez de pegar o argmax.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "decodificacao-promessa-do-laco",
             "O laço guloso quebra uma promessa do enunciado (início no BOS, máscara de origem, passos_max).",

@@ -93,6 +93,30 @@ class _avaliador_ModeloAcuracia(_avaliador_nn.Module):
         return logits
 
 
+def _avaliador_treinar_com_gerador(modelo, lotes, passos, **kwargs):
+    """O treinar do aluno com os lotes num gerador, como o lotes_aleatorios do notebook (o enunciado promete um
+    iterável, não uma lista), e a barra de progresso espiada: o ``ativa`` de cada barra criada fica no modelo
+    (``_avaliador_barras``). O que fica registrado vem da caixa e só serve para reprovar."""
+    barras = []
+    original = globals().get("barra_de_progresso")
+
+    def _avaliador_barra(total, ativa=True, *args, **kw):
+        barras.append(bool(ativa))
+        return original(total, ativa, *args, **kw)
+
+    if callable(original):
+        globals()["barra_de_progresso"] = _avaliador_barra
+    if "treinar" not in globals():
+        raise NameError("nome 'treinar' não está definido no seu notebook")
+    try:
+        historico = globals()["treinar"](modelo, (lote for lote in lotes), passos, **kwargs)
+    finally:
+        if callable(original):
+            globals()["barra_de_progresso"] = original
+    object.__setattr__(modelo, "_avaliador_barras", barras)
+    return historico
+
+
 def _avaliador_tipo_da_acuracia(modelo, imagens, rotulos, tamanho_lote):
     """O tipo (módulo.nome) do que a acuracia do aluno devolve: a travessia da caixa converte escalares do
     NumPy em números do Python, então só aqui dentro dá para ver um np.float32. Só serve para reprovar."""

@@ -216,6 +216,15 @@ TREINO_SEM_COSSENO = Equivoco(
     secao="Código Comentado",
 )
 
+TREINO_BARRA_SEMPRE_ATIVA = Equivoco(
+    "treino-barra-sempre-ativa",
+    "Com mostrar_progresso=False o laço criou a barra de progresso ativa: o argumento mostrar_progresso não é "
+    "usado. Crie a barra com barra_de_progresso(passos, mostrar_progresso), que a desliga quando ele é False.",
+    titulo="Barra de progresso sempre ativa",
+    para_instrutor="O aluno cria a barra com barra_de_progresso(passos) e ignora o argumento mostrar_progresso.",
+    secao="Código Comentado",
+)
+
 TREINO_PASSO_SEM_GRADIENTE = Equivoco(
     "treino-passo-sem-gradiente",
     "O passo do otimizador não viu gradiente nenhum: o backward calculou o gradiente, mas no otimizador.step() o "

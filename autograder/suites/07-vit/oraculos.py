@@ -161,8 +161,9 @@ def laco_certo(espiado):
 
 
 def extra_do_espiao(aluno, espiao):
-    """O que o laço espiado lê a mais do espião: a norma do gradiente que cada passo do otimizador viu."""
-    return {"normas_no_passo": espiao.ler("normas_no_passo")}
+    """O que o laço espiado lê a mais do espião: a norma do gradiente que cada passo do otimizador viu e o ``ativa``
+    de cada barra de progresso criada (``_avaliador_treinar_com_gerador``)."""
+    return {"normas_no_passo": espiao.ler("normas_no_passo"), "barras": espiao.ler("_avaliador_barras")}
 
 
 def causa_no_espiao(extra, esperadas, eq):

@@ -108,6 +108,7 @@ ITEM = treino.ItemDeTreino(
     laco=treino.Laco(
         "treinar",
         TREINO_PASSOS,
+        na_caixa="_avaliador_treinar_com_gerador",  # os lotes num gerador e a barra espiada (auxiliares.py)
         dados=lambda semente: (_lotes_de_treino(semente), TREINO_PASSOS),
         kwargs={"taxa": TREINO_TAXA, "mostrar_progresso": False},
         taxas=lambda: [taxa_ref(p, TREINO_TAXA, TREINO_PASSOS) for p in range(TREINO_PASSOS)],

@@ -632,6 +632,15 @@ TREINO_SEM_GERADOR = Equivoco(
     para_instrutor="O aluno não usou o gerador recebido para sortear as janelas.",
     secao="Código Comentado",
 )
+TREINO_SORTEIO_DIFERENTE = Equivoco(
+    "treino-sorteio-diferente",
+    "Os começos das janelas não são os do sorteio pedido: com o mesmo gerador, o treino tem de ver as janelas de "
+    "um sorteio por passo, torch.randint(0, len(ids_treino) - contexto, (tamanho_lote,), generator=gerador), "
+    "com esse limite e essa forma exatos e nenhum outro uso do gerador.",
+    titulo="Sorteio das janelas diferente do pedido",
+    para_instrutor="O aluno sorteia as janelas com outro limite (ou outra forma, ou mais sorteios) que o pedido.",
+    secao="Código Comentado",
+)
 TREINO_IGNORA_PASSOS = Equivoco(
     "treino-ignora-passos",
     "O laço não deu exatamente `passos` passos.",

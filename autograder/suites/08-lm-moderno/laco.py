@@ -195,6 +195,11 @@ def conferir_cronograma_recorte_e_gerador(espiado):
             EQ.TREINO_SEM_GERADOR,
         )
     conferir_receita_do_otimizador(extra.get("receitas"))
+    # o sorteio do enunciado, exato: um torch.randint(0, n - contexto, (lote,)) por passo, com o gerador da semente 1
+    ids, gerador = _ids_espiao(), torch.Generator().manual_seed(1)
+    pedidos = [torch.randint(0, len(ids) - e["contexto"], (e["lote"],), generator=gerador).tolist() for _ in chamadas]
+    if [[_onde(ids, linha) for linha in c["ids"]] for c in chamadas] != pedidos:
+        raise Reprovado(EQ.TREINO_SORTEIO_DIFERENTE.mensagem, EQ.TREINO_SORTEIO_DIFERENTE)
 
 
 def conferir_receita_do_otimizador(receitas):

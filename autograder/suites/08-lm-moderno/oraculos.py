@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import mostrar, pasta_da_fonte, referencia_da_atividade, semente_da_submissao, semente_derivada
+from autograder.suite import mostrar, pasta_da_fonte, referencia_da_atividade, semente_do_codigo
 
 SLUG = "08-lm-moderno"
 
@@ -169,11 +169,15 @@ def textos_do_corpus():
 # trecho de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
 # corpora ficam em até 1,5×; o orçamento é 5×).
 #
-# A primeira medida de cada submissão usa o texto do curso (sorteado do segredo do curso, o mesmo para
-# todos, desconhecido do aluno) e o tempo da referência medido uma vez por processo (o menor de três, na
-# primeira submissão que o pede, com a caixa dela congelada): um trabalhador do lote não refaz, a cada
-# notebook, a caixa limpa, o BPE da suíte nem as fusões de referência desse texto. Quem passa do orçamento nela é medido de novo, como
-# antes: um texto novo da semente da submissão e a referência cronometrada outra vez, na mesma hora.
+# O texto de cada medida é da SUBMISSÃO (issue #37, rodada vermelha 2): sorteado do segredo do curso, do aluno e
+# das células de solução (``semente_do_codigo``), fixo para o mesmo código. Um texto igual para a turma deixava o
+# que um aluno descobriu dele (as fusões, pelas mensagens) servir a outro, cujo BPE de recontagem devolvia a
+# tabela decorada e cabia no orçamento (``qualidade/ataques/vermelho2_orcamento.py``); 34 caracteres vazados
+# achavam o trecho no corpus público. Agora usar o que vazou pede outro código, e outro código sorteia outro
+# texto. O tempo da referência é medido no mesmo texto, na hora (o menor de dois), sem nada guardado que outra
+# submissão tenha medido. Quem passa do orçamento na primeira medida é medido de novo num segundo texto da mesma
+# submissão: só reprova quem passa nas duas. Medido (``python -m qualidade.orcamento_bpe``, uptime junto): a
+# recontagem fica bem acima de 5× e os incrementais certos bem abaixo em todo texto sorteado.
 ORCAMENTO_BPE = 5.0
 BPE_CRONOMETRO = {"caracteres": 100_000, "fusoes": 300}
 
@@ -227,10 +231,13 @@ def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
     return treino[inicio : inicio + cfg["caracteres"]]
 
 
-def texto_do_curso():
-    """O texto da primeira medida do orçamento: fixo para o curso (tirado do segredo dele) e para todos."""
-    semente = semente_da_submissao(SLUG, "\0orçamento do BPE")  # nenhum aluno tem NUL no nome
-    return _texto_da_semente(semente_derivada(semente, "texto"))
+ROTULOS_DO_ORCAMENTO = ("orçamento do BPE, medida 0", "orçamento do BPE, medida 1")  # uma semente por medida
+
+
+def texto_da_submissao(aluno, tentativa):
+    """O texto da ``tentativa``-ésima medida do orçamento: do segredo, do aluno e do código da submissão."""
+    semente = semente_do_codigo(SLUG, aluno.semente, aluno.codigo, ROTULOS_DO_ORCAMENTO[tentativa])
+    return _texto_da_semente(semente)
 
 
 @functools.lru_cache(maxsize=4)
@@ -240,20 +247,8 @@ def _texto_da_semente(semente):
 
 @functools.lru_cache(maxsize=4)
 def fusoes_de_referencia(texto, n_fusoes):
-    """As fusões do BPE de referência em ``texto`` (guardadas: o texto do curso se repete a cada submissão)."""
+    """As fusões do BPE de referência em ``texto`` (guardadas: as duas medidas de uma submissão, e as conferências)."""
     return bpe_ref(texto, n_fusoes)
-
-
-_TEMPO_DO_CURSO: dict = {}  # (texto, fusões) -> segundos de CPU do BPE da suíte
-
-
-def tempo_da_referencia_no_curso(aluno, n_fusoes):
-    """CPU (s) do BPE da suíte no texto do curso, medida uma vez por processo (o menor de três). A medida é de
-    CPU, numa caixa limpa, com a caixa do aluno da vez congelada: nada de uma submissão entra nela."""
-    texto = texto_do_curso()
-    if (texto, n_fusoes) not in _TEMPO_DO_CURSO:
-        _TEMPO_DO_CURSO[(texto, n_fusoes)] = tempo_da_referencia(aluno, texto, n_fusoes, vezes=3)
-    return _TEMPO_DO_CURSO[(texto, n_fusoes)]
 
 
 def tempo_da_referencia(aluno, texto, n_fusoes, vezes=1):

@@ -497,7 +497,34 @@ def sondas_atencao_cache(aluno):
         varios = CF.chamar_cache(aluno.atencao_com_cache, remoto, x[:, t:], cache)
         return S.iguais(um[0], toda[:, t : t + 1]) and not S.iguais(varios[0], toda[:, t:])
 
+    def pesos_de_duas_chaves():
+        # a mesma entrada construída da sonda da AtencaoCausalRoPE, sem cache: projeções identidade, x_0 = 0 e
+        # x_1 = √c·u (um 1 por cabeça); a posição 1 vê a chave 0 (pontuação 0) e a si mesma (pontuação c)
+        d, h = CF.CACHE["d_model"], CF.CACHE["h"]
+        remoto, _ = CF.atencao_do_cache(aluno, rng)
+        remoto.carregar_pesos(
+            {nome + ".weight": torch.eye(d, dtype=torch.float64) for nome in ("wq", "wk", "wv", "wo")}
+        )
+        c = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+        u = torch.zeros(d, dtype=torch.float64)
+        u[:: d // h] = 1.0
+        x_e = torch.zeros(3, 2, d, dtype=torch.float64)
+        x_e[:, 1] = c.sqrt()[:, None] * u
+        resultado = CF.chamar_cache(aluno.atencao_com_cache, remoto, x_e, None)
+        saida = tocha.tensor(resultado[0], "atencao_com_cache")
+        p1 = saida[:, 1, :: d // h] / c.sqrt()[:, None]
+        return torch.stack([1 - p1, p1], dim=-1), c.numpy()[:, None]
+
     return [
+        S.escala_das_pontuacoes(
+            "cache-escala-errada",
+            pesos_de_duas_chaves,
+            CF.CACHE["d_model"] // CF.CACHE["h"],
+            d_model=CF.CACHE["d_model"],
+            h=CF.CACHE["h"],
+            titulo="Escala da atenção com cache errada",
+            secao="Gerar: o cache KV com RoPE",
+        ),
         S.promessa(
             "cache-sem-mascara-entre-os-novos",
             "Com o cache e um token novo a atenção confere; com o cache e vários tokens novos, não: a máscara causal "
@@ -918,7 +945,28 @@ def sondas_distribuicao(aluno):
                     return True
         return False
 
+    def nao_soma_um():
+        # toda linha da distribuição soma 1, com ou sem corte (o núcleo renormalizado pela própria soma)
+        fixos = torch.tensor([[0.3, 2.0, -1.0, 1.1, 0.7, -0.4], [1.5, -0.2, 0.9, 2.6, -1.3, 0.1]], dtype=torch.float64)
+        for kw in ({"temperatura": 1.0, "top_p": 0.55}, {"temperatura": 0.7, "top_p": 0.3}, {"temperatura": 1.3}):
+            obtida = tocha.tensor(aluno.distribuicao_de_amostragem(fixos.clone(), **kw), "a distribuição")
+            if tuple(obtida.shape) != tuple(fixos.shape) or not torch.isfinite(obtida).all():
+                return False
+            if not torch.allclose(obtida.double().sum(dim=-1), torch.ones(2, dtype=torch.float64), atol=1e-5):
+                return True
+        return False
+
     return [
+        S.promessa(
+            "amostragem-nao-soma-um",
+            "A distribuição não soma 1 em cada linha: depois do corte do top-p, renormalize as probabilidades "
+            "mantidas dividindo pela soma delas (probs / probs.sum(dim=-1, keepdim=True)), não por top_p; sem "
+            "corte, a softmax já soma 1.",
+            nao_soma_um,
+            titulo="Distribuição que não soma 1",
+            para_instrutor="O aluno não renormalizou o núcleo do top-p pela soma (dividiu por top_p ou não dividiu).",
+            secao="Gerar: o cache KV com RoPE",
+        ),
         S.promessa(
             "amostragem-nucleo-fora-de-ordem",
             "O núcleo do top-p ficou com um token menos provável e cortou um mais provável: o núcleo é formado pelos "

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import suite
-from autograder.suite import Reprovado, comparar, item, mostrar, propriedade, tocha, verificar
+from autograder.suite import Reprovado, comparar, excecao_do_aluno, item, mostrar, propriedade, tocha, verificar
 from autograder.suite import sondas as S
 
 PESADA = True  # treina um modelo por submissão: o make bench avalia uma amostra dela e extrapola
@@ -182,16 +182,13 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
 def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
     """BPE: o treino usa contagens incrementais (cabe em 5× o tempo de um BPE incremental na mesma caixa)"""
     n_fusoes = ORC.BPE_CRONOMETRO["fusoes"]
-    # Tempos de CPU (oraculos, "orçamento de tempo"). A primeira medida usa o texto do curso, contra a referência
-    # guardada neste processo; acima do orçamento, mede de novo, os dois, num texto novo desta submissão: só
-    # reprova quem passa do orçamento nas duas. As fusões de cada medida são conferidas (um treino rápido e
-    # errado não conta).
+    # Tempos de CPU (oraculos, "orçamento de tempo"). Cada medida usa um texto desta submissão (do segredo, do
+    # aluno e do código: o que outra submissão soube do texto dela não serve aqui) e a referência medida no mesmo
+    # texto, na hora; acima do orçamento, mede de novo num segundo texto: só reprova quem passa do orçamento nas
+    # duas. As fusões de cada medida são conferidas (um treino rápido e errado não conta).
     for tentativa in range(2):
-        if tentativa == 0:
-            texto, t_ref = ORC.texto_do_curso(), ORC.tempo_da_referencia_no_curso(aluno, n_fusoes)
-        else:
-            texto = ORC.texto_cronometrado(rng)
-            t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
+        texto = ORC.texto_da_submissao(aluno, tentativa)
+        t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
         try:
             t_aluno, obtidas = aluno.cronometrar(lambda texto=texto: CF.fusoes_do_aluno(aluno, texto, n_fusoes))
         except suite.TempoEsgotado:
@@ -754,6 +751,7 @@ test_treino_perplexidade_ate_75 = TREINO.teste_de_faixa(2)
 
 
 @item("teste_cache_kv", pontos=0.5)
+@S.com_sondas(PR.sondas_atencao_cache)
 def test_cache_atencao_do_prefixo(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal com RoPE e o cache guarda K já girado e V"""
     CF.conferir_atencao_cache(aluno, rng, 0, int(rng.integers(3, 7)))
@@ -986,7 +984,7 @@ def _conferir_grupos(aluno, amarrar):
     if set(nomes) - set(esperados):
         raise Reprovado("grupos_de_parametros devolveu parâmetros que não são do modelo recebido.")
     if descricao.get("erro"):
-        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(descricao['erro'][:160])}")
+        raise Reprovado(f"O torch.optim.AdamW recusou os seus grupos: {mostrar(excecao_do_aluno(descricao['erro']))}")
     efetivos = descricao.get("efetivos", [])
     if len(efetivos) != len(grupos):
         raise Reprovado("Não consegui ler o weight_decay de cada grupo (o registro do avaliador foi alterado).")
