@@ -979,6 +979,18 @@ MUTANTES += [
         itens=["teste_cache_kv"],
         equivoco="cache-sem-valueerror",
     ),
+    Variante(
+        "cache-valueerror-sem-mensagem",
+        {
+            "gerar_com_cache": _GERAR_CACHE_SEM_LIMITE.replace(
+                "@LIMITE@",
+                """    if ids.shape[1] + n_novos - 1 > modelo.n_max:
+        raise ValueError()""",
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="erro-sem-mensagem",
+    ),
 ]
 
 

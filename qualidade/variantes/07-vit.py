@@ -174,6 +174,12 @@ MUTANTES = [
     Variante("patches-transpostos", _patches("0, 2, 4, 1, 5, 3"), [P], "patches-transpostos"),
     Variante("patches-sem-valueerror", _patches(checagem="    pass"), [P], "patches-sem-valueerror"),
     Variante(
+        "patches-valueerror-sem-mensagem",
+        _patches(checagem="    if H % p or W % p:\n        raise ValueError"),
+        [P],
+        "erro-sem-mensagem",
+    ),
+    Variante(
         "patches-corta-a-sobra",
         _patches(
             checagem="    imagens = imagens[:, :, : H - H % p, : W - W % p]\n    H, W = H - H % p, W - W % p",

@@ -100,6 +100,7 @@ def test_patches_recusam_tamanho_que_nao_divide(aluno, rng):
             aluno.extrair_patches(_x(rng, *forma), p)
         except suite.ErroDoAluno as exc:
             if exc.tipo == "ValueError":
+                S.exigir_mensagem_no_erro(exc, "extrair_patches")
                 continue
             raise Reprovado(
                 f"{EQ.PATCHES_SEM_ERRO.mensagem} (Veio {mostrar(exc.tipo)}: {exc.mensagem[:200]})",
