@@ -611,6 +611,13 @@ MUTANTES += [
         itens=["teste_camada_encoder"],
         equivoco="constante-do-exemplo",
     ),
+    # isolamento dos itens: uma camada que nem se constrói no ViT (d_model e h trocados) custa só o item dela
+    Variante(
+        "camada-mha-argumentos-trocados",
+        _trocada(_SLUG, "camada_encoder", ("nn.MultiheadAttention(d_model, h,", "nn.MultiheadAttention(h, d_model,")),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-mha-argumentos-trocados",
+    ),
     Variante(
         "const-vit-patch-4",
         _trocada(
