@@ -51,6 +51,7 @@ import numpy as np
 from autograder.suite.itens import Equivoco, Reprovado
 
 __all__ = [
+    "ERRO_SEM_MENSAGEM",
     "Sonda",
     "argumento_ignorado",
     "bloco_pos_norma",
@@ -59,10 +60,9 @@ __all__ = [
     "com_sondas",
     "com_sondas_tambem_no_erro",
     "disparar",
-    "ERRO_SEM_MENSAGEM",
-    "exigir_mensagem_no_erro",
     "escala_das_pontuacoes",
     "escala_medida",
+    "exigir_mensagem_no_erro",
     "iguais",
     "numero_legivel",
     "precisao_perdida",
