@@ -1811,6 +1811,27 @@ def codificar_com_especiais(texto, fusoes, especiais):
     ),
     # ------------------------------------------------------------------ grupos do otimizador
     Variante(
+        "grupos-params-como-gerador",
+        _trocar(
+            "grupos_de_parametros",
+            (
+                "decaem = [p for p in modelo.parameters() if p.dim() >= 2]",
+                "decaem = (p for p in modelo.parameters() if p.dim() >= 2)",
+            ),
+        ),
+        [G],
+        "grupos-params-sem-lista",
+    ),
+    Variante(
+        "grupos-params-em-conjunto",
+        _trocar(
+            "grupos_de_parametros",
+            ('{"params": nao_decaem, "weight_decay": 0.0}', '{"params": set(nao_decaem), "weight_decay": 0.0}'),
+        ),
+        [G],
+        "grupos-params-sem-lista",
+    ),
+    Variante(
         "grupos-sem-decaimento-zero",
         _trocar("grupos_de_parametros", ('{"params": nao_decaem, "weight_decay": 0.0}', '{"params": nao_decaem}')),
         [G],

@@ -876,6 +876,16 @@ GRUPOS_ESQUECIDO = Equivoco(
     para_instrutor="O aluno escolhe os parâmetros pelo tipo do módulo e deixa alguns fora dos grupos, sem treino.",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
+GRUPOS_PARAMS_SEM_LISTA = Equivoco(
+    "grupos-params-sem-lista",
+    "O 'params' de cada grupo tem de ser uma lista de parâmetros, como no exemplo do enunciado "
+    "({'params': matrizes, ...} com matrizes uma lista). Um gerador (p for p in ...) se esgota na primeira vez "
+    "que é percorrido: quem percorrer os grupos de novo vê um grupo vazio. Um set não tem ordem, e o otimizador "
+    "do PyTorch recusa conjuntos. Monte listas (por exemplo, [p for p in modelo.parameters() if p.dim() >= 2]).",
+    titulo="Grupo com gerador ou conjunto no lugar da lista",
+    para_instrutor="O aluno pôs em 'params' um gerador (que se esgota) ou um set (que não tem ordem).",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
 
 # ======================================================================= equívocos: amostragem
 AMOSTRA_MULTIPLICA = Equivoco(

@@ -974,6 +974,13 @@ def _conferir_grupos(aluno, amarrar):
     weight_decay, padrao = 0.3, 0.05  # diferentes: um grupo sem a chave herda o padrão do otimizador
     descricao = _grupos_do_aluno(aluno, amarrar, weight_decay, padrao)
     grupos = descricao["grupos"]
+    for g in grupos:
+        if g.get("uma_vez") is not False or g.get("sem_ordem") is not False:
+            qual = "um conjunto (set)" if g.get("sem_ordem") is not False else "um iterador que só se percorre uma vez"
+            raise Reprovado(
+                f"{EQ.GRUPOS_PARAMS_SEM_LISTA.mensagem} (Um dos seus grupos tem {mostrar(qual)}.)",
+                EQ.GRUPOS_PARAMS_SEM_LISTA,
+            )
     nomes = [n for g in grupos for n in g.get("nomes", [])]
     esperados = EX.parametros_esperados(amarrar)
     if len(nomes) != len(set(nomes)) or "more than one" in str(descricao.get("erro", "")):
