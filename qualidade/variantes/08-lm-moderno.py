@@ -2345,4 +2345,14 @@ MUTANTES += [
         itens=["teste_tokens_especiais"],
         equivoco="especiais-lista-vazia",
     ),
+    Variante(
+        "especiais-pedaco-vazio",
+        _trocar(
+            "dividir_especiais",
+            ("return [texto] if texto else []", "return [texto]"),
+            ('if p != ""]', 'if p != ""] or [texto]'),
+        ),
+        itens=["teste_tokens_especiais"],
+        equivoco="especiais-pedaco-vazio",
+    ),
 ]

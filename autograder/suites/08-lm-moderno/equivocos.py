@@ -959,6 +959,15 @@ AMOSTRA_FORA_DO_NUCLEO = Equivoco(
 )
 
 # ---------------------------------------------------------------- corpus cego 5: bordas (issue #38)
+ESP_PEDACO_VAZIO = Equivoco(
+    "especiais-pedaco-vazio",
+    "Com o texto vazio, dividir_especiais devolveu um pedaço vazio (['']). O enunciado pede os pedaços sem "
+    "pedaços vazios: o texto vazio não tem pedaço nenhum e dá [], com ou sem especiais (juntar [] também "
+    "devolve '').",
+    titulo="Pedaço vazio no texto vazio",
+    para_instrutor="O aluno devolve [texto] mesmo quando o texto é vazio, e sai um pedaço vazio.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
+)
 ESP_LISTA_VAZIA = Equivoco(
     "especiais-lista-vazia",
     "Com a lista de especiais vazia, dividir_especiais tem de devolver o texto inteiro como único pedaço "

@@ -877,6 +877,8 @@ def test_especiais_dividir(aluno, rng):
         (EX.texto_com_especiais(rng, especiais), especiais),
         (sem_especial, especiais),
         (sem_especial, []),
+        ("", especiais),  # bordas: o texto vazio não tem pedaço nenhum, nem com nem sem especiais
+        ("", []),
     ):
         obtido = aluno.dividir_especiais(texto, list(lista))
         suite.exigir_entradas_intactas(aluno, "dividir_especiais", ["texto", "especiais"])
@@ -885,6 +887,8 @@ def test_especiais_dividir(aluno, rng):
             continue
         if not isinstance(obtido, list) or not all(isinstance(p, str) for p in obtido):
             raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {mostrar(type(obtido).__name__)}.")
+        if not texto and "" in obtido:
+            raise Reprovado(EQ.ESP_PEDACO_VAZIO.mensagem, EQ.ESP_PEDACO_VAZIO)
         if not lista:
             raise Reprovado(
                 f"{EQ.ESP_LISTA_VAZIA.mensagem} (veio {mostrar(len(obtido))} pedaço(s))", EQ.ESP_LISTA_VAZIA
