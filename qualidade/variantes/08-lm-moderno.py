@@ -659,6 +659,12 @@ MUTANTES = [
         "modelo-pesos-nao-amarrados",
     ),
     Variante(
+        "modelo-theta-nao-repassado",
+        _trocar("lm_moderno", ("BlocoPreNorma(d_model, h, d_ff, theta)", "BlocoPreNorma(d_model, h, d_ff)")),
+        [M],
+        "modelo-theta-nao-repassado",
+    ),
+    Variante(
         "modelo-amarra-sempre",
         _trocar(
             "lm_moderno", ("        if amarrar_pesos:\n            self.saida.weight", "        self.saida.weight")

@@ -335,6 +335,15 @@ MODELO_AMARRA_SEMPRE = Equivoco(
     para_instrutor="O aluno amarrou embedding e saída mesmo com amarrar_pesos=False.",
     secao="Código Comentado",
 )
+MODELO_THETA_NAO_REPASSADO = Equivoco(
+    "modelo-theta-nao-repassado",
+    "O theta do LMModerno não chega aos blocos: com LMModerno(..., theta=500.0) a atenção dos blocos continua "
+    "com a base 10000 (o padrão). Repasse o argumento ao criar cada bloco, BlocoPreNorma(d_model, h, d_ff, theta), "
+    "e o bloco à sua AtencaoCausalRoPE: a base da RoPE é a que o modelo recebeu.",
+    titulo="theta do modelo não repassado aos blocos",
+    para_instrutor="O aluno cria os blocos sem passar theta, e todo modelo gira com a base padrão.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
 MODELO_POSICAO = Equivoco(
     "modelo-embedding-posicional",
     "O modelo tem parâmetros a mais (um embedding de posição?): com RoPE a posição entra só na atenção.",

@@ -520,6 +520,19 @@ def test_modelo_estrutura(aluno, ref):
     if extras:
         raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {mostrar(extras[:6])}.)", EQ.MODELO_POSICAO)
     suite.conferir_estrutura(aluno, remoto, ref.LMModerno(*args), "LMModerno", outros_itens=de_outro_item)
+    # o theta do modelo chega à atenção de cada bloco (o atributo atencao.theta que o cache KV usa); um bloco que
+    # não guarda o atributo é do item do bloco, não deste
+    com_theta = aluno.criar("LMModerno", *args, theta=500.0)
+    for i in range(args[4]):
+        try:
+            lido = com_theta.ler(f"blocos.{mostrar(i)}.atencao.theta")
+        except suite.ErroDoAluno:
+            continue
+        if isinstance(lido, (int, float)) and not math.isclose(float(lido), 500.0):
+            raise Reprovado(
+                f"{EQ.MODELO_THETA_NAO_REPASSADO.mensagem} (No bloco {mostrar(i)}, atencao.theta = {mostrar(float(lido))}.)",
+                EQ.MODELO_THETA_NAO_REPASSADO,
+            )
 
 
 # ======================================================================= AdamW, cronograma, recorte
