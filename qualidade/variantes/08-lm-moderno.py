@@ -2286,6 +2286,12 @@ MUTANTES += [
         "treino-betas-errados",
     ),
     Variante(
+        "treino-adamw-do-torch",
+        _trocar("treinar_lm", ("AdamW(modelo.parameters(), betas", "torch.optim.AdamW(modelo.parameters(), betas")),
+        [T],
+        "treino-adamw-de-fora",
+    ),
+    Variante(
         "treino-grupos-no-laco",
         _trocar(
             "treinar_lm",

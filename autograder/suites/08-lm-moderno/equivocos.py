@@ -564,6 +564,15 @@ TREINO_USA_GRUPOS = Equivoco(
     para_instrutor="O aluno passou grupos_de_parametros à AdamW do laço, contra a receita do enunciado.",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
+TREINO_ADAMW_DE_FORA = Equivoco(
+    "treino-adamw-de-fora",
+    "O laço não criou a AdamW pelo nome AdamW, a sua (usou outro otimizador, como torch.optim.AdamW). O "
+    "enunciado pede AdamW(modelo.parameters(), lr=taxa_max, betas=(0.9, 0.95), eps=1e-8, "
+    "weight_decay=weight_decay), a AdamW que você implementou, chamada pelo nome.",
+    titulo="Laço com um otimizador que não é a AdamW do aluno",
+    para_instrutor="O aluno treina com torch.optim.AdamW (ou outro otimizador) no lugar da AdamW que implementou.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
 TREINO_BETAS = Equivoco(
     "treino-betas-errados",
     "A AdamW do laço não usa os betas pedidos: crie-a com betas=(0.9, 0.95) (os do enunciado, como no GPT), não "
