@@ -426,6 +426,12 @@ MUTANTES = [
         equivoco="guloso-primeira-posicao",
     ),
     Variante(
+        "guloso-zero-como-padding",
+        {"gerar_guloso": _laco(contexto="ids[:, -modelo.n_max :], ids[:, -modelo.n_max :] != 0")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-zero-como-padding",
+    ),
+    Variante(
         "guloso-sem-contexto",
         {"gerar_guloso": _laco(contexto="ids[:, -1:]")},
         itens=["teste_gerar_guloso"],
