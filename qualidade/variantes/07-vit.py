@@ -174,6 +174,21 @@ MUTANTES = [
     Variante("patches-transpostos", _patches("0, 2, 4, 1, 5, 3"), [P], "patches-transpostos"),
     Variante("patches-sem-valueerror", _patches(checagem="    pass"), [P], "patches-sem-valueerror"),
     Variante(
+        "patches-forma-lida-como-bhwc",
+        {
+            "extrair_patches": """
+def extrair_patches(imagens, p):
+    B, H, W, C = imagens.shape
+    if H % p or W % p:
+        raise ValueError(f"H = {H} e W = {W} devem ser múltiplos de p = {p}")
+    x = imagens.reshape(B, H // p, p, W // p, p, C).permute(0, 1, 3, 5, 2, 4)
+    return x.reshape(B, (H // p) * (W // p), C * p * p)
+"""
+        },
+        [P],
+        "patches-forma-lida-como-bhwc",
+    ),
+    Variante(
         "patches-valueerror-sem-mensagem",
         _patches(checagem="    if H % p or W % p:\n        raise ValueError"),
         [P],

@@ -58,7 +58,7 @@ def _conferir_patches(aluno, x, p):
 
 
 @item("teste_patches", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_patches(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_patches(aluno))
 def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     """patches: (B, C, H, W) → (B, N, C·p·p) na ordem de leitura, com 3 canais e imagem retangular"""
     x = _x(rng, 2, 3, 6, 8)
@@ -72,7 +72,7 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
 
 
 @item("teste_patches", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_patches(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_patches(aluno))
 def test_patches_conferem_com_unfold(aluno, rng):
     """patches: iguais ao nn.Unfold(kernel_size=p, stride=p) transposto, em dígitos 8×8 e em imagens 6×9"""
     for forma, p in (((4, 1, 8, 8), 4), ((3, 2, 6, 9), 3), ((2, 1, 8, 8), 2)):
@@ -811,7 +811,28 @@ def _sondas_patches(aluno):
         todos = torch.equal(torch.sort(obtido.flatten()).values, torch.sort(x.flatten()).values)
         return todos and nao_reorganiza()
 
+    def canais_no_fim():
+        # (1, 3, 4, 4) com p = 2 se divide; (1, 4, 4, 3) não (W = 3). Quem lê a forma como (B, H, W, C) recusa a
+        # primeira e aceita a segunda
+        try:
+            _patches_do_aluno(aluno, torch.zeros(1, 3, 4, 4, dtype=torch.float64), 2)
+            return False
+        except suite.ErroDoAluno as exc:
+            if exc.tipo != "ValueError":
+                return False
+        return _patches_do_aluno(aluno, torch.zeros(1, 4, 4, 3, dtype=torch.float64), 2).ndim == 3
+
     return [
+        S.promessa(
+            "patches-forma-lida-como-bhwc",
+            "extrair_patches leu a forma das imagens como (B, H, W, C), o formato do NumPy e do PIL: recusou uma "
+            "imagem (B, C, H, W) cujos H e W são múltiplos de p e aceitou outra cujo W não é. No PyTorch as imagens "
+            "vêm com o canal no eixo 1: B, C, H, W = imagens.shape.",
+            canais_no_fim,
+            titulo="Forma das imagens lida com o canal no fim",
+            para_instrutor="O aluno desempacota imagens.shape como (B, H, W, C) e corta os eixos errados.",
+            secao="De imagem a sequência: patches",
+        ),
         S.promessa(
             "patches-misturam-o-lote",
             "Os patches da imagem i trazem pixels de outra imagem do lote: os valores do lote inteiro estão todos lá, "
