@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente livro release grade test mutacao sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente livro release grade test mutacao corpus sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -64,14 +64,17 @@ grade: $(CARIMBO) ## Avalia SUBMISSIONS (padrão: exemplos) e grava relatórios 
 test: $(CARIMBO) ## Roda todos os testes do projeto (inclui mutação e corpus adversarial)
 	@$(PY) -m pytest tests -q --durations=12
 
-mutacao: $(CARIMBO) ## Avalia mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas)
+mutacao: $(CARIMBO) ## Avalia todos os mutantes e variantes corretas e imprime as taxas (ATIVIDADES=01-atencao,09-exemplo escolhe aulas; o make test avalia uma amostra)
 	@$(PY) -m qualidade mutacao $(subst $(VIRGULA), ,$(ATIVIDADES))
+
+corpus: $(CARIMBO) ## Corpus independente inteiro (issue #24): pegos, nomeados, vazamentos, corretas rejeitadas; sai com 1 fora das metas (o make test avalia uma amostra)
+	@$(PY) -m qualidade corpus --metas $(subst $(VIRGULA), ,$(ATIVIDADES))
 
 sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob várias sementes (SEMENTES=4): nenhum pode perder ponto; roda no .ci/run
 	@$(PY) -m qualidade sementes $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(SEMENTES),--sementes $(SEMENTES))
 
-constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5): o mesmo erro tem de tirar a mesma nota (issue #38)
-	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS))
+constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5; CORPORA=qualidade/corpus_cego_5 troca o corpus): o mesmo erro tem de tirar a mesma nota (issue #38)
+	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS)) $(foreach c,$(subst $(VIRGULA), ,$(CORPORA)),--pasta $(c))
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)

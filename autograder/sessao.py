@@ -25,6 +25,8 @@ ORCAMENTO_SUBMISSAO = float(os.environ.get("AVALIADOR_ORCAMENTO", "300"))
 
 
 _IDENTIDADES = itertools.count(1)
+# A memória tocada de uma chamada cuja caixa escondeu a medida (ver ``chamar_com_limites``): maior que qualquer limite.
+MEMORIA_ESCONDIDA = 1 << 50
 
 
 class Sessao:
@@ -36,9 +38,8 @@ class Sessao:
         self.atividade = atividade
         self.codigo = codigo
         protocolo.registrar_codigo_do_aluno(codigo.values())  # nomes e mensagens que um erro do aluno pode citar
-        protocolo.registrar_codigo_do_aluno(
-            [*atividade.preambulo, *atividade.codigo_referencia.values()], mensagens=False
-        )
+        protocolo.registrar_codigo_do_aluno(atividade.preambulo, mensagens=False)  # o preâmbulo é liberado inteiro
+        protocolo.registrar_assinaturas(atividade.codigo_referencia.values())  # da solução, só o que o aluno vê
         self.limites = limites
         self.caixa = None
         # Memória tocada (bytes) pela última caixa de ``chamar_com_limites``, lida pelo avaliador; None se não
@@ -141,8 +142,11 @@ class Sessao:
             try:
                 resultado = caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
                 pico = caixa.memoria_residente()[1]
-                if residente is not None and pico is not None:
-                    self.memoria_tocada = max(0, pico - residente)
+                if residente is not None:
+                    # zerado e não lido de volta: a própria caixa escondeu a medida (a thread principal saiu e o
+                    # status do líder zumbi não tem VmHWM; rodada vermelha 3). Sem medida, a chamada conta como
+                    # tendo tocado memória sem limite (fecha do lado seguro), não como "hospedeiro sem medida".
+                    self.memoria_tocada = MEMORIA_ESCONDIDA if pico is None else max(0, pico - residente)
                 return resultado
             except TempoEsgotado as exc:
                 msg = f"'{nome}' passou do prazo de {prazo:g} s numa caixa com limites {limites}"

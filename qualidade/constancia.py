@@ -1,13 +1,15 @@
-"""O mesmo erro custa o mesmo a todo aluno? Mutantes e casos errados do corpus sob vários alunos fictícios.
+"""O mesmo erro custa o mesmo a todo aluno? Mutantes e casos errados dos corpora sob vários alunos fictícios.
 
-    python -m qualidade constancia [slug ...] [--alunos N] [--amostra K]
+    python -m qualidade constancia [slug ...] [--alunos N] [--amostra K] [--pasta PASTA ...] [--sem-mutantes]
 
 As entradas ocultas são sorteadas por aluno (a semente vem do segredo, da atividade e do aluno). Se um erro
 só aparece em parte dos sorteios, a mesma submissão errada tira notas diferentes para alunos diferentes: o
 ``mascarar_tokens`` errado da issue #38 tirava 6,5, 7,5 e 8 de 8 conforme o aluno. Aqui cada mutante do
-catálogo da aula (``qualidade/variantes/<slug>.py``) e cada caso errado do corpus independente é avaliado por ``N`` alunos fictícios (padrão 5),
-num lote só e com um segredo fixo (a rodada se repete igual em qualquer máquina), e a nota de cada um tem de
-ser a mesma para todos os alunos, item a item. Sai com código 1 se alguma variar.
+catálogo da aula (``qualidade/variantes/<slug>.py``) e cada caso errado de um corpus (por padrão, o corpus
+independente; ``--pasta`` troca por outra pasta no mesmo formato, como ``qualidade/corpus_cego_5``, e pode
+vir mais de uma vez) é avaliado por ``N`` alunos fictícios (padrão 5), num lote só e com um segredo fixo (a
+rodada se repete igual em qualquer máquina), e a nota de cada um tem de ser a mesma para todos os alunos,
+item a item. Sai com código 1 se alguma variar. ``--sem-mutantes`` deixa só os casos dos corpora.
 
 ``--amostra K`` avalia só K casos por aula (os primeiros mutantes e os primeiros casos do corpus, metade de
 cada): é o que o ``make test`` roda; a rodada inteira leva vários minutos.
@@ -34,20 +36,35 @@ class Placar:
     variam: list[str] = field(default_factory=list)  # "caso: notas por aluno"
 
 
-def errados_de(slug: str, amostra: int | None = None) -> list[tuple[str, dict[str, str]]]:
-    """(nome, células) dos mutantes da suíte e dos casos errados do corpus independente; com ``amostra``,
-    só os primeiros de cada (metade para cada lado, arredondada para cima nos mutantes)."""
-    from qualidade.catalogo import carregar_variantes
-    from qualidade.corpus_independente import carregar, slugs_do_corpus
+def nome_do_corpus(pasta: Path) -> str:
+    """O prefixo dos casos de uma pasta de corpus: ``corpus`` para o corpus independente (o nome de sempre),
+    senão o nome da pasta (``corpus_cego_5-<caso>``)."""
+    from qualidade.corpus_independente import PASTA
 
-    mutantes, _ = carregar_variantes(slug)
-    muts = [(m.nome, m.celulas) for m in mutantes]
+    return "corpus" if Path(pasta).resolve() == PASTA else Path(pasta).name
+
+
+def errados_de(
+    slug: str, amostra: int | None = None, pastas: tuple[Path, ...] | None = None, mutantes: bool = True
+) -> list[tuple[str, dict[str, str]]]:
+    """(nome, células) dos mutantes da suíte e dos casos errados dos corpora em ``pastas`` (por padrão, só o
+    corpus independente; uma pasta sem ``<slug>.toml`` não tem casos da aula); com ``amostra``, só os
+    primeiros de cada lado (metade para cada, arredondada para cima nos mutantes)."""
+    from qualidade.catalogo import carregar_variantes
+    from qualidade.corpus_independente import PASTA, carregar, slugs_do_corpus
+
+    muts = []
+    if mutantes:
+        muts = [(m.nome, m.celulas) for m in carregar_variantes(slug)[0]]
     corpus = []
-    if slug in slugs_do_corpus():
-        corpus = [(f"corpus-{c.nome}", c.celulas) for c in carregar(slug) if not c.correta]
+    for pasta in pastas if pastas is not None else (PASTA,):
+        if slug in slugs_do_corpus(pasta):
+            prefixo = nome_do_corpus(pasta)
+            corpus += [(f"{prefixo}-{c.nome}", c.celulas) for c in carregar(slug, pasta) if not c.correta]
     if amostra is not None:
-        metade = (amostra + 1) // 2
-        muts, corpus = muts[:metade], corpus[: amostra - min(metade, len(muts))]
+        metade = (amostra + 1) // 2 if corpus else amostra
+        muts = muts[:metade]
+        corpus = corpus[: amostra - len(muts)]
     return muts + corpus
 
 
@@ -66,7 +83,14 @@ def variacao(notas: dict[str, dict[str, float]]) -> str | None:
 
 
 def rodar(
-    lista: list[str], n_alunos: int = ALUNOS_PADRAO, amostra: int | None = None, saida=print, jobs: int | None = None
+    lista: list[str],
+    n_alunos: int = ALUNOS_PADRAO,
+    amostra: int | None = None,
+    saida=print,
+    jobs: int | None = None,
+    pastas: tuple[Path, ...] | None = None,
+    mutantes: bool = True,
+    parte: tuple[int, int] = (1, 1),
 ) -> list[Placar]:
     from autograder.lote import Tarefa, avaliar_lote
     from qualidade.variantes import gravar, notebook_com
@@ -84,7 +108,8 @@ def rodar(
             pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             tarefas, quem = [], []
             for slug in lista:
-                casos = errados_de(slug, amostra)
+                casos = errados_de(slug, amostra, pastas, mutantes)
+                casos = casos[parte[0] - 1 :: parte[1]]
                 placares[slug].casos = len(casos)
                 for nome, celulas in casos:
                     nb = notebook_com(slug, celulas)
@@ -124,11 +149,42 @@ def main(argv=None, prog: str | None = None) -> int:
     p.add_argument("slugs", nargs="*", help="atividades (padrão: todas)")
     p.add_argument("--alunos", type=int, default=ALUNOS_PADRAO, help="alunos fictícios por caso (padrão: 5)")
     p.add_argument("--amostra", type=int, default=None, help="só K casos por aula (padrão: todos)")
+    p.add_argument(
+        "--pasta",
+        type=Path,
+        action="append",
+        default=None,
+        help="pasta de um corpus no formato <slug>.toml (padrão: o corpus independente; pode repetir)",
+    )
+    p.add_argument("--sem-mutantes", action="store_true", help="só os casos errados dos corpora")
+    p.add_argument(
+        "--parte",
+        default="1/1",
+        help="K/N: só o K-ésimo de cada N casos (rodadas em processos separados, de 1 trabalhador cada: os "
+        "alunos de um caso ficam no mesmo processo e o treino do caso, que não depende do aluno, roda uma vez)",
+    )
     args = p.parse_args(argv)
+    try:
+        k, n = (int(x) for x in args.parte.split("/"))
+        if not 1 <= k <= n:
+            raise ValueError
+    except ValueError:
+        p.error(f"--parte deve ser K/N com 1 <= K <= N (veio {args.parte!r})")
     desconhecidas = [s for s in args.slugs if s not in slugs()]
     if desconhecidas:
         p.error(f"atividade desconhecida: {', '.join(desconhecidas)}")
     if args.alunos < 2:
         p.error("--alunos precisa ser pelo menos 2")
-    placares = rodar(args.slugs or list(slugs()), args.alunos, args.amostra)
+    for pasta in args.pasta or ():
+        if not pasta.is_dir() or not list(pasta.glob("*.toml")):
+            p.error(f"a pasta {pasta} não tem nenhum <slug>.toml de corpus")
+    pastas = tuple(args.pasta) if args.pasta else None
+    placares = rodar(
+        args.slugs or list(slugs()),
+        args.alunos,
+        args.amostra,
+        pastas=pastas,
+        mutantes=not args.sem_mutantes,
+        parte=(k, n),
+    )
     return 1 if any(p.variam for p in placares) else 0

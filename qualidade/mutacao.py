@@ -14,11 +14,18 @@ da solução do instrutor e do stub) e imprime, por item e no total:
   catálogo da aula declarar honesto em ``NADA_HONESTO`` (ex.: um ``__init__`` certo passa no teste de estrutura).
 
 Sai com código 1 se alguma meta não foi atingida.
+
+``--amostra`` (o ``make test``, ``tests/test_mutacao.py``) avalia só uma amostra dos mutantes
+(``amostra_de_mutantes``: o primeiro do catálogo para cada item e cada família de diagnóstico, o catálogo de
+equívocos ou uma forma de sonda), com as mesmas metas; referência, stub, variantes corretas e "não faz nada"
+são sempre todas. O ``make mutacao`` avalia todos os mutantes.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import os
 import tempfile
 import time
@@ -26,12 +33,46 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
-from autograder.notebooks import carregar_atividade, slugs
+from autograder.notebooks import SUITES, carregar_atividade, slugs
 from qualidade.catalogo import carregar_variantes, nada_honesto, variantes_nada
 from qualidade.variantes import NADA, gravar, notebook_com, notebook_liberado
 
 META_MENSAGEM = 0.80
 SEGREDO_DA_RODADA = "rodada-de-mutacao-dos-mutantes"
+# As formas de sonda (``autograder/suite/sondas.py``): o primeiro argumento de cada uma é o código do equívoco.
+FORMAS_DE_SONDA = ("promessa", "coincide_com", "argumento_ignorado", "referencia_mal_chamada", "precisao_perdida")
+CATALOGO = "catálogo"  # a família dos equívocos que não vêm de sonda (Equivoco e as saídas erradas de comparar)
+
+
+@functools.cache
+def familias_de_sonda(slug: str) -> dict[str, str]:
+    """Código de equívoco -> forma de sonda que o declara nas suítes da aula (lidas pelo texto, sem importar)."""
+    familias: dict[str, str] = {}
+    for arquivo in sorted((SUITES / slug).glob("*.py")):
+        for no in ast.walk(ast.parse(arquivo.read_text(encoding="utf-8"))):
+            if not isinstance(no, ast.Call) or not no.args:
+                continue
+            f = no.func
+            nome = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            primeiro = no.args[0]
+            if nome in FORMAS_DE_SONDA and isinstance(primeiro, ast.Constant) and isinstance(primeiro.value, str):
+                familias.setdefault(primeiro.value, nome)
+    return familias
+
+
+def familia_do_mutante(slug: str, mutante) -> tuple[tuple[str, ...], str]:
+    """(itens que o mutante declara, família do diagnóstico esperado): a chave da amostra."""
+    return tuple(mutante.itens), familias_de_sonda(slug).get(mutante.equivoco, CATALOGO)
+
+
+def amostra_de_mutantes(slug: str, mutantes: list) -> list:
+    """O primeiro mutante do catálogo para cada (itens, família do diagnóstico): todo item da aula perde pontos
+    por ao menos um mutante, e cada família (o catálogo, cada forma de sonda) que a aula usa num item tem de
+    nomear o seu mutante. Determinística: a mesma amostra em toda máquina."""
+    escolhidos: dict[tuple, object] = {}
+    for m in mutantes:
+        escolhidos.setdefault(familia_do_mutante(slug, m), m)
+    return list(escolhidos.values())
 
 
 @dataclass
@@ -48,9 +89,10 @@ class Relatorio:
     nada_com_pontos: int = 0  # ... que ganharam pontos além do declarado honesto
 
 
-def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
+def rodar(lista: list[str], saida=print, jobs: int | None = None, amostra: bool = False) -> Relatorio:
     """Avalia referência, stub, mutantes e variantes corretas de cada atividade num lote só, em
-    paralelo (``jobs`` trabalhadores, padrão: um por núcleo), e confere as metas."""
+    paralelo (``jobs`` trabalhadores, padrão: um por núcleo), e confere as metas. Com ``amostra``, só os
+    mutantes de ``amostra_de_mutantes`` (o resto igual)."""
     # Treinos inteiros (06-transformer-copia) são reaproveitados entre mutantes cujo código relevante
     # ao treino é o mesmo da referência: os mutantes de outras células não mexem nele.
     # Um segredo fixo para a rodada (como em sementes e constancia): o sorteio das entradas ocultas é o mesmo
@@ -60,13 +102,13 @@ def rodar(lista: list[str], saida=print, jobs: int | None = None) -> Relatorio:
     os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
     try:
         with mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}):
-            return _rodar(lista, saida, jobs)
+            return _rodar(lista, saida, jobs, amostra)
     finally:
         if anterior is None:
             os.environ.pop("AVALIADOR_CACHE_TREINO", None)
 
 
-def _rodar(lista, saida, jobs) -> Relatorio:
+def _rodar(lista, saida, jobs, amostra=False) -> Relatorio:
     from autograder.avaliacao import semente_da_submissao
     from autograder.lote import Tarefa, avaliar_lote
 
@@ -82,6 +124,10 @@ def _rodar(lista, saida, jobs) -> Relatorio:
             if not mutantes and not corretas:
                 saida(f"{slug}: sem catálogo de variantes (qualidade/variantes/{slug}.py); nada a verificar.")
                 continue
+            if amostra:
+                todos = len(mutantes)
+                mutantes = amostra_de_mutantes(slug, mutantes)
+                saida(f"{slug}: amostra de {len(mutantes)} dos {todos} mutantes (make mutacao avalia todos)")
             planos[slug] = (mutantes, corretas)
             nbs = [("referencia", notebook_com(slug, {})), ("stub", notebook_liberado(slug))]
             nbs += [(v.nome, notebook_com(slug, v.celulas)) for v in [*mutantes, *corretas]]
@@ -195,9 +241,14 @@ def main(argv=None, prog: str | None = None) -> int:
         description="Rodada de mutação: solução, stub, mutantes e variantes corretas de cada atividade.",
     )
     p.add_argument("slugs", nargs="*", help="atividades a rodar (padrão: todas); no make, ATIVIDADES=01-atencao,02-...")
+    p.add_argument(
+        "--amostra",
+        action="store_true",
+        help="só um mutante por item e família de diagnóstico (a amostra do make test); sem ela, todos",
+    )
     args = p.parse_args(argv)
     desconhecidas = [s for s in args.slugs if s not in slugs()]
     if desconhecidas:
         p.error(f"atividade desconhecida: {', '.join(desconhecidas)}. Existentes: {', '.join(slugs())}.")
-    rel = rodar(args.slugs or slugs())
+    rel = rodar(args.slugs or slugs(), amostra=args.amostra)
     return 1 if rel.falhas else 0

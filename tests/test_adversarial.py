@@ -1,12 +1,15 @@
 """Corpus adversarial (``qualidade/adversarial.py``, casos em ``qualidade/ataques/*.toml``).
 
-O subconjunto representativo (25 ataques e 3 controles honestos) roda uma vez por módulo nos três
+O subconjunto representativo (``subconjunto = true`` nos ``.toml``: uma ou duas formas de cada classe de
+ataque em ``FAMILIAS_DO_SUBCONJUNTO`` e 3 controles honestos; hoje 37 ataques) roda uma vez por módulo nos três
 modos de ``MODOS`` (fixture ``modos``): root com namespaces, root sem CAP_SYS_ADMIN e sem root. Em
 cada modo o lote é o caminho real (``python -m autograder lote`` num subprocesso) e cada modo tem
 de CONTER cada ataque (nenhum vazamento, nenhuma nota acima da honesta, nenhum aluno honesto
-perdendo pontos) ou RECUSAR avaliar (código 3, isolamento insuficiente). Custo: ~75 s somados
-(2 núcleos ocupados por outros testes; ~45 s numa máquina parada). A tabela dos modos aparece na
-saída do ``make test``. O corpus inteiro (131 casos) fica para o ``make adversarial``; o teste
+perdendo pontos) ou RECUSAR avaliar (código 3, isolamento insuficiente). Custo: 247 s na CI
+de 178db08 (carga ~2), antes do corte de dois casos de treino. A tabela dos modos aparece na
+saída do ``make test``. Os casos de treino custam mais (07 e 08: dezenas de segundos cada, em
+cada modo): o subconjunto tem um por classe (``vit-forja-acuracia`` e ``vermelho-08-texto-oculto-na-mensagem``
+repetiam classes já cobertas e ficam só no corpus inteiro). O corpus inteiro fica para o ``make adversarial``; o teste
 ``test_corpus_completo`` o roda no ambiente atual com ``ADVERSARIAL_COMPLETO=1`` (~65 s a mais).
 """
 
@@ -53,6 +56,9 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "bomba-memoria-funcao": "memória",
     "laco-infinito-funcao": "tempo",
     "mensagem-com-entrada-oculta": "entradas ocultas no texto da exceção",
+    "vermelho-braille-na-excecao": "entradas ocultas codificadas (Braille) no texto da exceção",
+    "vermelho-braille-no-nome-do-tipo": "entradas ocultas no valor devolvido que a mensagem cita",
+    "vit-reconhece-o-avaliado-pela-classe": "faixas de treino compradas com passos que o avaliador não vê (07)",
     "limites-nos-vizinhos": "prlimit/setpriority/afinidade em outros processos",
     "ipc-le": "IPC System V e filas POSIX entre caixas",
     "unix-com-caminho": "soquetes UNIX com caminho",

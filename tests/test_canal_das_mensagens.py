@@ -227,3 +227,21 @@ def test_constantes_redondas_e_poucos_inteiros_pequenos():
     assert f"{mostrar(posicoes)}" == "[[0], [0], [1]]"
     assert f"{mostrar(codigos)}" == "uma lista de 8 itens"  # códigos de caractere: não
     assert f"{mostrar(0.123456789):.1%}" == "12,3%" and f"{mostrar(0.123456789)!r}" == "0,12"
+
+
+def test_da_solucao_escondida_so_os_nomes_das_assinaturas():
+    """Da solução do instrutor entram só as assinaturas e os atributos do módulo: um nome de dentro do corpo (que o
+    aluno não vê) continua omitido, senão um NameError montado na hora diria se o nome está na solução (rodada
+    vermelha 3, ``vermelho3-01-nomes-da-solucao-escondida``)."""
+    protocolo.esquecer_enviados()
+    protocolo.registrar_assinaturas(
+        [
+            "def atencao(Q, K, V, mascara=None):\n    raiz_escondida = 1.0\n    return Q\n",
+            "class Camada:\n    def __init__(self, d_model):\n        self.w_saida = d_model\n"
+            "        interno_escondido = 2\n",
+        ]
+    )
+    for publico in ("atencao", "mascara", "Camada", "d_model", "w_saida"):
+        assert str(TextoDoAluno(f"name '{publico}' is not defined").mostravel) != OMITIDO, publico
+    for escondido in ("raiz_escondida", "interno_escondido"):
+        assert TextoDoAluno(f"name '{escondido}' is not defined").mostravel == OMITIDO, escondido

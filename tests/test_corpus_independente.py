@@ -1,8 +1,9 @@
 """O corpus independente (issue #24): submissões plausíveis escritas só dos notebooks liberados.
 
-Roda o corpus inteiro num lote (as suítes de verdade, na caixa) e exige as metas da issue: ao menos
-98% dos erros pegos, 95% dos pegos nomeados pela própria causa, nenhum ponto perdido num item que o
-erro não toca e nenhuma alternativa correta rejeitada. Os testes de unidade abaixo mostram que o
+Roda a amostra do corpus (``amostra_do_corpus``: todo caso correto e um caso errado por conjunto de itens
+declarado) num lote (as suítes de verdade, na caixa) e exige as metas da issue: ao menos 98% dos erros
+pegos, 95% dos pegos nomeados pela própria causa, nenhum ponto perdido num item que o erro não toca e
+nenhuma alternativa correta rejeitada. O ``make corpus`` exige as mesmas metas do corpus inteiro. Os testes de unidade abaixo mostram que o
 juiz do corpus sabe reprovar (uma mensagem esperada que não aparece não conta como nomeada)."""
 
 import os
@@ -12,6 +13,7 @@ import pytest
 
 from autograder.notebooks import carregar_atividade, slugs
 from qualidade.corpus_independente import Caso, Placar, carregar, julgar, slugs_do_corpus
+from qualidade.corpus_independente.executor import amostra_do_corpus, metas_nao_atingidas
 
 
 def _resultado(perdas: dict[str, float], testes: list[tuple[str, str, str | None]]):
@@ -50,6 +52,29 @@ def test_juiz_conta_nome_sem_acento_vazamento_e_rejeicao():
     assert placar.rejeitadas == 1
 
 
+def test_amostra_tem_todo_correto_e_um_errado_por_conjunto_de_itens():
+    for slug in slugs_do_corpus():
+        casos = carregar(slug)
+        amostra = amostra_do_corpus(casos)
+        assert [c for c in casos if c.correta] == [c for c in amostra if c.correta]
+        errados = [c for c in amostra if not c.correta]
+        chaves = [tuple(sorted(c.perde)) for c in errados]
+        assert len(set(chaves)) == len(chaves)
+        assert set(chaves) == {tuple(sorted(c.perde)) for c in casos if not c.correta}
+        assert len(amostra) < len(casos), slug
+
+
+def test_metas_do_corpus_acusam_cada_falta():
+    placar = Placar("TOTAL")
+    placar.errados, placar.pegos, placar.nomeados, placar.corretas = 100, 98, 94, 10
+    assert metas_nao_atingidas(placar) == []
+    placar.pegos, placar.vazamentos, placar.rejeitadas = 97, 1, 1
+    faltas = metas_nao_atingidas(placar)
+    assert len(faltas) == 3 and faltas[0].startswith("pegos 97/100")
+    placar.pegos, placar.nomeados, placar.vazamentos, placar.rejeitadas = 98, 93, 0, 0
+    assert metas_nao_atingidas(placar) == ["nomeados 93/98 (meta: 95% dos pegos)"]
+
+
 def test_uma_aula_por_atividade():
     assert slugs_do_corpus() == sorted(slugs())
 
@@ -78,7 +103,7 @@ def test_corpus_independente_atinge_as_metas(capsys):
 
     linhas = []
     jobs = int(os.environ.get("JOBS") or 0) or min(2, os.cpu_count() or 1)
-    placares = rodar(slugs_do_corpus(), saida=linhas.append, jobs=jobs)
+    placares = rodar(slugs_do_corpus(), saida=linhas.append, jobs=jobs, amostra=True)
     with capsys.disabled():
         print("\n== Corpus independente ==")
         for linha in linhas:
@@ -89,3 +114,4 @@ def test_corpus_independente_atinge_as_metas(capsys):
     assert total.nomeados >= 0.95 * total.pegos, falhas
     assert total.vazamentos == 0, falhas
     assert total.rejeitadas == 0, falhas
+    assert metas_nao_atingidas(total) == [], falhas

@@ -1,11 +1,14 @@
 """As suítes matam todo mutante no próprio item, aceitam toda variante correta e não dão pontos a
-variantes que não fazem nada."""
+variantes que não fazem nada.
+
+O ``make test`` avalia a amostra dos mutantes (``mutacao.amostra_de_mutantes``: um por item e família de
+diagnóstico em cada aula, ~1/6 do catálogo) com as mesmas metas; o ``make mutacao`` avalia todos."""
 
 import ast
 
 import pytest
 
-from autograder.notebooks import slugs
+from autograder.notebooks import carregar_atividade, slugs
 from qualidade import mutacao
 from qualidade.catalogo import carregar_variantes, variantes_nada
 from qualidade.variantes import NADA
@@ -13,7 +16,7 @@ from qualidade.variantes import NADA
 
 def test_mutacao_atinge_as_metas(capsys):
     linhas = []
-    rel = mutacao.rodar(slugs(), saida=linhas.append)
+    rel = mutacao.rodar(slugs(), saida=linhas.append, amostra=True)
     with capsys.disabled():
         print("\n== Rodada de mutação ==")
         for linha in linhas:
@@ -27,6 +30,32 @@ def test_mutacao_atinge_as_metas(capsys):
     assert rel.nada == len(NADA) * len(slugs())
     assert rel.nada_com_pontos == 0
     assert not rel.falhas, rel.falhas
+
+
+@pytest.mark.parametrize("slug", slugs())
+def test_amostra_da_mutacao_cobre_cada_item_e_cada_familia_de_diagnostico(slug):
+    """A amostra do make test tem um mutante para cada (itens, família) do catálogo inteiro, o primeiro de cada,
+    e todo item da aula perde pontos por algum mutante dela."""
+    mutantes, _ = carregar_variantes(slug)
+    amostra = mutacao.amostra_de_mutantes(slug, mutantes)
+    chaves = [mutacao.familia_do_mutante(slug, m) for m in amostra]
+    assert len(set(chaves)) == len(chaves), "dois mutantes da amostra com a mesma chave"
+    assert set(chaves) == {mutacao.familia_do_mutante(slug, m) for m in mutantes}
+    for m in amostra:
+        primeiro = next(
+            x for x in mutantes if mutacao.familia_do_mutante(slug, x) == mutacao.familia_do_mutante(slug, m)
+        )
+        assert m is primeiro, m.nome
+    itens = {i.grade_id for i in carregar_atividade(slug).itens}
+    assert {gid for m in amostra for gid in m.itens} == itens
+    assert len(amostra) < len(mutantes)
+
+
+def test_familias_de_sonda_leem_as_formas_das_suites():
+    """A leitura das suítes acha sondas de cada forma que as aulas usam (não é vazia por construção)."""
+    formas = {f for slug in slugs() for f in mutacao.familias_de_sonda(slug).values()}
+    assert {"promessa", "coincide_com", "argumento_ignorado", "referencia_mal_chamada"} <= formas
+    assert mutacao.familias_de_sonda("01-atencao").get("softmax-sem-maximo", mutacao.CATALOGO) == mutacao.CATALOGO
 
 
 @pytest.mark.parametrize("slug", slugs())

@@ -125,21 +125,33 @@ def varrer_abandonadas(base: str | None = None, agora: float | None = None) -> l
 
 
 def _abrir_dir(nome: str, dir_fd: int | None) -> int:
-    """Abre uma pasta sem seguir links; se a caixa tirou a permissão (modo sem root, mesmo uid),
-    devolve a permissão ao dono e tenta de novo."""
+    """Abre uma pasta sem seguir links; se a caixa tirou a permissão (modo sem root, mesmo uid), devolve
+    0700 ao dono e abre de novo. A troca de permissão nunca vai pelo nome (entre olhar e trocar, quem é dono
+    da pasta de cima pode pôr um link no lugar, e um ``chmod`` pelo nome segue o link: como root, seria o
+    ``chmod`` de qualquer arquivo da máquina): vai pelo descritor ``O_PATH`` da própria pasta, aberto sem
+    seguir links e só se é pasta, através de ``/proc/self/fd``."""
     try:
         return os.open(nome, _DIR, dir_fd=dir_fd)
     except PermissionError:
-        os.chmod(nome, 0o700, dir_fd=dir_fd, follow_symlinks=False)
-        return os.open(nome, _DIR, dir_fd=dir_fd)
+        pass
+    alvo = os.open(nome, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        if not stat.S_ISDIR(os.fstat(alvo).st_mode):
+            raise NotADirectoryError(nome)
+        os.chmod(f"/proc/self/fd/{alvo}", 0o700)  # o link mágico aponta para o inode aberto, não para um nome
+        return os.open(f"/proc/self/fd/{alvo}", _DIR & ~os.O_NOFOLLOW)
+    finally:
+        os.close(alvo)
 
 
 def apagar_arvore(caminho: str) -> bool:
     """Apaga ``caminho`` e tudo abaixo, sem recursão e com um descritor aberto por vez.
 
     Desce pela primeira subpasta que encontra; numa pasta vazia, sobe por ``..`` (conferindo
-    dispositivo e inode contra a pilha de identidades, só números) e a remove. Só use quando
-    nenhum processo mexe mais na árvore (a caixa inteira já morreu). Devolve ``True`` se sumiu."""
+    dispositivo e inode contra a pilha de identidades, só números) e a remove. Nenhuma operação
+    segue um link nem usa um nome duas vezes para mudar algo (permissões só pelo descritor): quem ainda
+    mexe na árvore enquanto ela é apagada (um aluno na quarentena do hub, uma pasta plantada em /tmp) faz
+    no máximo o apagamento parar (``False``). Devolve ``True`` se sumiu."""
     try:
         st = os.lstat(caminho)
     except FileNotFoundError:
@@ -165,13 +177,14 @@ def apagar_arvore(caminho: str) -> bool:
                 for e in it:
                     try:
                         if e.is_dir(follow_symlinks=False):
-                            # a caixa pode ter tirado a permissão de busca ou de escrita da pasta (0600): o dono
-                            # (a caixa morreu; ninguém troca a pasta por um link agora) a devolve antes de descer
+                            # a caixa pode ter tirado a permissão de busca ou de escrita da pasta (0600): o dono a
+                            # devolve pelo descritor da pasta já aberta (sem seguir links: ``_abrir_dir``), nunca
+                            # pelo nome, que um aluno pode trocar por um link entre a listagem e a troca
+                            novo = _abrir_dir(e.name, fd)
                             try:
-                                os.chmod(e.name, 0o700, dir_fd=fd)
+                                os.fchmod(novo, 0o700)
                             except OSError:
                                 pass
-                            novo = _abrir_dir(e.name, fd)
                             s = os.fstat(novo)
                             pilha.append((s.st_dev, s.st_ino, e.name))
                             os.close(fd)

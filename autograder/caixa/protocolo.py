@@ -1220,6 +1220,45 @@ _NOMES_CONHECIDOS = frozenset(n for n, v in vars(builtins).items() if isinstance
 )
 
 
+def registrar_assinaturas(codigos) -> None:
+    """Guarda só os nomes que o notebook liberado mostra da solução do instrutor: as funções e classes de nível
+    de célula, os métodos delas e os argumentos de cada uma (as assinaturas, que ficam fora dos trechos de
+    solução). Os nomes de dentro dos corpos (as variáveis da solução, que o aluno não vê) não entram: senão um
+    erro com um nome montado na hora diria ao aluno, pelo que sai ou é omitido, se o nome está na solução
+    escondida (rodada vermelha 3)."""
+    import ast
+
+    def assinatura(no) -> None:
+        _NOMES_DO_CODIGO.add(no.name)
+        if isinstance(no, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todos = [*no.args.posonlyargs, *no.args.args, *no.args.kwonlyargs, no.args.vararg, no.args.kwarg]
+            _NOMES_DO_CODIGO.update(a.arg for a in todos if a is not None)
+            if no.name == "__init__":  # os atributos do módulo (self.w_q = ...): as chaves do state_dict do enunciado
+                _NOMES_DO_CODIGO.update(
+                    alvo.attr
+                    for alvo in ast.walk(no)
+                    if isinstance(alvo, ast.Attribute)
+                    and isinstance(alvo.ctx, ast.Store)
+                    and isinstance(alvo.value, ast.Name)
+                    and alvo.value.id == "self"
+                )
+        else:
+            for filho in no.body:
+                if isinstance(filho, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    assinatura(filho)
+
+    for codigo in codigos:
+        if type(codigo) is not str:
+            continue
+        try:
+            arvore = ast.parse(codigo)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for no in arvore.body:
+            if isinstance(no, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                assinatura(no)
+
+
 def registrar_codigo_do_aluno(codigos, mensagens: bool = True) -> None:
     """Guarda os nomes e as mensagens do código enviado (as células, antes de rodar: nada oculto ainda). Um
     texto de exceção do aluno só cita esses nomes, e uma mensagem dele só sai se está escrita nesse código.

@@ -70,7 +70,7 @@ def _forma_do_aluno(valor, espec: str) -> str:
     if isinstance(valor, (list, tuple)) and _inteiros_pequenos(valor, [0]):
         return repr(valor)  # poucos inteiros pequenos (posições, uma forma): a mesma ordem de grandeza de um len
     if isinstance(valor, str):
-        return f"um texto de {len(valor)} caractere{'s' if len(valor) != 1 else ''}"
+        return f"um texto de {_tamanho(len(valor))} caractere{'s' if len(valor) != 1 else ''}"
     if isinstance(valor, int):
         return str(valor) if abs(valor) < 10_000 else f"um inteiro de {len(str(abs(valor)))} dígitos"
     if isinstance(valor, float):
@@ -86,16 +86,29 @@ def _forma_do_aluno(valor, espec: str) -> str:
             except Exception:
                 pass
         tipo = "tensor" if type(valor).__module__.startswith("torch") else "array"
-        return f"{tipo} de forma {tuple(int(d) for d in forma)} e dtype {valor_do_aluno(dtype)}"
+        if len(forma) > MAXIMO_DE_EIXOS:
+            return f"{tipo} de {len(forma)} eixos e dtype {valor_do_aluno(dtype)}"
+        eixos = ", ".join(_tamanho(int(d), "…") for d in forma) + ("," if len(forma) == 1 else "")
+        return f"{tipo} de forma ({eixos}) e dtype {valor_do_aluno(dtype)}"
     if isinstance(valor, dict):
-        return f"um dicionário com {len(valor)} chave{'s' if len(valor) != 1 else ''}"
+        return f"um dicionário com {_tamanho(len(valor))} chave{'s' if len(valor) != 1 else ''}"
     if isinstance(valor, (list, tuple)):
         nome = "lista" if isinstance(valor, list) else "tupla"
-        return f"uma {nome} de {len(valor)} ite{'ns' if len(valor) != 1 else 'm'}"
+        return f"uma {nome} de {_tamanho(len(valor))} ite{'ns' if len(valor) != 1 else 'm'}"
     return f"um valor do tipo {valor_do_aluno(type(valor).__name__)}"
 
 
 _PRECISAO_CURTA = re.compile(r"\.[0-3][gf%]")
+MAXIMO_DE_EIXOS = 8  # uma forma com mais eixos sai só pelo número de eixos
+TAMANHO_MAXIMO = 9_999  # um tamanho do aluno maior que isso sai só como "mais de 9.999" (rodada vermelha 3)
+
+
+def _tamanho(n: int, maior: str = "mais de 9.999") -> str:
+    """Um comprimento ou eixo que o aluno escolheu: até 4 dígitos sai inteiro; maior, só ``maior``. Um número de
+    6 dígitos basta para localizar um trecho de um corpus público (``vermelho3-08-comprimento-localiza-trecho``)."""
+    return str(n) if 0 <= n <= TAMANHO_MAXIMO else maior
+
+
 MAXIMO_DE_INTEIROS_PEQUENOS = 6  # folhas de uma lista do aluno mostrada inteira, cada uma com até 3 dígitos
 
 

@@ -690,6 +690,24 @@ MUTANTES += [
         "camada-encoder-causal",
     ),
     Variante(
+        "acuracia-media-por-classe",
+        {
+            "acuracia": """
+def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
+    modelo.eval()
+    previstos = []
+    with torch.no_grad():
+        for inicio in range(0, len(rotulos), tamanho_lote):
+            previstos.append(modelo(imagens[inicio : inicio + tamanho_lote]).argmax(dim=-1))
+    previstos = torch.cat(previstos)
+    por_classe = [float((previstos[rotulos == c] == c).float().mean()) for c in rotulos.unique().tolist()]
+    return sum(por_classe) / len(por_classe)
+"""
+        },
+        [A],
+        "acuracia-media-por-classe",
+    ),
+    Variante(
         "sonda-acuracia-em-porcentagem",
         _acuracia(retorno="100 * acertos / len(rotulos)"),
         [A],

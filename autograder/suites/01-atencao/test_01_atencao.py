@@ -1084,6 +1084,12 @@ def _exigir_memoria_tocada(limitado, equivoco, muitas_chaves=False):
     if tocada is None or tocada <= BLOCOS_MEMORIA_MB * 2**20:
         return
     mib = -(-tocada // 2**20)
+    if mib > 2**20:  # o avaliador zerou a medida e a caixa não a deixou ler de volta (a thread principal saiu)
+        raise Reprovado(
+            f"{equivoco.mensagem} (A memória que a chamada tocou não pôde ser medida: a thread principal da caixa "
+            "terminou antes da resposta, e sem a medida o limite não se cumpre.)",
+            equivoco,
+        )
     if muitas_chaves:
         raise Reprovado(
             f"{equivoco.mensagem} (Com {BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, "

@@ -310,6 +310,16 @@ ACURACIA_TIPO_NUMPY = Equivoco(
     para_instrutor="O aluno devolveu np.float32 (ou outro escalar do NumPy) em vez de um float do Python.",
     secao="Código Comentado",
 )
+ACURACIA_MEDIA_POR_CLASSE = Equivoco(
+    "acuracia-media-por-classe",
+    "acuracia devolveu a média das acurácias de cada classe (a acurácia balanceada): num lote construído com 30 "
+    "imagens da classe 0, todas certas, e 10 da classe 2, todas erradas, deu 0,5 em vez de 0,75. A acurácia "
+    "pedida é a fração de TODAS as imagens acertadas (acertos / número de imagens), sem pesar as classes.",
+    titulo="Acurácia média por classe",
+    para_instrutor="O aluno calculou a acurácia de cada classe e tirou a média (acurácia balanceada), que só "
+    "coincide com a fração de acertos quando as classes têm o mesmo número de imagens.",
+    secao="Código Comentado",
+)
 VIT_N_CLASSES_IGNORADO = Equivoco(
     "vit-n-classes-ignorado",
     "O argumento `n_classes` do construtor não é usado: com outro número de classes, a cabeça continua com o "

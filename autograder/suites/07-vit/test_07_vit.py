@@ -584,6 +584,28 @@ def _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote):
     return valor, chamadas
 
 
+def _dados_acuracia_desbalanceados():
+    """Caso construído (o mesmo para todo aluno, issue #38): 40 imagens, 30 da classe 0 previstas certas e 10
+    da classe 2 previstas como 1 (uma em cada quatro), com a classe certa em segundo lugar nos logits. A fração
+    de acertos é 0,75; a média das acurácias por classe, 0,5; contar o rótulo entre as duas maiores classes
+    (top-2), 1,0. Com as classes do sorteio do aluno essas contas podem coincidir; aqui nunca."""
+    imagens = torch.zeros(40, 1, 4, 4)
+    erradas = torch.arange(40) % 4 == 3
+    previstos = torch.where(erradas, 1, 0)
+    rotulos = torch.where(erradas, 2, 0)
+    imagens.view(40, -1)[erradas, 2] = 0.5
+    imagens.view(40, -1)[torch.arange(40), previstos] = 1.0
+    return imagens, rotulos
+
+
+def _acuracia_desbalanceada(aluno):
+    """A acurácia do aluno no caso construído; 0,5 ali (a média por classe) é o equívoco com nome."""
+    valor, _ = _acuracia_do_aluno(aluno, *_dados_acuracia_desbalanceados(), TR.N_CLASSES)
+    if isinstance(valor, (int, float)) and not isinstance(valor, bool) and math.isclose(float(valor), 0.5):
+        raise Reprovado(EQ.ACURACIA_MEDIA_POR_CLASSE.mensagem, EQ.ACURACIA_MEDIA_POR_CLASSE)
+    return valor
+
+
 def _dados_acuracia(rng, n, fracao=0.6):
     """Imagens e rótulos em que o modelo de mentira acerta uma ``fracao`` sorteada (e uns 10% do resto)."""
     imagens = _x(rng, n, 1, 4, 4).float()
@@ -646,13 +668,24 @@ def test_acuracia_argmax_nas_classes(aluno, rng):
         and not isinstance(valor, bool)
         and math.isclose(float(valor), certo, rel_tol=1e-6)
     ):
-        return
+        # classes desbalanceadas, construídas: a média por classe só some com o sorteio em que elas se equilibram
+        construido = _acuracia_desbalanceada(aluno)
+        if isinstance(construido, (int, float)) and not isinstance(construido, bool):
+            if math.isclose(float(construido), 0.75):
+                return
+        raise Reprovado(
+            f"A acurácia não confere num lote construído com classes desbalanceadas (30 imagens da classe 0, "
+            f"todas certas, e 10 da classe 2, todas erradas): veio {mostrar(construido)!r}, o esperado é 0,75. "
+            "A classe prevista é só a maior, logits.argmax(dim=-1), comparada com o rótulo de cada imagem, e a "
+            "acurácia é a fração de todas as imagens acertadas."
+        )
     errado = 0
     for inicio in range(0, 40, TR.N_CLASSES):
         logits = imagens[inicio : inicio + TR.N_CLASSES].flatten(1)[:, : TR.N_CLASSES]
         errado += int((logits.argmax(dim=0) == rotulos[inicio : inicio + TR.N_CLASSES]).sum())
     if isinstance(valor, (int, float)) and math.isclose(float(valor), errado / 40):
         raise Reprovado(EQ.ACURACIA_EIXO.mensagem, EQ.ACURACIA_EIXO)
+    _acuracia_desbalanceada(aluno)
     raise Reprovado(
         f"A acurácia não confere: {mostrar(valor)!r}, o esperado é {mostrar(certo):.6g} (lotes de {TR.N_CLASSES} imagens)."
     )

@@ -328,6 +328,23 @@ def atencao_do_cache(aluno, rng, theta=10000.0):
     return remoto, sd
 
 
+# Os erros conhecidos do cache que mudam a geração (modos de ORC.gerar_ref): o sorteio do primeiro caso da geração
+# só vale se cada um deles gera outros tokens. Senão, o mesmo erro tiraria ponto de um aluno e não de outro,
+# conforme o modelo sorteado (issue #38: o mesmo erro custa o mesmo a todo aluno).
+ERROS_DA_GERACAO = ("posicoes_do_zero", "girado_de_novo", "mascara_primeiras", "k_sem_girar")
+TENTATIVAS_DA_GERACAO = 40  # cada sorteio separa todos os erros em ~88 % das vezes: falhar 40 seguidas não acontece
+
+
+def geracao_que_separa(rng, cfg, B, n, n_novos):
+    """(sd, ids) sorteados em que cada erro de ``ERROS_DA_GERACAO`` gera tokens diferentes dos de gerar_sem_cache."""
+    for _ in range(TENTATIVAS_DA_GERACAO):
+        sd, ids = sd_modelo(rng, cfg), ids_aleatorios(rng, B, n, cfg["vocab"])
+        certo = ORC.gerar_ref(sd, ids, n_novos, cfg)
+        if all(not torch.equal(ORC.gerar_ref(sd, ids, n_novos, cfg, modo), certo) for modo in ERROS_DA_GERACAO):
+            return sd, ids
+    raise RuntimeError("nenhum sorteio separou os erros conhecidos do cache")  # erro da suíte, não do aluno
+
+
 def chamar_cache(funcao, *args):
     try:
         return funcao(*args)
@@ -371,12 +388,12 @@ def conferir_atencao_cache(aluno, rng, t, m, theta=10000.0):
     conferir_cache(resultado[1], esperado, t, m, nome, k_cru)
 
 
-def lm_cache(aluno, rng, n_camadas):
+def lm_cache(aluno, rng, n_camadas, sd=None):
     c = CACHE
     aluno.injetar(ORC.AUXILIAR)
     remoto = aluno.criar("_avaliador_LMCache", c["vocab"], c["d_model"], c["h"], c["d_ff"], n_camadas)
     remoto.metodo("double", guardar=True)
     cfg = {**c, "n_camadas": n_camadas}
-    sd = sd_modelo(rng, cfg)
+    sd = sd_modelo(rng, cfg) if sd is None else sd
     remoto.carregar_pesos(sd)
     return remoto, sd, cfg
