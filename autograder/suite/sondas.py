@@ -51,6 +51,7 @@ import numpy as np
 from autograder.suite.itens import Equivoco, Reprovado
 
 __all__ = [
+    "ERRO_SEM_MENSAGEM",
     "Sonda",
     "argumento_ignorado",
     "bloco_pos_norma",
@@ -61,6 +62,7 @@ __all__ = [
     "disparar",
     "escala_das_pontuacoes",
     "escala_medida",
+    "exigir_mensagem_no_erro",
     "iguais",
     "numero_legivel",
     "precisao_perdida",
@@ -614,3 +616,28 @@ def precisao_perdida(
         "dtype da entrada."
     )
     return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+# ----------------------------------------------------------------------- o erro pedido "com uma mensagem clara"
+ERRO_SEM_MENSAGEM = Equivoco(
+    "erro-sem-mensagem",
+    "O enunciado pede o erro com uma mensagem clara, e o seu veio sem texto nenhum (por exemplo, "
+    "raise ValueError()). Quem usa a função precisa saber o que deu errado: escreva o motivo, com os valores "
+    "que não servem (raise ValueError(f'... {valor} ...')).",
+    titulo="Erro sem mensagem",
+    para_instrutor="O aluno levanta a exceção certa, mas sem texto: quem chama não sabe o motivo.",
+    secao="Código Comentado",
+)
+
+
+def exigir_mensagem_no_erro(exc, onde: str) -> None:
+    """A promessa "levanta ValueError com uma mensagem clara": ``exc`` (um ``ErroDoAluno`` do tipo certo) tem de
+    trazer algum texto. Reprova com ``ERRO_SEM_MENSAGEM`` quando o texto (já filtrado pela caixa) é vazio.
+    ``onde`` é o nome da função do aluno, fixo no código da suíte."""
+    from autograder.suite.mensagens import mostrar
+
+    if not str.strip(str.__str__(exc.mensagem) if isinstance(exc.mensagem, str) else ""):
+        raise Reprovado(
+            f"{ERRO_SEM_MENSAGEM.mensagem} ({mostrar(onde)} levantou {mostrar(exc.tipo)} sem mensagem.)",
+            ERRO_SEM_MENSAGEM,
+        )

@@ -426,6 +426,12 @@ MUTANTES = [
         equivoco="guloso-primeira-posicao",
     ),
     Variante(
+        "guloso-zero-como-padding",
+        {"gerar_guloso": _laco(contexto="ids[:, -modelo.n_max :], ids[:, -modelo.n_max :] != 0")},
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-zero-como-padding",
+    ),
+    Variante(
         "guloso-sem-contexto",
         {"gerar_guloso": _laco(contexto="ids[:, -1:]")},
         itens=["teste_gerar_guloso"],
@@ -978,6 +984,18 @@ MUTANTES += [
         {"gerar_com_cache": _GERAR_CACHE_SEM_LIMITE.replace("@LIMITE@", "    # sem conferir n_max")},
         itens=["teste_cache_kv"],
         equivoco="cache-sem-valueerror",
+    ),
+    Variante(
+        "cache-valueerror-sem-mensagem",
+        {
+            "gerar_com_cache": _GERAR_CACHE_SEM_LIMITE.replace(
+                "@LIMITE@",
+                """    if ids.shape[1] + n_novos - 1 > modelo.n_max:
+        raise ValueError()""",
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="erro-sem-mensagem",
     ),
 ]
 

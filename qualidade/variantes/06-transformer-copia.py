@@ -537,6 +537,12 @@ MUTANTES = [
         "treino-sem-eval", {"treinar": _treino()["treinar"].replace("    modelo.eval()\n", "")}, [R], "treino-sem-eval"
     ),
     Variante(
+        "treino-barra-sempre-ativa",
+        _treino(modo="modelo.train()\n    barra = barra_de_progresso(passos)  # sempre ativa"),
+        [R],
+        "treino-barra-sempre-ativa",
+    ),
+    Variante(
         "treino-perda-tensor",
         {"treinar": _treino()["treinar"].replace("perda.item()", "perda.detach()")},
         [R],

@@ -174,6 +174,27 @@ MUTANTES = [
     Variante("patches-transpostos", _patches("0, 2, 4, 1, 5, 3"), [P], "patches-transpostos"),
     Variante("patches-sem-valueerror", _patches(checagem="    pass"), [P], "patches-sem-valueerror"),
     Variante(
+        "patches-forma-lida-como-bhwc",
+        {
+            "extrair_patches": """
+def extrair_patches(imagens, p):
+    B, H, W, C = imagens.shape
+    if H % p or W % p:
+        raise ValueError(f"H = {H} e W = {W} devem ser múltiplos de p = {p}")
+    x = imagens.reshape(B, H // p, p, W // p, p, C).permute(0, 1, 3, 5, 2, 4)
+    return x.reshape(B, (H // p) * (W // p), C * p * p)
+"""
+        },
+        [P],
+        "patches-forma-lida-como-bhwc",
+    ),
+    Variante(
+        "patches-valueerror-sem-mensagem",
+        _patches(checagem="    if H % p or W % p:\n        raise ValueError"),
+        [P],
+        "erro-sem-mensagem",
+    ),
+    Variante(
         "patches-corta-a-sobra",
         _patches(
             checagem="    imagens = imagens[:, :, : H - H % p, : W - W % p]\n    H, W = H - H % p, W - W % p",
@@ -604,6 +625,13 @@ MUTANTES += [
         _trocada(_SLUG, "camada_encoder", ("nn.MultiheadAttention(d_model, h,", "nn.MultiheadAttention(d_model, 4,")),
         itens=["teste_camada_encoder"],
         equivoco="constante-do-exemplo",
+    ),
+    # isolamento dos itens: uma camada que nem se constrói no ViT (d_model e h trocados) custa só o item dela
+    Variante(
+        "camada-mha-argumentos-trocados",
+        _trocada(_SLUG, "camada_encoder", ("nn.MultiheadAttention(d_model, h,", "nn.MultiheadAttention(h, d_model,")),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-mha-argumentos-trocados",
     ),
     Variante(
         "const-vit-patch-4",

@@ -659,6 +659,12 @@ MUTANTES = [
         "modelo-pesos-nao-amarrados",
     ),
     Variante(
+        "modelo-theta-nao-repassado",
+        _trocar("lm_moderno", ("BlocoPreNorma(d_model, h, d_ff, theta)", "BlocoPreNorma(d_model, h, d_ff)")),
+        [M],
+        "modelo-theta-nao-repassado",
+    ),
+    Variante(
         "modelo-amarra-sempre",
         _trocar(
             "lm_moderno", ("        if amarrar_pesos:\n            self.saida.weight", "        self.saida.weight")
@@ -1811,6 +1817,27 @@ def codificar_com_especiais(texto, fusoes, especiais):
     ),
     # ------------------------------------------------------------------ grupos do otimizador
     Variante(
+        "grupos-params-como-gerador",
+        _trocar(
+            "grupos_de_parametros",
+            (
+                "decaem = [p for p in modelo.parameters() if p.dim() >= 2]",
+                "decaem = (p for p in modelo.parameters() if p.dim() >= 2)",
+            ),
+        ),
+        [G],
+        "grupos-params-sem-lista",
+    ),
+    Variante(
+        "grupos-params-em-conjunto",
+        _trocar(
+            "grupos_de_parametros",
+            ('{"params": nao_decaem, "weight_decay": 0.0}', '{"params": set(nao_decaem), "weight_decay": 0.0}'),
+        ),
+        [G],
+        "grupos-params-sem-lista",
+    ),
+    Variante(
         "grupos-sem-decaimento-zero",
         _trocar("grupos_de_parametros", ('{"params": nao_decaem, "weight_decay": 0.0}', '{"params": nao_decaem}')),
         [G],
@@ -2259,6 +2286,12 @@ MUTANTES += [
         "treino-betas-errados",
     ),
     Variante(
+        "treino-adamw-do-torch",
+        _trocar("treinar_lm", ("AdamW(modelo.parameters(), betas", "torch.optim.AdamW(modelo.parameters(), betas")),
+        [T],
+        "treino-adamw-de-fora",
+    ),
+    Variante(
         "treino-grupos-no-laco",
         _trocar(
             "treinar_lm",
@@ -2323,5 +2356,15 @@ MUTANTES += [
         ),
         itens=["teste_tokens_especiais"],
         equivoco="especiais-lista-vazia",
+    ),
+    Variante(
+        "especiais-pedaco-vazio",
+        _trocar(
+            "dividir_especiais",
+            ("return [texto] if texto else []", "return [texto]"),
+            ('if p != ""]', 'if p != ""] or [texto]'),
+        ),
+        itens=["teste_tokens_especiais"],
+        equivoco="especiais-pedaco-vazio",
     ),
 ]

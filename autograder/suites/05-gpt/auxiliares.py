@@ -72,6 +72,22 @@ class _avaliador_AtencaoCausal(_avaliador_nn.Module):
         return self.w_o(juntas), pesos
 
 
+# O espião da geração gulosa: logits que só dependem do último token (o próximo é (último + 1) % vocab) e um
+# registro do padding de cada chamada. A gulosa não tem padding: o token de id 0 é um token como outro.
+class _avaliador_ModeloSemPadding(_avaliador_nn.Module):
+    def __init__(self, vocab, n_max):
+        super().__init__()
+        self.vocab, self.n_max = vocab, n_max
+        self.escala = _avaliador_nn.Parameter(_avaliador_torch.ones(()))
+        self.paddings = []  # por chamada: quantas posições o padding recebido bloqueou (0 sem padding)
+
+    def forward(self, ids, padding=None, *args, **kwargs):
+        bloqueadas = 0 if padding is None else int((~_avaliador_torch.as_tensor(padding).bool()).sum())
+        self.paddings.append(bloqueadas)
+        proximo = (ids + 1) % self.vocab
+        return self.escala * _avaliador_nn.functional.one_hot(proximo, self.vocab).to(self.escala.dtype)
+
+
 class _avaliador_MiniGPT(_avaliador_nn.Module):
     def __init__(self, vocab, d_model, h, n_camadas, n_max, d_ff=None):
         super().__init__()

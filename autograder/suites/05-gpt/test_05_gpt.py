@@ -366,6 +366,15 @@ GULOSO_SEM_REALIMENTAR = Equivoco(
     para_instrutor="O aluno tirou todos os tokens novos de uma única passada, sem perceber que a geração é autorregressiva.",
     secao="Explicação Intuitiva",
 )
+GULOSO_ZERO_COMO_PADDING = Equivoco(
+    "guloso-zero-como-padding",
+    "gerar_guloso passou ao modelo uma máscara de padding que bloqueia posições do contexto (por exemplo, "
+    "contexto != 0, que trata o token de id 0 como padding). Na geração gulosa não há padding: o id 0 é um "
+    "token como os outros, e o modelo recebe só a sequência, modelo(contexto).",
+    titulo="Token 0 tratado como padding",
+    para_instrutor="O aluno passa ao modelo padding = contexto != 0 e bloqueia o token de id 0 na geração.",
+    secao="Código Comentado",
+)
 GULOSO_NAO_ARGMAX = Equivoco(
     "guloso-nao-argmax",
     "Em algum passo o token escolhido não foi o de maior logit na última posição: a decodificação gulosa "
@@ -1086,6 +1095,14 @@ def test_gerar_casos_pequenos(aluno, ref, rng):
         aluno, ref, np.random.default_rng(3850), n_max=10, borda=(fixos, 1, ("sem_contexto", "primeira"))
     )
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, fixos, 1), modelo, fixos, 1)
+    # o id 0 é um token comum: um prompt com zeros, num espião que anota o padding de cada chamada (o registro da
+    # caixa só serve para reprovar)
+    aluno.injetar(AUXILIAR)
+    espiao = aluno.criar("_avaliador_ModeloSemPadding", VOCAB, 10)
+    _gerar_do_aluno(aluno, espiao, torch.tensor([[0, 0, 3], [5, 0, 0]]), 2)
+    paddings = espiao.ler("paddings")
+    if isinstance(paddings, list) and any(isinstance(b, int) and b > 0 for b in paddings):
+        raise Reprovado(GULOSO_ZERO_COMO_PADDING.mensagem, GULOSO_ZERO_COMO_PADDING)
 
 
 # ======================================================================= sondas (issue #38)

@@ -574,6 +574,7 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
         _gerar_do_aluno(aluno, remoto, ids, n_novos + 1)
     except ErroDoAluno as exc:
         if exc.tipo == "ValueError":
+            S.exigir_mensagem_no_erro(exc, "gerar_com_cache")
             return
         _exigir_limite_lido(aluno, remoto, ids, n_max)
         raise Reprovado(

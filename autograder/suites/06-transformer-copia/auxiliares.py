@@ -117,13 +117,27 @@ def _avaliador_treinar(*args, **kwargs):
         raise NameError("nome 'treinar' não está definido no seu notebook")
     original = espaco.get("perda_copia")
     espaco["perda_copia"] = _avaliador_perda_de_referencia
+    # a barra de progresso espiada: o ativa de cada barra criada vai para _avaliador_barras (só serve para reprovar)
+    barra = espaco.get("barra_de_progresso")
+
+    def _avaliador_barra(total, ativa=True, *a, **kw):
+        _avaliador_barras.append(bool(ativa))
+        return barra(total, ativa, *a, **kw)
+
+    if callable(barra):
+        espaco["barra_de_progresso"] = _avaliador_barra
     try:
         return espaco["treinar"](*args, **kwargs)
     finally:
+        if callable(barra):
+            espaco["barra_de_progresso"] = barra
         if original is None:
             espaco.pop("perda_copia", None)
         else:
             espaco["perda_copia"] = original
+
+
+_avaliador_barras = []
 
 
 _avaliador_recortes = []

@@ -76,4 +76,5 @@ def extra_do_espiao(aluno, espiao) -> dict:
         "recortes": aluno.ler("_avaliador_recortes"),
         "final": espiao.metodo("norma_final"),
         "normas_no_passo": espiao.ler("normas_no_passo"),
+        "barras": aluno.ler("_avaliador_barras"),
     }

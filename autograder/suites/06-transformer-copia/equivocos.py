@@ -427,6 +427,14 @@ TREINO_RECORTE_FORA_DE_ORDEM = Equivoco(
     "usa o gradiente sem recorte.",
     secao="Código Comentado",
 )
+TREINO_BARRA_SEMPRE_ATIVA = Equivoco(
+    "treino-barra-sempre-ativa",
+    "Com mostrar_progresso=False o laço criou a barra de progresso ativa: o argumento mostrar_progresso não é "
+    "usado. Crie a barra com barra_de_progresso(passos, mostrar_progresso), que a desliga quando ele é False.",
+    titulo="Barra de progresso sempre ativa",
+    para_instrutor="O aluno cria a barra com barra_de_progresso(passos) e ignora o argumento mostrar_progresso.",
+    secao="Código Comentado",
+)
 TREINO_ADAM_HIPERPARAMETROS = Equivoco(
     "treino-adam-hiperparametros",
     "O Adam não foi criado com os hiperparâmetros pedidos: torch.optim.Adam(modelo.parameters(), lr=pico, "

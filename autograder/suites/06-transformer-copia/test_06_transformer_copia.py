@@ -702,6 +702,13 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
             or float(criado.get("weight_decay") or 0) != 0
         ):
             raise Reprovado(EQ.TREINO_ADAM_HIPERPARAMETROS.mensagem, EQ.TREINO_ADAM_HIPERPARAMETROS)
+    # o espião roda com mostrar_progresso=False: nenhuma barra criada ativa (o registro da caixa só serve para reprovar)
+    barras = extra.get("barras")
+    verificar(
+        not (isinstance(barras, list) and any(b is True for b in barras)),
+        EQ.TREINO_BARRA_SEMPRE_ATIVA.mensagem,
+        EQ.TREINO_BARRA_SEMPRE_ATIVA,
+    )
 
 
 test_treino_zera_gradientes_um_otimizador_modo_de_treino = TREINO.teste_do_laco(0.25)

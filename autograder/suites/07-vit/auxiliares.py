@@ -117,6 +117,20 @@ def _avaliador_treinar_com_gerador(modelo, lotes, passos, **kwargs):
     return historico
 
 
+def _avaliador_vit_com_camadas_da_biblioteca(*args):
+    """O ViT do aluno construído com _avaliador_CamadaBiblioteca no lugar da CamadaEncoderPreNorma dele (que tem
+    item próprio): o item do ViT usa a camada de referência, como o enunciado promete, mesmo quando a camada do
+    aluno nem se constrói. O nome do aluno volta ao que era logo depois."""
+    if "ViT" not in globals():
+        raise NameError("nome 'ViT' não está definido no seu notebook")
+    original = globals().get("CamadaEncoderPreNorma")
+    globals()["CamadaEncoderPreNorma"] = _avaliador_CamadaBiblioteca
+    try:
+        return globals()["ViT"](*args)
+    finally:
+        globals()["CamadaEncoderPreNorma"] = original
+
+
 def _avaliador_tipo_da_acuracia(modelo, imagens, rotulos, tamanho_lote):
     """O tipo (módulo.nome) do que a acuracia do aluno devolve: a travessia da caixa converte escalares do
     NumPy em números do Python, então só aqui dentro dá para ver um np.float32. Só serve para reprovar."""

@@ -58,7 +58,7 @@ def _conferir_patches(aluno, x, p):
 
 
 @item("teste_patches", pontos=1.0)
-@S.com_sondas(lambda aluno: _sondas_patches(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_patches(aluno))
 def test_patches_conferem_com_reshape_e_permute(aluno, rng):
     """patches: (B, C, H, W) → (B, N, C·p·p) na ordem de leitura, com 3 canais e imagem retangular"""
     x = _x(rng, 2, 3, 6, 8)
@@ -72,7 +72,7 @@ def test_patches_conferem_com_reshape_e_permute(aluno, rng):
 
 
 @item("teste_patches", pontos=0.5)
-@S.com_sondas(lambda aluno: _sondas_patches(aluno))
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_patches(aluno))
 def test_patches_conferem_com_unfold(aluno, rng):
     """patches: iguais ao nn.Unfold(kernel_size=p, stride=p) transposto, em dígitos 8×8 e em imagens 6×9"""
     for forma, p in (((4, 1, 8, 8), 4), ((3, 2, 6, 9), 3), ((2, 1, 8, 8), 2)):
@@ -100,6 +100,7 @@ def test_patches_recusam_tamanho_que_nao_divide(aluno, rng):
             aluno.extrair_patches(_x(rng, *forma), p)
         except suite.ErroDoAluno as exc:
             if exc.tipo == "ValueError":
+                S.exigir_mensagem_no_erro(exc, "extrair_patches")
                 continue
             raise Reprovado(
                 f"{EQ.PATCHES_SEM_ERRO.mensagem} (Veio {mostrar(exc.tipo)}: {exc.mensagem[:200]})",
@@ -146,7 +147,7 @@ def _saida_camada(camada, x):
 
 
 @item("teste_camada_encoder", pontos=1.0)
-@S.com_sondas(lambda aluno, ref: _sondas_camada(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_camada(aluno, ref))
 def test_camada_confere_com_transformer_encoder_layer(aluno, ref, rng):
     """camada do encoder: confere com nn.TransformerEncoderLayer(norm_first=True, activation="gelu")"""
     camada, bib = _camada(aluno, ref, rng)
@@ -266,12 +267,25 @@ def _exigir_n_classes_lido(pesos, ref, cfg):
         )
 
 
+def _criar_vit(aluno, args):
+    """O ViT do aluno (auxiliares já injetados). Se ele não se constrói, tenta de novo com a camada da biblioteca
+    no lugar da CamadaEncoderPreNorma do aluno: um erro na camada custa só o item dela (isolamento dos itens)."""
+    try:
+        return aluno.criar("ViT", *args)
+    except suite.ErroDoAluno as exc:
+        erro = exc
+    try:
+        return aluno.criar("_avaliador_vit_com_camadas_da_biblioteca", *args)
+    except suite.ErroDoAluno:
+        raise erro from None
+
+
 def _vit(aluno, ref, rng):
     """O ViT do aluno com camadas de encoder da biblioteca (não depende da CamadaEncoderPreNorma dele)."""
     aluno.injetar(TR.ITEM.auxiliar)
     modelo = ref.ViT(*_args_vit()).double()
     sd = TR.aleatorizar(modelo, rng)
-    remoto = aluno.criar("ViT", *_args_vit())
+    remoto = _criar_vit(aluno, _args_vit())
     args_da_camada = (VIT["d_model"], VIT["h"], VIT["d_ff"])
     tocha.trocar_camadas(aluno, remoto, "camadas", VIT["n_camadas"], args_da_camada, "CamadaEncoderPreNorma")
     remoto.metodo("double", guardar=True)
@@ -430,7 +444,7 @@ def test_vit_estrutura(aluno, ref):
     cfg["n_camadas"] = 3
     cfg["n_classes"] = TR.N_CLASSES - 3  # outro número de classes: o argumento do construtor tem de ser lido
     aluno.injetar(TR.ITEM.auxiliar)
-    remoto = aluno.criar("ViT", *_args_vit(cfg))
+    remoto = _criar_vit(aluno, _args_vit(cfg))
     # a estrutura com as camadas do aluno (uma mesma camada repetida na lista aparece aqui); o conteúdo
     # delas é do item da camada
     suite.conferir_estrutura(aluno, remoto, ref.ViT(*_args_vit(cfg)), "ViT", outros_itens=("camadas.",))
@@ -830,7 +844,28 @@ def _sondas_patches(aluno):
         todos = torch.equal(torch.sort(obtido.flatten()).values, torch.sort(x.flatten()).values)
         return todos and nao_reorganiza()
 
+    def canais_no_fim():
+        # (1, 3, 4, 4) com p = 2 se divide; (1, 4, 4, 3) não (W = 3). Quem lê a forma como (B, H, W, C) recusa a
+        # primeira e aceita a segunda
+        try:
+            _patches_do_aluno(aluno, torch.zeros(1, 3, 4, 4, dtype=torch.float64), 2)
+            return False
+        except suite.ErroDoAluno as exc:
+            if exc.tipo != "ValueError":
+                return False
+        return _patches_do_aluno(aluno, torch.zeros(1, 4, 4, 3, dtype=torch.float64), 2).ndim == 3
+
     return [
+        S.promessa(
+            "patches-forma-lida-como-bhwc",
+            "extrair_patches leu a forma das imagens como (B, H, W, C), o formato do NumPy e do PIL: recusou uma "
+            "imagem (B, C, H, W) cujos H e W são múltiplos de p e aceitou outra cujo W não é. No PyTorch as imagens "
+            "vêm com o canal no eixo 1: B, C, H, W = imagens.shape.",
+            canais_no_fim,
+            titulo="Forma das imagens lida com o canal no fim",
+            para_instrutor="O aluno desempacota imagens.shape como (B, H, W, C) e corta os eixos errados.",
+            secao="De imagem a sequência: patches",
+        ),
         S.promessa(
             "patches-misturam-o-lote",
             "Os patches da imagem i trazem pixels de outra imagem do lote: os valores do lote inteiro estão todos lá, "
@@ -925,7 +960,25 @@ def _sondas_camada(aluno, ref):
         x1 = x_pequeno + atencao_bib(ln1(x_pequeno, eps[0]))
         return x1 + mlp_bib(ln2(x1, eps[1]))
 
+    def argumentos_trocados():
+        # d_model = 4 com h = 12: a camada pedida nem se constrói (4 não é múltiplo de 12); com os argumentos do
+        # nn.MultiheadAttention trocados ela se constrói, com embed_dim = 12 (d_model e h lidos ao contrário)
+        pesos = aluno.criar("CamadaEncoderPreNorma", 4, 12, 8).pesos()
+        w = pesos.get("auto_atencao.in_proj_weight") if isinstance(pesos, dict) else None
+        return w is not None and tuple(w.shape) == (36, 12)
+
     return [
+        S.promessa(
+            "camada-mha-argumentos-trocados",
+            "O nn.MultiheadAttention recebeu d_model e h fora de ordem: a assinatura é "
+            "nn.MultiheadAttention(embed_dim, num_heads, ...), isto é, nn.MultiheadAttention(d_model, h, "
+            "dropout=0.0, batch_first=True). Com os argumentos trocados a camada só se constrói quando d_model "
+            "é divisor de h (e aí a dimensão da atenção é h, não d_model).",
+            argumentos_trocados,
+            titulo="Argumentos do nn.MultiheadAttention trocados",
+            para_instrutor="O aluno passou (h, d_model) ao nn.MultiheadAttention, na ordem errada.",
+            secao="Código Comentado",
+        ),
         S.bloco_pre_norma(
             "camada-norma-ou-residuo-fora-do-lugar", com_constantes, x0, c1, c2, secao="Código Comentado"
         ),

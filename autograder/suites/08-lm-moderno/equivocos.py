@@ -335,6 +335,15 @@ MODELO_AMARRA_SEMPRE = Equivoco(
     para_instrutor="O aluno amarrou embedding e saída mesmo com amarrar_pesos=False.",
     secao="Código Comentado",
 )
+MODELO_THETA_NAO_REPASSADO = Equivoco(
+    "modelo-theta-nao-repassado",
+    "O theta do LMModerno não chega aos blocos: com LMModerno(..., theta=500.0) a atenção dos blocos continua "
+    "com a base 10000 (o padrão). Repasse o argumento ao criar cada bloco, BlocoPreNorma(d_model, h, d_ff, theta), "
+    "e o bloco à sua AtencaoCausalRoPE: a base da RoPE é a que o modelo recebeu.",
+    titulo="theta do modelo não repassado aos blocos",
+    para_instrutor="O aluno cria os blocos sem passar theta, e todo modelo gira com a base padrão.",
+    secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+)
 MODELO_POSICAO = Equivoco(
     "modelo-embedding-posicional",
     "O modelo tem parâmetros a mais (um embedding de posição?): com RoPE a posição entra só na atenção.",
@@ -553,6 +562,15 @@ TREINO_USA_GRUPOS = Equivoco(
     "teste_grupos_decaimento, não o laço.",
     titulo="Laço com grupos de parâmetros fora da receita",
     para_instrutor="O aluno passou grupos_de_parametros à AdamW do laço, contra a receita do enunciado.",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
+TREINO_ADAMW_DE_FORA = Equivoco(
+    "treino-adamw-de-fora",
+    "O laço não criou a AdamW pelo nome AdamW, a sua (usou outro otimizador, como torch.optim.AdamW). O "
+    "enunciado pede AdamW(modelo.parameters(), lr=taxa_max, betas=(0.9, 0.95), eps=1e-8, "
+    "weight_decay=weight_decay), a AdamW que você implementou, chamada pelo nome.",
+    titulo="Laço com um otimizador que não é a AdamW do aluno",
+    para_instrutor="O aluno treina com torch.optim.AdamW (ou outro otimizador) no lugar da AdamW que implementou.",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
 TREINO_BETAS = Equivoco(
@@ -876,6 +894,16 @@ GRUPOS_ESQUECIDO = Equivoco(
     para_instrutor="O aluno escolhe os parâmetros pelo tipo do módulo e deixa alguns fora dos grupos, sem treino.",
     secao="Treinar: AdamW, aquecimento com cosseno e recorte",
 )
+GRUPOS_PARAMS_SEM_LISTA = Equivoco(
+    "grupos-params-sem-lista",
+    "O 'params' de cada grupo tem de ser uma lista de parâmetros, como no exemplo do enunciado "
+    "({'params': matrizes, ...} com matrizes uma lista). Um gerador (p for p in ...) se esgota na primeira vez "
+    "que é percorrido: quem percorrer os grupos de novo vê um grupo vazio. Um set não tem ordem, e o otimizador "
+    "do PyTorch recusa conjuntos. Monte listas (por exemplo, [p for p in modelo.parameters() if p.dim() >= 2]).",
+    titulo="Grupo com gerador ou conjunto no lugar da lista",
+    para_instrutor="O aluno pôs em 'params' um gerador (que se esgota) ou um set (que não tem ordem).",
+    secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+)
 
 # ======================================================================= equívocos: amostragem
 AMOSTRA_MULTIPLICA = Equivoco(
@@ -949,6 +977,15 @@ AMOSTRA_FORA_DO_NUCLEO = Equivoco(
 )
 
 # ---------------------------------------------------------------- corpus cego 5: bordas (issue #38)
+ESP_PEDACO_VAZIO = Equivoco(
+    "especiais-pedaco-vazio",
+    "Com o texto vazio, dividir_especiais devolveu um pedaço vazio (['']). O enunciado pede os pedaços sem "
+    "pedaços vazios: o texto vazio não tem pedaço nenhum e dá [], com ou sem especiais (juntar [] também "
+    "devolve '').",
+    titulo="Pedaço vazio no texto vazio",
+    para_instrutor="O aluno devolve [texto] mesmo quando o texto é vazio, e sai um pedaço vazio.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
+)
 ESP_LISTA_VAZIA = Equivoco(
     "especiais-lista-vazia",
     "Com a lista de especiais vazia, dividir_especiais tem de devolver o texto inteiro como único pedaço "

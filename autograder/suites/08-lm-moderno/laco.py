@@ -209,6 +209,8 @@ def conferir_receita_do_otimizador(receitas):
     reprovar."""
     if not isinstance(receitas, list):
         return
+    if not receitas:  # o laço rodou sem criar nenhuma AdamW pelo nome
+        raise Reprovado(EQ.TREINO_ADAMW_DE_FORA.mensagem, EQ.TREINO_ADAMW_DE_FORA)
     for receita in receitas:
         if not isinstance(receita, list) or len(receita) != 4:
             continue

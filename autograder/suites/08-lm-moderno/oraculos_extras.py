@@ -123,6 +123,9 @@ def _avaliador_descrever_grupos(amarrar, weight_decay, padrao):
     copias, descricao = [], []
     for g in grupos:
         params = g.get("params", [])
+        # um recipiente que só se percorre uma vez (um gerador) ou sem ordem (um set), antes de virar lista aqui
+        uma_vez = not isinstance(params, _avaliador_t.Tensor) and iter(params) is params
+        sem_ordem = isinstance(params, (set, frozenset))
         params = [params] if isinstance(params, _avaliador_t.Tensor) else list(params)
         copias.append({**g, "params": params})
         descricao.append(
@@ -130,6 +133,8 @@ def _avaliador_descrever_grupos(amarrar, weight_decay, padrao):
                 "nomes": [nomes.get(id(p), "?") for p in params],
                 "chaves": sorted(str(k) for k in g),
                 "weight_decay": g.get("weight_decay"),
+                "uma_vez": bool(uma_vez),
+                "sem_ordem": bool(sem_ordem),
             }
         )
     try:

@@ -520,6 +520,19 @@ def test_modelo_estrutura(aluno, ref):
     if extras:
         raise Reprovado(f"{EQ.MODELO_POSICAO.mensagem} (Parâmetros a mais: {mostrar(extras[:6])}.)", EQ.MODELO_POSICAO)
     suite.conferir_estrutura(aluno, remoto, ref.LMModerno(*args), "LMModerno", outros_itens=de_outro_item)
+    # o theta do modelo chega à atenção de cada bloco (o atributo atencao.theta que o cache KV usa); um bloco que
+    # não guarda o atributo é do item do bloco, não deste
+    com_theta = aluno.criar("LMModerno", *args, theta=500.0)
+    for i in range(args[4]):
+        try:
+            lido = com_theta.ler(f"blocos.{mostrar(i)}.atencao.theta")
+        except suite.ErroDoAluno:
+            continue
+        if isinstance(lido, (int, float)) and not math.isclose(float(lido), 500.0):
+            raise Reprovado(
+                f"{EQ.MODELO_THETA_NAO_REPASSADO.mensagem} (No bloco {mostrar(i)}, atencao.theta = {mostrar(float(lido))}.)",
+                EQ.MODELO_THETA_NAO_REPASSADO,
+            )
 
 
 # ======================================================================= AdamW, cronograma, recorte
@@ -881,6 +894,8 @@ def test_especiais_dividir(aluno, rng):
         (EX.texto_com_especiais(rng, especiais), especiais),
         (sem_especial, especiais),
         (sem_especial, []),
+        ("", especiais),  # bordas: o texto vazio não tem pedaço nenhum, nem com nem sem especiais
+        ("", []),
     ):
         obtido = aluno.dividir_especiais(texto, list(lista))
         suite.exigir_entradas_intactas(aluno, "dividir_especiais", ["texto", "especiais"])
@@ -889,6 +904,8 @@ def test_especiais_dividir(aluno, rng):
             continue
         if not isinstance(obtido, list) or not all(isinstance(p, str) for p in obtido):
             raise Reprovado(f"dividir_especiais deve devolver uma lista de str; veio {mostrar(type(obtido).__name__)}.")
+        if not texto and "" in obtido:
+            raise Reprovado(EQ.ESP_PEDACO_VAZIO.mensagem, EQ.ESP_PEDACO_VAZIO)
         if not lista:
             raise Reprovado(
                 f"{EQ.ESP_LISTA_VAZIA.mensagem} (veio {mostrar(len(obtido))} pedaço(s))", EQ.ESP_LISTA_VAZIA
@@ -978,6 +995,13 @@ def _conferir_grupos(aluno, amarrar):
     weight_decay, padrao = 0.3, 0.05  # diferentes: um grupo sem a chave herda o padrão do otimizador
     descricao = _grupos_do_aluno(aluno, amarrar, weight_decay, padrao)
     grupos = descricao["grupos"]
+    for g in grupos:
+        if g.get("uma_vez") is not False or g.get("sem_ordem") is not False:
+            qual = "um conjunto (set)" if g.get("sem_ordem") is not False else "um iterador que só se percorre uma vez"
+            raise Reprovado(
+                f"{EQ.GRUPOS_PARAMS_SEM_LISTA.mensagem} (Um dos seus grupos tem {mostrar(qual)}.)",
+                EQ.GRUPOS_PARAMS_SEM_LISTA,
+            )
     nomes = [n for g in grupos for n in g.get("nomes", [])]
     esperados = EX.parametros_esperados(amarrar)
     if len(nomes) != len(set(nomes)) or "more than one" in str(descricao.get("erro", "")):
