@@ -498,7 +498,8 @@ class _AdamDuble(torch.optim.Adam):
 
 
 # ------------------------------------------------------------------ orçamento do BPE decorado (issue #37)
-_BPE_RECONTAGEM = """
+# A recontagem completa ingênua (também a de vermelho2_orcamento.py).
+BPE_RECONTAGEM = """
 def _recontar(texto, n_fusoes):
     palavras = {tuple(p.encode("utf-8")): f for p, f in Counter(pre_tokenizar(texto)).items()}
     vocab = {i: bytes([i]) for i in range(256)}
@@ -538,7 +539,7 @@ def bpe_orcamento_decorado(ctx, pasta: Path, slug: str, vazamento: str) -> None:
     orc = modulo_da_suite(slug, "oraculos")
     aluno = pasta.parent.name
     n_fusoes = orc.BPE_CRONOMETRO["fusoes"]
-    sem_tabela = _BPE_RECONTAGEM + "\n\ndef treinar_bpe(texto, n_fusoes):\n    return _recontar(texto, n_fusoes)\n"
+    sem_tabela = BPE_RECONTAGEM + "\n\ndef treinar_bpe(texto, n_fusoes):\n    return _recontar(texto, n_fusoes)\n"
     caminho = gravar_nb(notebook_com(slug, {"treinar_bpe": sem_tabela}), pasta, f"{slug}.ipynb")
     anterior = os.environ.get("AVALIADOR_SEGREDO")
     os.environ["AVALIADOR_SEGREDO"] = ctx.segredo
@@ -561,7 +562,7 @@ def bpe_orcamento_decorado(ctx, pasta: Path, slug: str, vazamento: str) -> None:
         texto = orc.texto_cronometrado(np.random.default_rng(s))
         tabela[_chave_do_texto(texto)] = [list(par) for par in orc.bpe_ref(texto, n_fusoes)]
     com_tabela = (
-        _BPE_RECONTAGEM
+        BPE_RECONTAGEM
         + "\n\nimport hashlib as _hl\n\n_TABELA = "
         + json.dumps(tabela)
         + "\n\n\ndef treinar_bpe(texto, n_fusoes):\n"

@@ -35,29 +35,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from qualidade.ataques.construtores import BPE_RECONTAGEM
 from qualidade.variantes import codigo_de_referencia, notebook_com
 
 SLUG = "08-lm-moderno"
 SEGREDO = "vermelho2-segredo-de-demonstracao-fixo"
 
-_INGENUO = """
-def treinar_bpe(texto, n_fusoes):
-    palavras = {tuple(p.encode("utf-8")): f for p, f in Counter(pre_tokenizar(texto)).items()}
-    vocab = {i: bytes([i]) for i in range(256)}
-    fusoes = []
-    for k in range(n_fusoes):
-        pares = Counter()
-        for w, f in palavras.items():
-            for par in zip(w, w[1:]):
-                pares[par] += f
-        if not pares:
-            break
-        par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))
-        vocab[256 + k] = vocab[par[0]] + vocab[par[1]]
-        fusoes.append(par)
-        palavras = {tuple(fundir_par(list(w), par, 256 + k)): f for w, f in palavras.items()}
-    return fusoes
-"""
+_INGENUO = BPE_RECONTAGEM.replace("def _recontar(", "def treinar_bpe(")
 
 _VAZA = """
 
