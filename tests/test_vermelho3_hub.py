@@ -74,6 +74,26 @@ def raiz():
     shutil.rmtree(pasta, ignore_errors=True)
 
 
+def _com_o_aluno_trocando(q, acao_do_root) -> None:
+    """Roda ``acao_do_root`` (como root) enquanto um processo do aluno (sem privilégio nenhum, dono da própria
+    árvore) troca sem parar a subpasta de ``q`` por um link; o processo do aluno morre no fim."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(ANA)
+            os.setuid(ANA)
+            _trocar_sem_parar(q)
+        finally:
+            os._exit(0)
+    try:
+        time.sleep(0.05)
+        acao_do_root()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 def test_quarentena_nao_da_chmod_fora_da_arvore_do_aluno(raiz):
     tmp_path = raiz
     inbound = tmp_path / "inbound"
@@ -88,21 +108,7 @@ def test_quarentena_nao_da_chmod_fora_da_arvore_do_aluno(raiz):
     mudou = None
     for n in range(TENTATIVAS):
         q = _montar(inbound, n, alvo)
-        pid = os.fork()
-        if pid == 0:  # o aluno: sem privilégio nenhum, dono da própria árvore
-            try:
-                os.setgroups([])
-                os.setgid(ANA)
-                os.setuid(ANA)
-                _trocar_sem_parar(q)
-            finally:
-                os._exit(0)
-        try:
-            time.sleep(0.05)
-            apagar_arvore(str(q))  # o que o ajudante root faz com cada entrada ``.quarentena+...``
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        _com_o_aluno_trocando(q, lambda q=q: apagar_arvore(str(q)))  # o ajudante root com cada ``.quarentena+...``
         if q.exists() or os.path.lexists(q):
             apagar_arvore(str(q))
         modo = stat.S_IMODE(os.lstat(alvo).st_mode)
@@ -132,21 +138,7 @@ def test_varredura_do_tmp_nao_da_chmod_fora_da_arvore(raiz):
     for n in range(TENTATIVAS):
         q = _montar(base, n, alvo)
         q = q.rename(base / f"caixa-aluno-t-vermelho3{n}")
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setgroups([])
-                os.setgid(ANA)
-                os.setuid(ANA)
-                _trocar_sem_parar(q)
-            finally:
-                os._exit(0)
-        try:
-            time.sleep(0.05)
-            varrer_abandonadas(str(base))  # o que cada zigoto faz ao nascer
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        _com_o_aluno_trocando(q, lambda: varrer_abandonadas(str(base)))  # o que cada zigoto faz ao nascer
         if os.path.lexists(q):
             apagar_arvore(str(q))
         modo = stat.S_IMODE(os.lstat(alvo).st_mode)
