@@ -28,7 +28,6 @@ Este módulo também é o executor de cada caminho dentro do envelope:
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -37,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 from qualidade import adversarial as adv
@@ -45,7 +45,6 @@ from qualidade import adversarial as adv
 # avaliador por submissão (o Gradescope, o nbgrader).
 SEGUNDOS_POR_SUBMISSAO = float(os.environ.get("CAMINHOS_SEGUNDOS_POR_SUBMISSAO", "120"))
 _ID_DE_ALUNO = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-_TAGS = re.compile(r"<[^>]+>")
 
 
 @dataclass(frozen=True)
@@ -179,9 +178,43 @@ def _nbgrader(curso: Path, *args: str) -> None:
     print(f"--- nbgrader {args[0]} (código {proc.returncode})\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}", flush=True)
 
 
-def _texto_do_html(bruto: str) -> str:
-    """O HTML do retorno e o texto que o aluno lê nele (sem marcas, entidades resolvidas)."""
-    return bruto + "\n" + html.unescape(_TAGS.sub(" ", bruto))
+class _TextoDoRetorno(HTMLParser):
+    """O texto do retorno do nbgrader que vem do avaliador: cabeçalhos, notas, saídas das células e
+    comentários. Fica de fora o que não é do avaliador: o estilo e os scripts do modelo, o código das
+    células (``input_area``: o do aluno, ecoado, e o visível do instrutor) e o texto das células de markdown
+    (``text_cell_render``: o enunciado e as respostas escritas do aluno). O próprio código do aluno traz
+    ``VAZOU`` e números longos (os ataques), sem que isso seja um vazamento."""
+
+    _PULAR = frozenset({"input_area", "text_cell_render"})
+    _VAZIOS = frozenset({"br", "img", "hr", "meta", "link", "input", "col", "area", "base", "wbr", "source"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.partes: list[str] = []
+        self._pilha: list[bool] = []  # por elemento aberto: se ele (ou um pai) é pulado
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self._VAZIOS:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        pular = (self._pilha[-1] if self._pilha else False) or tag in ("style", "script") or bool(classes & self._PULAR)
+        self._pilha.append(pular)
+
+    def handle_endtag(self, tag):
+        if tag not in self._VAZIOS and self._pilha:
+            self._pilha.pop()
+
+    def handle_data(self, data):
+        if not (self._pilha and self._pilha[-1]):
+            self.partes.append(data)
+
+
+def texto_do_retorno(bruto: str) -> str:
+    """O texto do HTML do retorno que vem do avaliador (``_TextoDoRetorno``), com as entidades resolvidas."""
+    leitor = _TextoDoRetorno()
+    leitor.feed(bruto)
+    leitor.close()
+    return re.sub(r"[ \t]*\n\s*", "\n", " ".join(leitor.partes)).strip()
 
 
 def _executar_nbgrader(submissoes: Path, saida: Path, pasta: Path) -> int:
@@ -231,7 +264,7 @@ def _executar_nbgrader(submissoes: Path, saida: Path, pasta: Path) -> int:
             totais[aluno] = total
             dados = {
                 "score": total,
-                "output": _texto_do_html(html_retorno),
+                "output": texto_do_retorno(html_retorno),
                 "tests": [
                     {
                         "name": g.name,

@@ -140,3 +140,22 @@ def test_um_contido_e_um_controle_por_caminho():
         assert rel.casos["aa-controle"].nota == 10, nome
         assert rel.casos["imprimir-nota-falsa"].nota == 8, nome  # teste_softmax zerado, o resto intacto
         assert not caminhos.ganhou(rel)
+
+
+def test_texto_do_retorno_e_o_do_avaliador():
+    """Do HTML do retorno do nbgrader conta o que vem do avaliador (notas, saídas das células): o código
+    do aluno ecoado (que traz VAZOU e números longos nos próprios ataques), o estilo e o markdown ficam de
+    fora; um vazamento numa saída de célula continua lá."""
+    bruto = (
+        "<html><head><style>p { line-height: 1.42857143 }</style><script>var x = 'VAZOU';</script></head><body>"
+        "<h1>01-atencao (Nota autom&aacute;tica: 8 de 10)</h1>"
+        '<div class="cell"><div class="input_area"><pre>raise RuntimeError("VAZOU: 0.1234567")<br></pre></div>'
+        '<div class="output_area"><pre>[avaliador] teste_softmax: 0 de 2 pontos<br>VAZOU: 0.7654321</pre></div></div>'
+        '<div class="text_cell_render"><p>Minha resposta: VAZOU 9.8765432</p></div>'
+        "</body></html>"
+    )
+    texto = caminhos.texto_do_retorno(bruto)
+    assert "Nota automática: 8 de 10" in texto and "teste_softmax: 0 de 2" in texto
+    assert "VAZOU: 0.7654321" in texto
+    assert "1.42857143" not in texto and "0.1234567" not in texto and "9.8765432" not in texto
+    assert texto.count("VAZOU") == 1
