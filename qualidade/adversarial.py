@@ -1404,6 +1404,9 @@ def main(argv=None, prog: str | None = None) -> int:
     if args.caminhos is not None:
         from qualidade import caminhos
 
+        if args.modos is not None:
+            p.error("use --caminhos ou --modos, não os dois (cada caminho roda no modo root com namespaces)")
+
         rels = caminhos.rodar_caminhos(
             args.caminhos or None, args.casos, args.completo, base=args.base, manter=args.manter
         )
