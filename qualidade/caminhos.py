@@ -161,6 +161,9 @@ def _executar_gradescope(submissoes: Path, saida: Path, pasta: Path) -> int:
         finally:
             shutil.rmtree(base, ignore_errors=True)
         print(f"{aluno}/{slug}: run_autograder saiu com código {codigo}", flush=True)
+        avisos = str((dados or {}).get("output", "")).splitlines()
+        for aviso in dict.fromkeys(x for x in avisos if x.startswith("Aviso de segurança")):
+            print(aviso, flush=True)  # o corpus os junta na linha "isolamento" da tabela
         _gravar(pasta / "vistos" / f"{aluno}--{slug}.txt", impresso)
         if dados is not None:
             _gravar(saida / aluno / slug / "results.json", json.dumps(dados, ensure_ascii=False))
