@@ -331,6 +331,8 @@ def veredito(r: adv.ResultadoCaso) -> str:
     """``contido``, ``pulado``, ``GANHOU (<tipos>)`` (vazamento, nota inflada, disponibilidade) ou
     ``falhou (outra)`` (mensagem faltando, CSV divergente: o ataque não ganhou nada)."""
     ganhos = sorted(r.tipos & {adv.VAZAMENTO, adv.NOTA_INFLADA, adv.DISPONIBILIDADE})
+    if ganhos and r.controle:  # um controle honesto que perdeu pontos: um ataque vizinho ou a máquina
+        return f"CONTROLE FALHOU ({', '.join(ganhos)})"
     if ganhos:
         return f"GANHOU ({', '.join(ganhos)})"
     return r.situacao if r.situacao != "falhou" else "falhou (outra)"
@@ -431,8 +433,12 @@ def tabela_dos_caminhos(relatorios: dict[str, adv.Relatorio]) -> list[str]:
         for x in rel.com_tipo(t)
         if x.startswith("[lote]")
     ]
+    controles = [
+        f"{c}: {n}" for c, rel in relatorios.items() for n, r in rel.casos.items() if veredito(r).startswith("CONTROLE")
+    ]
     linhas.append("")
     linhas.append(f"Ataques que ganharam: {len(vitorias)}" + (f" — {'; '.join(vitorias)}" if vitorias else ""))
+    linhas.append(f"Controles que falharam: {len(controles)}" + (f" — {'; '.join(controles)}" if controles else ""))
     return linhas
 
 

@@ -119,7 +119,15 @@ def test_tabelas_apontam_o_ataque_que_ganhou():
     assert "GANHOU (nota-inflada) [10]" in linhas and "falhou (outra) [0]" in linhas
     assert "Ataques que ganharam: 1 — gradescope: ganhou" in linhas
     assert caminhos.ganhou(rel)
+    controle = adv.ResultadoCaso("aa-controle", "x", nota=8, controle=True)
+    controle.falhar(adv.DISPONIBILIDADE, "teste_softmax: 0 pontos, mas o código deste item está intacto (2)")
+    rel.casos["aa-controle"] = controle
+    linhas = "\n".join(caminhos.tabela_dos_caminhos({"gradescope": rel}))
+    assert "Ataques que ganharam: 1 — gradescope: ganhou\n" in linhas
+    assert "Controles que falharam: 1 — gradescope: aa-controle" in linhas
     del rel.casos["ganhou"]
+    assert caminhos.ganhou(rel)  # o controle que perdeu pontos também sai com 1
+    del rel.casos["aa-controle"]
     assert not caminhos.ganhou(rel)
     casos = "\n".join(caminhos.tabela_de_casos(rel, {"contido": _caso(nome="contido", zerados=("teste_softmax",))}))
     assert "0 em teste_softmax" in casos and "contido" in casos
