@@ -753,7 +753,8 @@ def _envelope(config_arq: str) -> int:
     da caixa fica preso aqui dentro; quando este processo sai, o kernel mata o resto do namespace."""
     cfg = json.loads(Path(config_arq).read_text(encoding="utf-8"))
     sentinela = subprocess.Popen(
-        ["sleep", "900"],
+        # dorme mais que o lote pode levar: ao sair sozinha (código 0) pareceria morta por um ataque
+        ["sleep", str(int(cfg["limite"]) + 300)],
         user=cfg["uid_sentinela"],
         group=cfg["uid_sentinela"] if cfg["uid_sentinela"] != 65534 else "nogroup",
         stdin=subprocess.DEVNULL,
@@ -899,8 +900,9 @@ def _rodar_lote(
             segredo_do_curso()  # o .segredo_avaliador 0600 existe, como depois de um make grade
         if modo is None and ctx.pid_ns and os.geteuid() == 0:
             # Processo de fora da caixa com o mesmo uid da vaga 0: um kill(-1) que escapasse o mataria.
+            previsto = caminho.limite(len(casos)) if caminho else LIMITE_LOTE
             sentinela = subprocess.Popen(
-                ["sleep", "900"],
+                ["sleep", str(int(previsto) + 300)],  # mais que o lote: ao sair sozinha pareceria morta
                 user=UID_CAIXA,
                 group=UID_CAIXA,
                 stdin=subprocess.DEVNULL,
