@@ -415,14 +415,15 @@ def rodar_casos(
 def tabela_dos_caminhos(relatorios: dict[str, adv.Relatorio]) -> list[str]:
     """Caso × caminho: o veredito de cada caso em cada caminho (e a nota)."""
     nomes = list(dict.fromkeys(n for rel in relatorios.values() for n in rel.casos))
-    cab = f"{'caso':<46}" + "".join(f" {c:<30}" for c in relatorios)
+    largura = max([46, *map(len, nomes)])
+    cab = f"{'caso':<{largura}}" + "".join(f" {c:<30}" for c in relatorios)
     linhas = [cab, "-" * len(cab)]
     for n in nomes:
         celulas = []
         for rel in relatorios.values():
             r = rel.casos.get(n)
             celulas.append("-" if r is None else f"{veredito(r)}{'' if r.nota is None else f' [{r.nota:g}]'}")
-        linhas.append(f"{n:<46}" + "".join(f" {c[:30]:<30}" for c in celulas))
+        linhas.append(f"{n:<{largura}}" + "".join(f" {c[:30]:<30}" for c in celulas))
     vitorias = [
         f"{c}: {n}" for c, rel in relatorios.items() for n, r in rel.casos.items() if veredito(r).startswith("GANHOU")
     ]
