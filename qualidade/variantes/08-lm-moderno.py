@@ -2368,3 +2368,37 @@ MUTANTES += [
         equivoco="especiais-pedaco-vazio",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 10)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-cabecas-sem-transpose",
+        _trocar(
+            "atencao_rope",
+            (
+                "(w(x).view(B, t, self.h, self.d_k).transpose(1, 2) for w in",
+                "(w(x).view(B, self.h, t, self.d_k) for w in",
+            ),
+        ),
+        [M],
+        "atencao-cabecas-mal-separadas",
+    ),
+    Variante(
+        "sonda-adamw-estado-do-ultimo-parametro",
+        _trocar("adamw", ("estado = self.state[p]", 'estado = self.state[grupo["params"][-1]]')),
+        [OT],
+        "adamw-estado-misturado",
+    ),
+    Variante(
+        "sonda-cache-sem-a-atencao",
+        _trocar("lm_com_cache", ("        x = x + atendido\n", "")),
+        [K],
+        "cache-subcamada-esquecida",
+    ),
+    Variante(
+        "sonda-codificar-rstrip",
+        _trocar("codificar", ("for pedaco in pre_tokenizar(texto):", "for pedaco in pre_tokenizar(texto.rstrip()):")),
+        [B],
+        "codificar-espacos-das-pontas",
+    ),
+]
