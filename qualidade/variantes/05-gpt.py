@@ -1295,11 +1295,12 @@ MUTANTES += [
 ]
 MUTANTES += [
     Variante(
-        "sonda-atencao-qkv-em-trincas",
+        "sonda-atencao-qkv-por-cabeca",
         {
             "atencao_causal": _atencao().replace(
                 "q, k, v = self.w_qkv(x).split(self.d_model, dim=-1)",
-                "q, k, v = self.w_qkv(x).view(B, n, self.d_model, 3).unbind(dim=-1)",
+                "q, k, v = (t.reshape(B, n, self.d_model) for t in "
+                "self.w_qkv(x).view(B, n, self.h, 3 * self.d_k).chunk(3, dim=-1))",
             )
         },
         itens=["teste_atencao_causal"],

@@ -967,7 +967,38 @@ def _sondas_camada(aluno, ref):
         w = pesos.get("auto_atencao.in_proj_weight") if isinstance(pesos, dict) else None
         return w is not None and tuple(w.shape) == (36, 12)
 
+    def entradas_da_atencao():
+        # a autoatenção pré-norma recebe z = norm1(x) como consulta, chave e valor: self_attn(z, z, z). A referência
+        # com uma dessas entradas crua (x sem a norma) dá outra conta; a que confere diz qual entrada ficou sem norma
+        y = _saida_camada(_remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd_partes), x0)
+        z = ln1(x0)
+        for (q, k, v), qual in (
+            ((x0, z, z), "a consulta"),
+            ((z, x0, x0), "a chave e o valor"),
+            ((z, z, x0), "o valor"),
+            ((z, x0, z), "a chave"),
+            ((x0, x0, z), "a consulta e a chave"),
+        ):
+            with torch.no_grad():
+                x1 = x0 + bib.self_attn(q, k, v, need_weights=False)[0]
+            if torch.allclose(y, x1 + mlp_bib(ln2(x1)), atol=1e-9):
+                return (
+                    f"A saída confere com uma camada em que {mostrar(qual)} da autoatenção é x sem a norma: no bloco "
+                    "pré-norma, consulta, chave e valor são a mesma entrada normalizada, z = self.norm1(x), e a "
+                    "atenção é self.auto_atencao(z, z, z); só o residual soma o x cru."
+                )
+        return False
+
     return [
+        S.promessa(
+            "camada-entrada-da-atencao-sem-norma",
+            "Uma das entradas da autoatenção (consulta, chave ou valor) não passou pela norm1: no bloco pré-norma, "
+            "z = self.norm1(x) e a atenção é self.auto_atencao(z, z, z).",
+            entradas_da_atencao,
+            titulo="Entrada da autoatenção sem a norma",
+            para_instrutor="O aluno normalizou só parte das entradas da autoatenção (consulta, chave ou valor crus).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "camada-mha-argumentos-trocados",
             "O nn.MultiheadAttention recebeu d_model e h fora de ordem: a assinatura é "
@@ -1045,7 +1076,46 @@ def _sondas_vit(aluno, ref):
         certo = (c @ sd["cabeca.weight"].T + sd["cabeca.bias"]).expand(2, -1)
         return not torch.allclose(_logits(remoto, imagens), certo, atol=1e-8)
 
+    def cls_ignorado():
+        # o parâmetro cls é o primeiro token de embutir (mais a posição 0): outro cls, outra primeira linha
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 9))
+        if "cls" not in sd:
+            return False
+        imagens = torch.from_numpy(np.random.default_rng(_SONDA + 10).normal(size=(2, 2, 8, 8)))
+        antes = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        remoto.carregar_pesos({"cls": sd["cls"] + 1.5}, strict=False)
+        depois = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        return tuple(antes.shape) == tuple(depois.shape) and torch.allclose(antes, depois, atol=1e-12)
+
+    def imagens_transpostas():
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 11))
+        imagens = torch.from_numpy(np.random.default_rng(_SONDA + 12).normal(size=(2, 2, 8, 8)))
+        obtido = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        p = VIT["tamanho_patch"]
+        return S.iguais(obtido, ORC.embutir_ref(sd, imagens.transpose(2, 3), p), atol=1e-9, rtol=1e-7)
+
     return [
+        S.promessa(
+            "vit-cls-ignorado",
+            "Mudar o parâmetro cls não mudou a saída de embutir: o [CLS] aprendido (self.cls, forma (1, 1, d_model)) "
+            "não é usado. O primeiro token da sequência é o próprio parâmetro cls, repetido para o lote "
+            "(self.cls.expand(B, -1, -1)) e posto antes dos patches projetados, não um patch de zeros passado pela "
+            "projeção.",
+            cls_ignorado,
+            titulo="Parâmetro cls não usado",
+            para_instrutor="O aluno não usa o parâmetro cls (o [CLS] sai de outra conta, como um patch de zeros projetado).",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "vit-imagem-transposta",
+            "A sequência de embutir confere com a das imagens transpostas (altura e largura trocadas): os patches "
+            "saem na ordem das colunas e cada patch transposto. A ordem é linha por linha (o patch i é o da linha "
+            "i // n e coluna i % n), com os pixels de cada patch em (canal, linha, coluna): não transponha a imagem.",
+            imagens_transpostas,
+            titulo="Imagem transposta antes dos patches",
+            para_instrutor="O aluno trocou altura e largura das imagens antes de extrair os patches.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "vit-ordem-dos-patches-invisivel",
             "Os logits não mudam quando dois patches trocam de lugar: a posição de cada patch não chega ao modelo. "
