@@ -347,6 +347,7 @@ def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
 
 
 @item("teste_vit", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_vit(aluno, ref))
 def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
     """ViT: embutir devolve (B, N + 1, d_model) = [CLS] + patches projetados, mais a posição"""
     remoto, sd = _vit(aluno, ref, rng)
