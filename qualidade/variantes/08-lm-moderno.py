@@ -2402,3 +2402,15 @@ MUTANTES += [
         "codificar-espacos-das-pontas",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-modelo-blocos-sem-encadear",
+        _trocar(
+            "lm_moderno",
+            ("            x = bloco(x)\n", "            y = bloco(x)\n"),
+            ("self.norma_final(x)", "self.norma_final(y)"),
+        ),
+        [M],
+        "modelo-bloco-ignorado",
+    ),
+]

@@ -1006,7 +1006,40 @@ def sondas_modelo(aluno):
             trocado[chave] = sd[f"blocos.{suite.mostrar(outro)}.{suite.mostrar(resto)}"]
         return S.iguais(CF.logits_do_remoto(modelo, ids), ORC.modelo_ref(trocado, ids))
 
+    def bloco_ignorado():
+        # um bloco pré-norma com os pesos de saída da atenção (wo) e da SwiGLU (w2) zerados é a identidade; se
+        # zerar o bloco i não muda os logits do aluno (e muda os da referência), a saída dele não chega ao fim
+        modelo = CF.modelo_com_pecas_da_biblioteca(aluno, _rng(23))
+        sd = CF.sd_modelo(_rng(24))
+        ids = CF.ids_aleatorios(_rng(25), 2, 6)
+        modelo.carregar_pesos(sd, strict=False)
+        base = CF.logits_do_remoto(modelo, ids)
+        for i in range(ORC.MODELO["n_camadas"]):
+            prefixo = f"blocos.{suite.mostrar(i)}."
+            zerado = {
+                k: (torch.zeros_like(v) if k in (prefixo + "atencao.wo.weight", prefixo + "ffn.w2.weight") else v)
+                for k, v in sd.items()
+            }
+            modelo.carregar_pesos(zerado, strict=False)
+            mudou = not S.iguais(base, CF.logits_do_remoto(modelo, ids), atol=1e-10, rtol=1e-8)
+            modelo.carregar_pesos(sd, strict=False)
+            if not mudou and not S.iguais(ORC.modelo_ref(sd, ids), ORC.modelo_ref(zerado, ids)):
+                return (
+                    f"Transformar blocos[{suite.mostrar(i)}] na identidade (atenção e SwiGLU devolvendo zero) não mudou os "
+                    "logits: a saída desse bloco não chega ao fim. Cada bloco recebe a saída do anterior e a passa ao "
+                    "próximo (x = bloco(x), em sequência, a partir do embedding), e a saída do último vai à norma_final."
+                )
+        return False
+
     return [
+        S.promessa(
+            "modelo-bloco-ignorado",
+            "A saída de um dos blocos não chega aos logits: x = bloco(x) para cada bloco, em sequência.",
+            bloco_ignorado,
+            titulo="Bloco cuja saída não chega ao fim",
+            para_instrutor="O aluno aplica os blocos sem encadear (cada um na entrada original) ou pula um bloco.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
         S.promessa(
             "modelo-blocos-fora-de-ordem",
             "Os logits conferem com os blocos aplicados na ordem inversa: a entrada passa por blocos[0], depois "
