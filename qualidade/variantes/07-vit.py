@@ -941,3 +941,16 @@ MUTANTES += [
         equivoco="vit-imagem-transposta",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-treino-so-a-cabeca",
+        {
+            "treinar": _treino()["treinar"].replace(
+                "torch.optim.Adam(modelo.parameters(), lr=taxa)",
+                "torch.optim.Adam(modelo.cabeca.parameters(), lr=taxa)",
+            )
+        },
+        itens=["teste_treino"],
+        equivoco="treino-le-partes-do-modelo",
+    ),
+]

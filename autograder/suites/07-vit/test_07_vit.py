@@ -470,10 +470,38 @@ def test_vit_estrutura(aluno, ref):
 
 
 # ======================================================================= treino: espião
+TREINO_ATRIBUTO_DO_VIT = suite.Equivoco(
+    "treino-le-partes-do-modelo",
+    "O seu treinar procurou uma parte própria do ViT no modelo recebido (um atributo que o modelo do avaliador não "
+    "tem, como modelo.camadas ou modelo.cabeca): o laço de treino usa o modelo só pela interface de nn.Module, "
+    "modelo(imagens) para os logits e modelo.parameters() para o otimizador, que recebe todos os parâmetros "
+    "(projeção, [CLS], posição, camadas e cabeça), não os de uma parte só.",
+    titulo="Treino que mexe em partes do modelo",
+    para_instrutor="O aluno passou ao otimizador só os parâmetros de uma parte do modelo (modelo.camadas, ...).",
+    secao="Código Comentado",
+)
+
+
+def _modelo_so_pela_interface(teste):
+    """O espião do treino é um nn.Module sem as partes do ViT: um AttributeError nele quer dizer que o treinar do
+    aluno leu uma parte própria do ViT (o otimizador só com modelo.camadas.parameters(), por exemplo). A nota não
+    muda (o teste já reprovava); a mensagem diz a promessa quebrada."""
+
+    @functools.wraps(teste)
+    def envolvido(*args, **kwargs):
+        try:
+            return teste(*args, **kwargs)
+        except suite.ErroDoAluno as exc:
+            if exc.tipo != "AttributeError" or "_avaliador_Espiao" not in str(exc.mensagem):
+                raise
+            raise Reprovado(TREINO_ATRIBUTO_DO_VIT.mensagem, TREINO_ATRIBUTO_DO_VIT) from None
+
+    return envolvido
 
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(60)
+@_modelo_so_pela_interface
 def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno, rng):
     """treino: o modelo recebe as imagens de cada lote, e a perda é F.cross_entropy(logits, rotulos)"""
     _, lotes, hist, chamadas = TREINO.espiar(aluno, rng)
@@ -499,6 +527,7 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(60)
 @S.com_sondas(lambda aluno: _sondas_treinar(aluno))
+@_modelo_so_pela_interface
 def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     """treino: a cada passo, o otimizador usa taxa_cosseno(passo, taxa, passos), e o histórico a registra"""
     passos, taxa = TR.ESPIAO["passos"], TR.ESPIAO["taxa"]
