@@ -2414,3 +2414,17 @@ MUTANTES += [
         "modelo-bloco-ignorado",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-cache-ffn-sem-norma2",
+        _trocar("lm_com_cache", ("x = x + bloco.ffn(bloco.norma2(x))", "x = x + bloco.ffn(x)")),
+        [K],
+        "cache-subcamada-esquecida",
+    ),
+    Variante(
+        "sonda-adamw-v-sem-correcao",
+        _trocar("adamw", ('v_hat = estado["v"] / (1 - b2**t)', 'v_hat = estado["v"]')),
+        [OT],
+        "adamw-primeiro-passo",
+    ),
+]

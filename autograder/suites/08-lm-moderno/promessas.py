@@ -351,6 +351,11 @@ def sondas_adamw(aluno):
                 "viés de v está errada: v̂ = v / (1 − β2^t), e o passo usa a raiz, √v̂",
             ),
             ((1 - b1) / np.sqrt(1 - b2), "falta a correção de viés: m̂ = m / (1 − β1^t) e v̂ = v / (1 − β2^t)"),
+            (
+                1 / np.sqrt(1 - b2),
+                "a correção de viés foi aplicada só em m: v também é corrigida, v̂ = v / (1 − β2^t), com beta2",
+            ),
+            (1 - b1, "a correção de viés foi aplicada só em v: m também é corrigido, m̂ = m / (1 − β1^t)"),
         ]
         causa = next((c for valor, c in causas if abs(r / valor - 1) < 1e-3), "")
         if not causa:
@@ -639,6 +644,17 @@ _SUBCAMADAS_DO_CACHE = (
         "Zerar os pesos de saída da atenção (atencao.wo) de todos os blocos não mudou os logits de lm_com_cache: a "
         "passada com cache não soma a atenção do bloco. Cada bloco faz x = x + atendido, com o atendido de "
         "atencao_com_cache(bloco.atencao, bloco.norma1(x), caches[i]).",
+    ),
+    (
+        "norma1.peso",
+        "Zerar o ganho da norma1 de todos os blocos não mudou os logits de lm_com_cache: a atenção da passada com "
+        "cache não recebe a entrada normalizada. O bloco é pré-norma: atencao_com_cache(bloco.atencao, "
+        "bloco.norma1(x), caches[i]), e o residual soma o x sem normalizar.",
+    ),
+    (
+        "norma2.peso",
+        "Zerar o ganho da norma2 de todos os blocos não mudou os logits de lm_com_cache: a SwiGLU da passada com "
+        "cache não recebe a entrada normalizada. O bloco é pré-norma: x = x + bloco.ffn(bloco.norma2(x)).",
     ),
 )
 
