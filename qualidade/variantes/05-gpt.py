@@ -1313,3 +1313,19 @@ MUTANTES += [
         equivoco="bloco-somou-os-pesos",
     ),
 ]
+MUTANTES += [
+    Variante(
+        "sonda-cache-residual-da-entrada-normalizada",
+        {
+            "minigpt_com_cache": _minigpt_cache().replace(
+                "        a, c = atencao_com_cache(bloco.atencao, bloco.norm1(x), None if caches is None else caches[i])\n"
+                "        x = x + a\n",
+                "        z = bloco.norm1(x)\n"
+                "        a, c = atencao_com_cache(bloco.atencao, z, None if caches is None else caches[i])\n"
+                "        x = z + a\n",
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-bloco-composto-errado",
+    ),
+]

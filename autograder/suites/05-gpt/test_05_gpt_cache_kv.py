@@ -204,7 +204,16 @@ def _perto(a, b):
 
 @torch.no_grad()
 def _passada_composta(
-    sd, h, ids, norma_att="norm1", norma_ff="norm2", res_att=True, res_ff=True, ff_de_x=False, final=True
+    sd,
+    h,
+    ids,
+    norma_att="norm1",
+    norma_ff="norm2",
+    res_att=True,
+    res_ff=True,
+    ff_de_x=False,
+    final=True,
+    res_normalizado=False,
 ):
     """A passada do prompt (sem cache) de um MiniGPT de um bloco, composta com as normas e os residuais dados:
     o bloco certo é x + atencao(norm1(x)) e depois x + ff(norm2(x))."""
@@ -219,7 +228,7 @@ def _passada_composta(
         return F.layer_norm(z, (d,), sd[p + nome + ".weight"], sd[p + nome + ".bias"], 1e-5)
 
     atendido = _atencao_ref(sd, p + "atencao.", ln(x, norma_att), None, h)[0]
-    x1 = x + atendido if res_att else atendido
+    x1 = (ln(x, norma_att) if res_normalizado else x) + atendido if res_att else atendido
     entrada_ff = x if ff_de_x else x1
     z = F.gelu(ln(entrada_ff, norma_ff) @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
     saida_ff = z @ sd[p + "ff.2.weight"].T + sd[p + "ff.2.bias"]
@@ -238,6 +247,11 @@ _COMPOSICOES = [
     ({"norma_att": None}, "a atenção recebe x sem a norma norm1"),
     ({"norma_ff": None}, "a feed-forward recebe x sem a norma norm2"),
     ({"ff_de_x": True}, "a feed-forward lê a entrada do bloco, e não x depois do residual da atenção"),
+    (
+        {"res_normalizado": True},
+        "o residual da atenção soma a entrada normalizada, norm1(x), e não a entrada x sem normalizar (no pré-norm, a "
+        "norma só entra na subcamada)",
+    ),
     ({"final": False}, "falta a norma final (modelo.norm_final) antes da cabeça"),
 ]
 
