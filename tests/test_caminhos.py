@@ -6,8 +6,8 @@ vazamentos, quais casos cada caminho pula e por quê, e as tabelas apontam um at
 ``test_um_contido_e_um_controle_por_caminho`` corrige UM ataque que sabemos contido
 (``imprimir-nota-falsa``: imprime uma nota e um results.json forjados) e UM controle honesto pelos três
 caminhos de verdade (zip do Gradescope pelo ``run_autograder``, ``nbgrader autograde``, ``lote --dask
-local:2``). Custa 48 s com carga ~3,4 em 2 núcleos e 202 s com carga ~21 (os três caminhos juntos, de
-7ac470f), acima dos 60 s que o ``make test`` aceita com a máquina ocupada, então fica fora dele: roda com
+local:2``). Custa 48 s com carga ~3,4 em 2 núcleos e 202 s com carga ~21 (os três caminhos juntos),
+acima dos 60 s que o ``make test`` aceita com a máquina ocupada, então fica fora dele: roda com
 ``ADVERSARIAL_CAMINHOS=1`` (o ``make adversarial-caminhos`` o roda antes dos casos).
 """
 
