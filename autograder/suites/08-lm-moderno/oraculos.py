@@ -5,6 +5,7 @@ dublês de ``auxiliares.py`` carregados também neste processo (``AUX``)."""
 
 import functools
 import math
+import re
 from collections import Counter, defaultdict
 from itertools import pairwise
 
@@ -151,6 +152,35 @@ def textos_do_corpus():
     return _ref_ns().carregar_corpus(pasta_da_fonte(SLUG) / "dados" / "corpus.txt")
 
 
+# ----------------------------------------------------------------------- BPE: textos ocultos
+# Os textos ocultos da aula (issue #37, rodada vermelha 3) NÃO são trechos do corpus: o corpus é público, e um
+# trecho contíguo se acha nele com uns 20 bits (um índice de 4 dígitos, um comprimento). Cada texto é GERADO
+# pelo ``rng`` da submissão (que sai do segredo): palavras do corpus, cada uma com o espaço ou a quebra de linha
+# que a precede, a pontuação e os acentos, sorteadas uma a uma com a frequência que têm no corpus. As contagens
+# que o BPE usa (pré-tokens frequentes, pares de bytes, acentos) ficam as do corpus, e duas palavras vizinhas no
+# texto só são vizinhas no corpus por acaso: nenhum trecho público de mais de umas poucas palavras existe nele.
+_PALAVRA = re.compile(r"\s*\S+")
+
+
+@functools.cache
+def _palavras_do_corpus(parte):
+    """As palavras (com o espaço que as precede) do texto de treino (``parte`` 0) ou de validação (1)."""
+    return tuple(_PALAVRA.findall(textos_do_corpus()[parte]))
+
+
+def texto_gerado(rng, n_chars, parte=0):
+    """Um texto oculto de exatamente ``n_chars`` caracteres (ver acima), sorteado pelo ``rng``."""
+    palavras = _palavras_do_corpus(parte)
+    pedacos, total = [], 0
+    while total < n_chars:
+        for i in rng.integers(0, len(palavras), size=n_chars // 4 + 16):
+            pedacos.append(palavras[int(i)])
+            total += len(pedacos[-1])
+            if total >= n_chars:
+                break
+    return "".join(pedacos)[:n_chars]
+
+
 # ----------------------------------------------------------------------- BPE: orçamento de tempo
 # O treino do aluno é cronometrado contra um BPE incremental típico (o da suíte, com max sobre um
 # dicionário de contagens) rodado numa caixa limpa do mesmo zigoto, SEM o código do aluno. Os dois tempos são
@@ -224,11 +254,9 @@ _BPE_DA_SUITE = (
 
 
 def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
-    """O texto do orçamento de tempo (ver acima): um trecho do corpus de treino sorteado pelo ``rng``, como
+    """O texto do orçamento de tempo (ver acima): gerado pelo ``rng`` com as palavras do corpus de treino, como
     os de ``conferencias.trecho``."""
-    treino, _ = textos_do_corpus()
-    inicio = int(rng.integers(0, len(treino) - cfg["caracteres"]))
-    return treino[inicio : inicio + cfg["caracteres"]]
+    return texto_gerado(rng, cfg["caracteres"])
 
 
 ROTULOS_DO_ORCAMENTO = ("orçamento do BPE, medida 0", "orçamento do BPE, medida 1")  # uma semente por medida
