@@ -103,8 +103,8 @@ def _bpes_do_repositorio() -> dict[str, tuple[bool, object]]:
             codigo = caso.get("celulas", {}).get("treinar_bpe")
             if codigo is None or "{{" in codigo or caso.get("atividade", familia.get("atividade")) != SLUG:
                 continue
-            honesto = "gemeo-honesto" in caso["nome"] or "honesto" in caso.get("descricao", "")[:40]
-            bpes[f"ataque {caso['nome']}"] = (honesto, carregar_celula(codigo))
+            # os gêmeos honestos incrementais levam "gemeo-honesto" no nome; os outros gêmeos de BPE são recontagens
+            bpes[f"ataque {caso['nome']}"] = ("gemeo-honesto" in caso["nome"], carregar_celula(codigo))
     bpes["construtores.BPE_RECONTAGEM"] = (False, carregar_celula(construtores.BPE_RECONTAGEM, "_recontar"))
     return bpes
 
