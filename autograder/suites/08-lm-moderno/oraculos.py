@@ -188,15 +188,15 @@ def texto_gerado(rng, n_chars, parte=0):
 # processos, o relógio de CPU de um processo não anda quando outro ocupa o núcleo, e a caixa do aluno fica
 # congelada enquanto a referência roda. Nenhum vizinho infla a referência, e o aluno não desinfla a sua.
 #
-# O texto é um trecho longo do corpus da aula, sorteado pelo mesmo gerador dos textos das outras
-# conferências do BPE (``conferencias.trecho``): nada de ruído nem de estrutura que o distinga de uma entrada
-# comum (issue #37, ``vermelho-08-bpe-ruido-a-parte``: um texto com milhares de palavras de maiúsculas que
+# O texto é longo, gerado com as palavras do corpus da aula pelo mesmo gerador dos textos das outras
+# conferências do BPE (``texto_gerado``; antes, um trecho do corpus): nada de ruído nem de estrutura que o
+# distinga de uma entrada comum (issue #37, ``vermelho-08-bpe-ruido-a-parte``: um texto com milhares de palavras de maiúsculas que
 # nenhuma fusão tocava deixava um BPE que reconta tudo separar essas palavras, contá-las uma vez e caber no
 # orçamento). Num texto natural, nenhum grupo de palavras que se reconheça de fora (frequência 1, palavras
 # longas, com acento, com maiúscula, de pares raros) escapa das fusões: guardar as contagens de um grupo não
 # poupa a recontagem. A distância entre a recontagem e o incremental vem do número de fusões: cada fusão a
 # mais custa à recontagem o texto inteiro e ao incremental só as palavras tocadas, então são 300 fusões num
-# trecho de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
+# texto de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
 # corpora ficam em até 1,5×; o orçamento é 5×).
 #
 # O texto de cada medida é da SUBMISSÃO (issue #37, rodada vermelha 2): sorteado do segredo do curso, do aluno e
