@@ -156,6 +156,7 @@ class Caso:
     requer: str | None = None  # "isolamento" | "pid": sem --modos, pulado quando a caixa não tem
     controle: bool = False  # submissão honesta de controle (não é ataque)
     subconjunto: bool = False  # entra no subconjunto representativo (teste e --modos sem --completo)
+    completar: bool = True  # False: as células não citadas ficam com o stub do notebook liberado
     # o que se espera
     intactos: tuple[str, ...] = ()  # itens com código intacto: pontos cheios
     zerados: tuple[str, ...] = ()  # itens que não podem ganhar ponto algum
@@ -242,6 +243,7 @@ _CAMPOS_CASO = {
     "requer",
     "controle",
     "subconjunto",
+    "completar",
     "espera",
 }
 _CAMPOS_ESPERA = {
@@ -317,6 +319,7 @@ def carregar_casos(pasta: Path = PASTA_ATAQUES) -> list[Caso]:
                     requer=bruto.get("requer"),
                     controle=bool(bruto.get("controle", False)),
                     subconjunto=bool(bruto.get("subconjunto", False)),
+                    completar=bool(bruto.get("completar", True)),
                     intactos=tuple(espera.get("intactos", ())),
                     zerados=tuple(espera.get("zerados", ())),
                     tetos={str(k): float(v) for k, v in espera.get("tetos", {}).items()},
@@ -381,7 +384,8 @@ def montar(caso: Caso, ctx: Contexto, trechos: dict[str, str]) -> None:
         getattr(construtores, caso.construtor)(ctx, pasta, caso.atividade, **caso.argumentos)
         return
     celulas = {gid: codigo_da_celula(m, ctx, caso.atividade, trechos) for gid, m in caso.celulas.items()}
-    construtores.gravar_nb(notebook_com(caso.atividade, celulas), pasta, f"{caso.atividade}.ipynb")
+    nb = notebook_com(caso.atividade, celulas, completar=caso.completar)
+    construtores.gravar_nb(nb, pasta, f"{caso.atividade}.ipynb")
 
 
 # ============================================================================ verificações extras

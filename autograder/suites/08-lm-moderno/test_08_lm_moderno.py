@@ -79,9 +79,8 @@ def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
 def test_bpe_codificar_confere(aluno, rng):
     """BPE: codificar aplica as fusões pela ordem aprendida, dentro de cada pré-token"""
     fusoes = list(CF.fusoes_fixas())
-    _, validacao = ORC.textos_do_corpus()
-    inicio = int(rng.integers(0, len(validacao) - 800))
-    for texto in (validacao[inicio : inicio + 800], "aaaa aaa  açaí  🙂☕!! 123 " + validacao[inicio : inicio + 40]):
+    oculto = ORC.texto_gerado(rng, 800, parte=1)  # palavras da validação, geradas (não um trecho dela)
+    for texto in (oculto, "aaaa aaa  açaí  🙂☕!! 123 " + oculto[:40]):
         obtidos = CF.ids_do_aluno(aluno, texto, fusoes)
         esperados = ORC.codificar_ref(texto, fusoes)
         if obtidos == esperados:
@@ -93,12 +92,12 @@ def test_bpe_codificar_confere(aluno, rng):
             ORC.codificar_ref(texto, fusoes, "posicao_todas"),
         ):
             raise Reprovado(EQ.BPE_CODIFICA_ORDEM.mensagem, EQ.BPE_CODIFICA_ORDEM)
-        # O texto é oculto (um trecho sorteado da validação): a mensagem diz onde difere, não o que veio.
+        # O texto é oculto (gerado com palavras da validação): a mensagem diz onde difere, não o que veio.
         raise Reprovado(
-            f"codificar não confere: {mostrar(len(obtidos))} ids, o esperado são {mostrar(len(esperados))} (o primeiro id "
-            f"diferente é o de índice {mostrar(_primeira_diferenca(obtidos, esperados))}). Cada pré-token vira a lista dos "
-            "seus bytes UTF-8, e as fusões entram pela ordem em que foram aprendidas (o posto: a de menor índice na lista "
-            "primeiro)."
+            f"codificar não confere: vieram {mostrar(CF.quantos(len(obtidos), len(esperados), 'ids', 'o esperado'))}, e eles diferem a "
+            f"partir do id de índice {mostrar(CF.aproximado(_primeira_diferenca(obtidos, esperados)))}. Cada pré-token vira a lista "
+            "dos seus bytes UTF-8, e as fusões entram pela ordem em que foram aprendidas (o posto: a de menor índice na "
+            "lista primeiro)."
         )
     # O mesmo texto (fixo, de pré-tokens que nenhum outro teste usa) com duas listas de fusões, uma depois da
     # outra (issue #38, item 3): a codificação depende das fusões recebidas, e um resultado guardado de uma
@@ -152,9 +151,10 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
         volta = CF.decodificar_do_aluno(aluno, ids, fusoes, texto)
         verificar(
             volta == texto,
-            f"decodificar(ids de codificar(s)) não devolveu s: veio um texto de {mostrar(_comprimento(volta))} caracteres, "
-            f"o original tem {mostrar(len(texto))}, e eles diferem a partir do caractere de índice "
-            f"{mostrar(_primeira_diferenca(volta, texto))}. Junte os bytes de todos os ids e decodifique em UTF-8 (não latin-1: um caractere pode ter vários bytes).",
+            f"decodificar(ids de codificar(s)) não devolveu s: veio um texto com "
+            f"{mostrar(CF.quantos(_comprimento(volta), len(texto), 'caracteres', 'o original'))}, e eles diferem a partir do caractere de índice "
+            f"{mostrar(CF.aproximado(_primeira_diferenca(volta, texto)))}. Junte os bytes de todos os ids e decodifique em UTF-8 (não "
+            "latin-1: um caractere pode ter vários bytes).",
         )
         # Ida e volta pela função do aluno inteira (codificar dele também).
         verificar(
