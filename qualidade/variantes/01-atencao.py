@@ -301,13 +301,12 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
     K = np.asarray(K, dtype=np.float64)
     V = np.asarray(V, dtype=np.float64)
     s = np.matmul(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])
-    booleana = mascara is not None and np.asarray(mascara).dtype == bool
-    if mascara is not None and not booleana:
-        s = s + mascara
+    if mascara is not None:
+        m = np.asarray(mascara)
+        # a máscara vai ANTES da softmax: zerar os proibidos depois e renormalizar dá 0/0 quando uma chave
+        # proibida domina a linha (os permitidos somem por underflow)
+        s = np.where(m, s, -np.inf) if m.dtype == bool else s + m
     pesos = softmax(s, eixo=-1)
-    if booleana:
-        pesos = np.where(mascara, pesos, 0.0)
-        pesos = pesos / pesos.sum(axis=-1, keepdims=True)
     return np.matmul(pesos, V), pesos
 """,
         },
@@ -1142,5 +1141,27 @@ MUTANTES += [
         },
         itens=["teste_softmax"],
         equivoco="softmax-forma-de-z",
+    ),
+]
+
+# sondas-10: a máscara booleana aplicada depois da softmax, com renormalização; certa em aritmética exata, 0/0
+# quando a chave proibida domina a linha (o caso construído de valores extremos de teste_mascara)
+MUTANTES += [
+    Variante(
+        "sonda-mascara-zera-depois-e-renormaliza",
+        {
+            "atencao": _atencao(
+                _PONT,
+                """        if mascara.dtype != bool:
+            s = s + mascara""",
+                """    pesos = softmax(s, eixo=-1)
+    if mascara is not None and mascara.dtype == bool:
+        pesos = np.where(mascara, pesos, 0.0)
+        pesos = pesos / pesos.sum(axis=-1, keepdims=True)
+    return pesos @ V, pesos""",
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-zera-depois-e-renormaliza",
     ),
 ]

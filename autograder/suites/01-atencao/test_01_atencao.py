@@ -134,6 +134,18 @@ MASCARA_DEPOIS = Equivoco(
     para_instrutor="O aluno acha que zerar pesos depois da softmax equivale a mascarar, mas as linhas deixam de somar 1.",
     secao="Explicação Matemática",
 )
+MASCARA_ZERA_E_RENORMALIZA = Equivoco(
+    "mascara-zera-depois-e-renormaliza",
+    "Numa linha em que uma chave proibida tem pontuação muito maior que as permitidas, os pesos saíram nan (ou "
+    "errados), embora a linha tenha chaves permitidas: a softmax foi feita sobre todas as chaves e os pesos "
+    "proibidos foram zerados e renormalizados depois. Com o máximo vindo da chave proibida, exp(s - max) das "
+    "permitidas dá 0 por underflow, e a renormalização vira 0/0. Aplique a máscara ANTES da softmax, com -inf "
+    "(menos infinito) nas pontuações proibidas: np.where(mascara, s, -np.inf).",
+    titulo="Máscara aplicada depois da softmax, com renormalização",
+    para_instrutor="O aluno zera os pesos proibidos depois da softmax e renormaliza: é a mesma conta em aritmética "
+    "exata, mas uma chave proibida dominante leva as permitidas a 0 por underflow.",
+    secao="Explicação Matemática",
+)
 MASCARA_ZERO = Equivoco(
     "mascara-zera-pontuacao",
     "A máscara zerou as pontuações em vez de torná-las -inf: pontuação 0 ainda dá peso positivo. "
@@ -721,6 +733,25 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara booleana")
+    _conferir_proibida_dominante(aluno)
+
+
+def _conferir_proibida_dominante(aluno):
+    """sondas-10 (valores extremos): caso construído em que a chave proibida de cada linha tem a maior pontuação,
+    por mais de 700 (exp(-700) já é 0 em float64). Só uma linha SEM chave permitida pode dar nan; mascarar depois
+    da softmax e renormalizar dá 0/0 aqui, embora seja a mesma conta em aritmética exata."""
+    Q = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
+    K = np.array([[0.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [-2.0, 3.0, 0.0, 0.0], [3000.0, 2000.0, 0.0, 0.0]])
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-5.0, 7.0]])
+    m = np.array([[True, True, True, False], [True, True, True, False], [False, True, True, False]])
+    esperado = atencao_np(Q, K, V, 0.5, mascara=m)
+    saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=m))
+    pesos = np.asarray(pesos, dtype=np.float64)
+    saida = np.asarray(saida, dtype=np.float64)
+    if pesos.shape == esperado[1].shape and not np.all(np.isfinite(pesos)):
+        raise Reprovado(MASCARA_ZERA_E_RENORMALIZA.mensagem, MASCARA_ZERA_E_RENORMALIZA)
+    comparar(pesos, esperado[1], "pesos (chave proibida com a maior pontuação)")
+    comparar(saida, esperado[0], "saida (chave proibida com a maior pontuação)")
 
 
 @item("teste_mascara", pontos=0.5)

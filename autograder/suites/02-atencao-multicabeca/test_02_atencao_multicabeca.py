@@ -806,6 +806,9 @@ def test_modulo_submodulos(aluno, ref):
     suite.conferir_estrutura(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     # issue #38: os quatro submódulos pedidos e nenhum parâmetro treinável a mais
     suite.conferir_parametros_extras(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
+    # sondas-10: o enunciado pede EXATAMENTE os submódulos w_q, w_k, w_v e w_o (a verificação visível confere
+    # named_children()): um nn.Softmax ou nn.Dropout guardado em self é um filho a mais
+    suite.conferir_submodulos_diretos(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     modulo = _criar(aluno, 20, 4)
     _conferir_chaves(modulo.pesos(), 20)
 
