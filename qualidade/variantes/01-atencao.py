@@ -1165,3 +1165,34 @@ MUTANTES += [
         equivoco="mascara-zera-depois-e-renormaliza",
     ),
 ]
+
+# sondas-10: a conta de referência com uma peça trocada (softmax duas vezes, reshape no lugar da transposta,
+# pontuações devolvidas como pesos)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-softmax-dupla",
+        {
+            "atencao": _atencao(
+                _PONT, _MASC, "    pesos = softmax(softmax(s, eixo=-1), eixo=-1)\n    return pesos @ V, pesos"
+            )
+        },
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-softmax-dupla",
+    ),
+    Variante(
+        "sonda-atencao-reshape-no-lugar-de-transpor",
+        {
+            "atencao": _atencao(
+                "    s = Q @ K.reshape(*K.shape[:-2], K.shape[-1], K.shape[-2]) / np.sqrt(d_k)", _MASC, _FIM
+            )
+        },
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-reshape-no-lugar-de-transpor",
+    ),
+    Variante(
+        "sonda-atencao-pesos-sao-pontuacoes",
+        {"atencao": _atencao(_PONT, _MASC, "    pesos = softmax(s, eixo=-1)\n    return pesos @ V, s")},
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-pesos-sao-pontuacoes",
+    ),
+]

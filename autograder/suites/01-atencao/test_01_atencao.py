@@ -1663,7 +1663,53 @@ def _sondas_atencao(aluno):
         _, pesos = par(aluno.atencao_produto_escalar(Qe, Ke, np.eye(2)))
         return pesos, c
 
+    # sondas-10: a conta de referência com uma peça trocada, como um professor nomearia (entradas construídas,
+    # 2-D, n_k = 5 ≠ d_k = 4: trocar transposição por reshape muda quais números se multiplicam)
+    escala = 1.0 / np.sqrt(Q.shape[-1])
+
+    def pesos_do_aluno():
+        return par(aluno.atencao_produto_escalar(Q, K, V))[1]
+
+    def softmax_dupla_no_aluno():
+        return S.iguais(pesos_do_aluno(), softmax_np(softmax_np(Q @ K.T * escala)), atol=1e-9)
+
+    def reshape_no_aluno():
+        return S.iguais(pesos_do_aluno(), softmax_np(Q @ K.reshape(K.shape[-1], K.shape[-2]) * escala), atol=1e-9)
+
+    def pesos_sao_pontuacoes():
+        p = pesos_do_aluno()
+        return any(S.iguais(p, Q @ K.T * e, atol=1e-9) for e in (escala, 1.0))
+
     return [
+        S.promessa(
+            "atencao-softmax-dupla",
+            "Os pesos são a softmax aplicada duas vezes (softmax(softmax(s))): a segunda softmax recebe "
+            "probabilidades entre 0 e 1 e achata a distribuição. Aplique a softmax uma vez só, às pontuações "
+            "escaladas: pesos = softmax(Q·Kᵀ / √d_k).",
+            softmax_dupla_no_aluno,
+            titulo="Softmax aplicada duas vezes",
+            para_instrutor="O aluno aplicou a softmax de novo sobre os pesos (ou chamou a função que já a aplica e aplicou outra vez).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "atencao-reshape-no-lugar-de-transpor",
+            "As pontuações usam K com reshape para (d_k, n_k) no lugar da transposta: reshape só reorganiza os "
+            "números na ordem da memória, não troca linhas por colunas. Transponha os dois últimos eixos: "
+            "Q @ np.swapaxes(K, -1, -2).",
+            reshape_no_aluno,
+            titulo="Reshape no lugar da transposta",
+            para_instrutor="O aluno acha que K.reshape(d_k, n_k) é o mesmo que Kᵀ porque a forma coincide.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "atencao-pesos-sao-pontuacoes",
+            "Os pesos devolvidos são as pontuações Q·Kᵀ (escaladas ou não), antes da softmax: os pesos são "
+            "softmax(Q·Kᵀ / √d_k), que ficam entre 0 e 1 e somam 1 em cada linha.",
+            pesos_sao_pontuacoes,
+            titulo="Pontuações devolvidas como pesos",
+            para_instrutor="O aluno devolveu a matriz de pontuações no lugar dos pesos da softmax.",
+            secao="Código Comentado",
+        ),
         S.escala_das_pontuacoes(
             "atencao-escala-errada",
             pesos_de_duas_chaves,
