@@ -891,3 +891,25 @@ MUTANTES += [
         equivoco="estrutura_submodulos_diferentes",
     ),
 ]
+
+# sondas-10: dividir_cabecas e juntar_cabecas só reorganizam: os mesmos números, no dtype da entrada
+MUTANTES += [
+    Variante(
+        "sonda-dividir-em-float32",
+        _dividir(
+            "    *lote, n, d = X.shape\n    return np.swapaxes(X.astype(np.float32).reshape(*lote, n, h, d // h), -3, -2)\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="precisao-reduzida",
+    ),
+    Variante(
+        "sonda-juntar-ida-e-volta-em-float32",
+        _juntar(
+            "    *lote, h, n, dk = X.shape\n"
+            "    Y = np.swapaxes(X.astype(np.float32), -3, -2).reshape(*lote, n, h * dk)\n"
+            "    return Y.astype(X.dtype)\n"
+        ),
+        itens=["teste_juntar_cabecas"],
+        equivoco="cabecas-valores-nao-exatos",
+    ),
+]

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import (
+    PRECISAO_REDUZIDA,
     Equivoco,
     ErroDoAluno,
     Reprovado,
@@ -389,6 +390,38 @@ def chamar_juntar(aluno, X):
     return aluno.juntar_cabecas(X)
 
 
+def _exigir_os_mesmos_numeros(obtido, esperado, funcao):
+    """sondas-10: dividir_cabecas e juntar_cabecas só reorganizam os números da entrada (a cabeça i da posição p é
+    X[p, i·d_k:(i+1)·d_k], e a verificação visível compara com np.array_equal): o resultado traz exatamente os
+    mesmos valores, no dtype da entrada. Chamada depois que a comparação com tolerância já passou."""
+    obtido = como_array(obtido, funcao)
+    if obtido.shape != esperado.shape or np.array_equal(obtido, esperado):
+        return
+    if obtido.dtype != esperado.dtype:
+        raise Reprovado(
+            f"{mostrar(funcao)} só reorganiza os números da entrada, então devolve exatamente os mesmos valores, no "
+            f"mesmo dtype (float64); a sua devolveu {mostrar(str(obtido.dtype))}, e os valores perderam dígitos na "
+            "conversão. Não converta o tipo (nada de astype(np.float32)): reshape e swapaxes não mudam os números.",
+            PRECISAO_REDUZIDA,
+        )
+    raise Reprovado(
+        f"{mostrar(funcao)} só reorganiza os números da entrada, então devolve exatamente os mesmos valores; os seus "
+        "conferem só até uma tolerância (houve uma conta no caminho: uma multiplicação, uma soma, uma conversão de "
+        "tipo de ida e volta). Use só reshape e swapaxes (ou transpose), que não mudam os números.",
+        CABECAS_COM_CONTA,
+    )
+
+
+CABECAS_COM_CONTA = Equivoco(
+    "cabecas-valores-nao-exatos",
+    "A função só reorganiza os números da entrada, mas os valores devolvidos conferem só até uma tolerância: "
+    "houve uma conta no caminho. Use só reshape e swapaxes.",
+    titulo="Reorganização que muda os números",
+    para_instrutor="O aluno passou os valores por uma conta (multiplicação, conversão de ida e volta) numa função que só reorganiza.",
+    secao="Código Comentado",
+)
+
+
 def _lote_variavel(chamada, formas, nome):
     """Roda ``chamada`` em cada forma; um erro ou forma errada só aqui indica dimensões de lote fixas."""
     resultados = []
@@ -439,12 +472,14 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
     """dividir_cabecas: forma (..., h, n, d_k) e valores conferem com a referência, com lote"""
     X = rng.normal(size=(2, 5, 12))
     esperado = ref.dividir_cabecas(X, 3)
+    obtido = chamar_dividir(aluno, X, 3)
     comparar(
-        chamar_dividir(aluno, X, 3),
+        obtido,
         esperado,
         "dividir_cabecas(X (2, 5, 12), h=3)",
         equivocos=functools.partial(_equivocos_dividir, X, 3),
     )
+    _exigir_os_mesmos_numeros(obtido, esperado, "dividir_cabecas")
     exigir_entradas_intactas(aluno, "dividir_cabecas", ["X", "h"])
 
 
@@ -513,12 +548,14 @@ def _equivocos_juntar(Y):
 def test_juntar_confere_com_referencia(aluno, rng, ref):
     """juntar_cabecas: forma (..., n, h·d_k) e valores conferem com a referência, com lote"""
     Y = rng.normal(size=(2, 3, 5, 4))
+    obtido = chamar_juntar(aluno, Y)
     comparar(
-        chamar_juntar(aluno, Y),
+        obtido,
         ref.juntar_cabecas(Y),
         "juntar_cabecas(Y (2, 3, 5, 4))",
         equivocos=functools.partial(_equivocos_juntar, Y),
     )
+    _exigir_os_mesmos_numeros(obtido, ref.juntar_cabecas(Y), "juntar_cabecas")
     exigir_entradas_intactas(aluno, "juntar_cabecas", ["X"])
 
 
