@@ -913,3 +913,33 @@ MUTANTES += [
         equivoco="cabecas-valores-nao-exatos",
     ),
 ]
+
+# sondas-10: a forma de juntar_cabecas; chaves e valores trocados; máscara inventada quando mascara=None
+MUTANTES += [
+    Variante(
+        "sonda-juntar-forma-com-eixo-h",
+        _juntar("    return np.swapaxes(X, -3, -2).reshape(X.shape[:-2] + (-1,))\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-forma-errada",
+    ),
+    Variante(
+        "sonda-modulo-k-e-v-trocados",
+        {
+            "modulo": _modulo()["modulo"].replace(
+                "separar(self.w_k(k)), separar(self.w_v(v))", "separar(self.w_k(v)), separar(self.w_v(k))"
+            )
+        },
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-k-e-v-trocados",
+    ),
+    Variante(
+        "sonda-modulo-causal-sem-mascara",
+        _modulo(
+            mascara="notas = notas.masked_fill(~mascara, float('-inf'))\n"
+            "        else:\n"
+            "            notas = notas.masked_fill(~torch.ones(notas.shape[-2:], dtype=torch.bool).tril(), float('-inf'))"
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-mascara-none-inventada",
+    ),
+]

@@ -1293,6 +1293,12 @@ def _sondas_juntar(aluno):
         obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
         return obtida.ndim < 3
 
+    def forma_com_eixo_de_cabecas():
+        # sondas-10 (a forma): (2, 3, 5, 4) = (lote, h, n, d_k) vira (2, 5, 12); com o mesmo número de elementos
+        # e outra forma, o reshape final usou X.shape[:-2] (que ainda inclui h) ou juntou os eixos errados
+        obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
+        return obtida.ndim >= 3 and obtida.size == Ye.size and obtida.shape != (2, 5, 12)
+
     return [
         S.promessa(
             "juntar-lote-perdido",
@@ -1302,6 +1308,16 @@ def _sondas_juntar(aluno):
             lote_perdido,
             titulo="Juntar cabeças que perde o lote",
             para_instrutor="O aluno tratou só um item do lote, ou escreveu os eixos fixos de uma entrada sem lote.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "juntar-forma-errada",
+            "A forma da saída de juntar_cabecas não é (..., n, h·d_k): com Y de forma (2, 3, 5, 4) (lote 2, h = 3, "
+            "n = 5, d_k = 4) ela tem de ser (2, 5, 12). As dimensões de lote são X.shape[:-3] (X.shape[:-2] ainda "
+            "inclui o eixo h): troque os eixos h e n e faça o reshape para (*lote, n, h * d_k).",
+            forma_com_eixo_de_cabecas,
+            titulo="Juntar cabeças com a forma errada",
+            para_instrutor="O aluno montou a forma final com X.shape[:-2] e -1, mantendo o eixo das cabeças.",
             secao="Explicação Matemática",
         ),
         S.promessa(
@@ -1388,7 +1404,45 @@ def _sondas_modulo(aluno):
             np.concatenate([s64.numpy().ravel(), p64.numpy().ravel()]),
         )
 
+    def oficial_em(q_, k_, v_, **kw):
+        with torch.no_grad():
+            saida, pesos = _oficial(sd, d, h)(q_, k_, v_, average_attn_weights=False, **kw)
+        return saida.numpy(), pesos.numpy()
+
+    def k_e_v_trocados():
+        # sondas-10: K = w_k(k) e V = w_v(v); com k ≠ v, a conta com os dois trocados dá outra saída
+        saida, _ = par(_rodar(_criar(aluno, d, h, sd), q, k, v1), "forward")
+        return S.iguais(saida, oficial_em(q, v1, k)[0], atol=1e-5, rtol=1e-4)
+
+    def mascara_inventada():
+        # sondas-10: mascara=None quer dizer nenhuma chave bloqueada, o mesmo que uma máscara toda True
+        modulo = _criar(aluno, d, h, sd)
+        sem, _ = par(_rodar(modulo, q, k, v1), "forward")
+        todas, _ = par(_rodar(modulo, q, k, v1, mascara=torch.ones(3, 4, dtype=torch.bool)), "forward")
+        certo = oficial_em(q, k, v1)[0]
+        return S.iguais(todas, certo, atol=1e-5, rtol=1e-4) and not S.iguais(sem, certo, atol=1e-5, rtol=1e-4)
+
     return [
+        S.promessa(
+            "modulo-k-e-v-trocados",
+            "As chaves e os valores estão trocados: a saída é a da atenção com K = w_k(v) e V = w_v(k). As "
+            "pontuações usam as chaves projetadas de k (K = w_k(k)) e os pesos combinam os valores projetados de v "
+            "(V = w_v(v)); numa atenção cruzada com k ≠ v a troca aparece.",
+            k_e_v_trocados,
+            titulo="Chaves e valores trocados",
+            para_instrutor="O aluno projetou K a partir de v e V a partir de k (só passa quando k e v são o mesmo tensor).",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "modulo-mascara-none-inventada",
+            "Sem máscara (mascara=None) a saída difere da saída com uma máscara toda True, que confere: com None "
+            "nenhuma chave é bloqueada. Não crie uma máscara (causal ou outra) quando nenhuma é passada; aplique "
+            "a máscara só quando mascara is not None.",
+            mascara_inventada,
+            titulo="Máscara inventada quando mascara=None",
+            para_instrutor="O aluno aplica uma máscara causal (ou outra) por conta própria quando nenhuma é passada.",
+            secao="Código Comentado",
+        ),
         S.precisao_perdida(
             "modulo-precisao-reduzida",
             saida_e_esperado_em_float64,
