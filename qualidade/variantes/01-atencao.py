@@ -1196,3 +1196,13 @@ MUTANTES += [
         equivoco="atencao-pesos-sao-pontuacoes",
     ),
 ]
+
+# sondas-10: o máximo corrido trocado pela referência protegida (m = referencia em vez de m = m_novo)
+MUTANTES += [
+    Variante(
+        "sonda-blocos-maximo-guarda-referencia",
+        {"atencao_blocos": _blocos(_CERTA).replace("        m = m_novo\n", "        m = referencia\n")},
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-guarda-referencia",
+    ),
+]

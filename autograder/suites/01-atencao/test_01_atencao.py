@@ -848,6 +848,15 @@ DIVIDE_A_CADA_BLOCO = Equivoco(
     para_instrutor="O aluno normaliza a saída a cada bloco e depois a mistura com termos não normalizados.",
     secao="Explicação Matemática",
 )
+MAXIMO_GUARDA_REFERENCIA = Equivoco(
+    "blocos-maximo-guarda-referencia",
+    "Depois de um bloco todo mascarado, o máximo corrido guardado foi a referência 0 (m = ref), e não o máximo "
+    "de verdade, m_novo = -inf: com pontuações muito negativas nos blocos seguintes, exp(s - 0) dá 0 e a saída "
+    "0/0. A referência 0 serve só para as exponenciais do bloco; guarde m = m_novo.",
+    titulo="Máximo corrido trocado pela referência",
+    para_instrutor="O aluno guardou a referência protegida (0 no lugar de -inf) como máximo corrido.",
+    secao="Explicação Matemática",
+)
 BLOCO_MASCARADO_NAN = Equivoco(
     "blocos-bloco-mascarado-nan",
     "Uma linha cujo primeiro bloco vem todo mascarado virou nan, embora tenha chaves permitidas depois: com "
@@ -952,7 +961,7 @@ def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
             o = fator_o * o + p @ V[..., inicio : inicio + bloco, :]
             if modo == "divide_a_cada_bloco":
                 o = o / soma_nova
-            soma, m = soma_nova, m_novo
+            soma, m = soma_nova, (ref if modo == "guarda_referencia" else m_novo)
         if modo == "divide_a_cada_bloco":
             return o
         saida = o / soma
@@ -964,6 +973,7 @@ def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
 def _equivocos_blocos(Q, K, V, mascara, bloco):
     return suite.saidas_erradas(
         lambda modo: blocos_np(Q, K, V, mascara, bloco, modo),
+        (MAXIMO_GUARDA_REFERENCIA, "guarda_referencia"),
         (SOMA_SEM_REESCALA, "soma_sem_reescala"),
         (FATOR_ERRADO, "saida_sem_reescala"),
         (FATOR_ERRADO, "fator_invertido"),
