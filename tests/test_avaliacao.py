@@ -715,8 +715,9 @@ def test_portoes_nao_faz_nada():
 
 
 def test_faixa_de_treino_nao_depende_do_azar_da_semente():
-    """Perto de uma faixa que nem a referência alcança com a mesma semente, vale a referência (com folga);
-    longe dela, ou quando a referência alcança, não: e a referência só treina quando é preciso."""
+    """Abaixo de uma faixa que nem a referência alcança com a mesma semente, vale a referência (com folga), por
+    longe da faixa que ela tenha ficado (um laço correto numa semente azarada); quando a referência alcança,
+    não: e a referência só treina quando é preciso, uma vez por chave."""
     from autograder.suite import CACHE_PESADO, faixa_alcancada
 
     treinos = []
@@ -725,14 +726,18 @@ def test_faixa_de_treino_nao_depende_do_azar_da_semente():
         return lambda: treinos.append(acerto) or acerto
 
     assert faixa_alcancada(0.93, 0.90, ("t", 1), referencia(0.5)) == (True, None)
-    assert faixa_alcancada(0.70, 0.90, ("t", 2), referencia(0.5)) == (False, None)  # longe: nem treina
-    assert treinos == []
+    assert treinos == []  # alcançou: nem treina
     assert faixa_alcancada(0.885, 0.90, ("t", 3), referencia(0.896)) == (True, 0.896)  # semente azarada
     assert faixa_alcancada(0.86, 0.90, ("t", 4), referencia(0.896)) == (False, 0.896)  # longe da referência
     assert faixa_alcancada(0.885, 0.90, ("t", 5), referencia(0.95)) == (False, 0.95)  # a referência alcança
     assert faixa_alcancada(0.88, 0.90, ("t", 3), referencia(0.1)) == (True, 0.896)  # mesma chave: guardado
-    assert treinos == [0.896, 0.896, 0.95]
-    for n in (3, 4, 5):
+    # longe da faixa: a referência também ficou longe (o substituto da 06 numa semente azarada, 60 %)
+    assert faixa_alcancada(0.596, 0.90, ("t", 6), referencia(0.60)) == (True, 0.60)
+    assert faixa_alcancada(0.30, 0.90, ("t", 6), referencia(0.99)) == (False, 0.60)  # guardado: ainda longe
+    # uma janela finita, se pedida, ainda poupa o treino de quem fica longe
+    assert faixa_alcancada(0.70, 0.90, ("t", 2), referencia(0.5), janela=0.10) == (False, None)
+    assert treinos == [0.896, 0.896, 0.95, 0.60]
+    for n in (3, 4, 5, 6):
         CACHE_PESADO.pop(("t", n), None)
 
 
