@@ -539,7 +539,7 @@ def test_modelo_estrutura(aluno, ref):
 
 
 @item("teste_otimizacao", pontos=1.0)
-@S.com_sondas(PR.sondas_adamw)
+@S.com_sondas_tambem_no_erro(PR.sondas_adamw)
 def test_adamw_passo_a_passo_igual_ao_do_pytorch(aluno, rng):
     """AdamW: passo a passo igual a torch.optim.AdamW (correção de viés, decaimento desacoplado, taxa do grupo)"""
     iniciais = [_x(rng, 4, 3), _x(rng, 5)]
