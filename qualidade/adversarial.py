@@ -1360,7 +1360,9 @@ def tabela_dos_modos(relatorios: dict[str, Relatorio]) -> list[str]:
     return linhas
 
 
-def main(argv=None, prog: str | None = None) -> int:
+def analisador(prog: str | None = None) -> argparse.ArgumentParser:
+    """As opções de ``python -m qualidade adversarial`` (também as de ``--caminhos``, que
+    ``qualidade.caminhos.da_linha_de_comando`` trata: este módulo não importa o dos caminhos)."""
     from autograder import argparse_ptbr
 
     argparse_ptbr.instalar()
@@ -1396,6 +1398,11 @@ def main(argv=None, prog: str | None = None) -> int:
         "avaliador aceita avaliar com isolamento parcial)",
     )
     p.add_argument("--envelope", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv=None, prog: str | None = None) -> int:
+    p = analisador(prog)
     args = p.parse_args(argv)
     if args.envelope:
         return _envelope(args.envelope)
@@ -1405,16 +1412,8 @@ def main(argv=None, prog: str | None = None) -> int:
             print(f"{marca} {c.nome:<36} {c.familia:<26} {c.descricao}")
         print("(* = subconjunto representativo)")
         return 0
-    if args.caminhos is not None:
-        from qualidade import caminhos
-
-        if args.modos is not None:
-            p.error("use --caminhos ou --modos, não os dois (cada caminho roda no modo root com namespaces)")
-
-        rels = caminhos.rodar_caminhos(
-            args.caminhos or None, args.casos, args.completo, base=args.base, manter=args.manter
-        )
-        return 1 if any(caminhos.ganhou(r) for r in rels.values()) else 0
+    if args.caminhos is not None:  # python -m qualidade adversarial --caminhos vai direto a qualidade.caminhos
+        p.error("--caminhos: use python -m qualidade adversarial --caminhos (qualidade.caminhos.da_linha_de_comando)")
     if args.modos is not None:
         rels = rodar_modos(
             args.modos or None, args.completo, aceitar_parcial=args.aceitar_parcial, base=args.base, filtro=args.casos

@@ -289,6 +289,17 @@ def _executar_nbgrader(submissoes: Path, saida: Path, pasta: Path) -> int:
     return 0
 
 
+def da_linha_de_comando(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """``python -m qualidade adversarial --caminhos [...]``: as mesmas opções do corpus adversarial
+    (``adversarial.analisador``); sai com 1 se um ataque ganhou ou um controle perdeu pontos."""
+    p = adv.analisador(prog)
+    args = p.parse_args(argv)
+    if args.modos is not None:
+        p.error("use --caminhos ou --modos, não os dois (cada caminho roda no modo root com namespaces)")
+    rels = rodar_caminhos(args.caminhos or None, args.casos, args.completo, base=args.base, manter=args.manter)
+    return 1 if any(ganhou(r) for r in rels.values()) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
