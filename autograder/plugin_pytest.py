@@ -177,6 +177,11 @@ _DICAS_DE_ERRO = (
         "antes do laço, com iter(lotes), e pegue o próximo lote com next a cada passo).",
     ),
     (
+        ("'list' object is not an iterator",),
+        "Os lotes chegaram numa lista, e next(lotes) só funciona com um iterador: o enunciado promete uma lista OU "
+        "um gerador. Percorra os lotes com um for (ou crie o iterador uma vez, antes do laço, com iter(lotes)).",
+    ),
+    (
         ("view size is not compatible with input tensor",),
         "O .view exige um tensor contíguo na memória, e uma fatia como tgt[:, 1:] (o alvo do laço) não é: achate "
         "com .reshape(-1), que copia quando precisa (ou .contiguous().view(-1)).",

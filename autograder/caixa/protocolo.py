@@ -981,6 +981,7 @@ _MODELOS_DE_EXCECAO = [
     _modelo("'{nome}' object is not subscriptable", "um objeto '{}' não aceita índice"),
     _modelo("'{nome}' object is not callable", "um objeto '{}' não é chamável"),
     _modelo("'{nome}' object is not iterable", "um objeto '{}' não é iterável"),
+    _modelo("'{nome}' object is not an iterator", "um objeto '{}' não é um iterador"),
     _modelo("cannot unpack non-iterable {nome} object", "um objeto {} não se desempacota"),
     _modelo("{nome}() missing {n} required positional argument: '{nome}'", "{}() sem {} argumento obrigatório: '{}'"),
     _modelo(

@@ -309,6 +309,19 @@ MUTANTES = [
         itens=["teste_atencao_causal"],
         equivoco="atencao-escala-d-model",
     ),
+    # (sondas-11) casos construídos: d_k = 8, onde int(√d_k) ≠ √d_k; a atenção do bloco criada com 1 cabeça
+    Variante(
+        "atencao-escala-truncada",
+        {"atencao_causal": _atencao(escala="int(self.d_k**0.5)")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-escala-truncada",
+    ),
+    Variante(
+        "bloco-atencao-de-uma-cabeca",
+        {"bloco_decoder": _bloco().replace("AtencaoCausal(d_model, h)", "AtencaoCausal(d_model, 1)")},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-ignora-h",
+    ),
     Variante(
         "atencao-ordem-kqv",
         {"atencao_causal": _atencao().replace("q, k, v = self.w_qkv(x).split", "k, q, v = self.w_qkv(x).split")},

@@ -346,6 +346,16 @@ MUTANTES = [
         [T],
         "modelo-sem-raiz-dmodel",
     ),
+    # (sondas-11) caso construído com d_model = 8: int(√d_model) ≠ √d_model
+    Variante(
+        "modelo-escala-truncada",
+        _modelo(
+            emb_src="self.embedding_origem(src) * int(math.sqrt(self.d_model)) + self.pe[: src.shape[1]]",
+            emb_tgt="self.embedding_alvo(tgt) * int(math.sqrt(self.d_model)) + self.pe[: tgt.shape[1]]",
+        ),
+        [T],
+        "modelo-escala-truncada",
+    ),
     Variante(
         "modelo-escala-dividida",
         _modelo(
@@ -514,6 +524,15 @@ MUTANTES = [
         [R],
         "treino-recorte-fora-de-ordem",
     ),
+    # (sondas-11) o terceiro argumento de clip_grad_norm_ é o tipo da norma, não o limite
+    Variante(
+        "treino-recorte-com-tipo-de-norma",
+        _treino(recorte="        nn.utils.clip_grad_norm_(modelo.parameters(), 1.0, max_norma)"),
+        [R],
+        "treino-recorte-tipo-de-norma",
+    ),
+    # (sondas-11) lotes é uma lista ou um gerador: o treino avaliado recebe um gerador, que não aceita índice
+    Variante("treino-lotes-indexados", _treino(laco="((p, lotes[p]) for p in range(passos))"), [R]),
     Variante(
         "treino-adam-padrao",
         {"treinar": _treino()["treinar"].replace("lr=pico, betas=(0.9, 0.98), eps=1e-9)", "lr=pico)")},

@@ -401,6 +401,8 @@ def extrair_patches(imagens, p):
         _treino(laco="((t, lotes[t]) for t in range(passos))"),
         [R],
     ),
+    # (sondas-11) lista OU gerador: o espião recebe a lista, e uma lista não é um iterador
+    Variante("treino-next-sem-iter", _treino(laco="((t, next(lotes)) for t in range(passos))"), [R]),
     # ------------------------------------------------------------------ acurácia
     Variante("acuracia-contagem", _acuracia(retorno="acertos"), [A], "acuracia-contagem"),
     Variante(
@@ -412,6 +414,23 @@ def extrair_patches(imagens, p):
         "acuracia-sem-ultimo-lote",
     ),
     Variante("acuracia-eixo-errado", _acuracia(eixo="0"), [A], "acuracia-eixo-errado"),
+    # (sondas-11) torch.chunk(x, k) faz k pedaços, não pedaços de tamanho k: a conta sai certa, os lotes não
+    Variante(
+        "acuracia-chunk-em-vez-de-split",
+        {
+            "acuracia": """
+def acuracia(modelo, imagens, rotulos, tamanho_lote=256):
+    modelo.eval()
+    acertos = 0
+    with torch.no_grad():
+        for x, y in zip(torch.chunk(imagens, tamanho_lote), torch.chunk(rotulos, tamanho_lote)):
+            acertos += int((modelo(x).argmax(dim=-1) == y).sum())
+    return acertos / len(rotulos)
+"""
+        },
+        [A],
+        "acuracia-lotes-menores",
+    ),
     Variante("acuracia-modo-de-treino", _acuracia(modo="pass"), [A], "acuracia-modo-de-treino"),
     Variante("acuracia-com-gradiente", _acuracia(contexto="torch.enable_grad()"), [A], "acuracia-com-gradiente"),
 ]

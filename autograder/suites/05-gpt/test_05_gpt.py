@@ -214,6 +214,14 @@ ATENCAO_ESCALA_DMODEL = Equivoco(
     para_instrutor="O aluno escalou por √d_model, sem ver que o produto q·k soma d_k termos em cada cabeça.",
     secao="Explicação Matemática",
 )
+ATENCAO_ESCALA_TRUNCADA = Equivoco(
+    "atencao-escala-truncada",
+    "A escala foi arredondada para um inteiro (int(d_k ** 0.5) ou divisão inteira): com d_k = 8, √d_k ≈ 2,83, e "
+    "não 2. Divida as pontuações por math.sqrt(d_k) (ou d_k ** 0.5), sem converter para int.",
+    titulo="Escala √d_k truncada",
+    para_instrutor="O aluno truncou √d_k num inteiro: certo só quando d_k é um quadrado perfeito (4 no exemplo).",
+    secao="Explicação Matemática",
+)
 ATENCAO_ORDEM_QKV = Equivoco(
     "atencao-ordem-qkv",
     "As três fatias de w_qkv(x) foram lidas noutra ordem: o split devolve q, k, v nessa ordem "
@@ -293,6 +301,14 @@ BLOCO_GELU_TANH = Equivoco(
     "exata, nn.GELU(), com a função de distribuição normal.",
     titulo="GELU aproximada por tanh",
     para_instrutor="O aluno usou a GELU aproximada por tanh, não a GELU exata pedida.",
+    secao="Código Comentado",
+)
+BLOCO_IGNORA_H = Equivoco(
+    "bloco-ignora-h",
+    "A atenção do bloco não usa as h cabeças pedidas: BlocoDecoder(d_model, h, d_ff) deve criar "
+    "AtencaoCausal(d_model, h), e a sua dá a saída de uma atenção de 1 cabeça.",
+    titulo="Bloco ignora h",
+    para_instrutor="O aluno criou a atenção do bloco com um número fixo de cabeças (1), ignorando o argumento h.",
     secao="Código Comentado",
 )
 BLOCO_IGNORA_PADDING = Equivoco(
@@ -631,6 +647,8 @@ def _variante(sd, x, h, modo, mascara):
     s = q @ k.transpose(-2, -1)
     if modo == "escala_d_model":
         s = s / math.sqrt(x.shape[-1])
+    elif modo == "escala_truncada":
+        s = s / int(math.sqrt(d_k))
     elif modo != "sem_escala":
         s = s / math.sqrt(d_k)
     inf = float("-inf")
@@ -695,6 +713,12 @@ def test_atencao_confere_com_sdpa_causal(aluno, rng):
     diag = [(eq, _variante(sd, x, h, modo, _causal(n))) for eq, modo in _MODOS]
     diag.append((suite.CONSTANTE_DO_EXEMPLO, _oraculo_sdpa(sd, x, H_DO_EXEMPLO)))  # h fixo no do exemplo
     _comparar_atencao(att(x), esperado, diag, "sem padding")
+    # caso construído: d_k = 8 (√8 não é inteiro), onde uma escala truncada em int difere da certa
+    att8, sd8 = _atencao(aluno, np.random.default_rng(3807), 16, 2)
+    x8 = _x(np.random.default_rng(3808), 1, 5, 16)
+    diag8 = [(eq, _variante(sd8, x8, 2, modo, _causal(5))) for eq, modo in _MODOS]
+    diag8.append((ATENCAO_ESCALA_TRUNCADA, _variante(sd8, x8, 2, "escala_truncada", _causal(5))))
+    _comparar_atencao(att8(x8), _oraculo_sdpa(sd8, x8, 2), diag8, "d_k = 8")
     # issue #38: o forward deixa o gradiente chegar a w_qkv e w_o (um torch.no_grad() ou um .detach() no forward
     # dá a mesma saída, e a atenção não treina)
     suite.conferir_gradientes(aluno, att, (x,), sorted(sd), "AtencaoCausal")
@@ -932,6 +956,28 @@ def test_bloco_estrutura(aluno, ref, rng):
         tuple(y.shape) == (2, 4, d),
         f"a saída do bloco deveria ter forma {mostrar((2, 4, d))}; veio {mostrar(tuple(y.shape))}.",
     )
+    _conferir_h_do_bloco(aluno, ref, d, h, d_ff)
+
+
+def _conferir_h_do_bloco(aluno, ref, d, h, d_ff):
+    """A atenção que o próprio bloco cria usa as h cabeças: comparada com a AtencaoCausal do aluno com os mesmos
+    pesos, com h e com 1 cabeça; só reprova quando ela é a de 1 cabeça e não a de h (a atenção tem item próprio)."""
+    rng = np.random.default_rng(3809)
+    modelo = ref.BlocoDecoder(d, h, d_ff).double()
+    sd = _aleatorizar(modelo, rng, escala=0.4)
+    x = _x(rng, 1, 5, d)
+    try:
+        bloco = aluno.criar("BlocoDecoder", d, h, d_ff)
+        bloco.metodo("double", guardar=True)
+        bloco.carregar_pesos(sd, strict=False)
+        propria = _par(bloco.metodo("atencao", x), "BlocoDecoder.atencao")[0]
+        sd_att = {k.removeprefix("atencao."): v for k, v in sd.items() if k.startswith("atencao.")}
+        com_h = _par(_remoto(aluno, "AtencaoCausal", (d, h), sd_att)(x))[0]
+        com_1 = _par(_remoto(aluno, "AtencaoCausal", (d, 1), sd_att)(x))[0]
+    except (suite.ErroDoAluno, Reprovado):
+        return  # uma atenção que não roda é do item dela
+    if not S.iguais(propria, com_h) and S.iguais(propria, com_1) and not S.iguais(com_h, com_1):
+        raise Reprovado(BLOCO_IGNORA_H.mensagem, BLOCO_IGNORA_H)
 
 
 # ======================================================================= geração gulosa

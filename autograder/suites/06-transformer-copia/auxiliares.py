@@ -126,6 +126,9 @@ def _avaliador_treinar(*args, **kwargs):
 
     if callable(barra):
         espaco["barra_de_progresso"] = _avaliador_barra
+    # o enunciado promete lotes como lista OU gerador: o espião recebe a lista; o treino avaliado, um gerador
+    if len(args) > 1 and not isinstance(args[0], _avaliador_Espiao):
+        args = (args[0], (lote for lote in args[1]), *args[2:])
     try:
         return espaco["treinar"](*args, **kwargs)
     finally:
@@ -141,6 +144,7 @@ _avaliador_barras = []
 
 
 _avaliador_recortes = []
+_avaliador_tipos_de_norma = []  # o norm_type de cada recorte (o enunciado pede a norma L2, o padrão 2,0)
 
 
 def _avaliador_instalar_registro_de_recorte():
@@ -151,6 +155,8 @@ def _avaliador_instalar_registro_de_recorte():
 
     def registrado(parameters, max_norm, *args, **kwargs):
         _avaliador_recortes.append(float(max_norm))
+        tipo = args[0] if args else kwargs.get("norm_type", 2.0)
+        _avaliador_tipos_de_norma.append(float(tipo) if isinstance(tipo, int | float) else str(tipo))
         return original(parameters, max_norm, *args, **kwargs)
 
     registrado._avaliador = True

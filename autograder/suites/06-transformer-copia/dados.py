@@ -74,6 +74,7 @@ def extra_do_espiao(aluno, espiao) -> dict:
     """O que o espião do laço lê além das chamadas: os recortes de gradiente, a norma final e as normas no passo."""
     return {
         "recortes": aluno.ler("_avaliador_recortes"),
+        "tipos_de_norma": aluno.ler("_avaliador_tipos_de_norma"),
         "final": espiao.metodo("norma_final"),
         "normas_no_passo": espiao.ler("normas_no_passo"),
         "barras": aluno.ler("_avaliador_barras"),

@@ -173,6 +173,15 @@ MODELO_ESCALA_DIVIDIDA = Equivoco(
     para_instrutor="O aluno lembra da escala √d_model, mas dividiu em vez de multiplicar.",
     secao="Explicação Matemática",
 )
+MODELO_ESCALA_TRUNCADA = Equivoco(
+    "modelo-escala-truncada",
+    "A escala dos embeddings foi arredondada para um inteiro (int(math.sqrt(d_model))): com d_model = 8, "
+    "√d_model ≈ 2,83, e não 2. Multiplique por math.sqrt(d_model), sem converter para int.",
+    modos="truncada",
+    titulo="Escala √d_model truncada",
+    para_instrutor="O aluno truncou √d_model num inteiro: certo só quando d_model é um quadrado perfeito (16).",
+    secao="Explicação Matemática",
+)
 MODELO_SEM_POSICAO = Equivoco(
     "modelo-sem-posicao",
     "Falta somar a codificação posicional (self.pe[:n]) a um dos lados: sem ela o modelo não sabe a ordem "
@@ -415,6 +424,16 @@ TREINO_RECORTE_FIXO = Equivoco(
     "pediu outro valor): chame nn.utils.clip_grad_norm_(modelo.parameters(), max_norma).",
     titulo="Recorte num valor fixo",
     para_instrutor="O aluno escreveu o limite do recorte (1,0) à mão, ignorando o argumento max_norma.",
+    secao="Código Comentado",
+)
+TREINO_RECORTE_TIPO_DE_NORMA = Equivoco(
+    "treino-recorte-tipo-de-norma",
+    "O recorte não usou a norma L2 no limite max_norma: o terceiro argumento de nn.utils.clip_grad_norm_ é o "
+    "TIPO da norma (norm_type, padrão 2,0), e não o limite. Chame nn.utils.clip_grad_norm_(modelo.parameters(), "
+    "max_norma), só com os dois argumentos.",
+    titulo="Recorte com outro tipo de norma",
+    para_instrutor="O aluno passou um terceiro argumento a clip_grad_norm_ (o norm_type), por exemplo "
+    "clip_grad_norm_(params, 1.0, max_norma): o recorte usa outra norma e outro limite.",
     secao="Código Comentado",
 )
 TREINO_RECORTE_FORA_DE_ORDEM = Equivoco(

@@ -131,7 +131,9 @@ def oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
 @torch.no_grad()
 def transformer_variante(modelo, src, tgt, mo, ma, modo):
     d = modelo.d_model
-    escala = {"sem_escala": 1.0, "dividida": 1.0 / math.sqrt(d)}.get(modo, math.sqrt(d))
+    escala = {"sem_escala": 1.0, "dividida": 1.0 / math.sqrt(d), "truncada": float(int(math.sqrt(d)))}.get(
+        modo, math.sqrt(d)
+    )
     emb_src = modelo.embedding_alvo if modo in ("emb_trocados", "emb_alvo_nos_dois") else modelo.embedding_origem
     emb_tgt = modelo.embedding_origem if modo in ("emb_trocados", "emb_origem_nos_dois") else modelo.embedding_alvo
     pe_src = 0 if modo == "sem_pos_src" else modelo.pe[: src.shape[1]]
@@ -192,6 +194,7 @@ EQUIVOCOS_CAMADA = suite.pares_por_modo(
 EQUIVOCOS_MODELO = suite.pares_por_modo(
     EQ.MODELO_SEM_ESCALA,
     EQ.MODELO_ESCALA_DIVIDIDA,
+    EQ.MODELO_ESCALA_TRUNCADA,
     EQ.MODELO_SEM_POSICAO,
     EQ.MODELO_EMBEDDING_TROCADO,
     EQ.MODELO_ENCODER_SEM_MASCARA,

@@ -236,6 +236,21 @@ def test_transformer_confere_com_nn_transformer(aluno, ref, rng):
             (eq, ORC.transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in ORC.EQUIVOCOS_MODELO
         ],
     )
+    # caso construído: d_model = 8 (√8 não é inteiro), onde uma escala truncada em int difere da certa
+    rng8 = np.random.default_rng(_SONDA + 8)
+    remoto, modelo, sd = ORC.montar_transformer(aluno, ref, rng8, d=8, h=2)
+    src, tgt = DA.lote(rng8, 3, 2, 6)
+    mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
+    comparar(
+        ORC.logits_do_remoto(remoto, src, tgt, mo, ma).numpy(),
+        ORC.oraculo_nn_transformer(sd, src, tgt, mo, ma, 8, 2, 32, 2).numpy(),
+        "os logits do Transformer com d_model = 8",
+        atol=1e-7,
+        rtol=1e-6,
+        equivocos=lambda: [
+            (eq, ORC.transformer_variante(modelo, src, tgt, mo, ma, modo)) for eq, modo in ORC.EQUIVOCOS_MODELO
+        ],
+    )
 
 
 @item("teste_transformer", pontos=0.5)
@@ -676,6 +691,10 @@ def test_treino_aquecimento_e_recorte(aluno, rng):
     normas, recortes, final = extra["normas"], extra["recortes"], extra["final"]
     limite = TR.ESPIAO["max_norma"]
     verificar(max(normas) > 1.0, "Erro interno do teste: o espião deveria gerar gradientes grandes.")
+    # o terceiro argumento de clip_grad_norm_ é o tipo da norma: o enunciado pede a L2 (o registro só reprova)
+    tipos = extra.get("tipos_de_norma")
+    if isinstance(tipos, list) and any(t != 2.0 for t in tipos):
+        raise Reprovado(EQ.TREINO_RECORTE_TIPO_DE_NORMA.mensagem, EQ.TREINO_RECORTE_TIPO_DE_NORMA)
     recortou = any(math.isclose(r, limite) for r in recortes) or (final is not None and 0 < final <= limite + 1e-6)
     if not recortou and (recortes or (final is not None and 0 < final <= 1.0 + 1e-6)):
         raise Reprovado(EQ.TREINO_RECORTE_FIXO.mensagem, EQ.TREINO_RECORTE_FIXO)

@@ -276,6 +276,16 @@ ACURACIA_SEM_ULTIMO_LOTE = Equivoco(
     para_instrutor="O aluno deixou de fora o último lote, menor que tamanho_lote.",
     secao="Código Comentado",
 )
+ACURACIA_LOTES_MENORES = Equivoco(
+    "acuracia-lotes-menores",
+    "As imagens não foram percorridas em lotes de tamanho_lote: o modelo foi chamado mais vezes, com lotes "
+    "menores. torch.chunk(imagens, k) divide em k PEDAÇOS (não em pedaços de tamanho k); use "
+    "torch.split(imagens, tamanho_lote) ou fatias imagens[inicio : inicio + tamanho_lote].",
+    titulo="Lotes menores que tamanho_lote",
+    para_instrutor="O aluno dividiu as imagens em tamanho_lote pedaços (torch.chunk), e não em pedaços de "
+    "tamanho_lote: a conta sai certa, mas os lotes não são os pedidos.",
+    secao="Código Comentado",
+)
 ACURACIA_EIXO = Equivoco(
     "acuracia-eixo-errado",
     "O argmax foi tirado no eixo errado: a classe prevista é o argmax sobre as CLASSES, o último eixo dos "

@@ -660,6 +660,8 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     acertos = int((previstos == rotulos).sum())
     certo = acertos / len(rotulos)
     if math.isclose(valor, certo, rel_tol=1e-6):
+        # lotes de tamanho_lote: 150 imagens em lotes de 32 são 5 chamadas do modelo, nunca mais (chunk faz 32)
+        verificar(len(chamadas) <= -(-150 // 32), EQ.ACURACIA_LOTES_MENORES.mensagem, EQ.ACURACIA_LOTES_MENORES)
         # Todos certos: 1.0, longe dos ~64% de cima (uma constante não passa pelos dois).
         suite.exigir_que_responda(
             [valor, _acuracia_do_aluno(aluno, *_dados_acuracia(rng, 150, 1.0), 32)[0]], "acuracia"
