@@ -182,6 +182,16 @@ _DICAS_DE_ERRO = (
         "um gerador. Percorra os lotes com um for (ou crie o iterador uma vez, antes do laço, com iter(lotes)).",
     ),
     (
+        ("object of type 'generator' has no len()",),
+        "Os lotes chegaram num gerador, que não tem len(): o enunciado promete uma lista OU um gerador. O número "
+        "de passos (da barra de progresso e do laço) é o argumento passos, não len(lotes).",
+    ),
+    (
+        ("'type' object does not support the context manager protocol",),
+        "Um with recebeu a classe, e não um objeto: torch.no_grad é uma classe, e o with pede uma instância, "
+        "with torch.no_grad(): (com parênteses).",
+    ),
+    (
         ("view size is not compatible with input tensor",),
         "O .view exige um tensor contíguo na memória, e uma fatia como tgt[:, 1:] (o alvo do laço) não é: achate "
         "com .reshape(-1), que copia quando precisa (ou .contiguous().view(-1)).",

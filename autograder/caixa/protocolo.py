@@ -982,6 +982,11 @@ _MODELOS_DE_EXCECAO = [
     _modelo("'{nome}' object is not callable", "um objeto '{}' não é chamável"),
     _modelo("'{nome}' object is not iterable", "um objeto '{}' não é iterável"),
     _modelo("'{nome}' object is not an iterator", "um objeto '{}' não é um iterador"),
+    _modelo("object of type '{nome}' has no len()", "um objeto do tipo '{}' não tem len()"),
+    _modelo(
+        "'{nome}' object does not support the context manager protocol",
+        "um objeto '{}' não serve como gerenciador de contexto (with)",
+    ),
     _modelo("cannot unpack non-iterable {nome} object", "um objeto {} não se desempacota"),
     _modelo("{nome}() missing {n} required positional argument: '{nome}'", "{}() sem {} argumento obrigatório: '{}'"),
     _modelo(

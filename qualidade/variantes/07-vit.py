@@ -973,3 +973,55 @@ MUTANTES += [
         equivoco="treino-le-partes-do-modelo",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas-11: o que a sétima rodada cega achou
+MUTANTES += [
+    Variante(
+        "camada-mlp-sobre-a-atencao",
+        _camada(
+            """        z = self.norm1(x)
+        a = self.auto_atencao(z, z, z, need_weights=False)[0]
+        x = x + a
+        return x + self.linear2(F.gelu(self.linear1(self.norm2(a))))"""
+        ),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-mlp-da-atencao",
+    ),
+    Variante(
+        "sonda-camada-f-dropout-sempre-ativo",
+        _camada(
+            _CORPO_CAMADA.replace(
+                "F.gelu(self.linear1(self.norm2(x)))", "F.dropout(F.gelu(self.linear1(self.norm2(x))), 0.1)"
+            )
+        ),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-sorteio-em-avaliacao",
+    ),
+    Variante(
+        "sonda-vit-imagens-divididas-por-255",
+        {"vit": _vit()["vit"].replace("extrair_patches(imagens, ", "extrair_patches(imagens / 255.0, ")},
+        itens=["teste_vit"],
+        equivoco="vit-patches-escalados",
+    ),
+    Variante(
+        "sonda-vit-layer-norm-nos-patches",
+        {
+            "vit": _vit()["vit"].replace(
+                "x = self.projecao(extrair_patches(imagens, self.tamanho_patch))",
+                "p = extrair_patches(imagens, self.tamanho_patch)\n        x = self.projecao(F.layer_norm(p, p.shape[-1:]))",
+            )
+        },
+        itens=["teste_vit"],
+        equivoco="vit-patches-nao-lineares",
+    ),
+    Variante(
+        "sonda-vit-eps-da-norma-final",
+        {
+            "vit": _vit()["vit"].replace(
+                "self.norm = nn.LayerNorm(d_model)", "self.norm = nn.LayerNorm(d_model, eps=1e-6)"
+            )
+        },
+        itens=["teste_vit"],
+        equivoco="vit-eps-da-norma-final",
+    ),
+]

@@ -100,6 +100,15 @@ CAMADA_RESIDUO_NORMALIZADO = Equivoco(
     para_instrutor="O aluno somou o x normalizado no caminho residual, que deve levar o x original.",
     secao="O bloco pré-norma",
 )
+CAMADA_MLP_DA_ATENCAO = Equivoco(
+    "camada-mlp-da-atencao",
+    "A MLP recebeu a saída da autoatenção, e não o fluxo residual: a entrada da segunda subcamada é "
+    "x' = x + MHA(LN1(x)), e a saída é x' + MLP(LN2(x')).",
+    modos="mlp_da_atencao",
+    titulo="MLP sobre a saída da atenção",
+    para_instrutor="O aluno aplicou a MLP (com a norm2) à saída da atenção, e não ao residual x' = x + atenção.",
+    secao="O bloco pré-norma",
+)
 CAMADA_NORMAS = Equivoco(
     "camada-normas-trocadas",
     "As normalizações estão trocadas ou reaproveitadas: norm1 antes da autoatenção, norm2 antes da MLP.",

@@ -63,6 +63,8 @@ def camada_variante(c, x, modo="certo"):
         x1 = x + auto(c.norm1(x))
         return x1 + mlp(c.norm1(x1))
     x1 = x + auto(c.norm1(x))
+    if modo == "mlp_da_atencao":  # a MLP sobre a saída da atenção, e não sobre o fluxo residual x'
+        return x1 + mlp(c.norm2(x1 - x))
     if modo == "relu":
         return x1 + mlp(c.norm2(x1), F.relu)
     if modo == "sem_ativacao":

@@ -126,7 +126,12 @@ def test_patches_nao_alteram_as_imagens(aluno, rng):
 
 
 _EQUIVOCOS_CAMADA = suite.pares_por_modo(
-    EQ.CAMADA_POS_NORMA, EQ.CAMADA_RELU, EQ.CAMADA_SEM_RESIDUO, EQ.CAMADA_RESIDUO_NORMALIZADO, EQ.CAMADA_NORMAS
+    EQ.CAMADA_POS_NORMA,
+    EQ.CAMADA_RELU,
+    EQ.CAMADA_SEM_RESIDUO,
+    EQ.CAMADA_RESIDUO_NORMALIZADO,
+    EQ.CAMADA_NORMAS,
+    EQ.CAMADA_MLP_DA_ATENCAO,
 )
 
 
@@ -1021,7 +1026,25 @@ def _sondas_camada(aluno, ref):
                 )
         return False
 
+    def sorteia_em_avaliacao():
+        # em modo de avaliação a camada é determinística: a mesma entrada, duas vezes, a mesma saída
+        camada = _remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd_partes)
+        camada.metodo("eval", guardar=True)
+        return not torch.allclose(_saida_camada(camada, x0), _saida_camada(camada, x0), atol=1e-12)
+
     return [
+        S.promessa(
+            "camada-sorteio-em-avaliacao",
+            "Em modo de avaliação (eval()), a mesma entrada deu saídas diferentes em duas chamadas: há um sorteio "
+            "ativo no forward. F.dropout(z, p) sorteia sempre (o padrão é training=True); o enunciado não pede "
+            "dropout, e um dropout tem de seguir o modo do módulo (nn.Dropout, ou F.dropout(z, p, "
+            "training=self.training)).",
+            sorteia_em_avaliacao,
+            titulo="Dropout ativo em avaliação",
+            para_instrutor="O aluno usou F.dropout sem training=self.training (ou outro sorteio): a camada é "
+            "aleatória mesmo em eval().",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "camada-entrada-da-atencao-sem-norma",
             "Uma das entradas da autoatenção (consulta, chave ou valor) não passou pela norm1: no bloco pré-norma, "
@@ -1119,6 +1142,52 @@ def _sondas_vit(aluno, ref):
         depois = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
         return tuple(antes.shape) == tuple(depois.shape) and torch.allclose(antes, depois, atol=1e-12)
 
+    def tokens_dos_patches(fator):
+        # a projeção sem viés e a posição zerada: os tokens dos patches são só projecao.weight @ pixels
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 30))
+        if not {"projecao.weight", "projecao.bias", "posicao"} <= set(sd):
+            return None, None
+        zeros = {k: torch.zeros_like(sd[k]) for k in ("projecao.bias", "posicao")}
+        remoto.carregar_pesos(zeros, strict=False)
+        imagens = fator * _imagens(np.random.default_rng(_SONDA + 31), B=2)
+        obtido = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        p = VIT["tamanho_patch"]
+        certo = F.linear(F.unfold(imagens, kernel_size=p, stride=p).transpose(1, 2), sd["projecao.weight"])
+        if tuple(obtido.shape) != (2, N_VIT + 1, VIT["d_model"]):
+            return None, None
+        return obtido[:, 1:], certo
+
+    def patches_escalados():
+        obtido, certo = tokens_dos_patches(1.0)
+        if obtido is None or torch.allclose(obtido, certo, atol=1e-9):
+            return False
+        c = float((obtido * certo).sum() / (certo * certo).sum())
+        return not math.isclose(c, 1.0, rel_tol=1e-6) and torch.allclose(obtido, c * certo, atol=1e-9, rtol=1e-7)
+
+    def patches_nao_lineares():
+        um, _ = tokens_dos_patches(1.0)
+        dois, _ = tokens_dos_patches(2.0)
+        return um is not None and dois is not None and not torch.allclose(dois, 2.0 * um, atol=1e-8, rtol=1e-7)
+
+    def eps_da_norma_final():
+        # o encoder zerado (out_proj e linear2 nulos: cada camada devolve a entrada), a posição zerada e o cls
+        # quase constante: a norma final vê uma linha de variância ≈ 1e-6, onde o eps pesa
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 32))
+        nulos = {k: torch.zeros_like(v) for k, v in sd.items() if ".out_proj." in k or ".linear2." in k}
+        if not nulos or not {"cls", "posicao", "norm.weight", "norm.bias"} <= set(sd):
+            return False
+        cls = 0.3 + 1e-3 * torch.from_numpy(np.random.default_rng(_SONDA + 33).normal(size=sd["cls"].shape))
+        remoto.carregar_pesos(nulos | {"cls": cls, "posicao": torch.zeros_like(sd["posicao"])}, strict=False)
+        logits = _logits(remoto, _imagens(np.random.default_rng(_SONDA + 34), B=2))
+        d = VIT["d_model"]
+
+        def com_eps(eps):
+            z = F.layer_norm(cls[:, 0], (d,), sd["norm.weight"], sd["norm.bias"], eps)
+            return (z @ sd["cabeca.weight"].T + sd["cabeca.bias"]).expand(2, -1)
+
+        certo, outro = com_eps(1e-5), com_eps(1e-6)
+        return not torch.allclose(logits, certo, atol=1e-8) and torch.allclose(logits, outro, atol=1e-8)
+
     def imagens_transpostas():
         remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 11))
         imagens = torch.from_numpy(np.random.default_rng(_SONDA + 12).normal(size=(2, 2, 8, 8)))
@@ -1155,6 +1224,38 @@ def _sondas_vit(aluno, ref):
             ordem_invisivel,
             titulo="ViT que não vê a ordem dos patches",
             para_instrutor="O aluno somou a mesma posição a todos os tokens (ou nenhuma), e o modelo vira um saco de patches.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "vit-patches-escalados",
+            "Os tokens dos patches saem multiplicados por uma constante (com o viés da projeção e a posição "
+            "zerados, são c · projecao(patches), com c diferente de 1): o enunciado projeta os pixels direto, "
+            "self.projecao(extrair_patches(imagens, tamanho_patch)), sem dividir as imagens (por 255, as imagens "
+            "já vêm normalizadas) nem escalar os tokens (por √d_model, como os embeddings de token das aulas 4 e 6).",
+            patches_escalados,
+            titulo="Patches escalados no ViT",
+            para_instrutor="O aluno escalou as imagens ou os patches projetados (/255, ·√d_model) antes da posição.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "vit-patches-nao-lineares",
+            "Os tokens dos patches não dependem linearmente dos pixels (com o viés da projeção e a posição zerados, "
+            "dobrar a imagem deveria dobrar os tokens): os patches passaram por uma normalização (layer_norm) ou "
+            "outra conta antes (ou depois) da projeção. O enunciado projeta os pixels direto: "
+            "self.projecao(extrair_patches(imagens, tamanho_patch)).",
+            patches_nao_lineares,
+            titulo="Patches normalizados antes da projeção",
+            para_instrutor="O aluno normalizou os patches (ou aplicou outra conta não linear) antes da projeção.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "vit-eps-da-norma-final",
+            "A LayerNorm final não usa o eps padrão: com o [CLS] quase constante (variância ≈ 1e-6) e o encoder "
+            "zerado, os logits conferem com uma norma de eps = 1e-6, e não com a de eps = 1e-5, o padrão de "
+            "nn.LayerNorm(d_model) que o enunciado pede (sem eps=1e-6, o do ViT original).",
+            eps_da_norma_final,
+            titulo="eps da LayerNorm final do ViT",
+            para_instrutor="O aluno criou a LayerNorm final com outro eps (1e-6, o do código original do ViT).",
             secao="Código Comentado",
         ),
         S.promessa(
