@@ -114,6 +114,11 @@ def portao_ja_fechado(no, resultados: list[ResultadoTeste], origens: list[Origem
 # PyTorch diz onde a conta quebrou; a dica diz que promessa costuma estar quebrada quando ela aparece.
 _DICAS_DE_ERRO = (
     (
+        ("\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'",),
+        "A entropia cruzada recebeu inteiros onde esperava os logits: a ordem é F.cross_entropy(logits, rotulos), "
+        "com os logits (ponto flutuante) primeiro e os rótulos (índices inteiros) depois; não troque os argumentos.",
+    ),
+    (
         ("not implemented for '",),
         "Uma operação do PyTorch não existe para o dtype dos tensores: por exemplo & entre um tensor bool e um "
         "float. Sem parênteses, `a & b < c` é lido como `(a & b) < c`, porque & tem precedência maior que <: "

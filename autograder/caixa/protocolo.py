@@ -1059,6 +1059,10 @@ _MODELOS_DE_EXCECAO = [
         "não dá para converter um array de objetos num tensor",
     ),
     _modelo("\"{nome}\" not implemented for '{nome}'", "\"{}\" não implementado para '{}'"),
+    _modelo(  # a entropia cruzada com os argumentos trocados (os rótulos inteiros no lugar dos logits)
+        "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'",
+        "a log_softmax não está implementada para inteiros ('Long')",
+    ),
     _modelo("maximum recursion depth exceeded", "profundidade máxima de recursão excedida"),
     _modelo(
         "maximum recursion depth exceeded while calling a Python object", "profundidade máxima de recursão excedida"

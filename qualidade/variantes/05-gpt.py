@@ -317,6 +317,12 @@ MUTANTES = [
         equivoco="atencao-escala-truncada",
     ),
     Variante(
+        "atencao-divisao-inteira-na-escala",
+        {"atencao_causal": _atencao().replace("k.transpose(-2, -1) / ", "k.transpose(-2, -1) // ")},
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-escala-truncada",
+    ),
+    Variante(
         "bloco-atencao-de-uma-cabeca",
         {"bloco_decoder": _bloco().replace("AtencaoCausal(d_model, h)", "AtencaoCausal(d_model, 1)")},
         itens=["teste_bloco_decoder"],

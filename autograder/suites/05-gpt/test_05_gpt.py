@@ -216,8 +216,9 @@ ATENCAO_ESCALA_DMODEL = Equivoco(
 )
 ATENCAO_ESCALA_TRUNCADA = Equivoco(
     "atencao-escala-truncada",
-    "A escala foi arredondada para um inteiro (int(d_k ** 0.5) ou divisão inteira): com d_k = 8, √d_k ≈ 2,83, e "
-    "não 2. Divida as pontuações por math.sqrt(d_k) (ou d_k ** 0.5), sem converter para int.",
+    "A escala saiu inteira: √d_k truncado num int (int(d_k ** 0.5): com d_k = 8, √d_k ≈ 2,83, e não 2) ou as "
+    "pontuações arredondadas por uma divisão inteira (//). Divida as pontuações por math.sqrt(d_k) (ou "
+    "d_k ** 0.5) com a divisão comum (/), sem converter nada para int.",
     titulo="Escala √d_k truncada",
     para_instrutor="O aluno truncou √d_k num inteiro: certo só quando d_k é um quadrado perfeito (4 no exemplo).",
     secao="Explicação Matemática",
@@ -649,6 +650,8 @@ def _variante(sd, x, h, modo, mascara):
         s = s / math.sqrt(x.shape[-1])
     elif modo == "escala_truncada":
         s = s / int(math.sqrt(d_k))
+    elif modo == "divisao_inteira":
+        s = torch.div(s, math.sqrt(d_k), rounding_mode="floor")
     elif modo != "sem_escala":
         s = s / math.sqrt(d_k)
     inf = float("-inf")
@@ -676,6 +679,7 @@ _MODOS = [
     (ATENCAO_SEM_ESCALA, "sem_escala"),
     (ATENCAO_CABECAS, "cabecas"),
     (ATENCAO_ESCALA_DMODEL, "escala_d_model"),
+    (ATENCAO_ESCALA_TRUNCADA, "divisao_inteira"),
     (ATENCAO_ORDEM_QKV, "ordem_kqv"),
     (ATENCAO_ORDEM_QKV, "ordem_qvk"),
     (ATENCAO_ORDEM_QKV, "ordem_vkq"),
