@@ -330,6 +330,19 @@ MUTANTES = [
         "camada-normas-trocadas",
     ),
     Variante("camada-ativacao-gelu", _camada(_CORPO.replace("torch.relu", "F.gelu")), [C], "camada-ativacao"),
+    # (sondas-11) a feed-forward sobre x1, a saída da primeira subcamada, e não sobre x2
+    Variante(
+        "camada-ffn-sobre-x1",
+        _camada(
+            """        a = self.auto_atencao(x, x, x, attn_mask=bloqueio, need_weights=False)[0]
+        x1 = self.norm1(x + a)
+        c = self.atencao_cruzada(x1, memoria, memoria, key_padding_mask=kpm, need_weights=False)[0]
+        x2 = self.norm2(x1 + c)
+        return self.norm3(x2 + self.linear2(torch.relu(self.linear1(x1))))"""
+        ),
+        [C],
+        "camada-ffn-entrada",
+    ),
     Variante(
         "camada-normas-trocadas",
         _camada(_CORPO.replace("self.norm2(x + c)", "self.norm1(x + c)").replace("self.norm3(", "self.norm2(")),

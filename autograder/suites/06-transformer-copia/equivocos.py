@@ -136,6 +136,15 @@ CAMADA_CRUZADA_ANTES = Equivoco(
     para_instrutor="O aluno acha que as subcamadas recebem todas a mesma entrada, quando são sequenciais.",
     secao="Explicação Matemática",
 )
+CAMADA_FFN_ENTRADA = Equivoco(
+    "camada-ffn-entrada",
+    "A feed-forward recebeu a entrada de outra subcamada: a terceira subcamada é norm3(x2 + FFN(x2)), com x2 a "
+    "saída da atenção cruzada (x2 = norm2(x1 + cruzada)), e não x1 nem x.",
+    modos="ffn_de_x1 ffn_de_x",
+    titulo="Feed-forward sobre a entrada errada",
+    para_instrutor="O aluno aplicou a feed-forward a x1 (ou x), e não à saída x2 da atenção cruzada.",
+    secao="Código Comentado",
+)
 CAMADA_ATIVACAO = Equivoco(
     "camada-ativacao",
     "A feed-forward usa outra ativação (ou nenhuma): o artigo e o nn.TransformerDecoderLayer usam ReLU "

@@ -86,6 +86,10 @@ def _camada_variante_com_grad(c, x, mem, mo, ma, h, modo):
         x2 = c.norm1(x1 + cruzada(x1, mem))
     else:
         x2 = c.norm2(x1 + cruzada(x1, mem))
+    if modo == "ffn_de_x1":  # a feed-forward sobre a saída da primeira subcamada, e não sobre x2
+        return c.norm3(x2 + ff(x1))
+    if modo == "ffn_de_x":
+        return c.norm3(x2 + ff(x))
     if modo == "ativacao":
         return c.norm3(x2 + ff(x2, ativ=F.gelu))
     if modo == "sem_ativacao":
@@ -189,6 +193,7 @@ EQUIVOCOS_CAMADA = suite.pares_por_modo(
     EQ.CAMADA_CRUZADA_ANTES,
     EQ.CAMADA_ATIVACAO,
     EQ.CAMADA_NORMAS,
+    EQ.CAMADA_FFN_ENTRADA,
 )
 
 EQUIVOCOS_MODELO = suite.pares_por_modo(
