@@ -1386,6 +1386,31 @@ MUTANTES += [
         itens=[T],
         equivoco="modelo-encoder-pre-norma",
     ),
+    # (sondas-11) a camada do encoder com GELU; uma máscara causal também no encoder
+    Variante(
+        "modelo-encoder-gelu",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True)",
+                'nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, activation="gelu", batch_first=True)',
+            )
+        },
+        itens=[T],
+        equivoco="modelo-encoder-gelu",
+    ),
+    Variante(
+        "modelo-encoder-causal",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "            x = camada(x, src_key_padding_mask=~m_origem[:, 0, 0, :])",
+                "            S = src.shape[1]\n"
+                "            causal = ~torch.ones(S, S, dtype=torch.bool).tril()\n"
+                "            x = camada(x, src_mask=causal, src_key_padding_mask=~m_origem[:, 0, 0, :])",
+            )
+        },
+        itens=[T],
+        equivoco="modelo-encoder-causal",
+    ),
 ]
 
 # ------------------------------------------------------------------ o espião vê o zero_grad entre o backward e o step

@@ -191,6 +191,24 @@ MODELO_ESCALA_TRUNCADA = Equivoco(
     para_instrutor="O aluno truncou √d_model num inteiro: certo só quando d_model é um quadrado perfeito (16).",
     secao="Explicação Matemática",
 )
+MODELO_ENCODER_GELU = Equivoco(
+    "modelo-encoder-gelu",
+    "As camadas do encoder usam GELU (a ativação do BERT): o enunciado pede a camada padrão do artigo, "
+    "nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True), com ReLU.",
+    modos="encoder_gelu",
+    titulo="Encoder com GELU",
+    para_instrutor="O aluno criou as camadas do encoder com activation='gelu', e não com a ReLU padrão.",
+    secao="Código Comentado",
+)
+MODELO_ENCODER_CAUSAL = Equivoco(
+    "modelo-encoder-causal",
+    "O encoder recebeu uma máscara causal: a origem é lida nos dois sentidos (bidirecional), e o encoder só "
+    "mascara o padding (src_key_padding_mask). A máscara causal é só do decoder.",
+    modos="encoder_causal",
+    titulo="Máscara causal no encoder",
+    para_instrutor="O aluno copiou a máscara causal do decoder para o encoder.",
+    secao="Código Comentado",
+)
 MODELO_SEM_POSICAO = Equivoco(
     "modelo-sem-posicao",
     "Falta somar a codificação posicional (self.pe[:n]) a um dos lados: sem ela o modelo não sabe a ordem "

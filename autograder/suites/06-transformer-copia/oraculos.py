@@ -132,6 +132,14 @@ def oraculo_nn_transformer(sd, src, tgt, mo, ma, d, h, dff, N):
     return F.linear(saida, sd["saida.weight"], sd["saida.bias"])
 
 
+def _encoder_com_gelu(camada):
+    d, h, dff = camada.self_attn.embed_dim, camada.self_attn.num_heads, camada.linear1.out_features
+    outra = nn.TransformerEncoderLayer(d, h, dff, dropout=0.0, activation="gelu", batch_first=True)
+    outra = outra.to(camada.linear1.weight.dtype)
+    outra.load_state_dict(camada.state_dict())
+    return outra.train(camada.training)
+
+
 @torch.no_grad()
 def transformer_variante(modelo, src, tgt, mo, ma, modo):
     d = modelo.d_model
@@ -147,6 +155,13 @@ def transformer_variante(modelo, src, tgt, mo, ma, modo):
     if modo != "memoria_embeddings":
         for camada in modelo.encoder:
             kpm = None if modo == "encoder_sem_mascara" else ~mo[:, 0, 0, :]
+            if modo == "encoder_gelu":  # a camada do encoder com GELU (a do BERT), e não a padrão, com ReLU
+                camada = _encoder_com_gelu(camada)
+            if modo == "encoder_causal":  # uma máscara causal também no encoder
+                S = x.shape[1]
+                causal = ~torch.ones(S, S, dtype=torch.bool).tril()
+                x = camada(x, src_mask=causal, src_key_padding_mask=kpm)
+                continue
             x = camada(x, src_key_padding_mask=kpm)
         memoria = x
     y = emb_tgt(tgt) * escala + pe_tgt
@@ -204,6 +219,8 @@ EQUIVOCOS_MODELO = suite.pares_por_modo(
     EQ.MODELO_EMBEDDING_TROCADO,
     EQ.MODELO_ENCODER_SEM_MASCARA,
     EQ.MODELO_MEMORIA_ERRADA,
+    EQ.MODELO_ENCODER_GELU,
+    EQ.MODELO_ENCODER_CAUSAL,
 )
 
 
