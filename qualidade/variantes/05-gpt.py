@@ -594,6 +594,27 @@ MUTANTES = [
         itens=["teste_cache_kv"],
         equivoco="cache-sem-uso",
     ),
+    # (sondas-11) a passada com cache: a feed-forward sobre a saída da atenção; o embedding escalado
+    Variante(
+        "cache-ff-sobre-a-atencao",
+        {
+            "minigpt_com_cache": _minigpt_cache().replace(
+                "x = x + bloco.ff(bloco.norm2(x))", "x = x + bloco.ff(bloco.norm2(a))"
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-ff-da-atencao",
+    ),
+    Variante(
+        "cache-embedding-escalado",
+        {
+            "minigpt_com_cache": _minigpt_cache().replace(
+                "x = modelo.emb(ids) + ", "x = modelo.emb(ids) * modelo.emb.embedding_dim**0.5 + "
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-embedding-escalado",
+    ),
     # (sondas-11) o primeiro passo processa o prompt inteiro, não um token por vez
     Variante(
         "cache-prompt-token-a-token",

@@ -82,6 +82,23 @@ CACHE_SEM_USO = Equivoco(
     para_instrutor="O aluno reprocessa a sequência inteira a cada passo, sem aproveitar o cache.",
     secao="Explicação Intuitiva",
 )
+CACHE_FF_DA_ATENCAO = Equivoco(
+    "cache-ff-da-atencao",
+    "Na passada com cache, a feed-forward recebeu a saída da atenção, e não o fluxo residual: como no "
+    "MiniGPT.forward, x = x + atencao(norm1(x)) e depois x = x + ff(norm2(x)), com a entrada da norm2 sendo o x "
+    "já somado.",
+    titulo="Feed-forward sobre a saída da atenção (cache)",
+    para_instrutor="O aluno aplicou bloco.ff(bloco.norm2(a)) à saída da atenção, e não ao residual x.",
+    secao="Código Comentado",
+)
+CACHE_EMB_ESCALADO = Equivoco(
+    "cache-embedding-escalado",
+    "Na passada com cache, o embedding dos tokens foi escalado (por √d_model, como no encoder da aula 4): a conta "
+    "é a do MiniGPT.forward, modelo.emb(ids) + modelo.pos(posicoes), sem escala nenhuma.",
+    titulo="Embedding escalado na passada com cache",
+    para_instrutor="O aluno multiplicou o embedding por √d_model, o que o MiniGPT.forward não faz.",
+    secao="Código Comentado",
+)
 CACHE_PROMPT_EM_PEDACOS = Equivoco(
     "cache-prompt-em-pedacos",
     "Os tokens estão certos, mas o prompt não foi processado de uma vez: o primeiro passo da gerar_com_cache "
@@ -175,6 +192,8 @@ def _passada_ref(sd, h, n_camadas, ids, caches, modo="certo"):
     posicoes = torch.arange(m) if modo == "posicao_zero" else torch.arange(t, t + m)
     x = sd["emb.weight"][ids] + sd["pos.weight"][posicoes]
     d = x.shape[-1]
+    if modo == "emb_escalado":  # o embedding dos tokens vezes √d_model, como no encoder da aula 4
+        x = sd["emb.weight"][ids] * math.sqrt(d) + sd["pos.weight"][posicoes]
 
     def ln(z, nome):
         return F.layer_norm(z, (d,), sd[f"{mostrar(nome)}.weight"], sd[f"{mostrar(nome)}.bias"], 1e-5)
@@ -186,7 +205,8 @@ def _passada_ref(sd, h, n_camadas, ids, caches, modo="certo"):
             sd, p + "atencao.", ln(x, p + "norm1"), None if caches is None else caches[i], h, modo
         )
         x = x + atendido
-        z = F.gelu(ln(x, p + "norm2") @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
+        entrada_ff = atendido if modo == "ff_da_atencao" else x  # a feed-forward sobre a saída da atenção
+        z = F.gelu(ln(entrada_ff, p + "norm2") @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
         x = x + z @ sd[p + "ff.2.weight"].T + sd[p + "ff.2.bias"]
         novos.append(cache)
     return ln(x, "norm_final") @ sd["cabeca.weight"].T, novos
@@ -387,9 +407,12 @@ def test_cache_minigpt_passo_a_passo(aluno, ref, rng):
         logits, caches_aluno = _tensor(resultado[0], "logits"), resultado[1]
         certos, caches_certos = _passada_ref(sd, h, n_camadas, novos, caches)
         assert torch.allclose(certos, completos[:, t : t + m]), "oráculo inconsistente"
-        diag = []
+        diag = [
+            (CACHE_FF_DA_ATENCAO, _passada_ref(sd, h, n_camadas, novos, caches, "ff_da_atencao")[0]),
+            (CACHE_EMB_ESCALADO, _passada_ref(sd, h, n_camadas, novos, caches, "emb_escalado")[0]),
+        ]
         if t > 0:
-            diag = [
+            diag += [
                 (CACHE_POSICAO_ZERO, _passada_ref(sd, h, n_camadas, novos, caches, "posicao_zero")[0]),
                 (CACHE_MASCARA_CONSULTA, _passada_ref(sd, h, n_camadas, novos, caches, "mascara_primeiras")[0]),
             ]
