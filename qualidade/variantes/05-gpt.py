@@ -615,22 +615,6 @@ MUTANTES = [
         itens=["teste_cache_kv"],
         equivoco="cache-embedding-escalado",
     ),
-    # (sondas-11) o primeiro passo processa o prompt inteiro, não um token por vez
-    Variante(
-        "cache-prompt-token-a-token",
-        {
-            "gerar_com_cache": _gerar_cache("""    logits, caches = minigpt_com_cache(modelo, ids[:, :1])
-    for j in range(1, ids.shape[1]):
-        logits, caches = minigpt_com_cache(modelo, ids[:, j : j + 1], caches)
-    for passo in range(n_novos):
-        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
-        ids = torch.cat([ids, proximo], dim=1)
-        if passo < n_novos - 1:
-            logits, caches = minigpt_com_cache(modelo, proximo, caches)""")
-        },
-        itens=["teste_cache_kv"],
-        equivoco="cache-prompt-em-pedacos",
-    ),
 ]
 
 # ----------------------------------------------------------------------- variantes corretas

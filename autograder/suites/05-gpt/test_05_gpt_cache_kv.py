@@ -99,15 +99,6 @@ CACHE_EMB_ESCALADO = Equivoco(
     para_instrutor="O aluno multiplicou o embedding por √d_model, o que o MiniGPT.forward não faz.",
     secao="Código Comentado",
 )
-CACHE_PROMPT_EM_PEDACOS = Equivoco(
-    "cache-prompt-em-pedacos",
-    "Os tokens estão certos, mas o prompt não foi processado de uma vez: o primeiro passo da gerar_com_cache "
-    "passa ao modelo o prompt INTEIRO (minigpt_com_cache(modelo, ids), com t = 0), e só os passos seguintes "
-    "passam um token por vez.",
-    titulo="Prompt alimentado aos pedaços",
-    para_instrutor="O aluno alimentou o prompt um token por vez (ou em pedaços), como os passos seguintes.",
-    secao="Explicação Intuitiva",
-)
 
 DT = torch.float64
 VOCAB = 13
@@ -548,13 +539,6 @@ def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
         total in possiveis and all(m == 1 for m in tamanhos[len(tamanhos) - (n_novos - 1) :]),
         f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {mostrar(tamanhos)} posições.)",
         CACHE_SEM_USO,
-    )
-    # o primeiro passo processa o prompt inteiro (o enunciado), e não um token por vez
-    verificar(
-        tamanhos[0] == n,
-        f"{CACHE_PROMPT_EM_PEDACOS.mensagem} (O espião viu chamadas com {mostrar(tamanhos)} posições; o prompt "
-        f"tem {mostrar(n)}.)",
-        CACHE_PROMPT_EM_PEDACOS,
     )
 
 
