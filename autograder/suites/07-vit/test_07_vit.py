@@ -1155,6 +1155,9 @@ def _sondas_vit(aluno, ref):
         certo = F.linear(F.unfold(imagens, kernel_size=p, stride=p).transpose(1, 2), sd["projecao.weight"])
         if tuple(obtido.shape) != (2, N_VIT + 1, VIT["d_model"]):
             return None, None
+        # só os patches: o [CLS] (com a posição zerada) sai intacto; senão a conta é outra (camadas no embutir)
+        if not torch.allclose(obtido[:, 0], sd["cls"].reshape(1, -1).expand(2, -1), atol=1e-9):
+            return None, None
         return obtido[:, 1:], certo
 
     def patches_escalados():
