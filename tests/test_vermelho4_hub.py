@@ -137,3 +137,79 @@ def test_o_notebook_corrigido_e_o_que_chegou_ate_a_data_da_entrega(servico, como
         f"o serviço corrigiria o notebook escrito {gravado_em - prazo:.1f} s depois do prazo com a data de "
         f"chegada {data_do_prazo} (antes do prazo): entrega atrasada contada como no prazo"
     )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classe 2 no caminho do hub: o laboratório do aluno roda na mesma máquina que as caixas do ajudante e lê o
+# `.venv` (a ACL do hub só fecha o resto do repositório). O cache de páginas do hospedeiro é um estado comum:
+# a caixa carrega ou descarta páginas de um arquivo do `.venv` e um processo comum do aluno lê o estado com
+# preadv2(RWF_NOWAIT) (EAGAIN = fora do cache), sem caixa, sem seccomp. A caixa escolhe os bits: entradas
+# ocultas, a semente do treino da turma, o texto do orçamento. Aqui: a emissora do corpus adversarial
+# (`vermelho4-01-cache-de-paginas-a-emissora`, 64 bits com cabeçalho e conferência) corrigida por
+# `python -m autograder avaliar`, e o leitor como `nobody`.
+LEITOR = r"""
+import os, sys, time
+ARQ = sys.argv[1]; MIB = 1 << 20; BASE = 24 * MIB
+fd = os.open(ARQ, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+for i in range(64): os.posix_fadvise(fd, BASE + i * MIB, MIB, os.POSIX_FADV_DONTNEED)
+fim = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < fim:
+    bits = []
+    for i in range(64):
+        try: os.preadv(fd, [bytearray(4096)], BASE + i * MIB, os.RWF_NOWAIT); bits.append(1)
+        except BlockingIOError: bits.append(0)
+    cab = int("".join(map(str, bits[:16])), 2); dado = int("".join(map(str, bits[16:48])), 2)
+    conf = int("".join(map(str, bits[48:])), 2)
+    if cab == 0xB4D2 and conf == ((dado >> 16) ^ (dado & 0xFFFF) ^ 0x5A5A) & 0xFFFF:
+        print(f"{dado:08X}"); break
+    time.sleep(0.1)
+    for i in range(64): os.posix_fadvise(fd, BASE + i * MIB, MIB, os.POSIX_FADV_DONTNEED)
+    time.sleep(0.25)
+"""
+
+
+def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
+    import subprocess
+    import sys
+    import types
+
+    from qualidade import adversarial as A
+
+    raiz = Path(__file__).resolve().parents[1]
+    arquivo = Path(sys.prefix) / "lib" / "python3.11" / "site-packages" / "playwright" / "driver" / "node"
+    if not arquivo.is_file():
+        pytest.skip("sem o arquivo grande do .venv que o canal usa")
+    pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cache-", dir="/tmp"))
+    try:
+        os.chmod(pasta, 0o711)
+        caso = next(c for c in A.carregar_casos() if c.nome == "vermelho4-01-cache-de-paginas-a-emissora")
+        ctx = types.SimpleNamespace(
+            submissoes=pasta, raiz=raiz, saida=pasta, marca="m", porta=0, unix="", unix_caminho="", apoio=pasta
+        )
+        A.montar(caso, ctx, A._trechos(A.PASTA_ATAQUES))
+        leitor = pasta / "leitor.py"
+        leitor.write_text(LEITOR, encoding="utf-8")
+        os.chmod(leitor, 0o644)
+        lab = subprocess.Popen(
+            ["runuser", "-u", "nobody", "--", "/usr/bin/python3", str(leitor), str(arquivo), "90"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)
+        nb = pasta / caso.pasta_aluno / caso.atividade / f"{caso.atividade}.ipynb"
+        subprocess.run(
+            [sys.executable, "-m", "autograder", "avaliar", str(nb), "--aluno", "a", "--json"],
+            cwd=raiz,
+            env={**os.environ, "AVALIADOR_SEGREDO": "segredo-do-teste-vermelho4"},
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
+        lab.terminate()
+        lido = (lab.communicate(timeout=30)[0] or "").strip()
+    finally:
+        shutil.rmtree(pasta, ignore_errors=True)
+    assert lido != "5EC0DE42", (
+        "um processo comum do aluno (nobody, fora de qualquer caixa) leu 32 bits que a caixa escreveu no cache "
+        "de páginas de um arquivo do .venv: no hub, o laboratório do aluno lê assim o que a caixa dele vê"
+    )
