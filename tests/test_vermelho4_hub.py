@@ -213,3 +213,65 @@ def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
         "um processo comum do aluno (nobody, fora de qualquer caixa) leu 32 bits que a caixa escreveu no cache "
         "de páginas de um arquivo do .venv: no hub, o laboratório do aluno lê assim o que a caixa dele vê"
     )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classes 4 e 5 no caminho do hub (e do `make lab-instrutor`): a resposta escrita do aluno (uma célula markdown
+# de correção manual, como `pergunta_escala` da 01) é HTML que o aluno controla, e o formgrader a mostra ao
+# professor na *Correção manual* com o `HTMLExporter` do nbconvert, cujo `sanitize_html` é falso por padrão (o
+# curso não o liga). Um `<img onerror=...>` roda então na origem do servidor Jupyter do professor
+# (`/user/professor/`), com o cookie `_xsrf` legível: a página chama a API do servidor dele (terminal, kernel,
+# o gradebook) como o professor, e uma nota manual ou automática pode ser reescrita sem o trabalho.
+PAYLOAD = (
+    "A escala por raiz de d_k evita a softmax saturada. "
+    "<img src=\"x\" onerror=\"fetch('/user/professor/api/terminals',{method:'POST'})\">"
+)
+
+
+def test_o_formgrader_nao_roda_html_da_resposta_escrita_do_aluno():
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.apps import NbGrader
+    from nbgrader.server_extensions.formgrader import handlers
+
+    raiz = Path(__file__).resolve().parents[1]
+    nb = nbformat.v4.new_notebook()
+    celula = nbformat.v4.new_markdown_cell(PAYLOAD)
+    celula.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": True,
+        "grade_id": "pergunta_escala",
+        "points": 1,
+        "schema_version": 3,
+        "locked": False,
+        "task": False,
+    }
+    nb.cells.append(celula)
+    # a configuração que o formgrader usa: a do nbgrader do curso (nbgrader_config.py) mais a do FormgradeExtension
+    anterior = os.getcwd()
+    os.chdir(raiz)
+    try:
+        app = NbGrader()
+        app.load_config_file()
+        config = app.config
+    finally:
+        os.chdir(anterior)
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    recursos = {
+        "assignment_id": "01-atencao",
+        "notebook_id": "01-atencao",
+        "submission_id": "1",
+        "index": 0,
+        "total": 1,
+        "base_url": "/user/professor",
+        "student": "aluno1",
+        "last_name": "Um",
+        "first_name": "Aluno",
+        "notebook_path": "/user/professor/notebooks/autograded/aluno1/01-atencao/01-atencao.ipynb",
+    }
+    html, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=recursos)
+    assert "onerror=" not in html, (
+        "o formgrader mostra ao professor a resposta escrita do aluno com o HTML ativo (onerror): o JavaScript do "
+        "aluno roda na origem do servidor Jupyter do professor, com acesso à API dele e ao gradebook"
+    )
