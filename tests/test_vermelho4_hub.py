@@ -275,3 +275,66 @@ def test_o_formgrader_nao_roda_html_da_resposta_escrita_do_aluno():
         "o formgrader mostra ao professor a resposta escrita do aluno com o HTML ativo (onerror): o JavaScript do "
         "aluno roda na origem do servidor Jupyter do professor, com acesso à API dele e ao gradebook"
     )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classe 1 no caminho do hub: o laboratório do aluno é um processo comum do usuário dele (LocalProcessSpawner,
+# sem cgroup, sem limite de CPU nem de processos), na mesma máquina que os trabalhadores do ajudante. Cada caixa
+# tem teto de uma CPU (cgroup) mas nenhuma reserva: um aluno que abre N processos girando, cada um na sua sessão
+# (setsid: com o autogroup, cada sessão recebe a mesma fatia), deixa à caixa de OUTRO aluno ~1/(N+1) do núcleo,
+# e os prazos de parede da correção (10 s por chamada, 120 s o treino da 08, 300 s por submissão) decidem pontos
+# dela. Pesado para uma máquina dividida: só roda com CURSO_VERMELHO4_CPU=1 (N em CURSO_VERMELHO4_N, padrão 48).
+GIRAR = "import os\nos.setsid()\nwhile True:\n    pass\n"
+
+
+@pytest.mark.skipif(os.environ.get("CURSO_VERMELHO4_CPU") != "1", reason="pesado: CURSO_VERMELHO4_CPU=1")
+def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno():
+    import subprocess
+    import sys
+
+    raiz = Path(__file__).resolve().parents[1]
+    notebook = raiz / "source" / "08-lm-moderno" / "08-lm-moderno.ipynb"  # a solução: 20/20 numa máquina quieta
+    pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cpu-", dir="/tmp"))
+    os.chmod(pasta, 0o711)
+    (pasta / "girar.py").write_text(GIRAR, encoding="utf-8")
+    os.chmod(pasta / "girar.py", 0o644)
+    destino = pasta / "vitima" / "08-lm-moderno"
+    destino.mkdir(parents=True)
+    shutil.copy(notebook, destino / "08-lm-moderno.ipynb")
+    n = int(os.environ.get("CURSO_VERMELHO4_N", "48"))
+    girando = [
+        subprocess.Popen(
+            ["runuser", "-u", "nobody", "--", "taskset", "-c", "0", "/usr/bin/python3", str(pasta / "girar.py")]
+        )
+        for _ in range(n)
+    ]
+    try:
+        feito = subprocess.run(
+            [
+                "taskset",
+                "-c",
+                "0",
+                sys.executable,
+                "-m",
+                "autograder",
+                "avaliar",
+                str(destino / "08-lm-moderno.ipynb"),
+                "--aluno",
+                "vitima",
+                "--json",
+            ],
+            cwd=raiz,
+            env={**os.environ, "AVALIADOR_SEGREDO": "segredo-do-teste-vermelho4"},
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
+        )
+    finally:
+        for p in girando:
+            p.kill()
+        for p in girando:
+            p.wait()
+        shutil.rmtree(pasta, ignore_errors=True)
+    nota = json.loads(feito.stdout)["score"]
+    assert nota == 20, f"a solução do instrutor ficou com {nota}/20 com {n} processos de outro usuário no mesmo núcleo"
