@@ -23,7 +23,7 @@ export MKL_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: ajuda ambiente livro release grade test mutacao corpus sementes constancia adversarial instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
+.PHONY: ajuda ambiente livro release grade test mutacao corpus sementes constancia adversarial adversarial-caminhos instantaneo lint formatar lab lab-instrutor submitted limpar travar gradescope gradescope-local nova-aula remover-aula relatorio bench bench-copia bench-vit bench-kv bench-caixa bench-lm hub hub-parar hub-limpar bench-hub
 
 ajuda: ## Lista os alvos
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -78,6 +78,10 @@ constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNO
 
 adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
+
+adversarial-caminhos: $(CARIMBO) ## Casos do corpus adversarial pelos outros caminhos de correção (zip do Gradescope, nbgrader autograde, lote --dask local:2): o teste de um caso contido e um controle em cada um (> 60 s, fora do make test), depois o subconjunto; CASOS=vermelho- escolhe casos, CAMINHOS=dask um caminho
+	@ADVERSARIAL_CAMINHOS=1 $(PY) -m pytest tests/test_caminhos.py -q
+	@$(PY) -m qualidade adversarial --caminhos $(subst $(VIRGULA), ,$(CAMINHOS)) $(if $(CASOS),--casos $(subst $(VIRGULA), ,$(CASOS)))
 
 instantaneo: $(CARIMBO) ## Corrige os exemplos com o segredo de teste fixo e regrava o instantâneo das saídas (qualidade/instantaneo/; revise com git diff)
 	@$(PY) -m qualidade instantaneo

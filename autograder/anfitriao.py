@@ -21,7 +21,7 @@ monta uma peça abaixo à mão.
    hospedeiro, o processo (e o zigoto e as caixas, que herdam a afinidade) fica preso a um núcleo só
    dele. Quem não sabe a sua parte da máquina não passa ``nucleo`` e nada é preso;
 5. **o zigoto** (``caixa.cliente.Zigoto``) com as pastas que ele esconde das caixas (``ocultar``); o
-   cgroup de CPU de cada caixa (``curso-caixas/<caixa>``, ``caixa/sistema.py``) o zigoto cria e varre;
+   cgroup de CPU de cada caixa (``curso-caixa-<id>``, ``caixa/sistema.py``) o zigoto cria e varre;
 6. **os avisos do isolamento**, uma vez, para ``aviso`` (se dado); ``avisos`` os guarda para os
    relatórios (ponte do nbgrader, Gradescope, hub).
 

@@ -413,40 +413,49 @@ def extrair(arquivo: Path, destino: Path) -> None:
             os.chmod(alvo, stat.S_IMODE(info.external_attr >> 16))
 
 
-def rodar_local(slug: str, notebook: Path, arquivo_zip: Path | None = None) -> tuple[dict, int]:
-    """Roda o zip de ``slug`` num notebook como o Gradescope: extrai o zip em
-    ``<tmp>/autograder/source``, copia o notebook para ``submission/`` e chama ``run_autograder``
-    (como root, sem CAP_SYS_ADMIN, se o ``setpriv`` existe, como no contêiner). O ``setup.sh`` não
-    roda: o venv é o deste repositório (mesmas versões fixadas). Devolve (results.json, código)."""
-    import subprocess
+def rodar_arvore(
+    base: Path, arquivo_zip: Path, notebook: Path, metadados: dict | None = None, env: dict | None = None
+) -> tuple[dict | None, int, str]:
+    """Monta ``base/autograder`` como o Gradescope (o zip extraído em ``source/``, o notebook em
+    ``submission/``, os ``metadados`` em ``submission_metadata.json``) e chama ``run_autograder``
+    (como root, sem CAP_SYS_ADMIN, se o ``setpriv`` existe, como no contêiner). Devolve
+    (results.json ou None, código, o que o run_autograder imprimiu: stdout e stderr)."""
+    base.chmod(0o755)
+    raiz = base / "autograder"
+    raiz.mkdir(mode=0o755)
+    extrair(arquivo_zip, raiz / "source")
+    (raiz / "submission").mkdir(mode=0o755)
+    shutil.copy(notebook, raiz / "submission" / notebook.name)
+    if metadados is not None:
+        (raiz / "submission_metadata.json").write_text(json.dumps(metadados), encoding="utf-8")
+    prefixo = []
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        prefixo = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
+    proc = subprocess.run(
+        [*prefixo, "bash", str(raiz / "source" / "run_autograder")],
+        env={**(os.environ if env is None else env), "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
+        cwd=raiz,
+        capture_output=True,
+        text=True,
+    )
+    resultados = raiz / "results" / "results.json"
+    dados = json.loads(resultados.read_text(encoding="utf-8")) if resultados.is_file() else None
+    return dados, proc.returncode, proc.stdout + proc.stderr
 
+
+def rodar_local(slug: str, notebook: Path, arquivo_zip: Path | None = None) -> tuple[dict, int]:
+    """Roda o zip de ``slug`` num notebook como o Gradescope (``rodar_arvore`` numa pasta
+    temporária). O ``setup.sh`` não roda: o venv é o deste repositório (mesmas versões fixadas).
+    Devolve (results.json, código)."""
     if not notebook.is_file():
         raise SystemExit(f"Erro: o notebook {notebook} não existe.")
     with tempfile.TemporaryDirectory(prefix="gradescope-local-") as tmp:
         base = Path(tmp)
-        base.chmod(0o755)
-        raiz = base / "autograder"
-        raiz.mkdir(mode=0o755)
         arquivo_zip = arquivo_zip or empacotar(slug, base / "zip")
-        extrair(arquivo_zip, raiz / "source")
-        (raiz / "submission").mkdir(mode=0o755)
-        shutil.copy(notebook, raiz / "submission" / notebook.name)
-        prefixo = []
-        if os.geteuid() == 0 and shutil.which("setpriv"):
-            prefixo = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
-        proc = subprocess.run(
-            [*prefixo, "bash", str(raiz / "source" / "run_autograder")],
-            env={**os.environ, "AUTOGRADER_RAIZ": str(raiz), "AUTOGRADER_PYTHON": sys.executable},
-            cwd=raiz,
-            capture_output=True,
-            text=True,
-        )
-        resultados = raiz / "results" / "results.json"
-        if not resultados.is_file():
-            raise SystemExit(
-                f"Erro: o run_autograder não gravou results.json (código {proc.returncode}):\n{proc.stderr[-3000:]}"
-            )
-        return json.loads(resultados.read_text(encoding="utf-8")), proc.returncode
+        dados, codigo, impresso = rodar_arvore(base, arquivo_zip, notebook)
+        if dados is None:
+            raise SystemExit(f"Erro: o run_autograder não gravou results.json (código {codigo}):\n{impresso[-3000:]}")
+        return dados, codigo
 
 
 def main(argv=None) -> int:

@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         p.parse_args(argv[:1] or argv)  # --help, ou o erro "faltam os argumentos obrigatórios"
         return 2
     comando, resto = p.parse_args(argv[:1]).comando, argv[1:]
+    if comando == "adversarial" and any(a == "--caminhos" or a.startswith("--caminhos=") for a in resto):
+        # os outros caminhos de correção (qualidade/caminhos.py, que usa o corpus adversarial, não o contrário)
+        return _executar("qualidade.caminhos:da_linha_de_comando", "python -m qualidade adversarial", resto)
     if comando != "bench":
         return _executar(COMANDOS[comando][0], f"python -m qualidade {comando}", resto)
     b = argparse.ArgumentParser(

@@ -2,6 +2,7 @@
 
     python -m qualidade adversarial [--casos TRECHO ...] [--manter PASTA] [--base PASTA] [--listar]
     python -m qualidade adversarial --modos [MODO ...] [--completo] [--aceitar-parcial]
+    python -m qualidade adversarial --caminhos [gradescope nbgrader dask] [--casos TRECHO ...] [--completo]
 
 Os casos são DADOS, em ``qualidade/ataques/*.toml`` (um arquivo por família; o formato está em
 ``qualidade/ataques/README.md``): o código da célula do aluno, a descrição, a atividade e o que
@@ -155,6 +156,7 @@ class Caso:
     requer: str | None = None  # "isolamento" | "pid": sem --modos, pulado quando a caixa não tem
     controle: bool = False  # submissão honesta de controle (não é ataque)
     subconjunto: bool = False  # entra no subconjunto representativo (teste e --modos sem --completo)
+    completar: bool = True  # False: as células não citadas ficam com o stub do notebook liberado
     # o que se espera
     intactos: tuple[str, ...] = ()  # itens com código intacto: pontos cheios
     zerados: tuple[str, ...] = ()  # itens que não podem ganhar ponto algum
@@ -200,6 +202,7 @@ class ResultadoCaso:
 @dataclass
 class Relatorio:
     modo: str = "atual"
+    rotulo: str = ""  # o do caminho de correção (Gradescope, nbgrader, Dask), quando não é o lote
     casos: dict[str, ResultadoCaso] = field(default_factory=dict)
     globais: dict[str, list[str]] = field(default_factory=dict)
     tipos_globais: dict[str, set[str]] = field(default_factory=dict)
@@ -240,6 +243,7 @@ _CAMPOS_CASO = {
     "requer",
     "controle",
     "subconjunto",
+    "completar",
     "espera",
 }
 _CAMPOS_ESPERA = {
@@ -315,6 +319,7 @@ def carregar_casos(pasta: Path = PASTA_ATAQUES) -> list[Caso]:
                     requer=bruto.get("requer"),
                     controle=bool(bruto.get("controle", False)),
                     subconjunto=bool(bruto.get("subconjunto", False)),
+                    completar=bool(bruto.get("completar", True)),
                     intactos=tuple(espera.get("intactos", ())),
                     zerados=tuple(espera.get("zerados", ())),
                     tetos={str(k): float(v) for k, v in espera.get("tetos", {}).items()},
@@ -379,7 +384,8 @@ def montar(caso: Caso, ctx: Contexto, trechos: dict[str, str]) -> None:
         getattr(construtores, caso.construtor)(ctx, pasta, caso.atividade, **caso.argumentos)
         return
     celulas = {gid: codigo_da_celula(m, ctx, caso.atividade, trechos) for gid, m in caso.celulas.items()}
-    construtores.gravar_nb(notebook_com(caso.atividade, celulas), pasta, f"{caso.atividade}.ipynb")
+    nb = notebook_com(caso.atividade, celulas, completar=caso.completar)
+    construtores.gravar_nb(nb, pasta, f"{caso.atividade}.ipynb")
 
 
 # ============================================================================ verificações extras
@@ -447,8 +453,16 @@ def _texto_do_relatorio(res: dict) -> str:
 
 
 def _conferir_caso(
-    caso: Caso, ctx: Contexto, itens_max: dict[str, float], csv_notas: dict, saida_lote: str
+    caso: Caso,
+    ctx: Contexto,
+    itens_max: dict[str, float],
+    csv_notas: dict | None,
+    saida_lote: str,
+    texto_extra: str = "",
 ) -> ResultadoCaso:
+    """Confere o ``results.json`` do caso contra o que se espera dele. ``texto_extra``: o que mais o
+    caminho mostra ao aluno (a saída do ``run_autograder``, o retorno do nbgrader), onde nada pode
+    vazar; ``csv_notas`` ``None``: o caminho não grava ``notas.csv`` (o Gradescope)."""
     r = ResultadoCaso(caso.nome, caso.descricao, controle=caso.controle)
     pasta = ctx.saida / caso.pasta_aluno
     if not caso.avaliado:
@@ -469,7 +483,7 @@ def _conferir_caso(
         return r
     pontos = {k: float(v) for k, v in res.get("extra_data", {}).get("pontos_por_item", {}).items()}
     r.pontos, r.nota, r.segundos = pontos, float(res.get("score", -1)), float(res.get("execution_time", 0.0))
-    texto = _texto_do_relatorio(res)
+    texto = _texto_do_relatorio(res) + ("\n" + texto_extra if texto_extra else "")
     r.resumo = next((x.strip() for x in str(res.get("output", "")).splitlines()[1:] if x.strip()), "")[:160]
     maximos = dict(itens_max)
     for gid in caso.zerados:
@@ -514,10 +528,10 @@ def _conferir_caso(
         opcoes = (trecho,) if isinstance(trecho, str) else trecho
         if not any(o in texto for o in opcoes):
             r.falhar(OUTRA, f"o relatório não diz o que aconteceu (esperado {' ou '.join(map(repr, opcoes))})")
-    linha = csv_notas.get(caso.pasta_aluno)
-    if linha is None:
+    linha = None if csv_notas is None else csv_notas.get(caso.pasta_aluno)
+    if csv_notas is not None and linha is None:
         r.falhar(OUTRA, "o aluno não aparece no notas.csv")
-    elif abs(float(linha.get("total", "nan")) - r.nota) > 1e-6:
+    elif linha is not None and abs(float(linha.get("total", "nan")) - r.nota) > 1e-6:
         r.falhar(OUTRA, f"notas.csv diz {linha.get('total')}, results.json diz {r.nota:g}")
     for nome in caso.verificar:
         VERIFICACOES[nome](ctx, res, r)
@@ -525,7 +539,7 @@ def _conferir_caso(
         alvo = ctx.raiz_tmp / caso.sem_arquivo.format(marca=ctx.marca)
         if os.path.lexists(alvo):
             r.falhar(VAZAMENTO, f"o ataque criou {alvo} no hospedeiro")
-    if caso.linha_csv and caso.linha_csv not in _ler_csv(ctx.saida / "notas.csv"):
+    if caso.linha_csv and csv_notas is not None and caso.linha_csv not in _ler_csv(ctx.saida / "notas.csv"):
         r.falhar(OUTRA, f"{caso.linha_csv!r} não aparece exatamente assim no notas.csv")
     return r
 
@@ -741,7 +755,8 @@ def _envelope(config_arq: str) -> int:
     da caixa fica preso aqui dentro; quando este processo sai, o kernel mata o resto do namespace."""
     cfg = json.loads(Path(config_arq).read_text(encoding="utf-8"))
     sentinela = subprocess.Popen(
-        ["sleep", "900"],
+        # dorme mais que o lote pode levar: ao sair sozinha (código 0) pareceria morta por um ataque
+        ["sleep", str(int(cfg["limite"]) + 300)],
         user=cfg["uid_sentinela"],
         group=cfg["uid_sentinela"] if cfg["uid_sentinela"] != 65534 else "nogroup",
         stdin=subprocess.DEVNULL,
@@ -818,8 +833,12 @@ def _rodar_lote(
     manter: Path | None,
     base: str | None,
     aceitar_parcial: bool,
+    caminho=None,
 ) -> None:
-    """Monta ``casos`` numa pasta nova, corrige tudo num lote e acrescenta os resultados a ``rel``."""
+    """Monta ``casos`` numa pasta nova, corrige tudo num lote e acrescenta os resultados a ``rel``.
+
+    Com ``caminho`` (um ``qualidade.caminhos.Caminho``), as submissões são corrigidas por esse
+    caminho (Gradescope, nbgrader, Dask) no lugar do lote; a conferência é a mesma."""
     trechos = _trechos(PASTA_ATAQUES)
     raiz_tmp = Path(tempfile.mkdtemp(prefix="adversarial-", dir=base or os.environ.get("ADVERSARIAL_BASE")))
     raiz_tmp.chmod(0o755)  # legível por todos, como uma pasta comum: quem protege é a caixa, não a permissão
@@ -883,8 +902,9 @@ def _rodar_lote(
             segredo_do_curso()  # o .segredo_avaliador 0600 existe, como depois de um make grade
         if modo is None and ctx.pid_ns and os.geteuid() == 0:
             # Processo de fora da caixa com o mesmo uid da vaga 0: um kill(-1) que escapasse o mataria.
+            previsto = caminho.limite(len(casos)) if caminho else LIMITE_LOTE
             sentinela = subprocess.Popen(
-                ["sleep", "900"],
+                ["sleep", str(int(previsto) + 300)],  # mais que o lote: ao sair sozinha pareceria morta
                 user=UID_CAIXA,
                 group=UID_CAIXA,
                 stdin=subprocess.DEVNULL,
@@ -895,7 +915,7 @@ def _rodar_lote(
             )
         montados = []
         for caso in casos:
-            motivo = _motivo_pulo(caso, ctx)
+            motivo = _motivo_pulo(caso, ctx) or (caminho.motivo_fora(caso) if caminho else "")
             if motivo:
                 rel.casos[caso.nome] = ResultadoCaso(
                     caso.nome, caso.descricao, "pulado", motivo=motivo, controle=caso.controle
@@ -930,6 +950,9 @@ def _rodar_lote(
         comando = [sys.executable, "-m", "autograder", "lote", str(ctx.submissoes), "--saida", str(ctx.saida)]
         if modo is not None:
             comando += ["--jobs", JOBS_MODOS]
+        limite = LIMITE_LOTE
+        if caminho is not None:
+            comando, limite = caminho.comando(ctx), caminho.limite(len(montados))
         t0 = time.monotonic()
         terminou = True
         envelope = {}
@@ -945,7 +968,7 @@ def _rodar_lote(
                     start_new_session=True,
                 )
                 try:
-                    rel.codigo_lote = proc.wait(timeout=LIMITE_LOTE)
+                    rel.codigo_lote = proc.wait(timeout=limite)
                 except subprocess.TimeoutExpired:
                     terminou = False
                     with contextlib.suppress(ProcessLookupError):
@@ -957,7 +980,7 @@ def _rodar_lote(
                 "cwd": str(ctx.cwd),
                 "env": env,
                 "log": str(log),
-                "limite": LIMITE_LOTE,
+                "limite": limite,
                 "resultado": str(ctx.apoio / "envelope.json"),
                 "uid_sentinela": pwd.getpwnam(usuario).pw_uid if usuario else UID_CAIXA,
             }
@@ -984,7 +1007,7 @@ def _rodar_lote(
                 start_new_session=True,
             )
             try:
-                _, erro = proc.communicate(timeout=LIMITE_LOTE + 60)
+                _, erro = proc.communicate(timeout=limite + 60)
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -1010,7 +1033,7 @@ def _rodar_lote(
         tipos: dict[str, set[str]] = {n: set() for n in GLOBAIS}
         g["lote-terminou"] = []
         if not terminou:
-            g["lote-terminou"].append(f"o lote não terminou em {LIMITE_LOTE:g} s")
+            g["lote-terminou"].append(f"o lote não terminou em {limite:g} s")
             tipos["lote-terminou"].add(DISPONIBILIDADE)
         elif rel.codigo_lote != 0 and not recusou:
             cauda = "\n".join(texto_lote.strip().splitlines()[-6:])
@@ -1023,10 +1046,11 @@ def _rodar_lote(
             if proibido in texto_lote:
                 g["lote-terminou"].append(f"a saída do lote contém {proibido[:12]!r}…")
                 tipos["lote-terminou"].add(VAZAMENTO)
-        if not recusou and not (ctx.saida / "notas.csv").is_file():
+        tem_csv = caminho is None or caminho.tem_csv
+        if not recusou and tem_csv and not (ctx.saida / "notas.csv").is_file():
             g["lote-terminou"].append("o lote não gravou notas.csv")
             tipos["lote-terminou"].add(DISPONIBILIDADE)
-        csv_notas = _ler_csv(ctx.saida / "notas.csv")
+        csv_notas = _ler_csv(ctx.saida / "notas.csv") if tem_csv else None
         itens_max_por = {}
         for caso in montados:
             if caso.atividade not in itens_max_por:
@@ -1035,13 +1059,16 @@ def _rodar_lote(
                 r = ResultadoCaso(caso.nome, caso.descricao, "recusado", controle=caso.controle)
                 r.resumo = "o modo recusou avaliar (isolamento insuficiente)"
                 if (ctx.saida / caso.pasta_aluno).exists() and caso.avaliado:
-                    r = _conferir_caso(caso, ctx, itens_max_por[caso.atividade], csv_notas, texto_lote)
+                    r = _conferir_caso(caso, ctx, itens_max_por[caso.atividade], csv_notas or {}, texto_lote)
                 rel.casos[caso.nome] = r
                 continue
-            rel.casos[caso.nome] = _conferir_caso(caso, ctx, itens_max_por[caso.atividade], csv_notas, texto_lote)
+            extra = caminho.visto_pelo_aluno(ctx, caso) if caminho else ""
+            rel.casos[caso.nome] = _conferir_caso(
+                caso, ctx, itens_max_por[caso.atividade], csv_notas, texto_lote, extra
+            )
         # ------------------------------------------------------------ verificações do lote
         fora = []
-        esperados = {"submissoes", "saida", "cwd", "apoio", "home", "repo"}
+        esperados = {"submissoes", "saida", "cwd", "apoio", "home", "repo", "caminho"}
         extras = {p.name for p in raiz_tmp.iterdir()} - esperados
         fora += [f"arquivo inesperado ao lado da saída: {n!r}" for n in sorted(extras)]
         fora += [f"o cwd do lote ganhou {n!r}" for n in sorted(os.listdir(ctx.cwd))]
@@ -1061,7 +1088,7 @@ def _rodar_lote(
         marcados = _procurar_marca(ctx)
         fora += [f"arquivo criado por um ataque no hospedeiro: {p}" for p in marcados]
         _apagar_marcados(marcados, ctx)
-        for linha in csv_notas:
+        for linha in csv_notas or {}:
             if linha[:1] in ("=", "+", "-", "@", "\t", "\r"):
                 fora.append(f"célula do notas.csv começa com caractere de fórmula: {linha!r}")
             if linha not in validos:
@@ -1202,8 +1229,11 @@ def rodar(
     casos: list[Caso] | None = None,
     modo: str | None = None,
     aceitar_parcial: bool = False,
+    caminho=None,
+    prazo: str | None = None,
 ) -> Relatorio:
-    """Monta os casos e corrige-os; sem ``modo``, no ambiente atual e num lote só.
+    """Monta os casos e corrige-os; sem ``modo``, no ambiente atual e num lote só (com ``caminho``,
+    um ``qualidade.caminhos.Caminho``, por esse caminho de correção no lugar do lote).
 
     Com ``modo`` (um nome de ``MODOS``), dentro do envelope, em dois lotes (os casos que atacam
     processos à parte, cada lote com os controles)."""
@@ -1211,10 +1241,10 @@ def rodar(
     todos = casos if casos is not None else corpus()
     escolhidos = [c for c in todos if not filtro or c.controle or any(f in c.nome for f in filtro)]
     m = MODOS[modo] if modo else None
-    prazo = PRAZO if casos is None or len(escolhidos) > 40 else PRAZO_SUBCONJUNTO
-    rel = Relatorio(modo=modo or "atual")
+    prazo = prazo or (PRAZO if casos is None or len(escolhidos) > 40 else PRAZO_SUBCONJUNTO)
+    rel = Relatorio(modo=caminho.nome if caminho else (modo or "atual"), rotulo=caminho.rotulo if caminho else "")
     if m is None:
-        _rodar_lote(escolhidos, rel, saida, None, prazo, manter, base, aceitar_parcial)
+        _rodar_lote(escolhidos, rel, saida, None, prazo, manter, base, aceitar_parcial, caminho)
     else:
         controles = [c for c in escolhidos if c.controle]
         principais = [c for c in escolhidos if not c.processos]
@@ -1224,7 +1254,9 @@ def rodar(
             lotes = [escolhidos]
         guardado: dict[str, ResultadoCaso] = {}
         for i, lote in enumerate(lotes):
-            _rodar_lote(lote, rel, saida, m, prazo, manter and Path(f"{manter}-{i + 1}"), base, aceitar_parcial)
+            _rodar_lote(
+                lote, rel, saida, m, prazo, manter and Path(f"{manter}-{i + 1}"), base, aceitar_parcial, caminho
+            )
             for c in controles:  # os controles de cada lote: basta um falhar para contar
                 r = rel.casos.pop(c.nome)
                 if c.nome in guardado:
@@ -1296,7 +1328,7 @@ def tabela_do_modo(rel: Relatorio) -> list[str]:
     """As linhas de um modo: números, depois os casos que vazaram, inflaram a nota ou derrubaram alguém."""
     m = MODOS.get(rel.modo)
     linhas = [
-        f"modo {rel.modo}: {m.rotulo if m else 'ambiente atual'}",
+        f"{'caminho' if rel.rotulo else 'modo'} {rel.modo}: {rel.rotulo or (m.rotulo if m else 'ambiente atual')}",
         f"  isolamento: {rel.isolamento or '-'}",
         f"  ataques tentados {rel.tentados}, contidos {rel.contidos}, recusados {rel.recusados}"
         f"{' (o modo recusou avaliar: código ' + str(CODIGO_RECUSA) + ')' if rel.recusou else ''}; "
@@ -1328,7 +1360,9 @@ def tabela_dos_modos(relatorios: dict[str, Relatorio]) -> list[str]:
     return linhas
 
 
-def main(argv=None, prog: str | None = None) -> int:
+def analisador(prog: str | None = None) -> argparse.ArgumentParser:
+    """As opções de ``python -m qualidade adversarial`` (também as de ``--caminhos``, que
+    ``qualidade.caminhos.da_linha_de_comando`` trata: este módulo não importa o dos caminhos)."""
     from autograder import argparse_ptbr
 
     argparse_ptbr.instalar()
@@ -1347,7 +1381,16 @@ def main(argv=None, prog: str | None = None) -> int:
         choices=list(MODOS),
         help="roda nos modos dados (todos, sem argumento) e imprime uma tabela por modo; precisa de root",
     )
-    p.add_argument("--completo", action="store_true", help="com --modos: o corpus inteiro, não só o subconjunto")
+    p.add_argument(
+        "--caminhos",
+        nargs="*",
+        choices=["gradescope", "nbgrader", "dask"],
+        help="corrige pelos caminhos dados (todos, sem argumento: o zip do Gradescope, o nbgrader autograde, "
+        "o lote --dask local:2) no lugar do lote e imprime uma tabela por caminho (qualidade/caminhos.py)",
+    )
+    p.add_argument(
+        "--completo", action="store_true", help="com --modos ou --caminhos: o corpus inteiro, não só o subconjunto"
+    )
     p.add_argument(
         "--aceitar-parcial",
         action="store_true",
@@ -1355,6 +1398,11 @@ def main(argv=None, prog: str | None = None) -> int:
         "avaliador aceita avaliar com isolamento parcial)",
     )
     p.add_argument("--envelope", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv=None, prog: str | None = None) -> int:
+    p = analisador(prog)
     args = p.parse_args(argv)
     if args.envelope:
         return _envelope(args.envelope)
@@ -1364,6 +1412,8 @@ def main(argv=None, prog: str | None = None) -> int:
             print(f"{marca} {c.nome:<36} {c.familia:<26} {c.descricao}")
         print("(* = subconjunto representativo)")
         return 0
+    if args.caminhos is not None:  # python -m qualidade adversarial --caminhos vai direto a qualidade.caminhos
+        p.error("--caminhos: use python -m qualidade adversarial --caminhos (qualidade.caminhos.da_linha_de_comando)")
     if args.modos is not None:
         rels = rodar_modos(
             args.modos or None, args.completo, aceitar_parcial=args.aceitar_parcial, base=args.base, filtro=args.casos

@@ -188,3 +188,24 @@ def test_corpus_completo(capsys):
     assert rel.tentados + rel.pulados == len([c for c in corpus() if not c.controle])
     assert not [f for n in GLOBAIS for f in rel.globais.get(n, [])], "\n".join(rel.falhas)
     assert rel.contidos == rel.tentados, "\n".join(rel.falhas)
+
+
+def test_caso_sem_completar_envia_os_stubs_do_notebook_liberado(tmp_path):
+    """``completar = false``: as células não citadas ficam com o stub do notebook liberado (o caso que sonda nomes
+    da solução escondida não pode enviá-los no próprio código); sem o campo, ficam com a solução do instrutor."""
+    import json
+    from types import SimpleNamespace
+
+    from qualidade.adversarial import montar
+
+    casos = {c.nome: c for c in corpus()}
+    sonda = casos["vermelho3-01-nomes-da-solucao-escondida"]
+    assert sonda.completar is False
+    ctx = SimpleNamespace(submissoes=tmp_path)
+    for caso in (sonda, casos["aa-controle"]):
+        montar(caso, ctx, {})
+    enviado = (tmp_path / sonda.pasta_aluno / "01-atencao" / "01-atencao.ipynb").read_text(encoding="utf-8")
+    controle = (tmp_path / "aa-controle" / "01-atencao" / "01-atencao.ipynb").read_text(encoding="utf-8")
+    codigo = "".join("".join(c["source"]) for c in json.loads(enviado)["cells"] if c["cell_type"] == "code")
+    assert "raiz_dk" not in codigo and "pontuacoes" not in codigo
+    assert "pontuacoes" in controle  # a solução do instrutor usa o nome: o caso de antes o enviava

@@ -135,6 +135,39 @@ def test_semente_depende_do_segredo(tmp_path, monkeypatch):
     assert avaliacao.semente_da_submissao("02-atencao-multicabeca", "ana") != s2
 
 
+def test_textos_ocultos_da_08_nao_sao_trechos_do_corpus_publico():
+    """Os textos ocultos da 08 (issue #37, rodada vermelha 3) são gerados com as palavras do corpus, não cortados
+    dele: nenhuma sequência de 6 palavras de um texto gerado (o do orçamento, os das conferências do BPE, o de
+    codificar, feito da validação) aparece no corpus público, que tem milhares de sequências de 6 palavras
+    repetidas de si mesmo. As palavras e a frequência delas ficam as do corpus (o BPE aprende as mesmas fusões
+    mais comuns)."""
+    from collections import Counter
+
+    import numpy as np
+
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite("08-lm-moderno", "oraculos")
+    treino, validacao = orc.textos_do_corpus()
+    publico = " ".join([treino, validacao]).split()
+    sextetos = {tuple(publico[i : i + 6]) for i in range(len(publico) - 5)}
+    rng = np.random.default_rng(11)
+    textos = [orc.texto_cronometrado(rng), orc.texto_gerado(rng, 3000), orc.texto_gerado(rng, 800, parte=1)]
+    for texto in textos:
+        palavras = texto.split()
+        assert len(palavras) > 100
+        repetidos = sum(tuple(palavras[i : i + 6]) in sextetos for i in range(len(palavras) - 5))
+        assert repetidos <= len(palavras) // 1000, repetidos  # só por acaso (palavras muito comuns)
+    assert [len(t) for t in textos] == [orc.BPE_CRONOMETRO["caracteres"], 3000, 800]
+    # as palavras mais comuns do texto do orçamento são as do corpus
+    comuns = {p for p, _ in Counter(treino.split()).most_common(10)}
+    assert len(comuns & {p for p, _ in Counter(textos[0].split()).most_common(15)}) >= 8
+    # e o corte de um trecho contíguo (o que o avaliador fazia antes) seria pego pelo teste
+    inicio = int(rng.integers(0, len(treino) - 3000))
+    cortado = treino[inicio : inicio + 3000].split()
+    assert sum(tuple(cortado[i : i + 6]) in sextetos for i in range(len(cortado) - 5)) > len(cortado) // 2
+
+
 def test_texto_do_orcamento_do_bpe_e_da_submissao(monkeypatch):
     """O texto do orçamento do BPE (aula 08) sai do segredo, do aluno e do código (issue #37): fixo para o mesmo
     código; outro código (mesmo só um comentário), outro aluno, outro segredo ou a outra medida, outro texto. O
@@ -715,8 +748,9 @@ def test_portoes_nao_faz_nada():
 
 
 def test_faixa_de_treino_nao_depende_do_azar_da_semente():
-    """Perto de uma faixa que nem a referência alcança com a mesma semente, vale a referência (com folga);
-    longe dela, ou quando a referência alcança, não: e a referência só treina quando é preciso."""
+    """Abaixo de uma faixa que nem a referência alcança com a mesma semente, vale a referência (com folga), por
+    longe da faixa que ela tenha ficado (um laço correto numa semente azarada); quando a referência alcança,
+    não: e a referência só treina quando é preciso, uma vez por chave."""
     from autograder.suite import CACHE_PESADO, faixa_alcancada
 
     treinos = []
@@ -725,14 +759,18 @@ def test_faixa_de_treino_nao_depende_do_azar_da_semente():
         return lambda: treinos.append(acerto) or acerto
 
     assert faixa_alcancada(0.93, 0.90, ("t", 1), referencia(0.5)) == (True, None)
-    assert faixa_alcancada(0.70, 0.90, ("t", 2), referencia(0.5)) == (False, None)  # longe: nem treina
-    assert treinos == []
+    assert treinos == []  # alcançou: nem treina
     assert faixa_alcancada(0.885, 0.90, ("t", 3), referencia(0.896)) == (True, 0.896)  # semente azarada
     assert faixa_alcancada(0.86, 0.90, ("t", 4), referencia(0.896)) == (False, 0.896)  # longe da referência
     assert faixa_alcancada(0.885, 0.90, ("t", 5), referencia(0.95)) == (False, 0.95)  # a referência alcança
     assert faixa_alcancada(0.88, 0.90, ("t", 3), referencia(0.1)) == (True, 0.896)  # mesma chave: guardado
-    assert treinos == [0.896, 0.896, 0.95]
-    for n in (3, 4, 5):
+    # longe da faixa: a referência também ficou longe (o substituto da 06 numa semente azarada, 60 %)
+    assert faixa_alcancada(0.596, 0.90, ("t", 6), referencia(0.60)) == (True, 0.60)
+    assert faixa_alcancada(0.30, 0.90, ("t", 6), referencia(0.99)) == (False, 0.60)  # guardado: ainda longe
+    # uma janela finita, se pedida, ainda poupa o treino de quem fica longe
+    assert faixa_alcancada(0.70, 0.90, ("t", 2), referencia(0.5), janela=0.10) == (False, None)
+    assert treinos == [0.896, 0.896, 0.95, 0.60]
+    for n in (3, 4, 5, 6):
         CACHE_PESADO.pop(("t", n), None)
 
 

@@ -652,28 +652,63 @@ def test_varredura_apaga_so_pastas_de_donos_mortos(tmp_path):
 
 def test_caixa_tem_cota_de_uma_cpu_onde_ha_cgroups(zigoto):
     """Onde o hospedeiro tem o controlador cpu do cgroup v1 e o avaliador é root, cada caixa fica num cgroup
-    próprio com cota de uma CPU (nenhuma caixa passa de um núcleo, com quantas threads for), que some com ela."""
+    próprio com cota de uma CPU (nenhuma caixa passa de um núcleo, com quantas threads for), que some com ela.
+    O cgroup é filho direto da raiz do controlador (pesa como um processo comum, não como uma fração de um
+    grupo de todas as caixas da máquina) e duas caixas vivas nunca dividem um."""
     from autograder.caixa import sistema
 
     if os.geteuid() != 0 or not os.access(sistema.CGROUP_CPU, os.W_OK):
         pytest.skip("sem cgroup v1 de cpu gravável (vale o autogroup, ver SEGURANCA.md)")
-    c = zigoto.nova_caixa()
+    caixas = [zigoto.nova_caixa(), zigoto.nova_caixa()]
     try:
-        c.executar("x = 1", "c")
+        for c in caixas:
+            c.executar("x = 1", "c")
         donos = {}
-        for pasta in Path(sistema.CGROUP_CAIXAS).glob("caixa-*"):
+        for pasta in map(Path, sistema.cgroups_de_caixas()):
             for pid in (pasta / "cgroup.procs").read_text().split():
                 donos[int(pid)] = pasta
-        assert c.pid in donos, "o processo da caixa não está num cgroup de caixa"
-        pasta = donos[c.pid]
-        assert int((pasta / "cpu.cfs_quota_us").read_text()) == int((pasta / "cpu.cfs_period_us").read_text())
+        for c in caixas:
+            assert c.pid in donos, "o processo da caixa não está num cgroup de caixa"
+        pastas = [donos[c.pid] for c in caixas]
+        assert pastas[0] != pastas[1], "duas caixas vivas no mesmo cgroup (dividiriam a cota de uma CPU)"
+        for pasta in pastas:
+            assert pasta.parent == Path(sistema.CGROUP_CPU), f"{pasta} não é filho direto da raiz do cpu"
+            assert int((pasta / "cpu.cfs_quota_us").read_text()) == int((pasta / "cpu.cfs_period_us").read_text())
+            assert int((pasta / "cpu.shares").read_text()) == 1024
     finally:
-        c.matar()
+        for c in caixas:
+            c.matar()
     for _ in range(100):
-        if not pasta.exists():
+        if not any(p.exists() for p in pastas):
             break
         time.sleep(0.05)
-    assert not pasta.exists(), "o cgroup da caixa sobrou depois dela"
+    assert not any(p.exists() for p in pastas), "o cgroup da caixa sobrou depois dela"
+
+
+def test_varredura_de_cgroups_apaga_so_os_vazios_e_velhos():
+    """A varredura do zigoto apaga o cgroup vazio de uma caixa cujo C morreu, mas não um vazio e novo (a caixa
+    ainda vai entrar nele) nem um com processo dentro."""
+    from autograder.caixa import sistema
+
+    if os.geteuid() != 0 or not os.access(sistema.CGROUP_CPU, os.W_OK):
+        pytest.skip("sem cgroup v1 de cpu gravável")
+    vazio_velho, vazio_novo, ocupado = (sistema.criar_cgroup_da_caixa() for _ in range(3))
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with open(os.path.join(ocupado, "cgroup.procs"), "w") as f:
+            f.write(str(proc.pid))
+        velho = time.time() - sistema.IDADE_CGROUP_ABANDONADO - 5
+        os.utime(vazio_velho, (velho, velho))
+        os.utime(ocupado, (velho, velho))
+        apagados = sistema.varrer_cgroups_abandonados()
+        assert vazio_velho in apagados and not os.path.exists(vazio_velho)
+        assert os.path.exists(vazio_novo) and os.path.exists(ocupado)
+    finally:
+        proc.kill()
+        proc.wait()
+        for caminho in (vazio_velho, vazio_novo, ocupado):
+            sistema.remover_cgroup(caminho)
+    assert not any(os.path.exists(c) for c in (vazio_velho, vazio_novo, ocupado))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="precisa de root para criar a árvore de outro dono")

@@ -93,6 +93,67 @@ def test_descricao_adulterada_na_caixa_reprova_sem_erro_interno(resposta):
         _conferir(_Rede(), resposta=resposta)
 
 
+class _AlunoDosFilhos:
+    """A caixa para ``conferir_submodulos_diretos``: roda o código injetado no módulo (ou devolve ``resposta``)."""
+
+    def __init__(self, modulo, resposta=None):
+        self.modulo, self.resposta, self.ns = modulo, resposta, {}
+
+    def injetar(self, codigo):
+        exec(codigo, self.ns)
+
+    def chamar(self, nome, ref):
+        return self.resposta if self.resposta is not None else self.ns[nome](self.modulo)
+
+
+class _Quatro(nn.Module):
+    def __init__(self, extra=None, sem_w_o=False):
+        super().__init__()
+        for nome in ("w_q", "w_k", "w_v") if sem_w_o else ("w_q", "w_k", "w_v", "w_o"):
+            setattr(self, nome, nn.Linear(4, 4))
+        if extra is not None:
+            self.extra = extra
+        self.register_buffer("escala", torch.tensor(0.5))  # um buffer não é submódulo
+
+
+def _filhos(modulo, resposta=None):
+    suite.conferir_submodulos_diretos(_AlunoDosFilhos(modulo, resposta), _Remoto(), _Quatro(), "Quatro")
+
+
+def test_submodulos_exatamente_os_pedidos_passam():
+    _filhos(_Quatro())
+
+
+@pytest.mark.parametrize(
+    ("modulo", "trecho"),
+    [
+        (_Quatro(extra=nn.Softmax(dim=-1)), "1 a mais (nn.Softmax)"),
+        (_Quatro(extra=nn.Dropout(0.0)), "1 a mais (nn.Dropout)"),
+        (_Quatro(sem_w_o=True), "faltando w_o"),
+    ],
+)
+def test_submodulo_a_mais_ou_a_menos_e_nomeado(modulo, trecho):
+    with pytest.raises(suite.Reprovado) as erro:
+        _filhos(modulo)
+    assert erro.value.equivoco is suite.ESTRUTURA_SUBMODULOS
+    assert trecho in str(erro.value)
+
+
+def test_classe_do_aluno_a_mais_nao_sai_pelo_nome():
+    class Segredo123(nn.Module):
+        pass
+
+    with pytest.raises(suite.Reprovado) as erro:
+        _filhos(_Quatro(extra=Segredo123()))
+    assert "Segredo123" not in str(erro.value) and "1 a mais" in str(erro.value)
+
+
+@pytest.mark.parametrize("resposta", [{"w_q": 1}, [["w_q", 3]], [["w_q"]]])
+def test_descricao_dos_filhos_adulterada_reprova_sem_erro_interno(resposta):
+    with pytest.raises(suite.Reprovado, match="Não consegui ler os submódulos"):
+        _filhos(_Quatro(), resposta=resposta)
+
+
 # ------------------------------------------------------------------ a costura das suítes
 SUITES = Path(suite.__file__).resolve().parents[1] / "suites"
 COSTURA = "autograder.suite"

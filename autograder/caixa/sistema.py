@@ -189,18 +189,39 @@ def fechar_fds(manter: int) -> None:
 # caixa ganha um cgroup próprio com cota de uma CPU (``cfs_quota_us`` = ``cfs_period_us``): com quantas threads
 # for, uma caixa não passa de um núcleo e não rouba os vizinhos. Sem isso (sem root, contêiner com o cgroupfs
 # só de leitura), vale o que está em SEGURANCA.md: núcleo fixo no lote e o autogroup da sessão de cada caixa.
+#
+# O cgroup de cada caixa é filho direto da raiz do controlador: na disputa pela CPU ele pesa o mesmo que um
+# processo comum (``cpu.shares`` 1024), como pesava a sessão da caixa no autogroup. Aninhados numa pasta comum
+# (``curso-caixas/``, como era), todas as caixas da máquina dividiam o peso de UM processo contra cada um dos
+# outros: numa máquina com carga 12, o treino da 06 na caixa levava 7,5 s em vez de 1,2 s e um notebook da
+# turma de exemplos custava de 4 a 8 vezes mais relógio, sem que a nota mudasse.
+#
+# O nome leva o pid de C e 48 bits aleatórios: C pode estar num namespace de PID (o pid dele ali, 51, repete-se
+# em outro namespace), e duas caixas nunca dividem uma cota.
 CGROUP_CPU = "/sys/fs/cgroup/cpu"
-CGROUP_CAIXAS = os.path.join(CGROUP_CPU, "curso-caixas")
+PREFIXO_CGROUP = "curso-caixa-"
+CGROUP_ANTIGO = os.path.join(CGROUP_CPU, "curso-caixas")  # a pasta comum de antes: só varrida
 PERIODO_CPU_US = 100_000
+IDADE_CGROUP_ABANDONADO = 60.0  # s: um cgroup vazio mais velho que isso não espera mais a caixa dele
 
 
-def criar_cgroup_da_caixa(nome: str, cpus: float = 1.0) -> str | None:
-    """Cria ``curso-caixas/<nome>`` com cota de ``cpus`` CPUs; ``None`` se o hospedeiro não deixa."""
+def cgroups_de_caixas() -> list[str]:
+    """Os cgroups de caixas que existem agora nesta máquina (de qualquer avaliador)."""
+    try:
+        nomes = os.listdir(CGROUP_CPU)
+    except OSError:
+        return []
+    return [os.path.join(CGROUP_CPU, n) for n in sorted(nomes) if n.startswith(PREFIXO_CGROUP)]
+
+
+def criar_cgroup_da_caixa(cpus: float = 1.0) -> str | None:
+    """Cria ``<raiz do cpu>/curso-caixa-<pid>-<aleatório>`` com cota de ``cpus`` CPUs; ``None`` se o hospedeiro
+    não deixa."""
     if os.geteuid() != 0 or not os.path.isdir(CGROUP_CPU):
         return None
-    caminho = os.path.join(CGROUP_CAIXAS, nome)
+    caminho = os.path.join(CGROUP_CPU, f"{PREFIXO_CGROUP}{os.getpid()}-{os.urandom(6).hex()}")
     try:
-        os.makedirs(caminho, exist_ok=True)
+        os.mkdir(caminho, 0o755)
         with open(os.path.join(caminho, "cpu.cfs_period_us"), "w") as f:
             f.write(str(PERIODO_CPU_US))
         with open(os.path.join(caminho, "cpu.cfs_quota_us"), "w") as f:
@@ -237,12 +258,34 @@ def remover_cgroup(caminho: str | None) -> None:
             time.sleep(0.01)
 
 
-def varrer_cgroups_abandonados() -> None:
-    """Cgroups de caixas cujo processo C morreu sem apagá-los (``caixa-<pid>`` de um pid que não existe)."""
+def varrer_cgroups_abandonados(agora: float | None = None) -> list[str]:
+    """Apaga os cgroups de caixas que ficaram vazios (o C deles morreu sem apagá-los) há mais de
+    ``IDADE_CGROUP_ABANDONADO`` segundos, e os da pasta comum de antes. Um cgroup com processo dentro não
+    se apaga (o kernel recusa o ``rmdir``); um vazio e novo é de uma caixa que ainda vai entrar nele.
+    Devolve os apagados."""
+    agora = time.time() if agora is None else agora
+    antigos = []
     try:
-        nomes = os.listdir(CGROUP_CAIXAS)
+        antigos = [os.path.join(CGROUP_ANTIGO, n) for n in os.listdir(CGROUP_ANTIGO) if n.startswith("caixa-")]
     except OSError:
-        return
-    for nome in nomes:
-        if nome.startswith("caixa-") and nome[6:].isdigit() and not os.path.exists(f"/proc/{nome[6:]}"):
-            remover_cgroup(os.path.join(CGROUP_CAIXAS, nome))
+        pass
+    apagados = []
+    for caminho in cgroups_de_caixas() + antigos:
+        try:
+            with open(os.path.join(caminho, "cgroup.procs")) as f:
+                vazio = not f.read().strip()
+            velho = agora - os.stat(caminho).st_mtime > IDADE_CGROUP_ABANDONADO
+        except OSError:
+            continue
+        if vazio and velho:
+            try:
+                os.rmdir(caminho)
+                apagados.append(caminho)
+            except OSError:
+                pass
+    if antigos:
+        try:
+            os.rmdir(CGROUP_ANTIGO)
+        except OSError:
+            pass
+    return apagados

@@ -291,7 +291,7 @@ class ProcessoZigoto:
                 except OSError:
                     continue
         # A cota de CPU da caixa (um núcleo, onde o hospedeiro tem cgroups): G entra nela antes do aluno.
-        pedido["cgroup"] = sistema.criar_cgroup_da_caixa(f"caixa-{os.getpid()}")
+        pedido["cgroup"] = sistema.criar_cgroup_da_caixa()
         pid = os.fork()
         if pid == 0:
             try:

@@ -95,9 +95,11 @@ from autograder.suite.estrutura import (
     ESTRUTURA_INICIALIZACAO_CONSTANTE,
     ESTRUTURA_NAO_APRENDE,
     ESTRUTURA_PARAMETRO_EXTRA,
+    ESTRUTURA_SUBMODULOS,
     conferir_estrutura,
     conferir_inicializacao,
     conferir_parametros_extras,
+    conferir_submodulos_diretos,
 )
 from autograder.suite.faixas import (
     CACHE_PESADO,
@@ -163,6 +165,7 @@ __all__ = [
     "ESTRUTURA_INICIALIZACAO_CONSTANTE",
     "ESTRUTURA_NAO_APRENDE",
     "ESTRUTURA_PARAMETRO_EXTRA",
+    "ESTRUTURA_SUBMODULOS",
     "FOLGA_DA_REFERENCIA",
     "FORWARD_SEM_GRADIENTE",
     "JANELA_DA_REFERENCIA",
@@ -190,6 +193,7 @@ __all__ = [
     "conferir_parametros_extras",
     "conferir_registro",
     "conferir_state_dict",
+    "conferir_submodulos_diretos",
     "excecao_do_aluno",
     "exigir_entradas_intactas",
     "exigir_procedencia",

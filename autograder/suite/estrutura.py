@@ -231,3 +231,61 @@ def conferir_parametros_extras(aluno, remoto, modulo_ref, classe: str) -> None:
             f"{ESTRUTURA_PARAMETRO_EXTRA.mensagem} ({mostrar(classe)}: {mostrar(extras[:4])})",
             ESTRUTURA_PARAMETRO_EXTRA,
         )
+
+
+# ------------------------------------------------------------------ submódulos diretos (issue #38, sondas-10)
+ESTRUTURA_SUBMODULOS = Equivoco(
+    "estrutura_submodulos_diferentes",
+    "O módulo não tem exatamente os submódulos diretos que o enunciado pede (os nomes de named_children()): "
+    "um submódulo a mais (um nn.Softmax, nn.Dropout ou nn.Linear guardado em self) ou a menos muda a estrutura "
+    "pedida. Funções sem parâmetros, como a softmax, chame direto no forward (torch.softmax(s, dim=-1)), sem "
+    "guardá-las como atributo do módulo.",
+    titulo="Submódulos diferentes dos pedidos",
+    para_instrutor="O aluno registrou como submódulo (self.x = nn.Algo()) uma peça que o enunciado não pede, "
+    "ou deixou de criar uma das pedidas.",
+    secao="Código Comentado",
+)
+
+AUXILIAR_FILHOS = """
+def _avaliador_filhos(modulo):
+    return [[nome, type(sub).__name__] for nome, sub in modulo.named_children()]
+"""
+
+
+def conferir_submodulos_diretos(aluno, remoto, modulo_ref, classe: str) -> None:
+    """Reprova (``ESTRUTURA_SUBMODULOS``) se os submódulos diretos do módulo do aluno (os nomes de
+    ``named_children()``, lidos na caixa) não são exatamente os da referência ``modulo_ref`` (mesma
+    configuração): o enunciado que diz "crie exatamente os submódulos ..." fixa esses nomes. A descrição
+    vem da caixa, então só pode custar pontos ao próprio aluno."""
+    aluno.injetar(AUXILIAR_FILHOS)
+    dele = aluno.chamar("_avaliador_filhos", remoto._ref)
+    if type(dele) not in _SEQ or not all(
+        type(f) in _SEQ and len(f) == 2 and all(type(x) is str for x in f) for f in dele
+    ):
+        raise Reprovado(
+            f"Não consegui ler os submódulos de {mostrar(classe)}: a descrição que voltou da caixa não tem a forma "
+            "esperada. O seu código não pode mexer no que o avaliador injeta."
+        )
+    import torch.nn as nn
+
+    pedidos = [nome for nome, _ in modulo_ref.named_children()]
+    # os nomes e as classes do aluno não saem na mensagem (ele os escolhe e podem carregar o que a caixa viu):
+    # sai o número e, quando é uma classe do torch.nn, o nome dela
+    a_mais = [tipo for nome, tipo in dele if nome not in pedidos]
+    nomes_dele = {nome for nome, _ in dele}
+    a_menos = [nome for nome in pedidos if nome not in nomes_dele]
+    if a_mais or a_menos:
+        partes = []
+        if a_mais:
+            do_torch = sorted(
+                {f"nn.{t}" for t in a_mais if not t.startswith("_") and isinstance(getattr(nn, t, None), type)}
+            )
+            qual = f" ({', '.join(do_torch[:4])})" if do_torch else ""
+            partes.append(f"{len(a_mais)} a mais{qual}")
+        if a_menos:
+            partes.append(f"faltando {', '.join(a_menos)}")
+        raise Reprovado(
+            f"{ESTRUTURA_SUBMODULOS.mensagem} ({mostrar(classe)} pede exatamente {mostrar(', '.join(pedidos))}; "
+            f"o seu tem {mostrar('; '.join(partes))})",
+            ESTRUTURA_SUBMODULOS,
+        )

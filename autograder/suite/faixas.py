@@ -1,7 +1,9 @@
 """As faixas de um item de treino: o que um treino tem de alcançar, com a referência na mesma semente
-quando ela mesma fica perto da faixa, e o que se calcula uma vez por submissão."""
+quando nem ela alcança a faixa, e o que se calcula uma vez por submissão."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -10,12 +12,14 @@ import numpy as np
 CACHE_PESADO: dict = {}
 _POR_SUBMISSAO: dict = {}
 
-# Faixas de um item de treino (aulas 06 e 07). O avaliador treina com uma semente que depende do
-# código; numa semente rara, a própria solução de referência fica logo abaixo de uma faixa. Quando a
-# medida do aluno fica a menos de JANELA_DA_REFERENCIA abaixo da faixa, o avaliador treina a
-# referência com a mesma semente (no processo confiável, 1 thread) e, se nem ela alcança a faixa,
-# aceita o aluno que chega a FOLGA_DA_REFERENCIA do que ela alcança.
-JANELA_DA_REFERENCIA = 0.10
+# Faixas de um item de treino (aulas 06, 07 e 08). O avaliador treina com uma semente tirada do segredo do
+# curso, a mesma para a turma; numa semente rara, a própria solução de referência fica abaixo de uma faixa
+# (na 06, o substituto treinado com uma semente azarada chegou a 60 % de acerto, longe dos 90 %). Quando a
+# medida do aluno não alcança a faixa, o avaliador treina a referência com a mesma semente (no processo
+# confiável, 1 thread; uma vez por turma, guardada em disco) e, se nem ela alcança a faixa, aceita o aluno que
+# chega a FOLGA_DA_REFERENCIA do que ela alcança, por longe da faixa que ela tenha ficado. Uma janela finita
+# (só perto da faixa) poupava esse treino, mas fazia um laço correto perder a faixa numa semente azarada.
+JANELA_DA_REFERENCIA = math.inf
 FOLGA_DA_REFERENCIA = 0.02
 
 
@@ -74,9 +78,9 @@ def faixa_alcancada(
 ) -> tuple[bool, float | None]:
     """(alcançou a faixa, medida da referência na mesma semente ou None se não foi preciso treiná-la).
 
-    Alcança quem mede ``>= faixa``; perto dela (menos de ``janela`` abaixo), também quem chega a ``folga``
-    do que a referência alcança com a mesma semente, quando nem a referência alcança a faixa: a nota não
-    depende do azar da semente. Com ``maior_e_melhor=False`` (uma perplexidade, uma perda), tudo ao
+    Alcança quem mede ``>= faixa``; abaixo dela (a menos de ``janela``, por padrão qualquer distância), também
+    quem chega a ``folga`` do que a referência alcança com a mesma semente, quando nem a referência alcança a
+    faixa: a nota não depende do azar da semente. Com ``maior_e_melhor=False`` (uma perplexidade, uma perda), tudo ao
     contrário: alcança quem mede ``<= faixa``, e a janela e a folga contam para cima."""
     if not maior_e_melhor:
         alcancou, da_referencia = faixa_alcancada(

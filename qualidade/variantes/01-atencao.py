@@ -301,13 +301,12 @@ def atencao_produto_escalar(Q, K, V, mascara=None):
     K = np.asarray(K, dtype=np.float64)
     V = np.asarray(V, dtype=np.float64)
     s = np.matmul(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])
-    booleana = mascara is not None and np.asarray(mascara).dtype == bool
-    if mascara is not None and not booleana:
-        s = s + mascara
+    if mascara is not None:
+        m = np.asarray(mascara)
+        # a máscara vai ANTES da softmax: zerar os proibidos depois e renormalizar dá 0/0 quando uma chave
+        # proibida domina a linha (os permitidos somem por underflow)
+        s = np.where(m, s, -np.inf) if m.dtype == bool else s + m
     pesos = softmax(s, eixo=-1)
-    if booleana:
-        pesos = np.where(mascara, pesos, 0.0)
-        pesos = pesos / pesos.sum(axis=-1, keepdims=True)
     return np.matmul(pesos, V), pesos
 """,
         },
@@ -1142,5 +1141,68 @@ MUTANTES += [
         },
         itens=["teste_softmax"],
         equivoco="softmax-forma-de-z",
+    ),
+]
+
+# sondas-10: a máscara booleana aplicada depois da softmax, com renormalização; certa em aritmética exata, 0/0
+# quando a chave proibida domina a linha (o caso construído de valores extremos de teste_mascara)
+MUTANTES += [
+    Variante(
+        "sonda-mascara-zera-depois-e-renormaliza",
+        {
+            "atencao": _atencao(
+                _PONT,
+                """        if mascara.dtype != bool:
+            s = s + mascara""",
+                """    pesos = softmax(s, eixo=-1)
+    if mascara is not None and mascara.dtype == bool:
+        pesos = np.where(mascara, pesos, 0.0)
+        pesos = pesos / pesos.sum(axis=-1, keepdims=True)
+    return pesos @ V, pesos""",
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-zera-depois-e-renormaliza",
+    ),
+]
+
+# sondas-10: a conta de referência com uma peça trocada (softmax duas vezes, reshape no lugar da transposta,
+# pontuações devolvidas como pesos)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-softmax-dupla",
+        {
+            "atencao": _atencao(
+                _PONT, _MASC, "    pesos = softmax(softmax(s, eixo=-1), eixo=-1)\n    return pesos @ V, pesos"
+            )
+        },
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-softmax-dupla",
+    ),
+    Variante(
+        "sonda-atencao-reshape-no-lugar-de-transpor",
+        {
+            "atencao": _atencao(
+                "    s = Q @ K.reshape(*K.shape[:-2], K.shape[-1], K.shape[-2]) / np.sqrt(d_k)", _MASC, _FIM
+            )
+        },
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-reshape-no-lugar-de-transpor",
+    ),
+    Variante(
+        "sonda-atencao-pesos-sao-pontuacoes",
+        {"atencao": _atencao(_PONT, _MASC, "    pesos = softmax(s, eixo=-1)\n    return pesos @ V, s")},
+        itens=["teste_atencao", "teste_mascara"],
+        equivoco="atencao-pesos-sao-pontuacoes",
+    ),
+]
+
+# sondas-10: o máximo corrido trocado pela referência protegida (m = referencia em vez de m = m_novo)
+MUTANTES += [
+    Variante(
+        "sonda-blocos-maximo-guarda-referencia",
+        {"atencao_blocos": _blocos(_CERTA).replace("        m = m_novo\n", "        m = referencia\n")},
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-guarda-referencia",
     ),
 ]

@@ -461,7 +461,7 @@ class AtencaoMultiCabeca(nn.Module):
         },
     ),
     Variante(
-        "correta-split-buffer-dropout",
+        "correta-split-buffer",
         {
             "dividir_cabecas": """
 def dividir_cabecas(X, h):
@@ -488,7 +488,6 @@ class AtencaoMultiCabeca(nn.Module):
         self.w_k = nn.Linear(d_model, d_model)
         self.w_v = nn.Linear(d_model, d_model)
         self.w_o = nn.Linear(d_model, d_model)
-        self.abandono = nn.Dropout(0.0)
         self.register_buffer("escala", torch.tensor((d_model // h) ** -0.5))
 
     def forward(self, q, k, v, mascara=None):
@@ -499,7 +498,7 @@ class AtencaoMultiCabeca(nn.Module):
         notas = torch.matmul(Q, K.transpose(2, 3)) * self.escala
         if mascara is not None:
             notas = notas.masked_fill(mascara == 0, -1e9)
-        pesos = self.abandono(torch.softmax(notas, dim=-1))
+        pesos = torch.softmax(notas, dim=-1)
         saida = torch.cat((pesos @ V).unbind(dim=1), dim=-1)
         return self.w_o(saida), pesos
 """,
@@ -876,5 +875,71 @@ MUTANTES += [
         ),
         itens=["teste_juntar_cabecas"],
         equivoco="juntar-lote-perdido",
+    ),
+]
+
+# sondas-10: o enunciado pede EXATAMENTE os submódulos w_q, w_k, w_v e w_o (named_children)
+MUTANTES += [
+    Variante(
+        "sonda-modulo-softmax-como-submodulo",
+        {
+            "modulo": _modulo(init=_INIT_OK + "        self.softmax = nn.Softmax(dim=-1)\n")["modulo"].replace(
+                "torch.softmax(notas, dim=-1)", "self.softmax(notas)"
+            )
+        },
+        itens=["teste_modulo_pytorch"],
+        equivoco="estrutura_submodulos_diferentes",
+    ),
+]
+
+# sondas-10: dividir_cabecas e juntar_cabecas só reorganizam: os mesmos números, no dtype da entrada
+MUTANTES += [
+    Variante(
+        "sonda-dividir-em-float32",
+        _dividir(
+            "    *lote, n, d = X.shape\n    return np.swapaxes(X.astype(np.float32).reshape(*lote, n, h, d // h), -3, -2)\n"
+        ),
+        itens=["teste_dividir_cabecas"],
+        equivoco="precisao-reduzida",
+    ),
+    Variante(
+        "sonda-juntar-ida-e-volta-em-float32",
+        _juntar(
+            "    *lote, h, n, dk = X.shape\n"
+            "    Y = np.swapaxes(X.astype(np.float32), -3, -2).reshape(*lote, n, h * dk)\n"
+            "    return Y.astype(X.dtype)\n"
+        ),
+        itens=["teste_juntar_cabecas"],
+        equivoco="cabecas-valores-nao-exatos",
+    ),
+]
+
+# sondas-10: a forma de juntar_cabecas; chaves e valores trocados; máscara inventada quando mascara=None
+MUTANTES += [
+    Variante(
+        "sonda-juntar-forma-com-eixo-h",
+        _juntar("    return np.swapaxes(X, -3, -2).reshape(X.shape[:-2] + (-1,))\n"),
+        itens=["teste_juntar_cabecas"],
+        equivoco="juntar-forma-errada",
+    ),
+    Variante(
+        "sonda-modulo-k-e-v-trocados",
+        {
+            "modulo": _modulo()["modulo"].replace(
+                "separar(self.w_k(k)), separar(self.w_v(v))", "separar(self.w_k(v)), separar(self.w_v(k))"
+            )
+        },
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-k-e-v-trocados",
+    ),
+    Variante(
+        "sonda-modulo-causal-sem-mascara",
+        _modulo(
+            mascara="notas = notas.masked_fill(~mascara, float('-inf'))\n"
+            "        else:\n"
+            "            notas = notas.masked_fill(~torch.ones(notas.shape[-2:], dtype=torch.bool).tril(), float('-inf'))"
+        ),
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-mascara-none-inventada",
     ),
 ]

@@ -1146,3 +1146,60 @@ MUTANTES += [
         equivoco="mini-sem-impressao",
     ),
 ]
+
+# sondas-10: a forma com d ímpar, a residual dentro da LayerNorm, um residual subtraído, a norma 1 sem a parte
+# afim e a norma final extra do mini encoder
+MUTANTES += [
+    Variante(
+        "sonda-pe-d-impar-sem-a-ultima-coluna",
+        {
+            "positional_encoding": """
+def positional_encoding(seq_len, d):
+    pos = np.arange(seq_len)[:, None].astype(float)
+    j = np.arange(d - d % 2)[None, :]
+    angulo = pos / 10000 ** (2 * (j // 2) / d)
+    pe = np.zeros((seq_len, d - d % 2))
+    pe[:, 0::2] = np.sin(angulo[:, 0::2])
+    pe[:, 1::2] = np.cos(angulo[:, 1::2])
+    return pe
+"""
+        },
+        itens=["teste_positional_encoding"],
+        equivoco="pe-forma-com-d-impar",
+    ),
+    Variante(
+        "sonda-ln-soma-a-entrada",
+        {"layernorm": _ln().replace("    return y\n", "    return x + y\n")},
+        itens=["teste_layernorm"],
+        equivoco="ln-soma-a-entrada",
+    ),
+    Variante(
+        "sonda-bloco-residual-subtraida",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X - mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-bloco-norma-1-sem-afim",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara))
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-subcamadas-fora-do-lugar",
+    ),
+    Variante(
+        "sonda-mini-norma-final-extra",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(n, d_model)
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+    return layernorm(H)""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-norma-final-extra",
+    ),
+]

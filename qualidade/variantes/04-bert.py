@@ -915,3 +915,13 @@ MUTANTES += [
         equivoco="mlm-proporcoes",
     ),
 ]
+
+# sondas-10: o h do construtor chega às camadas (ele não muda a forma de nenhum peso)
+MUTANTES += [
+    Variante(
+        "sonda-encoder-h-fixo",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("d_model, h, d_ff", "d_model, 2, d_ff"))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-h-ignorado",
+    ),
+]

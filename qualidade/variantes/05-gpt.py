@@ -1270,3 +1270,62 @@ MUTANTES += [
         equivoco="forward-sem-gradiente",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 10)
+MUTANTES += [
+    Variante(
+        "sonda-cache-sem-embedding-de-posicao",
+        {"minigpt_com_cache": _minigpt_cache().replace(" + modelo.pos(torch.arange(t, t + m))", "")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-peca-ignorada",
+    ),
+    Variante(
+        "sonda-cache-norma-final-em-cada-bloco",
+        {
+            "minigpt_com_cache": _minigpt_cache()
+            .replace(
+                "        x = x + bloco.ff(bloco.norm2(x))\n",
+                "        x = modelo.norm_final(x + bloco.ff(bloco.norm2(x)))\n",
+            )
+            .replace("return modelo.cabeca(modelo.norm_final(x)), novos", "return modelo.cabeca(x), novos")
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-norma-final-em-cada-bloco",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-atencao-qkv-por-cabeca",
+        {
+            "atencao_causal": _atencao().replace(
+                "q, k, v = self.w_qkv(x).split(self.d_model, dim=-1)",
+                "q, k, v = (t.reshape(B, n, self.d_model) for t in "
+                "self.w_qkv(x).view(B, n, self.h, 3 * self.d_k).chunk(3, dim=-1))",
+            )
+        },
+        itens=["teste_atencao_causal"],
+        equivoco="atencao-qkv-fora-de-ordem",
+    ),
+    Variante(
+        "sonda-bloco-soma-os-pesos",
+        {"bloco_decoder": _bloco(_CORPO.replace("padding)[0]", "padding)[1]", 1))},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-somou-os-pesos",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-cache-residual-da-entrada-normalizada",
+        {
+            "minigpt_com_cache": _minigpt_cache().replace(
+                "        a, c = atencao_com_cache(bloco.atencao, bloco.norm1(x), None if caches is None else caches[i])\n"
+                "        x = x + a\n",
+                "        z = bloco.norm1(x)\n"
+                "        a, c = atencao_com_cache(bloco.atencao, z, None if caches is None else caches[i])\n"
+                "        x = z + a\n",
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-bloco-composto-errado",
+    ),
+]

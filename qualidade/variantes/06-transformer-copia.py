@@ -1378,3 +1378,34 @@ MUTANTES += [
         equivoco="feixe-devolve-tensor",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 10)
+MUTANTES += [
+    Variante(
+        "sonda-modelo-encoder-de-tras-para-frente",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "for camada in self.encoder:", "for camada in self.encoder[::-1]:"
+            )
+        },
+        itens=["teste_transformer"],
+        equivoco="modelo-camadas-fora-de-ordem",
+    ),
+    Variante(
+        "sonda-modelo-saida-amarrada-a-origem",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "        self.saida = nn.Linear(d_model, vocab)\n",
+                "        self.saida = nn.Linear(d_model, vocab)\n        self.embedding_origem.weight = self.saida.weight\n",
+            )
+        },
+        itens=["teste_transformer"],
+        equivoco="modelo-saida-amarrada",
+    ),
+    Variante(
+        "sonda-feixe-para-quando-alguma-termina",
+        {"busca_em_feixe": _feixe(depois="        if len(terminadas) > 0:\n            break")},
+        itens=["teste_feixe"],
+        equivoco="feixe-para-na-primeira-terminada",
+    ),
+]

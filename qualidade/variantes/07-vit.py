@@ -915,3 +915,42 @@ MUTANTES += [
         equivoco="treino-otimizador-errado",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 10)
+MUTANTES += [
+    Variante(
+        "sonda-camada-valor-sem-norma",
+        _camada(_CORPO_CAMADA.replace("self.auto_atencao(z, z, z,", "self.auto_atencao(z, z, x,")),
+        itens=["teste_camada_encoder"],
+        equivoco="camada-entrada-da-atencao-sem-norma",
+    ),
+    Variante(
+        "sonda-vit-cls-da-media-dos-patches",
+        _vit(embutir="        return torch.cat([x.mean(dim=1, keepdim=True), x], dim=1) + self.posicao"),
+        itens=["teste_vit"],
+        equivoco="vit-cls-ignorado",
+    ),
+    Variante(
+        "sonda-vit-imagem-transposta",
+        {
+            "vit": _vit()["vit"].replace(
+                "extrair_patches(imagens, self.tamanho_patch)", "extrair_patches(imagens.mT, self.tamanho_patch)"
+            )
+        },
+        itens=["teste_vit"],
+        equivoco="vit-imagem-transposta",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-treino-so-a-cabeca",
+        {
+            "treinar": _treino()["treinar"].replace(
+                "torch.optim.Adam(modelo.parameters(), lr=taxa)",
+                "torch.optim.Adam(modelo.cabeca.parameters(), lr=taxa)",
+            )
+        },
+        itens=["teste_treino"],
+        equivoco="treino-le-partes-do-modelo",
+    ),
+]

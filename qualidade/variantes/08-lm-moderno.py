@@ -2368,3 +2368,63 @@ MUTANTES += [
         equivoco="especiais-pedaco-vazio",
     ),
 ]
+
+# ------------------------------------------------------------------ sondas por princípio (issue #38, rodada 10)
+MUTANTES += [
+    Variante(
+        "sonda-atencao-cabecas-sem-transpose",
+        _trocar(
+            "atencao_rope",
+            (
+                "(w(x).view(B, t, self.h, self.d_k).transpose(1, 2) for w in",
+                "(w(x).view(B, self.h, t, self.d_k) for w in",
+            ),
+        ),
+        [M],
+        "atencao-cabecas-mal-separadas",
+    ),
+    Variante(
+        "sonda-adamw-estado-do-ultimo-parametro",
+        _trocar("adamw", ("estado = self.state[p]", 'estado = self.state[grupo["params"][-1]]')),
+        [OT],
+        "adamw-estado-misturado",
+    ),
+    Variante(
+        "sonda-cache-sem-a-atencao",
+        _trocar("lm_com_cache", ("        x = x + atendido\n", "")),
+        [K],
+        "cache-subcamada-esquecida",
+    ),
+    Variante(
+        "sonda-codificar-rstrip",
+        _trocar("codificar", ("for pedaco in pre_tokenizar(texto):", "for pedaco in pre_tokenizar(texto.rstrip()):")),
+        [B],
+        "codificar-espacos-das-pontas",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-modelo-blocos-sem-encadear",
+        _trocar(
+            "lm_moderno",
+            ("            x = bloco(x)\n", "            y = bloco(x)\n"),
+            ("self.norma_final(x)", "self.norma_final(y)"),
+        ),
+        [M],
+        "modelo-bloco-ignorado",
+    ),
+]
+MUTANTES += [
+    Variante(
+        "sonda-cache-ffn-sem-norma2",
+        _trocar("lm_com_cache", ("x = x + bloco.ffn(bloco.norma2(x))", "x = x + bloco.ffn(x)")),
+        [K],
+        "cache-subcamada-esquecida",
+    ),
+    Variante(
+        "sonda-adamw-v-sem-correcao",
+        _trocar("adamw", ('v_hat = estado["v"] / (1 - b2**t)', 'v_hat = estado["v"]')),
+        [OT],
+        "adamw-primeiro-passo",
+    ),
+]

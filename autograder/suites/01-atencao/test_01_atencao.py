@@ -134,6 +134,18 @@ MASCARA_DEPOIS = Equivoco(
     para_instrutor="O aluno acha que zerar pesos depois da softmax equivale a mascarar, mas as linhas deixam de somar 1.",
     secao="Explicação Matemática",
 )
+MASCARA_ZERA_E_RENORMALIZA = Equivoco(
+    "mascara-zera-depois-e-renormaliza",
+    "Numa linha em que uma chave proibida tem pontuação muito maior que as permitidas, os pesos saíram nan (ou "
+    "errados), embora a linha tenha chaves permitidas: a softmax foi feita sobre todas as chaves e os pesos "
+    "proibidos foram zerados e renormalizados depois. Com o máximo vindo da chave proibida, exp(s - max) das "
+    "permitidas dá 0 por underflow, e a renormalização vira 0/0. Aplique a máscara ANTES da softmax, com -inf "
+    "(menos infinito) nas pontuações proibidas: np.where(mascara, s, -np.inf).",
+    titulo="Máscara aplicada depois da softmax, com renormalização",
+    para_instrutor="O aluno zera os pesos proibidos depois da softmax e renormaliza: é a mesma conta em aritmética "
+    "exata, mas uma chave proibida dominante leva as permitidas a 0 por underflow.",
+    secao="Explicação Matemática",
+)
 MASCARA_ZERO = Equivoco(
     "mascara-zera-pontuacao",
     "A máscara zerou as pontuações em vez de torná-las -inf: pontuação 0 ainda dá peso positivo. "
@@ -721,6 +733,25 @@ def test_mascara_booleana_confere_com_pytorch(aluno, rng):
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara booleana")
+    _conferir_proibida_dominante(aluno)
+
+
+def _conferir_proibida_dominante(aluno):
+    """sondas-10 (valores extremos): caso construído em que a chave proibida de cada linha tem a maior pontuação,
+    por mais de 700 (exp(-700) já é 0 em float64). Só uma linha SEM chave permitida pode dar nan; mascarar depois
+    da softmax e renormalizar dá 0/0 aqui, embora seja a mesma conta em aritmética exata."""
+    Q = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
+    K = np.array([[0.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [-2.0, 3.0, 0.0, 0.0], [3000.0, 2000.0, 0.0, 0.0]])
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-5.0, 7.0]])
+    m = np.array([[True, True, True, False], [True, True, True, False], [False, True, True, False]])
+    esperado = atencao_np(Q, K, V, 0.5, mascara=m)
+    saida, pesos = par(atencao_do_aluno(aluno, Q, K, V, mascara=m))
+    pesos = np.asarray(pesos, dtype=np.float64)
+    saida = np.asarray(saida, dtype=np.float64)
+    if pesos.shape == esperado[1].shape and not np.all(np.isfinite(pesos)):
+        raise Reprovado(MASCARA_ZERA_E_RENORMALIZA.mensagem, MASCARA_ZERA_E_RENORMALIZA)
+    comparar(pesos, esperado[1], "pesos (chave proibida com a maior pontuação)")
+    comparar(saida, esperado[0], "saida (chave proibida com a maior pontuação)")
 
 
 @item("teste_mascara", pontos=0.5)
@@ -815,6 +846,15 @@ DIVIDE_A_CADA_BLOCO = Equivoco(
     "fim (ou, se dividir a cada bloco, multiplique de volta pela soma antiga antes de somar).",
     titulo="Divide pela soma a cada bloco",
     para_instrutor="O aluno normaliza a saída a cada bloco e depois a mistura com termos não normalizados.",
+    secao="Explicação Matemática",
+)
+MAXIMO_GUARDA_REFERENCIA = Equivoco(
+    "blocos-maximo-guarda-referencia",
+    "Depois de um bloco todo mascarado, o máximo corrido guardado foi a referência 0 (m = ref), e não o máximo "
+    "de verdade, m_novo = -inf: com pontuações muito negativas nos blocos seguintes, exp(s - 0) dá 0 e a saída "
+    "0/0. A referência 0 serve só para as exponenciais do bloco; guarde m = m_novo.",
+    titulo="Máximo corrido trocado pela referência",
+    para_instrutor="O aluno guardou a referência protegida (0 no lugar de -inf) como máximo corrido.",
     secao="Explicação Matemática",
 )
 BLOCO_MASCARADO_NAN = Equivoco(
@@ -921,7 +961,7 @@ def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
             o = fator_o * o + p @ V[..., inicio : inicio + bloco, :]
             if modo == "divide_a_cada_bloco":
                 o = o / soma_nova
-            soma, m = soma_nova, m_novo
+            soma, m = soma_nova, (ref if modo == "guarda_referencia" else m_novo)
         if modo == "divide_a_cada_bloco":
             return o
         saida = o / soma
@@ -933,6 +973,7 @@ def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
 def _equivocos_blocos(Q, K, V, mascara, bloco):
     return suite.saidas_erradas(
         lambda modo: blocos_np(Q, K, V, mascara, bloco, modo),
+        (MAXIMO_GUARDA_REFERENCIA, "guarda_referencia"),
         (SOMA_SEM_REESCALA, "soma_sem_reescala"),
         (FATOR_ERRADO, "saida_sem_reescala"),
         (FATOR_ERRADO, "fator_invertido"),
@@ -1632,7 +1673,53 @@ def _sondas_atencao(aluno):
         _, pesos = par(aluno.atencao_produto_escalar(Qe, Ke, np.eye(2)))
         return pesos, c
 
+    # sondas-10: a conta de referência com uma peça trocada, como um professor nomearia (entradas construídas,
+    # 2-D, n_k = 5 ≠ d_k = 4: trocar transposição por reshape muda quais números se multiplicam)
+    escala = 1.0 / np.sqrt(Q.shape[-1])
+
+    def pesos_do_aluno():
+        return par(aluno.atencao_produto_escalar(Q, K, V))[1]
+
+    def softmax_dupla_no_aluno():
+        return S.iguais(pesos_do_aluno(), softmax_np(softmax_np(Q @ K.T * escala)), atol=1e-9)
+
+    def reshape_no_aluno():
+        return S.iguais(pesos_do_aluno(), softmax_np(Q @ K.reshape(K.shape[-1], K.shape[-2]) * escala), atol=1e-9)
+
+    def pesos_sao_pontuacoes():
+        p = pesos_do_aluno()
+        return any(S.iguais(p, Q @ K.T * e, atol=1e-9) for e in (escala, 1.0))
+
     return [
+        S.promessa(
+            "atencao-softmax-dupla",
+            "Os pesos são a softmax aplicada duas vezes (softmax(softmax(s))): a segunda softmax recebe "
+            "probabilidades entre 0 e 1 e achata a distribuição. Aplique a softmax uma vez só, às pontuações "
+            "escaladas: pesos = softmax(Q·Kᵀ / √d_k).",
+            softmax_dupla_no_aluno,
+            titulo="Softmax aplicada duas vezes",
+            para_instrutor="O aluno aplicou a softmax de novo sobre os pesos (ou chamou a função que já a aplica e aplicou outra vez).",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "atencao-reshape-no-lugar-de-transpor",
+            "As pontuações usam K com reshape para (d_k, n_k) no lugar da transposta: reshape só reorganiza os "
+            "números na ordem da memória, não troca linhas por colunas. Transponha os dois últimos eixos: "
+            "Q @ np.swapaxes(K, -1, -2).",
+            reshape_no_aluno,
+            titulo="Reshape no lugar da transposta",
+            para_instrutor="O aluno acha que K.reshape(d_k, n_k) é o mesmo que Kᵀ porque a forma coincide.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "atencao-pesos-sao-pontuacoes",
+            "Os pesos devolvidos são as pontuações Q·Kᵀ (escaladas ou não), antes da softmax: os pesos são "
+            "softmax(Q·Kᵀ / √d_k), que ficam entre 0 e 1 e somam 1 em cada linha.",
+            pesos_sao_pontuacoes,
+            titulo="Pontuações devolvidas como pesos",
+            para_instrutor="O aluno devolveu a matriz de pontuações no lugar dos pesos da softmax.",
+            secao="Código Comentado",
+        ),
         S.escala_das_pontuacoes(
             "atencao-escala-errada",
             pesos_de_duas_chaves,

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 
 from autograder import suite
 from autograder.suite import (
+    PRECISAO_REDUZIDA,
     Equivoco,
     ErroDoAluno,
     Reprovado,
@@ -389,6 +390,38 @@ def chamar_juntar(aluno, X):
     return aluno.juntar_cabecas(X)
 
 
+def _exigir_os_mesmos_numeros(obtido, esperado, funcao):
+    """sondas-10: dividir_cabecas e juntar_cabecas só reorganizam os números da entrada (a cabeça i da posição p é
+    X[p, i·d_k:(i+1)·d_k], e a verificação visível compara com np.array_equal): o resultado traz exatamente os
+    mesmos valores, no dtype da entrada. Chamada depois que a comparação com tolerância já passou."""
+    obtido = como_array(obtido, funcao)
+    if obtido.shape != esperado.shape or np.array_equal(obtido, esperado):
+        return
+    if obtido.dtype != esperado.dtype:
+        raise Reprovado(
+            f"{mostrar(funcao)} só reorganiza os números da entrada, então devolve exatamente os mesmos valores, no "
+            f"mesmo dtype (float64); a sua devolveu {mostrar(str(obtido.dtype))}, e os valores perderam dígitos na "
+            "conversão. Não converta o tipo (nada de astype(np.float32)): reshape e swapaxes não mudam os números.",
+            PRECISAO_REDUZIDA,
+        )
+    raise Reprovado(
+        f"{mostrar(funcao)} só reorganiza os números da entrada, então devolve exatamente os mesmos valores; os seus "
+        "conferem só até uma tolerância (houve uma conta no caminho: uma multiplicação, uma soma, uma conversão de "
+        "tipo de ida e volta). Use só reshape e swapaxes (ou transpose), que não mudam os números.",
+        CABECAS_COM_CONTA,
+    )
+
+
+CABECAS_COM_CONTA = Equivoco(
+    "cabecas-valores-nao-exatos",
+    "A função só reorganiza os números da entrada, mas os valores devolvidos conferem só até uma tolerância: "
+    "houve uma conta no caminho. Use só reshape e swapaxes.",
+    titulo="Reorganização que muda os números",
+    para_instrutor="O aluno passou os valores por uma conta (multiplicação, conversão de ida e volta) numa função que só reorganiza.",
+    secao="Código Comentado",
+)
+
+
 def _lote_variavel(chamada, formas, nome):
     """Roda ``chamada`` em cada forma; um erro ou forma errada só aqui indica dimensões de lote fixas."""
     resultados = []
@@ -439,12 +472,14 @@ def test_dividir_confere_com_referencia(aluno, rng, ref):
     """dividir_cabecas: forma (..., h, n, d_k) e valores conferem com a referência, com lote"""
     X = rng.normal(size=(2, 5, 12))
     esperado = ref.dividir_cabecas(X, 3)
+    obtido = chamar_dividir(aluno, X, 3)
     comparar(
-        chamar_dividir(aluno, X, 3),
+        obtido,
         esperado,
         "dividir_cabecas(X (2, 5, 12), h=3)",
         equivocos=functools.partial(_equivocos_dividir, X, 3),
     )
+    _exigir_os_mesmos_numeros(obtido, esperado, "dividir_cabecas")
     exigir_entradas_intactas(aluno, "dividir_cabecas", ["X", "h"])
 
 
@@ -513,12 +548,14 @@ def _equivocos_juntar(Y):
 def test_juntar_confere_com_referencia(aluno, rng, ref):
     """juntar_cabecas: forma (..., n, h·d_k) e valores conferem com a referência, com lote"""
     Y = rng.normal(size=(2, 3, 5, 4))
+    obtido = chamar_juntar(aluno, Y)
     comparar(
-        chamar_juntar(aluno, Y),
+        obtido,
         ref.juntar_cabecas(Y),
         "juntar_cabecas(Y (2, 3, 5, 4))",
         equivocos=functools.partial(_equivocos_juntar, Y),
     )
+    _exigir_os_mesmos_numeros(obtido, ref.juntar_cabecas(Y), "juntar_cabecas")
     exigir_entradas_intactas(aluno, "juntar_cabecas", ["X"])
 
 
@@ -806,6 +843,9 @@ def test_modulo_submodulos(aluno, ref):
     suite.conferir_estrutura(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     # issue #38: os quatro submódulos pedidos e nenhum parâmetro treinável a mais
     suite.conferir_parametros_extras(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
+    # sondas-10: o enunciado pede EXATAMENTE os submódulos w_q, w_k, w_v e w_o (a verificação visível confere
+    # named_children()): um nn.Softmax ou nn.Dropout guardado em self é um filho a mais
+    suite.conferir_submodulos_diretos(aluno, modulo, ref.AtencaoMultiCabeca(12, 3), "AtencaoMultiCabeca")
     modulo = _criar(aluno, 20, 4)
     _conferir_chaves(modulo.pesos(), 20)
 
@@ -1253,6 +1293,12 @@ def _sondas_juntar(aluno):
         obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
         return obtida.ndim < 3
 
+    def forma_com_eixo_de_cabecas():
+        # sondas-10 (a forma): (2, 3, 5, 4) = (lote, h, n, d_k) vira (2, 5, 12); com o mesmo número de elementos
+        # e outra forma, o reshape final usou X.shape[:-2] (que ainda inclui h) ou juntou os eixos errados
+        obtida = como_array(aluno.juntar_cabecas(Ye), "juntar_cabecas")
+        return obtida.ndim >= 3 and obtida.size == Ye.size and obtida.shape != (2, 5, 12)
+
     return [
         S.promessa(
             "juntar-lote-perdido",
@@ -1262,6 +1308,16 @@ def _sondas_juntar(aluno):
             lote_perdido,
             titulo="Juntar cabeças que perde o lote",
             para_instrutor="O aluno tratou só um item do lote, ou escreveu os eixos fixos de uma entrada sem lote.",
+            secao="Explicação Matemática",
+        ),
+        S.promessa(
+            "juntar-forma-errada",
+            "A forma da saída de juntar_cabecas não é (..., n, h·d_k): com Y de forma (2, 3, 5, 4) (lote 2, h = 3, "
+            "n = 5, d_k = 4) ela tem de ser (2, 5, 12). As dimensões de lote são X.shape[:-3] (X.shape[:-2] ainda "
+            "inclui o eixo h): troque os eixos h e n e faça o reshape para (*lote, n, h * d_k).",
+            forma_com_eixo_de_cabecas,
+            titulo="Juntar cabeças com a forma errada",
+            para_instrutor="O aluno montou a forma final com X.shape[:-2] e -1, mantendo o eixo das cabeças.",
             secao="Explicação Matemática",
         ),
         S.promessa(
@@ -1348,7 +1404,45 @@ def _sondas_modulo(aluno):
             np.concatenate([s64.numpy().ravel(), p64.numpy().ravel()]),
         )
 
+    def oficial_em(q_, k_, v_, **kw):
+        with torch.no_grad():
+            saida, pesos = _oficial(sd, d, h)(q_, k_, v_, average_attn_weights=False, **kw)
+        return saida.numpy(), pesos.numpy()
+
+    def k_e_v_trocados():
+        # sondas-10: K = w_k(k) e V = w_v(v); com k ≠ v, a conta com os dois trocados dá outra saída
+        saida, _ = par(_rodar(_criar(aluno, d, h, sd), q, k, v1), "forward")
+        return S.iguais(saida, oficial_em(q, v1, k)[0], atol=1e-5, rtol=1e-4)
+
+    def mascara_inventada():
+        # sondas-10: mascara=None quer dizer nenhuma chave bloqueada, o mesmo que uma máscara toda True
+        modulo = _criar(aluno, d, h, sd)
+        sem, _ = par(_rodar(modulo, q, k, v1), "forward")
+        todas, _ = par(_rodar(modulo, q, k, v1, mascara=torch.ones(3, 4, dtype=torch.bool)), "forward")
+        certo = oficial_em(q, k, v1)[0]
+        return S.iguais(todas, certo, atol=1e-5, rtol=1e-4) and not S.iguais(sem, certo, atol=1e-5, rtol=1e-4)
+
     return [
+        S.promessa(
+            "modulo-k-e-v-trocados",
+            "As chaves e os valores estão trocados: a saída é a da atenção com K = w_k(v) e V = w_v(k). As "
+            "pontuações usam as chaves projetadas de k (K = w_k(k)) e os pesos combinam os valores projetados de v "
+            "(V = w_v(v)); numa atenção cruzada com k ≠ v a troca aparece.",
+            k_e_v_trocados,
+            titulo="Chaves e valores trocados",
+            para_instrutor="O aluno projetou K a partir de v e V a partir de k (só passa quando k e v são o mesmo tensor).",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "modulo-mascara-none-inventada",
+            "Sem máscara (mascara=None) a saída difere da saída com uma máscara toda True, que confere: com None "
+            "nenhuma chave é bloqueada. Não crie uma máscara (causal ou outra) quando nenhuma é passada; aplique "
+            "a máscara só quando mascara is not None.",
+            mascara_inventada,
+            titulo="Máscara inventada quando mascara=None",
+            para_instrutor="O aluno aplica uma máscara causal (ou outra) por conta própria quando nenhuma é passada.",
+            secao="Código Comentado",
+        ),
         S.precisao_perdida(
             "modulo-precisao-reduzida",
             saida_e_esperado_em_float64,

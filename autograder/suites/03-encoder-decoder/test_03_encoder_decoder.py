@@ -1165,7 +1165,24 @@ def _sondas_ln(aluno):
         pequeno = x * 1e-2
         return [como_array(aluno.layernorm(pequeno, eps=e), "layernorm") for e in (1e-5, 1.0)]
 
+    def soma_a_entrada():
+        # sondas-10: a LayerNorm só normaliza; a residual (x + subcamada) é do bloco, não dela
+        d = x.shape[-1]
+        gama, beta = np.linspace(0.5, 1.5, d), np.linspace(-0.3, 0.3, d)
+        y = como_array(aluno.layernorm(x, gama, beta), "layernorm")
+        return y.shape == x.shape and S.iguais(y, x + ln_np(x, gama, beta), atol=1e-9)
+
     return [
+        S.promessa(
+            "ln-soma-a-entrada",
+            "A saída é x + LayerNorm(x): a entrada foi somada de volta (a conexão residual) dentro da normalização. "
+            "A LayerNorm só normaliza, y = gama · (x - média) / √(var + eps) + beta; a soma residual é feita fora "
+            "dela, no bloco.",
+            soma_a_entrada,
+            titulo="Residual somada dentro da LayerNorm",
+            para_instrutor="O aluno embutiu a conexão residual (x + ...) na própria LayerNorm.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "ln-sem-subtrair-media",
             "A média não foi subtraída: a saída é x / √(var + eps), sem centrar. A normalização de camada "
@@ -1355,7 +1372,23 @@ def _sondas_pe(aluno):
             + "."
         )
 
+    def forma_com_d_impar():
+        # sondas-10: a matriz tem d colunas também com d ímpar (ceil(d/2) senos e d // 2 cossenos)
+        if como_array(aluno.positional_encoding(n, d), "positional_encoding").shape != (n, d):
+            return False
+        return como_array(aluno.positional_encoding(6, 5), "positional_encoding").shape != (6, 5)
+
     return [
+        S.promessa(
+            "pe-forma-com-d-impar",
+            "Com d ímpar a matriz não tem d colunas: com d = 8 a forma confere, com positional_encoding(6, 5) não "
+            "sai (6, 5). A forma é sempre (n, d): com d ímpar há ceil(d/2) colunas pares (senos) e d // 2 ímpares "
+            "(cossenos), e a última coluna é um seno; não descarte nem acrescente uma coluna.",
+            forma_com_d_impar,
+            titulo="Codificação posicional com d ímpar na forma errada",
+            para_instrutor="O aluno calculou só os pares completos (d - 1 colunas) ou arredondou d para cima.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "pe-colunas-erradas",
             "A codificação posicional não segue PE[pos, 2i] = sen(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).",
@@ -1731,6 +1764,35 @@ def _sondas_bloco(aluno, ref=None):
         for a, b in (("gama1", "gama2"), ("beta1", "beta2")):
             trocado = {**p, a: p[b], b: p[a]}
             contas.append((certo(trocado), a + " e " + b + " foram trocados: a norma 1 é a da atenção, a 2 a da FFN"))
+        # sondas-10: um residual subtraído (X - subcamada) e uma norma sem a parte afim (gama e beta de uma só)
+        Zs = ln(X - A, "1")
+        contas.append(
+            (
+                ln(Zs + ffn(Zs), "2"),
+                "o residual da atenção foi subtraído, X - atenção(X): a conexão residual é uma soma, X + atenção(X)",
+            )
+        )
+        contas.append(
+            (
+                ln(Z - ffn(Z), "2"),
+                "o residual da feed-forward foi subtraído, Z - FFN(Z): a conexão residual é uma soma, Z + FFN(Z)",
+            )
+        )
+        Zsem = ref.layernorm(X + A)
+        contas.append(
+            (
+                ln(Zsem + ffn(Zsem), "2"),
+                "a primeira norma foi chamada sem gama1 e beta1 (a parte afim): Z = layernorm(X + atenção, "
+                "p['gama1'], p['beta1'])",
+            )
+        )
+        contas.append(
+            (
+                ref.layernorm(Z + ffn(Z)),
+                "a segunda norma foi chamada sem gama2 e beta2 (a parte afim): saída = layernorm(Z + FFN(Z), "
+                "p['gama2'], p['beta2'])",
+            )
+        )
         return contas
 
     def subcamadas_fora_do_lugar():
@@ -1865,7 +1927,26 @@ def _sondas_mini(aluno, ref=None):
             H = ref.bloco_encoder(H, pesos, hh)
         return H
 
+    def norma_final_extra():
+        # sondas-10: a saída do mini encoder é a saída do último bloco, sem nada depois (o bloco post-norm já
+        # termina numa LayerNorm; a norma final dos encoders pré-norm não existe aqui)
+        if ref is None:
+            return False
+        H = mini_de_referencia(2)
+        y = saida_com_h(2)
+        return y.shape == H.shape and S.iguais(y, ref.layernorm(H), atol=1e-9)
+
     return [
+        S.promessa(
+            "mini-norma-final-extra",
+            "A saída é a do último bloco passada por mais uma LayerNorm: uma norma final extra. No encoder post-norm "
+            "cada bloco já termina em LN2(Z + FFN(Z)); o mini encoder devolve a saída do último bloco como ela sai "
+            "(a norma final é dos encoders pré-norm).",
+            norma_final_extra,
+            titulo="Norma final extra no mini encoder",
+            para_instrutor="O aluno acrescentou a LayerNorm final dos encoders pré-norm a um encoder post-norm.",
+            secao="Explicação Matemática",
+        ),
         S.promessa(
             "mini-h-usado-como-outro",
             "O número de cabeças que chega aos blocos não é o h recebido.",

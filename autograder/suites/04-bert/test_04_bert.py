@@ -1254,6 +1254,12 @@ def _sondas_encoder(aluno, ref=None):
         modelo, estado = encoder_e_saida(cfg_p, 3809)
         return S.iguais(_rodar(modelo, ids_p), _saida_oraculo(ref, estado, cfg_p, ids_p, ativacao="gelu"), atol=1e-7)
 
+    def saida_com_h(hh):
+        cfg_h = Config(30, d=8, h=hh, d_ff=16, n_camadas=1, max_len=8, pad=0)
+        modelo = _criar_encoder(aluno, cfg_h)
+        modelo.carregar_pesos(_pesos_aleatorios(cfg_h, np.random.default_rng(3830)), strict=False)
+        return _rodar(modelo, ids)
+
     def forward_muda_os_pesos():
         # issue #38: o forward não altera o módulo (um peso escalado no lugar acumula a cada chamada)
         modelo, _ = encoder_e_saida(cfg, 3810)
@@ -1336,6 +1342,18 @@ def _sondas_encoder(aluno, ref=None):
             exemplos_misturados,
             titulo="Padding de um exemplo afeta outro",
             para_instrutor="O aluno montou a máscara de padding de um jeito que mistura os exemplos do lote.",
+            secao="Código Comentado",
+        ),
+        # sondas-10: cada argumento do construtor importa; h não muda a forma de nenhum peso, então só a saída o vê
+        S.argumento_ignorado(
+            "encoder-h-ignorado",
+            "`h` (o número de cabeças)",
+            "o h do construtor não chega às camadas; passe-o como nhead de cada nn.TransformerEncoderLayer",
+            saida_com_h,
+            valores=(1, 2, 4),
+            atol=1e-7,
+            titulo="h ignorado no encoder",
+            para_instrutor="O aluno fixou o número de cabeças das camadas em vez de usar o h do construtor.",
             secao="Código Comentado",
         ),
     ]

@@ -882,7 +882,7 @@ def _variantes_bloco(sd, bloco, x, padding=None):
 
 
 @item("teste_bloco_decoder", pontos=1.0)
-@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
+@S.com_sondas_tambem_no_erro(lambda aluno, ref: _sondas_bloco(aluno, ref))
 def test_bloco_pre_norma(aluno, ref, rng):
     """bloco do decoder: x + atencao(norm1(x)), depois + ff(norm2(.)), sem alterar x (com a atenção do avaliador)"""
     d, h, d_ff = 8, 2, 16
@@ -1167,6 +1167,26 @@ def _sondas_atencao(aluno):
             saida[..., d // h :], saida_0[..., d // h :], atol=1e-9
         )
 
+    def qkv_fora_de_ordem():
+        # w_qkv com as linhas de Q e de K zeradas e as de V valendo a identidade (w_o identidade, sem viés): as
+        # pontuações são todas 0, os pesos são a média causal e a saída é a média de x[:, :i + 1]. Quem lê a saída
+        # de w_qkv noutro arranjo (intercalada por cabeça, ordem k, q, v) acha V noutras colunas
+        ident = torch.eye(d, dtype=DT)
+        zero = torch.zeros(d, d, dtype=DT)
+        sd_e = {
+            "w_qkv.weight": torch.cat([zero, zero, ident]),
+            "w_qkv.bias": torch.zeros(3 * d, dtype=DT),
+            "w_o.weight": ident.clone(),
+            "w_o.bias": torch.zeros(d, dtype=DT),
+        }
+        x_e = torch.from_numpy(np.random.default_rng(3807).normal(size=(1, n, d)))
+        saida, pesos = _par(_remoto(aluno, "AtencaoCausal", (d, h), sd_e)(x_e))
+        media = torch.ones(n, n, dtype=DT).tril()
+        media = media / media.sum(dim=-1, keepdim=True)
+        if tuple(pesos.shape) != (1, h, n, n) or not torch.allclose(pesos, media.expand(1, h, n, n), atol=1e-9):
+            return False
+        return tuple(saida.shape) == (1, n, d) and not torch.allclose(saida, media @ x_e, atol=1e-9)
+
     return [
         S.promessa(
             "atencao-padding-invertido",
@@ -1197,6 +1217,17 @@ def _sondas_atencao(aluno):
             d_model=d,
             h=h,
             secao="Teoria",
+        ),
+        S.promessa(
+            "atencao-qkv-fora-de-ordem",
+            "Com as linhas de Q e de K de w_qkv zeradas e as de V valendo a identidade, os seus pesos são a média "
+            "causal (certo), mas a saída não é a média dos x[:, :i + 1]: V não saiu das últimas d_model colunas da "
+            "saída de w_qkv. O arranjo é q, k, v = self.w_qkv(x).split(d_model, dim=-1), nessa ordem (três blocos "
+            "de d_model colunas), e só depois cada um é separado em cabeças, não intercalado por cabeça.",
+            qkv_fora_de_ordem,
+            titulo="Saída de w_qkv lida noutro arranjo",
+            para_instrutor="O aluno separou Q, K e V da saída de w_qkv em outra ordem ou intercalados por cabeça.",
+            secao="Código Comentado",
         ),
         S.promessa(
             "atencao-prefixo-muda",
@@ -1294,6 +1325,15 @@ def _sd_bloco_identidade(d, h, d_ff):
 def _sondas_bloco(aluno, ref):
     d, h, d_ff = 8, 2, 16
 
+    def somou_os_pesos():
+        # com um exemplo só e n = d_model, os pesos (1, h, n, n) somados a x (1, n, d_model) ainda cabem (broadcast):
+        # a saída ganha o eixo das cabeças. Com a saída da atenção, a forma é a de x
+        sd = _sd_bloco_identidade(d, h, d_ff)
+        sd["atencao.w_o.weight"] = torch.eye(d, dtype=DT)
+        x_q = torch.from_numpy(np.random.default_rng(3824).normal(size=(1, d, d)))
+        y = _tensor(_remoto(aluno, "BlocoDecoder", (d, h, d_ff), sd)(x_q), "a saída do bloco")
+        return tuple(y.shape) == (1, h, d, d)
+
     def nao_identidade():
         bloco = _remoto(aluno, "BlocoDecoder", (d, h, d_ff), _sd_bloco_identidade(d, h, d_ff))
         x = torch.from_numpy(np.random.default_rng(3820).normal(size=(2, 5, d)))
@@ -1359,6 +1399,16 @@ def _sondas_bloco(aluno, ref):
         return medido["y"]
 
     return [
+        S.promessa(
+            "bloco-somou-os-pesos",
+            "A saída do bloco ganhou o eixo das cabeças (forma (1, h, n, n) numa entrada de um exemplo com n = "
+            "d_model): o bloco somou ao residual os pesos da atenção, e não a saída dela. A atenção devolve a tupla "
+            "(saida, pesos), nessa ordem: a, _ = self.atencao(self.norm1(x), padding) e x = x + a.",
+            somou_os_pesos,
+            titulo="Tupla da atenção desempacotada ao contrário",
+            para_instrutor="O aluno desempacotou (saida, pesos) ao contrário e somou os pesos ao residual.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "bloco-aleatorio",
             "Duas chamadas do bloco com a mesma entrada deram saídas diferentes: há um sorteio (um Dropout) no bloco, "

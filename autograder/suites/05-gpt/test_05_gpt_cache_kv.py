@@ -204,7 +204,16 @@ def _perto(a, b):
 
 @torch.no_grad()
 def _passada_composta(
-    sd, h, ids, norma_att="norm1", norma_ff="norm2", res_att=True, res_ff=True, ff_de_x=False, final=True
+    sd,
+    h,
+    ids,
+    norma_att="norm1",
+    norma_ff="norm2",
+    res_att=True,
+    res_ff=True,
+    ff_de_x=False,
+    final=True,
+    res_normalizado=False,
 ):
     """A passada do prompt (sem cache) de um MiniGPT de um bloco, composta com as normas e os residuais dados:
     o bloco certo é x + atencao(norm1(x)) e depois x + ff(norm2(x))."""
@@ -219,7 +228,7 @@ def _passada_composta(
         return F.layer_norm(z, (d,), sd[p + nome + ".weight"], sd[p + nome + ".bias"], 1e-5)
 
     atendido = _atencao_ref(sd, p + "atencao.", ln(x, norma_att), None, h)[0]
-    x1 = x + atendido if res_att else atendido
+    x1 = (ln(x, norma_att) if res_normalizado else x) + atendido if res_att else atendido
     entrada_ff = x if ff_de_x else x1
     z = F.gelu(ln(entrada_ff, norma_ff) @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
     saida_ff = z @ sd[p + "ff.2.weight"].T + sd[p + "ff.2.bias"]
@@ -238,6 +247,11 @@ _COMPOSICOES = [
     ({"norma_att": None}, "a atenção recebe x sem a norma norm1"),
     ({"norma_ff": None}, "a feed-forward recebe x sem a norma norm2"),
     ({"ff_de_x": True}, "a feed-forward lê a entrada do bloco, e não x depois do residual da atenção"),
+    (
+        {"res_normalizado": True},
+        "o residual da atenção soma a entrada normalizada, norm1(x), e não a entrada x sem normalizar (no pré-norm, a "
+        "norma só entra na subcamada)",
+    ),
     ({"final": False}, "falta a norma final (modelo.norm_final) antes da cabeça"),
 ]
 
@@ -699,6 +713,39 @@ def _sondas_atencao_cache(aluno):
     ]
 
 
+_PECAS_DO_CACHE = (
+    (
+        "pos.weight",
+        "Zerar o embedding de posição (modelo.pos) não mudou os logits de minigpt_com_cache: a passada com cache não "
+        "soma o embedding de posição. A entrada é x = modelo.emb(ids) + modelo.pos(posicoes), com as posições "
+        "absolutas t, ..., t + m − 1 dos tokens novos (t = o tamanho do cache).",
+    ),
+    (
+        "ff.2.",
+        "Zerar a última camada da feed-forward (bloco.ff) não mudou os logits de minigpt_com_cache: a passada com "
+        "cache esqueceu a feed-forward do bloco. Depois da atenção, cada bloco faz x = x + bloco.ff(bloco.norm2(x)).",
+    ),
+)
+
+
+@torch.no_grad()
+def _passada_norma_final_em_cada_bloco(sd, h, n_camadas, ids):
+    """A passada do prompt (sem cache) com a norm_final aplicada depois de cada bloco, e não no fim."""
+    m = ids.shape[1]
+    x = sd["emb.weight"][ids] + sd["pos.weight"][torch.arange(m)]
+    d = x.shape[-1]
+
+    def ln(z, nome):
+        return F.layer_norm(z, (d,), sd[nome + ".weight"], sd[nome + ".bias"], 1e-5)
+
+    for i in range(n_camadas):
+        p = f"blocos.{mostrar(i)}."
+        x = x + _atencao_ref(sd, p + "atencao.", ln(x, p + "norm1"), None, h)[0]
+        z = F.gelu(ln(x, p + "norm2") @ sd[p + "ff.0.weight"].T + sd[p + "ff.0.bias"])
+        x = ln(x + z @ sd[p + "ff.2.weight"].T + sd[p + "ff.2.bias"], "norm_final")
+    return x @ sd["cabeca.weight"].T
+
+
 @S.sondas_de("minigpt_com_cache", "gerar_com_cache")
 def _sondas_cache_modelo(aluno, ref):
     h, n_camadas = 2, 2
@@ -738,7 +785,52 @@ def _sondas_cache_modelo(aluno, ref):
                 )
         return False
 
+    def peca_ignorada():
+        # zerar uma peça do modelo (o embedding de posição, a saída da feed-forward) muda os logits da referência;
+        # se não muda os do aluno, a passada com cache não usa essa peça
+        args = (VOCAB, 8, h, n_camadas, 12)
+        _, _, sd = _minigpt(aluno, ref, np.random.default_rng(3835), n_camadas, n_max=12, h=h)
+        ids = torch.from_numpy(np.random.default_rng(3836).integers(0, VOCAB, size=(2, 5)).astype(np.int64))
+
+        def logits(pesos):
+            remoto = _remoto(aluno, "_avaliador_MiniGPT", args, pesos)
+            return _tensor(_chamar(aluno.minigpt_com_cache, remoto, ids, None)[0], "logits")
+
+        base = logits(sd)
+        for marca, causa in _PECAS_DO_CACHE:
+            zerado = {k: (torch.zeros_like(v) if marca in k else v) for k, v in sd.items()}
+            if _perto(base, logits(zerado)) and not _perto(
+                _passada_ref(sd, h, n_camadas, ids, None)[0], _passada_ref(zerado, h, n_camadas, ids, None)[0]
+            ):
+                return causa
+        return False
+
+    def norma_final_por_bloco():
+        # a norm_final aplicada depois de cada bloco (e não uma vez, no fim): com um bloco não se vê; com dois, sim
+        remoto, _, sd = _minigpt(aluno, ref, np.random.default_rng(3837), n_camadas, n_max=12, h=h)
+        ids = torch.from_numpy(np.random.default_rng(3838).integers(0, VOCAB, size=(2, 5)).astype(np.int64))
+        obtido = _tensor(_chamar(aluno.minigpt_com_cache, remoto, ids, None)[0], "logits")
+        return _perto(obtido, _passada_norma_final_em_cada_bloco(sd, h, n_camadas, ids))
+
     return [
+        S.promessa(
+            "cache-norma-final-em-cada-bloco",
+            "Os logits da passada com cache conferem com os de um modelo que aplica modelo.norm_final depois de "
+            "cada bloco: a norma final vem uma vez só, no fim, depois do laço dos blocos "
+            "(modelo.cabeca(modelo.norm_final(x))); dentro do laço, cada bloco só soma os seus residuais.",
+            norma_final_por_bloco,
+            titulo="Norma final dentro do laço dos blocos",
+            para_instrutor="O aluno aplica a norm_final depois de cada bloco na passada com cache.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "cache-peca-ignorada",
+            "A passada com cache não usa uma das peças do modelo (o embedding de posição ou a feed-forward).",
+            peca_ignorada,
+            titulo="Peça do modelo esquecida na passada com cache",
+            para_instrutor="Na passada com cache, o aluno esquece o embedding de posição ou a feed-forward.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "cache-bloco-composto-errado",
             "A passada com cache não compõe o bloco como o MiniGPT: x = x + atencao(norm1(x)); x = x + ff(norm2(x)); "

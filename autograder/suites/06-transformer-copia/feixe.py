@@ -106,6 +106,8 @@ def _feixe_terminadas(modelo, origem, largura, n_max, modo="certo"):
                 continue
             (terminadas if v == DA.EOS and eos_termina else novas).append((vivas[i][0] + [v], pont))
         vivas = novas
+        if modo in ("para_na_primeira", "para_na_primeira_so_terminadas") and terminadas:  # (só a sonda)
+            return (terminadas if modo == "para_na_primeira_so_terminadas" else terminadas + vivas), folga
         if modo == "terminadas_crescem" and all(t and t[-1] in (DA.EOS, DA.PAD) for t, _ in vivas):
             break
     if modo == "descarta_vivas" and terminadas:
@@ -630,6 +632,44 @@ def sonda_pontuacao_invariante(aluno):
         para_instrutor="O aluno pontua as hipóteses com algo que não é log_softmax sobre o vocabulário (logits crus, "
         "outro eixo).",
         secao="Explicação Matemática",
+    )
+
+
+@S.sondas_de("busca_em_feixe")
+def sonda_vivas_continuam(aluno):
+    """Promessa: quando uma hipótese termina (gera o EOS), as outras continuam vivas no feixe até terminar ou até
+    n_max; a busca só acaba quando não sobra hipótese viva. Nas árvores fixas em que parar na primeira terminada
+    muda a resposta (as mesmas para todo aluno), a resposta do aluno é a de quem para."""
+
+    def quebrada():
+        origem = torch.tensor([3, 4, DA.EOS])
+        modelo_de = TR.ITEM.aux["_avaliador_ModeloArvore"]
+        for modo in ("para_na_primeira", "para_na_primeira_so_terminadas"):
+            quem = []
+            with UmThread():
+                for semente, largura, alfa, certa, _ in arvores():
+                    parada = feixe_ref(modelo_de(FEIXE_VOCAB, semente), origem, largura, alfa, FEIXE_N_MAX, modo)[0]
+                    if parada != certa:
+                        quem.append((semente, largura, alfa, parada))
+                    if len(quem) == 3:
+                        break
+            if quem and all(
+                feixe_do_aluno(aluno, arvore_remota(aluno, s), origem, k, a, FEIXE_N_MAX) == parada
+                for s, k, a, parada in quem
+            ):
+                return True
+        return False
+
+    return S.promessa(
+        "feixe-para-na-primeira-terminada",
+        "A busca parou assim que a primeira hipótese terminou: nas árvores construídas, a sua resposta é a de quem "
+        "encerra o feixe no primeiro EOS. Uma hipótese terminada sai do feixe e vai para as terminadas, mas as "
+        "outras continuam vivas, passo a passo, até também terminarem ou até n_max; a escolha final (com a "
+        "penalidade de comprimento) é entre todas as terminadas, e uma mais longa pode ganhar.",
+        quebrada,
+        titulo="Feixe que para na primeira terminada",
+        para_instrutor="O aluno encerra a busca quando a primeira hipótese gera o EOS, sem deixar as vivas continuarem.",
+        secao="Código Comentado",
     )
 
 

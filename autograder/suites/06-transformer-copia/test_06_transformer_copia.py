@@ -811,14 +811,21 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
     obtidos.append(FX.feixe_do_aluno(aluno, FX.empate_remoto(aluno), empate, 1, 0.6, FX.FEIXE_N_MAX))
     descricoes.append("árvore construída com empates exatos, largura 1, alfa 0.6")
     with S.sondar(
-        lambda: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno), FX.sonda_desempate_largura_1(aluno)]
+        lambda: [
+            FX.sonda_formato(aluno),
+            FX.sonda_pontuacao_invariante(aluno),
+            FX.sonda_vivas_continuam(aluno),
+            FX.sonda_desempate_largura_1(aluno),
+        ]
     ):
         FX.diagnosticar_feixe(obtidos, certas, lambda: [{m: None for _, m in FX.FEIXE_MODOS}] * len(certas), descricoes)
 
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
-@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno)])
+@S.com_sondas(
+    lambda aluno: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno), FX.sonda_vivas_continuam(aluno)]
+)
 def test_feixe_acha_o_que_a_gulosa_perde(aluno, rng):
     """busca em feixe: confere com a referência em árvores em que a gulosa não acha a melhor sequência (alfa 0)"""
     FX.conferir_arvores(aluno, rng, lambda a: a[2] == 0.0, 5)
@@ -831,7 +838,12 @@ def test_feixe_penalidade_de_comprimento(aluno, rng):
     """busca em feixe: a penalidade de comprimento de Wu et al. (alfa 0,6 e 1,0) escolhe como a referência"""
     fixas = [a for a in FX.arvores() if a[2] > 0.0][:6]  # as da sonda: as mesmas para todo aluno
     with S.sondar(
-        lambda: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno), FX.sonda_penalidade(aluno, fixas)]
+        lambda: [
+            FX.sonda_formato(aluno),
+            FX.sonda_pontuacao_invariante(aluno),
+            FX.sonda_vivas_continuam(aluno),
+            FX.sonda_penalidade(aluno, fixas),
+        ]
     ):
         # mais as árvores fixas sensíveis ao expoente: o mesmo erro na penalidade perde o mesmo para todo aluno
         FX.conferir_arvores(aluno, rng, lambda a: a[2] > 0.0, 5, FX.arvores_da_penalidade())
@@ -839,7 +851,9 @@ def test_feixe_penalidade_de_comprimento(aluno, rng):
 
 @item("teste_feixe", pontos=0.5)
 @tempo_limite(30)
-@S.com_sondas(lambda aluno: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno)])
+@S.com_sondas(
+    lambda aluno: [FX.sonda_formato(aluno), FX.sonda_pontuacao_invariante(aluno), FX.sonda_vivas_continuam(aluno)]
+)
 def test_feixe_no_modelo_de_copia_treinado(aluno, ref, rng):
     """busca em feixe: confere com a referência no Transformer de cópia treinado, larguras 2 a 4"""
     FX.exigir_que_busque(aluno, rng)
@@ -1127,6 +1141,21 @@ def _sondas_camada(aluno, ref):
     ]
 
 
+@torch.no_grad()
+def _transformer_invertido(modelo, src, tgt, mo, ma, qual):
+    """O Transformer de referência com as camadas do encoder, do decoder ou dos dois percorridas ao contrário."""
+    d = modelo.d_model
+    x = modelo.embedding_origem(src) * math.sqrt(d) + modelo.pe[: src.shape[1]]
+    camadas = list(modelo.encoder)
+    for camada in reversed(camadas) if qual in ("encoder", "os dois") else camadas:
+        x = camada(x, src_key_padding_mask=~mo[:, 0, 0, :])
+    y = modelo.embedding_alvo(tgt) * math.sqrt(d) + modelo.pe[: tgt.shape[1]]
+    camadas = list(modelo.decoder)
+    for camada in reversed(camadas) if qual in ("decoder", "os dois") else camadas:
+        y = camada(y, x, mo, ma)
+    return modelo.saida(y)
+
+
 @S.sondas_de("Transformer")
 def _sondas_transformer(aluno, ref):
     def misturadas():
@@ -1167,7 +1196,60 @@ def _sondas_transformer(aluno, ref):
             return False
         return torch.allclose(memoria, encoder(True), atol=1e-8)
 
+    def ordem_das_camadas():
+        # a referência com as camadas do encoder ou do decoder percorridas de trás para frente
+        rng = np.random.default_rng(_SONDA + 5)
+        remoto, modelo, _ = ORC.montar_transformer(aluno, ref, rng)
+        src = _origem_fixa()
+        tgt = torch.cat([torch.full((3, 1), DA.BOS), src], dim=1)
+        mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
+        obtido = ORC.logits_do_remoto(remoto, src, tgt, mo, ma)
+        for qual, onde in (("encoder", "do encoder"), ("decoder", "do decoder"), ("os dois", "dos dois")):
+            if torch.allclose(obtido, _transformer_invertido(modelo, src, tgt, mo, ma, qual), atol=1e-8):
+                return (
+                    f"Os logits conferem com os de um Transformer que percorre as camadas {mostrar(onde)} de trás para "
+                    "frente: a camada 0 é a primeira a receber a entrada, e cada uma recebe a saída da anterior, na "
+                    "ordem da lista (for camada in self.encoder / self.decoder, sem reversed)."
+                )
+        return False
+
+    def pesos_amarrados():
+        # o modelo pedido tem a camada de saída e os dois embeddings independentes: carregados com valores
+        # diferentes, continuam diferentes
+        rng = np.random.default_rng(_SONDA + 6)
+        remoto, _, sd = ORC.montar_transformer(aluno, ref, rng)
+        pesos = remoto.pesos()
+        saida = pesos.get("saida.weight") if isinstance(pesos, dict) else None
+        for nome in ("embedding_alvo.weight", "embedding_origem.weight"):
+            outro = pesos.get(nome) if isinstance(pesos, dict) else None
+            if saida is None or outro is None or tuple(saida.shape) != tuple(outro.shape):
+                continue
+            if torch.equal(saida, outro) and not torch.equal(sd["saida.weight"], sd[nome]):
+                return (
+                    f"A camada de saída está amarrada a {mostrar(nome.split('.')[0])}: carregados com pesos "
+                    "diferentes, saida.weight e o embedding ficaram iguais, porque são o mesmo tensor "
+                    "(compartilhado). O Transformer pedido tem self.saida = nn.Linear(d_model, vocab) com pesos "
+                    "próprios, sem amarrar à matriz de um embedding."
+                )
+        return False
+
     return [
+        S.promessa(
+            "modelo-camadas-fora-de-ordem",
+            "As camadas do encoder ou do decoder foram percorridas fora da ordem da lista.",
+            ordem_das_camadas,
+            titulo="Camadas percorridas fora de ordem",
+            para_instrutor="O aluno percorre as camadas do encoder ou do decoder de trás para frente.",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "modelo-saida-amarrada",
+            "A camada de saída compartilha a matriz de um embedding (pesos amarrados), e o modelo pedido não amarra.",
+            pesos_amarrados,
+            titulo="Saída amarrada ao embedding",
+            para_instrutor="O aluno amarrou self.saida.weight à matriz de um embedding.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "modelo-encoder-pre-norma",
             "A memória do encoder confere com camadas pre-norm (norm_first=True): o Transformer do artigo, pedido "

@@ -347,6 +347,7 @@ def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
 
 
 @item("teste_vit", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_vit(aluno, ref))
 def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
     """ViT: embutir devolve (B, N + 1, d_model) = [CLS] + patches projetados, mais a posição"""
     remoto, sd = _vit(aluno, ref, rng)
@@ -469,10 +470,38 @@ def test_vit_estrutura(aluno, ref):
 
 
 # ======================================================================= treino: espião
+TREINO_ATRIBUTO_DO_VIT = suite.Equivoco(
+    "treino-le-partes-do-modelo",
+    "O seu treinar procurou uma parte própria do ViT no modelo recebido (um atributo que o modelo do avaliador não "
+    "tem, como modelo.camadas ou modelo.cabeca): o laço de treino usa o modelo só pela interface de nn.Module, "
+    "modelo(imagens) para os logits e modelo.parameters() para o otimizador, que recebe todos os parâmetros "
+    "(projeção, [CLS], posição, camadas e cabeça), não os de uma parte só.",
+    titulo="Treino que mexe em partes do modelo",
+    para_instrutor="O aluno passou ao otimizador só os parâmetros de uma parte do modelo (modelo.camadas, ...).",
+    secao="Código Comentado",
+)
+
+
+def _modelo_so_pela_interface(teste):
+    """O espião do treino é um nn.Module sem as partes do ViT: um AttributeError nele quer dizer que o treinar do
+    aluno leu uma parte própria do ViT (o otimizador só com modelo.camadas.parameters(), por exemplo). A nota não
+    muda (o teste já reprovava); a mensagem diz a promessa quebrada."""
+
+    @functools.wraps(teste)
+    def envolvido(*args, **kwargs):
+        try:
+            return teste(*args, **kwargs)
+        except suite.ErroDoAluno as exc:
+            if exc.tipo != "AttributeError" or "_avaliador_Espiao" not in str(exc.mensagem):
+                raise
+            raise Reprovado(TREINO_ATRIBUTO_DO_VIT.mensagem, TREINO_ATRIBUTO_DO_VIT) from None
+
+    return envolvido
 
 
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(60)
+@_modelo_so_pela_interface
 def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno, rng):
     """treino: o modelo recebe as imagens de cada lote, e a perda é F.cross_entropy(logits, rotulos)"""
     _, lotes, hist, chamadas = TREINO.espiar(aluno, rng)
@@ -498,6 +527,7 @@ def test_treino_chama_o_modelo_com_os_lotes_e_registra_a_entropia_cruzada(aluno,
 @item("teste_treino", pontos=0.5)
 @suite.tempo_limite(60)
 @S.com_sondas(lambda aluno: _sondas_treinar(aluno))
+@_modelo_so_pela_interface
 def test_treino_usa_a_taxa_do_cosseno_no_otimizador(aluno, rng):
     """treino: a cada passo, o otimizador usa taxa_cosseno(passo, taxa, passos), e o histórico a registra"""
     passos, taxa = TR.ESPIAO["passos"], TR.ESPIAO["taxa"]
@@ -967,7 +997,38 @@ def _sondas_camada(aluno, ref):
         w = pesos.get("auto_atencao.in_proj_weight") if isinstance(pesos, dict) else None
         return w is not None and tuple(w.shape) == (36, 12)
 
+    def entradas_da_atencao():
+        # a autoatenção pré-norma recebe z = norm1(x) como consulta, chave e valor: self_attn(z, z, z). A referência
+        # com uma dessas entradas crua (x sem a norma) dá outra conta; a que confere diz qual entrada ficou sem norma
+        y = _saida_camada(_remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), sd_partes), x0)
+        z = ln1(x0)
+        for (q, k, v), qual in (
+            ((x0, z, z), "a consulta"),
+            ((z, x0, x0), "a chave e o valor"),
+            ((z, z, x0), "o valor"),
+            ((z, x0, z), "a chave"),
+            ((x0, x0, z), "a consulta e a chave"),
+        ):
+            with torch.no_grad():
+                x1 = x0 + bib.self_attn(q, k, v, need_weights=False)[0]
+            if torch.allclose(y, x1 + mlp_bib(ln2(x1)), atol=1e-9):
+                return (
+                    f"A saída confere com uma camada em que {mostrar(qual)} da autoatenção é x sem a norma: no bloco "
+                    "pré-norma, consulta, chave e valor são a mesma entrada normalizada, z = self.norm1(x), e a "
+                    "atenção é self.auto_atencao(z, z, z); só o residual soma o x cru."
+                )
+        return False
+
     return [
+        S.promessa(
+            "camada-entrada-da-atencao-sem-norma",
+            "Uma das entradas da autoatenção (consulta, chave ou valor) não passou pela norm1: no bloco pré-norma, "
+            "z = self.norm1(x) e a atenção é self.auto_atencao(z, z, z).",
+            entradas_da_atencao,
+            titulo="Entrada da autoatenção sem a norma",
+            para_instrutor="O aluno normalizou só parte das entradas da autoatenção (consulta, chave ou valor crus).",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "camada-mha-argumentos-trocados",
             "O nn.MultiheadAttention recebeu d_model e h fora de ordem: a assinatura é "
@@ -1045,7 +1106,46 @@ def _sondas_vit(aluno, ref):
         certo = (c @ sd["cabeca.weight"].T + sd["cabeca.bias"]).expand(2, -1)
         return not torch.allclose(_logits(remoto, imagens), certo, atol=1e-8)
 
+    def cls_ignorado():
+        # o parâmetro cls é o primeiro token de embutir (mais a posição 0): outro cls, outra primeira linha
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 9))
+        if "cls" not in sd:
+            return False
+        imagens = torch.from_numpy(np.random.default_rng(_SONDA + 10).normal(size=(2, 2, 8, 8)))
+        antes = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        remoto.carregar_pesos({"cls": sd["cls"] + 1.5}, strict=False)
+        depois = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        return tuple(antes.shape) == tuple(depois.shape) and torch.allclose(antes, depois, atol=1e-12)
+
+    def imagens_transpostas():
+        remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 11))
+        imagens = torch.from_numpy(np.random.default_rng(_SONDA + 12).normal(size=(2, 2, 8, 8)))
+        obtido = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
+        p = VIT["tamanho_patch"]
+        return S.iguais(obtido, ORC.embutir_ref(sd, imagens.transpose(2, 3), p), atol=1e-9, rtol=1e-7)
+
     return [
+        S.promessa(
+            "vit-cls-ignorado",
+            "Mudar o parâmetro cls não mudou a saída de embutir: o [CLS] aprendido (self.cls, forma (1, 1, d_model)) "
+            "não é usado. O primeiro token da sequência é o próprio parâmetro cls, repetido para o lote "
+            "(self.cls.expand(B, -1, -1)) e posto antes dos patches projetados, não um patch de zeros passado pela "
+            "projeção.",
+            cls_ignorado,
+            titulo="Parâmetro cls não usado",
+            para_instrutor="O aluno não usa o parâmetro cls (o [CLS] sai de outra conta, como um patch de zeros projetado).",
+            secao="Código Comentado",
+        ),
+        S.promessa(
+            "vit-imagem-transposta",
+            "A sequência de embutir confere com a das imagens transpostas (altura e largura trocadas): os patches "
+            "saem na ordem das colunas e cada patch transposto. A ordem é linha por linha (o patch i é o da linha "
+            "i // n e coluna i % n), com os pixels de cada patch em (canal, linha, coluna): não transponha a imagem.",
+            imagens_transpostas,
+            titulo="Imagem transposta antes dos patches",
+            para_instrutor="O aluno trocou altura e largura das imagens antes de extrair os patches.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "vit-ordem-dos-patches-invisivel",
             "Os logits não mudam quando dois patches trocam de lugar: a posição de cada patch não chega ao modelo. "

@@ -25,12 +25,29 @@ _tensor, _x = tocha.tensor, tocha.x
 
 
 def trecho(rng, n_chars, so_latin1=False):
-    treino, _ = ORC.textos_do_corpus()
-    inicio = int(rng.integers(0, len(treino) - n_chars))
-    texto = treino[inicio : inicio + n_chars]
+    """Um texto oculto de ``n_chars`` caracteres, gerado com as palavras do corpus de treino (não um trecho dele:
+    ``oraculos.texto_gerado``)."""
+    texto = ORC.texto_gerado(rng, n_chars)
     if so_latin1:
         texto = "".join(c for c in texto if ord(c) < 256)
     return texto
+
+
+# Um comprimento ou um índice de uma entrada oculta (ou do que o aluno devolveu para ela) nunca sai exato numa
+# mensagem (issue #37, rodada vermelha 3): até 99, exato; acima, "cerca de" com dois algarismos significativos
+# (720, 1300). Um comprimento devolvido pelo aluno só sai comparado com o esperado (mais, menos, o mesmo número).
+def aproximado(n: int) -> str:
+    if n < 100:
+        return f"{mostrar(n)}"
+    passo = 10 ** (len(str(n)) - 2)
+    return f"cerca de {mostrar(round(n / passo) * passo)}"
+
+
+def quantos(obtido: int, esperado: int, coisa: str, referencia: str, feminino: bool = False) -> str:
+    """``"mais ids que o esperado"``, ``"menos ..."`` ou ``"tantos ids quanto o esperado"``: sem os números."""
+    if obtido == esperado:
+        return ("tantas " if feminino else "tantos ") + coisa + " quanto " + referencia
+    return ("mais " if obtido > esperado else "menos ") + coisa + " que " + referencia
 
 
 def fusoes_do_aluno(aluno, texto, n_fusoes):
@@ -63,7 +80,7 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
     if k is None:
         raise Reprovado(
-            f"{mostrar(nome)}: vieram {mostrar(len(obtidas))} fusões; o esperado são {mostrar(len(esperadas))} (n_fusoes = {mostrar(n_fusoes)}; o "
+            f"{mostrar(nome)}: vieram {mostrar(quantos(len(obtidas), len(esperadas), 'fusões', 'o esperado', feminino=True))} (n_fusoes = {mostrar(n_fusoes)}; o "
             "treino só para antes se não sobrar nenhum par)."
         )
     contagens: list = []

@@ -5,6 +5,7 @@ dublês de ``auxiliares.py`` carregados também neste processo (``AUX``)."""
 
 import functools
 import math
+import re
 from collections import Counter, defaultdict
 from itertools import pairwise
 
@@ -151,6 +152,35 @@ def textos_do_corpus():
     return _ref_ns().carregar_corpus(pasta_da_fonte(SLUG) / "dados" / "corpus.txt")
 
 
+# ----------------------------------------------------------------------- BPE: textos ocultos
+# Os textos ocultos da aula (issue #37, rodada vermelha 3) NÃO são trechos do corpus: o corpus é público, e um
+# trecho contíguo se acha nele com uns 20 bits (um índice de 4 dígitos, um comprimento). Cada texto é GERADO
+# pelo ``rng`` da submissão (que sai do segredo): palavras do corpus, cada uma com o espaço ou a quebra de linha
+# que a precede, a pontuação e os acentos, sorteadas uma a uma com a frequência que têm no corpus. As contagens
+# que o BPE usa (pré-tokens frequentes, pares de bytes, acentos) ficam as do corpus, e duas palavras vizinhas no
+# texto só são vizinhas no corpus por acaso: nenhum trecho público de mais de umas poucas palavras existe nele.
+_PALAVRA = re.compile(r"\s*\S+")
+
+
+@functools.cache
+def _palavras_do_corpus(parte):
+    """As palavras (com o espaço que as precede) do texto de treino (``parte`` 0) ou de validação (1)."""
+    return tuple(_PALAVRA.findall(textos_do_corpus()[parte]))
+
+
+def texto_gerado(rng, n_chars, parte=0):
+    """Um texto oculto de exatamente ``n_chars`` caracteres (ver acima), sorteado pelo ``rng``."""
+    palavras = _palavras_do_corpus(parte)
+    pedacos, total = [], 0
+    while total < n_chars:
+        for i in rng.integers(0, len(palavras), size=n_chars // 4 + 16):
+            pedacos.append(palavras[int(i)])
+            total += len(pedacos[-1])
+            if total >= n_chars:
+                break
+    return "".join(pedacos)[:n_chars]
+
+
 # ----------------------------------------------------------------------- BPE: orçamento de tempo
 # O treino do aluno é cronometrado contra um BPE incremental típico (o da suíte, com max sobre um
 # dicionário de contagens) rodado numa caixa limpa do mesmo zigoto, SEM o código do aluno. Os dois tempos são
@@ -158,15 +188,15 @@ def textos_do_corpus():
 # processos, o relógio de CPU de um processo não anda quando outro ocupa o núcleo, e a caixa do aluno fica
 # congelada enquanto a referência roda. Nenhum vizinho infla a referência, e o aluno não desinfla a sua.
 #
-# O texto é um trecho longo do corpus da aula, sorteado pelo mesmo gerador dos textos das outras
-# conferências do BPE (``conferencias.trecho``): nada de ruído nem de estrutura que o distinga de uma entrada
-# comum (issue #37, ``vermelho-08-bpe-ruido-a-parte``: um texto com milhares de palavras de maiúsculas que
+# O texto é longo, gerado com as palavras do corpus da aula pelo mesmo gerador dos textos das outras
+# conferências do BPE (``texto_gerado``; antes, um trecho do corpus): nada de ruído nem de estrutura que o
+# distinga de uma entrada comum (issue #37, ``vermelho-08-bpe-ruido-a-parte``: um texto com milhares de palavras de maiúsculas que
 # nenhuma fusão tocava deixava um BPE que reconta tudo separar essas palavras, contá-las uma vez e caber no
 # orçamento). Num texto natural, nenhum grupo de palavras que se reconheça de fora (frequência 1, palavras
 # longas, com acento, com maiúscula, de pares raros) escapa das fusões: guardar as contagens de um grupo não
 # poupa a recontagem. A distância entre a recontagem e o incremental vem do número de fusões: cada fusão a
 # mais custa à recontagem o texto inteiro e ao incremental só as palavras tocadas, então são 300 fusões num
-# trecho de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
+# texto de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
 # corpora ficam em até 1,5×; o orçamento é 5×).
 #
 # O texto de cada medida é da SUBMISSÃO (issue #37, rodada vermelha 2): sorteado do segredo do curso, do aluno e
@@ -224,11 +254,9 @@ _BPE_DA_SUITE = (
 
 
 def texto_cronometrado(rng, cfg=BPE_CRONOMETRO):
-    """O texto do orçamento de tempo (ver acima): um trecho do corpus de treino sorteado pelo ``rng``, como
+    """O texto do orçamento de tempo (ver acima): gerado pelo ``rng`` com as palavras do corpus de treino, como
     os de ``conferencias.trecho``."""
-    treino, _ = textos_do_corpus()
-    inicio = int(rng.integers(0, len(treino) - cfg["caracteres"]))
-    return treino[inicio : inicio + cfg["caracteres"]]
+    return texto_gerado(rng, cfg["caracteres"])
 
 
 ROTULOS_DO_ORCAMENTO = ("orçamento do BPE, medida 0", "orçamento do BPE, medida 1")  # uma semente por medida

@@ -66,8 +66,7 @@ def codificar_especiais_ref(texto, fusoes, especiais, modo="certo"):
 def texto_com_especiais(rng, especiais):
     """Documentos do corpus (com acentos) separados por especiais, com um especial entre duas letras, dois
     seguidos, o mais longo e sinais que a expressão regular sem re.escape tomaria por pedaços do especial."""
-    treino = ORC.textos_do_corpus()[0]
-    documentos = [treino[i : i + int(rng.integers(60, 160))] for i in rng.integers(0, len(treino) - 200, size=4)]
+    documentos = [ORC.texto_gerado(rng, int(n)) for n in rng.integers(60, 160, size=4)]  # não são trechos do corpus
     fim, longo = especiais[0], especiais[1]
     return (
         documentos[0]

@@ -186,6 +186,48 @@ def sondas_swiglu(aluno):
 
 
 # ------------------------------------------------------------------ atenção causal com RoPE
+_CABECAS_ERRADAS = (
+    (
+        "view",
+        "transpose",
+        'As cabeças foram separadas com um view direto, .view(lote, h, t, d_k), sem o transpose: cada "cabeça" '
+        "pega um bloco de posições, e as posições se misturam (por isso uma posição parece ver o futuro). Separe "
+        "as colunas de cada cabeça e só depois troque os eixos: .view(lote, t, h, d_k).transpose(1, 2).",
+    ),
+    (
+        "transpose",
+        "view",
+        "As cabeças foram juntadas com um view/reshape direto da saída (lote, h, t, d_k), sem o transpose de volta: "
+        "as posições das cabeças se misturam. Junte com .transpose(1, 2).reshape(lote, t, d_model) antes de wo.",
+    ),
+    (
+        "view",
+        "view",
+        "As cabeças foram separadas com .view(lote, h, t, d_k) e juntadas com um view direto, sem o transpose: "
+        'cada "cabeça" pega um bloco de posições, não uma fatia de d_k colunas de todas as posições. Use '
+        ".view(lote, t, h, d_k).transpose(1, 2) para separar e .transpose(1, 2).reshape(lote, t, d_model) para juntar.",
+    ),
+)
+
+
+def _atencao_cabecas(sd, x, h, separa, junta):
+    """A referência da AtencaoCausalRoPE com a separação e a junção das cabeças escolhidas (``"transpose"`` é a
+    certa; ``"view"`` é o view direto, sem o transpose)."""
+    B, t, d = x.shape
+    d_k = d // h
+    posicoes = torch.arange(t)
+    q, k, v = (x @ sd[nome + ".weight"].T for nome in ("wq", "wk", "wv"))
+    if separa == "view":
+        q, k, v = (z.reshape(B, h, t, d_k) for z in (q, k, v))
+    else:
+        q, k, v = (z.view(B, t, h, d_k).transpose(1, 2) for z in (q, k, v))
+    q, k = ORC.rope_ref(q, posicoes), ORC.rope_ref(k, posicoes)
+    s = (q @ k.transpose(-2, -1) / np.sqrt(d_k)).masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+    z = torch.softmax(s, dim=-1) @ v
+    z = z.reshape(B, t, d) if junta == "view" else z.transpose(1, 2).reshape(B, t, d)
+    return z @ sd["wo.weight"].T
+
+
 @S.sondas_de("AtencaoCausalRoPE")
 def sondas_atencao(aluno):
     d, h, t = 8, 2, 5
@@ -222,7 +264,26 @@ def sondas_atencao(aluno):
         p1 = saida[:, 1, :: d // h] / c.sqrt()[:, None]
         return torch.stack([1 - p1, p1], dim=-1), c.numpy()[:, None]
 
+    def cabecas_mal_separadas():
+        # a referência com a separação (ou a junção) das cabeças feita por um view direto, sem o transpose: cada
+        # "cabeça" pega um bloco de posições e não uma fatia de d_k colunas
+        atencao = CF.criar_remoto(aluno, "AtencaoCausalRoPE", (d, h), sd)
+        y = tocha.tensor(atencao(x), "AtencaoCausalRoPE.forward")
+        for separa, junta, causa in _CABECAS_ERRADAS:
+            if S.iguais(y, _atencao_cabecas(sd, x, h, separa, junta), atol=1e-9, rtol=1e-7):
+                return causa
+        return False
+
     return [
+        S.promessa(
+            "atencao-cabecas-mal-separadas",
+            "As cabeças foram separadas ou juntadas com um view direto, sem o transpose: cada cabeça é uma fatia "
+            "de d_k colunas de todas as posições.",
+            cabecas_mal_separadas,
+            titulo="Cabeças separadas sem o transpose",
+            para_instrutor="O aluno separou (ou juntou) as cabeças com view/reshape direto, misturando posições.",
+            secao="Teoria",
+        ),
         S.escala_das_pontuacoes("atencao-escala-errada", pesos_de_duas_chaves, d // h, d_model=d, h=h, secao="Teoria"),
         S.promessa(
             "atencao-ve-o-futuro",
@@ -290,6 +351,11 @@ def sondas_adamw(aluno):
                 "viés de v está errada: v̂ = v / (1 − β2^t), e o passo usa a raiz, √v̂",
             ),
             ((1 - b1) / np.sqrt(1 - b2), "falta a correção de viés: m̂ = m / (1 − β1^t) e v̂ = v / (1 − β2^t)"),
+            (
+                1 / np.sqrt(1 - b2),
+                "a correção de viés foi aplicada só em m: v também é corrigida, v̂ = v / (1 − β2^t), com beta2",
+            ),
+            (1 - b1, "a correção de viés foi aplicada só em v: m também é corrigido, m̂ = m / (1 − β1^t)"),
         ]
         causa = next((c for valor, c in causas if abs(r / valor - 1) < 1e-3), "")
         if not causa:
@@ -300,7 +366,35 @@ def sondas_adamw(aluno):
             "m̂ / √v̂ = g / |g| = ±1; o seu andou ≈ " + andou_texto + "·lr: " + causa + "."
         )
 
+    def estado_misturado():
+        # dois parâmetros da mesma forma no mesmo grupo: a trajetória do primeiro não pode depender do segundo
+        # (m, v e o passo são de cada parâmetro, self.state[p]); sozinho ou acompanhado, o mesmo caminho
+        outro = tocha.x(_rng(61), 3, 2) * 3.0
+        grads_outro = [tocha.x(_rng(62 + i), 3, 2) * 4.0 for i in range(len(gradientes))]
+        sozinho = CF.rodar_adamw_do_aluno(aluno, iniciais, gradientes, base, [None] * 3)[0]
+        juntos = CF.rodar_adamw_do_aluno(
+            aluno,
+            [iniciais[0], outro],
+            [[g[0], o] for g, o in zip(gradientes, grads_outro, strict=True)],
+            base,
+            [None] * 3,
+        )[0]
+        return not all(
+            S.iguais(tocha.tensor(a[0], "parâmetro"), tocha.tensor(b[0], "parâmetro"), atol=1e-12, rtol=1e-10)
+            for a, b in zip(sozinho, juntos, strict=True)
+        )
+
     return [
+        S.promessa(
+            "adamw-estado-misturado",
+            "O caminho de um parâmetro mudou quando outro parâmetro (com outros gradientes) entrou no mesmo grupo: "
+            "o estado do AdamW (o passo t e os momentos m e v) é de cada parâmetro, guardado em self.state[p] do "
+            "próprio p, nunca compartilhado entre os parâmetros do grupo nem somado a eles.",
+            estado_misturado,
+            titulo="Estado do AdamW compartilhado entre parâmetros",
+            para_instrutor="O aluno guarda m, v ou o passo num estado comum a vários parâmetros (não em self.state[p]).",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+        ),
         S.promessa(
             "adamw-primeiro-passo",
             "O primeiro passo do AdamW não anda exatamente lr em cada parâmetro.",
@@ -538,6 +632,33 @@ def sondas_atencao_cache(aluno):
     ]
 
 
+_SUBCAMADAS_DO_CACHE = (
+    (
+        "ffn.w2.weight",
+        "Zerar os pesos de saída da feed-forward (ffn.w2, a SwiGLU) de todos os blocos não mudou os logits de "
+        "lm_com_cache: a passada com cache esqueceu a SwiGLU do bloco. Depois da atenção, cada bloco ainda faz "
+        "x = x + bloco.ffn(bloco.norma2(x)), com cache ou sem.",
+    ),
+    (
+        "atencao.wo.weight",
+        "Zerar os pesos de saída da atenção (atencao.wo) de todos os blocos não mudou os logits de lm_com_cache: a "
+        "passada com cache não soma a atenção do bloco. Cada bloco faz x = x + atendido, com o atendido de "
+        "atencao_com_cache(bloco.atencao, bloco.norma1(x), caches[i]).",
+    ),
+    (
+        "norma1.peso",
+        "Zerar o ganho da norma1 de todos os blocos não mudou os logits de lm_com_cache: a atenção da passada com "
+        "cache não recebe a entrada normalizada. O bloco é pré-norma: atencao_com_cache(bloco.atencao, "
+        "bloco.norma1(x), caches[i]), e o residual soma o x sem normalizar.",
+    ),
+    (
+        "norma2.peso",
+        "Zerar o ganho da norma2 de todos os blocos não mudou os logits de lm_com_cache: a SwiGLU da passada com "
+        "cache não recebe a entrada normalizada. O bloco é pré-norma: x = x + bloco.ffn(bloco.norma2(x)).",
+    ),
+)
+
+
 @S.sondas_de("lm_com_cache")
 def sondas_lm_cache(aluno):
     rng = _rng(11)
@@ -550,7 +671,35 @@ def sondas_lm_cache(aluno):
         passo, _ = CF.chamar_cache(aluno.lm_com_cache, remoto, ids[:, 3:], caches)
         return S.iguais(logits, completos[:, :3]) and S.iguais(passo, completos[:, 3:])
 
+    def subcamada_ignorada():
+        # zerar a saída de uma subcamada (wo da atenção, w2 da SwiGLU) em todos os blocos muda os logits da
+        # referência; se não muda os do aluno, a passada com cache não usa essa subcamada
+        _, sd, cfg = CF.lm_cache(aluno, _rng(12), 2)
+        ids = CF.ids_aleatorios(_rng(13), 1, 4, cfg["vocab"])
+
+        def logits(pesos):
+            remoto, _, _ = CF.lm_cache(aluno, _rng(12), 2, sd=pesos)
+            return tocha.tensor(CF.chamar_cache(aluno.lm_com_cache, remoto, ids, None)[0], "logits")
+
+        base = logits(sd)
+        for sufixo, causa in _SUBCAMADAS_DO_CACHE:
+            zerado = {k: (torch.zeros_like(v) if k.endswith(sufixo) else v) for k, v in sd.items()}
+            if S.iguais(base, logits(zerado), atol=1e-10, rtol=1e-8) and not S.iguais(
+                ORC.modelo_ref(sd, ids, cfg), ORC.modelo_ref(zerado, ids, cfg)
+            ):
+                return causa
+        return False
+
     return [
+        S.promessa(
+            "cache-subcamada-esquecida",
+            "A passada com cache não usa uma das subcamadas do bloco: cada bloco faz x = x + atencao(norma1(x)) e "
+            "x = x + ffn(norma2(x)), com cache ou sem.",
+            subcamada_ignorada,
+            titulo="Subcamada esquecida na passada com cache",
+            para_instrutor="Na passada com cache, o aluno pula uma subcamada do bloco (a SwiGLU ou a atenção).",
+            secao="Gerar: o cache KV com RoPE",
+        ),
         S.promessa(
             "cache-um-por-bloco",
             "Com um bloco só, lm_com_cache confere com a passada comum; com dois, não: cada bloco tem o seu cache. "
@@ -655,7 +804,23 @@ def sondas_decodificar(aluno):
         obtido = aluno.decodificar(list(texto.encode("utf-8")), fusoes)
         return isinstance(obtido, str) and obtido != texto and obtido in (texto.strip(), texto.rstrip(), texto.lstrip())
 
+    def codificar_apara():
+        # o decodificar da referência nos ids do codificar do aluno: as pontas em branco do texto têm de voltar
+        texto = "  oi,\ttudo bem?  \n"
+        volta = ORC.decodificar_ref(CF.ids_do_aluno(aluno, texto, fusoes), fusoes)
+        return volta != texto and volta in (texto.strip(), texto.rstrip(), texto.lstrip())
+
     return [
+        S.promessa(
+            "codificar-espacos-das-pontas",
+            "codificar perdeu os espaços (ou a quebra de linha) das pontas do texto: os ids do seu codificar, "
+            "decodificados, não devolvem o texto. Não aplique strip() ao texto: os espaços das pontas também são "
+            "pré-tokens e têm os seus bytes, para que decodificar(codificar(s)) volte a s.",
+            codificar_apara,
+            titulo="codificar com strip",
+            para_instrutor="O aluno aplicou strip() (ou rstrip/lstrip) ao texto antes de codificar.",
+            secao="Dos bytes aos tokens: o BPE em bytes",
+        ),
         S.promessa(
             "decodificar-espacos-das-pontas",
             "decodificar tirou os espaços (ou a quebra de linha) das pontas do texto: ele devolve exatamente os bytes "
@@ -857,7 +1022,40 @@ def sondas_modelo(aluno):
             trocado[chave] = sd[f"blocos.{suite.mostrar(outro)}.{suite.mostrar(resto)}"]
         return S.iguais(CF.logits_do_remoto(modelo, ids), ORC.modelo_ref(trocado, ids))
 
+    def bloco_ignorado():
+        # um bloco pré-norma com os pesos de saída da atenção (wo) e da SwiGLU (w2) zerados é a identidade; se
+        # zerar o bloco i não muda os logits do aluno (e muda os da referência), a saída dele não chega ao fim
+        modelo = CF.modelo_com_pecas_da_biblioteca(aluno, _rng(23))
+        sd = CF.sd_modelo(_rng(24))
+        ids = CF.ids_aleatorios(_rng(25), 2, 6)
+        modelo.carregar_pesos(sd, strict=False)
+        base = CF.logits_do_remoto(modelo, ids)
+        for i in range(ORC.MODELO["n_camadas"]):
+            prefixo = f"blocos.{suite.mostrar(i)}."
+            zerado = {
+                k: (torch.zeros_like(v) if k in (prefixo + "atencao.wo.weight", prefixo + "ffn.w2.weight") else v)
+                for k, v in sd.items()
+            }
+            modelo.carregar_pesos(zerado, strict=False)
+            mudou = not S.iguais(base, CF.logits_do_remoto(modelo, ids), atol=1e-10, rtol=1e-8)
+            modelo.carregar_pesos(sd, strict=False)
+            if not mudou and not S.iguais(ORC.modelo_ref(sd, ids), ORC.modelo_ref(zerado, ids)):
+                return (
+                    f"Transformar blocos[{suite.mostrar(i)}] na identidade (atenção e SwiGLU devolvendo zero) não mudou os "
+                    "logits: a saída desse bloco não chega ao fim. Cada bloco recebe a saída do anterior e a passa ao "
+                    "próximo (x = bloco(x), em sequência, a partir do embedding), e a saída do último vai à norma_final."
+                )
+        return False
+
     return [
+        S.promessa(
+            "modelo-bloco-ignorado",
+            "A saída de um dos blocos não chega aos logits: x = bloco(x) para cada bloco, em sequência.",
+            bloco_ignorado,
+            titulo="Bloco cuja saída não chega ao fim",
+            para_instrutor="O aluno aplica os blocos sem encadear (cada um na entrada original) ou pula um bloco.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
         S.promessa(
             "modelo-blocos-fora-de-ordem",
             "Os logits conferem com os blocos aplicados na ordem inversa: a entrada passa por blocos[0], depois "
