@@ -1203,3 +1203,32 @@ def positional_encoding(seq_len, d):
         equivoco="mini-norma-final-extra",
     ),
 ]
+
+# issue #38 (rodada 7): a impressão pedida é uma frase por bloco, e só ela (a verificação visível conta as linhas)
+MUTANTES += [
+    Variante(
+        "sonda-mini-resumo-no-fim",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(X.shape[-2], X.shape[-1])
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, h)
+        print(f"Saída do bloco {i + 1}: forma {H.shape}")
+    print(f"Encoder com {len(lista_de_pesos)} blocos")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-linhas-a-mais",
+    ),
+    Variante(
+        "sonda-mini-so-a-tupla",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(X.shape[-2], X.shape[-1])
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+        print(H.shape)
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-impressao-sem-frase",
+    ),
+]

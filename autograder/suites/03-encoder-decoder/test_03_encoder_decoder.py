@@ -334,6 +334,23 @@ MINI_IMPRESSAO_A_MAIS = Equivoco(
     para_instrutor="O aluno imprime a forma também antes do bloco ou no fim, e não uma linha por bloco.",
     secao="Projeto da Aula",
 )
+MINI_LINHAS_A_MAIS = Equivoco(
+    "mini-linhas-a-mais",
+    "mini_encoder deve imprimir exatamente uma linha por bloco, e nada mais (a verificação visível conta as "
+    "linhas impressas): vieram linhas a mais, sem a forma (um resumo no fim, um título, uma linha de depuração?). "
+    "Imprima só a linha de cada bloco, depois de aplicá-lo.",
+    titulo="Linhas impressas além das dos blocos",
+    para_instrutor="O aluno imprime, além da linha de cada bloco, um resumo ou outra linha que o enunciado não pede.",
+    secao="Projeto da Aula",
+)
+MINI_SEM_FRASE = Equivoco(
+    "mini-impressao-sem-frase",
+    "A linha de cada bloco traz só a forma: o enunciado pede a forma da saída numa frase em português, por "
+    'exemplo print(f"Saída do bloco {i}: forma {H.shape}"), e não só print(H.shape).',
+    titulo="Só a forma, sem a frase",
+    para_instrutor="O aluno imprimiu só a tupla da forma, sem a frase em português que o enunciado pede.",
+    secao="Projeto da Aula",
+)
 MINI_SEM_IMPRESSAO = Equivoco(
     "mini-sem-impressao",
     "Depois de cada bloco, mini_encoder deve imprimir a forma da saída (por exemplo, "
@@ -1097,6 +1114,18 @@ def _exigir_uma_linha_por_bloco(antes, depois, forma, blocos):
             f"a forma {mostrar(tuple(forma))}.)",
             MINI_IMPRESSAO_A_MAIS,
         )
+    # issue #38 (rodada 7): a verificação visível conta TODAS as linhas não vazias (uma por bloco, nada mais); avisos
+    # do Python (que também caem na saída capturada) não contam
+    todas = [
+        linha
+        for linha in depois[len(antes) :].splitlines()
+        if linha.strip() and not linha[0].isspace() and "Warning" not in linha
+    ]
+    if len(todas) > blocos:
+        raise Reprovado(
+            f"{MINI_LINHAS_A_MAIS.mensagem} (Com {mostrar(blocos)} blocos vieram {mostrar(len(todas))} linhas.)",
+            MINI_LINHAS_A_MAIS,
+        )
 
 
 def _exigir_formas_impressas(antes, depois, formas):
@@ -1130,6 +1159,12 @@ def _exigir_formas_impressas(antes, depois, formas):
                 f"a forma como tupla, {mostrar(tuple(int(t) for t in forma))}: imprima H.shape (ou tuple(H.shape)), "
                 "não uma lista nem os números soltos; a verificação visível procura a tupla.)",
                 MINI_SEM_IMPRESSAO,
+            )
+        # issue #38 (rodada 7): "imprime a forma da saída, em português": fora a tupla, a linha tem palavras
+        if not re.search(r"[^\W\d_]{3,}", tupla.sub(" ", linhas[achou])):
+            raise Reprovado(
+                f"{MINI_SEM_FRASE.mensagem} (A linha do bloco {mostrar(numero)} não tem nenhuma palavra.)",
+                MINI_SEM_FRASE,
             )
         linhas = linhas[achou + 1 :]
 
