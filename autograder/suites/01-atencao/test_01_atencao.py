@@ -789,8 +789,9 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     esperado = sdpa(Q, K, V, m)
     diag = _equivocos_mascara(Q, K, V, 0.5, m, aditiva=True)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara aditiva")
-    _conferir_aditivas_construidas(aluno)
     exigir_entradas_intactas(aluno, "atencao_produto_escalar", ["Q", "K", "V", "mascara"])
+    # depois da conferência das entradas: com Q ≠ 0, alterar Q no lugar (erro de teste_atencao) apareceria aqui
+    _conferir_aditivas_construidas(aluno)
 
 
 def _conferir_aditivas_construidas(aluno):
