@@ -1243,3 +1243,18 @@ MUTANTES += [
         equivoco="blocos-maximo-do-bloco-inteiro",
     ),
 ]
+
+# issue #38 (rodada 7): a atenção em blocos vale com dimensões de lote (a sonda da forma, quando o código levanta)
+MUTANTES += [
+    Variante(
+        "sonda-blocos-einsum-sem-reticencias",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "s = Q @ np.swapaxes(K[..., inicio:inicio + bloco, :], -1, -2) / np.sqrt(Q.shape[-1])",
+                "s = np.einsum('qd,kd->qk', Q, K[..., inicio:inicio + bloco, :]) / np.sqrt(Q.shape[-1])",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-quebra-com-lote",
+    ),
+]

@@ -1232,3 +1232,34 @@ MUTANTES += [
         equivoco="mini-impressao-sem-frase",
     ),
 ]
+
+# issue #38 (rodada 7): o número de cada linha é o do seu bloco
+MUTANTES += [
+    Variante(
+        "sonda-mini-numero-fixo",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(X.shape[-2], X.shape[-1])
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+        print(f"Saída do bloco {len(lista_de_pesos)}: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-numero-do-bloco-fixo",
+    ),
+]
+
+# issue #38 (rodada 7): a feed-forward vale com dimensões de lote (a sonda da forma, quando o código levanta)
+MUTANTES += [
+    Variante(
+        "sonda-ffn-einsum-sem-reticencias",
+        {
+            "feed_forward": _ffn(
+                "    oculta = np.maximum(0, np.einsum('nd,df->nf', x, W1) + b1)\n"
+                "    return np.einsum('nf,fd->nd', oculta, W2) + b2"
+            )
+        },
+        itens=["teste_feed_forward"],
+        equivoco="ffn-quebra-com-lote",
+    ),
+]

@@ -1072,6 +1072,7 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome, atol=1e-10, rtol=1e-9
 
 
 @item("teste_blocos", pontos=0.5)
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_blocos_lote(aluno))
 def test_blocos_igual_a_atencao_para_todo_bloco(aluno, rng):
     """atenção em blocos: igual à atenção inteira para blocos de 1 chave, que não dividem n_k e maiores que n_k"""
     Q, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=23, d_k=6, d_v=3, escala_dados=1.5)
@@ -1139,6 +1140,7 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
 
 
 @item("teste_blocos", pontos=0.5)
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_blocos_lote(aluno))
 def test_blocos_com_mascara_e_linhas_mascaradas(aluno, rng):
     """atenção em blocos: máscara booleana e aditiva; blocos inteiros mascarados numa linha; linha sem chaves dá nan"""
     Q, K, V = _qkv(rng, lote=(2,), n_q=6, n_k=12, d_k=4, d_v=3, escala_dados=1.3)
@@ -1340,6 +1342,43 @@ def _blocos_variante(Q, K, V, mascara, bloco, modo):
     if modo == "escala_d_v":
         return atencao_inteira(Q * np.sqrt(Q.shape[-1]) / np.sqrt(V.shape[-1]), K, V)
     raise ValueError(modo)
+
+
+def _sondas_blocos_lote(aluno):
+    """issue #38 (rodada 7): a promessa das formas, (..., n, d) e máscara com broadcast para (..., n_q, n_k). Numa
+    entrada construída, a função acerta em 2-D (com máscara 2-D) e LEVANTA com um eixo de lote (máscara com lote):
+    alguma conta supõe matrizes."""
+    Q, K, V = _sonda_qkv()
+    mascara = np.random.default_rng(_SONDA_RNG + 2).random((3, 10)) < 0.6
+    mascara[:, 0] = True
+
+    def quebra_com_lote():
+        certo_2d = _iguais_a_inteira(_blocos_do_aluno(aluno, Q, K, V, mascara, 4), atencao_inteira(Q, K, V, mascara))
+        if not certo_2d:
+            return False
+        try:
+            _blocos_do_aluno(aluno, np.stack([Q, -Q]), np.stack([K, K]), np.stack([V, V]), np.stack([mascara] * 2), 4)
+        except ErroDoAluno:
+            return True
+        return False
+
+    return [
+        S.promessa(
+            "blocos-quebra-com-lote",
+            "A função acerta sem dimensões de lote e levanta um erro com elas: Q, K, V têm forma (..., n, d) e a "
+            "máscara faz broadcast para (..., n_q, n_k). Alguma conta supõe matrizes 2-D (einsum sem '...', K.T, "
+            "np.inner, broadcast_to para (n_q, n_k), len(K[0])): escreva-as sobre os dois últimos eixos "
+            "(np.swapaxes(K, -1, -2), K[..., inicio:fim, :], mascara[..., inicio:fim]).",
+            quebra_com_lote,
+            titulo="Atenção em blocos só em 2-D",
+            para_instrutor="O aluno escreveu o laço em blocos para matrizes e esqueceu as dimensões de lote.",
+            secao="Código Comentado",
+        )
+    ]
+
+
+def _iguais_a_inteira(obtido, esperado):
+    return S.iguais(obtido, esperado, atol=1e-8, rtol=1e-6)
 
 
 @S.sondas_de("atencao_em_blocos")
