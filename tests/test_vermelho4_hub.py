@@ -1,0 +1,340 @@
+"""Rodada vermelha 4 (issue #37), classe 4: a correção na chegada do hub confia no que o aluno controla.
+
+Ataques ao serviço de correção (``hub/corretor.py``, ``hub/troca.py``) que o executor do corpus adversarial
+não expressa, com o exchange falso de ``tests/test_hub_troca.py`` (sem hub; precisa de root para dar dono às
+entradas). Cada teste afirma a GARANTIA; se o ataque ganha, o teste falha e a mensagem diz o que o aluno ganhou.
+
+- *Trabalho depois do prazo com a data de antes.* A data que vale para o prazo é a da chegada ao ``inbound``
+  (o ctime da pasta no exame, ``Entrega.chegada``), mas o notebook só é lido quando a entrega sai da fila
+  (``corretor.coletar`` → ``troca.ler_entrega``), e entre os dois a pasta e o arquivo continuam do aluno. Ele
+  entrega antes do prazo (até uma pasta sem notebook, com o nome certo, é aceita) e, enquanto a entrega espera
+  na fila (atrás de outra entrega dele mesmo em correção, que pode levar o orçamento inteiro de uma submissão,
+  ou atrás da turma na noite do prazo), grava o notebook de verdade depois do prazo. Escrever num arquivo não
+  muda o ctime da pasta; criar um arquivo muda, mas a chegada já foi anotada no exame.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from hub import troca
+from hub.corretor import Corretor
+
+ANA = 64911  # uid de ninguém: só um número de dono
+ALUNOS = {"ana": ANA}
+SLUG = "01-atencao"
+ANTES = json.dumps({"cells": [], "metadata": {"versao": "entregue antes do prazo"}, "nbformat": 4, "nbformat_minor": 5})
+DEPOIS = json.dumps(
+    {"cells": [], "metadata": {"versao": "escrito DEPOIS do prazo"}, "nbformat": 4, "nbformat_minor": 5}
+)
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
+
+
+def _carimbo(segundos: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
+
+
+def _nome(aluno: str, segundos: float, sorteio: str) -> str:
+    return f"{aluno}+{SLUG}+{_carimbo(segundos)}+{sorteio}"
+
+
+@pytest.fixture
+def servico():
+    # numa pasta própria atravessável (0711): o processo do aluno (sem root) chega ao inbound, como no hub
+    tmp_path = Path(tempfile.mkdtemp(prefix="vermelho4-hub-", dir="/tmp"))
+    os.chmod(tmp_path, 0o711)
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    os.chmod(inbound, 0o2777)  # como o exchange do nbgrader
+    estado = tmp_path / "estado"
+    estado.mkdir()
+    c = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=tmp_path / "tratadas.jsonl",
+        atividades={SLUG},
+    )
+    yield c, inbound
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _como_aluno(uid: int, fazer) -> None:
+    """Roda ``fazer`` num processo filho com o uid do aluno (sem root): o que o lab dele faria."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            fazer()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "o processo do aluno falhou"
+
+
+def _entregar_como_nbgrader(inbound: Path, nome: str, notebook: str | None) -> Path:
+    pasta = inbound / nome
+
+    def fazer():
+        os.umask(0o022)
+        pasta.mkdir()
+        if notebook is not None:
+            (pasta / f"{SLUG}.ipynb").write_text(notebook, encoding="utf-8")
+        (pasta / "submission_secret.txt").write_text("ab" * 64)
+
+    _como_aluno(ANA, fazer)
+    return pasta
+
+
+def _lido_pelo_servico(inbound: Path, e: troca.Entrega) -> bytes | None:
+    fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        notebook, _, _ = troca.ler_entrega(fd, e)
+    finally:
+        os.close(fd)
+    return notebook
+
+
+@pytest.mark.parametrize("como", ["reescreve-o-notebook", "pasta-vazia-e-notebook-depois"])
+def test_o_notebook_corrigido_e_o_que_chegou_ate_a_data_da_entrega(servico, como):
+    """A Ana entrega antes do prazo; a entrega espera na fila; depois do prazo ela grava o notebook dentro da
+    pasta já aceita. O serviço corrige o notebook de depois do prazo com a data de antes (o ``timestamp.txt``
+    que decide "atrasada" no gradebook): ganho = uma entrega atrasada contada como no prazo."""
+    c, inbound = servico
+    agora = time.time()
+    pasta = _entregar_como_nbgrader(
+        inbound, _nome("ana", agora, "antes"), ANTES if como == "reescreve-o-notebook" else None
+    )
+    c.varrer()
+    e = c.fila.proxima()
+    assert e is not None and e.nome == pasta.name, "a entrega não entrou na fila"
+    prazo = time.time() + 0.5  # o prazo passa enquanto a entrega espera a vez
+    time.sleep(1.2)
+    assert time.time() > prazo
+
+    def depois_do_prazo():
+        (pasta / f"{SLUG}.ipynb").write_text(DEPOIS, encoding="utf-8")
+
+    _como_aluno(ANA, depois_do_prazo)
+    gravado_em = os.stat(pasta / f"{SLUG}.ipynb").st_mtime
+    lido = _lido_pelo_servico(inbound, e)
+    data_do_prazo = troca.carimbo_da_chegada(e)
+    assert gravado_em > prazo
+    ganhou = lido is not None and b"DEPOIS" in lido and e.chegada < prazo
+    assert not ganhou, (
+        f"o serviço corrigiria o notebook escrito {gravado_em - prazo:.1f} s depois do prazo com a data de "
+        f"chegada {data_do_prazo} (antes do prazo): entrega atrasada contada como no prazo"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classe 2 no caminho do hub: o laboratório do aluno roda na mesma máquina que as caixas do ajudante e lê o
+# `.venv` (a ACL do hub só fecha o resto do repositório). O cache de páginas do hospedeiro é um estado comum:
+# a caixa carrega ou descarta páginas de um arquivo do `.venv` e um processo comum do aluno lê o estado com
+# preadv2(RWF_NOWAIT) (EAGAIN = fora do cache), sem caixa, sem seccomp. A caixa escolhe os bits: entradas
+# ocultas, a semente do treino da turma, o texto do orçamento. Aqui: a emissora do corpus adversarial
+# (`vermelho4-01-cache-de-paginas-a-emissora`, 64 bits com cabeçalho e conferência) corrigida por
+# `python -m autograder avaliar`, e o leitor como `nobody`.
+LEITOR = r"""
+import os, sys, time
+ARQ = sys.argv[1]; MIB = 1 << 20; BASE = 24 * MIB
+fd = os.open(ARQ, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+for i in range(64): os.posix_fadvise(fd, BASE + i * MIB, MIB, os.POSIX_FADV_DONTNEED)
+fim = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < fim:
+    bits = []
+    for i in range(64):
+        try: os.preadv(fd, [bytearray(4096)], BASE + i * MIB, os.RWF_NOWAIT); bits.append(1)
+        except BlockingIOError: bits.append(0)
+    cab = int("".join(map(str, bits[:16])), 2); dado = int("".join(map(str, bits[16:48])), 2)
+    conf = int("".join(map(str, bits[48:])), 2)
+    if cab == 0xB4D2 and conf == ((dado >> 16) ^ (dado & 0xFFFF) ^ 0x5A5A) & 0xFFFF:
+        print(f"{dado:08X}"); break
+    time.sleep(0.1)
+    for i in range(64): os.posix_fadvise(fd, BASE + i * MIB, MIB, os.POSIX_FADV_DONTNEED)
+    time.sleep(0.25)
+"""
+
+
+def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
+    import subprocess
+    import sys
+    import types
+
+    from qualidade import adversarial as A
+
+    raiz = Path(__file__).resolve().parents[1]
+    arquivo = Path(sys.prefix) / "lib" / "python3.11" / "site-packages" / "playwright" / "driver" / "node"
+    if not arquivo.is_file():
+        pytest.skip("sem o arquivo grande do .venv que o canal usa")
+    pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cache-", dir="/tmp"))
+    try:
+        os.chmod(pasta, 0o711)
+        caso = next(c for c in A.carregar_casos() if c.nome == "vermelho4-01-cache-de-paginas-a-emissora")
+        ctx = types.SimpleNamespace(
+            submissoes=pasta, raiz=raiz, saida=pasta, marca="m", porta=0, unix="", unix_caminho="", apoio=pasta
+        )
+        A.montar(caso, ctx, A._trechos(A.PASTA_ATAQUES))
+        leitor = pasta / "leitor.py"
+        leitor.write_text(LEITOR, encoding="utf-8")
+        os.chmod(leitor, 0o644)
+        lab = subprocess.Popen(
+            ["runuser", "-u", "nobody", "--", "/usr/bin/python3", str(leitor), str(arquivo), "90"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)
+        nb = pasta / caso.pasta_aluno / caso.atividade / f"{caso.atividade}.ipynb"
+        subprocess.run(
+            [sys.executable, "-m", "autograder", "avaliar", str(nb), "--aluno", "a", "--json"],
+            cwd=raiz,
+            env={**os.environ, "AVALIADOR_SEGREDO": "segredo-do-teste-vermelho4"},
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
+        lab.terminate()
+        lido = (lab.communicate(timeout=30)[0] or "").strip()
+    finally:
+        shutil.rmtree(pasta, ignore_errors=True)
+    assert lido != "5EC0DE42", (
+        "um processo comum do aluno (nobody, fora de qualquer caixa) leu 32 bits que a caixa escreveu no cache "
+        "de páginas de um arquivo do .venv: no hub, o laboratório do aluno lê assim o que a caixa dele vê"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classes 4 e 5 no caminho do hub (e do `make lab-instrutor`): a resposta escrita do aluno (uma célula markdown
+# de correção manual, como `pergunta_escala` da 01) é HTML que o aluno controla, e o formgrader a mostra ao
+# professor na *Correção manual* com o `HTMLExporter` do nbconvert, cujo `sanitize_html` é falso por padrão (o
+# curso não o liga). Um `<img onerror=...>` roda então na origem do servidor Jupyter do professor
+# (`/user/professor/`), com o cookie `_xsrf` legível: a página chama a API do servidor dele (terminal, kernel,
+# o gradebook) como o professor, e uma nota manual ou automática pode ser reescrita sem o trabalho.
+PAYLOAD = (
+    "A escala por raiz de d_k evita a softmax saturada. "
+    "<img src=\"x\" onerror=\"fetch('/user/professor/api/terminals',{method:'POST'})\">"
+)
+
+
+def test_o_formgrader_nao_roda_html_da_resposta_escrita_do_aluno():
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.apps import NbGrader
+    from nbgrader.server_extensions.formgrader import handlers
+
+    raiz = Path(__file__).resolve().parents[1]
+    nb = nbformat.v4.new_notebook()
+    celula = nbformat.v4.new_markdown_cell(PAYLOAD)
+    celula.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": True,
+        "grade_id": "pergunta_escala",
+        "points": 1,
+        "schema_version": 3,
+        "locked": False,
+        "task": False,
+    }
+    nb.cells.append(celula)
+    # a configuração que o formgrader usa: a do nbgrader do curso (nbgrader_config.py) mais a do FormgradeExtension
+    anterior = os.getcwd()
+    os.chdir(raiz)
+    try:
+        app = NbGrader()
+        app.load_config_file()
+        config = app.config
+    finally:
+        os.chdir(anterior)
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    recursos = {
+        "assignment_id": "01-atencao",
+        "notebook_id": "01-atencao",
+        "submission_id": "1",
+        "index": 0,
+        "total": 1,
+        "base_url": "/user/professor",
+        "student": "aluno1",
+        "last_name": "Um",
+        "first_name": "Aluno",
+        "notebook_path": "/user/professor/notebooks/autograded/aluno1/01-atencao/01-atencao.ipynb",
+    }
+    html, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=recursos)
+    assert "onerror=" not in html, (
+        "o formgrader mostra ao professor a resposta escrita do aluno com o HTML ativo (onerror): o JavaScript do "
+        "aluno roda na origem do servidor Jupyter do professor, com acesso à API dele e ao gradebook"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classe 1 no caminho do hub: o laboratório do aluno é um processo comum do usuário dele (LocalProcessSpawner,
+# sem cgroup, sem limite de CPU nem de processos), na mesma máquina que os trabalhadores do ajudante. Cada caixa
+# tem teto de uma CPU (cgroup) mas nenhuma reserva: um aluno que abre N processos girando, cada um na sua sessão
+# (setsid: com o autogroup, cada sessão recebe a mesma fatia), deixa à caixa de OUTRO aluno ~1/(N+1) do núcleo,
+# e os prazos de parede da correção (10 s por chamada, 120 s o treino da 08, 300 s por submissão) decidem pontos
+# dela. Pesado para uma máquina dividida: só roda com CURSO_VERMELHO4_CPU=1 (N em CURSO_VERMELHO4_N, padrão 48).
+GIRAR = "import os\nos.setsid()\nwhile True:\n    pass\n"
+
+
+@pytest.mark.skipif(os.environ.get("CURSO_VERMELHO4_CPU") != "1", reason="pesado: CURSO_VERMELHO4_CPU=1")
+def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno():
+    import subprocess
+    import sys
+
+    raiz = Path(__file__).resolve().parents[1]
+    notebook = raiz / "source" / "08-lm-moderno" / "08-lm-moderno.ipynb"  # a solução: 20/20 numa máquina quieta
+    pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cpu-", dir="/tmp"))
+    os.chmod(pasta, 0o711)
+    (pasta / "girar.py").write_text(GIRAR, encoding="utf-8")
+    os.chmod(pasta / "girar.py", 0o644)
+    destino = pasta / "vitima" / "08-lm-moderno"
+    destino.mkdir(parents=True)
+    shutil.copy(notebook, destino / "08-lm-moderno.ipynb")
+    n = int(os.environ.get("CURSO_VERMELHO4_N", "48"))
+    girando = [
+        subprocess.Popen(
+            ["runuser", "-u", "nobody", "--", "taskset", "-c", "0", "/usr/bin/python3", str(pasta / "girar.py")]
+        )
+        for _ in range(n)
+    ]
+    try:
+        feito = subprocess.run(
+            [
+                "taskset",
+                "-c",
+                "0",
+                sys.executable,
+                "-m",
+                "autograder",
+                "avaliar",
+                str(destino / "08-lm-moderno.ipynb"),
+                "--aluno",
+                "vitima",
+                "--json",
+            ],
+            cwd=raiz,
+            env={**os.environ, "AVALIADOR_SEGREDO": "segredo-do-teste-vermelho4"},
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
+        )
+    finally:
+        for p in girando:
+            p.kill()
+        for p in girando:
+            p.wait()
+        shutil.rmtree(pasta, ignore_errors=True)
+    nota = json.loads(feito.stdout)["score"]
+    assert nota == 20, f"a solução do instrutor ficou com {nota}/20 com {n} processos de outro usuário no mesmo núcleo"
