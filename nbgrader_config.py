@@ -101,3 +101,9 @@ c.HTMLExporter.extra_template_basedirs = [
     os.path.join(_REPOSITORIO, "jupyter", "retorno"),
     os.path.join(os.path.dirname(_nbgrader.__file__), "server_extensions", "formgrader", "templates"),
 ]
+
+# O HTML que o professor vê (formgrader) e o retorno que o aluno recebe saem do notebook do aluno: sem isto,
+# uma resposta escrita com <img onerror=...> roda JavaScript na origem do servidor Jupyter do professor (com
+# a API dele e o gradebook; rodada vermelha 4). O nbconvert limpa o HTML das células de markdown e das saídas
+# (bleach: sem scripts, atributos de evento nem iframes), como faz por padrão para notebooks não confiáveis.
+c.HTMLExporter.sanitize_html = True

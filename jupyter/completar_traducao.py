@@ -178,6 +178,14 @@ _TROCAS_DE_CODIGO = [
         '{% block in_prompt -%}<div class="prompt input_prompt"></div>{%- endblock in_prompt %}\n\n{% block body %}',
     ),
     ("templates/formgrade/index.html.j2", r"<html>", '<html lang="pt-BR">'),
+    # a resposta escrita do aluno vira HTML limpo (bleach, o clean_html do nbconvert): o modelo do nbgrader
+    # troca o bloco das células de markdown e não passa pelo sanitize_html; sem isto, um <img onerror=...> na
+    # resposta roda JavaScript na origem do servidor do professor (rodada vermelha 4)
+    (
+        "templates/formgrade/index.html.j2",
+        r"\{\{ cell\.source\s*\| markdown2html \| strip_files_prefix \}\}",
+        "{{ cell.source | markdown2html | strip_files_prefix | clean_html }}",
+    ),
 ]
 
 

@@ -166,6 +166,7 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
         [ord("a"), 0xC3, 0xA9, ord("!")],
         [0xF0, 0x9F, 0x99, 0x82, ord(" "), 0xC3],
         [0xE2, 0x98],
+        [ord(" "), ord("o"), ord("i"), ord(" "), ord("\n")],  # espaços nas pontas (construído: todo aluno o recebe)
     ]
     for ids in casos:
         esperado = ORC.decodificar_ref(ids, fusoes)
