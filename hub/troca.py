@@ -150,7 +150,8 @@ def _ler_arquivo(pasta_fd: int, nome: str, limite: int) -> bytes:
 def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str | None]:
     """(notebook, segredo, motivo): o notebook da atividade (None se falta ou é recusado, com o
     motivo) e o ``submission_secret.txt`` (None se falta ou é inválido). Relê pelo descritor e
-    confere que a pasta ainda é a examinada."""
+    confere que a pasta ainda é a examinada. ``e.chegada`` passa a ser a última mudança da pasta ou do
+    notebook lido (o ``timestamp.txt`` da entrega sai dela, depois desta leitura)."""
     try:
         pasta = os.open(e.nome, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
     except OSError as exc:
@@ -166,7 +167,13 @@ def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str 
         except (OSError, ValueError, UnicodeDecodeError):
             pass
         try:
-            return _ler_arquivo(pasta, f"{e.atividade}.ipynb", LIMITE_NOTEBOOK), segredo, None
+            notebook = _ler_arquivo(pasta, f"{e.atividade}.ipynb", LIMITE_NOTEBOOK)
+            # A data que vale é a da última mudança do que se corrige (rodada vermelha 4): o aluno que grava o
+            # notebook numa entrega já aceita, enquanto ela espera na fila, move a chegada para depois. O ctime só
+            # o kernel marca (o dono não o recua); lido DEPOIS da leitura, cobre o que foi lido.
+            arquivo = os.stat(f"{e.atividade}.ipynb", dir_fd=pasta, follow_symlinks=False)
+            e.chegada = max(e.chegada, arquivo.st_ctime, os.fstat(pasta).st_ctime)
+            return notebook, segredo, None
         except FileNotFoundError:
             return None, segredo, f"o arquivo {e.atividade}.ipynb não veio na entrega"
         except (OSError, ValueError) as exc:

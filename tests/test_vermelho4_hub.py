@@ -114,7 +114,6 @@ _AINDA_GANHA = pytest.mark.skipif(
 )
 
 
-@_AINDA_GANHA
 @pytest.mark.parametrize("como", ["reescreve-o-notebook", "pasta-vazia-e-notebook-depois"])
 def test_o_notebook_corrigido_e_o_que_chegou_ate_a_data_da_entrega(servico, como):
     """A Ana entrega antes do prazo; a entrega espera na fila; depois do prazo ela grava o notebook dentro da

@@ -27,7 +27,7 @@ import re
 from autograder.caixa import protocolo
 from autograder.caixa.protocolo import valor_do_aluno
 
-__all__ = ["Mostrado", "excecao_do_aluno", "mostrar"]
+__all__ = ["Mostrado", "excecao_do_aluno", "medida_do_aluno", "mostrar"]
 
 
 class Mostrado:
@@ -74,7 +74,9 @@ def _forma_do_aluno(valor, espec: str) -> str:
     if isinstance(valor, int):
         return str(valor) if abs(valor) < 10_000 else f"um inteiro de {len(str(abs(valor)))} dígitos"
     if isinstance(valor, float):
-        if _PRECISAO_CURTA.fullmatch(espec):  # "{:.0%}", "{:.3g}", "{:.2f}": até 3 casas, como a suíte pediu
+        if _PRECISAO_CURTA.fullmatch(espec) and abs(valor) < MAIOR_REAL_COM_CASAS:
+            # "{:.0%}", "{:.3g}", "{:.2f}": até 3 casas, como a suíte pediu, num número de até 3 algarismos inteiros
+            # (um real maior com casas curtas ainda levaria todos os algarismos inteiros: rodada vermelha 4)
             return format(valor, espec).replace(".", ",")
         return f"{valor:.2g}".replace(".", ",").replace("+", "")
     forma = getattr(valor, "shape", None)
@@ -99,6 +101,7 @@ def _forma_do_aluno(valor, espec: str) -> str:
 
 
 _PRECISAO_CURTA = re.compile(r"\.[0-3][gf%]")
+MAIOR_REAL_COM_CASAS = 1000.0  # acima disso, um real do aluno sai com 2 algarismos significativos
 MAXIMO_DE_EIXOS = 8  # uma forma com mais eixos sai só pelo número de eixos
 TAMANHO_MAXIMO = 9_999  # um tamanho do aluno maior que isso sai só como "mais de 9.999" (rodada vermelha 3)
 
@@ -141,6 +144,28 @@ def _numero_real(valor) -> bool:
     if tipo.__module__ == "torch" and hasattr(valor, "dtype") and getattr(valor, "ndim", 1) == 0:
         return valor.dtype.is_floating_point
     return False
+
+
+class _MedidaDoAluno(Mostrado):
+    """Um número que o avaliador calculou do que o aluno devolveu: formatado como um número do aluno."""
+
+    __slots__ = ()
+
+    def __format__(self, espec: str) -> str:
+        return _forma_do_aluno(self.valor, espec)
+
+    def __str__(self) -> str:
+        return _forma_do_aluno(self.valor, "")
+
+    __repr__ = __str__
+
+
+def medida_do_aluno(valor) -> Mostrado:
+    """Para um número que o processo confiável calculou a partir do que a caixa devolveu (a perplexidade ou a
+    acurácia dos pesos treinados pelo aluno): numa mensagem, sai como um número do aluno (até 3 casas pedidas num
+    real de até 3 algarismos inteiros; senão, 2 algarismos significativos). O aluno escolhe os pesos, e com eles
+    os algarismos da medida (rodada vermelha 4: a perplexidade citada inteira levava 11 bits da semente da turma)."""
+    return _MedidaDoAluno(float(valor))
 
 
 def mostrar(valor) -> Mostrado:

@@ -88,7 +88,7 @@ from autograder.suite.faixas import (
 )
 from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, faixa, item, tempo_limite
 from autograder.suite.lacuna import Lacuna, exigir_lacuna
-from autograder.suite.mensagens import mostrar
+from autograder.suite.mensagens import medida_do_aluno, mostrar
 from autograder.suite.passos_vistos import contando_passos, exigir_passos_vistos
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
 
@@ -570,7 +570,9 @@ class ItemDeTreino:
             exigir_lacuna(lacuna)
             return
         perdas = resultado["perdas"]
-        texto = medida.texto.format(medida=mostrar(valor), faixa=mostrar(faixa_pedida), qual=mostrar(resultado["qual"]))
+        texto = medida.texto.format(
+            medida=medida_do_aluno(valor), faixa=mostrar(faixa_pedida), qual=mostrar(resultado["qual"])
+        )
         if da_referencia is not None:
             da_referencia = math.exp(-da_referencia) if medida.em_log else da_referencia
             texto += f" Com a mesma semente, a solução de referência chega a {medida.formato.format(mostrar(da_referencia))}."

@@ -1206,3 +1206,55 @@ MUTANTES += [
         equivoco="blocos-maximo-guarda-referencia",
     ),
 ]
+
+# issue #38 (rodada 7): a aditiva é somada para qualquer float (tipo pelo dtype, não pelos valores; sem pular quando
+# mascara.all()); um máximo por consulta na atenção em blocos
+MUTANTES += [
+    Variante(
+        "sonda-mascara-tipo-pelos-valores",
+        {
+            "atencao": _atencao(
+                _PONT,
+                _MASC.replace("if mascara.dtype == bool:", "if set(np.unique(mascara).tolist()) <= {0, 1}:"),
+                _FIM,
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-aditiva-tipo-pelos-valores",
+    ),
+    Variante(
+        "sonda-mascara-pulada-com-all",
+        {
+            "atencao": _atencao(_PONT, _MASC, _FIM).replace(
+                "if mascara is not None:", "if mascara is not None and not np.all(mascara):"
+            )
+        },
+        itens=["teste_mascara"],
+        equivoco="mascara-aditiva-sem-zeros-pulada",
+    ),
+    Variante(
+        "sonda-blocos-maximo-do-bloco-inteiro",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))", "m_novo = np.maximum(m, s.max())"
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-maximo-do-bloco-inteiro",
+    ),
+]
+
+# issue #38 (rodada 7): a atenção em blocos vale com dimensões de lote (a sonda da forma, quando o código levanta)
+MUTANTES += [
+    Variante(
+        "sonda-blocos-einsum-sem-reticencias",
+        {
+            "atencao_blocos": _blocos(_CERTA).replace(
+                "s = Q @ np.swapaxes(K[..., inicio:inicio + bloco, :], -1, -2) / np.sqrt(Q.shape[-1])",
+                "s = np.einsum('qd,kd->qk', Q, K[..., inicio:inicio + bloco, :]) / np.sqrt(Q.shape[-1])",
+            )
+        },
+        itens=["teste_blocos"],
+        equivoco="blocos-quebra-com-lote",
+    ),
+]

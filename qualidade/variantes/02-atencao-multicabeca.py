@@ -943,3 +943,18 @@ MUTANTES += [
         equivoco="modulo-mascara-none-inventada",
     ),
 ]
+
+# issue #38 (rodada 7): a autoatenção com o MESMO tensor em q, k e v (m(x, x, x)) projeta as chaves com w_k
+_MODULO_REAPROVEITA_Q = _modulo()
+_MODULO_REAPROVEITA_Q["modulo"] = _MODULO_REAPROVEITA_Q["modulo"].replace(
+    "Q, K, V = separar(self.w_q(q)), separar(self.w_k(k)), separar(self.w_v(v))",
+    "Q = separar(self.w_q(q))\n        K, V = (Q if k is q else separar(self.w_k(k))), separar(self.w_v(v))",
+)
+MUTANTES += [
+    Variante(
+        "sonda-modulo-autoatencao-reaproveita-q",
+        _MODULO_REAPROVEITA_Q,
+        itens=["teste_modulo_pytorch"],
+        equivoco="modulo-autoatencao-reaproveita-q",
+    ),
+]

@@ -1203,3 +1203,63 @@ def positional_encoding(seq_len, d):
         equivoco="mini-norma-final-extra",
     ),
 ]
+
+# issue #38 (rodada 7): a impressão pedida é uma frase por bloco, e só ela (a verificação visível conta as linhas)
+MUTANTES += [
+    Variante(
+        "sonda-mini-resumo-no-fim",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(X.shape[-2], X.shape[-1])
+    for i, pesos in enumerate(lista_de_pesos):
+        H = bloco_encoder(H, pesos, h)
+        print(f"Saída do bloco {i + 1}: forma {H.shape}")
+    print(f"Encoder com {len(lista_de_pesos)} blocos")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-linhas-a-mais",
+    ),
+    Variante(
+        "sonda-mini-so-a-tupla",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(X.shape[-2], X.shape[-1])
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+        print(H.shape)
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-impressao-sem-frase",
+    ),
+]
+
+# issue #38 (rodada 7): o número de cada linha é o do seu bloco
+MUTANTES += [
+    Variante(
+        "sonda-mini-numero-fixo",
+        {
+            "mini_encoder": _mini("""    H = X + positional_encoding(X.shape[-2], X.shape[-1])
+    for pesos in lista_de_pesos:
+        H = bloco_encoder(H, pesos, h)
+        print(f"Saída do bloco {len(lista_de_pesos)}: forma {H.shape}")
+    return H""")
+        },
+        itens=["teste_mini_encoder"],
+        equivoco="mini-numero-do-bloco-fixo",
+    ),
+]
+
+# issue #38 (rodada 7): a feed-forward vale com dimensões de lote (a sonda da forma, quando o código levanta)
+MUTANTES += [
+    Variante(
+        "sonda-ffn-einsum-sem-reticencias",
+        {
+            "feed_forward": _ffn(
+                "    oculta = np.maximum(0, np.einsum('nd,df->nf', x, W1) + b1)\n"
+                "    return np.einsum('nf,fd->nd', oculta, W2) + b2"
+            )
+        },
+        itens=["teste_feed_forward"],
+        equivoco="ffn-quebra-com-lote",
+    ),
+]

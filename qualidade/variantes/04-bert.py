@@ -925,3 +925,36 @@ MUTANTES += [
         equivoco="encoder-h-ignorado",
     ),
 ]
+
+# issue #38 (rodada 7): padding_idx = pad_id também com pad_id 0; a máscara de padding vale em eval(); os especiais
+# são os ids da lista (espalhados), não um intervalo
+MUTANTES += [
+    Variante(
+        "sonda-encoder-padding-idx-or-none",
+        {"encoder_bert": _encoder(init=_INIT_OK.replace("padding_idx=pad_id", "padding_idx=pad_id or None"))},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-padding-idx-some-com-zero",
+    ),
+    Variante(
+        "sonda-encoder-mascara-so-no-treino",
+        {
+            "encoder_bert": _encoder(
+                camada="            x = camada(x, src_key_padding_mask=m if self.training else None)"
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-mascara-so-no-treino",
+    ),
+    Variante(
+        "sonda-mlm-especiais-como-intervalo",
+        {
+            "mascarar_tokens": _mlm(
+                "    escolhidos = (torch.rand(ids.shape, generator=g) < prob)"
+                " & ~((ids >= min(especiais)) & (ids <= max(especiais)))",
+                _DESTINO_OK,
+            ).replace("if t not in set(especiais)", "if not min(especiais) <= t <= max(especiais)")
+        },
+        itens=["teste_mascarar_tokens"],
+        equivoco="mlm-comum-nunca-escolhido",
+    ),
+]

@@ -194,6 +194,25 @@ ADITIVA_IGNORADA = Equivoco(
     secao="Código Comentado",
 )
 
+ADITIVA_PELOS_VALORES = Equivoco(
+    "mascara-aditiva-tipo-pelos-valores",
+    "Uma máscara float só com 0 e 1 foi tratada como booleana: o tipo da máscara vem do dtype, não dos valores. "
+    "Booleana (dtype bool): True pode atender. Aditiva (float): é somada às pontuações, e uma aditiva de 0 e 1 "
+    "soma 1 às chaves marcadas, sem bloquear nenhuma. Decida com mascara.dtype == bool.",
+    titulo="Tipo da máscara decidido pelos valores",
+    para_instrutor="O aluno decide se a máscara é booleana olhando os valores (só 0 e 1), e não o dtype.",
+    secao="Código Comentado",
+)
+ADITIVA_SEM_ZEROS_PULADA = Equivoco(
+    "mascara-aditiva-sem-zeros-pulada",
+    "Uma máscara aditiva sem nenhum zero (só vieses diferentes de 0, ou -inf) foi ignorada: parece que a máscara "
+    "é pulada quando mascara.all() é verdadeiro. all() só diz que nenhum valor é 0 (ou False); numa aditiva, todo "
+    "valor diferente de 0 muda as pontuações. Some a aditiva sempre que ela vier.",
+    titulo="Máscara aditiva pulada quando não tem zeros",
+    para_instrutor="O aluno pula a máscara quando mascara.all() é verdadeiro, achando que aí ela não bloqueia nada.",
+    secao="Código Comentado",
+)
+
 
 # issue #38: a softmax dada é a de referência (certa); se ela quebra quando a atenção do aluno a chama, a promessa
 # quebrada é a da chamada (argumentos fora da ordem da assinatura, com outro nome ou com a forma errada)
@@ -771,6 +790,26 @@ def test_mascara_aditiva_confere_com_pytorch(aluno, rng):
     diag = _equivocos_mascara(Q, K, V, 0.5, m, aditiva=True)
     _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, "máscara aditiva")
     exigir_entradas_intactas(aluno, "atencao_produto_escalar", ["Q", "K", "V", "mascara"])
+    # depois da conferência das entradas: com Q ≠ 0, alterar Q no lugar (erro de teste_atencao) apareceria aqui
+    _conferir_aditivas_construidas(aluno)
+
+
+def _conferir_aditivas_construidas(aluno):
+    """issue #38 (rodada 7): a promessa "aditiva (float) é somada às pontuações" vale para QUALQUER float, em casos
+    construídos (os mesmos para todo aluno): uma aditiva só de 0.0 e 1.0 (não é booleana: soma 1 e não bloqueia
+    nada) e uma aditiva sem nenhum zero (vieses e -inf; all() é verdadeiro, e ela ainda assim muda as pontuações)."""
+    Q = np.array([[1.0, 0.0, 0.5, 0.0], [0.0, 1.0, 0.0, -0.5], [0.5, 0.5, 1.0, 0.0]])
+    K = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, 2.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [-1.0, 0.0, 2.0, 0.0]])
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-2.0, 3.0]])
+    zeros_e_uns = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])
+    sem_zeros = np.array([[-1.0, 0.5, -np.inf, 2.0], [1.5, -np.inf, -0.5, -2.0], [0.25, -3.0, 1.0, -np.inf]])
+    for m, nome, equivoco, errada in [
+        (zeros_e_uns, "aditiva só de 0.0 e 1.0", ADITIVA_PELOS_VALORES, zeros_e_uns.astype(bool)),
+        (sem_zeros, "aditiva sem nenhum zero", ADITIVA_SEM_ZEROS_PULADA, None),
+    ]:
+        esperado = atencao_np(Q, K, V, 0.5, mascara=m)
+        diag = [(equivoco, atencao_np(Q, K, V, 0.5, mascara=errada))]
+        _comparar_atencao(atencao_do_aluno(aluno, Q, K, V, mascara=m), esperado, diag, nome)
 
 
 @item("teste_mascara", pontos=0.5)
@@ -930,6 +969,16 @@ BLOCOS_MASCARA_SEM_BROADCAST = Equivoco(
     secao="Código Comentado",
 )
 
+MAXIMO_DO_BLOCO_INTEIRO = Equivoco(
+    "blocos-maximo-do-bloco-inteiro",
+    "O máximo do bloco foi tirado do bloco inteiro (s.max(), de todas as consultas), e não de cada consulta: "
+    "uma consulta com pontuações muito menores que as de outra tem exp(s - máximo) = 0 em toda a linha "
+    "(underflow) e a saída dela vira 0/0. Tome um máximo por consulta: s.max(axis=-1, keepdims=True).",
+    titulo="Um máximo por bloco, não por consulta",
+    para_instrutor="O aluno guarda um só máximo por bloco, sem ver que cada consulta tem a sua softmax.",
+    secao="Explicação Matemática",
+)
+
 
 def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
     """O laço em blocos (softmax on-line), certo e com cada erro conhecido, para diagnóstico."""
@@ -947,7 +996,7 @@ def blocos_np(Q, K, V, mascara=None, bloco=64, modo="certo"):
             if mascara is not None:
                 parte = mascara[..., inicio : inicio + bloco]
                 s = np.where(parte, s, -np.inf) if parte.dtype == bool else s + parte
-            m_novo = np.maximum(m, s.max(axis=-1, keepdims=True))
+            m_novo = np.maximum(m, s.max() if modo == "maximo_do_bloco" else s.max(axis=-1, keepdims=True))
             ref = m_novo if modo == "sem_guarda" else np.where(np.isfinite(m_novo), m_novo, 0.0)
             fator = np.exp(m - ref)
             if modo == "fator_invertido":
@@ -1023,6 +1072,7 @@ def _conferir_blocos(aluno, Q, K, V, mascara, bloco, nome, atol=1e-10, rtol=1e-9
 
 
 @item("teste_blocos", pontos=0.5)
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_blocos_lote(aluno))
 def test_blocos_igual_a_atencao_para_todo_bloco(aluno, rng):
     """atenção em blocos: igual à atenção inteira para blocos de 1 chave, que não dividem n_k e maiores que n_k"""
     Q, K, V = _qkv(rng, lote=(2,), n_q=5, n_k=23, d_k=6, d_v=3, escala_dados=1.5)
@@ -1047,6 +1097,18 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
     Qg, Kg = np.zeros((1, 4)), np.zeros((6, 4))
     Qg[0, 0], Kg[:, 0] = 2.0, np.arange(6) * 700.0
     _conferir_blocos(aluno, Qg, Kg, np.arange(12, dtype=np.float64).reshape(6, 2), None, 2, "máximo que cresce")
+    # issue #38 (rodada 7): um máximo POR CONSULTA. Duas consultas com pontuações ≈ +400 e ≈ -400 (caso construído):
+    # um só máximo para o bloco inteiro faz exp(-800) = 0 em toda a linha da segunda, e a saída dela 0/0
+    Qc = np.zeros((2, 4))
+    Qc[0, 0], Qc[1, 0] = 2.0, -2.0
+    Kc = np.zeros((6, 4))
+    Kc[:, 0] = 400.0 + np.arange(6) * 0.5
+    Vc = np.arange(12, dtype=np.float64).reshape(6, 2)
+    errada = blocos_np(Qc, Kc, Vc, None, 2, "maximo_do_bloco")
+    obtida = np.asarray(_blocos_do_aluno(aluno, Qc, Kc, Vc, None, 2), dtype=np.float64)
+    if obtida.shape == errada.shape and np.allclose(obtida, errada, equal_nan=True):
+        raise Reprovado(MAXIMO_DO_BLOCO_INTEIRO.mensagem, MAXIMO_DO_BLOCO_INTEIRO)
+    _conferir_blocos(aluno, Qc, Kc, Vc, None, 2, "consultas de pontuações opostas")
     # pontuações todas muito negativas (≈ -1000): um máximo corrente que começa em 0, e não em -inf, faz
     # exp(s - 0) = 0 em todo bloco e a saída 0/0 (issue #38: caso construído, o mesmo para todo aluno)
     Kn = np.zeros((6, 4))
@@ -1078,6 +1140,7 @@ def test_blocos_maximo_que_cresce_de_bloco_em_bloco(aluno, rng):
 
 
 @item("teste_blocos", pontos=0.5)
+@S.com_sondas_tambem_no_erro(lambda aluno: _sondas_blocos_lote(aluno))
 def test_blocos_com_mascara_e_linhas_mascaradas(aluno, rng):
     """atenção em blocos: máscara booleana e aditiva; blocos inteiros mascarados numa linha; linha sem chaves dá nan"""
     Q, K, V = _qkv(rng, lote=(2,), n_q=6, n_k=12, d_k=4, d_v=3, escala_dados=1.3)
@@ -1279,6 +1342,43 @@ def _blocos_variante(Q, K, V, mascara, bloco, modo):
     if modo == "escala_d_v":
         return atencao_inteira(Q * np.sqrt(Q.shape[-1]) / np.sqrt(V.shape[-1]), K, V)
     raise ValueError(modo)
+
+
+def _sondas_blocos_lote(aluno):
+    """issue #38 (rodada 7): a promessa das formas, (..., n, d) e máscara com broadcast para (..., n_q, n_k). Numa
+    entrada construída, a função acerta em 2-D (com máscara 2-D) e LEVANTA com um eixo de lote (máscara com lote):
+    alguma conta supõe matrizes."""
+    Q, K, V = _sonda_qkv()
+    mascara = np.random.default_rng(_SONDA_RNG + 2).random((3, 10)) < 0.6
+    mascara[:, 0] = True
+
+    def quebra_com_lote():
+        certo_2d = _iguais_a_inteira(_blocos_do_aluno(aluno, Q, K, V, mascara, 4), atencao_inteira(Q, K, V, mascara))
+        if not certo_2d:
+            return False
+        try:
+            _blocos_do_aluno(aluno, np.stack([Q, -Q]), np.stack([K, K]), np.stack([V, V]), np.stack([mascara] * 2), 4)
+        except ErroDoAluno:
+            return True
+        return False
+
+    return [
+        S.promessa(
+            "blocos-quebra-com-lote",
+            "A função acerta sem dimensões de lote e levanta um erro com elas: Q, K, V têm forma (..., n, d) e a "
+            "máscara faz broadcast para (..., n_q, n_k). Alguma conta supõe matrizes 2-D (einsum sem '...', K.T, "
+            "np.inner, broadcast_to para (n_q, n_k), len(K[0])): escreva-as sobre os dois últimos eixos "
+            "(np.swapaxes(K, -1, -2), K[..., inicio:fim, :], mascara[..., inicio:fim]).",
+            quebra_com_lote,
+            titulo="Atenção em blocos só em 2-D",
+            para_instrutor="O aluno escreveu o laço em blocos para matrizes e esqueceu as dimensões de lote.",
+            secao="Código Comentado",
+        )
+    ]
+
+
+def _iguais_a_inteira(obtido, esperado):
+    return S.iguais(obtido, esperado, atol=1e-8, rtol=1e-6)
 
 
 @S.sondas_de("atencao_em_blocos")

@@ -777,6 +777,17 @@ def _em_numpy(sd):
     return W, b
 
 
+MODULO_REAPROVEITA_Q = Equivoco(
+    "modulo-autoatencao-reaproveita-q",
+    "Com o mesmo tensor em q, k e v (a autoatenção, m(x, x, x)), as chaves saíram da projeção das consultas: "
+    "o código reaproveita self.w_q(q) quando k is q. Consultas e chaves são projeções diferentes da mesma "
+    "entrada (W_q e W_k): K = self.w_k(k) sempre, mesmo quando k é o próprio q.",
+    titulo="Autoatenção reaproveita a projeção de q",
+    para_instrutor="O aluno 'otimiza' a autoatenção usando w_q também para as chaves quando k is q.",
+    secao="Código Comentado",
+)
+
+
 def _oficial(sd, d, h):
     m = torch.nn.MultiheadAttention(d, h, batch_first=True)
     with torch.no_grad():
@@ -895,6 +906,21 @@ def test_modulo_mascaras(aluno, rng):
         tuple(t.numpy() for t in esperado),
         _equivocos_modulo(sd, x, x, h, causal),
         "máscara causal",
+        atol=1e-5,
+        rtol=1e-4,
+        funcao="forward",
+    )
+    # issue #38 (rodada 7): na autoatenção, m(x, x, x) recebe o MESMO objeto três vezes (não cópias): a conta não
+    # depende disso (as chaves passam por w_k e os valores por w_v, sempre)
+    mesmo = aluno.chamar_caminho("torch", ("clone",), x, guardar=True)
+    so_w_q = {**sd, "w_k.weight": sd["w_q.weight"], "w_k.bias": sd["w_q.bias"]}
+    with torch.no_grad():
+        reaproveita = _oficial(so_w_q, d, h)(x, x, x, attn_mask=~causal, average_attn_weights=False)
+    comparar_par(
+        _rodar(modulo, mesmo, mesmo, mesmo, mascara=causal),
+        tuple(t.numpy() for t in esperado),
+        [(MODULO_REAPROVEITA_Q, tuple(t.numpy() for t in reaproveita))],
+        "autoatenção, o mesmo tensor em q, k e v",
         atol=1e-5,
         rtol=1e-4,
         funcao="forward",

@@ -18,6 +18,7 @@ import torch
 from autograder import suite
 from autograder.suite import (
     Equivoco,
+    ErroDoAluno,
     Reprovado,
     como_array,
     comparar,
@@ -332,6 +333,32 @@ MINI_IMPRESSAO_A_MAIS = Equivoco(
     "vieram mais linhas com a forma do que blocos (uma antes de cada bloco, a da entrada ou uma a mais no fim?).",
     titulo="Linhas impressas a mais",
     para_instrutor="O aluno imprime a forma também antes do bloco ou no fim, e não uma linha por bloco.",
+    secao="Projeto da Aula",
+)
+MINI_LINHAS_A_MAIS = Equivoco(
+    "mini-linhas-a-mais",
+    "mini_encoder deve imprimir exatamente uma linha por bloco, e nada mais (a verificação visível conta as "
+    "linhas impressas): vieram linhas a mais, sem a forma (um resumo no fim, um título, uma linha de depuração?). "
+    "Imprima só a linha de cada bloco, depois de aplicá-lo.",
+    titulo="Linhas impressas além das dos blocos",
+    para_instrutor="O aluno imprime, além da linha de cada bloco, um resumo ou outra linha que o enunciado não pede.",
+    secao="Projeto da Aula",
+)
+MINI_NUMERO_FIXO = Equivoco(
+    "mini-numero-do-bloco-fixo",
+    "Todas as linhas impressas trazem o mesmo número de bloco: cada linha é a de um bloco, e o número dela é o "
+    "desse bloco (1, 2, ... na ordem da lista), como em Saída do bloco 1: forma (2, 5, 8). Use o contador do laço "
+    "(for i, pesos in enumerate(lista_de_pesos, start=1)), não len(lista_de_pesos) nem um número fixo.",
+    titulo="Número do bloco fixo na impressão",
+    para_instrutor="O aluno imprime o mesmo número (o total de blocos, um valor fixo) em todas as linhas.",
+    secao="Projeto da Aula",
+)
+MINI_SEM_FRASE = Equivoco(
+    "mini-impressao-sem-frase",
+    "A linha de cada bloco traz só a forma: o enunciado pede a forma da saída numa frase em português, por "
+    'exemplo print(f"Saída do bloco {i}: forma {H.shape}"), e não só print(H.shape).',
+    titulo="Só a forma, sem a frase",
+    para_instrutor="O aluno imprimiu só a tupla da forma, sem a frase em português que o enunciado pede.",
     secao="Projeto da Aula",
 )
 MINI_SEM_IMPRESSAO = Equivoco(
@@ -1097,6 +1124,18 @@ def _exigir_uma_linha_por_bloco(antes, depois, forma, blocos):
             f"a forma {mostrar(tuple(forma))}.)",
             MINI_IMPRESSAO_A_MAIS,
         )
+    # issue #38 (rodada 7): a verificação visível conta TODAS as linhas não vazias (uma por bloco, nada mais); avisos
+    # do Python (que também caem na saída capturada) não contam
+    todas = [
+        linha
+        for linha in depois[len(antes) :].splitlines()
+        if linha.strip() and not linha[0].isspace() and "Warning" not in linha
+    ]
+    if len(todas) > blocos:
+        raise Reprovado(
+            f"{MINI_LINHAS_A_MAIS.mensagem} (Com {mostrar(blocos)} blocos vieram {mostrar(len(todas))} linhas.)",
+            MINI_LINHAS_A_MAIS,
+        )
 
 
 def _exigir_formas_impressas(antes, depois, formas):
@@ -1111,6 +1150,8 @@ def _exigir_formas_impressas(antes, depois, formas):
             MINI_SEM_IMPRESSAO,
         )
     linhas = depois[len(antes) :].splitlines()
+    vistas = []
+    tupla_qualquer = re.compile(r"\(\s*\d+(\s*,\s*\d+)*\s*,?\s*\)")
     for numero, forma in enumerate(formas, start=1):
         padrao = re.compile(r"\D+".join(str(int(t)) for t in forma))
         achou = next((i for i, linha in enumerate(linhas) if padrao.search(linha)), None)
@@ -1131,7 +1172,20 @@ def _exigir_formas_impressas(antes, depois, formas):
                 "não uma lista nem os números soltos; a verificação visível procura a tupla.)",
                 MINI_SEM_IMPRESSAO,
             )
+        # issue #38 (rodada 7): "imprime a forma da saída, em português": fora a tupla, a linha tem palavras
+        if not re.search(r"[^\W\d_]{3,}", tupla.sub(" ", linhas[achou])):
+            raise Reprovado(
+                f"{MINI_SEM_FRASE.mensagem} (A linha do bloco {mostrar(numero)} não tem nenhuma palavra.)",
+                MINI_SEM_FRASE,
+            )
+        vistas.append(linhas[achou])
         linhas = linhas[achou + 1 :]
+    # issue #38 (rodada 7): quando a linha traz um número além da forma (o número do bloco), ele muda de bloco para
+    # bloco; o mesmo número em todas as linhas não diz de qual bloco é cada uma
+    extras = [re.findall(r"\d+", tupla_qualquer.sub(" ", linha)) for linha in vistas]
+    parece_numero_de_bloco = len(extras[0]) == 1 and int(extras[0][0]) <= len(formas) if extras else False
+    if len(vistas) >= 2 and parece_numero_de_bloco and all(e == extras[0] for e in extras):
+        raise Reprovado(MINI_NUMERO_FIXO.mensagem, MINI_NUMERO_FIXO)
 
 
 # ======================================================================= sondas (issue #38)
@@ -1573,7 +1627,27 @@ def _sondas_ffn(aluno):
                 )
         return False
 
+    def quebra_com_lote():
+        # issue #38 (rodada 7): x tem forma (..., d_model); a conta certa em 2-D e um erro com um eixo de lote
+        if not S.iguais(aluno.feed_forward(xr, W1r, b1r, W2, b2), np.maximum(0.0, xr @ W1r + b1r) @ W2 + b2):
+            return False
+        try:
+            aluno.feed_forward(np.stack([xr, -xr]), W1r, b1r, W2, b2)
+        except ErroDoAluno:
+            return True
+        return False
+
     return [
+        S.promessa(
+            "ffn-quebra-com-lote",
+            "A feed-forward acerta com x em 2-D e levanta um erro quando x tem dimensões de lote, (..., d_model): "
+            "alguma conta supõe uma matriz (einsum sem '...', x.T, np.dot com reshape fixo). Com x @ W1 + b1 e "
+            "h @ W2 + b2 (o @ age nos dois últimos eixos) o lote passa sozinho.",
+            quebra_com_lote,
+            titulo="Feed-forward só em 2-D",
+            para_instrutor="O aluno escreveu a feed-forward para matrizes e esqueceu as dimensões de lote.",
+            secao="Código Comentado",
+        ),
         S.promessa(
             "ffn-vies-fora-do-lugar",
             "Um viés (ou uma matriz) da feed-forward está fora do lugar: FFN(x) = max(0, x @ W1 + b1) @ W2 + b2.",

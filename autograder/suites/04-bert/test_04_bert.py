@@ -139,6 +139,24 @@ ENC_PADDING_IDX = Equivoco(
     para_instrutor="O aluno não sabe que padding_idx deixa a linha do [PAD] zerada e sem gradiente.",
     secao="Código Comentado",
 )
+ENC_PADDING_IDX_ZERO = Equivoco(
+    "encoder-padding-idx-some-com-zero",
+    "Com pad_id = 0 o nn.Embedding ficou sem padding_idx: o padding_idx tem de ser o pad_id recebido, qualquer que "
+    "seja, inclusive 0 (o caso mais comum). Cuidado com `pad_id or None` e com `if pad_id:`: 0 é falso em Python. "
+    "Escreva padding_idx=pad_id.",
+    titulo="padding_idx perdido quando pad_id é 0",
+    para_instrutor="O aluno trata o pad_id 0 como ausente (`pad_id or None`, `if pad_id:`) e perde o padding_idx.",
+    secao="Código Comentado",
+)
+ENC_MASCARA_SO_NO_TREINO = Equivoco(
+    "encoder-mascara-so-no-treino",
+    "Em modo de avaliação (modelo.eval()) a saída dos tokens reais mudou: a máscara de padding faz parte da conta "
+    "do encoder em treino E em avaliação (com dropout 0, os dois modos dão a mesma saída). Passe "
+    "src_key_padding_mask a cada camada sempre, sem depender de self.training.",
+    titulo="Máscara de padding só no treino",
+    para_instrutor="O aluno acha que a máscara de padding só importa no treino e a desliga em eval().",
+    secao="Teoria",
+)
 ENC_N_CAMADAS = Equivoco(
     "encoder-n-camadas",
     "self.camadas deve ter exatamente n_camadas camadas nn.TransformerEncoderLayer, uma instância por camada.",
@@ -187,6 +205,15 @@ MLM_ESPECIAIS = Equivoco(
     "comuns e deixe os especiais intactos, com rótulo -100.",
     titulo="MLM escolhe tokens especiais",
     para_instrutor="O aluno sorteia também [CLS], [SEP] e [PAD], que o MLM deve deixar intactos.",
+    secao="Teoria",
+)
+MLM_COMUM_NUNCA_ESCOLHIDO = Equivoco(
+    "mlm-comum-nunca-escolhido",
+    "Há tokens comuns que nunca são escolhidos: os especiais são exatamente os ids da lista `especiais`, que podem "
+    "estar espalhados pelo vocabulário (não são um intervalo de min(especiais) a max(especiais)). Todo token fora "
+    "da lista é comum e pode ser escolhido e sorteado: use torch.isin(ids, especiais).",
+    titulo="Tokens comuns nunca escolhidos",
+    para_instrutor="O aluno trata os especiais como um intervalo contíguo e exclui os tokens comuns entre eles.",
     secao="Teoria",
 )
 MLM_SO_MASK = Equivoco(
@@ -678,6 +705,8 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
     """EncoderBERT: trocar o embedding do [PAD] ou acrescentar [PAD] não muda a saída dos tokens reais"""
     cfg = Config(vocab=30, d=16, h=4, d_ff=32, n_camadas=2, max_len=16, pad=0)
     modelo = _criar_encoder(aluno, cfg)
+    # issue #38 (rodada 7): padding_idx = pad_id também quando o pad_id é 0 (falso em Python)
+    verificar(modelo.ler("embedding.padding_idx") == 0, ENC_PADDING_IDX_ZERO.mensagem, ENC_PADDING_IDX_ZERO)
     estado = _pesos_aleatorios(cfg, rng)
     ids = _ids_encoder(rng, cfg, B=3, n=9)
     reais = ids != cfg.pad
@@ -711,6 +740,13 @@ def test_encoder_invariante_ao_padding(aluno, ref, rng):
         raise Reprovado(
             "Acrescentar [PAD] no fim mudou a saída dos tokens reais: o padding deve ser invisível para eles."
         )
+    # issue #38 (rodada 7): a máscara vale nos dois modos; com dropout 0, eval() não muda a saída dos tokens reais
+    modelo.metodo("eval", guardar=True)
+    em_avaliacao = _rodar(modelo, ids)
+    if em_avaliacao.shape != saidas[1].shape or not np.allclose(
+        em_avaliacao[reais], saidas[1][reais], atol=1e-6, rtol=1e-5
+    ):
+        raise Reprovado(ENC_MASCARA_SO_NO_TREINO.mensagem, ENC_MASCARA_SO_NO_TREINO)
 
 
 @item("teste_encoder_bert", pontos=1.0)
@@ -931,6 +967,15 @@ def _conferir_uniformidade(aluno, pad, cls, sep, msk, especiais):
     escolhidos = rotulos != -100
     trocados = escolhidos & (entrada != ids) & (entrada != msk)
     comuns = np.array([t for t in range(48) if t not in set(especiais)])
+    # issue #38 (rodada 7): todo token comum pode ser escolhido, também os que ficam ENTRE especiais espalhados (os
+    # especiais são os ids da lista, não um intervalo). Cada comum aparece ~2000 vezes aqui: ~300 escolhas esperadas
+    nunca_escolhidos = [int(t) for t in comuns if np.sum(ids == t) >= 500 and not np.any(escolhidos & (ids == t))]
+    if nunca_escolhidos:
+        raise Reprovado(
+            f"{MLM_COMUM_NUNCA_ESCOLHIDO.mensagem} (Especiais {mostrar(sorted(especiais))}: os comuns "
+            f"{mostrar(nunca_escolhidos[:6])} nunca foram escolhidos.)",
+            MLM_COMUM_NUNCA_ESCOLHIDO,
+        )
     substitutos = entrada[trocados]
     if substitutos.size < 20 * len(comuns) or not np.all(np.isin(substitutos, comuns)):
         return  # poucas trocas ou ids fora dos comuns: outras conferências dão a mensagem

@@ -297,7 +297,22 @@ def conferir_decodificacao(obtido, modelo, src, passos_max):
             raise Reprovado(eq.mensagem, eq)
     if obtido.shape[1] > passos_max:
         raise Reprovado(EQ.DEC_PASSOS.mensagem, EQ.DEC_PASSOS)
+    # Onde difere, não o quê: a saída esperada é a cópia de uma sequência oculta (rodada vermelha 4).
+    linha, coluna = _primeira_diferenca_da_decodificacao(esperado, obtido)
     raise Reprovado(
-        f"A decodificação não confere com o laço guloso de referência (esperado {mostrar(esperado.tolist()[:2])}..., "
-        f"veio {mostrar(obtido.tolist()[:2])}...)."
+        f"A decodificação não confere com o laço guloso de referência: a primeira diferença está na sequência "
+        f"{mostrar(linha)}, posição {mostrar(coluna)} (formas: esperada {mostrar(tuple(esperado.shape))}, "
+        f"a sua {mostrar(obtido.shape)})."
     )
+
+
+def _primeira_diferenca_da_decodificacao(esperado, obtido) -> tuple[int, int]:
+    """(sequência, posição) do primeiro token diferente, comparando até o menor comprimento (ou o fim do menor)."""
+    for i in range(min(esperado.shape[0], obtido.shape[0])):
+        a, b = esperado[i].tolist(), obtido[i].tolist()
+        for j in range(min(len(a), len(b))):
+            if a[j] != b[j]:
+                return i, j
+        if len(a) != len(b):
+            return i, min(len(a), len(b))
+    return 0, 0

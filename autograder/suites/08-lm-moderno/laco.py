@@ -154,11 +154,24 @@ def conferir_cronograma_recorte_e_gerador(espiado):
     ]
     usadas = [float(t) for t in extra["taxas"]]
     if len(usadas) != len(certas) or not np.allclose(usadas, certas, rtol=1e-9, atol=1e-12):
-        raise Reprovado(
-            f"{EQ.TREINO_SEM_CRONOGRAMA.mensagem} (Taxas usadas: {mostrar([round(t, 5) for t in usadas])}; as do cronograma: "
-            f"{mostrar([round(t, 5) for t in certas])}.)",
-            EQ.TREINO_SEM_CRONOGRAMA,
+        # O passo e a taxa do cronograma, não a taxa do aluno: uma cópia arredondada de um valor do aluno não
+        # leva a marca do registro e sairia inteira (rodada vermelha 4).
+        p = next(
+            (
+                i
+                for i, (u, c) in enumerate(zip(usadas, certas, strict=False))
+                if not np.isclose(u, c, rtol=1e-9, atol=1e-12)
+            ),
+            min(len(usadas), len(certas)),
         )
+        if p < len(certas):
+            onde = (
+                f" (A primeira taxa que difere: no passo {mostrar(p)} a taxa do cronograma é "
+                f"{mostrar(certas[p]):.3g}, e a do seu laço não confere.)"
+            )
+        else:
+            onde = f" (O cronograma tem {mostrar(len(certas))} passos, e o seu laço usou {mostrar(len(usadas))} taxas.)"
+        raise Reprovado(EQ.TREINO_SEM_CRONOGRAMA.mensagem + onde, EQ.TREINO_SEM_CRONOGRAMA)
     recortes = extra["recortes"]
     if not recortes:
         raise Reprovado(EQ.TREINO_SEM_RECORTE.mensagem, EQ.TREINO_SEM_RECORTE)
