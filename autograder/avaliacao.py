@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import os
 import stat
 import time
@@ -210,10 +211,34 @@ def _impressao_da_atividade(slug: str) -> bytes:
     return h.digest()
 
 
-def impressao(tarefa: Tarefa, semente, marca: bytes) -> str:
-    """Hash do que determina a nota: a atividade (source + suíte), o notebook do aluno (``marca``,
-    de ``ler_notebook``), o problema da tarefa e a semente pedida."""
+def arquivos_do_avaliador() -> list[Path]:
+    """O código do avaliador que decide notas e mensagens de toda aula: ``autograder/**/*.py`` fora das suítes
+    (a costura, a caixa, as saídas); cada suíte entra pela impressão da própria atividade."""
+    raiz = Path(__file__).resolve().parent
+    suites = raiz / "suites"
+    return sorted(p for p in raiz.rglob("*.py") if suites not in p.parents)
+
+
+@functools.lru_cache(maxsize=1)
+def _impressao_do_avaliador(segredo: bytes) -> bytes:
+    """Hash do código do avaliador (``arquivos_do_avaliador``) e, por HMAC, do segredo do curso (que sorteia as
+    entradas ocultas): trocar um deles invalida as notas gravadas. Uma vez por processo e segredo."""
     h = hashlib.sha256()
+    for arquivo in arquivos_do_avaliador():
+        h.update(arquivo.read_bytes())
+    h.update(hmac.new(segredo, b"impressao-do-avaliador", hashlib.sha256).digest())
+    return h.digest()
+
+
+def impressao(tarefa: Tarefa, semente, marca: bytes) -> str:
+    """Hash do que determina a nota: o avaliador (o código fora das suítes e o segredo do curso), a atividade
+    (source + suíte), o notebook do aluno (``marca``, de ``ler_notebook``), o problema da tarefa e a semente
+    pedida. Sem o avaliador, uma correção na costura ou na caixa (ou outro segredo) deixava o ``make grade``
+    retomar notas e mensagens antigas (rodada vermelha 4)."""
+    from autograder.semente import segredo_do_curso
+
+    h = hashlib.sha256()
+    h.update(_impressao_do_avaliador(segredo_do_curso()))
     h.update(_impressao_da_atividade(tarefa.slug))
     h.update(marca)
     h.update(repr((tarefa.problema, semente)).encode())

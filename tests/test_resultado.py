@@ -142,3 +142,23 @@ def test_toda_saida_grava_pelo_escritor_atomico():
         assert 'results.json").write' not in fonte and "json.dumps(saida" not in fonte, arquivo
         if arquivo.parent == pasta:
             assert ".write_text(" not in fonte and "open(" not in fonte, arquivo
+
+
+def test_impressao_muda_com_o_avaliador_e_o_segredo(tmp_path, monkeypatch):
+    """A retomada do ``make grade`` só reaproveita uma nota se nada que a decide mudou: além da atividade e do
+    notebook, o código do avaliador fora das suítes (costura, caixa) e o segredo do curso (rodada vermelha 4: uma
+    correção na costura deixava o lote retomar as mensagens antigas)."""
+    from pathlib import Path
+
+    from autograder import avaliacao
+    from autograder.lote import Tarefa
+
+    arquivos = {str(p.relative_to(Path(avaliacao.__file__).parent)) for p in avaliacao.arquivos_do_avaliador()}
+    assert {"suite/mensagens.py", "caixa/protocolo.py", "avaliacao.py", "suite/treino.py"} <= arquivos
+    assert not any(a.startswith("suites/") for a in arquivos)
+    tarefa = Tarefa("ana", "01-atencao", None, "sem notebook")
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "um-segredo")
+    com_um = avaliacao.impressao(tarefa, None, b"")
+    assert avaliacao.impressao(tarefa, None, b"") == com_um  # o mesmo segredo: a mesma impressão
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "outro-segredo")
+    assert avaliacao.impressao(tarefa, None, b"") != com_um
