@@ -1206,9 +1206,15 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
     """atenção em blocos: roda com um limite de memória menor que a matriz n×n (n = 2048, blocos de 64)"""
     Q, K, V = _qkv(rng, n_q=BLOCOS_N, n_k=BLOCOS_N, d_k=16, d_v=16)
     linhas = np.sort(rng.choice(BLOCOS_N, size=256, replace=False))  # conferidas contra a atenção inteira
+    # as três medidas numa caixa só com o limite (a memória tocada é medida por chamada, desde antes das células:
+    # o que uma chamada deixou na memória conta na seguinte; ``CaixaComLimites``)
+    with aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB).numa_caixa() as limitado:
+        _blocos_no_limite(limitado, Q, K, V, linhas)
+        _conferir_muitas_chaves(limitado, rng)
 
+
+def _blocos_no_limite(limitado, Q, K, V, linhas):
     def rodar_no_limite(mascara, equivoco):
-        limitado = aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB)
         try:
             saida = _blocos_do_aluno(limitado, Q, K, V, mascara, BLOCOS_BLOCO)
             _exigir_memoria_tocada(limitado, equivoco)
@@ -1249,7 +1255,6 @@ def test_blocos_cabe_num_limite_menor_que_a_matriz(aluno, rng):
         atol=1e-10,
         rtol=1e-9,
     )
-    _conferir_muitas_chaves(aluno, rng)
 
 
 def _exigir_memoria_tocada(limitado, equivoco, muitas_chaves=False):
@@ -1283,12 +1288,11 @@ def _exigir_memoria_tocada(limitado, equivoco, muitas_chaves=False):
     )
 
 
-def _conferir_muitas_chaves(aluno, rng):
+def _conferir_muitas_chaves(limitado, rng):
     """A promessa da atenção em blocos (memória do tamanho de consultas × bloco, não de n_k), medida pelo
     limite de memória da caixa (fixado pelo avaliador antes do código do aluno): poucas consultas e muitas
     chaves. Quem corta as consultas em pedaços e faz a softmax inteira em cada um não cabe."""
     Q, K, V = _qkv(rng, n_q=BLOCOS_POUCAS_CONSULTAS, n_k=BLOCOS_MUITAS_CHAVES, d_k=2, d_v=2, escala_dados=1.5)
-    limitado = aluno.com_limites(memoria_mb=BLOCOS_MEMORIA_MB)
     try:
         obtido = _blocos_do_aluno(limitado, Q, K, V, None, BLOCOS_BLOCO)
         _exigir_memoria_tocada(limitado, CHAVES_INTEIRAS, muitas_chaves=True)
