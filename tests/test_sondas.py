@@ -347,3 +347,21 @@ def test_situacao_marca_o_erro_do_aluno_com_o_caso_e_o_relatorio_o_mostra():
     with pytest.raises(ValueError):
         with S.situacao(""):
             pass
+
+
+def test_localizar_pelos_pesos_zera_os_pesos_declarados_de_cada_subcamada():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3, 4))
+    pesos = {"Wa": rng.normal(size=(4, 4)), "Wf": rng.normal(size=(4, 4))}
+
+    def bloco(p, erro_em=None):
+        a, f = np.tanh(x @ p["Wa"]), (x @ p["Wf"]) ** 2
+        return x + (2 * a if erro_em == "a" else a) + (2 * f if erro_em == "f" else f)
+
+    subs = [("a atenção", "Wa e a tanh", ("Wa",)), ("a feed-forward", "Wf e o quadrado", ("Wf",))]
+    achada = S.disparar([S.localizar_pelos_pesos("abl", "o bloco", pesos, lambda p: bloco(p, "a"), bloco, subs)])
+    assert achada is not None and "na atenção (Wa e a tanh)" in achada.mensagem
+    assert S.disparar([S.localizar_pelos_pesos("abl", "o bloco", pesos, bloco, bloco, subs)]) is None
+    assert np.all(pesos["Wa"] != 0)  # os pesos originais não mudam
+    with pytest.raises(ValueError):
+        S.localizar_pelos_pesos("abl", "o bloco", pesos, bloco, bloco, [("a x", "x", ("nao_existe",)), *subs])

@@ -64,6 +64,7 @@ __all__ = [
     "escala_medida",
     "exigir_mensagem_no_erro",
     "iguais",
+    "localizar_pelos_pesos",
     "localizar_por_ablacao",
     "numero_legivel",
     "precisao_perdida",
@@ -742,3 +743,48 @@ def localizar_por_ablacao(
 
     mensagem = f"Uma das subcamadas de {funcao} não confere (localizada anulando uma subcamada de cada vez)."
     return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+def _zerados(pesos: dict, nomes: Iterable[str]) -> dict:
+    """Uma cópia rasa de ``pesos`` (um dicionário de arrays do NumPy ou de tensores do torch, como um state_dict) com
+    as entradas ``nomes`` trocadas por zeros da mesma forma e tipo."""
+    copia = dict(pesos)
+    for nome in nomes:
+        valor = pesos[nome]
+        zeros_like = getattr(valor, "new_zeros", None)
+        copia[nome] = zeros_like(valor.shape) if zeros_like is not None else np.zeros_like(valor)
+    return copia
+
+
+def localizar_pelos_pesos(
+    codigo: str,
+    funcao: str,
+    pesos: dict,
+    saida_do_aluno: Callable[[dict], object],
+    saida_esperada: Callable[[dict], object],
+    subcamadas: Iterable[tuple[str, str, Iterable[str]]],
+    **opcoes,
+) -> Sonda:
+    """``localizar_por_ablacao`` declarada pelos pesos: cada subcamada é ``(nome para o aluno, as peças dela, os nomes
+    dos pesos que a anulam)``, como ``("a feed-forward", "W1, b1, W2, b2 e a ReLU", ("W2", "b2"))`` num dicionário de
+    pesos, ou ``("a atenção cruzada", "...", ("atencao_cruzada.out_proj.weight", "atencao_cruzada.out_proj.bias"))``
+    num state_dict: zerar a projeção de saída (peso e viés) faz a subcamada devolver zero. ``saida_do_aluno(p)`` e
+    ``saida_esperada(p)`` rodam a função composta do aluno e a referência com os pesos ``p`` (uma cópia de ``pesos``
+    com os da ablação zerados), na mesma entrada construída. ``opcoes``: as de ``localizar_por_ablacao``."""
+    subcamadas = [(nome, pecas, tuple(zerar)) for nome, pecas, zerar in subcamadas]
+    faltam = [z for _n, _p, zerar in subcamadas for z in zerar if z not in pesos]
+    if faltam:
+        raise ValueError(f"localizar_pelos_pesos: pesos que não existem no dicionário: {faltam}")
+    zerar_de = {nome: zerar for nome, _pecas, zerar in subcamadas}
+
+    def com(anuladas):
+        return _zerados(pesos, [z for nome in anuladas for z in zerar_de[nome]])
+
+    return localizar_por_ablacao(
+        codigo,
+        funcao,
+        lambda anuladas: saida_do_aluno(com(anuladas)),
+        lambda anuladas: saida_esperada(com(anuladas)),
+        [(nome, nome, pecas) for nome, pecas, _zerar in subcamadas],
+        **opcoes,
+    )

@@ -1466,3 +1466,24 @@ MUTANTES += [
         equivoco="feixe-para-na-primeira-terminada",
     ),
 ]
+
+# issue #38 (sondas-12): o erro de uma subcamada da CamadaDecoder localizado por ablação (S.localizar_pelos_pesos)
+MUTANTES += [
+    Variante(
+        "ablacao-camada-cruzada-pela-metade",
+        _camada(_CORPO.replace("c = self.atencao_cruzada(", "c = 0.5 * self.atencao_cruzada(")),
+        itens=["teste_camada_decoder"],
+        equivoco="camada-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-camada-tanh-na-saida-da-ffn",
+        _camada(
+            _CORPO.replace(
+                "x + self.linear2(torch.relu(self.linear1(x)))",
+                "x + torch.tanh(self.linear2(torch.relu(self.linear1(x))))",
+            )
+        ),
+        itens=["teste_camada_decoder"],
+        equivoco="camada-erro-localizado-por-ablacao",
+    ),
+]

@@ -1942,30 +1942,22 @@ def _sondas_bloco(aluno, ref=None):
 
 # issue #38: as subcamadas do bloco e os pesos que anulam cada uma (a projeção de saída zerada: ela devolve zero)
 _SUBCAMADAS_DO_BLOCO = (
-    ("atencao", "a atenção multicabeça", "W_q, W_k, W_v, W_o, os vieses dela, as cabeças e a máscara", ("W_o", "b_o")),
-    ("ffn", "a feed-forward", "W1, b1, W2, b2 e a ReLU entre as duas camadas", ("W2", "b2")),
+    ("a atenção multicabeça", "W_q, W_k, W_v, W_o, os vieses dela, as cabeças e a máscara", ("W_o", "b_o")),
+    ("a feed-forward", "W1, b1, W2, b2 e a ReLU entre as duas camadas", ("W2", "b2")),
 )
 
 
 def _ablacao_do_bloco(aluno, ref, p, X):
-    """A sonda genérica de ablação (``S.localizar_por_ablacao``) do bloco: cada subcamada anulada por vez."""
+    """A sonda genérica de ablação (``S.localizar_pelos_pesos``) do bloco: cada subcamada anulada por vez."""
     if ref is None:
         return None
-
-    def anular(anuladas):
-        q = dict(p)
-        for chave, _nome, _pecas, zerar in _SUBCAMADAS_DO_BLOCO:
-            if chave in anuladas:
-                for k in zerar:
-                    q[k] = np.zeros_like(p[k])
-        return q
-
-    return S.localizar_por_ablacao(
+    return S.localizar_pelos_pesos(
         "bloco-erro-localizado-por-ablacao",
         "bloco_encoder",
-        lambda anuladas: como_array(aluno.bloco_encoder(X, anular(anuladas), 2), "bloco_encoder"),
-        lambda anuladas: ref.bloco_encoder(X, anular(anuladas), 2),
-        [(chave, nome, pecas) for chave, nome, pecas, _zerar in _SUBCAMADAS_DO_BLOCO],
+        p,
+        lambda q: como_array(aluno.bloco_encoder(X, q, 2), "bloco_encoder"),
+        lambda q: ref.bloco_encoder(X, q, 2),
+        _SUBCAMADAS_DO_BLOCO,
         como_anula="a projeção de saída dela e o seu viés zerados, ela devolve zero",
         atol=1e-9,
         secao="Explicação Matemática",
