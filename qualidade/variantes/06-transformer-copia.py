@@ -1487,3 +1487,13 @@ MUTANTES += [
         equivoco="camada-erro-localizado-por-ablacao",
     ),
 ]
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-camada-cruzada-valores-do-decoder",
+        _camada(_CORPO.replace("self.atencao_cruzada(x, memoria, memoria,", "self.atencao_cruzada(x, memoria, x,")),
+        itens=["teste_camada_decoder"],
+        trecho="na atenção cruzada, as duas são a memória do encoder",
+    ),
+]

@@ -925,8 +925,10 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
     d_model = h * int(rng.integers(2, 5))
     p = _pesos_bloco(rng, d_model, 2 * d_model + 2)
     X = rng.normal(size=(2, int(rng.integers(4, 8)), d_model))
+    with S.situacao("com X em lote"):
+        obtido = aluno.bloco_encoder(X, p, h)
     comparar(
-        aluno.bloco_encoder(X, p, h),
+        obtido,
         bloco_torch(X, p, h),
         "bloco_encoder(X, pesos, h) com X em lote",
         equivocos=functools.partial(_equivocos_bloco, ref, X, p, h),
@@ -943,8 +945,10 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
     p = _pesos_bloco(rng, d_model, 16)
     X = rng.normal(size=(3, n, d_model))
     causal = np.tril(np.ones((n, n), dtype=bool))
+    with S.situacao("com X em lote e a máscara causal"):
+        obtido = aluno.bloco_encoder(X, p, h, mascara=causal)
     comparar(
-        aluno.bloco_encoder(X, p, h, mascara=causal),
+        obtido,
         bloco_torch(X, p, h, causal),
         "bloco_encoder com máscara causal",
         equivocos=functools.partial(_equivocos_bloco, ref, X, p, h, causal),
@@ -959,8 +963,10 @@ def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
     p = _pesos_bloco(rng, d_model, int(rng.integers(2, 12)))
     X = rng.normal(scale=1.5, size=(n, d_model))
+    with S.situacao("em 2-D, com uma cabeça e d_ff diferente de d_model"):
+        obtido = aluno.bloco_encoder(X, p, 1)
     comparar(
-        aluno.bloco_encoder(X, p, 1),
+        obtido,
         ref.bloco_encoder(X, p, 1),
         "bloco_encoder(X, pesos, h=1) em 2-D",
         equivocos=functools.partial(_equivocos_bloco, ref, X, p, 1),
