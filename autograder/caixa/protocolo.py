@@ -1077,6 +1077,10 @@ _MODELOS_DE_EXCECAO = [
         "m1 e m2 deveriam ter o mesmo dtype, vieram {} e {}",
     ),
     _modelo("expected scalar type {nome} but found {nome}", "esperado o tipo {}, veio {}"),
+    _modelo(
+        "mat1 and mat2 must have the same dtype, but got {nome} and {nome}",
+        "mat1 e mat2 deveriam ter o mesmo dtype, vieram {} e {} (converta um deles, .double() ou .float())",
+    ),
     _modelo("Found dtype {nome} but expected {nome}", "veio o dtype {}, esperado {}"),
     _modelo(
         "element 0 of tensors does not require grad and does not have a grad_fn",
