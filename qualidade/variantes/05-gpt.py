@@ -1369,3 +1369,23 @@ MUTANTES += [
         equivoco="cache-bloco-composto-errado",
     ),
 ]
+
+# issue #38 (sondas-12): o erro de uma subcamada do BlocoDecoder localizado por ablação (S.localizar_pelos_pesos)
+MUTANTES += [
+    Variante(
+        "ablacao-bloco-tanh-na-saida-da-ff",
+        {
+            "bloco_decoder": _bloco(
+                _CORPO.replace("x + self.ff(self.norm2(x))", "x + torch.tanh(self.ff(self.norm2(x)))")
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-bloco-atencao-pela-metade",
+        {"bloco_decoder": _bloco(_CORPO.replace("x = x + self.atencao(", "x = x + 0.5 * self.atencao("))},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+]
