@@ -700,6 +700,113 @@ def test_regras_do_servico_de_correcao(hub):
     _sem_acesso(BIA, "ls", str(ESTADO / "estado"))
 
 
+def _sessao_do_aluno(usuario: str, senha: str):
+    """Uma sessão HTTP com o login do aluno no hub e um token da API dele (sem navegador)."""
+    import requests
+
+    sessao = requests.Session()
+    pagina = sessao.get(f"{BASE}/hub/login", timeout=30)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', pagina.text)
+    dados = {"username": usuario, "password": senha, **({"_xsrf": xsrf.group(1)} if xsrf else {})}
+    r = sessao.post(f"{BASE}/hub/login", data=dados, allow_redirects=False, timeout=60)
+    assert r.status_code in (302, 303), f"login de {usuario}: {r.status_code}"
+    cabecalhos = {"X-XSRFToken": sessao.cookies.get("_xsrf", ""), "Referer": f"{BASE}/hub/"}
+    r = sessao.post(f"{BASE}/hub/api/users/{usuario}/tokens", json={"note": "teste"}, headers=cabecalhos, timeout=30)
+    assert r.status_code in (200, 201), f"token de {usuario}: {r.status_code} {r.text[:300]}"
+    return sessao, {"Authorization": f"token {r.json()['token']}"}
+
+
+def _processos_de(uid: int, trecho: str) -> list[int]:
+    pids = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and _uid_de(p) == uid:
+            try:
+                if trecho in (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    pids.append(int(p.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
+    """O lab de um aluno, pelo spawner do hub: processos girando abertos num terminal do lab (cada um na sua
+    sessão) ficam no cgroup do aluno (peso de um processo, uma CPU, 256 processos, 2 GiB); o serviço de correção
+    e o ajudante não estão nele; parar o servidor mata o que sobrou e apaga os cgroups."""
+    import asyncio
+
+    import requests
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    from hub import limites_lab
+
+    faltou = limites_lab.faltas(limites_lab.Tetos())
+    if faltou:
+        pytest.skip("sem cgroups neste hospedeiro: " + "; ".join(faltou))
+    uid = pwd.getpwnam(CAIO).pw_uid
+    _, auth = _sessao_do_aluno(CAIO, hub["senhas"][CAIO])
+    r = requests.post(f"{BASE}/hub/api/users/{CAIO}/server", headers=auth, timeout=60)
+    assert r.status_code in (201, 202), f"o servidor do aluno não subiu: {r.status_code} {r.text[:300]}"
+    fim = time.monotonic() + 150
+    while (
+        not requests.get(f"{BASE}/hub/api/users/{CAIO}", headers=auth, timeout=30)
+        .json()["servers"]
+        .get("", {})
+        .get("ready")
+    ):
+        assert time.monotonic() < fim, "o servidor do aluno não ficou pronto em 150 s"
+        time.sleep(0.5)
+    terminal = requests.post(f"{BASE}/user/{CAIO}/api/terminals", headers=auth, timeout=60)
+    assert terminal.status_code == 200, terminal.text[:300]
+    nome = terminal.json()["name"]
+    girar = "for i in 1 2 3 4; do setsid python3 -c 'while 1: pass  # girando-no-lab' & done\r"
+
+    async def digitar():
+        url = f"ws://127.0.0.1:{PORTA}/user/{CAIO}/terminals/websocket/{nome}"
+        ws = await websocket_connect(HTTPRequest(url, headers=auth))
+        await ws.write_message(json.dumps(["stdin", girar]))
+        await asyncio.sleep(0.5)
+        ws.close()
+
+    asyncio.run(digitar())
+    fim = time.monotonic() + 30
+    while len(girando := _processos_de(uid, "girando-no-lab")) < 4:
+        assert time.monotonic() < fim, f"o terminal abriu {len(girando)} de 4 processos"
+        time.sleep(0.2)
+    servidor = _processos_de(uid, "jupyterhub.singleuser") or _processos_de(uid, "jupyterhub-singleuser")
+    assert servidor, "o processo do servidor do aluno não apareceu"
+    prefixo = limites_lab.prefixo_do_hub(PREFIXO, PORTA, ESTADO.resolve())
+    montagens = limites_lab.montagens()
+    pastas = {}
+    for pid in [*girando, *servidor]:
+        for linha in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            _, controladores, caminho = linha.split(":", 2)
+            for c in set(controladores.split(",")) & set(limites_lab.CONTROLADORES):
+                assert Path(caminho).name == prefixo + CAIO, f"o processo {pid} do aluno está em {c}:{caminho}"
+                pastas[c] = Path(montagens[c]) / caminho.lstrip("/")
+    assert set(pastas) == set(limites_lab.CONTROLADORES)
+    assert (pastas["cpu"] / "cpu.shares").read_text().strip() == "1024"
+    assert (pastas["cpu"] / "cpu.cfs_quota_us").read_text() == (pastas["cpu"] / "cpu.cfs_period_us").read_text()
+    assert (pastas["pids"] / "pids.max").read_text().strip() == "256"
+    assert int((pastas["memory"] / "memory.limit_in_bytes").read_text()) == 2048 * 1024 * 1024
+    # só processos do aluno no cgroup dele: nem o hub, nem o serviço de correção, nem o ajudante
+    dentro = {int(p) for p in (pastas["cpu"] / "cgroup.procs").read_text().split()}
+    assert dentro and all(_uid_de(Path(f"/proc/{p}")) in (uid, None) for p in dentro), dentro
+    # o aluno não sai do cgroup pelo terminal: os arquivos são do root
+    r = _como(CAIO, "sh", "-c", f"echo $$ > {montagens['cpu']}/cgroup.procs")
+    assert r.returncode != 0 and "Permission denied" in r.stderr, r.stderr
+    # parar o servidor: o que o aluno deixou girando morre e os cgroups saem
+    r = requests.delete(f"{BASE}/hub/api/users/{CAIO}/server", headers=auth, timeout=60)
+    assert r.status_code in (202, 204), r.text[:300]
+    fim = time.monotonic() + 60
+    while any(p.exists() for p in pastas.values()) or _processos_de(uid, "girando-no-lab"):
+        assert time.monotonic() < fim, (
+            f"depois de parar o servidor: {_processos_de(uid, 'girando-no-lab')} ainda girando, "
+            f"{[str(p) for p in pastas.values() if p.exists()]} ainda existem"
+        )
+        time.sleep(0.2)
+
+
 def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
     """``make hub`` com o hub no ar reaproveita tudo; ``make hub-parar`` tira usuários, grupos,
     processos e ACLs, e deixa o estado."""
@@ -731,6 +838,10 @@ def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
         except FileNotFoundError:
             continue
     assert (ESTADO / "curso" / "gradebook.db").exists() and (ESTADO / "home" / ANA).is_dir()
+    from hub import limites_lab
+
+    prefixo = limites_lab.prefixo_do_hub(PREFIXO, PORTA, ESTADO.resolve())
+    assert not limites_lab.deste_hub(prefixo), "um cgroup de laboratório deste hub sobrou depois do hub-parar"
 
 
 def _uid_de(p: Path) -> int | None:

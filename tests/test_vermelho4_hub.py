@@ -387,6 +387,7 @@ def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno(mo
 
         asyncio.run(spawner.run_post_stop_hook())
         shutil.rmtree(pasta, ignore_errors=True)
+    assert feito.stdout.strip(), f"o avaliador não devolveu nota (código {feito.returncode}): {feito.stderr[-2000:]}"
     nota = json.loads(feito.stdout)["score"]
     carga = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     tempo = f"{duracao:.1f}".replace(".", ",")
