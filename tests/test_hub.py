@@ -729,7 +729,7 @@ def _processos_de(uid: int, trecho: str) -> list[int]:
 
 
 def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
-    """O lab de um aluno, pelo spawner do hub: processos girando abertos num terminal do lab (cada um na sua
+    """O lab de um aluno, pelo spawner do hub: processos girando abertos por um kernel do lab (cada um na sua
     sessão) ficam no cgroup do aluno (peso de um processo, uma CPU, 256 processos, 2 GiB); o serviço de correção
     e o ajudante não estão nele; parar o servidor mata o que sobrou e apaga os cgroups."""
     import asyncio
@@ -756,25 +756,53 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
     ):
         assert time.monotonic() < fim, "o servidor do aluno não ficou pronto em 150 s"
         time.sleep(0.5)
-    terminal = requests.post(f"{BASE}/user/{CAIO}/api/terminals", headers=auth, timeout=60)
-    assert terminal.status_code == 200, terminal.text[:300]
-    nome = terminal.json()["name"]
-    girar = "for i in 1 2 3 4; do setsid python3 -c 'while 1: pass  # girando-no-lab' & done\r"
+    # o lab do aluno não tem terminal: o código roda num kernel, que abre os processos girando, cada um na sua sessão
+    kernel = requests.post(f"{BASE}/user/{CAIO}/api/kernels", json={"name": "python3"}, headers=auth, timeout=120)
+    assert kernel.status_code in (200, 201), kernel.text[:300]
+    codigo = (
+        "import subprocess\n"
+        "for _ in range(4):\n"
+        "    subprocess.Popen(['/usr/bin/python3', '-c', 'while 1: pass  # girando-no-lab'], start_new_session=True)\n"
+    )
 
-    async def digitar():
-        url = f"ws://127.0.0.1:{PORTA}/user/{CAIO}/terminals/websocket/{nome}"
+    async def executar():
+        url = f"ws://127.0.0.1:{PORTA}/user/{CAIO}/api/kernels/{kernel.json()['id']}/channels"
         ws = await websocket_connect(HTTPRequest(url, headers=auth))
-        await ws.write_message(json.dumps(["stdin", girar]))
-        await asyncio.sleep(0.5)
+        sessao = os.urandom(8).hex()
+        pedido = {
+            "header": {
+                "msg_id": os.urandom(8).hex(),
+                "session": sessao,
+                "username": CAIO,
+                "msg_type": "execute_request",
+                "version": "5.3",
+            },
+            "parent_header": {},
+            "metadata": {},
+            "content": {"code": codigo, "silent": False, "store_history": False, "allow_stdin": False},
+            "channel": "shell",
+            "buffers": [],
+        }
+        await ws.write_message(json.dumps(pedido))
+        fim = time.monotonic() + 60
+        while time.monotonic() < fim:  # até a resposta do kernel ao pedido
+            msg = await asyncio.wait_for(ws.read_message(), timeout=60)
+            if msg is None:
+                break
+            dados = json.loads(msg)
+            if dados.get("msg_type") == "execute_reply":
+                assert dados["content"]["status"] == "ok", dados["content"]
+                break
         ws.close()
 
-    asyncio.run(digitar())
+    asyncio.run(executar())
     fim = time.monotonic() + 30
     while len(girando := _processos_de(uid, "girando-no-lab")) < 4:
-        assert time.monotonic() < fim, f"o terminal abriu {len(girando)} de 4 processos"
+        assert time.monotonic() < fim, f"o kernel abriu {len(girando)} de 4 processos"
         time.sleep(0.2)
     servidor = _processos_de(uid, "jupyterhub.singleuser") or _processos_de(uid, "jupyterhub-singleuser")
     assert servidor, "o processo do servidor do aluno não apareceu"
+    servidor += _processos_de(uid, "ipykernel")  # o kernel também
     prefixo = limites_lab.prefixo_do_hub(PREFIXO, PORTA, ESTADO.resolve())
     montagens = limites_lab.montagens()
     pastas = {}
@@ -792,7 +820,7 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
     # só processos do aluno no cgroup dele: nem o hub, nem o serviço de correção, nem o ajudante
     dentro = {int(p) for p in (pastas["cpu"] / "cgroup.procs").read_text().split()}
     assert dentro and all(_uid_de(Path(f"/proc/{p}")) in (uid, None) for p in dentro), dentro
-    # o aluno não sai do cgroup pelo terminal: os arquivos são do root
+    # o aluno não sai do cgroup: os arquivos são do root
     r = _como(CAIO, "sh", "-c", f"echo $$ > {montagens['cpu']}/cgroup.procs")
     assert r.returncode != 0 and "Permission denied" in r.stderr, r.stderr
     # parar o servidor: o que o aluno deixou girando morre e os cgroups saem

@@ -2,7 +2,7 @@
 
 Sem hub: o spawner do curso (``SpawnerComTetos``) prepara os cgroups de um aluno de mentira, um processo sobe pelo
 ``preexec_fn`` dele (entra no cgroup ainda root, vira ``nobody``) e abre filhos girando, cada um na sua sessão,
-como um aluno num terminal do lab; o ``post_stop_hook`` do spawner os mata e apaga os cgroups. Precisa de root e
+como um aluno num kernel do lab; o ``post_stop_hook`` do spawner os mata e apaga os cgroups. Precisa de root e
 do cgroup v1 gravável; onde não há, o teste do caminho sem cgroups (o hub sobe e diz o que falta) ainda roda.
 O caso pesado, com a caixa de outro aluno medida contra 48 processos, é o de ``tests/test_vermelho4_hub.py``.
 """
