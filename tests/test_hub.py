@@ -728,28 +728,21 @@ def _processos_de(uid: int, trecho: str) -> list[int]:
     return pids
 
 
-def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
-    """O lab de um aluno, pelo spawner do hub: processos girando abertos por um kernel do lab (cada um na sua
-    sessão) ficam no cgroup do aluno (peso de um processo, uma CPU, 256 processos, 2 GiB); o serviço de correção
-    e o ajudante não estão nele; parar o servidor mata o que sobrou e apaga os cgroups."""
+def _lab_girando(usuario: str, senha: str, n: int) -> dict:
+    """Sobe o servidor do aluno pelo hub e, num kernel do lab (o lab do aluno não tem terminal), abre ``n``
+    processos girando, cada um na sua sessão. Devolve o cabeçalho do token do aluno."""
     import asyncio
 
     import requests
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
-    from hub import limites_lab
-
-    faltou = limites_lab.faltas(limites_lab.Tetos())
-    if faltou:
-        pytest.skip("sem cgroups neste hospedeiro: " + "; ".join(faltou))
-    uid = pwd.getpwnam(CAIO).pw_uid
-    _, auth = _sessao_do_aluno(CAIO, hub["senhas"][CAIO])
-    r = requests.post(f"{BASE}/hub/api/users/{CAIO}/server", headers=auth, timeout=60)
+    _, auth = _sessao_do_aluno(usuario, senha)
+    r = requests.post(f"{BASE}/hub/api/users/{usuario}/server", headers=auth, timeout=60)
     assert r.status_code in (201, 202), f"o servidor do aluno não subiu: {r.status_code} {r.text[:300]}"
     fim = time.monotonic() + 150
     while (
-        not requests.get(f"{BASE}/hub/api/users/{CAIO}", headers=auth, timeout=30)
+        not requests.get(f"{BASE}/hub/api/users/{usuario}", headers=auth, timeout=30)
         .json()["servers"]
         .get("", {})
         .get("ready")
@@ -757,23 +750,23 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
         assert time.monotonic() < fim, "o servidor do aluno não ficou pronto em 150 s"
         time.sleep(0.5)
     # o lab do aluno não tem terminal: o código roda num kernel, que abre os processos girando, cada um na sua sessão
-    kernel = requests.post(f"{BASE}/user/{CAIO}/api/kernels", json={"name": "python3"}, headers=auth, timeout=120)
+    kernel = requests.post(f"{BASE}/user/{usuario}/api/kernels", json={"name": "python3"}, headers=auth, timeout=120)
     assert kernel.status_code in (200, 201), kernel.text[:300]
     codigo = (
         "import subprocess\n"
-        "for _ in range(4):\n"
+        f"for _ in range({n}):\n"
         "    subprocess.Popen(['/usr/bin/python3', '-c', 'while 1: pass  # girando-no-lab'], start_new_session=True)\n"
     )
 
     async def executar():
-        url = f"ws://127.0.0.1:{PORTA}/user/{CAIO}/api/kernels/{kernel.json()['id']}/channels"
+        url = f"ws://127.0.0.1:{PORTA}/user/{usuario}/api/kernels/{kernel.json()['id']}/channels"
         ws = await websocket_connect(HTTPRequest(url, headers=auth))
         sessao = os.urandom(8).hex()
         pedido = {
             "header": {
                 "msg_id": os.urandom(8).hex(),
                 "session": sessao,
-                "username": CAIO,
+                "username": usuario,
                 "msg_type": "execute_request",
                 "version": "5.3",
             },
@@ -796,6 +789,27 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
         ws.close()
 
     asyncio.run(executar())
+    return auth
+
+
+def _parar_lab(usuario: str, auth: dict) -> None:
+    import requests
+
+    r = requests.delete(f"{BASE}/hub/api/users/{usuario}/server", headers=auth, timeout=60)
+    assert r.status_code in (202, 204), r.text[:300]
+
+
+def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
+    """O lab de um aluno, pelo spawner do hub: processos girando abertos por um kernel do lab (cada um na sua
+    sessão) ficam no cgroup do aluno (peso de um processo, uma CPU, 256 processos, 2 GiB); o serviço de correção
+    e o ajudante não estão nele; parar o servidor mata o que sobrou e apaga os cgroups."""
+    from hub import limites_lab
+
+    faltou = limites_lab.faltas(limites_lab.Tetos())
+    if faltou:
+        pytest.skip("sem cgroups neste hospedeiro: " + "; ".join(faltou))
+    uid = pwd.getpwnam(CAIO).pw_uid
+    auth = _lab_girando(CAIO, hub["senhas"][CAIO], 4)
     fim = time.monotonic() + 30
     while len(girando := _processos_de(uid, "girando-no-lab")) < 4:
         assert time.monotonic() < fim, f"o kernel abriu {len(girando)} de 4 processos"
@@ -824,8 +838,7 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
     r = _como(CAIO, "sh", "-c", f"echo $$ > {montagens['cpu']}/cgroup.procs")
     assert r.returncode != 0 and "Permission denied" in r.stderr, r.stderr
     # parar o servidor: o que o aluno deixou girando morre e os cgroups saem
-    r = requests.delete(f"{BASE}/hub/api/users/{CAIO}/server", headers=auth, timeout=60)
-    assert r.status_code in (202, 204), r.text[:300]
+    _parar_lab(CAIO, auth)
     fim = time.monotonic() + 60
     while any(p.exists() for p in pastas.values()) or _processos_de(uid, "girando-no-lab"):
         assert time.monotonic() < fim, (
@@ -833,6 +846,52 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
             f"{[str(p) for p in pastas.values() if p.exists()]} ainda existem"
         )
         time.sleep(0.2)
+
+
+@pytest.mark.skipif(os.environ.get("CURSO_VERMELHO4_CPU") != "1", reason="pesado: CURSO_VERMELHO4_CPU=1")
+def test_lab_girando_de_um_aluno_nao_atrasa_o_retorno_de_outro(hub):
+    """Rodada vermelha 4, classe 1, pelo hub inteiro: a Bia entrega a 01 com o hub quieto e de novo com N processos
+    (``CURSO_VERMELHO4_N``, padrão 48) girando no lab do Caio, cada um na sua sessão; o tempo da entrega dela ao
+    retorno liberado fica em até 3 vezes o quieto mais 5 s (antes do cgroup do lab, a caixa e as vagas da
+    correção ficavam com ~1/(N/2 + 1) de cada núcleo)."""
+    if not (ESTADO / "troca" / "transformers" / "outbound" / SLUG).exists():
+        r = _como(PROF, PY, "-m", "nbgrader", "release_assignment", SLUG, cwd=ESTADO / "curso")
+        assert r.returncode == 0, r.stderr[-1500:]
+    n = int(os.environ.get("CURSO_VERMELHO4_N", "48"))
+
+    def entregar(texto: str) -> float:
+        """Segundos da entrega da Bia (antes do ``nbgrader submit``) ao registro do serviço com a nota."""
+        vistos = {r["nome"] for r in _registro_corretor()}
+        inicio = time.time()
+        _entregar_pela_cli(BIA, _com_comentario(CORRETA, texto))
+        fim = time.monotonic() + 900
+        while time.monotonic() < fim:
+            novos = [r for r in _registro_corretor() if r["nome"] not in vistos and r["situacao"] == "corrigida"]
+            if novos:
+                return novos[0]["quando"] - inicio
+            time.sleep(0.2)
+        raise AssertionError("a entrega da Bia não foi corrigida em 900 s")
+
+    entregar("aquecer")  # a primeira de um trabalhador do ajudante inclui o aquecimento
+    quieta = entregar("quieta")
+    uid = pwd.getpwnam(CAIO).pw_uid
+    auth = _lab_girando(CAIO, hub["senhas"][CAIO], n)
+    try:
+        fim = time.monotonic() + 60
+        while len(_processos_de(uid, "girando-no-lab")) < n:
+            assert time.monotonic() < fim, "o kernel do Caio não abriu os processos"
+            time.sleep(0.2)
+        com_lab = entregar("com o lab do caio girando")
+    finally:
+        _parar_lab(CAIO, auth)
+    carga = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    quieta_br, com_lab_br = f"{quieta:.1f}".replace(".", ","), f"{com_lab:.1f}".replace(".", ",")
+    print(
+        f"\nentrega → retorno da Bia: {quieta_br} s quieto, {com_lab_br} s com {n} processos no lab do Caio ({carga})"
+    )
+    assert com_lab <= 3 * quieta + 5, (
+        f"com {n} processos girando no lab de outro aluno, o retorno da Bia levou {com_lab_br} s (quieto: {quieta_br} s)"
+    )
 
 
 def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
