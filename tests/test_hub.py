@@ -31,6 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -788,7 +789,21 @@ def _lab_girando(usuario: str, senha: str, n: int) -> dict:
                 break
         ws.close()
 
-    asyncio.run(executar())
+    # num thread próprio: o Playwright (síncrono) dos testes de navegador deixa um laço de eventos neste
+    erros = []
+
+    def rodar():
+        try:
+            asyncio.run(executar())
+        except BaseException as exc:  # levado ao teste abaixo
+            erros.append(exc)
+
+    fio = threading.Thread(target=rodar)
+    fio.start()
+    fio.join(150)
+    assert not fio.is_alive(), "o kernel do aluno não respondeu em 150 s"
+    if erros:
+        raise erros[0]
     return auth
 
 
