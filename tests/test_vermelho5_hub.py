@@ -64,6 +64,7 @@ def servico():
     base.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="vermelho5-troca-", dir=base) as tmp:
         tmp = Path(tmp)
+        os.chmod(tmp, 0o755)  # a aluna atravessa até a pasta dela no inbound
         inbound = tmp / "inbound"
         inbound.mkdir()
         os.chmod(inbound, 0o1777)
@@ -89,6 +90,8 @@ class Aluna:
         self.pid = os.fork()
         if self.pid == 0:  # pragma: no cover - processo filho
             try:
+                os.close(self.pedido_w)
+                os.close(self.feito_r)
                 os.setgid(ANA)
                 os.setuid(ANA)
                 fd = os.open(caminho, os.O_RDWR)
@@ -99,8 +102,12 @@ class Aluna:
                         break
                     mapa[:TAMANHO] = _notebook(marca)
                     os.write(self.feito_w, b"ok")
+            except BaseException:
+                os.write(self.feito_w, b"er")
             finally:
                 os._exit(0)
+        os.close(self.pedido_r)
+        os.close(self.feito_w)
 
     def escrever(self, marca: str) -> None:
         os.write(self.pedido_w, marca.encode())
@@ -109,6 +116,7 @@ class Aluna:
     def sair(self) -> None:
         os.close(self.pedido_w)
         os.waitpid(self.pid, 0)
+        os.close(self.feito_r)
 
 
 def test_o_notebook_reescrito_por_mmap_depois_do_prazo_leva_a_data_de_antes(servico):
