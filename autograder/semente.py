@@ -3,6 +3,7 @@
 O segredo do curso fica em ``AVALIADOR_SEGREDO`` ou em ``.segredo_avaliador`` (0600, criado na
 primeira avaliação). Nenhuma semente de entradas ocultas depende do texto do código do aluno; a única
 exceção é ``semente_do_codigo`` (o texto de um orçamento de tempo, que não pode servir a outra submissão).
+``semente_secreta`` dá as sementes da turma (os pesos iniciais do treino avaliado), que nunca entram na caixa.
 """
 
 from __future__ import annotations
@@ -50,6 +51,16 @@ def semente_derivada(semente: int, rotulo: str) -> int:
     com ela, e ``--semente`` reproduz as duas."""
     digest = hashlib.sha256(f"{int(semente)}\0{rotulo}".encode()).digest()
     return int.from_bytes(digest[:4], "little")
+
+
+def semente_secreta(*partes: str) -> int:
+    """Uma semente de 63 bits tirada só do segredo do curso e de ``partes`` (HMAC): a mesma para toda a turma e
+    fora do alcance de quem não tem o segredo, mesmo por força bruta (2^63 candidatas). É a semente dos pesos
+    iniciais do treino avaliado das aulas 06, 07 e 08 (``suite.treino``): ela nunca entra na caixa, que recebe
+    os pesos já sorteados e os lotes (ou um gerador) de uma semente derivada dela por uma via de mão única."""
+    conteudo = "\0".join(("semente-secreta", *map(str, partes)))
+    digest = hmac.new(segredo_do_curso(), conteudo.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
 def resumo_do_codigo(codigo: dict[str, str]) -> str:

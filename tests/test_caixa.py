@@ -711,6 +711,30 @@ def test_varredura_de_cgroups_apaga_so_os_vazios_e_velhos():
     assert not any(os.path.exists(c) for c in (vazio_velho, vazio_novo, ocupado))
 
 
+def test_zigoto_que_fecha_apaga_os_cgroups_vazios_das_suas_caixas():
+    """O C de uma caixa que morre no meio da limpeza (o zigoto fechando) deixava o cgroup vazio até a varredura
+    de outro avaliador, 60 s depois. O zigoto marca os cgroups das suas caixas e, ao fechar, apaga os vazios
+    com a sua marca, e só eles (não os de outro zigoto, nem um com processo dentro)."""
+    from autograder.caixa import sistema
+
+    if os.geteuid() != 0 or not os.access(sistema.CGROUP_CPU, os.W_OK):
+        pytest.skip("sem cgroup v1 de cpu gravável")
+    meu, meu_ocupado = (sistema.criar_cgroup_da_caixa(marca="abc123") for _ in range(2))
+    de_outro = sistema.criar_cgroup_da_caixa(marca="def456")
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with open(os.path.join(meu_ocupado, "cgroup.procs"), "w") as f:
+            f.write(str(proc.pid))
+        assert sistema.remover_cgroups_da_marca("abc123") == [meu]
+        assert not os.path.exists(meu) and os.path.exists(meu_ocupado) and os.path.exists(de_outro)
+        assert sistema.remover_cgroups_da_marca("") == []
+    finally:
+        proc.kill()
+        proc.wait()
+        for caminho in (meu, meu_ocupado, de_outro):
+            sistema.remover_cgroup(caminho)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="precisa de root para criar a árvore de outro dono")
 def test_pasta_sem_permissao_de_busca_nao_esconde_nada():
     """Rodada vermelha: uma subpasta 0600 (listável, sem busca) escondia os arquivos dela da medida do disco, e

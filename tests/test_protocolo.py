@@ -174,8 +174,8 @@ def test_erro_da_caixa_entra_curto_e_sem_valores():
     )
     assert isinstance(erro, ErroDoAluno) and erro.tipo == "Exception"
     assert erro.mensagem == "z = […]"
-    assert erro.trace == '  File "<celula softmax>", line 3\n  File "<celula outra>", line 1'
-    assert protocolo.rastro_do_aluno(erro.trace, {"softmax"}) == '  File "<celula softmax>", line 3'
+    assert erro.trace == '  File "<celula softmax>", line …\n  File "<celula outra>", line 1'  # só o mais interno
+    assert protocolo.rastro_do_aluno(erro.trace, {"softmax"}) == '  File "<celula softmax>", line …'
     assert _erro_do_aluno({"erro": {"tipo": "ValueError", "mensagem": ["x"] * 10}}).mensagem == ""
     assert _erro_do_aluno({"erro": {"tipo": "NotImplementedError"}}).tipo == "NotImplementedError"
 
@@ -319,10 +319,45 @@ def test_rastro_so_guarda_linhas_que_cabem_na_celula():
     )
     saida = protocolo.rastro_do_aluno(rastro, {"softmax", "atencao"}, linhas={"softmax": 20, "atencao": 5})
     assert saida.splitlines() == [
-        '  File "<celula softmax>", line 12',
+        '  File "<celula softmax>", line …',  # só o quadro mais interno mostra a linha
         '  File "<celula softmax>", line …',
         '  File "<celula atencao>", line …',
         '  File "<celula atencao>", line …',
     ]
     # sem o tamanho da célula (a do avaliador), vale o teto de uma célula de verdade
     assert protocolo.rastro_do_aluno(rastro, {"softmax"}).splitlines()[1].endswith("line …")
+    # o mais interno mostra a linha que cabe na célula
+    assert protocolo.rastro_do_aluno(rastro, {"softmax"}, linhas={"softmax": 20}).splitlines() == [
+        '  File "<celula softmax>", line …',
+        '  File "<celula softmax>", line …',
+    ]
+    assert protocolo.rastro_do_aluno(rastro.split('\n  File "<celula softmax>", line 16255')[0], {"softmax"}) == (
+        '  File "<celula softmax>", line 12'
+    )
+
+
+def test_um_numero_escolhido_pelo_aluno_sai_com_ate_3_algarismos_e_o_rastro_com_uma_linha():
+    """Rodada vermelha 3: dois eixos de 4 algarismos numa forma, dois inteiros de 4 num IndexError do NumPy e
+    quatro quadros com linhas escolhidas levavam dígitos de uma entrada oculta. Um número do aluno sai com até 3
+    algarismos, e o rastro mostra só a linha do quadro mais interno (falha com o filtro antigo)."""
+    from autograder.suite import mensagens
+
+    assert protocolo.texto_da_excecao("index 9421 is out of bounds for axis 0 with size 5302").count("…") == 2
+    assert "12" in protocolo.texto_da_excecao("index 12 is out of bounds for axis 0 with size 5")
+    assert "5029" not in protocolo.texto_do_aluno("shape 5029 bad") and "502" in protocolo.texto_do_aluno("x 502 y")
+    rastro = "\n".join(f'  File "<celula softmax>", line {n}' for n in (905, 913, 927, 948))
+    saida = protocolo.rastro_do_aluno(rastro, linhas={"softmax": 1200})
+    assert saida.count("line …") == 3 and saida.endswith("line 948")
+    assert mensagens._tamanho(999) == "999" and mensagens._tamanho(1000) == "mais de 999"
+    # uma cópia da forma feita pela suíte (tuple(obtido.shape)) também não leva os eixos grandes do aluno
+    import numpy as np
+
+    protocolo.esquecer_enviados()
+    try:
+        devolvido = np.empty((0, 1, 0, 0, 1, 5029, 3520))
+        protocolo.registrar_do_aluno(devolvido)
+        texto = f"veio {mensagens.mostrar(tuple(devolvido.shape))} e {mensagens.mostrar(devolvido.shape[-1])}"
+        assert "5029" not in texto and "3520" not in texto, texto
+        assert f"{mensagens.mostrar((2, 3, 5))}" == "(2, 3, 5)"  # uma forma pequena sai igual
+    finally:
+        protocolo.esquecer_enviados()

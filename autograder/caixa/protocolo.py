@@ -410,6 +410,21 @@ def _decodificar_array(obj: dict, marca: str, buffers: list, reutilizar: bool = 
 # (``raise ValueError(repr(Q))``). Ele entra no modelo de resultados só por aqui.
 LIMITE_MENSAGEM_ALUNO = 300
 LIMITE_NUMEROS_ALUNO = 12
+# Um número que o aluno escolhe (um tamanho, um eixo, um índice, um inteiro de uma exceção conhecida, o número da
+# linha do rastro) sai numa mensagem com até 3 algarismos; um maior vira "…" (ou "mais de 999"). Um número de 4
+# algarismos já levava 13 bits de uma entrada oculta por campo (rodada vermelha 3: dois eixos de uma forma, dois
+# inteiros de um IndexError); com 3, um campo leva menos de 10, e as formas, índices e linhas de um código honesto
+# das aulas cabem (os maiores eixos das aulas têm 3 algarismos).
+MAIOR_NUMERO_DO_ALUNO = 999
+_NUMERO_LONGO = re.compile(r"\d{4,}")
+
+
+def numeros_curtos(texto: str) -> str:
+    """``texto`` (um campo numérico de uma mensagem conhecida: um inteiro, uma forma) com cada inteiro de mais de
+    3 algarismos trocado por "…" (``MAIOR_NUMERO_DO_ALUNO``)."""
+    return _NUMERO_LONGO.sub("…", texto)
+
+
 _NUMERO = re.compile(r"\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?|(?<!\w)\.\d+(?:[eE][-+]?\d+)?")
 _RETICENCIAS = re.compile(r"-?…(?:[\s,;()\[\]-]*…)+")
 _EXCECOES_CONHECIDAS = frozenset(
@@ -545,8 +560,8 @@ def _sem_textos_enviados(texto: str) -> str:
 def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
     """O que de um texto vindo da caixa pode ir para um relatório: só a primeira linha não vazia,
     sem caracteres de controle e só com os caracteres permitidos (``_permitido``: outro vira "…");
-    números com casa decimal ou expoente e inteiros de 5 dígitos ou mais viram "…" (os pequenos, como
-    formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``); cada sequência de letras e dígitos com até
+    números com casa decimal ou expoente e inteiros de 4 dígitos ou mais viram "…" (os pequenos, como
+    formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``, cada um até ``MAIOR_NUMERO_DO_ALUNO``); cada sequência de letras e dígitos com até
     ``LIMITE_SEQUENCIA_VALOR`` caracteres e até ``LIMITE_ALFANUMERICOS_TEXTO`` deles no total; no máximo
     ``limite`` caracteres. Um array impresso (``repr`` de um argumento) não passa, e um texto oculto
     escrito em letras passa só numa amostra curta."""
@@ -562,7 +577,7 @@ def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
         nonlocal contados
         numero = m.group(0)
         contados += 1
-        if contados > LIMITE_NUMEROS_ALUNO or any(c in numero for c in ".eE") or len(numero) > 4:
+        if contados > LIMITE_NUMEROS_ALUNO or any(c in numero for c in ".eE") or len(numero) > 3:
             return "…"
         return numero
 
@@ -604,7 +619,7 @@ def tipo_do_aluno(tipo) -> str:
     return tipo if type(tipo) is str and tipo in _EXCECOES_CONHECIDAS else "Exception"
 
 
-_QUADRO = re.compile(r'\s*File "<celula ([\w-]{1,60})>", line (\d{1,5})(?:, in .*)?')
+_QUADRO = re.compile(r'\s*File "<celula ([\w-]{1,60})>", line (\d{1,5}|…)(?:, in .*)?')
 
 
 LINHA_MAXIMA_DO_RASTRO = 999  # uma célula de verdade não passa disso; um número maior é dado escondido
@@ -615,18 +630,25 @@ def rastro_do_aluno(rastro, celulas=None, quadros: int = 4, linhas: dict | None 
     (``File "<celula X>", line N``; com ``celulas``, só das células com esses nomes), no máximo
     ``quadros``. O nome da função cai (o aluno pode dar a uma função criada na hora o nome que
     quiser), e qualquer outra linha também. O número da linha também vem do aluno (um ``compile`` com o
-    nome de uma célula aceita qualquer linha): fica só se cabe na célula (``linhas``: o número de linhas do
-    código de cada célula, que o avaliador conhece) e em ``LINHA_MAXIMA_DO_RASTRO``; senão, "line …"."""
+    nome de uma célula aceita qualquer linha): só o quadro mais interno (a linha onde o erro aconteceu) o
+    mostra, e só se cabe na célula (``linhas``: o número de linhas do código de cada célula, que o avaliador
+    conhece) e em ``LINHA_MAXIMA_DO_RASTRO``; os outros quadros dizem por quais células o erro passou, com
+    "line …". Um número por rastro: quatro quadros com linhas escolhidas levavam 12 dígitos de uma entrada
+    oculta por mensagem (rodada vermelha 3)."""
     if type(rastro) is not str:
         return ""
-    saida = []
+    quadros_vistos = []
     for linha in rastro[:8000].splitlines():
         m = _QUADRO.fullmatch(linha)
         if m and (celulas is None or m.group(1) in celulas):
-            n = int(m.group(2))
-            teto = min(LINHA_MAXIMA_DO_RASTRO, (linhas or {}).get(m.group(1), LINHA_MAXIMA_DO_RASTRO))
-            saida.append(f'  File "<celula {m.group(1)}>", line {n if 1 <= n <= teto else "…"}')
-    return "\n".join(saida[-quadros:])
+            quadros_vistos.append((m.group(1), int(m.group(2)) if m.group(2).isdigit() else 0))
+    quadros_vistos = quadros_vistos[-quadros:]
+    saida = []
+    for i, (celula, n) in enumerate(quadros_vistos):
+        teto = min(LINHA_MAXIMA_DO_RASTRO, (linhas or {}).get(celula, LINHA_MAXIMA_DO_RASTRO))
+        mostra = i == len(quadros_vistos) - 1 and 1 <= n <= teto
+        saida.append(f'  File "<celula {celula}>", line {n if mostra else "…"}')
+    return "\n".join(saida)
 
 
 # --------------------------------------------------------------------- callbacks
@@ -703,7 +725,7 @@ def conferir_argumentos_de_callback(args, kwargs, limites: dict | None = None) -
 # * O texto de uma exceção do aluno (``TextoDoAluno``): sai num relatório só se é uma mensagem conhecida
 #   do Python, do NumPy ou do PyTorch (``_MODELOS_DE_EXCECAO``, escrita em português) ou uma mensagem
 #   escrita no código enviado (uma constante de texto ou um f-string dele), e as partes variáveis só
-#   podem ser inteiros pequenos (até 4 dígitos) e nomes que aparecem no código enviado, que foi escrito
+#   podem ser inteiros pequenos (até 3 dígitos; um de 4 sai "…") e nomes que aparecem no código enviado, que foi escrito
 #   antes de qualquer entrada oculta existir. Qualquer outro texto sai como "texto omitido".
 #
 # O limite honesto: numa mensagem o aluno ainda escolhe comprimentos, formas, inteiros pequenos, qual das
@@ -769,11 +791,31 @@ def _memoria(valor):
     return None
 
 
+def _registrar_medidas(valor) -> None:
+    """Os tamanhos que o aluno escolheu ao devolver ``valor`` (o comprimento de um texto, de uma lista ou de um
+    dicionário; cada eixo e o número de elementos de um array ou tensor), quando passam de
+    ``MAIOR_NUMERO_DO_ALUNO``: ficam entre os números do aluno, e uma cópia feita pela suíte
+    (``tuple(obtido.shape)``, ``len(obtido)``, ``obtido.size``) sai numa mensagem pela forma ("um inteiro de 4
+    dígitos", "uma tupla de 7 itens"), não pelos algarismos (rodada vermelha 3: dois eixos de 4 algarismos
+    levavam 26 bits de uma entrada oculta por mensagem)."""
+    try:
+        forma = getattr(valor, "shape", None) if _memoria(valor) is not None else None
+        medidas = [int(d) for d in forma] + [math.prod(int(d) for d in forma)] if forma is not None else []
+        if type(valor) in (str, list, tuple, dict):
+            medidas.append(len(valor))
+    except Exception:
+        return
+    for n in medidas:
+        if n > MAIOR_NUMERO_DO_ALUNO:
+            _NUMEROS_DO_ALUNO.add(n)
+
+
 def registrar_do_aluno(valor, _prof: int = 0) -> None:
     """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno."""
     if _prof > LIMITE_PROFUNDIDADE or len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
         return
     tipo = type(valor)
+    _registrar_medidas(valor)
     if tipo is str:
         if valor and valor not in _TEXTOS_DO_ALUNO:
             _TEXTOS_DO_ALUNO.add(valor)
@@ -1491,7 +1533,7 @@ def _nome_permitido(nome: str) -> bool:
 def _buraco_permitido(tipo: str, valor: str) -> bool:
     if tipo == "nome":
         return _nome_permitido(valor)
-    return True  # números e formas: o padrão já limita a 4 dígitos por número e 8 números
+    return True  # números e formas: o padrão limita a 4 dígitos e 8 números; os de 4 saem "…" (``numeros_curtos``)
 
 
 OMITIDO = (
@@ -1529,7 +1571,8 @@ def _mensagem_conhecida(linha: str) -> str | None:
     for padrao, buracos, saida in _MODELOS_DE_EXCECAO:
         m = padrao.fullmatch(linha)
         if m and all(_buraco_permitido(t, v) for t, v in zip(buracos, m.groups())):
-            return saida.format(*(" ".join(v.split()) for v in m.groups()))
+            campos = (" ".join(v.split()) for v in m.groups())
+            return saida.format(*(v if t == "nome" else numeros_curtos(v) for t, v in zip(buracos, campos)))
     for inicio, saida in _INICIOS_DE_EXCECAO:
         if linha.startswith(inicio):
             return saida

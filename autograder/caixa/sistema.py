@@ -214,12 +214,13 @@ def cgroups_de_caixas() -> list[str]:
     return [os.path.join(CGROUP_CPU, n) for n in sorted(nomes) if n.startswith(PREFIXO_CGROUP)]
 
 
-def criar_cgroup_da_caixa(cpus: float = 1.0) -> str | None:
-    """Cria ``<raiz do cpu>/curso-caixa-<pid>-<aleatório>`` com cota de ``cpus`` CPUs; ``None`` se o hospedeiro
-    não deixa."""
+def criar_cgroup_da_caixa(cpus: float = 1.0, marca: str = "") -> str | None:
+    """Cria ``<raiz do cpu>/curso-caixa-<marca>-<pid>-<aleatório>`` com cota de ``cpus`` CPUs (``marca``: a do
+    zigoto, que apaga os seus ao fechar: ``remover_cgroups_da_marca``); ``None`` se o hospedeiro não deixa."""
     if os.geteuid() != 0 or not os.path.isdir(CGROUP_CPU):
         return None
-    caminho = os.path.join(CGROUP_CPU, f"{PREFIXO_CGROUP}{os.getpid()}-{os.urandom(6).hex()}")
+    dono = f"{marca}-" if marca else ""
+    caminho = os.path.join(CGROUP_CPU, f"{PREFIXO_CGROUP}{dono}{os.getpid()}-{os.urandom(6).hex()}")
     try:
         os.mkdir(caminho, 0o755)
         with open(os.path.join(caminho, "cpu.cfs_period_us"), "w") as f:
@@ -242,6 +243,23 @@ def entrar_no_cgroup(caminho: str | None) -> bool:
         return True
     except OSError:
         return False
+
+
+def remover_cgroups_da_marca(marca: str) -> list[str]:
+    """Apaga os cgroups vazios das caixas de um zigoto (``marca``), quando ele fecha e já colheu todos os
+    processos delas: o de uma caixa cujo C morreu no meio da limpeza não fica esperando a varredura de outro
+    avaliador. Devolve os apagados."""
+    if not marca:
+        return []
+    apagados = []
+    for caminho in cgroups_de_caixas():
+        if os.path.basename(caminho).startswith(f"{PREFIXO_CGROUP}{marca}-"):
+            try:
+                os.rmdir(caminho)
+                apagados.append(caminho)
+            except OSError:
+                pass
+    return apagados
 
 
 def remover_cgroup(caminho: str | None) -> None:

@@ -83,6 +83,8 @@ class ProcessoZigoto:
         # Pastas de trabalho no /tmp do hospedeiro (modos sem namespaces): caminho -> fd da trava.
         # O zigoto é o dono (a trava impede que outro avaliador as varra) e as apaga ao sair.
         self.pastas: dict[str, int] = {}
+        # Marca dos cgroups das caixas deste zigoto: ao fechar, ele apaga os seus (vazios) pelo nome.
+        self.marca_cgroup = os.urandom(6).hex()
 
     # ----------------------------------------------------------------- preparo
     def preparar(self) -> None:
@@ -211,7 +213,8 @@ class ProcessoZigoto:
             disco.apagar_arvore(caminho)
             os.close(trava)
         self.pastas.clear()
-        sistema.varrer_cgroups_abandonados()  # os das caixas cujo C morreu no meio da limpeza
+        sistema.remover_cgroups_da_marca(self.marca_cgroup)  # os das caixas cujo C morreu no meio da limpeza
+        sistema.varrer_cgroups_abandonados()  # os de avaliadores que morreram sem fechar
 
     def _laco(self, controle: socket.socket) -> None:
         while True:
@@ -291,7 +294,7 @@ class ProcessoZigoto:
                 except OSError:
                     continue
         # A cota de CPU da caixa (um núcleo, onde o hospedeiro tem cgroups): G entra nela antes do aluno.
-        pedido["cgroup"] = sistema.criar_cgroup_da_caixa()
+        pedido["cgroup"] = sistema.criar_cgroup_da_caixa(marca=self.marca_cgroup)
         pid = os.fork()
         if pid == 0:
             try:

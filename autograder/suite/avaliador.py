@@ -18,6 +18,7 @@ __all__ = [
     "referencia_da_atividade",
     "semente_da_submissao",
     "semente_derivada",
+    "semente_secreta",
 ]
 
 
@@ -42,6 +43,14 @@ def semente_derivada(semente: int, rotulo: str) -> int:
     from autograder.semente import semente_derivada as derivar
 
     return derivar(semente, rotulo)
+
+
+def semente_secreta(*partes: str) -> int:
+    """Uma semente da turma, só do segredo do curso e de ``partes`` (63 bits, ``semente.semente_secreta``):
+    para o que nunca entra na caixa (os pesos iniciais do treino avaliado)."""
+    from autograder.semente import semente_secreta as calcular
+
+    return calcular(*partes)
 
 
 def referencia_da_atividade(slug: str):

@@ -64,7 +64,7 @@ class Mostrado:
 def _forma_do_aluno(valor, espec: str) -> str:
     """Um valor que o código do aluno devolveu (``protocolo.do_aluno``), sem o conteúdo: o tipo e o tamanho
     de um texto, de uma lista ou de um dicionário; a forma e o dtype de um array ou tensor; um número com 2
-    algarismos significativos (um inteiro de até 4 dígitos sai inteiro; um maior, só o número de dígitos)."""
+    algarismos significativos (um inteiro de até 3 dígitos sai inteiro; um maior, só o número de dígitos)."""
     if isinstance(valor, bool) or valor is None:
         return str(valor)
     if isinstance(valor, (list, tuple)) and _inteiros_pequenos(valor, [0]):
@@ -72,7 +72,9 @@ def _forma_do_aluno(valor, espec: str) -> str:
     if isinstance(valor, str):
         return f"um texto de {_tamanho(len(valor))} caractere{'s' if len(valor) != 1 else ''}"
     if isinstance(valor, int):
-        return str(valor) if abs(valor) < 10_000 else f"um inteiro de {len(str(abs(valor)))} dígitos"
+        if abs(valor) <= protocolo.MAIOR_NUMERO_DO_ALUNO:
+            return str(valor)
+        return f"um inteiro de {len(str(abs(valor)))} dígitos"
     if isinstance(valor, float):
         if _PRECISAO_CURTA.fullmatch(espec) and abs(valor) < MAIOR_REAL_COM_CASAS:
             # "{:.0%}", "{:.3g}", "{:.2f}": até 3 casas, como a suíte pediu, num número de até 3 algarismos inteiros
@@ -103,12 +105,13 @@ def _forma_do_aluno(valor, espec: str) -> str:
 _PRECISAO_CURTA = re.compile(r"\.[0-3][gf%]")
 MAIOR_REAL_COM_CASAS = 1000.0  # acima disso, um real do aluno sai com 2 algarismos significativos
 MAXIMO_DE_EIXOS = 8  # uma forma com mais eixos sai só pelo número de eixos
-TAMANHO_MAXIMO = 9_999  # um tamanho do aluno maior que isso sai só como "mais de 9.999" (rodada vermelha 3)
+TAMANHO_MAXIMO = protocolo.MAIOR_NUMERO_DO_ALUNO  # um tamanho maior sai só como "mais de 999" (rodadas vermelhas 3)
 
 
-def _tamanho(n: int, maior: str = "mais de 9.999") -> str:
-    """Um comprimento ou eixo que o aluno escolheu: até 4 dígitos sai inteiro; maior, só ``maior``. Um número de
-    6 dígitos basta para localizar um trecho de um corpus público (``vermelho3-08-comprimento-localiza-trecho``)."""
+def _tamanho(n: int, maior: str = "mais de 999") -> str:
+    """Um comprimento ou eixo que o aluno escolheu: até 3 dígitos sai inteiro; maior, só ``maior``. Um número de
+    6 dígitos basta para localizar um trecho de um corpus público (``vermelho3-08-comprimento-localiza-trecho``),
+    e dois eixos de 4 levavam 26 bits de uma entrada oculta (``vermelho3-01-forma-carrega-digitos``)."""
     return str(n) if 0 <= n <= TAMANHO_MAXIMO else maior
 
 

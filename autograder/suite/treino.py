@@ -56,8 +56,8 @@ from autograder.suite.avaliador import (
     ErroDoAluno,
     figuras_guardadas,
     referencia_da_atividade,
-    semente_da_submissao,
     semente_derivada,
+    semente_secreta,
 )
 from autograder.suite.deslocamento import (
     RAZAO_MAXIMA,
@@ -108,7 +108,7 @@ __all__ = [
 
 PRAZO_DO_TREINO = 120.0  # segundos de um teste de faixa: o treino avaliado cabe com folga
 PONTOS_DAS_FAIXAS = (0.5, 0.75, 1.25)  # quanto vale cada uma das três faixas do item de treino
-ROTULO_DO_TREINO = "\0treino-avaliado"  # no lugar do aluno: a semente do treino é a mesma para toda a turma
+ROTULO_DO_TREINO = "treino-avaliado"  # a semente dos pesos iniciais é a mesma para toda a turma (semente_secreta)
 
 
 def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado, substituto, conferir=None):
@@ -378,11 +378,21 @@ class ItemDeTreino:
 
     # ------------------------------------------------------------ o treino avaliado
     def semente_do_treino(self, aluno, qual: str) -> int:
-        """A mesma para todo aluno (o mesmo código tem o mesmo veredito nas faixas: a constância, issue #38),
-        tirada do segredo do curso (imprevisível: ninguém treina fora da caixa a partir destes pesos iniciais e
-        lotes) e de qual modelo treina; nunca do texto do código, que o aluno poderia variar até sortear um
-        treino melhor, nem do aluno, cujo sorteio mudaria a nota de um erro perto de uma faixa."""
-        return semente_derivada(semente_da_submissao(self.slug, ROTULO_DO_TREINO), f"{self.slug}:treino:{qual}")
+        """A semente dos pesos iniciais: a mesma para todo aluno (o mesmo código tem o mesmo veredito nas faixas:
+        a constância, issue #38), tirada do segredo do curso (``semente_secreta``, 63 bits: imprevisível, e nem
+        por força bruta se acha a partir dos pesos) e de qual modelo treina; nunca do texto do código, que o
+        aluno poderia variar até sortear um treino melhor, nem do aluno, cujo sorteio mudaria a nota de um erro
+        perto de uma faixa. Ela não entra na caixa: os pesos iniciais vão já sorteados, e os lotes saem de
+        ``semente_dos_lotes``."""
+        return semente_secreta(ROTULO_DO_TREINO, self.slug, qual)
+
+    @staticmethod
+    def semente_dos_lotes(semente: int) -> int:
+        """A semente dos lotes (ou do gerador que a caixa recebe, na 08), tirada da dos pesos iniciais por uma
+        via de mão única (SHA-256): quem a descobre na caixa (os lotes a revelam, o ``initial_seed()`` do gerador
+        a mostra) não chega à dos pesos iniciais (rodada vermelha 4: a semente da turma chegava à caixa e saía
+        pelos algarismos de uma medida)."""
+        return semente_derivada(semente, "lotes-do-treino-avaliado")
 
     def codigo_do_treino(self, aluno, qual: str) -> tuple:
         """O código que o treino usa (o laço; o modelo do aluno só se for ele o treinado): com a semente,
@@ -424,7 +434,7 @@ class ItemDeTreino:
             sd = self.pesos_iniciais(ref, semente)
             modelo.carregar_pesos(sd, strict=False)
             modelo.metodo("train", guardar=True)
-            dados = laco.dados(semente)
+            dados = laco.dados(self.semente_dos_lotes(semente))
             # o avaliador conta cada optimizer.step() do treino (passos_vistos.py), não o histórico
             avaliado, contador = contando_passos(aluno.com_prazo(laco.prazo, sem_substitutos=not laco.dependencias))
             prontas = None
@@ -511,7 +521,7 @@ class ItemDeTreino:
         treinar = getattr(ref, laco.funcao)
         if laco.trocas_na_referencia:  # o mesmo laço, com os nomes trocados só nos globais desta cópia
             treinar = FunctionType(treinar.__code__, {**vars(ref), **laco.trocas_na_referencia})
-        dados = (laco.dados_da_referencia or laco.dados)(semente)
+        dados = (laco.dados_da_referencia or laco.dados)(self.semente_dos_lotes(semente))
         inicio, cpu = time.perf_counter(), time.thread_time()
         treinar(modelo, *dados, **laco.kwargs)
         segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
