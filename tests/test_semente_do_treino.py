@@ -62,3 +62,20 @@ def test_a_semente_dos_pesos_vem_do_segredo_e_tem_63_bits(monkeypatch):
         sementes.add(item.semente_do_treino(None, "aluno"))
     assert len(sementes) == 6
     assert max(s.bit_length() for s in sementes) > 40  # 32 bits eram achados por força bruta a partir dos pesos
+
+
+def test_os_pesos_iniciais_usam_os_63_bits_da_semente():
+    """Rodada vermelha 5: ``torch.manual_seed`` só usa 32 bits, e ``s & 0xFFFFFFFF`` dava os mesmos pesos que ``s``
+    (a semente da turma saía por força bruta de uns 170 bits dos pesos). ``estado_do_gerador`` usa a semente
+    inteira; o estado não diz a semente (``initial_seed()`` 0) e é o mesmo para a mesma semente."""
+    import torch
+
+    item = modulo_da_suite("06-transformer-copia", "treino_avaliado").ITEM
+    ref = referencia_da_atividade("06-transformer-copia")
+    s = (0x5EED << 40) | 0x1234_5678
+    a, b, c = (item.pesos_iniciais(ref, x) for x in (s, s & 0xFFFFFFFF, s))
+    assert any(not torch.equal(a[k], b[k]) for k in a)  # falha com torch.manual_seed(s)
+    assert all(torch.equal(a[k], c[k]) for k in a)
+    g = torch.Generator()
+    g.set_state(treino.estado_do_gerador(s))
+    assert g.initial_seed() == 0
