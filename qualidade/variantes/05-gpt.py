@@ -1392,3 +1392,13 @@ def gerar_com_cache(modelo, ids, n_novos):
         equivoco="cache-prompt-em-pedacos",
     )
 )
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-combinar-repeat-com-poucos-eixos",
+        {"combinar_mascaras": _combinar("causal & (chaves.repeat(n, 1) | olho)")},
+        itens=["teste_combinar_mascaras"],
+        trecho="repeat precisa de uma repetição para cada eixo",
+    ),
+]
