@@ -79,3 +79,24 @@ def test_os_pesos_iniciais_usam_os_63_bits_da_semente():
     g = torch.Generator()
     g.set_state(treino.estado_do_gerador(s))
     assert g.initial_seed() == 0
+
+
+def test_os_pesos_iniciais_vem_numa_ordem_secreta_sem_mudar_a_distribuicao():
+    """Cada parâmetro sai numa permutação secreta dos elementos sorteados (quem vaza alguns pesos não sabe a ordem
+    do gerador); a distribuição é a mesma (os mesmos valores), os buffers e os pesos amarrados se mantêm."""
+    import torch
+
+    item = modulo_da_suite("08-lm-moderno", "treino_avaliado").ITEM
+    ref = referencia_da_atividade("08-lm-moderno")
+    s = 0x1234_5678_9ABC
+    sd = item.pesos_iniciais(ref, s)
+    torch.set_rng_state(treino.estado_do_gerador(s))
+    modelo = item.modelo_de_referencia(ref)
+    item.modelo.inicializar(modelo, ref)
+    crus = modelo.state_dict()
+    mudaram = [k for k in sd if not torch.equal(sd[k], crus[k])]
+    assert mudaram, "nenhum parâmetro foi permutado"
+    for k in sd:
+        assert torch.equal(torch.sort(sd[k].reshape(-1)).values, torch.sort(crus[k].reshape(-1)).values), k
+    origem, copia = item.modelo.amarrados
+    assert torch.equal(sd[origem], sd[copia])

@@ -163,6 +163,32 @@ def estado_do_gerador(semente: int) -> torch.Tensor:
     return torch.from_numpy(base)
 
 
+def embaralhar_parametros(modelo, semente: int) -> dict:
+    """O state_dict de ``modelo`` (clonado) com os elementos de cada parâmetro numa ordem secreta: uma permutação
+    sorteada pelo Philox (chave de 128 bits tirada por SHAKE-256 da ``semente`` e do nome). A inicialização sorteia
+    cada elemento de um parâmetro independente dos outros, com a mesma distribuição (normal, uniforme, Xavier,
+    constantes), então a permutação não muda a distribuição; muda o que um vazamento parcial vale: refazer o estado
+    do mt19937 pede centenas de saídas SEGUIDAS do gerador, e quem conhece alguns pesos (citados numa mensagem,
+    um reenvio após outro) não sabe a ordem em que foram sorteados. Os buffers não mudam; parâmetros amarrados
+    (a mesma memória com dois nomes) recebem a mesma permutação."""
+    sd = modelo.state_dict(keep_vars=True)
+    nomes = {nome for nome, _ in modelo.named_parameters(remove_duplicate=False)}
+    saida, feitos = {}, {}
+    for nome, t in sd.items():
+        t = t.detach()
+        if nome not in nomes or t.numel() < 2:
+            saida[nome] = t.clone()
+            continue
+        dono = feitos.setdefault(t.data_ptr(), nome)
+        if dono != nome:
+            saida[nome] = saida[dono].clone()
+            continue
+        chave = int.from_bytes(hashlib.shake_256(f"ordem-dos-pesos\0{int(semente)}\0{nome}".encode()).digest(16))
+        ordem = np.random.Generator(np.random.Philox(key=chave)).permutation(t.numel())
+        saida[nome] = t.reshape(-1)[torch.from_numpy(ordem)].reshape(t.shape).clone()
+    return saida
+
+
 def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento, lacuna: Lacuna | None = None) -> None:
     """Com ``AVALIADOR_REGISTRO_DO_TREINO=<arquivo>`` (só nas ferramentas de calibração, ``python -m qualidade
     deslocamento``), acrescenta ao arquivo uma linha JSON com as figuras do portão do deslocamento desta
@@ -354,7 +380,7 @@ class ItemDeTreino:
         modelo = self.modelo_de_referencia(ref)
         if self.modelo.inicializar is not None:
             self.modelo.inicializar(modelo, ref)
-        return {k: v.clone() for k, v in modelo.state_dict().items()}
+        return embaralhar_parametros(modelo, semente)
 
     def parametros(self, ref) -> set:
         """Os nomes dos parâmetros treináveis do modelo (os pesos amarrados com os dois nomes); o resto do
