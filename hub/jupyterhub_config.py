@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jupyterhub.services import service as _servico
 from traitlets import Integer
 
-from hub import comum
+from hub import comum, limites_lab
 from hub import paginas as _paginas
 
 c = get_config()  # noqa: F821
@@ -57,7 +57,16 @@ c.Authenticator.delete_invalid_users = True
 if os.environ.get("CURSO_HUB_AUTENTICACAO"):
     load_subconfig(str(comum.RAIZ / "hub" / "autenticacao_lms.py"))  # noqa: F821
 
-c.JupyterHub.spawner_class = "localprocess"
+# O LocalProcessSpawner com o laboratório de cada aluno no seu cgroup (CPU, processos, memória; hub/limites_lab.py):
+# tudo o que um aluno abre pesa, contra a correção, como um processo só. Na subida, os cgroups vazios deste hub
+# que sobraram saem, e o registro diz qual teto este hospedeiro não dá.
+c.JupyterHub.spawner_class = limites_lab.SpawnerComTetos
+_tetos_lab = limites_lab.tetos_da_configuracao()  # um valor mal escrito para o hub aqui, com a explicação
+limites_lab.varrer()
+for _falta in limites_lab.faltas(_tetos_lab):
+    limites_lab.avisar(f"AVISO: o laboratório dos alunos sobe sem {_falta} (veja SEGURANCA.md)")
+if not limites_lab.faltas(_tetos_lab):
+    limites_lab.avisar(f"laboratório de cada aluno no seu cgroup: {_tetos_lab.descrever()}")
 c.Spawner.cmd = [str(comum.PYTHON), "-m", "jupyterhub.singleuser"]
 c.Spawner.default_url = "/lab"
 # window.jupyterapp na página (só a do próprio usuário): o teste de navegador usa os comandos do lab

@@ -1,7 +1,8 @@
 """``make hub-parar``: para tudo o que ``make hub`` subiu e tira do sistema o que ele pôs lá.
 
 1. o JupyterHub (SIGTERM: ele para os labs, o proxy e os serviços; SIGKILL depois de 30 s);
-2. qualquer processo que ainda rode com o uid de um usuário do hub (e o proxy, pelo pid);
+2. qualquer processo que ainda rode com o uid de um usuário do hub (e o proxy, pelo pid), e os cgroups dos
+   laboratórios deste hub que sobraram (``hub/limites_lab.py``);
 3. as ACLs ``g:curso-alunos`` do repositório (inclusive as herdadas por arquivos novos);
 4. os usuários e grupos do sistema que o hub criou (``userdel``/``groupdel``).
 
@@ -21,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from hub import acl, comum
+from hub import acl, comum, limites_lab
 from hub.iniciar import abrir_repositorio, pid_vivo
 
 PRAZO_PROCESSOS = 5.0  # segundos para os processos dos usuários do hub sumirem depois do SIGKILL
@@ -76,6 +77,10 @@ def parar_processos(uids: set[int]) -> None:
             except OSError:
                 pass
         time.sleep(0.1)
+    # os cgroups dos laboratórios deste hub (o JupyterHub os apaga ao parar cada servidor; sobram se ele
+    # morreu sem parar os servidores): o que houver dentro morre, e as pastas saem
+    for pasta in limites_lab.varrer(matar=True):
+        print(f">> cgroup de laboratório apagado: {pasta}")
     for arquivo in (comum.PID_HUB, comum.RUN / "proxy.pid", comum.RUN / "ajudante.pid"):
         arquivo.unlink(missing_ok=True)
     comum.SOQUETE_AJUDANTE.unlink(missing_ok=True)

@@ -31,6 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -700,6 +701,214 @@ def test_regras_do_servico_de_correcao(hub):
     _sem_acesso(BIA, "ls", str(ESTADO / "estado"))
 
 
+def _sessao_do_aluno(usuario: str, senha: str):
+    """Uma sessão HTTP com o login do aluno no hub e um token da API dele (sem navegador)."""
+    import requests
+
+    sessao = requests.Session()
+    pagina = sessao.get(f"{BASE}/hub/login", timeout=30)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', pagina.text)
+    dados = {"username": usuario, "password": senha, **({"_xsrf": xsrf.group(1)} if xsrf else {})}
+    r = sessao.post(f"{BASE}/hub/login", data=dados, allow_redirects=False, timeout=60)
+    assert r.status_code in (302, 303), f"login de {usuario}: {r.status_code}"
+    cabecalhos = {"X-XSRFToken": sessao.cookies.get("_xsrf", ""), "Referer": f"{BASE}/hub/"}
+    r = sessao.post(f"{BASE}/hub/api/users/{usuario}/tokens", json={"note": "teste"}, headers=cabecalhos, timeout=30)
+    assert r.status_code in (200, 201), f"token de {usuario}: {r.status_code} {r.text[:300]}"
+    return sessao, {"Authorization": f"token {r.json()['token']}"}
+
+
+def _processos_de(uid: int, trecho: str) -> list[int]:
+    pids = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and _uid_de(p) == uid:
+            try:
+                if trecho in (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    pids.append(int(p.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _lab_girando(usuario: str, senha: str, n: int) -> dict:
+    """Sobe o servidor do aluno pelo hub e, num kernel do lab (o lab do aluno não tem terminal), abre ``n``
+    processos girando, cada um na sua sessão. Devolve o cabeçalho do token do aluno."""
+    import asyncio
+
+    import requests
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    _, auth = _sessao_do_aluno(usuario, senha)
+    r = requests.post(f"{BASE}/hub/api/users/{usuario}/server", headers=auth, timeout=60)
+    assert r.status_code in (201, 202), f"o servidor do aluno não subiu: {r.status_code} {r.text[:300]}"
+    fim = time.monotonic() + 150
+    while (
+        not requests.get(f"{BASE}/hub/api/users/{usuario}", headers=auth, timeout=30)
+        .json()["servers"]
+        .get("", {})
+        .get("ready")
+    ):
+        assert time.monotonic() < fim, "o servidor do aluno não ficou pronto em 150 s"
+        time.sleep(0.5)
+    # o lab do aluno não tem terminal: o código roda num kernel, que abre os processos girando, cada um na sua sessão
+    kernel = requests.post(f"{BASE}/user/{usuario}/api/kernels", json={"name": "python3"}, headers=auth, timeout=120)
+    assert kernel.status_code in (200, 201), kernel.text[:300]
+    codigo = (
+        "import subprocess\n"
+        f"for _ in range({n}):\n"
+        "    subprocess.Popen(['/usr/bin/python3', '-c', 'while 1: pass  # girando-no-lab'], start_new_session=True)\n"
+    )
+
+    async def executar():
+        url = f"ws://127.0.0.1:{PORTA}/user/{usuario}/api/kernels/{kernel.json()['id']}/channels"
+        ws = await websocket_connect(HTTPRequest(url, headers=auth))
+        sessao = os.urandom(8).hex()
+        pedido = {
+            "header": {
+                "msg_id": os.urandom(8).hex(),
+                "session": sessao,
+                "username": usuario,
+                "msg_type": "execute_request",
+                "version": "5.3",
+            },
+            "parent_header": {},
+            "metadata": {},
+            "content": {"code": codigo, "silent": False, "store_history": False, "allow_stdin": False},
+            "channel": "shell",
+            "buffers": [],
+        }
+        await ws.write_message(json.dumps(pedido))
+        fim = time.monotonic() + 60
+        while time.monotonic() < fim:  # até a resposta do kernel ao pedido
+            msg = await asyncio.wait_for(ws.read_message(), timeout=60)
+            if msg is None:
+                break
+            dados = json.loads(msg)
+            if dados.get("msg_type") == "execute_reply":
+                assert dados["content"]["status"] == "ok", dados["content"]
+                break
+        ws.close()
+
+    # num thread próprio: o Playwright (síncrono) dos testes de navegador deixa um laço de eventos neste
+    erros = []
+
+    def rodar():
+        try:
+            asyncio.run(executar())
+        except BaseException as exc:  # levado ao teste abaixo
+            erros.append(exc)
+
+    fio = threading.Thread(target=rodar)
+    fio.start()
+    fio.join(150)
+    assert not fio.is_alive(), "o kernel do aluno não respondeu em 150 s"
+    if erros:
+        raise erros[0]
+    return auth
+
+
+def _parar_lab(usuario: str, auth: dict) -> None:
+    import requests
+
+    r = requests.delete(f"{BASE}/hub/api/users/{usuario}/server", headers=auth, timeout=60)
+    assert r.status_code in (202, 204), r.text[:300]
+
+
+def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
+    """O lab de um aluno, pelo spawner do hub: processos girando abertos por um kernel do lab (cada um na sua
+    sessão) ficam no cgroup do aluno (peso de um processo, uma CPU, 256 processos, 2 GiB); o serviço de correção
+    e o ajudante não estão nele; parar o servidor mata o que sobrou e apaga os cgroups."""
+    from hub import limites_lab
+
+    faltou = limites_lab.faltas(limites_lab.Tetos())
+    if faltou:
+        pytest.skip("sem cgroups neste hospedeiro: " + "; ".join(faltou))
+    uid = pwd.getpwnam(CAIO).pw_uid
+    auth = _lab_girando(CAIO, hub["senhas"][CAIO], 4)
+    fim = time.monotonic() + 30
+    while len(girando := _processos_de(uid, "girando-no-lab")) < 4:
+        assert time.monotonic() < fim, f"o kernel abriu {len(girando)} de 4 processos"
+        time.sleep(0.2)
+    servidor = _processos_de(uid, "jupyterhub.singleuser") or _processos_de(uid, "jupyterhub-singleuser")
+    assert servidor, "o processo do servidor do aluno não apareceu"
+    servidor += _processos_de(uid, "ipykernel")  # o kernel também
+    prefixo = limites_lab.prefixo_do_hub(PREFIXO, PORTA, ESTADO.resolve())
+    montagens = limites_lab.montagens()
+    pastas = {}
+    for pid in [*girando, *servidor]:
+        for linha in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            _, controladores, caminho = linha.split(":", 2)
+            for c in set(controladores.split(",")) & set(limites_lab.CONTROLADORES):
+                assert Path(caminho).name == prefixo + CAIO, f"o processo {pid} do aluno está em {c}:{caminho}"
+                pastas[c] = Path(montagens[c]) / caminho.lstrip("/")
+    assert set(pastas) == set(limites_lab.CONTROLADORES)
+    assert (pastas["cpu"] / "cpu.shares").read_text().strip() == "1024"
+    assert (pastas["cpu"] / "cpu.cfs_quota_us").read_text() == (pastas["cpu"] / "cpu.cfs_period_us").read_text()
+    assert (pastas["pids"] / "pids.max").read_text().strip() == "256"
+    assert int((pastas["memory"] / "memory.limit_in_bytes").read_text()) == 2048 * 1024 * 1024
+    # só processos do aluno no cgroup dele: nem o hub, nem o serviço de correção, nem o ajudante
+    dentro = {int(p) for p in (pastas["cpu"] / "cgroup.procs").read_text().split()}
+    assert dentro and all(_uid_de(Path(f"/proc/{p}")) in (uid, None) for p in dentro), dentro
+    # o aluno não sai do cgroup: os arquivos são do root
+    r = _como(CAIO, "sh", "-c", f"echo $$ > {montagens['cpu']}/cgroup.procs")
+    assert r.returncode != 0 and "Permission denied" in r.stderr, r.stderr
+    # parar o servidor: o que o aluno deixou girando morre e os cgroups saem
+    _parar_lab(CAIO, auth)
+    fim = time.monotonic() + 60
+    while any(p.exists() for p in pastas.values()) or _processos_de(uid, "girando-no-lab"):
+        assert time.monotonic() < fim, (
+            f"depois de parar o servidor: {_processos_de(uid, 'girando-no-lab')} ainda girando, "
+            f"{[str(p) for p in pastas.values() if p.exists()]} ainda existem"
+        )
+        time.sleep(0.2)
+
+
+@pytest.mark.skipif(os.environ.get("CURSO_VERMELHO4_CPU") != "1", reason="pesado: CURSO_VERMELHO4_CPU=1")
+def test_lab_girando_de_um_aluno_nao_atrasa_o_retorno_de_outro(hub):
+    """Rodada vermelha 4, classe 1, pelo hub inteiro: a Bia entrega a 01 com o hub quieto e de novo com N processos
+    (``CURSO_VERMELHO4_N``, padrão 48) girando no lab do Caio, cada um na sua sessão; o tempo da entrega dela ao
+    retorno liberado fica em até 3 vezes o quieto mais 5 s (antes do cgroup do lab, a caixa e as vagas da
+    correção ficavam com ~1/(N/2 + 1) de cada núcleo)."""
+    if not (ESTADO / "troca" / "transformers" / "outbound" / SLUG).exists():
+        r = _como(PROF, PY, "-m", "nbgrader", "release_assignment", SLUG, cwd=ESTADO / "curso")
+        assert r.returncode == 0, r.stderr[-1500:]
+    n = int(os.environ.get("CURSO_VERMELHO4_N", "48"))
+
+    def entregar(texto: str) -> float:
+        """Segundos da entrega da Bia (antes do ``nbgrader submit``) ao registro do serviço com a nota."""
+        vistos = {r["nome"] for r in _registro_corretor()}
+        inicio = time.time()
+        _entregar_pela_cli(BIA, _com_comentario(CORRETA, texto))
+        fim = time.monotonic() + 900
+        while time.monotonic() < fim:
+            novos = [r for r in _registro_corretor() if r["nome"] not in vistos and r["situacao"] == "corrigida"]
+            if novos:
+                return novos[0]["quando"] - inicio
+            time.sleep(0.2)
+        raise AssertionError("a entrega da Bia não foi corrigida em 900 s")
+
+    entregar("aquecer")  # a primeira de um trabalhador do ajudante inclui o aquecimento
+    quieta = entregar("quieta")
+    uid = pwd.getpwnam(CAIO).pw_uid
+    auth = _lab_girando(CAIO, hub["senhas"][CAIO], n)
+    try:
+        fim = time.monotonic() + 60
+        while len(_processos_de(uid, "girando-no-lab")) < n:
+            assert time.monotonic() < fim, "o kernel do Caio não abriu os processos"
+            time.sleep(0.2)
+        com_lab = entregar("com o lab do caio girando")
+    finally:
+        _parar_lab(CAIO, auth)
+    carga = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    quieta_br, com_lab_br = f"{quieta:.1f}".replace(".", ","), f"{com_lab:.1f}".replace(".", ",")
+    print(
+        f"\nentrega → retorno da Bia: {quieta_br} s quieto, {com_lab_br} s com {n} processos no lab do Caio ({carga})"
+    )
+    assert com_lab <= 3 * quieta + 5, (
+        f"com {n} processos girando no lab de outro aluno, o retorno da Bia levou {com_lab_br} s (quieto: {quieta_br} s)"
+    )
+
+
 def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
     """``make hub`` com o hub no ar reaproveita tudo; ``make hub-parar`` tira usuários, grupos,
     processos e ACLs, e deixa o estado."""
@@ -731,6 +940,10 @@ def test_subir_de_novo_reaproveita_e_parar_nao_deixa_nada(hub):
         except FileNotFoundError:
             continue
     assert (ESTADO / "curso" / "gradebook.db").exists() and (ESTADO / "home" / ANA).is_dir()
+    from hub import limites_lab
+
+    prefixo = limites_lab.prefixo_do_hub(PREFIXO, PORTA, ESTADO.resolve())
+    assert not limites_lab.deste_hub(prefixo), "um cgroup de laboratório deste hub sobrou depois do hub-parar"
 
 
 def _uid_de(p: Path) -> int | None:

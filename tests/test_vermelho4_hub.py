@@ -306,20 +306,30 @@ def test_o_formgrader_nao_roda_html_da_resposta_escrita_do_aluno():
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Classe 1 no caminho do hub: o laboratório do aluno é um processo comum do usuário dele (LocalProcessSpawner,
+# Classe 1 no caminho do hub: o laboratório do aluno era um processo comum do usuário dele (LocalProcessSpawner,
 # sem cgroup, sem limite de CPU nem de processos), na mesma máquina que os trabalhadores do ajudante. Cada caixa
 # tem teto de uma CPU (cgroup) mas nenhuma reserva: um aluno que abre N processos girando, cada um na sua sessão
-# (setsid: com o autogroup, cada sessão recebe a mesma fatia), deixa à caixa de OUTRO aluno ~1/(N+1) do núcleo,
+# (setsid: com o autogroup, cada sessão recebe a mesma fatia), deixava à caixa de OUTRO aluno ~1/(N+1) do núcleo,
 # e os prazos de parede da correção (10 s por chamada, 120 s o treino da 08, 300 s por submissão) decidem pontos
-# dela. Pesado para uma máquina dividida: só roda com CURSO_VERMELHO4_CPU=1 (N em CURSO_VERMELHO4_N, padrão 48).
+# dela. Agora o spawner do hub (hub/limites_lab.py) põe o laboratório num cgroup com o peso de um processo: os
+# processos girando sobem aqui pelo mesmo preexec_fn do spawner (entram no cgroup do aluno, viram nobody).
+# Pesado para uma máquina dividida: só roda com CURSO_VERMELHO4_CPU=1 (N em CURSO_VERMELHO4_N, padrão 48).
 GIRAR = "import os\nos.setsid()\nwhile True:\n    pass\n"
 
 
 @pytest.mark.skipif(os.environ.get("CURSO_VERMELHO4_CPU") != "1", reason="pesado: CURSO_VERMELHO4_CPU=1")
-def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno():
+def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno(monkeypatch):
     import subprocess
     import sys
+    from types import SimpleNamespace
 
+    import jupyterhub.spawner
+
+    from hub import limites_lab
+
+    faltou = limites_lab.faltas(limites_lab.Tetos())
+    if faltou:
+        pytest.skip("sem os cgroups do laboratório neste hospedeiro: " + "; ".join(faltou))
     raiz = Path(__file__).resolve().parents[1]
     notebook = raiz / "source" / "08-lm-moderno" / "08-lm-moderno.ipynb"  # a solução: 20/20 numa máquina quieta
     pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cpu-", dir="/tmp"))
@@ -330,12 +340,21 @@ def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno():
     destino.mkdir(parents=True)
     shutil.copy(notebook, destino / "08-lm-moderno.ipynb")
     n = int(os.environ.get("CURSO_VERMELHO4_N", "48"))
+    # o spawner do hub para um aluno (nobody), num hub de mentira (prefixo próprio): o mesmo preexec_fn do lab
+    monkeypatch.setattr(limites_lab.comum, "papel_de", lambda nome: "aluno")
+    monkeypatch.setattr(limites_lab, "prefixo_do_hub", lambda *a, **k: f"vermelho4-lab-{os.getpid()}-")
+    monkeypatch.setattr(jupyterhub.spawner, "_try_setcwd", lambda _: os.chdir("/"))
+    spawner = limites_lab.SpawnerComTetos(user=SimpleNamespace(name="nobody"))
+    spawner.preparar_cgroups()
+    assert spawner._cgroups_lab is not None
     girando = [
         subprocess.Popen(
-            ["runuser", "-u", "nobody", "--", "taskset", "-c", "0", "/usr/bin/python3", str(pasta / "girar.py")]
+            ["taskset", "-c", "0", "/usr/bin/python3", str(pasta / "girar.py")],
+            preexec_fn=spawner.make_preexec_fn("nobody"),
         )
         for _ in range(n)
     ]
+    inicio = time.monotonic()
     try:
         feito = subprocess.run(
             [
@@ -359,10 +378,20 @@ def test_processos_do_laboratorio_nao_tiram_pontos_da_correcao_de_outro_aluno():
             check=False,
         )
     finally:
+        duracao = time.monotonic() - inicio
         for p in girando:
             p.kill()
         for p in girando:
             p.wait()
+        import asyncio
+
+        asyncio.run(spawner.run_post_stop_hook())
         shutil.rmtree(pasta, ignore_errors=True)
+    assert feito.stdout.strip(), f"o avaliador não devolveu nota (código {feito.returncode}): {feito.stderr[-2000:]}"
     nota = json.loads(feito.stdout)["score"]
+    carga = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    tempo = f"{duracao:.1f}".replace(".", ",")
+    print(
+        f"\ncorreção da 08 da vítima com {n} processos no laboratório de outro aluno: {nota:g}/20 em {tempo} s ({carga})"
+    )
     assert nota == 20, f"a solução do instrutor ficou com {nota}/20 com {n} processos de outro usuário no mesmo núcleo"

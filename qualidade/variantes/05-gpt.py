@@ -846,59 +846,6 @@ class AtencaoCausal(nn.Module):
 
 CORRETAS.append(
     Variante(
-        "correta-cache-sdpa-prefixo-um-a-um",
-        {
-            "atencao_com_cache": """
-def atencao_com_cache(atencao, x, cache=None):
-    B, m, d = x.shape
-    q, k, v = (
-        z.reshape(B, m, atencao.h, d // atencao.h).permute(0, 2, 1, 3) for z in atencao.w_qkv(x).chunk(3, dim=-1)
-    )
-    if cache:
-        k, v = torch.cat((cache[0], k), -2), torch.cat((cache[1], v), -2)
-    total = k.size(-2)
-    i = torch.arange(total - m, total)[:, None]  # posição absoluta de cada consulta
-    pode = i >= torch.arange(total)[None, :]
-    saida = F.scaled_dot_product_attention(q, k, v, attn_mask=pode)
-    return atencao.w_o(saida.permute(0, 2, 1, 3).reshape(B, m, d)), (k, v)
-""",
-            "minigpt_com_cache": """
-def minigpt_com_cache(modelo, ids, caches=None):
-    inicio = caches[0][1].size(-2) if caches else 0
-    x = modelo.emb(ids) + modelo.pos(torch.arange(ids.shape[1])[None, :] + inicio)
-    caches = caches or [None] * len(modelo.blocos)
-    saida = []
-    for bloco, cache in zip(modelo.blocos, caches):
-        atendido, cache = atencao_com_cache(bloco.atencao, bloco.norm1(x), cache)
-        x = x + atendido
-        x = x + bloco.ff(bloco.norm2(x))
-        saida.append(cache)
-    return modelo.cabeca(modelo.norm_final(x)), saida
-""",
-            "gerar_com_cache": """
-def gerar_com_cache(modelo, ids, n_novos):
-    # o prompt entra um token por vez (também vale) e o último token gerado também passa pelo modelo,
-    # quando ainda há posição para ele
-    if ids.size(1) + n_novos - 1 > modelo.n_max:
-        raise ValueError(f"{ids.size(1)} + {n_novos} - 1 posições não cabem em n_max = {modelo.n_max}")
-    with torch.no_grad():
-        caches = None
-        for j in range(ids.size(1)):
-            logits, caches = minigpt_com_cache(modelo, ids[:, j : j + 1], caches)
-        gerados = [ids]
-        for _ in range(n_novos):
-            proximo = logits[:, -1].argmax(-1, keepdim=True)
-            gerados.append(proximo)
-            if caches[0][0].size(-2) < modelo.n_max:
-                logits, caches = minigpt_com_cache(modelo, proximo, caches)
-    return torch.cat(gerados, dim=1)
-""",
-        },
-    )
-)
-
-CORRETAS.append(
-    Variante(
         "correta-cache-einsum-aditiva",
         {
             "atencao_com_cache": """
@@ -1367,5 +1314,91 @@ MUTANTES += [
         },
         itens=["teste_cache_kv"],
         equivoco="cache-bloco-composto-errado",
+    ),
+]
+
+# issue #38 (sondas-12): o erro de uma subcamada do BlocoDecoder localizado por ablação (S.localizar_pelos_pesos)
+MUTANTES += [
+    Variante(
+        "ablacao-bloco-tanh-na-saida-da-ff",
+        {
+            "bloco_decoder": _bloco(
+                _CORPO.replace("x + self.ff(self.norm2(x))", "x + torch.tanh(self.ff(self.norm2(x)))")
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-bloco-atencao-pela-metade",
+        {"bloco_decoder": _bloco(_CORPO.replace("x = x + self.atencao(", "x = x + 0.5 * self.atencao("))},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+]
+
+# Era uma variante correta; o enunciado pede o prompt inteiro no primeiro passo (o preenchimento) e o último
+# token fora do modelo: alimentar o prompt um token por vez agora é o equívoco cache-prompt-em-pedacos.
+MUTANTES.append(
+    Variante(
+        "cache-sdpa-prefixo-um-a-um",
+        {
+            "atencao_com_cache": """
+def atencao_com_cache(atencao, x, cache=None):
+    B, m, d = x.shape
+    q, k, v = (
+        z.reshape(B, m, atencao.h, d // atencao.h).permute(0, 2, 1, 3) for z in atencao.w_qkv(x).chunk(3, dim=-1)
+    )
+    if cache:
+        k, v = torch.cat((cache[0], k), -2), torch.cat((cache[1], v), -2)
+    total = k.size(-2)
+    i = torch.arange(total - m, total)[:, None]  # posição absoluta de cada consulta
+    pode = i >= torch.arange(total)[None, :]
+    saida = F.scaled_dot_product_attention(q, k, v, attn_mask=pode)
+    return atencao.w_o(saida.permute(0, 2, 1, 3).reshape(B, m, d)), (k, v)
+""",
+            "minigpt_com_cache": """
+def minigpt_com_cache(modelo, ids, caches=None):
+    inicio = caches[0][1].size(-2) if caches else 0
+    x = modelo.emb(ids) + modelo.pos(torch.arange(ids.shape[1])[None, :] + inicio)
+    caches = caches or [None] * len(modelo.blocos)
+    saida = []
+    for bloco, cache in zip(modelo.blocos, caches):
+        atendido, cache = atencao_com_cache(bloco.atencao, bloco.norm1(x), cache)
+        x = x + atendido
+        x = x + bloco.ff(bloco.norm2(x))
+        saida.append(cache)
+    return modelo.cabeca(modelo.norm_final(x)), saida
+""",
+            "gerar_com_cache": """
+def gerar_com_cache(modelo, ids, n_novos):
+    # o prompt entra um token por vez e o último token gerado também passa pelo modelo, quando ainda há posição
+    if ids.size(1) + n_novos - 1 > modelo.n_max:
+        raise ValueError(f"{ids.size(1)} + {n_novos} - 1 posições não cabem em n_max = {modelo.n_max}")
+    with torch.no_grad():
+        caches = None
+        for j in range(ids.size(1)):
+            logits, caches = minigpt_com_cache(modelo, ids[:, j : j + 1], caches)
+        gerados = [ids]
+        for _ in range(n_novos):
+            proximo = logits[:, -1].argmax(-1, keepdim=True)
+            gerados.append(proximo)
+            if caches[0][0].size(-2) < modelo.n_max:
+                logits, caches = minigpt_com_cache(modelo, proximo, caches)
+    return torch.cat(gerados, dim=1)
+""",
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-prompt-em-pedacos",
+    )
+)
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-combinar-repeat-com-poucos-eixos",
+        {"combinar_mascaras": _combinar("causal & (chaves.repeat(n, 1) | olho)")},
+        itens=["teste_combinar_mascaras"],
+        trecho="repeat precisa de uma repetição para cada eixo",
     ),
 ]

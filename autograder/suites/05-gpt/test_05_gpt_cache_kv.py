@@ -82,6 +82,16 @@ CACHE_SEM_USO = Equivoco(
     para_instrutor="O aluno reprocessa a sequência inteira a cada passo, sem aproveitar o cache.",
     secao="Explicação Intuitiva",
 )
+CACHE_PROMPT_EM_PEDACOS = Equivoco(
+    "cache-prompt-em-pedacos",
+    "Os tokens estão certos, mas o primeiro passo não processou o prompt inteiro: o prompt entrou no modelo em "
+    "pedaços (um token por vez, como na decodificação). O enunciado pede as duas fases: no preenchimento, o "
+    "prompt inteiro passa pelo modelo de uma vez (as n posições numa só chamada a minigpt_com_cache, sem cache); "
+    "depois, um token por passo.",
+    titulo="Prompt em pedaços no preenchimento",
+    para_instrutor="O aluno alimentou o prompt token a token em vez de processá-lo inteiro no primeiro passo.",
+    secao="Explicação Intuitiva",
+)
 CACHE_FF_DA_ATENCAO = Equivoco(
     "cache-ff-da-atencao",
     "Na passada com cache, a feed-forward recebeu a saída da atenção, e não o fluxo residual: como no "
@@ -539,6 +549,12 @@ def test_cache_gerar_um_token_por_passo(aluno, ref, rng):
         total in possiveis and all(m == 1 for m in tamanhos[len(tamanhos) - (n_novos - 1) :]),
         f"{CACHE_SEM_USO.mensagem} (O espião viu chamadas com {mostrar(tamanhos)} posições.)",
         CACHE_SEM_USO,
+    )
+    verificar(
+        tamanhos[0] == n,
+        f"{CACHE_PROMPT_EM_PEDACOS.mensagem} (O prompt tinha {mostrar(n)} tokens; a primeira chamada processou "
+        f"{mostrar(tamanhos[0])}.)",
+        CACHE_PROMPT_EM_PEDACOS,
     )
 
 
