@@ -132,7 +132,8 @@ def codificar_ref(texto, fusoes, modo="certo"):
     return ids
 
 
-def _bytes_dos_ids(fusoes):
+def bytes_das_fusoes(fusoes):
+    """A tabela id -> bytes dos 256 bytes e das ``fusoes`` dadas (na ordem em que foram aprendidas)."""
     vocab = _vocab_inicial()
     for i, (a, b) in enumerate(fusoes):
         vocab[256 + i] = vocab[a] + vocab[b]
@@ -140,7 +141,7 @@ def _bytes_dos_ids(fusoes):
 
 
 def decodificar_ref(ids, fusoes, modo="certo"):
-    vocab = _bytes_dos_ids(fusoes)
+    vocab = bytes_das_fusoes(fusoes)
     if modo == "por_token":
         return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
