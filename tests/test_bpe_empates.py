@@ -41,11 +41,13 @@ def test_a_solucao_passa_em_todos_os_empates_construidos():
     CF.conferir_empates_construidos(_Aluno(VARIANTES.BASE["treinar_bpe"]))
 
 
-def test_cada_texto_construido_tem_um_empate_na_fusao_que_decide():
+def test_cada_texto_construido_tem_um_empate_de_contagens_ou_de_posicoes():
     for descricao, texto in CF.TEXTOS_DE_EMPATE:
         contagens: list = []
         fusoes = ORC.bpe_ref(texto, 16, contagens=contagens)
         assert 2 <= len(fusoes) <= 6, descricao
+        if ORC.bpe_ref(texto, 16, "da_direita") != fusoes:  # um empate de posições ('aaa'), não de contagens
+            continue
         empates = [k for k, c in enumerate(contagens) if list(c.values()).count(c[fusoes[k]]) > 1]
         assert empates, f"{descricao}: nenhuma fusão é decidida por um empate"
 
@@ -72,3 +74,10 @@ def test_a_concatenacao_dos_bytes_e_nomeada_e_os_textos_sorteados_sozinhos_nao_b
         textos = [CF.texto_de_empates(rng) for _ in range(2)]
         passaram += all(aluno.treinar_bpe(t, 12) == ORC.bpe_ref(t, 12) for t in textos)
     assert 0 < passaram < 12
+
+
+def test_a_fusao_da_direita_e_nomeada_no_texto_de_um_byte_repetido():
+    (da_direita,) = [m for m in carregar_variantes(SLUG)[0] if m.nome == "bpe-fusao-da-direita"]
+    with pytest.raises(Reprovado) as erro:
+        CF.conferir_empates_construidos(_Aluno(da_direita.celulas["treinar_bpe"]))
+    assert erro.value.equivoco.codigo == EQ.BPE_FUSAO_DA_DIREITA.codigo

@@ -415,6 +415,18 @@ MUTANTES = [
         [B],
         "bpe-desempate-errado",
     ),
+    # as ocorrências sobrepostas de um par ('aaa') fundidas da direita para a esquerda
+    Variante(
+        "bpe-fusao-da-direita",
+        _trocar(
+            "treinar_bpe",
+            ("nova, j = [], 0", "nova, j, w = [], 0, w[::-1]"),
+            ("(w[j], w[j + 1]) == par", "(w[j + 1], w[j]) == par"),
+            ("            palavras[i] = nova\n", "            nova = nova[::-1]\n            palavras[i] = nova\n"),
+        ),
+        [B],
+        "bpe-fusao-da-direita",
+    ),
     Variante(
         "bpe-caracteres-em-vez-de-bytes",
         _trocar(

@@ -73,17 +73,22 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome, construido=Fa
     """Nomeia o erro das fusões do aluno: um equívoco do catálogo, fusões a mais ou a menos, o desempate (a
     primeira fusão diferente empata em contagem com a certa) ou a primeira fusão diferente. ``construido``: o
     texto é um dos de ``TEXTOS_DE_EMPATE`` (fixos, os mesmos para todo aluno), curto demais para o catálogo (nele
-    uma regra errada qualquer pode coincidir com uma do catálogo): o diagnóstico vai direto à primeira fusão
-    diferente, e a mensagem do desempate mostra os bytes dos dois pares."""
+    uma regra errada qualquer pode coincidir com uma do catálogo; fica só a fusão da direita, que só difere da
+    certa num token repetido): o diagnóstico vai direto à primeira fusão diferente, e a mensagem do desempate
+    mostra os bytes dos dois pares."""
     if obtidas == esperadas:
         return
-    for equivoco, modo in (
-        ()
-        if construido
-        else suite.pares_por_modo(
-            EQ.BPE_ATRAVESSA, EQ.BPE_SEM_FREQUENCIA, EQ.BPE_CARACTERES, EQ.BPE_ID_ERRADO, EQ.BPE_DESEMPATE
+    catalogo = (EQ.BPE_FUSAO_DA_DIREITA,)
+    if not construido:
+        catalogo = (
+            EQ.BPE_ATRAVESSA,
+            EQ.BPE_SEM_FREQUENCIA,
+            EQ.BPE_CARACTERES,
+            EQ.BPE_ID_ERRADO,
+            EQ.BPE_DESEMPATE,
+            *catalogo,
         )
-    ):
+    for equivoco, modo in suite.pares_por_modo(*catalogo):
         if obtidas == ORC.bpe_ref(texto, n_fusoes, modo):
             raise Reprovado(equivoco.mensagem, equivoco)
     k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
@@ -99,7 +104,7 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome, construido=Fa
         bytes_dos_pares = _detalhe_do_empate(obtidas[k], esperadas[k], esperadas[:k]) if construido else ""
         raise Reprovado(
             f"{EQ.BPE_DESEMPATE.mensagem} (Na fusão {mostrar(k)}, {mostrar(obtidas[k])} e {mostrar(esperadas[k])} têm a mesma contagem, "
-            f"{mostrar(antes[esperadas[k]])}; a regra escolhe {mostrar(esperadas[k])}.{bytes_dos_pares})",
+            f"{mostrar(antes[esperadas[k]])}; a regra escolhe {mostrar(esperadas[k])}." + bytes_dos_pares + ")",
             EQ.BPE_DESEMPATE,
         )
     raise Reprovado(
@@ -172,6 +177,9 @@ TEXTOS_DE_EMPATE = (
     ("empate entre dois tokens fundidos em ordens trocadas", _palavras(("yzab", 2), ("abyz", 2), ("yz", 1))),
     # bytes de fora do ASCII: ç, é, ã dividem o primeiro byte (0xC3); decodificados um a um viram todos '\ufffd'
     ("empate entre bytes de letras acentuadas", _palavras(("ç", 2), ("é", 2), ("za", 2), ("ã", 2))),
+    # empate de posições: em 'aaa', a fusão (a, a) junta os dois primeiros (da esquerda para a direita); da direita,
+    # sobra (a, aa) no lugar de (aa, a), e a fusão seguinte muda
+    ("pré-token com um byte repetido", _palavras(("aaa", 2), ("aaaaa", 1))),
 )
 
 
@@ -182,7 +190,9 @@ def conferir_empates_construidos(aluno):
     for descricao, texto in TEXTOS_DE_EMPATE:
         esperadas = ORC.bpe_ref(texto, 16)
         obtidas = fusoes_do_aluno(aluno, texto, len(esperadas))
-        diagnosticar_fusoes(obtidas, texto, len(esperadas), esperadas, f"treinar_bpe num {descricao}", construido=True)
+        diagnosticar_fusoes(
+            obtidas, texto, len(esperadas), esperadas, f"treinar_bpe num {mostrar(descricao)}", construido=True
+        )
 
 
 @functools.cache

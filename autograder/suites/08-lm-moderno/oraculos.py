@@ -40,8 +40,8 @@ def _vocab_inicial():
 
 
 def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
-    """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes), ou as de
-    um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
+    """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes, cada fusão da
+    esquerda para a direita), ou as de um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
     if modo == "atravessa":
         frequencias = Counter([texto])
     else:
@@ -79,15 +79,11 @@ def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
                 pares[velho] -= f
                 if pares[velho] <= 0:
                     del pares[velho]
-            nova, j = [], 0
-            while j < len(w):
-                if j + 1 < len(w) and (w[j], w[j + 1]) == par:
-                    nova.append(novo)
-                    j += 2
-                else:
-                    nova.append(w[j])
-                    j += 1
-            palavras[i] = nova
+            if modo == "da_direita":  # o erro: as ocorrências sobrepostas ('aaa') fundidas da direita
+                palavras[i] = _fundir_todas(w[::-1], par[::-1], novo)[::-1]
+            else:
+                palavras[i] = _fundir_todas(w, par, novo)
+            nova = palavras[i]
             for novo_par in pairwise(nova):
                 pares[novo_par] += f
                 onde[novo_par].add(i)
