@@ -743,6 +743,10 @@ _MODELOS_DO_CODIGO: list = []
 LIMITE_REGISTRO_DO_ALUNO = 200_000  # objetos marcados por submissão (um processo que vive muito: o hub)
 LIMITE_ITENS_GUARDADOS = 2_000_000  # itens somados das listas do aluno guardadas vivas por submissão
 _ITENS_GUARDADOS = [0]
+# Passou de um teto do registro (objetos marcados, itens guardados), o registro falha fechado: até o fim da
+# submissão, todo valor é tratado como do aluno (sai só pela forma), inclusive os da suíte (rodada vermelha 5:
+# 95 mil listas vazias enchiam o registro, e o que vinha depois, um texto oculto devolvido, saía como da suíte).
+_REGISTRO_CHEIO = [False]
 TRECHO_MINIMO_DO_ALUNO = 8  # um trecho mais curto de um texto do aluno só é dele se é o texto inteiro
 _NOME_COM_PONTOS = re.compile(r"[A-Za-z_]\w{0,60}(?:\.(?:[A-Za-z_]\w{0,60}|\d{1,3})){0,5}")
 BURACOS_POR_MENSAGEM = 3  # campos de um f-string do aluno que uma mensagem dele pode preencher
@@ -752,6 +756,7 @@ def _esquecer_do_aluno() -> None:
     _VALORES_DO_ALUNO.clear()
     _MEMORIA_DO_ALUNO.clear()
     _ITENS_GUARDADOS[0] = 0
+    _REGISTRO_CHEIO[0] = False
     _TEXTOS_DO_ALUNO.clear()
     _JANELAS_DO_ALUNO.clear()
     _NUMEROS_DO_ALUNO.clear()
@@ -812,7 +817,9 @@ def _registrar_medidas(valor) -> None:
 
 def registrar_do_aluno(valor, _prof: int = 0) -> None:
     """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno."""
-    if _prof > LIMITE_PROFUNDIDADE or len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
+    if len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
+        _REGISTRO_CHEIO[0] = True
+    if _prof > LIMITE_PROFUNDIDADE or _REGISTRO_CHEIO[0]:
         return
     tipo = type(valor)
     _registrar_medidas(valor)
@@ -873,11 +880,14 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
         if _ITENS_GUARDADOS[0] + len(itens) <= LIMITE_ITENS_GUARDADOS:
             _ITENS_GUARDADOS[0] += len(itens)
             _VALORES_DO_ALUNO[id(valor)] = valor
+        else:
+            _REGISTRO_CHEIO[0] = True
 
 
 def do_aluno(valor, _prof: int = 0) -> bool:
-    """``valor`` é (ou contém, ou aponta para a memória de) algo que o código do aluno devolveu."""
-    if _prof > LIMITE_PROFUNDIDADE:
+    """``valor`` é (ou contém, ou aponta para a memória de) algo que o código do aluno devolveu. Com o registro
+    cheio (``_REGISTRO_CHEIO``), tudo é."""
+    if _prof > LIMITE_PROFUNDIDADE or (_REGISTRO_CHEIO[0] and valor is not None and type(valor) is not bool):
         return True
     tipo = type(valor)
     if tipo is str:
@@ -924,6 +934,7 @@ _BURACOS = {
     "forma": _FORMA,
     "nome": _IDENT,
     "op": r"[-+*/%@&|^<>=!]{1,3}|\*\*|//",
+    "letra": r"[A-Za-z]",  # o índice de um einsum: reconhecido, nunca mostrado (a tradução não o cita)
 }
 
 
@@ -1076,6 +1087,10 @@ _MODELOS_DE_EXCECAO = [
         "m1 e m2 deveriam ter o mesmo dtype, vieram {} e {}",
     ),
     _modelo("expected scalar type {nome} but found {nome}", "esperado o tipo {}, veio {}"),
+    _modelo(
+        "mat1 and mat2 must have the same dtype, but got {nome} and {nome}",
+        "mat1 e mat2 deveriam ter o mesmo dtype, vieram {} e {} (converta um deles, .double() ou .float())",
+    ),
     _modelo("Found dtype {nome} but expected {nome}", "veio o dtype {}, esperado {}"),
     _modelo(
         "element 0 of tensors does not require grad and does not have a grad_fn",
@@ -1276,13 +1291,147 @@ _MODELOS_DE_EXCECAO = [
     _modelo("embed_dim must be divisible by num_heads", "embed_dim tem de ser divisível por num_heads"),
     _modelo(
         "key shape torch.Size({forma}) does not match value shape torch.Size({forma})",
-        "a forma de key, {}, não confere com a de value, {}",
+        "a forma de key, {}, não confere com a de value, {}: key e value vêm da mesma sequência (na atenção "
+        "cruzada, as duas são a memória do encoder; só a consulta vem do decoder)",
     ),
     _modelo(
         "stack expects each tensor to be equal size, but got {forma} at entry {n} and {forma} at entry {n}",
         "stack precisa de tensores da mesma forma, e vieram {} (posição {}) e {} (posição {})",
     ),
     _modelo("index {n} is out of range", "índice {} fora do intervalo"),
+    # issue #38 (sondas-12): as mensagens que as submissões dos corpora e os mutantes levantam e que saíam omitidas,
+    # traduzidas com o que a biblioteca reclamou, nos termos do aluno
+    _modelo(
+        "operand has more dimensions than subscripts given in einstein sum, but no '...' ellipsis provided to "
+        "broadcast the extra dimensions.",
+        "einsum: um operando tem mais eixos do que os índices escritos para ele, e a expressão não tem '...' para os "
+        "eixos a mais (os do lote, por exemplo): escreva '...qd,...kd->...qk' ou use @ com swapaxes(-1, -2)",
+    ),
+    _modelo(
+        "einsum(): the number of subscripts in the equation ({n}) does not match the number of dimensions ({n}) for "
+        "operand {n} and no ellipsis was given",
+        "einsum: a expressão dá {0} índices ao operando {2}, que tem {1} eixos, e não tem '...' para os eixos a mais "
+        "(os do lote, por exemplo)",
+    ),
+    _modelo(
+        "einsum(): subscript {letra} has size {n} for operand {n} which does not broadcast with previously seen "
+        "size {n}",
+        "einsum: um índice da expressão tem tamanho {1} no operando {2} e {3} num operando anterior; o mesmo índice "
+        "tem de ter o mesmo tamanho em todos",
+    ),
+    _modelo(
+        "einstein sum subscripts string contains too many subscripts for operand {n}",
+        "einsum: a expressão tem mais índices do que o operando {} tem eixos",
+    ),
+    _modelo(
+        "zero-size array to reduction operation maximum which has no identity",
+        "o máximo de um array vazio (um eixo de tamanho 0) não existe: algum recorte ou fatia ficou sem elementos",
+    ),
+    _modelo(
+        "zero-size array to reduction operation minimum which has no identity",
+        "o mínimo de um array vazio (um eixo de tamanho 0) não existe: algum recorte ou fatia ficou sem elementos",
+    ),
+    _modelo(
+        "{nome}(): Expected reduction dim {n} to have non-zero size.",
+        "{}(): o eixo {} da redução tem tamanho 0 (um recorte ou fatia ficou sem elementos)",
+    ),
+    _modelo(
+        "input operand has more dimensions than allowed by the axis remapping",
+        "um operando tem mais eixos do que a operação aceita: a conta foi escrita para matrizes (2 eixos) e recebeu "
+        "um lote",
+    ),
+    _modelo(
+        "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+        "repeat precisa de uma repetição para cada eixo do tensor (vieram menos repetições que eixos); para só "
+        "estender um eixo de tamanho 1, use expand ou deixe o broadcast fazer isso",
+    ),
+    _modelo(
+        "operands could not be broadcast together with shapes {forma} {forma} {forma}",
+        "formas incompatíveis no broadcast: {}, {} e {}",
+    ),
+    _modelo("all input arrays must have the same shape", "np.stack precisa de arrays todos da mesma forma"),
+    _modelo(
+        "cannot sample n_sample <= 0 samples",
+        "torch.multinomial recebeu um número de sorteios menor que 1 (nenhuma posição para sortear?)",
+    ),
+    _modelo(
+        "invalid multinomial distribution (sum of probabilities <= 0)",
+        "torch.multinomial recebeu uma linha sem probabilidade nenhuma (a soma dá 0): não há o que sortear nela "
+        "(uma linha toda zerada, com probabilidade zero em tudo)",
+    ),
+    _modelo(
+        "probability tensor contains either `inf`, `nan` or element < 0",
+        "torch.multinomial recebeu probabilidades inválidas (inf, nan ou negativas)",
+    ),
+    _modelo(
+        "Expected target size {forma}, got {forma}",
+        "a entropia cruzada esperava alvos de forma {}, e vieram {}: com logits de 3 eixos (B, T, V) ela lê as "
+        "classes no eixo 1; achate os logits para (B·T, V) e os alvos para (B·T,)",
+    ),
+    _modelo(
+        "Expected input batch_size ({n}) to match target batch_size ({n}).",
+        "a entropia cruzada recebeu {} linhas de logits e {} alvos: achate os dois do mesmo jeito (logits (B·T, V), "
+        "alvos (B·T,))",
+    ),
+    _modelo(
+        "output with shape {forma} doesn't match the broadcast shape {forma}",
+        "uma operação no lugar (+=, *=, out=) num tensor de forma {} daria a forma {} pelo broadcast, que não cabe "
+        "nele: escreva a versão que cria um tensor novo (x = x + y)",
+    ),
+    _modelo("invalid index to scalar variable.", "índice num número: o valor indexado é um escalar, não um array"),
+    _modelo(
+        "axis1: axis {n} is out of bounds for array of dimension {n}",
+        "eixo {} fora dos limites de um array de {} eixos",
+    ),
+    _modelo(
+        "axis2: axis {n} is out of bounds for array of dimension {n}",
+        "eixo {} fora dos limites de um array de {} eixos",
+    ),
+    _modelo(
+        "only integer scalar arrays can be converted to a scalar index",
+        "só um array inteiro de um elemento serve de índice",
+    ),
+    _modelo(
+        "Padding_idx must be within num_embeddings",
+        "o padding_idx do nn.Embedding tem de ser um índice do vocabulário (entre 0 e num_embeddings - 1)",
+    ),
+    _modelo(
+        "expand({nome}{{forma}}, size={forma}): the number of sizes provided ({n}) must be greater or equal to the "
+        "number of dimensions in the tensor ({n})",
+        "expand de um tensor de forma {1} para {2}: vieram {3} tamanhos, e o tensor tem {4} eixos (é preciso um "
+        "tamanho para cada eixo)",
+    ),
+    _modelo(
+        "Index tensor must have the same number of dimensions as input tensor",
+        "gather/scatter: o tensor de índices tem de ter o mesmo número de eixos que a entrada",
+    ),
+    _modelo(
+        "unflatten: Provided sizes {forma} don't multiply up to the size of dim {n} ({n}) in the input tensor",
+        "unflatten: o produto dos tamanhos {} não dá o tamanho do eixo {} ({})",
+    ),
+    _modelo("chunk expects `chunks` to be greater than 0, got: {n}", "chunk precisa de pelo menos 1 pedaço, veio {}"),
+    _modelo("tril: input tensor must have at least 2 dimensions", "tril precisa de um tensor com pelo menos 2 eixos"),
+    _modelo("triu: input tensor must have at least 2 dimensions", "triu precisa de um tensor com pelo menos 2 eixos"),
+    _modelo("batch1 must be a 3D tensor", "bmm: o primeiro tensor tem de ter 3 eixos (B, n, m)"),
+    _modelo("batch2 must be a 3D tensor", "bmm: o segundo tensor tem de ter 3 eixos (B, m, p)"),
+    _modelo(
+        "tensors used as indices must be long, int, byte or bool tensors",
+        "um tensor usado como índice tem de ser inteiro (long, int) ou bool",
+    ),
+    _modelo("selected index k out of range", "topk: k é maior que o tamanho do eixo"),
+    _modelo(
+        "Cannot take a larger sample than population when replace is False",
+        "sorteio sem reposição de mais itens do que a população tem",
+    ),
+    # as mensagens das funções de referência (o código do instrutor), que chegam quando o aluno as chama
+    _modelo(
+        "a sequência tem {n} posições, mas o modelo só conhece n_max = {n} posições",
+        "a sequência tem {} posições, mas o modelo só conhece n_max = {} posições",
+    ),
+    _modelo(
+        "a imagem {n}×{n} não se divide em patches {n}×{n}: H e W devem ser múltiplos de p",
+        "a imagem {}×{} não se divide em patches {}×{}: H e W devem ser múltiplos de p",
+    ),
     _modelo(
         'Module [{nome}] is missing the required "forward" function',
         "o módulo [{}] não tem o método forward (um ModuleList não se chama: percorra as camadas)",
@@ -1566,13 +1715,31 @@ def texto_da_excecao(texto) -> str:
     return OMITIDO
 
 
+NUMEROS_POR_MENSAGEM = 8  # inteiros dos campos de uma mensagem conhecida (duas formas de 4 eixos cabem)
+
+
+def _numeros_da_mensagem(buracos, campos) -> list[str]:
+    """Os campos de uma mensagem conhecida como podem sair: cada inteiro com até 3 algarismos (``numeros_curtos``)
+    e, na mensagem inteira, no máximo ``NUMEROS_POR_MENSAGEM`` deles; os seguintes viram "…" (rodada vermelha 5:
+    duas formas de 8 eixos num erro de broadcast levavam 96 bits dos pesos iniciais da turma)."""
+    conta, saida = [0], []
+
+    def um(m: re.Match) -> str:
+        conta[0] += 1
+        return m.group(0) if conta[0] <= NUMEROS_POR_MENSAGEM and len(m.group(0)) <= 3 else "…"
+
+    for tipo, valor in zip(buracos, campos):
+        saida.append(valor if tipo == "nome" else re.sub(r"\d+", um, valor))
+    return saida
+
+
 def _mensagem_conhecida(linha: str) -> str | None:
     """A tradução de ``linha``, se é uma mensagem conhecida das bibliotecas ou da caixa (com campos permitidos)."""
     for padrao, buracos, saida in _MODELOS_DE_EXCECAO:
         m = padrao.fullmatch(linha)
         if m and all(_buraco_permitido(t, v) for t, v in zip(buracos, m.groups())):
-            campos = (" ".join(v.split()) for v in m.groups())
-            return saida.format(*(v if t == "nome" else numeros_curtos(v) for t, v in zip(buracos, campos)))
+            campos = [" ".join(v.split()) for v in m.groups()]
+            return saida.format(*_numeros_da_mensagem(buracos, campos))
     for inicio, saida in _INICIOS_DE_EXCECAO:
         if linha.startswith(inicio):
             return saida
