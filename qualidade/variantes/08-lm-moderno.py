@@ -337,6 +337,96 @@ MUTANTES = [
         [B],
         "bpe-desempate-errado",
     ),
+    # a concatenação dos bytes do par em vez do par (rodada vermelha 5: pego só em parte dos sorteios)
+    Variante(
+        "bpe-desempate-concatenado",
+        _trocar(
+            "treinar_bpe",
+            (
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]] + vocab[p[1]]))",
+            ),
+        ),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    # compara primeiro os bytes do segundo token
+    Variante(
+        "bpe-desempate-invertido",
+        _trocar(
+            "treinar_bpe",
+            (
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[1]], vocab[p[0]]))",
+            ),
+        ),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    # compara só os bytes do primeiro token (no empate dele, o primeiro visto)
+    Variante(
+        "bpe-desempate-so-primeiro-token",
+        _trocar(
+            "treinar_bpe",
+            (
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]]))",
+            ),
+        ),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    # no empate, o último par visto
+    Variante(
+        "bpe-desempate-ultimo-visto",
+        _trocar(
+            "treinar_bpe",
+            (
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+                "par = max(reversed(list(pares)), key=pares.get)",
+            ),
+        ),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    # no empate, o par de menores ids
+    Variante(
+        "bpe-desempate-menor-id",
+        _trocar(
+            "treinar_bpe",
+            (
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+                "par = min(pares, key=lambda p: (-pares[p], p))",
+            ),
+        ),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    # compara os bytes decodificados em UTF-8 um a um (os de fora do ASCII viram todos '\\ufffd')
+    Variante(
+        "bpe-desempate-bytes-como-texto",
+        _trocar(
+            "treinar_bpe",
+            (
+                "par = max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))",
+                'par = max(pares, key=lambda p: (pares[p], vocab[p[0]].decode("utf-8", "replace"), vocab[p[1]].decode("utf-8", "replace")))',
+            ),
+        ),
+        [B],
+        "bpe-desempate-errado",
+    ),
+    # as ocorrências sobrepostas de um par ('aaa') fundidas da direita para a esquerda
+    Variante(
+        "bpe-fusao-da-direita",
+        _trocar(
+            "treinar_bpe",
+            ("nova, j = [], 0", "nova, j, w = [], 0, w[::-1]"),
+            ("(w[j], w[j + 1]) == par", "(w[j + 1], w[j]) == par"),
+            ("            palavras[i] = nova\n", "            nova = nova[::-1]\n            palavras[i] = nova\n"),
+        ),
+        [B],
+        "bpe-fusao-da-direita",
+    ),
     Variante(
         "bpe-caracteres-em-vez-de-bytes",
         _trocar(

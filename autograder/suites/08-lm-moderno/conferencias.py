@@ -69,12 +69,26 @@ def fusoes_do_aluno(aluno, texto, n_fusoes):
     return fusoes
 
 
-def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
+def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome, construido=False):
+    """Nomeia o erro das fusões do aluno: um equívoco do catálogo, fusões a mais ou a menos, o desempate (a
+    primeira fusão diferente empata em contagem com a certa) ou a primeira fusão diferente. ``construido``: o
+    texto é um dos de ``TEXTOS_DE_EMPATE`` (fixos, os mesmos para todo aluno), curto demais para o catálogo (nele
+    uma regra errada qualquer pode coincidir com uma do catálogo; fica só a fusão da direita, que só difere da
+    certa num token repetido): o diagnóstico vai direto à primeira fusão diferente, e a mensagem do desempate
+    mostra os bytes dos dois pares."""
     if obtidas == esperadas:
         return
-    for equivoco, modo in suite.pares_por_modo(
-        EQ.BPE_ATRAVESSA, EQ.BPE_SEM_FREQUENCIA, EQ.BPE_CARACTERES, EQ.BPE_ID_ERRADO, EQ.BPE_DESEMPATE
-    ):
+    catalogo = (EQ.BPE_FUSAO_DA_DIREITA,)
+    if not construido:
+        catalogo = (
+            EQ.BPE_ATRAVESSA,
+            EQ.BPE_SEM_FREQUENCIA,
+            EQ.BPE_CARACTERES,
+            EQ.BPE_ID_ERRADO,
+            EQ.BPE_DESEMPATE,
+            *catalogo,
+        )
+    for equivoco, modo in suite.pares_por_modo(*catalogo):
         if obtidas == ORC.bpe_ref(texto, n_fusoes, modo):
             raise Reprovado(equivoco.mensagem, equivoco)
     k = next((i for i, (a, b) in enumerate(zip(obtidas, esperadas, strict=False)) if a != b), None)
@@ -87,9 +101,10 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
     ORC.bpe_ref(texto, k + 1, contagens=contagens)
     antes = contagens[k]
     if antes.get(obtidas[k]) == antes.get(esperadas[k]):  # um par empatado com o certo: outra regra de desempate
+        bytes_dos_pares = _detalhe_do_empate(obtidas[k], esperadas[k], esperadas[:k]) if construido else ""
         raise Reprovado(
             f"{EQ.BPE_DESEMPATE.mensagem} (Na fusão {mostrar(k)}, {mostrar(obtidas[k])} e {mostrar(esperadas[k])} têm a mesma contagem, "
-            f"{mostrar(antes[esperadas[k]])}; a regra escolhe {mostrar(esperadas[k])}.)",
+            f"{mostrar(antes[esperadas[k]])}; a regra escolhe {mostrar(esperadas[k])}." + bytes_dos_pares + ")",
             EQ.BPE_DESEMPATE,
         )
     raise Reprovado(
@@ -97,6 +112,27 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome):
         f"{mostrar(obtidas[k])}, o esperado é {mostrar(esperadas[k])} (contagem {mostrar(antes.get(esperadas[k]))}; a do seu par, "
         f"{mostrar(antes.get(obtidas[k], 0))})."
     )
+
+
+def _detalhe_do_empate(obtido, esperado, fusoes_antes):
+    """Os bytes dos dois pares empatados (de um texto construído) e, quando uma regra errada comum explicaria a
+    escolha do aluno (a concatenação dos bytes do par, a comparação dos ids), essa regra, como hipótese."""
+    vocab = ORC.bytes_das_fusoes(fusoes_antes)
+    b_obtido = tuple(vocab.get(i, b"?") for i in obtido)
+    b_esperado = tuple(vocab[i] for i in esperado)
+    detalhe = f" Em bytes, {mostrar(obtido)} é {mostrar(b_obtido)} e {mostrar(esperado)} é {mostrar(b_esperado)}."
+    if b"".join(b_obtido) > b"".join(b_esperado):
+        detalhe += (
+            f" Se o seu código junta os bytes do par antes de comparar: juntos, {mostrar(b''.join(b_obtido))} > "
+            f"{mostrar(b''.join(b_esperado))}, e o seu par venceria; mas a regra compara o par (bytes(a), bytes(b)): "
+            "primeiro bytes(a) e, só se forem iguais, bytes(b) (uma sequência que é prefixo de outra é menor que ela)."
+        )
+    elif obtido > esperado:
+        detalhe += (
+            f" Se o seu código compara os ids: {mostrar(obtido)} > {mostrar(esperado)}, e o seu par venceria; mas um "
+            "token fundido tem id de 256 em diante e bytes quaisquer: a regra compara os bytes, não os ids."
+        )
+    return detalhe
 
 
 def texto_de_empates(rng):
@@ -108,6 +144,55 @@ def texto_de_empates(rng):
     lista = sorted(palavras)
     rng.shuffle(lista)
     return " ".join(lista * 2)
+
+
+def _palavras(*contagens):
+    """Um texto de palavras separadas por quebras de linha (cada quebra é um pré-token sozinho, sem pares),
+    cada palavra repetida tantas vezes quanto pedido, na ordem dada."""
+    return "\n".join(palavra for palavra, vezes in contagens for _ in range(vezes))
+
+
+# Empates construídos (issue #38, item 3): os textos sorteados de ``texto_de_empates`` expõem só parte das regras
+# de desempate erradas, conforme o sorteio (a concatenação dos bytes do par, em vez do par, erra só quando o
+# primeiro token de um par é prefixo do de outro: pega em ~60% dos sorteios; rodada vermelha 5, os casos
+# ``vermelho5-08-pesca-*``). Estes textos, fixos e os mesmos para todo aluno, decidem cada situação de empate
+# que a regra do enunciado fixa, cada um com um empate de contagem na fusão em que as regras erradas divergem.
+# Medido com uma dúzia de regras erradas (a concatenação, a ordem invertida, a primeira e a última vista, os ids
+# em vez dos bytes, só o primeiro token, os bytes decodificados como texto): cada uma erra em pelo menos um.
+TEXTOS_DE_EMPATE = (
+    # três pares de bytes soltos empatados, o certo no meio da ordem do texto: a primeira e a última vista erram
+    ("empate de bytes soltos", _palavras(("ab", 2), ("yz", 2), ("cd", 2))),
+    # o mesmo primeiro byte, o certo no meio: quem compara só o primeiro token cai na ordem vista
+    ("empate com o mesmo primeiro byte", _palavras(("ay", 2), ("az", 2), ("ab", 2))),
+    # prefixo: ('ab', 'c') contra ('a', 'z'); o par compara b'ab' > b'a', a concatenação b'abc' < b'az'
+    ("empate em que um token é prefixo do outro", _palavras(("abc", 2), ("az", 2), ("ab", 1))),
+    # prefixo entre tokens fundidos: ('ab', 'c') contra ('a', 'bd'); a concatenação compara b'abc' < b'abd'
+    (
+        "empate entre pares de tokens fundidos, um prefixo do outro",
+        _palavras(("bd", 6), ("abd", 2), ("abc", 2), ("ab", 3)),
+    ),
+    # ids contra bytes: ('ab', 'x') tem id 256 > 122 e bytes b'ab' < b'z'
+    ("empate entre um token fundido e um byte", _palavras(("abx", 2), ("zx", 2), ("ab", 1))),
+    # dois tokens fundidos nas duas ordens: ('yz', 'ab') vence; pelos ids (257, 256) venceria
+    ("empate entre dois tokens fundidos em ordens trocadas", _palavras(("yzab", 2), ("abyz", 2), ("yz", 1))),
+    # bytes de fora do ASCII: ç, é, ã dividem o primeiro byte (0xC3); decodificados um a um viram todos '\ufffd'
+    ("empate entre bytes de letras acentuadas", _palavras(("ç", 2), ("é", 2), ("za", 2), ("ã", 2))),
+    # empate de posições: em 'aaa', a fusão (a, a) junta os dois primeiros (da esquerda para a direita); da direita,
+    # sobra (a, aa) no lugar de (aa, a), e a fusão seguinte muda
+    ("pré-token com um byte repetido", _palavras(("aaa", 2), ("aaaaa", 1))),
+)
+
+
+def conferir_empates_construidos(aluno):
+    """As fusões do aluno em cada texto de ``TEXTOS_DE_EMPATE``, com tantas fusões quantas o texto tem (o treino
+    não precisa parar antes): a primeira regra de desempate errada que um deles expõe reprova, com a mensagem do
+    desempate e os bytes dos dois pares."""
+    for descricao, texto in TEXTOS_DE_EMPATE:
+        esperadas = ORC.bpe_ref(texto, 16)
+        obtidas = fusoes_do_aluno(aluno, texto, len(esperadas))
+        diagnosticar_fusoes(
+            obtidas, texto, len(esperadas), esperadas, f"treinar_bpe num {mostrar(descricao)}", construido=True
+        )
 
 
 @functools.cache

@@ -26,6 +26,16 @@ BPE_DESEMPATE = Equivoco(
     para_instrutor="O aluno decide empates de contagem por outra regra que não a ordem dos bytes dos pares.",
     secao="Dos bytes aos tokens: o BPE em bytes",
 )
+BPE_FUSAO_DA_DIREITA = Equivoco(
+    "bpe-fusao-da-direita",
+    "Num pré-token com um token repetido (como 'aaa'), as ocorrências sobrepostas do par fundido foram juntadas "
+    "da direita para a esquerda: a regra funde da esquerda para a direita, como a fundir_par do preâmbulo ('aaa' "
+    "com a fusão (a, a) vira [aa, a], não [a, aa]), e as contagens dos pares seguintes dependem disso.",
+    modos="da_direita",
+    titulo="Fusão da direita para a esquerda no BPE",
+    para_instrutor="O aluno funde as ocorrências sobrepostas de um par a partir do fim do pré-token.",
+    secao="Dos bytes aos tokens: o BPE em bytes",
+)
 BPE_CARACTERES = Equivoco(
     "bpe-caracteres-em-vez-de-bytes",
     "O BPE trabalhou com caracteres (ord(c), code points) onde o pedido são BYTES: o vocabulário inicial são os "

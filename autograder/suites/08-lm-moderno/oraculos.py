@@ -40,8 +40,8 @@ def _vocab_inicial():
 
 
 def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
-    """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes), ou as de
-    um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
+    """As fusões do BPE de referência (contagens incrementais, desempate pelo maior par de bytes, cada fusão da
+    esquerda para a direita), ou as de um erro conhecido (``modo``). ``contagens``, se dado, recebe a contagem de cada par antes de cada fusão."""
     if modo == "atravessa":
         frequencias = Counter([texto])
     else:
@@ -79,15 +79,11 @@ def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
                 pares[velho] -= f
                 if pares[velho] <= 0:
                     del pares[velho]
-            nova, j = [], 0
-            while j < len(w):
-                if j + 1 < len(w) and (w[j], w[j + 1]) == par:
-                    nova.append(novo)
-                    j += 2
-                else:
-                    nova.append(w[j])
-                    j += 1
-            palavras[i] = nova
+            if modo == "da_direita":  # o erro: as ocorrências sobrepostas ('aaa') fundidas da direita
+                palavras[i] = _fundir_todas(w[::-1], par[::-1], novo)[::-1]
+            else:
+                palavras[i] = _fundir_todas(w, par, novo)
+            nova = palavras[i]
             for novo_par in pairwise(nova):
                 pares[novo_par] += f
                 onde[novo_par].add(i)
@@ -144,7 +140,8 @@ def codificar_ref(texto, fusoes, modo="certo"):
     return ids
 
 
-def _bytes_dos_ids(fusoes):
+def bytes_das_fusoes(fusoes):
+    """A tabela id -> bytes dos 256 bytes e das ``fusoes`` dadas (na ordem em que foram aprendidas)."""
     vocab = _vocab_inicial()
     for i, (a, b) in enumerate(fusoes):
         vocab[256 + i] = vocab[a] + vocab[b]
@@ -152,7 +149,7 @@ def _bytes_dos_ids(fusoes):
 
 
 def decodificar_ref(ids, fusoes, modo="certo"):
-    vocab = _bytes_dos_ids(fusoes)
+    vocab = bytes_das_fusoes(fusoes)
     if modo == "por_token":
         return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")

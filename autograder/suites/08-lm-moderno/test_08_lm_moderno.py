@@ -59,6 +59,9 @@ def test_bpe_fusoes_conferem_com_a_referencia(aluno, rng):
         obtidas = CF.fusoes_do_aluno(aluno, texto, n_fusoes)
         suite.exigir_entradas_intactas(aluno, "treinar_bpe", ["texto", "n_fusoes"])
         CF.diagnosticar_fusoes(obtidas, texto, n_fusoes, ORC.bpe_ref(texto, n_fusoes), "treinar_bpe")
+    # Os empates construídos (os mesmos para todo aluno): um desempate errado perde este teste em todo sorteio, e
+    # não só quando o trecho sorteado tem o empate que o expõe (issue #38, item 3).
+    CF.conferir_empates_construidos(aluno)
 
 
 @item("teste_bpe", pontos=0.5)
@@ -69,6 +72,9 @@ def test_bpe_desempata_pelo_maior_par_de_bytes(aluno, rng):
         texto = CF.texto_de_empates(rng)
         obtidas = CF.fusoes_do_aluno(aluno, texto, 12)
         CF.diagnosticar_fusoes(obtidas, texto, 12, ORC.bpe_ref(texto, 12), "treinar_bpe em palavras empatadas")
+    # Cada situação de empate que a regra fixa, em textos construídos (os mesmos para todo aluno): a nota de uma
+    # regra errada não depende dos textos sorteados acima (issue #38, item 3).
+    CF.conferir_empates_construidos(aluno)
     # Poucos pares: o treino para quando não sobra par nenhum.
     obtidas = CF.fusoes_do_aluno(aluno, "ab ab", 5)
     CF.diagnosticar_fusoes(obtidas, "ab ab", 5, ORC.bpe_ref("ab ab", 5), "treinar_bpe('ab ab', 5)")
