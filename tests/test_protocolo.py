@@ -361,3 +361,31 @@ def test_um_numero_escolhido_pelo_aluno_sai_com_ate_3_algarismos_e_o_rastro_com_
         assert f"{mensagens.mostrar((2, 3, 5))}" == "(2, 3, 5)"  # uma forma pequena sai igual
     finally:
         protocolo.esquecer_enviados()
+
+
+def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkeypatch):
+    """Rodada vermelha 5: (1) passado o teto do registro, o que vinha depois do aluno saía como valor da suíte; agora
+    o registro falha fechado até o fim da submissão. (2) Uma cópia que a suíte faz de um valor do aluno
+    (``list(saida)``) não está no registro: uma sequência de mais de 6 números sai pela forma, venha de onde vier.
+    (3) Uma mensagem conhecida leva no máximo 8 inteiros."""
+    from autograder.suite import mensagens
+
+    protocolo.esquecer_enviados()
+    try:
+        monkeypatch.setattr(protocolo, "LIMITE_REGISTRO_DO_ALUNO", 3)
+        for _ in range(5):
+            protocolo.registrar_do_aluno([])
+        texto_oculto = "um texto oculto que o aluno devolveu depois"
+        protocolo.registrar_do_aluno(texto_oculto)
+        assert texto_oculto not in f"{mensagens.mostrar(texto_oculto)!r}"
+        protocolo.esquecer_enviados()
+        assert protocolo.do_aluno("rótulo da suíte") is False
+        copia = list(range(3, 23))
+        assert "22" not in f"veio {mensagens.mostrar(copia)}" and "20 itens" in f"{mensagens.mostrar(copia)}"
+        assert f"{mensagens.mostrar([1, 2, 3])}" == "[1, 2, 3]"
+        assert f"{mensagens.mostrar(['w_q', 'w_k'])}" == "['w_q', 'w_k']"
+        erro = "operands could not be broadcast together with shapes (1,2,3,4,5,6,7,8) (9,8,7,6,5,4,3,2)"
+        saida = protocolo.texto_da_excecao(erro)
+        assert saida.startswith("formas incompatíveis") and sum(c.isdigit() for c in saida) == 8, saida
+    finally:
+        protocolo.esquecer_enviados()

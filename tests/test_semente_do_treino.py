@@ -62,3 +62,41 @@ def test_a_semente_dos_pesos_vem_do_segredo_e_tem_63_bits(monkeypatch):
         sementes.add(item.semente_do_treino(None, "aluno"))
     assert len(sementes) == 6
     assert max(s.bit_length() for s in sementes) > 40  # 32 bits eram achados por força bruta a partir dos pesos
+
+
+def test_os_pesos_iniciais_usam_os_63_bits_da_semente():
+    """Rodada vermelha 5: ``torch.manual_seed`` só usa 32 bits, e ``s & 0xFFFFFFFF`` dava os mesmos pesos que ``s``
+    (a semente da turma saía por força bruta de uns 170 bits dos pesos). ``estado_do_gerador`` usa a semente
+    inteira; o estado não diz a semente (``initial_seed()`` 0) e é o mesmo para a mesma semente."""
+    import torch
+
+    item = modulo_da_suite("06-transformer-copia", "treino_avaliado").ITEM
+    ref = referencia_da_atividade("06-transformer-copia")
+    s = (0x5EED << 40) | 0x1234_5678
+    a, b, c = (item.pesos_iniciais(ref, x) for x in (s, s & 0xFFFFFFFF, s))
+    assert any(not torch.equal(a[k], b[k]) for k in a)  # falha com torch.manual_seed(s)
+    assert all(torch.equal(a[k], c[k]) for k in a)
+    g = torch.Generator()
+    g.set_state(treino.estado_do_gerador(s))
+    assert g.initial_seed() == 0
+
+
+def test_os_pesos_iniciais_vem_numa_ordem_secreta_sem_mudar_a_distribuicao():
+    """Cada parâmetro sai numa permutação secreta dos elementos sorteados (quem vaza alguns pesos não sabe a ordem
+    do gerador); a distribuição é a mesma (os mesmos valores), os buffers e os pesos amarrados se mantêm."""
+    import torch
+
+    item = modulo_da_suite("08-lm-moderno", "treino_avaliado").ITEM
+    ref = referencia_da_atividade("08-lm-moderno")
+    s = 0x1234_5678_9ABC
+    sd = item.pesos_iniciais(ref, s)
+    torch.set_rng_state(treino.estado_do_gerador(s))
+    modelo = item.modelo_de_referencia(ref)
+    item.modelo.inicializar(modelo, ref)
+    crus = modelo.state_dict()
+    mudaram = [k for k in sd if not torch.equal(sd[k], crus[k])]
+    assert mudaram, "nenhum parâmetro foi permutado"
+    for k in sd:
+        assert torch.equal(torch.sort(sd[k].reshape(-1)).values, torch.sort(crus[k].reshape(-1)).values), k
+    origem, copia = item.modelo.amarrados
+    assert torch.equal(sd[origem], sd[copia])

@@ -743,6 +743,10 @@ _MODELOS_DO_CODIGO: list = []
 LIMITE_REGISTRO_DO_ALUNO = 200_000  # objetos marcados por submissão (um processo que vive muito: o hub)
 LIMITE_ITENS_GUARDADOS = 2_000_000  # itens somados das listas do aluno guardadas vivas por submissão
 _ITENS_GUARDADOS = [0]
+# Passou de um teto do registro (objetos marcados, itens guardados), o registro falha fechado: até o fim da
+# submissão, todo valor é tratado como do aluno (sai só pela forma), inclusive os da suíte (rodada vermelha 5:
+# 95 mil listas vazias enchiam o registro, e o que vinha depois, um texto oculto devolvido, saía como da suíte).
+_REGISTRO_CHEIO = [False]
 TRECHO_MINIMO_DO_ALUNO = 8  # um trecho mais curto de um texto do aluno só é dele se é o texto inteiro
 _NOME_COM_PONTOS = re.compile(r"[A-Za-z_]\w{0,60}(?:\.(?:[A-Za-z_]\w{0,60}|\d{1,3})){0,5}")
 BURACOS_POR_MENSAGEM = 3  # campos de um f-string do aluno que uma mensagem dele pode preencher
@@ -752,6 +756,7 @@ def _esquecer_do_aluno() -> None:
     _VALORES_DO_ALUNO.clear()
     _MEMORIA_DO_ALUNO.clear()
     _ITENS_GUARDADOS[0] = 0
+    _REGISTRO_CHEIO[0] = False
     _TEXTOS_DO_ALUNO.clear()
     _JANELAS_DO_ALUNO.clear()
     _NUMEROS_DO_ALUNO.clear()
@@ -812,7 +817,9 @@ def _registrar_medidas(valor) -> None:
 
 def registrar_do_aluno(valor, _prof: int = 0) -> None:
     """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno."""
-    if _prof > LIMITE_PROFUNDIDADE or len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
+    if len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
+        _REGISTRO_CHEIO[0] = True
+    if _prof > LIMITE_PROFUNDIDADE or _REGISTRO_CHEIO[0]:
         return
     tipo = type(valor)
     _registrar_medidas(valor)
@@ -873,11 +880,14 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
         if _ITENS_GUARDADOS[0] + len(itens) <= LIMITE_ITENS_GUARDADOS:
             _ITENS_GUARDADOS[0] += len(itens)
             _VALORES_DO_ALUNO[id(valor)] = valor
+        else:
+            _REGISTRO_CHEIO[0] = True
 
 
 def do_aluno(valor, _prof: int = 0) -> bool:
-    """``valor`` é (ou contém, ou aponta para a memória de) algo que o código do aluno devolveu."""
-    if _prof > LIMITE_PROFUNDIDADE:
+    """``valor`` é (ou contém, ou aponta para a memória de) algo que o código do aluno devolveu. Com o registro
+    cheio (``_REGISTRO_CHEIO``), tudo é."""
+    if _prof > LIMITE_PROFUNDIDADE or (_REGISTRO_CHEIO[0] and valor is not None and type(valor) is not bool):
         return True
     tipo = type(valor)
     if tipo is str:
@@ -1566,13 +1576,31 @@ def texto_da_excecao(texto) -> str:
     return OMITIDO
 
 
+NUMEROS_POR_MENSAGEM = 8  # inteiros dos campos de uma mensagem conhecida (duas formas de 4 eixos cabem)
+
+
+def _numeros_da_mensagem(buracos, campos) -> list[str]:
+    """Os campos de uma mensagem conhecida como podem sair: cada inteiro com até 3 algarismos (``numeros_curtos``)
+    e, na mensagem inteira, no máximo ``NUMEROS_POR_MENSAGEM`` deles; os seguintes viram "…" (rodada vermelha 5:
+    duas formas de 8 eixos num erro de broadcast levavam 96 bits dos pesos iniciais da turma)."""
+    conta, saida = [0], []
+
+    def um(m: re.Match) -> str:
+        conta[0] += 1
+        return m.group(0) if conta[0] <= NUMEROS_POR_MENSAGEM and len(m.group(0)) <= 3 else "…"
+
+    for tipo, valor in zip(buracos, campos):
+        saida.append(valor if tipo == "nome" else re.sub(r"\d+", um, valor))
+    return saida
+
+
 def _mensagem_conhecida(linha: str) -> str | None:
     """A tradução de ``linha``, se é uma mensagem conhecida das bibliotecas ou da caixa (com campos permitidos)."""
     for padrao, buracos, saida in _MODELOS_DE_EXCECAO:
         m = padrao.fullmatch(linha)
         if m and all(_buraco_permitido(t, v) for t, v in zip(buracos, m.groups())):
-            campos = (" ".join(v.split()) for v in m.groups())
-            return saida.format(*(v if t == "nome" else numeros_curtos(v) for t, v in zip(buracos, campos)))
+            campos = [" ".join(v.split()) for v in m.groups()]
+            return saida.format(*_numeros_da_mensagem(buracos, campos))
     for inicio, saida in _INICIOS_DE_EXCECAO:
         if linha.startswith(inicio):
             return saida

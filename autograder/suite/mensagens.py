@@ -41,7 +41,7 @@ class Mostrado:
     def __format__(self, espec: str) -> str:
         if isinstance(self.valor, protocolo.TextoDoAluno):  # o texto de uma exceção: já sai como pode sair
             return format(self.valor, espec)
-        if protocolo.do_aluno(self.valor):
+        if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _forma_do_aluno(self.valor, espec)
         texto = format(self.valor, espec)
         if _numero_real(self.valor):  # quem lê é gente: vírgula decimal (0,69; 12,5%)
@@ -51,12 +51,12 @@ class Mostrado:
     def __str__(self) -> str:
         if isinstance(self.valor, protocolo.TextoDoAluno):
             return str(self.valor)
-        if protocolo.do_aluno(self.valor):
+        if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _forma_do_aluno(self.valor, "")
         return valor_do_aluno(str(self.valor), enviados=False)
 
     def __repr__(self) -> str:
-        if protocolo.do_aluno(self.valor):
+        if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _forma_do_aluno(self.valor, "")
         return valor_do_aluno(repr(self.valor), enviados=False)
 
@@ -133,6 +133,36 @@ def _inteiros_pequenos(valor, conta: list, prof: int = 0) -> bool:
         else:
             return False
     return True
+
+
+def _numeros_demais(valor) -> bool:
+    """Uma sequência de números com mais de ``MAXIMO_DE_INTEIROS_PEQUENOS`` deles (listas e tuplas encaixadas, um
+    array, um tensor), venha de onde vier: sai pela forma, como um valor do aluno. Uma cópia que a suíte fez de um
+    valor do aluno (``list(saida)``, ``obtido.tolist()``) não está no registro (rodada vermelha 5: a cópia da
+    decodificação da 06 levava 168 bits dos pesos iniciais da turma), e uma sequência longa da própria suíte é
+    uma entrada oculta ou derivada dela, que não se cita. Uma lista de nomes ou de textos não conta."""
+    if getattr(valor, "shape", None) is not None and getattr(valor, "dtype", None) is not None:
+        try:
+            return int(
+                getattr(valor, "size", None) if not callable(getattr(valor, "size", None)) else valor.numel()
+            ) > (MAXIMO_DE_INTEIROS_PEQUENOS)
+        except Exception:
+            return True
+    if not isinstance(valor, (list, tuple)):
+        return False
+    conta, pilha = 0, [(valor, 0)]
+    while pilha:
+        atual, prof = pilha.pop()
+        for v in atual:
+            if isinstance(v, (list, tuple)):
+                if prof >= 4:
+                    return True
+                pilha.append((v, prof + 1))
+            elif isinstance(v, bool) or not (isinstance(v, (int, float)) or _numero_real(v)):
+                return False  # uma lista que tem nomes, textos ou objetos: não é uma sequência de números
+            else:
+                conta += 1
+    return conta > MAXIMO_DE_INTEIROS_PEQUENOS
 
 
 def _numero_real(valor) -> bool:

@@ -139,6 +139,56 @@ def modelo_do_aluno_ou_substituto(aluno, classe, args, pesos, entradas, esperado
     return aluno.criar(substituto, *args), "substituto"
 
 
+_PALAVRAS_DO_MT19937 = 624
+
+
+def estado_do_gerador(semente: int) -> torch.Tensor:
+    """O estado do gerador do PyTorch (CPU, mt19937) para os pesos iniciais do treino avaliado: as 624 palavras
+    de 32 bits tiradas por SHAKE-256 da ``semente`` (19.968 bits), e ``initial_seed()`` 0.
+
+    ``torch.manual_seed`` semeia o mt19937 com só 32 bits da semente (rodada vermelha 5: ``s & 0xFFFFFFFF`` dava
+    os mesmos pesos que ``s``, e uns 170 bits dos pesos iniciais citados numa mensagem bastavam para achar a
+    semente da turma por força bruta em horas de CPU e refazer em casa todos os pesos). Daqui, nem a semente (63
+    bits do segredo) nem o estado saem por força bruta; refazer o estado pelas saídas do mt19937 pede centenas de
+    números sorteados seguidos, inteiros, que nenhuma mensagem cita."""
+    base = torch.Generator().manual_seed(7).get_state().numpy().copy()  # o formato do estado desta versão
+    inicio = 24  # initial_seed (8 bytes), left e seeded (4 + 4), next (8); depois, as palavras em 8 bytes cada
+    palavras = np.frombuffer(base[inicio : inicio + 8 * _PALAVRAS_DO_MT19937].tobytes(), "<u8")
+    if base.size != 5056 or int(palavras[0]) != 7 or int(palavras.max()) >= 1 << 32:  # pragma: no cover
+        raise RuntimeError("formato inesperado do estado do gerador do PyTorch (confira a versão fixada)")
+    sorteadas = hashlib.shake_256(f"pesos-iniciais\0{int(semente)}".encode()).digest(4 * _PALAVRAS_DO_MT19937)
+    novas = np.frombuffer(sorteadas, "<u4").astype("<u8")
+    base[:8] = 0
+    base[inicio : inicio + 8 * _PALAVRAS_DO_MT19937] = np.frombuffer(novas.tobytes(), np.uint8)
+    return torch.from_numpy(base)
+
+
+def embaralhar_parametros(modelo, semente: int) -> dict:
+    """O state_dict de ``modelo`` (clonado) com os elementos de cada parâmetro numa ordem secreta: uma permutação
+    sorteada pelo Philox (chave de 128 bits tirada por SHAKE-256 da ``semente`` e do nome). A inicialização sorteia
+    cada elemento de um parâmetro independente dos outros, com a mesma distribuição (normal, uniforme, Xavier,
+    constantes), então a permutação não muda a distribuição; muda o que um vazamento parcial vale: refazer o estado
+    do mt19937 pede centenas de saídas SEGUIDAS do gerador, e quem conhece alguns pesos (citados numa mensagem,
+    um reenvio após outro) não sabe a ordem em que foram sorteados. Os buffers não mudam; parâmetros amarrados
+    (a mesma memória com dois nomes) recebem a mesma permutação."""
+    sd = modelo.state_dict(keep_vars=True)
+    nomes = {nome for nome, _ in modelo.named_parameters(remove_duplicate=False)}
+    saida, feitos = {}, {}
+    for nome, t in sd.items():
+        t = t.detach()
+        if nome not in nomes or t.numel() < 2:
+            saida[nome] = t.clone()
+            continue
+        dono = feitos.setdefault(t.data_ptr(), nome)
+        if dono != nome:
+            saida[nome] = saida[dono].clone()
+            continue
+        chave = int.from_bytes(hashlib.shake_256(f"ordem-dos-pesos\0{int(semente)}\0{nome}".encode()).digest(16))
+        ordem = np.random.Generator(np.random.Philox(key=chave)).permutation(t.numel())
+        saida[nome] = t.reshape(-1)[torch.from_numpy(ordem)].reshape(t.shape).clone()
+    return saida
+
+
 def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento, lacuna: Lacuna | None = None) -> None:
     """Com ``AVALIADOR_REGISTRO_DO_TREINO=<arquivo>`` (só nas ferramentas de calibração, ``python -m qualidade
     deslocamento``), acrescenta ao arquivo uma linha JSON com as figuras do portão do deslocamento desta
@@ -324,12 +374,13 @@ class ItemDeTreino:
 
     def pesos_iniciais(self, ref, semente: int) -> dict:
         """Os pesos iniciais do treino avaliado, sorteados com a ``semente`` (a inicialização da referência,
-        ou ``Modelo.inicializar``) e postos no modelo antes do laço do aluno."""
-        torch.manual_seed(semente)
+        ou ``Modelo.inicializar``) e postos no modelo antes do laço do aluno. O gerador global parte de
+        ``estado_do_gerador(semente)``, não de ``torch.manual_seed``, que só usa 32 bits da semente."""
+        torch.set_rng_state(estado_do_gerador(semente))
         modelo = self.modelo_de_referencia(ref)
         if self.modelo.inicializar is not None:
             self.modelo.inicializar(modelo, ref)
-        return {k: v.clone() for k, v in modelo.state_dict().items()}
+        return embaralhar_parametros(modelo, semente)
 
     def parametros(self, ref) -> set:
         """Os nomes dos parâmetros treináveis do modelo (os pesos amarrados com os dois nomes); o resto do
@@ -379,8 +430,9 @@ class ItemDeTreino:
     # ------------------------------------------------------------ o treino avaliado
     def semente_do_treino(self, aluno, qual: str) -> int:
         """A semente dos pesos iniciais: a mesma para todo aluno (o mesmo código tem o mesmo veredito nas faixas:
-        a constância, issue #38), tirada do segredo do curso (``semente_secreta``, 63 bits: imprevisível, e nem
-        por força bruta se acha a partir dos pesos) e de qual modelo treina; nunca do texto do código, que o
+        a constância, issue #38), tirada do segredo do curso (``semente_secreta``, 63 bits, que entram todos no
+        gerador por ``estado_do_gerador``: imprevisível, e nem por força bruta se acha a partir dos pesos) e de
+        qual modelo treina; nunca do texto do código, que o
         aluno poderia variar até sortear um treino melhor, nem do aluno, cujo sorteio mudaria a nota de um erro
         perto de uma faixa. Ela não entra na caixa: os pesos iniciais vão já sorteados, e os lotes saem de
         ``semente_dos_lotes``."""
