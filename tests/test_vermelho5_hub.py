@@ -15,7 +15,9 @@ depois do prazo, contados como no prazo, numa entrega que ainda esperava a vez.
 Sem hub e sem usuários do sistema (como ``tests/test_hub_troca.py``): um exchange falso numa pasta temporária
 (no mesmo sistema de arquivos do repositório, como o ``build/hub/troca`` do hub), o serviço de correção de
 verdade (``hub.corretor.Corretor``) só na parte que recebe as entregas, e o aluno como um processo filho com o
-uid dele. Roda como root (dar dono às entradas).
+uid dele. Roda como root (dar dono às entradas). O teste confere o que a vaga de correção põe no ``submitted``
+(``corretor.coletar``: o notebook corrigido e o ``timestamp.txt``), coletado depois do prazo: falha com o ``hub/``
+de antes da correção e passa desde que o serviço guarda, na chegada, a cópia que se corrige (``troca.receber``).
 """
 
 from __future__ import annotations
