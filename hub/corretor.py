@@ -60,6 +60,9 @@ TRATADAS = comum.CORRETOR / "tratadas.jsonl"
 LOG = comum.LOGS / "corretor.log"
 LIMITE_VARREDURA = int(os.environ.get("CURSO_HUB_LIMITE_VARREDURA") or 4096)
 TEMPO_RETIRADA = float(os.environ.get("CURSO_HUB_TEMPO_RETIRADA") or 0.25)  # por varredura
+# bytes de notebooks lidos e guardados por varredura (passado o teto, o resto fica para a seguinte, no mesmo
+# rodízio por dono): entregas de links para um mesmo arquivo grande não alongam uma varredura sem fim
+LEITURA_VARREDURA = int(os.environ.get("CURSO_HUB_LEITURA_VARREDURA") or 64 * 1024 * 1024)
 LIMITE_RECUSAS = 20  # por aluno: as últimas recusas que ele vê e que vão para o histórico
 LIMITE_ENTREGAS_VISTAS = 10  # por aluno e atividade, no arquivo de situação
 
@@ -629,6 +632,7 @@ class Corretor:
         self.guardadas.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.guardadas, 0o700)
         self.incompletas: dict[str, float] = {}  # nome -> quando foi vista sem o submission_secret.txt
+        self._lidos = 0  # bytes de notebooks lidos nesta varredura
         self.situacao = Situacao(pasta_estado or comum.ESTADO_ALUNOS, self.alunos)
         self._atividades = atividades
         self.fila = troca.Fila()
@@ -677,6 +681,7 @@ class Corretor:
                 return 0
             atividades = self.atividades()
             examinadas = 0
+            self._lidos = 0
 
             def dono(nome: str) -> int:  # o rodízio é pelo dono da entrada, não pelo aluno que o nome diz
                 return os.stat(nome, dir_fd=fd, follow_symlinks=False).st_uid
@@ -720,14 +725,19 @@ class Corretor:
     def _guardar(self, fd: int, e: troca.Entrega) -> bool:
         """Lê e guarda o notebook de ``e`` (ou retoma a cópia guardada antes de o serviço cair): daqui em diante
         a chegada é a hora dessa leitura e a correção usa a cópia. False se a entrega ainda parece em cópia (sem
-        ``submission_secret.txt``) e foi vista há menos de ``troca.ESPERA_COMPLETA`` segundos."""
+        ``submission_secret.txt``) e foi vista há menos de ``troca.ESPERA_COMPLETA`` segundos, ou se esta
+        varredura já leu ``LEITURA_VARREDURA`` bytes: nos dois casos ela é vista de novo na varredura seguinte."""
         if troca.recuperar(e, self.guardadas):
             self.incompletas.pop(e.nome, None)
             return True
+        if self._lidos >= LEITURA_VARREDURA:
+            return False  # o teto de leitura desta varredura: fica para a seguinte
         vista = self.incompletas.setdefault(e.nome, time.monotonic())
         if not troca.receber(fd, e, self.guardadas, time.monotonic() - vista >= troca.ESPERA_COMPLETA):
             return False
         self.incompletas.pop(e.nome, None)
+        if e.copia:
+            self._lidos += os.path.getsize(e.copia)
         return True
 
     def _retirar_recusadas(self, fd: int) -> None:

@@ -225,12 +225,32 @@ def _gravar(caminho: Path, dados: bytes) -> None:
         raise
 
 
+def _segredo_pronto(dir_fd: int, e: Entrega) -> bool:
+    """Se a pasta (ainda a examinada) já tem o ``submission_secret.txt`` válido: só ele é lido (4 KiB no teto)."""
+    try:
+        pasta = os.open(e.nome, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(pasta)
+        if (info.st_ino, info.st_dev, info.st_uid) != (e.ino, e.dev, e.uid):
+            return False
+        texto = _ler_arquivo(pasta, "submission_secret.txt", LIMITE_PEQUENO).decode("ascii").strip()
+        return SEGREDO.fullmatch(texto) is not None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    finally:
+        os.close(pasta)
+
+
 def receber(dir_fd: int, e: Entrega, guardadas: Path, mesmo_incompleta: bool = False) -> bool:
     """Lê o notebook da entrega **uma vez** (``ler_entrega``: a mesma leitura limitada) e guarda a cópia em
     ``guardadas``, a pasta do serviço: ``e.chegada`` passa a ser a hora desta leitura, e a correção usa a cópia
     (``e.copia``), nunca mais a pasta do aluno. Devolve False (nada guardado) se a entrega parece ainda em
     cópia (sem ``submission_secret.txt`` válido, o último arquivo que o ``nbgrader submit`` grava) e
     ``mesmo_incompleta`` é falso: o serviço a lê numa varredura seguinte."""
+    if not mesmo_incompleta and not _segredo_pronto(dir_fd, e):
+        return False  # o notebook nem é lido: uma entrega que espera não custa uma leitura a cada varredura
     notebook, segredo, motivo = ler_entrega(dir_fd, e)
     if segredo is None and not mesmo_incompleta:
         return False

@@ -281,6 +281,24 @@ def test_entrega_ainda_em_copia_e_lida_quando_o_segredo_chega(servico, monkeypat
     assert e is not None and e.nome == sem.name and e.segredo is None and e.motivo is None and e.copia
 
 
+def test_leitura_por_varredura_tem_teto_e_segue_o_rodizio(servico, monkeypatch):
+    """Passado o teto de bytes lidos numa varredura, as entregas que faltam ler ficam para a seguinte (no
+    rodízio por dono: uma de cada aluno por vez); nenhuma é perdida nem lida duas vezes."""
+    import hub.corretor as corretor
+
+    c, inbound, _ = servico
+    monkeypatch.setattr(corretor, "LEITURA_VARREDURA", 1)  # uma leitura por varredura
+    agora = time.time()
+    nomes = {a: _entrega(inbound, _nome(a, agora, "t"), uid).name for a, uid in ALUNOS.items()}
+    lidas = []
+    for _ in range(3):
+        c.varrer()
+        lidas.append(len(c.fila))
+    assert lidas == [1, 2, 3], lidas
+    assert sorted(e.nome for e in _fila(c)) == sorted(nomes.values())
+    assert len(list(c.guardadas.glob("*.ipynb"))) == 3
+
+
 def test_nomes_hostis_e_entregas_em_nome_de_outro(servico):
     """Nome que não é UTF-8, com quebra de linha, de 255 caracteres, de quem não é da turma, com data
     impossível, e pasta com o nome da Bia criada pela Ana: nenhuma entra na fila, a Ana vê por quê, e
