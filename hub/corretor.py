@@ -703,8 +703,13 @@ class Corretor:
                     continue
                 with self.trava_fila:
                     vale = self.fila.aceitaria(r)
-                if vale and not self._guardar(fd, r):
-                    self.vistos.discard(nome)  # ainda em cópia: lida numa varredura seguinte
+                try:
+                    guardada = not vale or self._guardar(fd, r)
+                except Exception as exc:  # disco cheio, pasta do serviço fora do lugar: tenta de novo depois
+                    registrar(f"não consegui guardar a entrega {legivel(nome)!r}: {type(exc).__name__}: {exc}")
+                    guardada = False
+                if not guardada:
+                    self.vistos.discard(nome)  # ainda em cópia, ou o teto de leitura: vista na varredura seguinte
                     continue
                 with self.trava_fila:
                     superada = self.fila.acrescentar(r)

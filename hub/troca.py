@@ -301,8 +301,11 @@ def limpar_guardadas(guardadas: Path, presentes: set[str]) -> int:
     apagados = 0
     for item in guardadas.iterdir():
         if item.name.startswith(".") or item.stem not in manter:
-            item.unlink(missing_ok=True)
-            apagados += 1
+            try:
+                item.unlink(missing_ok=True)
+                apagados += 1
+            except OSError:  # uma pasta ali dentro (ninguém a põe): fica
+                pass
     return apagados
 
 
