@@ -56,6 +56,10 @@ def _notebook(marca: str) -> bytes:
     return nb + b" " * (TAMANHO - len(nb))
 
 
+def _br(segundos: float) -> str:
+    return f"{segundos:.1f}".replace(".", ",")
+
+
 def _carimbo(segundos: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
 
@@ -155,7 +159,7 @@ def test_o_notebook_reescrito_por_mmap_depois_do_prazo_leva_a_data_de_antes(serv
     chegada = datetime.strptime(data, "%Y-%m-%d %H:%M:%S.%f UTC").replace(tzinfo=UTC).timestamp()
     ganhou = b"DEPOIS" in lido and chegada < prazo
     assert not ganhou, (
-        f"o serviço corrigiria o notebook escrito {escrito_em - prazo:.1f} s depois do prazo com a data de chegada "
-        f"{data} ({prazo - chegada:.1f} s antes do prazo): o ctime não mudou com a escrita por mmap em páginas já "
+        f"o serviço corrigiria o notebook escrito {_br(escrito_em - prazo)} s depois do prazo com a data de chegada "
+        f"{data} ({_br(prazo - chegada)} s antes do prazo): o ctime não mudou com a escrita por mmap em páginas já "
         "sujas"
     )
