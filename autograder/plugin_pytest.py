@@ -245,7 +245,10 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
         rastro = rastro_do_aluno(exc.trace, celulas, linhas=linhas)
         trace = f"\n{rastro}" if rastro else ""
         dica = dica_do_erro(exc.tipo, exc.mensagem)
-        return "erro_aluno", f"Seu código levantou {exc.tipo}: {exc.mensagem}{dica}{trace}", None
+        # o caso do teste em que o erro aconteceu (``suite.sondas.situacao``: um texto fixo da suíte)
+        caso = getattr(exc, "situacao", "")
+        caso = f" (no caso: {texto_do_aluno(caso)})" if isinstance(caso, str) and caso else ""
+        return "erro_aluno", f"Seu código levantou {exc.tipo}{caso}: {exc.mensagem}{dica}{trace}", None
     if isinstance(exc, TempoEsgotado):
         return "tempo", f"Tempo esgotado: {exc}", None
     if isinstance(exc, CaixaMorreu):

@@ -113,52 +113,11 @@ class Sessao:
         código injetado pela suíte, como uma caixa reaberta. Uma chamada que estoura um limite nesta
         caixa não trava a função na caixa principal: o teste decide o que o estouro significa
         (``MemoryError`` chega como ``ErroDoAluno``; a caixa morta, como ``CaixaMorreu``)."""
-        if self.restante() <= 0:
-            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
-        prazo = min(prazo or PRAZO_CHAMADA, max(0.5, self.restante()))
-        t0 = time.perf_counter()
-        caixa = self.zigoto.nova_caixa({**(self.limites or {}), **limites})
-        t1 = time.perf_counter()
-        self.tempos["abrir"] += t1 - t0
-        self.memoria_tocada = None
+        caixa = CaixaComLimites(self, limites)
         try:
-            for i, trecho in enumerate(self.atividade.preambulo):
-                caixa.executar(trecho, f"preambulo-{i}", prazo=60)
-            # Memória tocada (issue #37): o pico residente da caixa, zerado pelo avaliador depois do preâmbulo
-            # (código do curso) e ANTES das células do aluno, lido depois da chamada. Contar desde antes das
-            # células pega também a memória que uma célula tocou para a função reaproveitar depois.
-            residente = caixa.zerar_pico_de_memoria()
-            for gid in self.atividade.solucoes:
-                if gid not in self.codigo or gid in self.celulas_fatais:
-                    continue
-                try:
-                    caixa.executar(self.codigo[gid], gid, prazo=min(PRAZO_CELULA, max(1.0, self.restante())))
-                except ErroDoAluno:
-                    pass  # o erro da célula já foi registrado (ou será) pela caixa principal
-            for codigo in self.auxiliares:
-                caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
-            self.tempos["celulas"] += time.perf_counter() - t1
-            nome = alvo if isinstance(alvo, str) else "objeto"
-            try:
-                resultado = caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
-                pico = caixa.memoria_residente()[1]
-                if residente is not None:
-                    # zerado e não lido de volta: a própria caixa escondeu a medida (a thread principal saiu e o
-                    # status do líder zumbi não tem VmHWM; rodada vermelha 3). Sem medida, a chamada conta como
-                    # tendo tocado memória sem limite (fecha do lado seguro), não como "hospedeiro sem medida".
-                    self.memoria_tocada = MEMORIA_ESCONDIDA if pico is None else max(0, pico - residente)
-                return resultado
-            except TempoEsgotado as exc:
-                msg = f"'{nome}' passou do prazo de {prazo:g} s numa caixa com limites {limites}"
-                self.interrompida.append(msg)
-                raise TempoEsgotado(msg) from exc
-            except CaixaMorreu as exc:
-                self.interrompida.append(f"'{nome}' (caixa com limites {limites}): {exc}")
-                raise
+            return caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
         finally:
-            caixa.matar()
-            for chave, valor in caixa.tempos.items():
-                self.tempos[chave] += valor
+            caixa.fechar()
 
     def _executar_auxiliar(self, codigo: str) -> None:
         self.caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
@@ -270,6 +229,89 @@ class Sessao:
             self.caixa.matar()
             self._somar_tempos_da_caixa()
             self.caixa = None
+
+
+class CaixaComLimites:
+    """Uma caixa com ``limites`` (somados aos da sessão), aberta para uma ou mais chamadas seguidas e fechada
+    por ``fechar``: ``Sessao.chamar_com_limites`` (uma chamada) e ``aluno.com_limites(...).numa_caixa()`` (várias
+    chamadas de um mesmo teste, sem abrir uma caixa, rodar o preâmbulo e as células a cada uma).
+
+    Memória tocada (issue #37), por chamada: o pico residente da caixa é zerado pelo avaliador depois do
+    preâmbulo (código do curso) e ANTES das células do aluno, e lido depois de cada chamada. A primeira chamada
+    mede as células e a chamada, como numa caixa só dela. Antes de cada chamada seguinte o pico volta a ser o
+    residente de agora (tudo o que as células e as chamadas anteriores deixaram na memória), e a medida continua
+    contada desde antes das células: o que uma chamada anterior tocou e guardou conta na seguinte, e nada do que
+    ficou residente sai da conta. O espaço mapeado (``RLIMIT_AS``) é um só para a caixa inteira: uma chamada
+    seguinte tem, no máximo, o que teria numa caixa só dela."""
+
+    def __init__(self, sessao: Sessao, limites: dict):
+        if sessao.restante() <= 0:
+            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        self.sessao, self.limites = sessao, dict(limites)
+        self.chamadas = 0
+        t0 = time.perf_counter()
+        self.caixa = sessao.zigoto.nova_caixa({**(sessao.limites or {}), **limites})
+        t1 = time.perf_counter()
+        sessao.tempos["abrir"] += t1 - t0
+        sessao.memoria_tocada = None
+        try:
+            for i, trecho in enumerate(sessao.atividade.preambulo):
+                self.caixa.executar(trecho, f"preambulo-{i}", prazo=60)
+            # zerado depois do preâmbulo (código do curso) e ANTES das células do aluno: contar desde antes das
+            # células pega também a memória que uma célula tocou para a função reaproveitar depois
+            self.residente = self.caixa.zerar_pico_de_memoria()
+            for gid in sessao.atividade.solucoes:
+                if gid not in sessao.codigo or gid in sessao.celulas_fatais:
+                    continue
+                try:
+                    self.caixa.executar(sessao.codigo[gid], gid, prazo=min(PRAZO_CELULA, max(1.0, sessao.restante())))
+                except ErroDoAluno:
+                    pass  # o erro da célula já foi registrado (ou será) pela caixa principal
+            for codigo in sessao.auxiliares:
+                self.caixa.executar(codigo, "auxiliar-do-avaliador", prazo=60)
+            sessao.tempos["celulas"] += time.perf_counter() - t1
+        except BaseException:
+            self.fechar()
+            raise
+
+    def chamar(self, alvo, args=(), kwargs=None, *, prazo=None, substituir=None):
+        sessao = self.sessao
+        if sessao.restante() <= 0:
+            raise TempoEsgotado("o orçamento de tempo desta submissão acabou")
+        prazo = min(prazo or PRAZO_CHAMADA, max(0.5, sessao.restante()))
+        sessao.memoria_tocada = None
+        residente, escondida = self.residente, False
+        if self.chamadas and residente is not None:
+            # o pico volta ao residente de agora (que continua na conta). O hospedeiro deixou zerar antes das
+            # células: se agora não deixa, foi a caixa que mudou (a thread principal saiu), e a chamada conta
+            # como tendo tocado memória sem limite (fecha do lado seguro)
+            escondida = self.caixa.zerar_pico_de_memoria() is None
+        self.chamadas += 1
+        nome = alvo if isinstance(alvo, str) else "objeto"
+        try:
+            resultado = self.caixa.chamar(alvo, args, kwargs, prazo=prazo, substituir=substituir)
+            pico = self.caixa.memoria_residente()[1]
+            if residente is not None:
+                # zerado e não lido de volta: a própria caixa escondeu a medida (a thread principal saiu e o
+                # status do líder zumbi não tem VmHWM; rodada vermelha 3). Sem medida, a chamada conta como
+                # tendo tocado memória sem limite (fecha do lado seguro), não como "hospedeiro sem medida".
+                sessao.memoria_tocada = MEMORIA_ESCONDIDA if escondida or pico is None else max(0, pico - residente)
+            return resultado
+        except TempoEsgotado as exc:
+            msg = f"'{nome}' passou do prazo de {prazo:g} s numa caixa com limites {self.limites}"
+            sessao.interrompida.append(msg)
+            raise TempoEsgotado(msg) from exc
+        except CaixaMorreu as exc:
+            sessao.interrompida.append(f"'{nome}' (caixa com limites {self.limites}): {exc}")
+            raise
+
+    def fechar(self) -> None:
+        if self.caixa is None:
+            return
+        caixa, self.caixa = self.caixa, None
+        caixa.matar()
+        for chave, valor in caixa.tempos.items():
+            self.sessao.tempos[chave] += valor
 
 
 class ObjetoRemoto:
@@ -437,6 +479,48 @@ class AlunoComLimites:
             self.memoria_tocada = None
             resultado = sessao.chamar_com_limites(limites, nome, args, kwargs, substituir=subst, prazo=prazo)
             self.memoria_tocada = sessao.memoria_tocada
+            return resultado
+
+        chamar.__name__ = nome
+        return chamar
+
+    def numa_caixa(self) -> AlunoNumaCaixaComLimites:
+        """As próximas chamadas numa caixa só, com estes limites, aberta na primeira e fechada no fim do ``with``
+        (``CaixaComLimites``: a memória tocada continua medida por chamada, desde antes das células)::
+
+            with aluno.com_limites(memoria_mb=16).numa_caixa() as limitado:
+                limitado.f(x)
+                limitado.memoria_tocada  # a de f(x)
+                limitado.f(y)  # na mesma caixa"""
+        return AlunoNumaCaixaComLimites(self._sessao, self._substituir, self._prazo, self._limites)
+
+
+class AlunoNumaCaixaComLimites:
+    """``aluno.com_limites(...).numa_caixa()``: um ``with`` em que ``.funcao(...)`` roda na mesma caixa com
+    limites, e ``memoria_tocada`` é a da última chamada (ver ``CaixaComLimites``)."""
+
+    def __init__(self, sessao: Sessao, substituir: dict | None, prazo: float | None, limites: dict):
+        self._sessao, self._substituir, self._prazo, self._limites = sessao, substituir, prazo, dict(limites)
+        self._caixa: CaixaComLimites | None = None
+        self.memoria_tocada: int | None = None
+
+    def __enter__(self) -> AlunoNumaCaixaComLimites:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._caixa is not None:
+            self._caixa.fechar()
+
+    def __getattr__(self, nome: str):
+        if nome.startswith("_"):
+            raise AttributeError(nome)
+
+        def chamar(*args, **kwargs):
+            self.memoria_tocada = None
+            if self._caixa is None:
+                self._caixa = CaixaComLimites(self._sessao, self._limites)
+            resultado = self._caixa.chamar(nome, args, kwargs, substituir=self._substituir, prazo=self._prazo)
+            self.memoria_tocada = self._sessao.memoria_tocada
             return resultado
 
         chamar.__name__ = nome

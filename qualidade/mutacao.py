@@ -40,8 +40,17 @@ from qualidade.variantes import NADA, gravar, notebook_com, notebook_liberado
 META_MENSAGEM = 0.80
 SEGREDO_DA_RODADA = "rodada-de-mutacao-dos-mutantes"
 # As formas de sonda (``autograder/suite/sondas.py``): o primeiro argumento de cada uma é o código do equívoco.
-FORMAS_DE_SONDA = ("promessa", "coincide_com", "argumento_ignorado", "referencia_mal_chamada", "precisao_perdida")
+FORMAS_DE_SONDA = (
+    "promessa",
+    "coincide_com",
+    "argumento_ignorado",
+    "referencia_mal_chamada",
+    "precisao_perdida",
+    "localizar_por_ablacao",
+    "localizar_pelos_pesos",
+)
 CATALOGO = "catálogo"  # a família dos equívocos que não vêm de sonda (Equivoco e as saídas erradas de comparar)
+TRADUCAO = "tradução"  # um erro levantado cuja mensagem da biblioteca sai traduzida (Variante.trecho)
 
 
 @functools.cache
@@ -62,6 +71,8 @@ def familias_de_sonda(slug: str) -> dict[str, str]:
 
 def familia_do_mutante(slug: str, mutante) -> tuple[tuple[str, ...], str]:
     """(itens que o mutante declara, família do diagnóstico esperado): a chave da amostra."""
+    if mutante.equivoco is None and getattr(mutante, "trecho", None):
+        return tuple(mutante.itens), TRADUCAO
     return tuple(mutante.itens), familias_de_sonda(slug).get(mutante.equivoco, CATALOGO)
 
 
@@ -177,7 +188,9 @@ def _relatar_slug(slug, mutantes, corretas, por_chave, rel, saida):
         alvo = set(m.itens)
         morto = alvo <= perdeu and bool(alvo)
         equivocos = {t.equivoco for t in res.testes if t.equivoco}
-        com_msg = m.equivoco is not None and m.equivoco in equivocos
+        com_msg = (m.equivoco is not None and m.equivoco in equivocos) or (
+            m.trecho is not None and any(m.trecho in t.mensagem for t in res.testes if t.situacao != "passou")
+        )
         rel.mutantes += 1
         rel.mortos += morto
         rel.com_mensagem += com_msg
@@ -196,6 +209,8 @@ def _relatar_slug(slug, mutantes, corretas, por_chave, rel, saida):
             rel.falhas.append(f"{slug}: mutante {m.nome} perdeu pontos também em {sorted(extra)}")
         if m.equivoco and not com_msg:
             saida(f"  aviso: {m.nome} não recebeu a mensagem '{m.equivoco}' (recebeu {sorted(equivocos) or 'nenhuma'})")
+        if m.trecho and not com_msg:
+            saida(f"  aviso: {m.nome} não recebeu uma mensagem com '{m.trecho}'")
     for c in corretas:
         res = por_chave[(slug, c.nome)]
         rel.corretas += 1

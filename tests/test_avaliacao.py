@@ -527,6 +527,61 @@ def test_memoria_tocada_e_medida_pelo_avaliador(zigoto):
         sessao.fechar()
 
 
+_GUARDA = """
+import os
+
+import numpy as np
+
+_GUARDADO = []
+_MARCA = os.urandom(8).hex()  # uma por caixa (o pid se repete: cada caixa é o 1 do seu namespace)
+
+
+def guarda(mb):
+    buf = np.ones(mb * 2**20 // 8)  # tocada (escrita) e guardada para as chamadas seguintes
+    _GUARDADO.append(buf)
+    return _MARCA
+
+
+def nada():
+    return _MARCA
+"""
+
+
+def test_varias_chamadas_numa_caixa_com_limites_medem_a_memoria_guardada(zigoto):
+    """``aluno.com_limites(...).numa_caixa()``: as chamadas de um ``with`` rodam na mesma caixa com o limite, e a
+    memória tocada de cada uma é contada desde antes das células: o que uma chamada anterior tocou e guardou
+    conta de novo na seguinte (uma medida zerada a cada chamada deixaria o aluno juntar memória aos poucos), e o
+    espaço mapeado é um só (a segunda chamada não ganha outros 16 MiB)."""
+    from autograder.avaliacao import Aluno, Sessao
+    from autograder.caixa.cliente import ErroDoAluno
+
+    sessao = Sessao(zigoto, carregar_atividade("01-atencao"), {})
+    try:
+        aluno = Aluno(sessao, {}, None)
+        aluno.injetar(_GUARDA)
+        with aluno.com_limites(memoria_mb=16).numa_caixa() as limitado:
+            marca = limitado.nada()
+            base = limitado.memoria_tocada
+            if base is None:
+                pytest.skip("este hospedeiro não deixa o avaliador ler o /proc da caixa (vale só o RLIMIT_AS)")
+            assert base < 8 * 2**20, base
+            assert limitado.guarda(10) == marca
+            assert limitado.memoria_tocada >= base + 10 * 2**20, (base, limitado.memoria_tocada)
+            assert limitado.nada() == marca  # a mesma caixa
+            assert limitado.memoria_tocada >= base + 10 * 2**20, (base, limitado.memoria_tocada)
+            with pytest.raises(ErroDoAluno) as exc:  # 10 MiB já guardados: mais 10 não cabem nos 16
+                limitado.guarda(10)
+            assert "MemoryError" in exc.value.tipo, exc.value
+        # caixas separadas: cada chamada começa do zero
+        separado = aluno.com_limites(memoria_mb=16)
+        assert separado.guarda(10) != marca
+        assert separado.nada() != marca
+        assert separado.memoria_tocada < 8 * 2**20, separado.memoria_tocada
+        assert aluno.chamar("guarda", 64) != marca  # a caixa principal, outra, sem o limite
+    finally:
+        sessao.fechar()
+
+
 # ------------------------------------------------------------- entradas alteradas no lugar
 _ALTERA = """
 import numpy as np

@@ -56,6 +56,11 @@ def test_familias_de_sonda_leem_as_formas_das_suites():
     formas = {f for slug in slugs() for f in mutacao.familias_de_sonda(slug).values()}
     assert {"promessa", "coincide_com", "argumento_ignorado", "referencia_mal_chamada"} <= formas
     assert mutacao.familias_de_sonda("01-atencao").get("softmax-sem-maximo", mutacao.CATALOGO) == mutacao.CATALOGO
+    # issue #38 (sondas-12): a ablação é uma forma de sonda, e o mutante de uma tradução tem a sua família
+    assert "localizar_pelos_pesos" in formas
+    mutantes, _ = carregar_variantes("01-atencao")
+    traducao = next(m for m in mutantes if m.trecho)
+    assert mutacao.familia_do_mutante("01-atencao", traducao)[1] == mutacao.TRADUCAO
 
 
 @pytest.mark.parametrize("slug", slugs())

@@ -363,6 +363,38 @@ def test_um_numero_escolhido_pelo_aluno_sai_com_ate_3_algarismos_e_o_rastro_com_
         protocolo.esquecer_enviados()
 
 
+def test_mensagens_das_bibliotecas_colhidas_nos_corpora_saem_traduzidas_e_so_com_numeros_pequenos():
+    """issue #38 (sondas-12): as mensagens que as submissões dos corpora levantavam e saíam omitidas."""
+    from autograder.caixa.protocolo import OMITIDO, texto_da_excecao
+
+    casos = {
+        "operand has more dimensions than subscripts given in einstein sum, but no '...' ellipsis provided to "
+        "broadcast the extra dimensions.": "'...'",
+        "einsum(): subscript d has size 4 for operand 1 which does not broadcast with previously seen size 5": "tamanho 4",
+        "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor": "repeat",
+        "invalid multinomial distribution (sum of probabilities <= 0)": "multinomial",
+        "Expected target size [3, 40], got [3, 5]": "achate",
+        "output with shape [9, 16] doesn't match the broadcast shape [3, 9, 16]": "[3, 9, 16]",
+        "key shape torch.Size([6, 3, 8]) does not match value shape torch.Size([5, 3, 8])": "memória do encoder",
+        "zero-size array to reduction operation maximum which has no identity": "vazio",
+    }
+    for linha, trecho in casos.items():
+        texto = texto_da_excecao(linha)
+        assert texto != OMITIDO and trecho in texto, (linha, texto)
+    # a letra do índice de um einsum é reconhecida, nunca mostrada; um número longo sai "…" ou a mensagem é omitida
+    assert " d " not in texto_da_excecao(
+        "einsum(): subscript d has size 4 for operand 1 which does not broadcast with previously seen size 5"
+    )
+    assert "1234" not in texto_da_excecao("Expected target size [3, 1234], got [3, 5]")
+    assert texto_da_excecao("Expected target size [3, 123456], got [3, 5]") == OMITIDO
+    assert (
+        texto_da_excecao(
+            "einsum(): subscript dd has size 4 for operand 1 which does not broadcast with previously seen size 5"
+        )
+        == OMITIDO
+    )
+
+
 def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkeypatch):
     """Rodada vermelha 5: (1) passado o teto do registro, o que vinha depois do aluno saía como valor da suíte; agora
     o registro falha fechado até o fim da submissão. (2) Uma cópia que a suíte faz de um valor do aluno

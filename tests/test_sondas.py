@@ -257,3 +257,111 @@ def test_precisao_perdida_dispara_so_na_faixa_do_float16():
     com_um_so = e.copy()
     com_um_so[3] += 1e-3
     assert not dispara(com_um_so)  # um valor só diferente não é arredondamento
+
+
+# ------------------------------------------------- issue #38 (sondas-12): ablação e o caso em que o erro aconteceu
+def _bloco_de_brinquedo(x, pesos, anuladas=(), erro_em=None):
+    """y = x + a(x) + f(x), com a = tanh(x Wa) e f = (x Wf)²; uma subcamada anulada devolve zero. ``erro_em``: a
+    subcamada com um erro (a conta dela dobrada)."""
+    a = np.zeros_like(x) if "a" in anuladas else np.tanh(x @ pesos["Wa"])
+    f = np.zeros_like(x) if "f" in anuladas else (x @ pesos["Wf"]) ** 2
+    if erro_em == "a":
+        a = 2 * a
+    if erro_em == "f":
+        f = 2 * f
+    return x + a + f
+
+
+_SUBS = [("a", "a atenção", "Wa e a tanh"), ("f", "a feed-forward", "Wf e o quadrado")]
+
+
+def _ablacao(erro_em):
+    rng = np.random.default_rng(0)
+    x, pesos = rng.normal(size=(3, 4)), {"Wa": rng.normal(size=(4, 4)), "Wf": rng.normal(size=(4, 4))}
+    return S.localizar_por_ablacao(
+        "ablacao",
+        "o bloco",
+        lambda anuladas: _bloco_de_brinquedo(x, pesos, anuladas, erro_em),
+        lambda anuladas: _bloco_de_brinquedo(x, pesos, anuladas),
+        _SUBS,
+    )
+
+
+def test_ablacao_localiza_a_subcamada_com_erro_e_nao_dispara_sem_erro_ou_com_erro_em_todas():
+    achada = S.disparar([_ablacao("f")])
+    assert achada is not None and achada.codigo == "ablacao"
+    assert "na feed-forward (Wf e o quadrado)" in achada.mensagem and "anulada" in achada.mensagem
+    assert "na atenção (Wa e a tanh)" in S.disparar([_ablacao("a")]).mensagem
+    assert S.disparar([_ablacao(None)]) is None  # a saída completa confere: nada a localizar
+
+    # um erro fora das subcamadas (o residual dobrado) não some com nenhuma ablação: não dispara
+    rng = np.random.default_rng(0)
+    x, pesos = rng.normal(size=(3, 4)), {"Wa": rng.normal(size=(4, 4)), "Wf": rng.normal(size=(4, 4))}
+    residual = S.localizar_por_ablacao(
+        "ablacao",
+        "o bloco",
+        lambda anuladas: _bloco_de_brinquedo(x, pesos, anuladas) + x,
+        lambda anuladas: _bloco_de_brinquedo(x, pesos, anuladas),
+        _SUBS,
+    )
+    assert S.disparar([residual]) is None
+    # o código do aluno que levanta numa ablação: a sonda quebra e não dispara
+    quebra = S.localizar_por_ablacao(
+        "ablacao", "o bloco", lambda anuladas: 1 / 0, lambda anuladas: _bloco_de_brinquedo(x, pesos, anuladas), _SUBS
+    )
+    assert S.disparar([quebra]) is None
+    with pytest.raises(ValueError):
+        S.localizar_por_ablacao("ablacao", "o bloco", lambda a: 0, lambda a: 0, _SUBS[:1])
+
+
+def test_ablacao_so_roda_depois_da_falha():
+    chamadas = []
+
+    def aluno(anuladas):
+        chamadas.append(anuladas)
+        return np.ones(2)
+
+    with S.sondar(S.localizar_por_ablacao("ablacao", "o bloco", aluno, lambda a: np.ones(2), _SUBS)):
+        comparar(np.ones(3), np.ones(3))
+    assert chamadas == []
+
+
+def test_situacao_marca_o_erro_do_aluno_com_o_caso_e_o_relatorio_o_mostra():
+    from autograder.plugin_pytest import _mensagem_de
+    from autograder.suite.avaliador import ErroDoAluno
+
+    with pytest.raises(ErroDoAluno) as erro:
+        with S.situacao("com X em lote"):
+            with S.situacao("com a máscara de padding"):  # o rótulo mais interno vale
+                raise ErroDoAluno("RuntimeError", "list index out of range")
+    assert erro.value.situacao == "com a máscara de padding"
+    _, mensagem, _ = _mensagem_de(erro.value, None)
+    assert mensagem.startswith("Seu código levantou RuntimeError (no caso: com a máscara de padding): ")
+    # sem situação, a mensagem de sempre; outras exceções passam sem marca
+    _, sem_caso, _ = _mensagem_de(ErroDoAluno("RuntimeError", "x"), None)
+    assert sem_caso.startswith("Seu código levantou RuntimeError: ")
+    with pytest.raises(ZeroDivisionError) as outra:
+        with S.situacao("com um só token"):
+            raise ZeroDivisionError
+    assert not hasattr(outra.value, "situacao")
+    with pytest.raises(ValueError):
+        with S.situacao(""):
+            pass
+
+
+def test_localizar_pelos_pesos_zera_os_pesos_declarados_de_cada_subcamada():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3, 4))
+    pesos = {"Wa": rng.normal(size=(4, 4)), "Wf": rng.normal(size=(4, 4))}
+
+    def bloco(p, erro_em=None):
+        a, f = np.tanh(x @ p["Wa"]), (x @ p["Wf"]) ** 2
+        return x + (2 * a if erro_em == "a" else a) + (2 * f if erro_em == "f" else f)
+
+    subs = [("a atenção", "Wa e a tanh", ("Wa",)), ("a feed-forward", "Wf e o quadrado", ("Wf",))]
+    achada = S.disparar([S.localizar_pelos_pesos("abl", "o bloco", pesos, lambda p: bloco(p, "a"), bloco, subs)])
+    assert achada is not None and "na atenção (Wa e a tanh)" in achada.mensagem
+    assert S.disparar([S.localizar_pelos_pesos("abl", "o bloco", pesos, bloco, bloco, subs)]) is None
+    assert np.all(pesos["Wa"] != 0)  # os pesos originais não mudam
+    with pytest.raises(ValueError):
+        S.localizar_pelos_pesos("abl", "o bloco", pesos, bloco, bloco, [("a x", "x", ("nao_existe",)), *subs])

@@ -934,6 +934,7 @@ _BURACOS = {
     "forma": _FORMA,
     "nome": _IDENT,
     "op": r"[-+*/%@&|^<>=!]{1,3}|\*\*|//",
+    "letra": r"[A-Za-z]",  # o índice de um einsum: reconhecido, nunca mostrado (a tradução não o cita)
 }
 
 
@@ -1086,6 +1087,10 @@ _MODELOS_DE_EXCECAO = [
         "m1 e m2 deveriam ter o mesmo dtype, vieram {} e {}",
     ),
     _modelo("expected scalar type {nome} but found {nome}", "esperado o tipo {}, veio {}"),
+    _modelo(
+        "mat1 and mat2 must have the same dtype, but got {nome} and {nome}",
+        "mat1 e mat2 deveriam ter o mesmo dtype, vieram {} e {} (converta um deles, .double() ou .float())",
+    ),
     _modelo("Found dtype {nome} but expected {nome}", "veio o dtype {}, esperado {}"),
     _modelo(
         "element 0 of tensors does not require grad and does not have a grad_fn",
@@ -1286,13 +1291,147 @@ _MODELOS_DE_EXCECAO = [
     _modelo("embed_dim must be divisible by num_heads", "embed_dim tem de ser divisível por num_heads"),
     _modelo(
         "key shape torch.Size({forma}) does not match value shape torch.Size({forma})",
-        "a forma de key, {}, não confere com a de value, {}",
+        "a forma de key, {}, não confere com a de value, {}: key e value vêm da mesma sequência (na atenção "
+        "cruzada, as duas são a memória do encoder; só a consulta vem do decoder)",
     ),
     _modelo(
         "stack expects each tensor to be equal size, but got {forma} at entry {n} and {forma} at entry {n}",
         "stack precisa de tensores da mesma forma, e vieram {} (posição {}) e {} (posição {})",
     ),
     _modelo("index {n} is out of range", "índice {} fora do intervalo"),
+    # issue #38 (sondas-12): as mensagens que as submissões dos corpora e os mutantes levantam e que saíam omitidas,
+    # traduzidas com o que a biblioteca reclamou, nos termos do aluno
+    _modelo(
+        "operand has more dimensions than subscripts given in einstein sum, but no '...' ellipsis provided to "
+        "broadcast the extra dimensions.",
+        "einsum: um operando tem mais eixos do que os índices escritos para ele, e a expressão não tem '...' para os "
+        "eixos a mais (os do lote, por exemplo): escreva '...qd,...kd->...qk' ou use @ com swapaxes(-1, -2)",
+    ),
+    _modelo(
+        "einsum(): the number of subscripts in the equation ({n}) does not match the number of dimensions ({n}) for "
+        "operand {n} and no ellipsis was given",
+        "einsum: a expressão dá {0} índices ao operando {2}, que tem {1} eixos, e não tem '...' para os eixos a mais "
+        "(os do lote, por exemplo)",
+    ),
+    _modelo(
+        "einsum(): subscript {letra} has size {n} for operand {n} which does not broadcast with previously seen "
+        "size {n}",
+        "einsum: um índice da expressão tem tamanho {1} no operando {2} e {3} num operando anterior; o mesmo índice "
+        "tem de ter o mesmo tamanho em todos",
+    ),
+    _modelo(
+        "einstein sum subscripts string contains too many subscripts for operand {n}",
+        "einsum: a expressão tem mais índices do que o operando {} tem eixos",
+    ),
+    _modelo(
+        "zero-size array to reduction operation maximum which has no identity",
+        "o máximo de um array vazio (um eixo de tamanho 0) não existe: algum recorte ou fatia ficou sem elementos",
+    ),
+    _modelo(
+        "zero-size array to reduction operation minimum which has no identity",
+        "o mínimo de um array vazio (um eixo de tamanho 0) não existe: algum recorte ou fatia ficou sem elementos",
+    ),
+    _modelo(
+        "{nome}(): Expected reduction dim {n} to have non-zero size.",
+        "{}(): o eixo {} da redução tem tamanho 0 (um recorte ou fatia ficou sem elementos)",
+    ),
+    _modelo(
+        "input operand has more dimensions than allowed by the axis remapping",
+        "um operando tem mais eixos do que a operação aceita: a conta foi escrita para matrizes (2 eixos) e recebeu "
+        "um lote",
+    ),
+    _modelo(
+        "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+        "repeat precisa de uma repetição para cada eixo do tensor (vieram menos repetições que eixos); para só "
+        "estender um eixo de tamanho 1, use expand ou deixe o broadcast fazer isso",
+    ),
+    _modelo(
+        "operands could not be broadcast together with shapes {forma} {forma} {forma}",
+        "formas incompatíveis no broadcast: {}, {} e {}",
+    ),
+    _modelo("all input arrays must have the same shape", "np.stack precisa de arrays todos da mesma forma"),
+    _modelo(
+        "cannot sample n_sample <= 0 samples",
+        "torch.multinomial recebeu um número de sorteios menor que 1 (nenhuma posição para sortear?)",
+    ),
+    _modelo(
+        "invalid multinomial distribution (sum of probabilities <= 0)",
+        "torch.multinomial recebeu uma linha sem probabilidade nenhuma (a soma dá 0): não há o que sortear nela "
+        "(uma linha toda zerada, com probabilidade zero em tudo)",
+    ),
+    _modelo(
+        "probability tensor contains either `inf`, `nan` or element < 0",
+        "torch.multinomial recebeu probabilidades inválidas (inf, nan ou negativas)",
+    ),
+    _modelo(
+        "Expected target size {forma}, got {forma}",
+        "a entropia cruzada esperava alvos de forma {}, e vieram {}: com logits de 3 eixos (B, T, V) ela lê as "
+        "classes no eixo 1; achate os logits para (B·T, V) e os alvos para (B·T,)",
+    ),
+    _modelo(
+        "Expected input batch_size ({n}) to match target batch_size ({n}).",
+        "a entropia cruzada recebeu {} linhas de logits e {} alvos: achate os dois do mesmo jeito (logits (B·T, V), "
+        "alvos (B·T,))",
+    ),
+    _modelo(
+        "output with shape {forma} doesn't match the broadcast shape {forma}",
+        "uma operação no lugar (+=, *=, out=) num tensor de forma {} daria a forma {} pelo broadcast, que não cabe "
+        "nele: escreva a versão que cria um tensor novo (x = x + y)",
+    ),
+    _modelo("invalid index to scalar variable.", "índice num número: o valor indexado é um escalar, não um array"),
+    _modelo(
+        "axis1: axis {n} is out of bounds for array of dimension {n}",
+        "eixo {} fora dos limites de um array de {} eixos",
+    ),
+    _modelo(
+        "axis2: axis {n} is out of bounds for array of dimension {n}",
+        "eixo {} fora dos limites de um array de {} eixos",
+    ),
+    _modelo(
+        "only integer scalar arrays can be converted to a scalar index",
+        "só um array inteiro de um elemento serve de índice",
+    ),
+    _modelo(
+        "Padding_idx must be within num_embeddings",
+        "o padding_idx do nn.Embedding tem de ser um índice do vocabulário (entre 0 e num_embeddings - 1)",
+    ),
+    _modelo(
+        "expand({nome}{{forma}}, size={forma}): the number of sizes provided ({n}) must be greater or equal to the "
+        "number of dimensions in the tensor ({n})",
+        "expand de um tensor de forma {1} para {2}: vieram {3} tamanhos, e o tensor tem {4} eixos (é preciso um "
+        "tamanho para cada eixo)",
+    ),
+    _modelo(
+        "Index tensor must have the same number of dimensions as input tensor",
+        "gather/scatter: o tensor de índices tem de ter o mesmo número de eixos que a entrada",
+    ),
+    _modelo(
+        "unflatten: Provided sizes {forma} don't multiply up to the size of dim {n} ({n}) in the input tensor",
+        "unflatten: o produto dos tamanhos {} não dá o tamanho do eixo {} ({})",
+    ),
+    _modelo("chunk expects `chunks` to be greater than 0, got: {n}", "chunk precisa de pelo menos 1 pedaço, veio {}"),
+    _modelo("tril: input tensor must have at least 2 dimensions", "tril precisa de um tensor com pelo menos 2 eixos"),
+    _modelo("triu: input tensor must have at least 2 dimensions", "triu precisa de um tensor com pelo menos 2 eixos"),
+    _modelo("batch1 must be a 3D tensor", "bmm: o primeiro tensor tem de ter 3 eixos (B, n, m)"),
+    _modelo("batch2 must be a 3D tensor", "bmm: o segundo tensor tem de ter 3 eixos (B, m, p)"),
+    _modelo(
+        "tensors used as indices must be long, int, byte or bool tensors",
+        "um tensor usado como índice tem de ser inteiro (long, int) ou bool",
+    ),
+    _modelo("selected index k out of range", "topk: k é maior que o tamanho do eixo"),
+    _modelo(
+        "Cannot take a larger sample than population when replace is False",
+        "sorteio sem reposição de mais itens do que a população tem",
+    ),
+    # as mensagens das funções de referência (o código do instrutor), que chegam quando o aluno as chama
+    _modelo(
+        "a sequência tem {n} posições, mas o modelo só conhece n_max = {n} posições",
+        "a sequência tem {} posições, mas o modelo só conhece n_max = {} posições",
+    ),
+    _modelo(
+        "a imagem {n}×{n} não se divide em patches {n}×{n}: H e W devem ser múltiplos de p",
+        "a imagem {}×{} não se divide em patches {}×{}: H e W devem ser múltiplos de p",
+    ),
     _modelo(
         'Module [{nome}] is missing the required "forward" function',
         "o módulo [{}] não tem o método forward (um ModuleList não se chama: percorra as camadas)",

@@ -64,10 +64,13 @@ __all__ = [
     "escala_medida",
     "exigir_mensagem_no_erro",
     "iguais",
+    "localizar_pelos_pesos",
+    "localizar_por_ablacao",
     "numero_legivel",
     "precisao_perdida",
     "promessa",
     "referencia_mal_chamada",
+    "situacao",
     "sondar",
     "sondas_de",
 ]
@@ -641,3 +644,147 @@ def exigir_mensagem_no_erro(exc, onde: str) -> None:
             f"{ERRO_SEM_MENSAGEM.mensagem} ({mostrar(onde)} levantou {mostrar(exc.tipo)} sem mensagem.)",
             ERRO_SEM_MENSAGEM,
         )
+
+
+# ----------------------------------------------------------------------- em que situação do teste o erro aconteceu
+@contextmanager
+def situacao(descricao: str):
+    """Rotula o caso que o bloco roda (``descricao``: um texto fixo da suíte, como "com X em lote", "com a máscara de
+    padding", "com um só token"). Se o código do aluno levantar dentro do bloco, o relatório diz em qual caso:
+    "Seu código levantou RuntimeError (no caso: com a máscara de padding): ...", para o aluno saber que entrada
+    quebrou o código. Não muda nota nem diagnóstico: só marca a exceção (``ErroDoAluno.situacao``), e o rótulo mais
+    interno vale quando há vários. Use onde a suíte já percorre casos com nome::
+
+        for rotulo, X in (("sem lote", X2), ("com X em lote", X3)):
+            with S.situacao(rotulo):
+                y = aluno.atencao(X, X, X)
+    """
+    from autograder.suite.avaliador import ErroDoAluno
+
+    if not isinstance(descricao, str) or not descricao.strip():
+        raise ValueError("situacao precisa de uma descrição do caso (um texto fixo da suíte)")
+    try:
+        yield
+    except ErroDoAluno as exc:
+        if not getattr(exc, "situacao", ""):
+            exc.situacao = descricao.strip()
+        raise
+
+
+# ----------------------------------------------------------------------- ablação: em que subcamada está o erro
+def _na(nome: str) -> str:
+    """ "em" + o nome, com a contração: "em a feed-forward" vira "na feed-forward"."""
+    if nome.startswith("a "):
+        return "na " + nome[2:]
+    if nome.startswith("o "):
+        return "no " + nome[2:]
+    if nome.startswith("as "):
+        return "nas " + nome[3:]
+    if nome.startswith("os "):
+        return "nos " + nome[3:]
+    return "em " + nome
+
+
+def localizar_por_ablacao(
+    codigo: str,
+    funcao: str,
+    saida_do_aluno: Callable[[tuple[str, ...]], object],
+    saida_esperada: Callable[[tuple[str, ...]], object],
+    subcamadas: Iterable[tuple[str, str, str]],
+    *,
+    como_anula: str = "com os pesos de saída zerados, ela não contribui com nada",
+    titulo: str = "Erro localizado numa subcamada",
+    para_instrutor: str = (
+        "Anulando uma subcamada por vez, a função composta do aluno passa a conferir: o erro está nessa subcamada "
+        "(nos pesos dela, na conta ou na entrada que ela recebe)."
+    ),
+    secao: str = "",
+    **tolerancia,
+) -> Sonda:
+    """A promessa "cada subcamada faz a sua parte", localizada por ablação (issue #38): uma função composta (um bloco,
+    um modelo) que não confere é rodada de novo, numa entrada construída, com UMA subcamada anulada por vez (os pesos
+    dela ajustados para que ela não contribua: a projeção de saída zerada, por exemplo), no código do aluno e na
+    referência. Se a saída passa a conferir com exatamente uma subcamada anulada, e continua sem conferir quando só
+    ela fica ligada (as outras anuladas), o erro está nela: "com a feed-forward anulada o bloco confere: o erro está
+    na feed-forward (W1, b1, W2, b2 e a ReLU)".
+
+    ``saida_do_aluno(anuladas)`` e ``saida_esperada(anuladas)``: a saída do aluno e a da referência com as subcamadas
+    de chaves ``anuladas`` anuladas (``()`` = nenhuma), na mesma entrada construída e com os mesmos pesos.
+    ``subcamadas``: ``(chave, nome para o aluno, as peças dela)``, como ``("ffn", "a feed-forward", "W1, b1, W2, b2
+    e a ReLU")``. ``funcao``: o nome da função composta, como o aluno a conhece. Não dispara quando a saída completa
+    já confere na entrada construída, quando nenhuma ou mais de uma ablação faz conferir, ou quando o erro continua
+    sem a subcamada ligada (aí ele não é só dela)."""
+    subcamadas = [tuple(s) for s in subcamadas]
+    if len(subcamadas) < 2 or any(len(s) != 3 for s in subcamadas):
+        raise ValueError("localizar_por_ablacao precisa de pelo menos duas subcamadas (chave, nome, peças)")
+    chaves = [s[0] for s in subcamadas]
+
+    def confere(anuladas):
+        return iguais(saida_do_aluno(anuladas), saida_esperada(anuladas), **tolerancia)
+
+    def medida():
+        if confere(()):
+            return False
+        conferem = [s for s in subcamadas if confere((s[0],))]
+        if len(conferem) != 1:
+            return False
+        chave, nome, pecas = conferem[0]
+        outras = tuple(c for c in chaves if c != chave)
+        if confere(outras):  # só ela ligada confere: o erro não é só dela (está no caminho entre as subcamadas)
+            return False
+        anulada = "anulado" if nome[:2] == "o " else ("anulados" if nome[:3] == "os " else "anulada")
+        ligada = anulada.replace("anulad", "ligad")
+        return (
+            f"Localizado por ablação numa entrada construída: anulando uma subcamada de cada vez ({como_anula}), "
+            f"{funcao} confere com o esperado com {nome} {anulada}, e não confere com {nome} {ligada}: "
+            f"o erro está {_na(nome)} ({pecas}) ou na entrada que chega a essa subcamada; as outras partes "
+            "conferem."
+        )
+
+    mensagem = f"Uma das subcamadas de {funcao} não confere (localizada anulando uma subcamada de cada vez)."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)
+
+
+def _zerados(pesos: dict, nomes: Iterable[str]) -> dict:
+    """Uma cópia rasa de ``pesos`` (um dicionário de arrays do NumPy ou de tensores do torch, como um state_dict) com
+    as entradas ``nomes`` trocadas por zeros da mesma forma e tipo."""
+    copia = dict(pesos)
+    for nome in nomes:
+        valor = pesos[nome]
+        zeros_like = getattr(valor, "new_zeros", None)
+        copia[nome] = zeros_like(valor.shape) if zeros_like is not None else np.zeros_like(valor)
+    return copia
+
+
+def localizar_pelos_pesos(
+    codigo: str,
+    funcao: str,
+    pesos: dict,
+    saida_do_aluno: Callable[[dict], object],
+    saida_esperada: Callable[[dict], object],
+    subcamadas: Iterable[tuple[str, str, Iterable[str]]],
+    **opcoes,
+) -> Sonda:
+    """``localizar_por_ablacao`` declarada pelos pesos: cada subcamada é ``(nome para o aluno, as peças dela, os nomes
+    dos pesos que a anulam)``, como ``("a feed-forward", "W1, b1, W2, b2 e a ReLU", ("W2", "b2"))`` num dicionário de
+    pesos, ou ``("a atenção cruzada", "...", ("atencao_cruzada.out_proj.weight", "atencao_cruzada.out_proj.bias"))``
+    num state_dict: zerar a projeção de saída (peso e viés) faz a subcamada devolver zero. ``saida_do_aluno(p)`` e
+    ``saida_esperada(p)`` rodam a função composta do aluno e a referência com os pesos ``p`` (uma cópia de ``pesos``
+    com os da ablação zerados), na mesma entrada construída. ``opcoes``: as de ``localizar_por_ablacao``."""
+    subcamadas = [(nome, pecas, tuple(zerar)) for nome, pecas, zerar in subcamadas]
+    faltam = [z for _n, _p, zerar in subcamadas for z in zerar if z not in pesos]
+    if faltam:
+        raise ValueError(f"localizar_pelos_pesos: pesos que não existem no dicionário: {faltam}")
+    zerar_de = {nome: zerar for nome, _pecas, zerar in subcamadas}
+
+    def com(anuladas):
+        return _zerados(pesos, [z for nome in anuladas for z in zerar_de[nome]])
+
+    return localizar_por_ablacao(
+        codigo,
+        funcao,
+        lambda anuladas: saida_do_aluno(com(anuladas)),
+        lambda anuladas: saida_esperada(com(anuladas)),
+        [(nome, nome, pecas) for nome, pecas, _zerar in subcamadas],
+        **opcoes,
+    )

@@ -1258,3 +1258,13 @@ MUTANTES += [
         equivoco="blocos-quebra-com-lote",
     ),
 ]
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-einsum-sem-reticencias",
+        {"atencao": _atencao("    s = np.einsum('qd,kd->qk', Q, K) / np.sqrt(d_k)", _MASC, _FIM)},
+        itens=["teste_atencao"],
+        trecho="einsum: um operando tem mais eixos",
+    ),
+]

@@ -1263,3 +1263,25 @@ MUTANTES += [
         equivoco="ffn-quebra-com-lote",
     ),
 ]
+
+# issue #38 (sondas-12): o erro de uma subcamada localizado por ablação (S.localizar_por_ablacao)
+MUTANTES += [
+    Variante(
+        "ablacao-bloco-tanh-na-saida-da-ffn",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + mha(X, mascara), p["gama1"], p["beta1"])
+    return layernorm(Z + np.tanh(ffn(Z)), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-bloco-tanh-na-saida-da-atencao",
+        {
+            "bloco_encoder": _bloco("""    Z = layernorm(X + np.tanh(mha(X, mascara)), p["gama1"], p["beta1"])
+    return layernorm(Z + ffn(Z), p["gama2"], p["beta2"])""")
+        },
+        itens=["teste_bloco_encoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+]

@@ -958,3 +958,18 @@ MUTANTES += [
         equivoco="mlm-comum-nunca-escolhido",
     ),
 ]
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-mlm-multinomial-numa-linha-sem-escolhidos",
+        {
+            "mascarar_tokens": _mlm(
+                _ESCOLHA_OK + "\n    torch.multinomial(escolhidos.float(), 1, generator=g)",
+                _DESTINO_OK,
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        trecho="torch.multinomial recebeu uma linha sem probabilidade nenhuma",
+    ),
+]

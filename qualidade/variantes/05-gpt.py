@@ -1317,6 +1317,26 @@ MUTANTES += [
     ),
 ]
 
+# issue #38 (sondas-12): o erro de uma subcamada do BlocoDecoder localizado por ablação (S.localizar_pelos_pesos)
+MUTANTES += [
+    Variante(
+        "ablacao-bloco-tanh-na-saida-da-ff",
+        {
+            "bloco_decoder": _bloco(
+                _CORPO.replace("x + self.ff(self.norm2(x))", "x + torch.tanh(self.ff(self.norm2(x)))")
+            )
+        },
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-bloco-atencao-pela-metade",
+        {"bloco_decoder": _bloco(_CORPO.replace("x = x + self.atencao(", "x = x + 0.5 * self.atencao("))},
+        itens=["teste_bloco_decoder"],
+        equivoco="bloco-erro-localizado-por-ablacao",
+    ),
+]
+
 # Era uma variante correta; o enunciado pede o prompt inteiro no primeiro passo (o preenchimento) e o último
 # token fora do modelo: alimentar o prompt um token por vez agora é o equívoco cache-prompt-em-pedacos.
 MUTANTES.append(
@@ -1372,3 +1392,13 @@ def gerar_com_cache(modelo, ids, n_novos):
         equivoco="cache-prompt-em-pedacos",
     )
 )
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-combinar-repeat-com-poucos-eixos",
+        {"combinar_mascaras": _combinar("causal & (chaves.repeat(n, 1) | olho)")},
+        itens=["teste_combinar_mascaras"],
+        trecho="repeat precisa de uma repetição para cada eixo",
+    ),
+]

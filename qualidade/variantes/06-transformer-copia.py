@@ -1466,3 +1466,34 @@ MUTANTES += [
         equivoco="feixe-para-na-primeira-terminada",
     ),
 ]
+
+# issue #38 (sondas-12): o erro de uma subcamada da CamadaDecoder localizado por ablação (S.localizar_pelos_pesos)
+MUTANTES += [
+    Variante(
+        "ablacao-camada-cruzada-pela-metade",
+        _camada(_CORPO.replace("c = self.atencao_cruzada(", "c = 0.5 * self.atencao_cruzada(")),
+        itens=["teste_camada_decoder"],
+        equivoco="camada-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-camada-tanh-na-saida-da-ffn",
+        _camada(
+            _CORPO.replace(
+                "x + self.linear2(torch.relu(self.linear1(x)))",
+                "x + torch.tanh(self.linear2(torch.relu(self.linear1(x))))",
+            )
+        ),
+        itens=["teste_camada_decoder"],
+        equivoco="camada-erro-localizado-por-ablacao",
+    ),
+]
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-camada-cruzada-valores-do-decoder",
+        _camada(_CORPO.replace("self.atencao_cruzada(x, memoria, memoria,", "self.atencao_cruzada(x, memoria, x,")),
+        itens=["teste_camada_decoder"],
+        trecho="na atenção cruzada, as duas são a memória do encoder",
+    ),
+]

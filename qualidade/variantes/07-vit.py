@@ -1025,3 +1025,21 @@ MUTANTES += [
         equivoco="vit-eps-da-norma-final",
     ),
 ]
+
+# issue #38 (sondas-12): o erro de uma subcamada localizado por ablação (S.localizar_pelos_pesos)
+MUTANTES += [
+    Variante(
+        "ablacao-camada-mlp-com-tanh-na-saida",
+        _camada(
+            _CORPO_CAMADA.replace("x + self.linear2(", "x + torch.tanh(self.linear2(").replace("(x))))", "(x)))))")
+        ),
+        ["teste_camada_encoder"],
+        "camada-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-camada-atencao-pela-metade",
+        _camada(_CORPO_CAMADA.replace("x = x + self.auto_atencao(", "x = x + 0.5 * self.auto_atencao(")),
+        ["teste_camada_encoder"],
+        "camada-erro-localizado-por-ablacao",
+    ),
+]

@@ -2428,3 +2428,19 @@ MUTANTES += [
         "adamw-primeiro-passo",
     ),
 ]
+
+# issue #38 (sondas-12): uma mensagem da biblioteca que saía omitida sai traduzida (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-perplexidade-sem-achatar",
+        _trocar(
+            "perplexidade",
+            (
+                "F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))",
+                "F.cross_entropy(logits, ids[:, 1:])",
+            ),
+        ),
+        [T],
+        trecho="achate os logits para (B·T, V)",
+    ),
+]

@@ -25,6 +25,9 @@ class Variante:
     celulas: dict[str, str]  # grade_id -> código que substitui a célula de solução
     itens: list[str] = field(default_factory=list)  # itens em que um mutante deve perder pontos
     equivoco: str | None = None  # código do equívoco cuja mensagem o aluno deve receber
+    # ou, para um erro levantado (sem código de equívoco), um trecho da mensagem traduzida que o aluno deve ler
+    # (issue #38: a tradução de uma mensagem da biblioteca em ``caixa/protocolo.py``)
+    trecho: str | None = None
 
 
 def codigo_de_referencia(slug: str, grade_id: str) -> str:

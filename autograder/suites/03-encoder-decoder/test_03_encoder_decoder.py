@@ -925,8 +925,10 @@ def test_bloco_confere_com_torch(aluno, ref, rng):
     d_model = h * int(rng.integers(2, 5))
     p = _pesos_bloco(rng, d_model, 2 * d_model + 2)
     X = rng.normal(size=(2, int(rng.integers(4, 8)), d_model))
+    with S.situacao("com X em lote"):
+        obtido = aluno.bloco_encoder(X, p, h)
     comparar(
-        aluno.bloco_encoder(X, p, h),
+        obtido,
         bloco_torch(X, p, h),
         "bloco_encoder(X, pesos, h) com X em lote",
         equivocos=functools.partial(_equivocos_bloco, ref, X, p, h),
@@ -943,8 +945,10 @@ def test_bloco_com_mascara_causal(aluno, ref, rng):
     p = _pesos_bloco(rng, d_model, 16)
     X = rng.normal(size=(3, n, d_model))
     causal = np.tril(np.ones((n, n), dtype=bool))
+    with S.situacao("com X em lote e a máscara causal"):
+        obtido = aluno.bloco_encoder(X, p, h, mascara=causal)
     comparar(
-        aluno.bloco_encoder(X, p, h, mascara=causal),
+        obtido,
         bloco_torch(X, p, h, causal),
         "bloco_encoder com máscara causal",
         equivocos=functools.partial(_equivocos_bloco, ref, X, p, h, causal),
@@ -959,8 +963,10 @@ def test_bloco_2d_uma_cabeca(aluno, ref, rng):
     d_model, n = int(rng.integers(3, 7)), int(rng.integers(3, 9))
     p = _pesos_bloco(rng, d_model, int(rng.integers(2, 12)))
     X = rng.normal(scale=1.5, size=(n, d_model))
+    with S.situacao("em 2-D, com uma cabeça e d_ff diferente de d_model"):
+        obtido = aluno.bloco_encoder(X, p, 1)
     comparar(
-        aluno.bloco_encoder(X, p, 1),
+        obtido,
         ref.bloco_encoder(X, p, 1),
         "bloco_encoder(X, pesos, h=1) em 2-D",
         equivocos=functools.partial(_equivocos_bloco, ref, X, p, 1),
@@ -968,6 +974,7 @@ def test_bloco_2d_uma_cabeca(aluno, ref, rng):
 
 
 @item("teste_bloco_encoder", pontos=0.75)
+@S.com_sondas(lambda aluno, ref: _sondas_bloco(aluno, ref))
 @CHAMADA_DO_BLOCO
 def test_bloco_saida_normalizada_e_equivariante(aluno, ref, rng):
     """bloco de encoder: com gama2 = 1 e beta2 = 0 cada posição sai normalizada; permutar tokens permuta a saída"""
@@ -1935,7 +1942,32 @@ def _sondas_bloco(aluno, ref=None):
             para_instrutor="O aluno somou o residual (ou outra coisa) depois da última LayerNorm.",
             secao="Explicação Matemática",
         ),
+        _ablacao_do_bloco(aluno, ref, p, X),
     ]
+
+
+# issue #38: as subcamadas do bloco e os pesos que anulam cada uma (a projeção de saída zerada: ela devolve zero)
+_SUBCAMADAS_DO_BLOCO = (
+    ("a atenção multicabeça", "W_q, W_k, W_v, W_o, os vieses dela, as cabeças e a máscara", ("W_o", "b_o")),
+    ("a feed-forward", "W1, b1, W2, b2 e a ReLU entre as duas camadas", ("W2", "b2")),
+)
+
+
+def _ablacao_do_bloco(aluno, ref, p, X):
+    """A sonda genérica de ablação (``S.localizar_pelos_pesos``) do bloco: cada subcamada anulada por vez."""
+    if ref is None:
+        return None
+    return S.localizar_pelos_pesos(
+        "bloco-erro-localizado-por-ablacao",
+        "bloco_encoder",
+        p,
+        lambda q: como_array(aluno.bloco_encoder(X, q, 2), "bloco_encoder"),
+        lambda q: ref.bloco_encoder(X, q, 2),
+        _SUBCAMADAS_DO_BLOCO,
+        como_anula="a projeção de saída dela e o seu viés zerados, ela devolve zero",
+        atol=1e-9,
+        secao="Explicação Matemática",
+    )
 
 
 def _h_usado_como_outro(do_aluno, da_referencia, valores, d_model, quem, chamada):

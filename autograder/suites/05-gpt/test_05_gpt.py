@@ -1499,7 +1499,48 @@ def _sondas_bloco(aluno, ref):
             normas=("norm1", "norm2"),
             secao="Explicação Matemática",
         ),
+        _ablacao_do_bloco(aluno, ref, d, h, d_ff),
     ]
+
+
+# issue #38: as subcamadas do BlocoDecoder e os pesos que anulam cada uma (a projeção de saída zerada). A atenção do
+# bloco é a do avaliador (outro item): anulada ou não, um erro "nela" está no que o bloco lhe passa ou faz com a saída
+_SUBCAMADAS_DO_BLOCO = (
+    (
+        "a atenção",
+        "o que o bloco passa a self.atencao (norm1(x) e o padding) e o uso da saída dela",
+        ("atencao.w_o.weight", "atencao.w_o.bias"),
+    ),
+    ("a feed-forward", "Linear → GELU → Linear, sobre norm2(x')", ("ff.2.weight", "ff.2.bias")),
+)
+
+
+def _ablacao_do_bloco(aluno, ref, d, h, d_ff):
+    """A sonda genérica de ablação (``S.localizar_pelos_pesos``) do BlocoDecoder, com a atenção do avaliador."""
+    rng = np.random.default_rng(3831)
+    bloco, sd = _bloco(aluno, ref, rng, d, h, d_ff)
+    x = _x(rng, 2, 5, d)
+    modelo = ref.BlocoDecoder(d, h, d_ff).double().eval()
+
+    def do_aluno(pesos):
+        bloco.carregar_pesos(pesos, strict=False)
+        return _tensor(bloco(x), "a saída do bloco")
+
+    def esperada(pesos):
+        modelo.load_state_dict(pesos)
+        with torch.no_grad():
+            return modelo(x)
+
+    return S.localizar_pelos_pesos(
+        "bloco-erro-localizado-por-ablacao",
+        "o BlocoDecoder",
+        sd,
+        do_aluno,
+        esperada,
+        _SUBCAMADAS_DO_BLOCO,
+        atol=1e-9,
+        secao="Explicação Matemática",
+    )
 
 
 def _sd_bloco_ativacao(d, h, d_ff):

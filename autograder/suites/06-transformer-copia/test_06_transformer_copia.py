@@ -1157,7 +1157,53 @@ def _sondas_camada(aluno, ref):
             para_instrutor="O aluno repetiu a máscara na ordem (h, B) ou trocou o eixo do lote, e um exemplo usa a máscara de outro.",
             secao="Código Comentado",
         ),
+        _ablacao_da_camada(aluno, ref),
     ]
+
+
+# issue #38: as três subcamadas da CamadaDecoder e os pesos que anulam cada uma (a projeção de saída zerada)
+_SUBCAMADAS_DA_CAMADA = (
+    (
+        "a autoatenção mascarada",
+        "auto_atencao e a máscara do alvo, m_alvo",
+        ("auto_atencao.out_proj.weight", "auto_atencao.out_proj.bias"),
+    ),
+    (
+        "a atenção cruzada",
+        "atencao_cruzada, com as consultas do decoder, as chaves e os valores da memória e a máscara da origem, m_origem",
+        ("atencao_cruzada.out_proj.weight", "atencao_cruzada.out_proj.bias"),
+    ),
+    ("a feed-forward", "linear1, a ReLU e linear2", ("linear2.weight", "linear2.bias")),
+)
+
+
+def _ablacao_da_camada(aluno, ref):
+    """A sonda genérica de ablação (``S.localizar_pelos_pesos``) da CamadaDecoder: cada subcamada anulada por vez,
+    no código do aluno e na referência, com os mesmos pesos e entradas construídas."""
+    d, h, dff = 8, 2, 16
+    rng = np.random.default_rng(_SONDA + 40)
+    modelo = ref.CamadaDecoder(d, h, dff).double().eval()
+    sd = DA.aleatorizar(modelo, rng)
+    x, mem, mo, ma = ORC.entradas_camada(rng)
+
+    def do_aluno(pesos):
+        return ORC.saida_camada(tocha.remoto(aluno, "CamadaDecoder", (d, h, dff), pesos), x, mem, mo, ma)
+
+    def esperada(pesos):
+        modelo.load_state_dict(pesos)
+        with torch.no_grad():
+            return modelo(x, mem, mo, ma)
+
+    return S.localizar_pelos_pesos(
+        "camada-erro-localizado-por-ablacao",
+        "a CamadaDecoder",
+        sd,
+        do_aluno,
+        esperada,
+        _SUBCAMADAS_DA_CAMADA,
+        atol=1e-8,
+        secao="Código Comentado",
+    )
 
 
 @torch.no_grad()

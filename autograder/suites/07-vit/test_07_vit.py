@@ -1107,7 +1107,40 @@ def _sondas_camada(aluno, ref):
             para_instrutor="O aluno pôs uma máscara causal na autoatenção do encoder do ViT.",
             secao="Código Comentado",
         ),
+        S.localizar_pelos_pesos(
+            "camada-erro-localizado-por-ablacao",
+            "a CamadaEncoderPreNorma",
+            sd_partes,
+            lambda pesos: _saida_camada(_remoto(aluno, "CamadaEncoderPreNorma", (d, h, dff), pesos), x0),
+            lambda pesos: _camada_de_referencia(ref, pesos, d, h, dff)(x0),
+            _SUBCAMADAS_DA_CAMADA,
+            atol=1e-8,
+            secao="Código Comentado",
+        ),
     ]
+
+
+# issue #38: as duas subcamadas da camada pré-norma e os pesos que anulam cada uma (a projeção de saída zerada)
+_SUBCAMADAS_DA_CAMADA = (
+    (
+        "a autoatenção",
+        "auto_atencao, que recebe norm1(x) como consulta, chave e valor",
+        ("auto_atencao.out_proj.weight", "auto_atencao.out_proj.bias"),
+    ),
+    ("a MLP", "linear1, a GELU e linear2, sobre norm2(x')", ("linear2.weight", "linear2.bias")),
+)
+
+
+def _camada_de_referencia(ref, pesos, d, h, dff):
+    """A CamadaEncoderPreNorma de referência (processo confiável) com os ``pesos``, em avaliação e sem gradiente."""
+    camada = ref.CamadaEncoderPreNorma(d, h, dff).double().eval()
+    camada.load_state_dict(pesos)
+
+    def rodar(x):
+        with torch.no_grad():
+            return camada(x)
+
+    return rodar
 
 
 @S.sondas_de("ViT")

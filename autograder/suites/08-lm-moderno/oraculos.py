@@ -69,7 +69,7 @@ def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
             break
         if contagens is not None:
             contagens.append(dict(pares))
-        par = max(pares, key=chave)
+        par = _par_mais_frequente(pares, vocab) if modo == "certo" else max(pares, key=chave)
         novo = 257 + k if modo == "id_errado" else 256 + k
         vocab[novo] = vocab.get(par[0], b"?") + vocab.get(par[1], b"?")
         fusoes.append(par)
@@ -92,6 +92,18 @@ def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
                 pares[novo_par] += f
                 onde[novo_par].add(i)
     return fusoes
+
+
+def _par_mais_frequente(pares, vocab):
+    """O mesmo par que ``max(pares, key=lambda p: (pares[p], vocab[p[0]], vocab[p[1]]))``, sem montar a chave de
+    cada par a cada fusão: o maior número de ocorrências sai em C, e a chave com os bytes só se monta para os
+    empatados. ``max`` devolve o primeiro dos de chave máxima na ordem de iteração, e a lista dos empatados
+    guarda essa ordem: o escolhido é o mesmo, inclusive entre dois pares de ids diferentes e bytes iguais."""
+    maior = max(pares.values())
+    empatados = [par for par, n in pares.items() if n == maior]
+    if len(empatados) == 1:
+        return empatados[0]
+    return max(empatados, key=lambda p: (vocab[p[0]], vocab[p[1]]))
 
 
 def _aplicar_fusoes(ids, fusoes, modo="certo"):

@@ -829,7 +829,8 @@ def test_cache_gerar_igual_sem_cache(aluno, rng):
         else:
             remoto, sd, cfg = CF.lm_cache(aluno, rng, n_camadas)
             ids = CF.ids_aleatorios(rng, B, n, cfg["vocab"])
-        obtido = _tensor(CF.chamar_cache(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
+        with S.situacao(("com 2 sequências e 2 camadas", "com um só token no prompt", "com n_novos = 0")[caso]):
+            obtido = _tensor(CF.chamar_cache(aluno.gerar_com_cache, remoto, ids, n_novos), "gerar_com_cache(...)")
         esperado = ORC.gerar_ref(sd, ids, n_novos, cfg)
         if tuple(obtido.shape) == tuple(esperado.shape) and torch.equal(obtido.long(), esperado):
             continue
