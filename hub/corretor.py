@@ -7,7 +7,9 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
    antes de a entrada ser ordenada ou lida; pasta aberta sem seguir links; no máximo
    ``CURSO_HUB_LIMITE_VARREDURA`` entradas por varredura, em rodízio pelo dono da entrada). O que é
    recusado sai do ``inbound`` (apagado ou em quarentena) e o dono da entrada, se é aluno, vê o
-   motivo na lista de tarefas;
+   motivo na lista de tarefas. Da entrega aceita, lê o notebook **uma vez**, na primeira varredura que a vê
+   completa, e guarda a cópia em ``corretor/recebidas`` (só do serviço): a chegada é a hora dessa leitura, e
+   é a cópia que se corrige (o que o aluno escrever depois na pasta dele não conta, nem com a data de antes);
 2. põe a entrega na **fila justa** (rodízio por aluno, uma entrega de cada aluno em correção por
    vez; vale a mais nova de cada aluno em cada atividade: uma mais velha que ainda esperava fica
    **substituída**, e o aluno vê isso na lista de tarefas);
@@ -17,7 +19,7 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
    com um trabalhador por núcleo, como o ``make grade``. Entre as vagas, só as sessões do gradebook
    (cada ``nbgrader.api.Gradebook`` aberto, do abrir ao fechar) passam por uma trava de arquivo; o
    resto (copiar, sanear, ler e gravar notebooks, a ida ao ajudante, o retorno) corre junto;
-4. no processo da vaga: coleta só o notebook da atividade (com teto nos blocos alocados) para
+4. no processo da vaga: põe a cópia guardada do notebook da atividade em
    ``curso/submitted/<aluno>/<atividade>`` (um notebook que não abre vira o liberado com uma célula
    que explica, em pt-BR, por que a nota é 0); ``nbgrader autograde`` (a nota vem do ajudante root;
    uma entrega idêntica a uma já corrigida reaproveita a nota), ``generate_feedback`` (o modelo de
@@ -58,6 +60,9 @@ TRATADAS = comum.CORRETOR / "tratadas.jsonl"
 LOG = comum.LOGS / "corretor.log"
 LIMITE_VARREDURA = int(os.environ.get("CURSO_HUB_LIMITE_VARREDURA") or 4096)
 TEMPO_RETIRADA = float(os.environ.get("CURSO_HUB_TEMPO_RETIRADA") or 0.25)  # por varredura
+# bytes de notebooks lidos e guardados por varredura (passado o teto, o resto fica para a seguinte, no mesmo
+# rodízio por dono): entregas de links para um mesmo arquivo grande não alongam uma varredura sem fim
+LEITURA_VARREDURA = int(os.environ.get("CURSO_HUB_LEITURA_VARREDURA") or 64 * 1024 * 1024)
 LIMITE_RECUSAS = 20  # por aluno: as últimas recusas que ele vê e que vão para o histórico
 LIMITE_ENTREGAS_VISTAS = 10  # por aluno e atividade, no arquivo de situação
 
@@ -340,24 +345,27 @@ def _nbgrader_api():
 
 
 def coletar(inbound: Path, e: troca.Entrega) -> tuple[Path, str | None]:
-    """Copia para ``submitted/<aluno>/<atividade>`` só o notebook (e o segredo e a data que o
-    nbgrader usa para devolver o retorno). Devolve a pasta e o motivo, se o notebook não veio."""
+    """Põe em ``submitted/<aluno>/<atividade>`` a cópia do notebook que o serviço guardou na chegada
+    (``troca.receber``), o segredo lido com ela e a data da chegada (o que o nbgrader usa para devolver o
+    retorno e decidir "atrasada"). O ``inbound`` (a pasta do aluno) não é lido aqui: o que se corrige é o que
+    o serviço viu na chegada. Devolve a pasta e o motivo, se o notebook não veio."""
+    del inbound  # fica na assinatura: quem chama ainda o passa
     destino = comum.CURSO / "submitted" / e.aluno / e.atividade
     if destino.exists():
         shutil.rmtree(destino)
     destino.mkdir(parents=True)
-    try:
-        fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError as exc:
-        return destino, f"o inbound não abre ({type(exc).__name__})"
-    try:
-        notebook, segredo, motivo = troca.ler_entrega(fd, e)
-    finally:
-        os.close(fd)
+    notebook, motivo = None, e.motivo
+    if e.copia:
+        try:
+            notebook = Path(e.copia).read_bytes()
+        except OSError as exc:
+            motivo = f"a cópia da entrega guardada na chegada não abre ({type(exc).__name__})"
+    elif motivo is None:
+        motivo = "o notebook da entrega não foi guardado na chegada"
     if notebook is not None:
         (destino / f"{e.atividade}.ipynb").write_bytes(notebook)
     (destino / "timestamp.txt").write_text(troca.carimbo_da_chegada(e), encoding="utf-8")
-    (destino / "submission_secret.txt").write_text(segredo or secrets.token_hex(64), encoding="utf-8")
+    (destino / "submission_secret.txt").write_text(e.segredo or secrets.token_hex(64), encoding="utf-8")
     return destino, motivo
 
 
@@ -607,6 +615,7 @@ class Corretor:
         atividades: set[str] | None = None,
         vagas: int | None = None,
         comando: list[str] | None = None,
+        guardadas: Path | None = None,
     ):
         """Os argumentos servem aos testes (um exchange falso, sem hub, um processo de correção falso);
         o serviço usa os do hub. ``api_nova`` fica para quem ainda o passa (não é usado)."""
@@ -618,6 +627,12 @@ class Corretor:
         self.por_uid = {uid: u for u, uid in self.alunos.items()}
         self.historico = historico or TRATADAS
         self.tratadas = ler_tratadas(self.historico)
+        # as cópias dos notebooks guardadas na chegada (o que se corrige): pasta do serviço, 0700
+        self.guardadas = Path(guardadas or Path(self.historico).parent / "recebidas")
+        self.guardadas.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.guardadas, 0o700)
+        self.incompletas: dict[str, float] = {}  # nome -> quando foi vista sem o submission_secret.txt
+        self._lidos = 0  # bytes de notebooks lidos nesta varredura
         self.situacao = Situacao(pasta_estado or comum.ESTADO_ALUNOS, self.alunos)
         self._atividades = atividades
         self.fila = troca.Fila()
@@ -633,6 +648,10 @@ class Corretor:
         for r in self.tratadas.values():
             if r.get("situacao") == "corrigida" and r.get("retorno"):
                 self.retornos[(r.get("aluno"), r.get("atividade"))] = r["retorno"]
+        try:  # cópias de entregas que já saíram do inbound (o serviço caiu entre corrigir e apagar)
+            troca.limpar_guardadas(self.guardadas, set(os.listdir(self.inbound)))
+        except OSError:
+            pass
 
     # -- varredura: o passo protegido -----------------------------------------------------------
 
@@ -655,11 +674,14 @@ class Corretor:
             nomes = os.listdir(fd)
             presentes = set(nomes)
             self.vistos &= presentes
+            for nome in set(self.incompletas) - presentes:
+                del self.incompletas[nome]
             novos = [n for n in nomes if n not in self.vistos and not n.startswith(troca.QUARENTENA)]
             if not novos:
                 return 0
             atividades = self.atividades()
             examinadas = 0
+            self._lidos = 0
 
             def dono(nome: str) -> int:  # o rodízio é pelo dono da entrada, não pelo aluno que o nome diz
                 return os.stat(nome, dir_fd=fd, follow_symlinks=False).st_uid
@@ -670,6 +692,7 @@ class Corretor:
                 anterior = self.tratadas.get(nome)
                 if anterior and anterior.get("situacao") in ("corrigida", "substituída", "superada", "recusada"):
                     self.a_retirar.append(nome)  # já tratada (o serviço caiu antes de retirá-la)
+                    troca.descartar(nome, self.guardadas)
                     continue
                 try:
                     r = troca.examinar(fd, nome, self.alunos, atividades)
@@ -677,6 +700,16 @@ class Corretor:
                     r = troca.Recusa(nome, f"erro ao examinar ({type(exc).__name__})", None)
                 if isinstance(r, troca.Recusa):
                     self._recusar(r)
+                    continue
+                with self.trava_fila:
+                    vale = self.fila.aceitaria(r)
+                try:
+                    guardada = not vale or self._guardar(fd, r)
+                except Exception as exc:  # disco cheio, pasta do serviço fora do lugar: tenta de novo depois
+                    registrar(f"não consegui guardar a entrega {legivel(nome)!r}: {type(exc).__name__}: {exc}")
+                    guardada = False
+                if not guardada:
+                    self.vistos.discard(nome)  # ainda em cópia, ou o teto de leitura: vista na varredura seguinte
                     continue
                 with self.trava_fila:
                     superada = self.fila.acrescentar(r)
@@ -693,6 +726,24 @@ class Corretor:
             self.situacao.gravar_sujos()
             self._retirar_recusadas(fd)
             os.close(fd)
+
+    def _guardar(self, fd: int, e: troca.Entrega) -> bool:
+        """Lê e guarda o notebook de ``e`` (ou retoma a cópia guardada antes de o serviço cair): daqui em diante
+        a chegada é a hora dessa leitura e a correção usa a cópia. False se a entrega ainda parece em cópia (sem
+        ``submission_secret.txt``) e foi vista há menos de ``troca.ESPERA_COMPLETA`` segundos, ou se esta
+        varredura já leu ``LEITURA_VARREDURA`` bytes: nos dois casos ela é vista de novo na varredura seguinte."""
+        if troca.recuperar(e, self.guardadas):
+            self.incompletas.pop(e.nome, None)
+            return True
+        if self._lidos >= LEITURA_VARREDURA:
+            return False  # o teto de leitura desta varredura: fica para a seguinte
+        vista = self.incompletas.setdefault(e.nome, time.monotonic())
+        if not troca.receber(fd, e, self.guardadas, time.monotonic() - vista >= troca.ESPERA_COMPLETA):
+            return False
+        self.incompletas.pop(e.nome, None)
+        if e.copia:
+            self._lidos += os.path.getsize(e.copia)
+        return True
 
     def _retirar_recusadas(self, fd: int) -> None:
         """Tira do ``inbound`` as recusadas e substituídas, até ``TEMPO_RETIRADA`` segundos por
@@ -728,6 +779,7 @@ class Corretor:
         )
         self._historico(e.nome, "substituída", "havia uma entrega mais nova do mesmo aluno na fila", aluno=e.aluno)
         self.a_retirar.append(e.nome)
+        troca.descartar(e.nome, self.guardadas)
 
     def _historico(self, nome: str, situacao: str, detalhe: str = "", **extra) -> None:
         r = {"nome": legivel(nome), "situacao": situacao, "detalhe": detalhe, "quando": time.time(), **extra}
@@ -801,6 +853,7 @@ class Corretor:
             retorno=r.get("retorno"),
         )
         self._trocar_retorno(aluno, atividade, r.get("retorno"))
+        troca.descartar(e.nome, self.guardadas)  # corrigida: a cópia já está no submitted
         # coletada e corrigida, a entrega sai do exchange: o nbgrader submit a grava legível por
         # todos, protegida só pelo nome sorteado; aqui ela fica só na cópia do curso
         self._retirar_nome(e.nome)

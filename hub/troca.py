@@ -20,6 +20,16 @@ cada um aberto com ``O_NOFOLLOW``, arquivo regular, com teto nos **blocos alocad
 não o tamanho aparente: um arquivo esparso de 1 GiB tem 0 blocos, mas a cópia teria 1 GiB) e
 leitura limitada ao teto (um esparso grande é lido só até o teto e recusado).
 
+**O que se corrige é o que o serviço viu na chegada.** A primeira vez que uma entrega aceita é vista (na
+varredura, a cada meio segundo), o serviço lê o notebook dela uma vez (a mesma leitura limitada de sempre) e
+guarda a cópia numa pasta dele (``corretor/recebidas``, 0700, que aluno nenhum escreve): a chegada é a hora
+dessa leitura, e a correção usa a cópia, nunca mais a pasta do aluno (``receber``). Nenhuma data que o aluno
+influencia decide o prazo: nem o nome, nem o ctime (uma escrita por ``mmap`` numa página já suja não o muda
+até o kernel gravar a página, ~30 s: rodada vermelha 5). O limite honesto: a chegada é a da varredura que leu,
+até um intervalo de varredura depois de a pasta aparecer (e, se o ``nbgrader submit`` ainda copiava, a da
+varredura em que o ``submission_secret.txt``, o último arquivo que ele grava, já estava lá; sem ele, a entrega
+é lida assim mesmo ``ESPERA_COMPLETA`` segundos depois de vista).
+
 Entradas recusadas saem do ``inbound`` numa chamada só: um arquivo ou pasta vazia é apagado; uma pasta com
 conteúdo é renomeada para ``.quarentena+...`` (renomear na mesma pasta não exige escrita na pasta do aluno, e
 custa o mesmo para 1 ou 600 mil arquivos) e apagada depois, fora da varredura, pelo ajudante root
@@ -29,6 +39,8 @@ máximo uma entrega de cada aluno em correção e só a mais nova de cada ativid
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import stat
@@ -36,6 +48,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 # o nome que o nbgrader submit grava: aluno+atividade+carimbo+sorteio (base64 urlsafe de 9 bytes)
 NOME = re.compile(
@@ -47,6 +60,9 @@ LIMITE_NOTEBOOK = int(os.environ.get("CURSO_HUB_LIMITE_NOTEBOOK") or 8 * 1024 * 
 LIMITE_PEQUENO = 4096  # timestamp.txt e submission_secret.txt
 SEGREDO = re.compile(r"[0-9a-f]{16,256}")
 RETORNO = re.compile(r"[0-9a-f]{32}\.html")  # o nome de um retorno liberado no exchange (md5 do nbgrader)
+# sem submission_secret.txt válido (o nbgrader submit ainda copiava, ou a pasta foi montada à mão), a entrega
+# espera até esta idade (segundos desde que o serviço a viu) e então é lida como estiver
+ESPERA_COMPLETA = float(os.environ.get("CURSO_HUB_ESPERA_ENTREGA") or 10.0)
 
 
 @dataclass
@@ -56,10 +72,15 @@ class Entrega:
     atividade: str
     carimbo: str
     uid: int
-    chegada: float  # ctime da pasta: quando entrou no inbound (o kernel marca; o dono não a recua, só avança)
+    # a data que vale para o prazo: no exame, o ctime da pasta; depois de ``receber``, a hora em que o serviço leu
+    # e guardou o notebook (o que se corrige é aquela cópia: nada escrito depois conta com a data de antes)
+    chegada: float
     ino: int = 0
     dev: int = 0
     quando: float = field(default_factory=time.time)  # quando o serviço a viu
+    copia: str = ""  # a cópia guardada do notebook (pasta do serviço); "" se o notebook não veio ou foi recusado
+    segredo: str | None = None  # o submission_secret.txt lido junto com o notebook
+    motivo: str | None = None  # por que o notebook não foi guardado (vira o liberado com a explicação e nota 0)
 
 
 @dataclass
@@ -119,8 +140,9 @@ def examinar(dir_fd: int, nome: str, alunos: dict[str, int], atividades: set[str
 
 def carimbo_da_chegada(e: Entrega) -> str:
     """A data que vale para o prazo, no formato do ``timestamp.txt`` do nbgrader: a da chegada ao ``inbound``
-    (``chegada``, o ctime que o kernel marca), nunca a do nome, que sai do computador do aluno e que ele
-    escreve como quiser (uma entrega atrasada com a data de um mês antes não esconde o atraso)."""
+    (``chegada``: a hora em que o serviço leu e guardou o notebook, ``receber``), nunca a do nome, que sai do
+    computador do aluno e que ele escreve como quiser (uma entrega atrasada com a data de um mês antes não esconde
+    o atraso)."""
     return datetime.fromtimestamp(e.chegada, UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
@@ -150,8 +172,10 @@ def _ler_arquivo(pasta_fd: int, nome: str, limite: int) -> bytes:
 def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str | None]:
     """(notebook, segredo, motivo): o notebook da atividade (None se falta ou é recusado, com o
     motivo) e o ``submission_secret.txt`` (None se falta ou é inválido). Relê pelo descritor e
-    confere que a pasta ainda é a examinada. ``e.chegada`` passa a ser a última mudança da pasta ou do
-    notebook lido (o ``timestamp.txt`` da entrega sai dela, depois desta leitura)."""
+    confere que a pasta ainda é a examinada. ``e.chegada`` passa a ser, no mínimo, a última mudança da pasta ou
+    do notebook lido (ctime). O serviço só a chama uma vez por entrega, em ``receber``, que guarda o que leu e
+    marca a chegada com a hora da leitura: o ctime sozinho não basta (uma escrita por ``mmap`` numa página já
+    suja não o muda)."""
     try:
         pasta = os.open(e.nome, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
     except OSError as exc:
@@ -168,9 +192,9 @@ def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str 
             pass
         try:
             notebook = _ler_arquivo(pasta, f"{e.atividade}.ipynb", LIMITE_NOTEBOOK)
-            # A data que vale é a da última mudança do que se corrige (rodada vermelha 4): o aluno que grava o
-            # notebook numa entrega já aceita, enquanto ela espera na fila, move a chegada para depois. O ctime só
-            # o kernel marca (o dono não o recua); lido DEPOIS da leitura, cobre o que foi lido.
+            # A chegada não é anterior à última mudança do que foi lido (rodada vermelha 4). O ctime só o kernel
+            # marca, mas não cobre uma escrita por mmap numa página já suja (rodada vermelha 5): quem decide a
+            # data é ``receber``, com a hora desta leitura e a cópia guardada.
             arquivo = os.stat(f"{e.atividade}.ipynb", dir_fd=pasta, follow_symlinks=False)
             e.chegada = max(e.chegada, arquivo.st_ctime, os.fstat(pasta).st_ctime)
             return notebook, segredo, None
@@ -180,6 +204,109 @@ def ler_entrega(dir_fd: int, e: Entrega) -> tuple[bytes | None, str | None, str 
             return None, segredo, f"o notebook entregue foi recusado: {exc}"
     finally:
         os.close(pasta)
+
+
+def _guardada(guardadas: Path, nome: str) -> Path:
+    """O prefixo dos arquivos da cópia guardada de ``nome`` (o nome já passou por ``NOME``; o hash só dá um
+    nome curto e fixo)."""
+    return guardadas / hashlib.sha256(nome.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+
+
+def _gravar(caminho: Path, dados: bytes) -> None:
+    """Grava ``dados`` em ``caminho`` de uma vez (provisório + rename), 0600, sem seguir link."""
+    provisorio = caminho.with_name(f".{caminho.name}.{os.getpid()}.{time.time_ns()}")
+    fd = os.open(provisorio, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(dados)
+        os.replace(provisorio, caminho)
+    except BaseException:
+        provisorio.unlink(missing_ok=True)
+        raise
+
+
+def _segredo_pronto(dir_fd: int, e: Entrega) -> bool:
+    """Se a pasta (ainda a examinada) já tem o ``submission_secret.txt`` válido: só ele é lido (4 KiB no teto)."""
+    try:
+        pasta = os.open(e.nome, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(pasta)
+        if (info.st_ino, info.st_dev, info.st_uid) != (e.ino, e.dev, e.uid):
+            return False
+        texto = _ler_arquivo(pasta, "submission_secret.txt", LIMITE_PEQUENO).decode("ascii").strip()
+        return SEGREDO.fullmatch(texto) is not None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    finally:
+        os.close(pasta)
+
+
+def receber(dir_fd: int, e: Entrega, guardadas: Path, mesmo_incompleta: bool = False) -> bool:
+    """Lê o notebook da entrega **uma vez** (``ler_entrega``: a mesma leitura limitada) e guarda a cópia em
+    ``guardadas``, a pasta do serviço: ``e.chegada`` passa a ser a hora desta leitura, e a correção usa a cópia
+    (``e.copia``), nunca mais a pasta do aluno. Devolve False (nada guardado) se a entrega parece ainda em
+    cópia (sem ``submission_secret.txt`` válido, o último arquivo que o ``nbgrader submit`` grava) e
+    ``mesmo_incompleta`` é falso: o serviço a lê numa varredura seguinte."""
+    if not mesmo_incompleta and not _segredo_pronto(dir_fd, e):
+        return False  # o notebook nem é lido: uma entrega que espera não custa uma leitura a cada varredura
+    notebook, segredo, motivo = ler_entrega(dir_fd, e)
+    if segredo is None and not mesmo_incompleta:
+        return False
+    e.chegada = max(e.chegada, time.time())  # depois da leitura: nada do que foi lido é de depois desta hora
+    e.segredo, e.motivo, e.copia = segredo, motivo, ""
+    base = _guardada(guardadas, e.nome)
+    if notebook is not None:
+        copia = base.with_suffix(".ipynb")
+        _gravar(copia, notebook)
+        e.copia = str(copia)
+    dados = {k: getattr(e, k) for k in ("nome", "uid", "ino", "dev", "chegada", "copia", "segredo", "motivo")}
+    _gravar(base.with_suffix(".json"), json.dumps(dados).encode())
+    return True
+
+
+def recuperar(e: Entrega, guardadas: Path) -> bool:
+    """Se o serviço já guardou esta entrega (a mesma pasta: nome, inode e dono) antes de cair, retoma a cópia e a
+    chegada de então, sem reler a pasta do aluno. Devolve se retomou."""
+    base = _guardada(guardadas, e.nome)
+    try:
+        dados = json.loads(base.with_suffix(".json").read_bytes())
+        if [dados["nome"], dados["uid"], dados["ino"], dados["dev"]] != [e.nome, e.uid, e.ino, e.dev]:
+            return False
+        if dados["copia"] and not os.path.isfile(dados["copia"]):
+            return False
+        e.chegada, e.copia, e.segredo, e.motivo = (
+            float(dados["chegada"]),
+            dados["copia"],
+            dados["segredo"],
+            dados["motivo"],
+        )
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def descartar(nome: str, guardadas: Path) -> None:
+    """Apaga a cópia guardada de ``nome`` (corrigida, substituída ou retirada: o disco do serviço não cresce)."""
+    base = _guardada(guardadas, nome)
+    for sufixo in (".ipynb", ".json"):
+        base.with_suffix(sufixo).unlink(missing_ok=True)
+
+
+def limpar_guardadas(guardadas: Path, presentes: set[str]) -> int:
+    """Na subida do serviço: apaga as cópias das entregas que já não estão no ``inbound`` (e provisórios de uma
+    gravação interrompida). Devolve quantos arquivos apagou."""
+    manter = {_guardada(guardadas, n).name for n in presentes}
+    apagados = 0
+    for item in guardadas.iterdir():
+        if item.name.startswith(".") or item.stem not in manter:
+            try:
+                item.unlink(missing_ok=True)
+                apagados += 1
+            except OSError:  # uma pasta ali dentro (ninguém a põe): fica
+                pass
+    return apagados
 
 
 def por_de_lado(dir_fd: int, nome: str) -> str:
@@ -247,6 +374,15 @@ class Fila:
         # a mais nova de cada (aluno, atividade) que já saiu da fila para correção: uma mais velha
         # que chegue depois (vista numa varredura seguinte) não é corrigida por cima dela
         self.saidas: dict[tuple[str, str], tuple[str, float]] = {}
+
+    def aceitaria(self, e: Entrega) -> bool:
+        """Se ``e`` ainda pode ser corrigida (nenhuma mais nova do mesmo aluno e atividade esperando ou já em
+        correção): só então o serviço lê e guarda o notebook dela (uma rajada de velhas não custa leituras)."""
+        saida = self.saidas.get((e.aluno, e.atividade))
+        if saida is not None and saida[0] > e.carimbo:
+            return False
+        anterior = self.esperando.get(e.aluno, {}).get(e.atividade)
+        return anterior is None or anterior.carimbo <= e.carimbo
 
     def acrescentar(self, e: Entrega) -> Entrega | None:
         """Põe ``e`` na fila; devolve a entrega que ela substituiu (ou ``e`` mesma, se já havia uma

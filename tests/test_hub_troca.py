@@ -176,6 +176,129 @@ def test_entrada_recriada_com_o_mesmo_nome_e_examinada_de_novo(servico):
     assert not (inbound / nome).exists(), os.listdir(inbound)
 
 
+def _notebook_com(texto: str) -> str:
+    return json.dumps(
+        {
+            "cells": [{"cell_type": "markdown", "metadata": {}, "source": texto}],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tmp_path):
+    """A primeira varredura que vê a entrega lê o notebook uma vez e guarda a cópia na pasta do serviço (0700):
+    a chegada é a hora dessa leitura e a vaga corrige a cópia, não o que a aluna escreve depois na pasta dela
+    (nem pelo ``write`` comum, que muda o ctime, nem por qualquer outro caminho). A cópia sai quando a entrega é
+    substituída; um serviço novo (o anterior caiu) retoma a cópia e a chegada de antes sem reler a pasta, e
+    apaga as cópias de entregas que já não estão no ``inbound``. O disco do serviço cresce só pelas cópias das
+    entregas que esperam."""
+    from hub import comum
+    from hub.corretor import coletar
+
+    c, inbound, estado = servico
+    monkeypatch.setattr(comum, "CURSO", tmp_path / "curso")
+    agora = time.time()
+    ana = _entrega(inbound, _nome("ana", agora, "a1"), ANA, notebook=_notebook_com("ANTES"))
+    bia = _entrega(inbound, _nome("bia", agora, "b1"), BIA, notebook=_notebook_com("DA BIA"))
+    antes = time.time()
+    c.varrer()
+    depois = time.time()
+    assert os.stat(c.guardadas).st_mode & 0o777 == 0o700
+    copias = sorted(p.suffix for p in c.guardadas.iterdir())
+    assert copias == [".ipynb", ".ipynb", ".json", ".json"], copias
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in c.guardadas.iterdir())
+    e = c.fila.proxima()
+    assert e.nome == ana.name and antes <= e.chegada <= depois, (antes, e.chegada, depois)
+
+    (ana / f"{SLUG}.ipynb").write_text(_notebook_com("DEPOIS"), encoding="utf-8")
+    destino, motivo = coletar(inbound, e)
+    assert motivo is None, motivo
+    assert (destino / f"{SLUG}.ipynb").read_text(encoding="utf-8") == _notebook_com("ANTES")
+    assert (destino / "timestamp.txt").read_text(encoding="utf-8") == troca.carimbo_da_chegada(e)
+    assert (destino / "submission_secret.txt").read_text(encoding="utf-8") == "ab" * 64
+
+    # o serviço cai com a da Bia na fila; ela reescreve o notebook; o serviço novo retoma a cópia e a data
+    (bia / f"{SLUG}.ipynb").write_text(_notebook_com("DEPOIS DA QUEDA"), encoding="utf-8")
+    (c.guardadas / "orfa.json").write_text("{}")
+    chegada_bia = next(iter(c.fila.esperando["bia"].values())).chegada
+    c2 = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=c.historico,
+        atividades={SLUG},
+    )
+    assert not (c2.guardadas / "orfa.json").exists()
+    c2.varrer()
+    retomadas = {x.aluno: x for x in _fila(c2)}
+    assert retomadas["bia"].chegada == chegada_bia
+    destino, _ = coletar(inbound, retomadas["bia"])
+    assert (destino / f"{SLUG}.ipynb").read_text(encoding="utf-8") == _notebook_com("DA BIA")
+
+    # uma mais nova da Bia substitui a que esperava: a cópia da velha sai, só a da nova fica
+    c3 = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=c.historico,
+        atividades={SLUG},
+    )
+    c3.varrer()
+    nova = _entrega(inbound, _nome("bia", agora + 5, "b2"), BIA, notebook=_notebook_com("NOVA"))
+    c3.varrer()
+    nomes = {json.loads(p.read_text())["nome"] for p in c3.guardadas.glob("*.json")}
+    assert nomes == {ana.name, nova.name}, nomes
+    assert len(list(c3.guardadas.glob("*.ipynb"))) == 2
+
+
+def test_entrega_ainda_em_copia_e_lida_quando_o_segredo_chega(servico, monkeypatch):
+    """O ``nbgrader submit`` copia direto para o nome final e grava o ``submission_secret.txt`` por último: sem
+    ele, a entrega ainda não é lida (uma leitura no meio da cópia daria nota 0 a um notebook pela metade) e a
+    chegada é a da varredura que a leu completa. Sem segredo nenhum (pasta montada à mão), é lida assim mesmo
+    ``ESPERA_COMPLETA`` segundos depois de vista."""
+    c, inbound, _ = servico
+    monkeypatch.setattr(troca, "ESPERA_COMPLETA", 1.0)
+    agora = time.time()
+    pasta = _entrega(inbound, _nome("ana", agora, "copiando"), ANA)
+    (pasta / "submission_secret.txt").unlink()
+    sem = _entrega(inbound, _nome("bia", agora, "sem"), BIA)
+    (sem / "submission_secret.txt").unlink()
+    c.varrer()
+    assert len(c.fila) == 0
+    (pasta / "submission_secret.txt").write_text("cd" * 64)
+    completa = time.time()
+    c.varrer()
+    e = c.fila.proxima()
+    assert e is not None and e.nome == pasta.name and e.chegada >= completa and e.segredo == "cd" * 64
+    assert c.fila.proxima() is None
+    time.sleep(1.1)
+    c.varrer()
+    e = c.fila.proxima()
+    assert e is not None and e.nome == sem.name and e.segredo is None and e.motivo is None and e.copia
+
+
+def test_leitura_por_varredura_tem_teto_e_segue_o_rodizio(servico, monkeypatch):
+    """Passado o teto de bytes lidos numa varredura, as entregas que faltam ler ficam para a seguinte (no
+    rodízio por dono: uma de cada aluno por vez); nenhuma é perdida nem lida duas vezes."""
+    import hub.corretor as corretor
+
+    c, inbound, _ = servico
+    monkeypatch.setattr(corretor, "LEITURA_VARREDURA", 1)  # uma leitura por varredura
+    agora = time.time()
+    nomes = {a: _entrega(inbound, _nome(a, agora, "t"), uid).name for a, uid in ALUNOS.items()}
+    lidas = []
+    for _ in range(3):
+        c.varrer()
+        lidas.append(len(c.fila))
+    assert lidas == [1, 2, 3], lidas
+    assert sorted(e.nome for e in _fila(c)) == sorted(nomes.values())
+    assert len(list(c.guardadas.glob("*.ipynb"))) == 3
+
+
 def test_nomes_hostis_e_entregas_em_nome_de_outro(servico):
     """Nome que não é UTF-8, com quebra de linha, de 255 caracteres, de quem não é da turma, com data
     impossível, e pasta com o nome da Bia criada pela Ana: nenhuma entra na fila, a Ana vê por quê, e

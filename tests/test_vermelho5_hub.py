@@ -15,7 +15,9 @@ depois do prazo, contados como no prazo, numa entrega que ainda esperava a vez.
 Sem hub e sem usuários do sistema (como ``tests/test_hub_troca.py``): um exchange falso numa pasta temporária
 (no mesmo sistema de arquivos do repositório, como o ``build/hub/troca`` do hub), o serviço de correção de
 verdade (``hub.corretor.Corretor``) só na parte que recebe as entregas, e o aluno como um processo filho com o
-uid dele. Roda como root (dar dono às entradas).
+uid dele. Roda como root (dar dono às entradas). O teste confere o que a vaga de correção põe no ``submitted``
+(``corretor.coletar``: o notebook corrigido e o ``timestamp.txt``), coletado depois do prazo: falha com o ``hub/``
+de antes da correção e passa desde que o serviço guarda, na chegada, a cópia que se corrige (``troca.receber``).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ import mmap
 import os
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from hub import troca
-from hub.corretor import Corretor
+from hub import comum
+from hub.corretor import Corretor, coletar
 
 ANA = 64911  # uid de ninguém: só o número do dono
 ALUNOS = {"ana": ANA}
@@ -51,6 +54,10 @@ def _notebook(marca: str) -> bytes:
         }
     ).encode()
     return nb + b" " * (TAMANHO - len(nb))
+
+
+def _br(segundos: float) -> str:
+    return f"{segundos:.1f}".replace(".", ",")
 
 
 def _carimbo(segundos: float) -> str:
@@ -119,7 +126,7 @@ class Aluna:
         os.close(self.feito_r)
 
 
-def test_o_notebook_reescrito_por_mmap_depois_do_prazo_leva_a_data_de_antes(servico):
+def test_o_notebook_reescrito_por_mmap_depois_do_prazo_leva_a_data_de_antes(servico, monkeypatch):
     c, inbound = servico
     agora = time.time()
     pasta = inbound / f"ana+{SLUG}+{_carimbo(agora)}+mapa"
@@ -141,15 +148,18 @@ def test_o_notebook_reescrito_por_mmap_depois_do_prazo_leva_a_data_de_antes(serv
         escrito_em = time.time()
     finally:
         aluna.sair()
-    dir_fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        lido, _segredo, motivo = troca.ler_entrega(dir_fd, e)
-    finally:
-        os.close(dir_fd)
-    assert lido is not None, f"o serviço não leu o notebook: {motivo}"
-    ganhou = b"DEPOIS" in lido and e.chegada < prazo
+    # o que a vaga de correção põe no submitted (o notebook corrigido e o timestamp.txt que decide "atrasada"),
+    # coletado depois do prazo, quando chega a vez da entrega
+    monkeypatch.setattr(comum, "CURSO", inbound.parent / "curso")
+    destino, motivo = coletar(inbound, e)
+    corrigido = destino / f"{SLUG}.ipynb"
+    assert corrigido.is_file(), f"o serviço não leu o notebook: {motivo}"
+    lido = corrigido.read_bytes()
+    data = (destino / "timestamp.txt").read_text(encoding="utf-8")
+    chegada = datetime.strptime(data, "%Y-%m-%d %H:%M:%S.%f UTC").replace(tzinfo=UTC).timestamp()
+    ganhou = b"DEPOIS" in lido and chegada < prazo
     assert not ganhou, (
-        f"o serviço corrigiria o notebook escrito {escrito_em - prazo:.1f} s depois do prazo com a data de chegada "
-        f"{troca.carimbo_da_chegada(e)} ({prazo - e.chegada:.1f} s antes do prazo): o ctime não mudou com a "
-        "escrita por mmap em páginas já sujas"
+        f"o serviço corrigiria o notebook escrito {_br(escrito_em - prazo)} s depois do prazo com a data de chegada "
+        f"{data} ({_br(prazo - chegada)} s antes do prazo): o ctime não mudou com a escrita por mmap em páginas já "
+        "sujas"
     )
