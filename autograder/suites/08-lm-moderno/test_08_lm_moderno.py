@@ -147,6 +147,9 @@ def _comprimento(valor) -> int:
     return len(valor) if isinstance(valor, str | list | tuple) else 0
 
 
+TEXTO_COM_PONTAS = "  oi, tudo bem? até já \n"
+
+
 @item("teste_bpe", pontos=0.5)
 @S.com_sondas(PR.sondas_decodificar)
 def test_bpe_ida_e_volta_exata(aluno, rng):
@@ -167,6 +170,13 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
             aluno.decodificar(CF.ids_do_aluno(aluno, texto, fusoes), fusoes) == texto,
             "decodificar(codificar(s)) não devolveu s (com o codificar e o decodificar do seu notebook).",
         )
+    # Um texto com espaços e quebra de linha nas pontas (construído: todo aluno o recebe; antes, um strip() no
+    # codificar só perdia o ponto quando o texto sorteado terminava em branco).
+    verificar(
+        aluno.decodificar(CF.ids_do_aluno(aluno, TEXTO_COM_PONTAS, fusoes), fusoes) == TEXTO_COM_PONTAS,
+        "decodificar(codificar(s)) não devolveu s para um texto com espaços e quebra de linha nas pontas (com o "
+        "codificar e o decodificar do seu notebook).",
+    )
     # Ids que cortam um caractere: os bytes de todos os ids juntos, depois o decode com errors="replace".
     casos = [
         [ord("a"), 0xC3, 0xA9, ord("!")],
