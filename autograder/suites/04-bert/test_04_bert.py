@@ -1417,7 +1417,7 @@ def _localizacao_no_encoder(aluno, ref):
     pesos = _pesos_aleatorios(cfg, rng)
     pesos["pe"] = ref.codificacao_posicional(cfg.max_len, cfg.d).to(torch.float64)
     zerar_camadas = tuple(
-        f"camadas.{i}.{peca}.{tipo}"
+        f"camadas.{mostrar(i)}." + peca + "." + tipo
         for i in range(cfg.n_camadas)
         for peca in ("self_attn.out_proj", "linear2")
         for tipo in ("weight", "bias")

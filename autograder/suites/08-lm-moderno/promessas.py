@@ -1076,7 +1076,9 @@ def _localizacao_no_modelo(aluno):
         return CF.logits_do_remoto(montado["modelo"], ids)
 
     zerar_blocos = tuple(
-        f"blocos.{i}.{peca}" for i in range(cfg["n_camadas"]) for peca in ("atencao.wo.weight", "ffn.w2.weight")
+        f"blocos.{suite.mostrar(i)}." + peca
+        for i in range(cfg["n_camadas"])
+        for peca in ("atencao.wo.weight", "ffn.w2.weight")
     )
     return S.localizar_no_modelo(
         "modelo-erro-localizado",
