@@ -1402,3 +1402,24 @@ MUTANTES += [
         trecho="repeat precisa de uma repetição para cada eixo",
     ),
 ]
+
+# issue #38 (ablacao-2): o passo com cache que diverge da passada comum, localizado numa peça (a atenção com cache,
+# a feed-forward ou a posição) com o prompt conferindo
+MUTANTES += [
+    Variante(
+        "ablacao-cache-posicao-um-antes",
+        {"minigpt_com_cache": _minigpt_cache(posicoes="torch.arange(t, t + m) - (1 if t > 0 else 0)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-passo-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-cache-k-e-v-trocados",
+        {
+            "minigpt_com_cache": _MINIGPT_CACHE.replace("@POSICOES@", "torch.arange(t, t + m)").replace(
+                "None if caches is None else caches[i])", "None if caches is None else caches[i][::-1])"
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-passo-localizado-por-ablacao",
+    ),
+]
