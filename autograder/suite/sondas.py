@@ -843,7 +843,9 @@ def localizar_no_modelo(
         return iguais(saida_do_aluno(p), saida_esperada(p), **tolerancia)
 
     def anulado(nome):
-        return "anulado" if nome[:2] == "o " else ("anulados" if nome[:3] == "os " else "anulada")
+        if nome[:3] in ("os ", "as "):
+            return "anulados" if nome[:3] == "os " else "anuladas"
+        return "anulado" if nome[:2] == "o " else "anulada"
 
     inicio = (
         "Localizado por ablação numa entrada construída (pesos de uma parte zerados, no seu modelo e no esperado): "
