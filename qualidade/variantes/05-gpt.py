@@ -1423,3 +1423,29 @@ MUTANTES += [
         equivoco="cache-passo-localizado-por-ablacao",
     ),
 ]
+
+# issue #38 (ablacao-2): mutantes das traduções de mensagens do PyTorch (caixa/protocolo.py, _MODELOS_DE_EXCECAO)
+MUTANTES += [
+    Variante(
+        "traducao-mascara-tril-num-vetor",
+        {"mascara_causal": _mascara("torch.tril(torch.ones(n, dtype=torch.bool))")},
+        itens=["teste_mascara_causal"],
+        trecho="tril precisa de um tensor com pelo menos 2 eixos",
+    ),
+    Variante(
+        "traducao-mascara-triu-num-vetor",
+        {"mascara_causal": _mascara("~torch.triu(torch.ones(n, dtype=torch.bool), diagonal=1)")},
+        itens=["teste_mascara_causal"],
+        trecho="triu precisa de um tensor com pelo menos 2 eixos",
+    ),
+    Variante(
+        "traducao-atencao-bmm-com-cabecas",
+        {
+            "atencao_causal": _atencao(
+                juntar="        juntas = torch.bmm(pesos, v).transpose(1, 2).reshape(B, n, self.d_model)"
+            )
+        },
+        itens=["teste_atencao_causal"],
+        trecho="bmm: o primeiro tensor tem de ter 3 eixos",
+    ),
+]
