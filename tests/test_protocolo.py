@@ -421,7 +421,9 @@ def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkey
         saida = protocolo.texto_da_excecao(erro)
         assert saida.startswith("formas incompatíveis") and sum(c.isdigit() for c in saida) == 8, saida
         # o orçamento de algarismos: duas formas de 8 eixos de 3 algarismos levam no máximo 12 (rodada vermelha 5)
-        erro = "operands could not be broadcast together with shapes (777,101,202,103,204,105,206,107) (776,1,2,3,4,5,6,7)"
+        erro = (
+            "operands could not be broadcast together with shapes (777,101,202,103,204,105,206,107) (776,1,2,3,4,5,6,7)"
+        )
         saida = protocolo.texto_da_excecao(erro)
         assert saida.startswith("formas incompatíveis"), saida
         assert sum(c.isdigit() for c in saida) == protocolo.ALGARISMOS_POR_MENSAGEM, saida

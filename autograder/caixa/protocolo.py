@@ -435,6 +435,8 @@ class _OrcamentoDeAlgarismos:
             return False
         self.restantes -= len(numero)
         return True
+
+
 # Um número que o aluno escolhe (um tamanho, um eixo, um índice, um inteiro de uma exceção conhecida, o número da
 # linha do rastro) sai numa mensagem com até 3 algarismos; um maior vira "…" (ou "mais de 999"). Um número de 4
 # algarismos já levava 13 bits de uma entrada oculta por campo (rodada vermelha 3: dois eixos de uma forma, dois
