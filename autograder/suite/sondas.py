@@ -842,6 +842,9 @@ def localizar_no_modelo(
         p = _zerados(pesos, zerar)
         return iguais(saida_do_aluno(p), saida_esperada(p), **tolerancia)
 
+    def ela(nome):
+        return {"os ": "eles", "as ": "elas"}.get(nome[:3], "ele" if nome[:2] == "o " else "ela")
+
     def anulado(nome):
         if nome[:3] in ("os ", "as "):
             return "anulados" if nome[:3] == "os " else "anuladas"
@@ -859,14 +862,15 @@ def localizar_no_modelo(
         if saida is not None and mesma_forma and not confere(saida[2]):
             nome, pecas, _ = saida
             return (
-                f"{inicio}com {nome} {anulado(nome)} (a referência devolve então só o viés, seja o que for que as "
-                f"camadas calculem), {funcao} ainda não confere: o erro está depois das camadas, {_na(nome)} ({pecas})."
+                f"{inicio}com {nome} {anulado(nome)} (a referência devolve então só o viés, ou zero sem viés, seja o "
+                f"que for que as camadas calculem), {funcao} ainda não confere: o erro está depois das camadas, "
+                f"{_na(nome)} ({pecas})."
             )
         if confere(camadas[2]):
             nome, pecas, _ = camadas
             return (
                 f"{inicio}com {nome} {anulado(nome)}, {funcao} confere com o esperado: o erro está {_na(nome)} "
-                f"({pecas}) ou no que o modelo passa a elas; o que vem antes e depois delas confere."
+                f"({pecas}) ou no que o modelo passa a {ela(nome)}; o que vem antes e depois d{ela(nome)} confere."
             )
         if entradas:
             conferem = [e for e in entradas if confere((*camadas[2], *e[2]))]
@@ -882,7 +886,7 @@ def localizar_no_modelo(
         if fora:
             return (
                 f"{inicio}com {camadas[0]} {anulado(camadas[0])}, {funcao} ainda não confere: o erro está fora "
-                f"delas, {fora}."
+                f"d{ela(camadas[0])}, {fora}."
             )
         return False
 

@@ -828,6 +828,7 @@ def _localizacao_do_passo_com_cache(aluno, ref, h, n_camadas):
             ("a feed-forward", "bloco.ff sobre bloco.norm2(x), somada ao residual", blocos("ff.2.weight", "ff.2.bias")),
             ("o embedding de posição", "modelo.pos(t), com t = o comprimento do cache", ("pos.weight",)),
         ),
+        como_anula="a projeção de saída da subcamada, ou a tabela de posições, zerada: ela não contribui com nada",
         atol=1e-8,
         secao="Código Comentado",
     )
