@@ -385,7 +385,11 @@ def leituras_da_caixa(extras: list[str] | None = None, pacotes=PACOTES_DA_CAIXA)
 
     padrao = os.path.realpath(os.path.dirname(os.__file__))  # a biblioteca padrão (com lib-dynload)
     raizes = {padrao, os.path.realpath(sys.executable)}
-    sites = {p for p in sysconfig.get_paths().values() if "site-packages" in p and os.path.isdir(p)}
+    sites = {
+        p
+        for p in [*sysconfig.get_paths().values(), *sys.path]
+        if p and ("site-packages" in p or "dist-packages" in p) and os.path.isdir(p)
+    }
     sites |= {os.path.realpath(p) for p in sites}
     raizes |= _topo_das_distribuicoes(_distribuicoes(pacotes))
     for mod in list(sys.modules.values()):  # o que o zigoto já importou e a caixa herda
