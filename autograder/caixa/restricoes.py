@@ -399,7 +399,10 @@ def leituras_da_caixa(extras: list[str] | None = None, pacotes=PACOTES_DA_CAIXA)
         for site in sites:
             if arq.startswith(site + "/"):
                 raizes.add(os.path.realpath(os.path.join(site, arq[len(site) + 1 :].split("/")[0])))
-    raizes |= _bibliotecas_mapeadas()
+    mapeadas = _bibliotecas_mapeadas()
+    raizes |= mapeadas
+    # a localidade do zigoto (C.UTF-8) inteira, não só o LC_CTYPE mapeado: um setlocale(LC_ALL, "") funciona
+    raizes |= {os.path.dirname(m) for m in mapeadas if m.startswith("/usr/lib/locale/") and m.count("/") == 5}
     for nome in ARQUIVOS_DE_ETC:
         caminho = os.path.join("/etc", nome)
         if os.path.exists(caminho):
