@@ -167,8 +167,8 @@ class Guardiao:
 
     def encerrar(self) -> None:
         if self.pidfd >= 0:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
+            try:  # pelo pidfd: o número do processo, já colhido, poderia ser de outro
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except OSError:
                 pass
             os.close(self.pidfd)
