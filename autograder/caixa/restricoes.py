@@ -421,6 +421,41 @@ def leituras_da_caixa(extras: list[str] | None = None, pacotes=PACOTES_DA_CAIXA)
     )
 
 
+# Um pacote instalado fora de R (scipy, sklearn, jupyter) está no ``site-packages`` listável, mas os arquivos
+# dele não se leem: sem isto o ``import`` do aluno caía num "permissão negada" sem explicação.
+MENSAGEM_FORA_DA_CAIXA = "module is not available in the grading sandbox: {}"
+
+
+class SoOQueACaixaLe:
+    """Importador posto na frente dos outros na caixa: um módulo de topo que o importador de caminhos acharia fora
+    de R levanta ``ModuleNotFoundError`` com uma mensagem conhecida (o relatório diz, em português, o que se pode
+    importar na correção). Não acha nada: quem acha continua sendo o importador de sempre."""
+
+    def __init__(self, leituras: Leituras) -> None:
+        self._pastas = tuple(os.path.join(a, "") for a in leituras.arquivos)
+        self._arquivos = frozenset(leituras.arquivos)
+
+    def _em_r(self, local: str) -> bool:
+        real = os.path.realpath(local)
+        return real in self._arquivos or real.startswith(self._pastas)
+
+    def find_spec(self, nome, caminho=None, alvo=None):
+        if caminho is not None or "." in nome:
+            return None
+        import importlib.machinery
+
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(nome)
+        except (ImportError, OSError):
+            return None
+        if spec is None:
+            return None
+        locais = list(spec.submodule_search_locations or []) or ([spec.origin] if spec.origin else [])
+        if locais and not any(self._em_r(x) for x in locais):
+            raise ModuleNotFoundError(MENSAGEM_FORA_DA_CAIXA.format(nome), name=nome)
+        return None
+
+
 def leituras_permitidas(extras: list[str] | None = None) -> list[str]:
     """Tudo o que a caixa lê (R, as pastas só listáveis e os pseudoarquivos), numa lista só."""
     le = leituras_da_caixa(extras)

@@ -483,6 +483,8 @@ class ProcessoZigoto:
             }
         )
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # estourar o limite de arquivo vira OSError
+        if self.leituras is not None:  # um pacote fora de R: "não está disponível na correção", não "permissão negada"
+            sys.meta_path.insert(0, restricoes.SoOQueACaixaLe(self.leituras))
         from autograder.caixa.servidor import Servidor
 
         # O zigoto já listou pastas do repositório ao importar o avaliador; sem esquecer essas
