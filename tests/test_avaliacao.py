@@ -203,6 +203,58 @@ def test_texto_do_orcamento_do_bpe_e_da_submissao(monkeypatch):
         )
 
 
+def test_referencia_do_orcamento_medida_so_antes_de_qualquer_aluno():
+    """A referência do orçamento do BPE (aula 08) é medida uma vez por zigoto, numa caixa limpa, e só enquanto
+    nenhuma sessão com código de aluno usou o zigoto (issue #37: nada que uma submissão rodou influi nela);
+    depois disso ``calibrar`` não mede nada, e a suíte cronometra a referência na hora, como antes."""
+    from autograder.avaliacao import calibrar
+    from autograder.caixa.cliente import Zigoto
+    from autograder.notebooks import carregar_atividade
+    from autograder.sessao import Sessao
+
+    usado, novo = Zigoto(), Zigoto()
+    try:
+        aluno = Sessao(usado, carregar_atividade("08-lm-moderno"), {"treinar_bpe": "x = 1\n"})
+        aluno.garantir()
+        aluno.fechar()
+        calibrar(usado, ["08-lm-moderno"])
+        assert usado.com_aluno and usado.referencias == {}
+        calibrar(novo, ["01-atencao", "08-lm-moderno"])  # a 01 não tem orçamento de tempo
+        assert novo.referencias["01-atencao"] is None
+        assert 0 < novo.referencias["08-lm-moderno"] < 30
+        assert not novo.com_aluno  # a caixa limpa da medida não conta como caixa de aluno
+    finally:
+        usado.fechar()
+        novo.fechar()
+
+
+def test_orcamento_do_bpe_usa_a_referencia_do_processo():
+    """Com a referência do processo medida, o orçamento do BPE não abre caixa limpa por submissão (o custo que
+    a issue #37 pediu de volta); sem ela (zigoto que já teve aluno), mede na hora, no texto da submissão."""
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite("08-lm-moderno", "oraculos")
+    medidas = []
+
+    class Aluno:
+        def __init__(self, do_processo):
+            self.do_processo = do_processo
+
+        def referencia_do_processo(self, slug):
+            return self.do_processo if slug == "08-lm-moderno" else None
+
+        def cronometrar_referencia(self, codigo, nome, *args, vezes=1):
+            medidas.append((nome, args, vezes))
+            return 0.5
+
+    texto = "a" * orc.BPE_CRONOMETRO["caracteres"]
+    n = orc.BPE_CRONOMETRO["fusoes"]
+    assert orc.tempo_da_referencia(Aluno(0.2), texto, n, vezes=2) == 0.2 and medidas == []
+    assert orc.tempo_da_referencia(Aluno(None), texto, n, vezes=2) == 0.5
+    assert medidas == [("_avaliador_treinar_bpe", (texto, n), 2)]
+    assert orc.tempo_da_referencia(Aluno(0.2), texto[:1000], n) == 0.5  # outro tamanho: medido na hora
+
+
 # Uma softmax errada só com entradas grandes: a nota depende das entradas sorteadas (7 ou 6,5 de 8).
 _SOFTMAX_ERRADA_AS_VEZES = """
 def softmax(z, eixo=-1):
