@@ -75,6 +75,9 @@ def avaliar(
     """Avalia um notebook. Nunca levanta exceção por causa da submissão. ``conteudo``: os bytes do
     notebook já lidos em outra máquina (ver ``notebooks.ler_submissao``); senão lê ``caminho``."""
     inicio = time.monotonic()
+    # a referência dos orçamentos, se ainda não medida e se nenhum aluno usou este zigoto (antes do registro
+    # desta submissão: o texto da calibração, mandado à caixa limpa, não entra nos filtros das mensagens dela)
+    calibrar(zigoto, [slug])
     protocolo.esquecer_enviados()  # os filtros de texto desta submissão não dependem de quem veio antes
     atividade = carregar_atividade(slug)
     sub = ler_submissao(Path(caminho), atividade, conteudo)
@@ -95,7 +98,6 @@ def avaliar(
         _zerar(res, f"{'Notebook de outra aula' if sub.outra_atividade else 'Notebook ilegível'}: {sub.erro}")
         res.segundos = time.monotonic() - inicio
         return res.limpar_textos()
-    calibrar(zigoto, [slug])  # no-op se já medida, ou se outra caixa de aluno já usou este zigoto
     sessao = Sessao(zigoto, atividade, sub.codigo, semente=int(semente))
     try:
         res.testes = _rodar_na_suite_coletada(atividade, sessao, int(semente))
