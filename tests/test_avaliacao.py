@@ -989,3 +989,21 @@ def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):
     assert "3 notebooks não puderam ser avaliados" in proc.stdout
     ajuda = avaliar_cli("avaliar", "--help").stdout
     assert ajuda.startswith("uso:") and "opções:" in ajuda and "mostra esta ajuda e sai" in ajuda
+
+
+def test_atencao_por_consultas_da_01_e_a_atencao_inteira():
+    """A referência da medida de muitas chaves da 01 (64 consultas, 2^17 chaves), calculada por pedaços de consultas
+    para custar menos CPU, é a mesma atenção da ``atencao_inteira`` (sdpa) muito abaixo das tolerâncias da conferência
+    (atol 1e-10): com qualquer escala, pedaço que não divide as consultas e chaves dominantes."""
+    import numpy as np
+
+    from autograder.suite import modulo_da_suite
+
+    t01 = modulo_da_suite("01-atencao", "test_01_atencao")
+    rng = np.random.default_rng(5)
+    for n_q, n_k, escala, pedaco in ((64, 2**17, 1.5, 8), (13, 3000, 6.0, 5), (3, 10, 0.5, 8)):
+        Q, K, V = t01._qkv(rng, n_q=n_q, n_k=n_k, d_k=2, d_v=2, escala_dados=escala)
+        esperado = t01.atencao_inteira(Q, K, V)
+        obtido = t01._atencao_por_consultas(Q, K, V, pedaco=pedaco)
+        assert obtido.shape == esperado.shape
+        assert np.abs(obtido - esperado).max() < 1e-13
