@@ -621,6 +621,37 @@ def test_medir_para_no_primeiro_limite(tmp_path):
     assert disco.medir(str(tmp_path), 1 << 30, 1000, 3).estourou == "profundidade"
 
 
+def test_avisos_de_escrita_acordam_na_escrita_e_seguem_pastas_novas(tmp_path):
+    """Sem namespaces, C mede a cota logo depois de cada escrita (não 50 ms depois: ~100 MiB cabiam entre duas
+    medidas). O aviso chega por uma escrita na raiz e numa subpasta criada depois, mesmo sem permissão de busca
+    (a rodada vermelha grava numa pasta em 0600)."""
+    import select
+
+    from autograder.caixa import disco
+
+    avisos = disco.AvisosDeEscrita(str(tmp_path))
+    try:
+        if avisos.fileno() is None:
+            pytest.skip("sem inotify")
+        assert select.select([avisos], [], [], 0)[0] == [] and not avisos.drenar()
+        (tmp_path / "a").write_bytes(b"x")
+        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()
+        sub = tmp_path / "sub"
+        sub.mkdir(0o700)
+        fd = os.open(sub / "bloco", os.O_WRONLY | os.O_CREAT, 0o600)
+        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()  # passa a vigiar sub
+        os.chmod(sub, 0o600)
+        try:
+            os.write(fd, b"y" * 4096)
+        finally:
+            os.close(fd)
+            os.chmod(sub, 0o700)
+        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()
+        assert select.select([avisos], [], [], 0.05)[0] == []
+    finally:
+        avisos.fechar()
+
+
 def test_varredura_apaga_so_pastas_de_donos_mortos(tmp_path):
     """Pasta travada por um processo vivo (outro avaliador) fica; de dono morto, some; do formato
     antigo, só depois de parada por horas; o resto de /tmp nunca é tocado."""
@@ -765,3 +796,26 @@ def test_pasta_sem_permissao_de_busca_nao_esconde_nada():
         assert os.waitpid(pid, 0)[1] >> 8 == 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_caixa_e_processo_confiavel_usam_o_mesmo_caminho_numerico(zigoto):
+    """O PyTorch da caixa e o do processo confiável fazem as contas pelo mesmo caminho (AVX2 onde a máquina tem):
+    o treino do aluno e o da referência não mudam com o processador do hospedeiro (``autograder.AMBIENTE_NUMERICO``)."""
+    import torch
+
+    from autograder import AMBIENTE_NUMERICO
+
+    if not AMBIENTE_NUMERICO:
+        pytest.skip("processador sem AVX2: vale o caminho que o PyTorch escolher")
+    assert torch.backends.cpu.get_cpu_capability() == "AVX2"
+    c = zigoto.nova_caixa()
+    try:
+        c.executar(
+            "import os, torch\n"
+            "def f():\n"
+            "    return [torch.backends.cpu.get_cpu_capability(), os.environ.get('MKL_CBWR', '')]\n",
+            "c",
+        )
+        assert c.chamar("f", []) == ["AVX2", "AVX2"]
+    finally:
+        c.matar()

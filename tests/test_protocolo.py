@@ -135,7 +135,8 @@ def test_texto_do_aluno(texto, esperado):
 def test_texto_do_aluno_tem_limite_de_tamanho_e_de_numeros():
     assert len(protocolo.texto_do_aluno("- " * 5000)) == protocolo.LIMITE_MENSAGEM_ALUNO
     muitos = protocolo.texto_do_aluno(" ".join(str(i) for i in range(100)))
-    assert sum(c.isdigit() for c in muitos) <= 2 * protocolo.LIMITE_NUMEROS_ALUNO
+    assert sum(c.isdigit() for c in muitos) == protocolo.ALGARISMOS_POR_MENSAGEM
+    assert protocolo.texto_do_aluno("eixo 123 e 456 e 789 e 321 e 654") == "eixo 123 e 456 e 789 e 321 e …"
 
 
 def test_texto_do_aluno_leva_so_uma_amostra_de_letras():
@@ -419,5 +420,15 @@ def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkey
         erro = "operands could not be broadcast together with shapes (1,2,3,4,5,6,7,8) (9,8,7,6,5,4,3,2)"
         saida = protocolo.texto_da_excecao(erro)
         assert saida.startswith("formas incompatíveis") and sum(c.isdigit() for c in saida) == 8, saida
+        # o orçamento de algarismos: duas formas de 8 eixos de 3 algarismos levam no máximo 12 (rodada vermelha 5)
+        erro = (
+            "operands could not be broadcast together with shapes (777,101,202,103,204,105,206,107) (776,1,2,3,4,5,6,7)"
+        )
+        saida = protocolo.texto_da_excecao(erro)
+        assert saida.startswith("formas incompatíveis"), saida
+        assert sum(c.isdigit() for c in saida) == protocolo.ALGARISMOS_POR_MENSAGEM, saida
+        assert "777,101,202,103,…" in saida.replace(" ", ""), saida
+        honesto = "operands could not be broadcast together with shapes (16,12,64) (16,12,32)"
+        assert all(n in protocolo.texto_da_excecao(honesto) for n in ("(16,12,64)", "(16,12,32)"))
     finally:
         protocolo.esquecer_enviados()

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from autograder import AMBIENTE_NUMERICO
 from autograder.caixa import encerramento, memoria, modos, protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
@@ -185,6 +186,7 @@ class Zigoto:
             "PYTHONHASHSEED": "0",
             "PYTHONDONTWRITEBYTECODE": "1",
             "MPLBACKEND": "Agg",
+            **AMBIENTE_NUMERICO,
         }
         for chave in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", restricoes.VAR_ABI_FALSA):
             if chave in os.environ:

@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 
+from autograder import AMBIENTE_NUMERICO
 from autograder.caixa import disco, modos, restricoes, sistema
 from autograder.caixa.sistema import (
     CLONE_NEWIPC,
@@ -341,9 +342,10 @@ class ProcessoZigoto:
         """Enquanto G vive, mede a pasta de trabalho; passou da cota, mata a caixa inteira.
 
         Sem namespaces a pasta é do disco do hospedeiro e nada no kernel limita o total (o
-        RLIMIT_FSIZE limita cada arquivo). A medida é barata quando a pasta é pequena (o caso
-        honesto); o intervalo cresce com o custo da medida, para que uma árvore grande não faça
-        C gastar mais que ~20% de um núcleo."""
+        RLIMIT_FSIZE limita cada arquivo). C mede logo depois de cada escrita na árvore (avisos do
+        ``inotify``, ``disco.AvisosDeEscrita``) e, sem aviso, a cada 50 ms. A medida é barata quando a
+        pasta é pequena (o caso honesto); entre duas medidas fica pelo menos 4 vezes o custo da última,
+        para que uma árvore grande não faça C gastar mais que ~20% de um núcleo."""
         max_b = int(lim.get("disco_mb", 64)) * 1024 * 1024
         max_n = int(lim.get("disco_entradas", 4096))
         max_p = int(lim.get("disco_profundidade", 64))
@@ -351,15 +353,21 @@ class ProcessoZigoto:
             pidfd = os.pidfd_open(pid)
         except OSError:
             return
-        intervalo = 0.05
+        intervalo, folga, ultima = 0.05, 0.0, 0.0
+        avisos = disco.AvisosDeEscrita(trabalho)  # acorda na primeira escrita da árvore, não 50 ms depois
+        esperas = [pidfd] + ([avisos] if avisos.fileno() is not None else [])
         try:
             while True:
                 try:
-                    pronto, _, _ = select.select([pidfd], [], [], intervalo)
+                    pronto, _, _ = select.select(esperas, [], [], intervalo)
                 except InterruptedError:
                     continue
-                if pronto:
+                if pidfd in pronto:
                     return  # G terminou
+                avisos.drenar()
+                espera = ultima + folga - time.monotonic()
+                if espera > 0:  # medir custa: no máximo ~20% de um núcleo, mesmo com avisos seguidos
+                    time.sleep(espera)
                 t0 = time.monotonic()
                 uso = disco.medir(trabalho, max_b, max_n, max_p)
                 if uso.estourou:
@@ -381,8 +389,11 @@ class ProcessoZigoto:
                             pass
                     sistema.matar_a_caixa(pid, escopo)
                     return
-                intervalo = max(0.05, 4 * (time.monotonic() - t0))
+                ultima = time.monotonic()
+                folga = 4 * (ultima - t0)
+                intervalo = max(0.05, folga)
         finally:
+            avisos.fechar()
             os.close(pidfd)
 
     def _neto(self, sock: socket.socket, pedido: dict, novo_pid: bool) -> None:
@@ -439,6 +450,7 @@ class ProcessoZigoto:
                 "MPLBACKEND": "Agg",
                 "MPLCONFIGDIR": trabalho,
                 "OMP_NUM_THREADS": "1",
+                **AMBIENTE_NUMERICO,
             }
         )
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # estourar o limite de arquivo vira OSError

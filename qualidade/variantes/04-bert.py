@@ -973,3 +973,24 @@ MUTANTES += [
         trecho="torch.multinomial recebeu uma linha sem probabilidade nenhuma",
     ),
 ]
+
+# issue #38 (ablacao-2): em que parte do EncoderBERT está o erro (S.localizar_no_modelo): o embedding, as posições
+# ou as camadas (e a máscara passada a elas)
+MUTANTES += [
+    Variante(
+        "ablacao-encoder-posicoes-deslocadas",
+        {
+            "encoder_bert": _encoder(
+                entrada=_ENTRADA_OK.replace("self.pe[: ids.shape[1]]", "self.pe[1 : ids.shape[1] + 1]")
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-erro-localizado",
+    ),
+    Variante(
+        "ablacao-encoder-mascara-deslocada",
+        {"encoder_bert": _encoder(mascara="        m = ~mascara_de_padding(ids, self.pad_id).roll(1, dims=1)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-erro-localizado",
+    ),
+]
