@@ -290,6 +290,14 @@ def test_texto_enviado_a_caixa_nunca_volta_numa_mensagem(monkeypatch):
     assert protocolo.texto_do_aluno("index 3 is out of bounds for axis 0 with size 2").endswith("size 2")
 
 
+def test_letras_registradas_sao_as_de_cada_caractere():
+    """O registro dos textos enviados junta as letras minúsculas uma a uma (``_so_letras``, o caminho rápido),
+    exatamente como ``_letras`` as lista: nada de ``lower`` do texto inteiro (o sigma final viraria "ς")."""
+    texto = "ΟΔΟΣ İstanbul ǅ ß ﬁm 12 x_y Ωμέγα, ação! " * 3
+    assert protocolo._so_letras(texto) == "".join(c for _, c in protocolo._letras(texto))
+    assert protocolo._so_letras(texto) != "".join(ch for ch in texto.lower() if ch.isalpha())
+
+
 def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
     """O registro é de uma submissão: o que se mandou à caixa na correção de outro aluno, no mesmo processo
     (o trabalhador do lote), não apaga palavras das mensagens desta. Antes, um rótulo da suíte ("a memória de
@@ -307,6 +315,8 @@ def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
     assert protocolo.valor_do_aluno("a memória de codificar") == "a memória de codificar"
     fonte = inspect.getsource(avaliacao.avaliar)
     assert fonte.index("protocolo.esquecer_enviados()") < fonte.index("Sessao(")
+    # a calibração dos orçamentos (que manda o texto dela a uma caixa limpa) vem antes do registro novo
+    assert fonte.index("calibrar(zigoto") < fonte.index("protocolo.esquecer_enviados()")
 
 
 def test_rastro_so_guarda_linhas_que_cabem_na_celula():

@@ -539,6 +539,13 @@ def _letras(texto: str) -> list[tuple[int, str]]:
     return [(i, c.lower()) for i, c in enumerate(texto) if c.isalpha()]
 
 
+def _so_letras(texto: str) -> str:
+    """As letras de ``_letras`` juntas, sem as posições (cada letra minúscula sozinha, como lá: o ``lower`` do
+    texto inteiro trocaria o sigma final), num laço do próprio Python: um texto de 100 mil caracteres (o do
+    orçamento do BPE da 08) custa ~6 ms em vez de ~20 ms."""
+    return "".join(map(str.lower, filter(str.isalpha, texto)))
+
+
 def registrar_enviados(valor, _prof: int = 0) -> None:
     """Registra os textos de ``valor`` (argumentos de uma chamada à caixa: textos, listas, tuplas e
     dicionários deles) para que nenhum filtro de texto do aluno os deixe passar (ver acima)."""
@@ -555,7 +562,7 @@ def registrar_enviados(valor, _prof: int = 0) -> None:
             _JANELAS_ENVIADAS.clear()
             _TEXTOS_REGISTRADOS.clear()
         _TEXTOS_REGISTRADOS.add(marca)
-        letras = "".join(c for _, c in _letras(valor))
+        letras = _so_letras(valor)
         _JANELAS_ENVIADAS.update(letras[j : j + JANELA_ENVIADA] for j in range(len(letras) - JANELA_ENVIADA + 1))
     elif tipo is list or tipo is tuple:
         for v in valor:
@@ -982,6 +989,11 @@ def _modelo(padrao: str, saida: str):
 # As mensagens das bibliotecas que um aluno honesto encontra (formas que não batem, nomes que faltam,
 # índices fora do lugar, tipos trocados), escritas em português.
 _MODELOS_DE_EXCECAO = [
+    _modelo(
+        "module is not available in the grading sandbox: {nome}",  # restricoes.MENSAGEM_FORA_DA_CAIXA
+        "o módulo {} não está disponível na correção: nela se importam só a biblioteca padrão, numpy, torch, tqdm "
+        "e matplotlib",
+    ),
     _modelo(
         "mat1 and mat2 shapes cannot be multiplied ({n}x{n} and {n}x{n})",
         "as formas de mat1 e mat2 não se multiplicam ({}x{} e {}x{})",

@@ -994,3 +994,18 @@ MUTANTES += [
         equivoco="encoder-erro-localizado",
     ),
 ]
+
+# issue #38 (ablacao-2): mutante da tradução do índice que não é inteiro (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-mlm-indice-float",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "comuns[torch.randint(len(comuns), ids.shape, generator=g)]",
+                "comuns[torch.rand(ids.shape, generator=g) * len(comuns)]",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        trecho="um tensor usado como índice tem de ser inteiro",
+    ),
+]
