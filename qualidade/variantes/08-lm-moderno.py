@@ -1684,6 +1684,22 @@ MUTANTES += [
         "cronograma-aquecimento-ignorado",
     ),
     Variante(
+        "sonda-recorte-gerador-duas-vezes",
+        {
+            "recortar_gradientes": """
+def recortar_gradientes(parametros, norma_max, eps=1e-6):
+    norma = math.sqrt(sum(float((p.grad.double() ** 2).sum()) for p in parametros if p.grad is not None))
+    if norma > norma_max:
+        for p in parametros:
+            if p.grad is not None:
+                p.grad.mul_(norma_max / (norma + eps))
+    return norma
+"""
+        },
+        [OT],
+        "recorte-percorre-parametros-duas-vezes",
+    ),
+    Variante(
         "sonda-recorte-norma-max-fixa",
         _trocar(
             "recortar_gradientes", ("if norma > norma_max:", "if norma > 1.0:"), ("g.mul_(norma_max /", "g.mul_(1.0 /")

@@ -120,12 +120,13 @@ def _avaliador_rodar_otimizador(iniciais, gradientes, kwargs, taxas):
     return trajetoria, estados
 
 
-def _avaliador_recortar(valores, gradientes, norma_max):
-    """recortar_gradientes do aluno em parâmetros com estes ``gradientes`` (None = sem gradiente)."""
+def _avaliador_recortar(valores, gradientes, norma_max, como_lista=False):
+    """recortar_gradientes do aluno em parâmetros com estes ``gradientes`` (None = sem gradiente), passados num
+    iterador (como ``modelo.parameters()``) ou, com ``como_lista``, numa lista."""
     parametros = [_avaliador_nn.Parameter(w.clone()) for w in valores]
     for p, g in zip(parametros, gradientes):
         p.grad = None if g is None else g.clone()
-    norma = recortar_gradientes(iter(parametros), norma_max)
+    norma = recortar_gradientes(list(parametros) if como_lista else iter(parametros), norma_max)
     return norma, [None if p.grad is None else p.grad.detach().clone() for p in parametros]
 
 

@@ -365,10 +365,10 @@ def conferir_trajetoria(obtida, iniciais, gradientes, kwargs, taxas, nome):
         )
 
 
-def recortar_do_aluno(aluno, gradientes, norma_max):
+def recortar_do_aluno(aluno, gradientes, norma_max, como_lista=False):
     aluno.injetar(ORC.AUXILIAR)
     valores = [torch.zeros_like(g) if g is not None else torch.zeros(2, dtype=ORC.DT) for g in gradientes]
-    resultado = aluno.chamar("_avaliador_recortar", valores, gradientes, norma_max)
+    resultado = aluno.chamar("_avaliador_recortar", valores, gradientes, norma_max, como_lista)
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
         raise Reprovado(
             "Não consegui ler o resultado do seu recortar_gradientes (o registro do avaliador foi alterado)."

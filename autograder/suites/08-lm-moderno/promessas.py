@@ -458,7 +458,26 @@ def sondas_recorte(aluno):
     rng = _rng(7)
     gradientes = [tocha.x(rng, 3, 2) * 3.0, tocha.x(rng, 4) * 3.0]
 
+    def so_com_lista():
+        """Com uma lista o recorte confere com a referência; com um iterador (o que ``modelo.parameters()`` dá),
+        não: o código percorre ``parametros`` mais de uma vez, e a segunda passada não vê nada."""
+        lista = CF.juntar(CF.recortar_do_aluno(aluno, gradientes, 1.0, como_lista=True)[1])
+        iterador = CF.juntar(CF.recortar_do_aluno(aluno, gradientes, 1.0)[1])
+        certos = CF.juntar(ORC.recorte_ref(gradientes, 1.0)[1])
+        return S.iguais(lista, certos, atol=1e-9) and not S.iguais(iterador, certos, atol=1e-9)
+
     return [
+        S.promessa(
+            "recorte-percorre-parametros-duas-vezes",
+            "Com uma lista de parâmetros o recorte confere, mas com um iterador (o que `modelo.parameters()` "
+            "devolve) não: o código percorre `parametros` mais de uma vez, e um gerador só se percorre uma. "
+            "Guarde-o numa lista no começo: `parametros = list(parametros)`.",
+            so_com_lista,
+            titulo="Recorte percorre o gerador de parâmetros duas vezes",
+            para_instrutor="O aluno percorre `parametros` duas vezes; com `modelo.parameters()` a segunda passada "
+            "fica vazia e nada é recortado.",
+            secao="Treinar: AdamW, aquecimento com cosseno e recorte",
+        ),
         S.argumento_ignorado(
             "recorte-norma-max-ignorada",
             "`norma_max`",
