@@ -162,3 +162,47 @@ def test_pastas_em_copia_de_um_aluno_nao_atrasam_a_chegada_de_outro(servico):
     assert max(inundado) <= limite, (
         f"as pastas de outro aluno atrasam a hora que decide o prazo da Ana além do limite honesto: {resumo}"
     )
+
+
+SUBSTITUIDAS = int(os.environ.get("CURSO_VERMELHO6_SUBSTITUIDAS") or 5_000)
+
+
+def test_entregas_substituidas_de_um_aluno_nao_crescem_o_historico_sem_teto(servico):
+    """Classe 4, o registro: as recusas de um aluno têm teto no histórico (``LIMITE_RECUSAS``, as 20 primeiras), mas
+    uma pasta com o nome e o dono certos e uma data mais velha que a da entrega dele na fila não é recusada: é
+    aceita sem leitura (``Fila.aceitaria`` falso) e sai como "substituída", com uma linha em ``tratadas.jsonl`` e uma
+    entrada em ``Corretor.tratadas`` (o dicionário que o serviço relê inteiro a cada subida). O Caio cria uma entrega
+    completa e ``SUBSTITUIDAS`` pastas vazias com datas de antes: o histórico ganha uma linha por pasta."""
+    c, inbound, preparo = servico
+    agora = time.time()
+    nova = preparo / f"caio+{SLUG}+{_carimbo(agora)}+nova"
+    nova.mkdir()
+    (nova / f"{SLUG}.ipynb").write_bytes(_notebook())
+    (nova / "submission_secret.txt").write_text("ef" * 32)
+    for caminho in (nova / f"{SLUG}.ipynb", nova / "submission_secret.txt", nova):
+        os.chown(caminho, CAIO, CAIO)
+    os.rename(nova, inbound / nova.name)
+    time.sleep(3 * modulo_corretor.INTERVALO)  # a entrega nova na fila
+    antes = c.historico.stat().st_size if c.historico.exists() else 0
+    for i in range(SUBSTITUIDAS):
+        pasta = inbound / f"caio+{SLUG}+{_carimbo(agora - 3600 + i * 0.001)}+v{i}"
+        os.mkdir(pasta)
+        os.chown(pasta, CAIO, CAIO)
+    fim = time.monotonic() + 120
+    linhas = 0
+    while time.monotonic() < fim:
+        time.sleep(1.0)
+        texto = c.historico.read_text(encoding="utf-8") if c.historico.exists() else ""
+        novas = [json.loads(x) for x in texto.splitlines() if x.strip()]
+        linhas = sum(1 for r in novas if r.get("aluno") == "caio" and r.get("situacao") == "substituída")
+        if linhas >= SUBSTITUIDAS:
+            break
+    depois = c.historico.stat().st_size if c.historico.exists() else 0
+    teto = modulo_corretor.LIMITE_RECUSAS + modulo_corretor.LIMITE_ENTREGAS_VISTAS
+    resumo = (
+        f"{SUBSTITUIDAS} pastas vazias do Caio com datas de antes: {linhas} linhas 'substituída' no histórico "
+        f"(+{depois - antes} bytes), {sum(1 for n in c.tratadas if n.startswith('caio+'))} entradas em "
+        f"Corretor.tratadas; teto por aluno: {teto}"
+    )
+    print(resumo)
+    assert linhas <= teto, f"o histórico do serviço cresce sem teto com o lixo de um aluno: {resumo}"
