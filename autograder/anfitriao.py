@@ -23,7 +23,11 @@ monta uma peça abaixo à mão.
 5. **o zigoto** (``caixa.cliente.Zigoto``) com as pastas que ele esconde das caixas (``ocultar``); o
    cgroup de CPU de cada caixa (``curso-caixa-<id>``, ``caixa/sistema.py``) o zigoto cria e varre;
 6. **os avisos do isolamento**, uma vez, para ``aviso`` (se dado); ``avisos`` os guarda para os
-   relatórios (ponte do nbgrader, Gradescope, hub).
+   relatórios (ponte do nbgrader, Gradescope, hub);
+7. **as referências dos orçamentos de tempo** das atividades ``calibrar`` (``avaliacao.calibrar``; hoje, o
+   BPE da 08), medidas uma vez no zigoto novo, antes de qualquer caixa de aluno. Quem corrige muitas
+   submissões passa as atividades que vai corrigir (o lote) ou todas (Dask, hub); quem corrige uma só não
+   passa nada, e ``avaliar`` mede antes da caixa dela.
 
 ``fechar()`` (ou o fim do ``with``) fecha o zigoto e solta a vaga; um SIGTERM tratado e a saída do
 processo também. Nada disso muda uma nota: só onde e quando o código do aluno roda.
@@ -149,6 +153,7 @@ class Anfitriao:
         aviso=None,
         aceitar_parcial: bool | None = None,
         mensagem: str | None = None,
+        calibrar=(),
     ):
         self.zigoto: Zigoto | None = None
         self._avisos: list[str] = []
@@ -171,6 +176,10 @@ class Anfitriao:
         if aviso is not None:
             for texto in self.avisos:
                 aviso(f"Aviso de segurança: {texto}")
+        if calibrar:
+            from autograder.avaliacao import calibrar as calibrar_orcamentos
+
+            calibrar_orcamentos(self.zigoto, list(calibrar))
 
     # ---- o que os relatórios levam
     @property

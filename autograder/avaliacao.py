@@ -75,6 +75,9 @@ def avaliar(
     """Avalia um notebook. Nunca levanta exceção por causa da submissão. ``conteudo``: os bytes do
     notebook já lidos em outra máquina (ver ``notebooks.ler_submissao``); senão lê ``caminho``."""
     inicio = time.monotonic()
+    # a referência dos orçamentos, se ainda não medida e se nenhum aluno usou este zigoto (antes do registro
+    # desta submissão: o texto da calibração, mandado à caixa limpa, não entra nos filtros das mensagens dela)
+    calibrar(zigoto, [slug])
     protocolo.esquecer_enviados()  # os filtros de texto desta submissão não dependem de quem veio antes
     atividade = carregar_atividade(slug)
     sub = ler_submissao(Path(caminho), atividade, conteudo)
@@ -109,6 +112,30 @@ def avaliar(
     res.interrompida = list(dict.fromkeys(sessao.interrompida))
     res.segundos = time.monotonic() - inicio
     return res.limpar_textos()
+
+
+def calibrar(zigoto, slugs) -> None:
+    """Mede, uma vez por zigoto, a referência dos orçamentos de tempo das atividades ``slugs`` que os têm (a
+    função ``calibrar_orcamento(zigoto, atividade)`` do ``oraculos.py`` da suíte; hoje, só o BPE da 08), numa
+    caixa limpa e ANTES de qualquer caixa de aluno neste zigoto (``sessao.cronometrar_antes_do_aluno``). Quem
+    abre o zigoto chama isto logo depois (trabalhador do lote, do Dask e do hub); ``avaliar`` chama de novo
+    antes de cada submissão, o que só mede se nenhum código de aluno passou pelo zigoto (a primeira submissão
+    do ``nota``, do Gradescope). Sem a medida (falha, ou aluno antes), a suíte cronometra a referência na hora,
+    por submissão, como antes."""
+    from autograder.suite.declaracoes import modulo_da_suite
+
+    referencias = getattr(zigoto, "referencias", None)
+    if referencias is None:
+        return
+    for slug in slugs:
+        if slug in referencias or getattr(zigoto, "com_aluno", False):
+            continue
+        oraculos = modulo_da_suite(slug, "oraculos")
+        medir = getattr(oraculos, "calibrar_orcamento", None)
+        try:
+            referencias[slug] = None if medir is None else medir(zigoto, carregar_atividade(slug))
+        except Exception:  # a medida falhou: cada submissão mede a referência na hora
+            referencias[slug] = None
 
 
 def _rodar_na_suite_coletada(atividade: Atividade, sessao: Sessao, semente: int) -> list[ResultadoTeste]:

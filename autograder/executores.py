@@ -45,7 +45,7 @@ from pathlib import Path
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from autograder.notebooks import RAIZ
+from autograder.notebooks import RAIZ, slugs
 
 VAR_ESCALONADOR = "DASK_SCHEDULER"  # lido pela CLI (``--dask`` tem prioridade)
 NOME_PLUGIN = "autograder-zigoto"
@@ -183,6 +183,7 @@ class PluginZigoto(WorkerPlugin):
                 nucleo=nucleo,
                 papel="filho" if self._nanny else None,
                 aceitar_parcial=self.aceitar_parcial,
+                calibrar=slugs(),  # as tarefas deste trabalhador podem ser de qualquer aula
             )
         except IsolamentoInsuficiente as exc:
             self.recusa = str(exc)

@@ -140,7 +140,7 @@ def ja_avaliada(tarefa, saida: Path, semente):
     return retomada(tarefa, saida, semente)[0]
 
 
-def _iniciar_trabalhador(vagas, ocultar, jobs, andamento=None) -> None:
+def _iniciar_trabalhador(vagas, ocultar, jobs, andamento=None, slugs=()) -> None:
     """Inicializador de cada processo do pool: o hospedeiro de correção (``anfitriao.Anfitriao``) com a
     vaga que a fila lhe deu, preso ao seu núcleo quando há um por trabalhador; SIGTERM/SIGINT ao
     trabalhador, ou o lote que morre, fecham o zigoto (e as caixas) e o trabalhador sai.
@@ -152,7 +152,7 @@ def _iniciar_trabalhador(vagas, ocultar, jobs, andamento=None) -> None:
 
     _ANDAMENTO = andamento
     vaga = vagas.get()
-    _ANFITRIAO = Anfitriao(ocultar, vaga=vaga, nucleo=(vaga, jobs), papel="trabalhador")
+    _ANFITRIAO = Anfitriao(ocultar, vaga=vaga, nucleo=(vaga, jobs), papel="trabalhador", calibrar=slugs)
 
 
 def no_trabalhador(tarefa, semente):
@@ -293,7 +293,7 @@ def avaliar_lote(
         progresso.avancar(f"{tarefa.aluno}/{tarefa.slug}")
 
     def em_serie(lista):
-        with Anfitriao(ocultar, aviso=aviso) as anfitriao:
+        with Anfitriao(ocultar, aviso=aviso, calibrar=sorted({t.slug for t in lista})) as anfitriao:
             for tarefa in lista:
                 concluir(tarefa, anfitriao.avaliar_no_lote(tarefa, semente))
 
@@ -313,7 +313,7 @@ def avaliar_lote(
                 jobs,
                 mp_context=contexto,
                 initializer=_iniciar_trabalhador,
-                initargs=(vagas, ocultar, jobs, andamento),
+                initargs=(vagas, ocultar, jobs, andamento, sorted({t.slug for t in pendentes})),
             ) as ex:
                 futuros = {ex.submit(no_trabalhador, t, semente): t for t in pendentes}
                 processos = dict(getattr(ex, "_processes", None) or {})  # pid -> Process, para o relato de quedas

@@ -13,7 +13,8 @@ com o nome tirado de um SHA-256 de tudo o que as decide:
 * o código de referência: todos os arquivos de ``source/<slug>/`` (a solução do instrutor e os dados da aula),
   os ``.py`` da suíte (``autograder/suites/<slug>/``) e os do pacote ``autograder/suite/`` e
   ``autograder/referencia.py``;
-* as versões do PyTorch e do NumPy.
+* as versões do PyTorch e do NumPy e o caminho numérico da máquina (``_maquina``: o processador e os núcleos de
+  conta que o PyTorch usa).
 
 Mudou qualquer um, muda o nome, e a figura é recalculada (nada é invalidado à mão). Quem lê e grava é só o
 processo confiável: a caixa não alcança ``build/`` (Landlock em todos os modos; a tabela de
@@ -44,6 +45,7 @@ def impressao_do_codigo(slug: str) -> str:
     import torch
 
     h = hashlib.sha256(f"torch {torch.__version__}\0numpy {numpy.__version__}\0".encode())
+    h.update(_maquina().encode() + b"\0")
     arquivos = [
         *sorted(p for p in (SOURCE / slug).rglob("*") if p.is_file() and "__pycache__" not in p.parts),
         *sorted((RAIZ / "autograder" / "suites" / slug).rglob("*.py")),
@@ -53,6 +55,23 @@ def impressao_do_codigo(slug: str) -> str:
     for arquivo in arquivos:
         h.update(str(arquivo.relative_to(RAIZ)).encode() + b"\0" + arquivo.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def _maquina() -> str:
+    """O caminho numérico desta máquina: o núcleo de conta que o PyTorch usa, o ambiente fixado
+    (``autograder.AMBIENTE_NUMERICO``) e o modelo do processador. Uma pasta ``build/`` copiada para outra máquina
+    (ou um hospedeiro que mudou de processador) não serve figuras calculadas com outras contas."""
+    import torch
+
+    from autograder import AMBIENTE_NUMERICO
+
+    modelo = ""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            modelo = next((x.split(":", 1)[1].strip() for x in f if x.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{torch.backends.cpu.get_cpu_capability()}\0{sorted(AMBIENTE_NUMERICO.items())}\0{modelo}"
 
 
 def _arquivo(slug: str, rotulo: str, semente: int) -> Path:

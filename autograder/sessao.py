@@ -37,6 +37,8 @@ class Sessao:
         self.semente = int(semente)  # a semente da submissão (semente_da_submissao ou --semente)
         self.atividade = atividade
         self.codigo = codigo
+        if codigo:  # daqui em diante o zigoto não mede mais referência de processo (``cronometrar_antes_do_aluno``)
+            zigoto.com_aluno = True
         protocolo.registrar_codigo_do_aluno(codigo.values())  # nomes e mensagens que um erro do aluno pode citar
         protocolo.registrar_codigo_do_aluno(atividade.preambulo, mensagens=False)  # o preâmbulo é liberado inteiro
         protocolo.registrar_assinaturas(atividade.codigo_referencia.values())  # da solução, só o que o aluno vê
@@ -229,6 +231,27 @@ class Sessao:
             self.caixa.matar()
             self._somar_tempos_da_caixa()
             self.caixa = None
+
+
+def cronometrar_antes_do_aluno(
+    zigoto: Zigoto, atividade: Atividade, codigo: str, nome: str, args=(), vezes: int = 3, prazo: float = 60
+) -> float | None:
+    """CPU (s, o menor de ``vezes``) de ``nome(*args)`` numa caixa limpa de ``zigoto``, com o preâmbulo e
+    ``codigo`` (do avaliador), medida do mesmo jeito que ``Sessao.cronometrar_referencia``, mas só enquanto
+    nenhuma sessão com código de aluno usou o zigoto (``Zigoto.com_aluno``): nenhuma caixa de aluno existe nem
+    existiu, então nada de aluno nenhum influi na medida, e ela pode valer para o processo inteiro (issue #37).
+    None se já houve código de aluno neste zigoto (quem chama mede a referência na hora, como antes)."""
+    if getattr(zigoto, "com_aluno", False):
+        return None
+    limpa = Sessao(zigoto, atividade, {})
+    try:
+        limpa.injetar(codigo)
+        melhor = float("inf")
+        for _ in range(vezes):
+            melhor = min(melhor, limpa.cronometrar(lambda: limpa.chamar(nome, args, prazo=prazo))[0])
+        return melhor
+    finally:
+        limpa.fechar()
 
 
 class CaixaComLimites:
@@ -453,6 +476,11 @@ class Aluno:
         caixa dele gastou (todas as threads; a caixa não cria processos) mais o tempo de callbacks, medidos
         pelo avaliador. Nenhum vizinho no mesmo núcleo muda a conta, e o aluno não a reduz."""
         return self._sessao.cronometrar(fazer)
+
+    def referencia_do_processo(self, slug: str) -> float | None:
+        """A CPU (s) da referência do orçamento de tempo de ``slug`` medida neste processo antes de qualquer caixa
+        de aluno (``avaliacao.calibrar``), ou None se não houve essa medida."""
+        return getattr(self._sessao.zigoto, "referencias", {}).get(slug)
 
     def cronometrar_referencia(self, codigo: str, nome: str, *args, vezes: int = 1, prazo: float = 60) -> float:
         """CPU (s, o menor de ``vezes``) de ``nome(*args)`` definido por ``codigo`` (do avaliador) numa caixa

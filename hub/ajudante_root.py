@@ -78,9 +78,12 @@ def _iniciar_trabalhador(vagas, ocultar) -> None:
     a sua vaga, preso a um núcleo; SIGTERM o encerra e o Ctrl-C é do ajudante."""
     global _ANFITRIAO
     from autograder.anfitriao import Anfitriao
+    from autograder.notebooks import slugs
 
     vaga = vagas.get()
-    _ANFITRIAO = Anfitriao(ocultar, vaga=vaga, nucleo=(vaga - PRIMEIRA_VAGA, TRABALHADORES), papel="servico")
+    _ANFITRIAO = Anfitriao(
+        ocultar, vaga=vaga, nucleo=(vaga - PRIMEIRA_VAGA, TRABALHADORES), papel="servico", calibrar=slugs()
+    )
 
 
 def _corrigir(caminho: str, slug: str, aluno: str) -> dict:

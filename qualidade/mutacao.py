@@ -48,6 +48,7 @@ FORMAS_DE_SONDA = (
     "precisao_perdida",
     "localizar_por_ablacao",
     "localizar_pelos_pesos",
+    "localizar_no_modelo",
 )
 CATALOGO = "catálogo"  # a família dos equívocos que não vêm de sonda (Equivoco e as saídas erradas de comparar)
 TRADUCAO = "tradução"  # um erro levantado cuja mensagem da biblioteca sai traduzida (Variante.trecho)

@@ -203,6 +203,58 @@ def test_texto_do_orcamento_do_bpe_e_da_submissao(monkeypatch):
         )
 
 
+def test_referencia_do_orcamento_medida_so_antes_de_qualquer_aluno():
+    """A referência do orçamento do BPE (aula 08) é medida uma vez por zigoto, numa caixa limpa, e só enquanto
+    nenhuma sessão com código de aluno usou o zigoto (issue #37: nada que uma submissão rodou influi nela);
+    depois disso ``calibrar`` não mede nada, e a suíte cronometra a referência na hora, como antes."""
+    from autograder.avaliacao import calibrar
+    from autograder.caixa.cliente import Zigoto
+    from autograder.notebooks import carregar_atividade
+    from autograder.sessao import Sessao
+
+    usado, novo = Zigoto(), Zigoto()
+    try:
+        aluno = Sessao(usado, carregar_atividade("08-lm-moderno"), {"treinar_bpe": "x = 1\n"})
+        aluno.garantir()
+        aluno.fechar()
+        calibrar(usado, ["08-lm-moderno"])
+        assert usado.com_aluno and usado.referencias == {}
+        calibrar(novo, ["01-atencao", "08-lm-moderno"])  # a 01 não tem orçamento de tempo
+        assert novo.referencias["01-atencao"] is None
+        assert 0 < novo.referencias["08-lm-moderno"] < 30
+        assert not novo.com_aluno  # a caixa limpa da medida não conta como caixa de aluno
+    finally:
+        usado.fechar()
+        novo.fechar()
+
+
+def test_orcamento_do_bpe_usa_a_referencia_do_processo():
+    """Com a referência do processo medida, o orçamento do BPE não abre caixa limpa por submissão (o custo que
+    a issue #37 pediu de volta); sem ela (zigoto que já teve aluno), mede na hora, no texto da submissão."""
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite("08-lm-moderno", "oraculos")
+    medidas = []
+
+    class Aluno:
+        def __init__(self, do_processo):
+            self.do_processo = do_processo
+
+        def referencia_do_processo(self, slug):
+            return self.do_processo if slug == "08-lm-moderno" else None
+
+        def cronometrar_referencia(self, codigo, nome, *args, vezes=1):
+            medidas.append((nome, args, vezes))
+            return 0.5
+
+    texto = "a" * orc.BPE_CRONOMETRO["caracteres"]
+    n = orc.BPE_CRONOMETRO["fusoes"]
+    assert orc.tempo_da_referencia(Aluno(0.2), texto, n, vezes=2) == 0.2 and medidas == []
+    assert orc.tempo_da_referencia(Aluno(None), texto, n, vezes=2) == 0.5
+    assert medidas == [("_avaliador_treinar_bpe", (texto, n), 2)]
+    assert orc.tempo_da_referencia(Aluno(0.2), texto[:1000], n) == 0.5  # outro tamanho: medido na hora
+
+
 # Uma softmax errada só com entradas grandes: a nota depende das entradas sorteadas (7 ou 6,5 de 8).
 _SOFTMAX_ERRADA_AS_VEZES = """
 def softmax(z, eixo=-1):
@@ -937,3 +989,21 @@ def test_entradas_ruins_tem_mensagem_e_codigo_de_saida(tmp_path):
     assert "3 notebooks não puderam ser avaliados" in proc.stdout
     ajuda = avaliar_cli("avaliar", "--help").stdout
     assert ajuda.startswith("uso:") and "opções:" in ajuda and "mostra esta ajuda e sai" in ajuda
+
+
+def test_atencao_por_consultas_da_01_e_a_atencao_inteira():
+    """A referência da medida de muitas chaves da 01 (64 consultas, 2^17 chaves), calculada por pedaços de consultas
+    para custar menos CPU, é a mesma atenção da ``atencao_inteira`` (sdpa) muito abaixo das tolerâncias da conferência
+    (atol 1e-10): com qualquer escala, pedaço que não divide as consultas e chaves dominantes."""
+    import numpy as np
+
+    from autograder.suite import modulo_da_suite
+
+    t01 = modulo_da_suite("01-atencao", "test_01_atencao")
+    rng = np.random.default_rng(5)
+    for n_q, n_k, escala, pedaco in ((64, 2**17, 1.5, 8), (13, 3000, 6.0, 5), (3, 10, 0.5, 8)):
+        Q, K, V = t01._qkv(rng, n_q=n_q, n_k=n_k, d_k=2, d_v=2, escala_dados=escala)
+        esperado = t01.atencao_inteira(Q, K, V)
+        obtido = t01._atencao_por_consultas(Q, K, V, pedaco=pedaco)
+        assert obtido.shape == esperado.shape
+        assert np.abs(obtido - esperado).max() < 1e-13

@@ -621,6 +621,37 @@ def test_medir_para_no_primeiro_limite(tmp_path):
     assert disco.medir(str(tmp_path), 1 << 30, 1000, 3).estourou == "profundidade"
 
 
+def test_avisos_de_escrita_acordam_na_escrita_e_seguem_pastas_novas(tmp_path):
+    """Sem namespaces, C mede a cota logo depois de cada escrita (não 50 ms depois: ~100 MiB cabiam entre duas
+    medidas). O aviso chega por uma escrita na raiz e numa subpasta criada depois, mesmo sem permissão de busca
+    (a rodada vermelha grava numa pasta em 0600)."""
+    import select
+
+    from autograder.caixa import disco
+
+    avisos = disco.AvisosDeEscrita(str(tmp_path))
+    try:
+        if avisos.fileno() is None:
+            pytest.skip("sem inotify")
+        assert select.select([avisos], [], [], 0)[0] == [] and not avisos.drenar()
+        (tmp_path / "a").write_bytes(b"x")
+        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()
+        sub = tmp_path / "sub"
+        sub.mkdir(0o700)
+        fd = os.open(sub / "bloco", os.O_WRONLY | os.O_CREAT, 0o600)
+        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()  # passa a vigiar sub
+        os.chmod(sub, 0o600)
+        try:
+            os.write(fd, b"y" * 4096)
+        finally:
+            os.close(fd)
+            os.chmod(sub, 0o700)
+        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()
+        assert select.select([avisos], [], [], 0.05)[0] == []
+    finally:
+        avisos.fechar()
+
+
 def test_varredura_apaga_so_pastas_de_donos_mortos(tmp_path):
     """Pasta travada por um processo vivo (outro avaliador) fica; de dono morto, some; do formato
     antigo, só depois de parada por horas; o resto de /tmp nunca é tocado."""
@@ -765,3 +796,90 @@ def test_pasta_sem_permissao_de_busca_nao_esconde_nada():
         assert os.waitpid(pid, 0)[1] >> 8 == 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_paginas_do_que_a_caixa_le_ficam_na_memoria(zigoto, caixa):
+    """Cache de páginas do hospedeiro (issue #37): enquanto o zigoto vive, um processo de fora (como o
+    laboratório do aluno no hub) despeja as páginas de um arquivo que a caixa lê (``POSIX_FADV_DONTNEED``) e
+    elas continuam na memória (o guardião do zigoto as segura, ``caixa/paginas.py``): toda página do que a
+    caixa lê se lê como presente, e nada que uma caixa faça muda isso. O que as aulas importam continua
+    importando na caixa (o conjunto R é limitado, mas tem os pacotes e as bibliotecas deles)."""
+    import torch
+
+    info = zigoto.info.get("paginas") or {}
+    assert info.get("arquivos", 0) > 1000 and info.get("falhas") == 0, info
+    arquivo = Path(torch.__file__).parent / "bin" / "test_api"  # de R, e ninguém o lê na correção
+    if not arquivo.is_file():
+        arquivo = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
+    fd = os.open(arquivo, os.O_RDONLY)
+    try:
+        tamanho = os.fstat(fd).st_size
+        passo = 1 << 16
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        fora = 0
+        for pos in range(0, tamanho, passo):
+            try:
+                os.preadv(fd, [bytearray(1)], pos, os.RWF_NOWAIT)
+            except BlockingIOError:
+                fora += 1
+    finally:
+        os.close(fd)
+    assert fora == 0, f"{fora} de {tamanho // passo + 1} páginas de {arquivo.name} saíram da memória com o zigoto vivo"
+    caixa.executar("import matplotlib.pyplot, tqdm, sqlite3, ssl, decimal, lzma, bz2\nok = 7", "c")
+    assert caixa.chamar("ok", ler=True) == 7
+
+
+def test_caixa_e_processo_confiavel_usam_o_mesmo_caminho_numerico(zigoto):
+    """O PyTorch da caixa e o do processo confiável fazem as contas pelo mesmo caminho (AVX2 onde a máquina tem):
+    o treino do aluno e o da referência não mudam com o processador do hospedeiro (``autograder.AMBIENTE_NUMERICO``)."""
+    import torch
+
+    from autograder import AMBIENTE_NUMERICO
+
+    if not AMBIENTE_NUMERICO:
+        pytest.skip("processador sem AVX2: vale o caminho que o PyTorch escolher")
+    assert torch.backends.cpu.get_cpu_capability() == "AVX2"
+    c = zigoto.nova_caixa()
+    try:
+        c.executar(
+            "import os, torch\n"
+            "def f():\n"
+            "    return [torch.backends.cpu.get_cpu_capability(), os.environ.get('MKL_CBWR', '')]\n",
+            "c",
+        )
+        assert c.chamar("f", []) == ["AVX2", "AVX2"]
+    finally:
+        c.matar()
+
+
+def test_pacote_fora_do_que_a_caixa_le_diz_que_nao_esta_disponivel(zigoto):
+    """Um pacote instalado mas fora de R (o scipy do .venv) não se lê na caixa; o ``import`` diz isso numa mensagem
+    conhecida (traduzida no relatório), e não "permissão negada"; os pacotes da caixa importam."""
+    import importlib.util
+
+    from autograder.caixa import protocolo, restricoes
+
+    if importlib.util.find_spec("scipy") is None:
+        pytest.skip("scipy não está instalado")
+    c = zigoto.nova_caixa()
+    try:
+        c.executar(
+            "def f():\n"
+            "    import numpy, torch, tqdm, matplotlib, collections\n"
+            "    try:\n"
+            "        import scipy.special\n"
+            "    except ModuleNotFoundError as e:\n"
+            "        return str(e)\n"
+            "    return 'importou'\n",
+            "c",
+        )
+        texto = c.chamar("f", [])
+    finally:
+        c.matar()
+    assert texto == restricoes.MENSAGEM_FORA_DA_CAIXA.format("scipy")
+    try:
+        protocolo.registrar_codigo_do_aluno(["import scipy.special\n"])
+        traduzido = protocolo.texto_da_excecao(texto)
+    finally:
+        protocolo.esquecer_enviados()
+    assert traduzido.startswith("o módulo scipy não está disponível na correção"), traduzido

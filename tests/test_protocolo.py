@@ -135,7 +135,8 @@ def test_texto_do_aluno(texto, esperado):
 def test_texto_do_aluno_tem_limite_de_tamanho_e_de_numeros():
     assert len(protocolo.texto_do_aluno("- " * 5000)) == protocolo.LIMITE_MENSAGEM_ALUNO
     muitos = protocolo.texto_do_aluno(" ".join(str(i) for i in range(100)))
-    assert sum(c.isdigit() for c in muitos) <= 2 * protocolo.LIMITE_NUMEROS_ALUNO
+    assert sum(c.isdigit() for c in muitos) == protocolo.ALGARISMOS_POR_MENSAGEM
+    assert protocolo.texto_do_aluno("eixo 123 e 456 e 789 e 321 e 654") == "eixo 123 e 456 e 789 e 321 e …"
 
 
 def test_texto_do_aluno_leva_so_uma_amostra_de_letras():
@@ -289,6 +290,14 @@ def test_texto_enviado_a_caixa_nunca_volta_numa_mensagem(monkeypatch):
     assert protocolo.texto_do_aluno("index 3 is out of bounds for axis 0 with size 2").endswith("size 2")
 
 
+def test_letras_registradas_sao_as_de_cada_caractere():
+    """O registro dos textos enviados junta as letras minúsculas uma a uma (``_so_letras``, o caminho rápido),
+    exatamente como ``_letras`` as lista: nada de ``lower`` do texto inteiro (o sigma final viraria "ς")."""
+    texto = "ΟΔΟΣ İstanbul ǅ ß ﬁm 12 x_y Ωμέγα, ação! " * 3
+    assert protocolo._so_letras(texto) == "".join(c for _, c in protocolo._letras(texto))
+    assert protocolo._so_letras(texto) != "".join(ch for ch in texto.lower() if ch.isalpha())
+
+
 def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
     """O registro é de uma submissão: o que se mandou à caixa na correção de outro aluno, no mesmo processo
     (o trabalhador do lote), não apaga palavras das mensagens desta. Antes, um rótulo da suíte ("a memória de
@@ -306,6 +315,8 @@ def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
     assert protocolo.valor_do_aluno("a memória de codificar") == "a memória de codificar"
     fonte = inspect.getsource(avaliacao.avaliar)
     assert fonte.index("protocolo.esquecer_enviados()") < fonte.index("Sessao(")
+    # a calibração dos orçamentos (que manda o texto dela a uma caixa limpa) vem antes do registro novo
+    assert fonte.index("calibrar(zigoto") < fonte.index("protocolo.esquecer_enviados()")
 
 
 def test_rastro_so_guarda_linhas_que_cabem_na_celula():
@@ -419,5 +430,15 @@ def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkey
         erro = "operands could not be broadcast together with shapes (1,2,3,4,5,6,7,8) (9,8,7,6,5,4,3,2)"
         saida = protocolo.texto_da_excecao(erro)
         assert saida.startswith("formas incompatíveis") and sum(c.isdigit() for c in saida) == 8, saida
+        # o orçamento de algarismos: duas formas de 8 eixos de 3 algarismos levam no máximo 12 (rodada vermelha 5)
+        erro = (
+            "operands could not be broadcast together with shapes (777,101,202,103,204,105,206,107) (776,1,2,3,4,5,6,7)"
+        )
+        saida = protocolo.texto_da_excecao(erro)
+        assert saida.startswith("formas incompatíveis"), saida
+        assert sum(c.isdigit() for c in saida) == protocolo.ALGARISMOS_POR_MENSAGEM, saida
+        assert "777,101,202,103,…" in saida.replace(" ", ""), saida
+        honesto = "operands could not be broadcast together with shapes (16,12,64) (16,12,32)"
+        assert all(n in protocolo.texto_da_excecao(honesto) for n in ("(16,12,64)", "(16,12,32)"))
     finally:
         protocolo.esquecer_enviados()

@@ -365,3 +365,49 @@ def test_localizar_pelos_pesos_zera_os_pesos_declarados_de_cada_subcamada():
     assert np.all(pesos["Wa"] != 0)  # os pesos originais não mudam
     with pytest.raises(ValueError):
         S.localizar_pelos_pesos("abl", "o bloco", pesos, bloco, bloco, [("a x", "x", ("nao_existe",)), *subs])
+
+
+# ------------------------------------------------- issue #38 (ablacao-2): a ablação num modelo inteiro
+def _modelo_de_brinquedo(p, erro=None):
+    """x = E[ids]·2 + P; y = LN(x + tanh(x Wc)); logits = y Wo + b. ``erro``: a parte com um erro."""
+    ids = np.array([[1, 3, 0, 2], [2, 2, 1, 0]])
+    x = p["E"][ids] * (3.0 if erro == "escala" else 2.0) + (np.roll(p["P"], 1, axis=0) if erro == "pos" else p["P"])
+    sub = np.tanh(x @ p["Wc"]) * (2.0 if erro == "camada" else 1.0)
+    z = x + sub
+    y = (z - z.mean(-1, keepdims=True)) / np.sqrt(z.var(-1, keepdims=True) + 1e-5)
+    logits = y @ p["Wo"] + p["b"]
+    return np.exp(logits) if erro == "saida" else logits
+
+
+def _localizacao(erro, **opcoes):
+    rng = np.random.default_rng(2)
+    p = {k: rng.normal(size=f) for k, f in (("E", (4, 5)), ("P", (4, 5)), ("Wc", (5, 5)), ("Wo", (5, 3)), ("b", (3,)))}
+    opcoes.setdefault("saida", ("a camada de saída", "Wo e b", ("Wo",)))
+    return S.localizar_no_modelo(
+        "modelo-localizado",
+        "o modelo",
+        p,
+        lambda q: _modelo_de_brinquedo(q, erro),
+        _modelo_de_brinquedo,
+        camadas=("as camadas", "Wc e a tanh", ("Wc",)),
+        entradas=[("o embedding", "E × 2", ("E",)), ("a codificação posicional", "P", ("P",))],
+        **opcoes,
+    )
+
+
+def test_localizar_no_modelo_nomeia_a_parte_com_erro_e_nao_dispara_sem_erro():
+    def achada(erro, **opcoes):
+        sonda = S.disparar([_localizacao(erro, **opcoes)])
+        return sonda and sonda.mensagem
+
+    assert achada(None) is None
+    assert "depois das camadas, na camada de saída (Wo e b)" in achada("saida")
+    assert "o erro está nas camadas (Wc e a tanh)" in achada("camada")
+    assert "o erro está no embedding (E × 2)" in achada("escala")
+    assert "o erro está na codificação posicional (P)" in achada("pos")
+    # sem a etapa da saída, o erro dela não se localiza nas camadas nem nas entradas (não dispara)
+    assert achada("saida", saida=None) is None
+    # "fora": o erro que nenhuma etapa isola é dito fora das camadas
+    assert "fora delas, no embedding ou na saída" in achada("saida", saida=None, fora="no embedding ou na saída")
+    with pytest.raises(ValueError):
+        S.localizar_no_modelo("m", "o modelo", {}, lambda q: 0, lambda q: 0, camadas=("as camadas", "W", ("W",)))

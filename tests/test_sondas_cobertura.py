@@ -14,7 +14,16 @@ import pytest
 from autograder.notebooks import SUITES, carregar_atividade, slugs
 from qualidade.catalogo import carregar_variantes
 
-_FORMAS_DE_SONDA = {"promessa", "coincide_com", "argumento_ignorado", "referencia_mal_chamada", "precisao_perdida"}
+_FORMAS_DE_SONDA = {
+    "promessa",
+    "coincide_com",
+    "argumento_ignorado",
+    "referencia_mal_chamada",
+    "precisao_perdida",
+    "localizar_por_ablacao",
+    "localizar_pelos_pesos",
+    "localizar_no_modelo",
+}
 
 
 def funcoes_avaliadas(slug: str) -> set[str]:

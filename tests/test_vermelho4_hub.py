@@ -107,13 +107,6 @@ def _lido_pelo_servico(inbound: Path, e: troca.Entrega) -> bytes | None:
     return notebook
 
 
-# Ataques da rodada 4 que ainda ganham (SEGURANCA.md, "Rodada vermelha 4", ABERTO): demonstram a falha e passam
-# quando ela for fechada. Fora do make test até lá; rode com CURSO_VERMELHO4=1.
-_AINDA_GANHA = pytest.mark.skipif(
-    os.environ.get("CURSO_VERMELHO4") != "1", reason="ataque da rodada 4 ainda aberto (SEGURANCA.md): CURSO_VERMELHO4=1"
-)
-
-
 @pytest.mark.parametrize("como", ["reescreve-o-notebook", "pasta-vazia-e-notebook-depois"])
 def test_o_notebook_corrigido_e_o_que_chegou_ate_a_data_da_entrega(servico, como):
     """A Ana entrega antes do prazo; a entrega espera na fila; depois do prazo ela grava o notebook dentro da
@@ -151,32 +144,49 @@ def test_o_notebook_corrigido_e_o_que_chegou_ate_a_data_da_entrega(servico, como
 # `.venv` (a ACL do hub só fecha o resto do repositório). O cache de páginas do hospedeiro é um estado comum:
 # a caixa carrega ou descarta páginas de um arquivo do `.venv` e um processo comum do aluno lê o estado com
 # preadv2(RWF_NOWAIT) (EAGAIN = fora do cache), sem caixa, sem seccomp. A caixa escolhe os bits: entradas
-# ocultas, a semente do treino da turma, o texto do orçamento. Aqui: a emissora do corpus adversarial
-# (`vermelho4-01-cache-de-paginas-a-emissora`, 64 bits com cabeçalho e conferência) corrigida por
-# `python -m autograder avaliar`, e o leitor como `nobody`.
+# ocultas, a semente do treino da turma, o texto do orçamento. Aqui: uma emissora do corpus adversarial (64 bits
+# com cabeçalho e conferência) corrigida por `python -m autograder avaliar`, e o leitor como `nobody`, que ANTES
+# despeja as 64 páginas ele mesmo (POSIX_FADV_DONTNEED, como o laboratório pode) e depois só lê o estado. Dois
+# arquivos: o `node` do Playwright (fora do que a caixa lê desde a 18ª sessão: a caixa nem o abre) e
+# `torch/bin/test_api`, que continua legível na caixa: o guardião do zigoto o segura na memória
+# (`autograder/caixa/paginas.py`), o despejo do laboratório não o tira de lá e a caixa não tem como mudar nada.
 LEITOR = r"""
 import os, sys, time
-ARQ = sys.argv[1]; MIB = 1 << 20; BASE = 24 * MIB
+ARQ = sys.argv[1]; BASE = int(sys.argv[3]); PASSO = int(sys.argv[4]); CAB = int(sys.argv[5], 16)
 fd = os.open(ARQ, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
-for i in range(64): os.posix_fadvise(fd, BASE + i * MIB, MIB, os.POSIX_FADV_DONTNEED)
+for i in range(64): os.posix_fadvise(fd, BASE + i * PASSO, PASSO, os.POSIX_FADV_DONTNEED)
 fim = time.monotonic() + float(sys.argv[2])
 while time.monotonic() < fim:
     bits = []
     for i in range(64):
-        try: os.preadv(fd, [bytearray(4096)], BASE + i * MIB, os.RWF_NOWAIT); bits.append(1)
+        try: os.preadv(fd, [bytearray(4096)], BASE + i * PASSO, os.RWF_NOWAIT); bits.append(1)
         except BlockingIOError: bits.append(0)
     cab = int("".join(map(str, bits[:16])), 2); dado = int("".join(map(str, bits[16:48])), 2)
     conf = int("".join(map(str, bits[48:])), 2)
-    if cab == 0xB4D2 and conf == ((dado >> 16) ^ (dado & 0xFFFF) ^ 0x5A5A) & 0xFFFF:
+    if cab == CAB and conf == ((dado >> 16) ^ (dado & 0xFFFF) ^ 0x5A5A) & 0xFFFF:
         print(f"{dado:08X}"); break
     time.sleep(0.1)
-    for i in range(64): os.posix_fadvise(fd, BASE + i * MIB, MIB, os.POSIX_FADV_DONTNEED)
+    for i in range(64): os.posix_fadvise(fd, BASE + i * PASSO, PASSO, os.POSIX_FADV_DONTNEED)
     time.sleep(0.25)
 """
 
 
-@_AINDA_GANHA
-def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
+@pytest.mark.parametrize(
+    "caso_nome,relativo,base,passo,cab,dado",
+    [
+        (
+            "vermelho4-01-cache-de-paginas-a-emissora",
+            "playwright/driver/node",
+            24 << 20,
+            1 << 20,
+            "B4D2",
+            "5EC0DE42",
+        ),
+        ("paginas-01-arquivo-de-R-a-emissora", "torch/bin/test_api", 1 << 20, 128 << 10, "B4D3", "5EC0DE43"),
+    ],
+    ids=["fora-de-R", "dentro-de-R"],
+)
+def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas(caso_nome, relativo, base, passo, cab, dado):
     import subprocess
     import sys
     import types
@@ -184,13 +194,13 @@ def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
     from qualidade import adversarial as A
 
     raiz = Path(__file__).resolve().parents[1]
-    arquivo = Path(sys.prefix) / "lib" / "python3.11" / "site-packages" / "playwright" / "driver" / "node"
+    arquivo = Path(sys.prefix) / "lib" / "python3.11" / "site-packages" / relativo
     if not arquivo.is_file():
         pytest.skip("sem o arquivo grande do .venv que o canal usa")
     pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cache-", dir="/tmp"))
     try:
         os.chmod(pasta, 0o711)
-        caso = next(c for c in A.carregar_casos() if c.nome == "vermelho4-01-cache-de-paginas-a-emissora")
+        caso = next(c for c in A.carregar_casos() if c.nome == caso_nome)
         ctx = types.SimpleNamespace(
             submissoes=pasta, raiz=raiz, saida=pasta, marca="m", porta=0, unix="", unix_caminho="", apoio=pasta
         )
@@ -199,7 +209,18 @@ def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
         leitor.write_text(LEITOR, encoding="utf-8")
         os.chmod(leitor, 0o644)
         lab = subprocess.Popen(
-            ["runuser", "-u", "nobody", "--", "/usr/bin/python3", str(leitor), str(arquivo), "90"],
+            [
+                "runuser",
+                "-u",
+                "nobody",
+                "--",
+                "/usr/bin/python3",
+                str(leitor),
+                str(arquivo),
+                "90",
+                *map(str, (base, passo)),
+                cab,
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -217,7 +238,7 @@ def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas():
         lido = (lab.communicate(timeout=30)[0] or "").strip()
     finally:
         shutil.rmtree(pasta, ignore_errors=True)
-    assert lido != "5EC0DE42", (
+    assert lido != dado, (
         "um processo comum do aluno (nobody, fora de qualquer caixa) leu 32 bits que a caixa escreveu no cache "
         "de páginas de um arquivo do .venv: no hub, o laboratório do aluno lê assim o que a caixa dele vê"
     )

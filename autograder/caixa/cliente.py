@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from autograder import AMBIENTE_NUMERICO
 from autograder.caixa import encerramento, memoria, modos, protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
@@ -139,7 +140,13 @@ def _uid_da_vaga(vaga: int) -> int:
 
 
 class Zigoto:
-    """Processo-matriz das caixas de um trabalhador (um por trabalhador em paralelo)."""
+    """Processo-matriz das caixas de um trabalhador (um por trabalhador em paralelo).
+
+    ``com_aluno`` vira True quando alguma sessão com código de aluno usa este zigoto, e nunca volta;
+    ``referencias`` guarda, por atividade, a CPU das referências dos orçamentos de tempo medidas ANTES
+    disso (``avaliacao.calibrar``): nenhuma caixa de aluno existia quando foram medidas."""
+
+    com_aluno = False
 
     def __init__(
         self,
@@ -155,6 +162,7 @@ class Zigoto:
         self.proc = None
         self.controle = None
         self.info: dict = {}
+        self.referencias: dict = {}
         verificar_isolamento(self.aceitar_parcial, isolar)  # barato: recusa antes de abrir o zigoto
         fechar_permissoes(self.ocultar[1:])
         self._iniciar()
@@ -185,6 +193,7 @@ class Zigoto:
             "PYTHONHASHSEED": "0",
             "PYTHONDONTWRITEBYTECODE": "1",
             "MPLBACKEND": "Agg",
+            **AMBIENTE_NUMERICO,
         }
         for chave in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", restricoes.VAR_ABI_FALSA):
             if chave in os.environ:

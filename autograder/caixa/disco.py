@@ -294,3 +294,87 @@ def medir(caminho: str, max_bytes: int, max_entradas: int, max_profundidade: int
             it.close()
             os.close(fd)
     return uso
+
+
+# ----------------------------------------------------------------------------- avisos de escrita
+# Sem namespaces a cota é medida, não imposta pelo kernel. Medir a cada 50 ms deixava a caixa gravar ~100 MiB
+# (na velocidade do cache de páginas) entre duas medidas. Com ``inotify`` o vigia acorda na primeira escrita em
+# qualquer pasta da árvore e mede logo; a espera de 50 ms fica só como rede de segurança (uma pasta que não deu
+# para vigiar). O custo continua limitado pelo intervalo mínimo entre duas medidas (quem chama decide).
+_IN_MODIFY = 0x00000002
+_IN_CLOSE_WRITE = 0x00000008
+_IN_MOVED_TO = 0x00000080
+_IN_CREATE = 0x00000100
+_IN_ISDIR = 0x40000000
+_IN_Q_OVERFLOW = 0x00004000
+_IN_NONBLOCK = os.O_NONBLOCK
+_IN_CLOEXEC = os.O_CLOEXEC
+_MASCARA = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_MOVED_TO | _IN_CREATE
+_MAXIMO_DE_VIGIADAS = 4096  # uma por pasta; a cota de entradas da caixa é desse tamanho
+
+
+class AvisosDeEscrita:
+    """Um ``inotify`` sobre a pasta de trabalho e as subpastas que aparecem nela.
+
+    ``fileno()`` fica legível quando algo foi escrito ou criado na árvore; ``drenar()`` consome os avisos
+    (e passa a vigiar as pastas novas). Se o kernel não oferece ``inotify``, ``fileno()`` é ``None`` e quem
+    chama fica só com a espera."""
+
+    def __init__(self, raiz: str) -> None:
+        import ctypes
+
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._caminhos: dict[int, str] = {}
+        self._fd: int | None = None
+        try:
+            fd = self._libc.inotify_init1(ctypes.c_int(_IN_NONBLOCK | _IN_CLOEXEC))
+        except AttributeError:
+            return
+        if fd < 0:
+            return
+        self._fd = fd
+        self._vigiar(raiz)
+
+    def fileno(self) -> int | None:
+        return self._fd
+
+    def _vigiar(self, caminho: str) -> None:
+        if self._fd is None or len(self._caminhos) >= _MAXIMO_DE_VIGIADAS:
+            return
+        import ctypes
+
+        wd = self._libc.inotify_add_watch(ctypes.c_int(self._fd), os.fsencode(caminho), ctypes.c_uint32(_MASCARA))
+        if wd >= 0:
+            self._caminhos[wd] = caminho
+
+    def drenar(self) -> bool:
+        """Consome os avisos pendentes; ``True`` se houve algum."""
+        if self._fd is None:
+            return False
+        houve = False
+        while True:
+            try:
+                dados = os.read(self._fd, 64 * 1024)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                break
+            if not dados:
+                break
+            houve = True
+            pos = 0
+            while pos + 16 <= len(dados):
+                wd, mascara, _cookie, tamanho = (
+                    int.from_bytes(dados[pos : pos + 4], "little", signed=True),
+                    *(int.from_bytes(dados[pos + i : pos + i + 4], "little") for i in (4, 8, 12)),
+                )
+                nome = dados[pos + 16 : pos + 16 + tamanho].split(b"\0", 1)[0]
+                pos += 16 + tamanho
+                if mascara & _IN_CREATE and mascara & _IN_ISDIR and wd in self._caminhos and nome:
+                    self._vigiar(os.path.join(self._caminhos[wd], os.fsdecode(nome)))
+        return houve
+
+    def fechar(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

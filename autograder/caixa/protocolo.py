@@ -410,6 +410,33 @@ def _decodificar_array(obj: dict, marca: str, buffers: list, reutilizar: bool = 
 # (``raise ValueError(repr(Q))``). Ele entra no modelo de resultados só por aqui.
 LIMITE_MENSAGEM_ALUNO = 300
 LIMITE_NUMEROS_ALUNO = 12
+# Os algarismos que o aluno escolhe numa mensagem, somados: uma mensagem leva no máximo 12 (uns 40 bits), venham
+# de quantos números vierem; o número que não cabe e os seguintes viram "…". Duas formas de 3 eixos com eixos de
+# 2 algarismos (o maior erro de broadcast honesto das aulas) cabem; duas formas de 8 eixos de 3 algarismos (a
+# rodada vermelha 5 punha nelas 96 bits dos pesos iniciais da turma, e depois 6 números seguidos) não.
+ALGARISMOS_POR_MENSAGEM = 12
+
+
+class _OrcamentoDeAlgarismos:
+    """Conta os algarismos do aluno que já saíram numa mensagem (``ALGARISMOS_POR_MENSAGEM``)."""
+
+    __slots__ = ("esgotado", "restantes")
+
+    def __init__(self) -> None:
+        self.restantes, self.esgotado = ALGARISMOS_POR_MENSAGEM, False
+
+    def cabe(self, numero: str) -> bool:
+        """``numero`` (só algarismos) sai inteiro? Um de mais de 3 algarismos nunca sai (e não gasta nada); um que
+        não cabe no que resta esgota o orçamento: nenhum outro sai depois."""
+        if len(numero) > 3:
+            return False
+        if self.esgotado or len(numero) > self.restantes:
+            self.esgotado = True
+            return False
+        self.restantes -= len(numero)
+        return True
+
+
 # Um número que o aluno escolhe (um tamanho, um eixo, um índice, um inteiro de uma exceção conhecida, o número da
 # linha do rastro) sai numa mensagem com até 3 algarismos; um maior vira "…" (ou "mais de 999"). Um número de 4
 # algarismos já levava 13 bits de uma entrada oculta por campo (rodada vermelha 3: dois eixos de uma forma, dois
@@ -512,6 +539,13 @@ def _letras(texto: str) -> list[tuple[int, str]]:
     return [(i, c.lower()) for i, c in enumerate(texto) if c.isalpha()]
 
 
+def _so_letras(texto: str) -> str:
+    """As letras de ``_letras`` juntas, sem as posições (cada letra minúscula sozinha, como lá: o ``lower`` do
+    texto inteiro trocaria o sigma final), num laço do próprio Python: um texto de 100 mil caracteres (o do
+    orçamento do BPE da 08) custa ~6 ms em vez de ~20 ms."""
+    return "".join(map(str.lower, filter(str.isalpha, texto)))
+
+
 def registrar_enviados(valor, _prof: int = 0) -> None:
     """Registra os textos de ``valor`` (argumentos de uma chamada à caixa: textos, listas, tuplas e
     dicionários deles) para que nenhum filtro de texto do aluno os deixe passar (ver acima)."""
@@ -528,7 +562,7 @@ def registrar_enviados(valor, _prof: int = 0) -> None:
             _JANELAS_ENVIADAS.clear()
             _TEXTOS_REGISTRADOS.clear()
         _TEXTOS_REGISTRADOS.add(marca)
-        letras = "".join(c for _, c in _letras(valor))
+        letras = _so_letras(valor)
         _JANELAS_ENVIADAS.update(letras[j : j + JANELA_ENVIADA] for j in range(len(letras) - JANELA_ENVIADA + 1))
     elif tipo is list or tipo is tuple:
         for v in valor:
@@ -561,7 +595,8 @@ def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
     """O que de um texto vindo da caixa pode ir para um relatório: só a primeira linha não vazia,
     sem caracteres de controle e só com os caracteres permitidos (``_permitido``: outro vira "…");
     números com casa decimal ou expoente e inteiros de 4 dígitos ou mais viram "…" (os pequenos, como
-    formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``, cada um até ``MAIOR_NUMERO_DO_ALUNO``); cada sequência de letras e dígitos com até
+    formas e índices, ficam: até ``LIMITE_NUMEROS_ALUNO``, cada um até ``MAIOR_NUMERO_DO_ALUNO``, somando até
+    ``ALGARISMOS_POR_MENSAGEM`` algarismos); cada sequência de letras e dígitos com até
     ``LIMITE_SEQUENCIA_VALOR`` caracteres e até ``LIMITE_ALFANUMERICOS_TEXTO`` deles no total; no máximo
     ``limite`` caracteres. Um array impresso (``repr`` de um argumento) não passa, e um texto oculto
     escrito em letras passa só numa amostra curta."""
@@ -571,13 +606,13 @@ def texto_do_aluno(texto, limite: int = LIMITE_MENSAGEM_ALUNO) -> str:
     linha = _sem_textos_enviados(
         _so_permitidos("".join(c if unicodedata.category(c)[0] != "C" else " " for c in linha))
     )
-    contados = 0
+    contados, orcamento = 0, _OrcamentoDeAlgarismos()
 
     def trocar(m: re.Match) -> str:
         nonlocal contados
         numero = m.group(0)
         contados += 1
-        if contados > LIMITE_NUMEROS_ALUNO or any(c in numero for c in ".eE") or len(numero) > 3:
+        if contados > LIMITE_NUMEROS_ALUNO or any(c in numero for c in ".eE_") or not orcamento.cabe(numero):
             return "…"
         return numero
 
@@ -954,6 +989,11 @@ def _modelo(padrao: str, saida: str):
 # As mensagens das bibliotecas que um aluno honesto encontra (formas que não batem, nomes que faltam,
 # índices fora do lugar, tipos trocados), escritas em português.
 _MODELOS_DE_EXCECAO = [
+    _modelo(
+        "module is not available in the grading sandbox: {nome}",  # restricoes.MENSAGEM_FORA_DA_CAIXA
+        "o módulo {} não está disponível na correção: nela se importam só a biblioteca padrão, numpy, torch, tqdm "
+        "e matplotlib",
+    ),
     _modelo(
         "mat1 and mat2 shapes cannot be multiplied ({n}x{n} and {n}x{n})",
         "as formas de mat1 e mat2 não se multiplicam ({}x{} e {}x{})",
@@ -1719,14 +1759,15 @@ NUMEROS_POR_MENSAGEM = 8  # inteiros dos campos de uma mensagem conhecida (duas 
 
 
 def _numeros_da_mensagem(buracos, campos) -> list[str]:
-    """Os campos de uma mensagem conhecida como podem sair: cada inteiro com até 3 algarismos (``numeros_curtos``)
-    e, na mensagem inteira, no máximo ``NUMEROS_POR_MENSAGEM`` deles; os seguintes viram "…" (rodada vermelha 5:
-    duas formas de 8 eixos num erro de broadcast levavam 96 bits dos pesos iniciais da turma)."""
-    conta, saida = [0], []
+    """Os campos de uma mensagem conhecida como podem sair: cada inteiro com até 3 algarismos (``numeros_curtos``),
+    na mensagem inteira no máximo ``NUMEROS_POR_MENSAGEM`` deles e ``ALGARISMOS_POR_MENSAGEM`` algarismos; os
+    seguintes viram "…" (rodada vermelha 5: duas formas de 8 eixos num erro de broadcast levavam 96 bits dos pesos
+    iniciais da turma)."""
+    conta, saida, orcamento = [0], [], _OrcamentoDeAlgarismos()
 
     def um(m: re.Match) -> str:
         conta[0] += 1
-        return m.group(0) if conta[0] <= NUMEROS_POR_MENSAGEM and len(m.group(0)) <= 3 else "…"
+        return m.group(0) if conta[0] <= NUMEROS_POR_MENSAGEM and orcamento.cabe(m.group(0)) else "…"
 
     for tipo, valor in zip(buracos, campos):
         saida.append(valor if tipo == "nome" else re.sub(r"\d+", um, valor))

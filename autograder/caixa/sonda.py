@@ -125,6 +125,52 @@ def _gravar(caminho):
         os.unlink(caminho)
     return f
 
+def _cache_de_paginas():
+    # o cache de páginas do hospedeiro (issue #37): nada fora de R se lê, e nada sonda ou despeja páginas de R
+    import ctypes, mmap, sys
+    r = {}
+    versao = "python%d.%d" % sys.version_info[:2]
+    for base in sorted({sys.prefix, sys.base_prefix}):
+        node = os.path.join(base, "lib", versao, "site-packages", "playwright", "driver", "node")
+        if os.path.exists(node):  # o stat não depende do Landlock: só a leitura
+            r["ler um arquivo do .venv fora de R (" + node + ")"] = _tentar(_ler(node))
+    r["listar /usr/lib (fora de R)"] = _tentar(_listar("/usr/lib"))
+    libc = _libc()
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    fd = os.open(os.__file__, os.O_RDONLY)
+    try:
+        def nowait():
+            os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT)
+        def fadvise():
+            os.posix_fadvise(fd, 0, 4096, os.POSIX_FADV_DONTNEED)
+        def errno_de(ret):
+            if ret != 0:
+                e = ctypes.get_errno()
+                raise OSError(e, os.strerror(e))
+        def mincore():
+            end = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+            vet = (ctypes.c_ubyte * 1)()
+            errno_de(libc.mincore(ctypes.c_void_p(end), ctypes.c_size_t(4096), vet))
+        def cachestat():
+            faixa = (ctypes.c_uint64 * 2)(0, 4096)
+            saida = (ctypes.c_uint64 * 5)()
+            errno_de(libc.syscall(ctypes.c_long(451), fd, faixa, saida, 0))
+        def readahead():
+            errno_de(libc.readahead(fd, ctypes.c_long(0), ctypes.c_size_t(4096)))
+        mapa = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+        r["preadv2 com RWF_NOWAIT"] = _tentar(nowait)
+        r["posix_fadvise(POSIX_FADV_DONTNEED)"] = _tentar(fadvise)
+        r["mincore"] = _tentar(mincore)
+        r["cachestat"] = _tentar(cachestat)
+        r["readahead"] = _tentar(readahead)
+        r["madvise(MADV_PAGEOUT) num mapa de arquivo"] = _tentar(lambda: mapa.madvise(21))
+        r["madvise(MADV_COLD) num mapa de arquivo"] = _tentar(lambda: mapa.madvise(20))
+        r["madvise(MADV_REMOVE) num mapa de arquivo"] = _tentar(lambda: mapa.madvise(9))
+    finally:
+        os.close(fd)
+    return r
+
 def identidade():
     return os.getpid(), os.getuid()
 
@@ -157,6 +203,7 @@ def sondar(arquivos, pastas, pids, gravar, completa):
         r["sched_setaffinity no " + nome] = _tentar(_afinidade(pid))
     r["sinalizar o pai (processo C da caixa)"] = _tentar(_sinal(os.getppid()))
     r["prlimit no pai (processo C da caixa)"] = _tentar(_prlimit(os.getppid()))
+    r.update(_cache_de_paginas())
     return r
 """
 

@@ -5,7 +5,9 @@ Roda como processo separado do avaliador. Ao iniciar (como root, quando possíve
 1. entra em namespaces próprios de montagem e de rede (sem interface de rede: não há rede);
 2. importa NumPy e PyTorch uma vez só (o custo dominante de cada submissão);
 3. esconde o repositório do curso (fica só o ``.venv``, somente leitura), as submissões e a
-   pasta de saída, montando tmpfs vazios por cima.
+   pasta de saída, montando tmpfs vazios por cima;
+4. calcula R, o conjunto limitado de arquivos que a caixa lê (``restricoes.leituras_da_caixa``), e abre
+   o guardião que segura todas as páginas de R na memória enquanto o zigoto vive (``paginas``).
 
 Depois espera pedidos no soquete de controle. Cada pedido traz um soquete novo, ligado ao
 avaliador, e vira um processo ``C`` (fork). ``C`` cria namespaces de PID e de montagem e faz
@@ -44,7 +46,8 @@ import sys
 import tempfile
 import time
 
-from autograder.caixa import disco, modos, restricoes, sistema
+from autograder import AMBIENTE_NUMERICO
+from autograder.caixa import disco, modos, paginas, restricoes, sistema
 from autograder.caixa.sistema import (
     CLONE_NEWIPC,
     CLONE_NEWNET,
@@ -85,6 +88,11 @@ class ProcessoZigoto:
         self.pastas: dict[str, int] = {}
         # Marca dos cgroups das caixas deste zigoto: ao fechar, ele apaga os seus (vazios) pelo nome.
         self.marca_cgroup = os.urandom(6).hex()
+        # O que a caixa lê (R, calculado uma vez depois das pré-importações) e o processo que segura as páginas
+        # de R na memória enquanto o zigoto vive (``paginas``): o cache de páginas não é canal entre caixas.
+        self.leituras: restricoes.Leituras | None = None
+        self.guardiao: paginas.Guardiao | None = None
+        self.paginas: dict = {}
 
     # ----------------------------------------------------------------- preparo
     def preparar(self) -> None:
@@ -125,11 +133,28 @@ class ProcessoZigoto:
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         self.escopo = restricoes.dominio_de_sinais()
+        # R e o guardião, depois do domínio de sinais: o guardião fica nele (o kill(-1) de fechar() o alcança, as
+        # caixas, em domínios aninhados, não), e antes de qualquer caixa.
+        t0 = time.monotonic()
+        self.leituras = restricoes.leituras_da_caixa(self.config.get("leitura_extra"))
+        self.paginas = {"calculo_s": round(time.monotonic() - t0, 3)}
+        self._reter_paginas()
         # As listagens de pastas que as importações acima guardaram (uma por pasta de pacote do PyTorch,
         # do NumPy e do avaliador) são esquecidas aqui, uma vez: cada caixa esquece de novo as que
         # restarem (ver _neto), e desalocar milhares delas em cada caixa custava ~6 ms por caixa.
         sys.path_importer_cache.clear()
         importlib.invalidate_caches()
+
+    def _reter_paginas(self) -> None:
+        """Abre (ou reabre, se morreu) o guardião das páginas de R e espera ele mapear tudo."""
+        if self.guardiao is not None:
+            self.guardiao.encerrar()
+        self.guardiao = paginas.Guardiao(self.leituras.regulares)
+        try:
+            self.paginas.update(self.guardiao.iniciar())
+        except OSError as exc:
+            self.guardiao = None
+            self.avisos.append(f"as páginas do que a caixa lê não ficaram retidas na memória ({exc})")
 
     def _esconder(self) -> None:
         # /mnt vira um tmpfs privado onde guardamos um bind do .venv, para poder
@@ -183,6 +208,7 @@ class ProcessoZigoto:
             "landlock_abi": restricoes.abi_landlock(),
             "seccomp": restricoes.seccomp_disponivel(),
             "escopo": self.escopo,
+            "paginas": self.paginas,
             "avisos": self.avisos,
         }
         controle.sendall((json.dumps(info) + "\n").encode())
@@ -200,6 +226,8 @@ class ProcessoZigoto:
                 pass
         else:
             sistema.matar_descendentes()
+        if self.guardiao is not None:  # já morto com as caixas: só fecha o pidfd
+            self.guardiao.encerrar()
         while True:
             try:
                 os.waitpid(-1, 0)
@@ -228,6 +256,8 @@ class ProcessoZigoto:
                 continue
             pedido = json.loads(msg.decode() or "{}")
             self._esquecer_pastas_apagadas()
+            if self.guardiao is not None and not self.guardiao.vivo():
+                self._reter_paginas()  # morto (OOM?): nenhuma caixa nasce sem as páginas de R retidas
             trava = None
             if not self.isolado:
                 # a pasta de trabalho no /tmp do hospedeiro, travada pelo zigoto (seu dono)
@@ -341,9 +371,10 @@ class ProcessoZigoto:
         """Enquanto G vive, mede a pasta de trabalho; passou da cota, mata a caixa inteira.
 
         Sem namespaces a pasta é do disco do hospedeiro e nada no kernel limita o total (o
-        RLIMIT_FSIZE limita cada arquivo). A medida é barata quando a pasta é pequena (o caso
-        honesto); o intervalo cresce com o custo da medida, para que uma árvore grande não faça
-        C gastar mais que ~20% de um núcleo."""
+        RLIMIT_FSIZE limita cada arquivo). C mede logo depois de cada escrita na árvore (avisos do
+        ``inotify``, ``disco.AvisosDeEscrita``) e, sem aviso, a cada 50 ms. A medida é barata quando a
+        pasta é pequena (o caso honesto); entre duas medidas fica pelo menos 4 vezes o custo da última,
+        para que uma árvore grande não faça C gastar mais que ~20% de um núcleo."""
         max_b = int(lim.get("disco_mb", 64)) * 1024 * 1024
         max_n = int(lim.get("disco_entradas", 4096))
         max_p = int(lim.get("disco_profundidade", 64))
@@ -351,15 +382,21 @@ class ProcessoZigoto:
             pidfd = os.pidfd_open(pid)
         except OSError:
             return
-        intervalo = 0.05
+        intervalo, folga, ultima = 0.05, 0.0, 0.0
+        avisos = disco.AvisosDeEscrita(trabalho)  # acorda na primeira escrita da árvore, não 50 ms depois
+        esperas = [pidfd] + ([avisos] if avisos.fileno() is not None else [])
         try:
             while True:
                 try:
-                    pronto, _, _ = select.select([pidfd], [], [], intervalo)
+                    pronto, _, _ = select.select(esperas, [], [], intervalo)
                 except InterruptedError:
                     continue
-                if pronto:
+                if pidfd in pronto:
                     return  # G terminou
+                avisos.drenar()
+                espera = ultima + folga - time.monotonic()
+                if espera > 0:  # medir custa: no máximo ~20% de um núcleo, mesmo com avisos seguidos
+                    time.sleep(espera)
                 t0 = time.monotonic()
                 uso = disco.medir(trabalho, max_b, max_n, max_p)
                 if uso.estourou:
@@ -381,8 +418,11 @@ class ProcessoZigoto:
                             pass
                     sistema.matar_a_caixa(pid, escopo)
                     return
-                intervalo = max(0.05, 4 * (time.monotonic() - t0))
+                ultima = time.monotonic()
+                folga = 4 * (ultima - t0)
+                intervalo = max(0.05, folga)
         finally:
+            avisos.fechar()
             os.close(pidfd)
 
     def _neto(self, sock: socket.socket, pedido: dict, novo_pid: bool) -> None:
@@ -424,7 +464,7 @@ class ProcessoZigoto:
                 os._exit(0)  # C morreu antes de o sinal voltar a valer
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         try:
-            restricoes.restringir_aluno(trabalho, self.config.get("leitura_extra"))
+            restricoes.restringir_aluno(trabalho, self.leituras)
         except OSError:
             if self.exigir:
                 os._exit(70)  # sem as travas o código do aluno não roda (falhar fechado)
@@ -439,9 +479,12 @@ class ProcessoZigoto:
                 "MPLBACKEND": "Agg",
                 "MPLCONFIGDIR": trabalho,
                 "OMP_NUM_THREADS": "1",
+                **AMBIENTE_NUMERICO,
             }
         )
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # estourar o limite de arquivo vira OSError
+        if self.leituras is not None:  # um pacote fora de R: "não está disponível na correção", não "permissão negada"
+            sys.meta_path.insert(0, restricoes.SoOQueACaixaLe(self.leituras))
         from autograder.caixa.servidor import Servidor
 
         # O zigoto já listou pastas do repositório ao importar o avaliador; sem esquecer essas

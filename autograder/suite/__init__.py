@@ -57,8 +57,10 @@ Os módulos:
   sem equívoco do catálogo; ``sondas_modelo`` traz as de peças do PyTorch (o ``eps`` das normas medido, o bloco
   pré-norma medido uma subcamada por vez); importe-os com ``from autograder.suite import sondas as S``. Duas
   sondas genéricas servem a qualquer função composta ou caso de teste: ``S.localizar_pelos_pesos`` (ablação:
-  cada subcamada anulada por vez, pelos nomes dos pesos que a anulam, diz em qual está o erro) e
-  ``S.situacao("com X em lote")`` (o relatório diz em que caso do teste o código do aluno levantou);
+  cada subcamada anulada por vez, pelos nomes dos pesos que a anulam, diz em qual está o erro),
+  ``S.localizar_no_modelo`` (a ablação num modelo inteiro, do fim para o começo: a saída, a pilha de camadas, um
+  embedding ou as posições) e ``S.situacao("com X em lote")`` (o relatório diz em que caso do teste o código do
+  aluno levantou);
 * ``treino``: o item de treino das aulas que treinam um modelo (``ItemDeTreino``: semente, cache,
   faixas, procedência, treino de referência) e as faixas; ``procedencia`` e ``espiao``: as peças dele;
 * ``estrutura``: ``conferir_estrutura`` (compartilhamento, parâmetros que não aprendem, dropout);

@@ -64,6 +64,7 @@ __all__ = [
     "escala_medida",
     "exigir_mensagem_no_erro",
     "iguais",
+    "localizar_no_modelo",
     "localizar_pelos_pesos",
     "localizar_por_ablacao",
     "numero_legivel",
@@ -788,3 +789,106 @@ def localizar_pelos_pesos(
         [(nome, nome, pecas) for nome, pecas, _zerar in subcamadas],
         **opcoes,
     )
+
+
+def localizar_no_modelo(
+    codigo: str,
+    funcao: str,
+    pesos: dict,
+    saida_do_aluno: Callable[[dict], object],
+    saida_esperada: Callable[[dict], object],
+    *,
+    camadas: tuple[str, str, Iterable[str]],
+    entradas: Iterable[tuple[str, str, Iterable[str]]] = (),
+    saida: tuple[str, str, Iterable[str]] | None = None,
+    fora: str = "",
+    titulo: str = "Erro localizado numa parte do modelo",
+    para_instrutor: str = (
+        "Anulando partes do modelo (as camadas, um embedding, as posições, a saída), a saída do aluno passa a "
+        "conferir: o erro está na parte anulada (ou no que o modelo passa a ela)."
+    ),
+    secao: str = "",
+    **tolerancia,
+) -> Sonda:
+    """A promessa "cada parte do modelo faz a sua", localizada por ablação num modelo inteiro (issue #38): embeddings
+    e posições montam a entrada da pilha de camadas, e a saída (uma projeção) vem depois dela. Anular um embedding
+    anula a entrada de tudo o que vem depois, então a ablação de um modelo não é a de um bloco (uma subcamada por
+    vez); a busca segue a ordem do modelo, do fim para o começo, sempre na mesma entrada construída e com os mesmos
+    pesos no aluno e na referência (``saida_do_aluno(p)``, ``saida_esperada(p)``, ``p`` uma cópia de ``pesos`` com
+    os nomes pedidos zerados):
+
+    1. ``saida`` = ``(nome, peças, pesos a zerar)``: com a projeção de saída zerada, a referência devolve o viés (ou
+       zero) seja o que for que a pilha calcule; se o aluno ainda não confere (e a forma é a certa), o erro está
+       depois das camadas: na saída;
+    2. ``camadas`` = ``(nome, peças, pesos a zerar)``: os pesos que anulam todas as subcamadas de todas as camadas
+       (as projeções de saída de cada uma); se assim o aluno confere, o erro está nas camadas ou no que o modelo
+       passa a elas (a máscara, as posições, a ordem);
+    3. ``entradas``: as partes que montam a entrada das camadas (``(nome, peças, pesos a zerar)``: um embedding, a
+       tabela de posições), com as camadas anuladas: se exatamente uma, zerada, faz conferir, e só ela ligada não
+       confere, o erro está nela;
+    4. ``fora``: se nada disso localiza e, com as camadas anuladas, o aluno ainda não confere, a mensagem diz que o
+       erro está fora das camadas e lista ``fora`` (as outras peças, como "no embedding ou na norma final").
+
+    Só dispara quando a saída completa não confere e uma dessas etapas dá uma resposta única."""
+    camadas = (camadas[0], camadas[1], tuple(camadas[2]))
+    entradas = [(nome, pecas, tuple(zerar)) for nome, pecas, zerar in entradas]
+    saida = None if saida is None else (saida[0], saida[1], tuple(saida[2]))
+    todos = [*camadas[2], *(z for e in entradas for z in e[2]), *(saida[2] if saida else ())]
+    faltam = [z for z in todos if z not in pesos]
+    if faltam:
+        raise ValueError(f"localizar_no_modelo: pesos que não existem no dicionário: {faltam}")
+
+    def confere(zerar):
+        p = _zerados(pesos, zerar)
+        return iguais(saida_do_aluno(p), saida_esperada(p), **tolerancia)
+
+    def ela(nome):
+        return {"os ": "eles", "as ": "elas"}.get(nome[:3], "ele" if nome[:2] == "o " else "ela")
+
+    def anulado(nome):
+        if nome[:3] in ("os ", "as "):
+            return "anulados" if nome[:3] == "os " else "anuladas"
+        return "anulado" if nome[:2] == "o " else "anulada"
+
+    inicio = (
+        "Localizado por ablação numa entrada construída (pesos de uma parte zerados, no seu modelo e no esperado): "
+    )
+
+    def medida():
+        obtido, esperado = saida_do_aluno(pesos), saida_esperada(pesos)
+        if iguais(obtido, esperado, **tolerancia):
+            return False
+        mesma_forma = np.shape(_numerico(obtido)) == np.shape(_numerico(esperado))
+        if saida is not None and mesma_forma and not confere(saida[2]):
+            nome, pecas, _ = saida
+            return (
+                f"{inicio}com {nome} {anulado(nome)} (a referência devolve então só o viés, ou zero sem viés, seja o "
+                f"que for que as camadas calculem), {funcao} ainda não confere: o erro está depois das camadas, "
+                f"{_na(nome)} ({pecas})."
+            )
+        if confere(camadas[2]):
+            nome, pecas, _ = camadas
+            return (
+                f"{inicio}com {nome} {anulado(nome)}, {funcao} confere com o esperado: o erro está {_na(nome)} "
+                f"({pecas}) ou no que o modelo passa a {ela(nome)}; o que vem antes e depois d{ela(nome)} confere."
+            )
+        if entradas:
+            conferem = [e for e in entradas if confere((*camadas[2], *e[2]))]
+            if len(conferem) == 1:
+                nome, pecas, _zerar = conferem[0]
+                outras = tuple(z for e in entradas if e[0] != nome for z in e[2])
+                if not confere((*camadas[2], *outras)):
+                    return (
+                        f"{inicio}com {camadas[0]} {anulado(camadas[0])}, {funcao} só confere com {nome} "
+                        f"{anulado(nome)} também: o erro está {_na(nome)} ({pecas}), na entrada das camadas; as "
+                        "outras partes conferem."
+                    )
+        if fora:
+            return (
+                f"{inicio}com {camadas[0]} {anulado(camadas[0])}, {funcao} ainda não confere: o erro está fora "
+                f"d{ela(camadas[0])}, {fora}."
+            )
+        return False
+
+    mensagem = f"Uma parte de {funcao} não confere (localizada anulando uma parte de cada vez)."
+    return Sonda(codigo, mensagem, medida, titulo=titulo, para_instrutor=para_instrutor, secao=secao)

@@ -25,7 +25,8 @@ nesta máquina (com a partida dos trabalhadores), contra a meta de 5 minutos em 
 amostra, soma por atividade a parte do relógio extrapolada para ``--alunos``.
 
 CPU: cada variante do rodízio de cada atividade é avaliada uma vez, em série, neste processo (a
-suíte) e nas caixas (o aluno); a média por notebook pesa cada variante pelo número de alunos que a
+suíte) e nas caixas (o aluno), num zigoto preparado como o de um trabalhador do lote (as referências dos
+orçamentos de tempo medidas uma vez, na abertura, fora da conta por notebook); a média por notebook pesa cada variante pelo número de alunos que a
 recebem (é a média da turma, não de uma amostra), e a linha "TURMA PELA CPU" divide a CPU da turma
 pelos trabalhadores: o que a máquina faria sem outros processos.
 
@@ -127,7 +128,7 @@ def gerar_turma(pasta: Path, n_alunos: int, atividades: list[str] | None = None,
 def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
     """Avalia em série, neste processo, ``n_alunos`` × ``atividades`` da turma gerada e divide o
     tempo de cada notebook em cálculo da suíte, cálculo do aluno e sobrecarga (ver o topo)."""
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
+    from autograder.avaliacao import Tarefa, avaliar_tarefa, calibrar
     from autograder.caixa.cliente import Zigoto
     from autograder.saidas.results_json import gravar_results
 
@@ -141,6 +142,7 @@ def medir_sobrecarga(pasta: Path, atividades: list[str], n_alunos: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-sobrecarga-") as tmp:
         zigoto = Zigoto(ocultar=[str(pasta), tmp])
         try:
+            calibrar(zigoto, atividades)  # como um trabalhador do lote
             for slug in atividades:  # aquece como um trabalhador do lote: suíte coletada, referência
                 avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)
             for tarefa in tarefas:
@@ -185,7 +187,7 @@ def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]])
     cada caixa ser morta (o zigoto ignora SIGCHLD, então o CPU das caixas não sobe para ninguém).
     Quase não depende da carga da máquina, ao contrário do tempo de relógio."""
     from autograder.anfitriao import um_thread_no_torch
-    from autograder.avaliacao import Tarefa, avaliar_tarefa
+    from autograder.avaliacao import Tarefa, avaliar_tarefa, calibrar
     from autograder.caixa import cliente
 
     tique = os.sysconf("SC_CLK_TCK")
@@ -207,6 +209,7 @@ def medir_cpu(pasta: Path, atividades: list[str], indices: dict[str, list[int]])
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
         zigoto = cliente.Zigoto(ocultar=[str(pasta), tmp])
         try:
+            calibrar(zigoto, atividades)  # como um trabalhador do lote: as referências dos orçamentos, uma vez
             for slug in atividades:
                 alunos = [f"aluno{i:04d}" for i in indices[slug]]
                 avaliar_tarefa(Tarefa(alunos[0], slug, pasta / alunos[0] / slug / f"{slug}.ipynb"), zigoto)  # aquece

@@ -1268,3 +1268,14 @@ MUTANTES += [
         trecho="einsum: um operando tem mais eixos",
     ),
 ]
+
+# issue #38 (ablacao-2): mutante da tradução do np.swapaxes com um eixo que não existe (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-atencao-swapaxes-supondo-lote",
+        {"atencao": _atencao("    s = Q @ np.swapaxes(K, 1, 2) / np.sqrt(d_k)", _MASC, _FIM)},
+        # a mesma função com máscara (teste_mascara) também recebe K sem lote: os dois itens perdem
+        itens=["teste_atencao", "teste_mascara"],
+        trecho="fora dos limites de um array de",
+    ),
+]

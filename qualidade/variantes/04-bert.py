@@ -973,3 +973,39 @@ MUTANTES += [
         trecho="torch.multinomial recebeu uma linha sem probabilidade nenhuma",
     ),
 ]
+
+# issue #38 (ablacao-2): em que parte do EncoderBERT está o erro (S.localizar_no_modelo): o embedding, as posições
+# ou as camadas (e a máscara passada a elas)
+MUTANTES += [
+    Variante(
+        "ablacao-encoder-posicoes-deslocadas",
+        {
+            "encoder_bert": _encoder(
+                entrada=_ENTRADA_OK.replace("self.pe[: ids.shape[1]]", "self.pe[1 : ids.shape[1] + 1]")
+            )
+        },
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-erro-localizado",
+    ),
+    Variante(
+        "ablacao-encoder-mascara-deslocada",
+        {"encoder_bert": _encoder(mascara="        m = ~mascara_de_padding(ids, self.pad_id).roll(1, dims=1)")},
+        itens=["teste_encoder_bert"],
+        equivoco="encoder-erro-localizado",
+    ),
+]
+
+# issue #38 (ablacao-2): mutante da tradução do índice que não é inteiro (caixa/protocolo.py)
+MUTANTES += [
+    Variante(
+        "traducao-mlm-indice-float",
+        {
+            "mascarar_tokens": _mlm(_ESCOLHA_OK, _DESTINO_OK).replace(
+                "comuns[torch.randint(len(comuns), ids.shape, generator=g)]",
+                "comuns[torch.rand(ids.shape, generator=g) * len(comuns)]",
+            )
+        },
+        itens=["teste_mascarar_tokens"],
+        trecho="um tensor usado como índice tem de ser inteiro",
+    ),
+]

@@ -1402,3 +1402,50 @@ MUTANTES += [
         trecho="repeat precisa de uma repetição para cada eixo",
     ),
 ]
+
+# issue #38 (ablacao-2): o passo com cache que diverge da passada comum, localizado numa peça (a atenção com cache,
+# a feed-forward ou a posição) com o prompt conferindo
+MUTANTES += [
+    Variante(
+        "ablacao-cache-posicao-um-antes",
+        {"minigpt_com_cache": _minigpt_cache(posicoes="torch.arange(t, t + m) - (1 if t > 0 else 0)")},
+        itens=["teste_cache_kv"],
+        equivoco="cache-passo-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-cache-k-e-v-trocados",
+        {
+            "minigpt_com_cache": _MINIGPT_CACHE.replace("@POSICOES@", "torch.arange(t, t + m)").replace(
+                "None if caches is None else caches[i])", "None if caches is None else caches[i][::-1])"
+            )
+        },
+        itens=["teste_cache_kv"],
+        equivoco="cache-passo-localizado-por-ablacao",
+    ),
+]
+
+# issue #38 (ablacao-2): mutantes das traduções de mensagens do PyTorch (caixa/protocolo.py, _MODELOS_DE_EXCECAO)
+MUTANTES += [
+    Variante(
+        "traducao-mascara-tril-num-vetor",
+        {"mascara_causal": _mascara("torch.tril(torch.ones(n, dtype=torch.bool))")},
+        itens=["teste_mascara_causal"],
+        trecho="tril precisa de um tensor com pelo menos 2 eixos",
+    ),
+    Variante(
+        "traducao-mascara-triu-num-vetor",
+        {"mascara_causal": _mascara("~torch.triu(torch.ones(n, dtype=torch.bool), diagonal=1)")},
+        itens=["teste_mascara_causal"],
+        trecho="triu precisa de um tensor com pelo menos 2 eixos",
+    ),
+    Variante(
+        "traducao-atencao-bmm-com-cabecas",
+        {
+            "atencao_causal": _atencao(
+                juntar="        juntas = torch.bmm(pesos, v).transpose(1, 2).reshape(B, n, self.d_model)"
+            )
+        },
+        itens=["teste_atencao_causal"],
+        trecho="bmm: o primeiro tensor tem de ter 3 eixos",
+    ),
+]

@@ -1497,3 +1497,47 @@ MUTANTES += [
         trecho="na atenção cruzada, as duas são a memória do encoder",
     ),
 ]
+
+# issue #38 (ablacao-2): em que parte do Transformer está o erro (S.localizar_no_modelo): o codificar, o decodificar
+# com a memória certa (embedding, posições, camadas, saída) e o forward que liga os dois
+MUTANTES += [
+    Variante(
+        "ablacao-modelo-posicoes-deslocadas-na-origem",
+        _modelo(emb_src="self.embedding_origem(src) * math.sqrt(self.d_model) + self.pe[1 : src.shape[1] + 1]"),
+        itens=["teste_transformer"],
+        equivoco="modelo-erro-localizado-no-codificar",
+    ),
+    Variante(
+        "ablacao-modelo-mascara-do-encoder-deslocada",
+        _modelo(kpm="~m_origem[:, 0, 0, :].roll(1, dims=1)"),
+        itens=["teste_transformer"],
+        equivoco="modelo-erro-localizado-no-codificar",
+    ),
+    Variante(
+        "ablacao-modelo-posicoes-deslocadas-no-alvo",
+        _modelo(emb_tgt="self.embedding_alvo(tgt) * math.sqrt(self.d_model) + self.pe[1 : tgt.shape[1] + 1]"),
+        itens=["teste_transformer"],
+        equivoco="modelo-erro-localizado-no-decodificar",
+    ),
+    Variante(
+        "ablacao-modelo-saida-com-log-softmax",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "        return self.saida(y)", "        return self.saida(y).log_softmax(-1)"
+            )
+        },
+        itens=["teste_transformer"],
+        equivoco="modelo-erro-localizado-no-decodificar",
+    ),
+    Variante(
+        "sonda-modelo-forward-sem-mascara-da-origem-no-decoder",
+        {
+            "transformer": _modelo()["transformer"].replace(
+                "        return self.decodificar(self.codificar(src, m_origem), m_origem, tgt, m_alvo)",
+                "        return self.decodificar(self.codificar(src, m_origem), torch.ones_like(m_origem), tgt, m_alvo)",
+            )
+        },
+        itens=["teste_transformer"],
+        equivoco="modelo-forward-mal-ligado",
+    ),
+]

@@ -2534,3 +2534,38 @@ MUTANTES += [
         trecho="achate os logits para (B·T, V)",
     ),
 ]
+
+# issue #38 (ablacao-2): o erro do BlocoPreNorma localizado por ablação (S.localizar_pelos_pesos) e o do LMModerno
+# localizado numa parte do modelo (S.localizar_no_modelo: a saída ou os blocos)
+MUTANTES += [
+    Variante(
+        "ablacao-bloco-tanh-na-saida-da-swiglu",
+        _trocar(
+            "bloco_pre_norma",
+            ("return x + self.ffn(self.norma2(x))", "return x + torch.tanh(self.ffn(self.norma2(x)))"),
+        ),
+        [M],
+        "bloco-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-bloco-atencao-pela-metade",
+        _trocar("bloco_pre_norma", ("x = x + self.atencao(", "x = x + 0.5 * self.atencao(")),
+        [M],
+        "bloco-erro-localizado-por-ablacao",
+    ),
+    Variante(
+        "ablacao-modelo-posicoes-dobradas",
+        _trocar("lm_moderno", ("x = bloco(x)", "x = bloco(x, 2 * torch.arange(ids.shape[1]))")),
+        [M],
+        "modelo-erro-localizado",
+    ),
+    Variante(
+        "ablacao-modelo-saida-com-log-softmax",
+        _trocar(
+            "lm_moderno",
+            ("return self.saida(self.norma_final(x))", "return self.saida(self.norma_final(x)).log_softmax(-1)"),
+        ),
+        [M],
+        "modelo-erro-localizado",
+    ),
+]

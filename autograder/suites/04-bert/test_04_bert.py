@@ -1401,7 +1401,64 @@ def _sondas_encoder(aluno, ref=None):
             para_instrutor="O aluno fixou o número de cabeças das camadas em vez de usar o h do construtor.",
             secao="Código Comentado",
         ),
+        _localizacao_no_encoder(aluno, ref),
     ]
+
+
+def _localizacao_no_encoder(aluno, ref):
+    """issue #38: em que parte do EncoderBERT está o erro (``S.localizar_no_modelo``), numa entrada construída: o
+    embedding (e a escala), a codificação posicional ou as camadas (e a máscara de padding passada a elas). O modelo
+    do aluno recebe os mesmos pesos da referência, ``pe`` incluído; montado só quando a sonda roda."""
+    if ref is None:
+        return None
+    cfg = Config(30, d=8, h=2, d_ff=16, n_camadas=2, max_len=9, pad=1)
+    rng = np.random.default_rng(3806)
+    ids = _ids_encoder(rng, cfg, B=3, n=7, sem_padding_em=(2,))
+    pesos = _pesos_aleatorios(cfg, rng)
+    pesos["pe"] = ref.codificacao_posicional(cfg.max_len, cfg.d).to(torch.float64)
+    zerar_camadas = tuple(
+        f"camadas.{mostrar(i)}." + peca + "." + tipo
+        for i in range(cfg.n_camadas)
+        for peca in ("self_attn.out_proj", "linear2")
+        for tipo in ("weight", "bias")
+    )
+    montado = {}
+
+    def do_aluno(p):
+        if not montado:
+            montado["modelo"] = _criar_encoder(aluno, cfg)
+        montado["modelo"].carregar_pesos(p, strict=False)
+        return _rodar(montado["modelo"], ids)
+
+    def esperada(p):
+        enc = _oraculo(cfg)
+        enc.load_state_dict(
+            {"layers." + k.removeprefix("camadas."): v for k, v in p.items() if k.startswith("camadas.")}
+        )
+        ids_t = torch.from_numpy(ids)
+        x = p["embedding.weight"][ids_t] * math.sqrt(cfg.d) + p["pe"][: ids.shape[1]]
+        with torch.no_grad():
+            return enc(x, src_key_padding_mask=ids_t == cfg.pad).numpy()
+
+    return S.localizar_no_modelo(
+        "encoder-erro-localizado",
+        "o EncoderBERT",
+        pesos,
+        do_aluno,
+        esperada,
+        camadas=(
+            "as camadas",
+            "self.camadas, em ordem, cada uma com src_key_padding_mask = ~mascara_de_padding(ids, pad_id)",
+            zerar_camadas,
+        ),
+        entradas=[
+            ("o embedding", "self.embedding(ids) × √d_model", ("embedding.weight",)),
+            ("a codificação posicional", "self.pe[: n], somada depois da escala", ("pe",)),
+        ],
+        atol=1e-9,
+        titulo="Erro localizado numa parte do EncoderBERT",
+        secao="Código Comentado",
+    )
 
 
 @S.sondas_de("mascara_de_padding")

@@ -785,6 +785,80 @@ def _passada_norma_final_em_cada_bloco(sd, h, n_camadas, ids):
     return x @ sd["cabeca.weight"].T
 
 
+def _localizacao_do_passo_com_cache(aluno, ref, h, n_camadas):
+    """issue #38 (ablacao-2): em que peça o passo COM cache diverge da passada comum. Numa entrada construída, a
+    passada do prompt (sem cache) do aluno tem de conferir (senão o erro não é do cache); então o passo de um token
+    novo, com o cache certo do prompt, é rodado com uma peça anulada por vez (``S.localizar_pelos_pesos``): a
+    atenção com cache de todos os blocos, a feed-forward de todos os blocos ou o embedding de posição."""
+    args = (VOCAB, 8, h, n_camadas, 12)
+    sd = _aleatorizar(ref.MiniGPT(*args).double(), np.random.default_rng(3839), escala=0.5)
+    ids = torch.from_numpy(np.random.default_rng(3840).integers(0, VOCAB, size=(2, 4)).astype(np.int64))
+    prompt, novo = ids[:, :3], ids[:, 3:]
+    montado = {}
+
+    def remoto(pesos):
+        if not montado:
+            montado["remoto"] = _remoto(aluno, "_avaliador_MiniGPT", args, sd)
+        montado["remoto"].carregar_pesos(pesos)
+        return montado["remoto"]
+
+    def do_aluno(pesos):
+        caches = _passada_ref(pesos, h, n_camadas, prompt, None)[1]
+        return _tensor(_chamar(aluno.minigpt_com_cache, remoto(pesos), novo, caches)[0], "logits")
+
+    def esperada(pesos):
+        return _passada_ref(pesos, h, n_camadas, novo, _passada_ref(pesos, h, n_camadas, prompt, None)[1])[0]
+
+    def blocos(*pecas):
+        return tuple(f"blocos.{mostrar(i)}." + peca for i in range(n_camadas) for peca in pecas)
+
+    ablacao = S.localizar_pelos_pesos(
+        "cache-passo-localizado-por-ablacao",
+        "o passo com cache (um token novo depois do prompt)",
+        sd,
+        do_aluno,
+        esperada,
+        (
+            (
+                "a atenção com cache",
+                "atencao_com_cache em cada bloco: as chaves e os valores novos juntados aos do cache, caches[i] do "
+                "próprio bloco, e as consultas novas vendo todas as posições até a sua",
+                blocos("atencao.w_o.weight", "atencao.w_o.bias"),
+            ),
+            ("a feed-forward", "bloco.ff sobre bloco.norm2(x), somada ao residual", blocos("ff.2.weight", "ff.2.bias")),
+            ("o embedding de posição", "modelo.pos(t), com t = o comprimento do cache", ("pos.weight",)),
+        ),
+        como_anula="a projeção de saída da subcamada, ou a tabela de posições, zerada: ela não contribui com nada",
+        atol=1e-8,
+        secao="Código Comentado",
+    )
+
+    def dispara():
+        prompt_do_aluno = _tensor(_chamar(aluno.minigpt_com_cache, remoto(sd), prompt, None)[0], "logits")
+        if not _perto(prompt_do_aluno, _passada_ref(sd, h, n_camadas, prompt, None)[0]):
+            return False
+        achado = ablacao.dispara()
+        if not achado:
+            return False
+        return (
+            "A passada do prompt, sem cache, confere; o passo de um token novo com o cache não. " + achado
+            if isinstance(achado, str)
+            else False
+        )
+
+    return S.promessa(
+        "cache-passo-localizado-por-ablacao",
+        "A passada sem cache confere e o passo com cache não (localizado anulando uma peça de cada vez).",
+        dispara,
+        titulo="Passo com cache localizado por ablação",
+        para_instrutor=(
+            "A passada do prompt confere; no passo com cache, anulando uma peça por vez, o erro fica numa só (a "
+            "atenção com cache, a feed-forward ou a posição)."
+        ),
+        secao="Código Comentado",
+    )
+
+
 @S.sondas_de("minigpt_com_cache", "gerar_com_cache")
 def _sondas_cache_modelo(aluno, ref):
     h, n_camadas = 2, 2
@@ -897,4 +971,5 @@ def _sondas_cache_modelo(aluno, ref):
             para_instrutor="O aluno gera um token a mais (ou a menos) do que n_novos com o cache.",
             secao="Código Comentado",
         ),
+        _localizacao_do_passo_com_cache(aluno, ref, h, n_camadas),
     ]

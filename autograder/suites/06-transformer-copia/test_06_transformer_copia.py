@@ -1333,6 +1333,107 @@ def _sondas_transformer(aluno, ref):
             para_instrutor="O aluno passou ao encoder uma máscara de padding de uma linha só (ou com o eixo do lote trocado).",
             secao="Código Comentado",
         ),
+        *_localizacao_no_transformer(aluno, ref),
+    ]
+
+
+def _pesos_das_camadas(sd, prefixo, subcamadas):
+    """Os nomes, no state_dict ``sd``, dos pesos que anulam todas as subcamadas de todas as camadas de ``prefixo``
+    (a projeção de saída de cada uma, peso e viés)."""
+    return tuple(
+        k
+        for k in sd
+        if k.startswith(prefixo) and any("." + s + ".weight" in k or "." + s + ".bias" in k for s in subcamadas)
+    )
+
+
+def _localizacao_no_transformer(aluno, ref):
+    """issue #38: em que parte do Transformer está o erro (``S.localizar_no_modelo``), numa entrada construída: o
+    codificar (o embedding da origem, as posições, as camadas do encoder), o decodificar com a memória certa (o
+    embedding do alvo, as posições, as camadas do decoder, a camada de saída) e o forward que liga os dois. Os pesos
+    e a memória certa saem da referência (do lado confiável); o modelo do aluno é montado uma vez só, na primeira
+    sonda que o roda (a fábrica só é chamada depois de o teste reprovar)."""
+    modelo = ref.Transformer(DA.VOCAB, 16, 4, 32, 2, 24).double().eval()
+    sd = DA.aleatorizar(modelo, np.random.default_rng(_SONDA + 50))
+    src = _origem_fixa()  # B = 3, S = 6 e T = 5: três tamanhos diferentes
+    tgt = torch.cat([torch.full((3, 1), DA.BOS), src], dim=1)[:, :5]
+    mo, ma = DA.m_origem(src), DA.m_alvo(tgt)
+    with torch.no_grad():
+        memoria = modelo.codificar(src, mo)
+    argumentos = {"codificar": (src, mo), "decodificar": (memoria, mo, tgt, ma), "forward": (src, tgt, mo, ma)}
+    montado = {}
+
+    def do_aluno(pesos, metodo):
+        if not montado:
+            montado["remoto"] = ORC.montar_transformer(aluno, ref, np.random.default_rng(_SONDA + 51))[0]
+        remoto = montado["remoto"]
+        remoto.carregar_pesos(pesos, strict=False)
+        if metodo == "forward":
+            return _tensor(remoto(*argumentos[metodo]), "Transformer.forward")
+        return _tensor(remoto.metodo(metodo, *argumentos[metodo]), "Transformer." + metodo)
+
+    def esperada(pesos, metodo):
+        modelo.load_state_dict(pesos)
+        with torch.no_grad():
+            return modelo(*argumentos[metodo]) if metodo == "forward" else getattr(modelo, metodo)(*argumentos[metodo])
+
+    posicoes = ("a codificação posicional", "self.pe[: comprimento], somada depois da escala", ("pe",))
+    codificar = S.localizar_no_modelo(
+        "modelo-erro-localizado-no-codificar",
+        "o codificar do Transformer",
+        sd,
+        lambda p: do_aluno(p, "codificar"),
+        lambda p: esperada(p, "codificar"),
+        camadas=(
+            "as camadas do encoder",
+            "self.encoder, percorrida em ordem, com src_key_padding_mask = ~m_origem[:, 0, 0, :]",
+            _pesos_das_camadas(sd, "encoder.", ("out_proj", "linear2")),
+        ),
+        entradas=[
+            ("o embedding da origem", "embedding_origem(src) × √d_model", ("embedding_origem.weight",)),
+            posicoes,
+        ],
+        atol=1e-8,
+        titulo="Erro localizado numa parte do Transformer",
+        secao="Código Comentado",
+    )
+    decodificar = S.localizar_no_modelo(
+        "modelo-erro-localizado-no-decodificar",
+        "o decodificar do Transformer (com a memória certa)",
+        sd,
+        lambda p: do_aluno(p, "decodificar"),
+        lambda p: esperada(p, "decodificar"),
+        camadas=(
+            "as camadas do decoder",
+            "self.decoder, em ordem, cada camada com (y, memoria, m_origem, m_alvo)",
+            _pesos_das_camadas(sd, "decoder.", ("out_proj", "linear2")),
+        ),
+        entradas=[("o embedding do alvo", "embedding_alvo(tgt) × √d_model", ("embedding_alvo.weight",)), posicoes],
+        saida=("a camada de saída", "self.saida aplicada por último, logits sem softmax", ("saida.weight",)),
+        atol=1e-8,
+        titulo="Erro localizado numa parte do Transformer",
+        secao="Código Comentado",
+    )
+
+    def forward_mal_ligado():
+        for metodo in ("codificar", "decodificar"):
+            if not S.iguais(do_aluno(sd, metodo), esperada(sd, metodo), atol=1e-8):
+                return False
+        return not S.iguais(do_aluno(sd, "forward"), esperada(sd, "forward"), atol=1e-8)
+
+    return [
+        codificar,
+        decodificar,
+        S.promessa(
+            "modelo-forward-mal-ligado",
+            "O codificar e o decodificar (com a memória certa) conferem, e o forward não: forward(src, tgt, m_origem, "
+            "m_alvo) = decodificar(codificar(src, m_origem), m_origem, tgt, m_alvo), com as máscaras nessa ordem e a "
+            "memória do codificar.",
+            forward_mal_ligado,
+            titulo="forward que não liga codificar e decodificar",
+            para_instrutor="O codificar e o decodificar do aluno conferem; o forward os liga errado (máscaras, memória ou tgt).",
+            secao="Código Comentado",
+        ),
     ]
 
 

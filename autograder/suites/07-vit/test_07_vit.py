@@ -1171,7 +1171,10 @@ def _sondas_vit(aluno, ref):
             return False
         imagens = torch.from_numpy(np.random.default_rng(_SONDA + 10).normal(size=(2, 2, 8, 8)))
         antes = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
-        remoto.carregar_pesos({"cls": sd["cls"] + 1.5}, strict=False)
+        # uma mudança que varia entre as coordenadas: somar a mesma constante a todas (+1,5) some numa LayerNorm
+        # aplicada aos tokens (a norma final posta no embutir), e o cls usado parecia ignorado
+        delta = torch.from_numpy(np.random.default_rng(_SONDA + 13).normal(size=tuple(sd["cls"].shape)))
+        remoto.carregar_pesos({"cls": sd["cls"] + delta}, strict=False)
         depois = _tensor(remoto.metodo("embutir", imagens), "ViT.embutir")
         return tuple(antes.shape) == tuple(depois.shape) and torch.allclose(antes, depois, atol=1e-12)
 

@@ -108,7 +108,13 @@ def diagnosticar_fusoes(obtidas, texto, n_fusoes, esperadas, nome, construido=Fa
             EQ.BPE_DESEMPATE,
         )
     raise Reprovado(
-        f"{mostrar(nome)}: as fusões conferem até a {mostrar(k - 1 if k else 'nenhuma')}ª e divergem na fusão {mostrar(k)}: veio "
+        f"{mostrar(nome)}: "
+        + (
+            f"as fusões conferem até a {mostrar(k - 1)}ª e divergem na fusão {mostrar(k)}"
+            if k
+            else "a fusão 0 já diverge"
+        )
+        + ": veio "
         f"{mostrar(obtidas[k])}, o esperado é {mostrar(esperadas[k])} (contagem {mostrar(antes.get(esperadas[k]))}; a do seu par, "
         f"{mostrar(antes.get(obtidas[k], 0))})."
     )

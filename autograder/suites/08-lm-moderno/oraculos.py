@@ -213,9 +213,10 @@ def texto_gerado(rng, n_chars, parte=0):
 # que um aluno descobriu dele (as fusões, pelas mensagens) servir a outro, cujo BPE de recontagem devolvia a
 # tabela decorada e cabia no orçamento (``qualidade/ataques/vermelho2_orcamento.py``); 34 caracteres vazados
 # achavam o trecho no corpus público. Agora usar o que vazou pede outro código, e outro código sorteia outro
-# texto. O tempo da referência é medido no mesmo texto, na hora (o menor de dois), sem nada guardado que outra
-# submissão tenha medido. Quem passa do orçamento na primeira medida é medido de novo num segundo texto da mesma
-# submissão: só reprova quem passa nas duas. Medido (``python -m qualidade.orcamento_bpe``, uptime junto): a
+# texto. O tempo da referência é o do processo (``calibrar_orcamento``, abaixo: medido antes de qualquer caixa de
+# aluno, então nenhuma submissão o influencia) ou, sem ele, medido no mesmo texto, na hora (o menor de dois).
+# Quem passa do orçamento na primeira medida é medido de novo num segundo texto da mesma submissão: só reprova
+# quem passa nas duas. Medido (``python -m qualidade.orcamento_bpe``, uptime junto): a
 # recontagem fica bem acima de 5× e os incrementais certos bem abaixo em todo texto sorteado.
 ORCAMENTO_BPE = 5.0
 BPE_CRONOMETRO = {"caracteres": 100_000, "fusoes": 300}
@@ -288,8 +289,28 @@ def fusoes_de_referencia(texto, n_fusoes):
     return bpe_ref(texto, n_fusoes)
 
 
+# A referência medida uma vez por processo (issue #37, custo): o BPE da suíte num texto de calibração (público,
+# do mesmo gerador e do mesmo tamanho que os das submissões), o menor de três, numa caixa limpa, ANTES de qualquer
+# caixa de aluno neste zigoto (``avaliacao.calibrar``, ``sessao.cronometrar_antes_do_aluno``). Nenhuma submissão
+# roda antes dela, então nenhuma a influencia; o tempo do aluno continua medido no texto da própria submissão.
+SEMENTE_DA_CALIBRACAO = 20261206
+
+
+def calibrar_orcamento(zigoto, atividade):
+    """CPU (s) do BPE da suíte no texto de calibração, ou None se o zigoto já teve código de aluno."""
+    from autograder.sessao import cronometrar_antes_do_aluno
+
+    texto = texto_cronometrado(np.random.default_rng(SEMENTE_DA_CALIBRACAO))
+    n_fusoes = BPE_CRONOMETRO["fusoes"]
+    return cronometrar_antes_do_aluno(zigoto, atividade, _BPE_DA_SUITE, "_avaliador_treinar_bpe", (texto, n_fusoes))
+
+
 def tempo_da_referencia(aluno, texto, n_fusoes, vezes=1):
-    """CPU (s, o menor de ``vezes``) do BPE da suíte numa caixa limpa, sem o código do aluno."""
+    """CPU (s) do BPE da suíte numa caixa limpa, sem o código do aluno: a medida do processo (``calibrar_orcamento``)
+    quando houve; senão, o menor de ``vezes`` em ``texto``, medido agora."""
+    calibrada = aluno.referencia_do_processo(SLUG)
+    if calibrada is not None and n_fusoes == BPE_CRONOMETRO["fusoes"] and len(texto) == BPE_CRONOMETRO["caracteres"]:
+        return calibrada
     return aluno.cronometrar_referencia(_BPE_DA_SUITE, "_avaliador_treinar_bpe", texto, n_fusoes, vezes=vezes)
 
 

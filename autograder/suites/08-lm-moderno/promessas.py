@@ -1003,7 +1003,99 @@ def sondas_bloco(aluno):
             para_instrutor="O aluno normaliza (ou escala) a saída do bloco, em vez de só as entradas das subcamadas.",
             secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
+        _ablacao_do_bloco(aluno, d, h, d_ff),
     ]
+
+
+# issue #38 (ablacao-2): as subcamadas do BlocoPreNorma e os pesos que anulam cada uma (a projeção de saída zerada).
+# A atenção e a SwiGLU do bloco são as do avaliador (outros itens): um erro "nelas" está no que o bloco lhes passa
+# (a norma, as posições) ou no que faz com a saída delas
+_SUBCAMADAS_DO_BLOCO = (
+    (
+        "a atenção",
+        "o que o bloco passa a self.atencao (norma1(x) e as posicoes) e o uso da saída dela",
+        ("atencao.wo.weight",),
+    ),
+    ("a SwiGLU", "self.ffn sobre norma2(x'), somada a x'", ("ffn.w2.weight",)),
+)
+
+
+def _ablacao_do_bloco(aluno, d, h, d_ff):
+    """A sonda genérica de ablação (``S.localizar_pelos_pesos``) do BlocoPreNorma, com as peças da biblioteca."""
+    sd = CF.sd_bloco(_rng(27), d, d_ff)
+    x = tocha.x(_rng(28), 2, 5, d)
+    montado = {}
+
+    def do_aluno(pesos):
+        if not montado:
+            bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
+            CF.trocar_submodulos(
+                aluno,
+                bloco,
+                {
+                    "norma1": ("_avaliador_RMSNorm", (d,)),
+                    "atencao": ("_avaliador_Atencao", (d, h)),
+                    "norma2": ("_avaliador_RMSNorm", (d,)),
+                    "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
+                },
+                "BlocoPreNorma",
+            )
+            bloco.metodo("double", guardar=True)
+            montado["bloco"] = bloco
+        montado["bloco"].carregar_pesos(pesos, strict=False)
+        return tocha.tensor(montado["bloco"](x), "BlocoPreNorma.forward")
+
+    return S.localizar_pelos_pesos(
+        "bloco-erro-localizado-por-ablacao",
+        "o BlocoPreNorma",
+        sd,
+        do_aluno,
+        lambda pesos: ORC.bloco_ref(pesos, x, h),
+        _SUBCAMADAS_DO_BLOCO,
+        atol=1e-9,
+        secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+    )
+
+
+def _localizacao_no_modelo(aluno):
+    """issue #38 (ablacao-2): em que parte do LMModerno está o erro (``S.localizar_no_modelo``), com os blocos e a
+    norma final da biblioteca e a saída sem amarrar (pesos próprios, para que zerá-la não zere o embedding): a saída
+    (o que vem depois da norma final) ou os blocos (o que o modelo passa a eles: as posições, o encadeamento). Sem
+    "entradas": zerar o embedding zera tudo o que vem depois, e não separa nada."""
+    cfg = ORC.MODELO
+    rng = _rng(29)
+    saida = tocha.x(rng, cfg["vocab"], cfg["d_model"])
+    sd = CF.sd_modelo(rng, saida=saida)
+    ids = CF.ids_aleatorios(rng, 2, 7)
+    montado = {}
+
+    def do_aluno(pesos):
+        if not montado:
+            montado["modelo"] = CF.modelo_com_pecas_da_biblioteca(aluno, _rng(30), amarrar=False)
+        montado["modelo"].carregar_pesos(pesos, strict=False)
+        return CF.logits_do_remoto(montado["modelo"], ids)
+
+    zerar_blocos = tuple(
+        f"blocos.{suite.mostrar(i)}." + peca
+        for i in range(cfg["n_camadas"])
+        for peca in ("atencao.wo.weight", "ffn.w2.weight")
+    )
+    return S.localizar_no_modelo(
+        "modelo-erro-localizado",
+        "o LMModerno",
+        sd,
+        do_aluno,
+        lambda pesos: ORC.modelo_ref(pesos, ids),
+        camadas=(
+            "os blocos",
+            "self.blocos, em sequência, cada um com (x, posicoes), posicoes = 0, 1, ..., t − 1",
+            zerar_blocos,
+        ),
+        saida=("a camada de saída", "self.saida(self.norma_final(x)), logits sem softmax", ("saida.weight",)),
+        atol=1e-9,
+        titulo="Erro localizado numa parte do LMModerno",
+        secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+    )
 
 
 @S.sondas_de("LMModerno")
@@ -1065,6 +1157,7 @@ def sondas_modelo(aluno):
             para_instrutor="O aluno percorre os blocos de trás para a frente.",
             secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
+        _localizacao_no_modelo(aluno),
     ]
 
 

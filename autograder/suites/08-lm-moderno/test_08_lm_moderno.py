@@ -197,12 +197,13 @@ def test_bpe_ida_e_volta_exata(aluno, rng):
 @propriedade("test_bpe_fusoes_conferem_com_a_referencia", cara=True)
 @suite.tempo_limite(60)
 def test_bpe_cabe_no_orcamento_de_tempo(aluno, rng):
-    """BPE: o treino cabe no prazo (5× a CPU de um BPE incremental, no mesmo texto e numa caixa igual)"""
+    """BPE: o treino cabe no prazo (5× a CPU de um BPE incremental num texto do mesmo tamanho, numa caixa igual)"""
     n_fusoes = ORC.BPE_CRONOMETRO["fusoes"]
     # Tempos de CPU (oraculos, "orçamento de tempo"). Cada medida usa um texto desta submissão (do segredo, do
-    # aluno e do código: o que outra submissão soube do texto dela não serve aqui) e a referência medida no mesmo
-    # texto, na hora; acima do orçamento, mede de novo num segundo texto: só reprova quem passa do orçamento nas
-    # duas. As fusões de cada medida são conferidas (um treino rápido e errado não conta).
+    # aluno e do código: o que outra submissão soube do texto dela não serve aqui) contra a referência medida uma
+    # vez neste processo, antes de qualquer caixa de aluno, num texto de calibração do mesmo gerador e tamanho
+    # (ou, sem essa medida, no mesmo texto, na hora); acima do orçamento, mede de novo num segundo texto: só
+    # reprova quem passa do orçamento nas duas. As fusões de cada medida são conferidas (rápido e errado não conta).
     for tentativa in range(2):
         texto = ORC.texto_da_submissao(aluno, tentativa)
         t_ref = ORC.tempo_da_referencia(aluno, texto, n_fusoes, vezes=2)
