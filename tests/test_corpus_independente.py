@@ -115,3 +115,24 @@ def test_corpus_independente_atinge_as_metas(capsys):
     assert total.vazamentos == 0, falhas
     assert total.rejeitadas == 0, falhas
     assert metas_nao_atingidas(total) == [], falhas
+
+
+def test_carregar_recusa_celula_que_nao_e_de_solucao(tmp_path):
+    """Uma chave com o nome da função em vez do grade_id da célula era ignorada em silêncio: a submissão corria
+    com a célula da referência e contava como erro "não pego" (corpus cego 8). Agora o corpus nem carrega."""
+    (tmp_path / "01-atencao.toml").write_text(
+        "[base]\nsoftmax = '''\ndef softmax(z, eixo=-1):\n    return z\n'''\n"
+        "[[caso]]\nnome = \"c\"\ncelulas.atencao_produto_escalar = '''\nx = 1\n'''\n"
+        'espera = { perde = ["teste_atencao"], mensagem = ["x"] }\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="atencao_produto_escalar não são células de solução"):
+        carregar("01-atencao", tmp_path)
+    texto = (
+        (tmp_path / "01-atencao.toml")
+        .read_text(encoding="utf-8")
+        .replace("celulas.atencao_produto_escalar", "celulas.atencao")
+    )
+    (tmp_path / "01-atencao.toml").write_text(texto.replace("teste_atencao", "teste_inexistente"), encoding="utf-8")
+    with pytest.raises(ValueError, match="teste_inexistente, que não são itens avaliados"):
+        carregar("01-atencao", tmp_path)

@@ -47,6 +47,7 @@ def carregar(slug: str, pasta: Path = PASTA) -> list[Caso]:
     """Os casos de ``<pasta>/<slug>.toml`` (por padrão, o corpus independente desta pasta)."""
     dados = tomllib.loads((Path(pasta) / f"{slug}.toml").read_text(encoding="utf-8"))
     base = dados.get("base", {})
+    _conferir_nomes(slug, "[base]", base, [])
     casos = []
     for bruto in dados.get("caso", []):
         celulas = dict(bruto.get("celulas", {}))
@@ -60,6 +61,7 @@ def carregar(slug: str, pasta: Path = PASTA) -> list[Caso]:
                 codigo = codigo.replace(antigo, novo)
             celulas[gid] = codigo
         espera = bruto["espera"]
+        _conferir_nomes(slug, bruto["nome"], celulas, espera.get("perde", []))
         correta = bool(espera.get("correta", False))
         if not correta and not espera.get("perde"):
             raise ValueError(f"{slug}/{bruto['nome']}: um caso errado precisa de espera.perde")
@@ -78,6 +80,25 @@ def carregar(slug: str, pasta: Path = PASTA) -> list[Caso]:
     if len(set(nomes)) != len(nomes):
         raise ValueError(f"{slug}: nomes de caso repetidos")
     return casos
+
+
+def _conferir_nomes(slug: str, onde: str, celulas, perde) -> None:
+    """Cada célula é uma célula de solução da atividade (pelo ``grade_id``) e cada item de ``espera.perde`` um item
+    avaliado: uma chave com outro nome (o nome da função, em vez do ``grade_id`` da célula) era ignorada em
+    silêncio, e a submissão corria com a célula da referência (corpus cego 8: 115 das 273 erradas)."""
+    from autograder.notebooks import carregar_atividade
+
+    atividade = carregar_atividade(slug)
+    desconhecidas = sorted(set(celulas) - set(atividade.solucoes))
+    if desconhecidas:
+        raise ValueError(
+            f"{slug}/{onde}: célula(s) {', '.join(desconhecidas)} não são células de solução da atividade; "
+            f"as chaves são o grade_id: {', '.join(atividade.solucoes)}"
+        )
+    itens = {i.grade_id for i in [*atividade.itens, *atividade.manuais]}
+    fora = sorted(set(perde) - itens)
+    if fora:
+        raise ValueError(f"{slug}/{onde}: espera.perde cita {', '.join(fora)}, que não são itens avaliados")
 
 
 def slugs_do_corpus(pasta: Path = PASTA) -> list[str]:

@@ -229,8 +229,9 @@ MODELO_EMBEDDING_TROCADO = Equivoco(
 )
 MODELO_ENCODER_SEM_MASCARA = Equivoco(
     "modelo-encoder-sem-mascara",
-    "O encoder não recebeu a máscara de padding da origem: os tokens PAD influem na memória. Chame cada "
-    "camada com src_key_padding_mask = ~m_origem[:, 0, 0, :].",
+    "O encoder não mascarou o padding da origem: os tokens PAD influem na memória (a máscara não chegou às "
+    "camadas do encoder, ou chegou sem inverter a convenção). Chame cada camada com "
+    "src_key_padding_mask = ~m_origem[:, 0, 0, :], que é True nas posições PAD.",
     modos="encoder_sem_mascara",
     titulo="Encoder sem máscara de padding",
     para_instrutor="O aluno não passou a máscara de padding da origem às camadas do encoder.",

@@ -264,11 +264,19 @@ def test_transformer_ignora_os_pad_da_origem(aluno, ref, rng):
     suite.exigir_que_transforme(y, None, "Transformer.forward")  # logits constantes ignoram tudo, não só o PAD
     lixo = src.clone()
     lixo[~mo[:, 0, 0, :]] = torch.from_numpy(rng.integers(DA.PRIMEIRO, DA.VOCAB, size=int((~mo).sum())))
-    verificar(
-        torch.allclose(ORC.logits_do_remoto(remoto, lixo, tgt, mo, ma), y, atol=1e-8),
-        EQ.MODELO_ENCODER_SEM_MASCARA.mensagem,
-        EQ.MODELO_ENCODER_SEM_MASCARA,
-    )
+    if torch.allclose(ORC.logits_do_remoto(remoto, lixo, tgt, mo, ma), y, atol=1e-8):
+        return
+    # Onde o PAD entrou: na memória (o encoder) ou só depois dela (a atenção cruzada do decoder)?
+    equivoco = EQ.MODELO_ENCODER_SEM_MASCARA
+    try:
+        reais = mo[:, 0, 0, :]
+        m1 = _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar")
+        m2 = _tensor(remoto.metodo("codificar", lixo, mo), "Transformer.codificar")
+        if m1.shape == m2.shape and m1.shape[:2] == reais.shape and torch.allclose(m1[reais], m2[reais], atol=1e-8):
+            equivoco = EQ.CAMADA_CRUZADA_SEM_PADDING
+    except (Reprovado, suite.ErroDoAluno):
+        pass
+    raise Reprovado(equivoco.mensagem, equivoco)
 
 
 @item("teste_transformer", pontos=0.5)
