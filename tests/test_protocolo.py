@@ -426,6 +426,13 @@ def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkey
         copia = list(range(3, 23))
         assert "22" not in f"veio {mensagens.mostrar(copia)}" and "20 itens" in f"{mensagens.mostrar(copia)}"
         assert f"{mensagens.mostrar([1, 2, 3])}" == "[1, 2, 3]"
+        # rodada vermelha 6: inteiros de 4 algarismos ou mais, numa cópia curta ou sozinhos, saem pela forma
+        import numpy as np
+
+        assert "1234" not in f"{mensagens.mostrar([1234, 5678, 9012])}"
+        assert f"{mensagens.mostrar(12345678901234567)}" == "um inteiro de 17 dígitos"
+        assert f"{mensagens.mostrar(np.int64(12345678901234567))}" == "um inteiro de 17 dígitos"
+        assert f"{mensagens.mostrar(999)}" == "999" and f"{mensagens.mostrar(np.int64(7))}" == "7"
         assert f"{mensagens.mostrar(['w_q', 'w_k'])}" == "['w_q', 'w_k']"
         erro = "operands could not be broadcast together with shapes (1,2,3,4,5,6,7,8) (9,8,7,6,5,4,3,2)"
         saida = protocolo.texto_da_excecao(erro)

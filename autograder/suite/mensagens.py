@@ -140,7 +140,19 @@ def _numeros_demais(valor) -> bool:
     array, um tensor), venha de onde vier: sai pela forma, como um valor do aluno. Uma cópia que a suíte fez de um
     valor do aluno (``list(saida)``, ``obtido.tolist()``) não está no registro (rodada vermelha 5: a cópia da
     decodificação da 06 levava 168 bits dos pesos iniciais da turma), e uma sequência longa da própria suíte é
-    uma entrada oculta ou derivada dela, que não se cita. Uma lista de nomes ou de textos não conta."""
+    uma entrada oculta ou derivada dela, que não se cita. Uma lista de nomes ou de textos não conta. Um inteiro de
+    mais de 3 algarismos, sozinho ou numa sequência, também sai pela forma: a suíte não cita números dela desse
+    tamanho por ``mostrar`` (os dela ficam no texto da mensagem), e uma cópia curta ainda levava 4 algarismos por
+    número (rodada vermelha 6)."""
+    if type(valor) is int:  # rodada vermelha 6: um inteiro de 17 algarismos tirado da saída do aluno pela suíte
+        return abs(valor) > protocolo.MAIOR_NUMERO_DO_ALUNO
+    if getattr(valor, "ndim", None) == 0 and str(getattr(valor, "dtype", "")).removeprefix("torch.").startswith(
+        ("int", "uint")
+    ):  # um inteiro do NumPy ou do PyTorch, sozinho
+        try:
+            return abs(int(valor)) > protocolo.MAIOR_NUMERO_DO_ALUNO
+        except Exception:
+            return True
     if getattr(valor, "shape", None) is not None and getattr(valor, "dtype", None) is not None:
         try:
             return int(
@@ -160,6 +172,8 @@ def _numeros_demais(valor) -> bool:
                 pilha.append((v, prof + 1))
             elif isinstance(v, bool) or not (isinstance(v, (int, float)) or _numero_real(v)):
                 return False  # uma lista que tem nomes, textos ou objetos: não é uma sequência de números
+            elif type(v) is int and abs(v) > protocolo.MAIOR_NUMERO_DO_ALUNO:
+                return True  # rodada vermelha 6: 6 inteiros de 4 algarismos numa cópia da decodificação da 06
             else:
                 conta += 1
     return conta > MAXIMO_DE_INTEIROS_PEQUENOS
