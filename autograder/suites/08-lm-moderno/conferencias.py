@@ -265,6 +265,25 @@ def sd_bloco(rng, d, d_ff, p=""):
     return sd
 
 
+def bloco_com_pecas_da_biblioteca(aluno, d, h, d_ff):
+    """O ``BlocoPreNorma`` do aluno em float64 com as peças da suíte nos submódulos (RMSNorm, atenção e SwiGLU de
+    referência): o que se confere é só a ligação do bloco (item isolado das outras funções do aluno)."""
+    bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
+    trocar_submodulos(
+        aluno,
+        bloco,
+        {
+            "norma1": ("_avaliador_RMSNorm", (d,)),
+            "atencao": ("_avaliador_Atencao", (d, h)),
+            "norma2": ("_avaliador_RMSNorm", (d,)),
+            "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
+        },
+        "BlocoPreNorma",
+    )
+    bloco.metodo("double", guardar=True)
+    return bloco
+
+
 def trocar_submodulos(aluno, remoto, trocas, classe):
     """Põe no módulo do aluno (na caixa) as peças da biblioteca de ``trocas`` (nome -> (classe, args))."""
     aluno.injetar(ORC.AUXILIAR)

@@ -947,19 +947,7 @@ def sondas_bloco(aluno):
     d, h, d_ff = 8, 2, 16
 
     def nao_identidade():
-        bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-        CF.trocar_submodulos(
-            aluno,
-            bloco,
-            {
-                "norma1": ("_avaliador_RMSNorm", (d,)),
-                "atencao": ("_avaliador_Atencao", (d, h)),
-                "norma2": ("_avaliador_RMSNorm", (d,)),
-                "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
-            },
-            "BlocoPreNorma",
-        )
-        bloco.metodo("double", guardar=True)
+        bloco = CF.bloco_com_pecas_da_biblioteca(aluno, d, h, d_ff)
         sd = CF.sd_bloco(_rng(20), d, d_ff)
         sd["atencao.wo.weight"] = torch.zeros(d, d, dtype=torch.float64)
         sd["ffn.w2.weight"] = torch.zeros(d, d_ff, dtype=torch.float64)
@@ -972,19 +960,7 @@ def sondas_bloco(aluno):
     x_partes = tocha.x(_rng(26), 2, 5, d)
 
     def por_partes(ativas):
-        bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-        CF.trocar_submodulos(
-            aluno,
-            bloco,
-            {
-                "norma1": ("_avaliador_RMSNorm", (d,)),
-                "atencao": ("_avaliador_Atencao", (d, h)),
-                "norma2": ("_avaliador_RMSNorm", (d,)),
-                "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
-            },
-            "BlocoPreNorma",
-        )
-        bloco.metodo("double", guardar=True)
+        bloco = CF.bloco_com_pecas_da_biblioteca(aluno, d, h, d_ff)
         sd = dict(sd_partes)
         if 1 not in ativas:
             sd["atencao.wo.weight"] = torch.zeros(d, d, dtype=torch.float64)
@@ -1047,19 +1023,7 @@ def _ablacao_do_bloco(aluno, d, h, d_ff):
 
     def do_aluno(pesos):
         if not montado:
-            bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-            CF.trocar_submodulos(
-                aluno,
-                bloco,
-                {
-                    "norma1": ("_avaliador_RMSNorm", (d,)),
-                    "atencao": ("_avaliador_Atencao", (d, h)),
-                    "norma2": ("_avaliador_RMSNorm", (d,)),
-                    "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
-                },
-                "BlocoPreNorma",
-            )
-            bloco.metodo("double", guardar=True)
+            bloco = CF.bloco_com_pecas_da_biblioteca(aluno, d, h, d_ff)
             montado["bloco"] = bloco
         montado["bloco"].carregar_pesos(pesos, strict=False)
         return tocha.tensor(montado["bloco"](x), "BlocoPreNorma.forward")

@@ -428,19 +428,7 @@ _EQUIVOCOS_BLOCO = suite.pares_por_modo(EQ.BLOCO_POS_NORMA, EQ.BLOCO_SEM_RESIDUO
 def test_bloco_pre_norma_confere(aluno, rng):
     """bloco: x + atencao(norma1(x)), depois x + ffn(norma2(x)) (com as peças da biblioteca nos submódulos)"""
     d, h, d_ff = 8, 2, 16
-    bloco = aluno.criar("BlocoPreNorma", d, h, d_ff)
-    CF.trocar_submodulos(
-        aluno,
-        bloco,
-        {
-            "norma1": ("_avaliador_RMSNorm", (d,)),
-            "atencao": ("_avaliador_Atencao", (d, h)),
-            "norma2": ("_avaliador_RMSNorm", (d,)),
-            "ffn": ("_avaliador_SwiGLU", (d, d_ff)),
-        },
-        "BlocoPreNorma",
-    )
-    bloco.metodo("double", guardar=True)
+    bloco = CF.bloco_com_pecas_da_biblioteca(aluno, d, h, d_ff)
     sd = CF.sd_bloco(rng, d, d_ff)
     suite.conferir_state_dict(bloco.pesos(), sd, "BlocoPreNorma")
     bloco.carregar_pesos(sd, strict=False)
