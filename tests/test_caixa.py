@@ -853,21 +853,21 @@ def test_caixa_e_processo_confiavel_usam_o_mesmo_caminho_numerico(zigoto):
 
 
 def test_pacote_fora_do_que_a_caixa_le_diz_que_nao_esta_disponivel(zigoto):
-    """Um pacote instalado mas fora de R (o scipy do .venv) não se lê na caixa; o ``import`` diz isso numa mensagem
+    """Um pacote instalado mas fora de R (o scikit-learn do .venv, que só a aula 07 lê fora da caixa) não se lê na caixa; o ``import`` diz isso numa mensagem
     conhecida (traduzida no relatório), e não "permissão negada"; os pacotes da caixa importam."""
     import importlib.util
 
     from autograder.caixa import protocolo, restricoes
 
-    if importlib.util.find_spec("scipy") is None:
-        pytest.skip("scipy não está instalado")
+    if importlib.util.find_spec("sklearn") is None:
+        pytest.skip("scikit-learn não está instalado")
     c = zigoto.nova_caixa()
     try:
         c.executar(
             "def f():\n"
-            "    import numpy, torch, tqdm, matplotlib, collections\n"
+            "    import numpy, torch, tqdm, matplotlib, scipy.special, collections\n"
             "    try:\n"
-            "        import scipy.special\n"
+            "        import sklearn.datasets\n"
             "    except ModuleNotFoundError as e:\n"
             "        return str(e)\n"
             "    return 'importou'\n",
@@ -876,10 +876,10 @@ def test_pacote_fora_do_que_a_caixa_le_diz_que_nao_esta_disponivel(zigoto):
         texto = c.chamar("f", [])
     finally:
         c.matar()
-    assert texto == restricoes.MENSAGEM_FORA_DA_CAIXA.format("scipy")
+    assert texto == restricoes.MENSAGEM_FORA_DA_CAIXA.format("sklearn")
     try:
-        protocolo.registrar_codigo_do_aluno(["import scipy.special\n"])
+        protocolo.registrar_codigo_do_aluno(["import sklearn.datasets\n"])
         traduzido = protocolo.texto_da_excecao(texto)
     finally:
         protocolo.esquecer_enviados()
-    assert traduzido.startswith("o módulo scipy não está disponível na correção"), traduzido
+    assert traduzido.startswith("o módulo sklearn não está disponível na correção"), traduzido

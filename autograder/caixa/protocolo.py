@@ -991,8 +991,8 @@ def _modelo(padrao: str, saida: str):
 _MODELOS_DE_EXCECAO = [
     _modelo(
         "module is not available in the grading sandbox: {nome}",  # restricoes.MENSAGEM_FORA_DA_CAIXA
-        "o módulo {} não está disponível na correção: nela se importam só a biblioteca padrão, numpy, torch, tqdm "
-        "e matplotlib",
+        "o módulo {} não está disponível na correção: nela se importam só a biblioteca padrão, numpy, torch, scipy, "
+        "tqdm e matplotlib",
     ),
     _modelo(
         "mat1 and mat2 shapes cannot be multiplied ({n}x{n} and {n}x{n})",

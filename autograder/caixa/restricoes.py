@@ -188,10 +188,12 @@ def dominio_de_sinais() -> bool:
 
 # ----------------------------------------------------------------------------- o que a caixa lê (R)
 # Os pacotes do .venv que o código da caixa pode importar: os que as aulas usam (o NumPy, o PyTorch, o tqdm das
-# barras de progresso e o Matplotlib dos gráficos dos notebooks) e as dependências deles, mais o que o zigoto já
-# importou. O resto do .venv (o ``node`` do Playwright, o Jupyter, o scikit-learn, que só os notebooks leem fora
-# da caixa) fica ilegível na caixa: cada arquivo legível tem de ficar inteiro na memória (``paginas``).
-PACOTES_DA_CAIXA = ("numpy", "torch", "tqdm", "matplotlib")
+# barras de progresso e o Matplotlib dos gráficos dos notebooks), o SciPy (uma solução certa pode usar
+# ``scipy.special.logsumexp``: o corpus independente tem uma; ~140 MB a mais retidos) e as dependências deles, mais
+# o que o zigoto já importou. O resto do .venv (o ``node`` do Playwright, o Jupyter, o scikit-learn, que só os
+# notebooks leem fora da caixa) fica ilegível na caixa: cada arquivo legível tem de ficar inteiro na memória
+# (``paginas``).
+PACOTES_DA_CAIXA = ("numpy", "torch", "tqdm", "matplotlib", "scipy")
 ARQUIVOS_DE_ETC = (
     "ld.so.cache",
     "ld.so.conf",
