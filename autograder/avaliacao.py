@@ -53,7 +53,7 @@ from autograder.resultado import (  # noqa: F401
     aluno_da_submissao,
 )
 from autograder.semente import semente_da_submissao, semente_derivada  # noqa: F401
-from autograder.sessao import Aluno, ObjetoRemoto, Sessao  # noqa: F401
+from autograder.sessao import Aluno, ObjetoRemoto, Sessao, cronometrar_antes_do_aluno  # noqa: F401
 
 
 @functools.cache
@@ -116,7 +116,8 @@ def avaliar(
 
 def calibrar(zigoto, slugs) -> None:
     """Mede, uma vez por zigoto, a referência dos orçamentos de tempo das atividades ``slugs`` que os têm (a
-    função ``calibrar_orcamento(zigoto, atividade)`` do ``oraculos.py`` da suíte; hoje, só o BPE da 08), numa
+    função ``calibrar_orcamento()`` do ``oraculos.py`` da suíte declara o código, a função e os argumentos; hoje,
+    só o BPE da 08), numa
     caixa limpa e ANTES de qualquer caixa de aluno neste zigoto (``sessao.cronometrar_antes_do_aluno``). Quem
     abre o zigoto chama isto logo depois (trabalhador do lote, do Dask e do hub); ``avaliar`` chama de novo
     antes de cada submissão, o que só mede se nenhum código de aluno passou pelo zigoto (a primeira submissão
@@ -131,9 +132,13 @@ def calibrar(zigoto, slugs) -> None:
         if slug in referencias or getattr(zigoto, "com_aluno", False):
             continue
         oraculos = modulo_da_suite(slug, "oraculos")
-        medir = getattr(oraculos, "calibrar_orcamento", None)
+        declarar = getattr(oraculos, "calibrar_orcamento", None)
         try:
-            referencias[slug] = None if medir is None else medir(zigoto, carregar_atividade(slug))
+            if declarar is None:
+                referencias[slug] = None
+            else:
+                codigo, funcao, args = declarar()
+                referencias[slug] = cronometrar_antes_do_aluno(zigoto, carregar_atividade(slug), codigo, funcao, args)
         except Exception:  # a medida falhou: cada submissão mede a referência na hora
             referencias[slug] = None
 

@@ -101,6 +101,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/caixa/encerramento.py",
     "autograder/caixa/memoria.py",
     "autograder/caixa/modos.py",
+    "autograder/caixa/paginas.py",
     "autograder/caixa/protocolo.py",
     "autograder/caixa/restricoes.py",
     "autograder/caixa/servidor.py",

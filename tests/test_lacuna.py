@@ -2,7 +2,8 @@
 
 A unidade: a lacuna (perda no treino menos perda na avaliação), o limite, o que não é finito, a mensagem em
 pt-BR. De ponta a ponta, pelo caminho real (a caixa): o laço fraco da rodada vermelha que, no treino avaliado,
-treina nas 360 imagens de teste da 07 (públicas, lidas pelo ``carregar_digitos``) não ganha faixa nenhuma,
+treina nas 360 imagens de teste da 07 (públicas; desde que o scikit-learn ficou fora do que a caixa lê, o ataque
+as traz coladas no notebook) não ganha faixa nenhuma,
 com o equívoco ``treino-fora-dos-lotes-dados``; o gêmeo honesto (o mesmo laço nos lotes dados) fica com as
 faixas que alcança. Sem o portão, o ataque ganharia a faixa de cima que o gêmeo não alcança, então o teste
 falha se o portão sair.
@@ -59,6 +60,37 @@ def _celulas_do_ataque(nome: str) -> dict:
     return {gid: codigo_da_celula(m, None, caso.atividade, _trechos(PASTA_ATAQUES)) for gid, m in caso.celulas.items()}
 
 
+def _digitos_embutidos() -> str:
+    """Código que redefine ``carregar_digitos`` com os dados embutidos no texto da célula. Desde a 18ª sessão o
+    scikit-learn está fora do que a caixa lê (R), então o ``carregar_digitos`` do notebook não roda nela; um aluno
+    ainda pode colar os dados no notebook, e é isso que o portão da lacuna tem de pegar."""
+    import base64
+    import io
+    import json
+
+    import numpy as np
+    import torch
+
+    from autograder.notebooks import notebook_fonte
+
+    nb = json.loads(notebook_fonte("07-vit").read_text(encoding="utf-8"))
+    fonte = next("".join(c["source"]) for c in nb["cells"] if "def carregar_digitos" in "".join(c["source"]))
+    espaco = {"np": np, "torch": torch}
+    exec(fonte, espaco)  # a função do notebook, no processo confiável (que lê o scikit-learn)
+    imagens_treino, rotulos_treino, imagens_teste, rotulos_teste = espaco["carregar_digitos"]()
+    buf = io.BytesIO()
+    inteiros = [(t * 16).round().to(torch.uint8) for t in (imagens_treino, imagens_teste)]
+    torch.save([inteiros[0], rotulos_treino, inteiros[1], rotulos_teste], buf)
+    texto = base64.b64encode(buf.getvalue()).decode()
+    return (
+        "import base64 as _v_b64, io as _v_io\n"
+        f"_V_DIG = torch.load(_v_io.BytesIO(_v_b64.b64decode('{texto}')))\n"
+        "def carregar_digitos():\n"
+        "    a, b, c, d = _V_DIG\n"
+        "    return a.float() / 16.0, b.clone(), c.float() / 16.0, d.clone()\n\n"
+    )
+
+
 def test_treino_nas_imagens_de_teste_nao_ganha_faixa(zigoto, tmp_path):
     from autograder.avaliacao import avaliar
     from qualidade.variantes import gravar, notebook_com
@@ -66,7 +98,10 @@ def test_treino_nas_imagens_de_teste_nao_ganha_faixa(zigoto, tmp_path):
     slug, ataque, gemeo = "07-vit", "vermelho-07-treina-no-teste", "vermelho-07-taxa-baixa-gemeo"
     notas = {}
     for nome in (ataque, gemeo):
-        caminho = gravar(notebook_com(slug, _celulas_do_ataque(nome)), tmp_path, nome, slug)
+        celulas = _celulas_do_ataque(nome)
+        if nome == ataque:
+            celulas = {gid: _digitos_embutidos() + codigo for gid, codigo in celulas.items()}
+        caminho = gravar(notebook_com(slug, celulas), tmp_path, nome, slug)
         notas[nome] = avaliar(caminho, slug, zigoto, aluno=nome)
     gemeo, ataque = notas[gemeo], notas[ataque]
     faixas = [t for t in ataque.testes if t.item == "teste_treino" and t.faixa is not None]

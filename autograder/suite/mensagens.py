@@ -145,12 +145,12 @@ def _numeros_demais(valor) -> bool:
     tamanho por ``mostrar`` (os dela ficam no texto da mensagem), e uma cópia curta ainda levava 4 algarismos por
     número (rodada vermelha 6)."""
     if type(valor) is int:  # rodada vermelha 6: um inteiro de 17 algarismos tirado da saída do aluno pela suíte
-        return abs(valor) > protocolo.MAIOR_NUMERO_DO_ALUNO
+        return _inteiro_longo(valor)
     if getattr(valor, "ndim", None) == 0 and str(getattr(valor, "dtype", "")).removeprefix("torch.").startswith(
         ("int", "uint")
     ):  # um inteiro do NumPy ou do PyTorch, sozinho
         try:
-            return abs(int(valor)) > protocolo.MAIOR_NUMERO_DO_ALUNO
+            return _inteiro_longo(int(valor))
         except Exception:
             return True
     if getattr(valor, "shape", None) is not None and getattr(valor, "dtype", None) is not None:
@@ -172,11 +172,17 @@ def _numeros_demais(valor) -> bool:
                 pilha.append((v, prof + 1))
             elif isinstance(v, bool) or not (isinstance(v, (int, float)) or _numero_real(v)):
                 return False  # uma lista que tem nomes, textos ou objetos: não é uma sequência de números
-            elif type(v) is int and abs(v) > protocolo.MAIOR_NUMERO_DO_ALUNO:
+            elif type(v) is int and _inteiro_longo(v):
                 return True  # rodada vermelha 6: 6 inteiros de 4 algarismos numa cópia da decodificação da 06
             else:
                 conta += 1
     return conta > MAXIMO_DE_INTEIROS_PEQUENOS
+
+
+def _inteiro_longo(n: int) -> bool:
+    """Um inteiro de mais de 3 algarismos que não é redondo: uma constante redonda (10000, 2000: até 2 algarismos
+    antes dos zeros) não leva mais que um número curto e é o que as suítes citam (a base 10000 das posições)."""
+    return abs(n) > protocolo.MAIOR_NUMERO_DO_ALUNO and len(str(abs(n)).rstrip("0")) > 2
 
 
 def _numero_real(valor) -> bool:

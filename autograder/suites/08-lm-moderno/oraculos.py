@@ -296,13 +296,11 @@ def fusoes_de_referencia(texto, n_fusoes):
 SEMENTE_DA_CALIBRACAO = 20261206
 
 
-def calibrar_orcamento(zigoto, atividade):
-    """CPU (s) do BPE da suíte no texto de calibração, ou None se o zigoto já teve código de aluno."""
-    from autograder.sessao import cronometrar_antes_do_aluno
-
+def calibrar_orcamento():
+    """O que o avaliador cronometra na calibração (``avaliacao.calibrar``): o código do BPE da suíte, o nome da
+    função e os argumentos (o texto de calibração e as fusões). A suíte só declara; quem mede é o avaliador."""
     texto = texto_cronometrado(np.random.default_rng(SEMENTE_DA_CALIBRACAO))
-    n_fusoes = BPE_CRONOMETRO["fusoes"]
-    return cronometrar_antes_do_aluno(zigoto, atividade, _BPE_DA_SUITE, "_avaliador_treinar_bpe", (texto, n_fusoes))
+    return _BPE_DA_SUITE, "_avaliador_treinar_bpe", (texto, BPE_CRONOMETRO["fusoes"])
 
 
 def tempo_da_referencia(aluno, texto, n_fusoes, vezes=1):
