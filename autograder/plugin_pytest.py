@@ -254,7 +254,7 @@ def _mensagem_crua(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | 
         dica = dica_do_erro(exc.tipo, exc.mensagem)
         # o caso do teste em que o erro aconteceu (``suite.sondas.situacao``: um texto fixo da suíte)
         caso = getattr(exc, "situacao", "")
-        caso = f" (no caso: {texto_do_aluno(caso)})" if isinstance(caso, str) and caso else ""
+        caso = f" (no caso: {texto_do_aluno(fechar_mensagem(caso))})" if isinstance(caso, str) and caso else ""
         return "erro_aluno", f"Seu código levantou {exc.tipo}{caso}: {exc.mensagem}{dica}{trace}", None
     if isinstance(exc, TempoEsgotado):
         return "tempo", f"Tempo esgotado: {exc}", None

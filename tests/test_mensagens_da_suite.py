@@ -217,3 +217,33 @@ def test_real_que_chega_a_mensagem_por_outro_caminho_sai_curto_na_fronteira():
     assert situacao == "falhou" and mensagem == "diferença 0.000123 na posição 3"
     # versões e nomes não são reais
     assert Reprovado("torch 2.13.0, float32, w1").mensagem == "torch 2.13.0, float32, w1"
+
+
+def _usos_de_da_suite(fonte: str, nome: str = "<fonte>") -> list[str]:
+    """Os ``da_suite(x)`` cujo argumento não é um literal nem uma constante em MAIÚSCULAS."""
+    achados = []
+    for no in ast.walk(ast.parse(fonte)):
+        if isinstance(no, ast.Call):
+            f = no.func
+            if (isinstance(f, ast.Name) and f.id == "da_suite") or (
+                isinstance(f, ast.Attribute) and f.attr == "da_suite"
+            ):
+                arg = no.args[0] if no.args else None
+                if not (
+                    isinstance(arg, ast.Constant)
+                    or (isinstance(arg, ast.Name) and _constante(arg.id))
+                    or (isinstance(arg, ast.Attribute) and _isento(arg) and not arg.attr == "mensagem")
+                ):
+                    achados.append(f"{nome}:{no.lineno}: da_suite({ast.unparse(arg) if arg else ''})")
+    return achados
+
+
+def test_da_suite_so_em_constantes_da_suite():
+    """``da_suite`` tira um número do orçamento da mensagem e do corte de algarismos: numa suíte, só um literal ou
+    uma constante em MAIÚSCULAS o recebe (um valor calculado, que pode vir da caixa, passa por ``mostrar``). Quem
+    precisar citar uma referência calculada com mais algarismos amplia este teste de propósito, com o motivo."""
+    achados = [
+        a for p in _arquivos() for a in _usos_de_da_suite(p.read_text(encoding="utf-8"), str(p.relative_to(SUITES)))
+    ]
+    assert not achados, "da_suite com um valor que não é constante da suíte:\n" + "\n".join(achados)
+    assert len(_usos_de_da_suite("f'{da_suite(obtido)} {da_suite(0.5)} {S.da_suite(TOLERANCIA)}'")) == 1
