@@ -18,6 +18,12 @@ algarismos), nunca pelo conteúdo; os valores da própria suíte (esperados, ró
 sem o filtro de textos enviados. ``tests/test_mensagens_da_suite.py`` confere que todo campo de f-string das suítes passa por
 aqui (a não ser literais e constantes em MAIÚSCULAS). Entradas ocultas e dados derivados do segredo não
 se citam de jeito nenhum: descreva a diferença (posição, comprimento, forma), não o conteúdo.
+
+Números derivados da caixa (rodada vermelha 6): o registro não reconhece um real que a suíte calcula do que a caixa
+devolveu (o produto q·k de duas saídas, a perda de um passo, o theta que o objeto do aluno carrega). Por isso todo
+real que sai daqui tem no máximo 3 algarismos significativos, e os números que ``mostrar`` põe numa mensagem somam
+no máximo ``protocolo.ALGARISMOS_POR_MENSAGEM`` algarismos, contados na fronteira da mensagem (``fechar_mensagem``,
+no ``Reprovado`` e no plugin). Uma constante da suíte com mais algarismos sai inteira por ``da_suite``.
 """
 
 from __future__ import annotations
