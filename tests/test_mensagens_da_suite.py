@@ -217,6 +217,10 @@ def test_real_que_chega_a_mensagem_por_outro_caminho_sai_curto_na_fronteira():
     assert situacao == "falhou" and mensagem == "diferença 0.000123 na posição 3"
     # versões e nomes não são reais
     assert Reprovado("torch 2.13.0, float32, w1").mensagem == "torch 2.13.0, float32, w1"
+    # no fim de uma frase, colados por vírgula, num texto que mostrar recebeu pronto
+    assert Reprovado("veio 0.123456.").mensagem == "veio 0.123."
+    assert Reprovado(f"veio {mostrar('0.123456.')}").mensagem == "veio 0.123."
+    assert Reprovado(f"veio {mostrar('[0.5,0.123456,7.7777]')}").mensagem == "veio [0.5,0.123,7.78]"
 
 
 def _usos_de_da_suite(fonte: str, nome: str = "<fonte>") -> list[str]:

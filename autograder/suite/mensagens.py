@@ -55,9 +55,10 @@ _ABRE_SUITE, _FECHA_SUITE = "\ue002", "\ue003"  # um valor da suíte (``da_suite
 _MARCAS = _ABRE + _FECHA + _ABRE_SUITE + _FECHA_SUITE
 _TIRAR_MARCAS = str.maketrans("", "", _MARCAS)
 # um número como o Python o escreve (e "0,69", que ``mostrar`` escreve): inteiro, real com ponto ou vírgula
-# decimal, com expoente; nunca um pedaço de nome ("float32", "w1") nem de uma versão ("2.13.0")
-_NUMERO_MOSTRADO = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?(?![\w.]|,\d)")
-_REAL_SOLTO = re.compile(r"(?<![\w.])\d+(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+)(?![\w.])")
+# decimal, com expoente, também no fim de uma frase ("0.123456."); nunca um pedaço de nome ("float32", "w1")
+# nem de uma versão ("2.13.0")
+_NUMERO_MOSTRADO = re.compile(r"(?<![\w.])(?<!\d,)\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?(?!\w|[.,]\d)")
+_REAL_SOLTO = re.compile(r"(?<![\w.])\d+(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+)(?!\w|\.\d)")
 
 
 def _significativos(numero: str) -> str:
