@@ -105,6 +105,10 @@ def registrar(msg: str) -> None:
             pass
 
 
+def _quantas(n: int) -> str:
+    return f"{n} entrada" if n == 1 else f"{n} entradas"
+
+
 def _br(valor: float, casas: int | None = 2) -> str:
     """Um número para o registro, com vírgula decimal (``casas=None``: sem zeros à direita)."""
     texto = f"{valor:g}" if casas is None else f"{valor:.{casas}f}"
@@ -776,7 +780,7 @@ class Corretor:
                 if superada is not None:
                     self._superar(superada)
                 if superada is not r:
-                    self.situacao.entrega(r, "na fila")
+                    self.situacao.entrega(r, "na fila", adiar=True)
             return examinadas
         except Exception:
             registrar(f"ERRO na varredura (segue na próxima):\n{traceback.format_exc()}")
@@ -854,7 +858,7 @@ class Corretor:
         if self.teto.contar_fora(aluno, quantas):
             de = f"de {aluno}" if aluno else f"uid {uid}"
             registrar(
-                f"{situacao.upper()} {legivel(nome)!r} ({de}): {detalhe} ({self.teto.fora_total} entradas fora do"
+                f"{situacao.upper()} {legivel(nome)!r} ({de}): {detalhe} ({_quantas(self.teto.fora_total)} fora do"
                 f" histórico até agora: teto de {TETO_POR_ALUNO} linhas sem nota por aluno)"
             )
 

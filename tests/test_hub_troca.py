@@ -442,6 +442,87 @@ def test_rajada_de_um_aluno_nao_atrasa_a_primeira_de_outro(servico):
     assert len(historico) <= corretor.TETO_POR_ALUNO, len(historico)
 
 
+def test_teto_por_aluno_no_que_o_servico_faz_e_registra(servico):
+    """Issue #37, classe 4 (rodada vermelha 6, o que ficou aberto): a Ana e o Caio entregam de verdade e depois,
+    em duas levas, criam cada um 15 pastas vazias deles com datas de antes (aceitas sem leitura e substituídas) e
+    15 entradas recusadas (a Ana em nome da Bia, o Caio com nomes que não são de entrega); a Bia entrega uma vez
+    no meio. O teto por aluno (``TETO_POR_ALUNO``, um só): entradas novas examinadas por dono em cada varredura,
+    gravações do arquivo de situação por varredura, linhas sem nota no histórico (somadas as levas e uma subida
+    nova do serviço sobre o mesmo histórico), e o estado que fica na memória entre varreduras. Todo o lixo sai do
+    ``inbound``; as três entregas verdadeiras vão para a fila."""
+    c, inbound, estado = servico
+    teto = getattr(corretor, "TETO_POR_ALUNO", corretor.LIMITE_RECUSAS)
+    agora = time.time()
+    verdadeiras = {a: _entrega(inbound, _nome(a, agora, "v"), uid).name for a, uid in (("ana", ANA), ("caio", CAIO))}
+    c.varrer()
+    gravacoes: list[str] = []
+    gravar = c.situacao._gravar
+
+    def contar(aluno):
+        gravacoes.append(aluno)
+        gravar(aluno)
+
+    c.situacao._gravar = contar
+
+    def leva(k: int) -> None:
+        for i in range(15):
+            for aluno, uid in (("ana", ANA), ("caio", CAIO)):
+                _entrega(inbound, _nome(aluno, agora - 3600 + k * 100 + i, f"s{k}x{i}"), uid, notebook=None)
+            _entrega(inbound, _nome("bia", agora + 10**6 + k * 100 + i, f"r{k}x{i}"), ANA, notebook=None)
+            _entrega(inbound, f"caio+{SLUG}+lixo+{k}x{i}", CAIO, notebook=None)
+
+    def limpar(c: Corretor) -> list[int]:
+        examinadas = []
+        while len(examinadas) < 50 and set(_fora_da_quarentena(inbound)) - set(nomes_fila):
+            gravacoes.clear()
+            examinadas.append(c.varrer())
+            assert len(gravacoes) == len(set(gravacoes)), (
+                f"gravações do arquivo de situação numa varredura: {gravacoes}"
+            )
+        return examinadas
+
+    nomes_fila = [*verdadeiras.values()]
+    leva(0)
+    bia = _entrega(inbound, _nome("bia", agora), BIA).name
+    nomes_fila.append(bia)
+    examinadas = limpar(c)
+    leva(1)
+    examinadas += limpar(c)
+    assert _fora_da_quarentena(inbound) == sorted(nomes_fila), "o lixo ficou no inbound"
+    assert max(examinadas) <= 3 * teto, f"entradas examinadas por varredura: {examinadas} (teto por dono: {teto})"
+    assert sorted(e.nome for e in _fila(c)) == sorted(nomes_fila)
+    # na memória entre varreduras, só o que ainda está no inbound
+    assert len(c.tratadas) <= len(nomes_fila) and len(c.vistos) <= len(nomes_fila), (len(c.tratadas), len(c.vistos))
+    assert not c.a_retirar and not c.incompletas
+
+    def sem_nota(aluno: str) -> int:
+        linhas = [json.loads(x) for x in c.historico.read_text(encoding="utf-8").splitlines()]
+        return sum(1 for r in linhas if r.get("aluno") == aluno and r["situacao"] != "corrigida")
+
+    por_aluno = {a: sem_nota(a) for a in ("ana", "caio")}
+    assert all(n <= teto for n in por_aluno.values()), f"linhas sem nota no histórico: {por_aluno} (teto {teto})"
+    assert sem_nota("bia") == 0  # o lixo em nome da Bia é da Ana: nada conta contra a Bia
+    assert _situacao(estado, "ana")["recusas_total"] >= 30 and _situacao(estado, "caio")["recusas_total"] >= 30
+
+    # o serviço reinicia sobre o mesmo histórico: o teto não se renova
+    novo = Corretor(
+        api_nova=lambda: None,
+        inbound=inbound,
+        alunos=dict(ALUNOS),
+        pasta_estado=estado,
+        historico=c.historico,
+        atividades={SLUG},
+    )
+    assert len(novo.tratadas) <= len(nomes_fila)  # do histórico, só o que ainda está no inbound
+    c = novo
+    c.situacao._gravar = contar
+    leva(2)
+    limpar(c)
+    depois = {a: sem_nota(a) for a in ("ana", "caio")}
+    assert all(n <= teto for n in depois.values()), f"linhas sem nota depois da subida nova: {depois} (teto {teto})"
+    assert _fora_da_quarentena(inbound) == sorted(nomes_fila)
+
+
 def test_arquivo_de_situacao_so_o_aluno_le(servico):
     """estado/<aluno>.json: 0600 do serviço, com leitura por ACL só para o aluno dele."""
     c, inbound, estado = servico

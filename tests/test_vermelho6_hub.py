@@ -189,20 +189,22 @@ def test_entregas_substituidas_de_um_aluno_nao_crescem_o_historico_sem_teto(serv
         os.mkdir(pasta)
         os.chown(pasta, CAIO, CAIO)
     fim = time.monotonic() + 120
-    linhas = 0
+    linhas, restam = 0, SUBSTITUIDAS
     while time.monotonic() < fim:
         time.sleep(1.0)
         texto = c.historico.read_text(encoding="utf-8") if c.historico.exists() else ""
         novas = [json.loads(x) for x in texto.splitlines() if x.strip()]
         linhas = sum(1 for r in novas if r.get("aluno") == "caio" and r.get("situacao") == "substituída")
-        if linhas >= SUBSTITUIDAS:
+        restam = sum(1 for n in os.listdir(inbound) if n.startswith(f"caio+{SLUG}+") and "+v" in n)
+        if linhas >= SUBSTITUIDAS or restam == 0:  # todas registradas, ou todas já fora do inbound
             break
     depois = c.historico.stat().st_size if c.historico.exists() else 0
     teto = modulo_corretor.LIMITE_RECUSAS + modulo_corretor.LIMITE_ENTREGAS_VISTAS
     resumo = (
         f"{SUBSTITUIDAS} pastas vazias do Caio com datas de antes: {linhas} linhas 'substituída' no histórico "
         f"(+{depois - antes} bytes), {sum(1 for n in c.tratadas if n.startswith('caio+'))} entradas em "
-        f"Corretor.tratadas; teto por aluno: {teto}"
+        f"Corretor.tratadas; {restam} ainda no inbound; teto por aluno: {teto}"
     )
     print(resumo)
     assert linhas <= teto, f"o histórico do serviço cresce sem teto com o lixo de um aluno: {resumo}"
+    assert restam == 0, f"o lixo além do teto ficou no inbound: {resumo}"
