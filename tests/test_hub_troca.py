@@ -25,13 +25,13 @@ import time
 from pathlib import Path
 
 import pytest
+from troca_falsa import SLUG, nome_entrega, troca_falsa
 
 from hub import corretor, troca
 from hub.corretor import Corretor, ler_tratadas
 
 ANA, BIA, CAIO = 64901, 64902, 64903  # uids de ninguém: só números de dono
 ALUNOS = {"ana": ANA, "bia": BIA, "caio": CAIO}
-SLUG = "01-atencao"
 NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
@@ -43,12 +43,7 @@ def _fora_da_quarentena(inbound: Path) -> list[str]:
     return sorted(n for n in os.listdir(inbound) if not n.startswith(troca.QUARENTENA))
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
-
-
-def _nome(aluno: str, segundos: float, sorteio: str = "abc123") -> str:
-    return f"{aluno}+{SLUG}+{_carimbo(segundos)}+{sorteio}"
+_nome = nome_entrega
 
 
 def _entrega(inbound: Path, nome: str, uid: int, notebook: str | None = NB, modo: int = 0o755) -> Path:
@@ -64,20 +59,15 @@ def _entrega(inbound: Path, nome: str, uid: int, notebook: str | None = NB, modo
 
 
 @pytest.fixture
-def servico(tmp_path):
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    estado = tmp_path / "estado"
-    estado.mkdir()
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
-    return c, inbound, estado
+def troca_do_teste():
+    with troca_falsa("hub-troca-") as t:
+        yield t
+
+
+@pytest.fixture
+def servico(troca_do_teste):
+    t = troca_do_teste
+    return t.corretor(ALUNOS), t.inbound, t.estado
 
 
 def _situacao(estado: Path, aluno: str) -> dict:
@@ -187,7 +177,7 @@ def _notebook_com(texto: str) -> str:
     )
 
 
-def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tmp_path):
+def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, troca_do_teste, monkeypatch, tmp_path):
     """A primeira varredura que vê a entrega lê o notebook uma vez e guarda a cópia na pasta do serviço (0700):
     a chegada é a hora dessa leitura e a vaga corrige a cópia, não o que a aluna escreve depois na pasta dela
     (nem pelo ``write`` comum, que muda o ctime, nem por qualquer outro caminho). A cópia sai quando a entrega é
@@ -197,7 +187,7 @@ def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tm
     from hub import comum
     from hub.corretor import coletar
 
-    c, inbound, estado = servico
+    c, inbound, _ = servico
     monkeypatch.setattr(comum, "CURSO", tmp_path / "curso")
     agora = time.time()
     ana = _entrega(inbound, _nome("ana", agora, "a1"), ANA, notebook=_notebook_com("ANTES"))
@@ -223,14 +213,7 @@ def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tm
     (bia / f"{SLUG}.ipynb").write_text(_notebook_com("DEPOIS DA QUEDA"), encoding="utf-8")
     (c.guardadas / "orfa.json").write_text("{}")
     chegada_bia = next(iter(c.fila.esperando["bia"].values())).chegada
-    c2 = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=c.historico,
-        atividades={SLUG},
-    )
+    c2 = troca_do_teste.corretor(ALUNOS)
     assert not (c2.guardadas / "orfa.json").exists()
     c2.varrer()
     retomadas = {x.aluno: x for x in _fila(c2)}
@@ -239,14 +222,7 @@ def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tm
     assert (destino / f"{SLUG}.ipynb").read_text(encoding="utf-8") == _notebook_com("DA BIA")
 
     # uma mais nova da Bia substitui a que esperava: a cópia da velha sai, só a da nova fica
-    c3 = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=c.historico,
-        atividades={SLUG},
-    )
+    c3 = troca_do_teste.corretor(ALUNOS)
     c3.varrer()
     nova = _entrega(inbound, _nome("bia", agora + 5, "b2"), BIA, notebook=_notebook_com("NOVA"))
     c3.varrer()
@@ -442,7 +418,7 @@ def test_rajada_de_um_aluno_nao_atrasa_a_primeira_de_outro(servico):
     assert len(historico) <= corretor.TETO_POR_ALUNO, len(historico)
 
 
-def test_teto_por_aluno_no_que_o_servico_faz_e_registra(servico):
+def test_teto_por_aluno_no_que_o_servico_faz_e_registra(servico, troca_do_teste):
     """Issue #37, classe 4 (rodada vermelha 6, o que ficou aberto): a Ana e o Caio entregam de verdade e depois,
     em duas levas, criam cada um 15 pastas vazias deles com datas de antes (aceitas sem leitura e substituídas) e
     15 entradas recusadas (a Ana em nome da Bia, o Caio com nomes que não são de entrega); a Bia entrega uma vez
@@ -505,14 +481,7 @@ def test_teto_por_aluno_no_que_o_servico_faz_e_registra(servico):
     assert _situacao(estado, "ana")["recusas_total"] >= 30 and _situacao(estado, "caio")["recusas_total"] >= 30
 
     # o serviço reinicia sobre o mesmo histórico: o teto não se renova
-    novo = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=c.historico,
-        atividades={SLUG},
-    )
+    novo = troca_do_teste.corretor(ALUNOS)
     assert len(novo.tratadas) <= len(nomes_fila)  # do histórico, só o que ainda está no inbound
     c = novo
     c.situacao._gravar = contar

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from troca_falsa import SLUG, carimbo, troca_falsa
 
 from hub import corretor as modulo_corretor
 from hub import troca
@@ -40,7 +40,6 @@ from hub.corretor import Corretor
 ANA = 64921  # uids de ninguém: só o número do dono
 CAIO = 64922
 ALUNOS = {"ana": ANA, "caio": CAIO}
-SLUG = "01-atencao"
 INUNDACAO = int(os.environ.get("CURSO_VERMELHO6_PASTAS") or 30_000)
 TENTATIVAS = 6
 
@@ -56,8 +55,7 @@ def _br(segundos: float) -> str:
     return f"{segundos:.2f}".replace(".", ",")
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
+_carimbo = carimbo
 
 
 def _notebook() -> bytes:
@@ -66,26 +64,8 @@ def _notebook() -> bytes:
 
 @pytest.fixture
 def servico():
-    base = Path(__file__).resolve().parents[1] / "build"
-    base.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="vermelho6-troca-", dir=base) as tmp:
-        tmp = Path(tmp)
-        os.chmod(tmp, 0o755)
-        inbound = tmp / "inbound"
-        inbound.mkdir()
-        os.chmod(inbound, 0o1777)
-        preparo = tmp / "preparo"  # no mesmo sistema de arquivos: a entrega entra inteira, por rename
-        preparo.mkdir()
-        estado = tmp / "estado"
-        estado.mkdir()
-        c = Corretor(
-            api_nova=lambda: None,
-            inbound=inbound,
-            alunos=dict(ALUNOS),
-            pasta_estado=estado,
-            historico=tmp / "tratadas.jsonl",
-            atividades={SLUG},
-        )
+    with troca_falsa("vermelho6-troca-") as t:
+        c, inbound, preparo = t.corretor(ALUNOS), t.inbound, t.preparo  # preparo: a entrega entra por rename
         parar = threading.Event()
 
         def rodar():  # o laço de Corretor.rodar, sem as vagas de correção
