@@ -115,8 +115,9 @@ def _br(valor: float, casas: int | None = 2) -> str:
     return texto.replace(".", ",")
 
 
-def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
-    """O histórico: nome da entrega -> último registro (linhas quebradas no fim são ignoradas)."""
+def ler_tratadas(caminho: Path = TRATADAS, sem_nota: Counter | None = None) -> dict[str, dict]:
+    """O histórico: nome da entrega -> último registro (linhas quebradas no fim são ignoradas). Com ``sem_nota``,
+    conta nele as linhas ``SEM_NOTA`` de cada aluno (linhas, não nomes: um nome recriado conta cada vez)."""
     tratadas: dict[str, dict] = {}
     try:
         with open(caminho, encoding="utf-8") as f:
@@ -124,6 +125,8 @@ def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
                 try:
                     r = json.loads(linha)
                     tratadas[r["nome"]] = r
+                    if sem_nota is not None and r.get("situacao") in SEM_NOTA and isinstance(r.get("aluno"), str):
+                        sem_nota[r["aluno"]] += 1
                 except (ValueError, KeyError, TypeError):
                     continue
     except OSError:
@@ -138,11 +141,9 @@ class TetoPorAluno:
     cada subida, não cresce com o lixo de ninguém. As entregas corrigidas (e os erros de correção) não contam: cada
     uma custou uma vaga de correção na fila justa, e é o que o professor precisa ver."""
 
-    def __init__(self, limite: int, tratadas: dict[str, dict]):
+    def __init__(self, limite: int, no_historico: Counter[str]):
         self.limite = limite
-        self.no_historico: Counter[str] = Counter(
-            r.get("aluno") for r in tratadas.values() if r.get("situacao") in SEM_NOTA and r.get("aluno")
-        )
+        self.no_historico = no_historico  # linhas sem nota de cada aluno já no histórico (``ler_tratadas``)
         self.fora: Counter[str | None] = Counter()
         self.fora_total = 0
 
@@ -672,7 +673,8 @@ class Corretor:
         self.alunos = alunos
         self.por_uid = {uid: u for u, uid in self.alunos.items()}
         self.historico = historico or TRATADAS
-        self.tratadas = ler_tratadas(self.historico)
+        sem_nota: Counter[str] = Counter()
+        self.tratadas = ler_tratadas(self.historico, sem_nota)
         # as cópias dos notebooks guardadas na chegada (o que se corrige): pasta do serviço, 0700
         self.guardadas = Path(guardadas or Path(self.historico).parent / "recebidas")
         self.guardadas.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -684,7 +686,7 @@ class Corretor:
         self.fila = troca.Fila()
         self.vistos: set[str] = set()
         self.a_retirar: deque[str] = deque()
-        self.teto = TetoPorAluno(TETO_POR_ALUNO, self.tratadas)
+        self.teto = TetoPorAluno(TETO_POR_ALUNO, sem_nota)
         self.trava_fila = threading.Condition()
         self.parar = threading.Event()
         self.threads: list[threading.Thread] = []
