@@ -10,10 +10,11 @@ defina ou troque no módulo:
   ``nn.Module`` guardado quando a caixa nasceu (nada de ``getattr``: nem ``__getattr__``, nem propriedade, nem
   ``__getattribute__``, nem ``__class__`` trocado), e ``_parameters``, ``_buffers``, ``_modules`` e
   ``_non_persistent_buffers_set`` achados percorrendo o dicionário (sem hash nem ``__eq__`` de uma chave do aluno);
-* cada um desses tem de ser do tipo exato (``dict``, ``set``), cada chave um ``str`` exato, cada parâmetro um
-  ``nn.Parameter`` exato, cada buffer um ``torch.Tensor`` exato, cada submódulo de uma classe derivada de
-  ``nn.Module`` (conferido pelo tipo, não por ``isinstance``, que consultaria ``__class__``): outra coisa recusa a
-  leitura (``PesosRecusados``, com um código; a mensagem em pt-BR está no lado confiável, ``MENSAGENS``);
+* cada um desses tem de ser do tipo exato (``dict`` ou ``OrderedDict``, ``set``), cada chave um ``str`` exato, cada parâmetro um
+  ``nn.Parameter`` exato, cada buffer um ``torch.Tensor`` (ou ``nn.Parameter``) exato, cada submódulo de uma
+  classe derivada de ``nn.Module`` (conferido pelo tipo, não por ``isinstance``, que consultaria ``__class__``):
+  outra coisa recusa a leitura (``PesosRecusados``, com um código; a mensagem em pt-BR está no lado confiável,
+  ``MENSAGENS``);
 * os números saem da memória do tensor: ponteiro, formas, passos e dtype lidos pelos descritores de
   ``torch._C.TensorBase`` (tipo imutável) guardados quando a caixa nasceu, com o ``__torch_function__`` desligado
   (um modo ou um ``Parameter.__torch_function__`` trocado não rodam), e copiados com ``ctypes.string_at``: nenhuma
@@ -31,6 +32,7 @@ o deslocamento, julgado no processo confiável (``SEGURANCA.md``).
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import sys
 
@@ -44,7 +46,7 @@ LIMITE_TENSORES = 20_000
 MENSAGENS = {
     "modulo": "o objeto não é um torch.nn.Module",
     "dict": "o __dict__ de um módulo foi trocado (precisa ser o dicionário comum do módulo)",
-    "internos": "_parameters, _buffers ou _modules de um módulo não é um dict comum, ou falta",
+    "internos": "_parameters, _buffers ou _modules de um módulo não é um dict (ou OrderedDict) comum, ou falta",
     "chave": "um nome de parâmetro, buffer ou submódulo não é um str comum",
     "parametro": "um parâmetro não é um torch.nn.Parameter comum (uma subclasse ou outro tipo)",
     "buffer": "um buffer não é um torch.Tensor comum (uma subclasse ou outro tipo)",
@@ -70,6 +72,7 @@ class PesosRecusados(Exception):
 # (os nomes embutidos também: ``builtins.len`` e companhia o aluno troca)
 _TIPO, _ISSUBCLASS, _LEN, _ZIP, _REVERSED = type, issubclass, len, zip, reversed
 _DICT, _SET, _STR, _TUPLE, _INT, _LIST = dict, set, str, tuple, int, list
+_ODICT = collections.OrderedDict  # tipo do C (imutável); o PyTorch antigo e o auxiliar da 07 usam em _modules
 _STRING_AT = getattr(ctypes, "_string_at", ctypes.string_at)  # o string_at público procura _string_at a cada uso
 _NDARRAY = np.ndarray
 _FROMBUFFER = np.frombuffer
@@ -132,10 +135,16 @@ def _item(d, nome: str):
 
 
 def _pares(d, codigo: str) -> list:
-    if _TIPO(d) is not _DICT:
+    """Os pares de um ``dict`` ou ``OrderedDict`` exato, na ordem dele; outro tipo recusa com ``codigo``."""
+    tipo = _TIPO(d)
+    if tipo is _DICT:
+        itens = _DICT.items(d)
+    elif tipo is _ODICT:
+        itens = _ODICT.items(d)
+    else:
         raise PesosRecusados(codigo)
     pares = []
-    for chave, valor in _DICT.items(d):
+    for chave, valor in itens:
         if _TIPO(chave) is not _STR:
             raise PesosRecusados("chave")
         pares.append((chave, valor))
@@ -239,7 +248,8 @@ def _ler(raiz, t: dict) -> list:
         for nome, valor in buffers:
             if valor is None or _persistente(nome, fora) is False:
                 continue
-            if _TIPO(valor) is not t["Tensor"]:
+            tipo = _TIPO(valor)
+            if tipo is not t["Tensor"] and tipo is not t["Parameter"]:  # register_buffer aceita um Parameter
                 raise PesosRecusados("buffer")
             saida.append((prefixo + nome, _copiar(valor, t)))
         if _LEN(saida) > LIMITE_TENSORES:
