@@ -189,7 +189,17 @@ class Sessao:
     def pesos(self, ref: RefRemota) -> dict:
         """Os pesos do módulo ``ref``, lidos sem rodar código do aluno (``ObjetoRemoto.pesos``)."""
         caixa = self.garantir()
-        return _pesos_conferidos(caixa.pesos(ref.rid, prazo=min(PRAZO_CHAMADA, max(0.5, self.restante()))))
+        prazo = min(PRAZO_CHAMADA, max(0.5, self.restante()))
+        try:
+            pesos = caixa.pesos(ref.rid, prazo=prazo)
+        except TempoEsgotado as exc:
+            msg = f"a leitura dos pesos passou do prazo de {prazo:g} s"
+            self.interrompida.append(msg)
+            raise TempoEsgotado(msg) from exc
+        except CaixaMorreu as exc:
+            self.interrompida.append(f"a leitura dos pesos: {exc}")
+            raise
+        return _pesos_conferidos(pesos)
 
     def alterados(self) -> list:
         """Posições e nomes dos argumentos que a última chamada alterou no lugar (diagnóstico da
