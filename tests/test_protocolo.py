@@ -252,17 +252,17 @@ def caixa(zigoto):
 
 
 @pytest.mark.parametrize("devolvido", [list(range(10)), "abc", {"peso": [1.0]}, {"peso": None}])
-def test_state_dict_hostil_reprova_em_vez_de_quebrar_a_suite(devolvido):
-    from autograder.avaliacao import ObjetoRemoto
-    from autograder.caixa.cliente import RefRemota
+def test_pesos_hostis_reprovam_em_vez_de_quebrar_a_suite(devolvido):
+    """A resposta da caixa à leitura dos pesos (``Caixa.pesos``) é conferida: outra coisa que não um dicionário de
+    tensores reprova o teste com a mensagem do lado confiável (nenhum texto da caixa)."""
+    from autograder.caixa.cliente import _pesos_da_resposta
+    from autograder.sessao import _pesos_conferidos
     from autograder.suite import Reprovado
 
-    class SessaoFalsa:
-        def chamar(self, *args, **kwargs):
-            return devolvido
-
-    with pytest.raises(Reprovado, match="dicionário de tensores"):
-        ObjetoRemoto(SessaoFalsa(), RefRemota(1)).pesos()
+    buffers: list = []
+    resposta = {"ok": True, "pesos": protocolo.codificar(devolvido, buffers)}
+    with pytest.raises(Reprovado, match="não puderam ser lidos: a caixa não devolveu os pesos num formato válido"):
+        _pesos_conferidos(_pesos_da_resposta(resposta, [bytearray(b) for b in buffers]))
 
 
 def test_registro_de_espiao_adulterado_reprova():
