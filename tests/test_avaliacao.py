@@ -255,6 +255,25 @@ def test_orcamento_do_bpe_usa_a_referencia_do_processo():
     assert orc.tempo_da_referencia(Aluno(0.2), texto[:1000], n) == 0.5  # outro tamanho: medido na hora
 
 
+def test_orcamento_do_bpe_acima_do_orcamento_vale_o_piso_da_referencia():
+    """Issue #38, item 3: quem passa do orçamento com a referência do processo tem a referência medida de novo, na
+    hora, no mesmo texto, e vale a menor (uma calibração inflada pela carga não deixa uma recontagem caber)."""
+    from autograder.suite import modulo_da_suite
+
+    orc = modulo_da_suite("08-lm-moderno", "oraculos")
+    medidas = []
+
+    class Aluno:
+        def cronometrar_referencia(self, codigo, nome, *args, vezes=1):
+            medidas.append((nome, args, vezes))
+            return 0.2
+
+    texto, n = "a" * 50, orc.BPE_CRONOMETRO["fusoes"]
+    assert orc.piso_da_referencia(Aluno(), texto, n, 0.5) == 0.2  # calibrada sob carga: vale a de agora
+    assert medidas == [("_avaliador_treinar_bpe", (texto, n), 2)]
+    assert orc.piso_da_referencia(Aluno(), texto, n, 0.1) == 0.1  # nunca sobe: a calibrada menor fica
+
+
 # Uma softmax errada só com entradas grandes: a nota depende das entradas sorteadas (7 ou 6,5 de 8).
 _SOFTMAX_ERRADA_AS_VEZES = """
 def softmax(z, eixo=-1):

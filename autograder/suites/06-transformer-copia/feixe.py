@@ -429,6 +429,54 @@ def instancias_de_copia_fixas(confiavel):
     return _INSTANCIAS_DE_COPIA
 
 
+def _largura_1_terminada_continua(modelo, origem, alfa, n_max):
+    """(resposta, folga) de uma busca de largura 1 em que a hipótese que termina em EOS vai para as terminadas e
+    TAMBÉM continua no feixe, crescendo depois do EOS (um erro de fora do catálogo, do corpus cego): o caminho
+    guloso seguido até n_max, e a escolha final entre cada prefixo dele que termina em EOS e o caminho inteiro."""
+    hipoteses = []
+    for n in range(1, n_max + 1):
+        (tokens, pont), *_ = _feixe_terminadas(modelo, origem, 1, n, "eos_nao_termina")[0]
+        if tokens[-1] == DA.EOS or n == n_max:
+            hipoteses.append((tokens, pont))
+    return _feixe_escolher(hipoteses, alfa)
+
+
+_ORIGENS_DA_LARGURA_1: list = []
+
+
+def origens_da_largura_1(confiavel):
+    """Instâncias (origem, alfa) fixas do modelo de cópia com largura 1 (issue #38, item 3): para cada equívoco
+    do catálogo que erra com largura 1 em alguma origem (o EOS que não termina, as terminadas descartadas) e para
+    a terminada que também continua no feixe (``_largura_1_terminada_continua``), a primeira origem de uma
+    semente da suíte em que ele erra, sem quase-empate. As origens sorteadas por aluno expunham esses erros só em
+    parte dos sorteios; com estas, a mesma busca errada perde o mesmo para todo aluno. Calculadas uma vez por
+    processo."""
+    if not _ORIGENS_DA_LARGURA_1:
+        rng = np.random.default_rng(COPIA_SEMENTE_FIXA + 2)
+        faltam = {m for _, m in FEIXE_MODOS if m != "guloso"} | {"terminada_continua"}
+        with UmThread():
+            for i, origem in enumerate(origens_de_copia(rng, 24)):
+                if not faltam:
+                    break
+                alfa = (1.0, 0.6)[i % 2]
+                certa, folga = feixe_ref(confiavel, origem, 1, alfa, FEIXE_N_MAX)
+                if folga < FEIXE_FOLGA:
+                    continue
+                respostas = {
+                    m: _largura_1_terminada_continua(confiavel, origem, alfa, FEIXE_N_MAX)
+                    if m == "terminada_continua"
+                    else feixe_ref(confiavel, origem, 1, alfa, FEIXE_N_MAX, m)
+                    for m in faltam
+                }
+                expoe = {
+                    m for m, (resposta, folga_m) in respostas.items() if resposta != certa and folga_m >= FEIXE_FOLGA
+                }
+                if expoe:
+                    _ORIGENS_DA_LARGURA_1.append((origem, alfa))
+                    faltam -= expoe
+    return list(_ORIGENS_DA_LARGURA_1)
+
+
 _INSTANCIA_COM_PAD: list = []
 
 

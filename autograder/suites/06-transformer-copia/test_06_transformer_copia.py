@@ -424,6 +424,15 @@ def test_dados_comprimentos_uniformes(aluno, rng):
     src, _ = _lote_do_aluno(aluno, n, 2, 6, int(rng.integers(1 << 30)))
     comps = _comprimentos(src)
     verificar(len(set(comps.tolist())) > 1, EQ.DADOS_FIXOS.mensagem, EQ.DADOS_FIXOS)
+    # Issue #38, item 3: cada linha tem a forma do enunciado (símbolos, EOS, só PAD depois). Um símbolo especial
+    # sorteado no meio (PAD, BOS ou EOS entre os símbolos) cai em alguma das ~8 mil posições de qualquer lote,
+    # e o erro perde aqui para todo aluno; sem isso, a contagem de comprimentos abaixo, que o EOS do meio encurta,
+    # reprovava ou não conforme o sorteio.
+    posicao = torch.arange(src.shape[1])[None, :]
+    comp = torch.from_numpy(comps)[:, None]
+    simbolos_no_intervalo = ((src >= DA.PRIMEIRO) & (src < DA.VOCAB)) | (posicao >= comp)
+    verificar(bool(simbolos_no_intervalo.all()), EQ.DADOS_SIMBOLOS.mensagem, EQ.DADOS_SIMBOLOS)
+    verificar(bool(((src == DA.PAD) | (posicao <= comp)).all()), "Depois do EOS, src deve ter só PAD (e tgt também).")
     _exigir_comprimentos_lidos(comps, 2, 6)
     verificar(comps.max() == 6, EQ.DADOS_COMP_MAX.mensagem, EQ.DADOS_COMP_MAX)
     contagem = np.array([(comps == c).sum() for c in range(2, 7)])
@@ -820,6 +829,12 @@ def test_feixe_largura_1_e_a_gulosa(aluno, ref, rng):
         certas.append(FX.guloso_de(confiavel, origem))
         obtidos.append(FX.feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
         descricoes.append(f"modelo de cópia, origem {mostrar(origem.tolist())}, largura 1, alfa {mostrar(alfa)}")
+    # origens fixas (issue #38, item 3): uma por equívoco que erra com largura 1 (a terminada que continua no
+    # feixe, o EOS que não termina); as sorteadas acima só às vezes os expõem
+    for origem, alfa in FX.origens_da_largura_1(confiavel):
+        certas.append(FX.guloso_de(confiavel, origem))
+        obtidos.append(FX.feixe_do_aluno(aluno, remoto, origem, 1, alfa, FX.FEIXE_N_MAX))
+        descricoes.append(f"modelo de cópia, origem fixa {mostrar(origem.tolist())}, largura 1, alfa {mostrar(alfa)}")
     semente = FX.arvores()[int(rng.integers(len(FX.arvores())))][0]
     origem = torch.tensor([3, 4, DA.EOS])
     certas.append(FX.guloso_de(TR.ITEM.aux["_avaliador_ModeloArvore"](FX.FEIXE_VOCAB, semente), origem))

@@ -205,8 +205,11 @@ def texto_gerado(rng, n_chars, parte=0):
 # longas, com acento, com maiúscula, de pares raros) escapa das fusões: guardar as contagens de um grupo não
 # poupa a recontagem. A distância entre a recontagem e o incremental vem do número de fusões: cada fusão a
 # mais custa à recontagem o texto inteiro e ao incremental só as palavras tocadas, então são 300 fusões num
-# texto de 100 mil caracteres (recontar custa ~8× o incremental da suíte; os BPEs incrementais certos dos
-# corpora ficam em até 1,5×; o orçamento é 5×).
+# texto de 300 mil caracteres (issue #38, item 3: a recontagem custa ~8,7× a 9,5× o incremental da suíte, e os
+# BPEs incrementais certos dos corpora ficam em até 1,8×; o orçamento é 5×). Com 100 mil caracteres (até a 19ª
+# sessão) o texto tinha ~2.700 pré-tokens distintos e a recontagem do corpus cego 8 ficava em ~5,8×, perto do
+# orçamento: sob carga, a mesma recontagem passou para um aluno e não para outro. Com 300 mil, ~3.600 pré-tokens
+# distintos (perto dos ~3.800 do corpus inteiro): a recontagem paga por fusão todos eles, o incremental não.
 #
 # O texto de cada medida é da SUBMISSÃO (issue #37, rodada vermelha 2): sorteado do segredo do curso, do aluno e
 # das células de solução (``semente_do_codigo``), fixo para o mesmo código. Um texto igual para a turma deixava o
@@ -219,7 +222,7 @@ def texto_gerado(rng, n_chars, parte=0):
 # quem passa nas duas. Medido (``python -m qualidade.orcamento_bpe``, uptime junto): a
 # recontagem fica bem acima de 5× e os incrementais certos bem abaixo em todo texto sorteado.
 ORCAMENTO_BPE = 5.0
-BPE_CRONOMETRO = {"caracteres": 100_000, "fusoes": 300}
+BPE_CRONOMETRO = {"caracteres": 300_000, "fusoes": 300}
 
 
 _BPE_DA_SUITE = (
@@ -310,6 +313,18 @@ def tempo_da_referencia(aluno, texto, n_fusoes, vezes=1):
     if calibrada is not None and n_fusoes == BPE_CRONOMETRO["fusoes"] and len(texto) == BPE_CRONOMETRO["caracteres"]:
         return calibrada
     return aluno.cronometrar_referencia(_BPE_DA_SUITE, "_avaliador_treinar_bpe", texto, n_fusoes, vezes=vezes)
+
+
+def piso_da_referencia(aluno, texto, n_fusoes, t_ref, vezes=2):
+    """O menor entre ``t_ref`` (a referência de ``tempo_da_referencia``) e o BPE da suíte medido AGORA em ``texto``
+    (o menor de ``vezes``, numa caixa limpa, com a caixa do aluno congelada). Só para quem passou do orçamento
+    (issue #38, item 3): a carga infla um tempo de CPU e nunca o encolhe, e a calibração do processo pode ter
+    sido medida num momento de carga (todos os trabalhadores de um lote calibram juntos, na abertura); uma
+    referência inflada deixava uma recontagem caber no orçamento para um aluno e não para outro. Com o piso das
+    medidas da referência, o ruído só pesa contra quem já passou do orçamento, e o incremental honesto (até
+    ~1,8× a referência) tem folga de sobra."""
+    agora = aluno.cronometrar_referencia(_BPE_DA_SUITE, "_avaliador_treinar_bpe", texto, n_fusoes, vezes=vezes)
+    return min(t_ref, agora)
 
 
 def rms_ref(x, peso, eps, modo="certo"):
