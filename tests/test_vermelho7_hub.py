@@ -125,6 +125,31 @@ while time.monotonic() < fim:
 """
 
 
+# O laboratório: em /proc/locks (um arquivo da máquina inteira), os inodes travados entre os 43 primeiros
+# cabeçalhos de torch/include/ATen/ops; com as três marcas (40, 41, 42) travadas, os bits 0 a 31 são a mensagem.
+LEITOR_TRAVAS = r"""
+import os, sys, time
+pasta = sys.argv[2]
+nomes = sorted(n for n in os.listdir(pasta) if n.endswith(".h"))[:43]
+inodes = {os.stat(os.path.join(pasta, n)).st_ino: i for i, n in enumerate(nomes)}
+fim = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < fim:
+    travados = set()
+    for linha in open("/proc/locks"):
+        try:
+            ino = int(linha.split()[5].split(":")[2])
+        except (IndexError, ValueError):
+            continue
+        if ino in inodes:
+            travados.add(inodes[ino])
+    if {40, 41, 42} <= travados:
+        valor = sum(1 << (31 - i) for i in travados if i < 32)
+        print(format(valor, "08x"), flush=True)
+        sys.exit(0)
+    time.sleep(0.1)
+"""
+
+
 def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str) -> str:
     """Monta ``caso_nome`` do corpus, abre o laboratório falso (nobody, fora de qualquer caixa), corrige o notebook
     como o ajudante do hub (``python -m autograder avaliar``, modo com namespaces) e devolve o que o laboratório
@@ -184,6 +209,20 @@ def test_o_laboratorio_nao_le_o_espaco_mapeado_da_caixa():
         "um processo comum do aluno (nobody) leu 16 bits que a caixa escreveu no próprio vsize (/proc/<pid>/stat, "
         "mapas PROT_NONE, sem gastar memória): o que /proc mostra da caixa a qualquer usuário é um canal para o "
         "laboratório do aluno, mesmo sem o nome das threads"
+    )
+
+
+def test_o_laboratorio_nao_le_as_travas_da_caixa():
+    import torch
+
+    pasta = Path(torch.__file__).parent / "include" / "ATen" / "ops"
+    if not pasta.is_dir():
+        pytest.skip("sem os cabeçalhos do PyTorch que o canal usa")
+    lido = _corrigir_com_laboratorio("vermelho7-01-travas-a-emissora", LEITOR_TRAVAS, str(pasta))
+    assert lido != MENSAGEM, (
+        "um processo comum do aluno (nobody) leu em /proc/locks (um arquivo da máquina inteira, que hidepid não "
+        "esconde) 32 bits que a caixa escreveu travando arquivos de R com flock: as travas da caixa são um canal "
+        "para o laboratório do aluno"
     )
 
 
