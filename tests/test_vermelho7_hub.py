@@ -150,6 +150,43 @@ while time.monotonic() < fim:
 """
 
 
+# O laboratório: o número de linhas do ``tasks`` de cada cgroup de caixa (curso-caixa-*), a cada 10 ms; os níveis
+# que duram 30 ms ou mais viram símbolos; a base é o nível "0" da marca (17, 0, 17, 0); depois dela, oito pares
+# (nibble + 1, 0).
+LEITOR_CGROUP = r"""
+import glob, sys, time
+fim = time.monotonic() + float(sys.argv[1])
+series = {}
+def decodificar(niveis):
+    for i in range(len(niveis) - 19):
+        base = niveis[i + 1]  # a base (as threads da própria caixa) é o nível "0" da marca
+        rel = [n - base for n in niveis[i : i + 20]]
+        if rel[:4] == [17, 0, 17, 0]:
+            dados = rel[4:20]
+            if all(dados[j] == 0 for j in range(1, 16, 2)) and all(1 <= dados[j] <= 16 for j in range(0, 16, 2)):
+                return "".join(format(dados[j] - 1, "x") for j in range(0, 16, 2))
+    return None
+while time.monotonic() < fim:
+    for arq in glob.glob("/sys/fs/cgroup/cpu/curso-caixa-*/tasks"):
+        try:
+            n = sum(1 for _ in open(arq))
+        except OSError:
+            continue
+        serie = series.setdefault(arq, {"niveis": [], "atual": None, "vezes": 0})
+        if n == serie["atual"]:
+            serie["vezes"] += 1
+            if serie["vezes"] == 3 and (not serie["niveis"] or serie["niveis"][-1] != n):
+                serie["niveis"].append(n)
+                lido = decodificar(serie["niveis"][-60:])
+                if lido:
+                    print(lido, flush=True)
+                    sys.exit(0)
+        else:
+            serie["atual"], serie["vezes"] = n, 1
+    time.sleep(0.01)
+"""
+
+
 def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str) -> str:
     """Monta ``caso_nome`` do corpus, abre o laboratório falso (nobody, fora de qualquer caixa), corrige o notebook
     como o ajudante do hub (``python -m autograder avaliar``, modo com namespaces) e devolve o que o laboratório
@@ -223,6 +260,18 @@ def test_o_laboratorio_nao_le_as_travas_da_caixa():
         "um processo comum do aluno (nobody) leu em /proc/locks (um arquivo da máquina inteira, que hidepid não "
         "esconde) 32 bits que a caixa escreveu travando arquivos de R com flock: as travas da caixa são um canal "
         "para o laboratório do aluno"
+    )
+
+
+def test_o_laboratorio_nao_le_o_cgroup_da_caixa():
+    if not Path("/sys/fs/cgroup/cpu").is_dir():
+        pytest.skip("sem o controlador cpu do cgroup v1: a caixa não ganha cgroup próprio")
+    lido = _corrigir_com_laboratorio("vermelho7-01-cgroup-a-emissora", LEITOR_CGROUP)
+    assert lido != MENSAGEM, (
+        "um processo comum do aluno (nobody) leu 32 bits que a caixa escreveu no número das próprias threads, "
+        "contando as linhas do tasks do cgroup de CPU dela (/sys/fs/cgroup/cpu/curso-caixa-*/tasks, 0644): sem "
+        "/proc nenhum, o cgroup da caixa é um canal para o laboratório do aluno (e para outra caixa, que também "
+        "lê /sys/fs/cgroup)"
     )
 
 
