@@ -13,7 +13,11 @@ máquina enquanto ela corrige:
 - *o que /proc mostra da caixa*: o nome de cada thread (``/proc/<pid>/task/<tid>/comm``, que a caixa escolhe
   por ``prctl(PR_SET_NAME)``) e o tamanho do espaço mapeado (``vsize`` em ``/proc/<pid>/stat``, que a caixa
   escolhe com mapas ``PROT_NONE`` sem gastar memória) se leem sem permissão de ptrace, e o ``/proc`` do
-  hospedeiro não tem ``hidepid``.
+  hospedeiro não tem ``hidepid``;
+- *as travas de arquivo*: ``/proc/locks`` (um arquivo só, da máquina inteira; ``hidepid`` não o esconde) lista o
+  inode de cada arquivo travado, e a caixa trava (``flock``) arquivos de R que abre só para leitura;
+- *o cgroup de CPU da caixa*: ``/sys/fs/cgroup/cpu/curso-caixa-*/tasks`` (0644) lista cada thread da caixa, e a
+  caixa escolhe quantas threads tem; sem ``/proc`` nenhum.
 
 No hub, a correção (o ajudante root, no modo com namespaces) roda na mesma máquina que o laboratório do aluno.
 Como as entradas ocultas de um aluno são as mesmas a cada reenvio, o que a caixa dele passa ao laboratório
