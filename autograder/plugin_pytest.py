@@ -23,6 +23,7 @@ from autograder.referencia import referencia
 from autograder.resultado import ResultadoTeste
 from autograder.sessao import Aluno, Sessao
 from autograder.suite import MENSAGEM_PROPRIEDADE, Reprovado, semente_do_teste
+from autograder.suite.mensagens import fechar_mensagem
 
 
 # ------------------------------------------------------------------------ portões das propriedades
@@ -225,7 +226,13 @@ def dica_do_erro(tipo: str, mensagem: str) -> str:
 
 
 def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | None]:
-    """(situação, mensagem para o aluno, código do equívoco)."""
+    """(situação, mensagem para o aluno, código do equívoco). A mensagem sai pela fronteira das mensagens
+    (``suite.mensagens.fechar_mensagem``: o orçamento dos números que ``mostrar`` pôs, sem as marcas dele)."""
+    situacao, mensagem, equivoco = _mensagem_crua(exc, sessao)
+    return situacao, fechar_mensagem(mensagem), equivoco
+
+
+def _mensagem_crua(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | None]:
     if isinstance(exc, Reprovado):
         return "falhou", exc.mensagem, exc.equivoco.codigo if exc.equivoco else None
     if isinstance(exc, ErroDoAluno):
@@ -247,7 +254,7 @@ def _mensagem_de(exc: BaseException, sessao: Sessao) -> tuple[str, str, str | No
         dica = dica_do_erro(exc.tipo, exc.mensagem)
         # o caso do teste em que o erro aconteceu (``suite.sondas.situacao``: um texto fixo da suíte)
         caso = getattr(exc, "situacao", "")
-        caso = f" (no caso: {texto_do_aluno(caso)})" if isinstance(caso, str) and caso else ""
+        caso = f" (no caso: {texto_do_aluno(fechar_mensagem(caso))})" if isinstance(caso, str) and caso else ""
         return "erro_aluno", f"Seu código levantou {exc.tipo}{caso}: {exc.mensagem}{dica}{trace}", None
     if isinstance(exc, TempoEsgotado):
         return "tempo", f"Tempo esgotado: {exc}", None

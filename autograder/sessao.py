@@ -11,8 +11,6 @@ import itertools
 import os
 import time
 
-import numpy as np
-
 from autograder.caixa import protocolo
 from autograder.caixa.cliente import CaixaMorreu, ErroDoAluno, RefRemota, TempoEsgotado, Zigoto
 from autograder.notebooks import Atividade
@@ -146,7 +144,10 @@ class Sessao:
         prazo=None,
         substituir=None,
         prontas=None,
+        pesos_de=None,
     ):
+        """Uma chamada na caixa. Com ``pesos_de`` (um ``ObjetoRemoto``), devolve ``(valor, pesos)``: os pesos do
+        módulo copiados na mesma chamada, logo depois que ``alvo`` volta (``leitura``, ver ``ObjetoRemoto.pesos``)."""
         chave = alvo if isinstance(alvo, str) else None
         # Um objeto remoto passado como argumento (aluno.f(modelo)) vai como a referência dele.
         args = tuple(a._ref if isinstance(a, ObjetoRemoto) else a for a in args)
@@ -158,7 +159,7 @@ class Sessao:
         prazo = min(prazo or PRAZO_CHAMADA, max(0.5, self.restante()))
         alvo_json = {"$ref": alvo.rid} if isinstance(alvo, RefRemota) else alvo
         try:
-            return caixa.chamar(
+            valor = caixa.chamar(
                 alvo_json,
                 args,
                 kwargs,
@@ -168,7 +169,9 @@ class Sessao:
                 prazo=prazo,
                 substituir=substituir,
                 prontas=prontas,
+                pesos_de=None if pesos_de is None else pesos_de._ref.rid,
             )
+            return valor if pesos_de is None else (valor, _pesos_conferidos(caixa.pesos_da_chamada))
         except TempoEsgotado as exc:
             nome = ".".join([chave or "objeto", *caminho])
             msg = f"'{nome}' passou do prazo de {prazo:g} s (laço infinito ou lento demais?)"
@@ -182,6 +185,21 @@ class Sessao:
             if chave:  # derrubou a caixa uma vez: as próximas chamadas falham sem reabri-la
                 self.travadas[".".join([chave, *caminho])] = f"chamada anterior derrubou o processo ({exc})"
             raise
+
+    def pesos(self, ref: RefRemota) -> dict:
+        """Os pesos do módulo ``ref``, lidos sem rodar código do aluno (``ObjetoRemoto.pesos``)."""
+        caixa = self.garantir()
+        prazo = min(PRAZO_CHAMADA, max(0.5, self.restante()))
+        try:
+            pesos = caixa.pesos(ref.rid, prazo=prazo)
+        except TempoEsgotado as exc:
+            msg = f"a leitura dos pesos passou do prazo de {prazo:g} s"
+            self.interrompida.append(msg)
+            raise TempoEsgotado(msg) from exc
+        except CaixaMorreu as exc:
+            self.interrompida.append(f"a leitura dos pesos: {exc}")
+            raise
+        return _pesos_conferidos(pesos)
 
     def alterados(self) -> list:
         """Posições e nomes dos argumentos que a última chamada alterou no lugar (diagnóstico da
@@ -365,29 +383,29 @@ class ObjetoRemoto:
         self.metodo("load_state_dict", state_dict, strict=strict, guardar=True)
 
     def pesos(self) -> dict:
-        """O ``state_dict()`` do módulo do aluno, como dicionário de tensores. A resposta vem da caixa
-        e é conferida antes de chegar à suíte: outro valor reprova o teste com mensagem em pt-BR."""
-        valor = self.metodo("state_dict")
-        from autograder.suite.mensagens import mostrar
-
-        if type(valor) is not dict:
-            raise Reprovado(
-                f"state_dict() deve devolver um dicionário de tensores; veio {mostrar(type(valor).__name__)}."
-            )
-        import torch
-
-        # A chave e o nome do tipo são do aluno: saem pela posição e por ``mostrar`` (rodada vermelha 6: a chave
-        # citada por ``texto_do_aluno`` levava ~70 letras do texto do orçamento do BPE)
-        for posicao, tensor in enumerate(valor.values(), 1):
-            if not isinstance(tensor, torch.Tensor | np.ndarray):
-                raise Reprovado(
-                    f"state_dict() deve devolver um dicionário de tensores; o valor da chave {mostrar(posicao)} "
-                    f"(na ordem do dicionário) é {mostrar(type(tensor).__name__)}."
-                )
-        return valor
+        """Os pesos do módulo do aluno, como dicionário de tensores com as chaves do ``state_dict()`` padrão: a
+        única leitura de pesos do avaliador, em todas as suítes (issue #37, classe 5). A caixa os copia sem rodar
+        código do aluno (``autograder/caixa/leitura.py``): nem o ``state_dict`` do objeto ou da classe, nem os
+        ganchos, nem ``__getattr__``, nem ``__torch_function__``. Um ``__dict__``, ``_parameters``, ``_buffers`` ou
+        ``_modules`` trocado, uma subclasse de ``Parameter`` ou de ``Tensor`` recusam a leitura, e o teste reprova
+        com a mensagem em pt-BR (escrita do lado confiável)."""
+        return self._sessao.pesos(self._ref)
 
     def alterados_na_ultima_chamada(self) -> list:
         return self._sessao.alterados()
+
+
+def _pesos_conferidos(pesos) -> dict:
+    """Os pesos que ``Caixa.pesos`` ou ``Caixa.chamar(pesos_de=...)`` deram; a recusa (uma mensagem do lado
+    confiável) reprova o teste."""
+    if type(pesos) is dict:
+        return pesos
+    motivo = pesos if type(pesos) is str else "a caixa não devolveu os pesos"
+    raise Reprovado(
+        f"Os pesos do modelo não puderam ser lidos: {motivo}. O avaliador lê os pesos direto dos parâmetros e "
+        "buffers do módulo (nn.Parameter e torch.Tensor comuns, registrados como o nn.Module faz), sem chamar "
+        "state_dict()."
+    )
 
 
 class Aluno:
@@ -451,11 +469,19 @@ class Aluno:
         """As funções trocadas por versões do processo confiável nas chamadas deste aluno (nome -> função)."""
         return dict(self._substituir or {})
 
-    def chamar_com_prontas(self, nome: str, args: tuple, kwargs: dict, prontas: dict | None):
+    def chamar_com_prontas(self, nome: str, args: tuple, kwargs: dict, prontas: dict | None, pesos_de=None):
         """``aluno.chamar(nome, *args, **kwargs)`` com ``prontas``: as respostas das funções trocadas já
-        calculadas para as entradas que o avaliador manda (a caixa as devolve sem voltar ao avaliador)."""
+        calculadas para as entradas que o avaliador manda (a caixa as devolve sem voltar ao avaliador). Com
+        ``pesos_de`` (um objeto remoto), devolve ``(valor, pesos)``: os pesos copiados na mesma chamada, antes de o
+        código do aluno voltar a rodar (o treino avaliado, issue #37, classe 5)."""
         return self._sessao.chamar(
-            nome, args, kwargs, substituir=self._substituir, prazo=self._prazo, prontas=prontas or None
+            nome,
+            args,
+            kwargs,
+            substituir=self._substituir,
+            prazo=self._prazo,
+            prontas=prontas or None,
+            pesos_de=pesos_de,
         )
 
     def com_substitutos(self, **funcoes) -> Aluno:

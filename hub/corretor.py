@@ -29,8 +29,10 @@ equipe, nunca um aluno). A cada meio segundo olha ``troca/transformers/inbound``
 A situação de cada entrega (na fila, corrigindo, corrigida com a nota automática, recusada com o
 motivo, substituída) vai para ``estado/<aluno>.json``, que só o aluno (ACL) e a equipe leem: a lista
 de tarefas do aluno a consulta a cada segundo (``hub/estado_aluno.py``). O histórico fica em
-``corretor/tratadas.jsonl`` (uma linha por entrega tratada, só acrescentada; recusas limitadas por
-aluno). O registro (``logs/corretor.log``) diz quem, qual atividade, quando chegou, a nota, o tempo
+``corretor/tratadas.jsonl`` (uma linha por entrega tratada, só acrescentada). O que um aluno faz o serviço
+fazer e registrar tem **um teto só**, ``TETO_POR_ALUNO`` (``TetoPorAluno``): entradas novas examinadas por dono em
+cada varredura (as além dele saem do ``inbound`` sem exame) e linhas sem nota (recusada, substituída, excedente)
+no histórico; passado o teto, só contadores. O registro (``logs/corretor.log``) diz quem, qual atividade, quando chegou, a nota, o tempo
 de correção e o tempo até o retorno.
 """
 
@@ -48,7 +50,7 @@ import sys
 import threading
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,7 +65,12 @@ TEMPO_RETIRADA = float(os.environ.get("CURSO_HUB_TEMPO_RETIRADA") or 0.25)  # po
 # bytes de notebooks lidos e guardados por varredura (passado o teto, o resto fica para a seguinte, no mesmo
 # rodízio por dono): entregas de links para um mesmo arquivo grande não alongam uma varredura sem fim
 LEITURA_VARREDURA = int(os.environ.get("CURSO_HUB_LEITURA_VARREDURA") or 64 * 1024 * 1024)
-LIMITE_RECUSAS = 20  # por aluno: as últimas recusas que ele vê e que vão para o histórico
+# O teto por aluno, num lugar só (issue #37, classe 4): entradas novas de um mesmo dono examinadas numa varredura
+# (as além dele saem do inbound sem exame nem linha por entrada), linhas sem nota dele no histórico (recusada,
+# substituída, excedente: ``TetoPorAluno``) e recusas que ele vê na lista de tarefas.
+TETO_POR_ALUNO = int(os.environ.get("CURSO_HUB_TETO_POR_ALUNO") or 20)
+LIMITE_RECUSAS = TETO_POR_ALUNO  # o nome antigo (as últimas recusas que o aluno vê)
+SEM_NOTA = ("recusada", "substituída", "superada", "excedente")  # as situações que contam no teto do histórico
 LIMITE_ENTREGAS_VISTAS = 10  # por aluno e atividade, no arquivo de situação
 
 
@@ -98,14 +105,19 @@ def registrar(msg: str) -> None:
             pass
 
 
+def _quantas(n: int) -> str:
+    return f"{n} entrada" if n == 1 else f"{n} entradas"
+
+
 def _br(valor: float, casas: int | None = 2) -> str:
     """Um número para o registro, com vírgula decimal (``casas=None``: sem zeros à direita)."""
     texto = f"{valor:g}" if casas is None else f"{valor:.{casas}f}"
     return texto.replace(".", ",")
 
 
-def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
-    """O histórico: nome da entrega -> último registro (linhas quebradas no fim são ignoradas)."""
+def ler_tratadas(caminho: Path = TRATADAS, sem_nota: Counter | None = None) -> dict[str, dict]:
+    """O histórico: nome da entrega -> último registro (linhas quebradas no fim são ignoradas). Com ``sem_nota``,
+    conta nele as linhas ``SEM_NOTA`` de cada aluno (linhas, não nomes: um nome recriado conta cada vez)."""
     tratadas: dict[str, dict] = {}
     try:
         with open(caminho, encoding="utf-8") as f:
@@ -113,11 +125,42 @@ def ler_tratadas(caminho: Path = TRATADAS) -> dict[str, dict]:
                 try:
                     r = json.loads(linha)
                     tratadas[r["nome"]] = r
+                    if sem_nota is not None and r.get("situacao") in SEM_NOTA and isinstance(r.get("aluno"), str):
+                        sem_nota[r["aluno"]] += 1
                 except (ValueError, KeyError, TypeError):
                     continue
     except OSError:
         pass
     return tratadas
+
+
+class TetoPorAluno:
+    """Quantas linhas sem nota (``SEM_NOTA``) cada aluno ainda pode pôr no histórico: ``limite`` por aluno, contadas
+    do próprio ``tratadas.jsonl`` na subida (reiniciar o serviço não renova o teto). Passado o teto, o que o aluno
+    manda de lixo só conta (``fora``, por aluno, e uma linha no registro a cada 100): o histórico, relido inteiro a
+    cada subida, não cresce com o lixo de ninguém. As entregas corrigidas (e os erros de correção) não contam: cada
+    uma custou uma vaga de correção na fila justa, e é o que o professor precisa ver."""
+
+    def __init__(self, limite: int, no_historico: Counter[str]):
+        self.limite = limite
+        self.no_historico = no_historico  # linhas sem nota de cada aluno já no histórico (``ler_tratadas``)
+        self.fora: Counter[str | None] = Counter()
+        self.fora_total = 0
+
+    def cabe(self, aluno: str | None) -> bool:
+        """Reserva uma linha do histórico para ``aluno`` (None: dono fora da turma, nunca cabe)."""
+        if aluno is not None and self.no_historico[aluno] < self.limite:
+            self.no_historico[aluno] += 1
+            return True
+        return False
+
+    def contar_fora(self, aluno: str | None, quantas: int = 1) -> bool:
+        """Conta ``quantas`` entradas sem linha no histórico; devolve se é hora de uma linha no registro (a primeira
+        e depois a cada 100)."""
+        antes = self.fora_total
+        self.fora[aluno] += quantas
+        self.fora_total += quantas
+        return antes == 0 or antes // 100 != self.fora_total // 100
 
 
 def legivel(nome: str) -> str:
@@ -147,7 +190,9 @@ class Situacao:
     def _do_aluno(self, aluno: str) -> dict:
         return self.dados.setdefault(aluno, {"entregas": {}, "recusas": [], "recusas_total": 0})
 
-    def entrega(self, e: troca.Entrega, estado: str, **extra) -> None:
+    def entrega(self, e: troca.Entrega, estado: str, adiar: bool = False, **extra) -> None:
+        """Anota a situação de ``e``; grava o arquivo do aluno na hora ou, com ``adiar``, uma vez no fim da
+        varredura (``gravar_sujos``: as substituídas de uma varredura custam uma gravação, não uma cada)."""
         with self.trava:
             d = self._do_aluno(e.aluno)
             lista = d["entregas"].setdefault(e.atividade, [])
@@ -161,19 +206,21 @@ class Situacao:
             item.update({"carimbo": e.carimbo, "estado": estado, "quando": round(time.time(), 3), **extra})
             lista.sort(key=lambda i: i["carimbo"])
             del lista[:-LIMITE_ENTREGAS_VISTAS]
-            self._gravar(e.aluno)
+            if adiar:
+                self.sujos.add(e.aluno)
+            else:
+                self._gravar(e.aluno)
 
-    def recusa(self, aluno: str, nome: str, motivo: str) -> bool:
-        """Registra a recusa para o aluno (as últimas ``LIMITE_RECUSAS``); devolve se entrou no histórico."""
+    def recusa(self, aluno: str, nome: str, motivo: str, quantas: int = 1) -> None:
+        """Registra a recusa para o aluno (as últimas ``TETO_POR_ALUNO``; ``quantas`` entradas num item só)."""
         with self.trava:
             d = self._do_aluno(aluno)
-            d["recusas_total"] = d.get("recusas_total", 0) + 1
+            d["recusas_total"] = d.get("recusas_total", 0) + quantas
             d["recusas"] = [
                 *d.get("recusas", []),
                 {"nome": legivel(nome), "motivo": motivo, "quando": round(time.time(), 3)},
-            ][-LIMITE_RECUSAS:]
+            ][-TETO_POR_ALUNO:]
             self.sujos.add(aluno)  # gravado uma vez no fim da varredura, não a cada recusa
-            return d["recusas_total"] <= LIMITE_RECUSAS
 
     def gravar_sujos(self) -> None:
         with self.trava:
@@ -626,7 +673,8 @@ class Corretor:
         self.alunos = alunos
         self.por_uid = {uid: u for u, uid in self.alunos.items()}
         self.historico = historico or TRATADAS
-        self.tratadas = ler_tratadas(self.historico)
+        sem_nota: Counter[str] = Counter()
+        self.tratadas = ler_tratadas(self.historico, sem_nota)
         # as cópias dos notebooks guardadas na chegada (o que se corrige): pasta do serviço, 0700
         self.guardadas = Path(guardadas or Path(self.historico).parent / "recebidas")
         self.guardadas.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -638,20 +686,32 @@ class Corretor:
         self.fila = troca.Fila()
         self.vistos: set[str] = set()
         self.a_retirar: deque[str] = deque()
-        self.anonimas = 0
+        self.teto = TetoPorAluno(TETO_POR_ALUNO, sem_nota)
         self.trava_fila = threading.Condition()
         self.parar = threading.Event()
         self.threads: list[threading.Thread] = []
         self.vagas = [Vaga(self.inbound, comando) for _ in range(vagas or CORRECOES)]
         # o retorno de cada (aluno, atividade) no exchange: ao liberar um novo, o anterior sai
         self.retornos: dict[tuple[str, str], str] = {}
-        for r in self.tratadas.values():
-            if r.get("situacao") == "corrigida" and r.get("retorno"):
+        for nome, r in self.tratadas.items():
+            if r.get("situacao") != "corrigida":
+                continue
+            if r.get("retorno"):
                 self.retornos[(r.get("aluno"), r.get("atividade"))] = r["retorno"]
-        try:  # cópias de entregas que já saíram do inbound (o serviço caiu entre corrigir e apagar)
-            troca.limpar_guardadas(self.guardadas, set(os.listdir(self.inbound)))
+            # a mais nova já corrigida de cada (aluno, atividade): uma mais velha que ficou no inbound (substituída
+            # além do teto do histórico, sem linha) não é corrigida por cima dela depois de o serviço reiniciar
+            if m := troca.NOME.fullmatch(nome):
+                chave = (m["aluno"], m["atividade"])
+                self.fila.saidas[chave] = max(self.fila.saidas.get(chave, ("", 0.0)), (m["carimbo"], 0.0))
+        try:
+            presentes = set(os.listdir(self.inbound))
         except OSError:
-            pass
+            presentes = None
+        if presentes is not None:
+            # na memória, só o que ainda está no inbound (o resto do histórico já serviu acima)
+            self._esquecer_ausentes(presentes)
+            # cópias de entregas que já saíram do inbound (o serviço caiu entre corrigir e apagar)
+            troca.limpar_guardadas(self.guardadas, presentes)
 
     # -- varredura: o passo protegido -----------------------------------------------------------
 
@@ -673,9 +733,11 @@ class Corretor:
         try:
             nomes = os.listdir(fd)
             presentes = set(nomes)
+            # o estado por entrada que fica entre varreduras é só do que ainda está no inbound
             self.vistos &= presentes
             for nome in set(self.incompletas) - presentes:
                 del self.incompletas[nome]
+            self._esquecer_ausentes(presentes)
             novos = [n for n in nomes if n not in self.vistos and not n.startswith(troca.QUARENTENA)]
             if not novos:
                 return 0
@@ -686,11 +748,14 @@ class Corretor:
             def dono(nome: str) -> int:  # o rodízio é pelo dono da entrada, não pelo aluno que o nome diz
                 return os.stat(nome, dir_fd=fd, follow_symlinks=False).st_uid
 
-            for nome in troca.ordem_justa(novos, self.alunos, LIMITE_VARREDURA, dono):
+            escolhidos, excedentes = troca.repartir(novos, self.alunos, LIMITE_VARREDURA, dono, TETO_POR_ALUNO)
+            for uid, nomes_excedentes in excedentes.items():
+                self._excedentes(uid, nomes_excedentes)
+            for nome in escolhidos:
                 examinadas += 1
                 self.vistos.add(nome)
                 anterior = self.tratadas.get(nome)
-                if anterior and anterior.get("situacao") in ("corrigida", "substituída", "superada", "recusada"):
+                if anterior and anterior.get("situacao") in ("corrigida", *SEM_NOTA):
                     self.a_retirar.append(nome)  # já tratada (o serviço caiu antes de retirá-la)
                     troca.descartar(nome, self.guardadas)
                     continue
@@ -717,7 +782,7 @@ class Corretor:
                 if superada is not None:
                     self._superar(superada)
                 if superada is not r:
-                    self.situacao.entrega(r, "na fila")
+                    self.situacao.entrega(r, "na fila", adiar=True)
             return examinadas
         except Exception:
             registrar(f"ERRO na varredura (segue na próxima):\n{traceback.format_exc()}")
@@ -760,32 +825,74 @@ class Corretor:
     def _recusar(self, r: troca.Recusa) -> None:
         self.a_retirar.append(r.nome)
         aluno = self.por_uid.get(r.uid) if r.uid is not None else None
-        no_historico = self.situacao.recusa(aluno, r.nome, r.motivo) if aluno else False
-        if no_historico:
-            self._historico(r.nome, "recusada", r.motivo, aluno=aluno)
-            registrar(f"RECUSADA {legivel(r.nome)!r} (de {aluno}): {r.motivo}")
-        elif aluno is None:
-            self._contar_recusa_anonima(r)
+        if aluno:
+            self.situacao.recusa(aluno, r.nome, r.motivo)
+        self._sem_nota(aluno, r.nome, "recusada", r.motivo, uid=r.uid)
 
-    def _contar_recusa_anonima(self, r: troca.Recusa) -> None:
-        """Recusas sem aluno dono (uid fora da turma): uma linha no registro a cada 100, nada no histórico."""
-        self.anonimas += 1
-        if self.anonimas % 100 == 1:
-            registrar(f"RECUSADA {legivel(r.nome)!r} (uid {r.uid}): {r.motivo} ({self.anonimas} até agora)")
+    def _excedentes(self, uid: object, nomes: list[str]) -> None:
+        """As entradas novas de um dono além do teto desta varredura (``troca.repartir``): saem do ``inbound`` sem
+        exame (vistas, para não voltarem à conta antes de saírem), com um item só na situação do aluno e no máximo
+        uma linha no histórico, dentro do teto dele."""
+        aluno = self.por_uid.get(uid) if isinstance(uid, int) else None
+        motivo = (
+            f"{len(nomes)} entradas novas além do teto de {TETO_POR_ALUNO} por varredura: retiradas sem exame"
+            " (vale a entrega mais nova)"
+        )
+        for nome in nomes:
+            self.vistos.add(nome)
+            self.a_retirar.append(nome)
+        if aluno:
+            self.situacao.recusa(aluno, nomes[-1], motivo, quantas=len(nomes))
+        self._sem_nota(aluno, nomes[-1], "excedente", motivo, quantas=len(nomes), uid=uid)
+
+    def _sem_nota(
+        self, aluno: str | None, nome: str, situacao: str, detalhe: str, quantas: int = 1, uid: object = None
+    ) -> None:
+        """Histórico e registro do que não vira nota (recusa, substituída, excedentes), dentro do teto do aluno
+        (``TetoPorAluno``); passado o teto, ou de dono fora da turma, só os contadores e uma linha no registro a
+        cada 100."""
+        if self.teto.cabe(aluno):
+            extra = {"quantas": quantas} if quantas > 1 else {}
+            self._historico(nome, situacao, detalhe, aluno=aluno, **extra)
+            if situacao != "substituída":
+                registrar(f"{situacao.upper()} {legivel(nome)!r} (de {aluno}): {detalhe}")
+            return
+        if self.teto.contar_fora(aluno, quantas):
+            de = f"de {aluno}" if aluno else f"uid {uid}"
+            registrar(
+                f"{situacao.upper()} {legivel(nome)!r} ({de}): {detalhe} ({_quantas(self.teto.fora_total)} fora do"
+                f" histórico até agora: teto de {TETO_POR_ALUNO} linhas sem nota por aluno)"
+            )
+
+    @property
+    def anonimas(self) -> int:
+        """Entradas de donos fora da turma (só contadas)."""
+        return self.teto.fora[None]
 
     def _superar(self, e: troca.Entrega) -> None:
         self.situacao.entrega(
-            e, "substituída", motivo="chegou uma entrega mais nova desta atividade antes da correção: vale a mais nova"
+            e,
+            "substituída",
+            adiar=True,
+            motivo="chegou uma entrega mais nova desta atividade antes da correção: vale a mais nova",
         )
-        self._historico(e.nome, "substituída", "havia uma entrega mais nova do mesmo aluno na fila", aluno=e.aluno)
+        self._sem_nota(e.aluno, e.nome, "substituída", "havia uma entrega mais nova do mesmo aluno na fila")
         self.a_retirar.append(e.nome)
         troca.descartar(e.nome, self.guardadas)
 
     def _historico(self, nome: str, situacao: str, detalhe: str = "", **extra) -> None:
         r = {"nome": legivel(nome), "situacao": situacao, "detalhe": detalhe, "quando": time.time(), **extra}
-        self.tratadas[nome] = r
-        with _TRAVA_LOG, open(self.historico, "a", encoding="utf-8") as f:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        with _TRAVA_LOG:
+            self.tratadas[nome] = r
+            with open(self.historico, "a", encoding="utf-8") as f:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+    def _esquecer_ausentes(self, presentes: set[str]) -> None:
+        """Tira da memória o registro das entregas que já saíram do inbound (``tratadas`` só serve para não
+        reexaminar uma entrada já tratada que ainda está lá): a memória do serviço não cresce com o histórico."""
+        with _TRAVA_LOG:
+            for nome in [n for n in self.tratadas if n not in presentes]:
+                del self.tratadas[nome]
 
     def _retirar(self, fd: int, nome: str) -> None:
         feito = troca.por_de_lado(fd, nome)

@@ -333,14 +333,31 @@ def por_de_lado(dir_fd: int, nome: str) -> str:
         return f"não saiu ({type(exc).__name__})"
 
 
-def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int, dono=None) -> list[str]:
-    """Até ``limite`` nomes para examinar nesta varredura, em rodízio pelo **dono** de cada entrada
-    (``dono(nome)``: o uid do dono, lido sem seguir links; None se a entrada sumiu), os alunos da turma
-    antes: um aluno que enche o ``inbound`` de lixo ocupa só a vez dele, mesmo que dê às pastas o nome
-    de outro aluno (o nome é do aluno; o dono, do sistema). Sem ``dono``, o rodízio é pelo prefixo do nome."""
+def _mais_nova_por_ultimo(nome: str) -> tuple:
+    """Chave de ordem dentro do grupo de um dono: nomes de entrega válidos pelo carimbo (o mais novo por último),
+    antes deles os que não são nomes de entrega (um nome inventado não passa na frente de uma entrega)."""
+    m = NOME.fullmatch(nome)
+    return (1, m["carimbo"], nome) if m else (0, "", nome)
+
+
+def repartir(
+    nomes: list[str], alunos: dict[str, int], limite: int, dono=None, por_dono: int | None = None
+) -> tuple[list[str], dict[object, list[str]]]:
+    """O trabalho de uma varredura, com teto por dono: ``(escolhidos, excedentes)``.
+
+    ``escolhidos``: até ``limite`` nomes para examinar nesta varredura, em rodízio pelo **dono** de cada entrada
+    (``dono(nome)``: o uid do dono, lido sem seguir links; None se a entrada sumiu), os alunos da turma antes, as
+    entradas mais novas de cada dono primeiro: um aluno que enche o ``inbound`` de lixo ocupa só a vez dele, mesmo
+    que dê às pastas o nome de outro aluno (o nome é do aluno; o dono, do sistema). Sem ``dono``, o rodízio é pelo
+    prefixo do nome.
+
+    ``excedentes``: com ``por_dono``, as entradas novas de um dono além das ``por_dono`` mais novas desta varredura
+    (dono -> nomes). Não são examinadas nem esperam a varredura seguinte: quem chama as tira do ``inbound`` sem
+    registro por entrada (o teto por aluno, ``corretor.TETO_POR_ALUNO``). Nenhum uso honesto chega a tantas entregas
+    novas num intervalo de varredura; as que ficam além do ``limite`` geral (e dentro de ``por_dono``) esperam."""
     uids = set(alunos.values())
-    grupos: dict[object, deque] = {}
-    for n in sorted(nomes):
+    grupos: dict[object, list[str]] = {}
+    for n in nomes:
         if dono is None:
             chave = n.split("+", 1)[0]
         else:
@@ -348,7 +365,13 @@ def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int, dono=None
                 chave = dono(n)
             except OSError:
                 chave = None
-        grupos.setdefault(chave, deque()).append(n)
+        grupos.setdefault(chave, []).append(n)
+    excedentes: dict[object, list[str]] = {}
+    for chave, grupo in grupos.items():
+        grupo.sort(key=_mais_nova_por_ultimo)
+        if por_dono is not None and len(grupo) > por_dono:
+            excedentes[chave] = grupo[: len(grupo) - por_dono]
+            del grupo[: len(grupo) - por_dono]
     if dono is None:
         ordem = sorted(grupos, key=lambda g: (g not in alunos, g))
     else:
@@ -357,10 +380,15 @@ def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int, dono=None
     escolhidos: list[str] = []
     while filas and len(escolhidos) < limite:
         f = filas.popleft()
-        escolhidos.append(f.pop())  # o mais novo primeiro (nomes em ordem de carimbo)
+        escolhidos.append(f.pop())  # o mais novo primeiro
         if f:
             filas.append(f)
-    return escolhidos
+    return escolhidos, excedentes
+
+
+def ordem_justa(nomes: list[str], alunos: dict[str, int], limite: int, dono=None) -> list[str]:
+    """Os ``escolhidos`` de ``repartir``, sem teto por dono."""
+    return repartir(nomes, alunos, limite, dono)[0]
 
 
 class Fila:

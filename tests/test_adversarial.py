@@ -71,6 +71,7 @@ FAMILIAS_DO_SUBCONJUNTO = {
     "vermelho-blocos-por-consultas": "atenção em blocos que corta as consultas",
     "canal-01-nomes-inventados-em-mensagens-conhecidas": "entradas ocultas nos campos de mensagens de erro conhecidas",
     "orcamentos-01-blocos-reserva-tocada-na-celula": "atenção em blocos na memória já mapeada (a medida da tocada)",
+    "leitura-07-gancho-do-state-dict": "faixas de treino compradas com passadas dadas na leitura dos pesos (07)",
 }
 
 

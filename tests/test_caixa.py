@@ -633,21 +633,65 @@ def test_avisos_de_escrita_acordam_na_escrita_e_seguem_pastas_novas(tmp_path):
     try:
         if avisos.fileno() is None:
             pytest.skip("sem inotify")
-        assert select.select([avisos], [], [], 0)[0] == [] and not avisos.drenar()
+        assert select.select([avisos], [], [], 0)[0] == []
+
+        def acordou() -> bool:  # legível em até 1 s; drenado, deixa de ser
+            if select.select([avisos], [], [], 1)[0] != [avisos]:
+                return False
+            avisos.drenar()
+            return select.select([avisos], [], [], 0)[0] == []
+
         (tmp_path / "a").write_bytes(b"x")
-        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()
+        assert acordou()
         sub = tmp_path / "sub"
         sub.mkdir(0o700)
         fd = os.open(sub / "bloco", os.O_WRONLY | os.O_CREAT, 0o600)
-        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()  # passa a vigiar sub
+        assert acordou()  # passa a vigiar sub
         os.chmod(sub, 0o600)
         try:
             os.write(fd, b"y" * 4096)
         finally:
             os.close(fd)
             os.chmod(sub, 0o700)
-        assert select.select([avisos], [], [], 1)[0] == [avisos] and avisos.drenar()
+        assert acordou()
         assert select.select([avisos], [], [], 0.05)[0] == []
+        assert avisos.transbordamentos == 0
+    finally:
+        avisos.fechar()
+
+
+def test_avisos_de_escrita_revarrem_a_arvore_quando_a_fila_transborda(tmp_path):
+    """A fila de avisos do inotify tem teto (``fs.inotify.max_queued_events``): passado, o kernel troca o resto por um
+    ``IN_Q_OVERFLOW``, e o aviso da criação de uma subpasta pode ser um dos perdidos. Antes, essa subpasta (e o que
+    nascesse nela) ficava só com a espera de 50 ms; agora ``drenar()`` revarre a árvore e a vigia. A fila pequena
+    só se ajusta como root, pelo sysctl (lido quando o inotify é criado), que volta ao valor de antes logo depois."""
+    import select
+
+    from autograder.caixa import disco
+
+    sysctl = Path("/proc/sys/fs/inotify/max_queued_events")
+    antes = sysctl.read_text()
+    try:
+        sysctl.write_text("16")
+    except OSError:
+        pytest.skip("sem como ajustar fs.inotify.max_queued_events (precisa de root)")
+    try:
+        avisos = disco.AvisosDeEscrita(str(tmp_path))
+    finally:
+        sysctl.write_text(antes)
+    assert sysctl.read_text() == antes
+    try:
+        if avisos.fileno() is None:
+            pytest.skip("sem inotify")
+        for i in range(40):  # 3 avisos cada (criar, escrever, fechar): a fila de 16 transborda
+            (tmp_path / f"f{i}").write_bytes(b"x")
+        (tmp_path / "sub" / "funda").mkdir(parents=True)  # o aviso destas pastas se perdeu
+        assert select.select([avisos], [], [], 1)[0] == [avisos]
+        avisos.drenar()
+        assert select.select([avisos], [], [], 0)[0] == []
+        (tmp_path / "sub" / "funda" / "bloco").write_bytes(b"y" * 4096)
+        assert select.select([avisos], [], [], 1)[0] == [avisos], "a pasta cujo aviso se perdeu ficou sem vigia"
+        assert avisos.transbordamentos == 1
     finally:
         avisos.fechar()
 

@@ -14,7 +14,7 @@ import pytest
 
 from autograder.caixa import protocolo
 from autograder.caixa.protocolo import OMITIDO, TextoDoAluno
-from autograder.suite import mostrar
+from autograder.suite import fechar_mensagem, mostrar
 
 CODIGO = """
 import numpy as np
@@ -51,15 +51,15 @@ def test_valor_devolvido_sai_so_pela_forma():
     lista = [12345, 67890, 3]
     protocolo.registrar_do_aluno((codigos, arr, lista, {"chave": "abcdefghij" * 4}))
     campos = {
-        "texto": f"{mostrar(codigos)!r}",
-        "trecho": f"{mostrar(codigos[8:40])}",
-        "array": f"{mostrar(arr)}",
-        "fatia": f"{mostrar(np.asarray(arr)[1:, 2:])}",
-        "tolist": f"{mostrar(arr[:2].tolist())}",
-        "lista": f"{mostrar(list(lista))}",
-        "tupla": f"{mostrar(tuple(lista))}",
-        "numero": f"{mostrar(lista[0])}",
-        "real": f"{mostrar(float(arr[1, 2]))!r}",
+        "texto": fechar_mensagem(f"{mostrar(codigos)!r}"),
+        "trecho": fechar_mensagem(f"{mostrar(codigos[8:40])}"),
+        "array": fechar_mensagem(f"{mostrar(arr)}"),
+        "fatia": fechar_mensagem(f"{mostrar(np.asarray(arr)[1:, 2:])}"),
+        "tolist": fechar_mensagem(f"{mostrar(arr[:2].tolist())}"),
+        "lista": fechar_mensagem(f"{mostrar(list(lista))}"),
+        "tupla": fechar_mensagem(f"{mostrar(tuple(lista))}"),
+        "numero": fechar_mensagem(f"{mostrar(lista[0])}"),
+        "real": fechar_mensagem(f"{mostrar(float(arr[1, 2]))!r}"),
     }
     assert campos["texto"] == "um texto de 95 caracteres"
     assert campos["array"] == "array de forma (4, 6) e dtype float64"
@@ -71,34 +71,36 @@ def test_valor_devolvido_sai_so_pela_forma():
     for proibido in ("117 109", "12345", "67890", "1.14", "1,14", "abcdefghij"):
         assert proibido not in junto, (proibido, junto)
     # a forma, o dtype e o tamanho continuam citáveis: são a comparação da suíte
-    assert f"{mostrar(tuple(arr.shape))} {mostrar(arr.dtype)} {mostrar(len(lista))}" == "(4, 6) float64 3"
+    assert (
+        fechar_mensagem(f"{mostrar(tuple(arr.shape))} {mostrar(arr.dtype)} {mostrar(len(lista))}") == "(4, 6) float64 3"
+    )
 
 
 def test_tensor_do_aluno_e_as_suas_vistas():
     torch = pytest.importorskip("torch")
     t = torch.from_numpy(np.linspace(0.1, 0.9, 12).reshape(3, 4))
     protocolo.registrar_do_aluno(t)
-    assert f"{mostrar(t[1:])}" == "tensor de forma (2, 4) e dtype float64"
-    assert f"{mostrar(np.asarray(t))}" == "array de forma (3, 4) e dtype float64"
-    assert "0.1" not in f"{mostrar(t.numpy()[0])!r}"
+    assert fechar_mensagem(f"{mostrar(t[1:])}") == "tensor de forma (2, 4) e dtype float64"
+    assert fechar_mensagem(f"{mostrar(np.asarray(t))}") == "array de forma (3, 4) e dtype float64"
+    assert "0.1" not in fechar_mensagem(f"{mostrar(t.numpy()[0])!r}")
 
 
 def test_rotulo_da_suite_nao_e_cortado_pelo_texto_enviado():
     protocolo.registrar_enviados(["saida de atencao_com_cache (sem cache, m = 3) e mais texto enviado à caixa"])
     rotulo = "saida de atencao_com_cache (sem cache, m = 3)"
-    assert f"{mostrar(rotulo)}" == rotulo
-    assert f"{mostrar([rotulo, 0.5])}" == repr([rotulo, 0.5])
+    assert fechar_mensagem(f"{mostrar(rotulo)}") == rotulo
+    assert fechar_mensagem(f"{mostrar([rotulo, 0.5])}") == repr([rotulo, 0.5])
     # o texto do aluno continua filtrado contra os textos enviados
     assert "atencao_com_cache" not in protocolo.texto_do_aluno(f"veio {rotulo}")
 
 
 def test_valores_da_suite_saem_como_antes():
-    assert f"{mostrar(0.123456):.3g}" == "0,123"
-    assert f"{mostrar([1, 5, 7])}" == "[1, 5, 7]"
-    assert f"{mostrar('aé!')!r}" == "'aé!'"
+    assert fechar_mensagem(f"{mostrar(0.123456):.3g}") == "0,123"
+    assert fechar_mensagem(f"{mostrar([1, 5, 7])}") == "[1, 5, 7]"
+    assert fechar_mensagem(f"{mostrar('aé!')!r}") == "'aé!'"
     # um nome do código enviado (a chave de um state_dict) não é conteúdo escolhido depois das entradas ocultas
     protocolo.registrar_do_aluno({"blocos.0.W_q": 1})
-    assert f"{mostrar(['blocos.0.W_q'])}" == "['blocos.0.W_q']"
+    assert fechar_mensagem(f"{mostrar(['blocos.0.W_q'])}") == "['blocos.0.W_q']"
 
 
 def test_registro_e_por_submissao():
@@ -184,7 +186,7 @@ def test_excecao_conhecida_ou_do_codigo_sai_traduzida(bruto, mostrado):
 def test_excecao_desconhecida_e_omitida(bruto):
     msg = TextoDoAluno(bruto)
     assert f"{msg}" == OMITIDO
-    assert str(msg) == OMITIDO and f"{msg[:200]}" == OMITIDO and f"{mostrar(msg)}" == OMITIDO
+    assert str(msg) == OMITIDO and f"{msg[:200]}" == OMITIDO and fechar_mensagem(f"{mostrar(msg)}") == OMITIDO
     assert "ghij" not in f"{msg!r}{msg + ''}"
 
 
@@ -220,12 +222,12 @@ def test_registro_nao_prende_arrays_do_aluno():
     pesos = {"W": np.ones((64, 64)), "b": np.zeros(64)}
     vivo = weakref.ref(pesos["W"])
     protocolo.registrar_do_aluno(pesos)
-    assert f"{mostrar(pesos)}" == "um dicionário com 2 chaves"
+    assert fechar_mensagem(f"{mostrar(pesos)}") == "um dicionário com 2 chaves"
     del pesos
     gc.collect()
     assert vivo() is None
     assert not protocolo._MEMORIA_DO_ALUNO
-    assert f"{mostrar(np.ones(3))}" == "[1. 1. 1.]"
+    assert fechar_mensagem(f"{mostrar(np.ones(3))}") == "[1. 1. 1.]"
 
 
 def test_pela_caixa_de_verdade(zigoto):
@@ -244,7 +246,9 @@ def test_pela_caixa_de_verdade(zigoto):
             "c",
         )
         texto, arr, lista = caixa.chamar("devolve", (np.array([0.123456789, 0.987654321]),))
-        mensagem = f"veio {mostrar(texto)!r}, {mostrar(arr[:1])}, {mostrar(lista)}, {mostrar(list(lista))}"
+        mensagem = fechar_mensagem(
+            f"veio {mostrar(texto)!r}, {mostrar(arr[:1])}, {mostrar(lista)}, {mostrar(list(lista))}"
+        )
         assert mensagem == (
             "veio um texto de 47 caracteres, array de forma (1,) e dtype float64, uma lista de 2 itens, "
             "uma lista de 2 itens"
@@ -262,10 +266,13 @@ def test_constantes_redondas_e_poucos_inteiros_pequenos():
     posições que o espião viu) saem inteiros; um real do aluno com precisão curta pedida sai como pedido."""
     codigos, posicoes = list(range(100, 108)), [[0], [0], [1]]
     protocolo.registrar_do_aluno([0.9, 10000, posicoes, 0.123456789, codigos])
-    assert f"{mostrar(0.9):.0%}" == "90%" and f"{mostrar(10000)}" == "10000"
-    assert f"{mostrar(posicoes)}" == "[[0], [0], [1]]"
-    assert f"{mostrar(codigos)}" == "uma lista de 8 itens"  # códigos de caractere: não
-    assert f"{mostrar(0.123456789):.1%}" == "12,3%" and f"{mostrar(0.123456789)!r}" == "0,12"
+    assert fechar_mensagem(f"{mostrar(0.9):.0%}") == "90%" and fechar_mensagem(f"{mostrar(10000)}") == "10000"
+    assert fechar_mensagem(f"{mostrar(posicoes)}") == "[[0], [0], [1]]"
+    assert fechar_mensagem(f"{mostrar(codigos)}") == "uma lista de 8 itens"  # códigos de caractere: não
+    assert (
+        fechar_mensagem(f"{mostrar(0.123456789):.1%}") == "12,3%"
+        and fechar_mensagem(f"{mostrar(0.123456789)!r}") == "0,12"
+    )
 
 
 def test_da_solucao_escondida_so_os_nomes_das_assinaturas():

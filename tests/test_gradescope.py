@@ -99,6 +99,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/caixa/cliente.py",
     "autograder/caixa/disco.py",
     "autograder/caixa/encerramento.py",
+    "autograder/caixa/leitura.py",
     "autograder/caixa/memoria.py",
     "autograder/caixa/modos.py",
     "autograder/caixa/paginas.py",

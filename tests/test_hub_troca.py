@@ -25,13 +25,13 @@ import time
 from pathlib import Path
 
 import pytest
+from troca_falsa import SLUG, nome_entrega, troca_falsa
 
-from hub import troca
+from hub import corretor, troca
 from hub.corretor import Corretor, ler_tratadas
 
 ANA, BIA, CAIO = 64901, 64902, 64903  # uids de ninguém: só números de dono
 ALUNOS = {"ana": ANA, "bia": BIA, "caio": CAIO}
-SLUG = "01-atencao"
 NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
@@ -43,12 +43,7 @@ def _fora_da_quarentena(inbound: Path) -> list[str]:
     return sorted(n for n in os.listdir(inbound) if not n.startswith(troca.QUARENTENA))
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
-
-
-def _nome(aluno: str, segundos: float, sorteio: str = "abc123") -> str:
-    return f"{aluno}+{SLUG}+{_carimbo(segundos)}+{sorteio}"
+_nome = nome_entrega
 
 
 def _entrega(inbound: Path, nome: str, uid: int, notebook: str | None = NB, modo: int = 0o755) -> Path:
@@ -64,20 +59,15 @@ def _entrega(inbound: Path, nome: str, uid: int, notebook: str | None = NB, modo
 
 
 @pytest.fixture
-def servico(tmp_path):
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    estado = tmp_path / "estado"
-    estado.mkdir()
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
-    return c, inbound, estado
+def troca_do_teste():
+    with troca_falsa("hub-troca-") as t:
+        yield t
+
+
+@pytest.fixture
+def servico(troca_do_teste):
+    t = troca_do_teste
+    return t.corretor(ALUNOS), t.inbound, t.estado
 
 
 def _situacao(estado: Path, aluno: str) -> dict:
@@ -187,7 +177,7 @@ def _notebook_com(texto: str) -> str:
     )
 
 
-def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tmp_path):
+def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, troca_do_teste, monkeypatch, tmp_path):
     """A primeira varredura que vê a entrega lê o notebook uma vez e guarda a cópia na pasta do serviço (0700):
     a chegada é a hora dessa leitura e a vaga corrige a cópia, não o que a aluna escreve depois na pasta dela
     (nem pelo ``write`` comum, que muda o ctime, nem por qualquer outro caminho). A cópia sai quando a entrega é
@@ -197,7 +187,7 @@ def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tm
     from hub import comum
     from hub.corretor import coletar
 
-    c, inbound, estado = servico
+    c, inbound, _ = servico
     monkeypatch.setattr(comum, "CURSO", tmp_path / "curso")
     agora = time.time()
     ana = _entrega(inbound, _nome("ana", agora, "a1"), ANA, notebook=_notebook_com("ANTES"))
@@ -223,14 +213,7 @@ def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tm
     (bia / f"{SLUG}.ipynb").write_text(_notebook_com("DEPOIS DA QUEDA"), encoding="utf-8")
     (c.guardadas / "orfa.json").write_text("{}")
     chegada_bia = next(iter(c.fila.esperando["bia"].values())).chegada
-    c2 = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=c.historico,
-        atividades={SLUG},
-    )
+    c2 = troca_do_teste.corretor(ALUNOS)
     assert not (c2.guardadas / "orfa.json").exists()
     c2.varrer()
     retomadas = {x.aluno: x for x in _fila(c2)}
@@ -239,14 +222,7 @@ def test_o_que_se_corrige_e_a_copia_guardada_na_chegada(servico, monkeypatch, tm
     assert (destino / f"{SLUG}.ipynb").read_text(encoding="utf-8") == _notebook_com("DA BIA")
 
     # uma mais nova da Bia substitui a que esperava: a cópia da velha sai, só a da nova fica
-    c3 = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=c.historico,
-        atividades={SLUG},
-    )
+    c3 = troca_do_teste.corretor(ALUNOS)
     c3.varrer()
     nova = _entrega(inbound, _nome("bia", agora + 5, "b2"), BIA, notebook=_notebook_com("NOVA"))
     c3.varrer()
@@ -284,7 +260,6 @@ def test_entrega_ainda_em_copia_e_lida_quando_o_segredo_chega(servico, monkeypat
 def test_leitura_por_varredura_tem_teto_e_segue_o_rodizio(servico, monkeypatch):
     """Passado o teto de bytes lidos numa varredura, as entregas que faltam ler ficam para a seguinte (no
     rodízio por dono: uma de cada aluno por vez); nenhuma é perdida nem lida duas vezes."""
-    import hub.corretor as corretor
 
     c, inbound, _ = servico
     monkeypatch.setattr(corretor, "LEITURA_VARREDURA", 1)  # uma leitura por varredura
@@ -380,7 +355,6 @@ def test_inundacao_trabalho_limitado_e_recusas_limitadas(servico):
         _entrega(inbound, f"lixo{i}+{SLUG}+x+y", CAIO, notebook=None)
     verdadeira = _entrega(inbound, _nome("bia", agora), BIA)
     print(f"5.001 entradas criadas em {time.monotonic() - criar:.1f} s")
-    import hub.corretor as corretor
 
     limite = corretor.LIMITE_VARREDURA
     corretor.LIMITE_VARREDURA = 1000
@@ -435,8 +409,87 @@ def test_rajada_de_um_aluno_nao_atrasa_a_primeira_de_outro(servico):
     assert ultima.nome == _nome("ana", agora + 49, "r49")
     situacoes = [s["estado"] for s in _situacao(estado, "ana")["entregas"][SLUG]]
     assert situacoes.count("substituída") >= 8 and len(situacoes) <= 10, situacoes
-    substituidas = [r for r in ler_tratadas(c.historico).values() if r["situacao"] == "substituída"]
-    assert len(substituidas) == 48
+    # as 48 mais velhas não são corrigidas: 19 examinadas e substituídas, 29 além do teto por varredura retiradas sem
+    # exame (uma linha só); no histórico, no máximo o teto por aluno
+    historico = list(ler_tratadas(c.historico).values())
+    substituidas = [r for r in historico if r["situacao"] == "substituída"]
+    excedentes = sum(r.get("quantas", 1) for r in historico if r["situacao"] == "excedente")
+    assert len(substituidas) + excedentes == 48, (len(substituidas), excedentes)
+    assert len(historico) <= corretor.TETO_POR_ALUNO, len(historico)
+
+
+def test_teto_por_aluno_no_que_o_servico_faz_e_registra(servico, troca_do_teste):
+    """Issue #37, classe 4 (rodada vermelha 6, o que ficou aberto): a Ana e o Caio entregam de verdade e depois,
+    em duas levas, criam cada um 15 pastas vazias deles com datas de antes (aceitas sem leitura e substituídas) e
+    15 entradas recusadas (a Ana em nome da Bia, o Caio com nomes que não são de entrega); a Bia entrega uma vez
+    no meio. O teto por aluno (``TETO_POR_ALUNO``, um só): entradas novas examinadas por dono em cada varredura,
+    gravações do arquivo de situação por varredura, linhas sem nota no histórico (somadas as levas e uma subida
+    nova do serviço sobre o mesmo histórico), e o estado que fica na memória entre varreduras. Todo o lixo sai do
+    ``inbound``; as três entregas verdadeiras vão para a fila."""
+    c, inbound, estado = servico
+    teto = getattr(corretor, "TETO_POR_ALUNO", corretor.LIMITE_RECUSAS)
+    agora = time.time()
+    verdadeiras = {a: _entrega(inbound, _nome(a, agora, "v"), uid).name for a, uid in (("ana", ANA), ("caio", CAIO))}
+    c.varrer()
+    gravacoes: list[str] = []
+    gravar = c.situacao._gravar
+
+    def contar(aluno):
+        gravacoes.append(aluno)
+        gravar(aluno)
+
+    c.situacao._gravar = contar
+
+    def leva(k: int) -> None:
+        for i in range(15):
+            for aluno, uid in (("ana", ANA), ("caio", CAIO)):
+                _entrega(inbound, _nome(aluno, agora - 3600 + k * 100 + i, f"s{k}x{i}"), uid, notebook=None)
+            _entrega(inbound, _nome("bia", agora + 10**6 + k * 100 + i, f"r{k}x{i}"), ANA, notebook=None)
+            _entrega(inbound, f"caio+{SLUG}+lixo+{k}x{i}", CAIO, notebook=None)
+
+    def limpar(c: Corretor) -> list[int]:
+        examinadas = []
+        while len(examinadas) < 50 and set(_fora_da_quarentena(inbound)) - set(nomes_fila):
+            gravacoes.clear()
+            examinadas.append(c.varrer())
+            assert len(gravacoes) == len(set(gravacoes)), (
+                f"gravações do arquivo de situação numa varredura: {gravacoes}"
+            )
+        return examinadas
+
+    nomes_fila = [*verdadeiras.values()]
+    leva(0)
+    bia = _entrega(inbound, _nome("bia", agora), BIA).name
+    nomes_fila.append(bia)
+    examinadas = limpar(c)
+    leva(1)
+    examinadas += limpar(c)
+    assert _fora_da_quarentena(inbound) == sorted(nomes_fila), "o lixo ficou no inbound"
+    assert max(examinadas) <= 3 * teto, f"entradas examinadas por varredura: {examinadas} (teto por dono: {teto})"
+    assert sorted(e.nome for e in _fila(c)) == sorted(nomes_fila)
+    # na memória entre varreduras, só o que ainda está no inbound
+    assert len(c.tratadas) <= len(nomes_fila) and len(c.vistos) <= len(nomes_fila), (len(c.tratadas), len(c.vistos))
+    assert not c.a_retirar and not c.incompletas
+
+    def sem_nota(aluno: str) -> int:
+        linhas = [json.loads(x) for x in c.historico.read_text(encoding="utf-8").splitlines()]
+        return sum(1 for r in linhas if r.get("aluno") == aluno and r["situacao"] != "corrigida")
+
+    por_aluno = {a: sem_nota(a) for a in ("ana", "caio")}
+    assert all(n <= teto for n in por_aluno.values()), f"linhas sem nota no histórico: {por_aluno} (teto {teto})"
+    assert sem_nota("bia") == 0  # o lixo em nome da Bia é da Ana: nada conta contra a Bia
+    assert _situacao(estado, "ana")["recusas_total"] >= 30 and _situacao(estado, "caio")["recusas_total"] >= 30
+
+    # o serviço reinicia sobre o mesmo histórico: o teto não se renova
+    novo = troca_do_teste.corretor(ALUNOS)
+    assert len(novo.tratadas) <= len(nomes_fila)  # do histórico, só o que ainda está no inbound
+    c = novo
+    c.situacao._gravar = contar
+    leva(2)
+    limpar(c)
+    depois = {a: sem_nota(a) for a in ("ana", "caio")}
+    assert all(n <= teto for n in depois.values()), f"linhas sem nota depois da subida nova: {depois} (teto {teto})"
+    assert _fora_da_quarentena(inbound) == sorted(nomes_fila)
 
 
 def test_arquivo_de_situacao_so_o_aluno_le(servico):

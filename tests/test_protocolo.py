@@ -252,17 +252,17 @@ def caixa(zigoto):
 
 
 @pytest.mark.parametrize("devolvido", [list(range(10)), "abc", {"peso": [1.0]}, {"peso": None}])
-def test_state_dict_hostil_reprova_em_vez_de_quebrar_a_suite(devolvido):
-    from autograder.avaliacao import ObjetoRemoto
-    from autograder.caixa.cliente import RefRemota
+def test_pesos_hostis_reprovam_em_vez_de_quebrar_a_suite(devolvido):
+    """A resposta da caixa à leitura dos pesos (``Caixa.pesos``) é conferida: outra coisa que não um dicionário de
+    tensores reprova o teste com a mensagem do lado confiável (nenhum texto da caixa)."""
+    from autograder.caixa.cliente import _pesos_da_resposta
+    from autograder.sessao import _pesos_conferidos
     from autograder.suite import Reprovado
 
-    class SessaoFalsa:
-        def chamar(self, *args, **kwargs):
-            return devolvido
-
-    with pytest.raises(Reprovado, match="dicionário de tensores"):
-        ObjetoRemoto(SessaoFalsa(), RefRemota(1)).pesos()
+    buffers: list = []
+    resposta = {"ok": True, "pesos": protocolo.codificar(devolvido, buffers)}
+    with pytest.raises(Reprovado, match="não puderam ser lidos: a caixa não devolveu os pesos num formato válido"):
+        _pesos_conferidos(_pesos_da_resposta(resposta, [bytearray(b) for b in buffers]))
 
 
 def test_registro_de_espiao_adulterado_reprova():
@@ -367,9 +367,13 @@ def test_um_numero_escolhido_pelo_aluno_sai_com_ate_3_algarismos_e_o_rastro_com_
     try:
         devolvido = np.empty((0, 1, 0, 0, 1, 5029, 3520))
         protocolo.registrar_do_aluno(devolvido)
-        texto = f"veio {mensagens.mostrar(tuple(devolvido.shape))} e {mensagens.mostrar(devolvido.shape[-1])}"
+        texto = mensagens.fechar_mensagem(
+            f"veio {mensagens.mostrar(tuple(devolvido.shape))} e {mensagens.mostrar(devolvido.shape[-1])}"
+        )
         assert "5029" not in texto and "3520" not in texto, texto
-        assert f"{mensagens.mostrar((2, 3, 5))}" == "(2, 3, 5)"  # uma forma pequena sai igual
+        assert (
+            mensagens.fechar_mensagem(f"{mensagens.mostrar((2, 3, 5))}") == "(2, 3, 5)"
+        )  # uma forma pequena sai igual
     finally:
         protocolo.esquecer_enviados()
 
@@ -420,20 +424,27 @@ def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkey
             protocolo.registrar_do_aluno([])
         texto_oculto = "um texto oculto que o aluno devolveu depois"
         protocolo.registrar_do_aluno(texto_oculto)
-        assert texto_oculto not in f"{mensagens.mostrar(texto_oculto)!r}"
+        assert texto_oculto not in mensagens.fechar_mensagem(f"{mensagens.mostrar(texto_oculto)!r}")
         protocolo.esquecer_enviados()
         assert protocolo.do_aluno("rótulo da suíte") is False
         copia = list(range(3, 23))
-        assert "22" not in f"veio {mensagens.mostrar(copia)}" and "20 itens" in f"{mensagens.mostrar(copia)}"
-        assert f"{mensagens.mostrar([1, 2, 3])}" == "[1, 2, 3]"
+        assert "22" not in mensagens.fechar_mensagem(
+            f"veio {mensagens.mostrar(copia)}"
+        ) and "20 itens" in mensagens.fechar_mensagem(f"{mensagens.mostrar(copia)}")
+        assert mensagens.fechar_mensagem(f"{mensagens.mostrar([1, 2, 3])}") == "[1, 2, 3]"
         # rodada vermelha 6: inteiros de 4 algarismos ou mais, numa cópia curta ou sozinhos, saem pela forma
         import numpy as np
 
-        assert "1234" not in f"{mensagens.mostrar([1234, 5678, 9012])}"
-        assert f"{mensagens.mostrar(12345678901234567)}" == "um inteiro de 17 dígitos"
-        assert f"{mensagens.mostrar(np.int64(12345678901234567))}" == "um inteiro de 17 dígitos"
-        assert f"{mensagens.mostrar(999)}" == "999" and f"{mensagens.mostrar(np.int64(7))}" == "7"
-        assert f"{mensagens.mostrar(['w_q', 'w_k'])}" == "['w_q', 'w_k']"
+        assert "1234" not in mensagens.fechar_mensagem(f"{mensagens.mostrar([1234, 5678, 9012])}")
+        assert mensagens.fechar_mensagem(f"{mensagens.mostrar(12345678901234567)}") == "um inteiro de 17 dígitos"
+        assert (
+            mensagens.fechar_mensagem(f"{mensagens.mostrar(np.int64(12345678901234567))}") == "um inteiro de 17 dígitos"
+        )
+        assert (
+            mensagens.fechar_mensagem(f"{mensagens.mostrar(999)}") == "999"
+            and mensagens.fechar_mensagem(f"{mensagens.mostrar(np.int64(7))}") == "7"
+        )
+        assert mensagens.fechar_mensagem(f"{mensagens.mostrar(['w_q', 'w_k'])}") == "['w_q', 'w_k']"
         erro = "operands could not be broadcast together with shapes (1,2,3,4,5,6,7,8) (9,8,7,6,5,4,3,2)"
         saida = protocolo.texto_da_excecao(erro)
         assert saida.startswith("formas incompatíveis") and sum(c.isdigit() for c in saida) == 8, saida

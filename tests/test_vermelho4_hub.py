@@ -23,13 +23,12 @@ import time
 from pathlib import Path
 
 import pytest
+from troca_falsa import SLUG, nome_entrega, troca_falsa
 
 from hub import troca
-from hub.corretor import Corretor
 
 ANA = 64911  # uid de ninguém: só um número de dono
 ALUNOS = {"ana": ANA}
-SLUG = "01-atencao"
 ANTES = json.dumps({"cells": [], "metadata": {"versao": "entregue antes do prazo"}, "nbformat": 4, "nbformat_minor": 5})
 DEPOIS = json.dumps(
     {"cells": [], "metadata": {"versao": "escrito DEPOIS do prazo"}, "nbformat": 4, "nbformat_minor": 5}
@@ -38,34 +37,14 @@ DEPOIS = json.dumps(
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
-
-
-def _nome(aluno: str, segundos: float, sorteio: str) -> str:
-    return f"{aluno}+{SLUG}+{_carimbo(segundos)}+{sorteio}"
+_nome = nome_entrega
 
 
 @pytest.fixture
 def servico():
-    # numa pasta própria atravessável (0711): o processo do aluno (sem root) chega ao inbound, como no hub
-    tmp_path = Path(tempfile.mkdtemp(prefix="vermelho4-hub-", dir="/tmp"))
-    os.chmod(tmp_path, 0o711)
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    os.chmod(inbound, 0o2777)  # como o exchange do nbgrader
-    estado = tmp_path / "estado"
-    estado.mkdir()
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
-    yield c, inbound
-    shutil.rmtree(tmp_path, ignore_errors=True)
+    # o processo do aluno (sem root) chega ao inbound, como no hub
+    with troca_falsa("vermelho4-hub-", modo_inbound=0o2777) as t:  # como o exchange do nbgrader
+        yield t.corretor(ALUNOS), t.inbound
 
 
 def _como_aluno(uid: int, fazer) -> None:

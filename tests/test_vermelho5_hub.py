@@ -25,19 +25,18 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from troca_falsa import SLUG, carimbo, troca_falsa
 
 from hub import comum
-from hub.corretor import Corretor, coletar
+from hub.corretor import coletar
 
 ANA = 64911  # uid de ninguém: só o número do dono
 ALUNOS = {"ana": ANA}
-SLUG = "01-atencao"
 TAMANHO = 4096
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
@@ -60,32 +59,15 @@ def _br(segundos: float) -> str:
     return f"{segundos:.1f}".replace(".", ",")
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
+_carimbo = carimbo
 
 
 @pytest.fixture
 def servico():
-    # no disco do repositório (o exchange do hub fica em build/hub/troca), não num tmpfs
-    base = Path(__file__).resolve().parents[1] / "build"
-    base.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="vermelho5-troca-", dir=base) as tmp:
-        tmp = Path(tmp)
-        os.chmod(tmp, 0o755)  # a aluna atravessa até a pasta dela no inbound
-        inbound = tmp / "inbound"
-        inbound.mkdir()
-        os.chmod(inbound, 0o1777)
-        estado = tmp / "estado"
-        estado.mkdir()
-        c = Corretor(
-            api_nova=lambda: None,
-            inbound=inbound,
-            alunos=dict(ALUNOS),
-            pasta_estado=estado,
-            historico=tmp / "tratadas.jsonl",
-            atividades={SLUG},
-        )
-        yield c, inbound
+    # no disco do repositório (o exchange do hub fica em build/hub/troca), não num tmpfs; a aluna atravessa até a
+    # pasta dela no inbound
+    with troca_falsa("vermelho5-troca-") as t:
+        yield t.corretor(ALUNOS), t.inbound
 
 
 class Aluna:

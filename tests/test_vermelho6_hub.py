@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from troca_falsa import SLUG, carimbo, troca_falsa
 
 from hub import corretor as modulo_corretor
 from hub import troca
@@ -40,7 +40,6 @@ from hub.corretor import Corretor
 ANA = 64921  # uids de ninguém: só o número do dono
 CAIO = 64922
 ALUNOS = {"ana": ANA, "caio": CAIO}
-SLUG = "01-atencao"
 INUNDACAO = int(os.environ.get("CURSO_VERMELHO6_PASTAS") or 30_000)
 TENTATIVAS = 6
 
@@ -56,8 +55,7 @@ def _br(segundos: float) -> str:
     return f"{segundos:.2f}".replace(".", ",")
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
+_carimbo = carimbo
 
 
 def _notebook() -> bytes:
@@ -66,26 +64,8 @@ def _notebook() -> bytes:
 
 @pytest.fixture
 def servico():
-    base = Path(__file__).resolve().parents[1] / "build"
-    base.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="vermelho6-troca-", dir=base) as tmp:
-        tmp = Path(tmp)
-        os.chmod(tmp, 0o755)
-        inbound = tmp / "inbound"
-        inbound.mkdir()
-        os.chmod(inbound, 0o1777)
-        preparo = tmp / "preparo"  # no mesmo sistema de arquivos: a entrega entra inteira, por rename
-        preparo.mkdir()
-        estado = tmp / "estado"
-        estado.mkdir()
-        c = Corretor(
-            api_nova=lambda: None,
-            inbound=inbound,
-            alunos=dict(ALUNOS),
-            pasta_estado=estado,
-            historico=tmp / "tratadas.jsonl",
-            atividades={SLUG},
-        )
+    with troca_falsa("vermelho6-troca-") as t:
+        c, inbound, preparo = t.corretor(ALUNOS), t.inbound, t.preparo  # preparo: a entrega entra por rename
         parar = threading.Event()
 
         def rodar():  # o laço de Corretor.rodar, sem as vagas de correção
@@ -189,20 +169,22 @@ def test_entregas_substituidas_de_um_aluno_nao_crescem_o_historico_sem_teto(serv
         os.mkdir(pasta)
         os.chown(pasta, CAIO, CAIO)
     fim = time.monotonic() + 120
-    linhas = 0
+    linhas, restam = 0, SUBSTITUIDAS
     while time.monotonic() < fim:
         time.sleep(1.0)
         texto = c.historico.read_text(encoding="utf-8") if c.historico.exists() else ""
         novas = [json.loads(x) for x in texto.splitlines() if x.strip()]
         linhas = sum(1 for r in novas if r.get("aluno") == "caio" and r.get("situacao") == "substituída")
-        if linhas >= SUBSTITUIDAS:
+        restam = sum(1 for n in os.listdir(inbound) if n.startswith(f"caio+{SLUG}+") and "+v" in n)
+        if linhas >= SUBSTITUIDAS or restam == 0:  # todas registradas, ou todas já fora do inbound
             break
     depois = c.historico.stat().st_size if c.historico.exists() else 0
     teto = modulo_corretor.LIMITE_RECUSAS + modulo_corretor.LIMITE_ENTREGAS_VISTAS
     resumo = (
         f"{SUBSTITUIDAS} pastas vazias do Caio com datas de antes: {linhas} linhas 'substituída' no histórico "
         f"(+{depois - antes} bytes), {sum(1 for n in c.tratadas if n.startswith('caio+'))} entradas em "
-        f"Corretor.tratadas; teto por aluno: {teto}"
+        f"Corretor.tratadas; {restam} ainda no inbound; teto por aluno: {teto}"
     )
     print(resumo)
     assert linhas <= teto, f"o histórico do serviço cresce sem teto com o lixo de um aluno: {resumo}"
+    assert restam == 0, f"o lixo além do teto ficou no inbound: {resumo}"

@@ -22,9 +22,9 @@ import os
 import time
 
 import pytest
+from troca_falsa import carimbo, troca_falsa
 
 import hub.corretor as corretor
-from hub.corretor import Corretor
 
 VITIMA, ATACANTE = 64911, 64912
 ALUNOS = {"bia": VITIMA, "caio": ATACANTE}
@@ -36,8 +36,7 @@ VARREDURAS = 6
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dar dono a cada entrada exige root")
 
 
-def _carimbo(segundos: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(segundos)) + f".{int(segundos * 1e6) % 1_000_000:06d} UTC"
+_carimbo = carimbo
 
 
 def _pasta(inbound, nome: str, uid: int, notebook: bool = False):
@@ -52,21 +51,10 @@ def _pasta(inbound, nome: str, uid: int, notebook: bool = False):
 
 
 @pytest.fixture
-def servico(tmp_path, monkeypatch):
-    inbound = tmp_path / "inbound"
-    inbound.mkdir()
-    estado = tmp_path / "estado"
-    estado.mkdir()
+def servico(monkeypatch):
     monkeypatch.setattr(corretor, "LIMITE_VARREDURA", LIMITE)
-    c = Corretor(
-        api_nova=lambda: None,
-        inbound=inbound,
-        alunos=dict(ALUNOS),
-        pasta_estado=estado,
-        historico=tmp_path / "tratadas.jsonl",
-        atividades={SLUG},
-    )
-    return c, inbound
+    with troca_falsa("vermelho-hub-") as t:
+        yield t.corretor(ALUNOS), t.inbound
 
 
 def _varreduras_ate_a_vitima(c, inbound, prefixo: str) -> int | None:

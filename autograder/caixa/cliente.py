@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from autograder import AMBIENTE_NUMERICO
-from autograder.caixa import encerramento, memoria, modos, protocolo, restricoes
+from autograder.caixa import encerramento, leitura, memoria, modos, protocolo, restricoes
 
 RAIZ = Path(__file__).resolve().parents[2]
 
@@ -490,14 +490,19 @@ class Caixa:
         prazo: float = 10.0,
         substituir: dict | None = None,
         prontas: dict | None = None,
+        pesos_de: int | None = None,
     ):
         """Chama ``alvo`` na caixa. ``substituir`` troca nomes do aluno por funções deste processo
         (callbacks). ``prontas``, opcional, ``{nome: [(args, kwargs, valor), ...]}``: respostas já
         calculadas por ``substituir[nome]`` para entradas conhecidas, que a caixa devolve sem ida e
-        volta (ver ``protocolo``); com outros argumentos, a chamada vira callback como sempre."""
+        volta (ver ``protocolo``); com outros argumentos, a chamada vira callback como sempre. Com ``pesos_de`` (o
+        id de um módulo guardado), a caixa copia os pesos dele logo depois que ``alvo`` volta, na mesma chamada
+        (``leitura``); eles ficam em ``self.pesos_da_chamada`` (um dicionário de tensores ou, se a leitura
+        recusou, a mensagem em pt-BR)."""
         inicio = time.perf_counter()
         resp: dict = {}
         self.alterados = []
+        self.pesos_da_chamada = None
         regiao = None
         try:
             entradas = _Entradas(args, kwargs)
@@ -512,6 +517,8 @@ class Caixa:
                 "ler": ler,
                 "substituir": sorted(substituir or {}),
             }
+            if pesos_de is not None:
+                cab["pesos_de"] = int(pesos_de)
             if entradas.buffers:
                 regiao = memoria.Regiao(entradas.buffers)
                 cab["memoria"] = regiao.cabecalho()
@@ -533,6 +540,8 @@ class Caixa:
             except protocolo.ErroProtocolo as exc:
                 raise ErroDoAluno("ValorRecusado", str(exc)) from None
             protocolo.registrar_do_aluno(valor)  # suite.mostrar cita um valor do aluno só pela forma
+            if pesos_de is not None:
+                self.pesos_da_chamada = _pesos_da_resposta(resp, bufs)
             return valor
         finally:
             if regiao is not None:
@@ -543,6 +552,16 @@ class Caixa:
             if type(dt) is float and dt > 0:
                 self.tempos["remoto"] += min(dt, gasto)
 
+    def pesos(self, rid: int, prazo: float = 10.0):
+        """Os pesos do módulo guardado ``rid``, copiados na caixa sem rodar código do aluno (``leitura``): um
+        dicionário de tensores com as chaves do ``state_dict()`` padrão ou, se a leitura recusou, a mensagem."""
+        inicio = time.perf_counter()
+        try:
+            resp, bufs = self._pedir({"op": "pesos", "ref": int(rid)}, prazo=prazo)
+            return _pesos_da_resposta(resp, bufs)
+        finally:
+            self.tempos["chamadas"] += time.perf_counter() - inicio
+
     def saida_do_aluno(self) -> str:
         resp, _ = self._pedir({"op": "saida"}, prazo=5)
         valor = resp.get("valor")
@@ -550,6 +569,29 @@ class Caixa:
 
 
 LIMITE_SAIDA = 20_000  # caracteres do que o aluno imprimiu (a caixa guarda o mesmo tanto)
+
+
+def _pesos_da_resposta(resp: dict, bufs: list):
+    """Os pesos que a caixa mandou (campo ``pesos``), conferidos: um dicionário de ``torch.Tensor`` com chaves
+    ``str``. Se a caixa recusou a leitura (``pesos_recusados``) ou mandou outra coisa, a mensagem em pt-BR, escrita
+    aqui (``leitura.MENSAGENS``): nenhum texto da caixa chega a ela."""
+    import torch
+
+    if "pesos" in resp:
+        try:
+            valor = protocolo.decodificar(resp.get("pesos"), bufs)
+        except protocolo.ErroProtocolo:
+            return leitura.RECUSA_DESCONHECIDA
+        if type(valor) is dict and all(type(v) is torch.Tensor for v in valor.values()):
+            protocolo.registrar_do_aluno(valor)  # suite.mostrar cita um valor do aluno só pela forma
+            return valor
+        return leitura.RECUSA_DESCONHECIDA
+    codigo = resp.get("pesos_recusados")
+    return (
+        leitura.MENSAGENS.get(codigo, leitura.RECUSA_DESCONHECIDA)
+        if type(codigo) is str
+        else leitura.RECUSA_DESCONHECIDA
+    )
 
 
 def _limite_de_dados(cabecalho: dict) -> int:

@@ -20,6 +20,7 @@ hospedeiro, a única onde o Landlock deixa a caixa gravar. Aqui fica o que vale 
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import os
@@ -300,16 +301,20 @@ def medir(caminho: str, max_bytes: int, max_entradas: int, max_profundidade: int
 # Sem namespaces a cota é medida, não imposta pelo kernel. Medir a cada 50 ms deixava a caixa gravar ~100 MiB
 # (na velocidade do cache de páginas) entre duas medidas. Com ``inotify`` o vigia acorda na primeira escrita em
 # qualquer pasta da árvore e mede logo; a espera de 50 ms fica só como rede de segurança (uma pasta que não deu
-# para vigiar). O custo continua limitado pelo intervalo mínimo entre duas medidas (quem chama decide).
+# para vigiar, e escritas que o inotify não vê: por ``mmap`` num arquivo já do tamanho). O custo continua limitado
+# pelo intervalo mínimo entre duas medidas (quem chama decide).
 _IN_MODIFY = 0x00000002
 _IN_CLOSE_WRITE = 0x00000008
 _IN_MOVED_TO = 0x00000080
 _IN_CREATE = 0x00000100
-_IN_ISDIR = 0x40000000
 _IN_Q_OVERFLOW = 0x00004000
+_IN_ONLYDIR = 0x01000000
+_IN_DONT_FOLLOW = 0x02000000
+_IN_ISDIR = 0x40000000
 _IN_NONBLOCK = os.O_NONBLOCK
 _IN_CLOEXEC = os.O_CLOEXEC
-_MASCARA = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_MOVED_TO | _IN_CREATE
+# só pastas, sem seguir link: uma subpasta trocada por um link entre o aviso e o vigiar não põe vigia fora da árvore
+_MASCARA = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_MOVED_TO | _IN_CREATE | _IN_ONLYDIR | _IN_DONT_FOLLOW
 _MAXIMO_DE_VIGIADAS = 4096  # uma por pasta; a cota de entradas da caixa é desse tamanho
 
 
@@ -317,15 +322,18 @@ class AvisosDeEscrita:
     """Um ``inotify`` sobre a pasta de trabalho e as subpastas que aparecem nela.
 
     ``fileno()`` fica legível quando algo foi escrito ou criado na árvore; ``drenar()`` consome os avisos
-    (e passa a vigiar as pastas novas). Se o kernel não oferece ``inotify``, ``fileno()`` é ``None`` e quem
-    chama fica só com a espera."""
+    (e passa a vigiar as pastas novas). Se a fila do kernel transbordou (``IN_Q_OVERFLOW``: mais de
+    ``fs.inotify.max_queued_events`` avisos entre duas drenagens), os avisos perdidos podem incluir a criação de
+    subpastas: ``drenar()`` então revarre a árvore e vigia as que faltam, em vez de deixar essas pastas só com a
+    espera de 50 ms. Quem chama mede depois de cada ``drenar()`` (os avisos perdidos também eram escritas). Se o
+    kernel não oferece ``inotify``, ``fileno()`` é ``None`` e quem chama fica só com a espera."""
 
     def __init__(self, raiz: str) -> None:
-        import ctypes
-
         self._libc = ctypes.CDLL(None, use_errno=True)
+        self._raiz = raiz
         self._caminhos: dict[int, str] = {}
         self._fd: int | None = None
+        self.transbordamentos = 0  # quantas vezes a fila transbordou e a árvore foi revarrida
         try:
             fd = self._libc.inotify_init1(ctypes.c_int(_IN_NONBLOCK | _IN_CLOEXEC))
         except AttributeError:
@@ -341,17 +349,36 @@ class AvisosDeEscrita:
     def _vigiar(self, caminho: str) -> None:
         if self._fd is None or len(self._caminhos) >= _MAXIMO_DE_VIGIADAS:
             return
-        import ctypes
-
         wd = self._libc.inotify_add_watch(ctypes.c_int(self._fd), os.fsencode(caminho), ctypes.c_uint32(_MASCARA))
         if wd >= 0:
             self._caminhos[wd] = caminho
 
-    def drenar(self) -> bool:
-        """Consome os avisos pendentes; ``True`` se houve algum."""
+    def _revarrer(self) -> None:
+        """Vigia todas as pastas da árvore (depois de um transbordamento): sem seguir links, em largura, até
+        ``_MAXIMO_DE_VIGIADAS`` pastas (uma pasta já vigiada devolve o mesmo vigia: não conta duas vezes)."""
+        self.transbordamentos += 1
+        fila = [self._raiz]
+        vistas = 0
+        while fila and vistas < _MAXIMO_DE_VIGIADAS and len(self._caminhos) < _MAXIMO_DE_VIGIADAS:
+            pasta = fila.pop()
+            vistas += 1
+            self._vigiar(pasta)
+            try:
+                with os.scandir(pasta) as it:
+                    for e in it:
+                        try:
+                            if e.is_dir(follow_symlinks=False):
+                                fila.append(e.path)
+                        except OSError:
+                            continue
+            except OSError:  # sumiu, ou sem permissão de leitura (a medida a pega)
+                continue
+
+    def drenar(self) -> None:
+        """Consome os avisos pendentes (e vigia as pastas novas; depois de um transbordamento, revarre a árvore)."""
         if self._fd is None:
-            return False
-        houve = False
+            return
+        transbordou = False
         while True:
             try:
                 dados = os.read(self._fd, 64 * 1024)
@@ -361,7 +388,6 @@ class AvisosDeEscrita:
                 break
             if not dados:
                 break
-            houve = True
             pos = 0
             while pos + 16 <= len(dados):
                 wd, mascara, _cookie, tamanho = (
@@ -370,9 +396,12 @@ class AvisosDeEscrita:
                 )
                 nome = dados[pos + 16 : pos + 16 + tamanho].split(b"\0", 1)[0]
                 pos += 16 + tamanho
-                if mascara & _IN_CREATE and mascara & _IN_ISDIR and wd in self._caminhos and nome:
+                if mascara & _IN_Q_OVERFLOW:
+                    transbordou = True
+                elif mascara & _IN_CREATE and mascara & _IN_ISDIR and wd in self._caminhos and nome:
                     self._vigiar(os.path.join(self._caminhos[wd], os.fsdecode(nome)))
-        return houve
+        if transbordou:
+            self._revarrer()
 
     def fechar(self) -> None:
         if self._fd is not None:

@@ -13,11 +13,39 @@ import sys
 import time
 import traceback
 
-from autograder.caixa import memoria
-from autograder.caixa.protocolo import ValorRecusado, chave_de_chamada, codificar, decodificar, enviar, receber
+from autograder.caixa import leitura, memoria
+from autograder.caixa.protocolo import (
+    ValorRecusado,
+    _codificar_array,
+    chave_de_chamada,
+    codificar,
+    decodificar,
+    enviar,
+    receber,
+)
 
 LIMITE_SAIDA = 20_000
 LIMITE_ALTERADOS = 64  # quantos argumentos alterados, no máximo, a resposta lista
+
+
+# Guardados na importação (no zigoto, antes de qualquer célula): entre a volta do laço do aluno e a cópia dos pesos
+# não se procura nenhum nome embutido (``builtins.type`` o aluno troca).
+_TIPO, _INT, _BASE_EXCEPTION = type, int, BaseException
+_PESOS_DO_MODULO, _PESOS_RECUSADOS = leitura.pesos_do_modulo, leitura.PesosRecusados
+
+
+def _ler_pesos(refs: dict, rid):
+    """Os pesos do módulo guardado em ``refs[rid]``, copiados sem rodar código do aluno (``leitura``): a lista de
+    pares, ou o código da recusa (str)."""
+    obj = refs.get(rid) if _TIPO(rid) is _INT else None
+    if obj is None:
+        return "referencia"
+    try:
+        return _PESOS_DO_MODULO(obj)
+    except _PESOS_RECUSADOS as exc:
+        return exc.codigo
+    except _BASE_EXCEPTION:
+        return "tensor"
 
 
 class SaidaLimitada(io.TextIOBase):
@@ -144,6 +172,20 @@ class Servidor:
             raise KeyError(f"referência {rid} desconhecida")
         return self.refs[rid]
 
+    @staticmethod
+    def _responder_pesos(resposta: dict, pares, buffers: list) -> None:
+        """Põe em ``resposta`` os pesos lidos (campo ``pesos``, um dicionário de tensores) ou o código da recusa
+        (``pesos_recusados``)."""
+        if type(pares) is str:
+            resposta["pesos_recusados"] = pares
+            return
+        antes = len(buffers)
+        try:
+            resposta["pesos"] = {"$d": [[nome, _codificar_array(arr, buffers, "$tensor")] for nome, arr in pares]}
+        except ValorRecusado:
+            del buffers[antes:]
+            resposta["pesos_recusados"] = "grande"
+
     def _responder(self, cabecalho: dict, buffers=None):
         enviar(self.sock, cabecalho, buffers)
 
@@ -196,6 +238,7 @@ class Servidor:
     def op_chamar(self, msg, bufs):
         seq = msg.get("seq", 0)
         originais = {}
+        pesos = "tensor"
         alterados: list = []
         try:
             # Os arrays dos argumentos vêm numa região de memória que o avaliador compara depois da
@@ -219,9 +262,15 @@ class Servidor:
                     self.ns[nome] = self._callback(seq, nome, prontas.get(nome))
                 antes = {i: _estrutura(v) for i, v in enumerate(args)}
                 antes.update({k: _estrutura(v) for k, v in kwargs.items()})
+                pesos_de = msg.get("pesos_de")
                 inicio = time.perf_counter()
                 try:
                     resultado = alvo(*args, **kwargs)
+                    if pesos_de is not None:
+                        # A cópia dos pesos do treino avaliado, na MESMA chamada, logo que o laço volta: antes de
+                        # os callbacks (o dos passos vistos) saírem, antes de qualquer outro código desta caixa e
+                        # antes de o avaliador poder pedir outra coisa (issue #37, classe 5)
+                        pesos = _ler_pesos(self.refs, pesos_de)
                 finally:
                     self.dt = time.perf_counter() - inicio
                 alterados = _estrutura_alterada(args, kwargs, antes)
@@ -246,6 +295,16 @@ class Servidor:
         resposta = {"ok": True, "valor": valor}
         if alterados:
             resposta["alterados"] = alterados
+        if "pesos_de" in msg:
+            self._responder_pesos(resposta, pesos, buffers)
+        return resposta, buffers
+
+    def op_pesos(self, msg, _bufs):
+        """Os pesos de um módulo guardado, sem rodar código do aluno (``leitura``): é a única leitura de pesos
+        que o avaliador faz (``ObjetoRemoto.pesos``)."""
+        resposta: dict = {"ok": True}
+        buffers: list = []
+        self._responder_pesos(resposta, _ler_pesos(self.refs, msg.get("ref")), buffers)
         return resposta, buffers
 
     def op_liberar(self, msg, _bufs):
@@ -262,6 +321,7 @@ class Servidor:
             "executar": self.op_executar,
             "chamar": self.op_chamar,
             "liberar": self.op_liberar,
+            "pesos": self.op_pesos,
             "saida": self.op_saida,
         }
         while True:

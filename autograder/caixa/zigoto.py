@@ -393,11 +393,13 @@ class ProcessoZigoto:
                     continue
                 if pidfd in pronto:
                     return  # G terminou
-                avisos.drenar()
                 espera = ultima + folga - time.monotonic()
                 if espera > 0:  # medir custa: no máximo ~20% de um núcleo, mesmo com avisos seguidos
                     time.sleep(espera)
                 t0 = time.monotonic()
+                # depois da espera: uma medida cobre os avisos que chegaram nela, e revarrer a árvore depois de a fila
+                # do inotify transbordar (vigiar as subpastas cujo aviso se perdeu) entra no custo e na folga
+                avisos.drenar()
                 uso = disco.medir(trabalho, max_b, max_n, max_p)
                 if uso.estourou:
                     if aviso is not None:

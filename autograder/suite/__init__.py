@@ -139,7 +139,7 @@ from autograder.suite.itens import (
     tempo_limite,
     verificar,
 )
-from autograder.suite.mensagens import Mostrado, excecao_do_aluno, mostrar
+from autograder.suite.mensagens import Mostrado, da_suite, excecao_do_aluno, fechar_mensagem, mostrar
 from autograder.suite.procedencia import (
     BETAS_DO_ADAM,
     CORRELACAO_MINIMA,
@@ -199,6 +199,7 @@ __all__ = [
     "conferir_registro",
     "conferir_state_dict",
     "conferir_submodulos_diretos",
+    "da_suite",
     "excecao_do_aluno",
     "exigir_entradas_intactas",
     "exigir_procedencia",
@@ -207,6 +208,7 @@ __all__ = [
     "faixa",
     "faixa_alcancada",
     "fator_do_adam",
+    "fechar_mensagem",
     "item",
     "medir_procedencia",
     "modulo_da_suite",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from autograder.caixa.protocolo import texto_do_aluno
-from autograder.suite.mensagens import mostrar
+from autograder.suite.mensagens import fechar_mensagem, mostrar
 
 
 def item(grade_id: str, pontos: float):
@@ -141,6 +141,7 @@ class Reprovado(AssertionError):
     """Falha de um teste com mensagem para o aluno (e, se identificado, o equívoco)."""
 
     def __init__(self, mensagem: str, equivoco: Equivoco | None = None):
+        mensagem = fechar_mensagem(mensagem)  # a fronteira da mensagem: o orçamento dos números (suite.mensagens)
         super().__init__(mensagem)
         self.mensagem = mensagem
         self.equivoco = equivoco

@@ -18,16 +18,113 @@ algarismos), nunca pelo conteúdo; os valores da própria suíte (esperados, ró
 sem o filtro de textos enviados. ``tests/test_mensagens_da_suite.py`` confere que todo campo de f-string das suítes passa por
 aqui (a não ser literais e constantes em MAIÚSCULAS). Entradas ocultas e dados derivados do segredo não
 se citam de jeito nenhum: descreva a diferença (posição, comprimento, forma), não o conteúdo.
+
+Números derivados da caixa (rodada vermelha 6): o registro não reconhece um real que a suíte calcula do que a caixa
+devolveu (o produto q·k de duas saídas, a perda de um passo, o theta que o objeto do aluno carrega). Por isso todo
+real que sai daqui tem no máximo 3 algarismos significativos, e os números que ``mostrar`` põe numa mensagem somam
+no máximo ``protocolo.ALGARISMOS_POR_MENSAGEM`` algarismos, contados na fronteira da mensagem (``fechar_mensagem``,
+no ``Reprovado`` e no plugin). Uma constante da suíte com mais algarismos sai inteira por ``da_suite``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from autograder.caixa import protocolo
 from autograder.caixa.protocolo import valor_do_aluno
 
-__all__ = ["Mostrado", "excecao_do_aluno", "medida_do_aluno", "mostrar"]
+__all__ = ["Mostrado", "da_suite", "excecao_do_aluno", "fechar_mensagem", "medida_do_aluno", "mostrar"]
+
+# ------------------------------------------------------------------ reais e o orçamento da mensagem
+# Um real que ``mostrar`` formata pode ter saído da caixa, direto ou calculado pela suíte a partir do que ela
+# devolveu (uma diferença, o produto q·k de duas saídas, o item de uma lista, um hiperparâmetro que o objeto do
+# aluno carrega): o registro do aluno não reconhece uma conta da suíte (rodada vermelha 6: as pontuações q·k
+# citadas com 6 casas e os betas da AdamW citados inteiros levavam dados ocultos). Por isso, num lugar só, todo
+# real que sai de ``mostrar`` tem no máximo ``ALGARISMOS_POR_REAL`` algarismos significativos, e todo número que
+# ``mostrar`` põe numa mensagem (reais e a forma de um valor do aluno) gasta do orçamento da mensagem
+# (``protocolo.ALGARISMOS_POR_MENSAGEM``, o mesmo das mensagens conhecidas e de ``texto_do_aluno``), contado na
+# fronteira: ``fechar_mensagem``, chamada por ``Reprovado`` e pelo plugin antes de a mensagem virar resultado.
+# Os números que ``mostrar`` põe vão entre marcas (caracteres de uso privado que nenhum filtro deixa passar de um
+# valor: ``_sem_marcas``); ``fechar_mensagem`` conta os algarismos de cada um, troca o que não cabe por "…" e tira
+# as marcas. Uma constante ou um valor de referência da própria suíte que precisa de mais algarismos sai inteiro
+# por ``da_suite`` (fora do orçamento); o que vem da caixa nunca passa por ``da_suite``.
+ALGARISMOS_POR_REAL = 3
+_ABRE, _FECHA = "\ue000", "\ue001"  # um número que conta no orçamento da mensagem
+_ABRE_SUITE, _FECHA_SUITE = "\ue002", "\ue003"  # um valor da suíte (``da_suite``): nem conta nem se arredonda
+_MARCAS = _ABRE + _FECHA + _ABRE_SUITE + _FECHA_SUITE
+_TIRAR_MARCAS = str.maketrans("", "", _MARCAS)
+# um número como o Python o escreve (e "0,69", que ``mostrar`` escreve): inteiro, real com ponto ou vírgula
+# decimal, com expoente, também no fim de uma frase ("0.123456."); nunca um pedaço de nome ("float32", "w1")
+# nem de uma versão ("2.13.0")
+_NUMERO_MOSTRADO = re.compile(r"(?<![\w.])(?<!\d,)\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?(?!\w|[.,]\d)")
+_REAL_SOLTO = re.compile(r"(?<![\w.])\d+(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+)(?!\w|\.\d)")
+
+
+def _significativos(numero: str) -> str:
+    """Os algarismos que ``numero`` (como o Python o escreve) leva: sem o expoente, sem os zeros das pontas
+    ("0,0500" leva "5"; "100,0" leva "1"; "1,05" leva "105")."""
+    mantissa = re.split(r"[eE]", numero)[0]
+    return "".join(c for c in mantissa if c.isdigit()).strip("0")
+
+
+def _real_curto(numero: str) -> str:
+    """``numero`` (um real escrito com ponto ou vírgula decimal, ou com expoente) com no máximo
+    ``ALGARISMOS_POR_REAL`` algarismos significativos, no mesmo estilo (casas decimais ou expoente)."""
+    if len(_significativos(numero)) <= ALGARISMOS_POR_REAL:
+        return numero
+    virgula = "," in numero
+    try:
+        x = float(numero.replace(",", "."))
+    except ValueError:
+        return "…"
+    if not math.isfinite(x) or x == 0:
+        return numero
+    if "e" in numero.lower():
+        texto = f"{x:.{ALGARISMOS_POR_REAL - 1}e}"
+    else:
+        expoente = math.floor(math.log10(abs(x)))
+        casas = ALGARISMOS_POR_REAL - 1 - expoente
+        texto = f"{round(x, casas):.{max(casas, 0)}f}"
+    return texto.replace(".", ",") if virgula else texto
+
+
+def _marcar_numeros(texto: str, so_reais: bool) -> str:
+    """Cada número de ``texto`` (cada real, com ``so_reais``) curto e entre marcas: conta no orçamento."""
+
+    def marcar(m: re.Match) -> str:
+        numero = m.group(0)
+        eh_real = any(c in numero for c in ".,eE")
+        if so_reais and not eh_real:
+            return numero
+        return _ABRE + (_real_curto(numero) if eh_real else numero) + _FECHA
+
+    return _NUMERO_MOSTRADO.sub(marcar, texto)
+
+
+def _sem_marcas(texto: str) -> str:
+    return texto.translate(_TIRAR_MARCAS)
+
+
+def fechar_mensagem(texto):
+    """A mensagem pronta, na fronteira (``Reprovado``, o plugin): os números que ``mostrar`` marcou somam até
+    ``protocolo.ALGARISMOS_POR_MENSAGEM`` algarismos significativos; o que não cabe, e tudo o que vem depois,
+    vira "…". Um real que chegou à mensagem por outro caminho (fora de ``mostrar`` e de ``da_suite``) sai com
+    ``ALGARISMOS_POR_REAL`` algarismos. Sem marcas na saída. Idempotente; um valor que não é texto volta igual."""
+    if type(texto) is not str:
+        return texto
+    orcamento = protocolo._OrcamentoDeAlgarismos()
+    partes, i = [], 0
+    for m in re.finditer(f"{_ABRE}([^{_MARCAS}]*){_FECHA}|{_ABRE_SUITE}([^{_MARCAS}]*){_FECHA_SUITE}", texto):
+        partes.append(_REAL_SOLTO.sub(lambda r: _real_curto(r.group(0)), texto[i : m.start()]))
+        if m.group(2) is not None:  # da suíte
+            partes.append(m.group(2))
+        else:
+            numero = m.group(1)
+            partes.append(numero if orcamento.cabe(_significativos(numero) or "0") else "…")
+        i = m.end()
+    partes.append(_REAL_SOLTO.sub(lambda r: _real_curto(r.group(0)), texto[i:]))
+    return _sem_marcas("".join(partes))
 
 
 class Mostrado:
@@ -40,25 +137,25 @@ class Mostrado:
 
     def __format__(self, espec: str) -> str:
         if isinstance(self.valor, protocolo.TextoDoAluno):  # o texto de uma exceção: já sai como pode sair
-            return format(self.valor, espec)
+            return _sem_marcas(format(self.valor, espec))
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
-            return _forma_do_aluno(self.valor, espec)
-        texto = format(self.valor, espec)
+            return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, espec)), so_reais=False)
+        texto = _marcar_numeros(valor_do_aluno(_sem_marcas(format(self.valor, espec)), enviados=False), True)
         if _numero_real(self.valor):  # quem lê é gente: vírgula decimal (0,69; 12,5%)
             texto = texto.replace(".", ",")
-        return valor_do_aluno(texto, enviados=False)
+        return texto
 
     def __str__(self) -> str:
         if isinstance(self.valor, protocolo.TextoDoAluno):
-            return str(self.valor)
+            return _sem_marcas(str(self.valor))
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
-            return _forma_do_aluno(self.valor, "")
-        return valor_do_aluno(str(self.valor), enviados=False)
+            return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, "")), so_reais=False)
+        return _marcar_numeros(valor_do_aluno(_sem_marcas(str(self.valor)), enviados=False), so_reais=True)
 
     def __repr__(self) -> str:
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
-            return _forma_do_aluno(self.valor, "")
-        return valor_do_aluno(repr(self.valor), enviados=False)
+            return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, "")), so_reais=False)
+        return _marcar_numeros(valor_do_aluno(_sem_marcas(repr(self.valor)), enviados=False), so_reais=True)
 
 
 def _forma_do_aluno(valor, espec: str) -> str:
@@ -205,12 +302,42 @@ class _MedidaDoAluno(Mostrado):
     __slots__ = ()
 
     def __format__(self, espec: str) -> str:
-        return _forma_do_aluno(self.valor, espec)
+        return _marcar_numeros(_forma_do_aluno(self.valor, espec), so_reais=False)
 
     def __str__(self) -> str:
-        return _forma_do_aluno(self.valor, "")
+        return _marcar_numeros(_forma_do_aluno(self.valor, ""), so_reais=False)
 
     __repr__ = __str__
+
+
+class _DaSuite(Mostrado):
+    """Um valor da própria suíte (uma constante, uma referência): formatado como ``mostrar``, mas inteiro e fora
+    do orçamento da mensagem. Um valor do aluno (o registro o reconhece) continua saindo só pela forma."""
+
+    __slots__ = ()
+
+    def __format__(self, espec: str) -> str:
+        if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):  # do aluno: sai só pela forma
+            return Mostrado.__format__(self, espec)
+        texto = valor_do_aluno(_sem_marcas(format(self.valor, espec)), enviados=False)
+        return _ABRE_SUITE + (texto.replace(".", ",") if _numero_real(self.valor) else texto) + _FECHA_SUITE
+
+    def __str__(self) -> str:
+        if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
+            return Mostrado.__str__(self)
+        return _ABRE_SUITE + valor_do_aluno(_sem_marcas(str(self.valor)), enviados=False) + _FECHA_SUITE
+
+    def __repr__(self) -> str:
+        if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
+            return Mostrado.__repr__(self)
+        return _ABRE_SUITE + valor_do_aluno(_sem_marcas(repr(self.valor)), enviados=False) + _FECHA_SUITE
+
+
+def da_suite(valor) -> Mostrado:
+    """Para uma constante ou um valor de referência que a suíte calculou sem nada da caixa (a acurácia da solução
+    de referência, uma tolerância): numa mensagem, sai como ``mostrar`` o formataria, com todos os algarismos e
+    sem gastar do orçamento da mensagem. Nunca para o que saiu da caixa ou foi calculado a partir disso."""
+    return _DaSuite(valor)
 
 
 def medida_do_aluno(valor) -> Mostrado:

@@ -492,9 +492,12 @@ class ItemDeTreino:
             prontas = None
             if laco.respostas_prontas is not None:
                 prontas = laco.respostas_prontas(avaliado.substitutos, dados)
-            hist = avaliado.chamar_com_prontas(laco.na_caixa or laco.funcao, (modelo, *dados), laco.kwargs, prontas)
+            # os pesos copiados na MESMA chamada, logo que o laço volta e antes de qualquer outro código do aluno
+            # rodar (um state_dict trocado, uma thread, um gancho: issue #37, classe 5; sessao.ObjetoRemoto.pesos)
+            hist, pesos = avaliado.chamar_com_prontas(
+                laco.na_caixa or laco.funcao, (modelo, *dados), laco.kwargs, prontas, pesos_de=modelo
+            )
             perdas = np.array(laco.perdas(hist) if isinstance(hist, dict | list | tuple) else [], dtype=np.float64)
-            pesos = modelo.pesos()
             conferir_state_dict(pesos, sd, "o modelo treinado")
             treinados = {k: torch.as_tensor(pesos[k]).float() for k in sd}
             base = {
