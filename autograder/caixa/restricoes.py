@@ -605,6 +605,13 @@ MADVISE_NEGADOS = (9, 20, 21)
 # uma leitura também responde. Negadas com EPERM; a glibc, o NumPy e o PyTorch não dependem delas (um
 # ``posix_fadvise`` negado só devolve o erro).
 NEGADAS_CACHE = ("mincore", "cachestat", "fadvise64", "fadvise64_64", "readahead")
+
+# Avisos de arquivo (rodada vermelha 7): um ``inotify`` vê quando OUTRO processo abre, lê ou fecha um arquivo que
+# a caixa pode ler (a biblioteca padrão, o R), e os avisos atravessam namespaces. Duas caixas vivas ao mesmo
+# tempo (``--dask local:2``, o lote) conversavam assim: uma abre arquivos de R em código, a outra escuta. Nenhuma
+# aula e nenhum pacote de R usa inotify; o ``fanotify_init`` já está em NEGADAS. O vigia do disco que usa
+# inotify (``disco.AvisosDeEscrita``) roda no zigoto, fora da caixa.
+NEGADAS_AVISOS = ("inotify_init", "inotify_init1", "inotify_add_watch")
 RWF_NOWAIT = 0x8
 # Números das chamadas novas demais para a libseccomp instalada (a mesma tabela em x86_64 e aarch64).
 _NUMEROS_NOVOS = {"cachestat": 451}
@@ -700,7 +707,7 @@ def aplicar_seccomp() -> bool:
         # socketpair(AF_UNIX) fica: um par sem endereço não alcança ninguém (multiprocessing.Pipe).
         regra(_erro(errno.EACCES), "socket")
         regra(_erro(errno.EACCES), "socketpair", _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0))
-        for nome in NEGADAS + NEGADAS_IPC + NEGADAS_CACHE:
+        for nome in NEGADAS + NEGADAS_IPC + NEGADAS_CACHE + NEGADAS_AVISOS:
             regra(_erro(errno.EPERM), nome)
         # preadv2(fd, iov, n, pos_l, pos_h, flags) e pwritev2: com RWF_NOWAIT o erro EAGAIN diz se a página estava
         # na memória, sem tempo nenhum. Sem a bandeira (o que o Python e a glibc usam) ficam.

@@ -195,6 +195,7 @@ def sondar(arquivos, pastas, pids, gravar, completa):
     r["fila POSIX (mq_open)"] = _tentar(_chamada("mq_open", b"/sonda-da-caixa", os.O_RDWR | os.O_CREAT, 0o600, None))
     r["gravar em /dev/shm"] = _tentar(_gravar("/dev/shm/sonda-da-caixa-%d" % os.getpid()))
     r["gravar em /var/tmp"] = _tentar(_gravar("/var/tmp/sonda-da-caixa-%d" % os.getpid()))
+    r["avisos de arquivo (inotify_init1)"] = _tentar(_chamada("inotify_init1", 0))
     for nome, pid in pids.items():
         r["sinalizar " + nome] = _tentar(_sinal(pid))
         r["pidfd_send_signal no " + nome] = _tentar(_pidfd_sinal(pid))
