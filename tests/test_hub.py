@@ -669,7 +669,11 @@ def test_regras_do_servico_de_correcao(hub):
     # 5. o serviço cai; uma entrega chega; o hub o sobe de novo e ele corrige a que chegou
     pid = int(
         subprocess.run(
-            ["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "hub.corretor"], capture_output=True, text=True
+            # o serviço, não um trabalhador dele (``hub.corretor --trabalhador``): com os PIDs dando a volta, um
+            # trabalhador pode ter número menor que o do serviço
+            ["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "--", r"-m hub\.corretor$"],
+            capture_output=True,
+            text=True,
         ).stdout.split()[0]
     )
     os.kill(pid, signal.SIGKILL)
