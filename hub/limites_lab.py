@@ -366,6 +366,7 @@ def _classe_spawner():
             prefixo = isolar_lab.comando(self.user.name)
             if list(self.cmd[: len(prefixo)]) != prefixo:
                 self.cmd = [*prefixo, *self.cmd]
+            self.log.info("Laboratório de %s sem vista da correção (hub/isolar_lab.py)", self.user.name)
 
         async def start(self):
             self.preparar_cgroups()
