@@ -28,7 +28,8 @@ faz o mesmo com todas as caixas quando o avaliador fecha o soquete de controle.
 
 Sem namespaces a pasta de trabalho fica no ``/tmp`` do hospedeiro: o zigoto a cria travada
 (``disco.criar_pasta``), ``C`` vigia a cota de disco enquanto ``G`` vive e a apaga depois de
-colher a caixa inteira (``disco``).
+colher a caixa inteira (``disco``). Sem namespace de PID a caixa também divide com a anterior o contador de
+PIDs: antes do ``fork`` de cada uma, o zigoto o leva a um ponto sorteado (``nascimento``).
 
 Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
 ``IsolamentoInsuficiente``), a menos que o instrutor aceite isolamento parcial.
