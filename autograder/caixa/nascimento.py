@@ -13,17 +13,18 @@ O princípio, num lugar só: antes de criar cada caixa sem namespace de PID pró
    capacidade para isso (``CAP_CHECKPOINT_RESTORE`` ou ``CAP_SYS_ADMIN`` no namespace): a caixa nasce num
    ponto uniforme do anel, e o contador não leva nada da anterior. O Docker padrão e o usuário comum não
    têm essa capacidade: a gravação falha uma vez e não é tentada de novo;
-2. gasta ``N`` PIDs, ``N`` sorteado por igual em ``[0, K)`` com ``K = P // 2 + 1`` (``P`` = tamanho do anel,
-   ``pid_max - 300``), com ``clone(CLONE_VM | CLONE_VFORK)`` de um filho que sai na hora (cada um gasta um PID e
-   soma um em ``processes``). Sem o passo 1, é o que afoga o canal: a receptora vê o ponto da emissora mais um
-   ruído uniforme de largura ``K`` num anel de ``P``, e a informação que passa é no máximo
-   ``log2(P / K) < 1`` bit por caixa (com o ``pid_max`` de 32768, ``K`` = 16.235). Com o passo 1, o passo 2
-   ainda cobre o ``processes`` do ``/proc/stat``, que não dá a volta: ali o limite é ``log2(1 + D / K)``, com
-   ``D`` o quanto a emissora avança o total durante as caixas dela (ver ``SEGURANCA.md``, limites dos modos).
+2. gasta ``N`` PIDs, ``N`` sorteado por igual em ``[0, K)`` com ``K = min(P // 2 + 1, 16384)`` (``P`` = tamanho
+   do anel, ``pid_max - 300``), com ``clone(CLONE_VM | CLONE_VFORK)`` de um filho que sai na hora (cada um gasta um
+   PID e soma um em ``processes``). Sem o passo 1, é o que afoga o canal: a receptora vê o ponto da emissora mais
+   um ruído uniforme de largura ``K`` num anel de ``P``, e a informação que passa é no máximo
+   ``log2(P / K) < 1`` bit por caixa (com o ``pid_max`` de 32768, ``K`` = 16.235). Com um ``pid_max`` grande o
+   teto morde e o limite é ``log2(1 + D / K)``, com ``D`` o quanto a emissora avança o contador durante as caixas
+   dela; o mesmo vale, com o passo 1 ou sem ele, para o ``processes`` do ``/proc/stat``, que não dá a volta (ver
+   ``SEGURANCA.md``, limites dos modos).
 
 O sorteio vem de ``secrets`` (o gerador do sistema), não do ``random`` nem do gerador do PyTorch: nada do
 que ele tira muda o estado aleatório da caixa nem nota alguma. O custo fica no zigoto, antes de a caixa
-existir: ~33 µs de CPU por PID gasto (pai e filho), K/4 ≈ 8.100 PIDs em média com o ``pid_max`` de 32768.
+existir: ~33 µs de CPU por PID gasto (pai e filho), K/2 ≈ 8.100 PIDs em média (com o teto, no máximo 8.192).
 Com namespace de PID próprio (modo ``namespaces``) nada disso roda: a caixa começa o contador do 1 e não
 lê o ``/proc/stat`` (``mascarar_contadores``).
 """
@@ -57,9 +58,16 @@ def tamanho_do_anel() -> int:
     return max(1, pid_max - PRIMEIRO_PID)
 
 
+# Teto de K: o custo é ~33 µs de CPU por PID gasto, K/2 em média. Com o pid_max padrão do kernel (32768 até 32
+# CPUs) o teto não morde e K > P/2; com um pid_max grande (4194304: systemd, e o padrão de um namespace de PID novo
+# no Linux 6.18), K/2 de P seria 1 milhão de PIDs (30 s) por caixa.
+TETO_DA_LARGURA = 16384
+
+
 def largura_do_sorteio(anel: int) -> int:
-    """K: o número de PIDs gastos é sorteado em ``[0, K)``; ``K > P/2`` deixa ``log2(P/K) < 1`` bit."""
-    return anel // 2 + 1
+    """K: o número de PIDs gastos é sorteado em ``[0, K)``; ``K > P/2`` deixa ``log2(P/K) < 1`` bit. Com o teto
+    (anel maior que 32.768), o limite passa a ser ``log2(1 + D/K)``, com ``D`` o alcance da emissora."""
+    return min(anel // 2 + 1, TETO_DA_LARGURA)
 
 
 class Nascimento:
