@@ -67,6 +67,12 @@ def _git(pasta: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=pasta, capture_output=True, text=True, check=True).stdout
 
 
+def arvore_limpa() -> bool:
+    """A árvore de trabalho é um commit (nada mudado ou novo fora do ``.gitignore``): só então vale clonar para
+    reaproveitar; com uma mudança por fazer, quem corrigiria os exemplos os corrige na árvore, sem clonar."""
+    return (RAIZ / ".git").exists() and _git(RAIZ, "status", "--porcelain") == ""
+
+
 def mesmo_codigo(clone: Path) -> bool:
     """O clone tem o código da árvore de trabalho: o mesmo commit, e nada mudado ou novo fora do ``.gitignore``."""
     return (

@@ -66,9 +66,9 @@ def lote_exemplos(request, tmp_path_factory):
     """As notas do ``make grade`` do README num clone limpo (fixture ``grade_do_readme``, uma vez por sessão) se
     o clone tem o código da árvore de trabalho (na CI, sempre); senão, um lote dos exemplos da árvore de trabalho.
     Antes, os 63 exemplos eram corrigidos aqui e de novo no teste do README."""
-    from clone_limpo import mesmo_codigo
+    from clone_limpo import arvore_limpa, mesmo_codigo
 
-    if (RAIZ / ".git").exists():
+    if arvore_limpa():
         _pasta, clone, env, rodada, notas = request.getfixturevalue("grade_do_readme")
         if mesmo_codigo(clone):
             assert rodada.returncode == 0, rodada.saida[-3000:]

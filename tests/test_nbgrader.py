@@ -168,11 +168,11 @@ def lote(curso, request, tmp_path_factory):
     Os exemplos já foram corrigidos pelo ``make grade`` do README num clone limpo (fixture ``grade_do_readme``):
     quando o clone tem o código da árvore de trabalho (na CI, sempre), os pontos deles vêm de lá, e o lote daqui
     corrige só a forjadora; senão, o lote daqui corrige tudo, como antes."""
-    from clone_limpo import mesmo_codigo
+    from clone_limpo import arvore_limpa, mesmo_codigo
 
     pontos, pares = {}, {*PARES, (FORJADOR, "01-atencao")}
     submissoes = curso / "submitted"
-    if (RAIZ / ".git").exists():
+    if arvore_limpa():
         _pasta, clone, _env, rodada, notas = request.getfixturevalue("grade_do_readme")
         if mesmo_codigo(clone) and rodada.returncode == 0:
             pontos = _pontos_do_csv(notas / "notas.csv", set(PARES))
