@@ -76,8 +76,9 @@ sementes: $(CARIMBO) ## Variantes corretas e casos corretos do corpus sob vária
 constancia: $(CARIMBO) ## Mutantes e casos errados do corpus sob 5 alunos (ALUNOS=5; CORPORA=qualidade/corpus_cego_5 troca o corpus): o mesmo erro tem de tirar a mesma nota (issue #38)
 	@$(PY) -m qualidade constancia $(subst $(VIRGULA), ,$(ATIVIDADES)) $(if $(ALUNOS),--alunos $(ALUNOS)) $(foreach c,$(subst $(VIRGULA), ,$(CORPORA)),--pasta $(c))
 
-adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo
+adversarial: $(CARIMBO) ## Corpus adversarial inteiro nos 3 modos (root com namespaces, root sem CAP_SYS_ADMIN, sem root): uma tabela por modo; depois a corrida de verdade da rodada vermelha 3 (chmod por link, ~100 s)
 	@$(PY) -m qualidade adversarial --modos --completo $(if $(ACEITAR_PARCIAL),--aceitar-parcial)
+	@VERMELHO3_TENTATIVAS=40 $(PY) -m pytest tests/test_vermelho3_hub.py -q
 
 adversarial-caminhos: $(CARIMBO) ## Casos do corpus adversarial pelos outros caminhos de correção (zip do Gradescope, nbgrader autograde, lote --dask local:2): o teste de um caso contido e um controle em cada um (> 60 s, fora do make test), depois o subconjunto; CASOS=vermelho- escolhe casos, CAMINHOS=dask um caminho
 	@ADVERSARIAL_CAMINHOS=1 $(PY) -m pytest tests/test_caminhos.py -q

@@ -1,6 +1,7 @@
 """Configuração comum dos testes do projeto."""
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +31,33 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "tempo_limite(segundos): prazo de cada chamada ao aluno")
     config.addinivalue_line("markers", "propriedade(*testes): pontos só se os testes de oráculo passaram")
     config.addinivalue_line("markers", "faixa(indice): teste da faixa de um item de treino (0 = a primeira)")
+
+
+@pytest.fixture(scope="session")
+def grade_do_readme(tmp_path_factory):
+    """O ``make grade`` do README num clone limpo (``tests/clone_limpo.py``), uma vez por sessão: o teste dos
+    comandos do README o confere na sua vez, e ``tests/test_avaliacao.py`` lê as notas dele quando o clone tem o
+    código da árvore de trabalho. Devolve ``(pasta, clone, env, rodada, notas)``; ``notas`` é uma cópia de
+    ``build/notas`` feita logo depois (os comandos seguintes do README mexem no clone)."""
+    import shutil
+    import time
+
+    from clone_limpo import Rodada, ambiente, clonar
+
+    if not (RAIZ / ".git").exists():
+        pytest.skip("precisa de um repositório git para clonar")
+    pasta = tmp_path_factory.mktemp("readme")
+    clone = clonar(pasta)
+    env = ambiente()
+    inicio = time.monotonic()
+    proc = subprocess.run(
+        ["bash", "-c", "make grade"], cwd=clone, env=env, capture_output=True, text=True, timeout=1500
+    )
+    rodada = Rodada(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - inicio)
+    notas = pasta / "notas-do-make-grade"
+    if (clone / "build" / "notas").is_dir():
+        shutil.copytree(clone / "build" / "notas", notas)
+    return pasta, clone, env, rodada, notas
 
 
 @pytest.fixture(scope="module")

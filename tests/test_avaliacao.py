@@ -4,6 +4,7 @@ esperadas, relatórios no esquema do Gradescope, notas reprodutíveis."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,19 +38,44 @@ def test_stub_liberado_tira_zero_em_todo_item(slug, zigoto, tmp_path):
     assert any("Ainda não implementado" in m for m in mensagens), mensagens
 
 
+class LoteDosExemplos:
+    """Os exemplos corrigidos pelo contrato do README (``python -m autograder lote SUBMISSIONS --saida OUT``, com
+    um trabalhador por núcleo) e onde corrigir de novo com o mesmo código e o mesmo segredo (``rodar``)."""
+
+    def __init__(self, saida, stdout, raiz, python, env):
+        self.saida, self.stdout, self.raiz, self.python, self.env = saida, stdout, raiz, python, env
+
+    def __iter__(self):  # saida, stdout = lote_exemplos
+        return iter((self.saida, self.stdout))
+
+    def rodar(self, submissoes, saida, *extra):
+        proc = subprocess.run(
+            [self.python, "-m", "autograder", "lote", str(submissoes), "--saida", str(saida), *extra],
+            capture_output=True,
+            text=True,
+            cwd=self.raiz,
+            env=self.env,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+
 @pytest.fixture(scope="module")
-def lote_exemplos(tmp_path_factory):
-    """Roda o contrato do README: python -m autograder lote SUBMISSIONS --saida OUT."""
-    saida = tmp_path_factory.mktemp("notas")
-    proc = subprocess.run(
-        [sys.executable, "-m", "autograder", "lote", str(RAIZ / "qualidade" / "exemplos"), "--saida", str(saida)],
-        capture_output=True,
-        text=True,
-        cwd=RAIZ,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return saida, proc.stdout
+def lote_exemplos(request, tmp_path_factory):
+    """As notas do ``make grade`` do README num clone limpo (fixture ``grade_do_readme``, uma vez por sessão) se
+    o clone tem o código da árvore de trabalho (na CI, sempre); senão, um lote dos exemplos da árvore de trabalho.
+    Antes, os 63 exemplos eram corrigidos aqui e de novo no teste do README."""
+    from clone_limpo import arvore_limpa, mesmo_codigo
+
+    if arvore_limpa():
+        _pasta, clone, env, rodada, notas = request.getfixturevalue("grade_do_readme")
+        if mesmo_codigo(clone):
+            assert rodada.returncode == 0, rodada.saida[-3000:]
+            return LoteDosExemplos(notas, rodada.stdout, clone, str(clone / ".venv" / "bin" / "python"), env)
+    lote = LoteDosExemplos(tmp_path_factory.mktemp("notas"), "", RAIZ, sys.executable, None)
+    lote.stdout = lote.rodar(RAIZ / "qualidade" / "exemplos", lote.saida)
+    return lote
 
 
 def _casos_de_exemplo():
@@ -422,15 +448,34 @@ def test_relatorio_html_do_instrutor(lote_exemplos, tmp_path):
     assert "atencao-sem-escala" in pagina
 
 
-def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
+def _o_que_conta(resultado: dict) -> dict:
+    """A nota de um ``results.json``: total, pontos por item, equívocos e a situação de cada teste."""
+    extra = resultado["extra_data"]
+    testes = [(t["name"], t["score"], t.get("status")) for t in resultado["tests"]]
+    return {
+        "nota": resultado["score"],
+        "itens": extra["pontos_por_item"],
+        "equivocos": extra["equivocos"],
+        "testes": testes,
+    }
+
+
+def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(lote_exemplos, tmp_path):
     """Dois trabalhadores dão as mesmas notas que um; a segunda rodada não reavalia nada.
 
-    Usa os exemplos de todas as aulas, mas só um por aula pesada (que treina um modelo por
-    submissão): o treino é determinístico, e um basta para conferir isso em série e em paralelo."""
+    O lote em paralelo é o dos exemplos (``lote_exemplos``: um trabalhador por núcleo, o ``make grade``); aqui, um
+    lote com um trabalhador dos exemplos de todas as aulas, mas só um por aula pesada (que treina um modelo por
+    submissão): o treino é determinístico, e um basta para conferir isso em série e em paralelo. Depois, o lote
+    dos exemplos roda de novo sobre uma cópia das notas dele e não refaz nenhuma."""
+    origem = lote_exemplos.raiz / "qualidade" / "exemplos"
+    paralelo = lote_exemplos.saida
+    if not re.search(r"com ([2-9]|\d\d+) trabalhadores", lote_exemplos.stdout):  # uma máquina de um núcleo
+        paralelo = tmp_path / "paralelo"
+        lote_exemplos.rodar(origem, paralelo, "--jobs", "2")
     pesadas = {slug for slug in slugs() if suite_pesada(slug)}
     exemplos_dir = tmp_path / "exemplos"
     ja_tem = set()
-    for pasta in sorted((RAIZ / "qualidade" / "exemplos").glob("*/*")):
+    for pasta in sorted(origem.glob("*/*")):
         slug = pasta.name
         if slug in pesadas and slug in ja_tem:
             continue
@@ -438,33 +483,21 @@ def test_lote_em_paralelo_da_as_mesmas_notas_e_retoma(tmp_path):
         shutil.copytree(pasta, exemplos_dir / pasta.parent.name / slug)
     assert ja_tem == set(slugs())
 
-    def rodar(saida, *extra):
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "autograder",
-                "lote",
-                str(exemplos_dir),
-                "--saida",
-                str(saida),
-                *extra,
-            ],
-            capture_output=True,
-            text=True,
-            cwd=RAIZ,
-            timeout=600,
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        return proc.stdout
+    lote_exemplos.rodar(exemplos_dir, tmp_path / "serie", "--jobs", "1")
+    serie = {p.relative_to(tmp_path / "serie"): p for p in (tmp_path / "serie").glob("*/*/results.json")}
+    assert len(serie) == len(list(exemplos_dir.glob("*/*")))
+    for relativo, arquivo in serie.items():
+        um = _o_que_conta(json.loads(arquivo.read_text(encoding="utf-8")))
+        dois = _o_que_conta(json.loads((paralelo / relativo).read_text(encoding="utf-8")))
+        assert um == dois, f"{relativo.parent}: um trabalhador deu {um}, dois deram {dois}"
 
-    rodar(tmp_path / "serie", "--jobs", "1")
-    rodar(tmp_path / "paralelo", "--jobs", "2")
-    serie = (tmp_path / "serie" / "notas.csv").read_text(encoding="utf-8")
-    assert serie == (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8")
-    segunda = rodar(tmp_path / "paralelo", "--jobs", "2")
-    assert "Retomando" in segunda
-    assert (tmp_path / "paralelo" / "notas.csv").read_text(encoding="utf-8") == serie
+    retomada = tmp_path / "retomada"
+    shutil.copytree(paralelo, retomada)
+    antes = (retomada / "notas.csv").read_text(encoding="utf-8")
+    segunda = lote_exemplos.rodar(origem, retomada, "--jobs", "2")
+    total = len(list(origem.glob("*/*/*.ipynb")))
+    assert f"Retomando: {total} submissões" in segunda, segunda[-2000:]
+    assert (retomada / "notas.csv").read_text(encoding="utf-8") == antes
 
 
 def test_codigo_injetado_pela_suite_volta_quando_a_caixa_reabre(zigoto):

@@ -22,6 +22,7 @@ import pytest
 
 from autograder.nbgrader_confiavel import AVISO_VISIVEIS, AvaliacaoForaDoKernel, e_celula_de_teste, item_da_celula
 from autograder.notebooks import RAIZ
+from qualidade import instantaneo
 
 FORJADOR = "zeca-forjador"
 # aluno -> slug; um exemplo por aula, mais a forjadora da aula 01 (montada em cima de fabio-nao-fez).
@@ -103,7 +104,10 @@ def curso(tmp_path_factory):
     for aluno, slug in PARES:
         shutil.copytree(RAIZ / "qualidade" / "exemplos" / aluno / slug, curso / "submitted" / aluno / slug)
     _montar_forjador(curso / "submitted" / FORJADOR / "01-atencao")
-    registros["autograde"] = _nbgrader(curso, "autograde", "--assignment=*", "--force")
+    # o segredo de teste fixo: as sementes (e as notas) dos exemplos são as do make grade do README (fixture lote)
+    registros["autograde"] = _nbgrader(
+        curso, "autograde", "--assignment=*", "--force", env={"AVALIADOR_SEGREDO": instantaneo.SEGREDO}
+    )
     registros["generate_feedback"] = _nbgrader(curso, "generate_feedback", "--assignment=*", "--force")
     registros["export"] = _nbgrader(curso, "export", "--to", str(curso / "grades.csv"))
     (curso / "registros.json").write_text(
@@ -147,25 +151,46 @@ def test_retorno_em_portugues_com_mathjax_local(curso):
     assert (curso / "feedback" / "mathjax" / "MathJax.js").is_file()
 
 
+def _pontos_do_csv(notas_csv: Path, pares: set) -> dict:
+    with open(notas_csv, encoding="utf-8") as f:
+        return {
+            (linha["aluno"], *k.split("/")): float(v)
+            for linha in csv.DictReader(f)
+            for k, v in linha.items()
+            if "/" in k and (linha["aluno"], k.split("/")[0]) in pares  # o CSV tem colunas de todas as aulas
+        }
+
+
 @pytest.fixture(scope="module")
-def lote(curso, tmp_path_factory):
+def lote(curso, request, tmp_path_factory):
+    """Os pontos por item de ``python -m autograder lote`` nas mesmas submissões, com o mesmo segredo de teste.
+
+    Os exemplos já foram corrigidos pelo ``make grade`` do README num clone limpo (fixture ``grade_do_readme``):
+    quando o clone tem o código da árvore de trabalho (na CI, sempre), os pontos deles vêm de lá, e o lote daqui
+    corrige só a forjadora; senão, o lote daqui corrige tudo, como antes."""
+    from clone_limpo import arvore_limpa, mesmo_codigo
+
+    pontos, pares = {}, {*PARES, (FORJADOR, "01-atencao")}
+    submissoes = curso / "submitted"
+    if arvore_limpa():
+        _pasta, clone, _env, rodada, notas = request.getfixturevalue("grade_do_readme")
+        if mesmo_codigo(clone) and rodada.returncode == 0:
+            pontos = _pontos_do_csv(notas / "notas.csv", set(PARES))
+            assert {(a, s) for a, s, _ in pontos} == set(PARES), "o make grade do README não corrigiu os exemplos"
+            pares = {(FORJADOR, "01-atencao")}
+            submissoes = tmp_path_factory.mktemp("so-a-forjadora")
+            shutil.copytree(curso / "submitted" / FORJADOR, submissoes / FORJADOR)
     saida = tmp_path_factory.mktemp("lote")
     proc = subprocess.run(
-        [sys.executable, "-m", "autograder", "lote", str(curso / "submitted"), "--saida", str(saida)],
+        [sys.executable, "-m", "autograder", "lote", str(submissoes), "--saida", str(saida)],
         cwd=RAIZ,
+        env={**os.environ, "AVALIADOR_SEGREDO": instantaneo.SEGREDO},
         capture_output=True,
         text=True,
         timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
-    enviadas = {*PARES, (FORJADOR, "01-atencao")}
-    with open(saida / "notas.csv", encoding="utf-8") as f:
-        return {
-            (linha["aluno"], *k.split("/")): float(v)
-            for linha in csv.DictReader(f)
-            for k, v in linha.items()
-            if "/" in k and (linha["aluno"], k.split("/")[0]) in enviadas  # o CSV tem colunas de todas as aulas
-        }
+    return {**pontos, **_pontos_do_csv(saida / "notas.csv", pares)}
 
 
 def _gradebook(curso):

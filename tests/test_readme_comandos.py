@@ -22,11 +22,10 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import pytest
+from clone_limpo import Rodada
 
 from autograder.notebooks import RAIZ, carregar_atividade
 from qualidade import instantaneo
@@ -249,35 +248,6 @@ def test_extrai_os_comandos_dos_blocos_bash():
 
 
 # -------------------------------------------------------------------------------------- o clone
-def _clonar(destino: Path) -> Path:
-    clone = destino / "curso"
-    subprocess.run(["git", "clone", "--quiet", str(RAIZ), str(clone)], check=True)
-    venv = clone / ".venv"
-    base = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-    subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = next((venv / "lib").glob("python3*/site-packages"))
-    pacotes = next(p for p in map(Path, sys.path) if p.name == "site-packages" and str(p).startswith(sys.prefix))
-    (site / "curso_transformers.pth").write_text(f"{clone}\n", encoding="utf-8")
-    (site / "zz_pacotes_do_repositorio.pth").write_text(f"{pacotes}\n", encoding="utf-8")
-    shutil.rmtree(venv / "share", ignore_errors=True)
-    (venv / "share").symlink_to(Path(sys.prefix) / "share")
-    python = venv / "bin" / "python"
-    for script in (Path(sys.prefix) / "bin").iterdir():
-        alvo = venv / "bin" / script.name
-        if alvo.exists() or not script.is_file():
-            continue
-        cabeca = script.read_bytes()[:200]
-        if cabeca.startswith(b"#!") and b"python" in cabeca.split(b"\n")[0]:
-            corpo = script.read_text(encoding="utf-8").split("\n", 1)[1]
-            alvo.write_text(f"#!{python}\n{corpo}", encoding="utf-8")
-            alvo.chmod(0o755)
-    (venv / ".instalado").touch()  # o make não reinstala: os pacotes são os deste .venv
-    segredo = RAIZ / ".segredo_avaliador"
-    if segredo.exists():  # as mesmas sementes (e notas) do make grade deste repositório
-        shutil.copy(segredo, clone / ".segredo_avaliador")
-    return clone
-
-
 def _morrer_com_o_pytest() -> None:
     """No filho, antes do exec: o kernel manda SIGKILL quando o pytest acaba, mesmo sem passar pelo ``finally``
     (prctl PR_SET_PDEATHSIG)."""
@@ -350,17 +320,12 @@ class Cluster:
                     proc.wait()
 
 
-class Rodada:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-        self.saida = stdout + stderr
-
-
 def _rodar(comando: str, clone: Path, env: dict) -> Rodada:
     if any(re.search(p, comando) for p in SERVIDORES):
         return _rodar_servidor(comando, clone, env)
+    inicio = time.monotonic()
     proc = subprocess.run(["bash", "-c", comando], cwd=clone, env=env, capture_output=True, text=True, timeout=1500)
-    return Rodada(proc.returncode, proc.stdout, proc.stderr)
+    return Rodada(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - inicio)
 
 
 def _rodar_servidor(comando: str, clone: Path, env: dict, prazo: float = 180) -> Rodada:
@@ -387,10 +352,11 @@ def _rodar_servidor(comando: str, clone: Path, env: dict, prazo: float = 180) ->
     return Rodada(proc.returncode, log.read_text(errors="replace"), "")
 
 
-def test_comandos_do_readme_num_clone_limpo(tmp_path):
-    if not (RAIZ / ".git").exists():
-        pytest.skip("precisa de um repositório git para clonar")
-    clone = _clonar(tmp_path)
+def test_comandos_do_readme_num_clone_limpo(grade_do_readme):
+    """O clone e o ``make grade`` (o primeiro comando do README) vêm da fixture ``grade_do_readme`` (conftest.py),
+    que roda uma vez por sessão: ``tests/test_avaliacao.py`` lê as mesmas notas. O ``make grade`` é conferido aqui,
+    na vez dele, como os outros comandos, que rodam depois dele no mesmo clone."""
+    tmp_path, clone, env, grade, _notas = grade_do_readme
     fora = tmp_path / "fora"  # SUBMISSIONS, OUT e os notebooks avulsos ficam fora do repositório
     (fora / "caminho").mkdir(parents=True)
     shutil.copy(clone / EXEMPLO, fora / "caminho" / "01-atencao.ipynb")
@@ -401,12 +367,10 @@ def test_comandos_do_readme_num_clone_limpo(tmp_path):
         "caminho/01-atencao.ipynb": str(fora / "caminho" / "01-atencao.ipynb"),
         "--saida pasta": f"--saida {fora / 'pasta'}",
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTEST", "MAKE"))}
-    env["PATH"] = "/usr/local/bin:/usr/bin:/bin"  # sem o .venv no PATH, como um usuário novo
-    env["AVALIADOR_SEGREDO"] = instantaneo.SEGREDO  # o segredo de teste fixo: o make grade confere o instantâneo
     comandos = [
         c for c in comandos_do_readme((clone / "README.md").read_text(encoding="utf-8")) if not c.startswith(FORA)
     ]
+    assert comandos[0] == "make grade", "o make grade da fixture grade_do_readme tem de ser o primeiro comando"
     cluster = None  # o tcp://escalonador:8786 do texto, subido na primeira vez que aparece
     try:
         for comando in comandos:
@@ -419,8 +383,12 @@ def test_comandos_do_readme_num_clone_limpo(tmp_path):
             for de, para in substituicoes.items():
                 real = real.replace(de, para)
             inicio = time.monotonic()
-            rodada = _rodar(real, clone, env)
-            print(f"{time.monotonic() - inicio:6.1f} s  {comando}")
+            if comando == "make grade" and grade is not None:  # já rodou na fixture, antes de tudo
+                rodada, grade = grade, None
+                print(f"{rodada.segundos:6.1f} s  {comando} (na fixture grade_do_readme)")
+            else:
+                rodada = _rodar(real, clone, env)
+                print(f"{time.monotonic() - inicio:6.1f} s  {comando}")
             conferir(rodada, clone, fora)
     finally:
         if cluster is not None:
