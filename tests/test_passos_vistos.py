@@ -213,3 +213,45 @@ def test_calibracao_das_mudancas_por_passo(slug, monkeypatch):
     item = modulo_da_suite(slug, "treino_avaliado").ITEM
     semente = item.semente_do_treino(None, "aluno")
     assert item.mudancas_na_referencia(semente) == item.laco.passos * item.laco.mudancas_por_passo
+
+
+@pytest.mark.parametrize(
+    ("mudancas", "equivoco"),
+    [
+        ((150, False), None),
+        ((151, False), "treino-a-mais-nos-pesos"),
+        ((150, True), "treino-com-parametros-trocados"),
+    ],
+)
+def test_a_faixa_da_07_com_as_mudancas(mudancas, equivoco, monkeypatch):
+    """O portão no caminho da faixa (``ItemDeTreino.conferir_faixa``), com um treino avaliado que alcança todas as
+    faixas, tem procedência e passos vistos certos e anda o que a referência anda: só as mudanças decidem."""
+    from autograder.suite import modulo_da_suite, treino
+    from autograder.suite.procedencia import Procedencia
+
+    item = modulo_da_suite("07-vit", "treino_avaliado").ITEM
+    procedencia = Procedencia(0.1, "w", 1.0, 0.99, "", 0.99, ())
+    assert procedencia.dentro
+    resultado = {
+        "medida": 1.0,
+        "semente": 1,
+        "substituto": False,
+        "perdas": [],
+        "nan": False,
+        "procedencia": procedencia,
+        "passos_vistos": item.laco.passos,
+        "deslocamento": 1.0,
+        "perdas_da_lacuna": None,
+        "mudancas": mudancas,
+    }
+    monkeypatch.setattr(treino.ItemDeTreino, "treino_avaliado", lambda self, aluno, ref: resultado)
+    monkeypatch.setattr(
+        treino.ItemDeTreino, "referencia", lambda self, s, sub=False: {"medida": 0.5, "deslocamento": 1.0}
+    )
+    monkeypatch.setattr(treino.ItemDeTreino, "laco_conferido", lambda self, aluno: True)
+    if equivoco is None:
+        item.conferir_faixa(None, None, 2)
+        return
+    with pytest.raises(Reprovado) as erro:
+        item.conferir_faixa(None, None, 2)
+    assert erro.value.equivoco.codigo == equivoco

@@ -206,6 +206,7 @@ def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento, lacuna:
         "dentro_da_procedencia": bool(resultado.get("procedencia") is not None and resultado["procedencia"].dentro),
         "medida": float(resultado["medida"]),
         "passos_vistos": resultado.get("passos_vistos"),
+        "mudancas": resultado.get("mudancas"),
         "do_aluno": figuras.do_aluno,
         "da_referencia": figuras.da_referencia,
         "razao": figuras.razao,
