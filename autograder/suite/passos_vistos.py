@@ -13,8 +13,7 @@ Nas faixas (``exigir_passos_vistos``, só quando a medida alcança a faixa, como
   mais não compra nada, seja uma época extra de um laço honesto, seja um laço que reconhece o treino
   avaliado e treina cinco vezes registrando uma;
 * nenhum passo visto e pesos que mudaram: 0 nas faixas (``treino-sem-passos-do-otimizador``): o que mudou os
-  pesos passou por fora do que o avaliador vê.
-
+  pesos passou por fora do que o avaliador vê;
 * (``exigir_mudancas``) algum parâmetro mudou no lugar mais vezes que os ``passos`` passos do otimizador pedido
   mudariam, ou foi trocado: 0 nas faixas (``treino-a-mais-nos-pesos``, ``treino-com-parametros-trocados``). O
   contador de versão de cada tensor (do C) e a identidade de cada parâmetro são lidos na caixa sem rodar código do
@@ -22,8 +21,9 @@ Nas faixas (``exigir_passos_vistos``, só quando a medida alcança a faixa, como
   escrever o Adam à mão não esconde as passadas a mais (rodada vermelha 7).
 
 Limite (``SEGURANCA.md``): o gancho roda na caixa, ao lado do código do aluno, que pode desinstalá-lo e
-chamar o callback à mão, e o treino avaliado ainda se distingue do espião. Por isso esta contagem é só a
-primeira camada (e a mensagem precisa para a época a mais de um laço honesto): quem fecha as faixas ao treino
+chamar o callback à mão, e o treino avaliado ainda se distingue do espião; o contador de versão não vê a escrita por
+``p.data``, por uma vista do NumPy ou pelo Adam ``fused=True``, e ``_unsafe_set_version_counter`` o volta. Por isso
+estas contagens são só as primeiras camadas (e a mensagem precisa para a época a mais de um laço honesto): quem fecha as faixas ao treino
 escondido é ``deslocamento.py``, que julga o que os pesos devolvidos andaram contra a referência treinada na
 mesma semente, sem ler nada do que a caixa relata. Menos passos que os pedidos não reprovam aqui: só treinam
 menos.
