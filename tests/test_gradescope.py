@@ -102,6 +102,7 @@ AVALIADOR_NO_ZIP = {
     "autograder/caixa/leitura.py",
     "autograder/caixa/memoria.py",
     "autograder/caixa/modos.py",
+    "autograder/caixa/nascimento.py",
     "autograder/caixa/paginas.py",
     "autograder/caixa/protocolo.py",
     "autograder/caixa/restricoes.py",
