@@ -201,6 +201,10 @@ class Sessao:
             raise
         return _pesos_conferidos(pesos)
 
+    def mudancas(self):
+        """``(maior, trocados)`` da última chamada com ``pesos_de`` (``Caixa.mudancas_da_chamada``), ou None."""
+        return getattr(self.caixa, "mudancas_da_chamada", None) if self.caixa is not None else None
+
     def alterados(self) -> list:
         """Posições e nomes dos argumentos que a última chamada alterou no lugar (diagnóstico da
         caixa, não confiável: só serve para tirar pontos, ver ``suite.exigir_entradas_intactas``)."""

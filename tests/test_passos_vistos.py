@@ -61,3 +61,197 @@ def test_portao_das_faixas():
     with pytest.raises(Reprovado) as erro:
         exigir_passos_vistos(0, 80, 0.3)
     assert erro.value.equivoco is PASSOS_NAO_VISTOS
+
+
+# ------------------------------------------------------------------ as mudanças no lugar (rodada vermelha 7)
+PREPARO_MUDANCAS = r"""
+import threading
+import torch
+import torch.nn as nn
+
+
+def criar():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+
+
+def passos(modelo, n, **kw):
+    otimizador = torch.optim.Adam(modelo.parameters(), lr=1e-2, **kw)
+    for _ in range(n):
+        otimizador.zero_grad()
+        modelo(torch.ones(5, 3)).sum().backward()
+        otimizador.step()
+
+
+def sem_gancho(fazer):
+    from torch.optim import optimizer as modulo
+
+    guardados = dict(modulo._global_optimizer_post_hooks)
+    modulo._global_optimizer_post_hooks.clear()
+    try:
+        fazer()
+    finally:
+        modulo._global_optimizer_post_hooks.update(guardados)
+
+
+def honesto(modelo):
+    passos(modelo, 4)
+    return [1.0]
+
+
+def escondido(modelo):
+    passos(modelo, 4)
+    sem_gancho(lambda: passos(modelo, 4))
+    return [1.0]
+
+
+def a_mao(modelo):
+    passos(modelo, 4)
+    with torch.no_grad():
+        for _ in range(4):
+            for p in modelo.parameters():
+                p.add_(torch.randn_like(p), alpha=1e-3)
+    return [1.0]
+
+
+def foreach(modelo):
+    passos(modelo, 4)
+    sem_gancho(lambda: passos(modelo, 4, foreach=True))
+    return [1.0]
+
+
+def numa_thread(modelo):
+    t = threading.Thread(target=lambda: sem_gancho(lambda: passos(modelo, 4)))
+    t.start()
+    passos(modelo, 4)
+    t.join()
+    return [1.0]
+
+
+def data_trocado(modelo):
+    passos(modelo, 4)
+    modelo[0].weight.data = modelo[0].weight.detach().clone() + 1e-3
+    return [1.0]
+
+
+def modulo_novo(modelo):
+    passos(modelo, 4)
+    novo = nn.Linear(3, 4)
+    novo.load_state_dict(modelo[0].state_dict())
+    modelo[0] = novo
+    return [1.0]
+
+
+def parametro_novo(modelo):
+    passos(modelo, 4)
+    modelo[1].bias = nn.Parameter(modelo[1].bias.detach().clone())
+    return [1.0]
+"""
+
+
+@pytest.fixture(scope="module")
+def caixa_mudancas(zigoto):
+    c = zigoto.nova_caixa()
+    c.executar(PREPARO_MUDANCAS, "preparo")
+    yield c
+    c.matar()
+
+
+@pytest.mark.parametrize(
+    ("laco", "esperado"),
+    [
+        ("honesto", (4, False)),  # o Adam: uma mudança no lugar por passo em cada parâmetro
+        ("escondido", (8, False)),  # as passadas sem o gancho global dos passos
+        ("a_mao", (8, False)),  # sem optimizer.step()
+        ("foreach", (8, False)),  # torch._foreach_*
+        ("numa_thread", (8, False)),
+        ("data_trocado", (0, True)),
+        ("modulo_novo", (0, True)),
+        ("parametro_novo", (0, True)),
+    ],
+)
+def test_a_caixa_conta_as_mudancas_no_lugar_do_treino_avaliado(caixa_mudancas, laco, esperado):
+    modelo = caixa_mudancas.chamar("criar", guardar=True)
+    assert caixa_mudancas.chamar(laco, (modelo,), pesos_de=modelo.rid) == [1.0]
+    assert type(caixa_mudancas.pesos_da_chamada) is dict
+    assert caixa_mudancas.mudancas_da_chamada == esperado
+    caixa_mudancas.chamar("honesto", (modelo,))  # sem pesos_de: nada é lido
+    assert caixa_mudancas.mudancas_da_chamada is None
+
+
+def test_resposta_forjada_das_mudancas():
+    from autograder.caixa.cliente import _mudancas_da_resposta
+
+    assert _mudancas_da_resposta({"mudancas": [3, 0]}) == (3, False)
+    assert _mudancas_da_resposta({"mudancas": [0, 1]}) == (0, True)
+    for forjada in ([-1, 0], [1.5, 0], ["3", 0], [3], {"a": 1}, "texto", [True, 0]):
+        assert _mudancas_da_resposta({"mudancas": forjada}) is None
+    assert _mudancas_da_resposta({}) is None
+
+
+def test_portao_das_mudancas():
+    from autograder.suite.passos_vistos import MUDANCAS_A_MAIS, PARAMETROS_TROCADOS, exigir_mudancas
+
+    exigir_mudancas((80, False), 80, 1)
+    exigir_mudancas((160, False), 80, 2)  # o AdamW com decaimento da 08
+    exigir_mudancas(None, 80, 1)  # resultado sem a leitura
+    with pytest.raises(Reprovado) as erro:
+        exigir_mudancas((81, False), 80, 1)
+    assert erro.value.equivoco is MUDANCAS_A_MAIS
+    assert "mudou 81 vezes" in str(erro.value) and "no máximo 80 vezes" in str(erro.value)
+    with pytest.raises(Reprovado) as erro:
+        exigir_mudancas((0, True), 80, 1)
+    assert erro.value.equivoco is PARAMETROS_TROCADOS
+
+
+@pytest.mark.parametrize("slug", ["06-transformer-copia", "07-vit", "08-lm-moderno"])
+def test_calibracao_das_mudancas_por_passo(slug, monkeypatch):
+    """``Laco.mudancas_por_passo`` é o que o laço de referência faz: ``passos`` vezes ele, exatamente."""
+    from autograder.suite import modulo_da_suite
+
+    monkeypatch.setenv("AVALIADOR_SEGREDO", "segredo-do-teste-das-mudancas")
+    item = modulo_da_suite(slug, "treino_avaliado").ITEM
+    semente = item.semente_do_treino(None, "aluno")
+    assert item.mudancas_na_referencia(semente) == item.laco.passos * item.laco.mudancas_por_passo
+
+
+@pytest.mark.parametrize(
+    ("mudancas", "equivoco"),
+    [
+        ((150, False), None),
+        ((151, False), "treino-a-mais-nos-pesos"),
+        ((150, True), "treino-com-parametros-trocados"),
+    ],
+)
+def test_a_faixa_da_07_com_as_mudancas(mudancas, equivoco, monkeypatch):
+    """O portão no caminho da faixa (``ItemDeTreino.conferir_faixa``), com um treino avaliado que alcança todas as
+    faixas, tem procedência e passos vistos certos e anda o que a referência anda: só as mudanças decidem."""
+    from autograder.suite import modulo_da_suite, treino
+    from autograder.suite.procedencia import Procedencia
+
+    item = modulo_da_suite("07-vit", "treino_avaliado").ITEM
+    procedencia = Procedencia(0.1, "w", 1.0, 0.99, "", 0.99, ())
+    assert procedencia.dentro
+    resultado = {
+        "medida": 1.0,
+        "semente": 1,
+        "substituto": False,
+        "perdas": [],
+        "nan": False,
+        "procedencia": procedencia,
+        "passos_vistos": item.laco.passos,
+        "deslocamento": 1.0,
+        "perdas_da_lacuna": None,
+        "mudancas": mudancas,
+    }
+    monkeypatch.setattr(treino.ItemDeTreino, "treino_avaliado", lambda self, aluno, ref: resultado)
+    monkeypatch.setattr(
+        treino.ItemDeTreino, "referencia", lambda self, s, sub=False: {"medida": 0.5, "deslocamento": 1.0}
+    )
+    monkeypatch.setattr(treino.ItemDeTreino, "laco_conferido", lambda self, aluno: True)
+    if equivoco is None:
+        item.conferir_faixa(None, None, 2)
+        return
+    with pytest.raises(Reprovado) as erro:
+        item.conferir_faixa(None, None, 2)
+    assert erro.value.equivoco.codigo == equivoco

@@ -505,11 +505,13 @@ class Caixa:
         volta (ver ``protocolo``); com outros argumentos, a chamada vira callback como sempre. Com ``pesos_de`` (o
         id de um módulo guardado), a caixa copia os pesos dele logo depois que ``alvo`` volta, na mesma chamada
         (``leitura``); eles ficam em ``self.pesos_da_chamada`` (um dicionário de tensores ou, se a leitura
-        recusou, a mensagem em pt-BR)."""
+        recusou, a mensagem em pt-BR) e, em ``self.mudancas_da_chamada``, ``(maior, trocados)``: quantas mudanças no
+        lugar o parâmetro mais mudado teve durante ``alvo`` e se algum parâmetro foi trocado (``leitura``), ou None."""
         inicio = time.perf_counter()
         resp: dict = {}
         self.alterados = []
         self.pesos_da_chamada = None
+        self.mudancas_da_chamada = None
         regiao = None
         try:
             entradas = _Entradas(args, kwargs)
@@ -549,6 +551,7 @@ class Caixa:
             protocolo.registrar_do_aluno(valor)  # suite.mostrar cita um valor do aluno só pela forma
             if pesos_de is not None:
                 self.pesos_da_chamada = _pesos_da_resposta(resp, bufs)
+                self.mudancas_da_chamada = _mudancas_da_resposta(resp)
             return valor
         finally:
             if regiao is not None:
@@ -599,6 +602,16 @@ def _pesos_da_resposta(resp: dict, bufs: list):
         if type(codigo) is str
         else leitura.RECUSA_DESCONHECIDA
     )
+
+
+def _mudancas_da_resposta(resp: dict):
+    """``(maior, trocados)`` do campo ``mudancas`` (dois inteiros não negativos, ``trocados`` 0 ou 1), ou None.
+    Vem da caixa: só serve para tirar pontos (``passos_vistos.exigir_mudancas``)."""
+    valor = resp.get("mudancas")
+    if type(valor) is not list or len(valor) != 2 or any(type(v) is not int or v < 0 for v in valor):
+        return None
+    maior, trocados = valor
+    return (min(maior, 2**62), trocados == 1)
 
 
 def _limite_de_dados(cabecalho: dict) -> int:

@@ -108,6 +108,7 @@ def _guardar_torch() -> None:
         "Tensor": torch.Tensor,
         "desligar": torch._C.DisableTorchFunction,
         "data_ptr": d["data_ptr"],
+        "versao": d["_version"].__get__,  # o contador de versão (C): cada mudança no lugar do tensor o avança
         "size": d["size"],
         "stride": d["stride"],
         "dtype": d["dtype"].__get__,
@@ -211,6 +212,11 @@ def _persistente(nome: str, fora: list) -> bool:
 
 
 def _ler(raiz, t: dict) -> list:
+    return [(nome, _copiar(valor, t)) for nome, valor, _ in _percorrer(raiz, t)]
+
+
+def _percorrer(raiz, t: dict) -> list:
+    """``[(nome, tensor, é_parâmetro), ...]`` na ordem do ``state_dict()`` padrão, com os tipos conferidos."""
     classe_modulo = t["Module"]
     if not _ISSUBCLASS(_TIPO(raiz), classe_modulo):
         raise PesosRecusados("modulo")
@@ -244,14 +250,14 @@ def _ler(raiz, t: dict) -> list:
                 continue
             if _TIPO(valor) is not t["Parameter"]:
                 raise PesosRecusados("parametro")
-            saida.append((prefixo + nome, _copiar(valor, t)))
+            saida.append((prefixo + nome, valor, True))
         for nome, valor in buffers:
             if valor is None or _persistente(nome, fora) is False:
                 continue
             tipo = _TIPO(valor)
             if tipo is not t["Tensor"] and tipo is not t["Parameter"]:  # register_buffer aceita um Parameter
                 raise PesosRecusados("buffer")
-            saida.append((prefixo + nome, _copiar(valor, t)))
+            saida.append((prefixo + nome, valor, False))
         if _LEN(saida) > LIMITE_TENSORES:
             raise PesosRecusados("grande")
         # os submódulos em ordem (a pilha inverte): como o state_dict padrão, sem tirar repetições
@@ -262,3 +268,38 @@ def _ler(raiz, t: dict) -> list:
                 raise PesosRecusados("submodulo")
             pilha.append((prefixo + nome + ".", filho, nivel + 1))
     return saida
+
+
+# ---------------------------------------------------------------- as mudanças no lugar durante o treino avaliado
+def marcas_dos_parametros(modulo) -> list:
+    """``[(nome, parâmetro, versão, ponteiro), ...]`` dos parâmetros de ``modulo``, lidos como em
+    ``pesos_do_modulo`` (sem rodar código do aluno): o objeto (guardado, para conferir a identidade com ``is``), o
+    contador de versão do tensor (``_version``, do C: cada operação no lugar, ``p.add_``, ``p.copy_``, o ``step``
+    de um otimizador, um ``torch._foreach_*``, o avança) e o ponteiro dos dados."""
+    t = _TORCH
+    if t is None:
+        raise PesosRecusados("torch")
+    with t["desligar"]():
+        marcas = []
+        for nome, valor, parametro in _percorrer(modulo, t):
+            if parametro:
+                marcas.append((nome, valor, t["versao"](valor, None), t["data_ptr"](valor)))
+        return marcas
+
+
+def mudancas_no_lugar(antes: list, depois: list) -> list:
+    """``[maior, trocados]`` entre duas ``marcas_dos_parametros`` do mesmo módulo (no começo e no fim do treino
+    avaliado): ``maior``, o maior número de mudanças no lugar que um mesmo parâmetro teve; ``trocados``, 1 se algum
+    parâmetro foi trocado (outro objeto com o mesmo nome, um nome a mais ou a menos, outro ponteiro dos dados:
+    ``.data =``, ``set_``, um módulo novo), senão 0."""
+    if _LEN(antes) != _LEN(depois):
+        return [0, 1]
+    maior = 0
+    for (nome, valor, versao, ponteiro), (nome2, valor2, versao2, ponteiro2) in _ZIP(antes, depois):
+        if nome != nome2 or valor is not valor2 or ponteiro != ponteiro2:
+            return [0, 1]
+        if _TIPO(versao) is not _INT or _TIPO(versao2) is not _INT or versao2 < versao:
+            return [0, 1]
+        if versao2 - versao > maior:
+            maior = versao2 - versao
+    return [maior, 0]

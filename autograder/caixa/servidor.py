@@ -32,6 +32,7 @@ LIMITE_ALTERADOS = 64  # quantos argumentos alterados, no máximo, a resposta li
 # não se procura nenhum nome embutido (``builtins.type`` o aluno troca).
 _TIPO, _INT, _BASE_EXCEPTION = type, int, BaseException
 _PESOS_DO_MODULO, _PESOS_RECUSADOS = leitura.pesos_do_modulo, leitura.PesosRecusados
+_MARCAS, _MUDANCAS = leitura.marcas_dos_parametros, leitura.mudancas_no_lugar
 
 
 def _ler_pesos(refs: dict, rid):
@@ -46,6 +47,29 @@ def _ler_pesos(refs: dict, rid):
         return exc.codigo
     except _BASE_EXCEPTION:
         return "tensor"
+
+
+def _marcas(refs: dict, rid):
+    """As marcas (versão, identidade, ponteiro) dos parâmetros do módulo ``refs[rid]`` (``leitura``), ou None."""
+    obj = refs.get(rid) if _TIPO(rid) is _INT else None
+    if obj is None:
+        return None
+    try:
+        return _MARCAS(obj)
+    except _BASE_EXCEPTION:
+        return None
+
+
+def _mudancas(antes, depois):
+    """``[maior, trocados]`` (``leitura.mudancas_no_lugar``). Uma leitura que falhou conta como parâmetros trocados
+    (um módulo ilegível no começo e legível no fim mudou de forma durante o laço; ilegível no fim, a cópia dos pesos
+    também recusa)."""
+    if antes is None or depois is None:
+        return [0, 1]
+    try:
+        return _MUDANCAS(antes, depois)
+    except _BASE_EXCEPTION:
+        return [0, 1]
 
 
 class SaidaLimitada(io.TextIOBase):
@@ -239,6 +263,7 @@ class Servidor:
         seq = msg.get("seq", 0)
         originais = {}
         pesos = "tensor"
+        mudancas = None
         alterados: list = []
         try:
             # Os arrays dos argumentos vêm numa região de memória que o avaliador compara depois da
@@ -263,6 +288,9 @@ class Servidor:
                 antes = {i: _estrutura(v) for i, v in enumerate(args)}
                 antes.update({k: _estrutura(v) for k, v in kwargs.items()})
                 pesos_de = msg.get("pesos_de")
+                # As versões dos parâmetros logo antes do laço (nenhum código do aluno roda entre esta leitura e a
+                # chamada): no fim, quantas mudanças no lugar cada um teve (issue #37, classe 5, rodada vermelha 7)
+                marcas = _marcas(self.refs, pesos_de) if pesos_de is not None else None
                 inicio = time.perf_counter()
                 try:
                     resultado = alvo(*args, **kwargs)
@@ -270,6 +298,8 @@ class Servidor:
                         # A cópia dos pesos do treino avaliado, na MESMA chamada, logo que o laço volta: antes de
                         # os callbacks (o dos passos vistos) saírem, antes de qualquer outro código desta caixa e
                         # antes de o avaliador poder pedir outra coisa (issue #37, classe 5)
+                        mudancas = _mudancas(marcas, _marcas(self.refs, pesos_de))
+                        marcas = None
                         pesos = _ler_pesos(self.refs, pesos_de)
                 finally:
                     self.dt = time.perf_counter() - inicio
@@ -297,6 +327,8 @@ class Servidor:
             resposta["alterados"] = alterados
         if "pesos_de" in msg:
             self._responder_pesos(resposta, pesos, buffers)
+            if mudancas is not None:
+                resposta["mudancas"] = mudancas
         return resposta, buffers
 
     def op_pesos(self, msg, _bufs):

@@ -13,11 +13,17 @@ Nas faixas (``exigir_passos_vistos``, só quando a medida alcança a faixa, como
   mais não compra nada, seja uma época extra de um laço honesto, seja um laço que reconhece o treino
   avaliado e treina cinco vezes registrando uma;
 * nenhum passo visto e pesos que mudaram: 0 nas faixas (``treino-sem-passos-do-otimizador``): o que mudou os
-  pesos passou por fora do que o avaliador vê.
+  pesos passou por fora do que o avaliador vê;
+* (``exigir_mudancas``) algum parâmetro mudou no lugar mais vezes que os ``passos`` passos do otimizador pedido
+  mudariam, ou foi trocado: 0 nas faixas (``treino-a-mais-nos-pesos``, ``treino-com-parametros-trocados``). O
+  contador de versão de cada tensor (do C) e a identidade de cada parâmetro são lidos na caixa sem rodar código do
+  aluno (``caixa/leitura.py``), logo antes do laço e logo depois, na mesma chamada: tirar o gancho dos passos ou
+  escrever o Adam à mão não esconde as passadas a mais (rodada vermelha 7).
 
 Limite (``SEGURANCA.md``): o gancho roda na caixa, ao lado do código do aluno, que pode desinstalá-lo e
-chamar o callback à mão, e o treino avaliado ainda se distingue do espião. Por isso esta contagem é só a
-primeira camada (e a mensagem precisa para a época a mais de um laço honesto): quem fecha as faixas ao treino
+chamar o callback à mão, e o treino avaliado ainda se distingue do espião; o contador de versão não vê a escrita por
+``p.data``, por uma vista do NumPy ou pelo Adam ``fused=True``, e ``_unsafe_set_version_counter`` o volta. Por isso
+estas contagens são só as primeiras camadas (e a mensagem precisa para a época a mais de um laço honesto): quem fecha as faixas ao treino
 escondido é ``deslocamento.py``, que julga o que os pesos devolvidos andaram contra a referência treinada na
 mesma semente, sem ler nada do que a caixa relata. Menos passos que os pedidos não reprovam aqui: só treinam
 menos.
@@ -46,6 +52,28 @@ PASSOS_NAO_VISTOS = Equivoco(
     "otimizador que o enunciado pede, chamando step() uma vez por passo.",
     titulo="Pesos mudados sem o otimizador",
     para_instrutor="O aluno atualiza os pesos à mão (ou fora do otimizador pedido), sem chamar otimizador.step().",
+    secao="Código Comentado",
+)
+
+MUDANCAS_A_MAIS = Equivoco(
+    "treino-a-mais-nos-pesos",
+    "O laço mudou os pesos mais vezes do que os `passos` passos do otimizador pedido mudariam (o avaliador conta, "
+    "no treino avaliado, cada mudança no lugar de cada parâmetro): treino a mais não ganha as faixas do treino, "
+    "nem fora do otimizador.step(). Dê exatamente `passos` passos com o otimizador pedido, um por lote, e pare.",
+    titulo="Pesos mudados mais vezes que os passos pedidos",
+    para_instrutor="Durante o treino avaliado, algum parâmetro teve mais operações no lugar do que `passos` passos "
+    "do otimizador do enunciado fazem: passadas a mais (com o gancho dos passos tirado, um otimizador escrito à mão, "
+    "uma thread) ou outro otimizador com mais operações por passo.",
+    secao="Código Comentado",
+)
+PARAMETROS_TROCADOS = Equivoco(
+    "treino-com-parametros-trocados",
+    "Durante o treino avaliado, os parâmetros do modelo foram trocados (um nn.Parameter novo, `.data = ...`, "
+    "`set_`, um submódulo novo no lugar do recebido): as faixas só valem para o treino dos parâmetros que o "
+    "avaliador entregou. Treine o próprio modelo recebido, atualizando os parâmetros dele com o otimizador.",
+    titulo="Parâmetros trocados no treino",
+    para_instrutor="O laço troca parâmetros ou submódulos do modelo recebido (ou os dados deles) em vez de treiná-los "
+    "no lugar.",
     secao="Código Comentado",
 )
 
@@ -109,3 +137,22 @@ def exigir_passos_vistos(vistos: int | None, passos: int, deslocamento: float) -
         )
     if vistos == 0 and deslocamento > 0:
         raise Reprovado(PASSOS_NAO_VISTOS.mensagem, PASSOS_NAO_VISTOS)
+
+
+def exigir_mudancas(mudancas, passos: int, por_passo: int) -> None:
+    """Portão das faixas de treino: reprova se, no treino avaliado, algum parâmetro teve mais mudanças no lugar que
+    ``passos`` passos do otimizador pedido fazem (``por_passo`` cada, medido na referência:
+    ``ItemDeTreino.mudancas_da_referencia``) ou se algum parâmetro foi trocado. ``mudancas``: ``(maior, trocados)``,
+    da caixa (``leitura.mudancas_no_lugar``), ou None (resultado sem a leitura)."""
+    if mudancas is None:
+        return
+    maior, trocados = mudancas
+    if trocados:
+        raise Reprovado(PARAMETROS_TROCADOS.mensagem, PARAMETROS_TROCADOS)
+    limite = int(passos) * int(por_passo)
+    if maior > limite:
+        raise Reprovado(
+            f"{MUDANCAS_A_MAIS.mensagem} (Um mesmo parâmetro mudou {int(maior)} vezes; {int(passos)} passos do "
+            f"otimizador pedido mudam cada um no máximo {limite} vezes.)",
+            MUDANCAS_A_MAIS,
+        )

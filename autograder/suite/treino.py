@@ -89,7 +89,7 @@ from autograder.suite.faixas import (
 from autograder.suite.itens import Equivoco, Reprovado, conferir_state_dict, faixa, item, tempo_limite
 from autograder.suite.lacuna import Lacuna, exigir_lacuna
 from autograder.suite.mensagens import medida_do_aluno, mostrar
-from autograder.suite.passos_vistos import contando_passos, exigir_passos_vistos
+from autograder.suite.passos_vistos import contando_passos, exigir_mudancas, exigir_passos_vistos
 from autograder.suite.procedencia import exigir_procedencia, medir_procedencia
 
 __all__ = [
@@ -206,6 +206,7 @@ def _registrar(slug: str, aluno, resultado: dict, figuras: Deslocamento, lacuna:
         "dentro_da_procedencia": bool(resultado.get("procedencia") is not None and resultado["procedencia"].dentro),
         "medida": float(resultado["medida"]),
         "passos_vistos": resultado.get("passos_vistos"),
+        "mudancas": resultado.get("mudancas"),
         "do_aluno": figuras.do_aluno,
         "da_referencia": figuras.da_referencia,
         "razao": figuras.razao,
@@ -263,6 +264,9 @@ class Laco:
     perdas: Callable = lambda hist: hist.get("perda", []) if isinstance(hist, dict) else []
     respostas_prontas: Callable | None = None  # (substituir, dados) -> respostas de antemão (06)
     prazo: float = PRAZO_DO_TREINO
+    # mudanças no lugar que um passo do otimizador pedido faz em cada parâmetro (Adam: 1; AdamW com decaimento: 2),
+    # medidas no laço de referência (``ItemDeTreino.mudancas_na_referencia``, conferido em tests/test_passos_vistos.py)
+    mudancas_por_passo: int = 1
 
 
 @dataclass(frozen=True)
@@ -506,6 +510,8 @@ class ItemDeTreino:
                 "semente": semente,
                 "substituto": qual == "substituto",
                 "passos_vistos": contador.vistos,
+                # as mudanças no lugar dos parâmetros durante o laço, lidas na mesma chamada (caixa/leitura.py)
+                "mudancas": avaliado._sessao.mudancas(),
             }
             if not all(torch.isfinite(v).all() for v in treinados.values()):
                 # a pior medida possível na direção da métrica: NaN nunca alcança faixa nenhuma
@@ -565,6 +571,12 @@ class ItemDeTreino:
             return segundos, cpu, medida
         return segundos, cpu, medida, figuras["procedencia"], figuras["de_fora"]
 
+    def mudancas_na_referencia(self, semente: int, substituto: bool = False) -> int:
+        """O maior número de mudanças no lugar de um parâmetro no laço de referência treinado na ``semente`` (a
+        calibração de ``Laco.mudancas_por_passo``: ``passos`` vezes ele)."""
+        with torch.random.fork_rng(devices=[]):
+            return self._treinar_referencia(semente, substituto)[3]["mudancas"]
+
     def _treinar_referencia(self, semente: int, substituto: bool, com_procedencia: bool = False):
         ref = referencia_da_atividade(self.slug)
         laco = self.laco
@@ -577,12 +589,16 @@ class ItemDeTreino:
         if laco.trocas_na_referencia:  # o mesmo laço, com os nomes trocados só nos globais desta cópia
             treinar = FunctionType(treinar.__code__, {**vars(ref), **laco.trocas_na_referencia})
         dados = (laco.dados_da_referencia or laco.dados)(self.semente_dos_lotes(semente))
+        versoes = [(p, p._version) for p in modelo.parameters()]
         inicio, cpu = time.perf_counter(), time.thread_time()
         treinar(modelo, *dados, **laco.kwargs)
         segundos, cpu = time.perf_counter() - inicio, time.thread_time() - cpu
         treinados = {k: v.detach().float() for k, v in modelo.state_dict().items() if k in sd}
         medida = self.medida.medir(ref, treinados, semente)
-        figuras = {"deslocamento": deslocamento_quadratico(sd, treinados, self.parametros(ref))}
+        figuras = {
+            "deslocamento": deslocamento_quadratico(sd, treinados, self.parametros(ref)),
+            "mudancas": max((p._version - v for p, v in versoes), default=0),
+        }
         if com_procedencia:
             figuras["procedencia"] = self.procedencia(ref, sd, treinados)
             figuras["de_fora"] = self.procedencia(ref, self.pesos_iniciais(ref, semente + 1), treinados)
@@ -631,6 +647,7 @@ class ItemDeTreino:
             procedencia = resultado.get("procedencia")
             deslocamento = procedencia.deslocamento if procedencia is not None else 0.0
             exigir_passos_vistos(resultado.get("passos_vistos"), self.laco.passos, deslocamento)
+            exigir_mudancas(resultado.get("mudancas"), self.laco.passos, self.laco.mudancas_por_passo)
             exigir_deslocamento(figuras)
             exigir_lacuna(lacuna)
             return
