@@ -99,6 +99,16 @@ def honesto(modelo):
     return [1.0]
 
 
+def honesto_com_inicio_e_melhores(modelo):
+    for camada in modelo:
+        nn.init.xavier_uniform_(camada.weight)
+        nn.init.zeros_(camada.bias)
+    melhores = {k: v.detach().clone() for k, v in modelo.state_dict().items()}
+    passos(modelo, 4)
+    modelo.load_state_dict(melhores)
+    return [1.0]
+
+
 def escondido(modelo):
     passos(modelo, 4)
     sem_gancho(lambda: passos(modelo, 4))
@@ -121,10 +131,12 @@ def foreach(modelo):
 
 
 def numa_thread(modelo):
+    # Uma depois da outra: dois laços ao mesmo tempo no mesmo modelo zeram os gradientes um do outro (grad None), e o
+    # Adam pula o parâmetro sem gradiente; a contagem de mudanças variaria com o escalonador, não com a leitura.
     t = threading.Thread(target=lambda: sem_gancho(lambda: passos(modelo, 4)))
     t.start()
-    passos(modelo, 4)
     t.join()
+    passos(modelo, 4)
     return [1.0]
 
 
@@ -161,6 +173,7 @@ def caixa_mudancas(zigoto):
     ("laco", "esperado"),
     [
         ("honesto", (4, False)),  # o Adam: uma mudança no lugar por passo em cada parâmetro
+        ("honesto_com_inicio_e_melhores", (6, False)),  # dentro da folga: inicializar e voltar aos melhores
         ("escondido", (8, False)),  # as passadas sem o gancho global dos passos
         ("a_mao", (8, False)),  # sem optimizer.step()
         ("foreach", (8, False)),  # torch._foreach_*
@@ -177,6 +190,10 @@ def test_a_caixa_conta_as_mudancas_no_lugar_do_treino_avaliado(caixa_mudancas, l
     assert caixa_mudancas.mudancas_da_chamada == esperado
     caixa_mudancas.chamar("honesto", (modelo,))  # sem pesos_de: nada é lido
     assert caixa_mudancas.mudancas_da_chamada is None
+    from autograder.suite.passos_vistos import FOLGA_DE_MUDANCAS
+
+    if not esperado[1]:  # 4 passos do Adam pedidos: só os honestos cabem no limite com a folga
+        assert (esperado[0] <= 4 + FOLGA_DE_MUDANCAS) == laco.startswith("honesto")
 
 
 def test_resposta_forjada_das_mudancas():
@@ -190,15 +207,21 @@ def test_resposta_forjada_das_mudancas():
 
 
 def test_portao_das_mudancas():
-    from autograder.suite.passos_vistos import MUDANCAS_A_MAIS, PARAMETROS_TROCADOS, exigir_mudancas
+    from autograder.suite.passos_vistos import (
+        FOLGA_DE_MUDANCAS,
+        MUDANCAS_A_MAIS,
+        PARAMETROS_TROCADOS,
+        exigir_mudancas,
+    )
 
     exigir_mudancas((80, False), 80, 1)
     exigir_mudancas((160, False), 80, 2)  # o AdamW com decaimento da 08
+    exigir_mudancas((80 + FOLGA_DE_MUDANCAS, False), 80, 1)  # inicializou dentro do laço e voltou aos melhores
     exigir_mudancas(None, 80, 1)  # resultado sem a leitura
     with pytest.raises(Reprovado) as erro:
-        exigir_mudancas((81, False), 80, 1)
+        exigir_mudancas((81 + FOLGA_DE_MUDANCAS, False), 80, 1)
     assert erro.value.equivoco is MUDANCAS_A_MAIS
-    assert "mudou 81 vezes" in str(erro.value) and "no máximo 80 vezes" in str(erro.value)
+    assert f"mudou {81 + FOLGA_DE_MUDANCAS} vezes" in str(erro.value) and "no máximo 80 vezes" in str(erro.value)
     with pytest.raises(Reprovado) as erro:
         exigir_mudancas((0, True), 80, 1)
     assert erro.value.equivoco is PARAMETROS_TROCADOS
@@ -219,7 +242,8 @@ def test_calibracao_das_mudancas_por_passo(slug, monkeypatch):
     ("mudancas", "equivoco"),
     [
         ((150, False), None),
-        ((151, False), "treino-a-mais-nos-pesos"),
+        ((153, False), None),  # a folga: inicializar os pesos no laço e voltar aos melhores
+        ((154, False), "treino-a-mais-nos-pesos"),
         ((150, True), "treino-com-parametros-trocados"),
     ],
 )
