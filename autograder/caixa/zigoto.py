@@ -87,7 +87,9 @@ class ProcessoZigoto:
         # O zigoto é o dono (a trava impede que outro avaliador as varra) e as apaga ao sair.
         self.pastas: dict[str, int] = {}
         # Marca dos cgroups das caixas deste zigoto: ao fechar, ele apaga os seus (vazios) pelo nome.
-        self.marca_cgroup = os.urandom(6).hex()
+        marca = str(config.get("marca_cgroup") or "")
+        self.marca_cgroup = marca if len(marca) == 12 and all(c in "0123456789abcdef" for c in marca) else ""
+        self.marca_cgroup = self.marca_cgroup or os.urandom(6).hex()
         # O que a caixa lê (R, calculado uma vez depois das pré-importações) e o processo que segura as páginas
         # de R na memória enquanto o zigoto vive (``paginas``): o cache de páginas não é canal entre caixas.
         self.leituras: restricoes.Leituras | None = None
