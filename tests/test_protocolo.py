@@ -460,3 +460,33 @@ def test_registro_cheio_falha_fechado_e_sequencias_longas_saem_pela_forma(monkey
         assert all(n in protocolo.texto_da_excecao(honesto) for n in ("(16,12,64)", "(16,12,32)"))
     finally:
         protocolo.esquecer_enviados()
+
+
+def test_subclasse_de_dict_lista_ou_tupla_recusada_diz_o_que_devolver(monkeypatch):
+    """Um ``Counter`` devolvido (corpus cego 9, ``contar-pre-tokens-devolve-counter``) saía "texto omitido": a
+    mensagem da fronteira citava ``collections.Counter`` e "collections" não é nome do código enviado. Agora
+    ela cita só o nome da classe e diz o que devolver; o nome sai só se está no código enviado (o filtro fica)."""
+    import collections
+
+    monkeypatch.setattr(protocolo, "_NOMES_DO_CODIGO", set())
+    casos = [
+        (collections.Counter("aab"), "Counter", "devolva um dict comum"),
+        (collections.defaultdict(int), "defaultdict", "devolva um dict comum"),
+        (collections.namedtuple("Par", "a b")(1, 2), "Par", "devolva uma tuple comum"),
+        (type("MinhaLista", (list,), {})([1]), "MinhaLista", "devolva uma list comum"),
+    ]
+    for valor, nome, dica in casos:
+        with pytest.raises(protocolo.ValorRecusado) as exc:
+            protocolo.codificar(valor, [])
+        bruto = str(exc.value)
+        assert dica in bruto and f"({nome})" in bruto
+        assert protocolo.texto_da_excecao(bruto) == protocolo.OMITIDO  # nome fora do código: omitido
+        protocolo.registrar_codigo_do_aluno([f"x = {nome}"])
+        assert dica in protocolo.texto_da_excecao(bruto) and nome in protocolo.texto_da_excecao(bruto)
+    # um nome que não é do código continua omitido, com ou sem a mensagem nova
+    bruto = "o valor devolvido é uma subclasse de dict (SegredoOculto); devolva um dict comum"
+    assert protocolo.texto_da_excecao(bruto) == protocolo.OMITIDO
+    # os tipos exatos continuam aceitos, e os outros tipos recusados como antes
+    assert protocolo.codificar({"a": 1}, []) == {"$d": [["a", 1]]}
+    with pytest.raises(protocolo.ValorRecusado, match="tipo não aceito na fronteira"):
+        protocolo.codificar(collections.deque([1]), [])

@@ -250,6 +250,13 @@ def codificar(valor, buffers: list, guardar_ref=None, _prof: int = 0):
             )
     if guardar_ref is not None:
         return {"$ref": guardar_ref(valor)}
+    for base, artigo in ((dict, "um"), (list, "uma"), (tuple, "uma")):
+        # um Counter, defaultdict ou namedtuple: a mensagem diz o que devolver (e cita só o nome da classe, que
+        # sai se está no código enviado; "collections.Counter" saía omitido, "collections" não é do código)
+        if isinstance(valor, base):
+            raise ValorRecusado(
+                f"o valor devolvido é uma subclasse de {base.__name__} ({tipo.__name__}); devolva {artigo} {base.__name__} comum"
+            )
     raise ValorRecusado(
         f"tipo não aceito na fronteira do avaliador: {tipo.__module__}.{tipo.__qualname__}. "
         "Devolva arrays do NumPy, tensores do PyTorch, números, listas, tuplas ou dicionários."
@@ -1240,6 +1247,18 @@ _MODELOS_DE_EXCECAO = [
         " listas, tuplas ou dicionários.",
         "tipo não aceito na fronteira do avaliador: {}. Devolva arrays do NumPy, tensores do PyTorch, números,"
         " listas, tuplas ou dicionários.",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de dict ({nome}); devolva um dict comum",
+        "o valor devolvido é uma subclasse de dict ({}); devolva um dict comum (dict(...))",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de list ({nome}); devolva uma list comum",
+        "o valor devolvido é uma subclasse de list ({}); devolva uma list comum (list(...))",
+    ),
+    _modelo(
+        "o valor devolvido é uma subclasse de tuple ({nome}); devolva uma tuple comum",
+        "o valor devolvido é uma subclasse de tuple ({}); devolva uma tuple comum (tuple(...))",
     ),
     _modelo(
         "o valor devolvido é uma subclasse de numpy.ndarray ({nome}); devolva um numpy.ndarray comum",
