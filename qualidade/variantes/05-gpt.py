@@ -5,7 +5,7 @@ ficam com a solução do instrutor. Um mutante declara os itens em que deve perd
 equívoco cuja mensagem o aluno deve receber.
 """
 
-from qualidade.variantes import Variante
+from qualidade.variantes import Variante, referencia_trocada
 
 # ----------------------------------------------------------------------- peças da atenção
 _ATENCAO = """
@@ -983,6 +983,33 @@ MUTANTES += [
         },
         itens=["teste_cache_kv"],
         equivoco="erro-sem-mensagem",
+    ),
+    # issue #38 (item 3): o início da janela calculado como n - n_max, negativo enquanto a sequência é curta; a
+    # instância fixa do teste do laço de referência o separa da geração certa para todo aluno
+    Variante(
+        "guloso-inicio-da-janela-negativo",
+        referencia_trocada(
+            "05-gpt",
+            "gerar_guloso",
+            ("contexto = ids[:, -modelo.n_max :]", "contexto = ids[:, ids.shape[1] - modelo.n_max :]"),
+        ),
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-inicio-da-janela-negativo",
+    ),
+    # issue #38 (item 3): o token depois do prompt tirado da posição 0; as instâncias fixas da geração com cache
+    # separam esse modo, e ele perde o mesmo para todo aluno
+    Variante(
+        "cache-logits-da-primeira-posicao",
+        referencia_trocada(
+            "05-gpt",
+            "gerar_com_cache",
+            (
+                "proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)",
+                "proximo = logits[:, 0, :].argmax(dim=-1, keepdim=True)",
+            ),
+        ),
+        itens=["teste_cache_kv"],
+        equivoco="cache-logits-da-primeira-posicao",
     ),
 ]
 

@@ -109,6 +109,15 @@ CACHE_EMB_ESCALADO = Equivoco(
     para_instrutor="O aluno multiplicou o embedding por √d_model, o que o MiniGPT.forward não faz.",
     secao="Código Comentado",
 )
+CACHE_PRIMEIRA_POSICAO = Equivoco(
+    "cache-logits-da-primeira-posicao",
+    "Depois do prompt, o primeiro token novo saiu dos logits da PRIMEIRA posição do prompt. O próximo token é "
+    "previsto pela última posição: logits[:, -1, :].argmax(dim=-1). Nos passos seguintes só há uma posição, e "
+    "o erro só aparece no token que vem logo depois do prompt.",
+    titulo="Token depois do prompt previsto pela primeira posição",
+    para_instrutor="O aluno tirou o token seguinte ao prompt dos logits da posição 0, não da última.",
+    secao="Código Comentado",
+)
 
 DT = torch.float64
 VOCAB = 13
@@ -221,7 +230,8 @@ def _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo):
         return ids
     logits, caches = _passada_ref(sd, h, n_camadas, ids, None, modo)
     for passo in range(n_novos):
-        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        # "primeira_posicao": o token depois do prompt sai da posição 0 (nos passos seguintes há uma posição só)
+        proximo = logits[:, 0 if modo == "primeira_posicao" else -1, :].argmax(dim=-1, keepdim=True)
         ids = torch.cat([ids, proximo], dim=1)
         if passo < n_novos - 1:
             logits, caches = _passada_ref(sd, h, n_camadas, proximo, caches, modo)
@@ -466,6 +476,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
         (CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
         (CACHE_NAO_ATUALIZADO, "congelado"),
         (CACHE_NAO_ATUALIZADO, "so_novos"),
+        (CACHE_PRIMEIRA_POSICAO, "primeira_posicao"),
     ]:
         if torch.equal(obtido, _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo)):
             raise Reprovado(eq.mensagem, eq)
@@ -479,7 +490,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
 # mesmos tokens que a gulosa, e a nota dependeria do sorteio do aluno. As instâncias fixas abaixo (as mesmas
 # para todo aluno) são escolhidas, a partir de uma semente fixa, de modo que a geração certa difira da de cada
 # erro conhecido: quem tem um desses erros perde o ponto sempre.
-_MODOS_DO_CACHE = ("posicao_zero", "congelado", "mascara_primeiras", "so_novos")
+_MODOS_DO_CACHE = ("posicao_zero", "congelado", "mascara_primeiras", "so_novos", "primeira_posicao")
 
 
 def _instancia_fixa(aluno, ref, semente, n_camadas, B, n, n_novos, n_max, h=2):
@@ -579,6 +590,29 @@ CACHE_SEM_VALUEERROR = Equivoco(
     para_instrutor="O aluno não verifica que a geração com cache não cabe em n_max posições.",
     secao="Código Comentado",
 )
+CACHE_ULTIMO_NO_MODELO = Equivoco(
+    "cache-alimenta-o-ultimo-token",
+    "No limite (n + n_novos - 1 = modelo.n_max) a geração estourou a tabela de posições: o laço passou também o "
+    "último token gerado pelo modelo, que pede a posição n_max, uma além da última (0..n_max - 1). Nenhum token "
+    "vem depois do último, então ele não volta ao modelo: depois do prompt, chame minigpt_com_cache só para os "
+    "n_novos - 1 primeiros tokens gerados.",
+    titulo="Último token gerado passado ao modelo",
+    para_instrutor="O aluno chama o modelo também com o último token gerado e estoura n_max no limite.",
+    secao="Código Comentado",
+)
+
+
+def _posicao_alem_do_limite(aluno, ref, n, n_novos, n_max):
+    """O IndexError do limite vem do último token passado ao modelo? Num modelo igual com uma posição a mais (o
+    espião anota as posições de cada chamada), a mesma geração chega à posição n_max."""
+    remoto, _, _ = _minigpt(aluno, ref, np.random.default_rng(3871), 1, n_max=n_max + 1)
+    try:
+        _gerar_do_aluno(aluno, remoto, _ids(np.random.default_rng(3872), 2, n), n_novos)
+    except (ErroDoAluno, Reprovado):
+        return False
+    posicoes = remoto.ler("pos.chamadas")
+    vistas = [p for c in posicoes for p in c] if isinstance(posicoes, list) else []
+    return n_max in vistas
 
 
 N_MAX_DO_EXEMPLO = 12  # MiniGPT(..., n_max=12) na verificação visível de gerar_com_cache
@@ -612,6 +646,12 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     try:
         obtido = _gerar_do_aluno(aluno, remoto, ids, n_novos)
     except ErroDoAluno as exc:
+        if exc.tipo == "IndexError" and _posicao_alem_do_limite(aluno, ref, n, n_novos, n_max):
+            raise Reprovado(
+                f"{CACHE_ULTIMO_NO_MODELO.mensagem} (Com n = {mostrar(n)}, n_novos = {mostrar(n_novos)} e n_max = "
+                f"{mostrar(n_max)}, o modelo recebeu a posição {mostrar(n_max)}.)",
+                CACHE_ULTIMO_NO_MODELO,
+            ) from None
         if exc.tipo != "ValueError":
             raise
         raise Reprovado(
