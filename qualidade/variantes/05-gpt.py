@@ -996,6 +996,21 @@ MUTANTES += [
         itens=["teste_gerar_guloso"],
         equivoco="guloso-inicio-da-janela-negativo",
     ),
+    # issue #38 (item 3): o último token gerado também passa pelo modelo; no limite, a posição n_max estoura a
+    # tabela de posições (IndexError), e a mensagem diz a causa (corpus cego 9, cache-alimenta-o-ultimo-token)
+    Variante(
+        "cache-alimenta-o-ultimo-token",
+        referencia_trocada(
+            "05-gpt",
+            "gerar_com_cache",
+            (
+                "        if passo < n_novos - 1:\n            logits, caches = minigpt_com_cache(modelo, proximo, caches)",
+                "        logits, caches = minigpt_com_cache(modelo, proximo, caches)",
+            ),
+        ),
+        itens=["teste_cache_kv"],
+        equivoco="cache-alimenta-o-ultimo-token",
+    ),
     # issue #38 (item 3): o token depois do prompt tirado da posição 0; as instâncias fixas da geração com cache
     # separam esse modo, e ele perde o mesmo para todo aluno
     Variante(
