@@ -996,6 +996,13 @@ MUTANTES += [
         itens=["teste_gerar_guloso"],
         equivoco="guloso-inicio-da-janela-negativo",
     ),
+    # issue #38 (item 3): a escala pela raiz do número de posições no cache; instâncias fixas com t + m != d_k
+    Variante(
+        "cache-escala-das-posicoes",
+        referencia_trocada("05-gpt", "atencao_com_cache", ("/ atencao.d_k**0.5", "/ k.shape[2] ** 0.5")),
+        itens=["teste_cache_kv"],
+        equivoco="cache-escala-das-posicoes",
+    ),
     # issue #38 (item 3): o último token gerado também passa pelo modelo; no limite, a posição n_max estoura a
     # tabela de posições (IndexError), e a mensagem diz a causa (corpus cego 9, cache-alimenta-o-ultimo-token)
     Variante(

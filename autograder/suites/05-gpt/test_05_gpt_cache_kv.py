@@ -109,6 +109,14 @@ CACHE_EMB_ESCALADO = Equivoco(
     para_instrutor="O aluno multiplicou o embedding por √d_model, o que o MiniGPT.forward não faz.",
     secao="Código Comentado",
 )
+CACHE_ESCALA_DAS_POSICOES = Equivoco(
+    "cache-escala-das-posicoes",
+    "As pontuações foram divididas pela raiz do número de posições (as do cache mais as novas, k.shape[2]), e não "
+    "por √d_k: a escala é a raiz do tamanho de cada cabeça, d_k = d_model / h, e não muda com o tamanho do cache.",
+    titulo="Escala pela raiz do tamanho do cache",
+    para_instrutor="O aluno dividiu as pontuações pela raiz do número de posições no cache, e não por √d_k.",
+    secao="Código Comentado",
+)
 CACHE_PRIMEIRA_POSICAO = Equivoco(
     "cache-logits-da-primeira-posicao",
     "Depois do prompt, o primeiro token novo saiu dos logits da PRIMEIRA posição do prompt. O próximo token é "
@@ -185,7 +193,8 @@ def _atencao_ref(sd, p, x, cache, h, modo="certo"):
         k, v = torch.cat([cache[0], k_novo], dim=2), torch.cat([cache[1], v_novo], dim=2)
     t = k.shape[2] - m
     mascara = _causal(t + m)[:m] if modo == "mascara_primeiras" else _causal(t + m)[t:]
-    s = (q @ k.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mascara, float("-inf"))
+    escala = math.sqrt(k.shape[2] if modo == "escala_das_posicoes" else d_k)
+    s = (q @ k.transpose(-2, -1) / escala).masked_fill(~mascara, float("-inf"))
     juntas = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, m, d)
     saida = juntas @ sd[p + "w_o.weight"].T + sd[p + "w_o.bias"]
     if modo == "so_novos":
@@ -355,7 +364,7 @@ def _conferir_atencao(aluno, rng, t, m):
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
         raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
-    diag = []
+    diag = [(CACHE_ESCALA_DAS_POSICOES, _atencao_ref(sd, "", x[:, t:], cache, h, "escala_das_posicoes")[0])]
     if t > 0:
         diag.append((CACHE_MASCARA_CONSULTA, _atencao_ref(sd, "", x[:, t:], cache, h, "mascara_primeiras")[0]))
     comparar(saida, esperado[0], f"saida de {mostrar(nome)}", equivocos=diag)
@@ -367,6 +376,9 @@ def _conferir_atencao(aluno, rng, t, m):
 def test_cache_atencao_do_prompt(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal e o cache guarda K e V do prompt"""
     _conferir_atencao(aluno, rng, 0, int(rng.integers(3, 7)))
+    # issue #38 (item 3): instância fixa, a mesma para todo aluno, com m = 5 posições, diferente de d_k = 4 (no
+    # sorteio, m = 4 às vezes, e uma escala pela raiz do número de posições coincidia com √d_k)
+    _conferir_atencao(aluno, np.random.default_rng(3880), 0, 5)
 
 
 @item("teste_cache_kv", pontos=0.5)
@@ -374,6 +386,8 @@ def test_cache_atencao_do_prompt(aluno, rng):
 def test_cache_atencao_um_token(aluno, rng):
     """cache KV, atenção: um token novo vê o cache e a si mesmo; o cache cresce uma posição"""
     _conferir_atencao(aluno, rng, int(rng.integers(3, 7)), 1)
+    # issue #38 (item 3): instância fixa com t + m = 6 posições, diferente de d_k = 4 (no sorteio, t = 3 às vezes)
+    _conferir_atencao(aluno, np.random.default_rng(3881), 5, 1)
 
 
 @item("teste_cache_kv", pontos=0.25)
