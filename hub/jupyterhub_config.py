@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jupyterhub.services import service as _servico
 from traitlets import Integer
 
-from hub import comum, limites_lab
+from hub import comum, isolar_lab, limites_lab
 from hub import paginas as _paginas
 
 c = get_config()  # noqa: F821
@@ -67,6 +67,19 @@ for _falta in limites_lab.faltas(_tetos_lab):
     limites_lab.avisar(f"AVISO: o laboratório dos alunos sobe sem {_falta} (veja SEGURANCA.md)")
 if not limites_lab.faltas(_tetos_lab):
     limites_lab.avisar(f"laboratório de cada aluno no seu cgroup: {_tetos_lab.descrever()}")
+# E sem vista da correção (rodada vermelha 7; hub/isolar_lab.py): o servidor de cada aluno sobe num namespace de
+# PID próprio, com o seu /proc, sem /proc/locks, sem os cgroups do hospedeiro e sem inotify. Onde o hospedeiro não
+# dá, o laboratório sobe assim mesmo e o registro diz o motivo.
+_sem_isolamento = isolar_lab.motivo_sem_isolamento()
+if _sem_isolamento:
+    limites_lab.avisar(
+        f"AVISO: o laboratório dos alunos sobe com vista da correção: {_sem_isolamento} (veja SEGURANCA.md)"
+    )
+else:
+    limites_lab.avisar(
+        "laboratório de cada aluno sem vista da correção: namespace de PID próprio, sem /proc/locks, "
+        "sem /sys/fs/cgroup, sem inotify"
+    )
 c.Spawner.cmd = [str(comum.PYTHON), "-m", "jupyterhub.singleuser"]
 c.Spawner.default_url = "/lab"
 # window.jupyterapp na página (só a do próprio usuário): o teste de navegador usa os comandos do lab

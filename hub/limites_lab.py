@@ -348,13 +348,42 @@ def _classe_spawner():
                     tetos.descrever(),
                 )
 
+        _isolar_lab = False
+
+        def preparar_isolamento(self) -> None:
+            """O servidor do aluno sobe por ``hub/isolar_lab.py`` (sem vista da correção), se o hospedeiro dá."""
+            from hub import isolar_lab
+
+            self._isolar_lab = self._e_aluno() and isolar_lab.motivo_sem_isolamento() is None
+            if not self._isolar_lab:
+                if self._e_aluno():
+                    self.log.warning(
+                        "Laboratório de %s com vista da correção: %s",
+                        self.user.name,
+                        isolar_lab.motivo_sem_isolamento(),
+                    )
+                return
+            prefixo = isolar_lab.comando(self.user.name)
+            if list(self.cmd[: len(prefixo)]) != prefixo:
+                self.cmd = [*prefixo, *self.cmd]
+            self.log.info("Laboratório de %s sem vista da correção (hub/isolar_lab.py)", self.user.name)
+
         async def start(self):
             self.preparar_cgroups()
+            self.preparar_isolamento()
             return await super().start()
 
         def make_preexec_fn(self, name):
-            trocar_usuario = super().make_preexec_fn(name)
             grupos = self._cgroups_lab
+            if self._isolar_lab:
+                # o comando é hub/isolar_lab.py, que precisa de root para os namespaces e vira o aluno sozinho
+                # (o processo 1 do laboratório e o processo de fora): aqui só os cgroups
+                def entrar():
+                    if grupos is not None:
+                        grupos.entrar()
+
+                return entrar
+            trocar_usuario = super().make_preexec_fn(name)
             if grupos is None:
                 return trocar_usuario
 

@@ -927,3 +927,61 @@ def test_pacote_fora_do_que_a_caixa_le_diz_que_nao_esta_disponivel(zigoto):
     finally:
         protocolo.esquecer_enviados()
     assert traduzido.startswith("o módulo sklearn não está disponível na correção"), traduzido
+
+
+_CONTADOR = """
+import os as _os, threading as _th
+
+
+def ultimo_pid():
+    with open("/proc/loadavg") as f:
+        return int(f.read().split()[4])
+
+
+def ao_sair():  # a emissora: a última coisa que a caixa faz é gastar um PID (uma thread)
+    t = _th.Thread(target=int)
+    t.start()
+    t.join()
+    return ultimo_pid()
+
+
+def processos():  # o total de clone da máquina (/proc/stat), que nenhum namespace separa
+    with open("/proc/stat") as f:
+        return [linha.split()[1] for linha in f if linha.startswith("processes")]
+"""
+
+
+def test_caixa_sem_namespace_de_pid_nasce_num_ponto_sorteado_do_contador():
+    """Sem namespace de PID (o lote com ``isolar=False``: root sem namespaces, ou não-root), a caixa seguinte
+    nascia logo depois do último PID que a anterior gastou (distância de poucas unidades: o canal de 6 bits de
+    ``vermelho7-01-contador-de-pids-*``). Com o sorteio do zigoto (``nascimento``), a distância é sorteada em
+    um intervalo de metade do anel ou mais: em 5 pares, ao menos uma passa de 512 (sem o sorteio, todas
+    ficam abaixo de 64; com ele, a chance de todas ficarem abaixo de 512 é menor que 1e-7)."""
+    from autograder.caixa import nascimento
+    from autograder.caixa.cliente import Zigoto
+
+    anel = nascimento.tamanho_do_anel()
+    z = Zigoto(isolar=False)
+    try:
+        distancias, anterior = [], None
+        for _ in range(6):
+            c = z.nova_caixa()
+            try:
+                c.executar(_CONTADOR, "c")
+                inicio = c.chamar("ultimo_pid")
+                if anterior is not None:
+                    distancias.append((inicio - anterior) % anel)
+                anterior = c.chamar("ao_sair")
+            finally:
+                c.matar()
+    finally:
+        z.fechar()
+    assert max(distancias) > 512, f"a caixa nasce perto de onde a anterior deixou o contador: {distancias}"
+
+
+def test_caixa_com_proc_proprio_nao_le_o_total_de_clone_da_maquina(zigoto, caixa):
+    """O campo ``processes`` de /proc/stat conta todo clone da máquina, em qualquer namespace: uma caixa o
+    avançaria (threads) e a da submissão seguinte o leria. Com /proc próprio, a caixa o vê mascarado."""
+    _isolado(zigoto)
+    caixa.executar(_CONTADOR, "c")
+    assert caixa.chamar("processos") == []

@@ -1,4 +1,4 @@
-"""SIGTERM no meio de uma correção não deixa processo nenhum do avaliador nem do aluno (``caixa/encerramento.py``).
+"""SIGTERM no meio de uma correção não deixa processo nenhum do avaliador nem do aluno, nem cgroup de caixa (``caixa/encerramento.py``).
 
 Para cada processo de longa duração da correção (``make grade``, que é o ``lote``; o ``nota`` de um notebook;
 o ``nbgrader autograde``; o condutor e um trabalhador de ``lote --dask local:2``), o teste espera uma caixa
@@ -86,9 +86,17 @@ def _vivos(anotados: dict[int, int]) -> list[int]:
 
 
 def _caixa_viva(arvore: dict[int, int]) -> bool:
-    """Há uma caixa (um processo do zigoto cujo pai também é do zigoto: C ou G)?"""
+    """Há uma caixa com o aluno dentro (G: um processo do zigoto cujo pai, C, e cujo avô, o zigoto, também são)?
+    Esperar por G, não só por C, garante que o cgroup da caixa já existe quando o sinal chega."""
     tabela = _processos()
-    return any(ZIGOTO in _linha(p) and ZIGOTO in _linha(tabela.get(p, (0, 0))[0]) for p in arvore)
+
+    def do_zigoto(pid: int) -> bool:
+        return ZIGOTO in _linha(pid)
+
+    def pai(pid: int) -> int:
+        return tabela.get(pid, (0, 0))[0]
+
+    return any(do_zigoto(p) and do_zigoto(pai(p)) and do_zigoto(pai(pai(p))) for p in arvore)
 
 
 def _esperar_caixa(proc: subprocess.Popen, raiz: int | None = None, condicao=lambda: True, limite=300.0):
@@ -103,16 +111,54 @@ def _esperar_caixa(proc: subprocess.Popen, raiz: int | None = None, condicao=lam
     raise AssertionError("nenhuma caixa apareceu no prazo")
 
 
+def _cgroups_de_caixa(anotados: dict[int, int]) -> set[str]:
+    """As pastas dos cgroups de caixa (``curso-caixa-*``) desta árvore: aquelas em que estão os processos anotados
+    e as que um C anotado criou (o nome leva o pid dele, ``curso-caixa-<marca>-<pid de C>-<aleatório>``), mesmo que
+    o neto ainda não tenha entrado."""
+    pastas = set()
+    for pid in anotados:
+        try:
+            linhas = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            continue
+        for linha in linhas:
+            _, controladores, caminho = linha.split(":", 2)
+            if "cpu" in controladores.split(",") and caminho.startswith("/curso-caixa-"):
+                pastas.add(f"/sys/fs/cgroup/cpu{caminho}")
+    for pasta in Path("/sys/fs/cgroup/cpu").glob("curso-caixa-*"):
+        partes = pasta.name.split("-")
+        if len(partes) >= 5 and partes[-2].isdigit() and int(partes[-2]) in anotados:
+            pastas.add(str(pasta))
+    return pastas
+
+
 def _sinalizar_e_conferir(alvo: int, anotados: dict[int, int], colher=None) -> float:
-    """SIGTERM a ``alvo``; nada de ``anotados`` pode sobrar em 5 s. Devolve quanto levou."""
+    """SIGTERM a ``alvo``; nada de ``anotados`` pode sobrar em 5 s, nem o cgroup de uma caixa deles. Devolve
+    quanto levou."""
+    pastas = _cgroups_de_caixa(anotados)
     inicio = time.monotonic()
     os.kill(alvo, signal.SIGTERM)
     while time.monotonic() - inicio < PRAZO_DA_GARANTIA:
         if colher is not None:
             colher()
         if not _vivos(anotados):
-            return time.monotonic() - inicio
+            break
         time.sleep(0.1)
+    else:
+        _matar_sobras(anotados)
+    while time.monotonic() - inicio < PRAZO_DA_GARANTIA and any(os.path.isdir(p) for p in pastas):
+        time.sleep(0.1)
+    sobrando = sorted(p for p in pastas if os.path.isdir(p))
+    for pasta in sobrando:  # não deixa o lixo para os outros testes
+        try:
+            os.rmdir(pasta)
+        except OSError:
+            pass
+    assert not sobrando, f"{len(sobrando)} cgroups de caixa sobreviveram {PRAZO_DA_GARANTIA:g} s ao SIGTERM: {sobrando}"
+    return time.monotonic() - inicio
+
+
+def _matar_sobras(anotados: dict[int, int]) -> None:
     sobras = {p: _linha(p)[:120] for p in _vivos(anotados)}
     for pid in sobras:  # não deixa o lixo para os outros testes
         try:

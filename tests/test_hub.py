@@ -669,7 +669,11 @@ def test_regras_do_servico_de_correcao(hub):
     # 5. o serviço cai; uma entrega chega; o hub o sobe de novo e ele corrige a que chegou
     pid = int(
         subprocess.run(
-            ["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "hub.corretor"], capture_output=True, text=True
+            # o serviço, não um trabalhador dele (``hub.corretor --trabalhador``): com os PIDs dando a volta, um
+            # trabalhador pode ter número menor que o do serviço
+            ["pgrep", "-f", "-u", f"{PREFIXO}-corretor", "--", r"-m hub\.corretor$"],
+            capture_output=True,
+            text=True,
         ).stdout.split()[0]
     )
     os.kill(pid, signal.SIGKILL)
@@ -729,6 +733,21 @@ def _processos_de(uid: int, trecho: str) -> list[int]:
     return pids
 
 
+# O que o kernel do aluno vê da máquina (rodada vermelha 7: o laboratório sem vista da correção), gravado na pasta
+# dele: os processos do /proc, /proc/locks, /sys/fs/cgroup e se um inotify abre.
+VISTA_DO_LAB = """
+import ctypes, json, os
+_libc = ctypes.CDLL(None, use_errno=True)
+with open(os.path.expanduser('~/vista-do-lab.json'), 'w') as _f:
+    json.dump({
+        'processos': [p for p in os.listdir('/proc') if p.isdigit()],
+        'travas': open('/proc/locks').read(),
+        'cgroup': os.listdir('/sys/fs/cgroup') if os.path.isdir('/sys/fs/cgroup') else [],
+        'inotify': _libc.inotify_init1(0),
+    }, _f)
+"""
+
+
 def _lab_girando(usuario: str, senha: str, n: int) -> dict:
     """Sobe o servidor do aluno pelo hub e, num kernel do lab (o lab do aluno não tem terminal), abre ``n``
     processos girando, cada um na sua sessão. Devolve o cabeçalho do token do aluno."""
@@ -757,6 +776,7 @@ def _lab_girando(usuario: str, senha: str, n: int) -> dict:
         "import subprocess\n"
         f"for _ in range({n}):\n"
         "    subprocess.Popen(['/usr/bin/python3', '-c', 'while 1: pass  # girando-no-lab'], start_new_session=True)\n"
+        + VISTA_DO_LAB
     )
 
     async def executar():
@@ -817,7 +837,8 @@ def _parar_lab(usuario: str, auth: dict) -> None:
 def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
     """O lab de um aluno, pelo spawner do hub: processos girando abertos por um kernel do lab (cada um na sua
     sessão) ficam no cgroup do aluno (peso de um processo, uma CPU, 256 processos, 2 GiB); o serviço de correção
-    e o ajudante não estão nele; parar o servidor mata o que sobrou e apaga os cgroups."""
+    e o ajudante não estão nele; o kernel não vê a correção (namespace de PID próprio, sem /proc/locks, sem
+    /sys/fs/cgroup, sem inotify); parar o servidor mata o que sobrou e apaga os cgroups."""
     from hub import limites_lab
 
     faltou = limites_lab.faltas(limites_lab.Tetos())
@@ -849,6 +870,10 @@ def test_laboratorio_do_aluno_num_cgroup_com_teto(hub):
     # só processos do aluno no cgroup dele: nem o hub, nem o serviço de correção, nem o ajudante
     dentro = {int(p) for p in (pastas["cpu"] / "cgroup.procs").read_text().split()}
     assert dentro and all(_uid_de(Path(f"/proc/{p}")) in (uid, None) for p in dentro), dentro
+    # e sem vista da correção (hub/isolar_lab.py): o /proc só com o laboratório, sem travas, cgroups nem inotify
+    vista = json.loads((ESTADO / "home" / CAIO / "vista-do-lab.json").read_text())
+    assert len(vista["processos"]) < 16, f"o laboratório vê {len(vista['processos'])} processos da máquina"
+    assert vista["travas"] == "" and vista["cgroup"] == [] and vista["inotify"] == -1, vista
     # o aluno não sai do cgroup: os arquivos são do root
     r = _como(CAIO, "sh", "-c", f"echo $$ > {montagens['cpu']}/cgroup.procs")
     assert r.returncode != 0 and "Permission denied" in r.stderr, r.stderr

@@ -33,6 +33,7 @@ e o modo com namespaces do ajudante) e de ``CURSO_VERMELHO7=1`` (cada teste corr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -191,10 +192,49 @@ while time.monotonic() < fim:
 """
 
 
-def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str) -> str:
-    """Monta ``caso_nome`` do corpus, abre o laboratório falso (nobody, fora de qualquer caixa), corrige o notebook
-    como o ajudante do hub (``python -m autograder avaliar``, modo com namespaces) e devolve o que o laboratório
-    leu."""
+@contextlib.contextmanager
+def _laboratorio(programa: Path, *args: str):
+    """O laboratório falso como o hub sobe o servidor de um aluno: pelo spawner do curso (``SpawnerComTetos``,
+    num hub de mentira com prefixo próprio), com os cgroups do aluno e o isolamento de ``hub/isolar_lab.py`` (o
+    comando que o spawner monta e o ``preexec_fn`` dele), como ``nobody``. Devolve o ``Popen``."""
+    import asyncio
+
+    import jupyterhub.spawner
+
+    from hub import limites_lab
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(limites_lab.comum, "papel_de", lambda nome: "aluno")
+        mp.setattr(limites_lab, "prefixo_do_hub", lambda *a, **k: f"vermelho7-lab-{os.getpid()}-")
+        mp.setattr(jupyterhub.spawner, "_try_setcwd", lambda _: os.chdir("/"))
+        spawner = limites_lab.SpawnerComTetos(user=types.SimpleNamespace(name="nobody"))
+        spawner.cmd = ["/usr/bin/python3", str(programa), *args]
+        spawner.preparar_cgroups()
+        spawner.preparar_isolamento()
+        lab = subprocess.Popen(
+            spawner.cmd,
+            preexec_fn=spawner.make_preexec_fn("nobody"),
+            start_new_session=True,
+            cwd="/",
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            yield lab
+        finally:
+            if lab.poll() is None:
+                lab.terminate()
+            try:
+                lab.wait(timeout=30)
+            finally:
+                asyncio.run(spawner.run_post_stop_hook())
+
+
+def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str, vivo: bool = True) -> str:
+    """Monta ``caso_nome`` do corpus, abre o laboratório falso (pelo spawner do hub: ``_laboratorio``), corrige o
+    notebook como o ajudante do hub (``python -m autograder avaliar``, modo com namespaces) e devolve o que o
+    laboratório leu. Com ``vivo``, o laboratório tem de estar rodando ainda no fim da correção (o leitor não
+    quebrou: a leitura vazia é do isolamento, não de um erro do teste)."""
     from qualidade import adversarial as A
 
     pasta = Path(tempfile.mkdtemp(prefix="vermelho7-lab-", dir="/tmp"))
@@ -208,12 +248,7 @@ def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str) -> str:
         programa = pasta / "laboratorio.py"
         programa.write_text(leitor, encoding="utf-8")
         os.chmod(programa, 0o644)
-        lab = subprocess.Popen(
-            ["runuser", "-u", "nobody", "--", "/usr/bin/python3", str(programa), "240", *args],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
+        with _laboratorio(programa, "240", *args) as lab:
             time.sleep(1.0)
             nb = pasta / caso.pasta_aluno / caso.atividade / f"{caso.atividade}.ipynb"
             correcao = subprocess.run(
@@ -226,10 +261,10 @@ def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str) -> str:
                 check=False,
             )
             assert correcao.returncode in (0, 1), correcao.stderr[-2000:]
-        finally:
-            if lab.poll() is None:
-                lab.terminate()
-            lido = (lab.communicate(timeout=30)[0] or "").strip()
+            ainda = lab.poll() is None
+        lido = (lab.stdout.read() or "").strip()
+        if vivo and lido != MENSAGEM:
+            assert ainda, f"o laboratório falso parou antes do fim da correção (código {lab.returncode})"
     finally:
         shutil.rmtree(pasta, ignore_errors=True)
     return lido
@@ -285,7 +320,8 @@ def test_o_laboratorio_nao_ve_os_arquivos_que_a_caixa_abre():
     pasta = Path(torch.__file__).parent / "include" / "ATen" / "ops"
     if not pasta.is_dir():
         pytest.skip("sem os cabeçalhos do PyTorch que o canal usa")
-    lido = _corrigir_com_laboratorio("vermelho7-01-inotify-a-emissora", LEITOR_INOTIFY, str(pasta))
+    # o leitor do ataque não trata o inotify negado: ele para logo (a leitura vazia é o isolamento)
+    lido = _corrigir_com_laboratorio("vermelho7-01-inotify-a-emissora", LEITOR_INOTIFY, str(pasta), vivo=False)
     assert lido != MENSAGEM, (
         "um processo comum do aluno (nobody) recebeu pelo inotify (IN_OPEN numa pasta de R) a sequência de "
         "arquivos que a caixa abriu, com 32 bits: o guardião segura as páginas de R, mas abrir um arquivo de R "

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from autograder import AMBIENTE_NUMERICO
-from autograder.caixa import encerramento, leitura, memoria, modos, protocolo, restricoes
+from autograder.caixa import encerramento, leitura, memoria, modos, protocolo, restricoes, sistema
 
 RAIZ = Path(__file__).resolve().parents[2]
 
@@ -163,6 +163,7 @@ class Zigoto:
         self.controle = None
         self.info: dict = {}
         self.referencias: dict = {}
+        self.marca_cgroup = os.urandom(6).hex()  # os cgroups das caixas deste zigoto (``sistema``)
         verificar_isolamento(self.aceitar_parcial, isolar)  # barato: recusa antes de abrir o zigoto
         fechar_permissoes(self.ocultar[1:])
         self._iniciar()
@@ -183,6 +184,9 @@ class Zigoto:
             "isolar": self.isolar,
             "exigir": not self.aceitar_parcial,
             "pai": os.getpid(),  # o zigoto morre com este processo enquanto se prepara
+            # A marca dos cgroups das caixas: escolhida aqui, para que este lado apague os que sobrarem quando o
+            # zigoto precisar de SIGKILL (ele não chega a apagá-los).
+            "marca_cgroup": self.marca_cgroup,
         }
         env = {
             "PATH": "/usr/bin:/bin",
@@ -283,6 +287,9 @@ class Zigoto:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                # Morto por SIGKILL, o zigoto não apagou os cgroups das caixas; C e G morrem logo depois dele
+                # (PR_SET_PDEATHSIG), e só então o kernel deixa apagar a pasta de cada cgroup.
+                sistema.remover_cgroups_da_marca(self.marca_cgroup, espera=1.0)
 
 
 def _chave(args, kwargs) -> str:

@@ -245,21 +245,29 @@ def entrar_no_cgroup(caminho: str | None) -> bool:
         return False
 
 
-def remover_cgroups_da_marca(marca: str) -> list[str]:
+def remover_cgroups_da_marca(marca: str, espera: float = 0.0) -> list[str]:
     """Apaga os cgroups vazios das caixas de um zigoto (``marca``), quando ele fecha e já colheu todos os
     processos delas: o de uma caixa cujo C morreu no meio da limpeza não fica esperando a varredura de outro
-    avaliador. Devolve os apagados."""
+    avaliador. Com ``espera``, tenta de novo por até esse tanto de segundos enquanto algum ainda tem processo
+    saindo (o lado confiável, depois de um SIGKILL no zigoto). Devolve os apagados."""
     if not marca:
         return []
     apagados = []
-    for caminho in cgroups_de_caixas():
-        if os.path.basename(caminho).startswith(f"{PREFIXO_CGROUP}{marca}-"):
-            try:
-                os.rmdir(caminho)
-                apagados.append(caminho)
-            except OSError:
-                pass
-    return apagados
+    fim = time.monotonic() + espera
+    while True:
+        restam = []
+        for caminho in cgroups_de_caixas():
+            if os.path.basename(caminho).startswith(f"{PREFIXO_CGROUP}{marca}-"):
+                try:
+                    os.rmdir(caminho)
+                    apagados.append(caminho)
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    restam.append(caminho)
+        if not restam or time.monotonic() >= fim:
+            return apagados
+        time.sleep(0.02)
 
 
 def remover_cgroup(caminho: str | None) -> None:

@@ -28,7 +28,8 @@ faz o mesmo com todas as caixas quando o avaliador fecha o soquete de controle.
 
 Sem namespaces a pasta de trabalho fica no ``/tmp`` do hospedeiro: o zigoto a cria travada
 (``disco.criar_pasta``), ``C`` vigia a cota de disco enquanto ``G`` vive e a apaga depois de
-colher a caixa inteira (``disco``).
+colher a caixa inteira (``disco``). Sem namespace de PID a caixa também divide com a anterior o contador de
+PIDs: antes do ``fork`` de cada uma, o zigoto o leva a um ponto sorteado (``nascimento``).
 
 Se o kernel não oferece o que falta a um modo, o avaliador recusa (``cliente``,
 ``IsolamentoInsuficiente``), a menos que o instrutor aceite isolamento parcial.
@@ -47,7 +48,7 @@ import tempfile
 import time
 
 from autograder import AMBIENTE_NUMERICO
-from autograder.caixa import disco, modos, paginas, restricoes, sistema
+from autograder.caixa import disco, modos, nascimento, paginas, restricoes, sistema
 from autograder.caixa.sistema import (
     CLONE_NEWIPC,
     CLONE_NEWNET,
@@ -87,12 +88,16 @@ class ProcessoZigoto:
         # O zigoto é o dono (a trava impede que outro avaliador as varra) e as apaga ao sair.
         self.pastas: dict[str, int] = {}
         # Marca dos cgroups das caixas deste zigoto: ao fechar, ele apaga os seus (vazios) pelo nome.
-        self.marca_cgroup = os.urandom(6).hex()
+        marca = str(config.get("marca_cgroup") or "")
+        self.marca_cgroup = marca if len(marca) == 12 and all(c in "0123456789abcdef" for c in marca) else ""
+        self.marca_cgroup = self.marca_cgroup or os.urandom(6).hex()
         # O que a caixa lê (R, calculado uma vez depois das pré-importações) e o processo que segura as páginas
         # de R na memória enquanto o zigoto vive (``paginas``): o cache de páginas não é canal entre caixas.
         self.leituras: restricoes.Leituras | None = None
         self.guardiao: paginas.Guardiao | None = None
         self.paginas: dict = {}
+        # Onde cada caixa sem namespace de PID nasce: um ponto do contador de PIDs sorteado (``nascimento``).
+        self.nascimento = nascimento.Nascimento()
 
     # ----------------------------------------------------------------- preparo
     def preparar(self) -> None:
@@ -269,6 +274,8 @@ class ProcessoZigoto:
                         os.close(fd)
                     continue
                 self.pastas[pedido["trabalho"]] = trava
+                # Sem namespace de PID, a caixa divide o contador com a anterior: nasce num ponto sorteado.
+                self.nascimento.sortear()
             try:
                 pid = os.fork()
             except OSError:  # sem processos (ex.: bomba de fork de outra caixa): a caixa não nasce
@@ -323,6 +330,8 @@ class ProcessoZigoto:
                     break
                 except OSError:
                     continue
+        if self.isolado and not novo_pid:  # raro: namespaces sem o de PID; C espera os filhos (não ignora SIGCHLD)
+            self.nascimento.sortear(colher=True)
         # A cota de CPU da caixa (um núcleo, onde o hospedeiro tem cgroups): G entra nela antes do aluno.
         pedido["cgroup"] = sistema.criar_cgroup_da_caixa(marca=self.marca_cgroup)
         pid = os.fork()
@@ -437,6 +446,7 @@ class ProcessoZigoto:
         if self.isolado:
             if novo_pid:
                 montar("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+                nascimento.mascarar_contadores()  # /proc/stat: o total de clone da máquina, que nenhum namespace separa
             for pasta in ("/tmp", "/var/tmp", "/dev/shm", "/run"):
                 if os.path.isdir(pasta) and not os.path.islink(pasta):
                     if pasta == "/tmp":  # a cota de disco da caixa: espaço e entradas
