@@ -5,7 +5,7 @@ ficam com a solução do instrutor. Um mutante declara os itens em que deve perd
 equívoco cuja mensagem o aluno deve receber.
 """
 
-from qualidade.variantes import Variante
+from qualidade.variantes import Variante, referencia_trocada
 
 # ----------------------------------------------------------------------- peças da atenção
 _ATENCAO = """
@@ -983,6 +983,55 @@ MUTANTES += [
         },
         itens=["teste_cache_kv"],
         equivoco="erro-sem-mensagem",
+    ),
+    # issue #38 (item 3): o início da janela calculado como n - n_max, negativo enquanto a sequência é curta; a
+    # instância fixa do teste do laço de referência o separa da geração certa para todo aluno
+    Variante(
+        "guloso-inicio-da-janela-negativo",
+        referencia_trocada(
+            "05-gpt",
+            "gerar_guloso",
+            ("contexto = ids[:, -modelo.n_max :]", "contexto = ids[:, ids.shape[1] - modelo.n_max :]"),
+        ),
+        itens=["teste_gerar_guloso"],
+        equivoco="guloso-inicio-da-janela-negativo",
+    ),
+    # issue #38 (item 3): a escala pela raiz do número de posições no cache; instâncias fixas com t + m != d_k
+    Variante(
+        "cache-escala-das-posicoes",
+        referencia_trocada("05-gpt", "atencao_com_cache", ("/ atencao.d_k**0.5", "/ k.shape[2] ** 0.5")),
+        itens=["teste_cache_kv"],
+        equivoco="cache-escala-das-posicoes",
+    ),
+    # issue #38 (item 3): o último token gerado também passa pelo modelo; no limite, a posição n_max estoura a
+    # tabela de posições (IndexError), e a mensagem diz a causa (corpus cego 9, cache-alimenta-o-ultimo-token)
+    Variante(
+        "cache-alimenta-o-ultimo-token",
+        referencia_trocada(
+            "05-gpt",
+            "gerar_com_cache",
+            (
+                "        if passo < n_novos - 1:\n            logits, caches = minigpt_com_cache(modelo, proximo, caches)",
+                "        logits, caches = minigpt_com_cache(modelo, proximo, caches)",
+            ),
+        ),
+        itens=["teste_cache_kv"],
+        equivoco="cache-alimenta-o-ultimo-token",
+    ),
+    # issue #38 (item 3): o token depois do prompt tirado da posição 0; as instâncias fixas da geração com cache
+    # separam esse modo, e ele perde o mesmo para todo aluno
+    Variante(
+        "cache-logits-da-primeira-posicao",
+        referencia_trocada(
+            "05-gpt",
+            "gerar_com_cache",
+            (
+                "proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)",
+                "proximo = logits[:, 0, :].argmax(dim=-1, keepdim=True)",
+            ),
+        ),
+        itens=["teste_cache_kv"],
+        equivoco="cache-logits-da-primeira-posicao",
     ),
 ]
 

@@ -180,6 +180,15 @@ ENC_PE_DTYPE = Equivoco(
     para_instrutor="O aluno guarda a tabela de posições em float64 num modelo float32.",
     secao="Código Comentado",
 )
+ENC_LN_EPS = Equivoco(
+    "encoder-layer-norm-eps",
+    "As camadas normalizam com outro eps (layer_norm_eps): o enunciado pede nn.TransformerEncoderLayer com os "
+    "argumentos não citados no padrão, e o padrão é layer_norm_eps=1e-5. Um eps diferente (como o 1e-12 do BERT "
+    "original) muda a saída onde a variância das features é pequena.",
+    titulo="layer_norm_eps fora do padrão",
+    para_instrutor="O aluno passou um layer_norm_eps diferente do padrão (1e-5) às camadas do encoder.",
+    secao="Código Comentado",
+)
 
 # ----------------------------------------------------------------------- equívocos: MLM
 MLM_PROB_ZERO = Equivoco(
@@ -437,6 +446,23 @@ def _lote_com_padding(rng, B, n, pad_id, vocab=30, onde="fim"):
     return ids
 
 
+def _lote_com_todos_os_ids(pad_id, vocab=30):
+    """Entrada construída (issue #38, item 3), a mesma para todo aluno: cada id do vocabulário que não é o pad_id
+    aparece como token real, em posições diferentes nas duas linhas, e o [PAD] fecha cada linha (uma vez na
+    primeira, três na segunda). Quem marca como padding também outro id ([CLS], [SEP], o 0 do exemplo, o id da
+    coluna pad_id...) erra aqui sempre; no lote sorteado, só quando esse id foi sorteado."""
+    reais = np.array([t for t in range(vocab) if t != pad_id], dtype=np.int64)
+    ids = np.stack([np.append(reais, [pad_id] * 3), np.append(reais[::-1], [pad_id] * 3)])
+    ids[0, -3:-1] = reais[:2]  # a primeira linha com um [PAD] só: as linhas têm comprimentos diferentes
+    return ids
+
+
+def _conferir_todos_os_ids(aluno, pad_id, pad_fixo=False):
+    ids = _lote_com_todos_os_ids(pad_id)
+    equivocos = [(MASCARA_PAD_FIXO, ids != 0)] if pad_fixo else []
+    _conferir_mascara(_mascara_do_aluno(aluno, ids, pad_id), ids, pad_id, equivocos)
+
+
 @item("teste_mascara_padding", pontos=0.25)
 @S.com_sondas(lambda aluno: _sondas_mascara_padding(aluno))
 def test_mascara_padding_no_fim(aluno, rng):
@@ -444,6 +470,7 @@ def test_mascara_padding_no_fim(aluno, rng):
     ids = _lote_com_padding(rng, 4, 10, 0, onde="fim")
     _conferir_mascara(_mascara_do_aluno(aluno, ids, 0), ids, 0)
     exigir_entradas_intactas(aluno, "mascara_de_padding", ["ids", "pad_id"])
+    _conferir_todos_os_ids(aluno, 0)
 
 
 @item("teste_mascara_padding", pontos=0.25)
@@ -454,6 +481,7 @@ def test_mascara_padding_outro_pad_id(aluno, rng):
     ids = _lote_com_padding(rng, 5, 9, pad_id, onde="fim")
     ids[:, 0] = 0  # o id 0 aparece como token real
     _conferir_mascara(_mascara_do_aluno(aluno, ids, pad_id), ids, pad_id, [(MASCARA_PAD_FIXO, ids != 0)])
+    _conferir_todos_os_ids(aluno, pad_id, pad_fixo=True)
 
 
 @item("teste_mascara_padding", pontos=0.25)
@@ -478,6 +506,7 @@ def test_mascara_padding_lote_sem_padding(aluno, rng):
     ids2[1, 1:] = 1
     ids2[0, 0] = 0  # o id 0 como token real, para todo aluno: um padding fixo em 0 a mais aparece sempre (issue #38)
     _conferir_mascara(_mascara_do_aluno(aluno, ids2, 1), ids2, 1, [(MASCARA_PAD_FIXO, ids2 != 0)])
+    _conferir_todos_os_ids(aluno, 1, pad_fixo=True)
 
 
 # ======================================================================= EncoderBERT
@@ -620,6 +649,38 @@ def _rodar(modelo, ids):
     return como_array(modelo(torch.from_numpy(ids)), "a saída do EncoderBERT")
 
 
+def _conferir_variancia_pequena(aluno, ref, modelo, cfg, estado):
+    """Instância construída (issue #38, item 3), a mesma para todo aluno: sequências de um token cujo embedding
+    (vezes √d) cancela a posição 0 a menos de ~0,1, com os vieses de V e da projeção de saída da primeira camada
+    ~1e-4. A entrada da primeira norma tem variância ~1e-2 (nos pesos sorteados, ~1): um layer_norm_eps fora do
+    padrão (1e-12, 1e-6, 0) muda a saída 50 a 160 vezes a tolerância, e o arredondamento de uma escala em float32
+    (torch.sqrt de um tensor), correto, fica em ~0,2 dela. Com a cancelação a ~1e-3 esse arredondamento reprovava."""
+    g = torch.Generator().manual_seed(3806)
+    estado = {k: v.clone() for k, v in estado.items()}
+    pe0 = ref.codificacao_posicional(cfg.max_len, cfg.d).to(torch.float64)[0]
+    tokens = [t for t in range(cfg.vocab) if t != cfg.pad][:3]
+    for t in tokens:
+        ruido = 0.1 * torch.randn(cfg.d, generator=g, dtype=torch.float64)
+        estado["embedding.weight"][t] = (ruido - pe0) / math.sqrt(cfg.d)
+    estado["camadas.0.self_attn.in_proj_bias"][2 * cfg.d :] *= 1e-3
+    estado["camadas.0.self_attn.out_proj.bias"] *= 1e-3
+    modelo.carregar_pesos(estado, strict=False)
+    ids = np.array(tokens, dtype=np.int64)[:, None]
+    try:
+        comparar(
+            _rodar(modelo, ids),
+            _saida_oraculo(ref, estado, cfg, ids),
+            "a saída do EncoderBERT (sequências de um token com a entrada da primeira norma quase constante)",
+            equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+            eixos=_EIXOS_ENCODER,
+        )
+    except Reprovado:
+        eps = modelo.ler("camadas.0.norm1.eps")
+        if isinstance(eps, float) and eps != 1e-5:
+            raise Reprovado(f"{ENC_LN_EPS.mensagem} (Aqui layer_norm_eps = {mostrar(eps):g}.)", ENC_LN_EPS) from None
+        raise
+
+
 PAD_DO_EXEMPLO, MAX_LEN_DO_EXEMPLO = 0, 12  # EncoderBERT(..., max_len=12, pad_id=0) nas verificações visíveis
 
 
@@ -696,6 +757,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
     # issue #38: o forward deixa o gradiente chegar ao embedding e a todas as camadas (um torch.no_grad() no
     # forward dá a mesma saída e o encoder não treina)
     suite.conferir_gradientes(aluno, modelo, (torch.from_numpy(ids),), sorted(_chaves_esperadas(cfg)), "EncoderBERT")
+    _conferir_variancia_pequena(aluno, ref, modelo, cfg, estado)
 
 
 @item("teste_encoder_bert", pontos=1.0)
@@ -775,6 +837,7 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
         equivocos=_equivocos_encoder(ref, estado, cfg, curto),
         eixos=_EIXOS_ENCODER,
     )
+    _conferir_variancia_pequena(aluno, ref, modelo, cfg, estado)
 
 
 # ======================================================================= MLM
@@ -871,7 +934,10 @@ def _conferir_aleatorios(ids, entrada, escolhidos, vocab, especiais, id_mask):
     if vocab != VOCAB_DO_EXEMPLO and len(substitutos) >= 100:
         # vocab fixo no do exemplo: substitutos passam de vocab - 1 (vocab < 50) ou nunca chegam a 50 (vocab > 50).
         fora = np.any(substitutos >= vocab) and np.all(substitutos < VOCAB_DO_EXEMPLO)
-        aquem = vocab > VOCAB_DO_EXEMPLO and np.all(substitutos < VOCAB_DO_EXEMPLO)
+        # issue #38 (item 3): "aquém" só com substitutos variados (um vocab fixo em 50 sorteia ~46 comuns); um único
+        # token repetido fica abaixo de 50 ou não conforme o sorteio do aluno, e a uniformidade o pega sempre
+        variados = np.unique(substitutos).size >= 20
+        aquem = vocab > VOCAB_DO_EXEMPLO and variados and np.all(substitutos < VOCAB_DO_EXEMPLO)
         if fora or aquem:
             raise _constante_do_exemplo("vocab", vocab, VOCAB_DO_EXEMPLO)
     if np.any(np.isin(substitutos, np.array(list(especiais)))) or np.any((substitutos < 0) | (substitutos >= vocab)):
@@ -905,7 +971,13 @@ def test_mlm_rotulos(aluno, rng):
     ids = _amostra_mlm(rng, 24, 48, vocab=64, especiais=[0, 1, 2, 3], cls=1, sep=2, pad=0)
     entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, [0, 1, 2, 3], int(rng.integers(2**31)))
     exigir_entradas_intactas(aluno, "mascarar_tokens", ["ids", "vocab", "id_mask", "especiais", "semente", "prob"])
-    escolhidos = _conferir_rotulos(ids, entrada, rotulos)
+    _conferir_rotulos(ids, entrada, rotulos)
+    # issue #38 (item 3): "algum token é escolhido" numa entrada construída, a mesma para todo aluno, com ~9 mil
+    # tokens comuns; no lote sorteado (~1000 comuns), uma probabilidade muito menor que a pedida (0,15% em vez de
+    # 15%) escolhia às vezes um token, às vezes nenhum. A fração em si é do teste das proporções
+    ids_g = _amostra_mlm(np.random.default_rng(3805), 48, 256, vocab=64, especiais=[0, 1, 2, 3], cls=1, sep=2, pad=0)
+    entrada_g, rotulos_g = _chamar_mlm(aluno, ids_g, 64, 3, [0, 1, 2, 3], 3805)
+    escolhidos = _conferir_rotulos(ids_g, entrada_g, rotulos_g)
     verificar(escolhidos.any(), "Nenhum token foi escolhido: cerca de 15% dos tokens comuns devem ser escolhidos.")
 
 
@@ -965,6 +1037,10 @@ def _conferir_uniformidade(aluno, pad, cls, sep, msk, especiais):
     ids = _amostra_mlm(np.random.default_rng(3838), 512, 256, 48, especiais, cls, sep, pad)
     entrada, rotulos = _chamar_mlm(aluno, ids, 48, msk, especiais, 3838)
     escolhidos = rotulos != -100
+    # issue #38 (item 3): a promessa "o aleatório sai só dos comuns, dentro do vocabulário" também nesta entrada,
+    # a mesma para todo aluno: ~2000 trocas mostram um id fora do intervalo ou um especial que o sorteio do aluno,
+    # com ~180 trocas, às vezes não mostra
+    _conferir_aleatorios(ids, entrada, escolhidos, 48, especiais, msk)
     trocados = escolhidos & (entrada != ids) & (entrada != msk)
     comuns = np.array([t for t in range(48) if t not in set(especiais)])
     # issue #38 (rodada 7): todo token comum pode ser escolhido, também os que ficam ENTRE especiais espalhados (os
@@ -1028,10 +1104,7 @@ def test_mlm_proporcoes(aluno, rng):
     # o token aleatório sai só dos 32 comuns, e os 10% continuam 10%. Quem sorteia no vocabulário inteiro e, ao
     # cair num especial, mantém o original deixa menos de 10% de aleatórios; com 4 especiais em 64 a diferença
     # fica dentro da tolerância
-    metade = list(range(32))
-    ids_m = _amostra_mlm(np.random.default_rng(3804), 200, 256, 64, metade, cls=1, sep=2, pad=0)
-    entrada_m, rotulos_m = _chamar_mlm(aluno, ids_m, 64, 3, metade, 3804)
-    escolhidos_m = _conferir_rotulos(ids_m, entrada_m, rotulos_m)
+    ids_m, entrada_m, escolhidos_m = _aleatorios_com_metade_de_especiais(aluno)
     _, p_aleatorio, p_igual = _proporcoes(ids_m, entrada_m, escolhidos_m, 3)
     # com 32 comuns, 1/32 dos aleatórios coincide com o original e conta como inalterado
     if abs(p_aleatorio - 0.1 * 31 / 32) > 0.025 or abs(p_igual - 0.1 - 0.1 / 32) > 0.025:
@@ -1042,6 +1115,19 @@ def test_mlm_proporcoes(aluno, rng):
             "original quando sai um especial.",
             MLM_PROPORCOES,
         )
+
+
+def _aleatorios_com_metade_de_especiais(aluno, prob=None):
+    """Entrada construída (issue #38, item 3), a mesma para todo aluno: metade do vocabulário (ids 0 a 31, de 64) é
+    de especiais, e ~3000 posições escolhidas viram um token aleatório. A promessa "o aleatório sai só dos comuns"
+    aparece aqui sempre: quem sorteia no vocabulário inteiro (e tenta de novo uma vez, ou mantém o original) ou
+    entre os especiais põe centenas de especiais; no lote sorteado, com 4 especiais em 64, às vezes nenhum."""
+    metade = list(range(32))
+    ids_m = _amostra_mlm(np.random.default_rng(3804), 200, 256, 64, metade, cls=1, sep=2, pad=0)
+    entrada_m, rotulos_m = _chamar_mlm(aluno, ids_m, 64, 3, metade, 3804, prob=prob)
+    escolhidos_m = _conferir_rotulos(ids_m, entrada_m, rotulos_m)
+    _conferir_aleatorios(ids_m, entrada_m, escolhidos_m, 64, metade, 3)
+    return ids_m, entrada_m, escolhidos_m
 
 
 def _dispersao(contagens, tentativas):
@@ -1107,6 +1193,9 @@ def test_mlm_respeita_prob(aluno, rng):
     entrada, rotulos = _chamar_mlm(aluno, ids, 64, 3, especiais, int(rng.integers(2**31)), prob=prob)
     escolhidos = _conferir_rotulos(ids, entrada, rotulos)
     comuns = _conferir_especiais(ids, entrada, rotulos, especiais) == 0
+    # os aleatórios só dos comuns, no lote sorteado e numa entrada construída (a mesma para todo aluno, prob = 0.3)
+    _conferir_aleatorios(ids, entrada, escolhidos, 64, especiais, 3)
+    _aleatorios_com_metade_de_especiais(aluno, prob=0.3)
     _conferir_posicoes_por_exemplo(comuns, escolhidos)
     _conferir_escolha_por_token(comuns, escolhidos)
     fracao = float(escolhidos.sum() / comuns.sum())

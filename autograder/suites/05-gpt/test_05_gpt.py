@@ -361,6 +361,16 @@ GULOSO_JANELA_CURTA = Equivoco(
     para_instrutor="O aluno usou n_max - 1 tokens na janela, um a menos do que o modelo aguenta.",
     secao="Código Comentado",
 )
+GULOSO_INICIO_NEGATIVO = Equivoco(
+    "guloso-inicio-da-janela-negativo",
+    "A janela cortou o contexto antes de a sequência chegar a modelo.n_max tokens: com o início calculado como "
+    "seq.shape[1] - modelo.n_max, enquanto a sequência é menor que n_max o início fica negativo e o Python conta "
+    "do fim, e o modelo vê só os últimos n_max - n tokens. Use ids[:, -modelo.n_max:], que pega a sequência "
+    "inteira quando ela ainda cabe na janela.",
+    titulo="Início da janela negativo",
+    para_instrutor="O aluno calculou o início da janela como n - n_max, que fica negativo e corta o contexto curto.",
+    secao="Código Comentado",
+)
 GULOSO_SO_NOVOS = Equivoco(
     "guloso-so-novos",
     "A função devolveu só os tokens novos. Ela deve devolver (B, n + n_novos): os ids originais seguidos dos gerados.",
@@ -561,6 +571,13 @@ def test_combinar_confere_com_a_regra(aluno, rng):
     n = int(rng.integers(5, 9))
     causal = _causal(n)
     padding = _padding_aleatorio(rng, 6, n)
+    _conferir_combinada(aluno, causal, padding)
+    # instância fixa (issue #38, item 3), a mesma para todo aluno: lote de 3 e n = 7; no sorteio o lote (6) às vezes
+    # é igual a n, e uma causal refeita do tamanho do lote, e não a recebida, coincidia por acaso
+    _conferir_combinada(aluno, _causal(7), _padding_aleatorio(np.random.default_rng(3854), 3, 7))
+
+
+def _conferir_combinada(aluno, causal, padding):
     arr = _combinar_do_aluno(aluno, causal, padding)
     esperado = _combinada(causal, padding).numpy()
     if not np.array_equal(arr, esperado):
@@ -605,6 +622,12 @@ def test_combinar_sem_padding_e_a_causal(aluno, rng):
         if np.array_equal(arr, np.zeros_like(esperado) | np.eye(n, dtype=bool)):
             raise Reprovado(PADDING_INVERTIDO.mensagem, PADDING_INVERTIDO)
         raise Reprovado("Com padding todo True, a máscara combinada deve ser a própria máscara causal.")
+    # instância fixa (issue #38, item 3): lote de 2 e n = 6; no sorteio, lote e n às vezes são iguais (4 e 4)
+    arr = _combinar_do_aluno(aluno, _causal(6), torch.ones(2, 6, dtype=torch.bool))
+    if not np.array_equal(arr, np.broadcast_to(_causal(6).numpy(), (2, 1, 6, 6))):
+        raise Reprovado(
+            "Com padding todo True (lote de 2, n = 6), a máscara combinada deve ser a própria máscara causal recebida."
+        )
 
 
 # ======================================================================= atenção causal
@@ -1028,6 +1051,8 @@ def _gerar_ref(modelo, ids, n_novos, modo="certo"):
             contexto = ids[:, -(modelo.n_max - 1) :]
         elif modo == "janela_do_exemplo":  # n_max fixo no valor da verificação visível
             contexto = ids[:, -N_MAX_DO_EXEMPLO:]
+        elif modo == "inicio_negativo":  # ids[:, n - n_max:]: com n < n_max o início negativo conta do fim
+            contexto = ids[:, ids.shape[1] - modelo.n_max :]
         else:
             contexto = ids[:, -modelo.n_max :]
         logits = modelo(contexto)
@@ -1067,6 +1092,7 @@ def _conferir_geracao(obtido, modelo, ids, n_novos):
         (GULOSO_SEM_REALIMENTAR, "sem_realimentar"),
         (GULOSO_JANELA_PRIMEIROS, "primeiros"),
         (GULOSO_JANELA_CURTA, "janela_curta"),
+        (GULOSO_INICIO_NEGATIVO, "inicio_negativo"),
         *([(suite.CONSTANTE_DO_EXEMPLO, "janela_do_exemplo")] if modelo.n_max != N_MAX_DO_EXEMPLO else []),
     ]:
         variante = _gerar_ref(modelo, ids, n_novos, modo)
@@ -1112,6 +1138,13 @@ def test_gerar_confere_com_laco_de_referencia(aluno, ref, rng):
     remoto, modelo = _minigpt(aluno, ref, rng, n_max=16)
     ids = _ids(rng, 3, 4)
     _conferir_geracao(_gerar_do_aluno(aluno, remoto, ids, 6), modelo, ids, 6)
+    # instância fixa (issue #38, item 3), a mesma para todo aluno: a sequência passa da metade de n_max sem chegar
+    # a ele, e os pesos separam a geração certa da de quem corta o contexto curto (o início da janela negativo) e
+    # da de quem só lê o último token; no sorteio do aluno, esses erros às vezes geravam os mesmos tokens
+    fixos = _ids(np.random.default_rng(3853), 8, 5)
+    modos = ("inicio_negativo", "sem_contexto")
+    remoto, modelo = _minigpt(aluno, ref, np.random.default_rng(3852), n_max=8, borda=(fixos, 3, modos))
+    _conferir_geracao(_gerar_do_aluno(aluno, remoto, fixos, 3), modelo, fixos, 3)
 
 
 @item("teste_gerar_guloso", pontos=0.5)

@@ -109,6 +109,23 @@ CACHE_EMB_ESCALADO = Equivoco(
     para_instrutor="O aluno multiplicou o embedding por √d_model, o que o MiniGPT.forward não faz.",
     secao="Código Comentado",
 )
+CACHE_ESCALA_DAS_POSICOES = Equivoco(
+    "cache-escala-das-posicoes",
+    "As pontuações foram divididas pela raiz do número de posições (as do cache mais as novas, k.shape[2]), e não "
+    "por √d_k: a escala é a raiz do tamanho de cada cabeça, d_k = d_model / h, e não muda com o tamanho do cache.",
+    titulo="Escala pela raiz do tamanho do cache",
+    para_instrutor="O aluno dividiu as pontuações pela raiz do número de posições no cache, e não por √d_k.",
+    secao="Código Comentado",
+)
+CACHE_PRIMEIRA_POSICAO = Equivoco(
+    "cache-logits-da-primeira-posicao",
+    "Depois do prompt, o primeiro token novo saiu dos logits da PRIMEIRA posição do prompt. O próximo token é "
+    "previsto pela última posição: logits[:, -1, :].argmax(dim=-1). Nos passos seguintes só há uma posição, e "
+    "o erro só aparece no token que vem logo depois do prompt.",
+    titulo="Token depois do prompt previsto pela primeira posição",
+    para_instrutor="O aluno tirou o token seguinte ao prompt dos logits da posição 0, não da última.",
+    secao="Código Comentado",
+)
 
 DT = torch.float64
 VOCAB = 13
@@ -176,7 +193,8 @@ def _atencao_ref(sd, p, x, cache, h, modo="certo"):
         k, v = torch.cat([cache[0], k_novo], dim=2), torch.cat([cache[1], v_novo], dim=2)
     t = k.shape[2] - m
     mascara = _causal(t + m)[:m] if modo == "mascara_primeiras" else _causal(t + m)[t:]
-    s = (q @ k.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mascara, float("-inf"))
+    escala = math.sqrt(k.shape[2] if modo == "escala_das_posicoes" else d_k)
+    s = (q @ k.transpose(-2, -1) / escala).masked_fill(~mascara, float("-inf"))
     juntas = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, m, d)
     saida = juntas @ sd[p + "w_o.weight"].T + sd[p + "w_o.bias"]
     if modo == "so_novos":
@@ -221,7 +239,8 @@ def _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo):
         return ids
     logits, caches = _passada_ref(sd, h, n_camadas, ids, None, modo)
     for passo in range(n_novos):
-        proximo = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        # "primeira_posicao": o token depois do prompt sai da posição 0 (nos passos seguintes há uma posição só)
+        proximo = logits[:, 0 if modo == "primeira_posicao" else -1, :].argmax(dim=-1, keepdim=True)
         ids = torch.cat([ids, proximo], dim=1)
         if passo < n_novos - 1:
             logits, caches = _passada_ref(sd, h, n_camadas, proximo, caches, modo)
@@ -345,7 +364,7 @@ def _conferir_atencao(aluno, rng, t, m):
     if not isinstance(resultado, tuple | list) or len(resultado) != 2:
         raise Reprovado(f"atencao_com_cache deve devolver (saida, (K, V)); veio {mostrar(type(resultado).__name__)}.")
     saida = _tensor(resultado[0], "saida")
-    diag = []
+    diag = [(CACHE_ESCALA_DAS_POSICOES, _atencao_ref(sd, "", x[:, t:], cache, h, "escala_das_posicoes")[0])]
     if t > 0:
         diag.append((CACHE_MASCARA_CONSULTA, _atencao_ref(sd, "", x[:, t:], cache, h, "mascara_primeiras")[0]))
     comparar(saida, esperado[0], f"saida de {mostrar(nome)}", equivocos=diag)
@@ -357,6 +376,9 @@ def _conferir_atencao(aluno, rng, t, m):
 def test_cache_atencao_do_prompt(aluno, rng):
     """cache KV, atenção: sem cache, a saída é a da atenção causal e o cache guarda K e V do prompt"""
     _conferir_atencao(aluno, rng, 0, int(rng.integers(3, 7)))
+    # issue #38 (item 3): instância fixa, a mesma para todo aluno, com m = 5 posições, diferente de d_k = 4 (no
+    # sorteio, m = 4 às vezes, e uma escala pela raiz do número de posições coincidia com √d_k)
+    _conferir_atencao(aluno, np.random.default_rng(3880), 0, 5)
 
 
 @item("teste_cache_kv", pontos=0.5)
@@ -364,6 +386,8 @@ def test_cache_atencao_do_prompt(aluno, rng):
 def test_cache_atencao_um_token(aluno, rng):
     """cache KV, atenção: um token novo vê o cache e a si mesmo; o cache cresce uma posição"""
     _conferir_atencao(aluno, rng, int(rng.integers(3, 7)), 1)
+    # issue #38 (item 3): instância fixa com t + m = 6 posições, diferente de d_k = 4 (no sorteio, t = 3 às vezes)
+    _conferir_atencao(aluno, np.random.default_rng(3881), 5, 1)
 
 
 @item("teste_cache_kv", pontos=0.25)
@@ -466,6 +490,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
         (CACHE_MASCARA_CONSULTA, "mascara_primeiras"),
         (CACHE_NAO_ATUALIZADO, "congelado"),
         (CACHE_NAO_ATUALIZADO, "so_novos"),
+        (CACHE_PRIMEIRA_POSICAO, "primeira_posicao"),
     ]:
         if torch.equal(obtido, _gerar_ref_cache(sd, h, n_camadas, ids, n_novos, modo)):
             raise Reprovado(eq.mensagem, eq)
@@ -479,7 +504,7 @@ def _conferir_tokens(obtido, ref, modelo, sd, h, n_camadas, ids, n_novos):
 # mesmos tokens que a gulosa, e a nota dependeria do sorteio do aluno. As instâncias fixas abaixo (as mesmas
 # para todo aluno) são escolhidas, a partir de uma semente fixa, de modo que a geração certa difira da de cada
 # erro conhecido: quem tem um desses erros perde o ponto sempre.
-_MODOS_DO_CACHE = ("posicao_zero", "congelado", "mascara_primeiras", "so_novos")
+_MODOS_DO_CACHE = ("posicao_zero", "congelado", "mascara_primeiras", "so_novos", "primeira_posicao")
 
 
 def _instancia_fixa(aluno, ref, semente, n_camadas, B, n, n_novos, n_max, h=2):
@@ -579,6 +604,29 @@ CACHE_SEM_VALUEERROR = Equivoco(
     para_instrutor="O aluno não verifica que a geração com cache não cabe em n_max posições.",
     secao="Código Comentado",
 )
+CACHE_ULTIMO_NO_MODELO = Equivoco(
+    "cache-alimenta-o-ultimo-token",
+    "No limite (n + n_novos - 1 = modelo.n_max) a geração estourou a tabela de posições: o laço passou também o "
+    "último token gerado pelo modelo, que pede a posição n_max, uma além da última (0..n_max - 1). Nenhum token "
+    "vem depois do último, então ele não volta ao modelo: depois do prompt, chame minigpt_com_cache só para os "
+    "n_novos - 1 primeiros tokens gerados.",
+    titulo="Último token gerado passado ao modelo",
+    para_instrutor="O aluno chama o modelo também com o último token gerado e estoura n_max no limite.",
+    secao="Código Comentado",
+)
+
+
+def _posicao_alem_do_limite(aluno, ref, n, n_novos, n_max):
+    """O IndexError do limite vem do último token passado ao modelo? Num modelo igual com uma posição a mais (o
+    espião anota as posições de cada chamada), a mesma geração chega à posição n_max."""
+    remoto, _, _ = _minigpt(aluno, ref, np.random.default_rng(3871), 1, n_max=n_max + 1)
+    try:
+        _gerar_do_aluno(aluno, remoto, _ids(np.random.default_rng(3872), 2, n), n_novos)
+    except (ErroDoAluno, Reprovado):
+        return False
+    posicoes = remoto.ler("pos.chamadas")
+    vistas = [p for c in posicoes for p in c] if isinstance(posicoes, list) else []
+    return n_max in vistas
 
 
 N_MAX_DO_EXEMPLO = 12  # MiniGPT(..., n_max=12) na verificação visível de gerar_com_cache
@@ -612,6 +660,12 @@ def test_cache_gerar_no_limite_de_n_max(aluno, ref, rng):
     try:
         obtido = _gerar_do_aluno(aluno, remoto, ids, n_novos)
     except ErroDoAluno as exc:
+        if exc.tipo == "IndexError" and _posicao_alem_do_limite(aluno, ref, n, n_novos, n_max):
+            raise Reprovado(
+                f"{CACHE_ULTIMO_NO_MODELO.mensagem} (Com n = {mostrar(n)}, n_novos = {mostrar(n_novos)} e n_max = "
+                f"{mostrar(n_max)}, o modelo recebeu a posição {mostrar(n_max)}.)",
+                CACHE_ULTIMO_NO_MODELO,
+            ) from None
         if exc.tipo != "ValueError":
             raise
         raise Reprovado(
