@@ -1,7 +1,7 @@
 """Corpus adversarial (``qualidade/adversarial.py``, casos em ``qualidade/ataques/*.toml``).
 
 O subconjunto representativo (``subconjunto = true`` nos ``.toml``: uma ou duas formas de cada classe de
-ataque em ``FAMILIAS_DO_SUBCONJUNTO`` e 3 controles honestos; hoje 37 ataques) roda uma vez por módulo nos três
+ataque em ``FAMILIAS_DO_SUBCONJUNTO`` e 3 controles honestos; hoje 39 ataques) roda uma vez por módulo nos três
 modos de ``MODOS`` (fixture ``modos``): root com namespaces, root sem CAP_SYS_ADMIN e sem root. Em
 cada modo o lote é o caminho real (``python -m autograder lote`` num subprocesso) e cada modo tem
 de CONTER cada ataque (nenhum vazamento, nenhuma nota acima da honesta, nenhum aluno honesto
