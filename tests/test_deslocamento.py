@@ -25,6 +25,7 @@ from autograder.suite.deslocamento import (
     deslocamento_quadratico,
     exigir_deslocamento,
 )
+from autograder.suite.passos_vistos import MUDANCAS_A_MAIS
 from autograder.suite.procedencia import PESOS_FORA_DO_ALCANCE
 
 
@@ -123,13 +124,16 @@ def test_passadas_escondidas_com_callback_forjado_nao_ganham_faixa(zigoto, tmp_p
     assert gemeo.nota == gemeo.nota_max, [(t.nome, t.mensagem) for t in gemeo.testes if t.situacao != "passou"]
     faixas = [t for t in ataque.testes if t.item == "teste_treino" and t.faixa is not None]
     assert len(faixas) == 3 and all(t.pontos == 0 for t in faixas), [(t.nome, t.pontos) for t in faixas]
-    # cinco passadas podem sair do alcance do Adam (o portão da procedência fala primeiro) antes do deslocamento:
-    # os dois nomeiam o treino a mais, como o caso em 18-passos-forjados.toml aceita
-    assert all(t.equivoco in (PESOS_ANDARAM_A_MAIS.codigo, PESOS_FORA_DO_ALCANCE.codigo) for t in faixas), [
-        t.equivoco for t in faixas
-    ]
+    # as mudanças no lugar contadas pela versão (passos_vistos.exigir_mudancas) ou, se elas não virem, a procedência
+    # (cinco passadas saem do alcance do Adam) e o deslocamento: os três nomeiam o treino a mais, como os casos de
+    # 18-passos-forjados.toml aceitam
+    nomes = (MUDANCAS_A_MAIS.codigo, PESOS_ANDARAM_A_MAIS.codigo, PESOS_FORA_DO_ALCANCE.codigo)
+    assert all(t.equivoco in nomes for t in faixas), [t.equivoco for t in faixas]
     assert all(
-        "Os pesos andaram" in t.mensagem or "não podem ter saído dos passos pedidos" in t.mensagem for t in faixas
+        "Os pesos andaram" in t.mensagem
+        or "não podem ter saído dos passos pedidos" in t.mensagem
+        or "mudou os pesos mais vezes" in t.mensagem
+        for t in faixas
     )
     # só as faixas: o resto do notebook é o do instrutor
     outros = {k: v for k, v in ataque.pontos_por_item().items() if k != "teste_treino"}

@@ -264,9 +264,13 @@ class Laco:
     perdas: Callable = lambda hist: hist.get("perda", []) if isinstance(hist, dict) else []
     respostas_prontas: Callable | None = None  # (substituir, dados) -> respostas de antemão (06)
     prazo: float = PRAZO_DO_TREINO
-    # mudanças no lugar que um passo do otimizador pedido faz em cada parâmetro (Adam: 1; AdamW com decaimento: 2),
-    # medidas no laço de referência (``ItemDeTreino.mudancas_na_referencia``, conferido em tests/test_passos_vistos.py)
-    mudancas_por_passo: int = 1
+
+    @property
+    def mudancas_por_passo(self) -> int:
+        """Mudanças no lugar que um passo do otimizador pedido faz em cada parâmetro: o Adam, 1 (``addcdiv_``); o
+        AdamW com decaimento, 2 (``mul_`` e ``addcdiv_``). Conferido no laço de referência de cada aula
+        (``ItemDeTreino.mudancas_na_referencia``, tests/test_passos_vistos.py)."""
+        return 2 if self.decaimento else 1
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,6 @@ ITEM = treino.ItemDeTreino(
         trocas_na_referencia=ORC.AUX["_AVALIADOR_TROCAS"],
         dados_da_referencia=lambda semente: _dados(semente, gerador=True),
         decaimento=TREINO["wd"],
-        mudancas_por_passo=2,  # o AdamW com decaimento: p.mul_ e p.addcdiv_ a cada passo
         perdas=lambda perdas: perdas if isinstance(perdas, list | tuple) else [],
         prazo=TREINO_PRAZO,
     ),
