@@ -171,6 +171,14 @@ def _alvo_de_root(raiz: Path) -> Path:
     return alvo
 
 
+def _conferir_alvo_intocado(alvo: Path, q: Path, quem: str) -> None:
+    """O alvo de root fora da árvore manteve o modo 0644; a pasta plantada se apaga inteira."""
+    modo = stat.S_IMODE(os.lstat(alvo).st_mode)
+    assert modo == 0o644, f"{quem} (o modo de {alvo.name} virou {oct(modo)})"
+    apagar_arvore(str(q))
+    assert not os.path.lexists(q)
+
+
 def test_quarentena_no_pior_ponto_nao_da_chmod_fora_da_arvore(raiz, monkeypatch):
     """O ajudante root apaga a ``.quarentena+...`` da Ana, que troca a subpasta pelo link entre a listagem e a ação."""
     inbound = raiz / "inbound"
@@ -182,12 +190,7 @@ def test_quarentena_no_pior_ponto_nao_da_chmod_fora_da_arvore(raiz, monkeypatch)
     apagar_arvore(str(q))
     monkeypatch.undo()
     assert feitas, "a troca não aconteceu: o teste não exercitou nada"
-    assert stat.S_IMODE(os.lstat(alvo).st_mode) == 0o644, (
-        f"root deu chmod no alvo fora da árvore do aluno (o modo de {alvo.name} virou "
-        f"{oct(stat.S_IMODE(os.lstat(alvo).st_mode))})"
-    )
-    apagar_arvore(str(q))
-    assert not os.path.lexists(q)
+    _conferir_alvo_intocado(alvo, q, "root deu chmod no alvo fora da árvore do aluno")
 
 
 def test_varredura_do_tmp_no_pior_ponto_nao_da_chmod_fora_da_arvore(raiz, monkeypatch):
@@ -201,12 +204,7 @@ def test_varredura_do_tmp_no_pior_ponto_nao_da_chmod_fora_da_arvore(raiz, monkey
     varrer_abandonadas(str(base))
     monkeypatch.undo()
     assert feitas, "a varredura não chegou à pasta plantada: o teste não exercitou nada"
-    assert stat.S_IMODE(os.lstat(alvo).st_mode) == 0o644, (
-        f"a varredura do /tmp deu chmod no alvo fora da pasta (o modo de {alvo.name} virou "
-        f"{oct(stat.S_IMODE(os.lstat(alvo).st_mode))})"
-    )
-    apagar_arvore(str(q))
-    assert not os.path.lexists(q)
+    _conferir_alvo_intocado(alvo, q, "a varredura do /tmp deu chmod no alvo fora da pasta")
 
 
 @corrida

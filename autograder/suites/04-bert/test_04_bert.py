@@ -587,6 +587,17 @@ def _saida_oraculo(ref, estado, cfg, ids, modo="certo", ativacao="relu", causal=
         return enc(x, src_key_padding_mask=mascara).numpy()
 
 
+def _comparar_encoder(modelo, ref, estado, cfg, ids, descricao: str) -> None:
+    """A saída do EncoderBERT do aluno contra o oráculo nos ``ids``, com os equívocos do encoder."""
+    comparar(
+        _rodar(modelo, ids),
+        _saida_oraculo(ref, estado, cfg, ids),
+        descricao,
+        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
+        eixos=_EIXOS_ENCODER,
+    )
+
+
 def _equivocos_encoder(ref, estado, cfg, ids):
     return suite.saidas_erradas(
         lambda modo: _saida_oraculo(ref, estado, cfg, ids, modo),
@@ -667,12 +678,13 @@ def _conferir_variancia_pequena(aluno, ref, modelo, cfg, estado):
     modelo.carregar_pesos(estado, strict=False)
     ids = np.array(tokens, dtype=np.int64)[:, None]
     try:
-        comparar(
-            _rodar(modelo, ids),
-            _saida_oraculo(ref, estado, cfg, ids),
+        _comparar_encoder(
+            modelo,
+            ref,
+            estado,
+            cfg,
+            ids,
             "a saída do EncoderBERT (sequências de um token com a entrada da primeira norma quase constante)",
-            equivocos=_equivocos_encoder(ref, estado, cfg, ids),
-            eixos=_EIXOS_ENCODER,
         )
     except Reprovado:
         eps = modelo.ler("camadas.0.norm1.eps")
@@ -747,13 +759,7 @@ def test_encoder_confere_com_pytorch(aluno, ref, rng):
     # cada exemplo erra sempre, não só quando os comprimentos sorteados diferem)
     ids = _ids_encoder(rng, cfg, B=3, n=10, sem_padding_em=(2,))
     ids[2, 0] = 0  # o id 0 como token real (pad_id ≠ 0): um pad_id fixo em 0 aparece para todo aluno (issue #38)
-    comparar(
-        _rodar(modelo, ids),
-        _saida_oraculo(ref, estado, cfg, ids),
-        "a saída do EncoderBERT",
-        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
-        eixos=_EIXOS_ENCODER,
-    )
+    _comparar_encoder(modelo, ref, estado, cfg, ids, "a saída do EncoderBERT")
     # issue #38: o forward deixa o gradiente chegar ao embedding e a todas as camadas (um torch.no_grad() no
     # forward dá a mesma saída e o encoder não treina)
     suite.conferir_gradientes(aluno, modelo, (torch.from_numpy(ids),), sorted(_chaves_esperadas(cfg)), "EncoderBERT")
@@ -822,12 +828,8 @@ def test_encoder_outra_configuracao(aluno, ref, rng):
     modelo.carregar_pesos(estado, strict=False)
     ids = _ids_encoder(rng, cfg, B=3, n=8, onde="comeco", sem_padding_em=(2,))
     ids[2, 0] = 0  # o id 0 é um token real aqui (pad_id = 24): um pad_id fixo em 0 aparece para todo aluno
-    comparar(
-        _rodar(modelo, ids),
-        _saida_oraculo(ref, estado, cfg, ids),
-        "a saída do EncoderBERT (padding no começo, uma sequência sem padding)",
-        equivocos=_equivocos_encoder(ref, estado, cfg, ids),
-        eixos=_EIXOS_ENCODER,
+    _comparar_encoder(
+        modelo, ref, estado, cfg, ids, "a saída do EncoderBERT (padding no começo, uma sequência sem padding)"
     )
     curto = ids[:1, 3:]  # lote de 1, n < max_len
     comparar(
