@@ -281,6 +281,7 @@ def test_texto_enviado_a_caixa_nunca_volta_numa_mensagem(monkeypatch):
     valor citado, nem sem os dígitos: o trecho vira "…" (rodada vermelha, classe 2)."""
     monkeypatch.setattr(protocolo, "_JANELAS_ENVIADAS", set())
     monkeypatch.setattr(protocolo, "_TEXTOS_REGISTRADOS", set())
+    monkeypatch.setattr(protocolo, "_LETRAS_ENVIADAS", [])
     oculto = "Na posição 3 o caminho máximo conta as arestas do grafo e a soma dos pesos"
     assert protocolo.texto_do_aluno(f"vazou {oculto}") != "vazou …"  # nada registrado: só as amostras
     protocolo.registrar_enviados(([oculto], {"n_fusoes": 10}))
@@ -288,6 +289,55 @@ def test_texto_enviado_a_caixa_nunca_volta_numa_mensagem(monkeypatch):
     citado = protocolo.valor_do_aluno(f"'{oculto[10:60]}'")
     assert "…" in citado and not any(palavra in citado for palavra in ("caminho", "arestas", "grafo"))
     assert protocolo.texto_do_aluno("index 3 is out of bounds for axis 0 with size 2").endswith("size 2")
+
+
+def test_indice_de_janelas_decide_como_todas_as_janelas(monkeypatch):
+    """O registro guarda só as janelas menores a cada ``PASSO_DO_INDICE`` letras e confere a candidata nas letras
+    guardadas: o texto filtrado é o mesmo de guardar TODAS as janelas de ``JANELA_ENVIADA`` letras (a regra), em
+    textos sorteados com trechos copiados de todo comprimento, em todo deslocamento."""
+    import random
+
+    sorteio = random.Random(3807)
+    n = protocolo.JANELA_ENVIADA
+
+    def pela_regra(texto, enviados):
+        todas = set()
+        for t in enviados:
+            letras = protocolo._so_letras(t)
+            todas.update(letras[j : j + n] for j in range(len(letras) - n + 1))
+        letras = protocolo._letras(texto)
+        seq = "".join(c for _, c in letras)
+        trechos = []
+        for j in range(len(seq) - n + 1):
+            if seq[j : j + n] in todas:
+                inicio, fim = letras[j][0], letras[j + n - 1][0] + 1
+                if trechos and inicio <= trechos[-1][1]:
+                    trechos[-1][1] = max(trechos[-1][1], fim)
+                else:
+                    trechos.append([inicio, fim])
+        for inicio, fim in reversed(trechos):
+            texto = texto[:inicio] + "…" + texto[fim:]
+        return texto
+
+    alfabeto = "abcdeé ,.1"
+    mascarados = 0
+    for _ in range(300):
+        monkeypatch.setattr(protocolo, "_JANELAS_ENVIADAS", set())
+        monkeypatch.setattr(protocolo, "_TEXTOS_REGISTRADOS", set())
+        monkeypatch.setattr(protocolo, "_LETRAS_ENVIADAS", [])
+        enviados = ["".join(sorteio.choices(alfabeto, k=sorteio.randint(5, 200))) for _ in range(sorteio.randint(1, 3))]
+        protocolo.registrar_enviados((enviados, {}))
+        partes = []
+        for _ in range(sorteio.randint(1, 4)):
+            fonte = sorteio.choice(enviados)
+            a = sorteio.randint(0, len(fonte))
+            partes.append(fonte[a : a + sorteio.randint(0, 30)])
+            partes.append("".join(sorteio.choices(alfabeto, k=sorteio.randint(0, 8))))
+        texto = "".join(partes)
+        esperado = pela_regra(texto, enviados)
+        assert protocolo._sem_textos_enviados(texto) == esperado, (enviados, texto)
+        mascarados += esperado != texto
+    assert mascarados > 50  # os sorteios exercitam os dois lados da decisão
 
 
 def test_letras_registradas_sao_as_de_cada_caractere():
@@ -309,6 +359,7 @@ def test_cada_submissao_comeca_um_registro_novo_de_textos_enviados(monkeypatch):
 
     monkeypatch.setattr(protocolo, "_JANELAS_ENVIADAS", set())
     monkeypatch.setattr(protocolo, "_TEXTOS_REGISTRADOS", set())
+    monkeypatch.setattr(protocolo, "_LETRAS_ENVIADAS", [])
     protocolo.registrar_enviados(("o texto da memória decodificar de outro aluno",))
     assert protocolo.valor_do_aluno("a memória de codificar") != "a memória de codificar"
     protocolo.esquecer_enviados()

@@ -528,10 +528,20 @@ def _amostra_de_alfanumericos(texto: str, total: int, sequencia: int) -> str:
 # todo trecho do texto do aluno cujas letras (minúsculas, sem dígitos, espaços nem pontuação) formam uma
 # janela de ``JANELA_ENVIADA`` letras seguidas de um texto enviado. Uma codificação qualquer (letras
 # trocadas, hexadecimal) não é reconhecida: ela fica limitada pelas amostras de cada filtro.
+#
+# O registro guarda as letras de cada texto (``_LETRAS_ENVIADAS``) e, para achar depressa os candidatos, só as
+# janelas menores (``JANELA_INDICE`` letras) que começam a cada ``PASSO_DO_INDICE`` letras (``_JANELAS_ENVIADAS``):
+# toda janela de ``JANELA_ENVIADA`` letras de um texto enviado contém uma delas (JANELA_INDICE + PASSO_DO_INDICE - 1
+# = JANELA_ENVIADA), então uma janela do aluno que não contém nenhuma não está lá, e a que contém alguma é
+# conferida por inteiro nas letras guardadas. A decisão é a mesma de guardar todas as janelas; registrar um texto
+# de 300 mil caracteres custa um quarto (issue #37/#38, custo da correção da 08).
 JANELA_ENVIADA = 12
+PASSO_DO_INDICE = 4
+JANELA_INDICE = JANELA_ENVIADA - PASSO_DO_INDICE + 1
 LIMITE_JANELAS_ENVIADAS = 2_000_000
 _JANELAS_ENVIADAS: set[str] = set()
 _TEXTOS_REGISTRADOS: set[bytes] = set()
+_LETRAS_ENVIADAS: list[str] = []
 
 
 def esquecer_enviados() -> None:
@@ -539,6 +549,7 @@ def esquecer_enviados() -> None:
     de outro aluno, no mesmo processo, não muda as mensagens desta (a mesma submissão, as mesmas mensagens)."""
     _JANELAS_ENVIADAS.clear()
     _TEXTOS_REGISTRADOS.clear()
+    _LETRAS_ENVIADAS.clear()
     _esquecer_do_aluno()
 
 
@@ -568,9 +579,15 @@ def registrar_enviados(valor, _prof: int = 0) -> None:
         if len(_JANELAS_ENVIADAS) > LIMITE_JANELAS_ENVIADAS:  # um processo que vive muito (o do hub)
             _JANELAS_ENVIADAS.clear()
             _TEXTOS_REGISTRADOS.clear()
+            _LETRAS_ENVIADAS.clear()
         _TEXTOS_REGISTRADOS.add(marca)
         letras = _so_letras(valor)
-        _JANELAS_ENVIADAS.update(letras[j : j + JANELA_ENVIADA] for j in range(len(letras) - JANELA_ENVIADA + 1))
+        if len(letras) < JANELA_ENVIADA:
+            return
+        _LETRAS_ENVIADAS.append(letras)
+        _JANELAS_ENVIADAS.update(
+            letras[j : j + JANELA_INDICE] for j in range(0, len(letras) - JANELA_INDICE + 1, PASSO_DO_INDICE)
+        )
     elif tipo is list or tipo is tuple:
         for v in valor:
             registrar_enviados(v, _prof + 1)
@@ -585,9 +602,14 @@ def _sem_textos_enviados(texto: str) -> str:
         return texto
     letras = _letras(texto)
     seq = "".join(c for _, c in letras)
+    # no índice: as janelas menores do texto do aluno (qualquer início); candidata, a janela de JANELA_ENVIADA que
+    # contém uma delas; enviada, a candidata que está nas letras de um texto registrado
+    no_indice = [seq[i : i + JANELA_INDICE] in _JANELAS_ENVIADAS for i in range(len(seq) - JANELA_INDICE + 1)]
     trechos = []
     for j in range(len(seq) - JANELA_ENVIADA + 1):
-        if seq[j : j + JANELA_ENVIADA] in _JANELAS_ENVIADAS:
+        if any(no_indice[j : j + PASSO_DO_INDICE]) and any(
+            seq[j : j + JANELA_ENVIADA] in letras_enviadas for letras_enviadas in _LETRAS_ENVIADAS
+        ):
             inicio, fim = letras[j][0], letras[j + JANELA_ENVIADA - 1][0] + 1
             if trechos and inicio <= trechos[-1][1]:
                 trechos[-1][1] = max(trechos[-1][1], fim)
