@@ -2,6 +2,7 @@
 por submissão) e o que os testes do laço conferem no que ele registrou: janelas, alvo e perda, cronograma,
 recorte e gerador."""
 
+import functools
 import math
 
 import numpy as np
@@ -30,14 +31,37 @@ ESPIAO = {
 }
 
 
-def _ids_espiao():
-    """Uma sequência em que toda janela de 5 tokens é única: dá para saber de onde veio cada janela."""
+@functools.cache
+def _ids_espiao_np():
     gerador = np.random.default_rng(20261205)
     while True:
         ids = gerador.integers(0, ESPIAO["vocab"], ESPIAO["n"])
         janelas = {tuple(ids[i : i + ESPIAO["contexto"]]) for i in range(len(ids) - ESPIAO["contexto"] + 1)}
         if len(janelas) == len(ids) - ESPIAO["contexto"] + 1:
-            return torch.from_numpy(ids).long()
+            ids.setflags(write=False)
+            return ids
+
+
+def _ids_espiao():
+    """Uma sequência em que toda janela de 5 tokens é única: dá para saber de onde veio cada janela (sorteada uma
+    vez por processo; cada chamada devolve uma cópia)."""
+    return torch.tensor(_ids_espiao_np(), dtype=torch.long)
+
+
+@functools.cache
+def _ids_espiao_tensor():
+    return _ids_espiao()
+
+
+@functools.cache
+def _inicios_das_janelas(n):
+    """Onde começa cada janela de ``n`` tokens dos ids do espião (a primeira, se repete): o índice que troca a busca
+    linear de ``_onde`` por uma consulta (issue #38, custo)."""
+    ids = _ids_espiao_np().tolist()
+    inicios = {}
+    for inicio in range(len(ids) - n + 1):
+        inicios.setdefault(tuple(ids[inicio : inicio + n]), inicio)
+    return inicios
 
 
 def _rodar_espiao(aluno, semente):
@@ -76,7 +100,17 @@ def _janelas_vistas(chamadas):
 
 
 def _onde(ids, janela):
+    """O primeiro início de ``janela`` em ``ids`` (None se não está lá). Nos ids do espião, com uma janela de
+    inteiros longos em uma dimensão (a linha de um lote do laço), pelo índice ``_inicios_das_janelas``."""
     n = len(janela)
+    if (
+        isinstance(janela, torch.Tensor)
+        and janela.dtype == torch.long
+        and janela.dim() == 1
+        and ids.dtype == torch.long
+        and torch.equal(ids, _ids_espiao_tensor())
+    ):
+        return _inicios_das_janelas(n).get(tuple(janela.tolist()))
     for inicio in range(len(ids) - n + 1):
         if torch.equal(ids[inicio : inicio + n], janela):
             return inicio

@@ -7,7 +7,7 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from itertools import pairwise
+from itertools import compress, pairwise
 
 import numpy as np
 import torch
@@ -96,7 +96,7 @@ def _par_mais_frequente(pares, vocab):
     empatados. ``max`` devolve o primeiro dos de chave máxima na ordem de iteração, e a lista dos empatados
     guarda essa ordem: o escolhido é o mesmo, inclusive entre dois pares de ids diferentes e bytes iguais."""
     maior = max(pares.values())
-    empatados = [par for par, n in pares.items() if n == maior]
+    empatados = list(compress(pares, map(maior.__eq__, pares.values())))  # em C: chaves e valores na mesma ordem
     if len(empatados) == 1:
         return empatados[0]
     return max(empatados, key=lambda p: (vocab[p[0]], vocab[p[1]]))
@@ -177,16 +177,24 @@ def _palavras_do_corpus(parte):
     return tuple(_PALAVRA.findall(textos_do_corpus()[parte]))
 
 
+@functools.cache
+def _comprimentos_das_palavras(parte):
+    return np.fromiter(map(len, _palavras_do_corpus(parte)), dtype=np.int64)
+
+
 def texto_gerado(rng, n_chars, parte=0):
-    """Um texto oculto de exatamente ``n_chars`` caracteres (ver acima), sorteado pelo ``rng``."""
-    palavras = _palavras_do_corpus(parte)
+    """Um texto oculto de exatamente ``n_chars`` caracteres (ver acima), sorteado pelo ``rng``: lotes de
+    ``n_chars // 4 + 16`` palavras, cada lote cortado na primeira palavra que completa os ``n_chars`` (as somas
+    dos comprimentos em NumPy, não palavra a palavra)."""
+    palavras, comprimentos = _palavras_do_corpus(parte), _comprimentos_das_palavras(parte)
     pedacos, total = [], 0
     while total < n_chars:
-        for i in rng.integers(0, len(palavras), size=n_chars // 4 + 16):
-            pedacos.append(palavras[int(i)])
-            total += len(pedacos[-1])
-            if total >= n_chars:
-                break
+        sorteadas = rng.integers(0, len(palavras), size=n_chars // 4 + 16)
+        somas = total + np.cumsum(comprimentos[sorteadas])
+        corte = int(np.searchsorted(somas, n_chars))  # a primeira com soma >= n_chars (ou o lote inteiro)
+        usadas = sorteadas[: corte + 1]
+        pedacos.extend(map(palavras.__getitem__, usadas.tolist()))
+        total = int(somas[min(corte, len(somas) - 1)])
     return "".join(pedacos)[:n_chars]
 
 
