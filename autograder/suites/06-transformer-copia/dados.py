@@ -50,24 +50,41 @@ def taxa_ref(p, pico, aq, total):
 
 def laco_certo(espiado, espiao: dict):
     """O que o espião confere no laço e muda o treino (o limite apertado do deslocamento, ``laco_conferido``):
-    a entrada do decoder deslocada, a taxa do aquecimento e da queda em cada passo e o recorte em ``max_norma``.
-    ``espiao``: os números do espião da aula. Reprova (sem mensagem: quem fala com o aluno são os testes do
-    laço) se algo diferir."""
+    a entrada do decoder deslocada, as duas máscaras (a da origem e a causal do alvo: sem a causal o decoder vê
+    a resposta e os pesos andam outro caminho), a taxa do aquecimento e da queda em cada passo e o recorte em
+    ``max_norma``. ``espiao``: os números do espião da aula. Reprova (sem mensagem: quem fala com o aluno são os
+    testes do laço) se algo diferir."""
     extra, lotes, _, chamadas = espiado
     passos = espiao["passos"]
     esperadas = [taxa_ref(p, espiao["pico"], espiao["aquecimento"], passos) for p in range(passos)]
     usadas = [float(t) for t in extra["taxas"]]
     if len(usadas) != passos or not np.allclose(usadas, esperadas, rtol=1e-9, atol=1e-12):
         raise Reprovado("taxas")
-    for (_, tgt), chamada in zip(lotes, chamadas):
+    for (src, tgt), chamada in zip(lotes, chamadas):
         entrada = chamada["tgt"]
         if not isinstance(entrada, torch.Tensor) or not torch.equal(entrada, tgt[:, :-1]):
             raise Reprovado("entrada")
+        if not _mascaras_do_pedido(src, entrada, chamada.get("m_origem"), chamada.get("m_alvo")):
+            raise Reprovado("mascaras")
     recortes, final, limite = extra["recortes"] or [], extra["final"], espiao["max_norma"]
     if not any(math.isclose(float(r), limite) for r in recortes) and not (
         final is not None and 0 < final <= limite + 1e-6
     ):
         raise Reprovado("recorte")
+
+
+def _mascaras_do_pedido(src, entrada, mo, ma) -> bool:
+    """O modelo recebeu mascara_origem(src) e mascara_alvo(entrada), as do pedido (``test_treino_usa_as_mascaras``
+    diz ao aluno qual falta)?"""
+    ok_origem = isinstance(mo, torch.Tensor) and tuple(mo.shape) == tuple(m_origem(src).shape)
+    ok_alvo = isinstance(ma, torch.Tensor) and ma.dtype == torch.bool
+    if not (ok_origem and ok_alvo and torch.equal(mo, m_origem(src))):
+        return False
+    esperada = m_alvo(entrada)
+    try:
+        return torch.equal(ma.expand(esperada.shape), esperada)
+    except RuntimeError:
+        return False
 
 
 def extra_do_espiao(aluno, espiao) -> dict:
