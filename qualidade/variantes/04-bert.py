@@ -636,6 +636,15 @@ MUTANTES += [
         equivoco="padding-outro-id-fixo",
     ),
     Variante(
+        "sonda-padding-exclui-cls-e-sep",
+        {
+            "mascara_padding": "def mascara_de_padding(ids, pad_id):\n"
+            "    return (ids != pad_id) & (ids != 1) & (ids != 2)\n"
+        },
+        itens=["teste_mascara_padding"],
+        equivoco="padding-ids-fixos-a-mais",
+    ),
+    Variante(
         "sonda-encoder-escala-raiz-do-vocab",
         {"encoder_bert": _encoder(init=_INIT_OK.replace("self.d_model = d_model", "self.d_model = vocab"))},
         itens=["teste_encoder_bert"],

@@ -388,6 +388,15 @@ PADDING_OUTRO_ID = Equivoco(
     para_instrutor="O aluno trata como padding, além do pad_id, um id fixo no código (o 0 do exemplo).",
     secao="Código Comentado",
 )
+PADDING_IDS_FIXOS = Equivoco(
+    "padding-ids-fixos-a-mais",
+    "A máscara marca como padding também os tokens reais de alguns ids fixos (como os de [CLS] e [SEP]), além do "
+    "pad_id recebido: o padding é só ids == pad_id. Os tokens especiais que não são [PAD] são tokens da sequência, "
+    "e a atenção tem de vê-los (o [CLS] é justamente o que a classificação lê).",
+    titulo="Padding com ids fixos a mais",
+    para_instrutor="O aluno trata como padding, além do pad_id, dois ou mais ids fixos no código ([CLS], [SEP]...).",
+    secao="Código Comentado",
+)
 
 
 def _mascara_do_aluno(aluno, ids, pad_id):
@@ -427,6 +436,14 @@ def _conferir_mascara(obtido, ids, pad_id, equivocos=()):
     if ids_errados.size == 1 and ids_errados[0] != pad_id and not np.any(arr[ids == pad_id]):
         # o erro é todo num mesmo id, que não é o pad_id deste teste: um padding fixo no código (o id não é citado)
         raise Reprovado(PADDING_OUTRO_ID.mensagem, PADDING_OUTRO_ID)
+    if (
+        2 <= ids_errados.size <= 4
+        and pad_id not in ids_errados
+        and not np.any(arr[ids == pad_id])
+        and not np.any(arr[np.isin(ids, ids_errados)])
+    ):
+        # a promessa quebrada: só o pad_id é padding; o erro é todo em poucos ids, em todas as posições de cada um
+        raise Reprovado(PADDING_IDS_FIXOS.mensagem, PADDING_IDS_FIXOS)
     raise Reprovado(
         f"a máscara erra {mostrar(erradas)} de {mostrar(arr.size)} posições: True nos tokens reais, False no [PAD]."
     )
