@@ -28,6 +28,7 @@ no ``Reprovado`` e no plugin). Uma constante da suíte com mais algarismos sai i
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -140,7 +141,7 @@ class Mostrado:
             return _sem_marcas(format(self.valor, espec))
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, espec)), so_reais=False)
-        texto = _marcar_numeros(valor_do_aluno(_sem_marcas(format(self.valor, espec)), enviados=False), True)
+        texto = _da_suite_filtrado(format(self.valor, espec))
         if _numero_real(self.valor):  # quem lê é gente: vírgula decimal (0,69; 12,5%)
             texto = texto.replace(".", ",")
         return texto
@@ -150,12 +151,20 @@ class Mostrado:
             return _sem_marcas(str(self.valor))
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, "")), so_reais=False)
-        return _marcar_numeros(valor_do_aluno(_sem_marcas(str(self.valor)), enviados=False), so_reais=True)
+        return _da_suite_filtrado(str(self.valor))
 
     def __repr__(self) -> str:
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, "")), so_reais=False)
-        return _marcar_numeros(valor_do_aluno(_sem_marcas(repr(self.valor)), enviados=False), so_reais=True)
+        return _da_suite_filtrado(repr(self.valor))
+
+
+@functools.lru_cache(maxsize=4096)
+def _da_suite_filtrado(texto: str) -> str:
+    """O texto de um valor que não veio do aluno, filtrado como ``valor_do_aluno`` sem o filtro dos textos
+    enviados (uma função só do texto: guardada, porque as mensagens de ``verificar`` se formatam antes de
+    saber se o teste passa, e as mesmas formas e nomes se repetem às centenas numa correção)."""
+    return _marcar_numeros(valor_do_aluno(_sem_marcas(texto), enviados=False), so_reais=True)
 
 
 def _forma_do_aluno(valor, espec: str) -> str:
