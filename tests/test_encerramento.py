@@ -6,7 +6,9 @@ viva (o aluno rodando), manda SIGTERM e confere que, em até 5 s, nenhum process
 sinalizado sobrou (trabalhadores, gerenciador da fila, rastreador de recursos do ``multiprocessing``,
 zigotos, caixas). Só olha para a árvore que o próprio teste criou: os processos são anotados (número e
 instante de início, contra número reciclado) pouco antes do sinal. Depois de um ``make grade``
-interrompido, o mesmo comando retoma: o que já estava gravado não é refeito e o resto é corrigido.
+interrompido, o mesmo comando retoma: o que já estava gravado não é refeito e o resto é corrigido. No
+``lote --dask local:2`` interrompido, também não sobra a pasta temporária da rodada (``autograder-dask-*``,
+a pasta local dos trabalhadores): o lote roda com um ``TMPDIR`` só do teste, e é só ali que o teste olha.
 """
 
 from __future__ import annotations
@@ -262,31 +264,56 @@ def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader):
 
 
 def _lote_dask(tmp_path) -> subprocess.Popen:
-    envios, saida = tmp_path / "envios", tmp_path / "saida"
+    """``lote --dask local:2`` com o ``TMPDIR`` em ``tmp_path / "tmp"`` (aberto como o /tmp): a pasta da rodada
+    nasce ali, e o teste não confunde com ela a de outro lote desta máquina."""
+    envios, saida, tmp = tmp_path / "envios", tmp_path / "saida", tmp_path / "tmp"
     _submissoes(envios)
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
     return subprocess.Popen(
         [sys.executable, "-m", "autograder", "lote", str(envios), "--saida", str(saida), "--dask", "local:2"],
         cwd=RAIZ,
+        env={**os.environ, "TMPDIR": str(tmp)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
 
 
+def _pastas_dask(tmp_path) -> list[str]:
+    """As pastas temporárias de rodada Dask (``autograder-dask-*``) no ``TMPDIR`` do teste."""
+    return sorted(p.name for p in (tmp_path / "tmp").glob("autograder-dask-*"))
+
+
+def _conferir_pastas_dask(tmp_path, proc: subprocess.Popen, inicio: float) -> None:
+    """O condutor, interrompido em ``inicio``, apagou a pasta da rodada antes de sair, dentro do prazo."""
+    proc.wait(timeout=30)
+    sobrando = _pastas_dask(tmp_path)
+    assert not sobrando, f"a pasta temporária da rodada Dask sobreviveu ao SIGTERM: {sobrando}"
+    assert time.monotonic() - inicio < PRAZO_DA_GARANTIA + 1.0  # + a colheita do processo pelo teste
+
+
 def test_lote_dask_interrompido_nao_deixa_nada(tmp_path):
     proc = _lote_dask(tmp_path)
-    arvore = _esperar_caixa(proc)
+    arvore = _esperar_caixa(proc, condicao=lambda: bool(_pastas_dask(tmp_path)))
+    inicio = time.monotonic()
     _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    _conferir_pastas_dask(tmp_path, proc, inicio)
 
 
 def test_trabalhador_dask_interrompido_nao_deixa_nada_dele(tmp_path):
     proc = _lote_dask(tmp_path)
     try:
-        arvore = _esperar_caixa(proc)
+        arvore = _esperar_caixa(proc, condicao=lambda: bool(_pastas_dask(tmp_path)))
         tabela = _processos()
         zigotos = [p for p in arvore if ZIGOTO in _linha(p) and ZIGOTO not in _linha(tabela.get(p, (0, 0))[0])]
         com_caixa = [z for z in zigotos if _caixa_viva(_arvore(z))]
         trabalhador = tabela[(com_caixa or zigotos)[0]][0]
         _sinalizar_e_conferir(trabalhador, _arvore(trabalhador))
+        # Depois, o condutor (se o lote ainda não terminou): nem a pasta da rodada sobra.
+        inicio = time.monotonic()
+        if proc.poll() is None:
+            _sinalizar_e_conferir(proc.pid, _arvore(proc.pid), colher=proc.poll)
+        _conferir_pastas_dask(tmp_path, proc, inicio)
     finally:
         if proc.poll() is None:
             _sinalizar_e_conferir(proc.pid, _arvore(proc.pid), colher=proc.poll)
