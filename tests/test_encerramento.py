@@ -1,14 +1,16 @@
 """SIGTERM no meio de uma correção não deixa processo nenhum do avaliador nem do aluno, nem cgroup de caixa (``caixa/encerramento.py``).
 
 Para cada processo de longa duração da correção (``make grade``, que é o ``lote``; o ``nota`` de um notebook;
-o ``nbgrader autograde``; o condutor e um trabalhador de ``lote --dask local:2``), o teste espera uma caixa
+o ``nbgrader autograde``; o condutor e um trabalhador de ``lote --dask local:2``; ``python -m qualidade
+constancia``, que corrige num lote, em série e no pool), o teste espera uma caixa
 viva (o aluno rodando), manda SIGTERM e confere que, em até 5 s, nenhum processo que descende do processo
 sinalizado sobrou (trabalhadores, gerenciador da fila, rastreador de recursos do ``multiprocessing``,
 zigotos, caixas). Só olha para a árvore que o próprio teste criou: os processos são anotados (número e
 instante de início, contra número reciclado) pouco antes do sinal. Depois de um ``make grade``
 interrompido, o mesmo comando retoma: o que já estava gravado não é refeito e o resto é corrigido. No
 ``lote --dask local:2`` interrompido, também não sobra a pasta temporária da rodada (``autograder-dask-*``,
-a pasta local dos trabalhadores): o lote roda com um ``TMPDIR`` só do teste, e é só ali que o teste olha.
+a pasta local dos trabalhadores), nem, na constância, a ``constancia-*`` com as submissões geradas: o processo
+roda com um ``TMPDIR`` só do teste, e é só ali que o teste olha.
 """
 
 from __future__ import annotations
@@ -317,3 +319,32 @@ def test_trabalhador_dask_interrompido_nao_deixa_nada_dele(tmp_path):
     finally:
         if proc.poll() is None:
             _sinalizar_e_conferir(proc.pid, _arvore(proc.pid), colher=proc.poll)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"], ids=["em-serie", "pool"])
+def test_constancia_interrompida_nao_deixa_nada(tmp_path, jobs):
+    """``python -m qualidade constancia`` corrige num lote (em série com JOBS=1, no pool com 2) e encerra como o
+    ``lote``: nenhum processo, nenhum cgroup de caixa e nem a pasta da rodada (``constancia-*``, com as
+    submissões geradas) sobram em 5 s. O ``TMPDIR`` é só do teste."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qualidade", "constancia", "06-transformer-copia", "--amostra", "2", "--alunos", "2"],
+        cwd=RAIZ,
+        env={**os.environ, "TMPDIR": str(tmp), "JOBS": jobs},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        arvore = _esperar_caixa(proc, condicao=lambda: bool(list(tmp.glob("constancia-*"))))
+        _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+        saida = proc.communicate(timeout=30)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    sobrando = sorted(p.name for p in tmp.glob("constancia-*"))
+    assert not sobrando, f"a pasta temporária da constância sobreviveu ao SIGTERM: {sobrando}"
+    assert proc.returncode == 128 + signal.SIGTERM, saida[-2000:]  # saiu pelo encerramento, não morto pelo sinal
+    assert "Rodada interrompida" in saida, saida[-2000:]
