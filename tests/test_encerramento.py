@@ -348,3 +348,39 @@ def test_constancia_interrompida_nao_deixa_nada(tmp_path, jobs):
     assert not sobrando, f"a pasta temporária da constância sobreviveu ao SIGTERM: {sobrando}"
     assert proc.returncode == 128 + signal.SIGTERM, saida[-2000:]  # saiu pelo encerramento, não morto pelo sinal
     assert "Rodada interrompida" in saida, saida[-2000:]
+
+
+PROGRAMA_COM_PASTAS = """
+import os, sys, time
+from autograder.caixa import encerramento
+encerramento.instalar()
+with encerramento.pasta_da_rodada("rodada-", dir=sys.argv[1]) as pasta:
+    open(os.path.join(pasta, "submissao.ipynb"), "w").close()
+    pid = os.fork()
+    if pid == 0:  # um filho aberto por fork herda o registro, mas não apaga a pasta do pai ao sair
+        encerramento.encerrar(0)
+    os.waitpid(pid, 0)
+    feita = encerramento.pasta_temporaria("outra-", dir=sys.argv[1])
+    encerramento.apagar_pasta(feita)  # o fim normal de quem a criou
+    print(pasta, os.path.isfile(os.path.join(pasta, "submissao.ipynb")), flush=True)
+    time.sleep(60)
+"""
+
+
+def test_pasta_da_rodada_some_no_sigterm_e_so_no_processo_que_a_criou(tmp_path):
+    """O registro de ``encerramento``: a pasta de ``pasta_da_rodada`` sobrevive ao encerramento de um filho
+    (fork) e some quando o processo que a criou é interrompido no meio do ``with``; ``apagar_pasta`` a tira no
+    fim normal."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROGRAMA_COM_PASTAS, str(tmp_path)], cwd=RAIZ, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        pasta, arquivo_ainda_la = proc.stdout.readline().split()
+        assert arquivo_ainda_la == "True"  # o encerrar do filho não apagou a pasta do pai
+        assert os.listdir(tmp_path) == [Path(pasta).name]  # a "outra-", apagada no fim normal
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=PRAZO_DA_GARANTIA) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert os.listdir(tmp_path) == [], "a pasta da rodada sobreviveu ao SIGTERM"
