@@ -1,14 +1,15 @@
 """Um processo do avaliador morre inteiro: com ele vão os zigotos, as caixas e os processos que ele abriu.
 
 Um mecanismo só, usado por todo processo de longa duração do avaliador (``lote``, os trabalhadores do
-pool, ``nota``, ``avaliar``, os trabalhadores do Dask):
+pool, ``nota``, ``avaliar``, os trabalhadores do Dask, os comandos de ``qualidade`` que corrigem num lote):
 
 * ``instalar()`` troca o que SIGTERM, SIGINT e SIGHUP fazem: em vez de morrer na hora (e deixar vivos os
-  trabalhadores, que não sabem do pai, e os zigotos deles), o processo ``encerrar``: manda SIGTERM a cada
+  trabalhadores, que não sabem do pai, e os zigotos deles), o processo ``encerrar``: avisa quem se registrou
+  com ``parar()`` (os Nannies do Dask deixam de repor trabalhadores), manda SIGTERM a cada
   filho do ``multiprocessing`` (trabalhadores do pool, o gerenciador da fila de vagas, os trabalhadores de
   um ``LocalCluster``), fecha os zigotos que abriu (``registrar``: o zigoto mata e colhe as caixas, e o
-  que o aluno criou nelas, antes de sair), espera os filhos até ``PRAZO`` e mata com SIGKILL quem
-  restar; então sai com ``128 + sinal``. O rastreador de recursos do ``multiprocessing`` sai sozinho
+  que o aluno criou nelas, antes de sair), espera os filhos até ``PRAZO``, mata com SIGKILL quem
+  restar e apaga as pastas da rodada (abaixo); então sai com ``128 + sinal``. O rastreador de recursos do ``multiprocessing`` sai sozinho
   quando o último processo que o usa fecha o seu lado do cano.
 * ``morrer_com_o_pai()``, nos processos que o avaliador cria para si (trabalhadores do pool, o ``nota``
   do nbgrader, os trabalhadores do Dask): um thread espera o pai morrer (``pidfd``) e então ``encerrar``.
