@@ -242,14 +242,21 @@ def curso_nbgrader(tmp_path):
     return curso
 
 
-def _nbgrader(curso: Path, *args, **popen):
+def _nbgrader(curso: Path, *args, tmpdir: Path | None = None, **popen):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return subprocess.Popen(
         [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"], cwd=curso, env=env, **popen
     )
 
 
-def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader):
+def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader, tmp_path):
+    """Nem a cópia do notebook do aluno que o ``nbgrader_confiavel`` passa ao ``nota`` (``nbgrader-avaliacao-*``,
+    no ``TMPDIR`` só do teste) sobra: o ``with`` que a apagaria morre com o nbgrader, e quem a apaga é o ``nota``."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
     gerar = _nbgrader(curso_nbgrader, "generate_assignment", "06-transformer-copia", "--force")
     assert gerar.wait(timeout=600) == 0
     proc = _nbgrader(
@@ -257,12 +264,15 @@ def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader):
         "autograde",
         "06-transformer-copia",
         "--force",
+        tmpdir=tmp,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    arvore = _esperar_caixa(proc)
+    arvore = _esperar_caixa(proc, condicao=lambda: bool(list(tmp.glob("nbgrader-avaliacao-*"))))
     assert any(" nota " in _linha(p) for p in arvore)  # o subprocesso do nbgrader_confiavel
     _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    sobrando = sorted(p.name for p in tmp.glob("nbgrader-avaliacao-*"))
+    assert not sobrando, f"a cópia do notebook do aluno sobreviveu ao SIGTERM ao nbgrader: {sobrando}"
 
 
 def _lote_dask(tmp_path) -> subprocess.Popen:

@@ -60,12 +60,17 @@ def registrar(objeto) -> None:
 
 
 # ------------------------------------------------------------------ pastas temporárias da rodada
+def apagar_ao_encerrar(pasta: str | os.PathLike) -> None:
+    """``encerrar`` apaga ``pasta`` (uma pasta temporária desta chamada) se este processo for interrompido."""
+    with _trava_pastas:
+        _pastas[os.fspath(pasta)] = os.getpid()
+
+
 def pasta_temporaria(prefixo: str, dir: str | os.PathLike | None = None) -> str:
     """Cria uma pasta temporária (``tempfile.mkdtemp``) que ``encerrar`` apaga se o processo for interrompido.
     No fim normal, quem a criou a apaga com ``apagar_pasta``."""
     pasta = tempfile.mkdtemp(prefix=prefixo, dir=dir)
-    with _trava_pastas:
-        _pastas[pasta] = os.getpid()
+    apagar_ao_encerrar(pasta)
     return pasta
 
 
