@@ -158,6 +158,12 @@ def cmd_nota(args) -> int:
 
     caminho = Path(args.notebook)
     slug = _slug_de(caminho, args.slug)
+    if args.pasta_temporaria:
+        from autograder.caixa import encerramento
+
+        # a pasta do notebook é a cópia temporária do nbgrader_confiavel: se o nbgrader morre no meio (o nota
+        # morre com ele), quem a apaga é o encerramento deste processo, não o ``with`` de lá, que não roda
+        encerramento.apagar_ao_encerrar(caminho.parent)
     with Anfitriao([str(caminho.parent.resolve())]) as anfitriao:
         res = anfitriao.avaliar(Tarefa(aluno_da_submissao(args.aluno, caminho, slug), slug, caminho), args.semente)
     print(ponte.texto(res, anfitriao.avisos))
@@ -202,6 +208,11 @@ def main(argv=None) -> int:
     n.add_argument("--slug")
     n.add_argument("--semente", type=int)
     n.add_argument("--aluno", help="identificação do aluno (a semente das entradas ocultas vem dela)")
+    n.add_argument(
+        "--pasta-temporaria",
+        action="store_true",
+        help="a pasta do notebook é temporária desta chamada: é apagada se o nota for interrompido",
+    )
     n.set_defaults(func=cmd_nota)
 
     args = p.parse_args(argv)

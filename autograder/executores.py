@@ -23,7 +23,8 @@ O pool local (``autograder/lote.py``) continua o padrão. Com ``--dask tcp://hos
   saída do lote, com as submissões que ele tinha, e fica em ``quedas`` do resultado de cada uma
   (``results.json`` e relatório do instrutor).
 * **Nada fica no /tmp.** O ``local:N`` abre os trabalhadores com a pasta local deles (o
-  ``dask-scratch-space``) numa pasta temporária desta rodada, apagada no fim.
+  ``dask-scratch-space``) numa pasta temporária desta rodada, apagada no fim; e, num SIGTERM ao
+  condutor, pelo encerramento, depois que os trabalhadores morreram (``encerramento.pasta_temporaria``).
 """
 
 from __future__ import annotations
@@ -35,9 +36,7 @@ import hmac
 import itertools
 import os
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -45,6 +44,7 @@ from pathlib import Path
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from autograder.caixa import encerramento
 from autograder.notebooks import RAIZ, slugs
 
 VAR_ESCALONADOR = "DASK_SCHEDULER"  # lido pela CLI (``--dask`` tem prioridade)
@@ -244,9 +244,10 @@ class ExecutorDask:
         try:
             if m:
                 # a pasta local dos trabalhadores (dask-scratch-space) nasce aqui dentro, não no /tmp
-                self.pasta_local = tempfile.mkdtemp(prefix="autograder-dask-")
+                self.pasta_local = encerramento.pasta_temporaria("autograder-dask-")
                 with dask.config.set({"temporary-directory": self.pasta_local}):  # a do escalonador também
                     self.cluster = self._local_cluster(LocalCluster, int(m.group(1)))
+                encerramento.registrar(self)  # num SIGTERM, os Nannies param de repor trabalhadores (parar)
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(self.endereco, timeout=self.tempo_conexao)
@@ -289,6 +290,15 @@ class ExecutorDask:
             saida.append((quem, tarefas))
         return saida
 
+    def parar(self) -> None:
+        """Num SIGTERM ao condutor (``encerramento.encerrar``, antes de matar os filhos): os Nannies do
+        ``local:N`` deixam de repor os trabalhadores que vão morrer. Só muda o estado de cada Nanny, sem
+        esperar o laço de eventos dele: o encerramento mata os processos e apaga a pasta da rodada."""
+        for nanny in list(getattr(self.cluster, "workers", {}).values()):
+            fechar = getattr(nanny, "close_gracefully", None)
+            if fechar is not None:
+                fechar(reason="autograder-encerramento")
+
     def __exit__(self, *exc) -> None:
         for coisa in (self.client, self.cluster):
             if coisa is not None:
@@ -298,7 +308,7 @@ class ExecutorDask:
                     pass
         self.client = self.cluster = None
         if self.pasta_local is not None:
-            shutil.rmtree(self.pasta_local, ignore_errors=True)
+            encerramento.apagar_pasta(self.pasta_local)
             self.pasta_local = None
 
     @property

@@ -88,7 +88,10 @@ class AvaliacaoForaDoKernel(NbGraderPreprocessor):
         with tempfile.TemporaryDirectory(prefix="nbgrader-avaliacao-") as tmp:
             caminho = Path(tmp) / f"{slug}.ipynb"
             nbformat.write(nb, str(caminho))
-            resultado, erro, detalhe = avaliar_em_subprocesso(caminho, slug, self.prazo, aluno=aluno)
+            # se o nbgrader morre no meio, este ``with`` não apaga a cópia: o nota, que morre com ele, apaga
+            resultado, erro, detalhe = avaliar_em_subprocesso(
+                caminho, slug, self.prazo, aluno=aluno, pasta_temporaria=True
+            )
         if resultado is None:
             self.log.error("O avaliador não deu nota a %s: %s. %s", slug, erro, detalhe)
             return None, erro

@@ -63,12 +63,13 @@ RECUSA_ISOLAMENTO = (
 
 
 def avaliar_em_subprocesso(
-    caminho: Path, slug: str, prazo: float = 3600, aluno: str | None = None
+    caminho: Path, slug: str, prazo: float = 3600, aluno: str | None = None, pasta_temporaria: bool = False
 ) -> tuple[dict | None, str, str]:
     """Roda ``python -m autograder nota CAMINHO --slug S [--aluno A]`` (o mesmo avaliador do ``make
     grade``, com o código do aluno na caixa de areia) num processo separado. Usado por esta ponte e
     pelo ``autograder/nbgrader_confiavel.py``, que passa o aluno do nbgrader (a semente das entradas
-    ocultas vem do aluno e da atividade).
+    ocultas vem do aluno e da atividade). ``pasta_temporaria``: a pasta de ``caminho`` é uma cópia temporária
+    desta chamada, que o ``nota`` apaga se for interrompido (``nota --pasta-temporaria``).
 
     Devolve ``(resultado, erro, detalhe)``: o JSON do avaliador e ``""``; ou ``None``, o motivo em
     pt-BR (prazo estourado, recusa por isolamento insuficiente, falha) e o fim do stderr do avaliador
@@ -77,7 +78,8 @@ def avaliar_em_subprocesso(
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "autograder", "nota", str(caminho), "--slug", slug]
-            + (["--aluno", str(aluno)] if aluno else []),
+            + (["--aluno", str(aluno)] if aluno else [])
+            + (["--pasta-temporaria"] if pasta_temporaria else []),
             capture_output=True,
             text=True,
             cwd=raiz,

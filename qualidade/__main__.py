@@ -48,6 +48,11 @@ COMANDOS = {
         "variantes corretas e casos corretos do corpus sob várias sementes: nenhum perde ponto (make sementes)",
     ),
 }
+# Os comandos que corrigem num lote (``autograder.lote.avaliar_lote``) encerram como o ``python -m autograder lote``:
+# SIGTERM, SIGINT e SIGHUP fecham trabalhadores, zigotos e caixas e apagam a pasta temporária da rodada em até 5 s
+# (``autograder/caixa/encerramento.py``); sem isso, o processo morria na hora e a pasta (as submissões geradas)
+# sobrava no /tmp.
+CORRIGEM_EM_LOTE = ("mutacao", "corpus", "constancia", "deslocamento", "sementes")
 # bench <nome> -> módulo de qualidade/bench/
 BENCHMARKS = {
     "turma": ("qualidade.bench.turma", "turma gerada pelo nosso lote e amostra pelo nbgrader (make bench)"),
@@ -107,4 +112,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] and sys.argv[1] in CORRIGEM_EM_LOTE:
+        from autograder.anfitriao import preparar_processo
+
+        preparar_processo(
+            "condutor",
+            "Rodada interrompida: trabalhadores, zigotos e caixas foram encerrados e a pasta temporária da rodada "
+            "foi apagada.",
+        )
     sys.exit(main())

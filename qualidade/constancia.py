@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
+
+from autograder.caixa import encerramento
 
 SEGREDO_DA_RODADA = "rodada-de-constancia-dos-erros"
 ALUNOS_PADRAO = 5
@@ -104,7 +105,7 @@ def rodar(
     with mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}):
         # o treino de quem não mexe no código do treino é reaproveitado por semente (como na mutação)
         os.environ.setdefault("AVALIADOR_CACHE_TREINO", "1")
-        with tempfile.TemporaryDirectory(prefix="constancia-") as tmp:
+        with encerramento.pasta_da_rodada("constancia-") as tmp:
             pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             tarefas, quem = [], []
             for slug in lista:

@@ -42,10 +42,11 @@ import argparse
 import json
 import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from unittest import mock
+
+from autograder.caixa import encerramento
 
 AULAS = ("06-transformer-copia", "07-vit", "08-lm-moderno")
 # Ataques que não cabe a este portão pegar: os de 17-passos-que-o-avaliador-ve (passadas a mais COM o gancho,
@@ -159,7 +160,7 @@ def rodar(
     inicio = time.monotonic()
     linhas: list[dict] = []
     quem: dict[tuple[str, str], tuple[str, str, bool]] = {}  # (slug, código) -> (grupo, nome, honesto)
-    with tempfile.TemporaryDirectory(prefix="deslocamento-") as tmp:
+    with encerramento.pasta_da_rodada("deslocamento-") as tmp:
         registro = Path(tmp) / "registro.jsonl"
         pasta = Path(tmp) / "submissoes"
         tarefas = []

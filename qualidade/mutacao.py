@@ -27,12 +27,12 @@ import argparse
 import ast
 import functools
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
+from autograder.caixa import encerramento
 from autograder.notebooks import SUITES, carregar_atividade, slugs
 from qualidade.catalogo import carregar_variantes, nada_honesto, variantes_nada
 from qualidade.variantes import NADA, gravar, notebook_com, notebook_liberado
@@ -127,7 +127,7 @@ def _rodar(lista, saida, jobs, amostra=False) -> Relatorio:
     rel = Relatorio()
     jobs = jobs or int(os.environ.get("JOBS") or 0) or os.cpu_count() or 1
     inicio = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="mutacao-") as tmp:
+    with encerramento.pasta_da_rodada("mutacao-") as tmp:
         pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
         planos = {}  # slug -> (mutantes, corretas)
         tarefas = []

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
+
+from autograder.caixa import encerramento
 
 SEGREDO_DA_RODADA = "rodada-de-sementes-das-variantes-corretas"
 SEMENTES_PADRAO = 4
@@ -74,7 +75,7 @@ def rodar(lista: list[str], n_sementes: int = SEMENTES_PADRAO, saida=print, jobs
     # de antes na saída do with).
     with mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}):
         os.environ.pop("AVALIADOR_CACHE_TREINO", None)
-        with tempfile.TemporaryDirectory(prefix="sementes-") as tmp:
+        with encerramento.pasta_da_rodada("sementes-") as tmp:
             pasta, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             tarefas, quem = [], []
             for slug in lista:

@@ -1,12 +1,16 @@
 """SIGTERM no meio de uma correção não deixa processo nenhum do avaliador nem do aluno, nem cgroup de caixa (``caixa/encerramento.py``).
 
 Para cada processo de longa duração da correção (``make grade``, que é o ``lote``; o ``nota`` de um notebook;
-o ``nbgrader autograde``; o condutor e um trabalhador de ``lote --dask local:2``), o teste espera uma caixa
+o ``nbgrader autograde``; o condutor e um trabalhador de ``lote --dask local:2``; ``python -m qualidade
+constancia``, que corrige num lote, em série e no pool), o teste espera uma caixa
 viva (o aluno rodando), manda SIGTERM e confere que, em até 5 s, nenhum processo que descende do processo
 sinalizado sobrou (trabalhadores, gerenciador da fila, rastreador de recursos do ``multiprocessing``,
 zigotos, caixas). Só olha para a árvore que o próprio teste criou: os processos são anotados (número e
 instante de início, contra número reciclado) pouco antes do sinal. Depois de um ``make grade``
-interrompido, o mesmo comando retoma: o que já estava gravado não é refeito e o resto é corrigido.
+interrompido, o mesmo comando retoma: o que já estava gravado não é refeito e o resto é corrigido. No
+``lote --dask local:2`` interrompido, também não sobra a pasta temporária da rodada (``autograder-dask-*``,
+a pasta local dos trabalhadores), nem, na constância, a ``constancia-*`` com as submissões geradas: o processo
+roda com um ``TMPDIR`` só do teste, e é só ali que o teste olha.
 """
 
 from __future__ import annotations
@@ -238,14 +242,21 @@ def curso_nbgrader(tmp_path):
     return curso
 
 
-def _nbgrader(curso: Path, *args, **popen):
+def _nbgrader(curso: Path, *args, tmpdir: Path | None = None, **popen):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return subprocess.Popen(
         [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={curso}"], cwd=curso, env=env, **popen
     )
 
 
-def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader):
+def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader, tmp_path):
+    """Nem a cópia do notebook do aluno que o ``nbgrader_confiavel`` passa ao ``nota`` (``nbgrader-avaliacao-*``,
+    no ``TMPDIR`` só do teste) sobra: o ``with`` que a apagaria morre com o nbgrader, e quem a apaga é o ``nota``."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
     gerar = _nbgrader(curso_nbgrader, "generate_assignment", "06-transformer-copia", "--force")
     assert gerar.wait(timeout=600) == 0
     proc = _nbgrader(
@@ -253,40 +264,133 @@ def test_nbgrader_autograde_interrompido_nao_deixa_nada(curso_nbgrader):
         "autograde",
         "06-transformer-copia",
         "--force",
+        tmpdir=tmp,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    arvore = _esperar_caixa(proc)
+    arvore = _esperar_caixa(proc, condicao=lambda: bool(list(tmp.glob("nbgrader-avaliacao-*"))))
     assert any(" nota " in _linha(p) for p in arvore)  # o subprocesso do nbgrader_confiavel
     _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    sobrando = sorted(p.name for p in tmp.glob("nbgrader-avaliacao-*"))
+    assert not sobrando, f"a cópia do notebook do aluno sobreviveu ao SIGTERM ao nbgrader: {sobrando}"
 
 
 def _lote_dask(tmp_path) -> subprocess.Popen:
-    envios, saida = tmp_path / "envios", tmp_path / "saida"
+    """``lote --dask local:2`` com o ``TMPDIR`` em ``tmp_path / "tmp"`` (aberto como o /tmp): a pasta da rodada
+    nasce ali, e o teste não confunde com ela a de outro lote desta máquina."""
+    envios, saida, tmp = tmp_path / "envios", tmp_path / "saida", tmp_path / "tmp"
     _submissoes(envios)
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
     return subprocess.Popen(
         [sys.executable, "-m", "autograder", "lote", str(envios), "--saida", str(saida), "--dask", "local:2"],
         cwd=RAIZ,
+        env={**os.environ, "TMPDIR": str(tmp)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def _pastas_dask(tmp_path) -> list[str]:
+    """As pastas temporárias de rodada Dask (``autograder-dask-*``) no ``TMPDIR`` do teste."""
+    return sorted(p.name for p in (tmp_path / "tmp").glob("autograder-dask-*"))
+
+
+def _conferir_pastas_dask(tmp_path, proc: subprocess.Popen, inicio: float) -> None:
+    """O condutor, interrompido em ``inicio``, apagou a pasta da rodada antes de sair, dentro do prazo."""
+    proc.wait(timeout=30)
+    sobrando = _pastas_dask(tmp_path)
+    assert not sobrando, f"a pasta temporária da rodada Dask sobreviveu ao SIGTERM: {sobrando}"
+    assert time.monotonic() - inicio < PRAZO_DA_GARANTIA + 1.0  # + a colheita do processo pelo teste
 
 
 def test_lote_dask_interrompido_nao_deixa_nada(tmp_path):
     proc = _lote_dask(tmp_path)
-    arvore = _esperar_caixa(proc)
+    arvore = _esperar_caixa(proc, condicao=lambda: bool(_pastas_dask(tmp_path)))
+    inicio = time.monotonic()
     _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    _conferir_pastas_dask(tmp_path, proc, inicio)
 
 
 def test_trabalhador_dask_interrompido_nao_deixa_nada_dele(tmp_path):
     proc = _lote_dask(tmp_path)
     try:
-        arvore = _esperar_caixa(proc)
+        arvore = _esperar_caixa(proc, condicao=lambda: bool(_pastas_dask(tmp_path)))
         tabela = _processos()
         zigotos = [p for p in arvore if ZIGOTO in _linha(p) and ZIGOTO not in _linha(tabela.get(p, (0, 0))[0])]
         com_caixa = [z for z in zigotos if _caixa_viva(_arvore(z))]
         trabalhador = tabela[(com_caixa or zigotos)[0]][0]
         _sinalizar_e_conferir(trabalhador, _arvore(trabalhador))
+        # Depois, o condutor (se o lote ainda não terminou): nem a pasta da rodada sobra.
+        inicio = time.monotonic()
+        if proc.poll() is None:
+            _sinalizar_e_conferir(proc.pid, _arvore(proc.pid), colher=proc.poll)
+        _conferir_pastas_dask(tmp_path, proc, inicio)
     finally:
         if proc.poll() is None:
             _sinalizar_e_conferir(proc.pid, _arvore(proc.pid), colher=proc.poll)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"], ids=["em-serie", "pool"])
+def test_constancia_interrompida_nao_deixa_nada(tmp_path, jobs):
+    """``python -m qualidade constancia`` corrige num lote (em série com JOBS=1, no pool com 2) e encerra como o
+    ``lote``: nenhum processo, nenhum cgroup de caixa e nem a pasta da rodada (``constancia-*``, com as
+    submissões geradas) sobram em 5 s. O ``TMPDIR`` é só do teste."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    os.chmod(tmp, 0o1777)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qualidade", "constancia", "06-transformer-copia", "--amostra", "2", "--alunos", "2"],
+        cwd=RAIZ,
+        env={**os.environ, "TMPDIR": str(tmp), "JOBS": jobs},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        arvore = _esperar_caixa(proc, condicao=lambda: bool(list(tmp.glob("constancia-*"))))
+        _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+        saida = proc.communicate(timeout=30)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    sobrando = sorted(p.name for p in tmp.glob("constancia-*"))
+    assert not sobrando, f"a pasta temporária da constância sobreviveu ao SIGTERM: {sobrando}"
+    assert proc.returncode == 128 + signal.SIGTERM, saida[-2000:]  # saiu pelo encerramento, não morto pelo sinal
+    assert "Rodada interrompida" in saida, saida[-2000:]
+
+
+PROGRAMA_COM_PASTAS = """
+import os, sys, time
+from autograder.caixa import encerramento
+encerramento.instalar()
+with encerramento.pasta_da_rodada("rodada-", dir=sys.argv[1]) as pasta:
+    open(os.path.join(pasta, "submissao.ipynb"), "w").close()
+    pid = os.fork()
+    if pid == 0:  # um filho aberto por fork herda o registro, mas não apaga a pasta do pai ao sair
+        encerramento.encerrar(0)
+    os.waitpid(pid, 0)
+    feita = encerramento.pasta_temporaria("outra-", dir=sys.argv[1])
+    encerramento.apagar_pasta(feita)  # o fim normal de quem a criou
+    print(pasta, os.path.isfile(os.path.join(pasta, "submissao.ipynb")), flush=True)
+    time.sleep(60)
+"""
+
+
+def test_pasta_da_rodada_some_no_sigterm_e_so_no_processo_que_a_criou(tmp_path):
+    """O registro de ``encerramento``: a pasta de ``pasta_da_rodada`` sobrevive ao encerramento de um filho
+    (fork) e some quando o processo que a criou é interrompido no meio do ``with``; ``apagar_pasta`` a tira no
+    fim normal."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROGRAMA_COM_PASTAS, str(tmp_path)], cwd=RAIZ, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        pasta, arquivo_ainda_la = proc.stdout.readline().split()
+        assert arquivo_ainda_la == "True"  # o encerrar do filho não apagou a pasta do pai
+        assert os.listdir(tmp_path) == [Path(pasta).name]  # a "outra-", apagada no fim normal
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=PRAZO_DA_GARANTIA) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert os.listdir(tmp_path) == [], "a pasta da rodada sobreviveu ao SIGTERM"

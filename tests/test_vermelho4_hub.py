@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+from caso_montado import caso_montado, corrigir_como_o_ajudante
 from troca_falsa import SLUG, nome_entrega, troca_falsa
 
 from hub import troca
@@ -168,22 +169,11 @@ while time.monotonic() < fim:
 def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas(caso_nome, relativo, base, passo, cab, dado):
     import subprocess
     import sys
-    import types
 
-    from qualidade import adversarial as A
-
-    raiz = Path(__file__).resolve().parents[1]
     arquivo = Path(sys.prefix) / "lib" / "python3.11" / "site-packages" / relativo
     if not arquivo.is_file():
         pytest.skip("sem o arquivo grande do .venv que o canal usa")
-    pasta = Path(tempfile.mkdtemp(prefix="vermelho4-cache-", dir="/tmp"))
-    try:
-        os.chmod(pasta, 0o711)
-        caso = next(c for c in A.carregar_casos() if c.nome == caso_nome)
-        ctx = types.SimpleNamespace(
-            submissoes=pasta, raiz=raiz, saida=pasta, marca="m", porta=0, unix="", unix_caminho="", apoio=pasta
-        )
-        A.montar(caso, ctx, A._trechos(A.PASTA_ATAQUES))
+    with caso_montado(caso_nome, "vermelho4-cache-") as (pasta, nb):
         leitor = pasta / "leitor.py"
         leitor.write_text(LEITOR, encoding="utf-8")
         os.chmod(leitor, 0o644)
@@ -204,19 +194,9 @@ def test_a_caixa_nao_fala_com_um_processo_do_aluno_pelo_cache_de_paginas(caso_no
             text=True,
         )
         time.sleep(1.0)
-        nb = pasta / caso.pasta_aluno / caso.atividade / f"{caso.atividade}.ipynb"
-        subprocess.run(
-            [sys.executable, "-m", "autograder", "avaliar", str(nb), "--aluno", "a", "--json"],
-            cwd=raiz,
-            env={**os.environ, "AVALIADOR_SEGREDO": "segredo-do-teste-vermelho4"},
-            capture_output=True,
-            timeout=600,
-            check=False,
-        )
+        corrigir_como_o_ajudante(nb, "segredo-do-teste-vermelho4", timeout=600)
         lab.terminate()
         lido = (lab.communicate(timeout=30)[0] or "").strip()
-    finally:
-        shutil.rmtree(pasta, ignore_errors=True)
     assert lido != dado, (
         "um processo comum do aluno (nobody, fora de qualquer caixa) leu 32 bits que a caixa escreveu no cache "
         "de páginas de um arquivo do .venv: no hub, o laboratório do aluno lê assim o que a caixa dele vê"

@@ -35,15 +35,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 import types
 from pathlib import Path
 
 import pytest
+from caso_montado import caso_montado, corrigir_como_o_ajudante
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="o laboratório falso roda como nobody (runuser) e a caixa como root"),
@@ -52,7 +50,6 @@ pytestmark = [
     ),
 ]
 
-RAIZ = Path(__file__).resolve().parents[1]
 MENSAGEM = "5ec0de47"
 
 # O laboratório: procura, em todos os processos da máquina, uma thread cujo nome começa com "v7:".
@@ -235,39 +232,31 @@ def _corrigir_com_laboratorio(caso_nome: str, leitor: str, *args: str, vivo: boo
     notebook como o ajudante do hub (``python -m autograder avaliar``, modo com namespaces) e devolve o que o
     laboratório leu. Com ``vivo``, o laboratório tem de estar rodando ainda no fim da correção (o leitor não
     quebrou: a leitura vazia é do isolamento, não de um erro do teste)."""
-    from qualidade import adversarial as A
-
-    pasta = Path(tempfile.mkdtemp(prefix="vermelho7-lab-", dir="/tmp"))
-    try:
-        os.chmod(pasta, 0o711)
-        caso = next(c for c in A.carregar_casos() if c.nome == caso_nome)
-        ctx = types.SimpleNamespace(
-            submissoes=pasta, raiz=RAIZ, saida=pasta, marca="m", porta=0, unix="", unix_caminho="", apoio=pasta
-        )
-        A.montar(caso, ctx, A._trechos(A.PASTA_ATAQUES))
+    with caso_montado(caso_nome, "vermelho7-lab-") as (pasta, nb):
         programa = pasta / "laboratorio.py"
         programa.write_text(leitor, encoding="utf-8")
         os.chmod(programa, 0o644)
         with _laboratorio(programa, "240", *args) as lab:
             time.sleep(1.0)
-            nb = pasta / caso.pasta_aluno / caso.atividade / f"{caso.atividade}.ipynb"
-            correcao = subprocess.run(
-                [sys.executable, "-m", "autograder", "avaliar", str(nb), "--aluno", "a", "--json"],
-                cwd=RAIZ,
-                env={**os.environ, "AVALIADOR_SEGREDO": "segredo-do-teste-vermelho7"},
-                capture_output=True,
-                text=True,
-                timeout=900,
-                check=False,
-            )
+            correcao = corrigir_como_o_ajudante(nb, "segredo-do-teste-vermelho7", timeout=900)
             assert correcao.returncode in (0, 1), correcao.stderr[-2000:]
             ainda = lab.poll() is None
         lido = (lab.stdout.read() or "").strip()
         if vivo and lido != MENSAGEM:
             assert ainda, f"o laboratório falso parou antes do fim da correção (código {lab.returncode})"
-    finally:
-        shutil.rmtree(pasta, ignore_errors=True)
     return lido
+
+
+@pytest.fixture
+def cabecalhos_do_torch() -> Path:
+    """A pasta dos cabeçalhos do PyTorch (``torch/include/ATen/ops``, parte de R) que os canais das travas e do
+    inotify usam; sem ela, o teste é pulado."""
+    import torch
+
+    pasta = Path(torch.__file__).parent / "include" / "ATen" / "ops"
+    if not pasta.is_dir():
+        pytest.skip("sem os cabeçalhos do PyTorch que o canal usa")
+    return pasta
 
 
 def test_o_laboratorio_nao_le_o_nome_das_threads_da_caixa():
@@ -288,13 +277,8 @@ def test_o_laboratorio_nao_le_o_espaco_mapeado_da_caixa():
     )
 
 
-def test_o_laboratorio_nao_le_as_travas_da_caixa():
-    import torch
-
-    pasta = Path(torch.__file__).parent / "include" / "ATen" / "ops"
-    if not pasta.is_dir():
-        pytest.skip("sem os cabeçalhos do PyTorch que o canal usa")
-    lido = _corrigir_com_laboratorio("vermelho7-01-travas-a-emissora", LEITOR_TRAVAS, str(pasta))
+def test_o_laboratorio_nao_le_as_travas_da_caixa(cabecalhos_do_torch):
+    lido = _corrigir_com_laboratorio("vermelho7-01-travas-a-emissora", LEITOR_TRAVAS, str(cabecalhos_do_torch))
     assert lido != MENSAGEM, (
         "um processo comum do aluno (nobody) leu em /proc/locks (um arquivo da máquina inteira, que hidepid não "
         "esconde) 32 bits que a caixa escreveu travando arquivos de R com flock: as travas da caixa são um canal "
@@ -314,14 +298,11 @@ def test_o_laboratorio_nao_le_o_cgroup_da_caixa():
     )
 
 
-def test_o_laboratorio_nao_ve_os_arquivos_que_a_caixa_abre():
-    import torch
-
-    pasta = Path(torch.__file__).parent / "include" / "ATen" / "ops"
-    if not pasta.is_dir():
-        pytest.skip("sem os cabeçalhos do PyTorch que o canal usa")
+def test_o_laboratorio_nao_ve_os_arquivos_que_a_caixa_abre(cabecalhos_do_torch):
     # o leitor do ataque não trata o inotify negado: ele para logo (a leitura vazia é o isolamento)
-    lido = _corrigir_com_laboratorio("vermelho7-01-inotify-a-emissora", LEITOR_INOTIFY, str(pasta), vivo=False)
+    lido = _corrigir_com_laboratorio(
+        "vermelho7-01-inotify-a-emissora", LEITOR_INOTIFY, str(cabecalhos_do_torch), vivo=False
+    )
     assert lido != MENSAGEM, (
         "um processo comum do aluno (nobody) recebeu pelo inotify (IN_OPEN numa pasta de R) a sequência de "
         "arquivos que a caixa abriu, com 32 bits: o guardião segura as páginas de R, mas abrir um arquivo de R "

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from pathlib import Path
 from unittest import mock
 
+from autograder.caixa import encerramento
 from qualidade.corpus_independente import PASTA, Caso, Placar, carregar, julgar, slugs_do_corpus
 
 SEGREDO_DA_RODADA = "rodada-dos-corpora"
@@ -71,7 +71,7 @@ def rodar(
     try:
         with (
             mock.patch.dict(os.environ, {"AVALIADOR_SEGREDO": SEGREDO_DA_RODADA}),
-            tempfile.TemporaryDirectory(prefix="corpus-independente-") as tmp,
+            encerramento.pasta_da_rodada("corpus-independente-") as tmp,
         ):
             submissoes, notas = Path(tmp) / "submissoes", Path(tmp) / "notas"
             casos, tarefas = [], []
