@@ -76,9 +76,11 @@ def bpe_ref(texto, n_fusoes, modo="certo", contagens=None):
         for i in list(onde.pop(par, ())):
             w, f = palavras[i], pesos[i]
             for velho in pairwise(w):
-                pares[velho] -= f
-                if pares[velho] <= 0:
-                    del pares[velho]
+                resta = pares[velho] - f
+                if resta <= 0:
+                    pares.pop(velho, None)
+                else:
+                    pares[velho] = resta
             if modo == "da_direita":  # o erro: as ocorrências sobrepostas ('aaa') fundidas da direita
                 palavras[i] = _fundir_todas(w[::-1], par[::-1], novo)[::-1]
             else:
@@ -120,13 +122,16 @@ def _aplicar_fusoes(ids, fusoes, modo="certo"):
 
 
 def _fundir_todas(ids, par, novo):
-    saida, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == par:
+    """``ids`` com cada ocorrência de ``par`` (da esquerda para a direita, sem sobrepor) trocada por ``novo``."""
+    a, b = par
+    saida, i, n = [], 0, len(ids)
+    while i < n:
+        x = ids[i]
+        if x == a and i + 1 < n and ids[i + 1] == b:
             saida.append(novo)
             i += 2
         else:
-            saida.append(ids[i])
+            saida.append(x)
             i += 1
     return saida
 
