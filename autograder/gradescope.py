@@ -39,7 +39,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -238,7 +237,10 @@ def empacotar(slug: str, destino: Path) -> Path:
     """Gera ``destino/<slug>.zip``: arquivos 0600, pastas e scripts 0700 (só o dono, root, lê)."""
     destino.mkdir(mode=0o700, parents=True, exist_ok=True)
     arquivo = destino / f"{slug}.zip"
-    with tempfile.TemporaryDirectory() as tmp:
+    from autograder.caixa import encerramento
+
+    # a árvore leva uma cópia do segredo do curso: apagada também se um sinal interromper o empacotar
+    with encerramento.pasta_da_rodada("gradescope-zip-") as tmp:
         raiz = Path(tmp)
         for relativo in arquivos_do_avaliador(slug):
             (raiz / relativo).parent.mkdir(parents=True, exist_ok=True)
@@ -449,7 +451,9 @@ def rodar_local(slug: str, notebook: Path, arquivo_zip: Path | None = None) -> t
     Devolve (results.json, código)."""
     if not notebook.is_file():
         raise SystemExit(f"Erro: o notebook {notebook} não existe.")
-    with tempfile.TemporaryDirectory(prefix="gradescope-local-") as tmp:
+    from autograder.caixa import encerramento
+
+    with encerramento.pasta_da_rodada("gradescope-local-") as tmp:
         base = Path(tmp)
         arquivo_zip = arquivo_zip or empacotar(slug, base / "zip")
         dados, codigo, impresso = rodar_arvore(base, arquivo_zip, notebook)
@@ -481,6 +485,10 @@ def main(argv=None) -> int:
     loc.add_argument("--slug", required=True)
     loc.add_argument("--zip", type=Path, help="zip já gerado (padrão: gera um novo, como make gradescope)")
     args = p.parse_args(argv)
+    if args.comando in ("local", "empacotar"):
+        from autograder.caixa import encerramento
+
+        encerramento.instalar()  # SIGTERM/SIGINT: as pastas temporárias (com a cópia do segredo) não sobram
     if args.comando == "local":
         if args.slug not in slugs():
             p.error(f"atividade desconhecida: {args.slug}. Existentes: {', '.join(slugs())}.")

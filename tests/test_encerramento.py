@@ -394,3 +394,39 @@ def test_pasta_da_rodada_some_no_sigterm_e_so_no_processo_que_a_criou(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert os.listdir(tmp_path) == [], "a pasta da rodada sobreviveu ao SIGTERM"
+
+
+PROGRAMA_EMPACOTAR = """
+import sys, time
+from autograder import gradescope
+
+def requisitos_devagar(slug):  # chamado depois que o segredo foi copiado para a árvore do zip
+    print("segredo copiado", flush=True)
+    time.sleep(60)
+
+gradescope._requisitos_gradescope = requisitos_devagar
+sys.exit(gradescope.main(["empacotar", "01-atencao", "--saida", sys.argv[1]]))
+"""
+
+
+def test_empacotar_do_gradescope_interrompido_nao_deixa_a_copia_do_segredo(tmp_path):
+    """``python -m autograder.gradescope empacotar`` monta a árvore do zip numa pasta temporária com uma cópia do
+    segredo do curso: um SIGTERM no meio não a deixa para trás (o ``TMPDIR`` é só do teste)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROGRAMA_EMPACOTAR, str(tmp_path / "zip")],
+        cwd=RAIZ,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "segredo copiado"
+        assert [p.name for p in tmp.iterdir() if (p / ".segredo_avaliador").is_file()], "a árvore do zip não estava lá"
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=PRAZO_DA_GARANTIA) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert os.listdir(tmp) == [], "a árvore do zip (com a cópia do segredo) sobreviveu ao SIGTERM"
