@@ -15,6 +15,7 @@ roda com um ``TMPDIR`` só do teste, e é só ali que o teste olha.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -360,6 +361,22 @@ def test_constancia_interrompida_nao_deixa_nada(tmp_path, jobs):
     assert "Rodada interrompida" in saida, saida[-2000:]
 
 
+@contextlib.contextmanager
+def _programa_a_interromper(programa: str, *args, env=None):
+    """Roda ``python -c programa args...`` na raiz, entrega a primeira linha que ele imprime e, ao fim do ``with``,
+    manda SIGTERM e confere que ele saiu pelo encerramento (128 + SIGTERM) dentro da garantia."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", programa, *map(str, args)], cwd=RAIZ, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        yield proc.stdout.readline()
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=PRAZO_DA_GARANTIA) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 PROGRAMA_COM_PASTAS = """
 import os, sys, time
 from autograder.caixa import encerramento
@@ -381,18 +398,10 @@ def test_pasta_da_rodada_some_no_sigterm_e_so_no_processo_que_a_criou(tmp_path):
     """O registro de ``encerramento``: a pasta de ``pasta_da_rodada`` sobrevive ao encerramento de um filho
     (fork) e some quando o processo que a criou é interrompido no meio do ``with``; ``apagar_pasta`` a tira no
     fim normal."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", PROGRAMA_COM_PASTAS, str(tmp_path)], cwd=RAIZ, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        pasta, arquivo_ainda_la = proc.stdout.readline().split()
+    with _programa_a_interromper(PROGRAMA_COM_PASTAS, tmp_path) as linha:
+        pasta, arquivo_ainda_la = linha.split()
         assert arquivo_ainda_la == "True"  # o encerrar do filho não apagou a pasta do pai
         assert os.listdir(tmp_path) == [Path(pasta).name]  # a "outra-", apagada no fim normal
-        os.kill(proc.pid, signal.SIGTERM)
-        assert proc.wait(timeout=PRAZO_DA_GARANTIA) == 128 + signal.SIGTERM
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert os.listdir(tmp_path) == [], "a pasta da rodada sobreviveu ao SIGTERM"
 
 
@@ -414,19 +423,7 @@ def test_empacotar_do_gradescope_interrompido_nao_deixa_a_copia_do_segredo(tmp_p
     segredo do curso: um SIGTERM no meio não a deixa para trás (o ``TMPDIR`` é só do teste)."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", PROGRAMA_EMPACOTAR, str(tmp_path / "zip")],
-        cwd=RAIZ,
-        env={**os.environ, "TMPDIR": str(tmp)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout.readline().strip() == "segredo copiado"
+    with _programa_a_interromper(PROGRAMA_EMPACOTAR, tmp_path / "zip", env={**os.environ, "TMPDIR": str(tmp)}) as linha:
+        assert linha.strip() == "segredo copiado"
         assert [p.name for p in tmp.iterdir() if (p / ".segredo_avaliador").is_file()], "a árvore do zip não estava lá"
-        os.kill(proc.pid, signal.SIGTERM)
-        assert proc.wait(timeout=PRAZO_DA_GARANTIA) == 128 + signal.SIGTERM
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert os.listdir(tmp) == [], "a árvore do zip (com a cópia do segredo) sobreviveu ao SIGTERM"

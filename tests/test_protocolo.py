@@ -300,24 +300,12 @@ def test_indice_de_janelas_decide_como_todas_as_janelas(monkeypatch):
     sorteio = random.Random(3807)
     n = protocolo.JANELA_ENVIADA
 
-    def pela_regra(texto, enviados):
+    def pela_regra(texto, enviados):  # todas as janelas de n letras de cada texto enviado
         todas = set()
         for t in enviados:
             letras = protocolo._so_letras(t)
             todas.update(letras[j : j + n] for j in range(len(letras) - n + 1))
-        letras = protocolo._letras(texto)
-        seq = "".join(c for _, c in letras)
-        trechos = []
-        for j in range(len(seq) - n + 1):
-            if seq[j : j + n] in todas:
-                inicio, fim = letras[j][0], letras[j + n - 1][0] + 1
-                if trechos and inicio <= trechos[-1][1]:
-                    trechos[-1][1] = max(trechos[-1][1], fim)
-                else:
-                    trechos.append([inicio, fim])
-        for inicio, fim in reversed(trechos):
-            texto = texto[:inicio] + "…" + texto[fim:]
-        return texto
+        return protocolo._mascarar_janelas(texto, lambda seq, j, _: seq[j : j + n] in todas)
 
     alfabeto = "abcdeé ,.1"
     mascarados = 0

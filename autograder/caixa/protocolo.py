@@ -600,16 +600,30 @@ def _sem_textos_enviados(texto: str) -> str:
     """``texto`` com cada trecho que repete um texto enviado à caixa (``registrar_enviados``) trocado por "…"."""
     if not _JANELAS_ENVIADAS:
         return texto
+
+    def enviada(seq: str, j: int, no_indice: list[bool]) -> bool:
+        # candidata: a janela de JANELA_ENVIADA letras que contém uma janela do índice; enviada: a candidata que
+        # está nas letras de um texto registrado
+        return any(no_indice[j : j + PASSO_DO_INDICE]) and any(
+            seq[j : j + JANELA_ENVIADA] in letras_enviadas for letras_enviadas in _LETRAS_ENVIADAS
+        )
+
+    def janelas_do_indice(seq: str) -> list[bool]:
+        return [seq[i : i + JANELA_INDICE] in _JANELAS_ENVIADAS for i in range(len(seq) - JANELA_INDICE + 1)]
+
+    return _mascarar_janelas(texto, enviada, janelas_do_indice)
+
+
+def _mascarar_janelas(texto: str, enviada, preparar=lambda seq: None) -> str:
+    """``texto`` com "…" no lugar de cada trecho coberto por janelas de ``JANELA_ENVIADA`` letras seguidas (as de
+    ``_letras``) para as quais ``enviada(seq, j, preparado)`` diz sim (``seq``: as letras; ``j``: o início da
+    janela; ``preparado``: o que ``preparar(seq)`` devolveu, uma vez por texto). Trechos que se tocam viram um só."""
     letras = _letras(texto)
     seq = "".join(c for _, c in letras)
-    # no índice: as janelas menores do texto do aluno (qualquer início); candidata, a janela de JANELA_ENVIADA que
-    # contém uma delas; enviada, a candidata que está nas letras de um texto registrado
-    no_indice = [seq[i : i + JANELA_INDICE] in _JANELAS_ENVIADAS for i in range(len(seq) - JANELA_INDICE + 1)]
+    preparado = preparar(seq)
     trechos = []
     for j in range(len(seq) - JANELA_ENVIADA + 1):
-        if any(no_indice[j : j + PASSO_DO_INDICE]) and any(
-            seq[j : j + JANELA_ENVIADA] in letras_enviadas for letras_enviadas in _LETRAS_ENVIADAS
-        ):
+        if enviada(seq, j, preparado):
             inicio, fim = letras[j][0], letras[j + JANELA_ENVIADA - 1][0] + 1
             if trechos and inicio <= trechos[-1][1]:
                 trechos[-1][1] = max(trechos[-1][1], fim)

@@ -1333,7 +1333,7 @@ def _conferir_muitas_chaves(limitado, rng):
     linhas = np.r_[0:BLOCOS_POUCAS_CONSULTAS:4, BLOCOS_POUCAS_CONSULTAS - 1]
     nome = (
         f"saida ({BLOCOS_POUCAS_CONSULTAS} consultas, {BLOCOS_MUITAS_CHAVES} chaves, bloco={BLOCOS_BLOCO}; "
-        f"{len(linhas)} linhas conferidas)"
+        f"{mostrar(len(linhas))} linhas conferidas)"
     )
     comparar(obtido[linhas], _atencao_por_consultas(Q[linhas], K, V), nome, atol=1e-10, rtol=1e-9)
 
