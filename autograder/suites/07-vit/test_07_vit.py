@@ -651,6 +651,21 @@ def _dados_acuracia(rng, n, fracao=0.6):
     return imagens, rotulos
 
 
+def _conferir_dois_tercos(aluno, tamanho_lote):
+    """Construído (o mesmo para todo aluno; issue #38, item 3): 150 imagens, o modelo acerta 100. A fração, 2/3,
+    não tem fim na base 10: arredondar (round(..., 2)) nunca confere, e não só quando o sorteio dá poucas casas."""
+    imagens, rotulos = _dados_acuracia(np.random.default_rng(3809), 150, 1.0)
+    rotulos[2::3] = (rotulos[2::3] + 1) % TR.N_CLASSES
+    valor, _ = _acuracia_do_aluno(aluno, imagens, rotulos, tamanho_lote)
+    numero = isinstance(valor, (int, float, np.floating, np.integer)) and not isinstance(valor, bool)
+    if not (numero and math.isclose(float(valor), 2 / 3, rel_tol=1e-6)):
+        raise Reprovado(
+            f"Num lote construído de 150 imagens em que o modelo acerta 100 (lotes de {mostrar(tamanho_lote)}), "
+            f"acuracia devolveu {mostrar(valor)!r}; o esperado é 100/150 = 0,666667: a fração acertos / total de "
+            "imagens inteira, sem arredondar."
+        )
+
+
 @item("teste_acuracia", pontos=0.5)
 @S.com_sondas(lambda aluno: _sondas_acuracia(aluno))
 def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
@@ -667,10 +682,20 @@ def test_acuracia_confere_contando_o_ultimo_lote(aluno, rng):
     if math.isclose(valor, certo, rel_tol=1e-6):
         # lotes de tamanho_lote: 150 imagens em lotes de 32 são 5 chamadas do modelo, nunca mais (chunk faz 32)
         verificar(len(chamadas) <= -(-150 // 32), EQ.ACURACIA_LOTES_MENORES.mensagem, EQ.ACURACIA_LOTES_MENORES)
-        # Todos certos: 1.0, longe dos ~64% de cima (uma constante não passa pelos dois).
-        suite.exigir_que_responda(
-            [valor, _acuracia_do_aluno(aluno, *_dados_acuracia(rng, 150, 1.0), 32)[0]], "acuracia"
-        )
+        # Todas certas, construído (o mesmo para todo aluno): 1,0, longe dos ~64% de cima (uma constante não passa
+        # pelos dois). Só 1,0 confere: uma imagem que fica fora da conta (o fim de cada lote cortado) perde este
+        # ponto sempre, e não só quando as imagens de fora eram erros do modelo no sorteio (issue #38, item 3).
+        todas = _acuracia_do_aluno(aluno, *_dados_acuracia(np.random.default_rng(3808), 150, 1.0), 32)[0]
+        suite.exigir_que_responda([valor, todas], "acuracia")
+        numero = isinstance(todas, (int, float, np.floating, np.integer)) and not isinstance(todas, bool)
+        if not (numero and math.isclose(float(todas), 1.0, rel_tol=1e-6)):
+            raise Reprovado(
+                f"Num lote construído em que o modelo acerta as 150 imagens (lotes de 32), acuracia devolveu "
+                f"{mostrar(todas)!r}, e o esperado é 1,0: alguma imagem ficou fora da conta. Cada lote é a fatia "
+                "imagens[inicio : inicio + tamanho_lote], com os rótulos da mesma fatia, e a fração é sobre todas "
+                "as imagens."
+            )
+        _conferir_dois_tercos(aluno, 32)
         # o tipo, visto dentro da caixa (a travessia converte np.float32 em float): o enunciado pede um float
         modelo = aluno.criar("_avaliador_ModeloAcuracia", TR.N_CLASSES)
         tipo = aluno.chamar("_avaliador_tipo_da_acuracia", modelo, imagens, rotulos, 32)
@@ -709,6 +734,7 @@ def test_acuracia_argmax_nas_classes(aluno, rng):
         construido = _acuracia_desbalanceada(aluno)
         if isinstance(construido, (int, float)) and not isinstance(construido, bool):
             if math.isclose(float(construido), 0.75):
+                _conferir_dois_tercos(aluno, TR.N_CLASSES)
                 return
         raise Reprovado(
             f"A acurácia não confere num lote construído com classes desbalanceadas (30 imagens da classe 0, "
@@ -748,6 +774,7 @@ def test_acuracia_em_modo_de_avaliacao_e_sem_gradiente(aluno, rng):
         sum(c["n"] for c in chamadas) == len(rotulos) and max(c["n"] for c in chamadas) <= 16,
         "acuracia deve passar cada imagem pelo modelo uma vez, em lotes de no máximo tamanho_lote.",
     )
+    _conferir_dois_tercos(aluno, 16)
 
 
 # ======================================================================= sondas (issue #38)
