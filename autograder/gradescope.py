@@ -486,9 +486,9 @@ def main(argv=None) -> int:
     loc.add_argument("--zip", type=Path, help="zip já gerado (padrão: gera um novo, como make gradescope)")
     args = p.parse_args(argv)
     if args.comando in ("local", "empacotar"):
-        from autograder.caixa import encerramento
+        from autograder.anfitriao import preparar_processo
 
-        encerramento.instalar()  # SIGTERM/SIGINT: as pastas temporárias (com a cópia do segredo) não sobram
+        preparar_processo("condutor")  # SIGTERM/SIGINT: as pastas temporárias (com a cópia do segredo) não sobram
     if args.comando == "local":
         if args.slug not in slugs():
             p.error(f"atividade desconhecida: {args.slug}. Existentes: {', '.join(slugs())}.")
