@@ -21,8 +21,13 @@ def aleatorizar(modulo, rng, escala=0.4):
 
 def lote(rng, B, comp_min, comp_max, vocab=VOCAB):
     """(src, tgt) no formato da atividade, sorteados no processo confiável."""
-    comps = rng.integers(comp_min, comp_max + 1, size=B)
-    L = int(comps.max())
+    return lote_de_comprimentos(rng, rng.integers(comp_min, comp_max + 1, size=B), vocab)
+
+
+def lote_de_comprimentos(rng, comps, vocab=VOCAB):
+    """(src, tgt) com os comprimentos ``comps`` dados (símbolos sorteados): comprimentos diferentes garantem PAD."""
+    comps = np.asarray(comps, dtype=np.int64)
+    B, L = len(comps), int(comps.max())
     simbolos = rng.integers(PRIMEIRO, vocab, size=(B, L))
     src = np.full((B, L + 1), PAD, dtype=np.int64)
     src[:, :L] = np.where(np.arange(L)[None, :] < comps[:, None], simbolos, PAD)

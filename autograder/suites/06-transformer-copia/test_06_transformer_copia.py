@@ -318,6 +318,19 @@ def test_transformer_codificar_e_decodificar(aluno, ref, rng):
     comparar(
         logits.numpy(), ORC.logits_do_remoto(remoto, src, tgt, mo, ma).numpy(), "decodificar(codificar(...))", atol=1e-8
     )
+    # caso construído (issue #38, item 3), o mesmo para todo aluno: comprimentos 2, 6 e 4, então há PAD na origem
+    # (no sorteio, 1 vez em 25 os três comprimentos são iguais e um codificar que ignora o padding passava)
+    src, _ = DA.lote_de_comprimentos(np.random.default_rng(_SONDA + 60), [2, 6, 4])
+    mo = DA.m_origem(src)
+    with torch.no_grad():
+        esperada = modelo.codificar(src, mo)
+    comparar(
+        _tensor(remoto.metodo("codificar", src, mo), "Transformer.codificar").numpy(),
+        esperada.numpy(),
+        "a memória de codificar com PAD na origem (comprimentos 2, 6 e 4)",
+        atol=1e-8,
+        rtol=1e-6,
+    )
 
 
 # ======================================================================= dados da cópia

@@ -332,6 +332,29 @@ def _oraculo(sd, imagens, modo="certo"):
     )
 
 
+def _conferir_norma_final_construida(remoto, sd):
+    """Instância construída (issue #38, item 3), a mesma para todo aluno: o encoder zerado (out_proj e linear2
+    nulos: cada camada devolve a entrada), a posição zerada e o cls quase constante (0,3 mais ruído de 1e-3). A
+    norma final vê uma linha de variância ≈ 1e-6, onde um eps fora do padrão (1e-6, o do ViT original) muda os
+    logits centenas de vezes a tolerância; nos pesos sorteados a variância é ~1 e o mesmo erro passava ou não
+    conforme o sorteio do aluno. Em float64 a conta certa fica a ~1e-13 do oráculo."""
+    nulos = {k: torch.zeros_like(v) for k, v in sd.items() if ".out_proj." in k or ".linear2." in k}
+    if not nulos or not {"cls", "posicao"} <= set(sd):
+        return
+    g = np.random.default_rng(3810)
+    cls = 0.3 + 1e-3 * torch.from_numpy(g.normal(size=tuple(sd["cls"].shape)))
+    construido = {**sd, **nulos, "cls": cls, "posicao": torch.zeros_like(sd["posicao"])}
+    remoto.carregar_pesos(construido, strict=False)
+    imagens = _imagens(g, B=2)
+    comparar(
+        _logits(remoto, imagens).numpy(),
+        _oraculo(construido, imagens).numpy(),
+        "os logits do ViT com o encoder zerado e o [CLS] quase constante (a norma final vê variância ≈ 1e-6)",
+        atol=1e-7,
+        rtol=1e-6,
+    )
+
+
 @item("teste_vit", pontos=1.25)
 @S.com_sondas(lambda aluno, ref: _sondas_vit(aluno, ref))
 def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
@@ -349,6 +372,7 @@ def test_vit_confere_com_nn_transformer_encoder(aluno, ref, rng):
         rtol=1e-6,
         equivocos=functools.partial(_equivocos_vit, sd, imagens),
     )
+    _conferir_norma_final_construida(remoto, sd)
 
 
 @item("teste_vit", pontos=0.5)
@@ -380,6 +404,7 @@ def test_vit_embutir_poe_o_cls_no_inicio_e_soma_a_posicao(aluno, ref, rng):
 
 
 @item("teste_vit", pontos=0.5)
+@S.com_sondas(lambda aluno, ref: _sondas_vit(aluno, ref))
 def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng):
     """ViT: embaralhar os patches E as linhas de posicao do mesmo jeito deixa os logits iguais"""
     remoto, sd = _vit(aluno, ref, rng)
@@ -404,6 +429,7 @@ def test_vit_permutar_patches_junto_com_a_posicao_nao_muda_nada(aluno, ref, rng)
         "patch deve vir só de self.posicao (linha 1 + índice do patch; a linha 0 é a do [CLS]), somada depois de "
         "juntar o [CLS] no início.",
     )
+    _conferir_norma_final_construida(remoto, sd)
 
 
 @item("teste_vit", pontos=0.25)
