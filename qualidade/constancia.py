@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,7 @@ def rodar(
     pastas: tuple[Path, ...] | None = None,
     mutantes: bool = True,
     parte: tuple[int, int] = (1, 1),
+    so_casos: tuple[str, ...] = (),
 ) -> list[Placar]:
     from autograder.lote import Tarefa, avaliar_lote
     from qualidade.variantes import gravar, notebook_com
@@ -111,6 +113,8 @@ def rodar(
             for slug in lista:
                 casos = errados_de(slug, amostra, pastas, mutantes)
                 casos = casos[parte[0] - 1 :: parte[1]]
+                if so_casos:
+                    casos = [(n, c) for n, c in casos if n in so_casos or n.split("-", 1)[-1] in so_casos]
                 placares[slug].casos = len(casos)
                 for nome, celulas in casos:
                     nb = notebook_com(slug, celulas)
@@ -164,6 +168,13 @@ def main(argv=None, prog: str | None = None) -> int:
         help="K/N: só o K-ésimo de cada N casos (rodadas em processos separados, de 1 trabalhador cada: os "
         "alunos de um caso ficam no mesmo processo e o treino do caso, que não depende do aluno, roda uma vez)",
     )
+    p.add_argument(
+        "--caso",
+        action="append",
+        default=[],
+        help="só o caso com este nome (o do relatório, como corpus_cego_7-vit-norma-final-eps-do-vit-original, ou "
+        "sem o prefixo do corpus; pode repetir)",
+    )
     args = p.parse_args(argv)
     try:
         k, n = (int(x) for x in args.parte.split("/"))
@@ -187,5 +198,9 @@ def main(argv=None, prog: str | None = None) -> int:
         pastas=pastas,
         mutantes=not args.sem_mutantes,
         parte=(k, n),
+        so_casos=tuple(args.caso),
     )
+    if args.caso and not sum(p.casos for p in placares):
+        print(f"nenhum caso com o nome {', '.join(args.caso)} nas atividades e corpora pedidos", file=sys.stderr)
+        return 2
     return 1 if any(p.variam for p in placares) else 0
