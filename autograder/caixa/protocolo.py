@@ -874,7 +874,7 @@ def _memoria(valor):
     return None
 
 
-def _registrar_medidas(valor) -> None:
+def _registrar_medidas(valor, faixa=False) -> None:
     """Os tamanhos que o aluno escolheu ao devolver ``valor`` (o comprimento de um texto, de uma lista ou de um
     dicionário; cada eixo e o número de elementos de um array ou tensor), quando passam de
     ``MAIOR_NUMERO_DO_ALUNO``: ficam entre os números do aluno, e uma cópia feita pela suíte
@@ -882,7 +882,9 @@ def _registrar_medidas(valor) -> None:
     dígitos", "uma tupla de 7 itens"), não pelos algarismos (rodada vermelha 3: dois eixos de 4 algarismos
     levavam 26 bits de uma entrada oculta por mensagem)."""
     try:
-        forma = getattr(valor, "shape", None) if _memoria(valor) is not None else None
+        if faixa is False:
+            faixa = _memoria(valor)
+        forma = getattr(valor, "shape", None) if faixa is not None else None
         medidas = [int(d) for d in forma] + [math.prod(int(d) for d in forma)] if forma is not None else []
         if type(valor) in (str, list, tuple, dict):
             medidas.append(len(valor))
@@ -894,28 +896,38 @@ def _registrar_medidas(valor) -> None:
 
 
 def registrar_do_aluno(valor, _prof: int = 0) -> None:
-    """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno."""
+    """Marca ``valor`` (o que a caixa devolveu, já decodificado) e tudo o que ele contém como do aluno. Os
+    escalares (os números de um array pequeno, os itens de uma lista) são tratados aqui mesmo, sem uma chamada
+    por item: um state_dict devolve milhares deles por submissão."""
     if len(_VALORES_DO_ALUNO) > LIMITE_REGISTRO_DO_ALUNO:
         _REGISTRO_CHEIO[0] = True
     if _prof > LIMITE_PROFUNDIDADE or _REGISTRO_CHEIO[0]:
         return
     tipo = type(valor)
-    _registrar_medidas(valor)
-    if tipo is str:
-        if valor and valor not in _TEXTOS_DO_ALUNO:
-            _TEXTOS_DO_ALUNO.add(valor)
-            n = TRECHO_MINIMO_DO_ALUNO
-            if len(_JANELAS_DO_ALUNO) + len(valor) <= LIMITE_JANELAS_DO_ALUNO:
-                _JANELAS_DO_ALUNO.update(valor[j : j + n] for j in range(len(valor) - n + 1))
-        return
     if tipo is int or tipo is float:
         if _numero_escolhido(valor):
             _NUMEROS_DO_ALUNO.add(valor)
         return
     if valor is None or tipo is bool:
         return
-    faixa = _memoria(valor)
-    if faixa is not None:
+    if tipo is str:
+        if len(valor) > MAIOR_NUMERO_DO_ALUNO:  # o tamanho que o aluno escolheu (``_registrar_medidas``)
+            _NUMEROS_DO_ALUNO.add(len(valor))
+        if valor and valor not in _TEXTOS_DO_ALUNO:
+            _TEXTOS_DO_ALUNO.add(valor)
+            n = TRECHO_MINIMO_DO_ALUNO
+            if len(_JANELAS_DO_ALUNO) + len(valor) <= LIMITE_JANELAS_DO_ALUNO:
+                _JANELAS_DO_ALUNO.update(valor[j : j + n] for j in range(len(valor) - n + 1))
+        return
+    if tipo is list or tipo is tuple or tipo is dict:
+        if len(valor) > MAIOR_NUMERO_DO_ALUNO:
+            _NUMEROS_DO_ALUNO.add(len(valor))
+        itens = valor if tipo is not dict else [x for par in valor.items() for x in par]
+    else:
+        faixa = _memoria(valor)
+        if faixa is None:
+            return  # referências a objetos que ficaram na caixa: nada a citar
+        _registrar_medidas(valor, faixa)
         # um array ou tensor fica marcado pela memória enquanto vive (sem guardá-lo: um state_dict grande não
         # fica preso até o fim da submissão, e a memória liberada e reaproveitada por um array da suíte não
         # passa por do aluno)
@@ -925,19 +937,16 @@ def registrar_do_aluno(valor, _prof: int = 0) -> None:
         except TypeError:
             return
         _MEMORIA_DO_ALUNO[chave] = faixa
-        if math.prod(getattr(valor, "shape", (65,))) <= 64:
+        if _prof < LIMITE_PROFUNDIDADE and math.prod(getattr(valor, "shape", (65,))) <= 64:
             try:  # um array pequeno: os seus números também (``obtido.tolist()``, ``float(obtido[0])``)
-                for x in valor.reshape(-1).tolist():
-                    registrar_do_aluno(x, _prof + 1)
+                numeros = valor.reshape(-1).tolist()
             except Exception:
-                pass
+                return
+            for x in numeros:
+                t = type(x)
+                if (t is int or t is float) and _numero_escolhido(x):
+                    _NUMEROS_DO_ALUNO.add(x)
         return
-    if tipo is list or tipo is tuple:
-        itens = valor
-    elif tipo is dict:
-        itens = [x for par in valor.items() for x in par]
-    else:
-        return  # referências a objetos que ficaram na caixa: nada a citar
     so_escalares = True
     for v in itens:  # os escalares aqui mesmo (uma lista de 100 mil ids não vira 100 mil chamadas)
         t = type(v)
