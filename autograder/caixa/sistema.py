@@ -233,13 +233,13 @@ def criar_cgroup_da_caixa(cpus: float = 1.0, marca: str = "") -> str | None:
     return caminho
 
 
-def entrar_no_cgroup(caminho: str | None) -> bool:
-    """O processo que chama (com as threads dele) passa para o cgroup ``caminho``."""
+def por_no_cgroup(caminho: str | None, pid: int) -> bool:
+    """O processo ``pid`` (com as threads dele) passa para o cgroup ``caminho`` (quem chama é root)."""
     if not caminho:
         return False
     try:
         with open(os.path.join(caminho, "cgroup.procs"), "w") as f:
-            f.write("0")
+            f.write(str(int(pid)))
         return True
     except OSError:
         return False

@@ -332,11 +332,18 @@ class ProcessoZigoto:
                     continue
         if self.isolado and not novo_pid:  # raro: namespaces sem o de PID; C espera os filhos (não ignora SIGCHLD)
             self.nascimento.sortear(colher=True)
-        # A cota de CPU da caixa (um núcleo, onde o hospedeiro tem cgroups): G entra nela antes do aluno.
+        # A cota de CPU da caixa (um núcleo, onde o hospedeiro tem cgroups): G está nela antes do aluno. Quem a põe
+        # lá é C, enquanto G se prepara: a escrita em cgroup.procs espera um período de graça do RCU (~10 ms,
+        # quase sem CPU), que em G ficava no caminho de toda caixa; G espera o aviso de C (``pronto``) antes de
+        # atender o primeiro pedido, e nada do aluno roda fora da cota.
         pedido["cgroup"] = sistema.criar_cgroup_da_caixa(marca=self.marca_cgroup)
+        pronto_r, pronto_w = os.pipe() if pedido["cgroup"] else (None, None)
         pid = os.fork()
         if pid == 0:
             try:
+                if pronto_w is not None:
+                    os.close(pronto_w)
+                    pedido["cgroup_pronto"] = pronto_r
                 self._neto(sock, pedido, novo_pid)
             except BaseException:
                 pass
@@ -348,6 +355,14 @@ class ProcessoZigoto:
         except OSError:
             pass
         sock.close()
+        if pronto_w is not None:
+            os.close(pronto_r)
+            sistema.por_no_cgroup(pedido["cgroup"], pid)
+            try:
+                os.write(pronto_w, b"1")
+            except OSError:
+                pass
+            os.close(pronto_w)
         if trabalho:
             try:
                 self._vigiar_disco(pid, trabalho, pedido.get("limites", {}), aviso, escopo)
@@ -441,7 +456,6 @@ class ProcessoZigoto:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         pai = os.getppid()  # C (0 num namespace de PID novo)
         os.setsid()
-        sistema.entrar_no_cgroup(pedido.get("cgroup"))
         limites = pedido.get("limites", {})
         if self.isolado:
             if novo_pid:
@@ -480,6 +494,12 @@ class ProcessoZigoto:
         except OSError:
             if self.exigir:
                 os._exit(70)  # sem as travas o código do aluno não roda (falhar fechado)
+        pronto = pedido.get("cgroup_pronto")
+        if pronto is not None:  # C já pôs G no cgroup da caixa (ou morreu: então G morre junto, PDEATHSIG)
+            try:
+                os.read(pronto, 1)
+            except OSError:
+                pass
         sistema.fechar_fds(sock.fileno())
         os.environ.clear()
         os.environ.update(
