@@ -117,12 +117,16 @@ def test_o_detector_aponta_os_campos_sem_filtro(fonte, falhas):
 
 
 def test_mostrar_formata_igual_um_valor_curto():
-    """Como um f-string comum, com vírgula decimal num número real formatado (quem lê é gente); ``!r`` e uma
-    lista saem como o Python escreve."""
+    """Como um f-string comum, com vírgula decimal num número real (quem lê é gente), também em ``!r`` e num
+    escalar do NumPy (o número, sem o ``np.float64(...)``); um texto com ``!r`` e uma lista saem como o Python
+    escreve."""
     assert fechar_mensagem(f"{mostrar(3.14159):.2f} {mostrar((2, 3))} {mostrar('abc')!r}") == "3,14 (2, 3) 'abc'"
     assert (
         fechar_mensagem(f"{mostrar(0.097):.1%} {mostrar(np.float32(1.5))} {mostrar(7)} {mostrar(0.5)!r}")
-        == "9,7% 1,5 7 0.5"
+        == "9,7% 1,5 7 0,5"
+    )
+    assert fechar_mensagem(f"{mostrar(0.725)!r} {mostrar(np.float64(0.25))!r} {mostrar(np.float32(0.1))!r}") == (
+        "0,725 0,25 0,1"
     )
     assert fechar_mensagem(f"{mostrar([0.5, 0.25])}") == "[0.5, 0.25]"
 

@@ -141,22 +141,24 @@ class Mostrado:
             return _sem_marcas(format(self.valor, espec))
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, espec)), so_reais=False)
-        texto = _da_suite_filtrado(format(self.valor, espec))
-        if _numero_real(self.valor):  # quem lê é gente: vírgula decimal (0,69; 12,5%)
-            texto = texto.replace(".", ",")
-        return texto
+        return _virgula_se_real(self.valor, _da_suite_filtrado(format(self.valor, espec)))
 
     def __str__(self) -> str:
         if isinstance(self.valor, protocolo.TextoDoAluno):
             return _sem_marcas(str(self.valor))
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, "")), so_reais=False)
-        return _da_suite_filtrado(str(self.valor))
+        return _virgula_se_real(self.valor, _da_suite_filtrado(str(self.valor)))
 
     def __repr__(self) -> str:
         if protocolo.do_aluno(self.valor) or _numeros_demais(self.valor):
             return _marcar_numeros(_sem_marcas(_forma_do_aluno(self.valor, "")), so_reais=False)
-        return _da_suite_filtrado(repr(self.valor))
+        real = _numero_real(self.valor)
+        # um escalar do NumPy ou do PyTorch sai como o número (repr(np.float64(0.5)) é "np.float64(0.5)")
+        bruto = repr(self.valor)
+        if real and type(self.valor) is not float:
+            bruto = str(self.valor) if type(self.valor).__module__ == "numpy" else repr(float(self.valor))
+        return _virgula_se_real(self.valor, _da_suite_filtrado(bruto))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -289,6 +291,12 @@ def _inteiro_longo(n: int) -> bool:
     """Um inteiro de mais de 3 algarismos que não é redondo: uma constante redonda (10000, 2000: até 2 algarismos
     antes dos zeros) não leva mais que um número curto e é o que as suítes citam (a base 10000 das posições)."""
     return abs(n) > protocolo.MAIOR_NUMERO_DO_ALUNO and len(str(abs(n)).rstrip("0")) > 2
+
+
+def _virgula_se_real(valor, texto: str) -> str:
+    """Um número real sai com vírgula decimal (0,69; 12,5%), em ``{x}``, ``{x:.3g}``, ``{x!r}`` e ``str(x)``: quem
+    lê é gente."""
+    return texto.replace(".", ",") if _numero_real(valor) else texto
 
 
 def _numero_real(valor) -> bool:
