@@ -4,7 +4,12 @@ Os exemplos de ``qualidade/exemplos/`` corrigidos com um segredo de teste fixo (
 mesmas saídas. Esta pasta guarda, versionadas, três delas: ``exemplos.json`` (de cada ``results.json``: a nota
 e, por teste, nome, pontos, máximo, situação, equívoco e mensagem; sem tempos), ``notas.csv`` e ``tabela.txt``
 (a tabela do terminal). Os segundos que aparecem numa mensagem (um orçamento de tempo, um prazo medido) viram
-``‹t› s``: o resto tem de sair igual, byte a byte, em qualquer máquina.
+``‹t› s``: o resto tem de sair igual, byte a byte, em qualquer máquina, com uma exceção registrada à parte:
+``variantes_por_maquina.json`` lista, por exemplo, os trechos de mensagem que uma máquina comprovadamente
+escreve de outro jeito (o mesmo código, o mesmo segredo e a mesma nota; um número de um treino que não é
+idêntico bit a bit entre processadores), com a máquina em que cada um foi medido e o porquê. Só esses trechos,
+só nesse exemplo, são trocados pelo guardado antes de comparar e de gravar; a nota e o resto da mensagem
+continuam conferidos, e um trecho novo continua reprovando.
 
     make instantaneo                      # corrige os exemplos com o segredo fixo e regrava esta pasta
     git diff qualidade/instantaneo/       # o que mudou, para quem revisa a mudança
@@ -29,6 +34,7 @@ PASTA = Path(__file__).resolve().parent
 RAIZ = PASTA.parents[1]
 SEGREDO = "instantaneo-dos-exemplos-do-curso"
 ARQUIVOS = ("exemplos.json", "notas.csv", "tabela.txt")
+VARIANTES = "variantes_por_maquina.json"
 _SEGUNDOS = re.compile(r"\d+(?:[.,]\d+)?(?= ?s\b)")
 _TEMPO_DO_LOTE = re.compile(r"^\d+ submiss\S+ em .*$", re.M)
 
@@ -37,10 +43,29 @@ def _sem_tempos(texto: str) -> str:
     return _SEGUNDOS.sub("‹t›", texto)
 
 
-def saidas(notas: Path) -> dict[str, str]:
-    """Os três arquivos do instantâneo, a partir da pasta de saída de um lote (``build/notas``)."""
+def variantes(pasta: Path = PASTA) -> dict[str, list[tuple[str, str]]]:
+    """Exemplo -> [(trecho desta outra máquina, trecho guardado)], de ``variantes_por_maquina.json``."""
+    caminho = pasta / VARIANTES
+    if not caminho.is_file():
+        return {}
+    por_exemplo: dict[str, list[tuple[str, str]]] = {}
+    for v in json.loads(caminho.read_text(encoding="utf-8")):
+        por_exemplo.setdefault(v["exemplo"], []).append((v["trecho"], v["guardado"]))
+    return por_exemplo
+
+
+def saidas(notas: Path, pasta: Path = PASTA) -> dict[str, str]:
+    """Os três arquivos do instantâneo, a partir da pasta de saída de um lote (``build/notas``); os trechos de
+    ``variantes_por_maquina.json`` já trocados pelos guardados."""
     from autograder.saidas.html import carregar
     from autograder.saidas.tabela import tabela
+
+    trocas = variantes(pasta)
+
+    def mensagem(chave: str, texto: str) -> str:
+        for trecho, guardado in trocas.get(chave, ()):
+            texto = texto.replace(trecho, guardado)
+        return texto
 
     exemplos = {}
     for caminho in sorted(notas.glob("*/*/results.json")):
@@ -57,7 +82,7 @@ def saidas(notas: Path) -> dict[str, str]:
                     "pontos": t.get("score"),
                     "maximo": t.get("max_score"),
                     "situacao": t.get("status"),
-                    "mensagem": _sem_tempos(str(t.get("output", ""))),
+                    "mensagem": mensagem(chave, _sem_tempos(str(t.get("output", "")))),
                 }
                 for t in dados.get("tests", [])
             ],
@@ -73,7 +98,7 @@ def saidas(notas: Path) -> dict[str, str]:
 def conferir(notas: Path, pasta: Path = PASTA) -> list[str]:
     """As diferenças (diff unificado, curto) entre as saídas em ``notas`` e o instantâneo guardado."""
     diferencas = []
-    for nome, atual in saidas(notas).items():
+    for nome, atual in saidas(notas, pasta).items():
         guardado = (pasta / nome).read_text(encoding="utf-8") if (pasta / nome).is_file() else ""
         if atual != guardado:
             diff = difflib.unified_diff(
@@ -84,7 +109,7 @@ def conferir(notas: Path, pasta: Path = PASTA) -> list[str]:
 
 
 def gravar(notas: Path, pasta: Path = PASTA) -> None:
-    for nome, texto in saidas(notas).items():
+    for nome, texto in saidas(notas, pasta).items():
         (pasta / nome).write_text(texto, encoding="utf-8")
 
 
