@@ -34,8 +34,9 @@ mesmos controles, para que um ``kill(-1)`` que derrube o lote não esconda os ou
 modo com namespaces, um lote só: lá tudo tem de ser contido junto).
 
 Variáveis: ``ADVERSARIAL_PRAZO`` (prazo por chamada/célula, padrão 5 s; 3 s no subconjunto),
-``ADVERSARIAL_ORCAMENTO`` (por submissão, 60 s), ``ADVERSARIAL_LIMITE_LOTE`` (o lote inteiro,
-600 s) e ``ADVERSARIAL_BASE`` (onde criar a pasta temporária, padrão /tmp).
+``ADVERSARIAL_ORCAMENTO`` (por submissão, 60 s), ``ADVERSARIAL_LIMITE_LOTE`` (o lote inteiro, no
+mínimo 600 s), ``ADVERSARIAL_SEGUNDOS_POR_CASO`` (12 s por caso, se der mais que o mínimo) e
+``ADVERSARIAL_BASE`` (onde criar a pasta temporária, padrão /tmp).
 """
 
 from __future__ import annotations
@@ -71,7 +72,18 @@ PASTA_ATAQUES = Path(__file__).resolve().parent / "ataques"
 PRAZO = os.environ.get("ADVERSARIAL_PRAZO", "5")  # s por chamada/célula, no lote do corpus
 PRAZO_SUBCONJUNTO = os.environ.get("ADVERSARIAL_PRAZO", "3")
 ORCAMENTO = os.environ.get("ADVERSARIAL_ORCAMENTO", "60")  # s por submissão
-LIMITE_LOTE = float(os.environ.get("ADVERSARIAL_LIMITE_LOTE", "600"))  # o lote inteiro
+LIMITE_LOTE = float(os.environ.get("ADVERSARIAL_LIMITE_LOTE", "600"))  # o lote inteiro (o mínimo)
+# Por caso, acima do mínimo: o corpus inteiro (--completo, ~290 casos, um trabalhador) não cabe em 600 s nos modos
+# sem namespaces (sessão 22: 571 s no modo com namespaces; os outros dois cortados perto do 114º caso, e os que
+# faltavam contados como "o aluno não aparece no notas.csv").
+SEGUNDOS_POR_CASO = float(os.environ.get("ADVERSARIAL_SEGUNDOS_POR_CASO", "12"))
+
+
+def limite_do_lote(n_casos: int) -> float:
+    """O prazo do lote inteiro: ``LIMITE_LOTE`` ou ``SEGUNDOS_POR_CASO`` por caso, o que for maior."""
+    return max(LIMITE_LOTE, SEGUNDOS_POR_CASO * n_casos)
+
+
 UID_CAIXA = 61000  # uid da vaga 0 (ver caixa/cliente.py); as vagas usam 61000 + n
 VAGAS = 64
 JOBS_MODOS = os.environ.get("ADVERSARIAL_JOBS", "1")  # nos modos: um zigoto por lote (abrir outro custa mais)
@@ -902,7 +914,7 @@ def _rodar_lote(
             segredo_do_curso()  # o .segredo_avaliador 0600 existe, como depois de um make grade
         if modo is None and ctx.pid_ns and os.geteuid() == 0:
             # Processo de fora da caixa com o mesmo uid da vaga 0: um kill(-1) que escapasse o mataria.
-            previsto = caminho.limite(len(casos)) if caminho else LIMITE_LOTE
+            previsto = caminho.limite(len(casos)) if caminho else limite_do_lote(len(casos))
             sentinela = subprocess.Popen(
                 ["sleep", str(int(previsto) + 300)],  # mais que o lote: ao sair sozinha pareceria morta
                 user=UID_CAIXA,
@@ -950,7 +962,7 @@ def _rodar_lote(
         comando = [sys.executable, "-m", "autograder", "lote", str(ctx.submissoes), "--saida", str(ctx.saida)]
         if modo is not None:
             comando += ["--jobs", JOBS_MODOS]
-        limite = LIMITE_LOTE
+        limite = limite_do_lote(len(montados))
         if caminho is not None:
             comando, limite = caminho.comando(ctx), caminho.limite(len(montados))
         t0 = time.monotonic()
