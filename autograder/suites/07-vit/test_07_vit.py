@@ -332,18 +332,28 @@ def _oraculo(sd, imagens, modo="certo"):
     )
 
 
+def _pesos_da_norma_final_exposta(sd, g):
+    """Os pesos trocados da instância em que a norma final fica exposta (a conferência abaixo e a sonda
+    vit-eps-da-norma-final usam a mesma): out_proj e linear2 nulos (cada camada do encoder devolve a entrada), a
+    posição zerada e o cls 0,3 mais ruído de 1e-3 sorteado de ``g``. None se o state_dict não tem essas chaves."""
+    nulos = {k: torch.zeros_like(v) for k, v in sd.items() if ".out_proj." in k or ".linear2." in k}
+    if not nulos or not {"cls", "posicao"} <= set(sd):
+        return None
+    cls = 0.3 + 1e-3 * torch.from_numpy(g.normal(size=tuple(sd["cls"].shape)))
+    return {**nulos, "cls": cls, "posicao": torch.zeros_like(sd["posicao"])}
+
+
 def _conferir_norma_final_construida(remoto, sd):
     """Instância construída (issue #38, item 3), a mesma para todo aluno: o encoder zerado (out_proj e linear2
     nulos: cada camada devolve a entrada), a posição zerada e o cls quase constante (0,3 mais ruído de 1e-3). A
     norma final vê uma linha de variância ≈ 1e-6, onde um eps fora do padrão (1e-6, o do ViT original) muda os
     logits centenas de vezes a tolerância; nos pesos sorteados a variância é ~1 e o mesmo erro passava ou não
     conforme o sorteio do aluno. Em float64 a conta certa fica a ~1e-13 do oráculo."""
-    nulos = {k: torch.zeros_like(v) for k, v in sd.items() if ".out_proj." in k or ".linear2." in k}
-    if not nulos or not {"cls", "posicao"} <= set(sd):
-        return
     g = np.random.default_rng(3810)
-    cls = 0.3 + 1e-3 * torch.from_numpy(g.normal(size=tuple(sd["cls"].shape)))
-    construido = {**sd, **nulos, "cls": cls, "posicao": torch.zeros_like(sd["posicao"])}
+    mudados = _pesos_da_norma_final_exposta(sd, g)
+    if mudados is None:
+        return
+    construido = {**sd, **mudados}
     remoto.carregar_pesos(construido, strict=False)
     imagens = _imagens(g, B=2)
     comparar(
@@ -1265,11 +1275,11 @@ def _sondas_vit(aluno, ref):
         # o encoder zerado (out_proj e linear2 nulos: cada camada devolve a entrada), a posição zerada e o cls
         # quase constante: a norma final vê uma linha de variância ≈ 1e-6, onde o eps pesa
         remoto, sd = _vit(aluno, ref, np.random.default_rng(_SONDA + 32))
-        nulos = {k: torch.zeros_like(v) for k, v in sd.items() if ".out_proj." in k or ".linear2." in k}
-        if not nulos or not {"cls", "posicao", "norm.weight", "norm.bias"} <= set(sd):
+        mudados = _pesos_da_norma_final_exposta(sd, np.random.default_rng(_SONDA + 33))
+        if mudados is None or not {"norm.weight", "norm.bias"} <= set(sd):
             return False
-        cls = 0.3 + 1e-3 * torch.from_numpy(np.random.default_rng(_SONDA + 33).normal(size=sd["cls"].shape))
-        remoto.carregar_pesos(nulos | {"cls": cls, "posicao": torch.zeros_like(sd["posicao"])}, strict=False)
+        cls = mudados["cls"]
+        remoto.carregar_pesos(mudados, strict=False)
         logits = _logits(remoto, _imagens(np.random.default_rng(_SONDA + 34), B=2))
         d = VIT["d_model"]
 
