@@ -137,12 +137,16 @@ def _cgroups_de_caixa(anotados: dict[int, int]) -> set[str]:
     return pastas
 
 
-def _sinalizar_e_conferir(alvo: int, anotados: dict[int, int], colher=None) -> float:
-    """SIGTERM a ``alvo``; nada de ``anotados`` pode sobrar em 5 s, nem o cgroup de uma caixa deles. Devolve
-    quanto levou."""
+def _sinalizar_e_conferir(alvo: int, anotados: dict[int, int], colher=None, grupo: bool = False) -> float:
+    """SIGTERM a ``alvo`` (com ``grupo``, ao grupo de processos dele inteiro, como um Ctrl-C no terminal ou o
+    ``kill -- -pgid`` de um serviço); nada de ``anotados`` pode sobrar em 5 s, nem o cgroup de uma caixa deles.
+    Devolve quanto levou."""
     pastas = _cgroups_de_caixa(anotados)
     inicio = time.monotonic()
-    os.kill(alvo, signal.SIGTERM)
+    if grupo:
+        os.killpg(alvo, signal.SIGTERM)
+    else:
+        os.kill(alvo, signal.SIGTERM)
     while time.monotonic() - inicio < PRAZO_DA_GARANTIA:
         if colher is not None:
             colher()
@@ -218,16 +222,20 @@ def test_make_grade_interrompido_nao_deixa_nada_e_retoma(tmp_path):
     }
 
 
-def test_nota_de_um_notebook_interrompido_nao_deixa_nada(tmp_path):
+@pytest.mark.parametrize("grupo", [False, True], ids=["processo", "grupo"])
+def test_nota_de_um_notebook_interrompido_nao_deixa_nada(tmp_path, grupo):
+    """Também com o sinal no grupo inteiro: o zigoto e os processos C das caixas têm sessão própria, e quem os
+    fecha é o dono; antes, o SIGTERM do grupo matava C antes de ele apagar o cgroup da caixa."""
     notebook = EXEMPLOS / "ana-correta" / "06-transformer-copia" / "06-transformer-copia.ipynb"
     proc = subprocess.Popen(
         [sys.executable, "-m", "autograder", "nota", str(notebook), "--slug", "06-transformer-copia"],
         cwd=RAIZ,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=grupo,  # o grupo é só dele: o sinal não chega ao pytest
     )
     arvore = _esperar_caixa(proc)
-    _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll)
+    _sinalizar_e_conferir(proc.pid, arvore, colher=proc.poll, grupo=grupo)
     assert proc.wait(timeout=10) != 0
 
 

@@ -210,6 +210,11 @@ class Zigoto:
             stderr=subprocess.DEVNULL,
             cwd="/",
             env={**env, "PYTHONPATH": str(RAIZ)},
+            # Sessão própria: um sinal ao grupo inteiro (Ctrl-C no terminal, ``kill -- -pgid``, o SIGTERM de um
+            # serviço) não chega ao zigoto nem aos processos C das caixas, que morriam antes de apagar os cgroups
+            # delas. Quem fecha o zigoto é o dono (``fechar``, também no ``encerramento``); morto o dono, o
+            # soquete de controle fecha e o zigoto mata e colhe as caixas e sai.
+            start_new_session=True,
         )
         b.close()
         self.controle = a
