@@ -790,6 +790,15 @@ def _envelope(config_arq: str) -> int:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        interrompido: list[int] = []
+
+        def repassar(signum, _quadro):  # o corpus foi interrompido: o lote encerra do jeito dele (e limpa)
+            interrompido.append(signum)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signum)
+
+        for sinal in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sinal, repassar)
         try:
             codigo = proc.wait(timeout=cfg["limite"])
         except subprocess.TimeoutExpired:
@@ -797,6 +806,8 @@ def _envelope(config_arq: str) -> int:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             codigo = proc.wait()
+    if interrompido:  # sem relatório: quem interrompeu não o lê; ao sair, o kernel mata o resto do namespace
+        return 128 + interrompido[0]
     segundos = time.monotonic() - t0
     # Espera o que sobrou estabilizar: o zigoto (root, ou o próprio usuário sem root) leva ~1 s para
     # sair depois do lote; o que o aluno deixou vivo não sai. Processos de root são do avaliador.
@@ -834,6 +845,24 @@ def _envelope(config_arq: str) -> int:
         encoding="utf-8",
     )
     return 0
+
+
+PRAZO_PARA_ENCERRAR = 20.0  # s: o lote (ou o envelope, que repassa o sinal ao lote) encerra e limpa; depois, SIGKILL
+
+
+def _encerrar_grupo(proc: subprocess.Popen) -> None:
+    """Encerra o grupo de ``proc`` (o lote, ou o ``unshare`` com o envelope) como um Ctrl-C: SIGTERM, que o lote
+    trata fechando os zigotos (com os cgroups das caixas) e o envelope repassa ao lote; SIGKILL se não sair em
+    ``PRAZO_PARA_ENCERRAR`` segundos. Um SIGKILL direto deixava os cgroups das caixas para a varredura de outro
+    avaliador."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=PRAZO_PARA_ENCERRAR)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def _rodar_lote(
@@ -1165,10 +1194,8 @@ def _rodar_lote(
             rel.globais.setdefault(nome, []).extend(falhas)
             rel.tipos_globais.setdefault(nome, set()).update(tipos[nome])
     finally:
-        if proc is not None and proc.poll() is None:  # interrompido (Ctrl-C): o lote está noutra sessão
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        if proc is not None and proc.poll() is None:  # interrompido (Ctrl-C, SIGTERM): o lote está noutra sessão
+            _encerrar_grupo(proc)
         if sentinela is not None and sentinela.poll() is None:
             sentinela.kill()
             sentinela.wait()
@@ -1413,11 +1440,36 @@ def analisador(prog: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def sinal_como_interrupcao() -> None:
+    """SIGTERM (e SIGHUP) viram KeyboardInterrupt, como um Ctrl-C: os ``finally`` de ``_rodar_lote`` matam o lote
+    (ou o envelope, e com ele o namespace inteiro) e apagam a pasta do corpus. Sem isso o Python sai direto e
+    deixa o envelope, os zigotos e ``/tmp/adversarial-*`` para trás."""
+
+    def tratar(signum, _quadro):
+        signal.signal(signum, signal.SIG_IGN)  # um segundo sinal não interrompe a limpeza
+        raise KeyboardInterrupt(f"sinal {signal.Signals(signum).name}")
+
+    for sinal in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sinal, tratar)
+
+
 def main(argv=None, prog: str | None = None) -> int:
     p = analisador(prog)
     args = p.parse_args(argv)
     if args.envelope:
         return _envelope(args.envelope)
+    sinal_como_interrupcao()
+    try:
+        return _executar(args, p)
+    except KeyboardInterrupt as exc:
+        motivo = f" ({exc})" if str(exc) else ""
+        print(
+            f"\nInterrompido{motivo}: o lote em andamento foi encerrado e a pasta do corpus apagada.", file=sys.stderr
+        )
+        return 130
+
+
+def _executar(args, p) -> int:
     if args.listar:
         for c in corpus():
             marca = "*" if c.subconjunto else " "
