@@ -1595,6 +1595,9 @@ MUTANTES += [
     ),
     Variante("sonda-rmsnorm-eps-fixo", _trocar("rmsnorm", ("+ self.eps)", "+ 1e-5)")), [N], "rmsnorm-eps-ignorado"),
     Variante(
+        "sonda-rmsnorm-eps-padrao-1e-6", _trocar("rmsnorm", ("eps=1e-5)", "eps=1e-6)")), [N], "rmsnorm-eps-padrao"
+    ),
+    Variante(
         "sonda-rmsnorm-media-na-sequencia",
         _trocar("rmsnorm", ("mean(dim=-1, keepdim=True)", "mean(dim=(-2, -1), keepdim=True)")),
         [N],

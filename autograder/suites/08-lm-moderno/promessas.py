@@ -42,6 +42,17 @@ def sondas_rmsnorm(aluno):
         com_w = tocha.tensor(CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": w})(x), "RMSNorm.forward")
         return not S.iguais(com_w, um * w)
 
+    def eps_padrao_outro():
+        # sem o argumento eps, com x pequeno (média de x² ≈ 1e-6): o padrão do enunciado (1e-5) pesa na conta
+        pequeno = 1e-3 * tocha.x(_rng(5), 2, 3, d)
+        padrao = tocha.tensor(
+            CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": torch.ones(d, dtype=torch.float64)})(pequeno),
+            "RMSNorm.forward",
+        )
+        return S.iguais(saida(1e-5, pequeno), pequeno / torch.sqrt(pequeno.pow(2).mean(-1, keepdim=True) + 1e-5)) and (
+            not S.iguais(padrao, saida(1e-5, pequeno))
+        )
+
     def posicoes_misturadas():
         outro = x.clone()
         outro[0, 0] = outro[0, 0] * 3.0 + 1.0  # muda só a posição 0 do exemplo 0
@@ -78,6 +89,16 @@ def sondas_rmsnorm(aluno):
             valores=(1e-5, 0.5),
             titulo="RMSNorm ignora eps",
             para_instrutor="O aluno não usa o eps do construtor e escreveu um valor fixo.",
+            secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
+        ),
+        S.promessa(
+            "rmsnorm-eps-padrao",
+            "Sem o argumento eps, a RMSNorm não usa o padrão do enunciado: com x pequeno (média de x² perto de 1e-6) "
+            "a saída de RMSNorm(d_model) difere da de RMSNorm(d_model, eps=1e-5). O padrão da assinatura é "
+            "eps=1e-5 (def __init__(self, d_model, eps=1e-5)), não o de outro modelo (1e-6 é o do LLaMA).",
+            eps_padrao_outro,
+            titulo="eps padrão da RMSNorm diferente de 1e-5",
+            para_instrutor="O aluno mudou o valor padrão de eps na assinatura da RMSNorm.",
             secao="O bloco moderno: RMSNorm, RoPE e SwiGLU",
         ),
         S.promessa(
