@@ -4,6 +4,7 @@ do modelo (para nomear o equívoco), o laço guloso de referência e o modelo de
 
 import math
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -236,6 +237,17 @@ def entradas_camada(rng, B=3, T=5, S=6, d=8):
         src, _ = DA.lote(rng, B, 2, S - 1)
     _, tgt = DA.lote(rng, B, 1, T - 2)
     return _x(rng, B, tgt.shape[1], d), _x(rng, B, src.shape[1], d), DA.m_origem(src), DA.m_alvo(tgt)
+
+
+def entradas_camada_construidas(d=8):
+    """A instância construída da camada (issue #38, item 3), a mesma para todo aluno: comprimentos 2, 5 e 3 na origem
+    e no alvo, então as máscaras (e o padding) diferem de um exemplo para o outro. Nas sorteadas, 1 vez em 9 os
+    alvos têm todos o mesmo comprimento, e uma máscara por cabeça montada na ordem (h, B) passava (constância,
+    sessão 23: corpus_cego_9-camada-mascara-repetida-na-ordem-errada)."""
+    src, tgt = DA.lote_de_comprimentos(np.random.default_rng(3860), [2, 5, 3])
+    g = np.random.default_rng(3861)
+    B = src.shape[0]
+    return _x(g, B, tgt.shape[1], d), _x(g, B, src.shape[1], d), DA.m_origem(src), DA.m_alvo(tgt)
 
 
 def saida_camada(camada, x, mem, mo, ma):

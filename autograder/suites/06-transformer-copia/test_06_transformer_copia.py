@@ -138,19 +138,28 @@ def test_mascara_alvo_sem_padding_e_a_causal(aluno, rng):
 def test_camada_confere_com_transformer_decoder_layer(aluno, ref, rng):
     """camada do decoder: confere com nn.TransformerDecoderLayer (pesos copiados, com padding)"""
     camada, bib = ORC.montar_camada(aluno, ref, rng)
-    x, mem, mo, ma = ORC.entradas_camada(rng)
-    y = ORC.saida_camada(camada, x, mem, mo, ma)
-    T = x.shape[1]
-    with torch.no_grad():
-        esperado = bib(
-            x,
-            mem,
-            tgt_mask=~torch.tril(torch.ones(T, T, dtype=torch.bool)),
-            tgt_key_padding_mask=~ma[:, 0, -1, :],
-            memory_key_padding_mask=~mo[:, 0, 0, :],
-        )
-    equivocos = lambda: [(eq, ORC.camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in ORC.EQUIVOCOS_CAMADA]  # noqa: E731
-    comparar(y.numpy(), esperado.numpy(), "a saída da CamadaDecoder", atol=1e-8, rtol=1e-6, equivocos=equivocos)
+    sorteadas = ORC.entradas_camada(rng)
+    # a instância construída primeiro (máscaras diferentes em cada exemplo; ``entradas_camada_construidas``)
+    for entradas, nome in (
+        (ORC.entradas_camada_construidas(), "a saída da CamadaDecoder (comprimentos 2, 5 e 3 no lote)"),
+        (sorteadas, "a saída da CamadaDecoder"),
+    ):
+        x, mem, mo, ma = entradas
+        y = ORC.saida_camada(camada, x, mem, mo, ma)
+        T = x.shape[1]
+        with torch.no_grad():
+            esperado = bib(
+                x,
+                mem,
+                tgt_mask=~torch.tril(torch.ones(T, T, dtype=torch.bool)),
+                tgt_key_padding_mask=~ma[:, 0, -1, :],
+                memory_key_padding_mask=~mo[:, 0, 0, :],
+            )
+
+        def equivocos(x=x, mem=mem, mo=mo, ma=ma):
+            return [(eq, ORC.camada_variante(bib, x, mem, mo, ma, 2, modo)) for eq, modo in ORC.EQUIVOCOS_CAMADA]
+
+        comparar(y.numpy(), esperado.numpy(), nome, atol=1e-8, rtol=1e-6, equivocos=equivocos)
 
 
 @item("teste_camada_decoder", pontos=0.5)
