@@ -33,6 +33,7 @@ class Declaracao:
     aula: str  # slug, COMUNS, ou "modelo" (autograder/modelo_aula)
     palavras: dict[str, str] = field(default_factory=dict)
     nao_literais: list[str] = field(default_factory=list)
+    mensagem: str | None = None  # a mensagem ao aluno, quando é um texto literal (o 2º argumento)
 
 
 # O que declara um equívoco: o próprio Equivoco e as sondas de promessa (autograder/suite/sondas.py),
@@ -84,6 +85,8 @@ def declaracoes(raiz: Path = RAIZ) -> list[Declaracao]:
             if codigo is None and {kw.arg for kw in no.keywords} >= set(CAMPOS):
                 continue  # repassa as palavras de quem chama (Sonda.equivoco, promessa, um laço de sondas)
             d = Declaracao(arquivo, no.lineno, codigo, aula)
+            if len(no.args) >= 2 and isinstance(no.args[1], ast.Constant) and isinstance(no.args[1].value, str):
+                d.mensagem = no.args[1].value
             for kw in no.keywords:
                 if kw.arg in CAMPOS:
                     if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
@@ -153,6 +156,16 @@ def catalogo(raiz: Path = RAIZ) -> dict[tuple[str, str], dict[str, str]]:
         if d.codigo and d.palavras.get("titulo"):
             cat.setdefault((d.aula, d.codigo), dict(d.palavras))
     return cat
+
+
+def mensagens(raiz: Path = RAIZ) -> dict[str, str]:
+    """código -> a mensagem ao aluno (a primeira declaração com mensagem literal). Para quem confere o que um
+    aluno leu num caminho que não grava os códigos (o retorno do nbgrader só tem as mensagens)."""
+    saida: dict[str, str] = {}
+    for d in declaracoes(raiz):
+        if d.codigo and d.mensagem:
+            saida.setdefault(d.codigo, d.mensagem)
+    return saida
 
 
 def palavras_de(cat: dict, slug: str, codigo: str) -> dict[str, str]:

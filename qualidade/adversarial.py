@@ -45,6 +45,7 @@ import argparse
 import codecs
 import contextlib
 import csv
+import functools
 import json
 import os
 import pwd
@@ -464,6 +465,13 @@ def _texto_do_relatorio(res: dict) -> str:
     return "\n".join(partes)
 
 
+@functools.cache
+def _mensagens_dos_equivocos() -> dict[str, str]:
+    from autograder import catalogo_equivocos
+
+    return catalogo_equivocos.mensagens()
+
+
 def _conferir_caso(
     caso: Caso,
     ctx: Contexto,
@@ -538,6 +546,9 @@ def _conferir_caso(
             r.falhar(VAZAMENTO, f"o relatório contém {achado.group(0)[:80]!r} (proibido: {padrao!r})")
     for trecho in caso.mensagens:
         opcoes = (trecho,) if isinstance(trecho, str) else trecho
+        # um código de equívoco vale também pelo começo da mensagem dele: é o que o aluno lê num caminho que não
+        # grava os códigos (o retorno do nbgrader)
+        opcoes = (*opcoes, *(_mensagens_dos_equivocos()[o][:60] for o in opcoes if o in _mensagens_dos_equivocos()))
         if not any(o in texto for o in opcoes):
             r.falhar(OUTRA, f"o relatório não diz o que aconteceu (esperado {' ou '.join(map(repr, opcoes))})")
     linha = None if csv_notas is None else csv_notas.get(caso.pasta_aluno)
