@@ -548,7 +548,8 @@ def _conferir_caso(
         opcoes = (trecho,) if isinstance(trecho, str) else trecho
         # um código de equívoco vale também pelo começo da mensagem dele: é o que o aluno lê num caminho que não
         # grava os códigos (o retorno do nbgrader)
-        opcoes = (*opcoes, *(_mensagens_dos_equivocos()[o][:60] for o in opcoes if o in _mensagens_dos_equivocos()))
+        conhecidas = _mensagens_dos_equivocos()
+        opcoes = (*opcoes, *(conhecidas[o][:60] for o in opcoes if o in conhecidas))
         if not any(o in texto for o in opcoes):
             r.falhar(OUTRA, f"o relatório não diz o que aconteceu (esperado {' ou '.join(map(repr, opcoes))})")
     linha = None if csv_notas is None else csv_notas.get(caso.pasta_aluno)
@@ -771,6 +772,23 @@ def _processos_do_namespace(ignorar: set[int]) -> list[tuple[int, int, str]]:
     return sorted(vivos)
 
 
+def _restam_no_namespace(ignorar: set[int]) -> bool:
+    """Há processo vivo no namespace do envelope além de ``ignorar`` (de qualquer usuário)? Colhe os zumbis: o
+    envelope é o processo 1 e herda os órfãos."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    for nome in os.listdir("/proc"):
+        if nome.isdigit() and int(nome) not in ignorar:
+            try:
+                with open(f"/proc/{nome}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                        return True
+            except (OSError, IndexError):
+                continue
+    return False
+
+
 def _envelope(config_arq: str) -> int:
     """PID 1 de um namespace de PID descartável: roda o lote, depois lista o que sobrou.
 
@@ -817,7 +835,13 @@ def _envelope(config_arq: str) -> int:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             codigo = proc.wait()
-    if interrompido:  # sem relatório: quem interrompeu não o lê; ao sair, o kernel mata o resto do namespace
+    if interrompido:
+        # Sem relatório: quem interrompeu não o lê. Antes de sair (o kernel mata o resto do namespace), espera o que
+        # ainda encerra depois do processo do lote, como os trabalhadores do Dask fechando os zigotos deles: morto
+        # no meio, um zigoto deixava o cgroup da caixa.
+        fim = time.monotonic() + PRAZO_PARA_ENCERRAR / 2
+        while time.monotonic() < fim and _restam_no_namespace({os.getpid(), sentinela.pid}):
+            time.sleep(0.1)
         return 128 + interrompido[0]
     segundos = time.monotonic() - t0
     # Espera o que sobrou estabilizar: o zigoto (root, ou o próprio usuário sem root) leva ~1 s para
@@ -1464,20 +1488,26 @@ def sinal_como_interrupcao() -> None:
         signal.signal(sinal, tratar)
 
 
-def main(argv=None, prog: str | None = None) -> int:
-    p = analisador(prog)
-    args = p.parse_args(argv)
-    if args.envelope:
-        return _envelope(args.envelope)
+def interrompivel(rodar) -> int:
+    """``rodar()`` (o corpus, por ``--modos`` ou por ``--caminhos``) com SIGTERM/SIGHUP tratados como Ctrl-C: os
+    ``finally`` limpam, e o comando sai com 130 e uma linha em pt-BR."""
     sinal_como_interrupcao()
     try:
-        return _executar(args, p)
+        return rodar()
     except KeyboardInterrupt as exc:
         motivo = f" ({exc})" if str(exc) else ""
         print(
             f"\nInterrompido{motivo}: o lote em andamento foi encerrado e a pasta do corpus apagada.", file=sys.stderr
         )
         return 130
+
+
+def main(argv=None, prog: str | None = None) -> int:
+    p = analisador(prog)
+    args = p.parse_args(argv)
+    if args.envelope:
+        return _envelope(args.envelope)
+    return interrompivel(lambda: _executar(args, p))
 
 
 def _executar(args, p) -> int:

@@ -296,16 +296,12 @@ def da_linha_de_comando(argv: list[str] | None = None, prog: str | None = None) 
     args = p.parse_args(argv)
     if args.modos is not None:
         p.error("use --caminhos ou --modos, não os dois (cada caminho roda no modo root com namespaces)")
-    adv.sinal_como_interrupcao()
-    try:
+
+    def rodar() -> int:
         rels = rodar_caminhos(args.caminhos or None, args.casos, args.completo, base=args.base, manter=args.manter)
-    except KeyboardInterrupt as exc:
-        motivo = f" ({exc})" if str(exc) else ""
-        print(
-            f"\nInterrompido{motivo}: o lote em andamento foi encerrado e a pasta do corpus apagada.", file=sys.stderr
-        )
-        return 130
-    return 1 if any(ganhou(r) for r in rels.values()) else 0
+        return 1 if any(ganhou(r) for r in rels.values()) else 0
+
+    return adv.interrompivel(rodar)
 
 
 def main(argv: list[str] | None = None) -> int:

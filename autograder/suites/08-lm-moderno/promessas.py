@@ -49,9 +49,9 @@ def sondas_rmsnorm(aluno):
             CF.criar_remoto(aluno, "RMSNorm", (d,), {"peso": torch.ones(d, dtype=torch.float64)})(pequeno),
             "RMSNorm.forward",
         )
-        return S.iguais(saida(1e-5, pequeno), pequeno / torch.sqrt(pequeno.pow(2).mean(-1, keepdim=True) + 1e-5)) and (
-            not S.iguais(padrao, saida(1e-5, pequeno))
-        )
+        explicito = saida(1e-5, pequeno)  # com eps=1e-5 dado, a conta confere: só o padrão difere
+        certo = pequeno / torch.sqrt(pequeno.pow(2).mean(-1, keepdim=True) + 1e-5)
+        return S.iguais(explicito, certo) and not S.iguais(padrao, explicito)
 
     def posicoes_misturadas():
         outro = x.clone()
